@@ -1,0 +1,144 @@
+import type { SessionRecord, SessionTimeline } from '../timeline/types.js';
+import { METRICS } from './catalog.js';
+import { summarize, type Distribution } from './stats.js';
+import { turnViews } from './turns.js';
+
+/** Scalar metric values of one session: session-scoped ones and one set per turn. */
+export interface SessionMetrics {
+  session: Record<string, number>;
+  turns: Array<Record<string, number>>;
+}
+
+export function computeSessionMetrics(timeline: SessionTimeline): SessionMetrics {
+  const session: Record<string, number> = {};
+  for (const metric of METRICS) {
+    if (metric.scope !== 'session') continue;
+    const value = metric.value(timeline);
+    if (value !== undefined) session[metric.name] = value;
+  }
+  const turns = turnViews(timeline).map((turn) => {
+    const values: Record<string, number> = {};
+    for (const metric of METRICS) {
+      if (metric.scope !== 'turn') continue;
+      const value = metric.value(turn);
+      if (value !== undefined) values[metric.name] = value;
+    }
+    return values;
+  });
+  return { session, turns };
+}
+
+/** Every metric's values pooled over the given timelines: per session, per turn, or per sample. */
+export function poolMetricValues(timelines: readonly SessionTimeline[]): Record<string, number[]> {
+  const pooled: Record<string, number[]> = Object.fromEntries(METRICS.map((m) => [m.name, []]));
+  for (const timeline of timelines) {
+    const turns = turnViews(timeline);
+    for (const metric of METRICS) {
+      const values = pooled[metric.name]!;
+      if (metric.scope === 'session') {
+        const value = metric.value(timeline);
+        if (value !== undefined) values.push(value);
+      } else {
+        for (const turn of turns) {
+          if (metric.scope === 'turn') {
+            const value = metric.value(turn);
+            if (value !== undefined) values.push(value);
+          } else {
+            for (const value of metric.samples(turn)) values.push(value);
+          }
+        }
+      }
+    }
+  }
+  return pooled;
+}
+
+export interface FailureCount {
+  class: string;
+  stage: string;
+  code?: string;
+  httpStatus?: number;
+  closeCode?: number;
+  count: number;
+  /** The first message seen for this failure, for people. */
+  message: string;
+}
+
+export interface BenchmarkSummary {
+  sessions: { total: number; completed: number; failed: number; incomplete: number };
+  /** failed / (completed + failed); null when no session finished either way. */
+  errorRate: number | null;
+  failures: FailureCount[];
+  incomplete: Array<{ reason: string; stage: string; count: number }>;
+  /** Distributions over completed sessions. */
+  metrics: Record<string, Distribution | null>;
+  throughput: {
+    wallS: number;
+    /** Audio of completed sessions. */
+    audioS: number;
+    audioSPerWallS: number;
+    sessionsPerS: number;
+  };
+}
+
+export function summarizeBenchmark(records: readonly SessionRecord[], wallMs: number): BenchmarkSummary {
+  const completed = records.filter((r) => r.outcome.status === 'completed');
+  const failedCount = records.filter((r) => r.outcome.status === 'failed').length;
+  const pooled = poolMetricValues(completed.map((r) => r.timeline));
+  const audioS = pooled.audio_ms!.reduce((sum, v) => sum + v, 0) / 1000;
+  const wallS = wallMs / 1000;
+  const finished = completed.length + failedCount;
+  return {
+    sessions: {
+      total: records.length,
+      completed: completed.length,
+      failed: failedCount,
+      incomplete: records.length - finished,
+    },
+    errorRate: finished > 0 ? failedCount / finished : null,
+    failures: countFailures(records),
+    incomplete: countIncomplete(records),
+    metrics: Object.fromEntries(Object.entries(pooled).map(([name, values]) => [name, summarize(values)])),
+    throughput: {
+      wallS,
+      audioS,
+      audioSPerWallS: wallS > 0 ? audioS / wallS : 0,
+      sessionsPerS: wallS > 0 ? completed.length / wallS : 0,
+    },
+  };
+}
+
+function countFailures(records: readonly SessionRecord[]): FailureCount[] {
+  const groups = new Map<string, FailureCount>();
+  for (const { outcome } of records) {
+    if (outcome.status !== 'failed') continue;
+    const f = outcome.failure;
+    const key = [f.class, f.stage, f.code, f.httpStatus, f.closeCode].join('|');
+    const group = groups.get(key);
+    if (group) group.count++;
+    else {
+      groups.set(key, {
+        class: f.class,
+        stage: f.stage,
+        ...(f.code !== undefined ? { code: f.code } : {}),
+        ...(f.httpStatus !== undefined ? { httpStatus: f.httpStatus } : {}),
+        ...(f.closeCode !== undefined ? { closeCode: f.closeCode } : {}),
+        count: 1,
+        message: f.message,
+      });
+    }
+  }
+  return [...groups.values()].sort((a, b) => b.count - a.count);
+}
+
+function countIncomplete(records: readonly SessionRecord[]): Array<{ reason: string; stage: string; count: number }> {
+  const groups = new Map<string, { reason: string; stage: string; count: number }>();
+  for (const { outcome } of records) {
+    if (outcome.status !== 'incomplete') continue;
+    const key = `${outcome.reason}|${outcome.stage}`;
+    const group = groups.get(key) ?? { reason: outcome.reason, stage: outcome.stage, count: 0 };
+    group.count++;
+    groups.set(key, group);
+  }
+  return [...groups.values()];
+}

@@ -1,0 +1,52 @@
+/** Distribution summary of one metric. */
+export interface Distribution {
+  count: number;
+  mean: number;
+  std: number;
+  min: number;
+  p50: number;
+  p90: number;
+  p95: number;
+  p99: number;
+  max: number;
+}
+
+export const PERCENTILE_METHOD =
+  'linear interpolation between closest ranks (Hyndman-Fan type 7, as numpy.percentile); std is the sample standard deviation (n-1)';
+
+/** Summarizes finite values; null when there are none. */
+export function summarize(values: readonly number[]): Distribution | null {
+  const sorted = Float64Array.from(values.filter(Number.isFinite)).sort();
+  const n = sorted.length;
+  if (n === 0) return null;
+  let sum = 0;
+  for (const v of sorted) sum += v;
+  const mean = sum / n;
+  let squares = 0;
+  for (const v of sorted) squares += (v - mean) ** 2;
+  return {
+    count: n,
+    mean,
+    std: n > 1 ? Math.sqrt(squares / (n - 1)) : 0,
+    min: sorted[0]!,
+    p50: percentile(sorted, 50),
+    p90: percentile(sorted, 90),
+    p95: percentile(sorted, 95),
+    p99: percentile(sorted, 99),
+    max: sorted[n - 1]!,
+  };
+}
+
+/** Type-7 percentile of ascending values. */
+export function percentile(sorted: ArrayLike<number>, p: number): number {
+  const rank = ((sorted.length - 1) * p) / 100;
+  const lo = Math.floor(rank);
+  const hi = Math.ceil(rank);
+  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (rank - lo);
+}
+
+export function mean(values: readonly number[]): number {
+  let sum = 0;
+  for (const v of values) sum += v;
+  return sum / values.length;
+}

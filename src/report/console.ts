@@ -1,0 +1,67 @@
+import { METRICS, type Unit } from '../metrics/catalog.js';
+import type { Distribution } from '../metrics/stats.js';
+import type { Benchmark, Report } from './schema.js';
+
+const COLUMNS = ['count', 'mean', 'p50', 'p90', 'p95', 'p99', 'max'] as const;
+/** Metrics shown in the console table; every metric is in the JSON report. */
+const CONSOLE_METRICS = ['connect_ms', 'ttft_ms', 'ttlt_ms', 'avg_rtt_ms', 'commit_to_flush_ms', 'itl_ms', 'turn_ms', 'audio_ms', 'rtf', 'rtfx', 'send_lag_ms'];
+
+/** The console summary of a report, as plain text. */
+export function renderSummary(report: Report): string {
+  const { config } = report;
+  const lines = [
+    `voxbench ${report.voxbenchVersion} · ${config.protocol} · ${config.target}${config.builtInServer ? ' (built-in server)' : ''}`,
+    `model ${config.model} · data ${config.data} (${report.dataset.count} samples, ${report.dataset.totalAudioS.toFixed(1)} s audio` +
+      `${report.dataset.skipped ? `, ${report.dataset.skipped} skipped` : ''}) · chunk ${config.chunkMs} ms · pace ${config.pace}`,
+  ];
+  if (report.stoppedBy) lines.push(`run stopped early (${report.stoppedBy}); the figures cover what finished`);
+  for (const benchmark of report.benchmarks) lines.push('', ...renderBenchmark(benchmark));
+  lines.push('', 'Metric definitions: voxbench metrics');
+  return lines.join('\n');
+}
+
+function renderBenchmark(benchmark: Benchmark): string[] {
+  const { summary } = benchmark;
+  const { sessions, throughput } = summary;
+  const errorRate = summary.errorRate === null ? 'n/a' : `${(summary.errorRate * 100).toFixed(2)}%`;
+  const lines = [
+    `${benchmark.label}: ${sessions.total} sessions · ${sessions.completed} completed · ${sessions.failed} failed · ` +
+      `${sessions.incomplete} incomplete · error rate ${errorRate}`,
+    `throughput ${throughput.audioSPerWallS.toFixed(2)} audio s/s · ${throughput.sessionsPerS.toFixed(2)} sessions/s · ` +
+      `wall ${throughput.wallS.toFixed(1)} s`,
+    '',
+    ...table(
+      ['metric', 'unit', ...COLUMNS],
+      CONSOLE_METRICS.flatMap((name) => {
+        const metric = METRICS.find((m) => m.name === name)!;
+        const d = summary.metrics[name];
+        return d ? [[name, metric.unit, ...COLUMNS.map((c) => (c === 'count' ? String(d.count) : format(d[c as keyof Distribution], metric.unit)))]] : [];
+      }),
+    ),
+  ];
+  for (const f of summary.failures) {
+    const detail = [f.code, f.httpStatus && `HTTP ${f.httpStatus}`, f.closeCode && `close ${f.closeCode}`].filter(Boolean).join(', ');
+    lines.push(`failed ×${f.count}: ${f.class}${detail ? ` (${detail})` : ''} at ${f.stage}: ${f.message}`);
+  }
+  for (const i of summary.incomplete) lines.push(`incomplete ×${i.count}: ${i.reason} during ${i.stage}`);
+  const loop = benchmark.clientHealth.eventLoopDelay;
+  const lag = summary.metrics.send_lag_ms;
+  lines.push(
+    `client health: send lag p50 ${lag ? lag.p50.toFixed(2) : 'n/a'} ms, p99 ${lag ? lag.p99.toFixed(2) : 'n/a'} ms · ` +
+      `event-loop delay p99 ${loop.p99Ms.toFixed(1)} ms, max ${loop.maxMs.toFixed(1)} ms`,
+  );
+  return lines;
+}
+
+function format(value: number, unit: Unit): string {
+  if (unit === 'ratio') return value.toFixed(3);
+  if (unit === 'ms') return value.toFixed(1);
+  return Math.round(value).toString();
+}
+
+function table(header: string[], rows: string[][]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]): string =>
+    cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
+  return [line(header), ...rows.map(line)];
+}

@@ -1,0 +1,66 @@
+import type { DatasetProblem, DatasetSummary } from '../data/dataset.js';
+import type { EventLoopDelay } from '../load/execute.js';
+import type { LoadProfile } from '../load/profiles.js';
+import type { describeMetrics } from '../metrics/catalog.js';
+import type { BenchmarkSummary, SessionMetrics } from '../metrics/compute.js';
+import type { StageTimeouts } from '../session/run-session.js';
+import type { IncompleteReason, SessionRecord } from '../timeline/types.js';
+
+/**
+ * The report: one versioned document from which every output renders. `version`
+ * increments whenever a change would break a reader of an older document.
+ */
+export const REPORT_SCHEMA = 'voxbench.report';
+export const REPORT_VERSION = 1;
+
+export interface Report {
+  schema: typeof REPORT_SCHEMA;
+  version: typeof REPORT_VERSION;
+  voxbenchVersion: string;
+  /** Wall-clock time of the run clock's origin; every `*Ms` time is relative to it. */
+  startedAt: string;
+  /** Set when the run stopped early; the report holds what was measured until then. */
+  stoppedBy?: IncompleteReason;
+  environment: Environment;
+  config: RunConfig;
+  dataset: DatasetSummary & { problems: DatasetProblem[] };
+  metricDefinitions: ReturnType<typeof describeMetrics>;
+  percentileMethod: string;
+  benchmarks: Benchmark[];
+}
+
+export interface Environment {
+  node: string;
+  platform: string;
+  arch: string;
+  cpus: number;
+  hostname: string;
+}
+
+/** The run's settings as used, with secrets redacted. */
+export interface RunConfig {
+  target: string;
+  builtInServer: boolean;
+  protocol: string;
+  model: string;
+  data: string;
+  profile: LoadProfile;
+  maxSessions: number;
+  maxSeconds: number | null;
+  chunkMs: number;
+  pace: string;
+  timeouts: StageTimeouts;
+  apiKey: string | null;
+}
+
+export interface Benchmark {
+  label: string;
+  profile: LoadProfile;
+  startMs: number;
+  endMs: number;
+  clientHealth: { eventLoopDelay: EventLoopDelay };
+  summary: BenchmarkSummary;
+  sessions: ReportSession[];
+}
+
+export type ReportSession = SessionRecord & { metrics: SessionMetrics };

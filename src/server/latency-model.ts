@@ -1,0 +1,64 @@
+/**
+ * How fast the simulated server answers. Text for a piece of audio is emitted
+ * `delay()` ms after that audio arrives; the delay grows quadratically once more
+ * sessions are open than `capacity`, so a concurrency sweep shows a knee.
+ */
+export interface LatencyModelOptions {
+  /** Fixed processing delay per emission, ms. Default 120. */
+  baseDelayMs: number;
+  /** Uniform jitter added to each delay, +/- ms. Default 30. */
+  jitterMs: number;
+  /** Compute per emitted word, ms. Default 10. */
+  perWordMs: number;
+  /** Extra time to flush after the final commit, ms. Default 60. */
+  finalizeMs: number;
+  /** Sessions served at full speed; beyond it every delay is scaled by (open/capacity)^2. Default 16. */
+  capacity: number;
+  /** Seed of the jitter generator. Default 1. */
+  seed: number;
+}
+
+export const DEFAULT_LATENCY: LatencyModelOptions = {
+  baseDelayMs: 120,
+  jitterMs: 30,
+  perWordMs: 10,
+  finalizeMs: 60,
+  capacity: 16,
+  seed: 1,
+};
+
+export class LatencyModel {
+  private readonly random: () => number;
+
+  constructor(readonly options: LatencyModelOptions) {
+    this.random = mulberry32(options.seed);
+  }
+
+  slowdown(openSessions: number): number {
+    return openSessions <= this.options.capacity ? 1 : (openSessions / this.options.capacity) ** 2;
+  }
+
+  /** Delay before text for newly heard audio is emitted. */
+  delay(openSessions: number): number {
+    const { baseDelayMs, jitterMs, perWordMs } = this.options;
+    const jitter = (this.random() * 2 - 1) * jitterMs;
+    return Math.max(0, baseDelayMs + perWordMs + jitter) * this.slowdown(openSessions);
+  }
+
+  /** Delay between the final commit and the final transcript. */
+  finalize(openSessions: number): number {
+    return this.options.finalizeMs * this.slowdown(openSessions);
+  }
+}
+
+/** Small, fast, seedable PRNG (public domain). */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

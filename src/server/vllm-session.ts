@@ -1,0 +1,187 @@
+import { randomBytes } from 'node:crypto';
+import type WebSocket from 'ws';
+import type { LatencyModel } from './latency-model.js';
+import { StreamRecognizer, type ReferenceIndex } from './recognizer.js';
+
+/** What a simulated session needs from its server. */
+export interface SessionContext {
+  servedModels: readonly string[];
+  latency: LatencyModel;
+  references: ReferenceIndex;
+  sampleRate: number;
+  /** Sessions open on the server right now, this one included. */
+  openSessions(): number;
+  /** Send one empty delta per 80 ms frame without a word, as Voxtral does. */
+  emptyDeltas: boolean;
+  /** Per-connection audio limit, bytes (vLLM: VLLM_MAX_AUDIO_CLIP_FILESIZE_MB). */
+  maxAudioBytes: number;
+  faults: Faults;
+}
+
+export interface Faults {
+  /** Never send `transcription.done`. */
+  neverFinalize: boolean;
+  /** Close the connection with this code on the first audio append. */
+  closeCode?: number;
+}
+
+const VOXTRAL_FRAME_MS = 80;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/**
+ * One connection speaking vLLM's `/v1/realtime` dialect, validation errors included.
+ * Text is scheduled as the audio containing it arrives, after the latency model's delay.
+ */
+export class VllmSession {
+  private validated = false;
+  private generating = false;
+  private finalRequested = false;
+  private recognizer: StreamRecognizer;
+  /** Words heard before generation started; emitted when it starts. */
+  private heldWords: string[] = [];
+  private text = '';
+  private deltaCount = 0;
+  private lastEmitAt = 0;
+  private audioBytes = 0;
+  private framesHeard = 0;
+  private readonly timers = new Set<NodeJS.Timeout>();
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly ctx: SessionContext,
+  ) {
+    this.recognizer = new StreamRecognizer(ctx.references, ctx.sampleRate);
+    this.send({ type: 'session.created', id: `sess-${randomBytes(8).toString('hex')}`, created: Math.floor(Date.now() / 1000) });
+    ws.on('message', (data, isBinary) => this.onMessage(data as Buffer, isBinary));
+    ws.on('close', () => this.dispose());
+  }
+
+  private onMessage(data: Buffer, isBinary: boolean): void {
+    if (isBinary) {
+      this.ws.close(1003, 'binary frames are not supported');
+      return;
+    }
+    let event: Record<string, unknown>;
+    try {
+      event = JSON.parse(data.toString('utf8'));
+      if (typeof event !== 'object' || event === null) throw new Error();
+    } catch {
+      return this.error('invalid_json', 'Invalid JSON');
+    }
+    switch (event.type) {
+      case 'session.update':
+        return this.onSessionUpdate(event);
+      case 'input_audio_buffer.append':
+        return this.onAppend(event);
+      case 'input_audio_buffer.commit':
+        return this.onCommit(event.final === true);
+      default:
+        return this.error('unknown_event', `Unknown event type: ${String(event.type)}`);
+    }
+  }
+
+  private onSessionUpdate(event: Record<string, unknown>): void {
+    if (typeof event.model !== 'string') return this.error('invalid_event', 'Missing required field: model');
+    if (!this.ctx.servedModels.includes(event.model)) {
+      return this.error('model_not_found', `The model \`${event.model}\` does not exist.`);
+    }
+    this.validated = true;
+  }
+
+  private onAppend(event: Record<string, unknown>): void {
+    const audio = event.audio;
+    if (typeof audio !== 'string' || audio.length % 4 !== 0 || !BASE64.test(audio)) {
+      return this.error('invalid_audio', 'Invalid audio: expected base64-encoded PCM16');
+    }
+    const pcm = Buffer.from(audio, 'base64');
+    if (pcm.length === 0 || pcm.length % 2 !== 0) return this.error('invalid_audio', 'Invalid audio: empty or odd-length PCM16 chunk');
+    this.audioBytes += pcm.length;
+    if (this.audioBytes > this.ctx.maxAudioBytes) return this.error('invalid_audio', 'Invalid audio: the session exceeds the maximum audio size');
+    if (this.ctx.faults.closeCode !== undefined) {
+      this.ws.close(this.ctx.faults.closeCode, 'injected fault');
+      return;
+    }
+    const words = this.recognizer.feed(pcm);
+    const frames = Math.floor(this.recognizer.receivedMs / VOXTRAL_FRAME_MS);
+    const emptyFrames = this.ctx.emptyDeltas ? Math.max(0, frames - this.framesHeard - words.length) : 0;
+    this.framesHeard = frames;
+    if (!this.generating) {
+      this.heldWords.push(...words);
+      return;
+    }
+    for (let i = 0; i < emptyFrames; i++) this.schedule('');
+    for (const word of words) this.schedule(word);
+  }
+
+  private onCommit(final: boolean): void {
+    if (!this.validated) {
+      return this.error('model_not_validated', 'Model not validated. Make sure to validate the model by sending a session.update event.');
+    }
+    if (!this.generating) {
+      this.generating = true;
+      for (const word of this.heldWords.splice(0)) this.schedule(word);
+    } else if (!final) {
+      return; // vLLM ignores a start commit while a generation runs.
+    }
+    if (final && !this.finalRequested) this.finalize();
+  }
+
+  private finalize(): void {
+    this.finalRequested = true;
+    for (const word of this.recognizer.flush()) this.schedule(word);
+    if (this.ctx.faults.neverFinalize) return;
+    const at = Math.max(this.lastEmitAt, performance.now() + this.ctx.latency.finalize(this.ctx.openSessions()));
+    this.at(at, () => {
+      this.send({
+        type: 'transcription.done',
+        text: this.text,
+        usage: { prompt_tokens: 0, completion_tokens: this.deltaCount, total_tokens: this.deltaCount, prompt_tokens_details: null },
+      });
+      this.reset();
+    });
+  }
+
+  /** Emits a delta after the model's delay, never before an earlier one. */
+  private schedule(word: string): void {
+    const delta = word === '' ? '' : ` ${word}`;
+    const at = Math.max(this.lastEmitAt, performance.now() + this.ctx.latency.delay(this.ctx.openSessions()));
+    this.lastEmitAt = at;
+    this.at(at, () => {
+      this.text += delta;
+      this.deltaCount++;
+      this.send({ type: 'transcription.delta', delta });
+    });
+  }
+
+  /** After `transcription.done` the socket can carry another utterance. */
+  private reset(): void {
+    this.generating = false;
+    this.finalRequested = false;
+    this.recognizer = new StreamRecognizer(this.ctx.references, this.ctx.sampleRate);
+    this.heldWords = [];
+    this.text = '';
+    this.deltaCount = 0;
+    this.framesHeard = 0;
+  }
+
+  private at(time: number, action: () => void): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      action();
+    }, Math.max(0, time - performance.now()));
+    this.timers.add(timer);
+  }
+
+  private error(code: string, message: string): void {
+    this.send({ type: 'error', error: message, code });
+  }
+
+  private send(event: object): void {
+    if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(event));
+  }
+
+  private dispose(): void {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+  }
+}

@@ -1,0 +1,246 @@
+import WebSocket, { type RawData } from 'ws';
+import type { ProtocolAdapter } from '../adapters/adapter.js';
+import type { Clock } from '../clock.js';
+import type {
+  Failure,
+  IncompleteReason,
+  SessionOutcome,
+  SessionTimeline,
+  Stage,
+} from '../timeline/types.js';
+import type { Pace } from './pace.js';
+import type { PreparedTurn } from './prepare.js';
+
+/** Per-stage time limits in ms; a session that exceeds one fails with that stage named. */
+export interface StageTimeouts {
+  connectMs: number;
+  readyMs: number;
+  finalMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: StageTimeouts = { connectMs: 10_000, readyMs: 10_000, finalMs: 30_000 };
+
+export interface SessionPlan {
+  url: string;
+  headers: Record<string, string>;
+  adapter: ProtocolAdapter;
+  turns: PreparedTurn[];
+  pace: Pace;
+  timeouts: StageTimeouts;
+  clock: Clock;
+  /** Aborting ends the session as incomplete; the reason must be an IncompleteReason. */
+  signal?: AbortSignal;
+  /** Extra options for the `ws` client (TLS settings, agents). */
+  socketOptions?: WebSocket.ClientOptions;
+}
+
+export interface SessionResult {
+  timeline: SessionTimeline;
+  outcome: SessionOutcome;
+}
+
+/** Unacknowledged sends allowed in flight when unpaced, so the socket never buffers without bound. */
+const UNPACED_WINDOW = 8;
+
+/**
+ * Runs one session: connects, waits for the session to be ready, streams each turn's
+ * audio against absolute deadlines, asks for the final transcript and waits for it.
+ * It only sends, receives and timestamps; meaning comes from the adapter and metrics.
+ * It never throws: every way a session can end is an outcome.
+ */
+export function runSession(plan: SessionPlan): Promise<SessionResult> {
+  const { adapter, clock, timeouts } = plan;
+  const timeline: SessionTimeline = {
+    connectStartMs: clock.now(),
+    chunks: [],
+    commits: [],
+    events: [],
+    bytesSent: 0,
+    bytesReceived: 0,
+    framesSent: 0,
+    framesReceived: 0,
+  };
+  let stage: Stage = 'connect';
+  let turn = 0;
+  let outcome: SessionOutcome | undefined;
+  /** Re-checks whatever the session is waiting for; set by the current wait. */
+  let recheck: (() => void) | undefined;
+
+  const end = (result: SessionOutcome): void => {
+    outcome ??= result;
+    recheck?.();
+  };
+  const fail = (failure: Omit<Failure, 'stage'>): void => end({ status: 'failed', failure: { ...failure, stage } });
+
+  const ws = new WebSocket(plan.url, {
+    headers: { ...adapter.upgradeHeaders(), ...plan.headers },
+    perMessageDeflate: false,
+    ...plan.socketOptions,
+  });
+
+  ws.on('open', () => {
+    timeline.openMs = clock.now();
+    recheck?.();
+  });
+  ws.on('unexpected-response', (request, response) => {
+    fail({ class: 'upgrade_status', httpStatus: response.statusCode ?? 0, message: `server answered the WebSocket upgrade with HTTP ${response.statusCode} ${response.statusMessage ?? ''}`.trim() });
+    request.destroy();
+  });
+  ws.on('error', (err: NodeJS.ErrnoException) => fail(classifySocketError(err, stage, plan.url)));
+  ws.on('message', (data: RawData, isBinary: boolean) => {
+    const t = clock.now();
+    const bytes = data as Buffer;
+    timeline.framesReceived++;
+    timeline.bytesReceived += bytes.length;
+    timeline.firstEventMs ??= t;
+    if (isBinary) {
+      timeline.events.push({ t, type: '(binary)', kind: 'other', turn });
+      fail({ class: 'protocol_violation', message: `server sent a binary frame (${bytes.length} bytes); ${adapter.name} speaks JSON text frames` });
+      return;
+    }
+    let event;
+    try {
+      event = adapter.interpret(bytes.toString('utf8'));
+    } catch (err) {
+      timeline.events.push({ t, type: '(invalid)', kind: 'other', turn });
+      fail({ class: 'protocol_violation', message: (err as Error).message });
+      return;
+    }
+    timeline.events.push({ t, turn, ...event });
+    if (event.kind === 'error') {
+      fail({ class: 'server_error', ...(event.code ? { code: event.code } : {}), message: `server error${event.code ? ` ${event.code}` : ''}: ${event.message ?? ''}`.trim() });
+    }
+    recheck?.();
+  });
+  ws.on('close', (code: number, reason: Buffer) => {
+    timeline.close ??= { t: clock.now(), code, reason: reason.toString(), by: 'server' };
+    if (code === 1000 || code === 1005) {
+      fail({ class: 'server_closed', closeCode: code, message: `server closed the session (code ${code}) before it was finished` });
+    } else {
+      fail({ class: 'abnormal_close', closeCode: code, message: `connection closed abnormally with code ${code}${reason.length ? ` (${reason})` : ''}` });
+    }
+  });
+
+  const onAbort = (): void => end({ status: 'incomplete', reason: plan.signal!.reason as IncompleteReason, stage });
+  if (plan.signal?.aborted) onAbort();
+  plan.signal?.addEventListener('abort', onAbort, { once: true });
+
+  const send = (frame: Buffer | string, callback?: () => void): number => {
+    ws.send(frame, { binary: false }, callback);
+    const t = clock.now();
+    timeline.framesSent++;
+    timeline.bytesSent += typeof frame === 'string' ? Buffer.byteLength(frame) : frame.length;
+    return t;
+  };
+
+  /** Resolves once `done()` holds or the session has ended; fails the stage after `limitMs`. */
+  const until = (next: Stage, done: () => boolean, limitMs: number, waitingFor: string): Promise<void> => {
+    stage = next;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => fail({ class: 'timeout', message: `timed out after ${limitMs} ms waiting for ${waitingFor}` }), limitMs);
+      recheck = () => {
+        if (outcome || done()) {
+          clearTimeout(timer);
+          recheck = undefined;
+          resolve();
+        }
+      };
+      recheck();
+    });
+  };
+
+  const stream = (prepared: PreparedTurn): Promise<void> => {
+    stage = 'streaming';
+    const chunks = prepared.chunks;
+    let k = 0;
+    return new Promise((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const done = (): void => {
+        clearTimeout(timer);
+        recheck = undefined;
+        resolve();
+      };
+      recheck = () => {
+        if (outcome) done();
+      };
+      const record = (seq: number, plannedMs: number | null, sentMs: number): void => {
+        const chunk = chunks[seq]!;
+        timeline.chunks.push({ seq, turn, plannedMs, sentMs, audioStartMs: chunk.audioStartMs, audioEndMs: chunk.audioEndMs, bytes: chunk.frame.length });
+      };
+      if (plan.pace.kind === 'none') {
+        let inFlight = 0;
+        const pump = (): void => {
+          if (outcome) return done();
+          while (k < chunks.length && inFlight < UNPACED_WINDOW) {
+            inFlight++;
+            const seq = k++;
+            record(seq, null, send(chunks[seq]!.frame, () => {
+              inFlight--;
+              if (k === chunks.length && inFlight === 0) done();
+              else pump();
+            }));
+          }
+        };
+        return pump();
+      }
+      // Deadlines are absolute (start + audio offset / speed), so timer lateness never accumulates.
+      const speed = plan.pace.speed;
+      const t0 = clock.now();
+      const tick = (): void => {
+        if (outcome) return done();
+        let now = clock.now();
+        while (k < chunks.length) {
+          const planned = t0 + chunks[k]!.audioStartMs / speed;
+          if (planned > now) break;
+          record(k, planned, send(chunks[k]!.frame));
+          k++;
+          now = clock.now();
+        }
+        if (k === chunks.length) return done();
+        timer = setTimeout(tick, Math.ceil(t0 + chunks[k]!.audioStartMs / speed - now));
+      };
+      tick();
+    });
+  };
+
+  const flow = async (): Promise<void> => {
+    await until('connect', () => timeline.openMs !== undefined, timeouts.connectMs, 'the WebSocket to open');
+    const ready = () => timeline.events.find((e) => e.kind === adapter.readyKind);
+    await until('ready', () => ready() !== undefined, timeouts.readyMs, `the server's ${adapter.readyKind.replace('_', '.')} event`);
+    if (outcome) return;
+    timeline.readyMs = ready()!.t;
+    for (const frame of adapter.sessionFrames()) send(frame);
+    for (; turn < plan.turns.length && !outcome; turn++) {
+      const startFrame = adapter.turnStartFrame();
+      if (startFrame) timeline.commits.push({ turn, kind: 'start', sentMs: send(startFrame) });
+      await stream(plan.turns[turn]!);
+      if (outcome) return;
+      timeline.commits.push({ turn, kind: 'final', sentMs: send(adapter.turnEndFrame()) });
+      const current = turn;
+      await until('final', () => timeline.events.some((e) => e.turn === current && e.kind === 'transcript_final'), timeouts.finalMs, 'the final transcript');
+    }
+    end({ status: 'completed' });
+  };
+
+  return flow().then(() => {
+    plan.signal?.removeEventListener('abort', onAbort);
+    if (ws.readyState === WebSocket.OPEN) {
+      timeline.close ??= { t: clock.now(), code: 1000, reason: '', by: 'client' };
+      ws.close(1000);
+    } else {
+      ws.terminate();
+    }
+    return { timeline, outcome: outcome! };
+  });
+}
+
+const TLS_CODE = /^(ERR_SSL|ERR_TLS|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|HOSTNAME_MISMATCH)/;
+
+function classifySocketError(err: NodeJS.ErrnoException, stage: Stage, url: string): Omit<Failure, 'stage'> {
+  const code = err.code ?? '';
+  if (code === 'ECONNREFUSED') return { class: 'connect_refused', message: `connection refused by ${new URL(url).host} (is the server running?)` };
+  if (TLS_CODE.test(code)) return { class: 'tls', message: `TLS error: ${err.message}` };
+  if (code.startsWith('WS_ERR_')) return { class: 'protocol_violation', message: err.message };
+  if (stage === 'connect') return { class: 'connect_error', message: `cannot connect to ${new URL(url).host}: ${err.message}` };
+  return { class: 'abnormal_close', closeCode: 1006, message: `connection lost: ${err.message}` };
+}
