@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type WebSocket from 'ws';
+import { EmissionQueue } from './emission-queue.js';
 import type { LatencyModel } from './latency-model.js';
 import { StreamRecognizer, type ReferenceIndex } from './recognizer.js';
 
@@ -41,10 +42,9 @@ export class VllmSession {
   private heldWords: string[] = [];
   private text = '';
   private deltaCount = 0;
-  private lastEmitAt = 0;
   private audioBytes = 0;
   private framesHeard = 0;
-  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly emissions = new EmissionQueue();
 
   constructor(
     private readonly ws: WebSocket,
@@ -130,8 +130,7 @@ export class VllmSession {
     this.finalRequested = true;
     for (const word of this.recognizer.flush()) this.schedule(word);
     if (this.ctx.faults.neverFinalize) return;
-    const at = Math.max(this.lastEmitAt, performance.now() + this.ctx.latency.finalize(this.ctx.openSessions()));
-    this.at(at, () => {
+    this.emissions.push(performance.now() + this.ctx.latency.finalize(this.ctx.openSessions()), () => {
       this.send({
         type: 'transcription.done',
         text: this.text,
@@ -141,12 +140,10 @@ export class VllmSession {
     });
   }
 
-  /** Emits a delta after the model's delay, never before an earlier one. */
+  /** Emits a delta after the model's delay, in order after every earlier emission. */
   private schedule(word: string): void {
     const delta = word === '' ? '' : ` ${word}`;
-    const at = Math.max(this.lastEmitAt, performance.now() + this.ctx.latency.delay(this.ctx.openSessions()));
-    this.lastEmitAt = at;
-    this.at(at, () => {
+    this.emissions.push(performance.now() + this.ctx.latency.delay(this.ctx.openSessions()), () => {
       this.text += delta;
       this.deltaCount++;
       this.send({ type: 'transcription.delta', delta });
@@ -164,14 +161,6 @@ export class VllmSession {
     this.framesHeard = 0;
   }
 
-  private at(time: number, action: () => void): void {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      action();
-    }, Math.max(0, time - performance.now()));
-    this.timers.add(timer);
-  }
-
   private error(code: string, message: string): void {
     this.send({ type: 'error', error: message, code });
   }
@@ -181,7 +170,6 @@ export class VllmSession {
   }
 
   private dispose(): void {
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
+    this.emissions.clear();
   }
 }

@@ -80,6 +80,7 @@ export function runSession(plan: SessionPlan): Promise<SessionResult> {
 
   ws.on('open', () => {
     timeline.openMs = clock.now();
+    stage = 'ready'; // frames may arrive before the flow resumes
     recheck?.();
   });
   ws.on('unexpected-response', (request, response) => {

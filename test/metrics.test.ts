@@ -1,0 +1,154 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { METRICS } from '../src/metrics/catalog.js';
+import { computeSessionMetrics, poolMetricValues, summarizeBenchmark } from '../src/metrics/compute.js';
+import { percentile, summarize } from '../src/metrics/stats.js';
+import type { SessionRecord, SessionTimeline } from '../src/timeline/types.js';
+
+/** One turn: three chunks (the last one short), an empty delta, two words, the final. */
+function timeline(): SessionTimeline {
+  return {
+    connectStartMs: 0,
+    openMs: 5,
+    firstEventMs: 7,
+    readyMs: 7,
+    chunks: [
+      { seq: 0, turn: 0, plannedMs: 10, sentMs: 10.5, audioStartMs: 0, audioEndMs: 100, bytes: 100 },
+      { seq: 1, turn: 0, plannedMs: 110, sentMs: 111, audioStartMs: 100, audioEndMs: 200, bytes: 100 },
+      { seq: 2, turn: 0, plannedMs: 210, sentMs: 212, audioStartMs: 200, audioEndMs: 250, bytes: 50 },
+    ],
+    commits: [
+      { turn: 0, kind: 'start', sentMs: 9 },
+      { turn: 0, kind: 'final', sentMs: 213 },
+    ],
+    events: [
+      { t: 7, type: 'session.created', kind: 'session_created', turn: 0 },
+      { t: 150, type: 'transcription.delta', kind: 'transcript_delta', turn: 0, text: '' },
+      { t: 300, type: 'transcription.delta', kind: 'transcript_delta', turn: 0, text: ' hello' },
+      { t: 420, type: 'transcription.delta', kind: 'transcript_delta', turn: 0, text: ' world' },
+      { t: 500, type: 'transcription.done', kind: 'transcript_final', turn: 0, text: ' hello world' },
+    ],
+    close: { t: 510, code: 1000, reason: '', by: 'client' },
+    bytesSent: 400,
+    bytesReceived: 300,
+    framesSent: 6,
+    framesReceived: 5,
+  };
+}
+
+describe('metric catalog', () => {
+  it('computes every per-turn and per-session metric exactly from a hand-built timeline', () => {
+    const { session, turns } = computeSessionMetrics(timeline());
+    assert.deepEqual(session, {
+      connect_ms: 5,
+      session_ms: 510,
+      bytes_sent: 400,
+      bytes_received: 300,
+      frames_sent: 6,
+      frames_received: 5,
+    });
+    assert.equal(turns.length, 1);
+    const t = turns[0]!;
+    assert.equal(t.ttft_ms, 289.5, 'first non-empty delta (300) minus first chunk sent (10.5); the empty delta at 150 does not count');
+    assert.equal(t.ttlt_ms, 288, 'final at 500 minus last chunk sent at 212');
+    assert.equal(t.avg_rtt_ms, 360 - (10.5 + 111 + 212) / 3);
+    assert.equal(t.commit_to_flush_ms, 287);
+    assert.equal(t.turn_ms, 489.5);
+    assert.equal(t.audio_ms, 250);
+    assert.equal(t.rtf, 489.5 / 250);
+    assert.equal(t.rtfx, 250 / 489.5);
+  });
+
+  it('pools distribution metrics sample by sample', () => {
+    const pooled = poolMetricValues([timeline(), timeline()]);
+    assert.deepEqual(pooled.itl_ms, [120, 120]);
+    assert.deepEqual(pooled.send_lag_ms, [0.5, 1, 2, 0.5, 1, 2]);
+    assert.deepEqual(pooled.ttft_ms, [289.5, 289.5]);
+  });
+
+  it('uses the final transcript as the text event when a server sends no non-empty delta', () => {
+    const tl = timeline();
+    tl.events = tl.events.filter((e) => e.kind !== 'transcript_delta');
+    const t = computeSessionMetrics(tl).turns[0]!;
+    assert.equal(t.ttft_ms, 500 - 10.5);
+    assert.equal(t.avg_rtt_ms, 500 - (10.5 + 111 + 212) / 3);
+  });
+
+  it('leaves out what a turn without a final transcript cannot define', () => {
+    const tl = timeline();
+    tl.events = tl.events.filter((e) => e.kind !== 'transcript_final');
+    const t = computeSessionMetrics(tl).turns[0]!;
+    assert.equal(t.ttft_ms, 289.5);
+    for (const name of ['ttlt_ms', 'commit_to_flush_ms', 'turn_ms', 'rtf', 'rtfx']) assert.equal(t[name], undefined, name);
+  });
+
+  it('gives unpaced chunks no send lag', () => {
+    const tl = timeline();
+    for (const c of tl.chunks) c.plannedMs = null;
+    assert.deepEqual(poolMetricValues([tl]).send_lag_ms, []);
+  });
+
+  it('names every metric with its unit and defines its events', () => {
+    const names = new Set<string>();
+    for (const m of METRICS) {
+      assert.ok(!names.has(m.name), `duplicate ${m.name}`);
+      names.add(m.name);
+      if (m.unit === 'ms') assert.match(m.name, /_ms$/);
+      assert.ok(m.from.length > 0 && m.description.length > 0, m.name);
+    }
+  });
+});
+
+describe('summarizeBenchmark', () => {
+  const record = (index: number, outcome: SessionRecord['outcome']): SessionRecord => ({
+    index, sampleId: `s${index}`, split: 'default', plannedStartMs: 0, timeline: timeline(), outcome,
+  });
+
+  it('keeps failed and incomplete sessions in the counts and out of the latency figures', () => {
+    const summary = summarizeBenchmark(
+      [
+        record(0, { status: 'completed' }),
+        record(1, { status: 'completed' }),
+        record(2, { status: 'failed', failure: { class: 'timeout', stage: 'final', message: 'timed out' } }),
+        record(3, { status: 'incomplete', reason: 'max_seconds', stage: 'streaming' }),
+      ],
+      2000,
+    );
+    assert.deepEqual(summary.sessions, { total: 4, completed: 2, failed: 1, incomplete: 1 });
+    assert.equal(summary.errorRate, 1 / 3);
+    assert.equal(summary.metrics.ttft_ms!.count, 2);
+    assert.deepEqual(summary.failures, [{ class: 'timeout', stage: 'final', count: 1, message: 'timed out' }]);
+    assert.deepEqual(summary.incomplete, [{ reason: 'max_seconds', stage: 'streaming', count: 1 }]);
+    assert.equal(summary.throughput.audioS, 0.5);
+    assert.equal(summary.throughput.audioSPerWallS, 0.25);
+    assert.equal(summary.throughput.sessionsPerS, 1);
+  });
+
+  it('has no error rate when nothing finished', () => {
+    assert.equal(summarizeBenchmark([record(0, { status: 'incomplete', reason: 'interrupted', stage: 'connect' })], 10).errorRate, null);
+  });
+});
+
+describe('summarize', () => {
+  it('computes type-7 percentiles, mean and sample std', () => {
+    const d = summarize([4, 1, 3, 2])!;
+    assert.equal(d.count, 4);
+    assert.equal(d.mean, 2.5);
+    assert.equal(d.std, Math.sqrt(5 / 3));
+    assert.equal(d.min, 1);
+    assert.equal(d.max, 4);
+    assert.equal(d.p50, 2.5);
+    assert.ok(Math.abs(d.p90 - 3.7) < 1e-12);
+    assert.ok(Math.abs(d.p99 - 3.97) < 1e-12);
+  });
+
+  it('ignores non-finite values and returns null for none', () => {
+    assert.equal(summarize([]), null);
+    assert.equal(summarize([NaN, Infinity]), null);
+    assert.equal(summarize([7, NaN])!.p99, 7);
+  });
+
+  it('interpolates between ranks', () => {
+    assert.equal(percentile([10, 20], 25), 12.5);
+  });
+});
