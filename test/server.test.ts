@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
 import { LatencyModel, DEFAULT_LATENCY } from '../src/server/latency-model.js';
+import { run } from '../src/run.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
 import { FIXTURES, runNode, testServer } from './helpers.js';
 
@@ -103,6 +104,21 @@ describe('simulated vLLM server', () => {
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /^Session created: sess-[0-9a-f]{16}$/m);
     assert.match(result.stdout, /^Final transcription: +Glue the sheet to the dark blue background\.$/m);
+  });
+});
+
+describe('capacity knee', () => {
+  it('answers slower once more sessions are open than its capacity', async () => {
+    const server = await testServer({ latency: { ...DEFAULT_LATENCY, capacity: 2 } });
+    const ttftP50 = async (concurrency: number) => {
+      const { report } = await run({
+        target: server.url, model: DEFAULT_MODEL, profile: { kind: 'concurrent', concurrency }, maxSessions: concurrency, pace: { kind: 'realtime', speed: 4 },
+      });
+      return report.benchmarks[0]!.summary.metrics.ttft_ms!.p50;
+    };
+    const below = await ttftP50(2);
+    const above = await ttftP50(6); // (6/2)^2 = 9 times slower by the model
+    assert.ok(above > 3 * below, `ttft p50 ${below.toFixed(0)} ms at capacity, ${above.toFixed(0)} ms at 3x capacity`);
   });
 });
 

@@ -16,14 +16,14 @@ import { parseFaults } from './faults.js';
 /** Exit codes; documented in the README. */
 export const EXIT = { ok: 0, internal: 1, usage: 2, nothingCompleted: 3, interrupted: 130 } as const;
 
-const int = (flag: string) => (value: string): number => {
+const int = (value: string): number => {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${flag} takes a whole number, got "${value}".`);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number.');
   return n;
 };
-const num = (flag: string) => (value: string): number => {
+const num = (value: string): number => {
   const n = Number(value);
-  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`${flag} takes a non-negative number, got "${value}".`);
+  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError('expected a non-negative number.');
   return n;
 };
 
@@ -31,6 +31,7 @@ const program = new Command()
   .name('voxbench')
   .description('Benchmark realtime speech servers over WebSockets the way live applications use them.')
   .version(VERSION)
+  .configureOutput({ outputError: (text, write) => write(`voxbench: ${text}`) })
   .showHelpAfterError('(run with --help for usage)')
   .exitOverride((err) => process.exit(err.exitCode === 0 ? EXIT.ok : EXIT.usage));
 
@@ -42,17 +43,18 @@ program
   .option('--model <name>', `model named in session.update (required with --target; default with the built-in server: ${DEFAULT_MODEL})`)
   .option('--data <dir>', 'folder of .wav files with same-named .txt transcripts and optional .words.json timings (default: bundled samples)')
   .addOption(new Option('--profile <kind>', 'load profile').choices(PROFILE_KINDS).default('synchronous' as const))
-  .option('--concurrency <n>', 'sessions open at once with --profile concurrent', int('--concurrency'), 1)
-  .option('--max-sessions <n>', 'sessions to run (default: one per sample, at least one per concurrent lane)', int('--max-sessions'))
-  .option('--max-seconds <s>', 'stop after this long; sessions still running end as incomplete', num('--max-seconds'))
-  .option('--chunk-ms <ms>', 'audio per append, ms', num('--chunk-ms'), 100)
+  .option('--concurrency <n>', 'sessions open at once with --profile concurrent', int, 1)
+  .option('--max-sessions <n>', 'sessions to run (default: one per sample, at least one per concurrent lane)', int)
+  .option('--max-seconds <s>', 'stop after this long; sessions still running end as incomplete', num)
+  .option('--chunk-ms <ms>', 'audio per append, ms', num, 100)
   .option('--pace <pace>', 'realtime, Nx (e.g. 2x) or none (as fast as the socket drains)', 'realtime')
-  .option('--connect-timeout-ms <ms>', 'limit for the WebSocket to open', num('--connect-timeout-ms'), DEFAULT_TIMEOUTS.connectMs)
-  .option('--ready-timeout-ms <ms>', 'limit for the session to be ready after open', num('--ready-timeout-ms'), DEFAULT_TIMEOUTS.readyMs)
-  .option('--final-timeout-ms <ms>', 'limit for the final transcript after the final commit', num('--final-timeout-ms'), DEFAULT_TIMEOUTS.finalMs)
+  .option('--connect-timeout-ms <ms>', 'limit for the WebSocket to open', num, DEFAULT_TIMEOUTS.connectMs)
+  .option('--ready-timeout-ms <ms>', 'limit for the session to be ready after open', num, DEFAULT_TIMEOUTS.readyMs)
+  .option('--final-timeout-ms <ms>', 'limit for the final transcript after the final commit', num, DEFAULT_TIMEOUTS.finalMs)
   .addOption(new Option('--api-key <key>', 'sent as Authorization: Bearer; never written to reports').env('VOXBENCH_API_KEY'))
   .option('--output-dir <dir>', 'where report.json is written (default: voxbench-runs/<timestamp>)')
   .option('--json', 'print the JSON report on stdout instead of the summary')
+  .option('--definitions', 'print each metric\'s definition under the summary')
   .action(async (opts) => {
     const pace = parsePace(opts.pace);
     if (!pace) throw new UsageError(`--pace takes realtime, Nx (e.g. 2x) or none, got "${opts.pace}"`);
@@ -87,7 +89,7 @@ program
     });
     process.off('SIGINT', onSigint);
     progress?.('');
-    process.stdout.write(opts.json ? JSON.stringify(report, null, 1) + '\n' : `${renderSummary(report)}\nReport: ${reportPath}\n`);
+    process.stdout.write(opts.json ? JSON.stringify(report, null, 1) + '\n' : `${renderSummary(report, { definitions: opts.definitions === true })}\nReport: ${reportPath}\n`);
     const { sessions } = report.benchmarks[0]!.summary;
     if (report.stoppedBy === 'interrupted') process.exitCode = EXIT.interrupted;
     else if (sessions.total > 0 && sessions.completed === 0) process.exitCode = EXIT.nothingCompleted;
@@ -97,18 +99,18 @@ program
   .command('serve')
   .description('Start the simulated realtime transcription server (vLLM /v1/realtime dialect).')
   .option('--host <host>', 'interface to listen on', DEFAULT_SERVER_OPTIONS.host)
-  .option('--port <port>', 'port (0 picks a free one)', int('--port'), DEFAULT_SERVER_OPTIONS.port)
+  .option('--port <port>', 'port (0 picks a free one)', int, DEFAULT_SERVER_OPTIONS.port)
   .option('--model <name...>', 'model names session.update may name', [DEFAULT_MODEL])
   .option('--data <dir>', 'samples to recognize and transcribe with their reference words (default: bundled samples)')
-  .option('--capacity <n>', 'sessions served at full speed; beyond it delays scale by (open/capacity)^2', int('--capacity'), DEFAULT_LATENCY.capacity)
-  .option('--base-delay-ms <ms>', 'processing delay of each emission', num('--base-delay-ms'), DEFAULT_LATENCY.baseDelayMs)
-  .option('--jitter-ms <ms>', 'uniform jitter added to each delay, +/-', num('--jitter-ms'), DEFAULT_LATENCY.jitterMs)
-  .option('--per-word-ms <ms>', 'compute per emitted word', num('--per-word-ms'), DEFAULT_LATENCY.perWordMs)
-  .option('--finalize-ms <ms>', 'flush time after the final commit', num('--finalize-ms'), DEFAULT_LATENCY.finalizeMs)
-  .option('--seed <n>', 'seed of the jitter generator', int('--seed'), DEFAULT_LATENCY.seed)
+  .option('--capacity <n>', 'sessions served at full speed; beyond it delays scale by (open/capacity)^2', int, DEFAULT_LATENCY.capacity)
+  .option('--base-delay-ms <ms>', 'processing delay of each emission', num, DEFAULT_LATENCY.baseDelayMs)
+  .option('--jitter-ms <ms>', 'uniform jitter added to each delay, +/-', num, DEFAULT_LATENCY.jitterMs)
+  .option('--per-word-ms <ms>', 'compute per emitted word', num, DEFAULT_LATENCY.perWordMs)
+  .option('--finalize-ms <ms>', 'flush time after the final commit', num, DEFAULT_LATENCY.finalizeMs)
+  .option('--seed <n>', 'seed of the jitter generator', int, DEFAULT_LATENCY.seed)
   .option('--empty-deltas', 'send an empty delta for every 80 ms frame without a word, as Voxtral does', false)
   .addOption(new Option('--api-key <key>', 'require Authorization: Bearer <key> on the upgrade').env('VOXBENCH_SERVE_API_KEY'))
-  .option('--max-audio-mb <mb>', 'per-connection audio limit', num('--max-audio-mb'), DEFAULT_SERVER_OPTIONS.maxAudioMb)
+  .option('--max-audio-mb <mb>', 'per-connection audio limit', num, DEFAULT_SERVER_OPTIONS.maxAudioMb)
   .option('--fault <fault...>', 'inject a fault in every session: never-finalize, close=CODE (on the first append), upgrade-status=CODE')
   .action(async (opts) => {
     const dataset = await loadFolderDataset(opts.data ?? BUNDLED_SAMPLES_DIR);

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Clock } from '../clock.js';
 import type { IncompleteReason, SessionRecord } from '../timeline/types.js';
@@ -40,6 +41,7 @@ export interface Execution {
 export async function execute(options: ExecuteOptions): Promise<Execution> {
   const { clock } = options;
   const stop = new AbortController();
+  setMaxListeners(0, stop.signal); // one listener per open session
   const forward = (): void => stop.abort(options.signal!.reason ?? 'interrupted');
   options.signal?.addEventListener('abort', forward, { once: true });
   if (options.signal?.aborted) forward();

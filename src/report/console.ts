@@ -6,8 +6,8 @@ const COLUMNS = ['count', 'mean', 'p50', 'p90', 'p95', 'p99', 'max'] as const;
 /** Metrics shown in the console table; every metric is in the JSON report. */
 const CONSOLE_METRICS = ['connect_ms', 'ttft_ms', 'ttlt_ms', 'avg_rtt_ms', 'commit_to_flush_ms', 'itl_ms', 'turn_ms', 'audio_ms', 'rtf', 'rtfx', 'send_lag_ms'];
 
-/** The console summary of a report, as plain text. */
-export function renderSummary(report: Report): string {
+/** The console summary of a report, as plain text; with `definitions`, each shown metric's definition follows. */
+export function renderSummary(report: Report, { definitions = false } = {}): string {
   const { config } = report;
   const lines = [
     `voxbench ${report.voxbenchVersion} · ${config.protocol} · ${config.target}${config.builtInServer ? ' (built-in server)' : ''}`,
@@ -16,7 +16,16 @@ export function renderSummary(report: Report): string {
   ];
   if (report.stoppedBy) lines.push(`run stopped early (${report.stoppedBy}); the figures cover what finished`);
   for (const benchmark of report.benchmarks) lines.push('', ...renderBenchmark(benchmark));
-  lines.push('', 'Metric definitions: voxbench metrics');
+  if (definitions) {
+    lines.push('', 'Definitions:');
+    for (const name of CONSOLE_METRICS) {
+      const m = METRICS.find((metric) => metric.name === name)!;
+      lines.push(`  ${m.name} [${m.unit}]: ${m.to ? `${m.from} → ${m.to}` : m.from}. ${m.description}`);
+    }
+    lines.push(`  Percentiles: ${report.percentileMethod}.`);
+  } else {
+    lines.push('', 'Metric definitions: --definitions, or voxbench metrics');
+  }
   return lines.join('\n');
 }
 

@@ -62,6 +62,8 @@ export function runSession(plan: SessionPlan): Promise<SessionResult> {
   };
   let stage: Stage = 'connect';
   let turn = 0;
+  /** Turns whose final transcript has arrived. */
+  let finalsReceived = 0;
   let outcome: SessionOutcome | undefined;
   /** Re-checks whatever the session is waiting for; set by the current wait. */
   let recheck: (() => void) | undefined;
@@ -108,6 +110,8 @@ export function runSession(plan: SessionPlan): Promise<SessionResult> {
       return;
     }
     timeline.events.push({ t, turn, ...event });
+    if (event.kind === adapter.readyKind) timeline.readyMs ??= t;
+    if (event.kind === 'transcript_final') finalsReceived = turn + 1;
     if (event.kind === 'error') {
       fail({ class: 'server_error', ...(event.code ? { code: event.code } : {}), message: `server error${event.code ? ` ${event.code}` : ''}: ${event.message ?? ''}`.trim() });
     }
@@ -206,10 +210,8 @@ export function runSession(plan: SessionPlan): Promise<SessionResult> {
 
   const flow = async (): Promise<void> => {
     await until('connect', () => timeline.openMs !== undefined, timeouts.connectMs, 'the WebSocket to open');
-    const ready = () => timeline.events.find((e) => e.kind === adapter.readyKind);
-    await until('ready', () => ready() !== undefined, timeouts.readyMs, `the server's ${adapter.readyKind.replace('_', '.')} event`);
+    await until('ready', () => timeline.readyMs !== undefined, timeouts.readyMs, `the server's ${adapter.readyKind.replace('_', '.')} event`);
     if (outcome) return;
-    timeline.readyMs = ready()!.t;
     for (const frame of adapter.sessionFrames()) send(frame);
     for (; turn < plan.turns.length && !outcome; turn++) {
       const startFrame = adapter.turnStartFrame();
@@ -217,8 +219,7 @@ export function runSession(plan: SessionPlan): Promise<SessionResult> {
       await stream(plan.turns[turn]!);
       if (outcome) return;
       timeline.commits.push({ turn, kind: 'final', sentMs: send(adapter.turnEndFrame()) });
-      const current = turn;
-      await until('final', () => timeline.events.some((e) => e.turn === current && e.kind === 'transcript_final'), timeouts.finalMs, 'the final transcript');
+      await until('final', () => finalsReceived > turn, timeouts.finalMs, 'the final transcript');
     }
     end({ status: 'completed' });
   };

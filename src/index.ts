@@ -1,0 +1,14 @@
+/** voxbench as a library: the CLI is a thin layer over these. */
+export { run, writeReport, UsageError, PROTOCOLS, type Protocol, type RunOptions, type RunResult } from './run.js';
+export { startServer, DEFAULT_MODEL, DEFAULT_SERVER_OPTIONS, type RunningServer, type ServerOptions } from './server/server.js';
+export { DEFAULT_LATENCY, type LatencyModelOptions } from './server/latency-model.js';
+export { METRICS, metricByName, describeMetrics, type MetricDefinition, type Unit } from './metrics/catalog.js';
+export { computeSessionMetrics, summarizeBenchmark, type BenchmarkSummary, type SessionMetrics } from './metrics/compute.js';
+export { summarize, PERCENTILE_METHOD, type Distribution } from './metrics/stats.js';
+export { renderSummary } from './report/console.js';
+export { REPORT_SCHEMA, REPORT_VERSION, type Report, type Benchmark, type RunConfig } from './report/schema.js';
+export { parsePace, type Pace } from './session/pace.js';
+export { DEFAULT_TIMEOUTS, type StageTimeouts } from './session/run-session.js';
+export type { LoadProfile } from './load/profiles.js';
+export type * from './timeline/types.js';
+export { VERSION } from './version.js';

@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { encodeWaveFromFloat32Channels } from '@echogarden/wave-codec';
+import { vllmAdapter } from '../src/adapters/vllm.js';
+import { decodeWav } from '../src/audio/decode.js';
+import { toPcm16 } from '../src/audio/pcm.js';
+import { resample } from '../src/audio/resample.js';
+import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
+import { loadFolderDataset } from '../src/data/folder.js';
+import { prepareTurn } from '../src/session/prepare.js';
+import { tempDir } from './helpers.js';
+
+const tone = (hz: number, rate: number, seconds: number, amplitude = 0.5): Float32Array =>
+  Float32Array.from({ length: Math.round(rate * seconds) }, (_, i) => amplitude * Math.sin((2 * Math.PI * hz * i) / rate));
+
+/** Frequency by counting upward zero crossings; amplitude by RMS. */
+function measure(samples: Float32Array, rate: number): { hz: number; rms: number } {
+  let crossings = 0;
+  let squares = 0;
+  for (let i = 1; i < samples.length; i++) {
+    if (samples[i - 1]! < 0 && samples[i]! >= 0) crossings++;
+    squares += samples[i]! ** 2;
+  }
+  return { hz: crossings / (samples.length / rate), rms: Math.sqrt(squares / samples.length) };
+}
+
+describe('audio', () => {
+  it('decodes the bundled 16-bit WAV with its exact sample count', async () => {
+    const bytes = await readFile(join(BUNDLED_SAMPLES_DIR, 'harvard-01.wav'));
+    const audio = decodeWav(bytes);
+    assert.equal(audio.sampleRate, 16_000);
+    assert.equal(audio.samples.length, (bytes.length - 44) / 2);
+  });
+
+  it('round-trips 16-bit PCM exactly', async () => {
+    const bytes = await readFile(join(BUNDLED_SAMPLES_DIR, 'harvard-01.wav'));
+    assert.ok(toPcm16(decodeWav(bytes).samples).equals(bytes.subarray(44)));
+  });
+
+  it('downmixes stereo to mono', () => {
+    const left = tone(440, 8000, 0.1);
+    const wav = encodeWaveFromFloat32Channels([left, new Float32Array(left.length)], 8000, 16);
+    const { samples } = decodeWav(wav);
+    assert.ok(Math.abs(samples[20]! - left[20]! / 2) < 1e-4);
+  });
+
+  it('resamples 44.1 kHz to 16 kHz keeping a tone\'s frequency and level', async () => {
+    const { samples, sampleRate } = await resample({ samples: tone(1000, 44_100, 1), sampleRate: 44_100 }, 16_000);
+    assert.equal(sampleRate, 16_000);
+    assert.ok(Math.abs(samples.length - 16_000) <= 1, `length ${samples.length}`);
+    const { hz, rms } = measure(samples.subarray(800, 15_200), 16_000);
+    assert.ok(Math.abs(hz - 1000) < 2, `frequency ${hz}`);
+    assert.ok(Math.abs(rms - 0.5 / Math.SQRT2) < 0.005, `rms ${rms}`);
+  });
+
+  it('removes a tone above the new Nyquist instead of aliasing it', async () => {
+    const { samples } = await resample({ samples: tone(10_000, 44_100, 1), sampleRate: 44_100 }, 16_000);
+    assert.ok(measure(samples.subarray(800, 15_200), 16_000).rms < 0.001);
+  });
+
+  it('chunks PCM into chunk-ms frames with the remainder last', () => {
+    const adapter = vllmAdapter({ model: 'm' });
+    const turn = prepareTurn(Buffer.alloc(16_000 * 2 * 0.25), 16_000, 100, adapter);
+    assert.deepEqual(turn.chunks.map((c) => [c.audioStartMs, c.audioEndMs]), [[0, 100], [100, 200], [200, 250]]);
+    assert.equal(turn.audioMs, 250);
+    const frame = JSON.parse(turn.chunks[2]!.frame.toString());
+    assert.equal(frame.type, 'input_audio_buffer.append');
+    assert.equal(Buffer.from(frame.audio, 'base64').length, 1600);
+  });
+});
+
+describe('folder dataset', () => {
+  it('loads the bundled samples with references and word timings', async () => {
+    const dataset = await loadFolderDataset(BUNDLED_SAMPLES_DIR);
+    assert.equal(dataset.samples.length, 6);
+    const first = dataset.samples[0]!;
+    assert.equal(first.id, 'harvard-01');
+    assert.equal(first.text, 'The birch canoe slid on the smooth planks.');
+    assert.equal(first.words!.length, 8);
+    assert.deepEqual(dataset.problems, []);
+  });
+
+  it('reports an unreadable file with its path and reason, and loads the rest', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'good.wav'), encodeWaveFromFloat32Channels([tone(440, 16_000, 0.2)], 16_000, 16));
+    await writeFile(join(dir, 'good.txt'), 'a tone\n');
+    await writeFile(join(dir, 'broken.wav'), 'not a wav file');
+    await writeFile(join(dir, 'badtimes.wav'), encodeWaveFromFloat32Channels([tone(440, 16_000, 0.2)], 16_000, 16));
+    await writeFile(join(dir, 'badtimes.words.json'), '[{"word": "x"}]');
+    const dataset = await loadFolderDataset(dir);
+    assert.deepEqual(dataset.samples.map((s) => [s.id, s.text]), [['good', 'a tone']]);
+    assert.deepEqual(dataset.problems.map((p) => p.file), [join(dir, 'badtimes.wav'), join(dir, 'broken.wav')]);
+    assert.match(dataset.problems[0]!.reason, /^badtimes\.words\.json must be a JSON array/);
+  });
+});

@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import type { Report } from '../src/report/schema.js';
+import { CLI, runNode, tempDir } from './helpers.js';
+
+describe('voxbench CLI (spawned)', () => {
+  it('run with no target benchmarks the built-in server on the bundled samples and writes the report', async () => {
+    const out = await tempDir();
+    const result = await runNode([CLI, 'run', '--pace', '8x', '--profile', 'concurrent', '--concurrency', '3', '--output-dir', out]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /\(built-in server\)/);
+    assert.match(result.stdout, /^concurrent@3: 6 sessions · 6 completed · 0 failed · 0 incomplete · error rate 0\.00%$/m);
+    assert.match(result.stdout, /^ttft_ms +ms +6 /m);
+    assert.match(result.stdout, /^Metric definitions: --definitions, or voxbench metrics$/m);
+    assert.match(result.stdout, new RegExp(`^Report: ${join(out, 'report.json')}$`, 'm'));
+    assert.equal(result.stderr, '', 'no progress noise when stderr is not a terminal');
+    const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as Report;
+    assert.equal(report.schema, 'voxbench.report');
+    assert.equal(report.version, 1);
+    assert.equal(report.config.pace, '8x');
+    assert.equal(report.dataset.count, 6);
+    assert.match(report.dataset.fingerprint, /^sha256:[0-9a-f]{64}$/);
+    const session = report.benchmarks[0]!.sessions[0]!;
+    assert.equal(session.timeline.chunks[0]!.seq, 0);
+    assert.ok(session.metrics.turns[0]!.ttft_ms! > 0);
+  });
+
+  it('a server that is down: every session fails, the report is still written, exit code 3', async () => {
+    const out = await tempDir();
+    const result = await runNode([CLI, 'run', '--target', 'ws://127.0.0.1:9/v1/realtime', '--model', 'm', '--max-sessions', '2', '--output-dir', out]);
+    assert.equal(result.code, 3);
+    assert.match(result.stdout, /^failed ×2: connect_refused at connect: connection refused by 127\.0\.0\.1:9 \(is the server running\?\)$/m);
+    const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as Report;
+    assert.equal(report.benchmarks[0]!.summary.sessions.failed, 2);
+  });
+
+  for (const [args, message] of [
+    [['--pace', 'fast'], 'voxbench: error: --pace takes realtime, Nx (e.g. 2x) or none, got "fast"'],
+    [['--target', 'http://x/v1/realtime', '--model', 'm'], 'voxbench: error: --target must be a ws:// or wss:// URL, got http://'],
+    [['--target', 'ws://localhost:1/v1/realtime'], 'voxbench: error: --model is required with --target: name the model the server serves'],
+    [['--data', '/nonexistent/dir'], 'voxbench: error: /nonexistent/dir: cannot read the dataset folder (ENOENT)'],
+    [['--concurrency', 'many'], "voxbench: error: option '--concurrency <n>' argument 'many' is invalid. expected a whole number."],
+  ] as const) {
+    it(`rejects ${args.join(' ')} with one clear line and exit code 2`, async () => {
+      const result = await runNode([CLI, 'run', ...args]);
+      assert.equal(result.code, 2);
+      assert.equal(result.stderr.split('\n')[0], message);
+      assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace');
+    });
+  }
+
+  it('metrics lists every metric with its unit and events', async () => {
+    const result = await runNode([CLI, 'metrics']);
+    assert.equal(result.code, 0);
+    assert.match(result.stdout, /^ttft_ms \[ms, per turn\]\n  first audio chunk of the turn sent → first non-empty transcript text received$/m);
+  });
+
+  it('serve starts the simulated server and reports where it listens', async () => {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const line = await new Promise<string>((resolve) => child.stdout.once('data', (d) => resolve(String(d))));
+    child.kill('SIGTERM');
+    assert.match(line, /^voxbench simulated server listening on ws:\/\/127\.0\.0\.1:\d+\/v1\/realtime \(models: mistralai\/Voxtral-Mini-4B-Realtime-2602; 6 reference samples\)$/m);
+  });
+});
