@@ -1,20 +1,26 @@
 import { createHash } from 'node:crypto';
-import type { Sample } from '../data/dataset.js';
+import { FRAME_MS, DEFAULT_SPEECH_RMS, pcm16Rms } from '../audio/energy.js';
 import { toPcm16 } from '../audio/pcm.js';
 import { resample } from '../audio/resample.js';
+import type { Sample } from '../data/dataset.js';
 
-/** Audio the simulated server knows: its PCM16 and when each word of its transcript ends. */
+/** Audio the simulated server knows: its PCM16, where its sound starts, and when each word ends. */
 export interface Reference {
   id: string;
   pcm: Buffer;
+  /** Byte offset of the first non-zero sample: where a reference is recognized. */
+  anchor: number;
   words: Array<{ text: string; endMs: number }>;
 }
 
-/** Bytes of audio hashed to look a reference up (100 ms at 16 kHz). */
-const KEY_BYTES = 3200;
-const FRAME_MS = 20;
-/** RMS above this (about -40 dBFS) counts as speech for placeholder words. */
-const SPEECH_RMS = 0.01;
+/** A word the server has heard, with its end as a position in the session's audio stream (ms). */
+export interface HeardWord {
+  text: string;
+  endMs: number;
+}
+
+/** Bytes after the anchor that identify a reference (64 samples). */
+const ANCHOR_BYTES = 128;
 const WORD_MAX_MS = 400;
 const WORD_MIN_MS = 100;
 export const PLACEHOLDER_WORD = 'speech';
@@ -23,8 +29,10 @@ export async function buildReferences(samples: readonly Sample[], sampleRate: nu
   return Promise.all(
     samples.map(async (sample) => {
       const audio = await resample(sample.audio, sampleRate);
-      const durationMs = (audio.samples.length / sampleRate) * 1000;
-      return { id: sample.id, pcm: toPcm16(audio.samples), words: wordEnds(sample, durationMs) };
+      const pcm = toPcm16(audio.samples);
+      let anchor = 0;
+      while (anchor < pcm.length && pcm.readInt16LE(anchor) === 0) anchor += 2;
+      return { id: sample.id, pcm, anchor, words: wordEnds(sample, (audio.samples.length / sampleRate) * 1000) };
     }),
   );
 }
@@ -47,126 +55,183 @@ export class ReferenceIndex {
 
   constructor(references: readonly Reference[]) {
     for (const ref of references) {
-      if (ref.pcm.length < KEY_BYTES) continue;
-      const key = hashKey(ref.pcm);
+      if (ref.anchor + ANCHOR_BYTES > ref.pcm.length) continue;
+      const key = hashKey(ref.pcm, ref.anchor);
       this.byKey.set(key, [...(this.byKey.get(key) ?? []), ref]);
     }
   }
 
-  candidates(prefix: Buffer): Reference[] {
-    return this.byKey.get(hashKey(prefix)) ?? [];
+  candidates(audio: Buffer, offset: number): Reference[] {
+    return this.byKey.get(hashKey(audio, offset)) ?? [];
   }
 }
 
-function hashKey(pcm: Buffer): string {
-  return createHash('sha1').update(pcm.subarray(0, KEY_BYTES)).digest('base64');
+function hashKey(pcm: Buffer, offset: number): string {
+  return createHash('sha1').update(pcm.subarray(offset, offset + ANCHOR_BYTES)).digest('base64');
+}
+
+interface Match {
+  ref: Reference;
+  /** Stream byte where the reference's first byte sits. */
+  start: number;
+  /** Stream bytes verified against the reference so far. */
+  verified: number;
+  nextWord: number;
 }
 
 /**
- * Follows one utterance as its audio arrives and says which words have become
- * audible. Audio that matches a reference byte for byte yields the reference's words
- * at their timings; any other audio yields placeholder words at the pace of its
- * speech energy.
+ * Follows a session's audio stream as it arrives and reports the words it completes.
+ * A known reference is recognized wherever it starts after silence (at its first
+ * non-zero sample) and, while the audio keeps matching it byte for byte, yields its
+ * words at their timings. Any other audio yields placeholder words at the pace of
+ * its speech energy.
  */
 export class StreamRecognizer {
-  private readonly received: Buffer[] = [];
-  private receivedBytes = 0;
-  private candidates: Reference[] | undefined;
-  private emittedWords = 0;
-  private energyOffset = 0;
+  /** Unconsumed stream bytes, starting at stream byte `bufStart`. */
+  private buf: Buffer = Buffer.alloc(0);
+  private bufStart = 0;
+  /** Next stream byte to scan for a reference anchor. */
+  private cursor = 0;
+  private previousWasZero = true;
+  private match: Match | undefined;
+  /** Next stream byte for the energy detector; it skips recognized spans. */
+  private energyPos = 0;
   private voicedMs = 0;
+  private lastVoicedEnd = 0;
+  private readonly frameBytes: number;
 
   constructor(
     private readonly index: ReferenceIndex,
     private readonly sampleRate: number,
-  ) {}
+  ) {
+    this.frameBytes = Math.round((sampleRate * FRAME_MS) / 1000) * 2;
+  }
 
+  /** Stream audio received so far, ms. */
   get receivedMs(): number {
-    return (this.receivedBytes / 2 / this.sampleRate) * 1000;
+    return this.ms(this.bufStart + this.buf.length);
   }
 
-  /** Which reference is being heard, if any. */
-  get matched(): string | undefined {
-    return this.candidates?.[0]?.id;
+  feed(chunk: Buffer): HeardWord[] {
+    this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
+    return this.advance(false);
   }
 
-  /** Takes a chunk of PCM16 and returns the words it completed. */
-  feed(chunk: Buffer): string[] {
-    const offset = this.receivedBytes;
-    this.receivedBytes += chunk.length;
-    if (this.candidates === undefined) {
-      this.received.push(chunk);
-      if (this.receivedBytes < KEY_BYTES) return [];
-      const heard = Buffer.concat(this.received);
-      this.candidates = this.index.candidates(heard).filter((ref) => matchesAt(ref, heard, 0));
-      this.received.length = 0;
-      if (this.candidates.length === 0) this.received.push(heard);
-    } else if (this.candidates.length > 0) {
-      this.candidates = this.candidates.filter((ref) => matchesAt(ref, chunk, offset));
-      // Audio that stops matching mid-way is treated as unknown from here on.
-      if (this.candidates.length === 0) this.received.push(chunk);
-    } else {
-      this.received.push(chunk);
+  /** The end of the stream: returns every word still pending. */
+  flush(): HeardWord[] {
+    return this.advance(true);
+  }
+
+  private advance(atEnd: boolean): HeardWord[] {
+    const words: HeardWord[] = [];
+    const end = this.bufStart + this.buf.length;
+    for (;;) {
+      const m = this.match;
+      if (m) {
+        const refEnd = m.start + m.ref.pcm.length;
+        const upto = Math.min(end, refEnd);
+        if (upto > m.verified && !this.matches(m, upto)) {
+          // Audio that stops matching is unknown audio from here on.
+          this.match = undefined;
+          this.cursor = this.energyPos = m.verified;
+          this.previousWasZero = false;
+          continue;
+        }
+        m.verified = upto;
+        const done = m.verified === refEnd;
+        while (m.nextWord < m.ref.words.length) {
+          const word = m.ref.words[m.nextWord]!;
+          const endByte = m.start + Math.round((word.endMs / 1000) * this.sampleRate) * 2;
+          if (!done && endByte > m.verified) break;
+          words.push({ text: word.text, endMs: this.ms(Math.min(endByte, refEnd)) });
+          m.nextWord++;
+        }
+        if (!done) break;
+        this.match = undefined;
+        this.cursor = this.energyPos = refEnd;
+        this.previousWasZero = m.ref.pcm.readInt16LE(m.ref.pcm.length - 2) === 0;
+        continue;
+      }
+      if (!this.scanForAnchor(end, atEnd, words)) {
+        this.energy(words, this.cursor, atEnd);
+        break;
+      }
     }
-    return this.candidates.length > 0 ? this.referenceWords(this.candidates[0]!) : this.energyWords(false);
-  }
-
-  /** The end of the audio: returns every word not yet emitted. */
-  flush(): string[] {
-    const ref = this.candidates?.[0];
-    if (!ref) return this.energyWords(true);
-    const rest = ref.words.slice(this.emittedWords).map((w) => w.text);
-    this.emittedWords = ref.words.length;
-    return rest;
-  }
-
-  private referenceWords(ref: Reference): string[] {
-    const heardMs = this.receivedMs;
-    const words: string[] = [];
-    while (this.emittedWords < ref.words.length && ref.words[this.emittedWords]!.endMs <= heardMs) {
-      words.push(ref.words[this.emittedWords++]!.text);
-    }
+    this.trim();
     return words;
   }
 
-  private energyWords(atEnd: boolean): string[] {
-    const frameBytes = Math.round((this.sampleRate * FRAME_MS) / 1000) * 2;
-    const heard = this.received.length === 1 ? this.received[0]! : Buffer.concat(this.received);
-    const words: string[] = [];
-    for (; this.energyOffset + frameBytes <= heard.length; this.energyOffset += frameBytes) {
-      if (rms(heard, this.energyOffset, frameBytes) >= SPEECH_RMS) {
-        this.voicedMs += FRAME_MS;
-        if (this.voicedMs >= WORD_MAX_MS) {
-          words.push(PLACEHOLDER_WORD);
-          this.voicedMs = 0;
+  /** Scans unknown audio for a reference; true when one starts (and `match` is set). */
+  private scanForAnchor(end: number, atEnd: boolean, words: HeardWord[]): boolean {
+    for (let p = this.cursor; p + 2 <= end; p += 2) {
+      const sample = this.buf.readInt16LE(p - this.bufStart);
+      if (sample !== 0 && this.previousWasZero) {
+        if (p + ANCHOR_BYTES > end && !atEnd) {
+          this.cursor = p; // wait for enough audio to identify it
+          return false;
         }
-      } else {
-        if (this.voicedMs >= WORD_MIN_MS) words.push(PLACEHOLDER_WORD);
+        const ref = p + ANCHOR_BYTES <= end ? this.identify(p, end) : undefined;
+        if (ref) {
+          this.cursor = p;
+          this.energy(words, p, false);
+          this.match = { ref, start: p - ref.anchor, verified: p, nextWord: 0 };
+          this.energyPos = p - ref.anchor + ref.pcm.length;
+          this.voicedMs = 0;
+          return true;
+        }
+      }
+      this.previousWasZero = sample === 0;
+      this.cursor = p + 2;
+    }
+    return false;
+  }
+
+  private identify(p: number, end: number): Reference | undefined {
+    const local = p - this.bufStart;
+    return this.index.candidates(this.buf, local).find((ref) => {
+      const length = Math.min(end - p, ref.pcm.length - ref.anchor);
+      return p >= ref.anchor && this.buf.compare(ref.pcm, ref.anchor, ref.anchor + length, local, local + length) === 0;
+    });
+  }
+
+  private matches(m: Match, upto: number): boolean {
+    const refOffset = m.verified - m.start;
+    const local = m.verified - this.bufStart;
+    return this.buf.compare(m.ref.pcm, refOffset, refOffset + (upto - m.verified), local, local + (upto - m.verified)) === 0;
+  }
+
+  /** Placeholder words from speech energy, for frames of unknown audio before `limit`. */
+  private energy(words: HeardWord[], limit: number, atEnd: boolean): void {
+    for (; this.energyPos + this.frameBytes <= limit; this.energyPos += this.frameBytes) {
+      const frameEnd = this.energyPos + this.frameBytes;
+      if (pcm16Rms(this.buf, this.energyPos - this.bufStart, this.frameBytes / 2) >= DEFAULT_SPEECH_RMS) {
+        this.voicedMs += FRAME_MS;
+        this.lastVoicedEnd = frameEnd;
+        if (this.voicedMs >= WORD_MAX_MS) this.placeholder(words);
+      } else if (this.voicedMs > 0) {
+        if (this.voicedMs >= WORD_MIN_MS) this.placeholder(words);
         this.voicedMs = 0;
       }
     }
-    if (atEnd && this.voicedMs >= WORD_MIN_MS) {
-      words.push(PLACEHOLDER_WORD);
-      this.voicedMs = 0;
+    if (atEnd && this.voicedMs >= WORD_MIN_MS) this.placeholder(words);
+  }
+
+  private placeholder(words: HeardWord[]): void {
+    words.push({ text: PLACEHOLDER_WORD, endMs: this.ms(this.lastVoicedEnd) });
+    this.voicedMs = 0;
+  }
+
+  /** Drops bytes nothing will read again, so memory stays bounded on long streams. */
+  private trim(): void {
+    const keepFrom = Math.min(this.match ? this.match.verified : this.cursor, this.match ? Infinity : this.energyPos);
+    const drop = Math.min(keepFrom, this.bufStart + this.buf.length) - this.bufStart;
+    if (drop > 0) {
+      this.buf = this.buf.subarray(drop);
+      this.bufStart += drop;
     }
-    // Keep only the unread tail, so memory and work per chunk stay constant.
-    this.received.length = 0;
-    this.received.push(heard.subarray(this.energyOffset));
-    this.energyOffset = 0;
-    return words;
   }
-}
 
-function matchesAt(ref: Reference, audio: Buffer, offset: number): boolean {
-  if (offset + audio.length > ref.pcm.length) return false;
-  return ref.pcm.compare(audio, 0, audio.length, offset, offset + audio.length) === 0;
-}
-
-function rms(pcm: Buffer, offset: number, bytes: number): number {
-  let sum = 0;
-  for (let i = offset; i < offset + bytes; i += 2) {
-    const s = pcm.readInt16LE(i) / 32768;
-    sum += s * s;
+  private ms(streamBytes: number): number {
+    return (streamBytes / 2 / this.sampleRate) * 1000;
   }
-  return Math.sqrt(sum / (bytes / 2));
 }

@@ -101,7 +101,7 @@ export class VllmSession {
       this.ws.close(this.ctx.faults.closeCode, 'injected fault');
       return;
     }
-    const words = this.recognizer.feed(pcm);
+    const words = this.recognizer.feed(pcm).map((w) => w.text);
     const frames = Math.floor(this.recognizer.receivedMs / VOXTRAL_FRAME_MS);
     const emptyFrames = this.ctx.emptyDeltas ? Math.max(0, frames - this.framesHeard - words.length) : 0;
     this.framesHeard = frames;
@@ -128,7 +128,7 @@ export class VllmSession {
 
   private finalize(): void {
     this.finalRequested = true;
-    for (const word of this.recognizer.flush()) this.schedule(word);
+    for (const word of this.recognizer.flush()) this.schedule(word.text);
     if (this.ctx.faults.neverFinalize) return;
     this.emissions.push(performance.now() + this.ctx.latency.finalize(this.ctx.openSessions()), () => {
       this.send({

@@ -1,0 +1,40 @@
+/**
+ * Speech energy: the one detector behind the client's `vad` end-of-speech source,
+ * the simulated server's VAD and its placeholder words. A 20 ms frame is speech
+ * when its RMS reaches the threshold (default 0.01, about -40 dBFS).
+ */
+export const FRAME_MS = 20;
+export const DEFAULT_SPEECH_RMS = 0.01;
+
+export interface SpeechSegment {
+  startMs: number;
+  endMs: number;
+}
+
+/** RMS of `count` PCM16 samples starting at byte `offset`, in [0, 1]. */
+export function pcm16Rms(pcm: Buffer, offset: number, count: number): number {
+  let sum = 0;
+  for (let i = 0; i < count; i++) {
+    const s = pcm.readInt16LE(offset + i * 2) / 32768;
+    sum += s * s;
+  }
+  return Math.sqrt(sum / count);
+}
+
+/**
+ * Speech segments of a whole PCM16 signal: runs of speech frames, merged across
+ * pauses shorter than `minSilenceMs`.
+ */
+export function speechSegments(pcm: Buffer, sampleRate: number, minSilenceMs = 300, threshold = DEFAULT_SPEECH_RMS): SpeechSegment[] {
+  const frame = Math.round((sampleRate * FRAME_MS) / 1000);
+  const segments: SpeechSegment[] = [];
+  for (let i = 0; (i + frame) * 2 <= pcm.length; i += frame) {
+    if (pcm16Rms(pcm, i * 2, frame) < threshold) continue;
+    const startMs = (i / sampleRate) * 1000;
+    const endMs = startMs + FRAME_MS;
+    const last = segments[segments.length - 1];
+    if (last && startMs - last.endMs < minSilenceMs) last.endMs = endMs;
+    else segments.push({ startMs, endMs });
+  }
+  return segments;
+}
