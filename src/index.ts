@@ -1,6 +1,9 @@
 /** voxbench as a library: the CLI is a thin layer over these. */
-export { run, writeReport, UsageError, PROTOCOLS, type Protocol, type RunOptions, type RunResult } from './run.js';
-export { startServer, DEFAULT_MODEL, DEFAULT_SERVER_OPTIONS, type RunningServer, type ServerOptions } from './server/server.js';
+export { run, writeReport, UsageError, type RunOptions, type RunResult } from './run.js';
+export { PROTOCOLS, createAdapter, type Protocol } from './adapters/index.js';
+export type { ProtocolAdapter, InterpretedEvent } from './adapters/adapter.js';
+export type { OpenAITurnDetection } from './adapters/openai.js';
+export { startServer, DEFAULT_MODEL, OPENAI_MODELS, DEFAULT_SERVER_OPTIONS, type RunningServer, type ServerOptions } from './server/server.js';
 export { DEFAULT_LATENCY, type LatencyModelOptions } from './server/latency-model.js';
 export { METRICS, metricByName, describeMetrics, type MetricDefinition, type Unit } from './metrics/catalog.js';
 export { computeSessionMetrics, summarizeBenchmark, type BenchmarkSummary, type SessionMetrics } from './metrics/compute.js';

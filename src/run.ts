@@ -2,67 +2,31 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, hostname } from 'node:os';
 import { join } from 'node:path';
 import type { ProtocolAdapter } from './adapters/adapter.js';
-import { vllmAdapter } from './adapters/vllm.js';
-import { toPcm16 } from './audio/pcm.js';
-import { resample } from './audio/resample.js';
+import { createAdapter } from './adapters/index.js';
 import { monotonicClock } from './clock.js';
+import { resolveSettings, type RunOptions, type Settings } from './config.js';
 import { BUNDLED_SAMPLES_DIR } from './data/bundled.js';
 import { summarizeDataset, type Dataset } from './data/dataset.js';
 import { loadFolderDataset } from './data/folder.js';
 import { execute } from './load/execute.js';
-import { profileLabel, type LoadProfile } from './load/profiles.js';
+import { profileLabel } from './load/profiles.js';
 import { describeMetrics } from './metrics/catalog.js';
 import { computeSessionMetrics, summarizeBenchmark } from './metrics/compute.js';
 import { PERCENTILE_METHOD } from './metrics/stats.js';
 import { REDACTED, redactUrl } from './report/redact.js';
 import { REPORT_SCHEMA, REPORT_VERSION, type Report, type RunConfig } from './report/schema.js';
-import { DEFAULT_MODEL, startServer, type RunningServer, type ServerOptions } from './server/server.js';
-import { formatPace, parsePace, type Pace } from './session/pace.js';
-import { prepareTurn, type PreparedTurn } from './session/prepare.js';
-import { DEFAULT_TIMEOUTS, runSession, type StageTimeouts } from './session/run-session.js';
-import type { SessionRecord } from './timeline/types.js';
+import { startServer, type RunningServer } from './server/server.js';
+import { formatPace } from './session/pace.js';
+import { prepareSample, type PreparedSample, type PreparedTurn } from './session/prepare.js';
+import { runSession } from './session/run-session.js';
 import { VERSION } from './version.js';
 
-export const PROTOCOLS = ['vllm'] as const;
-export type Protocol = (typeof PROTOCOLS)[number];
-
-export interface RunOptions {
-  /** WebSocket URL of the server; omitted, the built-in simulated server is started on loopback. */
-  target?: string;
-  protocol?: Protocol;
-  /** Model named in `session.update`; required with `target`. */
-  model?: string;
-  /** Folder of WAV files with same-named `.txt` transcripts; default the bundled samples. */
-  data?: string;
-  profile?: LoadProfile;
-  /** Sessions to run; default one per sample (at least one per lane). */
-  maxSessions?: number;
-  maxSeconds?: number;
-  /** Audio per chunk, ms. Default 100. */
-  chunkMs?: number;
-  /** `realtime` (default), `Nx` or `none`. */
-  pace?: Pace;
-  timeouts?: Partial<StageTimeouts>;
-  /** Sent as `Authorization: Bearer`; never written to reports. */
-  apiKey?: string;
-  /** Where `report.json` goes; omitted, nothing is written. */
-  outputDir?: string;
-  /** Settings of the built-in server, when there is no `target`. */
-  server?: Partial<ServerOptions>;
-  /** Aborting stops the run; what finished is kept and the report is marked. */
-  signal?: AbortSignal;
-  onSessionEnd?(record: SessionRecord, done: number, expected: number): void;
-}
+export { UsageError, type RunOptions } from './config.js';
 
 export interface RunResult {
   report: Report;
   /** Path of the written `report.json`, when `outputDir` was given. */
   reportPath?: string;
-}
-
-/** Invalid options or input; the message says which and what to do. */
-export class UsageError extends Error {
-  override name = 'UsageError';
 }
 
 /**
@@ -72,13 +36,32 @@ export class UsageError extends Error {
 export async function run(options: RunOptions = {}): Promise<RunResult> {
   const settings = resolveSettings(options);
   const dataset = await loadFolderDataset(options.data ?? BUNDLED_SAMPLES_DIR);
-  const server = options.target === undefined ? await startBuiltInServer(dataset, settings.model, options.server) : undefined;
+  const server =
+    options.target === undefined
+      ? await startServer({ port: 0, models: [settings.model], references: dataset.samples, ...options.server })
+      : undefined;
   try {
     const target = options.target ?? server!.url;
-    const adapter = vllmAdapter({ model: settings.model });
-    const turns = await prepareAudio(dataset, adapter, settings.chunkMs);
-    const maxSessions = options.maxSessions ?? Math.max(dataset.samples.length, settings.lanes);
+    const adapter = createAdapter(settings.protocol, {
+      model: settings.model,
+      turnDetection: settings.turnDetection,
+      ...(options.language !== undefined ? { language: options.language } : {}),
+      ...(options.prompt !== undefined ? { prompt: options.prompt } : {}),
+    });
+    const prepared = await prepareAudio(dataset, adapter, settings);
+    const maxSessions = options.maxSessions ?? Math.max(Math.ceil(dataset.samples.length / settings.turnsPerSession), settings.lanes);
     const headers: Record<string, string> = options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {};
+    const socketOptions = {
+      ...(options.tls?.ca !== undefined ? { ca: options.tls.ca } : {}),
+      ...(options.tls?.insecure ? { rejectUnauthorized: false } : {}),
+    };
+    /** Session i streams samples i*T .. i*T+T-1 (round robin over the dataset). */
+    const turnsOf = (index: number): PreparedTurn[] =>
+      Array.from({ length: settings.turnsPerSession }, (_, k) => {
+        const sample = dataset.samples[(index * settings.turnsPerSession + k) % dataset.samples.length]!;
+        const { first, later } = prepared.get(sample.id)!;
+        return k === 0 ? first : later;
+      });
 
     // Everything above happens before the clock starts.
     let done = 0;
@@ -90,18 +73,20 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
       clock,
       ...(options.signal ? { signal: options.signal } : {}),
       runSession: async (index, plannedStartMs, signal) => {
-        const sample = dataset.samples[index % dataset.samples.length]!;
         const { timeline, outcome } = await runSession({
           url: target,
           headers,
           adapter,
-          turns: [turns.get(sample.id)!],
+          turns: turnsOf(index),
           pace: settings.pace,
+          idleMs: settings.idleMs,
+          ...(options.updateAtMs !== undefined ? { updateAtMs: options.updateAtMs } : {}),
           timeouts: settings.timeouts,
           clock,
           signal,
+          socketOptions,
         });
-        return { index, sampleId: sample.id, split: sample.split, plannedStartMs, timeline, outcome };
+        return { index, plannedStartMs, timeline, outcome };
       },
       onSessionEnd: (record) => options.onSessionEnd?.(record, ++done, maxSessions),
     });
@@ -111,14 +96,23 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
       builtInServer: server !== undefined,
       protocol: adapter.name,
       model: settings.model,
+      language: options.language ?? null,
+      prompt: options.prompt ?? null,
+      turnDetection: settings.turnDetection,
       data: options.data ?? 'bundled samples',
       profile: settings.profile,
       maxSessions,
       maxSeconds: options.maxSeconds ?? null,
+      turnsPerSession: settings.turnsPerSession,
+      padding: settings.padding,
+      idleMs: settings.idleMs,
+      updateAtMs: options.updateAtMs ?? null,
+      eos: settings.eos,
       chunkMs: settings.chunkMs,
       pace: formatPace(settings.pace),
       timeouts: settings.timeouts,
       apiKey: options.apiKey ? REDACTED : null,
+      tls: { ca: options.tls?.ca !== undefined, insecure: options.tls?.insecure === true },
     };
     const report: Report = {
       schema: REPORT_SCHEMA,
@@ -157,61 +151,11 @@ export async function writeReport(report: Report, dir: string): Promise<string> 
   return path;
 }
 
-interface Settings {
-  model: string;
-  profile: LoadProfile;
-  lanes: number;
-  chunkMs: number;
-  pace: Pace;
-  timeouts: StageTimeouts;
-}
-
-function resolveSettings(options: RunOptions): Settings {
-  if (options.target !== undefined) {
-    let url: URL;
-    try {
-      url = new URL(options.target);
-    } catch {
-      throw new UsageError(`--target ${JSON.stringify(options.target)} is not a URL; give one like ws://localhost:8000/v1/realtime`);
-    }
-    if (url.protocol !== 'ws:' && url.protocol !== 'wss:') {
-      throw new UsageError(`--target must be a ws:// or wss:// URL, got ${url.protocol}//`);
-    }
-    if (options.model === undefined) throw new UsageError('--model is required with --target: name the model the server serves');
-  }
-  if (options.protocol !== undefined && !PROTOCOLS.includes(options.protocol)) {
-    throw new UsageError(`--protocol ${options.protocol} is not supported; choose one of: ${PROTOCOLS.join(', ')}`);
-  }
-  const profile = options.profile ?? { kind: 'synchronous' };
-  const lanes = profile.kind === 'concurrent' ? profile.concurrency : 1;
-  positive('--concurrency', lanes, true);
-  const chunkMs = options.chunkMs ?? 100;
-  positive('--chunk-ms', chunkMs, false);
-  if (options.maxSessions !== undefined) positive('--max-sessions', options.maxSessions, true);
-  if (options.maxSeconds !== undefined) positive('--max-seconds', options.maxSeconds, false);
-  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
-  positive('--connect-timeout-ms', timeouts.connectMs, false);
-  positive('--ready-timeout-ms', timeouts.readyMs, false);
-  positive('--final-timeout-ms', timeouts.finalMs, false);
-  return { model: options.model ?? DEFAULT_MODEL, profile, lanes, chunkMs, pace: options.pace ?? parsePace('realtime')!, timeouts };
-}
-
-function positive(flag: string, value: number, integer: boolean): void {
-  if (!(value > 0) || (integer && !Number.isInteger(value))) {
-    throw new UsageError(`${flag} must be a positive ${integer ? 'integer' : 'number'}, got ${value}`);
-  }
-}
-
-async function startBuiltInServer(dataset: Dataset, model: string, overrides: Partial<ServerOptions> = {}): Promise<RunningServer> {
-  return startServer({ port: 0, models: [model], references: dataset.samples, ...overrides });
-}
-
-/** Decodes, resamples, chunks and encodes every sample once, before the clock starts. */
-async function prepareAudio(dataset: Dataset, adapter: ProtocolAdapter, chunkMs: number): Promise<Map<string, PreparedTurn>> {
-  const turns = new Map<string, PreparedTurn>();
+/** Decodes, resamples, pads, chunks and encodes every sample once, before the clock starts. */
+async function prepareAudio(dataset: Dataset, adapter: ProtocolAdapter, settings: Settings): Promise<Map<string, PreparedSample>> {
+  const prepared = new Map<string, PreparedSample>();
   for (const sample of dataset.samples) {
-    const audio = await resample(sample.audio, adapter.sampleRate);
-    turns.set(sample.id, prepareTurn(toPcm16(audio.samples), adapter.sampleRate, chunkMs, adapter));
+    prepared.set(sample.id, await prepareSample(sample, adapter, settings.chunkMs, settings.padding, settings.eos));
   }
-  return turns;
+  return prepared;
 }

@@ -9,7 +9,7 @@ import { toPcm16 } from '../src/audio/pcm.js';
 import { resample } from '../src/audio/resample.js';
 import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
 import { loadFolderDataset } from '../src/data/folder.js';
-import { prepareTurn } from '../src/session/prepare.js';
+import { chunkAudio } from '../src/session/prepare.js';
 import { tempDir } from './helpers.js';
 
 const tone = (hz: number, rate: number, seconds: number, amplitude = 0.5): Float32Array =>
@@ -62,7 +62,7 @@ describe('audio', () => {
 
   it('chunks PCM into chunk-ms frames with the remainder last', () => {
     const adapter = vllmAdapter({ model: 'm' });
-    const turn = prepareTurn(Buffer.alloc(16_000 * 2 * 0.25), 16_000, 100, adapter);
+    const turn = chunkAudio(Buffer.alloc(16_000 * 2 * 0.25), 16_000, 100, adapter);
     assert.deepEqual(turn.chunks.map((c) => [c.audioStartMs, c.audioEndMs]), [[0, 100], [100, 200], [200, 250]]);
     assert.equal(turn.audioMs, 250);
     const frame = JSON.parse(turn.chunks[2]!.frame.toString());

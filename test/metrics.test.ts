@@ -8,6 +8,8 @@ import type { SessionRecord, SessionTimeline } from '../src/timeline/types.js';
 /** One turn: three chunks (the last one short), an empty delta, two words, the final. */
 function timeline(): SessionTimeline {
   return {
+    turnDetection: 'client',
+    turns: [{ turn: 0, sampleId: 's', split: 'default', audioStartMs: 0, speechStartMs: 20, speechEndMs: 180, eosSource: 'label', audioEndMs: 250 }],
     connectStartMs: 0,
     openMs: 5,
     firstEventMs: 7,
@@ -21,6 +23,7 @@ function timeline(): SessionTimeline {
       { turn: 0, kind: 'start', sentMs: 9 },
       { turn: 0, kind: 'final', sentMs: 213 },
     ],
+    updates: [],
     events: [
       { t: 7, type: 'session.created', kind: 'session_created', turn: 0 },
       { t: 150, type: 'transcription.delta', kind: 'transcript_delta', turn: 0, text: '' },
@@ -101,7 +104,7 @@ describe('metric catalog', () => {
 
 describe('summarizeBenchmark', () => {
   const record = (index: number, outcome: SessionRecord['outcome']): SessionRecord => ({
-    index, sampleId: `s${index}`, split: 'default', plannedStartMs: 0, timeline: timeline(), outcome,
+    index, plannedStartMs: 0, timeline: timeline(), outcome,
   });
 
   it('keeps failed and incomplete sessions in the counts and out of the latency figures', () => {

@@ -1,29 +1,26 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { vllmAdapter } from '../src/adapters/vllm.js';
-import { toPcm16 } from '../src/audio/pcm.js';
-import { resample } from '../src/audio/resample.js';
 import { monotonicClock } from '../src/clock.js';
 import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
 import { loadFolderDataset } from '../src/data/folder.js';
 import { computeSessionMetrics } from '../src/metrics/compute.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
 import type { Pace } from '../src/session/pace.js';
-import { prepareTurn } from '../src/session/prepare.js';
+import { NO_PADDING, prepareSample } from '../src/session/prepare.js';
 import { DEFAULT_TIMEOUTS, runSession } from '../src/session/run-session.js';
 import { testServer } from './helpers.js';
 
 const dataset = await loadFolderDataset(BUNDLED_SAMPLES_DIR);
 const sample = dataset.samples[0]!;
 const adapter = vllmAdapter({ model: DEFAULT_MODEL });
-const pcm = toPcm16((await resample(sample.audio, 16_000)).samples);
 
 async function session(url: string, pace: Pace, chunkMs = 100) {
   return runSession({
     url,
     headers: {},
     adapter,
-    turns: [prepareTurn(pcm, 16_000, chunkMs, adapter)],
+    turns: [(await prepareSample(sample, adapter, chunkMs, NO_PADDING, 'auto')).first],
     pace,
     timeouts: DEFAULT_TIMEOUTS,
     clock: monotonicClock(),
@@ -54,7 +51,7 @@ describe('vLLM adapter against the simulated server over real sockets', () => {
   it('carries the audio exactly: chunk positions cover the whole sample', async () => {
     const server = await testServer();
     const { timeline } = await session(server.url, { kind: 'none' }, 40);
-    const expectedMs = (pcm.length / 2 / 16_000) * 1000;
+    const expectedMs = (sample.audio.samples.length / 16_000) * 1000;
     assert.equal(timeline.chunks.length, Math.ceil(expectedMs / 40));
     assert.equal(timeline.chunks.at(-1)!.audioEndMs, expectedMs);
     timeline.chunks.forEach((c, i) => assert.equal(c.audioStartMs, i * 40));

@@ -1,4 +1,4 @@
-import type { ServerEventKind } from '../timeline/types.js';
+import type { ServerEventKind, TurnDetection } from '../timeline/types.js';
 
 /** A server frame translated into the neutral timeline's vocabulary. */
 export interface InterpretedEvent {
@@ -7,11 +7,9 @@ export interface InterpretedEvent {
   text?: string;
   code?: string;
   message?: string;
-}
-
-/** Settings an adapter needs to build its frames, fixed for a whole run. */
-export interface AdapterSettings {
-  model: string;
+  itemId?: string;
+  audioStartMs?: number;
+  audioEndMs?: number;
 }
 
 /**
@@ -23,17 +21,23 @@ export interface ProtocolAdapter {
   readonly name: string;
   /** PCM16 mono sample rate the dialect expects. */
   readonly sampleRate: number;
+  /** Who ends turns with these settings. */
+  readonly turnDetection: TurnDetection;
+  /** The URL to connect to for a `--target` (e.g. with query parameters the dialect needs). */
+  connectUrl(target: string): string;
   /** Headers for the upgrade request beyond authentication. */
   upgradeHeaders(): Record<string, string>;
   /** The event kind after which the session may be configured. */
   readonly readyKind: ServerEventKind;
   /** Frames sent once the session is ready (e.g. `session.update`). */
   sessionFrames(): string[];
+  /** A `session.update` to send mid-stream, as live applications change settings. */
+  sessionUpdateFrame(): string;
   /** Frame that opens a turn, or null when the dialect has none. */
   turnStartFrame(): string | null;
   /** Frame carrying one chunk of PCM16 audio. */
   audioFrame(pcm16: Buffer): string;
-  /** Frame that asks for the turn's final transcript. */
+  /** Frame that asks for the turn's final transcript (with server turn detection: flushes speech in progress). */
   turnEndFrame(): string;
   /** Interprets one received text frame; throws ProtocolViolation on a malformed one. */
   interpret(data: string): InterpretedEvent;

@@ -1,4 +1,4 @@
-import { parseEventObject, type AdapterSettings, type InterpretedEvent, type ProtocolAdapter } from './adapter.js';
+import { parseEventObject, type InterpretedEvent, type ProtocolAdapter } from './adapter.js';
 
 /**
  * vLLM `/v1/realtime` (Voxtral realtime, Qwen3-ASR realtime).
@@ -8,16 +8,19 @@ import { parseEventObject, type AdapterSettings, type InterpretedEvent, type Pro
  * → `input_audio_buffer.commit {final: true}` → `transcription.delta`* → `transcription.done`.
  * Errors are flat: `{type: "error", error: "<message>", code}`.
  */
-export function vllmAdapter(settings: AdapterSettings): ProtocolAdapter {
+export function vllmAdapter(settings: { model: string }): ProtocolAdapter {
   const sessionUpdate = JSON.stringify({ type: 'session.update', model: settings.model });
   const commit = JSON.stringify({ type: 'input_audio_buffer.commit' });
   const finalCommit = JSON.stringify({ type: 'input_audio_buffer.commit', final: true });
   return {
     name: 'vllm',
     sampleRate: 16_000,
+    turnDetection: 'client',
     readyKind: 'session_created',
+    connectUrl: (target) => target,
     upgradeHeaders: () => ({}),
     sessionFrames: () => [sessionUpdate],
+    sessionUpdateFrame: () => sessionUpdate,
     turnStartFrame: () => commit,
     audioFrame: (pcm16) => `{"type":"input_audio_buffer.append","audio":"${pcm16.toString('base64')}"}`,
     turnEndFrame: () => finalCommit,

@@ -45,7 +45,13 @@ const last = <T>(items: readonly T[]): T | undefined => items[items.length - 1];
 
 const turnMs = (t: TurnView): number | undefined =>
   t.final && t.chunks[0] ? t.final.t - t.chunks[0].sentMs : undefined;
-const audioMs = (t: TurnView): number | undefined => last(t.chunks)?.audioEndMs;
+const audioMs = (t: TurnView): number | undefined =>
+  t.chunks.length > 0 ? last(t.chunks)!.audioEndMs - t.chunks[0]!.audioStartMs : undefined;
+/** The chunk holding the turn's last speech sample. */
+const eosChunk = (t: TurnView) => {
+  const eos = t.plan?.speechEndMs;
+  return eos === undefined ? undefined : t.chunks.find((c) => c.audioStartMs < eos && eos <= c.audioEndMs);
+};
 
 export const METRICS: readonly MetricDefinition[] = [
   {
@@ -84,9 +90,18 @@ export const METRICS: readonly MetricDefinition[] = [
   },
   {
     name: 'commit_to_flush_ms', unit: 'ms', scope: 'turn',
-    from: 'final commit sent', to: 'final-flush signal received (transcription.done)',
+    from: 'final commit sent', to: 'final-flush signal received (transcription.done, or ...input_audio_transcription.completed)',
     description: 'How long the server takes to finish a submitted turn; starts at an explicit client event.',
     value: (t) => (t.final && t.finalCommit ? t.final.t - t.finalCommit.sentMs : undefined),
+  },
+  {
+    name: 'finalization_ms', unit: 'ms', scope: 'turn',
+    from: 'end of speech: send time of the chunk holding the last speech sample', to: "the turn's final transcript received",
+    description: "How long a voice agent waits after speech ends. Includes the server's VAD wait when silence triggers the final; the turn's eos_source says where end of speech came from.",
+    value: (t) => {
+      const chunk = eosChunk(t);
+      return t.final && chunk ? t.final.t - chunk.sentMs : undefined;
+    },
   },
   {
     name: 'turn_ms', unit: 'ms', scope: 'turn',
@@ -131,6 +146,16 @@ export const METRICS: readonly MetricDefinition[] = [
     from: 'planned send time of an audio chunk', to: 'actual send time',
     description: "The client's own lateness against its real-time schedule; unpaced chunks have none.",
     samples: (t) => t.chunks.flatMap((c) => (c.plannedMs === null ? [] : [c.sentMs - c.plannedMs])),
+  },
+  {
+    name: 'update_ms', unit: 'ms', scope: 'session',
+    from: 'mid-stream session.update sent', to: 'the next session.updated received',
+    description: 'How fast live settings take effect; only where the dialect confirms updates.',
+    value: (s) => {
+      const update = s.updates[0];
+      const confirmed = update && s.events.find((e) => e.kind === 'session_updated' && e.t >= update.sentMs);
+      return update && confirmed ? confirmed.t - update.sentMs : undefined;
+    },
   },
   {
     name: 'session_ms', unit: 'ms', scope: 'session',

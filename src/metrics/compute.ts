@@ -70,6 +70,14 @@ export interface BenchmarkSummary {
   errorRate: number | null;
   failures: FailureCount[];
   incomplete: Array<{ reason: string; stage: string; count: number }>;
+  /** Turns of completed sessions: how many were planned and got a final transcript, and where their boundaries came from. */
+  turns: {
+    planned: number;
+    finalized: number;
+    boundaries: 'client commits' | 'server VAD' | 'none';
+    /** End-of-speech sources behind `finalization_ms`, by count of turns. */
+    eosSources: Record<string, number>;
+  };
   /** Distributions over completed sessions. */
   metrics: Record<string, Distribution | null>;
   throughput: {
@@ -98,6 +106,7 @@ export function summarizeBenchmark(records: readonly SessionRecord[], wallMs: nu
     errorRate: finished > 0 ? failedCount / finished : null,
     failures: countFailures(records),
     incomplete: countIncomplete(records),
+    turns: summarizeTurns(completed.map((r) => r.timeline)),
     metrics: Object.fromEntries(Object.entries(pooled).map(([name, values]) => [name, summarize(values)])),
     throughput: {
       wallS,
@@ -106,6 +115,21 @@ export function summarizeBenchmark(records: readonly SessionRecord[], wallMs: nu
       sessionsPerS: wallS > 0 ? completed.length / wallS : 0,
     },
   };
+}
+
+function summarizeTurns(timelines: readonly SessionTimeline[]): BenchmarkSummary['turns'] {
+  const eosSources: Record<string, number> = {};
+  let planned = 0;
+  let finalized = 0;
+  for (const timeline of timelines) {
+    for (const turn of turnViews(timeline)) {
+      planned++;
+      if (turn.final) finalized++;
+      if (turn.plan) eosSources[turn.plan.eosSource] = (eosSources[turn.plan.eosSource] ?? 0) + 1;
+    }
+  }
+  const detection = timelines[0]?.turnDetection;
+  return { planned, finalized, boundaries: detection === undefined ? 'none' : detection === 'client' ? 'client commits' : 'server VAD', eosSources };
 }
 
 function countFailures(records: readonly SessionRecord[]): FailureCount[] {

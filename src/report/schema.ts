@@ -3,6 +3,8 @@ import type { EventLoopDelay } from '../load/execute.js';
 import type { LoadProfile } from '../load/profiles.js';
 import type { describeMetrics } from '../metrics/catalog.js';
 import type { BenchmarkSummary, SessionMetrics } from '../metrics/compute.js';
+import type { OpenAITurnDetection } from '../adapters/openai.js';
+import type { EosPreference, Padding } from '../session/prepare.js';
 import type { StageTimeouts } from '../session/run-session.js';
 import type { IncompleteReason, SessionRecord } from '../timeline/types.js';
 
@@ -43,14 +45,23 @@ export interface RunConfig {
   builtInServer: boolean;
   protocol: string;
   model: string;
+  language: string | null;
+  prompt: string | null;
+  turnDetection: OpenAITurnDetection;
   data: string;
   profile: LoadProfile;
   maxSessions: number;
   maxSeconds: number | null;
+  turnsPerSession: number;
+  padding: Padding;
+  idleMs: number;
+  updateAtMs: number | null;
+  eos: EosPreference;
   chunkMs: number;
   pace: string;
   timeouts: StageTimeouts;
   apiKey: string | null;
+  tls: { ca: boolean; insecure: boolean };
 }
 
 export interface Benchmark {

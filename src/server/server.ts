@@ -1,13 +1,17 @@
-import { createServer, STATUS_CODES, type IncomingMessage } from 'node:http';
+import { createServer as createHttpServer, STATUS_CODES, type IncomingMessage } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { Sample } from '../data/dataset.js';
 import { DEFAULT_LATENCY, LatencyModel, type LatencyModelOptions } from './latency-model.js';
+import { OpenAISession, SAMPLE_RATE as OPENAI_RATE } from './openai-session.js';
 import { buildReferences, ReferenceIndex } from './recognizer.js';
-import { VllmSession, type Faults } from './vllm-session.js';
+import type { Faults, SessionContext } from './session-context.js';
+import { VllmSession, SAMPLE_RATE as VLLM_RATE } from './vllm-session.js';
 
 export const DEFAULT_MODEL = 'mistralai/Voxtral-Mini-4B-Realtime-2602';
+export const OPENAI_MODELS = ['gpt-4o-transcribe', 'gpt-4o-mini-transcribe', 'whisper-1'];
 export const REALTIME_PATH = '/v1/realtime';
 
 export interface ServerOptions {
@@ -15,13 +19,17 @@ export interface ServerOptions {
   host: string;
   /** Port; 0 picks a free one. Default 8000. */
   port: number;
-  /** Model names `session.update` may name. Default the Voxtral realtime model. */
+  /** Model names a session may name. Default the Voxtral realtime model and OpenAI's transcription models. */
   models: string[];
   /** Samples the server recognizes and transcribes with their reference words. */
   references: Sample[];
   latency: LatencyModelOptions;
-  /** Send Voxtral-style empty deltas. Default false. */
+  /** Send Voxtral-style empty deltas (vLLM dialect). Default false. */
   emptyDeltas: boolean;
+  /** OpenAI dialects: stream deltas while speech arrives, not after the commit. Default false. */
+  streamDuringSpeech: boolean;
+  /** Serve `wss://` with this certificate and key (PEM). */
+  tls?: { cert: string; key: string };
   /** Require `Authorization: Bearer <key>` on the upgrade, as `vllm serve --api-key` does. */
   apiKey?: string;
   /** Per-connection audio limit, MB. Default 25. */
@@ -35,59 +43,66 @@ export interface ServerOptions {
 export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
   host: '127.0.0.1',
   port: 8000,
-  models: [DEFAULT_MODEL],
+  models: [DEFAULT_MODEL, ...OPENAI_MODELS],
   references: [],
   latency: DEFAULT_LATENCY,
   emptyDeltas: false,
+  streamDuringSpeech: false,
   maxAudioMb: 25,
   faults: { neverFinalize: false },
 };
 
 export interface RunningServer {
-  /** `ws://host:port/v1/realtime` */
+  /** `ws://host:port/v1/realtime` (`wss://` with TLS) */
   url: string;
   port: number;
   openSessions(): number;
   close(): Promise<void>;
 }
 
-/** The vLLM dialect's audio rate; the server recognizes references at this rate. */
-const SAMPLE_RATE = 16_000;
-
 /**
- * Starts the simulated realtime transcription server: vLLM's `/v1/realtime` dialect
- * over a latency and capacity model, no GPU and no network needed.
+ * Starts the simulated realtime transcription server over a latency and capacity
+ * model, no GPU and no network needed. One path serves every dialect: an upgrade
+ * with `?intent=` or `?model=` in its URL, or an `OpenAI-Beta` header, speaks the
+ * OpenAI Realtime dialect (beta with `OpenAI-Beta: realtime=v1`); any other speaks vLLM's.
  */
 export async function startServer(overrides: Partial<ServerOptions> = {}): Promise<RunningServer> {
   const options: ServerOptions = { ...DEFAULT_SERVER_OPTIONS, ...overrides };
-  const references = new ReferenceIndex(await buildReferences(options.references, SAMPLE_RATE));
+  const [vllmReferences, openaiReferences] = await Promise.all(
+    [VLLM_RATE, OPENAI_RATE].map(async (rate) => new ReferenceIndex(await buildReferences(options.references, rate))),
+  );
   const latency = new LatencyModel(options.latency);
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   let open = 0;
 
-  const http = createServer((_, res) => {
+  const onRequest = (_: IncomingMessage, res: import('node:http').ServerResponse): void => {
     res.writeHead(426, { 'content-type': 'text/plain' }).end(`voxbench simulated server: connect a WebSocket to ${REALTIME_PATH}\n`);
-  });
+  };
+  const http = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, onRequest) : createHttpServer(onRequest);
   http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const path = url.pathname;
     if (path !== REALTIME_PATH) return refuse(socket, 404, { error: `Not Found: ${path}` });
     if (options.faults.upgradeStatus !== undefined) return refuse(socket, options.faults.upgradeStatus, { error: 'injected fault' });
     if (options.apiKey !== undefined && request.headers.authorization !== `Bearer ${options.apiKey}`) {
       return refuse(socket, 401, { error: 'Unauthorized' });
     }
+    const betaHeader = request.headers['openai-beta'];
+    const openai = url.searchParams.has('intent') || url.searchParams.has('model') || betaHeader !== undefined;
     wss.handleUpgrade(request, socket, head, (ws) => {
       open++;
       ws.on('close', () => open--);
-      new VllmSession(ws, {
+      const ctx: SessionContext = {
         servedModels: options.models,
         latency,
-        references,
-        sampleRate: SAMPLE_RATE,
+        references: openai ? openaiReferences! : vllmReferences!,
         openSessions: () => open,
         emptyDeltas: options.emptyDeltas,
         maxAudioBytes: options.maxAudioMb * 1024 * 1024,
         faults: options.faults,
-      });
+      };
+      if (!openai) new VllmSession(ws, ctx);
+      else new OpenAISession(ws, ctx, { beta: String(betaHeader).includes('realtime=v1'), streamDuringSpeech: options.streamDuringSpeech });
     });
   });
 
@@ -98,7 +113,7 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
   const { port } = http.address() as AddressInfo;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   return {
-    url: `ws://${host}:${port}${REALTIME_PATH}`,
+    url: `${options.tls ? 'wss' : 'ws'}://${host}:${port}${REALTIME_PATH}`,
     port,
     openSessions: () => open,
     close: () =>

@@ -1,31 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type WebSocket from 'ws';
 import { EmissionQueue } from './emission-queue.js';
-import type { LatencyModel } from './latency-model.js';
-import { StreamRecognizer, type ReferenceIndex } from './recognizer.js';
+import { StreamRecognizer } from './recognizer.js';
+import type { SessionContext } from './session-context.js';
 
-/** What a simulated session needs from its server. */
-export interface SessionContext {
-  servedModels: readonly string[];
-  latency: LatencyModel;
-  references: ReferenceIndex;
-  sampleRate: number;
-  /** Sessions open on the server right now, this one included. */
-  openSessions(): number;
-  /** Send one empty delta per 80 ms frame without a word, as Voxtral does. */
-  emptyDeltas: boolean;
-  /** Per-connection audio limit, bytes (vLLM: VLLM_MAX_AUDIO_CLIP_FILESIZE_MB). */
-  maxAudioBytes: number;
-  faults: Faults;
-}
-
-export interface Faults {
-  /** Never send `transcription.done`. */
-  neverFinalize: boolean;
-  /** Close the connection with this code on the first audio append. */
-  closeCode?: number;
-}
-
+/** vLLM takes PCM16 at 16 kHz. */
+export const SAMPLE_RATE = 16_000;
 const VOXTRAL_FRAME_MS = 80;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
@@ -50,7 +30,7 @@ export class VllmSession {
     private readonly ws: WebSocket,
     private readonly ctx: SessionContext,
   ) {
-    this.recognizer = new StreamRecognizer(ctx.references, ctx.sampleRate);
+    this.recognizer = new StreamRecognizer(ctx.references, SAMPLE_RATE);
     this.send({ type: 'session.created', id: `sess-${randomBytes(8).toString('hex')}`, created: Math.floor(Date.now() / 1000) });
     ws.on('message', (data, isBinary) => this.onMessage(data as Buffer, isBinary));
     ws.on('close', () => this.dispose());
@@ -154,7 +134,7 @@ export class VllmSession {
   private reset(): void {
     this.generating = false;
     this.finalRequested = false;
-    this.recognizer = new StreamRecognizer(this.ctx.references, this.ctx.sampleRate);
+    this.recognizer = new StreamRecognizer(this.ctx.references, SAMPLE_RATE);
     this.heldWords = [];
     this.text = '';
     this.deltaCount = 0;

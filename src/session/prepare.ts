@@ -1,23 +1,82 @@
 import type { ProtocolAdapter } from '../adapters/adapter.js';
-import { pcm16DurationMs } from '../audio/pcm.js';
+import { speechSegments } from '../audio/energy.js';
+import { pcm16DurationMs, toPcm16 } from '../audio/pcm.js';
+import { resample } from '../audio/resample.js';
+import type { Sample } from '../data/dataset.js';
+import type { EosSource } from '../timeline/types.js';
 
 /** One audio chunk, already framed and encoded: the hot path only hands `frame` to the socket. */
 export interface PreparedChunk {
   frame: Buffer;
+  /** Position in the turn's audio, ms. */
   audioStartMs: number;
   audioEndMs: number;
 }
 
+/** A turn's audio, chunked and encoded, with where its speech is; positions are ms into the turn. */
 export interface PreparedTurn {
+  sampleId: string;
+  split: string;
   chunks: PreparedChunk[];
   audioMs: number;
+  speechStartMs: number;
+  speechEndMs: number;
+  eosSource: EosSource;
+}
+
+/** Silence around utterances, ms. */
+export interface Padding {
+  /** Before each utterance. */
+  leadMs: number;
+  /** After each utterance. */
+  trailMs: number;
+  /** Between consecutive turns of a session, before the next turn's lead. */
+  gapMs: number;
+}
+
+export const NO_PADDING: Padding = { leadMs: 0, trailMs: 0, gapMs: 0 };
+
+export type EosPreference = 'auto' | EosSource;
+
+/** A sample ready to stream: as a session's first turn, and as a later one (after the gap). */
+export interface PreparedSample {
+  first: PreparedTurn;
+  later: PreparedTurn;
 }
 
 /**
- * Splits a turn's PCM16 audio into `chunkMs` chunks (the last may be shorter) and
- * encodes each as the adapter's audio frame. Runs before the clock starts.
+ * Resamples a sample to the adapter's rate, pads it with silence, finds its end of
+ * speech, and cuts it into encoded chunks. Runs before the clock starts; the result
+ * is shared by every session that streams the sample.
  */
-export function prepareTurn(pcm16: Buffer, sampleRate: number, chunkMs: number, adapter: ProtocolAdapter): PreparedTurn {
+export async function prepareSample(
+  sample: Sample,
+  adapter: ProtocolAdapter,
+  chunkMs: number,
+  padding: Padding,
+  eos: EosPreference,
+): Promise<PreparedSample> {
+  const rate = adapter.sampleRate;
+  const utterance = toPcm16((await resample(sample.audio, rate)).samples);
+  const speech = findSpeech(sample, utterance, rate, eos);
+  const turn = (silenceBeforeMs: number): PreparedTurn => {
+    const pcm = Buffer.concat([silence(silenceBeforeMs, rate), utterance, silence(padding.trailMs, rate)]);
+    const offset = pcm16DurationMs(silence(silenceBeforeMs, rate).length, rate);
+    return {
+      sampleId: sample.id,
+      split: sample.split,
+      ...chunkAudio(pcm, rate, chunkMs, adapter),
+      speechStartMs: offset + speech.startMs,
+      speechEndMs: offset + speech.endMs,
+      eosSource: speech.source,
+    };
+  };
+  const first = turn(padding.leadMs);
+  return { first, later: padding.gapMs === 0 ? first : turn(padding.gapMs + padding.leadMs) };
+}
+
+/** Splits PCM16 into `chunkMs` chunks (the last may be shorter), each encoded as the adapter's audio frame. */
+export function chunkAudio(pcm16: Buffer, sampleRate: number, chunkMs: number, adapter: ProtocolAdapter): { chunks: PreparedChunk[]; audioMs: number } {
   const chunkBytes = Math.max(2, Math.round((sampleRate * chunkMs) / 1000) * 2);
   const chunks: PreparedChunk[] = [];
   for (let offset = 0; offset < pcm16.length; offset += chunkBytes) {
@@ -29,4 +88,28 @@ export function prepareTurn(pcm16: Buffer, sampleRate: number, chunkMs: number, 
     });
   }
   return { chunks, audioMs: pcm16DurationMs(pcm16.length, sampleRate) };
+}
+
+/**
+ * Where the utterance's speech starts and ends, ms into the utterance: from word
+ * timings (`label`), else from the energy detector (`vad`), else the whole audio
+ * (`audio_end`). A preferred source that a sample lacks falls back down that list.
+ */
+export function findSpeech(sample: Sample, pcm: Buffer, rate: number, preference: EosPreference): { startMs: number; endMs: number; source: EosSource } {
+  const order: EosSource[] = ['label', 'vad', 'audio_end'];
+  for (const source of order.slice(preference === 'auto' ? 0 : order.indexOf(preference))) {
+    if (source === 'label' && sample.words && sample.words.length > 0) {
+      const endMs = Math.min(sample.words[sample.words.length - 1]!.end * 1000, pcm16DurationMs(pcm.length, rate));
+      return { startMs: sample.words[0]!.start * 1000, endMs, source };
+    }
+    if (source === 'vad') {
+      const segments = speechSegments(pcm, rate);
+      if (segments.length > 0) return { startMs: segments[0]!.startMs, endMs: segments[segments.length - 1]!.endMs, source };
+    }
+  }
+  return { startMs: 0, endMs: pcm16DurationMs(pcm.length, rate), source: 'audio_end' };
+}
+
+function silence(ms: number, rate: number): Buffer {
+  return Buffer.alloc(Math.round((ms * rate) / 1000) * 2);
 }

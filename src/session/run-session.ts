@@ -26,6 +26,10 @@ export interface SessionPlan {
   adapter: ProtocolAdapter;
   turns: PreparedTurn[];
   pace: Pace;
+  /** Stay connected this long after the last turn, as idle sessions do. */
+  idleMs?: number;
+  /** Send a mid-stream `session.update` this long after the first audio chunk's planned time. */
+  updateAtMs?: number;
   timeouts: StageTimeouts;
   clock: Clock;
   /** Aborting ends the session as incomplete; the reason must be an IncompleteReason. */
@@ -51,9 +55,12 @@ const UNPACED_WINDOW = 8;
 export function runSession(plan: SessionPlan): Promise<SessionResult> {
   const { adapter, clock, timeouts } = plan;
   const timeline: SessionTimeline = {
+    turnDetection: adapter.turnDetection,
+    turns: [],
     connectStartMs: clock.now(),
     chunks: [],
     commits: [],
+    updates: [],
     events: [],
     bytesSent: 0,
     bytesReceived: 0,
@@ -62,8 +69,12 @@ export function runSession(plan: SessionPlan): Promise<SessionResult> {
   };
   let stage: Stage = 'connect';
   let turn = 0;
-  /** Turns whose final transcript has arrived. */
+  /** Turns whose final transcript has arrived (client turn detection). */
   let finalsReceived = 0;
+  /** Server turn detection: items in speech, and committed items awaiting their transcript. */
+  const speaking = new Set<string>();
+  const awaiting = new Set<string>();
+  let lastCommittedMs = -Infinity;
   let outcome: SessionOutcome | undefined;
   /** Re-checks whatever the session is waiting for; set by the current wait. */
   let recheck: (() => void) | undefined;
@@ -74,7 +85,7 @@ export function runSession(plan: SessionPlan): Promise<SessionResult> {
   };
   const fail = (failure: Omit<Failure, 'stage'>): void => end({ status: 'failed', failure: { ...failure, stage } });
 
-  const ws = new WebSocket(plan.url, {
+  const ws = new WebSocket(adapter.connectUrl(plan.url), {
     headers: { ...adapter.upgradeHeaders(), ...plan.headers },
     perMessageDeflate: false,
     ...plan.socketOptions,
@@ -110,10 +121,29 @@ export function runSession(plan: SessionPlan): Promise<SessionResult> {
       return;
     }
     timeline.events.push({ t, turn, ...event });
-    if (event.kind === adapter.readyKind) timeline.readyMs ??= t;
-    if (event.kind === 'transcript_final') finalsReceived = turn + 1;
-    if (event.kind === 'error') {
-      fail({ class: 'server_error', ...(event.code ? { code: event.code } : {}), message: `server error${event.code ? ` ${event.code}` : ''}: ${event.message ?? ''}`.trim() });
+    const item = event.itemId ?? '';
+    switch (event.kind) {
+      case adapter.readyKind:
+        timeline.readyMs ??= t;
+        break;
+      case 'speech_started':
+        speaking.add(item);
+        break;
+      case 'speech_stopped':
+        speaking.delete(item);
+        break;
+      case 'input_committed':
+        speaking.delete(item);
+        awaiting.add(item);
+        lastCommittedMs = t;
+        break;
+      case 'transcript_final':
+        finalsReceived = Math.max(finalsReceived, turn + 1);
+        awaiting.delete(item);
+        break;
+      case 'error':
+      case 'transcript_failed':
+        fail({ class: 'server_error', ...(event.code ? { code: event.code } : {}), message: `server error${event.code ? ` ${event.code}` : ''}: ${event.message ?? ''}`.trim() });
     }
     recheck?.();
   });
@@ -138,13 +168,21 @@ export function runSession(plan: SessionPlan): Promise<SessionResult> {
     return t;
   };
 
-  /** Resolves once `done()` holds or the session has ended; fails the stage after `limitMs`. */
+  /**
+   * Resolves once `done()` holds or the session has ended; after `limitMs` the stage
+   * fails with a timeout, except `idle`, which simply ends.
+   */
   const until = (next: Stage, done: () => boolean, limitMs: number, waitingFor: string): Promise<void> => {
     stage = next;
     return new Promise((resolve) => {
-      const timer = setTimeout(() => fail({ class: 'timeout', message: `timed out after ${limitMs} ms waiting for ${waitingFor}` }), limitMs);
+      let elapsed = false;
+      const timer = setTimeout(() => {
+        if (next !== 'idle') return fail({ class: 'timeout', message: `timed out after ${limitMs} ms waiting for ${waitingFor}` });
+        elapsed = true;
+        recheck?.();
+      }, limitMs);
       recheck = () => {
-        if (outcome || done()) {
+        if (outcome || elapsed || done()) {
           clearTimeout(timer);
           recheck = undefined;
           resolve();
@@ -154,7 +192,12 @@ export function runSession(plan: SessionPlan): Promise<SessionResult> {
     });
   };
 
-  const stream = (prepared: PreparedTurn): Promise<void> => {
+  /**
+   * Streams one turn's chunks. Paced chunks are due at `t0 + (offsetMs + position) / speed`:
+   * deadlines are absolute, so timer lateness never accumulates, within a turn or across
+   * the turns of one continuous stream.
+   */
+  const stream = (prepared: PreparedTurn, offsetMs: number, t0: number): Promise<void> => {
     stage = 'streaming';
     const chunks = prepared.chunks;
     let k = 0;
@@ -170,7 +213,15 @@ export function runSession(plan: SessionPlan): Promise<SessionResult> {
       };
       const record = (seq: number, plannedMs: number | null, sentMs: number): void => {
         const chunk = chunks[seq]!;
-        timeline.chunks.push({ seq, turn, plannedMs, sentMs, audioStartMs: chunk.audioStartMs, audioEndMs: chunk.audioEndMs, bytes: chunk.frame.length });
+        timeline.chunks.push({
+          seq: timeline.chunks.length,
+          turn,
+          plannedMs,
+          sentMs,
+          audioStartMs: offsetMs + chunk.audioStartMs,
+          audioEndMs: offsetMs + chunk.audioEndMs,
+          bytes: chunk.frame.length,
+        });
       };
       if (plan.pace.kind === 'none') {
         let inFlight = 0;
@@ -188,24 +239,93 @@ export function runSession(plan: SessionPlan): Promise<SessionResult> {
         };
         return pump();
       }
-      // Deadlines are absolute (start + audio offset / speed), so timer lateness never accumulates.
       const speed = plan.pace.speed;
-      const t0 = clock.now();
+      const due = (i: number): number => t0 + (offsetMs + chunks[i]!.audioStartMs) / speed;
       const tick = (): void => {
         if (outcome) return done();
         let now = clock.now();
-        while (k < chunks.length) {
-          const planned = t0 + chunks[k]!.audioStartMs / speed;
-          if (planned > now) break;
-          record(k, planned, send(chunks[k]!.frame));
+        while (k < chunks.length && due(k) <= now) {
+          record(k, due(k), send(chunks[k]!.frame));
           k++;
           now = clock.now();
         }
         if (k === chunks.length) return done();
-        timer = setTimeout(tick, Math.ceil(t0 + chunks[k]!.audioStartMs / speed - now));
+        timer = setTimeout(tick, Math.ceil(due(k) - now));
       };
       tick();
     });
+  };
+
+  /** Sends the mid-stream `session.update` at its time, if one is planned. */
+  const scheduleUpdate = (t0: number): NodeJS.Timeout | undefined => {
+    if (plan.updateAtMs === undefined) return undefined;
+    return setTimeout(() => {
+      if (!outcome) timeline.updates.push({ sentMs: send(adapter.sessionUpdateFrame()) });
+    }, Math.max(0, t0 + plan.updateAtMs - clock.now()));
+  };
+
+  const startTurn = (prepared: PreparedTurn, offsetMs: number): void => {
+    timeline.turns.push({
+      turn,
+      sampleId: prepared.sampleId,
+      split: prepared.split,
+      audioStartMs: offsetMs,
+      speechStartMs: offsetMs + prepared.speechStartMs,
+      speechEndMs: offsetMs + prepared.speechEndMs,
+      eosSource: prepared.eosSource,
+      audioEndMs: offsetMs + prepared.audioMs,
+    });
+  };
+
+  /** Client turn detection: each turn is committed, and its final awaited, before the next. */
+  const clientTurns = async (): Promise<void> => {
+    let offsetMs = 0;
+    let update: NodeJS.Timeout | undefined;
+    for (; turn < plan.turns.length && !outcome; turn++) {
+      const prepared = plan.turns[turn]!;
+      startTurn(prepared, offsetMs);
+      const startFrame = adapter.turnStartFrame();
+      if (startFrame) timeline.commits.push({ turn, kind: 'start', sentMs: send(startFrame) });
+      const t0 = clock.now();
+      update ??= scheduleUpdate(t0);
+      await stream(prepared, offsetMs, t0 - offsetMs / speedOf(plan.pace));
+      offsetMs += prepared.audioMs;
+      if (outcome) break;
+      timeline.commits.push({ turn, kind: 'final', sentMs: send(adapter.turnEndFrame()) });
+      await until('final', () => finalsReceived > turn, timeouts.finalMs, 'the final transcript');
+    }
+    clearTimeout(update);
+  };
+
+  /**
+   * Server turn detection: one continuous stream; the server's VAD commits turns. At the
+   * end, speech still in progress is flushed with a commit, then every committed item's
+   * transcript is awaited.
+   */
+  const serverTurns = async (): Promise<void> => {
+    const t0 = clock.now();
+    const update = scheduleUpdate(t0);
+    let offsetMs = 0;
+    for (; turn < plan.turns.length && !outcome; turn++) {
+      const prepared = plan.turns[turn]!;
+      startTurn(prepared, offsetMs);
+      await stream(prepared, offsetMs, t0);
+      offsetMs += prepared.audioMs;
+    }
+    clearTimeout(update);
+    if (outcome) return;
+    turn = plan.turns.length - 1;
+    let flushedMs = -Infinity;
+    if (speaking.size > 0) {
+      flushedMs = send(adapter.turnEndFrame());
+      timeline.commits.push({ turn, kind: 'final', sentMs: flushedMs });
+    }
+    await until(
+      'final',
+      () => speaking.size === 0 && awaiting.size === 0 && lastCommittedMs >= flushedMs,
+      timeouts.finalMs,
+      'the transcripts of all committed turns',
+    );
   };
 
   const flow = async (): Promise<void> => {
@@ -213,14 +333,9 @@ export function runSession(plan: SessionPlan): Promise<SessionResult> {
     await until('ready', () => timeline.readyMs !== undefined, timeouts.readyMs, `the server's ${adapter.readyKind.replace('_', '.')} event`);
     if (outcome) return;
     for (const frame of adapter.sessionFrames()) send(frame);
-    for (; turn < plan.turns.length && !outcome; turn++) {
-      const startFrame = adapter.turnStartFrame();
-      if (startFrame) timeline.commits.push({ turn, kind: 'start', sentMs: send(startFrame) });
-      await stream(plan.turns[turn]!);
-      if (outcome) return;
-      timeline.commits.push({ turn, kind: 'final', sentMs: send(adapter.turnEndFrame()) });
-      await until('final', () => finalsReceived > turn, timeouts.finalMs, 'the final transcript');
-    }
+    await (adapter.turnDetection === 'client' ? clientTurns() : serverTurns());
+    if (outcome) return;
+    if (plan.idleMs) await until('idle', () => false, plan.idleMs, '');
     end({ status: 'completed' });
   };
 
@@ -234,6 +349,10 @@ export function runSession(plan: SessionPlan): Promise<SessionResult> {
     }
     return { timeline, outcome: outcome! };
   });
+}
+
+function speedOf(pace: Pace): number {
+  return pace.kind === 'none' ? 1 : pace.speed;
 }
 
 const TLS_CODE = /^(ERR_SSL|ERR_TLS|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|HOSTNAME_MISMATCH)/;

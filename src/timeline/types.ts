@@ -7,6 +7,33 @@
  * milliseconds since the run's clock origin (see `src/clock.ts`).
  */
 
+/** Where end of speech comes from: dataset word timings, an energy detector, or the end of the audio. */
+export type EosSource = 'label' | 'vad' | 'audio_end';
+
+/**
+ * Who ends turns: the client, with a commit per turn, or the server, whose voice
+ * activity detection commits turns out of one continuous audio stream.
+ */
+export type TurnDetection = 'client' | 'server';
+
+/**
+ * One planned turn: an utterance from the dataset and where it sits in the session's
+ * audio stream. Positions are ms from the start of the session's audio.
+ */
+export interface TurnRecord {
+  turn: number;
+  sampleId: string;
+  split: string;
+  /** Start of the turn's audio (silence before the utterance included). */
+  audioStartMs: number;
+  speechStartMs: number;
+  /** End of speech, from `eosSource`. */
+  speechEndMs: number;
+  eosSource: EosSource;
+  /** End of the turn's audio (trailing silence included). */
+  audioEndMs: number;
+}
+
 /** One audio chunk handed to the socket. */
 export interface ChunkRecord {
   seq: number;
@@ -14,7 +41,7 @@ export interface ChunkRecord {
   /** When the pacer meant to send it; null when unpaced (`--pace none`). */
   plannedMs: number | null;
   sentMs: number;
-  /** Position of the chunk's audio inside the turn's audio, in ms. */
+  /** Position of the chunk's audio in the session's audio stream, ms. */
   audioStartMs: number;
   audioEndMs: number;
   bytes: number;
@@ -31,8 +58,12 @@ export interface CommitRecord {
 export type ServerEventKind =
   | 'session_created'
   | 'session_updated'
+  | 'speech_started'
+  | 'speech_stopped'
+  | 'input_committed'
   | 'transcript_delta'
   | 'transcript_final'
+  | 'transcript_failed'
   | 'error'
   | 'other';
 
@@ -42,8 +73,13 @@ export interface ServerEventRecord {
   /** The wire `type` as sent, for people and for later re-interpretation. */
   type: string;
   kind: ServerEventKind;
-  /** The turn in progress when the event arrived. */
+  /** The turn being streamed or awaited when the event arrived. */
   turn: number;
+  /** The server's id of the input item (conversation item) the event is about. */
+  itemId?: string;
+  /** Audio positions the server reports (VAD speech start and end), ms of the input stream. */
+  audioStartMs?: number;
+  audioEndMs?: number;
   /** Transcript text carried by the event (may be empty: empty deltas never count as text). */
   text?: string;
   code?: string;
@@ -58,12 +94,16 @@ export interface CloseRecord {
 }
 
 export interface SessionTimeline {
+  turnDetection: TurnDetection;
+  turns: TurnRecord[];
   connectStartMs: number;
   openMs?: number;
   firstEventMs?: number;
   readyMs?: number;
   chunks: ChunkRecord[];
   commits: CommitRecord[];
+  /** Mid-stream `session.update`s sent (not the opening one). */
+  updates: Array<{ sentMs: number }>;
   events: ServerEventRecord[];
   close?: CloseRecord;
   bytesSent: number;
@@ -73,7 +113,7 @@ export interface SessionTimeline {
 }
 
 /** The stage a session was in when it stopped; timeouts name it. */
-export type Stage = 'connect' | 'ready' | 'streaming' | 'final';
+export type Stage = 'connect' | 'ready' | 'streaming' | 'final' | 'idle';
 
 export type FailureClass =
   | 'connect_refused'
@@ -109,8 +149,6 @@ export type SessionOutcome =
 export interface SessionRecord {
   /** Index of the session within its benchmark, in start order. */
   index: number;
-  sampleId: string;
-  split: string;
   plannedStartMs: number;
   timeline: SessionTimeline;
   outcome: SessionOutcome;

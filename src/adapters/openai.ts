@@ -1,0 +1,125 @@
+import { parseEventObject, type InterpretedEvent, type ProtocolAdapter } from './adapter.js';
+
+/** Turn detection requested from an OpenAI Realtime transcription session. */
+export type OpenAITurnDetection =
+  | { type: 'none' }
+  | { type: 'server_vad'; threshold: number; prefixPaddingMs: number; silenceDurationMs: number }
+  | { type: 'semantic_vad'; eagerness: 'low' | 'medium' | 'high' | 'auto' };
+
+export interface OpenAISettings {
+  /** Transcription model, e.g. `gpt-4o-transcribe`. */
+  model: string;
+  language?: string;
+  prompt?: string;
+  turnDetection: OpenAITurnDetection;
+  /** The legacy beta format (`transcription_session.update`, `OpenAI-Beta: realtime=v1`). */
+  beta: boolean;
+}
+
+export const DEFAULT_OPENAI_MODEL = 'gpt-4o-transcribe';
+
+/**
+ * OpenAI Realtime transcription sessions (`?intent=transcription`), GA or beta format.
+ *
+ * connect → `session.created` → `session.update {session: {type: "transcription", …}}`
+ * → `input_audio_buffer.append`* (base64 PCM16, 24 kHz) → with `turn_detection: null`
+ * the client commits each turn; with `server_vad` / `semantic_vad` the server does
+ * (`speech_started` / `speech_stopped` / `committed`) → per item
+ * `conversation.item.input_audio_transcription.delta`* → `.completed` (or `.failed`).
+ * Errors are nested: `{type: "error", error: {type, code, message, param}}`.
+ */
+export function openaiAdapter(settings: OpenAISettings): ProtocolAdapter {
+  const transcription = {
+    model: settings.model,
+    ...(settings.language !== undefined ? { language: settings.language } : {}),
+    ...(settings.prompt !== undefined ? { prompt: settings.prompt } : {}),
+  };
+  const turnDetection = wireTurnDetection(settings.turnDetection);
+  const sessionUpdate = JSON.stringify(
+    settings.beta
+      ? {
+          type: 'transcription_session.update',
+          session: { input_audio_format: 'pcm16', input_audio_transcription: transcription, turn_detection: turnDetection },
+        }
+      : {
+          type: 'session.update',
+          session: {
+            type: 'transcription',
+            audio: { input: { format: { type: 'audio/pcm', rate: 24_000 }, transcription, turn_detection: turnDetection } },
+          },
+        },
+  );
+  const commit = JSON.stringify({ type: 'input_audio_buffer.commit' });
+  return {
+    name: settings.beta ? 'openai-beta' : 'openai',
+    sampleRate: 24_000,
+    turnDetection: settings.turnDetection.type === 'none' ? 'client' : 'server',
+    readyKind: 'session_created',
+    connectUrl: (target) => {
+      const url = new URL(target);
+      if (!url.searchParams.has('intent') && !url.searchParams.has('model')) url.searchParams.set('intent', 'transcription');
+      return url.toString();
+    },
+    upgradeHeaders: (): Record<string, string> => (settings.beta ? { 'OpenAI-Beta': 'realtime=v1' } : {}),
+    sessionFrames: () => [sessionUpdate],
+    sessionUpdateFrame: () => sessionUpdate,
+    turnStartFrame: () => null,
+    audioFrame: (pcm16) => `{"type":"input_audio_buffer.append","audio":"${pcm16.toString('base64')}"}`,
+    turnEndFrame: () => commit,
+    interpret: interpretOpenAIEvent,
+  };
+}
+
+function wireTurnDetection(td: OpenAITurnDetection): object | null {
+  switch (td.type) {
+    case 'none':
+      return null;
+    case 'server_vad':
+      return { type: 'server_vad', threshold: td.threshold, prefix_padding_ms: td.prefixPaddingMs, silence_duration_ms: td.silenceDurationMs };
+    case 'semantic_vad':
+      return { type: 'semantic_vad', eagerness: td.eagerness };
+  }
+}
+
+export function interpretOpenAIEvent(data: string): InterpretedEvent {
+  const event = parseEventObject(data);
+  const { type } = event;
+  const itemId = typeof event.item_id === 'string' ? { itemId: event.item_id } : {};
+  switch (type) {
+    case 'session.created':
+    case 'transcription_session.created':
+      return { type, kind: 'session_created' };
+    case 'session.updated':
+    case 'transcription_session.updated':
+      return { type, kind: 'session_updated' };
+    case 'input_audio_buffer.speech_started':
+      return { type, kind: 'speech_started', ...itemId, ...numberField('audioStartMs', event.audio_start_ms) };
+    case 'input_audio_buffer.speech_stopped':
+      return { type, kind: 'speech_stopped', ...itemId, ...numberField('audioEndMs', event.audio_end_ms) };
+    case 'input_audio_buffer.committed':
+      return { type, kind: 'input_committed', ...itemId };
+    case 'conversation.item.input_audio_transcription.delta':
+      return { type, kind: 'transcript_delta', text: typeof event.delta === 'string' ? event.delta : '', ...itemId };
+    case 'conversation.item.input_audio_transcription.completed':
+      return { type, kind: 'transcript_final', text: typeof event.transcript === 'string' ? event.transcript : '', ...itemId };
+    case 'conversation.item.input_audio_transcription.failed':
+      return { type, kind: 'transcript_failed', ...itemId, ...errorFields(event.error) };
+    case 'error':
+      return { type, kind: 'error', ...errorFields(event.error), ...(typeof event.code === 'string' ? { code: event.code } : {}) };
+    default:
+      return { type, kind: 'other', ...itemId };
+  }
+}
+
+/** The nested OpenAI error object (a flat string is tolerated). */
+function errorFields(error: unknown): { code?: string; message: string } {
+  if (typeof error === 'string') return { message: error };
+  if (typeof error !== 'object' || error === null) return { message: '' };
+  const e = error as Record<string, unknown>;
+  const code = typeof e.code === 'string' ? e.code : typeof e.type === 'string' ? e.type : undefined;
+  return { ...(code !== undefined ? { code } : {}), message: typeof e.message === 'string' ? e.message : '' };
+}
+
+function numberField<K extends string>(key: K, value: unknown): { [P in K]?: number } {
+  return (typeof value === 'number' ? { [key]: value } : {}) as { [P in K]?: number };
+}

@@ -1,0 +1,65 @@
+import { readFileSync } from 'node:fs';
+import { Command, Option } from '@commander-js/extra-typings';
+import { UsageError } from '../config.js';
+import { BUNDLED_SAMPLES_DIR } from '../data/bundled.js';
+import { loadFolderDataset } from '../data/folder.js';
+import { DEFAULT_LATENCY } from '../server/latency-model.js';
+import { DEFAULT_SERVER_OPTIONS, startServer } from '../server/server.js';
+import { parseFaults } from './faults.js';
+import { EXIT, int, num } from './parse.js';
+
+export const serveCommand = new Command('serve')
+  .description('Start the simulated realtime transcription server (vLLM /v1/realtime and OpenAI Realtime dialects).')
+  .option('--host <host>', 'interface to listen on', DEFAULT_SERVER_OPTIONS.host)
+  .option('--port <port>', 'port (0 picks a free one)', int, DEFAULT_SERVER_OPTIONS.port)
+  .option('--model <name...>', 'model names a session may name', DEFAULT_SERVER_OPTIONS.models)
+  .option('--data <dir>', 'samples to recognize and transcribe with their reference words (default: bundled samples)')
+  .option('--capacity <n>', 'sessions served at full speed; beyond it delays scale by (open/capacity)^2', int, DEFAULT_LATENCY.capacity)
+  .option('--base-delay-ms <ms>', 'processing delay of each emission', num, DEFAULT_LATENCY.baseDelayMs)
+  .option('--jitter-ms <ms>', 'uniform jitter added to each delay, +/-', num, DEFAULT_LATENCY.jitterMs)
+  .option('--per-word-ms <ms>', 'compute per emitted word', num, DEFAULT_LATENCY.perWordMs)
+  .option('--finalize-ms <ms>', 'flush time after the final commit', num, DEFAULT_LATENCY.finalizeMs)
+  .option('--seed <n>', 'seed of the jitter generator', int, DEFAULT_LATENCY.seed)
+  .option('--empty-deltas', 'vLLM: send an empty delta for every 80 ms frame without a word, as Voxtral does', false)
+  .option('--stream-during-speech', 'OpenAI: stream transcription deltas while speech arrives, not after the commit', false)
+  .addOption(new Option('--api-key <key>', 'require Authorization: Bearer <key> on the upgrade').env('VOXBENCH_SERVE_API_KEY'))
+  .option('--tls-cert <file>', 'serve wss:// with this certificate (PEM; needs --tls-key)')
+  .option('--tls-key <file>', 'private key (PEM) of --tls-cert')
+  .option('--max-audio-mb <mb>', 'vLLM: per-connection audio limit', num, DEFAULT_SERVER_OPTIONS.maxAudioMb)
+  .option('--fault <fault...>', 'inject a fault in every session: never-finalize, close=CODE (on the first append), upgrade-status=CODE')
+  .action(async (opts) => {
+    if ((opts.tlsCert === undefined) !== (opts.tlsKey === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
+    const dataset = await loadFolderDataset(opts.data ?? BUNDLED_SAMPLES_DIR);
+    const server = await startServer({
+      host: opts.host,
+      port: opts.port,
+      models: opts.model,
+      references: dataset.samples,
+      latency: {
+        capacity: opts.capacity,
+        baseDelayMs: opts.baseDelayMs,
+        jitterMs: opts.jitterMs,
+        perWordMs: opts.perWordMs,
+        finalizeMs: opts.finalizeMs,
+        seed: opts.seed,
+      },
+      emptyDeltas: opts.emptyDeltas,
+      streamDuringSpeech: opts.streamDuringSpeech,
+      maxAudioMb: opts.maxAudioMb,
+      ...(opts.apiKey !== undefined ? { apiKey: opts.apiKey } : {}),
+      ...(opts.tlsCert !== undefined ? { tls: { cert: readPem(opts.tlsCert, '--tls-cert'), key: readPem(opts.tlsKey!, '--tls-key') } } : {}),
+      faults: parseFaults(opts.fault ?? []),
+    });
+    process.stdout.write(`voxbench simulated server listening on ${server.url} (models: ${opts.model.join(', ')}; ${dataset.samples.length} reference samples)\n`);
+    const stop = (): void => void server.close().then(() => process.exit(EXIT.ok));
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+
+function readPem(file: string, flag: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`${flag} ${file}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
+}

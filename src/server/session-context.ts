@@ -1,0 +1,25 @@
+import type { LatencyModel } from './latency-model.js';
+import type { ReferenceIndex } from './recognizer.js';
+
+/** What a simulated session needs from its server. */
+export interface SessionContext {
+  servedModels: readonly string[];
+  latency: LatencyModel;
+  /** Known audio, at the dialect's sample rate. */
+  references: ReferenceIndex;
+  /** Sessions open on the server right now, this one included. */
+  openSessions(): number;
+  /** Send one empty delta per 80 ms frame without a word, as Voxtral does. */
+  emptyDeltas: boolean;
+  /** Per-connection audio limit, bytes (vLLM: VLLM_MAX_AUDIO_CLIP_FILESIZE_MB). */
+  maxAudioBytes: number;
+  faults: Faults;
+}
+
+export interface Faults {
+  /** Never send the final transcript (`transcription.done` or `...transcription.completed`). */
+  neverFinalize: boolean;
+  /** Close the connection with this code on the first audio append. */
+  closeCode?: number;
+}
+
