@@ -2,8 +2,9 @@ export const REDACTED = '[redacted]';
 
 const SECRET_PARAM = /key|token|secret|auth|password|signature/i;
 
-/** A URL safe to print: credentials and secret-looking query values replaced. */
+/** A URL safe to print: credentials and secret-looking query values replaced (with a URL-safe word). */
 export function redactUrl(url: string): string {
+  const REDACTED = 'REDACTED';
   let parsed: URL;
   try {
     parsed = new URL(url);

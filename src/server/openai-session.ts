@@ -171,7 +171,7 @@ export class OpenAISession {
     const conversationItem = { id: item.id, type: 'message', role: 'user', content: [{ type: 'input_audio', transcript: null }] };
     this.send({ type: this.options.beta ? 'conversation.item.created' : 'conversation.item.added', previous_item_id: null, item: conversationItem });
     const open = this.ctx.openSessions();
-    for (let i = item.emitted; i < words.length; i++) this.delta(item.id, words, i, open);
+    for (let i = item.emitted; i < words.length; i++) this.delta(item.id, words, i, open, i - item.emitted);
     if (this.ctx.faults.neverFinalize) return;
     this.emissions.push(performance.now() + this.ctx.latency.finalize(open), () => {
       const transcript = words.join(' ');
@@ -190,13 +190,15 @@ export class OpenAISession {
   private streamHeard(item: { id: string; emitted: number }): void {
     const words = this.heard.map((w) => w.text);
     const open = this.ctx.openSessions();
-    for (let i = item.emitted; i < words.length; i++) this.delta(item.id, words, i, open);
+    for (let i = item.emitted; i < words.length; i++) this.delta(item.id, words, i, open, 0);
     item.emitted = words.length;
   }
 
-  private delta(itemId: string, words: string[], i: number, open: number): void {
+  /** Emits word `i`; `queued` words decoded before it in the same pass each add their compute time. */
+  private delta(itemId: string, words: string[], i: number, open: number, queued: number): void {
     const delta = i === 0 ? words[i]! : ` ${words[i]}`;
-    this.emissions.push(performance.now() + this.ctx.latency.delay(open), () =>
+    const compute = queued * this.ctx.latency.options.perWordMs * this.ctx.latency.slowdown(open);
+    this.emissions.push(performance.now() + this.ctx.latency.delay(open) + compute, () =>
       this.send({ type: 'conversation.item.input_audio_transcription.delta', item_id: itemId, content_index: 0, delta }),
     );
   }

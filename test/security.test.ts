@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { run } from '../src/run.js';
+import { CLI, runNode, tempDir, testServer } from './helpers.js';
+
+const KEY = 'sk-test-SECRET-7f3a9c1e';
+
+/** Every file under `dir`, concatenated. */
+async function allText(dir: string): Promise<string> {
+  const names = await readdir(dir, { recursive: true });
+  const texts = await Promise.all(names.map((n) => readFile(join(dir, n), 'utf8').catch(() => '')));
+  return texts.join('\n');
+}
+
+describe('API keys never reach reports or logs', () => {
+  it('sends OPENAI_API_KEY as a bearer token and writes it nowhere', async () => {
+    const server = await testServer({ apiKey: KEY });
+    const out = await tempDir();
+    const result = await runNode(
+      [CLI, 'run', '--protocol', 'openai', '--target', server.url, '--model', 'gpt-4o-transcribe', '--max-sessions', '1', '--pace', 'none', '--output-dir', out],
+      { OPENAI_API_KEY: KEY },
+    );
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    assert.match(result.stdout, /1 completed/, 'the server accepted the key, so it was sent');
+    const everything = result.stdout + result.stderr + (await allText(out));
+    assert.ok(!everything.includes(KEY), 'the key appears in the output or the report');
+    assert.ok(!everything.includes('7f3a9c1e'));
+  });
+
+  it('keeps the key out of failure messages and --json output', async () => {
+    const server = await testServer({ apiKey: 'another-key' });
+    const out = await tempDir();
+    const result = await runNode(
+      [CLI, 'run', '--target', server.url, '--model', 'm', '--max-sessions', '1', '--api-key-env', 'MY_KEY', '--json', '--output-dir', out],
+      { MY_KEY: KEY },
+    );
+    assert.equal(result.code, 3);
+    assert.match(result.stdout, /"httpStatus": 401/);
+    assert.ok(!(result.stdout + result.stderr + (await allText(out))).includes(KEY));
+  });
+
+  it('says which variable is missing when --api-key-env names an unset one', async () => {
+    const result = await runNode([CLI, 'run', '--api-key-env', 'VOXBENCH_TEST_UNSET_VAR']);
+    assert.equal(result.code, 2);
+    assert.equal(result.stderr.trim().split('\n')[0], 'voxbench: error: --api-key-env VOXBENCH_TEST_UNSET_VAR: that environment variable is not set');
+  });
+
+  it('redacts credentials in the target URL', async () => {
+    const { report } = await run({ target: 'ws://user:pw@127.0.0.1:9/v1/realtime?api_key=abc123&x=1', model: 'm', maxSessions: 1 });
+    assert.equal(report.config.target, 'ws://REDACTED:REDACTED@127.0.0.1:9/v1/realtime?api_key=REDACTED&x=1');
+    assert.ok(!JSON.stringify(report).includes('abc123'));
+  });
+});
+
+describe('wss:// targets', () => {
+  const dir = execFileSync('mktemp', ['-d']).toString().trim();
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1',
+    '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+
+  it('connects with --ca, fails as tls without it, and connects with --insecure', async () => {
+    const [cert, key] = await Promise.all([readFile(join(dir, 'cert.pem'), 'utf8'), readFile(join(dir, 'key.pem'), 'utf8')]);
+    const server = await testServer({ tls: { cert, key } });
+    assert.match(server.url, /^wss:\/\//);
+    const attempt = (tls?: { ca?: string; insecure?: boolean }) =>
+      run({ target: server.url, model: 'mistralai/Voxtral-Mini-4B-Realtime-2602', maxSessions: 1, pace: { kind: 'none' }, ...(tls ? { tls } : {}) });
+    const trusted = await attempt({ ca: cert });
+    assert.equal(trusted.report.benchmarks[0]!.summary.sessions.completed, 1);
+    const untrusted = (await attempt()).report.benchmarks[0]!.sessions[0]!.outcome;
+    assert.equal(untrusted.status === 'failed' && untrusted.failure.class, 'tls');
+    const insecure = await attempt({ insecure: true });
+    assert.equal(insecure.report.benchmarks[0]!.summary.sessions.completed, 1);
+    assert.deepEqual(insecure.report.config.tls, { ca: false, insecure: true });
+  });
+});
