@@ -1,7 +1,11 @@
 import { PROTOCOLS, type Protocol } from './adapters/index.js';
 import { DEFAULT_OPENAI_MODEL, type OpenAITurnDetection } from './adapters/openai.js';
+import type { CapacitySearch } from './load/capacity.js';
+import type { ErrorRateStop } from './load/execute.js';
+import { isOpenLoop, type LoadProfile } from './load/profiles.js';
+import { parseSlo, SloError, type Slo } from './metrics/slo.js';
+import type { MeasurementWindow } from './metrics/window.js';
 import type { SessionRecord } from './timeline/types.js';
-import type { LoadProfile } from './load/profiles.js';
 import { DEFAULT_MODEL, type ServerOptions } from './server/server.js';
 import type { Pace } from './session/pace.js';
 import { NO_PADDING, type EosPreference, type Padding } from './session/prepare.js';
@@ -21,10 +25,24 @@ export interface RunOptions {
   turnDetection?: OpenAITurnDetection;
   /** Folder of WAV files with same-named `.txt` transcripts; default the bundled samples. */
   data?: string;
+  /** One benchmark under this profile (default synchronous). */
   profile?: LoadProfile;
-  /** Sessions to run; default enough to stream every sample once (at least one per lane). */
+  /** Instead: one `concurrent` benchmark per level, in order. */
+  sweep?: number[];
+  /** Instead: search the largest level at which every SLO holds (needs `slos`). */
+  capacity?: CapacityOptions;
+  /** Sessions per benchmark; default enough to stream every sample once (at least one per lane). */
   maxSessions?: number;
+  /** Time limit per benchmark, seconds. */
   maxSeconds?: number;
+  /** Spread lane starts (closed loop) or ramp the arrival rate (open loop) over this long, ms. */
+  rampUpMs?: number;
+  /** Sessions left out of the figures at the start and end of each benchmark. */
+  window?: MeasurementWindow;
+  /** Stop a benchmark once its error rate exceeds a limit. */
+  stopOnErrorRate?: ErrorRateStop;
+  /** SLO expressions (see src/metrics/slo.ts), judged per benchmark. */
+  slos?: string[];
   /** Consecutive utterances per session. Default 1. */
   turnsPerSession?: number;
   /** Silence around utterances, ms. Default none. */
@@ -53,6 +71,33 @@ export interface RunOptions {
   onSessionEnd?(record: SessionRecord, done: number, expected: number): void;
 }
 
+export interface CapacityOptions {
+  /** Search concurrency (closed loop) or the Poisson arrival rate (open loop). */
+  by: 'concurrency' | 'rate';
+  /** First level tried. Default 1. */
+  start?: number;
+  /** Highest level tried. Default 256 sessions or 1000 arrivals/s. */
+  max?: number;
+  /** Rates: relative width of the final bracket. Default 0.1. */
+  tolerance?: number;
+  /** Rates: seed of the arrival process. Default 1. */
+  seed?: number;
+  /** Rates: cap on open sessions. */
+  maxOpen?: number;
+}
+
+/** What a run does: one benchmark, a sweep of them, or a capacity search. */
+export type LoadPlan =
+  | { kind: 'single'; profile: LoadProfile }
+  | { kind: 'sweep'; levels: number[] }
+  | { kind: 'capacity'; by: 'concurrency' | 'rate'; search: CapacitySearch; seed: number; maxOpen?: number };
+
+/** The profile a sweep or capacity search runs at `level`. */
+export function profileAt(plan: Exclude<LoadPlan, { kind: 'single' }>, level: number): LoadProfile {
+  if (plan.kind === 'sweep' || plan.by === 'concurrency') return { kind: 'concurrent', concurrency: level };
+  return { kind: 'poisson', rate: level, seed: plan.seed, ...(plan.maxOpen !== undefined ? { maxOpen: plan.maxOpen } : {}) };
+}
+
 /** Invalid options or input; the message says which and what to do. */
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -63,8 +108,8 @@ export interface Settings {
   protocol: Protocol;
   model: string;
   turnDetection: OpenAITurnDetection;
-  profile: LoadProfile;
-  lanes: number;
+  plan: LoadPlan;
+  slos: Slo[];
   turnsPerSession: number;
   padding: Padding;
   idleMs: number;
@@ -95,9 +140,24 @@ export function resolveSettings(options: RunOptions): Settings {
   if (protocol === 'vllm' && turnDetection.type !== 'none') {
     throw new UsageError("--turn-detection needs --protocol openai or openai-beta; vLLM's /v1/realtime has no server VAD (the client commits)");
   }
-  const profile = options.profile ?? { kind: 'synchronous' };
-  const lanes = profile.kind === 'concurrent' ? profile.concurrency : 1;
-  positive('--concurrency', lanes, true);
+  const plan = resolvePlan(options);
+  const slos = (options.slos ?? []).map((text) => {
+    try {
+      return parseSlo(text);
+    } catch (err) {
+      throw new UsageError(`--slo ${(err as SloError).message}`);
+    }
+  });
+  if (plan.kind === 'capacity' && slos.length === 0) throw new UsageError('--profile capacity needs at least one --slo to search against, e.g. --slo "p95(ttft_ms)<800"');
+  if (options.rampUpMs !== undefined) nonNegative('--ramp-up-s', options.rampUpMs);
+  for (const [flag, exclusion] of [['--warmup', options.window?.warmup], ['--cooldown', options.window?.cooldown]] as const) {
+    if (exclusion) nonNegative(flag, 'sessions' in exclusion ? exclusion.sessions : exclusion.ms);
+  }
+  if (options.stopOnErrorRate) {
+    const { maxErrorRate, minSessions } = options.stopOnErrorRate;
+    if (!(maxErrorRate >= 0 && maxErrorRate <= 1)) throw new UsageError(`--max-error-rate must be from 0 to 1, got ${maxErrorRate}`);
+    positive('--error-min-sessions', minSessions, true);
+  }
   const chunkMs = options.chunkMs ?? 100;
   positive('--chunk-ms', chunkMs, false);
   const turnsPerSession = options.turnsPerSession ?? 1;
@@ -118,8 +178,8 @@ export function resolveSettings(options: RunOptions): Settings {
     protocol,
     model: options.model ?? (protocol === 'vllm' ? DEFAULT_MODEL : DEFAULT_OPENAI_MODEL),
     turnDetection,
-    profile,
-    lanes,
+    plan,
+    slos,
     turnsPerSession,
     padding,
     idleMs: options.idleMs ?? 0,
@@ -128,6 +188,44 @@ export function resolveSettings(options: RunOptions): Settings {
     pace: options.pace ?? { kind: 'realtime', speed: 1 },
     timeouts,
   };
+}
+
+function resolvePlan(options: RunOptions): LoadPlan {
+  const given = [options.profile, options.sweep, options.capacity].filter((x) => x !== undefined).length;
+  if (given > 1) throw new UsageError('choose one of a profile, a sweep (--profile sweep) or a capacity search (--profile capacity)');
+  if (options.sweep) {
+    if (options.sweep.length === 0) throw new UsageError('--profile sweep needs --concurrency with a list of levels, e.g. 1,2,4,8');
+    for (const level of options.sweep) positive('--concurrency', level, true);
+    return { kind: 'sweep', levels: options.sweep };
+  }
+  if (options.capacity) {
+    const { by } = options.capacity;
+    const integer = by === 'concurrency';
+    const search = {
+      start: options.capacity.start ?? 1,
+      max: options.capacity.max ?? (integer ? 256 : 1000),
+      integer,
+      tolerance: options.capacity.tolerance ?? 0.1,
+    };
+    positive(integer ? '--concurrency' : '--rate', search.start, integer);
+    positive('--capacity-max', search.max, integer);
+    if (search.max < search.start) throw new UsageError(`--capacity-max (${search.max}) is below the start level (${search.start})`);
+    positive('--capacity-tolerance', search.tolerance, false);
+    return {
+      kind: 'capacity',
+      by,
+      search,
+      seed: options.capacity.seed ?? 1,
+      ...(options.capacity.maxOpen !== undefined ? { maxOpen: options.capacity.maxOpen } : {}),
+    };
+  }
+  const profile = options.profile ?? { kind: 'synchronous' };
+  if (profile.kind === 'concurrent') positive('--concurrency', profile.concurrency, true);
+  if (isOpenLoop(profile)) {
+    positive('--rate', profile.rate, false);
+    if (profile.maxOpen !== undefined) positive('--max-open', profile.maxOpen, true);
+  }
+  return { kind: 'single', profile };
 }
 
 function positive(flag: string, value: number, integer: boolean): void {

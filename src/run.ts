@@ -4,17 +4,20 @@ import { join } from 'node:path';
 import type { ProtocolAdapter } from './adapters/adapter.js';
 import { createAdapter } from './adapters/index.js';
 import { monotonicClock } from './clock.js';
-import { resolveSettings, type RunOptions, type Settings } from './config.js';
+import { profileAt, resolveSettings, type RunOptions, type Settings } from './config.js';
 import { BUNDLED_SAMPLES_DIR } from './data/bundled.js';
 import { summarizeDataset, type Dataset } from './data/dataset.js';
 import { loadFolderDataset } from './data/folder.js';
+import { searchCapacity } from './load/capacity.js';
 import { execute } from './load/execute.js';
-import { profileLabel } from './load/profiles.js';
+import { isOpenLoop, lanes, profileLabel, type LoadProfile } from './load/profiles.js';
 import { describeMetrics } from './metrics/catalog.js';
 import { computeSessionMetrics, summarizeBenchmark } from './metrics/compute.js';
+import { judgeClient } from './metrics/health.js';
+import { phases } from './metrics/window.js';
 import { PERCENTILE_METHOD } from './metrics/stats.js';
 import { REDACTED, redactUrl } from './report/redact.js';
-import { REPORT_SCHEMA, REPORT_VERSION, type Report, type RunConfig } from './report/schema.js';
+import { REPORT_SCHEMA, REPORT_VERSION, type Benchmark, type Report, type RunConfig } from './report/schema.js';
 import { startServer, type RunningServer } from './server/server.js';
 import { formatPace } from './session/pace.js';
 import { prepareSample, type PreparedSample, type PreparedTurn } from './session/prepare.js';
@@ -31,7 +34,8 @@ export interface RunResult {
 
 /**
  * Runs a benchmark: loads and prepares the audio, starts the built-in server when
- * there is no target, runs the sessions under the load profile and builds the report.
+ * there is no target, runs one benchmark per load level (one, a sweep, or as many as
+ * a capacity search needs) and builds the report.
  */
 export async function run(options: RunOptions = {}): Promise<RunResult> {
   const settings = resolveSettings(options);
@@ -49,7 +53,6 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
       ...(options.prompt !== undefined ? { prompt: options.prompt } : {}),
     });
     const prepared = await prepareAudio(dataset, adapter, settings);
-    const maxSessions = options.maxSessions ?? Math.max(Math.ceil(dataset.samples.length / settings.turnsPerSession), settings.lanes);
     const headers: Record<string, string> = options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {};
     const socketOptions = {
       ...(options.tls?.ca !== undefined ? { ca: options.tls.ca } : {}),
@@ -62,34 +65,75 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
         const { first, later } = prepared.get(sample.id)!;
         return k === 0 ? first : later;
       });
+    /** Enough sessions to stream every sample once, and at least one per lane (or ten arrivals). */
+    const sessionsFor = (profile: LoadProfile): number =>
+      options.maxSessions ?? Math.max(Math.ceil(dataset.samples.length / settings.turnsPerSession), isOpenLoop(profile) ? 10 : lanes(profile));
 
     // Everything above happens before the clock starts.
-    let done = 0;
     const clock = monotonicClock();
-    const execution = await execute({
-      profile: settings.profile,
-      maxSessions,
-      ...(options.maxSeconds !== undefined ? { maxSeconds: options.maxSeconds } : {}),
-      clock,
-      ...(options.signal ? { signal: options.signal } : {}),
-      runSession: async (index, plannedStartMs, signal) => {
-        const { timeline, outcome } = await runSession({
-          url: target,
-          headers,
-          adapter,
-          turns: turnsOf(index),
-          pace: settings.pace,
-          idleMs: settings.idleMs,
-          ...(options.updateAtMs !== undefined ? { updateAtMs: options.updateAtMs } : {}),
-          timeouts: settings.timeouts,
-          clock,
-          signal,
-          socketOptions,
-        });
-        return { index, plannedStartMs, timeline, outcome };
-      },
-      onSessionEnd: (record) => options.onSessionEnd?.(record, ++done, maxSessions),
-    });
+    const benchmarks: Benchmark[] = [];
+    const runBenchmark = async (profile: LoadProfile): Promise<Benchmark> => {
+      let done = 0;
+      const maxSessions = sessionsFor(profile);
+      const execution = await execute({
+        profile,
+        maxSessions,
+        ...(options.maxSeconds !== undefined ? { maxSeconds: options.maxSeconds } : {}),
+        ...(options.rampUpMs !== undefined ? { rampUpMs: options.rampUpMs } : {}),
+        ...(options.stopOnErrorRate ? { stopOnErrorRate: options.stopOnErrorRate } : {}),
+        clock,
+        ...(options.signal ? { signal: options.signal } : {}),
+        runSession: async (index, plannedStartMs, signal) => {
+          const { timeline, outcome } = await runSession({
+            url: target,
+            headers,
+            adapter,
+            turns: turnsOf(index),
+            pace: settings.pace,
+            plannedStartMs,
+            idleMs: settings.idleMs,
+            ...(options.updateAtMs !== undefined ? { updateAtMs: options.updateAtMs } : {}),
+            timeouts: settings.timeouts,
+            clock,
+            signal,
+            socketOptions,
+          });
+          return { index, timeline, outcome };
+        },
+        onSessionEnd: (record) => options.onSessionEnd?.(record, ++done, maxSessions),
+      });
+      const sessionPhases = phases(execution.records, execution.startMs, execution.endMs, options.window ?? {});
+      const summary = summarizeBenchmark(execution.records, sessionPhases, settings.slos);
+      const benchmark: Benchmark = {
+        label: profileLabel(profile),
+        profile,
+        startMs: execution.startMs,
+        endMs: execution.endMs,
+        ...(execution.stoppedBy ? { stoppedBy: execution.stoppedBy } : {}),
+        clientHealth: judgeClient(summary, execution.eventLoopDelay, execution.capHits),
+        summary,
+        sessions: execution.records.map((r, i) => ({ ...r, phase: sessionPhases[i]!, metrics: computeSessionMetrics(r.timeline) })),
+      };
+      benchmarks.push(benchmark);
+      return benchmark;
+    };
+
+    const { plan } = settings;
+    let capacity: Report['capacity'];
+    if (plan.kind === 'single') await runBenchmark(plan.profile);
+    else if (plan.kind === 'sweep') {
+      for (const level of plan.levels) {
+        if (options.signal?.aborted) break;
+        await runBenchmark(profileAt(plan, level));
+      }
+    } else {
+      const result = await searchCapacity(plan.search, async (level) => {
+        if (options.signal?.aborted) return false;
+        const { summary } = await runBenchmark(profileAt(plan, level));
+        return summary.slos.every((slo) => slo.pass);
+      });
+      capacity = { by: plan.by, slos: settings.slos.map((slo) => slo.text), ...result };
+    }
 
     const config: RunConfig = {
       target: redactUrl(target),
@@ -100,9 +144,13 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
       prompt: options.prompt ?? null,
       turnDetection: settings.turnDetection,
       data: options.data ?? 'bundled samples',
-      profile: settings.profile,
-      maxSessions,
+      plan,
+      maxSessions: options.maxSessions ?? null,
       maxSeconds: options.maxSeconds ?? null,
+      rampUpMs: options.rampUpMs ?? 0,
+      window: options.window ?? {},
+      stopOnErrorRate: options.stopOnErrorRate ?? null,
+      slos: settings.slos.map((slo) => slo.text),
       turnsPerSession: settings.turnsPerSession,
       padding: settings.padding,
       idleMs: settings.idleMs,
@@ -119,23 +167,14 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
       version: REPORT_VERSION,
       voxbenchVersion: VERSION,
       startedAt: clock.wallStart.toISOString(),
-      ...(execution.stoppedBy ? { stoppedBy: execution.stoppedBy } : {}),
+      ...(options.signal?.aborted ? { stoppedBy: 'interrupted' as const } : {}),
       environment: { node: process.version, platform: process.platform, arch: process.arch, cpus: cpus().length, hostname: hostname() },
       config,
       dataset: { ...summarizeDataset(dataset), problems: dataset.problems },
       metricDefinitions: describeMetrics(),
       percentileMethod: PERCENTILE_METHOD,
-      benchmarks: [
-        {
-          label: profileLabel(settings.profile),
-          profile: settings.profile,
-          startMs: execution.startMs,
-          endMs: execution.endMs,
-          clientHealth: { eventLoopDelay: execution.eventLoopDelay },
-          summary: summarizeBenchmark(execution.records, execution.endMs - execution.startMs),
-          sessions: execution.records.map((r) => ({ ...r, metrics: computeSessionMetrics(r.timeline) })),
-        },
-      ],
+      benchmarks,
+      ...(capacity ? { capacity } : {}),
     };
     if (options.outputDir === undefined) return { report };
     return { report, reportPath: await writeReport(report, options.outputDir) };

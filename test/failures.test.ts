@@ -142,7 +142,8 @@ describe('failures are classified, counted and reported', () => {
       profile: { kind: 'concurrent', concurrency: 2 },
       maxSeconds: 0.5,
     });
-    assert.equal(report.stoppedBy, 'max_seconds');
+    assert.equal(report.benchmarks[0]!.stoppedBy, 'max_seconds');
+    assert.equal(report.stoppedBy, undefined, 'the run itself was not interrupted');
     const { sessions, incomplete, errorRate } = report.benchmarks[0]!.summary;
     assert.deepEqual(sessions, { total: 2, completed: 0, failed: 0, incomplete: 2 });
     assert.deepEqual(incomplete, [{ reason: 'max_seconds', stage: 'streaming', count: 2 }]);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { METRICS } from '../src/metrics/catalog.js';
 import { computeSessionMetrics, poolMetricValues, summarizeBenchmark } from '../src/metrics/compute.js';
+import { parseSlo } from '../src/metrics/slo.js';
 import { percentile, summarize } from '../src/metrics/stats.js';
 import type { SessionRecord, SessionTimeline } from '../src/timeline/types.js';
 
@@ -10,6 +11,7 @@ function timeline(): SessionTimeline {
   return {
     turnDetection: 'client',
     turns: [{ turn: 0, sampleId: 's', split: 'default', audioStartMs: 0, speechStartMs: 20, speechEndMs: 180, eosSource: 'label', audioEndMs: 250 }],
+    plannedStartMs: 0,
     connectStartMs: 0,
     openMs: 5,
     firstEventMs: 7,
@@ -43,6 +45,7 @@ describe('metric catalog', () => {
   it('computes every per-turn and per-session metric exactly from a hand-built timeline', () => {
     const { session, turns } = computeSessionMetrics(timeline());
     assert.deepEqual(session, {
+      start_lag_ms: 0,
       connect_ms: 5,
       session_ms: 510,
       bytes_sent: 400,
@@ -104,7 +107,7 @@ describe('metric catalog', () => {
 
 describe('summarizeBenchmark', () => {
   const record = (index: number, outcome: SessionRecord['outcome']): SessionRecord => ({
-    index, plannedStartMs: 0, timeline: timeline(), outcome,
+    index, timeline: timeline(), outcome,
   });
 
   it('keeps failed and incomplete sessions in the counts and out of the latency figures', () => {
@@ -115,20 +118,36 @@ describe('summarizeBenchmark', () => {
         record(2, { status: 'failed', failure: { class: 'timeout', stage: 'final', message: 'timed out' } }),
         record(3, { status: 'incomplete', reason: 'max_seconds', stage: 'streaming' }),
       ],
-      2000,
+      ['measured', 'measured', 'measured', 'measured'],
+      [parseSlo('p50(ttft_ms)<300'), parseSlo('error_rate<0.1')],
     );
     assert.deepEqual(summary.sessions, { total: 4, completed: 2, failed: 1, incomplete: 1 });
     assert.equal(summary.errorRate, 1 / 3);
     assert.equal(summary.metrics.ttft_ms!.count, 2);
     assert.deepEqual(summary.failures, [{ class: 'timeout', stage: 'final', count: 1, message: 'timed out' }]);
     assert.deepEqual(summary.incomplete, [{ reason: 'max_seconds', stage: 'streaming', count: 1 }]);
+    // Every hand-built session runs from 0 to 510 ms.
+    assert.equal(summary.throughput.wallS, 0.51);
     assert.equal(summary.throughput.audioS, 0.5);
-    assert.equal(summary.throughput.audioSPerWallS, 0.25);
-    assert.equal(summary.throughput.sessionsPerS, 1);
+    assert.equal(summary.throughput.audioSPerWallS, 0.5 / 0.51);
+    assert.equal(summary.throughput.sessionsPerS, 2 / 0.51);
+    assert.deepEqual(summary.slos, [
+      { slo: 'p50(ttft_ms)<300', value: 289.5, pass: true },
+      { slo: 'error_rate<0.1', value: 1 / 3, pass: false },
+    ]);
+  });
+
+  it('counts warm-up and cool-down sessions but leaves them out of the figures', () => {
+    const records = [0, 1, 2, 3].map((i) => record(i, i === 0 ? { status: 'failed', failure: { class: 'timeout', stage: 'final', message: 'x' } } : { status: 'completed' }));
+    const summary = summarizeBenchmark(records, ['warmup', 'measured', 'measured', 'cooldown'], []);
+    assert.deepEqual(summary.sessions, { total: 4, completed: 3, failed: 1, incomplete: 0 });
+    assert.deepEqual(summary.excluded, { warmup: 1, cooldown: 1 });
+    assert.equal(summary.errorRate, 0, 'the failed warm-up session is not in the error rate');
+    assert.equal(summary.metrics.ttft_ms!.count, 2);
   });
 
   it('has no error rate when nothing finished', () => {
-    assert.equal(summarizeBenchmark([record(0, { status: 'incomplete', reason: 'interrupted', stage: 'connect' })], 10).errorRate, null);
+    assert.equal(summarizeBenchmark([record(0, { status: 'incomplete', reason: 'interrupted', stage: 'connect' })], ['measured'], []).errorRate, null);
   });
 });
 

@@ -22,6 +22,7 @@ async function session(url: string, pace: Pace, chunkMs = 100) {
     adapter,
     turns: [(await prepareSample(sample, adapter, chunkMs, NO_PADDING, 'auto')).first],
     pace,
+    plannedStartMs: 0,
     timeouts: DEFAULT_TIMEOUTS,
     clock: monotonicClock(),
   });

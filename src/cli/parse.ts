@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from '@commander-js/extra-typings';
 
 /** Exit codes; documented in the README. */
-export const EXIT = { ok: 0, internal: 1, usage: 2, nothingCompleted: 3, interrupted: 130 } as const;
+export const EXIT = { ok: 0, internal: 1, usage: 2, nothingCompleted: 3, sloFailed: 4, interrupted: 130 } as const;
 
 export function int(value: string): number {
   const n = Number(value);
@@ -20,4 +20,18 @@ export function fraction(value: string): number {
   const n = Number(value);
   if (!(n >= 0 && n <= 1)) throw new InvalidArgumentError('expected a number from 0 to 1.');
   return n;
+}
+
+/** A comma-separated list of whole numbers, e.g. `1,2,4,8`. */
+export function intList(value: string): number[] {
+  const items = value.split(',').map((item) => Number(item.trim()));
+  if (items.length === 0 || items.some((n) => !Number.isInteger(n) || n < 1)) throw new InvalidArgumentError('expected whole numbers from 1 up, separated by commas.');
+  return items;
+}
+
+/** A number of sessions (`5`) or a duration in seconds (`10s`). */
+export function sessionsOrSeconds(value: string): { sessions: number } | { ms: number } {
+  const match = /^(\d+(?:\.\d+)?)(s?)$/.exec(value.trim());
+  if (!match || (!match[2] && !Number.isInteger(Number(match[1])))) throw new InvalidArgumentError('expected a number of sessions (e.g. 5) or seconds (e.g. 10s).');
+  return match[2] ? { ms: Number(match[1]) * 1000 } : { sessions: Number(match[1]) };
 }

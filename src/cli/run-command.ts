@@ -3,13 +3,15 @@ import { Command, Option } from '@commander-js/extra-typings';
 import { PROTOCOLS } from '../adapters/index.js';
 import type { OpenAITurnDetection } from '../adapters/openai.js';
 import { UsageError } from '../config.js';
-import { PROFILE_KINDS, type LoadProfile } from '../load/profiles.js';
+import { PROFILE_KINDS } from '../load/profiles.js';
+import type { RunOptions } from '../config.js';
 import { renderSummary } from '../report/console.js';
+import type { Report } from '../report/schema.js';
 import { run } from '../run.js';
 import { DEFAULT_MODEL } from '../server/server.js';
 import { parsePace } from '../session/pace.js';
 import { DEFAULT_TIMEOUTS } from '../session/run-session.js';
-import { EXIT, fraction, int, num } from './parse.js';
+import { EXIT, fraction, int, intList, num, sessionsOrSeconds } from './parse.js';
 
 export const runCommand = new Command('run')
   .description('Run a benchmark. With no --target, starts the built-in simulated server and uses the bundled samples.')
@@ -24,10 +26,22 @@ export const runCommand = new Command('run')
   .option('--vad-silence-ms <ms>', 'server_vad silence that ends a turn', num, 500)
   .addOption(new Option('--vad-eagerness <level>', 'semantic_vad eagerness').choices(['low', 'medium', 'high', 'auto'] as const).default('auto' as const))
   .option('--data <dir>', 'folder of .wav files with same-named .txt transcripts and optional .words.json timings (default: bundled samples)')
-  .addOption(new Option('--profile <kind>', 'load profile').choices(PROFILE_KINDS).default('synchronous' as const))
-  .option('--concurrency <n>', 'sessions open at once with --profile concurrent', int, 1)
-  .option('--max-sessions <n>', 'sessions to run (default: enough to stream every sample once, at least one per lane)', int)
-  .option('--max-seconds <s>', 'stop after this long; sessions still running end as incomplete', num)
+  .addOption(new Option('--profile <kind>', 'load profile: synchronous, concurrent, constant or poisson arrivals, a sweep of concurrency levels, or a capacity search').choices([...PROFILE_KINDS, 'sweep', 'capacity'] as const).default('synchronous' as const))
+  .option('--concurrency <n>', 'sessions open at once (concurrent); the levels of a sweep, e.g. 1,2,4,8; the first level of a capacity search', intList, [1])
+  .option('--rate <r>', 'session arrivals per second (constant, poisson; the first level of a capacity search by rate)', num, 1)
+  .option('--max-open <n>', 'open loop: cap on open sessions; a session that finds it reached waits, and the hit is counted', int)
+  .option('--seed <n>', 'seed of the Poisson arrival process', int, 1)
+  .option('--ramp-up-s <s>', 'spread lane starts (closed loop) or ramp the arrival rate up (open loop) over this long', num, 0)
+  .option('--warmup <n|Ns>', 'leave the first N sessions, or those starting in the first N seconds, out of the figures', sessionsOrSeconds)
+  .option('--cooldown <n|Ns>', 'leave the last N sessions to end, or those ending in the last N seconds, out of the figures', sessionsOrSeconds)
+  .option('--max-error-rate <x>', 'stop a benchmark once its error rate exceeds this (0 to 1)', fraction)
+  .option('--error-min-sessions <n>', 'finished sessions needed before --max-error-rate applies', int, 10)
+  .option('--slo <expr...>', 'service-level objective, e.g. "p95(finalization_ms)<800" "error_rate<0.01"; exit code 4 when one fails')
+  .addOption(new Option('--capacity-by <what>', 'what a capacity search varies').choices(['concurrency', 'rate'] as const).default('concurrency' as const))
+  .option('--capacity-max <n>', 'highest level a capacity search tries (default 256 sessions or 1000 arrivals/s)', num)
+  .option('--capacity-tolerance <x>', 'capacity search by rate: stop when the bracket is this narrow, relatively', num, 0.1)
+  .option('--max-sessions <n>', 'sessions per benchmark (default: enough to stream every sample once, at least one per lane, or ten arrivals)', int)
+  .option('--max-seconds <s>', 'stop each benchmark after this long; sessions still running end as incomplete', num)
   .option('--turns-per-session <n>', 'consecutive utterances per session', int, 1)
   .option('--turn-gap-ms <ms>', 'silence streamed between turns', num, 0)
   .option('--lead-silence-ms <ms>', 'silence before each utterance', num, 0)
@@ -50,7 +64,7 @@ export const runCommand = new Command('run')
   .action(async (opts) => {
     const pace = parsePace(opts.pace);
     if (!pace) throw new UsageError(`--pace takes realtime, Nx (e.g. 2x) or none, got "${opts.pace}"`);
-    const profile: LoadProfile = opts.profile === 'concurrent' ? { kind: 'concurrent', concurrency: opts.concurrency } : { kind: 'synchronous' };
+    const load = loadOptions(opts);
     const turnDetection: OpenAITurnDetection =
       opts.turnDetection === 'server_vad'
         ? { type: 'server_vad', threshold: opts.vadThreshold, prefixPaddingMs: opts.vadPrefixPaddingMs, silenceDurationMs: opts.vadSilenceMs }
@@ -75,8 +89,12 @@ export const runCommand = new Command('run')
       ...(opts.prompt !== undefined ? { prompt: opts.prompt } : {}),
       turnDetection,
       ...(opts.data !== undefined ? { data: opts.data } : {}),
-      profile,
+      ...load,
       ...(opts.maxSessions !== undefined ? { maxSessions: opts.maxSessions } : {}),
+      ...(opts.rampUpS ? { rampUpMs: opts.rampUpS * 1000 } : {}),
+      window: { ...(opts.warmup ? { warmup: opts.warmup } : {}), ...(opts.cooldown ? { cooldown: opts.cooldown } : {}) },
+      ...(opts.maxErrorRate !== undefined ? { stopOnErrorRate: { maxErrorRate: opts.maxErrorRate, minSessions: opts.errorMinSessions } } : {}),
+      ...(opts.slo ? { slos: opts.slo } : {}),
       ...(opts.maxSeconds !== undefined ? { maxSeconds: opts.maxSeconds } : {}),
       turnsPerSession: opts.turnsPerSession,
       padding: { leadMs: opts.leadSilenceMs, trailMs: opts.trailSilenceMs, gapMs: opts.turnGapMs },
@@ -98,10 +116,53 @@ export const runCommand = new Command('run')
     process.off('SIGINT', onSigint);
     progress?.('');
     process.stdout.write(opts.json ? JSON.stringify(report, null, 1) + '\n' : `${renderSummary(report, { definitions: opts.definitions === true })}\nReport: ${reportPath}\n`);
-    const { sessions } = report.benchmarks[0]!.summary;
-    if (report.stoppedBy === 'interrupted') process.exitCode = EXIT.interrupted;
-    else if (sessions.total > 0 && sessions.completed === 0) process.exitCode = EXIT.nothingCompleted;
+    process.exitCode = exitCode(report);
   });
+
+/** 130 interrupted; 3 nothing completed; 4 an SLO failed (capacity search: no level met them all); else 0. */
+function exitCode(report: Report): number {
+  if (report.stoppedBy === 'interrupted') return EXIT.interrupted;
+  const all = report.benchmarks.map((b) => b.summary.sessions);
+  if (all.reduce((n, s) => n + s.total, 0) > 0 && all.every((s) => s.completed === 0)) return EXIT.nothingCompleted;
+  const sloFailed = report.capacity
+    ? report.capacity.answer === null
+    : report.benchmarks.some((b) => b.summary.slos.some((slo) => !slo.pass));
+  return sloFailed ? EXIT.sloFailed : EXIT.ok;
+}
+
+type LoadFlags = { profile: (typeof PROFILE_KINDS)[number] | 'sweep' | 'capacity'; concurrency: number[]; rate: number; maxOpen?: number; seed: number; capacityBy: 'concurrency' | 'rate'; capacityMax?: number; capacityTolerance: number };
+
+/** The load part of the run options, from the load flags. */
+function loadOptions(opts: LoadFlags): Pick<RunOptions, 'profile' | 'sweep' | 'capacity'> {
+  const single = (flag: string, values: number[]): number => {
+    if (values.length !== 1) throw new UsageError(`${flag} takes one level with --profile ${opts.profile}; lists are for --profile sweep`);
+    return values[0]!;
+  };
+  const maxOpen = opts.maxOpen !== undefined ? { maxOpen: opts.maxOpen } : {};
+  switch (opts.profile) {
+    case 'synchronous':
+      return { profile: { kind: 'synchronous' } };
+    case 'concurrent':
+      return { profile: { kind: 'concurrent', concurrency: single('--concurrency', opts.concurrency) } };
+    case 'constant':
+      return { profile: { kind: 'constant', rate: opts.rate, ...maxOpen } };
+    case 'poisson':
+      return { profile: { kind: 'poisson', rate: opts.rate, seed: opts.seed, ...maxOpen } };
+    case 'sweep':
+      return { sweep: opts.concurrency };
+    case 'capacity':
+      return {
+        capacity: {
+          by: opts.capacityBy,
+          start: opts.capacityBy === 'rate' ? opts.rate : single('--concurrency', opts.concurrency),
+          ...(opts.capacityMax !== undefined ? { max: opts.capacityMax } : {}),
+          tolerance: opts.capacityTolerance,
+          seed: opts.seed,
+          ...maxOpen,
+        },
+      };
+  }
+}
 
 /** `--api-key`, else the variable named by `--api-key-env`, else OPENAI_API_KEY (OpenAI dialects), else VOXBENCH_API_KEY. */
 function resolveApiKey(flag: string | undefined, envName: string | undefined, openai: boolean): string | undefined {

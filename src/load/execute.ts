@@ -2,19 +2,30 @@ import { setMaxListeners } from 'node:events';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Clock } from '../clock.js';
 import type { IncompleteReason, SessionRecord } from '../timeline/types.js';
-import { lanes, type LoadProfile } from './profiles.js';
+import { arrivalSchedule, isOpenLoop, lanes, laneStarts, type LoadProfile } from './profiles.js';
 
 /** Event-loop delay sampling interval, ms. */
 const LOOP_SAMPLE_MS = 10;
+
+/** Stop a benchmark whose error rate exceeds `maxErrorRate` once `minSessions` have finished. */
+export interface ErrorRateStop {
+  maxErrorRate: number;
+  minSessions: number;
+}
 
 export interface ExecuteOptions {
   profile: LoadProfile;
   maxSessions: number;
   /** Stop after this long: no new sessions, and those still running end as incomplete. */
   maxSeconds?: number;
+  /** Spread lane starts (closed loop) or ramp the arrival rate (open loop) over this long. */
+  rampUpMs?: number;
+  stopOnErrorRate?: ErrorRateStop;
   clock: Clock;
   /** Aborting (e.g. on Ctrl-C) ends running sessions as incomplete and starts no more. */
   signal?: AbortSignal;
+  /** Only these session indices run here (the rest run in other workers); default all. */
+  shard?: (index: number) => boolean;
   /** Runs session `index`; must never reject. */
   runSession(index: number, plannedStartMs: number, signal: AbortSignal): Promise<SessionRecord>;
   onSessionEnd?(record: SessionRecord): void;
@@ -32,12 +43,17 @@ export interface Execution {
   records: SessionRecord[];
   startMs: number;
   endMs: number;
-  /** Why the run stopped early, if it did. */
+  /** Why the benchmark stopped early, if it did. */
   stoppedBy?: IncompleteReason;
+  /** Open loop: sessions that found `maxOpen` sessions open at their planned start. */
+  capHits: number;
   eventLoopDelay: EventLoopDelay;
 }
 
-/** Runs sessions under a closed-loop profile until `maxSessions`, a time limit or an abort. */
+/**
+ * Runs one benchmark's sessions under a load profile until `maxSessions`, a time
+ * limit, the error-rate rule or an abort. Every session started is in the records.
+ */
 export async function execute(options: ExecuteOptions): Promise<Execution> {
   const { clock } = options;
   const stop = new AbortController();
@@ -52,32 +68,89 @@ export async function execute(options: ExecuteOptions): Promise<Execution> {
   loopDelay.enable();
   const startMs = clock.now();
   const records: SessionRecord[] = [];
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (!stop.signal.aborted && next < options.maxSessions) {
-      const record = await options.runSession(next++, clock.now(), stop.signal);
-      records.push(record);
-      options.onSessionEnd?.(record);
-    }
+  let finished = 0;
+  let failed = 0;
+  const runOne = async (index: number, plannedStartMs: number): Promise<void> => {
+    const record = await options.runSession(index, plannedStartMs, stop.signal);
+    records.push(record);
+    if (record.outcome.status !== 'incomplete') finished++;
+    if (record.outcome.status === 'failed') failed++;
+    const rule = options.stopOnErrorRate;
+    if (rule && !stop.signal.aborted && finished >= rule.minSessions && failed / finished > rule.maxErrorRate) stop.abort('error_rate');
+    options.onSessionEnd?.(record);
   };
-  await Promise.all(Array.from({ length: Math.min(lanes(options.profile), options.maxSessions) }, lane));
+  const mine = options.shard ?? (() => true);
+  const rampUpMs = options.rampUpMs ?? 0;
+  let capHits = 0;
+
+  if (isOpenLoop(options.profile)) {
+    const schedule = arrivalSchedule(options.profile, options.maxSessions, rampUpMs);
+    const maxOpen = options.profile.maxOpen ?? Infinity;
+    const running = new Set<Promise<void>>();
+    const stopped = new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve(), { once: true }));
+    for (let index = 0; index < schedule.length && !stop.signal.aborted; index++) {
+      if (!mine(index)) continue;
+      const plannedStartMs = startMs + schedule[index]!;
+      await sleepUntil(clock, plannedStartMs, stop.signal);
+      if (running.size >= maxOpen) {
+        capHits++;
+        while (running.size >= maxOpen && !stop.signal.aborted) await Promise.race([...running, stopped]);
+      }
+      if (stop.signal.aborted) break;
+      const session = runOne(index, plannedStartMs).finally(() => running.delete(session));
+      running.add(session);
+    }
+    await Promise.all(running);
+  } else {
+    let next = 0;
+    const takeNext = (): number | undefined => {
+      while (next < options.maxSessions && !mine(next)) next++;
+      return next < options.maxSessions ? next++ : undefined;
+    };
+    const lane = async (offsetMs: number): Promise<void> => {
+      await sleepUntil(clock, startMs + offsetMs, stop.signal);
+      let plannedStartMs = startMs + offsetMs;
+      for (let index = takeNext(); index !== undefined && !stop.signal.aborted; index = takeNext()) {
+        await runOne(index, plannedStartMs);
+        plannedStartMs = clock.now();
+      }
+    };
+    await Promise.all(laneStarts(Math.min(lanes(options.profile), options.maxSessions), rampUpMs).map(lane));
+  }
+
   const endMs = clock.now();
   loopDelay.disable();
   clearTimeout(limitTimer);
   options.signal?.removeEventListener('abort', forward);
 
   // The histogram holds whole sampling intervals; the delay is what exceeds the interval.
-  const ns = (value: number): number => (Number.isFinite(value) ? Math.max(0, value / 1e6 - LOOP_SAMPLE_MS) : 0);
+  const ms = (ns: number): number => (Number.isFinite(ns) ? Math.max(0, ns / 1e6 - LOOP_SAMPLE_MS) : 0);
   return {
     records: records.sort((a, b) => a.index - b.index),
     startMs,
     endMs,
     ...(stop.signal.aborted ? { stoppedBy: stop.signal.reason as IncompleteReason } : {}),
+    capHits,
     eventLoopDelay: {
-      meanMs: ns(loopDelay.mean),
-      p50Ms: ns(loopDelay.percentile(50)),
-      p99Ms: ns(loopDelay.percentile(99)),
-      maxMs: ns(loopDelay.max),
+      meanMs: ms(loopDelay.mean),
+      p50Ms: ms(loopDelay.percentile(50)),
+      p99Ms: ms(loopDelay.percentile(99)),
+      maxMs: ms(loopDelay.max),
     },
   };
+}
+
+/** Resolves at clock time `t` (absolute, so waits never drift) or when `signal` aborts. */
+async function sleepUntil(clock: Clock, t: number, signal: AbortSignal): Promise<void> {
+  for (let wait = t - clock.now(); wait > 0 && !signal.aborted; wait = t - clock.now()) {
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.ceil(wait));
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
 }

@@ -55,6 +55,12 @@ const eosChunk = (t: TurnView) => {
 
 export const METRICS: readonly MetricDefinition[] = [
   {
+    name: 'start_lag_ms', unit: 'ms', scope: 'session',
+    from: 'planned start of the session (load profile)', to: 'actual connect start',
+    description: "How late the client started the session against its load profile's plan; open-loop lag is recorded, never absorbed.",
+    value: (s) => s.connectStartMs - s.plannedStartMs,
+  },
+  {
     name: 'connect_ms', unit: 'ms', scope: 'session',
     from: 'connect start', to: 'WebSocket open',
     description: 'Connection setup: TCP, TLS and the WebSocket upgrade.',

@@ -1,7 +1,9 @@
 import type { SessionRecord, SessionTimeline } from '../timeline/types.js';
 import { METRICS } from './catalog.js';
+import { evaluateSlos, type Slo, type SloResult } from './slo.js';
 import { summarize, type Distribution } from './stats.js';
 import { turnViews } from './turns.js';
+import { sessionEndMs, type Phase } from './window.js';
 
 /** Scalar metric values of one session: session-scoped ones and one set per turn. */
 export interface SessionMetrics {
@@ -65,8 +67,11 @@ export interface FailureCount {
 }
 
 export interface BenchmarkSummary {
+  /** Every session of the benchmark, warm-up and cool-down included. */
   sessions: { total: number; completed: number; failed: number; incomplete: number };
-  /** failed / (completed + failed); null when no session finished either way. */
+  /** Sessions left out of the figures below (see `phase` on each session). */
+  excluded: { warmup: number; cooldown: number };
+  /** failed / (completed + failed) over measured sessions; null when none finished either way. */
   errorRate: number | null;
   failures: FailureCount[];
   incomplete: Array<{ reason: string; stage: string; count: number }>;
@@ -78,36 +83,42 @@ export interface BenchmarkSummary {
     /** End-of-speech sources behind `finalization_ms`, by count of turns. */
     eosSources: Record<string, number>;
   };
-  /** Distributions over completed sessions. */
+  /** Distributions over measured completed sessions. */
   metrics: Record<string, Distribution | null>;
+  slos: SloResult[];
   throughput: {
+    /** From the first measured session's start to the last one's end. */
     wallS: number;
-    /** Audio of completed sessions. */
+    /** Audio of measured completed sessions. */
     audioS: number;
     audioSPerWallS: number;
     sessionsPerS: number;
   };
 }
 
-export function summarizeBenchmark(records: readonly SessionRecord[], wallMs: number): BenchmarkSummary {
-  const completed = records.filter((r) => r.outcome.status === 'completed');
-  const failedCount = records.filter((r) => r.outcome.status === 'failed').length;
+/** A benchmark's summary: counts over every session, figures over the measured ones. */
+export function summarizeBenchmark(records: readonly SessionRecord[], phases: readonly Phase[], slos: readonly Slo[]): BenchmarkSummary {
+  const measured = records.filter((_, i) => phases[i] === 'measured');
+  const completed = measured.filter((r) => r.outcome.status === 'completed');
+  const failedCount = measured.filter((r) => r.outcome.status === 'failed').length;
   const pooled = poolMetricValues(completed.map((r) => r.timeline));
   const audioS = pooled.audio_ms!.reduce((sum, v) => sum + v, 0) / 1000;
-  const wallS = wallMs / 1000;
+  const wallS =
+    measured.length === 0
+      ? 0
+      : (Math.max(...measured.map((r) => sessionEndMs(r.timeline))) - Math.min(...measured.map((r) => r.timeline.connectStartMs))) / 1000;
   const finished = completed.length + failedCount;
+  const errorRate = finished > 0 ? failedCount / finished : null;
+  const count = (status: string) => records.filter((r) => r.outcome.status === status).length;
   return {
-    sessions: {
-      total: records.length,
-      completed: completed.length,
-      failed: failedCount,
-      incomplete: records.length - finished,
-    },
-    errorRate: finished > 0 ? failedCount / finished : null,
+    sessions: { total: records.length, completed: count('completed'), failed: count('failed'), incomplete: count('incomplete') },
+    excluded: { warmup: phases.filter((p) => p === 'warmup').length, cooldown: phases.filter((p) => p === 'cooldown').length },
+    errorRate,
     failures: countFailures(records),
     incomplete: countIncomplete(records),
     turns: summarizeTurns(completed.map((r) => r.timeline)),
     metrics: Object.fromEntries(Object.entries(pooled).map(([name, values]) => [name, summarize(values)])),
+    slos: evaluateSlos(slos, pooled, errorRate),
     throughput: {
       wallS,
       audioS,

@@ -16,6 +16,8 @@ export function renderSummary(report: Report, { definitions = false } = {}): str
   ];
   if (report.stoppedBy) lines.push(`run stopped early (${report.stoppedBy}); the figures cover what finished`);
   for (const benchmark of report.benchmarks) lines.push('', ...renderBenchmark(benchmark));
+  if (report.benchmarks.length > 1) lines.push('', ...renderLevels(report));
+  if (report.capacity) lines.push('', renderCapacity(report.capacity));
   if (definitions) {
     lines.push('', 'Definitions:');
     for (const name of CONSOLE_METRICS) {
@@ -33,9 +35,11 @@ function renderBenchmark(benchmark: Benchmark): string[] {
   const { summary } = benchmark;
   const { sessions, throughput } = summary;
   const errorRate = summary.errorRate === null ? 'n/a' : `${(summary.errorRate * 100).toFixed(2)}%`;
+  const excluded = summary.excluded.warmup + summary.excluded.cooldown;
   const lines = [
     `${benchmark.label}: ${sessions.total} sessions · ${sessions.completed} completed · ${sessions.failed} failed · ` +
-      `${sessions.incomplete} incomplete · error rate ${errorRate}`,
+      `${sessions.incomplete} incomplete · error rate ${errorRate}` +
+      (excluded ? ` (figures leave out ${summary.excluded.warmup} warm-up and ${summary.excluded.cooldown} cool-down sessions)` : ''),
     `throughput ${throughput.audioSPerWallS.toFixed(2)} audio s/s · ${throughput.sessionsPerS.toFixed(2)} sessions/s · ` +
       `wall ${throughput.wallS.toFixed(1)} s`,
     `turns ${summary.turns.planned} · ${summary.turns.finalized} with a final transcript · boundaries from ${summary.turns.boundaries} · ` +
@@ -55,13 +59,43 @@ function renderBenchmark(benchmark: Benchmark): string[] {
     lines.push(`failed ×${f.count}: ${f.class}${detail ? ` (${detail})` : ''} at ${f.stage}: ${f.message}`);
   }
   for (const i of summary.incomplete) lines.push(`incomplete ×${i.count}: ${i.reason} during ${i.stage}`);
-  const loop = benchmark.clientHealth.eventLoopDelay;
-  const lag = summary.metrics.send_lag_ms;
+  if (benchmark.stoppedBy) lines.push(`stopped early: ${benchmark.stoppedBy}`);
+  for (const slo of summary.slos) lines.push(`SLO ${slo.pass ? 'pass' : 'FAIL'}: ${slo.slo} (measured ${slo.value === null ? 'no data' : formatNumber(slo.value)})`);
+  const health = benchmark.clientHealth;
+  const startLag = summary.metrics.start_lag_ms;
   lines.push(
-    `client health: send lag p50 ${lag ? lag.p50.toFixed(2) : 'n/a'} ms, p99 ${lag ? lag.p99.toFixed(2) : 'n/a'} ms · ` +
-      `event-loop delay p99 ${loop.p99Ms.toFixed(1)} ms, max ${loop.maxMs.toFixed(1)} ms`,
+    `client: ${health.verdict}` +
+      (startLag && startLag.p99 >= 1 ? ` Start lag p99 ${startLag.p99.toFixed(1)} ms.` : '') +
+      (health.capHits ? ` ${health.capHits} sessions found the open-session cap reached.` : ''),
   );
   return lines;
+}
+
+/** One line per load level: the curve a sweep or capacity search traces. */
+function renderLevels(report: Report): string[] {
+  const names = ['ttft_ms', 'finalization_ms', 'commit_to_flush_ms'].filter((n) => report.benchmarks.some((b) => b.summary.metrics[n]));
+  return table(
+    ['level', 'sessions', 'error rate', ...names.flatMap((n) => [`p50 ${n}`, `p95 ${n}`]), 'SLOs'],
+    report.benchmarks.map((b) => [
+      b.label,
+      String(b.summary.sessions.total),
+      b.summary.errorRate === null ? 'n/a' : `${(b.summary.errorRate * 100).toFixed(1)}%`,
+      ...names.flatMap((n) => [b.summary.metrics[n]?.p50, b.summary.metrics[n]?.p95].map((v) => (v === undefined ? 'n/a' : v.toFixed(1)))),
+      b.summary.slos.length === 0 ? '' : b.summary.slos.every((slo) => slo.pass) ? 'pass' : 'FAIL',
+    ]),
+  );
+}
+
+function renderCapacity(capacity: NonNullable<Report['capacity']>): string {
+  const unit = capacity.by === 'concurrency' ? 'concurrent sessions' : 'arrivals/s';
+  const target = capacity.slos.join(' and ');
+  if (capacity.answer === null) return `capacity: no level met ${target}; even ${formatNumber(capacity.failsAt!)} ${unit} failed`;
+  const bracket = capacity.failsAt === null ? `every level up to the search limit passed` : `${formatNumber(capacity.failsAt)} failed`;
+  return `capacity: ${formatNumber(capacity.answer)} ${unit} meet ${target} (${bracket}; ${capacity.probes.length} levels probed)`;
+}
+
+function formatNumber(value: number): string {
+  return Number.isInteger(value) ? String(value) : value.toPrecision(4);
 }
 
 function format(value: number, unit: Unit): string {

@@ -1,8 +1,11 @@
 import type { DatasetProblem, DatasetSummary } from '../data/dataset.js';
-import type { EventLoopDelay } from '../load/execute.js';
 import type { LoadProfile } from '../load/profiles.js';
 import type { describeMetrics } from '../metrics/catalog.js';
+import type { LoadPlan } from '../config.js';
+import type { CapacityResult } from '../load/capacity.js';
 import type { BenchmarkSummary, SessionMetrics } from '../metrics/compute.js';
+import type { ClientHealth } from '../metrics/health.js';
+import type { MeasurementWindow, Phase } from '../metrics/window.js';
 import type { OpenAITurnDetection } from '../adapters/openai.js';
 import type { EosPreference, Padding } from '../session/prepare.js';
 import type { StageTimeouts } from '../session/run-session.js';
@@ -28,7 +31,10 @@ export interface Report {
   dataset: DatasetSummary & { problems: DatasetProblem[] };
   metricDefinitions: ReturnType<typeof describeMetrics>;
   percentileMethod: string;
+  /** One per load level, in the order they ran. */
   benchmarks: Benchmark[];
+  /** Set for a capacity search: the answer, and every level probed. */
+  capacity?: CapacityResult & { by: 'concurrency' | 'rate'; slos: string[] };
 }
 
 export interface Environment {
@@ -49,9 +55,14 @@ export interface RunConfig {
   prompt: string | null;
   turnDetection: OpenAITurnDetection;
   data: string;
-  profile: LoadProfile;
-  maxSessions: number;
+  plan: LoadPlan;
+  /** Sessions per benchmark, when given. */
+  maxSessions: number | null;
   maxSeconds: number | null;
+  rampUpMs: number;
+  window: MeasurementWindow;
+  stopOnErrorRate: { maxErrorRate: number; minSessions: number } | null;
+  slos: string[];
   turnsPerSession: number;
   padding: Padding;
   idleMs: number;
@@ -69,9 +80,11 @@ export interface Benchmark {
   profile: LoadProfile;
   startMs: number;
   endMs: number;
-  clientHealth: { eventLoopDelay: EventLoopDelay };
+  /** Set when the benchmark stopped early; its figures cover what finished. */
+  stoppedBy?: IncompleteReason;
+  clientHealth: ClientHealth;
   summary: BenchmarkSummary;
   sessions: ReportSession[];
 }
 
-export type ReportSession = SessionRecord & { metrics: SessionMetrics };
+export type ReportSession = SessionRecord & { phase: Phase; metrics: SessionMetrics };

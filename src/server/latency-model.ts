@@ -1,3 +1,5 @@
+import { seededRandom } from '../random.js';
+
 /**
  * How fast the simulated server answers. Text for a piece of audio is emitted
  * `delay()` ms after that audio arrives; the delay grows quadratically once more
@@ -31,7 +33,7 @@ export class LatencyModel {
   private readonly random: () => number;
 
   constructor(readonly options: LatencyModelOptions) {
-    this.random = mulberry32(options.seed);
+    this.random = seededRandom(options.seed);
   }
 
   slowdown(openSessions: number): number {
@@ -49,16 +51,4 @@ export class LatencyModel {
   finalize(openSessions: number): number {
     return this.options.finalizeMs * this.slowdown(openSessions);
   }
-}
-
-/** Small, fast, seedable PRNG (public domain). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

@@ -26,6 +26,8 @@ export interface SessionPlan {
   adapter: ProtocolAdapter;
   turns: PreparedTurn[];
   pace: Pace;
+  /** When the load profile meant this session to start. */
+  plannedStartMs: number;
   /** Stay connected this long after the last turn, as idle sessions do. */
   idleMs?: number;
   /** Send a mid-stream `session.update` this long after the first audio chunk's planned time. */
@@ -57,6 +59,7 @@ export function runSession(plan: SessionPlan): Promise<SessionResult> {
   const timeline: SessionTimeline = {
     turnDetection: adapter.turnDetection,
     turns: [],
+    plannedStartMs: plan.plannedStartMs,
     connectStartMs: clock.now(),
     chunks: [],
     commits: [],
@@ -176,11 +179,18 @@ export function runSession(plan: SessionPlan): Promise<SessionResult> {
     stage = next;
     return new Promise((resolve) => {
       let elapsed = false;
-      const timer = setTimeout(() => {
-        if (next !== 'idle') return fail({ class: 'timeout', message: `timed out after ${limitMs} ms waiting for ${waitingFor}` });
-        elapsed = true;
-        recheck?.();
-      }, limitMs);
+      const deadline = clock.now() + limitMs;
+      const expire = (): void => {
+        // Timers may fire a fraction of a millisecond early against the clock.
+        const left = deadline - clock.now();
+        if (left > 0) timer = setTimeout(expire, Math.ceil(left));
+        else if (next !== 'idle') fail({ class: 'timeout', message: `timed out after ${limitMs} ms waiting for ${waitingFor}` });
+        else {
+          elapsed = true;
+          recheck?.();
+        }
+      };
+      let timer = setTimeout(expire, limitMs);
       recheck = () => {
         if (outcome || elapsed || done()) {
           clearTimeout(timer);

@@ -96,6 +96,8 @@ export interface CloseRecord {
 export interface SessionTimeline {
   turnDetection: TurnDetection;
   turns: TurnRecord[];
+  /** When the load profile meant the session to start; `connectStartMs` is when it did. */
+  plannedStartMs: number;
   connectStartMs: number;
   openMs?: number;
   firstEventMs?: number;
@@ -138,7 +140,8 @@ export interface Failure {
   code?: string;
 }
 
-export type IncompleteReason = 'max_seconds' | 'interrupted';
+/** Why a session was cut: a time limit, Ctrl-C, or the benchmark's error-rate rule. */
+export type IncompleteReason = 'max_seconds' | 'interrupted' | 'error_rate';
 
 export type SessionOutcome =
   | { status: 'completed' }
@@ -149,7 +152,6 @@ export type SessionOutcome =
 export interface SessionRecord {
   /** Index of the session within its benchmark, in start order. */
   index: number;
-  plannedStartMs: number;
   timeline: SessionTimeline;
   outcome: SessionOutcome;
 }

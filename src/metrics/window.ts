@@ -1,0 +1,41 @@
+import type { SessionRecord, SessionTimeline } from '../timeline/types.js';
+
+/** Sessions left out of a benchmark's figures at its start and end: a count of sessions, or a span of ms. */
+export type Exclusion = { sessions: number } | { ms: number };
+
+export interface MeasurementWindow {
+  warmup?: Exclusion;
+  cooldown?: Exclusion;
+}
+
+export type Phase = 'warmup' | 'measured' | 'cooldown';
+
+/** When a session ended: its close, else its last recorded moment. */
+export function sessionEndMs(timeline: SessionTimeline): number {
+  return timeline.close?.t ?? Math.max(timeline.connectStartMs, ...timeline.events.map((e) => e.t), ...timeline.chunks.map((c) => c.sentMs));
+}
+
+/**
+ * Each session's phase. Warm-up: the first N sessions to start, or those planned to
+ * start within the first ms of the benchmark. Cool-down: the last N sessions to end,
+ * or those that ended within the last ms. Warm-up wins where both apply.
+ */
+export function phases(records: readonly SessionRecord[], startMs: number, endMs: number, window: MeasurementWindow): Phase[] {
+  const byStart = [...records.keys()].sort((a, b) => records[a]!.timeline.plannedStartMs - records[b]!.timeline.plannedStartMs);
+  const byEnd = [...records.keys()].sort((a, b) => sessionEndMs(records[b]!.timeline) - sessionEndMs(records[a]!.timeline));
+  const result: Phase[] = records.map(() => 'measured');
+  const { cooldown, warmup } = window;
+  if (cooldown) {
+    byEnd.forEach((i, rank) => {
+      const inCooldown = 'sessions' in cooldown ? rank < cooldown.sessions : sessionEndMs(records[i]!.timeline) > endMs - cooldown.ms;
+      if (inCooldown) result[i] = 'cooldown';
+    });
+  }
+  if (warmup) {
+    byStart.forEach((i, rank) => {
+      const inWarmup = 'sessions' in warmup ? rank < warmup.sessions : records[i]!.timeline.plannedStartMs < startMs + warmup.ms;
+      if (inWarmup) result[i] = 'warmup';
+    });
+  }
+  return result;
+}
