@@ -57,6 +57,8 @@ export interface RunOptions {
   chunkMs?: number;
   /** Default real time. */
   pace?: Pace;
+  /** Unpaced: most audio sent but not acknowledged by a server that acknowledges, ms; 0 ignores acknowledgements. Default 1000. */
+  ackWindowMs?: number;
   timeouts?: Partial<StageTimeouts>;
   /** Sent as `Authorization: Bearer`; never written to reports. */
   apiKey?: string;
@@ -66,6 +68,8 @@ export interface RunOptions {
   outputDir?: string;
   /** Settings of the built-in server, when there is no `target`. */
   server?: Partial<ServerOptions>;
+  /** Spread sessions over this many worker threads. Default 1 (this thread). */
+  workers?: number;
   /** Aborting stops the run; what finished is kept and the report is marked. */
   signal?: AbortSignal;
   onSessionEnd?(record: SessionRecord, done: number, expected: number): void;
@@ -117,6 +121,7 @@ export interface Settings {
   chunkMs: number;
   pace: Pace;
   timeouts: StageTimeouts;
+  workers: number;
 }
 
 export function resolveSettings(options: RunOptions): Settings {
@@ -170,6 +175,9 @@ export function resolveSettings(options: RunOptions): Settings {
   nonNegative('--turn-gap-ms', padding.gapMs);
   nonNegative('--idle-ms', options.idleMs ?? 0);
   if (options.updateAtMs !== undefined) nonNegative('--update-at-ms', options.updateAtMs);
+  if (options.ackWindowMs !== undefined) nonNegative('--ack-window-ms', options.ackWindowMs);
+  const workers = options.workers ?? 1;
+  positive('--workers', workers, true);
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   positive('--connect-timeout-ms', timeouts.connectMs, false);
   positive('--ready-timeout-ms', timeouts.readyMs, false);
@@ -187,6 +195,7 @@ export function resolveSettings(options: RunOptions): Settings {
     chunkMs,
     pace: options.pace ?? { kind: 'realtime', speed: 1 },
     timeouts,
+    workers,
   };
 }
 

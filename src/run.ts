@@ -1,16 +1,12 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, hostname } from 'node:os';
 import { join } from 'node:path';
-import type { ProtocolAdapter } from './adapters/adapter.js';
-import { createAdapter } from './adapters/index.js';
 import { monotonicClock } from './clock.js';
-import { profileAt, resolveSettings, type RunOptions, type Settings } from './config.js';
-import { BUNDLED_SAMPLES_DIR } from './data/bundled.js';
-import { summarizeDataset, type Dataset } from './data/dataset.js';
-import { loadFolderDataset } from './data/folder.js';
+import { profileAt, resolveSettings, type RunOptions } from './config.js';
+import { summarizeDataset } from './data/dataset.js';
 import { searchCapacity } from './load/capacity.js';
-import { execute } from './load/execute.js';
-import { isOpenLoop, lanes, profileLabel, type LoadProfile } from './load/profiles.js';
+import { profileLabel, type LoadProfile } from './load/profiles.js';
+import { WorkerPool } from './load/workers.js';
 import { describeMetrics } from './metrics/catalog.js';
 import { computeSessionMetrics, summarizeBenchmark } from './metrics/compute.js';
 import { judgeClient } from './metrics/health.js';
@@ -18,10 +14,11 @@ import { phases } from './metrics/window.js';
 import { PERCENTILE_METHOD } from './metrics/stats.js';
 import { REDACTED, redactUrl } from './report/redact.js';
 import { REPORT_SCHEMA, REPORT_VERSION, type Benchmark, type Report, type RunConfig } from './report/schema.js';
-import { startServer, type RunningServer } from './server/server.js';
+import { createRunContext, loadRunDataset, runLevel } from './run-context.js';
+import { startServer } from './server/server.js';
 import { formatPace } from './session/pace.js';
-import { prepareSample, type PreparedSample, type PreparedTurn } from './session/prepare.js';
-import { runSession } from './session/run-session.js';
+import { DEFAULT_ACK_WINDOW_MS } from './session/run-session.js';
+import type { SessionRecord } from './timeline/types.js';
 import { VERSION } from './version.js';
 
 export { UsageError, type RunOptions } from './config.js';
@@ -39,69 +36,27 @@ export interface RunResult {
  */
 export async function run(options: RunOptions = {}): Promise<RunResult> {
   const settings = resolveSettings(options);
-  const dataset = await loadFolderDataset(options.data ?? BUNDLED_SAMPLES_DIR);
+  const dataset = await loadRunDataset(options);
   const server =
     options.target === undefined
       ? await startServer({ port: 0, models: [settings.model], references: dataset.samples, ...options.server })
       : undefined;
+  let pool: WorkerPool | undefined;
   try {
     const target = options.target ?? server!.url;
-    const adapter = createAdapter(settings.protocol, {
-      model: settings.model,
-      turnDetection: settings.turnDetection,
-      ...(options.language !== undefined ? { language: options.language } : {}),
-      ...(options.prompt !== undefined ? { prompt: options.prompt } : {}),
-    });
-    const prepared = await prepareAudio(dataset, adapter, settings);
-    const headers: Record<string, string> = options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {};
-    const socketOptions = {
-      ...(options.tls?.ca !== undefined ? { ca: options.tls.ca } : {}),
-      ...(options.tls?.insecure ? { rejectUnauthorized: false } : {}),
-    };
-    /** Session i streams samples i*T .. i*T+T-1 (round robin over the dataset). */
-    const turnsOf = (index: number): PreparedTurn[] =>
-      Array.from({ length: settings.turnsPerSession }, (_, k) => {
-        const sample = dataset.samples[(index * settings.turnsPerSession + k) % dataset.samples.length]!;
-        const { first, later } = prepared.get(sample.id)!;
-        return k === 0 ? first : later;
-      });
-    /** Enough sessions to stream every sample once, and at least one per lane (or ten arrivals). */
-    const sessionsFor = (profile: LoadProfile): number =>
-      options.maxSessions ?? Math.max(Math.ceil(dataset.samples.length / settings.turnsPerSession), isOpenLoop(profile) ? 10 : lanes(profile));
+    const context = await createRunContext(options, settings, dataset);
 
     // Everything above happens before the clock starts.
     const clock = monotonicClock();
+    if (settings.workers > 1) pool = await WorkerPool.start(settings.workers, options, target, clock);
     const benchmarks: Benchmark[] = [];
     const runBenchmark = async (profile: LoadProfile): Promise<Benchmark> => {
       let done = 0;
-      const maxSessions = sessionsFor(profile);
-      const execution = await execute({
-        profile,
-        maxSessions,
-        ...(options.maxSeconds !== undefined ? { maxSeconds: options.maxSeconds } : {}),
-        ...(options.rampUpMs !== undefined ? { rampUpMs: options.rampUpMs } : {}),
-        ...(options.stopOnErrorRate ? { stopOnErrorRate: options.stopOnErrorRate } : {}),
-        clock,
-        ...(options.signal ? { signal: options.signal } : {}),
-        runSession: async (index, plannedStartMs, signal) => {
-          const { timeline, outcome } = await runSession({
-            url: target,
-            headers,
-            adapter,
-            turns: turnsOf(index),
-            pace: settings.pace,
-            plannedStartMs,
-            idleMs: settings.idleMs,
-            ...(options.updateAtMs !== undefined ? { updateAtMs: options.updateAtMs } : {}),
-            timeouts: settings.timeouts,
-            clock,
-            signal,
-            socketOptions,
-          });
-          return { index, timeline, outcome };
-        },
-        onSessionEnd: (record) => options.onSessionEnd?.(record, ++done, maxSessions),
-      });
+      const maxSessions = context.sessionsFor(profile);
+      const onSessionEnd = (record: SessionRecord): void => options.onSessionEnd?.(record, ++done, maxSessions);
+      const execution = pool
+        ? await pool.runLevel(profile, maxSessions, options.signal, onSessionEnd)
+        : await runLevel(context, options, settings, target, { profile, maxSessions, clock, ...(options.signal ? { signal: options.signal } : {}), onSessionEnd });
       const sessionPhases = phases(execution.records, execution.startMs, execution.endMs, options.window ?? {});
       const summary = summarizeBenchmark(execution.records, sessionPhases, settings.slos);
       const benchmark: Benchmark = {
@@ -138,7 +93,7 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
     const config: RunConfig = {
       target: redactUrl(target),
       builtInServer: server !== undefined,
-      protocol: adapter.name,
+      protocol: context.adapter.name,
       model: settings.model,
       language: options.language ?? null,
       prompt: options.prompt ?? null,
@@ -158,6 +113,8 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
       eos: settings.eos,
       chunkMs: settings.chunkMs,
       pace: formatPace(settings.pace),
+      workers: settings.workers,
+      ackWindowMs: options.ackWindowMs ?? DEFAULT_ACK_WINDOW_MS,
       timeouts: settings.timeouts,
       apiKey: options.apiKey ? REDACTED : null,
       tls: { ca: options.tls?.ca !== undefined, insecure: options.tls?.insecure === true },
@@ -179,6 +136,7 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
     if (options.outputDir === undefined) return { report };
     return { report, reportPath: await writeReport(report, options.outputDir) };
   } finally {
+    await pool?.close();
     await server?.close();
   }
 }
@@ -188,13 +146,4 @@ export async function writeReport(report: Report, dir: string): Promise<string> 
   const path = join(dir, 'report.json');
   await writeFile(path, JSON.stringify(report, null, 1) + '\n');
   return path;
-}
-
-/** Decodes, resamples, pads, chunks and encodes every sample once, before the clock starts. */
-async function prepareAudio(dataset: Dataset, adapter: ProtocolAdapter, settings: Settings): Promise<Map<string, PreparedSample>> {
-  const prepared = new Map<string, PreparedSample>();
-  for (const sample of dataset.samples) {
-    prepared.set(sample.id, await prepareSample(sample, adapter, settings.chunkMs, settings.padding, settings.eos));
-  }
-  return prepared;
 }

@@ -47,6 +47,7 @@ describe('metric catalog', () => {
     assert.deepEqual(session, {
       start_lag_ms: 0,
       connect_ms: 5,
+      audio_sent_ms: 250,
       session_ms: 510,
       bytes_sent: 400,
       bytes_received: 300,

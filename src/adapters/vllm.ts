@@ -8,13 +8,15 @@ import { parseEventObject, type InterpretedEvent, type ProtocolAdapter } from '.
  * → `input_audio_buffer.commit {final: true}` → `transcription.delta`* → `transcription.done`.
  * Errors are flat: `{type: "error", error: "<message>", code}`.
  */
+const SAMPLE_RATE = 16_000;
+
 export function vllmAdapter(settings: { model: string }): ProtocolAdapter {
   const sessionUpdate = JSON.stringify({ type: 'session.update', model: settings.model });
   const commit = JSON.stringify({ type: 'input_audio_buffer.commit' });
   const finalCommit = JSON.stringify({ type: 'input_audio_buffer.commit', final: true });
   return {
     name: 'vllm',
-    sampleRate: 16_000,
+    sampleRate: SAMPLE_RATE,
     turnDetection: 'client',
     readyKind: 'session_created',
     connectUrl: (target) => target,
@@ -40,6 +42,8 @@ export function interpretVllmEvent(data: string): InterpretedEvent {
       return { type, kind: 'transcript_delta', text: stringField(event.delta) };
     case 'transcription.done':
       return { type, kind: 'transcript_final', text: stringField(event.text) };
+    case 'progress': // seed 001's consumption acknowledgement: cumulative PCM16 bytes at 16 kHz
+      return typeof event.audio_bytes === 'number' ? { type, kind: 'progress', audioEndMs: (event.audio_bytes / 2 / SAMPLE_RATE) * 1000 } : { type, kind: 'other' };
     case 'error': {
       const nested = typeof event.error === 'object' && event.error !== null ? (event.error as Record<string, unknown>) : undefined;
       const message = nested ? stringField(nested.message) : stringField(event.error);

@@ -40,6 +40,7 @@ export const runCommand = new Command('run')
   .addOption(new Option('--capacity-by <what>', 'what a capacity search varies').choices(['concurrency', 'rate'] as const).default('concurrency' as const))
   .option('--capacity-max <n>', 'highest level a capacity search tries (default 256 sessions or 1000 arrivals/s)', num)
   .option('--capacity-tolerance <x>', 'capacity search by rate: stop when the bracket is this narrow, relatively', num, 0.1)
+  .option('--workers <n>', 'spread sessions over this many worker threads when one core is not enough', int, 1)
   .option('--max-sessions <n>', 'sessions per benchmark (default: enough to stream every sample once, at least one per lane, or ten arrivals)', int)
   .option('--max-seconds <s>', 'stop each benchmark after this long; sessions still running end as incomplete', num)
   .option('--turns-per-session <n>', 'consecutive utterances per session', int, 1)
@@ -50,7 +51,8 @@ export const runCommand = new Command('run')
   .option('--update-at-ms <ms>', 'send a mid-stream session.update this long after the first audio', num)
   .addOption(new Option('--eos-source <source>', 'end of speech for finalization_ms: auto (label, else vad, else audio_end), label, vad or audio_end').choices(['auto', 'label', 'vad', 'audio_end'] as const).default('auto' as const))
   .option('--chunk-ms <ms>', 'audio per append, ms', num, 100)
-  .option('--pace <pace>', 'realtime, Nx (e.g. 2x) or none (as fast as the socket drains)', 'realtime')
+  .option('--pace <pace>', 'realtime, Nx (e.g. 2x) or none (as fast as the server takes it: the socket drains, and acknowledged audio)', 'realtime')
+  .option('--ack-window-ms <ms>', 'unpaced: most audio sent but not yet acknowledged, with servers that send progress events (0: ignore them)', num, 1000)
   .option('--connect-timeout-ms <ms>', 'limit for the WebSocket to open', num, DEFAULT_TIMEOUTS.connectMs)
   .option('--ready-timeout-ms <ms>', 'limit for the session to be ready after open', num, DEFAULT_TIMEOUTS.readyMs)
   .option('--final-timeout-ms <ms>', 'limit for the final transcript after the final commit', num, DEFAULT_TIMEOUTS.finalMs)
@@ -103,6 +105,8 @@ export const runCommand = new Command('run')
       eos: opts.eosSource,
       chunkMs: opts.chunkMs,
       pace,
+      ackWindowMs: opts.ackWindowMs,
+      workers: opts.workers,
       timeouts: { connectMs: opts.connectTimeoutMs, readyMs: opts.readyTimeoutMs, finalMs: opts.finalTimeoutMs },
       ...(apiKey !== undefined ? { apiKey } : {}),
       tls: { ...(opts.ca !== undefined ? { ca: readCa(opts.ca) } : {}), insecure: opts.insecure === true },

@@ -26,6 +26,8 @@ export const serveCommand = new Command('serve')
   .option('--tls-cert <file>', 'serve wss:// with this certificate (PEM; needs --tls-key)')
   .option('--tls-key <file>', 'private key (PEM) of --tls-cert')
   .option('--max-audio-mb <mb>', 'vLLM: per-connection audio limit', num, DEFAULT_SERVER_OPTIONS.maxAudioMb)
+  .option('--progress-acks', 'vLLM: acknowledge consumed audio with {"type": "progress", "audio_bytes": N}', false)
+  .option('--ingest-speed <x>', 'vLLM: take audio in at most this many times real time (default: at once)', num)
   .option('--fault <fault...>', 'inject a fault in every session: never-finalize, close=CODE (on the first append), upgrade-status=CODE')
   .action(async (opts) => {
     if ((opts.tlsCert === undefined) !== (opts.tlsKey === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
@@ -46,6 +48,8 @@ export const serveCommand = new Command('serve')
       emptyDeltas: opts.emptyDeltas,
       streamDuringSpeech: opts.streamDuringSpeech,
       maxAudioMb: opts.maxAudioMb,
+      progressAcks: opts.progressAcks,
+      ...(opts.ingestSpeed !== undefined ? { ingestSpeed: opts.ingestSpeed } : {}),
       ...(opts.apiKey !== undefined ? { apiKey: opts.apiKey } : {}),
       ...(opts.tlsCert !== undefined ? { tls: { cert: readPem(opts.tlsCert, '--tls-cert'), key: readPem(opts.tlsKey!, '--tls-key') } } : {}),
       faults: parseFaults(opts.fault ?? []),

@@ -164,6 +164,21 @@ export const METRICS: readonly MetricDefinition[] = [
     },
   },
   {
+    name: 'audio_sent_ms', unit: 'ms', scope: 'session',
+    from: 'audio streamed in the session, all turns', to: '',
+    description: 'Audio handed to the socket; compare with audio_acked_ms.',
+    value: (s) => last(s.chunks)?.audioEndMs ?? 0,
+  },
+  {
+    name: 'audio_acked_ms', unit: 'ms', scope: 'session',
+    from: "audio the server acknowledged consuming (its last progress event)", to: '',
+    description: 'Only for servers that acknowledge consumption; below audio_sent_ms means audio was not taken in.',
+    value: (s) => {
+      const acks = s.events.filter((e) => e.kind === 'progress');
+      return acks.length > 0 ? Math.max(...acks.map((e) => e.audioEndMs ?? 0)) : undefined;
+    },
+  },
+  {
     name: 'session_ms', unit: 'ms', scope: 'session',
     from: 'connect start', to: 'close',
     description: 'Connection lifetime, as a deployment dashboard sees it.',

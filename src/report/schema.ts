@@ -70,6 +70,8 @@ export interface RunConfig {
   eos: EosPreference;
   chunkMs: number;
   pace: string;
+  workers: number;
+  ackWindowMs: number;
   timeouts: StageTimeouts;
   apiKey: string | null;
   tls: { ca: boolean; insecure: boolean };

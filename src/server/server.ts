@@ -34,6 +34,10 @@ export interface ServerOptions {
   apiKey?: string;
   /** Per-connection audio limit, MB. Default 25. */
   maxAudioMb: number;
+  /** vLLM dialect: acknowledge consumed audio with `progress` events, as seed 001's runner does. Default false. */
+  progressAcks: boolean;
+  /** vLLM dialect: ingest audio at most this many times real time. Default Infinity (at once). */
+  ingestSpeed: number;
   faults: Faults & {
     /** Refuse every upgrade with this HTTP status. */
     upgradeStatus?: number;
@@ -49,6 +53,8 @@ export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
   emptyDeltas: false,
   streamDuringSpeech: false,
   maxAudioMb: 25,
+  progressAcks: false,
+  ingestSpeed: Infinity,
   faults: { neverFinalize: false },
 };
 
@@ -99,6 +105,8 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
         openSessions: () => open,
         emptyDeltas: options.emptyDeltas,
         maxAudioBytes: options.maxAudioMb * 1024 * 1024,
+        progressAcks: options.progressAcks,
+        ingestSpeed: options.ingestSpeed,
         faults: options.faults,
       };
       if (!openai) new VllmSession(ws, ctx);

@@ -13,6 +13,10 @@ export interface SessionContext {
   emptyDeltas: boolean;
   /** Per-connection audio limit, bytes (vLLM: VLLM_MAX_AUDIO_CLIP_FILESIZE_MB). */
   maxAudioBytes: number;
+  /** vLLM: acknowledge consumed audio with `{"type": "progress", "audio_bytes": N}` (cumulative). */
+  progressAcks: boolean;
+  /** vLLM: how fast audio is taken in, times real time (Infinity: at once). */
+  ingestSpeed: number;
   faults: Faults;
 }
 

@@ -25,6 +25,10 @@ export class VllmSession {
   private audioBytes = 0;
   private framesHeard = 0;
   private readonly emissions = new EmissionQueue();
+  /** Audio waiting to be ingested, when ingestion is slower than instant. */
+  private readonly ingestion = new EmissionQueue();
+  private ingestedAt = 0;
+  private consumedBytes = 0;
 
   constructor(
     private readonly ws: WebSocket,
@@ -53,8 +57,10 @@ export class VllmSession {
         return this.onSessionUpdate(event);
       case 'input_audio_buffer.append':
         return this.onAppend(event);
-      case 'input_audio_buffer.commit':
-        return this.onCommit(event.final === true);
+      case 'input_audio_buffer.commit': {
+        const final = event.final === true;
+        return this.ingest(0, () => this.onCommit(final)); // after the audio before it
+      }
       default:
         return this.error('unknown_event', `Unknown event type: ${String(event.type)}`);
     }
@@ -81,6 +87,24 @@ export class VllmSession {
       this.ws.close(this.ctx.faults.closeCode, 'injected fault');
       return;
     }
+    this.ingest((pcm.length / 2 / SAMPLE_RATE) * 1000, () => this.consume(pcm));
+  }
+
+  /**
+   * Runs `action` once the audio queued before it, and `audioMs` more, has been
+   * ingested at the server's ingest speed; at once when ingestion is instant.
+   */
+  private ingest(audioMs: number, action: () => void): void {
+    const now = performance.now();
+    if (this.ctx.ingestSpeed === Infinity && this.ingestedAt <= now) return action();
+    this.ingestedAt = Math.max(now, this.ingestedAt) + audioMs / this.ctx.ingestSpeed;
+    this.ingestion.push(this.ingestedAt, action);
+  }
+
+  /** Audio taken in by the model: recognized, scheduled, and acknowledged when asked to. */
+  private consume(pcm: Buffer): void {
+    this.consumedBytes += pcm.length;
+    if (this.ctx.progressAcks) this.send({ type: 'progress', audio_bytes: this.consumedBytes });
     const words = this.recognizer.feed(pcm).map((w) => w.text);
     const frames = Math.floor(this.recognizer.receivedMs / VOXTRAL_FRAME_MS);
     const emptyFrames = this.ctx.emptyDeltas ? Math.max(0, frames - this.framesHeard - words.length) : 0;
@@ -151,5 +175,6 @@ export class VllmSession {
 
   private dispose(): void {
     this.emissions.clear();
+    this.ingestion.clear();
   }
 }

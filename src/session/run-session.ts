@@ -32,6 +32,17 @@ export interface SessionPlan {
   idleMs?: number;
   /** Send a mid-stream `session.update` this long after the first audio chunk's planned time. */
   updateAtMs?: number;
+  /**
+   * Unpaced: the most audio (ms) sent but not yet acknowledged by the server's
+   * `progress` events; 0 turns acknowledgements off.
+   */
+  ackWindowMs?: number;
+  /**
+   * What the run has learnt about the server, shared by its sessions: whether it
+   * acknowledges audio. Unknown, a session that fills the window waits up to
+   * `ACK_PROBE_MS` for a first acknowledgement before concluding it never comes.
+   */
+  serverAcks?: { known?: boolean };
   timeouts: StageTimeouts;
   clock: Clock;
   /** Aborting ends the session as incomplete; the reason must be an IncompleteReason. */
@@ -45,8 +56,11 @@ export interface SessionResult {
   outcome: SessionOutcome;
 }
 
-/** Unacknowledged sends allowed in flight when unpaced, so the socket never buffers without bound. */
+/** Sends not yet written to the socket allowed when unpaced, so the socket never buffers without bound. */
 const UNPACED_WINDOW = 8;
+export const DEFAULT_ACK_WINDOW_MS = 1000;
+/** How long an unpaced session waits for a first acknowledgement before treating the server as one that sends none. */
+export const ACK_PROBE_MS = 250;
 
 /**
  * Runs one session: connects, waits for the session to be ready, streams each turn's
@@ -78,6 +92,8 @@ export function runSession(plan: SessionPlan): Promise<SessionResult> {
   const speaking = new Set<string>();
   const awaiting = new Set<string>();
   let lastCommittedMs = -Infinity;
+  /** Audio position the server acknowledged consuming, when it acknowledges at all. */
+  let ackedMs: number | undefined;
   let outcome: SessionOutcome | undefined;
   /** Re-checks whatever the session is waiting for; set by the current wait. */
   let recheck: (() => void) | undefined;
@@ -143,6 +159,10 @@ export function runSession(plan: SessionPlan): Promise<SessionResult> {
       case 'transcript_final':
         finalsReceived = Math.max(finalsReceived, turn + 1);
         awaiting.delete(item);
+        break;
+      case 'progress':
+        ackedMs = Math.max(ackedMs ?? 0, event.audioEndMs ?? 0);
+        if (plan.serverAcks) plan.serverAcks.known = true;
         break;
       case 'error':
       case 'transcript_failed':
@@ -215,12 +235,14 @@ export function runSession(plan: SessionPlan): Promise<SessionResult> {
       let timer: NodeJS.Timeout | undefined;
       const done = (): void => {
         clearTimeout(timer);
+        clearTimeout(probe);
         recheck = undefined;
         resolve();
       };
       recheck = () => {
         if (outcome) done();
       };
+      let probe: NodeJS.Timeout | undefined;
       const record = (seq: number, plannedMs: number | null, sentMs: number): void => {
         const chunk = chunks[seq]!;
         timeline.chunks.push({
@@ -235,9 +257,22 @@ export function runSession(plan: SessionPlan): Promise<SessionResult> {
       };
       if (plan.pace.kind === 'none') {
         let inFlight = 0;
+        const windowMs = plan.ackWindowMs ?? DEFAULT_ACK_WINDOW_MS;
+        const server = plan.serverAcks ?? {};
+        const acknowledged = (): boolean => {
+          if (windowMs === 0 || server.known === false) return true;
+          if (offsetMs + chunks[k]!.audioEndMs - (ackedMs ?? 0) <= windowMs) return true;
+          if (ackedMs === undefined && server.known === undefined) {
+            probe ??= setTimeout(() => {
+              if (ackedMs === undefined) server.known = false;
+              pump();
+            }, ACK_PROBE_MS);
+          }
+          return false;
+        };
         const pump = (): void => {
           if (outcome) return done();
-          while (k < chunks.length && inFlight < UNPACED_WINDOW) {
+          while (k < chunks.length && inFlight < UNPACED_WINDOW && acknowledged()) {
             inFlight++;
             const seq = k++;
             record(seq, null, send(chunks[seq]!.frame, () => {
@@ -247,6 +282,7 @@ export function runSession(plan: SessionPlan): Promise<SessionResult> {
             }));
           }
         };
+        recheck = pump; // acknowledgements open the window
         return pump();
       }
       const speed = plan.pace.speed;

@@ -64,6 +64,7 @@ export type ServerEventKind =
   | 'transcript_delta'
   | 'transcript_final'
   | 'transcript_failed'
+  | 'progress'
   | 'error'
   | 'other';
 
@@ -77,7 +78,7 @@ export interface ServerEventRecord {
   turn: number;
   /** The server's id of the input item (conversation item) the event is about. */
   itemId?: string;
-  /** Audio positions the server reports (VAD speech start and end), ms of the input stream. */
+  /** Audio positions the server reports (VAD speech start and end; for `progress`, audio consumed so far), ms of the input stream. */
   audioStartMs?: number;
   audioEndMs?: number;
   /** Transcript text carried by the event (may be empty: empty deltas never count as text). */

@@ -1,0 +1,61 @@
+/**
+ * A worker thread's side of `--workers`: it prepares its own copy of the audio, then
+ * runs its share of each benchmark level on the main thread's clock and posts every
+ * session record as it ends.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { alignedClock } from '../clock.js';
+import { resolveSettings, type RunOptions } from '../config.js';
+import { createRunContext, loadRunDataset, runLevel } from '../run-context.js';
+import type { SessionRecord } from '../timeline/types.js';
+import type { Execution } from './execute.js';
+import type { LoadProfile } from './profiles.js';
+import { shareOf } from './shards.js';
+
+export interface WorkerInit {
+  options: RunOptions;
+  target: string;
+  worker: number;
+  count: number;
+  clockOrigin: number;
+  wallStart: string;
+}
+
+export type ToWorker = { type: 'run'; profile: LoadProfile; maxSessions: number } | { type: 'abort'; reason: string };
+export type FromWorker =
+  | { type: 'ready' }
+  | { type: 'record'; record: SessionRecord }
+  | { type: 'done'; execution: Omit<Execution, 'records'> }
+  | { type: 'error'; message: string };
+
+const init = workerData as WorkerInit;
+const port = parentPort!;
+const post = (message: FromWorker): void => port.postMessage(message);
+
+try {
+  const settings = resolveSettings(init.options);
+  const context = await createRunContext(init.options, settings, await loadRunDataset(init.options));
+  const clock = alignedClock(init.clockOrigin, new Date(init.wallStart));
+  let abort = new AbortController();
+  port.on('message', async (message: ToWorker) => {
+    if (message.type === 'abort') return abort.abort(message.reason);
+    const share = shareOf(message.profile, init.worker, init.count);
+    abort = new AbortController();
+    if (!share.profile) {
+      const now = clock.now();
+      return post({ type: 'done', execution: { startMs: now, endMs: now, capHits: 0, eventLoopDelay: { meanMs: 0, p50Ms: 0, p99Ms: 0, maxMs: 0 } } });
+    }
+    const { records: _, ...execution } = await runLevel(context, init.options, settings, init.target, {
+      profile: share.profile,
+      maxSessions: message.maxSessions,
+      clock,
+      signal: abort.signal,
+      shard: share.owns,
+      onSessionEnd: (record) => post({ type: 'record', record }),
+    });
+    post({ type: 'done', execution });
+  });
+  post({ type: 'ready' });
+} catch (err) {
+  post({ type: 'error', message: (err as Error).message });
+}

@@ -1,0 +1,90 @@
+import { Worker } from 'node:worker_threads';
+import type { Clock } from '../clock.js';
+import type { RunOptions } from '../config.js';
+import type { SessionRecord } from '../timeline/types.js';
+import type { Execution } from './execute.js';
+import type { LoadProfile } from './profiles.js';
+import type { FromWorker, ToWorker, WorkerInit } from './worker.js';
+
+/**
+ * Worker threads that run a benchmark together (`--workers`). Each runs its share of
+ * the sessions (see shards.ts) on the main thread's clock, so their records merge
+ * exactly: one timeline per session, on one clock. The event-loop delay reported is
+ * the worst of the workers'.
+ */
+export class WorkerPool {
+  private constructor(private readonly workers: Worker[]) {}
+
+  static async start(count: number, options: RunOptions, target: string, clock: Clock): Promise<WorkerPool> {
+    const { signal: _s, onSessionEnd: _o, server: _v, ...portable } = options;
+    const workers = Array.from({ length: count }, (_, worker) => {
+      const init: WorkerInit = { options: portable, target, worker, count, clockOrigin: clock.origin, wallStart: clock.wallStart.toISOString() };
+      return new Worker(new URL('./worker.js', import.meta.url), { workerData: init });
+    });
+    const pool = new WorkerPool(workers);
+    try {
+      await Promise.all(workers.map((w) => pool.next(w, 'ready')));
+    } catch (err) {
+      await pool.close();
+      throw err;
+    }
+    return pool;
+  }
+
+  /** Runs one benchmark level across the workers and merges what they measured. */
+  async runLevel(profile: LoadProfile, maxSessions: number, signal: AbortSignal | undefined, onSessionEnd: (record: SessionRecord) => void): Promise<Execution> {
+    const records: SessionRecord[] = [];
+    const collect = (message: FromWorker): void => {
+      if (message.type !== 'record') return;
+      records.push(message.record);
+      onSessionEnd(message.record);
+    };
+    const abort = (): void => this.broadcast({ type: 'abort', reason: String(signal!.reason ?? 'interrupted') });
+    signal?.addEventListener('abort', abort, { once: true });
+    for (const w of this.workers) w.on('message', collect);
+    try {
+      const done = this.workers.map((w) => this.next(w, 'done'));
+      this.broadcast({ type: 'run', profile, maxSessions });
+      const parts = (await Promise.all(done)).map((m) => (m as Extract<FromWorker, { type: 'done' }>).execution);
+      const worst = (key: keyof Execution['eventLoopDelay']): number => Math.max(...parts.map((p) => p.eventLoopDelay[key]));
+      const stoppedBy = parts.find((p) => p.stoppedBy)?.stoppedBy;
+      return {
+        records: records.sort((a, b) => a.index - b.index),
+        startMs: Math.min(...parts.map((p) => p.startMs)),
+        endMs: Math.max(...parts.map((p) => p.endMs)),
+        ...(stoppedBy ? { stoppedBy } : {}),
+        capHits: parts.reduce((sum, p) => sum + p.capHits, 0),
+        eventLoopDelay: { meanMs: worst('meanMs'), p50Ms: worst('p50Ms'), p99Ms: worst('p99Ms'), maxMs: worst('maxMs') },
+      };
+    } finally {
+      for (const w of this.workers) w.off('message', collect);
+      signal?.removeEventListener('abort', abort);
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.terminate()));
+  }
+
+  private broadcast(message: ToWorker): void {
+    for (const w of this.workers) w.postMessage(message);
+  }
+
+  /** The worker's next message of `type`; rejects on its error message or its crash. */
+  private next(worker: Worker, type: FromWorker['type']): Promise<FromWorker> {
+    return new Promise((resolve, reject) => {
+      const onMessage = (message: FromWorker): void => {
+        if (message.type === 'error') finish(() => reject(new Error(message.message)));
+        else if (message.type === type) finish(() => resolve(message));
+      };
+      const onError = (err: Error): void => finish(() => reject(err));
+      const finish = (settle: () => void): void => {
+        worker.off('message', onMessage);
+        worker.off('error', onError);
+        settle();
+      };
+      worker.on('message', onMessage);
+      worker.on('error', onError);
+    });
+  }
+}

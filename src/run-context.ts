@@ -1,0 +1,104 @@
+import type { ProtocolAdapter } from './adapters/adapter.js';
+import { createAdapter } from './adapters/index.js';
+import type { Clock } from './clock.js';
+import type { RunOptions, Settings } from './config.js';
+import { BUNDLED_SAMPLES_DIR } from './data/bundled.js';
+import type { Dataset } from './data/dataset.js';
+import { loadFolderDataset } from './data/folder.js';
+import { execute, type Execution } from './load/execute.js';
+import { isOpenLoop, lanes, type LoadProfile } from './load/profiles.js';
+import { prepareSample, type PreparedSample, type PreparedTurn } from './session/prepare.js';
+import { runSession } from './session/run-session.js';
+import type { SessionRecord } from './timeline/types.js';
+
+/** Everything needed to run sessions against a target, prepared before any clock starts. */
+export interface RunContext {
+  adapter: ProtocolAdapter;
+  /** The turns session `index` streams. */
+  turnsOf(index: number): PreparedTurn[];
+  /** Sessions a benchmark under `profile` runs. */
+  sessionsFor(profile: LoadProfile): number;
+  /** Whether the server acknowledges audio, once a session has found out. */
+  serverAcks: { known?: boolean };
+}
+
+export function loadRunDataset(options: RunOptions): Promise<Dataset> {
+  return loadFolderDataset(options.data ?? BUNDLED_SAMPLES_DIR);
+}
+
+/** Builds the adapter and decodes, resamples, pads, chunks and encodes every sample once. */
+export async function createRunContext(options: RunOptions, settings: Settings, dataset: Dataset): Promise<RunContext> {
+  const adapter = createAdapter(settings.protocol, {
+    model: settings.model,
+    turnDetection: settings.turnDetection,
+    ...(options.language !== undefined ? { language: options.language } : {}),
+    ...(options.prompt !== undefined ? { prompt: options.prompt } : {}),
+  });
+  const prepared = new Map<string, PreparedSample>();
+  for (const sample of dataset.samples) {
+    prepared.set(sample.id, await prepareSample(sample, adapter, settings.chunkMs, settings.padding, settings.eos));
+  }
+  const perSession = settings.turnsPerSession;
+  return {
+    adapter,
+    serverAcks: {},
+    // Session i streams samples i*T .. i*T+T-1, round robin over the dataset.
+    turnsOf: (index) =>
+      Array.from({ length: perSession }, (_, k) => {
+        const sample = dataset.samples[(index * perSession + k) % dataset.samples.length]!;
+        const { first, later } = prepared.get(sample.id)!;
+        return k === 0 ? first : later;
+      }),
+    // Enough sessions to stream every sample once, and at least one per lane (or ten arrivals).
+    sessionsFor: (profile) =>
+      options.maxSessions ?? Math.max(Math.ceil(dataset.samples.length / perSession), isOpenLoop(profile) ? 10 : lanes(profile)),
+  };
+}
+
+export interface LevelRun {
+  profile: LoadProfile;
+  maxSessions: number;
+  clock: Clock;
+  signal?: AbortSignal;
+  shard?: (index: number) => boolean;
+  onSessionEnd?(record: SessionRecord): void;
+}
+
+/** Runs one benchmark level's sessions (or this worker's share of them) in this thread. */
+export function runLevel(context: RunContext, options: RunOptions, settings: Settings, target: string, level: LevelRun): Promise<Execution> {
+  const headers: Record<string, string> = options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {};
+  const socketOptions = {
+    ...(options.tls?.ca !== undefined ? { ca: options.tls.ca } : {}),
+    ...(options.tls?.insecure ? { rejectUnauthorized: false } : {}),
+  };
+  return execute({
+    profile: level.profile,
+    maxSessions: level.maxSessions,
+    ...(options.maxSeconds !== undefined ? { maxSeconds: options.maxSeconds } : {}),
+    ...(options.rampUpMs !== undefined ? { rampUpMs: options.rampUpMs } : {}),
+    ...(options.stopOnErrorRate ? { stopOnErrorRate: options.stopOnErrorRate } : {}),
+    clock: level.clock,
+    ...(level.signal ? { signal: level.signal } : {}),
+    ...(level.shard ? { shard: level.shard } : {}),
+    runSession: async (index, plannedStartMs, signal) => {
+      const { timeline, outcome } = await runSession({
+        url: target,
+        headers,
+        adapter: context.adapter,
+        turns: context.turnsOf(index),
+        pace: settings.pace,
+        plannedStartMs,
+        idleMs: settings.idleMs,
+        ...(options.updateAtMs !== undefined ? { updateAtMs: options.updateAtMs } : {}),
+        ...(options.ackWindowMs !== undefined ? { ackWindowMs: options.ackWindowMs } : {}),
+        serverAcks: context.serverAcks,
+        timeouts: settings.timeouts,
+        clock: level.clock,
+        signal,
+        socketOptions,
+      });
+      return { index, timeline, outcome };
+    },
+    ...(level.onSessionEnd ? { onSessionEnd: level.onSessionEnd } : {}),
+  });
+}

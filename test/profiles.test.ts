@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { run } from '../src/run.js';
+import { DEFAULT_LATENCY } from '../src/server/latency-model.js';
+import { DEFAULT_MODEL } from '../src/server/server.js';
+import { CLI, runNode, tempDir, testServer } from './helpers.js';
+
+const FAST = { kind: 'realtime', speed: 8 } as const;
+
+describe('load profiles against the simulated server', () => {
+  it('a sweep runs one benchmark per concurrency level, in order', async () => {
+    const server = await testServer();
+    const { report } = await run({ target: server.url, model: DEFAULT_MODEL, sweep: [1, 2, 3], pace: FAST });
+    assert.deepEqual(report.benchmarks.map((b) => b.label), ['concurrent@1', 'concurrent@2', 'concurrent@3']);
+    assert.deepEqual(report.benchmarks.map((b) => b.summary.sessions.completed), [6, 6, 6]);
+  });
+
+  it('a capacity search finds the server\'s knee within one step', async () => {
+    const server = await testServer({ latency: { ...DEFAULT_LATENCY, capacity: 4, jitterMs: 5 } });
+    // At or under capacity TTFT is about 170 ms; one session over, the delay grows by (5/4)^2.
+    const { report } = await run({
+      target: server.url, model: DEFAULT_MODEL, capacity: { by: 'concurrency' }, slos: ['p95(ttft_ms)<200'], pace: FAST,
+    });
+    const { answer, failsAt, probes } = report.capacity!;
+    assert.ok(answer !== null && Math.abs(answer - 4) <= 1, `capacity ${answer}, fails at ${failsAt}; probes ${JSON.stringify(probes)}`);
+    assert.equal(failsAt, answer! + 1);
+    assert.equal(report.benchmarks.length, probes.length, 'every probe is a benchmark in the report');
+  });
+
+  it('an open-loop run starts sessions on the planned schedule and records the lag', async () => {
+    const server = await testServer();
+    const { report } = await run({ target: server.url, model: DEFAULT_MODEL, profile: { kind: 'constant', rate: 10 }, maxSessions: 5, pace: FAST });
+    const { sessions, startMs } = report.benchmarks[0]!;
+    assert.deepEqual(sessions.map((s) => s.timeline.plannedStartMs - startMs), [0, 100, 200, 300, 400]);
+    for (const s of sessions) assert.ok(s.metrics.session.start_lag_ms! >= 0);
+  });
+
+  it('stops a level whose error rate passes the limit, and says so', async () => {
+    const server = await testServer({ faults: { neverFinalize: false, upgradeStatus: 503 } });
+    const { report } = await run({ target: server.url, model: DEFAULT_MODEL, maxSessions: 20, stopOnErrorRate: { maxErrorRate: 0.5, minSessions: 3 } });
+    const benchmark = report.benchmarks[0]!;
+    assert.equal(benchmark.stoppedBy, 'error_rate');
+    assert.equal(benchmark.summary.sessions.total, 3);
+  });
+
+  it('workers run the same sessions as one thread, on one clock', async () => {
+    const server = await testServer();
+    const { report } = await run({ target: server.url, model: DEFAULT_MODEL, profile: { kind: 'concurrent', concurrency: 4 }, maxSessions: 10, workers: 2, pace: FAST });
+    const { sessions, summary, startMs, endMs } = report.benchmarks[0]!;
+    assert.deepEqual(sessions.map((s) => s.index), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    assert.equal(summary.sessions.completed, 10);
+    assert.deepEqual(sessions.map((s) => s.timeline.turns[0]!.sampleId), ['harvard-01', 'harvard-02', 'harvard-03', 'harvard-04', 'harvard-05', 'harvard-06', 'harvard-01', 'harvard-02', 'harvard-03', 'harvard-04']);
+    for (const s of sessions) assert.ok(s.timeline.connectStartMs >= startMs && s.timeline.close!.t <= endMs + 1, 'timelines share the run clock');
+    assert.equal(report.config.workers, 2);
+  });
+});
+
+describe('unpaced runs with backpressure', () => {
+  it('keeps unacknowledged audio within the window and loses nothing', async () => {
+    // The server takes audio in at 20x real time and acknowledges what it consumed.
+    const server = await testServer({ progressAcks: true, ingestSpeed: 20 });
+    const windowMs = 500;
+    const { report } = await run({ target: server.url, model: DEFAULT_MODEL, maxSessions: 3, pace: { kind: 'none' }, ackWindowMs: windowMs });
+    for (const session of report.benchmarks[0]!.sessions) {
+      assert.deepEqual(session.outcome, { status: 'completed' });
+      const { audio_sent_ms, audio_acked_ms } = session.metrics.session;
+      assert.equal(audio_acked_ms, audio_sent_ms, 'every bit of audio sent was acknowledged');
+      const acks = session.timeline.events.filter((e) => e.kind === 'progress');
+      for (const chunk of session.timeline.chunks) {
+        const acked = acks.filter((e) => e.t < chunk.sentMs).at(-1)?.audioEndMs;
+        if (acked !== undefined) assert.ok(chunk.audioEndMs - acked <= windowMs, `chunk ${chunk.seq} sent ${chunk.audioEndMs - acked} ms ahead of the acknowledgements`);
+      }
+      // 20x real time: ~2.8 s of audio cannot be taken in much faster than ~140 ms.
+      const streaming = session.timeline.chunks.at(-1)!.sentMs - session.timeline.chunks[0]!.sentMs;
+      assert.ok(streaming >= (audio_sent_ms! - windowMs) / 20 - 5, `streamed in ${streaming} ms`);
+    }
+  });
+
+  it('feeds a server that never acknowledges as fast as the socket drains', async () => {
+    const server = await testServer();
+    const { report } = await run({ target: server.url, model: DEFAULT_MODEL, maxSessions: 1, pace: { kind: 'none' } });
+    const { metrics, outcome } = report.benchmarks[0]!.sessions[0]!;
+    assert.deepEqual(outcome, { status: 'completed' });
+    assert.equal(metrics.session.audio_acked_ms, undefined);
+  });
+});
+
+describe('SLO gate (CLI)', () => {
+  it('exits 4 when an SLO fails and shows each SLO with its measured value', async () => {
+    const out = await tempDir();
+    const result = await runNode([CLI, 'run', '--pace', '8x', '--max-sessions', '2', '--slo', 'p95(ttft_ms)<1', 'error_rate<0.5', '--output-dir', out]);
+    assert.equal(result.code, 4, result.stderr);
+    assert.match(result.stdout, /^SLO FAIL: p95\(ttft_ms\)<1 \(measured \d+(\.\d+)?\)$/m);
+    assert.match(result.stdout, /^SLO pass: error_rate<0\.5 \(measured 0\)$/m);
+  });
+
+  it('exits 0 when every SLO holds', async () => {
+    const out = await tempDir();
+    const result = await runNode([CLI, 'run', '--pace', '8x', '--max-sessions', '2', '--slo', 'p95(ttft_ms)<5000', '--output-dir', out]);
+    assert.equal(result.code, 0, result.stderr);
+  });
+
+  it('rejects an SLO on an unknown metric with exit code 2', async () => {
+    const result = await runNode([CLI, 'run', '--slo', 'p95(latency)<5']);
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /^voxbench: error: --slo "p95\(latency\)<5": unknown metric "latency"; known metrics: /);
+  });
+});
