@@ -5,6 +5,9 @@ import type { ErrorRateStop } from './load/execute.js';
 import { isOpenLoop, type LoadProfile } from './load/profiles.js';
 import { parseSlo, SloError, type Slo } from './metrics/slo.js';
 import type { MeasurementWindow } from './metrics/window.js';
+import type { Pricing } from './metrics/cost.js';
+import type { OutputFormat } from './report/outputs.js';
+import type { Meta } from './report/record.js';
 import type { SessionRecord } from './timeline/types.js';
 import { DEFAULT_MODEL, type ServerOptions } from './server/server.js';
 import type { Pace } from './session/pace.js';
@@ -43,6 +46,14 @@ export interface RunOptions {
   stopOnErrorRate?: ErrorRateStop;
   /** SLO expressions (see src/metrics/slo.ts), judged per benchmark. */
   slos?: string[];
+  /** Deployment price per replica-hour and replica count, for cost per audio hour. */
+  pricing?: Pricing;
+  /** User entries for the reproducibility record, by section (deployment, input, client, session, results). */
+  meta?: Meta;
+  /** Formats written into `outputDir` besides report.json. */
+  outputs?: OutputFormat[];
+  /** Continue the run logged in this folder: finished sessions are kept, not repeated. */
+  resume?: string;
   /** Consecutive utterances per session. Default 1. */
   turnsPerSession?: number;
   /** Silence around utterances, ms. Default none. */
@@ -72,7 +83,8 @@ export interface RunOptions {
   workers?: number;
   /** Aborting stops the run; what finished is kept and the report is marked. */
   signal?: AbortSignal;
-  onSessionEnd?(record: SessionRecord, done: number, expected: number): void;
+  /** Called as each session ends: how many of the level's sessions are done, of how many, and the level. */
+  onSessionEnd?(record: SessionRecord, done: number, expected: number, level: string): void;
 }
 
 export interface CapacityOptions {
@@ -176,6 +188,10 @@ export function resolveSettings(options: RunOptions): Settings {
   nonNegative('--idle-ms', options.idleMs ?? 0);
   if (options.updateAtMs !== undefined) nonNegative('--update-at-ms', options.updateAtMs);
   if (options.ackWindowMs !== undefined) nonNegative('--ack-window-ms', options.ackWindowMs);
+  if (options.pricing) {
+    nonNegative('--cost-per-hour', options.pricing.perReplicaHour);
+    positive('--replicas', options.pricing.replicas, true);
+  }
   const workers = options.workers ?? 1;
   positive('--workers', workers, true);
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };

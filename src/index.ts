@@ -1,5 +1,6 @@
 /** voxbench as a library: the CLI is a thin layer over these. */
-export { run, writeReport, UsageError, type RunOptions, type RunResult } from './run.js';
+export { run, UsageError, type RunOptions, type RunResult } from './run.js';
+export { writeOutputs, OUTPUT_FORMATS, type OutputFormat } from './report/outputs.js';
 export { PROTOCOLS, createAdapter, type Protocol } from './adapters/index.js';
 export type { ProtocolAdapter, InterpretedEvent } from './adapters/adapter.js';
 export type { OpenAITurnDetection } from './adapters/openai.js';

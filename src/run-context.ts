@@ -81,11 +81,12 @@ export function runLevel(context: RunContext, options: RunOptions, settings: Set
     ...(level.signal ? { signal: level.signal } : {}),
     ...(level.shard ? { shard: level.shard } : {}),
     runSession: async (index, plannedStartMs, signal) => {
+      const turns = context.turnsOf(index);
       const { timeline, outcome } = await runSession({
         url: target,
         headers,
         adapter: context.adapter,
-        turns: context.turnsOf(index),
+        turns,
         pace: settings.pace,
         plannedStartMs,
         idleMs: settings.idleMs,
@@ -97,7 +98,7 @@ export function runLevel(context: RunContext, options: RunOptions, settings: Set
         signal,
         socketOptions,
       });
-      return { index, timeline, outcome };
+      return { index, sampleIds: turns.map((t) => t.sampleId), split: turns[0]!.split, timeline, outcome };
     },
     ...(level.onSessionEnd ? { onSessionEnd: level.onSessionEnd } : {}),
   });

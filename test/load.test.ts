@@ -104,7 +104,7 @@ function span(plannedStartMs: number, end: number): SessionTimeline {
 
 describe('warm-up and cool-down', () => {
   const records: SessionRecord[] = [[0, 1000], [100, 1500], [200, 900], [1000, 2000], [1200, 2100]].map(([start, end], index) => ({
-    index, timeline: span(start!, end!), outcome: { status: 'completed' },
+    index, sampleIds: ['s'], split: 'default', timeline: span(start!, end!), outcome: { status: 'completed' },
   }));
 
   it('by count: the first to start and the last to end', () => {
@@ -129,7 +129,7 @@ describe('execute on a fake clock', () => {
         clock,
         runSession: (index, plannedStartMs) => {
           starts.push([plannedStartMs, clock.now()]);
-          return new Promise((resolve) => setTimeout(() => resolve({ index, timeline: span(plannedStartMs, clock.now()), outcome: { status: 'completed' } }), durationMs));
+          return new Promise((resolve) => setTimeout(() => resolve({ index, sampleIds: ['s'], split: 'default', timeline: span(plannedStartMs, clock.now()), outcome: { status: 'completed' } }), durationMs));
         },
       });
       let finished = false;

@@ -10,7 +10,7 @@ import type { SessionRecord, SessionTimeline } from '../src/timeline/types.js';
 function timeline(): SessionTimeline {
   return {
     turnDetection: 'client',
-    turns: [{ turn: 0, sampleId: 's', split: 'default', audioStartMs: 0, speechStartMs: 20, speechEndMs: 180, eosSource: 'label', audioEndMs: 250 }],
+    turns: [{ turn: 0, sampleId: 's', split: 'default', reference: 'Hello, world!', audioStartMs: 0, speechStartMs: 20, speechEndMs: 180, eosSource: 'label', audioEndMs: 250 }],
     plannedStartMs: 0,
     connectStartMs: 0,
     openMs: 5,
@@ -108,7 +108,7 @@ describe('metric catalog', () => {
 
 describe('summarizeBenchmark', () => {
   const record = (index: number, outcome: SessionRecord['outcome']): SessionRecord => ({
-    index, timeline: timeline(), outcome,
+    index, sampleIds: ['s'], split: 'default', timeline: timeline(), outcome,
   });
 
   it('keeps failed and incomplete sessions in the counts and out of the latency figures', () => {

@@ -2,9 +2,11 @@
 import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { UsageError } from '../config.js';
 import { DatasetError } from '../data/folder.js';
+import { ReportError } from '../report/recompute.js';
 import { METRICS } from '../metrics/catalog.js';
 import { VERSION } from '../version.js';
 import { EXIT } from './parse.js';
+import { reportCommand } from './report-command.js';
 import { runCommand } from './run-command.js';
 import { serveCommand } from './serve-command.js';
 
@@ -31,12 +33,12 @@ const program = conventions(new Command())
   .description('Benchmark realtime speech servers over WebSockets the way live applications use them.')
   .version(VERSION);
 // addCommand does not copy settings to a command built on its own, so each gets them too.
-for (const command of [runCommand, serveCommand, metricsCommand]) program.addCommand(conventions(command));
+for (const command of [runCommand, serveCommand, reportCommand, metricsCommand]) program.addCommand(conventions(command));
 
 try {
   await program.parseAsync();
 } catch (err) {
-  if (err instanceof UsageError || err instanceof DatasetError) {
+  if (err instanceof UsageError || err instanceof DatasetError || err instanceof ReportError) {
     process.stderr.write(`voxbench: error: ${err.message}\n`);
     process.exitCode = EXIT.usage;
   } else if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '@commander-js/extra-typings';
+import { OUTPUT_FORMATS, type OutputFormat } from '../report/outputs.js';
 
 /** Exit codes; documented in the README. */
 export const EXIT = { ok: 0, internal: 1, usage: 2, nothingCompleted: 3, sloFailed: 4, interrupted: 130 } as const;
@@ -34,4 +35,12 @@ export function sessionsOrSeconds(value: string): { sessions: number } | { ms: n
   const match = /^(\d+(?:\.\d+)?)(s?)$/.exec(value.trim());
   if (!match || (!match[2] && !Number.isInteger(Number(match[1])))) throw new InvalidArgumentError('expected a number of sessions (e.g. 5) or seconds (e.g. 10s).');
   return match[2] ? { ms: Number(match[1]) * 1000 } : { sessions: Number(match[1]) };
+}
+
+/** A comma-separated list of output formats, e.g. `json,csv,md`. */
+export function outputList(value: string): OutputFormat[] {
+  const formats = value.split(',').map((f) => f.trim());
+  const unknown = formats.filter((f) => !(OUTPUT_FORMATS as readonly string[]).includes(f));
+  if (unknown.length > 0) throw new InvalidArgumentError(`unknown format ${unknown.join(', ')}; choose from ${OUTPUT_FORMATS.join(', ')}.`);
+  return formats as OutputFormat[];
 }

@@ -6,12 +6,15 @@ import { UsageError } from '../config.js';
 import { PROFILE_KINDS } from '../load/profiles.js';
 import type { RunOptions } from '../config.js';
 import { renderSummary } from '../report/console.js';
+import { OUTPUT_FORMATS, type OutputFormat } from '../report/outputs.js';
+import { parseMetaEntry, type Meta } from '../report/record.js';
+import { Progress } from './progress.js';
 import type { Report } from '../report/schema.js';
 import { run } from '../run.js';
 import { DEFAULT_MODEL } from '../server/server.js';
 import { parsePace } from '../session/pace.js';
 import { DEFAULT_TIMEOUTS } from '../session/run-session.js';
-import { EXIT, fraction, int, intList, num, sessionsOrSeconds } from './parse.js';
+import { EXIT, fraction, int, intList, num, outputList, sessionsOrSeconds } from './parse.js';
 
 export const runCommand = new Command('run')
   .description('Run a benchmark. With no --target, starts the built-in simulated server and uses the bundled samples.')
@@ -60,7 +63,13 @@ export const runCommand = new Command('run')
   .option('--api-key-env <name>', 'environment variable holding the API key (default: OPENAI_API_KEY for OpenAI dialects, then VOXBENCH_API_KEY)')
   .option('--ca <file>', 'extra trusted CA certificate (PEM) for wss:// targets')
   .option('--insecure', 'accept any TLS certificate (self-signed test servers only)')
-  .option('--output-dir <dir>', 'where report.json is written (default: voxbench-runs/<timestamp>)')
+  .option('--output-dir <dir>', 'where report.json, the session log and the other outputs are written (default: voxbench-runs/<timestamp>)')
+  .option('--outputs <list>', `formats to write besides report.json, from: ${OUTPUT_FORMATS.join(', ')}`, outputList, ['json'] as OutputFormat[])
+  .option('--resume <dir>', 'continue the run logged in this folder (same flags): finished sessions are kept, not repeated')
+  .option('--meta <entry...>', 'an entry for the reproducibility record: section.key=value (sections: deployment, input, client, session, results; no section means deployment), e.g. deployment.gpu=H100 client.location=eu-west')
+  .option('--meta-file <file>', 'entries for the reproducibility record from a JSON file: {"deployment": {"gpu": "H100"}, ...}')
+  .option('--cost-per-hour <price>', 'deployment price per replica-hour, for cost per audio hour', num)
+  .option('--replicas <n>', 'replicas serving the run, for cost per audio hour', int, 1)
   .option('--json', 'print the JSON report on stdout instead of the summary')
   .option('--definitions', "print each metric's definition under the summary")
   .action(async (opts) => {
@@ -75,14 +84,14 @@ export const runCommand = new Command('run')
           : { type: 'none' };
     const apiKey = resolveApiKey(opts.apiKey, opts.apiKeyEnv, opts.protocol !== 'vllm');
     const interrupt = new AbortController();
-    const onSigint = (): void => {
+    const onSignal = (): void => {
       if (interrupt.signal.aborted) process.exit(EXIT.interrupted);
       process.stderr.write('\ninterrupted: finishing the report (Ctrl-C again to quit at once)\n');
       interrupt.abort('interrupted');
     };
-    process.on('SIGINT', onSigint);
-    const progress = process.stderr.isTTY ? (line: string) => process.stderr.write(`\r\x1b[K${line}`) : undefined;
-    let failed = 0;
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    const progress = new Progress(process.stderr);
     const { report, reportPath } = await run({
       ...(opts.target !== undefined ? { target: opts.target } : {}),
       protocol: opts.protocol,
@@ -110,15 +119,17 @@ export const runCommand = new Command('run')
       timeouts: { connectMs: opts.connectTimeoutMs, readyMs: opts.readyTimeoutMs, finalMs: opts.finalTimeoutMs },
       ...(apiKey !== undefined ? { apiKey } : {}),
       tls: { ...(opts.ca !== undefined ? { ca: readCa(opts.ca) } : {}), insecure: opts.insecure === true },
-      outputDir: opts.outputDir ?? `voxbench-runs/${new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19)}`,
+      ...(opts.resume !== undefined ? { resume: opts.resume } : {}),
+      ...(opts.resume === undefined || opts.outputDir !== undefined ? { outputDir: opts.outputDir ?? `voxbench-runs/${new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19)}` } : {}),
+      outputs: opts.outputs,
+      meta: meta(opts.metaFile, opts.meta ?? []),
+      ...(opts.costPerHour !== undefined ? { pricing: { perReplicaHour: opts.costPerHour, replicas: opts.replicas } } : {}),
       signal: interrupt.signal,
-      onSessionEnd: (record, done, expected) => {
-        if (record.outcome.status === 'failed') failed++;
-        progress?.(`sessions ${done}/${expected} · failed ${failed}`);
-      },
+      onSessionEnd: (record, done, expected, level) => progress.update(record, done, expected, level),
     });
-    process.off('SIGINT', onSigint);
-    progress?.('');
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    progress.clear();
     process.stdout.write(opts.json ? JSON.stringify(report, null, 1) + '\n' : `${renderSummary(report, { definitions: opts.definitions === true })}\nReport: ${reportPath}\n`);
     process.exitCode = exitCode(report);
   });
@@ -166,6 +177,27 @@ function loadOptions(opts: LoadFlags): Pick<RunOptions, 'profile' | 'sweep' | 'c
         },
       };
   }
+}
+
+/** The record's user entries: the file's, then `--meta` entries over them. */
+function meta(file: string | undefined, entries: string[]): Meta {
+  let result: Meta = {};
+  if (file !== undefined) {
+    try {
+      result = JSON.parse(readFileSync(file, 'utf8')) as Meta;
+    } catch (err) {
+      throw new UsageError(`--meta-file ${file}: cannot read it as JSON (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    }
+    if (typeof result !== 'object' || result === null || Object.values(result).some((v) => typeof v !== 'object' || v === null)) {
+      throw new UsageError(`--meta-file ${file}: expected {"section": {"key": value}}, e.g. {"deployment": {"gpu": "H100"}}`);
+    }
+  }
+  for (const entry of entries) {
+    const parsed = parseMetaEntry(entry);
+    if (!parsed) throw new UsageError(`--meta ${entry}: write section.key=value, e.g. deployment.gpu=H100`);
+    result[parsed.section] = { ...result[parsed.section], [parsed.key]: parsed.value };
+  }
+  return result;
 }
 
 /** `--api-key`, else the variable named by `--api-key-env`, else OPENAI_API_KEY (OpenAI dialects), else VOXBENCH_API_KEY. */

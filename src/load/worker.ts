@@ -21,7 +21,8 @@ export interface WorkerInit {
   wallStart: string;
 }
 
-export type ToWorker = { type: 'run'; profile: LoadProfile; maxSessions: number } | { type: 'abort'; reason: string };
+/** `skip`: sessions a resumed run already has. */
+export type ToWorker = { type: 'run'; profile: LoadProfile; maxSessions: number; skip: number[] } | { type: 'abort'; reason: string };
 export type FromWorker =
   | { type: 'ready' }
   | { type: 'record'; record: SessionRecord }
@@ -40,6 +41,7 @@ try {
   port.on('message', async (message: ToWorker) => {
     if (message.type === 'abort') return abort.abort(message.reason);
     const share = shareOf(message.profile, init.worker, init.count);
+    const skip = new Set(message.skip);
     abort = new AbortController();
     if (!share.profile) {
       const now = clock.now();
@@ -50,7 +52,7 @@ try {
       maxSessions: message.maxSessions,
       clock,
       signal: abort.signal,
-      shard: share.owns,
+      shard: (index) => share.owns(index) && !skip.has(index),
       onSessionEnd: (record) => post({ type: 'record', record }),
     });
     post({ type: 'done', execution });

@@ -31,8 +31,8 @@ export class WorkerPool {
     return pool;
   }
 
-  /** Runs one benchmark level across the workers and merges what they measured. */
-  async runLevel(profile: LoadProfile, maxSessions: number, signal: AbortSignal | undefined, onSessionEnd: (record: SessionRecord) => void): Promise<Execution> {
+  /** Runs one benchmark level across the workers (`skip`: sessions a resumed run already has). */
+  async runLevel(profile: LoadProfile, maxSessions: number, skip: number[], signal: AbortSignal | undefined, onSessionEnd: (record: SessionRecord) => void): Promise<Execution> {
     const records: SessionRecord[] = [];
     const collect = (message: FromWorker): void => {
       if (message.type !== 'record') return;
@@ -44,7 +44,7 @@ export class WorkerPool {
     for (const w of this.workers) w.on('message', collect);
     try {
       const done = this.workers.map((w) => this.next(w, 'done'));
-      this.broadcast({ type: 'run', profile, maxSessions });
+      this.broadcast({ type: 'run', profile, maxSessions, skip });
       const parts = (await Promise.all(done)).map((m) => (m as Extract<FromWorker, { type: 'done' }>).execution);
       const worst = (key: keyof Execution['eventLoopDelay']): number => Math.max(...parts.map((p) => p.eventLoopDelay[key]));
       const stoppedBy = parts.find((p) => p.stoppedBy)?.stoppedBy;

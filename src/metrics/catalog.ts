@@ -1,6 +1,7 @@
 import type { SessionTimeline } from '../timeline/types.js';
 import { mean } from './stats.js';
 import type { TurnView } from './turns.js';
+import { errorRate, NORMALIZER, wordErrors } from './wer.js';
 
 /**
  * The metric catalog: every figure voxbench reports, defined once. Reports, CSV
@@ -140,6 +141,12 @@ export const METRICS: readonly MetricDefinition[] = [
       const audio = audioMs(t);
       return processing && audio !== undefined ? audio / processing : undefined;
     },
+  },
+  {
+    name: 'wer', unit: 'ratio', scope: 'turn',
+    from: `word error rate of the final transcript against the reference, after the ${NORMALIZER} normalizer`, to: '',
+    description: '(substitutions + deletions + insertions) / reference words, for one turn; the summary also pools errors over the corpus.',
+    value: (t) => (t.plan?.reference && t.transcript !== undefined ? errorRate(wordErrors(t.plan.reference, t.transcript)) ?? undefined : undefined),
   },
   {
     name: 'itl_ms', unit: 'ms', scope: 'turn_samples',

@@ -1,8 +1,10 @@
 import type { SessionRecord, SessionTimeline } from '../timeline/types.js';
 import { METRICS } from './catalog.js';
+import { costOf, type Cost, type Pricing } from './cost.js';
 import { evaluateSlos, type Slo, type SloResult } from './slo.js';
 import { summarize, type Distribution } from './stats.js';
 import { turnViews } from './turns.js';
+import { errorRate, NORMALIZER, wordErrors } from './wer.js';
 import { sessionEndMs, type Phase } from './window.js';
 
 /** Scalar metric values of one session: session-scoped ones and one set per turn. */
@@ -83,9 +85,22 @@ export interface BenchmarkSummary {
     /** End-of-speech sources behind `finalization_ms`, by count of turns. */
     eosSources: Record<string, number>;
   };
+  /** Transcription quality pooled over the corpus: errors summed over turns with a reference, then divided. */
+  quality: {
+    normalizer: string;
+    turns: number;
+    /** Corpus WER; null when no turn had a reference and a final transcript. */
+    wer: number | null;
+    substitutions: number;
+    deletions: number;
+    insertions: number;
+    referenceWords: number;
+  };
   /** Distributions over measured completed sessions. */
   metrics: Record<string, Distribution | null>;
   slos: SloResult[];
+  /** With a price: the deployment's cost over the measured interval, per audio hour. */
+  cost?: Cost;
   throughput: {
     /** From the first measured session's start to the last one's end. */
     wallS: number;
@@ -97,7 +112,7 @@ export interface BenchmarkSummary {
 }
 
 /** A benchmark's summary: counts over every session, figures over the measured ones. */
-export function summarizeBenchmark(records: readonly SessionRecord[], phases: readonly Phase[], slos: readonly Slo[]): BenchmarkSummary {
+export function summarizeBenchmark(records: readonly SessionRecord[], phases: readonly Phase[], slos: readonly Slo[], pricing?: Pricing): BenchmarkSummary {
   const measured = records.filter((_, i) => phases[i] === 'measured');
   const completed = measured.filter((r) => r.outcome.status === 'completed');
   const failedCount = measured.filter((r) => r.outcome.status === 'failed').length;
@@ -117,8 +132,10 @@ export function summarizeBenchmark(records: readonly SessionRecord[], phases: re
     failures: countFailures(records),
     incomplete: countIncomplete(records),
     turns: summarizeTurns(completed.map((r) => r.timeline)),
+    quality: corpusQuality(completed.map((r) => r.timeline)),
     metrics: Object.fromEntries(Object.entries(pooled).map(([name, values]) => [name, summarize(values)])),
     slos: evaluateSlos(slos, pooled, errorRate),
+    ...(pricing ? { cost: costOf(pricing, wallS, audioS) } : {}),
     throughput: {
       wallS,
       audioS,
@@ -141,6 +158,24 @@ function summarizeTurns(timelines: readonly SessionTimeline[]): BenchmarkSummary
   }
   const detection = timelines[0]?.turnDetection;
   return { planned, finalized, boundaries: detection === undefined ? 'none' : detection === 'client' ? 'client commits' : 'server VAD', eosSources };
+}
+
+function corpusQuality(timelines: readonly SessionTimeline[]): BenchmarkSummary['quality'] {
+  const total = { substitutions: 0, deletions: 0, insertions: 0, words: 0 };
+  let turns = 0;
+  for (const timeline of timelines) {
+    for (const turn of turnViews(timeline)) {
+      if (!turn.plan?.reference || turn.transcript === undefined) continue;
+      const errors = wordErrors(turn.plan.reference, turn.transcript);
+      turns++;
+      total.substitutions += errors.substitutions;
+      total.deletions += errors.deletions;
+      total.insertions += errors.insertions;
+      total.words += errors.words;
+    }
+  }
+  const { words, ...edits } = total;
+  return { normalizer: NORMALIZER, turns, wer: errorRate(total), ...edits, referenceWords: words };
 }
 
 function countFailures(records: readonly SessionRecord[]): FailureCount[] {

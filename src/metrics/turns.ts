@@ -16,6 +16,8 @@ export interface TurnView {
   textEvents: ServerEventRecord[];
   /** The turn's last final transcript. */
   final?: ServerEventRecord;
+  /** The turn's transcript as the server finalized it: its final transcripts (one per server item), in order. */
+  transcript?: string;
   /** Server items (VAD-committed turns) attributed to this turn. */
   items: number;
 }
@@ -52,6 +54,7 @@ export function turnViews(timeline: SessionTimeline): TurnView[] {
       transcriptEvents,
       textEvents: deltas.length > 0 ? deltas : finals.filter((e) => e.text),
       ...optional('final', final),
+      ...optional('transcript', finals.length > 0 ? finals.map((e) => e.text ?? '').join(' ') : undefined),
       items: itemsByTurn[turn]!.size,
     };
   });

@@ -4,7 +4,7 @@ import type { Benchmark, Report } from './schema.js';
 
 const COLUMNS = ['count', 'mean', 'p50', 'p90', 'p95', 'p99', 'max'] as const;
 /** Metrics shown in the console table; every metric is in the JSON report. */
-const CONSOLE_METRICS = ['connect_ms', 'ttft_ms', 'ttlt_ms', 'avg_rtt_ms', 'commit_to_flush_ms', 'finalization_ms', 'itl_ms', 'turn_ms', 'audio_ms', 'rtf', 'rtfx', 'send_lag_ms'];
+const CONSOLE_METRICS = ['connect_ms', 'ttft_ms', 'ttlt_ms', 'avg_rtt_ms', 'commit_to_flush_ms', 'finalization_ms', 'itl_ms', 'turn_ms', 'audio_ms', 'rtf', 'rtfx', 'wer', 'send_lag_ms'];
 
 /** The console summary of a report, as plain text; with `definitions`, each shown metric's definition follows. */
 export function renderSummary(report: Report, { definitions = false } = {}): string {
@@ -60,6 +60,16 @@ function renderBenchmark(benchmark: Benchmark): string[] {
   }
   for (const i of summary.incomplete) lines.push(`incomplete ×${i.count}: ${i.reason} during ${i.stage}`);
   if (benchmark.stoppedBy) lines.push(`stopped early: ${benchmark.stoppedBy}`);
+  if (summary.quality.wer !== null) {
+    lines.push(`quality: corpus WER ${(summary.quality.wer * 100).toFixed(2)}% over ${summary.quality.turns} turns (${summary.quality.referenceWords} reference words, normalizer ${summary.quality.normalizer})`);
+  }
+  if (summary.cost) {
+    const c = summary.cost;
+    lines.push(
+      `cost: ${c.perAudioHour === null ? 'n/a (no audio processed)' : `${c.perAudioHour.toFixed(4)} per audio hour`} ` +
+        `(${c.perReplicaHour}/replica-hour × ${c.replicas} over ${c.intervalS.toFixed(1)} s, ${c.audioS.toFixed(1)} s of audio)`,
+    );
+  }
   for (const slo of summary.slos) lines.push(`SLO ${slo.pass ? 'pass' : 'FAIL'}: ${slo.slo} (measured ${slo.value === null ? 'no data' : formatNumber(slo.value)})`);
   const health = benchmark.clientHealth;
   const startLag = summary.metrics.start_lag_ms;

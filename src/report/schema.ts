@@ -4,12 +4,14 @@ import type { describeMetrics } from '../metrics/catalog.js';
 import type { LoadPlan } from '../config.js';
 import type { CapacityResult } from '../load/capacity.js';
 import type { BenchmarkSummary, SessionMetrics } from '../metrics/compute.js';
+import type { Pricing } from '../metrics/cost.js';
 import type { ClientHealth } from '../metrics/health.js';
 import type { MeasurementWindow, Phase } from '../metrics/window.js';
 import type { OpenAITurnDetection } from '../adapters/openai.js';
 import type { EosPreference, Padding } from '../session/prepare.js';
 import type { StageTimeouts } from '../session/run-session.js';
 import type { IncompleteReason, SessionRecord } from '../timeline/types.js';
+import type { Meta, ReproducibilityRecord } from './record.js';
 
 /**
  * The report: one versioned document from which every output renders. `version`
@@ -35,6 +37,10 @@ export interface Report {
   benchmarks: Benchmark[];
   /** Set for a capacity search: the answer, and every level probed. */
   capacity?: CapacityResult & { by: 'concurrency' | 'rate'; slos: string[] };
+  /** Seed 002's record of the test, for another engineer to reproduce it. */
+  record: ReproducibilityRecord;
+  /** Set by `report merge`: the reports this one was merged from, in order. */
+  mergedFrom?: string[];
 }
 
 export interface Environment {
@@ -63,6 +69,10 @@ export interface RunConfig {
   window: MeasurementWindow;
   stopOnErrorRate: { maxErrorRate: number; minSessions: number } | null;
   slos: string[];
+  /** Deployment price, for cost per audio hour. */
+  pricing: Pricing | null;
+  /** The user's entries for the reproducibility record (`--meta`). */
+  meta: Meta;
   turnsPerSession: number;
   padding: Padding;
   idleMs: number;

@@ -17,6 +17,7 @@ export interface PreparedChunk {
 export interface PreparedTurn {
   sampleId: string;
   split: string;
+  reference: string | null;
   chunks: PreparedChunk[];
   audioMs: number;
   speechStartMs: number;
@@ -65,6 +66,7 @@ export async function prepareSample(
     return {
       sampleId: sample.id,
       split: sample.split,
+      reference: sample.text,
       ...chunkAudio(pcm, rate, chunkMs, adapter),
       speechStartMs: offset + speech.startMs,
       speechEndMs: offset + speech.endMs,

@@ -315,6 +315,7 @@ export function runSession(plan: SessionPlan): Promise<SessionResult> {
       turn,
       sampleId: prepared.sampleId,
       split: prepared.split,
+      reference: prepared.reference,
       audioStartMs: offsetMs,
       speechStartMs: offsetMs + prepared.speechStartMs,
       speechEndMs: offsetMs + prepared.speechEndMs,

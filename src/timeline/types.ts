@@ -24,6 +24,8 @@ export interface TurnRecord {
   turn: number;
   sampleId: string;
   split: string;
+  /** The dataset's reference transcript, for WER; null when it has none. */
+  reference: string | null;
   /** Start of the turn's audio (silence before the utterance included). */
   audioStartMs: number;
   speechStartMs: number;
@@ -153,6 +155,27 @@ export type SessionOutcome =
 export interface SessionRecord {
   /** Index of the session within its benchmark, in start order. */
   index: number;
+  /** The samples the session was planned to stream, one per turn (even if it failed before streaming). */
+  sampleIds: string[];
+  split: string;
   timeline: SessionTimeline;
   outcome: SessionOutcome;
+}
+
+/** The same timeline with every time moved by `deltaMs`: to put timelines from different clocks on one. */
+export function shiftTimeline(timeline: SessionTimeline, deltaMs: number): SessionTimeline {
+  const at = (t: number): number => t + deltaMs;
+  return {
+    ...timeline,
+    plannedStartMs: at(timeline.plannedStartMs),
+    connectStartMs: at(timeline.connectStartMs),
+    ...(timeline.openMs !== undefined ? { openMs: at(timeline.openMs) } : {}),
+    ...(timeline.firstEventMs !== undefined ? { firstEventMs: at(timeline.firstEventMs) } : {}),
+    ...(timeline.readyMs !== undefined ? { readyMs: at(timeline.readyMs) } : {}),
+    chunks: timeline.chunks.map((c) => ({ ...c, plannedMs: c.plannedMs === null ? null : at(c.plannedMs), sentMs: at(c.sentMs) })),
+    commits: timeline.commits.map((c) => ({ ...c, sentMs: at(c.sentMs) })),
+    updates: timeline.updates.map((u) => ({ sentMs: at(u.sentMs) })),
+    events: timeline.events.map((e) => ({ ...e, t: at(e.t) })),
+    ...(timeline.close ? { close: { ...timeline.close, t: at(timeline.close.t) } } : {}),
+  };
 }

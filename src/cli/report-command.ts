@@ -1,0 +1,55 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { Command } from '@commander-js/extra-typings';
+import { compareReports, renderComparison, renderComparisonHtml } from '../report/compare.js';
+import { mergeReports } from '../report/merge.js';
+import { OUTPUT_FORMATS, writeOutputs, type OutputFormat } from '../report/outputs.js';
+import { readReport } from '../report/recompute.js';
+import { renderSummary } from '../report/console.js';
+import { outputList } from './parse.js';
+
+const render = new Command('render')
+  .description('Recompute every figure of a run from its stored timelines (and its session log, if the run was killed) and write its outputs again.')
+  .argument('<run>', 'a report.json, or a run folder holding one')
+  .option('--outputs <list>', `formats to write, from: ${OUTPUT_FORMATS.join(', ')} (json is always written)`, outputList, ['json'] as OutputFormat[])
+  .option('--output-dir <dir>', 'where to write (default: beside the report)')
+  .action(async (path, opts) => {
+    const report = await readReport(path);
+    const dir = opts.outputDir ?? (path.endsWith('.json') ? dirname(path) : path);
+    const written = await writeOutputs(report, dir, opts.outputs);
+    process.stdout.write(`${renderSummary(report)}\nWrote: ${written.join(', ')}\n`);
+  });
+
+const merge = new Command('merge')
+  .description('Merge runs or shards exactly: sessions keyed by (split, sample ids), later ones replacing earlier ones; figures recomputed from the merged sessions.')
+  .argument('<runs...>', 'report.json files or run folders, in order')
+  .requiredOption('--output-dir <dir>', 'where to write the merged report')
+  .option('--outputs <list>', `formats to write, from: ${OUTPUT_FORMATS.join(', ')}`, outputList, ['json'] as OutputFormat[])
+  .action(async (paths, opts) => {
+    const report = mergeReports(await Promise.all(paths.map(readReport)), paths);
+    const written = await writeOutputs(report, opts.outputDir, opts.outputs);
+    process.stdout.write(`${renderSummary(report)}\nWrote: ${written.join(', ')}\n`);
+  });
+
+const compare = new Command('compare')
+  .description('Compare two runs metric by metric: medians and tails side by side, the difference, and its 95% bootstrap interval.')
+  .argument('<a>', 'the baseline: a report.json or run folder')
+  .argument('<b>', 'the candidate')
+  .option('--level <label>', 'compare this benchmark level of both (default: the first of each), e.g. concurrent@8')
+  .option('--output-dir <dir>', 'also write compare.html and compare.json here')
+  .action(async (a, b, opts) => {
+    const comparison = compareReports(await readReport(a), await readReport(b), opts.level);
+    process.stdout.write(`${renderComparison(comparison)}\n`);
+    if (opts.outputDir) {
+      await mkdir(opts.outputDir, { recursive: true });
+      await writeFile(join(opts.outputDir, 'compare.html'), renderComparisonHtml(comparison));
+      await writeFile(join(opts.outputDir, 'compare.json'), JSON.stringify(comparison, null, 1) + '\n');
+      process.stdout.write(`Wrote: ${join(opts.outputDir, 'compare.html')}, ${join(opts.outputDir, 'compare.json')}\n`);
+    }
+  });
+
+export const reportCommand = new Command('report')
+  .description('Work with finished runs: render, merge, compare.')
+  .addCommand(render)
+  .addCommand(merge)
+  .addCommand(compare);

@@ -1,0 +1,27 @@
+/** What the deployment costs: per replica-hour, times the replicas that served the run. */
+export interface Pricing {
+  perReplicaHour: number;
+  replicas: number;
+}
+
+export interface Cost {
+  perReplicaHour: number;
+  replicas: number;
+  /** The measured interval the deployment is charged for, idle time included. */
+  intervalS: number;
+  /** Audio processed in it, all sessions counted, overlapping ones too. */
+  audioS: number;
+  total: number;
+  /** total / audio hours; null when no audio was processed. */
+  perAudioHour: number | null;
+}
+
+/**
+ * Cost per audio hour as seed 002 defines it: the deployment's cost over the interval
+ * divided by the audio hours processed in it, from achieved throughput, not a model
+ * card's peak.
+ */
+export function costOf(pricing: Pricing, intervalS: number, audioS: number): Cost {
+  const total = (pricing.perReplicaHour * pricing.replicas * intervalS) / 3600;
+  return { ...pricing, intervalS, audioS, total, perAudioHour: audioS > 0 ? total / (audioS / 3600) : null };
+}

@@ -1,0 +1,56 @@
+import type { EventLoopDelay } from '../load/execute.js';
+import { profileLabel, type LoadProfile } from '../load/profiles.js';
+import { computeSessionMetrics, summarizeBenchmark } from '../metrics/compute.js';
+import { judgeClient } from '../metrics/health.js';
+import { parseSlo } from '../metrics/slo.js';
+import { phases } from '../metrics/window.js';
+import type { IncompleteReason, SessionRecord } from '../timeline/types.js';
+import type { Benchmark, RunConfig } from './schema.js';
+
+/** What a benchmark level measured, before any figure is computed from it. */
+export interface Measured {
+  profile: LoadProfile;
+  startMs: number;
+  endMs: number;
+  stoppedBy?: IncompleteReason;
+  eventLoopDelay: EventLoopDelay;
+  capHits: number;
+  records: SessionRecord[];
+}
+
+/** How figures are computed from timelines: the parts of the run config that define them. */
+export type FigureSettings = Pick<RunConfig, 'window' | 'slos' | 'pricing'>;
+
+/**
+ * A benchmark's figures, computed from its timelines with the current metric
+ * definitions. The run does this as it goes; `report render` and `report merge` do it
+ * again later from stored timelines.
+ */
+export function buildBenchmark(measured: Measured, settings: FigureSettings): Benchmark {
+  const records = [...measured.records].sort((a, b) => a.index - b.index);
+  const sessionPhases = phases(records, measured.startMs, measured.endMs, settings.window);
+  const summary = summarizeBenchmark(records, sessionPhases, settings.slos.map(parseSlo), settings.pricing ?? undefined);
+  return {
+    label: profileLabel(measured.profile),
+    profile: measured.profile,
+    startMs: measured.startMs,
+    endMs: measured.endMs,
+    ...(measured.stoppedBy ? { stoppedBy: measured.stoppedBy } : {}),
+    clientHealth: judgeClient(summary, measured.eventLoopDelay, measured.capHits),
+    summary,
+    sessions: records.map((r, i) => ({ ...r, phase: sessionPhases[i]!, metrics: computeSessionMetrics(r.timeline) })),
+  };
+}
+
+/** What a stored benchmark measured: the inverse of `buildBenchmark`, for recomputing. */
+export function measuredOf(benchmark: Benchmark): Measured {
+  return {
+    profile: benchmark.profile,
+    startMs: benchmark.startMs,
+    endMs: benchmark.endMs,
+    ...(benchmark.stoppedBy ? { stoppedBy: benchmark.stoppedBy } : {}),
+    eventLoopDelay: benchmark.clientHealth.eventLoopDelay,
+    capHits: benchmark.clientHealth.capHits,
+    records: benchmark.sessions.map(({ phase: _p, metrics: _m, ...record }) => record),
+  };
+}

@@ -1,0 +1,66 @@
+import { METRICS } from '../metrics/catalog.js';
+import type { Benchmark, Report } from './schema.js';
+
+const HEADLINE = ['ttft_ms', 'ttlt_ms', 'avg_rtt_ms', 'commit_to_flush_ms', 'finalization_ms', 'rtfx'];
+
+/** A Markdown summary for pull requests and issues: the question, the answer, the figures per level. */
+export function renderMarkdown(report: Report): string {
+  const { config } = report;
+  const names = HEADLINE.filter((n) => report.benchmarks.some((b) => b.summary.metrics[n]));
+  const unit = (name: string): string => METRICS.find((m) => m.name === name)!.unit;
+  const lines = [
+    `## voxbench: ${config.protocol} · ${config.model}`,
+    '',
+    `Target \`${config.target}\`${config.builtInServer ? ' (built-in simulated server)' : ''} · data ${config.data} ` +
+      `(${report.dataset.count} samples, ${report.dataset.totalAudioS.toFixed(1)} s) · pace ${config.pace} · chunk ${config.chunkMs} ms · ` +
+      `${config.turnsPerSession} turn(s)/session · voxbench ${report.voxbenchVersion} · ${report.startedAt}`,
+    '',
+  ];
+  if (report.capacity) {
+    const c = report.capacity;
+    lines.push(
+      c.answer === null
+        ? `**Capacity:** no level met ${c.slos.map((s) => `\`${s}\``).join(' and ')}.`
+        : `**Capacity:** ${c.answer} ${c.by === 'concurrency' ? 'concurrent sessions' : 'arrivals/s'} meet ${c.slos.map((s) => `\`${s}\``).join(' and ')}` +
+            (c.failsAt === null ? ' (the search limit passed).' : ` (${c.failsAt} failed).`),
+      '',
+    );
+  }
+  lines.push(
+    `| level | sessions | completed | failed | error rate | ${names.map((n) => `${n} p50 / p95 (${unit(n)})`).join(' | ')} | WER | SLOs |`,
+    `|---|---:|---:|---:|---:|${names.map(() => '---:').join('|')}|---:|---|`,
+    ...report.benchmarks.map((b) => row(b, names)),
+  );
+  const slos = report.benchmarks.flatMap((b) => b.summary.slos.map((slo) => ({ level: b.label, ...slo })));
+  if (slos.length > 0) {
+    lines.push('', '| level | SLO | measured | verdict |', '|---|---|---:|---|');
+    for (const slo of slos) lines.push(`| ${slo.level} | \`${slo.slo}\` | ${slo.value === null ? 'no data' : round(slo.value)} | ${slo.pass ? 'pass' : '**FAIL**'} |`);
+  }
+  const failures = report.benchmarks.flatMap((b) => b.summary.failures.map((f) => ({ level: b.label, ...f })));
+  if (failures.length > 0) {
+    lines.push('', '| level | failures | class | stage | detail |', '|---|---:|---|---|---|');
+    for (const f of failures) {
+      const detail = [f.code, f.httpStatus && `HTTP ${f.httpStatus}`, f.closeCode && `close ${f.closeCode}`].filter(Boolean).join(', ');
+      lines.push(`| ${f.level} | ${f.count} | ${f.class} | ${f.stage} | ${escapeCell(detail)} |`);
+    }
+  }
+  const bottlenecks = report.benchmarks.filter((b) => b.clientHealth.bottleneck);
+  lines.push('', bottlenecks.length === 0 ? 'The client kept up at every level.' : `Client warning at ${bottlenecks.map((b) => b.label).join(', ')}: ${bottlenecks[0]!.clientHealth.verdict}`);
+  return lines.join('\n') + '\n';
+}
+
+function row(b: Benchmark, names: string[]): string {
+  const { sessions, errorRate, metrics, quality, slos } = b.summary;
+  const figures = names.map((n) => (metrics[n] ? `${round(metrics[n]!.p50)} / ${round(metrics[n]!.p95)}` : 'n/a'));
+  const verdict = slos.length === 0 ? '' : slos.every((s) => s.pass) ? 'pass' : '**FAIL**';
+  return `| ${b.label} | ${sessions.total} | ${sessions.completed} | ${sessions.failed} | ${errorRate === null ? 'n/a' : `${(errorRate * 100).toFixed(1)}%`} | ${figures.join(' | ')} | ${quality.wer === null ? 'n/a' : `${(quality.wer * 100).toFixed(1)}%`} | ${verdict} |`;
+}
+
+function round(value: number): string {
+  return Math.abs(value) >= 100 ? value.toFixed(0) : Math.abs(value) >= 1 ? value.toFixed(1) : value.toFixed(3);
+}
+
+/** Server text in a table cell: pipes and line breaks would break the table, markup must stay text. */
+function escapeCell(text: string): string {
+  return text.replace(/[|\\`*_<>]/g, (c) => `\\${c}`).replace(/\s+/g, ' ');
+}

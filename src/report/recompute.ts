@@ -1,0 +1,64 @@
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { describeMetrics } from '../metrics/catalog.js';
+import { PERCENTILE_METHOD } from '../metrics/stats.js';
+import { buildBenchmark, measuredOf, type Measured } from './build.js';
+import { buildRecord } from './record.js';
+import { REPORT_SCHEMA, REPORT_VERSION, type Report } from './schema.js';
+import { readSessionLog } from './session-log.js';
+
+/** A report file that cannot be used; the message names it and says why. */
+export class ReportError extends Error {
+  override name = 'ReportError';
+}
+
+/**
+ * Reads a report (a `report.json`, or a run folder holding one) and recomputes every
+ * figure from its timelines. Sessions in the folder's session log that the report
+ * lacks (a run that was killed) are added to their levels first, so nothing measured
+ * is lost.
+ */
+export async function readReport(path: string): Promise<Report> {
+  const file = path.endsWith('.json') ? path : join(path, 'report.json');
+  let report: Report;
+  try {
+    report = JSON.parse(await readFile(file, 'utf8')) as Report;
+  } catch (err) {
+    const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new ReportError(`${file}: cannot read the report (${why}); give a report.json or a run folder`);
+  }
+  if (report.schema !== REPORT_SCHEMA) throw new ReportError(`${file} is not a voxbench report (no "schema": "${REPORT_SCHEMA}")`);
+  if (report.version !== REPORT_VERSION) {
+    throw new ReportError(`${file} is a version ${report.version} report; this voxbench reads version ${REPORT_VERSION}`);
+  }
+  const levels = new Map<string, Measured>(report.benchmarks.map((b) => [b.label, measuredOf(b)]));
+  for (const { level, profile, record } of await readSessionLog(dirname(file))) {
+    const measured = levels.get(level) ?? {
+      profile,
+      startMs: record.timeline.plannedStartMs,
+      endMs: record.timeline.plannedStartMs,
+      stoppedBy: 'interrupted' as const,
+      eventLoopDelay: { meanMs: 0, p50Ms: 0, p99Ms: 0, maxMs: 0 },
+      capHits: 0,
+      records: [],
+    };
+    levels.set(level, measured);
+    if (measured.records.some((r) => r.index === record.index)) continue;
+    measured.records.push(record);
+    measured.startMs = Math.min(measured.startMs, record.timeline.plannedStartMs);
+    measured.endMs = Math.max(measured.endMs, record.timeline.close?.t ?? record.timeline.connectStartMs);
+  }
+  return recompute(report, [...levels.values()]);
+}
+
+/** The report with every figure recomputed, from `levels` (default: its own), with the current metric definitions. */
+export function recompute(report: Report, levels: Measured[] = report.benchmarks.map(measuredOf)): Report {
+  const { record: _, ...rest } = report;
+  const partial: Omit<Report, 'record'> = {
+    ...rest,
+    metricDefinitions: describeMetrics(),
+    percentileMethod: PERCENTILE_METHOD,
+    benchmarks: levels.map((measured) => buildBenchmark(measured, report.config)),
+  };
+  return { ...partial, record: buildRecord(partial, report.config.meta) };
+}

@@ -1,0 +1,83 @@
+import type { Report } from './schema.js';
+
+export type RecordValue = string | number | boolean | null;
+/** Seed 002's record, section by section: what another engineer needs to reproduce the test. */
+export type ReproducibilityRecord = Record<'deployment' | 'input' | 'client' | 'session' | 'results', Record<string, RecordValue>>;
+
+/** User-given entries (`--meta section.key=value`); a key without a section belongs to `deployment`. */
+export type Meta = Record<string, Record<string, RecordValue>>;
+
+/**
+ * Fills the record from what voxbench knows, then lays the user's entries over it
+ * (they win: they know the GPU, the runtime version and where the client ran).
+ */
+export function buildRecord(report: Omit<Report, 'record'>, meta: Meta = {}): ReproducibilityRecord {
+  const { config, dataset, environment, benchmarks } = report;
+  const levels = benchmarks.map((b) => b.label).join(', ');
+  const measured = benchmarks.reduce((n, b) => n + b.summary.sessions.total - b.summary.excluded.warmup - b.summary.excluded.cooldown, 0);
+  const errorRates = benchmarks.map((b) => `${b.label}: ${b.summary.errorRate === null ? 'n/a' : b.summary.errorRate.toFixed(4)}`).join('; ');
+  const ttft = benchmarks.map((b) => b.summary.metrics.ttft_ms).map((d, i) => `${benchmarks[i]!.label}: ${d ? `${d.p50.toFixed(0)} / ${d.p95.toFixed(0)} / ${d.p99.toFixed(0)}` : 'n/a'}`).join('; ');
+  const wer = benchmarks.map((b) => b.summary.quality).find((q) => q.wer !== null);
+  const cost = benchmarks.map((b) => b.summary.cost).find((c) => c !== undefined);
+  const td = config.turnDetection;
+  const record: ReproducibilityRecord = {
+    deployment: {
+      target: config.target,
+      model: config.model,
+      runtime: config.builtInServer ? `voxbench simulated server ${report.voxbenchVersion}` : null,
+      gpu: null,
+      replicas: cost?.replicas ?? null,
+      concurrency_target: null,
+    },
+    input: {
+      dataset: config.data,
+      fingerprint: dataset.fingerprint,
+      samples: dataset.count,
+      skipped: dataset.skipped,
+      recording_lengths: dataset.count > 0 ? `${dataset.totalAudioS.toFixed(1)} s in all, ${(dataset.totalAudioS / dataset.count).toFixed(2)} s on average` : null,
+      silence: `lead ${config.padding.leadMs} ms, trail ${config.padding.trailMs} ms, between turns ${config.padding.gapMs} ms`,
+      source_sample_rates_hz: dataset.sampleRatesHz.join(', '),
+      encoding: `PCM16 mono, base64 in JSON text frames (${config.protocol})`,
+    },
+    client: {
+      voxbench: report.voxbenchVersion,
+      node: environment.node,
+      host: `${environment.hostname} (${environment.platform}/${environment.arch}, ${environment.cpus} CPUs)`,
+      location: null,
+      connection_reuse: config.turnsPerSession > 1 ? `one connection per session, ${config.turnsPerSession} turns on it` : 'one connection per session',
+      chunk_ms: config.chunkMs,
+      pacing: config.pace,
+      workers: config.workers,
+    },
+    session: {
+      partial_interval: null,
+      turn_detection: td.type === 'none' ? 'client commits' : JSON.stringify(td),
+      warm_or_cold: null,
+      simultaneous_connections: levels,
+      idle_after_last_turn_ms: config.idleMs,
+    },
+    results: {
+      timing_boundaries: 'see metricDefinitions; finalization from end of speech (eos source per turn), commit_to_flush from the final commit',
+      sessions: benchmarks.reduce((n, b) => n + b.summary.sessions.total, 0),
+      measured_sessions: measured,
+      ttft_ms_p50_p95_p99: ttft,
+      error_rate: errorRates,
+      quality: wer ? `corpus WER ${(wer.wer! * 100).toFixed(2)}% (${wer.normalizer}, ${wer.turns} turns)` : null,
+      cost_interval: cost ? `${cost.intervalS.toFixed(1)} s at ${cost.perReplicaHour}/replica-hour × ${cost.replicas}` : null,
+    },
+  };
+  for (const [section, entries] of Object.entries(meta)) {
+    const target = (record as Record<string, Record<string, RecordValue>>)[section] ?? {};
+    (record as Record<string, Record<string, RecordValue>>)[section] = { ...target, ...entries };
+  }
+  return record;
+}
+
+/** Parses `section.key=value` (or `key=value`, for deployment); numbers stay numbers. */
+export function parseMetaEntry(entry: string): { section: string; key: string; value: RecordValue } | null {
+  const match = /^(?:([a-z_]+)\.)?([A-Za-z0-9_.-]+)=(.*)$/.exec(entry);
+  if (!match) return null;
+  const [, section = 'deployment', key, raw] = match;
+  const value = raw !== '' && Number.isFinite(Number(raw)) ? Number(raw) : raw!;
+  return { section, key: key!, value };
+}

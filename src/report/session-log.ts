@@ -1,0 +1,54 @@
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { LoadProfile } from '../load/profiles.js';
+import type { SessionRecord } from '../timeline/types.js';
+
+export const SESSION_LOG = 'sessions.jsonl';
+
+/** One line of the session log: a finished session and the benchmark level it belongs to. */
+export interface LoggedSession {
+  level: string;
+  profile: LoadProfile;
+  record: SessionRecord;
+}
+
+/**
+ * Sessions appended to `sessions.jsonl` as they end, so a run that is killed or
+ * crashes keeps what it measured: `voxbench report render DIR` rebuilds the report
+ * from it, and `--resume DIR` continues without repeating finished sessions.
+ */
+export class SessionLog {
+  private constructor(private readonly stream: WriteStream) {}
+
+  static async open(dir: string): Promise<SessionLog> {
+    await mkdir(dir, { recursive: true });
+    return new SessionLog(createWriteStream(join(dir, SESSION_LOG), { flags: 'a' }));
+  }
+
+  append(level: string, profile: LoadProfile, record: SessionRecord): void {
+    this.stream.write(JSON.stringify({ level, profile, record } satisfies LoggedSession) + '\n');
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => this.stream.end(resolve));
+  }
+}
+
+/** The sessions logged in `dir`; a torn last line (a crash mid-write) is ignored. */
+export async function readSessionLog(dir: string): Promise<LoggedSession[]> {
+  let text: string;
+  try {
+    text = await readFile(join(dir, SESSION_LOG), 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+  return text.split('\n').flatMap((line) => {
+    try {
+      return line ? [JSON.parse(line) as LoggedSession] : [];
+    } catch {
+      return [];
+    }
+  });
+}

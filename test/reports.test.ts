@@ -1,0 +1,148 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { costOf } from '../src/metrics/cost.js';
+import { compareReports } from '../src/report/compare.js';
+import { renderCsv } from '../src/report/csv.js';
+import { renderMarkdown } from '../src/report/markdown.js';
+import { mergeReports } from '../src/report/merge.js';
+import { readReport } from '../src/report/recompute.js';
+import { parseMetaEntry } from '../src/report/record.js';
+import type { Report } from '../src/report/schema.js';
+import { readSessionLog } from '../src/report/session-log.js';
+import { run } from '../src/run.js';
+import { DEFAULT_MODEL } from '../src/server/server.js';
+import { CLI, runNode, tempDir, testServer } from './helpers.js';
+
+const FAST = { kind: 'realtime', speed: 8 } as const;
+const readJson = async (path: string): Promise<Report> => JSON.parse(await readFile(path, 'utf8')) as Report;
+
+describe('outputs', () => {
+  it('writes CSV with units in the headers and one row per turn, session and level, and a Markdown summary', async () => {
+    const dir = await tempDir();
+    const { report } = await run({ turnsPerSession: 2, maxSessions: 2, pace: FAST, outputDir: dir, outputs: ['json', 'csv', 'md'], pricing: { perReplicaHour: 3, replicas: 2 } });
+    const turns = (await readFile(join(dir, 'turns.csv'), 'utf8')).trim().split('\r\n');
+    assert.equal(turns.length, 1 + 4, 'a header and 2 sessions x 2 turns');
+    assert.match(turns[0]!, /^level,session,phase,outcome,turn,sample_id,split,eos_source,finalized,transcript,reference,.*ttft_ms \[ms\].*,rtf \[ratio\]/);
+    assert.match(turns[1]!, /^synchronous,0,measured,completed,0,harvard-01,default,label,yes, The birch canoe slid on the smooth planks\.,The birch canoe slid on the smooth planks\.,/);
+    const sessions = (await readFile(join(dir, 'sessions.csv'), 'utf8')).trim().split('\r\n');
+    assert.equal(sessions.length, 3);
+    assert.match(sessions[0]!, /bytes_sent \[bytes\]/);
+    const levels = (await readFile(join(dir, 'levels.csv'), 'utf8')).trim().split('\r\n');
+    assert.equal(levels.length, 2);
+    assert.match(levels[0]!, /ttft_ms p95 \[ms\]/);
+    const markdown = await readFile(join(dir, 'summary.md'), 'utf8');
+    assert.match(markdown, /^\| synchronous \| 2 \| 2 \| 0 \| 0\.0% \|/m);
+    const { cost } = report.benchmarks[0]!.summary;
+    assert.equal(cost!.total, (3 * 2 * cost!.intervalS) / 3600);
+    assert.equal(cost!.perAudioHour, cost!.total / (cost!.audioS / 3600));
+  });
+
+  it('quotes CSV fields and defuses formulas from server text; escapes Markdown cells', async () => {
+    const server = await testServer();
+    const { report } = await run({ target: server.url, model: DEFAULT_MODEL, maxSessions: 1, pace: { kind: 'none' } });
+    const final = report.benchmarks[0]!.sessions[0]!.timeline.events.find((e) => e.kind === 'transcript_final')!;
+    final.text = '=HYPERLINK("x"), "quoted"\nline';
+    const row = renderCsv(report)['turns.csv']!.split('\r\n')[1]!;
+    assert.ok(row.includes(`"'=HYPERLINK(""x""), ""quoted""\nline"`), row);
+    assert.doesNotMatch(renderMarkdown(report), /<script/);
+  });
+
+  it('computes cost per audio hour from achieved throughput, idle time included', () => {
+    assert.deepEqual(costOf({ perReplicaHour: 4, replicas: 2 }, 1800, 3600), { perReplicaHour: 4, replicas: 2, intervalS: 1800, audioS: 3600, total: 4, perAudioHour: 4 });
+    assert.equal(costOf({ perReplicaHour: 4, replicas: 1 }, 60, 0).perAudioHour, null);
+  });
+
+  it('fills the reproducibility record and lays --meta entries over it', async () => {
+    const { report } = await run({ maxSessions: 1, pace: FAST, meta: { deployment: { gpu: 'H100' }, client: { location: 'eu-west' } } });
+    assert.equal(report.record.deployment.gpu, 'H100');
+    assert.equal(report.record.client.location, 'eu-west');
+    assert.equal(report.record.client.chunk_ms, 100);
+    assert.equal(report.record.input.fingerprint, report.dataset.fingerprint);
+    assert.match(String(report.record.results.quality), /^corpus WER 0\.00% \(voxbench-basic-1, 1 turns\)$/);
+    assert.deepEqual(parseMetaEntry('gpu=A100'), { section: 'deployment', key: 'gpu', value: 'A100' });
+    assert.deepEqual(parseMetaEntry('deployment.replicas=4'), { section: 'deployment', key: 'replicas', value: 4 });
+    assert.equal(parseMetaEntry('no equals sign'), null);
+  });
+});
+
+describe('render, merge, resume, compare', () => {
+  it('render recomputes every figure from the stored timelines', async () => {
+    const dir = await tempDir();
+    const { report } = await run({ maxSessions: 2, pace: FAST, outputDir: dir });
+    const onDisk = await readJson(join(dir, 'report.json'));
+    onDisk.benchmarks[0]!.summary.metrics.ttft_ms!.p50 = -1;
+    onDisk.benchmarks[0]!.sessions[0]!.metrics.turns[0]!.ttft_ms = -1;
+    await writeFile(join(dir, 'report.json'), JSON.stringify(onDisk));
+    const result = await runNode([CLI, 'report', 'render', dir, '--outputs', 'json,md']);
+    assert.equal(result.code, 0, result.stderr);
+    const rendered = await readJson(join(dir, 'report.json'));
+    assert.equal(rendered.benchmarks[0]!.summary.metrics.ttft_ms!.p50, report.benchmarks[0]!.summary.metrics.ttft_ms!.p50);
+    assert.equal(rendered.benchmarks[0]!.sessions[0]!.metrics.turns[0]!.ttft_ms, report.benchmarks[0]!.sessions[0]!.metrics.turns[0]!.ttft_ms);
+  });
+
+  it('a killed run leaves its sessions in the log, and render rebuilds the report from them', async () => {
+    const dir = await tempDir();
+    const child = spawn(process.execPath, [CLI, 'run', '--pace', '4x', '--max-sessions', '6', '--output-dir', dir], { stdio: 'ignore' });
+    // Kill it hard once two sessions are logged.
+    for (let logged = 0; logged < 2; logged = (await readSessionLog(dir)).length) await new Promise((r) => setTimeout(r, 50));
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    const partial = await readJson(join(dir, 'report.json'));
+    assert.equal(partial.stoppedBy, 'interrupted', 'what a crash leaves says so');
+    const logged = (await readSessionLog(dir)).length;
+    const rebuilt = await readReport(dir);
+    assert.equal(rebuilt.benchmarks[0]!.summary.sessions.total, logged);
+    assert.equal(rebuilt.benchmarks[0]!.summary.sessions.completed, logged);
+  });
+
+  it('Ctrl-C or SIGTERM: the report of what finished is written and the exit code is 130', async () => {
+    const dir = await tempDir();
+    const child = spawn(process.execPath, [CLI, 'run', '--pace', '2x', '--max-sessions', '6', '--output-dir', dir], { stdio: 'ignore' });
+    for (let logged = 0; logged < 1; logged = (await readSessionLog(dir)).length) await new Promise((r) => setTimeout(r, 50));
+    child.kill('SIGTERM');
+    const code = await new Promise((r) => child.once('exit', r));
+    assert.equal(code, 130);
+    const report = await readJson(join(dir, 'report.json'));
+    assert.equal(report.stoppedBy, 'interrupted');
+    const { sessions } = report.benchmarks[0]!.summary;
+    assert.ok(sessions.completed >= 1 && sessions.total < 6 + 1);
+  });
+
+  it('resume keeps finished sessions and runs only the rest', async () => {
+    const dir = await tempDir();
+    const first = await run({ maxSessions: 3, pace: FAST, outputDir: dir });
+    const { report } = await run({ maxSessions: 5, pace: FAST, resume: dir });
+    const sessions = report.benchmarks[0]!.sessions;
+    assert.deepEqual(sessions.map((s) => s.index), [0, 1, 2, 3, 4]);
+    for (const i of [0, 1, 2]) assert.deepEqual(sessions[i]!.timeline, first.report.benchmarks[0]!.sessions[i]!.timeline, `session ${i} was kept, not run again`);
+    assert.equal((await readSessionLog(dir)).length, 5);
+  });
+
+  it('merge keys sessions by (split, sample ids), later reports replacing earlier ones', async () => {
+    const [a, b] = await Promise.all([run({ maxSessions: 3, pace: FAST }), run({ maxSessions: 2, pace: FAST, turnsPerSession: 1 })]);
+    // b ran harvard-01 and -02 again: its rows replace a's; harvard-03 stays from a.
+    const merged = mergeReports([a.report, b.report], ['a.json', 'b.json']);
+    const sessions = merged.benchmarks[0]!.sessions;
+    assert.deepEqual(sessions.map((s) => s.sampleIds[0]), ['harvard-03', 'harvard-01', 'harvard-02']);
+    assert.deepEqual(sessions.map((s) => s.index), [0, 1, 2]);
+    assert.equal(merged.benchmarks[0]!.summary.metrics.ttft_ms!.count, 3, 'distributions recomputed from the merged rows');
+    assert.deepEqual(merged.mergedFrom, ['a.json', 'b.json']);
+  });
+
+  it('compare finds a real difference and none between a run and itself', async () => {
+    const slow = await testServer({ latency: { baseDelayMs: 400, jitterMs: 10, perWordMs: 10, finalizeMs: 60, capacity: 16, seed: 1 } });
+    const fast = await testServer({ latency: { baseDelayMs: 100, jitterMs: 10, perWordMs: 10, finalizeMs: 60, capacity: 16, seed: 1 } });
+    const [a, b] = await Promise.all([
+      run({ target: fast.url, model: DEFAULT_MODEL, maxSessions: 6, pace: FAST }),
+      run({ target: slow.url, model: DEFAULT_MODEL, maxSessions: 6, pace: FAST }),
+    ]);
+    const ttft = compareReports(a.report, b.report).metrics.find((m) => m.metric === 'ttft_ms')!;
+    assert.ok(ttft.deltaP50 > 250 && ttft.ci95[0] > 0, `Δ ${ttft.deltaP50} [${ttft.ci95}]`);
+    const same = compareReports(a.report, a.report).metrics.find((m) => m.metric === 'ttft_ms')!;
+    assert.equal(same.deltaP50, 0);
+    assert.ok(same.ci95[0] <= 0 && same.ci95[1] >= 0);
+  });
+});
