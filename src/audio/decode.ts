@@ -1,9 +1,23 @@
 import { decodeWaveToFloat32Channels } from '@echogarden/wave-codec';
+import { declaredLength, type DeclaredLength } from './declared-length.js';
+import { SUPPORTED_FORMATS, sniffFormat, type AudioFormat } from './format.js';
+import { DECODABLE_WAV_FORMATS, readWavLayout, wavFormatName } from './wav-layout.js';
 
 /** Mono float audio at its own sample rate. */
 export interface MonoAudio {
   samples: Float32Array;
   sampleRate: number;
+}
+
+/** Audio that cannot be used; `reason` says why without naming the file, `message` names it. */
+export class AudioDecodeError extends Error {
+  override name = 'AudioDecodeError';
+  constructor(
+    readonly file: string,
+    readonly reason: string,
+  ) {
+    super(`${file}: ${reason}`);
+  }
 }
 
 /** Decodes a WAV file (PCM 8/16/24/32-bit, float, mu-law, A-law) and downmixes it to mono. */
@@ -12,6 +26,107 @@ export function decodeWav(bytes: Uint8Array): MonoAudio {
   const first = audioChannels[0];
   if (!first) throw new Error('the file has no audio channels');
   return { samples: downmix(audioChannels), sampleRate };
+}
+
+interface Channels {
+  channelData: Float32Array[];
+  sampleRate: number;
+}
+
+interface ChunkDecoder {
+  decode(bytes: Uint8Array): Channels;
+  flush?(): Channels;
+  free(): void;
+}
+
+/** The compressed-format decoders (WASM), each module loaded the first time a file needs it. */
+const COMPRESSED: Record<Exclude<AudioFormat, 'wav'>, () => Promise<ChunkDecoder>> = {
+  flac: async () => (await import('@audio/decode-flac')).decoder(),
+  mp3: async () => (await import('@audio/decode-mp3')).decoder(),
+  vorbis: async () => (await import('@audio/decode-vorbis')).decoder(),
+  opus: async () => (await import('@audio/decode-opus')).decoder(),
+};
+
+async function decodeCompressed(format: Exclude<AudioFormat, 'wav'>, bytes: Uint8Array): Promise<Channels> {
+  const decoder = await COMPRESSED[format]();
+  try {
+    // The decoders print a line per bad frame; the caller reports one reason per file instead.
+    return withConsoleMuted(() => {
+      const body = decoder.decode(bytes);
+      const tail = decoder.flush?.();
+      return tail ? concatChannels(body, tail) : body;
+    });
+  } finally {
+    decoder.free();
+  }
+}
+
+function withConsoleMuted<T>(fn: () => T): T {
+  const { error, warn, log } = console;
+  console.error = console.warn = console.log = () => {};
+  try {
+    return fn();
+  } finally {
+    Object.assign(console, { error, warn, log });
+  }
+}
+
+function concatChannels(a: Channels, b: Channels): Channels {
+  if (!b.channelData[0]?.length) return a;
+  if (!a.channelData[0]?.length) return b;
+  const channelData = a.channelData.map((head, i) => {
+    const tail = b.channelData[i] ?? b.channelData[0]!;
+    const joined = new Float32Array(head.length + tail.length);
+    joined.set(head);
+    joined.set(tail, head.length);
+    return joined;
+  });
+  return { channelData, sampleRate: a.sampleRate };
+}
+
+/**
+ * Decodes WAV (any PCM depth, float, mu-law, A-law), FLAC, MP3, Ogg Vorbis or Opus,
+ * recognised from the bytes, and downmixes to mono. `name` only labels errors.
+ * Throws AudioDecodeError for an empty, unrecognised, unsupported, corrupt or
+ * truncated file, one that decodes to no samples, and one whose header declares more
+ * audio than it holds.
+ */
+export async function decodeAudio(bytes: Uint8Array, name: string): Promise<MonoAudio> {
+  const fail = (reason: string): never => {
+    throw new AudioDecodeError(name, reason);
+  };
+  if (bytes.length === 0) fail('the file is empty (0 bytes)');
+  const format = sniffFormat(bytes);
+  if (format === null) return fail(`not a recognised audio file; voxbench reads ${SUPPORTED_FORMATS}`);
+  if (typeof format === 'object') return fail(`${format.unsupported} is not supported; convert it to one of ${SUPPORTED_FORMATS} (e.g. with sox or ffmpeg)`);
+  let channels: Channels;
+  let declared: DeclaredLength | null;
+  try {
+    declared = declaredLength(format, bytes);
+    channels = format === 'wav' ? decodeWavChannels(bytes) : await decodeCompressed(format, bytes);
+  } catch (err) {
+    return fail((err as Error).message);
+  }
+  const frames = channels.channelData[0]?.length ?? 0;
+  if (frames === 0 || channels.sampleRate === 0) {
+    return fail(declared?.frames === 0 ? 'the file holds no audio samples (zero length)' : `no audio could be decoded: the ${FORMAT_NAMES[format]} data is corrupt or truncated`);
+  }
+  if (declared && frames < declared.frames - declared.tolerance) {
+    const seconds = (n: number): string => `${(n / channels.sampleRate).toFixed(2)} s`;
+    fail(`the header declares ${seconds(declared.frames)} of audio but only ${seconds(frames)} could be decoded: the file is truncated or corrupt, or its header is wrong`);
+  }
+  return { samples: downmix(channels.channelData), sampleRate: channels.sampleRate };
+}
+
+const FORMAT_NAMES: Record<AudioFormat, string> = { wav: 'WAV', flac: 'FLAC', mp3: 'MP3', vorbis: 'Ogg Vorbis', opus: 'Opus' };
+
+function decodeWavChannels(bytes: Uint8Array): Channels {
+  const { formatId } = readWavLayout(bytes);
+  if (!DECODABLE_WAV_FORMATS.has(formatId)) {
+    throw new Error(`${wavFormatName(formatId)} in WAV is not supported; convert it to PCM (e.g. sox in.wav -e signed -b 16 out.wav)`);
+  }
+  const { audioChannels, sampleRate } = decodeWaveToFloat32Channels(bytes);
+  return { channelData: audioChannels, sampleRate };
 }
 
 function downmix(channels: Float32Array[]): Float32Array {

@@ -38,3 +38,16 @@ export function speechSegments(pcm: Buffer, sampleRate: number, minSilenceMs = 3
   }
   return segments;
 }
+
+/** RMS of the loudest 20 ms frame of float audio; below DEFAULT_SPEECH_RMS the audio holds no speech. */
+export function loudestFrameRms(samples: Float32Array, sampleRate: number): number {
+  const frame = Math.max(1, Math.round((sampleRate * FRAME_MS) / 1000));
+  let loudest = 0;
+  for (let start = 0; start < samples.length; start += frame) {
+    const end = Math.min(start + frame, samples.length);
+    let sum = 0;
+    for (let i = start; i < end; i++) sum += samples[i]! * samples[i]!;
+    loudest = Math.max(loudest, Math.sqrt(sum / (end - start)));
+  }
+  return loudest;
+}

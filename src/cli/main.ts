@@ -5,6 +5,7 @@ import { DatasetError } from '../data/folder.js';
 import { ReportError } from '../report/recompute.js';
 import { METRICS } from '../metrics/catalog.js';
 import { VERSION } from '../version.js';
+import { datasetCommand } from './dataset-command.js';
 import { EXIT } from './parse.js';
 import { reportCommand } from './report-command.js';
 import { runCommand } from './run-command.js';
@@ -33,7 +34,7 @@ const program = conventions(new Command())
   .description('Benchmark realtime speech servers over WebSockets the way live applications use them.')
   .version(VERSION);
 // addCommand does not copy settings to a command built on its own, so each gets them too.
-for (const command of [runCommand, serveCommand, reportCommand, metricsCommand]) program.addCommand(conventions(command));
+for (const command of [runCommand, serveCommand, reportCommand, datasetCommand, metricsCommand]) program.addCommand(conventions(command));
 
 try {
   await program.parseAsync();

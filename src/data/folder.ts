@@ -1,51 +1,79 @@
-import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
-import { decodeWav } from '../audio/decode.js';
-import type { Dataset, DatasetProblem, Sample, WordTiming } from './dataset.js';
+import { extname, join, resolve } from 'node:path';
+import type { Dataset } from './dataset.js';
+import { DatasetError } from './errors.js';
+import { loadFromSource, type DatasetOptions } from './load.js';
+import type { AudioRead, DatasetSource, Entry } from './source.js';
+import { parseWordTimings } from './timings.js';
+
+export { DatasetError };
 
 /**
- * Loads a folder of WAV files, each with an optional same-named `.txt` reference
- * transcript and `.words.json` word timings (`[{word, start, end}]`, seconds).
- * A file that cannot be used is reported in `problems` and skipped; the rest load.
+ * Extensions a folder dataset takes as audio. The unsupported containers are listed
+ * too, so that such a file is reported as unsupported instead of silently ignored.
  */
-export async function loadFolderDataset(dir: string): Promise<Dataset> {
+export const AUDIO_EXTENSIONS = new Set(['.wav', '.flac', '.mp3', '.ogg', '.oga', '.opus', '.m4a', '.aac', '.aif', '.aiff', '.webm', '.wma', '.amr', '.caf']);
+
+/**
+ * A folder of audio files, each with an optional same-named `.txt` reference
+ * transcript and `.words.json` word timings (`[{word, start, end}]`, seconds).
+ * The sample id is the file name without its extension.
+ */
+export function folderSource(dir: string): DatasetSource {
   const root = resolve(dir);
-  let names: string[];
-  try {
-    names = (await readdir(root)).sort();
-  } catch (err) {
-    throw new DatasetError(`${dir}: cannot read the dataset folder (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
-  }
-  const samples: Sample[] = [];
-  const problems: DatasetProblem[] = [];
-  const hash = createHash('sha256');
-  for (const name of names.filter((n) => n.toLowerCase().endsWith('.wav'))) {
-    const path = join(root, name);
-    const id = basename(name, name.slice(name.lastIndexOf('.')));
-    try {
-      const bytes = await readFile(path);
-      const audio = decodeWav(bytes);
-      if (audio.samples.length === 0) throw new Error('the file holds no audio samples');
-      const text = await readOptional(join(root, `${id}.txt`));
-      const wordsJson = await readOptional(join(root, `${id}.words.json`));
-      const words = wordsJson === null ? undefined : parseWordTimings(wordsJson, `${id}.words.json`);
-      hash.update(id).update(bytes).update(text ?? '');
-      samples.push({ id, split: 'default', path, text: text?.trim() ?? null, ...(words ? { words } : {}), audio });
-    } catch (err) {
-      problems.push({ file: path, reason: (err as Error).message });
-    }
-  }
-  if (samples.length === 0) {
-    const why = problems.length > 0 ? `; ${problems.length} unusable (first: ${problems[0]!.reason})` : '';
-    throw new DatasetError(`${dir}: no usable .wav files found${why}`);
-  }
-  return { root, samples, problems, fingerprint: `sha256:${hash.digest('hex')}` };
+  return {
+    kind: 'folder',
+    root,
+    async *entries(problem) {
+      let names: string[];
+      try {
+        names = (await readdir(root)).sort();
+      } catch (err) {
+        throw new DatasetError(`${dir}: cannot read the dataset folder (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+      }
+      let order = 0;
+      for (const name of names.filter((n) => AUDIO_EXTENSIONS.has(extname(n).toLowerCase()))) {
+        const path = join(root, name);
+        const id = name.slice(0, name.length - extname(name).length);
+        try {
+          const text = await readOptional(join(root, `${id}.txt`));
+          const wordsJson = await readOptional(join(root, `${id}.words.json`));
+          const words = wordsJson === null ? undefined : parseWordTimings(parseJson(wordsJson, `${id}.words.json`), `${id}.words.json`);
+          yield { id, split: 'default', text: text?.trim() ?? null, ...(words ? { words } : {}), at: { file: path }, path, order: order++ };
+        } catch (err) {
+          problem({ file: path, reason: (err as Error).message });
+        }
+      }
+    },
+    audio: readAudioFiles,
+  };
 }
 
-/** A dataset that cannot be used at all; the message names the path and what to do. */
-export class DatasetError extends Error {
-  override name = 'DatasetError';
+/** Reads each entry's `path` as a whole file, one at a time. */
+export async function* readAudioFiles(entries: Entry[]): AsyncIterable<AudioRead> {
+  for (const entry of entries) {
+    try {
+      yield { entry, bytes: await readFile(entry.path) };
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      // A manifest's problem names the manifest, so the audio file is named in the reason.
+      const file = entry.path === entry.at.file ? 'the audio file' : `the audio file ${entry.path}`;
+      yield { entry, error: code === 'ENOENT' ? `${file} does not exist` : `cannot read ${file} (${code ?? String(err)})` };
+    }
+  }
+}
+
+/** Loads a folder dataset, whatever else the folder holds. */
+export function loadFolderDataset(dir: string, options: DatasetOptions = {}): Promise<Dataset> {
+  return loadFromSource(folderSource(dir), options);
+}
+
+function parseJson(json: string, label: string): unknown {
+  try {
+    return JSON.parse(json);
+  } catch {
+    throw new Error(`${label} is not valid JSON`);
+  }
 }
 
 async function readOptional(path: string): Promise<string | null> {
@@ -55,23 +83,4 @@ async function readOptional(path: string): Promise<string | null> {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw err;
   }
-}
-
-function parseWordTimings(json: string, file: string): WordTiming[] {
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch {
-    throw new Error(`${file} is not valid JSON`);
-  }
-  const ok = (w: unknown): w is WordTiming =>
-    typeof w === 'object' && w !== null &&
-    typeof (w as WordTiming).word === 'string' &&
-    typeof (w as WordTiming).start === 'number' &&
-    typeof (w as WordTiming).end === 'number' &&
-    (w as WordTiming).end >= (w as WordTiming).start;
-  if (!Array.isArray(value) || !value.every(ok)) {
-    throw new Error(`${file} must be a JSON array of {"word", "start", "end"} with end >= start (seconds)`);
-  }
-  return value;
 }

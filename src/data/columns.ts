@@ -1,0 +1,37 @@
+/** Which columns (Parquet, Arrow) or keys (JSONL) hold each field; unset ones are found by name. */
+export interface DatasetColumns {
+  audio?: string;
+  text?: string;
+  id?: string;
+  language?: string;
+}
+
+export type ColumnRole = keyof DatasetColumns;
+
+/** Names datasets commonly use, tried in order (Hugging Face, NeMo and Common Voice conventions). */
+export const COLUMN_CANDIDATES: Record<ColumnRole, string[]> = {
+  audio: ['audio', 'audio_filepath', 'path', 'file'],
+  text: ['text', 'sentence', 'transcription', 'transcript', 'normalized_text'],
+  id: ['id'],
+  language: ['language', 'locale', 'lang'],
+};
+
+export const COLUMN_FLAGS: Record<ColumnRole, string> = {
+  audio: '--audio-column',
+  text: '--text-column',
+  id: '--id-column',
+  language: '--language-column',
+};
+
+/** The column for `role`: the mapped name as given, else the first candidate that `has`. */
+export function pickColumn(role: ColumnRole, mapping: DatasetColumns, has: (name: string) => boolean): string | undefined {
+  return mapping[role] ?? COLUMN_CANDIDATES[role].find(has);
+}
+
+/** A table cell as text: strings as they are, numbers and bigints printed, unannotated bytes as UTF-8. */
+export function cellText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
+  if (value instanceof Uint8Array) return new TextDecoder().decode(value);
+  return undefined;
+}

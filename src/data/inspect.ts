@@ -1,0 +1,34 @@
+import type { DatasetProblem, DatasetSummary } from './dataset.js';
+import { sampleFacts, summarizeFacts } from './dataset.js';
+import { describeProblem } from './errors.js';
+import { openDataset, readSelection, type DatasetOptions } from './load.js';
+
+export interface DatasetInspection {
+  summary: DatasetSummary;
+  problems: DatasetProblem[];
+}
+
+/**
+ * Reads a dataset as `loadDataset` would, with the same selection and checks, but
+ * keeps only each sample's facts, so memory stays flat however much audio there is.
+ */
+export async function inspectDataset(path: string, options: DatasetOptions = {}): Promise<DatasetInspection> {
+  const { dataset, items } = await readSelection(await openDataset(path, options.columns), options, sampleFacts);
+  return { summary: summarizeFacts(dataset, items), problems: dataset.problems };
+}
+
+export function renderInspection({ summary: s, problems }: DatasetInspection): string {
+  const counts = (record: Record<string, number>): string => Object.entries(record).map(([k, n]) => `${k} ${n}`).join(', ') || 'none labelled';
+  const lines = [
+    `dataset      ${s.root} (${s.kind})`,
+    `fingerprint  ${s.fingerprint}`,
+    `samples      ${s.count} usable, ${s.skipped} skipped for problems, ${s.filteredOut} left out by the selection`,
+    `audio        ${s.totalAudioS.toFixed(1)} s in all, ${s.shortestS.toFixed(2)}–${s.longestS.toFixed(2)} s each, at ${s.sampleRatesHz.join(', ') || '–'} Hz`,
+    `splits       ${counts(s.splits)}`,
+    `languages    ${counts(s.languages)}`,
+    `references   ${s.withReference} with text, ${s.withWordTimings} with word timings`,
+    problems.length > 0 ? `problems (${problems.length}):` : 'problems     none',
+    ...problems.map((p) => `  ${describeProblem(p)}`),
+  ];
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,181 @@
+import { createHash } from 'node:crypto';
+import { readdir, stat } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { AudioDecodeError, decodeAudio, type MonoAudio } from '../audio/decode.js';
+import { DEFAULT_SPEECH_RMS, loudestFrameRms } from '../audio/energy.js';
+import { arrowSource } from './arrow.js';
+import type { DatasetColumns } from './columns.js';
+import type { Dataset, DatasetProblem, Sample } from './dataset.js';
+import { DatasetError, describePlace, describeProblem } from './errors.js';
+import { AUDIO_EXTENSIONS, folderSource } from './folder.js';
+import { manifestSource } from './manifest.js';
+import { parquetSource } from './parquet.js';
+import { languageMatches, seededOrder } from './select.js';
+import type { AudioRead, DatasetSource, Entry } from './source.js';
+import { timingsBeyondAudio } from './timings.js';
+
+export interface DatasetOptions {
+  /** Which columns (Parquet, Arrow) or keys (JSONL) hold the audio, text, id and language; unset ones are found by common names. */
+  columns?: DatasetColumns;
+  /** Keep only this split (e.g. `test`). */
+  split?: string;
+  /** Keep only samples labelled with this language: `en` matches `en` and `en-US`. */
+  language?: string;
+  /** Keep only samples at least this long, seconds. */
+  minDurationS?: number;
+  /** Keep only samples at most this long, seconds. */
+  maxDurationS?: number;
+  /** Shuffle with this seed (the same seed, the same order); unset keeps the dataset's order. */
+  seed?: number;
+  /** Stop after this many usable samples, taken in (shuffled) order. */
+  maxSamples?: number;
+  /** Throw the first problem as a DatasetError (with the message it would be recorded with) instead of skipping the sample. */
+  strict?: boolean;
+}
+
+const MANIFEST_EXTENSIONS = new Set(['.jsonl', '.ndjson', '.json']);
+
+/**
+ * Loads a dataset of any supported kind, found from the path: a folder of audio files
+ * with `.txt` transcripts, a JSONL manifest, Hugging Face Parquet shards (a file or a
+ * folder) or a `save_to_disk` folder (Arrow). Samples are chosen from the listing
+ * before any audio is read, and audio is decoded only for the chosen ones.
+ */
+export async function loadDataset(path: string, options: DatasetOptions = {}): Promise<Dataset> {
+  return loadFromSource(await openDataset(path, options.columns), options);
+}
+
+export async function loadFromSource(source: DatasetSource, options: DatasetOptions): Promise<Dataset> {
+  const { dataset, items } = await readSelection(source, options, (sample) => sample);
+  if (items.length === 0) throw new DatasetError(nothingUsable(dataset));
+  return { ...dataset, samples: items };
+}
+
+/** The kind of dataset at `path`, as a source to read. */
+export async function openDataset(path: string, columns: DatasetColumns = {}): Promise<DatasetSource> {
+  let isFile: boolean;
+  try {
+    isFile = (await stat(path)).isFile();
+  } catch (err) {
+    throw new DatasetError(`${path}: cannot read the dataset (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
+  if (isFile) {
+    const ext = extname(path).toLowerCase();
+    if (MANIFEST_EXTENSIONS.has(ext)) return manifestSource(path, columns);
+    if (ext === '.parquet') return parquetSource(path, columns, true);
+    if (ext === '.arrow') return arrowSource(path, columns, true);
+    throw new DatasetError(`${path}: not a dataset; give a folder of audio files, a .jsonl manifest, a .parquet file or a Hugging Face save_to_disk folder`);
+  }
+  const names = await readdir(path);
+  if (names.includes('dataset_dict.json') || names.includes('state.json')) return arrowSource(path, columns, false);
+  if (names.some((n) => AUDIO_EXTENSIONS.has(extname(n).toLowerCase()))) return folderSource(path);
+  if ((await readdir(path, { recursive: true })).some((n) => n.endsWith('.parquet'))) return parquetSource(path, columns, false);
+  return folderSource(path);
+}
+
+/** A dataset read down to what `keep` takes of each chosen sample (all of it, or facts without the audio). */
+export interface Selection<T> {
+  dataset: Omit<Dataset, 'samples'>;
+  items: T[];
+}
+
+/**
+ * Lists the samples, applies split and language, orders (seeded shuffle), then
+ * decodes candidates in order until `maxSamples` pass the audio checks and duration
+ * bounds. Candidates are read in storage order within each round, so a Parquet row
+ * group or Arrow batch is read once per round, and `keep` lets a caller drop the
+ * audio of each sample as soon as it is checked.
+ */
+export async function readSelection<T>(source: DatasetSource, options: DatasetOptions, keep: (sample: Sample) => T): Promise<Selection<T>> {
+  checkOptions(options);
+  const problems: DatasetProblem[] = [];
+  const problem = (p: DatasetProblem): void => {
+    if (options.strict) throw new DatasetError(describeProblem(p));
+    problems.push(p);
+  };
+  let filteredOut = 0;
+  const candidates: Entry[] = [];
+  const firstSeen = new Map<string, Entry['at']>();
+  const splits = new Set<string>();
+  for await (const entry of source.entries(problem)) {
+    splits.add(entry.split);
+    if ((options.split !== undefined && entry.split !== options.split) || (options.language !== undefined && !languageMatches(entry.language, options.language))) {
+      filteredOut++;
+      continue;
+    }
+    const first = firstSeen.get(entry.id);
+    if (first) {
+      problem({ ...entry.at, reason: `duplicate sample id "${entry.id}" (first at ${describePlace(first)})` });
+      continue;
+    }
+    firstSeen.set(entry.id, entry.at);
+    candidates.push(entry);
+  }
+  if (options.split !== undefined && !splits.has(options.split) && splits.size > 0) {
+    throw new DatasetError(`${source.root}: no split "${options.split}"; it has ${[...splits].sort().join(', ')}`);
+  }
+
+  const ordered = options.seed === undefined ? candidates : seededOrder(candidates, options.seed);
+  const wanted = options.maxSamples ?? Infinity;
+  let kept: Array<{ rank: number; item: T; id: string; digest: string; text: string | null }> = [];
+  for (let next = 0; kept.length < wanted && next < ordered.length; ) {
+    // A round reads what is still wanted, and at least a few, so that a selection that
+    // rejects many candidates does not reread a row group for each one.
+    const round = ordered.slice(next, next + Math.max(wanted - kept.length, MIN_ROUND));
+    const rank = new Map(round.map((entry, i) => [entry, next + i]));
+    next += round.length;
+    for await (const read of source.audio([...round].sort((a, b) => a.order - b.order))) {
+      const checked = await checkSample(read, options);
+      if (checked === 'filtered') filteredOut++;
+      else if (typeof checked === 'string') problem({ ...read.entry.at, reason: checked });
+      else kept.push({ rank: rank.get(read.entry)!, item: keep(checked.sample), id: read.entry.id, digest: checked.digest, text: read.entry.text });
+    }
+    kept = kept.sort((a, b) => a.rank - b.rank).slice(0, wanted);
+  }
+
+  const hash = createHash('sha256');
+  for (const k of kept) hash.update(k.id).update('\0').update(k.digest).update('\0').update(k.text ?? '').update('\0');
+  return {
+    dataset: { root: source.root, kind: source.kind, problems, filteredOut, fingerprint: `sha256:${hash.digest('hex')}` },
+    items: kept.map((k) => k.item),
+  };
+}
+
+const MIN_ROUND = 32;
+
+/** The decoded sample and a digest of its bytes, 'filtered' when outside the duration bounds, or the reason it is unusable. */
+async function checkSample(read: AudioRead, options: DatasetOptions): Promise<{ sample: Sample; digest: string } | 'filtered' | string> {
+  if ('error' in read) return read.error;
+  const { entry, bytes } = read;
+  let audio: MonoAudio;
+  try {
+    audio = await decodeAudio(bytes, entry.path);
+  } catch (err) {
+    return err instanceof AudioDecodeError ? err.reason : `cannot decode the audio (${(err as Error).message})`;
+  }
+  if (loudestFrameRms(audio.samples, audio.sampleRate) < DEFAULT_SPEECH_RMS) return 'the audio is silent: no 20 ms frame reaches -40 dBFS';
+  const durationS = audio.samples.length / audio.sampleRate;
+  const badTimings = (entry.words && timingsBeyondAudio(entry.words, durationS, 'the word timings')) ||
+    (entry.segments && timingsBeyondAudio(entry.segments, durationS, 'the speech segments'));
+  if (badTimings) return badTimings;
+  if (durationS < (options.minDurationS ?? 0) || durationS > (options.maxDurationS ?? Infinity)) return 'filtered';
+  const { at: _at, order: _order, ...fields } = entry;
+  return { sample: { ...fields, audio }, digest: createHash('sha256').update(bytes).digest('hex') };
+}
+
+function checkOptions(options: DatasetOptions): void {
+  if (options.maxSamples !== undefined && !(Number.isInteger(options.maxSamples) && options.maxSamples >= 1)) {
+    throw new DatasetError(`maxSamples must be a whole number of at least 1, got ${options.maxSamples}`);
+  }
+  if ((options.minDurationS ?? 0) > (options.maxDurationS ?? Infinity)) {
+    throw new DatasetError(`the minimum duration (${options.minDurationS} s) is above the maximum (${options.maxDurationS} s)`);
+  }
+}
+
+function nothingUsable(dataset: Omit<Dataset, 'samples'>): string {
+  const why = [
+    ...(dataset.problems.length > 0 ? [`${dataset.problems.length} skipped (first: ${describeProblem(dataset.problems[0]!)})`] : []),
+    ...(dataset.filteredOut > 0 ? [`${dataset.filteredOut} left out by the selection options`] : []),
+  ];
+  return `${dataset.root}: no usable samples; ${why.length > 0 ? why.join('; ') : 'it lists no audio'}`;
+}

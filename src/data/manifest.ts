@@ -1,0 +1,82 @@
+import { createReadStream } from 'node:fs';
+import { dirname, extname, isAbsolute, relative, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { COLUMN_FLAGS, pickColumn, type DatasetColumns } from './columns.js';
+import { DatasetError } from './errors.js';
+import { readAudioFiles } from './folder.js';
+import type { DatasetSource, Entry } from './source.js';
+import { parseSegments, parseWordTimings } from './timings.js';
+
+/**
+ * A JSON Lines manifest: one object per line with `audio` (a path relative to the
+ * manifest), `text`, and optionally `id`, `split`, `language`, `words`
+ * (`[{word, start, end}]`) and `segments` (`[{start, end}]`), times in seconds. Read
+ * line by line, so a manifest of any length costs only its entries.
+ */
+export function manifestSource(file: string, columns: DatasetColumns): DatasetSource {
+  const manifest = resolve(file);
+  const base = dirname(manifest);
+  return {
+    kind: 'jsonl',
+    root: manifest,
+    async *entries(problem) {
+      const stream = createReadStream(manifest, { encoding: 'utf8' });
+      const opened = new Promise<void>((ok, fail) => stream.once('ready', ok).once('error', fail));
+      try {
+        await opened;
+      } catch (err) {
+        throw new DatasetError(`${file}: cannot read the manifest (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+      }
+      let line = 0;
+      let order = 0;
+      for await (const text of createInterface({ input: stream, crlfDelay: Infinity })) {
+        line++;
+        if (text.trim() === '') continue;
+        try {
+          yield { ...parseRow(text, base, columns), at: { file: manifest, line }, order: order++ };
+        } catch (err) {
+          problem({ file: manifest, line, reason: (err as Error).message });
+        }
+      }
+    },
+    audio: readAudioFiles,
+  };
+}
+
+function parseRow(json: string, base: string, columns: DatasetColumns): Omit<Entry, 'at' | 'order'> {
+  let row: unknown;
+  try {
+    row = JSON.parse(json);
+  } catch (err) {
+    throw new Error(`not valid JSON (${(err as Error).message})`);
+  }
+  if (typeof row !== 'object' || row === null || Array.isArray(row)) throw new Error('must be a JSON object');
+  const fields = row as Record<string, unknown>;
+  const key = (role: keyof DatasetColumns): string | undefined => pickColumn(role, columns, (name) => name in fields);
+  const string = (name: string | undefined, what: string): string | undefined => {
+    const value = name === undefined ? undefined : fields[name];
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== 'string') throw new Error(`"${name}" (${what}) must be a string`);
+    return value;
+  };
+  const audioKey = key('audio');
+  const audio = string(audioKey, 'the audio path');
+  if (!audio) throw new Error(`no audio path: give each row an "audio" key, or name the key with ${COLUMN_FLAGS.audio}`);
+  const path = resolve(base, audio);
+  const id = string(key('id'), 'the sample id') ?? withoutExtension(isAbsolute(audio) ? relative(base, audio) : audio);
+  const text = string(key('text'), 'the reference text');
+  const language = string(key('language'), 'the language');
+  return {
+    id,
+    split: string('split', 'the split') ?? 'default',
+    text: text?.trim() ?? null,
+    ...(language !== undefined ? { language } : {}),
+    ...(fields.words !== undefined ? { words: parseWordTimings(fields.words, '"words"') } : {}),
+    ...(fields.segments !== undefined ? { segments: parseSegments(fields.segments, '"segments"') } : {}),
+    path,
+  };
+}
+
+function withoutExtension(path: string): string {
+  return path.slice(0, path.length - extname(path).length);
+}

@@ -1,0 +1,108 @@
+import { readdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema, type AsyncBuffer, type FileMetaData } from 'hyparquet';
+import { compressors } from 'hyparquet-compressors';
+import type { DatasetColumns } from './columns.js';
+import { DatasetError } from './errors.js';
+import { groupRuns, type AudioRead, type DatasetSource, type Entry } from './source.js';
+import { SplitCounter, audioCellBytes, resolveTableColumns, splitOfShard, tableEntry, type TableColumns } from './table.js';
+
+interface Shard {
+  file: AsyncBuffer;
+  metadata: FileMetaData;
+  columns: TableColumns;
+  /** First row of each row group, and the end of the last. */
+  groupStarts: number[];
+}
+
+/**
+ * Hugging Face Parquet shards: one `.parquet` file, or every one under a folder
+ * (`data/train-00000-of-00002.parquet` …). Read one row group at a time: listing
+ * reads only the id, text and language columns; audio is read only for the row
+ * groups that hold chosen samples.
+ */
+export function parquetSource(path: string, columns: DatasetColumns, isFile: boolean): DatasetSource {
+  const root = resolve(path);
+  const shards = async (): Promise<string[]> => (isFile ? [root] : await findParquetFiles(root));
+  return {
+    kind: 'parquet',
+    root,
+    async *entries(problem) {
+      const counter = new SplitCounter();
+      let order = 0;
+      for (const file of await shards()) {
+        let shard: Shard;
+        try {
+          shard = await openShard(file, columns);
+        } catch (err) {
+          if (err instanceof DatasetError) throw err;
+          problem({ file, reason: `not a readable Parquet file (${(err as Error).message})` });
+          continue;
+        }
+        const split = splitOfShard(file, isFile ? resolve(root, '..') : root);
+        const wanted = [shard.columns.id, shard.columns.text, shard.columns.language].filter((c): c is string => c !== undefined);
+        for (let g = 0; g + 1 < shard.groupStarts.length; g++) {
+          const [start, end] = [shard.groupStarts[g]!, shard.groupStarts[g + 1]!];
+          const rows = wanted.length > 0 ? await readRows(shard, wanted, start, end) : Array.from({ length: end - start }, () => ({}));
+          for (const [i, row] of rows.entries()) {
+            yield tableEntry(row, shard.columns, { file, row: start + i, split, indexInSplit: counter.take(split), order: order++ });
+          }
+        }
+      }
+    },
+    async *audio(entries) {
+      for (const [file, rows] of groupRuns(entries, (e) => e.at.file)) {
+        let shard: Shard;
+        try {
+          shard = await openShard(file, columns);
+        } catch (err) {
+          for (const entry of rows) yield { entry, error: `not a readable Parquet file (${(err as Error).message})` };
+          continue;
+        }
+        yield* readAudioByRowGroup(shard, file, rows);
+      }
+    },
+  };
+}
+
+async function* readAudioByRowGroup(shard: Shard, file: string, entries: Entry[]): AsyncIterable<AudioRead> {
+  const groupOf = (row: number): number => shard.groupStarts.findIndex((start, g) => row >= start && row < shard.groupStarts[g + 1]!);
+  for (const [group, inGroup] of groupRuns(entries, (e) => groupOf(e.at.row!))) {
+    const [start, end] = [shard.groupStarts[group]!, shard.groupStarts[group + 1]!];
+    let rows: Record<string, unknown>[];
+    try {
+      rows = await readRows(shard, [shard.columns.audio], start, end);
+    } catch (err) {
+      for (const entry of inGroup) yield { entry, error: `cannot read row group ${group} (${(err as Error).message})` };
+      continue;
+    }
+    for (const entry of inGroup) {
+      try {
+        yield { entry, bytes: await audioCellBytes(rows[entry.at.row! - start]?.[shard.columns.audio], file) };
+      } catch (err) {
+        yield { entry, error: (err as Error).message };
+      }
+    }
+  }
+}
+
+async function openShard(path: string, mapping: DatasetColumns): Promise<Shard> {
+  const file = await asyncBufferFromFile(path);
+  const metadata = await parquetMetadataAsync(file);
+  const names = parquetSchema(metadata).children.map((c) => c.element.name);
+  const hf = metadata.key_value_metadata?.find((kv) => kv.key === 'huggingface')?.value;
+  const groupStarts = [0];
+  for (const group of metadata.row_groups) groupStarts.push(groupStarts[groupStarts.length - 1]! + Number(group.num_rows));
+  return { file, metadata, columns: resolveTableColumns(names, hf, mapping, path), groupStarts };
+}
+
+/** Rows [start, end) of some columns; `utf8: false` keeps the audio bytes binary (the default would decode them as text). */
+function readRows(shard: Shard, columns: string[], start: number, end: number): Promise<Record<string, unknown>[]> {
+  return parquetReadObjects({ file: shard.file, metadata: shard.metadata, columns, rowStart: start, rowEnd: end, utf8: false, compressors });
+}
+
+async function findParquetFiles(root: string): Promise<string[]> {
+  const names = (await readdir(root, { recursive: true })).filter((n) => n.endsWith('.parquet')).sort();
+  if (names.length === 0) throw new DatasetError(`${root}: no .parquet files found`);
+  return names.map((n) => join(root, n));
+}

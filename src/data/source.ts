@@ -1,0 +1,44 @@
+import type { DatasetKind, DatasetProblem, SpeechSpan, WordTiming } from './dataset.js';
+
+/** A sample as its dataset lists it, before its audio is read. */
+export interface Entry {
+  id: string;
+  split: string;
+  text: string | null;
+  language?: string;
+  words?: WordTiming[];
+  segments?: SpeechSpan[];
+  /** Where problems with this sample are reported: a file, and a JSONL line or table row. */
+  at: Omit<DatasetProblem, 'reason'>;
+  /** Sample.path: the audio file, or the shard and row holding the audio. */
+  path: string;
+  /** Position in storage order, counted across the whole dataset. */
+  order: number;
+}
+
+export type AudioRead = { entry: Entry; bytes: Uint8Array } | { entry: Entry; error: string };
+
+/**
+ * One kind of dataset on disk. Listing is cheap (no audio bytes), so selection can
+ * happen before any audio is read; audio is then read only for the chosen entries.
+ */
+export interface DatasetSource {
+  kind: DatasetKind;
+  root: string;
+  /** Every sample's metadata in storage order; a malformed one is passed to `problem` and left out. */
+  entries(problem: (p: DatasetProblem) => void): AsyncIterable<Entry>;
+  /** The audio bytes of `entries` (given in storage order), holding at most one file, row group or batch at a time. */
+  audio(entries: Entry[]): AsyncIterable<AudioRead>;
+}
+
+/** Consecutive runs of `items` with the same key (items arrive grouped, in storage order). */
+export function groupRuns<T, K>(items: T[], key: (item: T) => K): Array<[K, T[]]> {
+  const groups: Array<[K, T[]]> = [];
+  for (const item of items) {
+    const k = key(item);
+    const last = groups[groups.length - 1];
+    if (last && last[0] === k) last[1].push(item);
+    else groups.push([k, [item]]);
+  }
+  return groups;
+}

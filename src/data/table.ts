@@ -1,0 +1,102 @@
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, relative, resolve, sep } from 'node:path';
+import { COLUMN_CANDIDATES, COLUMN_FLAGS, cellText, pickColumn, type ColumnRole, type DatasetColumns } from './columns.js';
+import { DatasetError } from './errors.js';
+import type { Entry } from './source.js';
+
+/** What the Hugging Face tables (Parquet shards, Arrow files) share: column roles, splits, the audio struct. */
+
+export interface TableColumns {
+  audio: string;
+  text?: string;
+  id?: string;
+  language?: string;
+}
+
+/**
+ * Which column plays which role in a table with columns `names`. The audio column is
+ * the mapped one, else the feature the `huggingface` metadata types as Audio, else a
+ * common name. A mapped column that is missing is an error naming the columns there are.
+ */
+export function resolveTableColumns(names: string[], hfMetadata: string | undefined, mapping: DatasetColumns, file: string): TableColumns {
+  const has = (name: string): boolean => names.includes(name);
+  const require = (role: ColumnRole, name: string | undefined): string | undefined => {
+    if (name !== undefined && !has(name)) {
+      throw new DatasetError(`${file}: no ${role} column "${name}" (columns: ${names.join(', ')}); name the right one with ${COLUMN_FLAGS[role]}`);
+    }
+    return name;
+  };
+  const audio = require('audio', mapping.audio ?? hfAudioFeature(hfMetadata) ?? COLUMN_CANDIDATES.audio.find(has) ?? 'audio')!;
+  const columns: TableColumns = { audio };
+  for (const role of ['text', 'id', 'language'] as const) {
+    const name = require(role, pickColumn(role, mapping, has));
+    if (name !== undefined) columns[role] = name;
+  }
+  return columns;
+}
+
+/** The column the `huggingface` schema metadata declares as `{"_type": "Audio"}`. */
+function hfAudioFeature(metadata: string | undefined): string | undefined {
+  if (metadata === undefined) return undefined;
+  try {
+    const features = (JSON.parse(metadata) as { info?: { features?: Record<string, { _type?: string }> } }).info?.features ?? {};
+    return Object.entries(features).find(([, feature]) => feature?._type === 'Audio')?.[0];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The split of a shard: the name before `-00000-of-00003` as Hugging Face names
+ * shards (`data/test-00000-of-00001.parquet`), else the folder holding it below the
+ * dataset root (`en/test/0000.parquet`), else `default`.
+ */
+export function splitOfShard(file: string, root: string): string {
+  const named = /^(.+?)-\d{5}-of-\d{5}/.exec(basename(file));
+  if (named) return named[1]!;
+  const folder = relative(root, dirname(file));
+  return folder === '' || folder.startsWith('..') ? 'default' : folder.split(sep).pop()!;
+}
+
+/** Numbers rows within each split across shards, for ids of tables that have no id column. */
+export class SplitCounter {
+  private readonly next = new Map<string, number>();
+  take(split: string): number {
+    const n = this.next.get(split) ?? 0;
+    this.next.set(split, n + 1);
+    return n;
+  }
+}
+
+/** A table row's entry; without an id column the id is `<split>-<row in split>`. */
+export function tableEntry(row: Record<string, unknown>, columns: TableColumns, place: { file: string; row: number; split: string; indexInSplit: number; order: number }): Entry {
+  const cell = (name: string | undefined): string | undefined => (name === undefined ? undefined : cellText(row[name]));
+  const language = cell(columns.language);
+  return {
+    id: cell(columns.id) ?? `${place.split}-${place.indexInSplit}`,
+    split: place.split,
+    text: cell(columns.text)?.trim() ?? null,
+    ...(language !== undefined ? { language } : {}),
+    at: { file: place.file, row: place.row },
+    path: `${place.file} row ${place.row}`,
+    order: place.order,
+  };
+}
+
+/**
+ * The bytes of a Hugging Face Audio cell: `{bytes, path}` with the encoded file in
+ * `bytes`; when `bytes` is null, `path` names a file, read relative to the shard.
+ */
+export async function audioCellBytes(cell: unknown, shard: string): Promise<Uint8Array> {
+  const { bytes, path } = (typeof cell === 'string' ? { path: cell } : (cell ?? {})) as { bytes?: unknown; path?: unknown };
+  if (bytes instanceof Uint8Array && bytes.length > 0) return bytes;
+  if (typeof path === 'string' && path !== '') {
+    const file = resolve(dirname(shard), path);
+    try {
+      return await readFile(file);
+    } catch {
+      throw new Error(`the audio cell holds no bytes, and its path ${path} is not a file next to the shard`);
+    }
+  }
+  throw new Error('the audio cell is empty (no bytes, no path)');
+}
