@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { loadDataset } from '../src/data/load.js';
 import { toneWav } from './data-fixtures.js';
 import { CLI, runNode, tempDir } from './helpers.js';
@@ -93,4 +94,16 @@ describe('voxbench dataset synth', () => {
     assert.equal(code, 2);
     assert.equal(stderr, 'voxbench: error: dataset synth needs espeak-ng or flite, and neither is installed; install one with: apt-get install espeak-ng\n');
   });
+});
+
+describe('README documents the dataset commands', () => {
+  for (const command of ['inspect', 'synth']) {
+    it(`lists every flag of voxbench dataset ${command}`, async () => {
+      const readme = await readFile(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+      const help = (await runNode([CLI, 'dataset', command, '--help'])).stdout;
+      const flags = [...help.matchAll(/^\s+(?:-\w, )?(--[a-z-]+)/gm)].map((m) => m[1]!).filter((f) => f !== '--help');
+      assert.ok(flags.length >= 4);
+      for (const flag of flags) assert.ok(readme.includes(`\`${flag}`), `${flag} of dataset ${command} is missing from the README`);
+    });
+  }
 });
