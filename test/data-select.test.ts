@@ -44,6 +44,18 @@ describe('dataset selection', () => {
     assert.deepEqual(await ids(file, { maxSamples: 2 }), ['s00', 's01']);
   });
 
+  it('reports problems only of candidates it needed to reach maxSamples, strict or not', async () => {
+    const file = await twelveClips();
+    await writeFile(join(file, '..', 's01.wav'), 'not audio');
+    for (const strict of [false, true]) {
+      const one = await loadDataset(file, { maxSamples: 1, strict });
+      assert.deepEqual([one.samples.map((s) => s.id), one.problems], [['s00'], []]);
+    }
+    const two = await loadDataset(file, { maxSamples: 2 });
+    assert.deepEqual([two.samples.map((s) => s.id), two.problems.map((p) => p.line)], [['s00', 's02'], [2]]);
+    await assert.rejects(loadDataset(file, { maxSamples: 2, strict: true }), new RegExp(`^DatasetError: ${file} line 2: not a recognised audio file`));
+  });
+
   it('keeps samples within the duration bounds, counting the rest as left out', async () => {
     const file = await twelveClips();
     const dataset = await loadDataset(file, { minDurationS: 0.5, maxDurationS: 0.8 });

@@ -79,25 +79,39 @@ export interface Selection<T> {
   items: T[];
 }
 
+/** Records a problem, or with `strict` throws it. */
+type Report = (problem: DatasetProblem) => void;
+
 /**
- * Lists the samples, applies split and language, orders (seeded shuffle), then
- * decodes candidates in order until `maxSamples` pass the audio checks and duration
- * bounds. Candidates are read in storage order within each round, so a Parquet row
- * group or Arrow batch is read once per round, and `keep` lets a caller drop the
- * audio of each sample as soon as it is checked.
+ * Lists the samples, applies split and language, orders them (seeded shuffle), then
+ * decodes candidates in that order until `maxSamples` pass the audio checks and
+ * duration bounds. `keep` lets a caller drop each sample's audio once it is checked.
  */
 export async function readSelection<T>(source: DatasetSource, options: DatasetOptions, keep: (sample: Sample) => T): Promise<Selection<T>> {
   checkOptions(options);
   const problems: DatasetProblem[] = [];
-  const problem = (p: DatasetProblem): void => {
+  const report: Report = (p) => {
     if (options.strict) throw new DatasetError(describeProblem(p));
     problems.push(p);
   };
-  let filteredOut = 0;
+  const listed = await listCandidates(source, options, report);
+  const ordered = options.seed === undefined ? listed.candidates : seededOrder(listed.candidates, options.seed);
+  const read = await readInOrder(source, ordered, options, report, keep);
+  const hash = createHash('sha256');
+  for (const k of read.kept) hash.update(k.id).update('\0').update(k.digest).update('\0').update(k.text ?? '').update('\0');
+  return {
+    dataset: { root: source.root, kind: source.kind, problems, filteredOut: listed.filteredOut + read.filteredOut, fingerprint: `sha256:${hash.digest('hex')}` },
+    items: read.kept.map((k) => k.item),
+  };
+}
+
+/** The entries that pass split and language, without duplicate ids. */
+async function listCandidates(source: DatasetSource, options: DatasetOptions, report: Report): Promise<{ candidates: Entry[]; filteredOut: number }> {
   const candidates: Entry[] = [];
   const firstSeen = new Map<string, Entry['at']>();
   const splits = new Set<string>();
-  for await (const entry of source.entries(problem)) {
+  let filteredOut = 0;
+  for await (const entry of source.entries(report)) {
     splits.add(entry.split);
     if ((options.split !== undefined && entry.split !== options.split) || (options.language !== undefined && !languageMatches(entry.language, options.language))) {
       filteredOut++;
@@ -105,7 +119,7 @@ export async function readSelection<T>(source: DatasetSource, options: DatasetOp
     }
     const first = firstSeen.get(entry.id);
     if (first) {
-      problem({ ...entry.at, reason: `duplicate sample id "${entry.id}" (first at ${describePlace(first)})` });
+      report({ ...entry.at, reason: `duplicate sample id "${entry.id}" (first at ${describePlace(first)})` });
       continue;
     }
     firstSeen.set(entry.id, entry.at);
@@ -114,31 +128,53 @@ export async function readSelection<T>(source: DatasetSource, options: DatasetOp
   if (options.split !== undefined && !splits.has(options.split) && splits.size > 0) {
     throw new DatasetError(`${source.root}: no split "${options.split}"; it has ${[...splits].sort().join(', ')}`);
   }
+  return { candidates, filteredOut };
+}
 
-  const ordered = options.seed === undefined ? candidates : seededOrder(candidates, options.seed);
+interface Kept<T> {
+  rank: number;
+  item: T;
+  id: string;
+  digest: string;
+  text: string | null;
+}
+
+/**
+ * Reads and checks `ordered` candidates in rounds until `maxSamples` are kept. Each
+ * round is read in storage order, so a Parquet row group or Arrow batch is read once
+ * per round; the kept samples come back in `ordered`'s order.
+ */
+async function readInOrder<T>(source: DatasetSource, ordered: Entry[], options: DatasetOptions, report: Report, keep: (sample: Sample) => T): Promise<{ kept: Kept<T>[]; filteredOut: number }> {
   const wanted = options.maxSamples ?? Infinity;
-  let kept: Array<{ rank: number; item: T; id: string; digest: string; text: string | null }> = [];
+  let kept: Kept<T>[] = [];
+  let filteredOut = 0;
+  /** A candidate passed over: for a problem, or (null) left out by the duration bounds. */
+  const passOver = (problem: DatasetProblem | null): void => (problem ? report(problem) : void filteredOut++);
   for (let next = 0; kept.length < wanted && next < ordered.length; ) {
     // A round reads what is still wanted, and at least a few, so that a selection that
     // rejects many candidates does not reread a row group for each one.
     const round = ordered.slice(next, next + Math.max(wanted - kept.length, MIN_ROUND));
     const rank = new Map(round.map((entry, i) => [entry, next + i]));
     next += round.length;
+    const passedOver: Array<{ rank: number; problem: DatasetProblem | null }> = [];
     for await (const read of source.audio([...round].sort((a, b) => a.order - b.order))) {
       const checked = await checkSample(read, options);
-      if (checked === 'filtered') filteredOut++;
-      else if (typeof checked === 'string') problem({ ...read.entry.at, reason: checked });
-      else kept.push({ rank: rank.get(read.entry)!, item: keep(checked.sample), id: read.entry.id, digest: checked.digest, text: read.entry.text });
+      if (typeof checked === 'object') {
+        kept.push({ rank: rank.get(read.entry)!, item: keep(checked.sample), id: read.entry.id, digest: checked.digest, text: read.entry.text });
+        continue;
+      }
+      const problem = checked === 'filtered' ? null : { ...read.entry.at, reason: checked };
+      // Without a cut every candidate is reached, so strict can stop at once.
+      if (wanted === Infinity) passOver(problem);
+      else passedOver.push({ rank: rank.get(read.entry)!, problem });
     }
     kept = kept.sort((a, b) => a.rank - b.rank).slice(0, wanted);
+    // A candidate ranked after the last sample kept was read only because rounds are
+    // batched; it was never needed, so it is neither a problem nor left out.
+    const cutoff = kept.length === wanted ? kept[kept.length - 1]!.rank : Infinity;
+    for (const { problem } of passedOver.filter((p) => p.rank < cutoff).sort((a, b) => a.rank - b.rank)) passOver(problem);
   }
-
-  const hash = createHash('sha256');
-  for (const k of kept) hash.update(k.id).update('\0').update(k.digest).update('\0').update(k.text ?? '').update('\0');
-  return {
-    dataset: { root: source.root, kind: source.kind, problems, filteredOut, fingerprint: `sha256:${hash.digest('hex')}` },
-    items: kept.map((k) => k.item),
-  };
+  return { kept, filteredOut };
 }
 
 const MIN_ROUND = 32;
