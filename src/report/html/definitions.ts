@@ -1,0 +1,17 @@
+import type { Report } from '../schema.js';
+import { html } from './markup.js';
+import { table, type Section } from './section.js';
+
+/** The metric catalog as the run used it: every figure's start and end events. */
+export function definitionsSection(report: Report): Section {
+  return {
+    id: 'definitions',
+    title: 'Metric definitions',
+    charts: [],
+    body: html`${table(
+      ['metric', 'unit', 'scope', 'from', 'to', 'meaning'],
+      report.metricDefinitions.map((d) => [html`<code>${d.name}</code>`, d.unit, d.scope.replace('_', ' '), d.from, d.to || '–', d.description]),
+      'definitions',
+    )}<p class="note">Percentiles: ${report.percentileMethod}.</p>`,
+  };
+}

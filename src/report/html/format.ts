@@ -1,0 +1,32 @@
+/** Figures as people read them: fixed decimals per unit, digit grouping, and the unit always written. */
+export function formatNumber(value: number, decimals: number): string {
+  return value.toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+}
+
+/** A level or threshold as given: whole numbers plain, others to four significant digits. */
+export function formatPlain(value: number): string {
+  return Number.isInteger(value) ? formatNumber(value, 0) : String(Number(value.toPrecision(4)));
+}
+
+/** A value in a catalog unit (`ms`, `ratio`, `bytes`, `count`). */
+export function formatMetric(value: number, unit: string): string {
+  switch (unit) {
+    case 'ms':
+      return `${formatNumber(value, 1)} ms`;
+    case 'ratio':
+      return `${formatNumber(value, 3)} ×`;
+    case 'bytes':
+      return `${formatNumber(Math.round(value), 0)} B`;
+    default:
+      return formatNumber(Math.round(value), 0);
+  }
+}
+
+/** A 0–1 ratio as a percentage; null (nothing to judge) as n/a. */
+export function formatPercent(ratio: number | null): string {
+  return ratio === null ? 'n/a' : `${formatNumber(ratio * 100, 2)} %`;
+}
+
+export function formatSeconds(seconds: number): string {
+  return `${formatNumber(seconds, 1)} s`;
+}

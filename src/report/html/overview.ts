@@ -1,0 +1,184 @@
+import type { LoadPlan } from '../../config.js';
+import type { LoadProfile } from '../../load/profiles.js';
+import type { SloResult } from '../../metrics/slo.js';
+import type { BenchmarkSummary } from '../../metrics/compute.js';
+import type { Benchmark, Report } from '../schema.js';
+import { formatMetric, formatPercent, formatPlain, formatNumber, formatSeconds } from './format.js';
+import { benchmarksByLevel, loadAxis, loadLevel, type LoadAxis } from './levels.js';
+import { html, type Html } from './markup.js';
+import { definitionOf, ERROR_RATE_TITLE, latencyMetrics, metricTitle, readSlo, THROUGHPUT_TITLE } from './metrics.js';
+import { table, type Section } from './section.js';
+
+/** The run's question (what was benchmarked, how) and its answer (capacity, SLO verdicts, headline figures). */
+export function overviewSection(report: Report): Section {
+  const axis = loadAxis(report);
+  const headline = headlineLevel(report);
+  return {
+    id: 'overview',
+    title: 'Question and answer',
+    charts: [],
+    body: html`<div class="qa">
+<dl class="facts">${facts(report, axis).map(([term, value]) => html`<dt>${term}</dt><dd>${value}</dd>`)}</dl>
+<div class="answer"><p class="answer-text">${answer(report, axis)}</p>${callouts(report)}</div>
+</div>
+<h3 class="subhead">Headline figures <span class="muted">at ${headline.benchmark.label}${headline.reason}</span></h3>
+<div class="cards">${cards(report, headline.benchmark)}</div>
+<h3 class="subhead">By load level</h3>
+${levelsTable(report)}`,
+  };
+}
+
+function facts(report: Report, axis: LoadAxis): Array<[string, string]> {
+  const { config, dataset } = report;
+  const detection = config.turnDetection.type === 'none' ? 'client commits each turn' : `server (${config.turnDetection.type})`;
+  return [
+    ['Target', `${config.target}${config.builtInServer ? ' (built-in simulated server)' : ''}`],
+    ['Protocol', `${config.protocol} · turn detection: ${detection}`],
+    ['Model', config.model],
+    [
+      'Workload',
+      `${config.data}: ${formatPlain(dataset.count)} samples, ${formatSeconds(dataset.totalAudioS)} of audio · ` +
+        `${config.turnsPerSession} turn${config.turnsPerSession === 1 ? '' : 's'} per session · ${config.chunkMs} ms chunks · pace ${config.pace}`,
+    ],
+    ['Load', describePlan(config.plan, axis)],
+    ['SLOs', config.slos.length > 0 ? config.slos.join(' · ') : 'none set'],
+    ['Run', `${report.startedAt} · voxbench ${report.voxbenchVersion} · ${report.benchmarks.length} level${report.benchmarks.length === 1 ? '' : 's'}`],
+  ];
+}
+
+function describeProfile(profile: LoadProfile): string {
+  switch (profile.kind) {
+    case 'synchronous':
+      return 'one session at a time';
+    case 'concurrent':
+      return `${profile.concurrency} concurrent sessions`;
+    case 'constant':
+      return `${formatPlain(profile.rate)} arrivals/s, evenly spaced${profile.maxOpen ? `, at most ${profile.maxOpen} open` : ''}`;
+    case 'poisson':
+      return `Poisson arrivals at ${formatPlain(profile.rate)}/s (seed ${profile.seed})${profile.maxOpen ? `, at most ${profile.maxOpen} open` : ''}`;
+  }
+}
+
+function describePlan(plan: LoadPlan, axis: LoadAxis): string {
+  switch (plan.kind) {
+    case 'single':
+      return describeProfile(plan.profile);
+    case 'sweep':
+      return `sweep over ${plan.levels.map(formatPlain).join(', ')} ${axis.noun}`;
+    case 'capacity':
+      return `capacity search by ${plan.by}, from ${formatPlain(plan.search.start)} up to ${formatPlain(plan.search.max)} ${axis.noun}`;
+  }
+}
+
+function answer(report: Report, axis: LoadAxis): string {
+  const { capacity } = report;
+  if (capacity) {
+    const target = capacity.slos.join(' and ');
+    if (capacity.answer === null) return `No level met ${target}: even ${formatPlain(capacity.failsAt!)} ${axis.noun} failed.`;
+    const bracket = capacity.failsAt === null ? 'every level up to the search limit passed' : `${formatPlain(capacity.failsAt)} failed`;
+    return `Capacity: ${formatPlain(capacity.answer)} ${axis.noun} meet ${target} (${bracket}; ${capacity.probes.length} levels probed).`;
+  }
+  const summaries = report.benchmarks.map((b) => b.summary);
+  if (summaries.every((s) => s.sessions.completed === 0)) {
+    const sum = (pick: (s: BenchmarkSummary) => number): number => summaries.reduce((n, s) => n + pick(s), 0);
+    const top = summaries.flatMap((s) => s.failures).sort((a, b) => b.count - a.count)[0];
+    return `No session completed: ${sum((s) => s.sessions.failed)} failed, ${sum((s) => s.sessions.incomplete)} were cut short` +
+      (top ? `; most often ${top.class} at ${top.stage}: ${top.message}` : '') + '.';
+  }
+  if (report.config.slos.length > 0) {
+    const failing = report.benchmarks.filter((b) => b.summary.slos.some((s) => !s.pass));
+    return failing.length === 0
+      ? `Every SLO held at every level (${report.config.slos.join(' · ')}).`
+      : `SLOs failed at ${failing.map((b) => b.label).join(', ')}; ${report.benchmarks.length - failing.length} of ${report.benchmarks.length} levels met them all.`;
+  }
+  const headline = headlineLevel(report).benchmark;
+  const ttft = headline.summary.metrics.ttft_ms;
+  return ttft
+    ? `At ${headline.label}, the first text arrived in ${formatMetric(ttft.p50, 'ms')} (median) and ${formatMetric(ttft.p95, 'ms')} (p95); no SLOs were set.`
+    : `No SLOs were set; the figures below describe level ${headline.label}.`;
+}
+
+/** What qualifies the answer: early stops, a client that may not have kept up, skipped input. */
+function callouts(report: Report): Html[] {
+  const labels = (pick: (b: Benchmark) => boolean): string => report.benchmarks.filter(pick).map((b) => b.label).join(', ');
+  const stopped = labels((b) => b.stoppedBy !== undefined);
+  const bottleneck = labels((b) => b.clientHealth.bottleneck);
+  const warnings = [
+    report.stoppedBy ? `The run stopped early (${report.stoppedBy}); the figures cover what finished.` : '',
+    stopped ? `Stopped early: ${stopped}.` : '',
+    bottleneck ? `The client may have been the bottleneck at ${bottleneck}: its send lag or event-loop delay was large against the latency it measured, so latencies there may be overstated (details under All figures by level).` : '',
+    report.dataset.problems.length > 0 ? `${report.dataset.problems.length} dataset files were skipped (see the reproducibility record).` : '',
+  ];
+  return warnings.filter(Boolean).map((w) => html`<p class="callout">${w}</p>`);
+}
+
+/** The level the headline figures describe, and why: the capacity found, else the heaviest load. */
+function headlineLevel(report: Report): { benchmark: Benchmark; reason: string } {
+  const ordered = benchmarksByLevel(report);
+  const answer = report.capacity?.answer;
+  const atCapacity = ordered.filter((b) => loadLevel(b.profile) === answer).pop();
+  if (atCapacity) return { benchmark: atCapacity, reason: ', the capacity found' };
+  return { benchmark: ordered[ordered.length - 1]!, reason: ordered.length > 1 ? ', the heaviest load' : '' };
+}
+
+function cards(report: Report, benchmark: Benchmark): Html[] {
+  const { summary } = benchmark;
+  const latency = latencyMetrics(report).slice(0, 3).flatMap((name) => {
+    const d = summary.metrics[name];
+    const unit = definitionOf(report, name)?.unit ?? 'ms';
+    return d ? [card(`${name} p50`, splitUnit(formatMetric(d.p50, unit)), `p95 ${formatMetric(d.p95, unit)} · p99 ${formatMetric(d.p99, unit)}`, metricTitle(report, name))] : [];
+  });
+  const { throughput, sessions } = summary;
+  return [
+    ...latency,
+    card('throughput', [formatNumber(throughput.audioSPerWallS, 2), 'audio s/s'], `${formatNumber(throughput.sessionsPerS, 2)} sessions/s over ${formatSeconds(throughput.wallS)}`, THROUGHPUT_TITLE),
+    card('error rate', splitUnit(formatPercent(summary.errorRate)), `${sessions.completed} of ${sessions.total} sessions completed, ${sessions.failed} failed, ${sessions.incomplete} incomplete`, ERROR_RATE_TITLE),
+  ];
+}
+
+/** "160.7 ms" as number and unit, so the card can set the unit smaller. */
+function splitUnit(figure: string): [string, string] {
+  const space = figure.indexOf(' ');
+  return space < 0 ? [figure, ''] : [figure.slice(0, space), figure.slice(space + 1)];
+}
+
+function card(label: string, [value, unit]: [string, string], detail: string, title: string): Html {
+  return html`<div class="card" title="${title}"><div class="card-label">${label}</div><div class="card-value">${value} <span class="card-unit">${unit}</span></div><div class="card-detail">${detail}</div></div>`;
+}
+
+function levelsTable(report: Report): Html {
+  const names = latencyMetrics(report).slice(0, 2);
+  const headers = [
+    'level',
+    { label: 'completed / sessions', title: 'Every session of the level, warm-up and cool-down included.' },
+    { label: 'error rate', title: ERROR_RATE_TITLE },
+    ...names.flatMap((n) => ['p50', 'p95'].map((stat) => ({ label: `${n} ${stat}`, title: metricTitle(report, n) }))),
+    { label: 'throughput', title: THROUGHPUT_TITLE },
+    ...report.config.slos.map((slo) => ({ label: slo, title: `SLO ${slo}: its measured value at each level, and whether it held.` })),
+  ];
+  const rows = benchmarksByLevel(report).map((b) => [
+    b.label,
+    `${b.summary.sessions.completed} / ${b.summary.sessions.total}`,
+    formatPercent(b.summary.errorRate),
+    ...names.flatMap((n) => {
+      const d = b.summary.metrics[n];
+      return [d?.p50, d?.p95].map((v) => (v === undefined ? 'n/a' : formatMetric(v, 'ms')));
+    }),
+    `${formatNumber(b.summary.throughput.audioSPerWallS, 2)} audio s/s`,
+    ...report.config.slos.map((slo) => sloChip(report, b.summary.slos.find((s) => s.slo === slo))),
+  ]);
+  return table(headers, rows, 'levels');
+}
+
+function sloChip(report: Report, result: SloResult | undefined): Html | string {
+  if (!result) return 'n/a';
+  return html`<span class="chip ${result.pass ? 'pass' : 'fail'}">${result.pass ? 'pass' : 'fail'} · ${sloValue(report, result.slo, result.value)}</span>`;
+}
+
+/** An SLO's measured value in its metric's unit. */
+function sloValue(report: Report, text: string, value: number | null): string {
+  if (value === null) return 'no data';
+  const aggregate = readSlo(text)?.aggregate;
+  if (!aggregate) return formatPlain(value);
+  return aggregate.stat === 'error_rate' ? formatPercent(value) : formatMetric(value, definitionOf(report, aggregate.metric)?.unit ?? '');
+}

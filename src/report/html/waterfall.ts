@@ -1,0 +1,127 @@
+import { sessionEndMs } from '../../metrics/window.js';
+import type { ServerEventRecord } from '../../timeline/types.js';
+import type { Report, ReportSession } from '../schema.js';
+import type { ChartSpec, SeriesSpec } from './chart-spec.js';
+import { evenly, round } from './downsample.js';
+import { formatNumber } from './format.js';
+import { benchmarksByLevel } from './levels.js';
+import { html, type Html } from './markup.js';
+import { metricTitle } from './metrics.js';
+import { COLORS } from './palette.js';
+import { note, table, type Section } from './section.js';
+
+/** Sessions drawn per level: enough to see the spread, few enough to read each row. */
+const WATERFALL_SESSIONS = 20;
+/** Markers per session and kind: chunks every 100 ms make a bar long before this. */
+const MARKERS_PER_SESSION = 150;
+/** Transcript text kept per hover note and per table cell. */
+const NOTE_CHARS = 240;
+
+/**
+ * The picture of lag: per session, audio chunks as they were sent and transcript
+ * events as they arrived, on the session's own clock. The gap between the last
+ * chunk of a turn and its final transcript is what a live user waits for.
+ */
+export function waterfallSection(report: Report): Section {
+  const levels = benchmarksByLevel(report);
+  const shown = levels.map((b) => ({ benchmark: b, id: `waterfall-${report.benchmarks.indexOf(b)}`, sessions: evenly(b.sessions, WATERFALL_SESSIONS) }));
+  const charts = shown.map(({ id, sessions }) => waterfallChart(id, sessions));
+  const selected = shown[shown.length - 1]!;
+  return {
+    id: 'waterfall',
+    title: 'Per-session waterfall',
+    charts,
+    body: html`${note(
+      'Each row is one session, on its own clock from connect start. Blue: audio chunks sent; amber: transcript text received; black: final transcripts; red: server errors; grey: session end. ' +
+        'Hover a marker to read its text. Sessions are taken evenly across the level in start order.',
+    )}
+<label class="switch">Level <select data-switch="waterfall">${shown.map(
+      ({ benchmark, id, sessions }) =>
+        html`<option value="${id}"${id === selected.id ? html` selected` : ''}>${benchmark.label} (${sessions.length} of ${benchmark.sessions.length} sessions)</option>`,
+    )}</select></label>
+<figure class="chart-card wide"><div class="chart" data-chart="${selected.id}" data-switch-target="waterfall"></div><div class="readout" aria-live="polite"></div></figure>
+${shown.map(({ id, sessions }) => html`<div data-switch-item="waterfall" data-key="${id}"${id === selected.id ? '' : html` hidden`}>${sessionTable(report, sessions)}</div>`)}`,
+  };
+}
+
+function waterfallChart(id: string, sessions: readonly ReportSession[]): ChartSpec {
+  // Row 0 at the top, as in a network waterfall.
+  const row = (i: number): number => sessions.length - 1 - i;
+  const collect = (kind: string, pick: (s: ReportSession) => Array<{ t: number; note?: string }>, offset: number, size: number, color: string): SeriesSpec => {
+    const marks = sessions.flatMap((s, i) => evenly(pick(s), MARKERS_PER_SESSION).map((m) => ({ ...m, x: round((m.t - s.timeline.connectStartMs) / 1000, 4), y: row(i) + offset })));
+    const notes = marks.map((m) => m.note ?? '');
+    return { label: kind, color, style: 'points', size, x: marks.map((m) => m.x), y: marks.map((m) => m.y), ...(notes.some(Boolean) ? { notes } : {}) };
+  };
+  const eventsOf = (s: ReportSession, test: (e: ServerEventRecord) => boolean) =>
+    s.timeline.events.filter(test).map((e) => ({ t: e.t, note: clip(e.text ?? [e.code, e.message].filter(Boolean).join(': ')) }));
+  const series = [
+    collect('audio chunk sent', (s) => s.timeline.chunks.map((c) => ({ t: c.sentMs })), -0.18, 4, COLORS.audio),
+    collect('transcript text received', (s) => eventsOf(s, (e) => e.kind === 'transcript_delta' && Boolean(e.text)), 0.18, 5, COLORS.delta),
+    collect('final transcript received', (s) => eventsOf(s, (e) => e.kind === 'transcript_final'), 0.18, 9, COLORS.final),
+    collect('server error', (s) => eventsOf(s, (e) => e.kind === 'error' || e.kind === 'transcript_failed'), 0, 9, COLORS.error),
+    // Every session ends, even one refused at connect, so every row has a marker.
+    collect('session end', (s) => [{ t: sessionEndMs(s.timeline), note: outcomeText(s) }], 0, 7, COLORS.end),
+  ].filter((s) => s.x.length > 0);
+  return {
+    id,
+    x: { label: 'time since connect start', unit: 's', fromZero: true },
+    y: { label: 'session', unit: '', min: -0.6, max: sessions.length - 0.4, ticks: sessions.map((s, i) => ({ value: row(i), label: `#${s.index}` })) },
+    series,
+    rules: [],
+    height: 90 + 24 * sessions.length,
+  };
+}
+
+function sessionTable(report: Report, sessions: readonly ReportSession[]): Html {
+  const perTurn = (s: ReportSession, name: string): string => {
+    const values = s.metrics.turns.flatMap((t) => (t[name] === undefined ? [] : [formatNumber(t[name]!, 1)]));
+    return values.length > 0 ? values.join(', ') : '–';
+  };
+  return table(
+    [
+      'session',
+      'outcome',
+      { label: 'ttft_ms per turn (ms)', title: metricTitle(report, 'ttft_ms') },
+      { label: 'finalization_ms per turn (ms)', title: metricTitle(report, 'finalization_ms') },
+      'final transcripts',
+    ],
+    sessions.map((s) => [
+      html`#${s.index}${s.phase === 'measured' ? '' : html` <span class="muted">${s.phase}</span>`}`,
+      outcome(s),
+      perTurn(s, 'ttft_ms'),
+      perTurn(s, 'finalization_ms'),
+      html`<span class="transcript">${clip(s.timeline.events.filter((e) => e.kind === 'transcript_final').map((e) => e.text ?? '').join(' ⏎ '))}</span>`,
+    ]),
+    'sessions',
+  );
+}
+
+/** How the session ended, in words: its class or reason, stage, close code and message. */
+function outcomeDetail(s: ReportSession): { chip: string; kind: 'pass' | 'warn' | 'fail'; detail: string } {
+  const { outcome } = s;
+  switch (outcome.status) {
+    case 'completed':
+      return { chip: 'completed', kind: 'pass', detail: '' };
+    case 'incomplete':
+      return { chip: 'incomplete', kind: 'warn', detail: `${outcome.reason} during ${outcome.stage}` };
+    case 'failed': {
+      const f = outcome.failure;
+      const close = s.timeline.close ? ` · close ${s.timeline.close.code}${s.timeline.close.reason ? ` "${s.timeline.close.reason}"` : ''}` : '';
+      return { chip: f.class, kind: 'fail', detail: clip(`at ${f.stage}${close}: ${f.message}`) };
+    }
+  }
+}
+
+function outcome(s: ReportSession): Html {
+  const { chip, kind, detail } = outcomeDetail(s);
+  return html`<span class="chip ${kind}">${chip}</span> ${detail}`;
+}
+
+function outcomeText(s: ReportSession): string {
+  const { chip, detail } = outcomeDetail(s);
+  return detail ? `${chip} ${detail}` : chip;
+}
+
+function clip(text: string): string {
+  return text.length <= NOTE_CHARS ? text : `${text.slice(0, NOTE_CHARS - 1)}…`;
+}

@@ -1,0 +1,56 @@
+import type { Report } from '../schema.js';
+import type { ChartSpec } from './chart-spec.js';
+import { evenly, round } from './downsample.js';
+import { benchmarksByLevel } from './levels.js';
+import { html } from './markup.js';
+import { measuredCompleted, metricTitle } from './metrics.js';
+import { levelColors } from './palette.js';
+import { chartFigure, legend, note, type Section } from './section.js';
+
+/** Word error rate per turn, a ratio, when the dataset had reference transcripts. */
+const WER = 'wer';
+/** Latencies WER is drawn against: when text starts, and how long the final takes after speech. */
+const AGAINST = ['ttft_ms', 'finalization_ms'];
+/** Points per level: a scatter of thousands of turns reads the same at this density. */
+const POINTS_PER_LEVEL = 500;
+
+/** Does accuracy pay for speed? Each turn's WER against its latency, one colour per level. */
+export function werSection(report: Report): Section {
+  const section = { id: 'wer', title: 'WER against latency' };
+  const levels = benchmarksByLevel(report);
+  const hasWer = levels.some((b) => b.sessions.some((s) => s.metrics.turns.some((t) => t[WER] !== undefined)));
+  if (!hasWer) {
+    return { ...section, charts: [], body: note('No word error rate in this report: the dataset had no reference transcripts, or this voxbench version does not score them.') };
+  }
+  const colors = levelColors(levels.length);
+  const charts: ChartSpec[] = AGAINST.map((latency) => ({
+    id: `wer-${latency}`,
+    x: { label: latency, unit: 'ms' },
+    y: { label: 'WER', unit: '%', fromZero: true },
+    rules: [],
+    legend: false,
+    series: levels.flatMap((b, i) => {
+      const turns = evenly(
+        measuredCompleted(b.sessions).flatMap((s) => s.metrics.turns.flatMap((t) => (t[WER] !== undefined && t[latency] !== undefined ? [{ wer: t[WER]!, at: t[latency]! }] : []))),
+        POINTS_PER_LEVEL,
+      );
+      return turns.length === 0
+        ? []
+        : [{
+            label: b.label,
+            color: colors[i]!,
+            style: 'points' as const,
+            size: 6,
+            x: turns.map((p) => round(p.at, 1)),
+            y: turns.map((p) => round(p.wer * 100, 1)),
+          }];
+    }),
+  })).filter((c) => c.series.length > 0);
+  return {
+    ...section,
+    charts,
+    body: html`${note('One point per turn of a measured completed session.')}
+${legend(levels.map((b, i) => ({ label: b.label, color: colors[i]! })))}
+<div class="grid">${charts.map((c) => chartFigure(c, `WER against ${c.x.label}`, `${metricTitle(report, WER)} Against ${metricTitle(report, c.x.label)}`))}</div>`,
+  };
+}
