@@ -1,5 +1,6 @@
 import { PROTOCOLS, type Protocol } from './adapters/index.js';
 import { DEFAULT_OPENAI_MODEL, type OpenAITurnDetection } from './adapters/openai.js';
+import type { DatasetOptions } from './data/load.js';
 import type { CapacitySearch } from './load/capacity.js';
 import type { ErrorRateStop } from './load/execute.js';
 import { isOpenLoop, type LoadProfile } from './load/profiles.js';
@@ -26,8 +27,10 @@ export interface RunOptions {
   prompt?: string;
   /** OpenAI dialects: who ends turns. Default `none` (the client commits each turn). */
   turnDetection?: OpenAITurnDetection;
-  /** Folder of WAV files with same-named `.txt` transcripts; default the bundled samples. */
+  /** The dataset: a folder of audio files, a JSONL manifest, Parquet shards or a save_to_disk folder; default the bundled samples. */
   data?: string;
+  /** Which samples of the dataset, in which order, and how to read its columns. */
+  dataset?: DatasetOptions;
   /** One benchmark under this profile (default synchronous). */
   profile?: LoadProfile;
   /** Instead: one `concurrent` benchmark per level, in order. */

@@ -10,6 +10,16 @@ export { METRICS, metricByName, describeMetrics, type MetricDefinition, type Uni
 export { computeSessionMetrics, summarizeBenchmark, type BenchmarkSummary, type SessionMetrics } from './metrics/compute.js';
 export { summarize, PERCENTILE_METHOD, type Distribution } from './metrics/stats.js';
 export { renderSummary } from './report/console.js';
+export { renderHtml } from './report/html/index.js';
+export { renderCsv } from './report/csv.js';
+export { renderMarkdown } from './report/markdown.js';
+export { compareReports, renderComparison, type Comparison } from './report/compare.js';
+export { mergeReports } from './report/merge.js';
+export { readReport, recompute } from './report/recompute.js';
+export { loadDataset, type DatasetOptions } from './data/load.js';
+export { inspectDataset } from './data/inspect.js';
+export type { Dataset, Sample, DatasetSummary } from './data/dataset.js';
+export { decodeAudio, type MonoAudio } from './audio/decode.js';
 export { REPORT_SCHEMA, REPORT_VERSION, type Report, type Benchmark, type RunConfig } from './report/schema.js';
 export { parsePace, type Pace } from './session/pace.js';
 export { DEFAULT_TIMEOUTS, type StageTimeouts } from './session/run-session.js';

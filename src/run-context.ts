@@ -4,7 +4,7 @@ import type { Clock } from './clock.js';
 import type { RunOptions, Settings } from './config.js';
 import { BUNDLED_SAMPLES_DIR } from './data/bundled.js';
 import type { Dataset } from './data/dataset.js';
-import { loadFolderDataset } from './data/folder.js';
+import { loadDataset } from './data/load.js';
 import { execute, type Execution } from './load/execute.js';
 import { isOpenLoop, lanes, type LoadProfile } from './load/profiles.js';
 import { prepareSample, type PreparedSample, type PreparedTurn } from './session/prepare.js';
@@ -23,7 +23,7 @@ export interface RunContext {
 }
 
 export function loadRunDataset(options: RunOptions): Promise<Dataset> {
-  return loadFolderDataset(options.data ?? BUNDLED_SAMPLES_DIR);
+  return loadDataset(options.data ?? BUNDLED_SAMPLES_DIR, options.dataset);
 }
 
 /** Builds the adapter and decodes, resamples, pads, chunks and encodes every sample once. */

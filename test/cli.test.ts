@@ -40,7 +40,7 @@ describe('voxbench CLI (spawned)', () => {
     [['--pace', 'fast'], 'voxbench: error: --pace takes realtime, Nx (e.g. 2x) or none, got "fast"'],
     [['--target', 'http://x/v1/realtime', '--model', 'm'], 'voxbench: error: --target must be a ws:// or wss:// URL, got http://'],
     [['--target', 'ws://localhost:1/v1/realtime'], 'voxbench: error: --model is required with --target: name the model the server serves'],
-    [['--data', '/nonexistent/dir'], 'voxbench: error: /nonexistent/dir: cannot read the dataset folder (ENOENT)'],
+    [['--data', '/nonexistent/dir'], 'voxbench: error: /nonexistent/dir: cannot read the dataset (ENOENT)'],
     [['--concurrency', 'many'], "voxbench: error: option '--concurrency <n>' argument 'many' is invalid. expected whole numbers from 1 up, separated by commas."],
     [['--profile', 'concurrent', '--concurrency', '1,2'], 'voxbench: error: --concurrency takes one level with --profile concurrent; lists are for --profile sweep'],
     [['--profile', 'capacity'], 'voxbench: error: --profile capacity needs at least one --slo to search against, e.g. --slo "p95(ttft_ms)<800"'],

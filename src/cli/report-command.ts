@@ -52,4 +52,7 @@ export const reportCommand = new Command('report')
   .description('Work with finished runs: render, merge, compare.')
   .addCommand(render)
   .addCommand(merge)
-  .addCommand(compare);
+  .addCommand(compare)
+  // The program configures its commands' error output and exit codes after they are
+  // built; subcommands take the same settings from here when they run.
+  .hook('preSubcommand', (report, subcommand) => void subcommand.copyInheritedSettings(report));

@@ -14,6 +14,7 @@ import { run } from '../run.js';
 import { DEFAULT_MODEL } from '../server/server.js';
 import { parsePace } from '../session/pace.js';
 import { DEFAULT_TIMEOUTS } from '../session/run-session.js';
+import { addDatasetFlags, datasetOptionsFromFlags, type DatasetFlags } from './dataset-flags.js';
 import { EXIT, fraction, int, intList, num, outputList, sessionsOrSeconds } from './parse.js';
 
 export const runCommand = new Command('run')
@@ -28,7 +29,7 @@ export const runCommand = new Command('run')
   .option('--vad-prefix-padding-ms <ms>', 'server_vad audio kept before speech starts', num, 300)
   .option('--vad-silence-ms <ms>', 'server_vad silence that ends a turn', num, 500)
   .addOption(new Option('--vad-eagerness <level>', 'semantic_vad eagerness').choices(['low', 'medium', 'high', 'auto'] as const).default('auto' as const))
-  .option('--data <dir>', 'folder of .wav files with same-named .txt transcripts and optional .words.json timings (default: bundled samples)')
+  .option('--data <path>', 'dataset: a folder of audio files with .txt transcripts, a .jsonl manifest, Parquet shards or a save_to_disk folder (default: bundled samples); select with the dataset flags below')
   .addOption(new Option('--profile <kind>', 'load profile: synchronous, concurrent, constant or poisson arrivals, a sweep of concurrency levels, or a capacity search').choices([...PROFILE_KINDS, 'sweep', 'capacity'] as const).default('synchronous' as const))
   .option('--concurrency <n>', 'sessions open at once (concurrent); the levels of a sweep, e.g. 1,2,4,8; the first level of a capacity search', intList, [1])
   .option('--rate <r>', 'session arrivals per second (constant, poisson; the first level of a capacity search by rate)', num, 1)
@@ -100,6 +101,7 @@ export const runCommand = new Command('run')
       ...(opts.prompt !== undefined ? { prompt: opts.prompt } : {}),
       turnDetection,
       ...(opts.data !== undefined ? { data: opts.data } : {}),
+      dataset: datasetOptionsFromFlags(runCommand.opts() as DatasetFlags),
       ...load,
       ...(opts.maxSessions !== undefined ? { maxSessions: opts.maxSessions } : {}),
       ...(opts.rampUpS ? { rampUpMs: opts.rampUpS * 1000 } : {}),
@@ -133,6 +135,7 @@ export const runCommand = new Command('run')
     process.stdout.write(opts.json ? JSON.stringify(report, null, 1) + '\n' : `${renderSummary(report, { definitions: opts.definitions === true })}\nReport: ${reportPath}\n`);
     process.exitCode = exitCode(report);
   });
+addDatasetFlags(runCommand);
 
 /** 130 interrupted; 3 nothing completed; 4 an SLO failed (capacity search: no level met them all); else 0. */
 function exitCode(report: Report): number {

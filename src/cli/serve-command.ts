@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command, Option } from '@commander-js/extra-typings';
 import { UsageError } from '../config.js';
 import { BUNDLED_SAMPLES_DIR } from '../data/bundled.js';
-import { loadFolderDataset } from '../data/folder.js';
+import { loadDataset } from '../data/load.js';
 import { DEFAULT_LATENCY } from '../server/latency-model.js';
 import { DEFAULT_SERVER_OPTIONS, startServer } from '../server/server.js';
 import { parseFaults } from './faults.js';
@@ -13,7 +13,7 @@ export const serveCommand = new Command('serve')
   .option('--host <host>', 'interface to listen on', DEFAULT_SERVER_OPTIONS.host)
   .option('--port <port>', 'port (0 picks a free one)', int, DEFAULT_SERVER_OPTIONS.port)
   .option('--model <name...>', 'model names a session may name', DEFAULT_SERVER_OPTIONS.models)
-  .option('--data <dir>', 'samples to recognize and transcribe with their reference words (default: bundled samples)')
+  .option('--data <path>', 'dataset to recognize and transcribe with its reference words, of any kind `run --data` takes (default: bundled samples)')
   .option('--capacity <n>', 'sessions served at full speed; beyond it delays scale by (open/capacity)^2', int, DEFAULT_LATENCY.capacity)
   .option('--base-delay-ms <ms>', 'processing delay of each emission', num, DEFAULT_LATENCY.baseDelayMs)
   .option('--jitter-ms <ms>', 'uniform jitter added to each delay, +/-', num, DEFAULT_LATENCY.jitterMs)
@@ -31,7 +31,7 @@ export const serveCommand = new Command('serve')
   .option('--fault <fault...>', 'inject a fault in every session: never-finalize, close=CODE (on the first append), upgrade-status=CODE')
   .action(async (opts) => {
     if ((opts.tlsCert === undefined) !== (opts.tlsKey === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
-    const dataset = await loadFolderDataset(opts.data ?? BUNDLED_SAMPLES_DIR);
+    const dataset = await loadDataset(opts.data ?? BUNDLED_SAMPLES_DIR);
     const server = await startServer({
       host: opts.host,
       port: opts.port,

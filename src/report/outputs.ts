@@ -1,10 +1,11 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { renderCsv } from './csv.js';
+import { renderHtml } from './html/index.js';
 import { renderMarkdown } from './markdown.js';
 import type { Report } from './schema.js';
 
-export const OUTPUT_FORMATS = ['json', 'csv', 'md'] as const;
+export const OUTPUT_FORMATS = ['json', 'csv', 'html', 'md'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** Writes the report in each format (JSON always) into `dir`; returns the paths written. */
@@ -13,6 +14,7 @@ export async function writeOutputs(report: Report, dir: string, formats: readonl
   const files: Record<string, string> = { 'report.json': JSON.stringify(report, null, 1) + '\n' };
   if (formats.includes('csv')) Object.assign(files, renderCsv(report));
   if (formats.includes('md')) files['summary.md'] = renderMarkdown(report);
+  if (formats.includes('html')) files['report.html'] = renderHtml(report);
   const paths = Object.keys(files).map((name) => join(dir, name));
   await Promise.all(Object.entries(files).map(([name, text]) => writeFile(join(dir, name), text)));
   return paths;

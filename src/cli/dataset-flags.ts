@@ -1,0 +1,58 @@
+import { InvalidArgumentError, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
+import type { DatasetOptions } from '../data/load.js';
+import { int, num } from './parse.js';
+
+/** The dataset selection flags, shared by `run`, `serve` and `dataset inspect` so every command reads a dataset alike. */
+export function addDatasetFlags<C extends CommandUnknownOpts>(command: C): C {
+  const flags = [
+    new Option('--split <name>', 'keep only this split (e.g. test)'),
+    new Option('--data-language <code>', 'keep only samples labelled with this language (en matches en and en-US)'),
+    new Option('--min-duration <s>', 'keep only samples at least this many seconds long').argParser(num),
+    new Option('--max-duration <s>', 'keep only samples at most this many seconds long').argParser(num),
+    new Option('--shuffle <seed>', 'shuffle the samples with this seed (the same seed gives the same order)').argParser(int),
+    new Option('--max-samples <n>', 'use at most this many samples (after shuffling)').argParser(positiveInt),
+    new Option('--audio-column <name>', 'Parquet/Arrow column or JSONL key holding the audio (default: the Audio feature, else audio)'),
+    new Option('--text-column <name>', 'column or key holding the reference text (default: text, sentence, transcription, …)'),
+    new Option('--id-column <name>', 'column or key holding the sample id (default: id)'),
+    new Option('--language-column <name>', 'column or key holding the language (default: language, locale, lang)'),
+    new Option('--strict', 'stop at the first problem instead of skipping the sample'),
+  ];
+  for (const flag of flags) command.addOption(flag);
+  return command;
+}
+
+/** The dataset selection flags, as commander parses them. */
+export interface DatasetFlags {
+  split?: string;
+  dataLanguage?: string;
+  minDuration?: number;
+  maxDuration?: number;
+  shuffle?: number;
+  maxSamples?: number;
+  audioColumn?: string;
+  textColumn?: string;
+  idColumn?: string;
+  languageColumn?: string;
+  strict?: boolean;
+}
+
+/** The library's dataset options for the flags of `addDatasetFlags`. */
+export function datasetOptionsFromFlags(flags: DatasetFlags): DatasetOptions {
+  const defined = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+  return defined({
+    split: flags.split,
+    language: flags.dataLanguage,
+    minDurationS: flags.minDuration,
+    maxDurationS: flags.maxDuration,
+    seed: flags.shuffle,
+    maxSamples: flags.maxSamples,
+    strict: flags.strict,
+    columns: defined({ audio: flags.audioColumn, text: flags.textColumn, id: flags.idColumn, language: flags.languageColumn }),
+  });
+}
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number from 1 up.');
+  return n;
+}
