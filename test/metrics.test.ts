@@ -73,6 +73,20 @@ describe('metric catalog', () => {
     assert.deepEqual(pooled.ttft_ms, [289.5, 289.5]);
   });
 
+  it('measures word emission for words the server got right, across split deltas', () => {
+    const tl = timeline();
+    // "hello" ends at 90 ms (chunk 0, sent 10.5), "world" at 180 ms (chunk 1, sent 111), "again" at 240 ms (chunk 2).
+    tl.turns[0]!.words = [{ word: 'Hello,', endMs: 90 }, { word: 'world!', endMs: 180 }, { word: 'again', endMs: 240 }];
+    tl.events = tl.events.filter((e) => e.kind !== 'transcript_delta');
+    tl.events.splice(1, 0,
+      { t: 300, type: 'transcription.delta', kind: 'transcript_delta', turn: 0, text: ' Hel' },
+      { t: 320, type: 'transcription.delta', kind: 'transcript_delta', turn: 0, text: 'lo wor' },
+      { t: 420, type: 'transcription.delta', kind: 'transcript_delta', turn: 0, text: 'ld' },
+    );
+    // "again" was never heard: it has no latency, rather than a wrong one.
+    assert.deepEqual(poolMetricValues([tl]).word_emission_ms, [320 - 10.5, 420 - 111]);
+  });
+
   it('uses the final transcript as the text event when a server sends no non-empty delta', () => {
     const tl = timeline();
     tl.events = tl.events.filter((e) => e.kind !== 'transcript_delta');

@@ -122,6 +122,17 @@ describe('capacity knee', () => {
   });
 });
 
+describe('word emission latency', () => {
+  it("recovers the server's processing delay word by word", async () => {
+    // Every word is emitted exactly 200 ms after the server receives the audio holding its end.
+    const server = await testServer({ latency: { ...DEFAULT_LATENCY, baseDelayMs: 200, jitterMs: 0, perWordMs: 0 } });
+    const { report } = await run({ target: server.url, model: DEFAULT_MODEL, maxSessions: 2, pace: { kind: 'realtime', speed: 2 } });
+    const emission = report.benchmarks[0]!.summary.metrics.word_emission_ms!;
+    assert.equal(emission.count, 16, 'every word of two Harvard sentences');
+    assert.ok(emission.min >= 200 && emission.p50 < 260, `word emission ${emission.min.toFixed(1)}..${emission.p50.toFixed(1)} ms for a 200 ms server`);
+  });
+});
+
 describe('latency model', () => {
   it('serves at full speed up to capacity, then slows quadratically', () => {
     const model = new LatencyModel({ ...DEFAULT_LATENCY, capacity: 4, jitterMs: 0 });

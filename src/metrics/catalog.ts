@@ -1,5 +1,6 @@
 import type { SessionTimeline } from '../timeline/types.js';
 import { mean } from './stats.js';
+import { wordEmissionLatencies } from './emission.js';
 import type { TurnView } from './turns.js';
 import { errorRate, NORMALIZER, wordErrors } from './wer.js';
 
@@ -147,6 +148,12 @@ export const METRICS: readonly MetricDefinition[] = [
     from: `word error rate of the final transcript against the reference, after the ${NORMALIZER} normalizer`, to: '',
     description: '(substitutions + deletions + insertions) / reference words, for one turn; the summary also pools errors over the corpus.',
     value: (t) => (t.plan?.reference && t.transcript !== undefined ? errorRate(wordErrors(t.plan.reference, t.transcript)) ?? undefined : undefined),
+  },
+  {
+    name: 'word_emission_ms', unit: 'ms', scope: 'turn_samples',
+    from: "send time of the chunk holding a reference word's end (dataset word timings)", to: 'receipt of that word in the transcript, paired by the WER alignment',
+    description: 'The true round trip per word; only turns with word timings count, and only words the server got right.',
+    samples: wordEmissionLatencies,
   },
   {
     name: 'itl_ms', unit: 'ms', scope: 'turn_samples',

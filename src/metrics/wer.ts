@@ -19,7 +19,7 @@ export function normalizeWords(text: string): string[] {
     .filter(Boolean);
 }
 
-/** Edit counts of the hypothesis against the reference, after normalization. */
+/** Edit counts of a hypothesis against a reference. */
 export interface WordErrors {
   substitutions: number;
   deletions: number;
@@ -28,30 +28,44 @@ export interface WordErrors {
   words: number;
 }
 
-/** Minimum-edit alignment (Levenshtein over words); ties prefer substitutions, as sclite does. */
+/** One step of an alignment: a reference word matched or substituted by a hypothesis word, deleted, or a hypothesis word inserted. */
+export type AlignedPair =
+  | { op: 'match' | 'substitution'; ref: number; hyp: number }
+  | { op: 'deletion'; ref: number }
+  | { op: 'insertion'; hyp: number };
+
+/** Minimum-edit alignment of two word sequences (Levenshtein over words); ties prefer the diagonal, as sclite does. */
+export function alignWords(ref: readonly string[], hyp: readonly string[]): AlignedPair[] {
+  const width = hyp.length + 1;
+  const cost = new Uint32Array((ref.length + 1) * width);
+  for (let h = 0; h <= hyp.length; h++) cost[h] = h;
+  for (let r = 1; r <= ref.length; r++) {
+    cost[r * width] = r;
+    for (let h = 1; h <= hyp.length; h++) {
+      const diagonal = cost[(r - 1) * width + h - 1]! + (ref[r - 1] === hyp[h - 1] ? 0 : 1);
+      cost[r * width + h] = Math.min(diagonal, cost[(r - 1) * width + h]! + 1, cost[r * width + h - 1]! + 1);
+    }
+  }
+  const pairs: AlignedPair[] = [];
+  for (let r = ref.length, h = hyp.length; r > 0 || h > 0; ) {
+    const here = cost[r * width + h]!;
+    if (r > 0 && h > 0 && here === cost[(r - 1) * width + h - 1]! + (ref[r - 1] === hyp[h - 1] ? 0 : 1)) {
+      pairs.push({ op: ref[r - 1] === hyp[h - 1] ? 'match' : 'substitution', ref: --r, hyp: --h });
+    } else if (r > 0 && here === cost[(r - 1) * width + h]! + 1) {
+      pairs.push({ op: 'deletion', ref: --r });
+    } else {
+      pairs.push({ op: 'insertion', hyp: --h });
+    }
+  }
+  return pairs.reverse();
+}
+
+/** Edit counts of the hypothesis against the reference, after normalization. */
 export function wordErrors(reference: string, hypothesis: string): WordErrors {
   const ref = normalizeWords(reference);
-  const hyp = normalizeWords(hypothesis);
-  // cost[j] and ops[j] hold the best alignment of ref[0..i) with hyp[0..j) as i advances.
-  type Ops = { s: number; d: number; i: number };
-  let prev: Ops[] = Array.from({ length: hyp.length + 1 }, (_, j) => ({ s: 0, d: 0, i: j }));
-  const total = (o: Ops): number => o.s + o.d + o.i;
-  for (let r = 1; r <= ref.length; r++) {
-    const row: Ops[] = [{ s: 0, d: r, i: 0 }];
-    for (let h = 1; h <= hyp.length; h++) {
-      const diagonal = prev[h - 1]!;
-      const match = ref[r - 1] === hyp[h - 1];
-      const candidates: Ops[] = [
-        match ? diagonal : { ...diagonal, s: diagonal.s + 1 },
-        { ...prev[h]!, d: prev[h]!.d + 1 },
-        { ...row[h - 1]!, i: row[h - 1]!.i + 1 },
-      ];
-      row.push(candidates.reduce((best, c) => (total(c) < total(best) ? c : best)));
-    }
-    prev = row;
-  }
-  const best = prev[hyp.length]!;
-  return { substitutions: best.s, deletions: best.d, insertions: best.i, words: ref.length };
+  const alignment = alignWords(ref, normalizeWords(hypothesis));
+  const count = (op: AlignedPair['op']): number => alignment.filter((p) => p.op === op).length;
+  return { substitutions: count('substitution'), deletions: count('deletion'), insertions: count('insertion'), words: ref.length };
 }
 
 /** (S + D + I) / N; null for an empty reference. */

@@ -4,7 +4,7 @@ import type { Benchmark, Report } from './schema.js';
 
 const COLUMNS = ['count', 'mean', 'p50', 'p90', 'p95', 'p99', 'max'] as const;
 /** Metrics shown in the console table; every metric is in the JSON report. */
-const CONSOLE_METRICS = ['connect_ms', 'ttft_ms', 'ttlt_ms', 'avg_rtt_ms', 'commit_to_flush_ms', 'finalization_ms', 'itl_ms', 'turn_ms', 'audio_ms', 'rtf', 'rtfx', 'wer', 'send_lag_ms'];
+const CONSOLE_METRICS = ['connect_ms', 'ttft_ms', 'ttlt_ms', 'avg_rtt_ms', 'word_emission_ms', 'commit_to_flush_ms', 'finalization_ms', 'itl_ms', 'turn_ms', 'audio_ms', 'rtf', 'rtfx', 'wer', 'send_lag_ms'];
 
 /** The console summary of a report, as plain text; with `definitions`, each shown metric's definition follows. */
 export function renderSummary(report: Report, { definitions = false } = {}): string {

@@ -23,12 +23,13 @@ export class EmissionQueue {
   private arm(): void {
     const head = this.items[0];
     if (!head) return;
-    this.timer = setTimeout(() => this.run(), Math.max(0, head.at - performance.now()));
+    this.timer = setTimeout(() => this.run(), Math.max(0, Math.ceil(head.at - performance.now())));
   }
 
   private run(): void {
     const now = performance.now();
-    while (this.items.length > 0 && this.items[0]!.at <= now + 1) this.items.shift()!.action();
+    // Never early: a timer that fires a fraction of a millisecond before its item is re-armed.
+    while (this.items.length > 0 && this.items[0]!.at <= now) this.items.shift()!.action();
     this.arm();
   }
 }

@@ -18,6 +18,8 @@ export interface PreparedTurn {
   sampleId: string;
   split: string;
   reference: string | null;
+  /** Where each reference word ends, ms into the turn, when the dataset has word timings. */
+  words?: Array<{ word: string; endMs: number }>;
   chunks: PreparedChunk[];
   audioMs: number;
   speechStartMs: number;
@@ -67,6 +69,7 @@ export async function prepareSample(
       sampleId: sample.id,
       split: sample.split,
       reference: sample.text,
+      ...(sample.words ? { words: sample.words.map((w) => ({ word: w.word, endMs: offset + w.end * 1000 })) } : {}),
       ...chunkAudio(pcm, rate, chunkMs, adapter),
       speechStartMs: offset + speech.startMs,
       speechEndMs: offset + speech.endMs,

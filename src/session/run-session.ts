@@ -316,6 +316,7 @@ export function runSession(plan: SessionPlan): Promise<SessionResult> {
       sampleId: prepared.sampleId,
       split: prepared.split,
       reference: prepared.reference,
+      ...(prepared.words ? { words: prepared.words.map((w) => ({ word: w.word, endMs: offsetMs + w.endMs })) } : {}),
       audioStartMs: offsetMs,
       speechStartMs: offsetMs + prepared.speechStartMs,
       speechEndMs: offsetMs + prepared.speechEndMs,

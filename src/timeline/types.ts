@@ -26,6 +26,8 @@ export interface TurnRecord {
   split: string;
   /** The dataset's reference transcript, for WER; null when it has none. */
   reference: string | null;
+  /** Where each reference word ends in the stream (ms), from the dataset's word timings, when it has them. */
+  words?: Array<{ word: string; endMs: number }>;
   /** Start of the turn's audio (silence before the utterance included). */
   audioStartMs: number;
   speechStartMs: number;

@@ -1,0 +1,51 @@
+import type { ServerEventRecord } from '../timeline/types.js';
+import type { TurnView } from './turns.js';
+import { alignWords, normalizeWords } from './wer.js';
+
+/**
+ * Word emission latency, the true round trip per word (as Picovoice measures it): for
+ * each reference word the server got right, from the send time of the chunk holding
+ * the word's end (the dataset's word timings) to the receipt of the event that
+ * completed that word in the transcript. Words are paired by the WER alignment, so a
+ * misrecognized or missing word has no latency rather than a wrong one.
+ */
+export function wordEmissionLatencies(turn: TurnView): number[] {
+  const timings = turn.plan?.words;
+  if (!timings || timings.length === 0) return [];
+  const reference = timings.flatMap((w) => normalizeWords(w.word).map((word) => ({ word, endMs: w.endMs })));
+  const heard = timedWords(turn.textEvents);
+  const latencies: number[] = [];
+  for (const pair of alignWords(reference.map((w) => w.word), heard.map((w) => w.word))) {
+    if (pair.op !== 'match') continue;
+    const end = reference[pair.ref]!.endMs;
+    const chunk = turn.chunks.find((c) => c.audioStartMs < end && end <= c.audioEndMs);
+    if (chunk) latencies.push(heard[pair.hyp]!.t - chunk.sentMs);
+  }
+  return latencies;
+}
+
+/**
+ * The transcript's words, each with the receive time of the event that delivered its
+ * last character; a word may be split across deltas ("Hel", "lo").
+ */
+function timedWords(events: readonly ServerEventRecord[]): Array<{ word: string; t: number }> {
+  const words: Array<{ word: string; t: number }> = [];
+  let token = '';
+  let t = 0;
+  const flush = (): void => {
+    for (const word of normalizeWords(token)) words.push({ word, t });
+    token = '';
+  };
+  for (const event of events) {
+    for (const part of (event.text ?? '').split(/(\s+)/)) {
+      if (part === '') continue;
+      if (/^\s+$/.test(part)) flush();
+      else {
+        token += part;
+        t = event.t;
+      }
+    }
+  }
+  flush();
+  return words;
+}
