@@ -154,6 +154,7 @@ export function resolveSettings(options: RunOptions): Settings {
     if (url.protocol !== 'ws:' && url.protocol !== 'wss:') {
       throw new UsageError(`--target must be a ws:// or wss:// URL, got ${url.protocol}//`);
     }
+    if (url.hash) throw new UsageError(`--target cannot have a #fragment (${url.hash}); WebSocket URLs do not carry one`);
     if (options.model === undefined) throw new UsageError('--model is required with --target: name the model the server serves');
   }
   const turnDetection = options.turnDetection ?? { type: 'none' };
@@ -239,6 +240,7 @@ function resolvePlan(options: RunOptions): LoadPlan {
     positive('--capacity-max', search.max, integer);
     if (search.max < search.start) throw new UsageError(`--capacity-max (${search.max}) is below the start level (${search.start})`);
     positive('--capacity-tolerance', search.tolerance, false);
+    if (options.capacity.maxOpen !== undefined) positive('--max-open', options.capacity.maxOpen, true);
     return {
       kind: 'capacity',
       by,

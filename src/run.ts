@@ -1,6 +1,8 @@
+import { access } from 'node:fs/promises';
 import { cpus, hostname } from 'node:os';
+import { join } from 'node:path';
 import { monotonicClock, type Clock } from './clock.js';
-import { profileAt, resolveSettings, type RunOptions, type Settings } from './config.js';
+import { profileAt, resolveSettings, UsageError, type RunOptions, type Settings } from './config.js';
 import { summarizeDataset } from './data/dataset.js';
 import { searchCapacity } from './load/capacity.js';
 import { profileLabel, type LoadProfile } from './load/profiles.js';
@@ -12,7 +14,7 @@ import { writeOutputs } from './report/outputs.js';
 import { buildRecord } from './report/record.js';
 import { REDACTED, redactUrl } from './report/redact.js';
 import { REPORT_SCHEMA, REPORT_VERSION, type Benchmark, type Report, type RunConfig } from './report/schema.js';
-import { readSessionLog, SessionLog, type LoggedSession } from './report/session-log.js';
+import { onClockOf, readSessionLog, SESSION_LOG, SessionLog, type LoggedSession } from './report/session-log.js';
 import { createRunContext, loadRunDataset, runLevel, type RunContext } from './run-context.js';
 import { startServer } from './server/server.js';
 import { formatPace } from './session/pace.js';
@@ -38,13 +40,13 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
   const settings = resolveSettings(options);
   const dataset = await loadRunDataset(options);
   const outputDir = options.outputDir ?? options.resume;
-  const resumed = options.resume ? finishedSessions(await readSessionLog(options.resume)) : new Map<string, Map<number, SessionRecord>>();
+  const resumed = options.resume ? finishedSessions(await readResumeLog(options.resume)) : new Map<string, Map<number, LoggedSession>>();
   const server =
     options.target === undefined
       ? await startServer({ port: 0, models: [settings.model], references: dataset.samples, ...options.server })
       : undefined;
   let pool: WorkerPool | undefined;
-  const log = outputDir === undefined ? undefined : await SessionLog.open(outputDir);
+  const log = outputDir === undefined ? undefined : await SessionLog.open(outputDir, options.resume !== undefined);
   try {
     const target = options.target ?? server!.url;
     const context = await createRunContext(options, settings, dataset);
@@ -73,11 +75,12 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
     const benchmarks: Benchmark[] = [];
     const runBenchmark = async (profile: LoadProfile): Promise<Benchmark> => {
       const label = profileLabel(profile);
-      const kept = resumed.get(label) ?? new Map<number, SessionRecord>();
+      const startedAt = clock.wallStart.toISOString();
+      const kept = new Map([...(resumed.get(label) ?? [])].map(([index, entry]) => [index, onClockOf(entry, startedAt)]));
       let done = kept.size;
       const maxSessions = context.sessionsFor(profile);
       const onSessionEnd = (record: SessionRecord): void => {
-        log?.append(label, profile, record);
+        log?.append({ level: label, profile, startedAt, record });
         options.onSessionEnd?.(record, ++done, maxSessions, label);
       };
       const execution = pool
@@ -159,12 +162,21 @@ function runConfig(options: RunOptions, settings: Settings, context: RunContext,
 }
 
 /** Finished (completed or failed) sessions of a logged run, by level; incomplete ones run again. */
-function finishedSessions(logged: LoggedSession[]): Map<string, Map<number, SessionRecord>> {
-  const byLevel = new Map<string, Map<number, SessionRecord>>();
-  for (const { level, record } of logged) {
-    if (record.outcome.status === 'incomplete') continue;
-    if (!byLevel.has(level)) byLevel.set(level, new Map());
-    byLevel.get(level)!.set(record.index, record);
+function finishedSessions(logged: LoggedSession[]): Map<string, Map<number, LoggedSession>> {
+  const byLevel = new Map<string, Map<number, LoggedSession>>();
+  for (const entry of logged) {
+    if (entry.record.outcome.status === 'incomplete') continue;
+    if (!byLevel.has(entry.level)) byLevel.set(entry.level, new Map());
+    byLevel.get(entry.level)!.set(entry.record.index, entry);
   }
   return byLevel;
+}
+
+async function readResumeLog(dir: string): Promise<LoggedSession[]> {
+  try {
+    await access(join(dir, SESSION_LOG));
+  } catch {
+    throw new UsageError(`--resume ${dir}: no ${SESSION_LOG} there; give the output folder of the run to continue`);
+  }
+  return readSessionLog(dir);
 }

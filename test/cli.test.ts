@@ -44,6 +44,7 @@ describe('voxbench CLI (spawned)', () => {
     [['--concurrency', 'many'], "voxbench: error: option '--concurrency <n>' argument 'many' is invalid. expected whole numbers from 1 up, separated by commas."],
     [['--profile', 'concurrent', '--concurrency', '1,2'], 'voxbench: error: --concurrency takes one level with --profile concurrent; lists are for --profile sweep'],
     [['--profile', 'capacity'], 'voxbench: error: --profile capacity needs at least one --slo to search against, e.g. --slo "p95(ttft_ms)<800"'],
+    [['--target', 'ws://localhost:1/v1/realtime#x', '--model', 'm'], 'voxbench: error: --target cannot have a #fragment (#x); WebSocket URLs do not carry one'],
   ] as const) {
     it(`rejects ${args.join(' ')} with one clear line and exit code 2`, async () => {
       const result = await runNode([CLI, 'run', ...args]);
@@ -52,6 +53,20 @@ describe('voxbench CLI (spawned)', () => {
       assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace');
     });
   }
+
+  it('answers bad input to serve and report with one line and exit code 2', async () => {
+    const port = await runNode([CLI, 'serve', '--port', '99999']);
+    assert.equal(port.code, 2);
+    assert.match(port.stderr, /^voxbench: error: option '--port <port>' argument '99999' is invalid\. expected a port from 0 to 65535\.$/m);
+    const missing = await runNode([CLI, 'report', 'render', '/nonexistent/run']);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /^voxbench: error: \/nonexistent\/run\/report\.json: cannot read the report \(ENOENT\); give a report\.json or a run folder$/m);
+    const out = await tempDir();
+    await runNode([CLI, 'run', '--pace', '8x', '--max-sessions', '1', '--output-dir', out]);
+    const level = await runNode([CLI, 'report', 'compare', out, out, '--level', 'nope']);
+    assert.equal(level.code, 2);
+    assert.match(level.stderr, /^voxbench: error: --level nope: not a level of both reports \(levels: synchronous\)$/m);
+  });
 
   it('metrics lists every metric with its unit and events', async () => {
     const result = await runNode([CLI, 'metrics']);

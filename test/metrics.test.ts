@@ -109,6 +109,14 @@ describe('metric catalog', () => {
     assert.deepEqual(poolMetricValues([tl]).send_lag_ms, []);
   });
 
+  it('handles sessions with hundreds of thousands of chunks', () => {
+    const tl = timeline();
+    tl.chunks = Array.from({ length: 300_000 }, (_, seq) => ({ seq, turn: 0, plannedMs: seq, sentMs: seq, audioStartMs: seq, audioEndMs: seq + 1, bytes: 10 }));
+    delete tl.close;
+    assert.equal(computeSessionMetrics(tl).turns.length, 1);
+    assert.equal(poolMetricValues([tl]).send_lag_ms!.length, 300_000);
+  });
+
   it('names every metric with its unit and defines its events', () => {
     const names = new Set<string>();
     for (const m of METRICS) {
@@ -187,5 +195,15 @@ describe('summarize', () => {
 
   it('interpolates between ranks', () => {
     assert.equal(percentile([10, 20], 25), 12.5);
+  });
+});
+
+describe('console summary', () => {
+  it('prints server text without its control characters', async () => {
+    const { renderSummary } = await import('../src/report/console.js');
+    const { run } = await import('../src/run.js');
+    const { report } = await run({ target: 'ws://127.0.0.1:9/v1/realtime', model: 'm', maxSessions: 1 });
+    report.benchmarks[0]!.summary.failures[0]!.message = 'bad\u001b[31mred\nline';
+    assert.match(renderSummary(report), /^failed ×1: connect_refused at connect: bad \[31mred line$/m);
   });
 });

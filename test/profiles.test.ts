@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
+import { WebSocketServer } from 'ws';
 import { run } from '../src/run.js';
 import { DEFAULT_LATENCY } from '../src/server/latency-model.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
@@ -75,6 +76,28 @@ describe('unpaced runs with backpressure', () => {
       const streaming = session.timeline.chunks.at(-1)!.sentMs - session.timeline.chunks[0]!.sentMs;
       assert.ok(streaming >= (audio_sent_ms! - windowMs) / 20 - 5, `streamed in ${streaming} ms`);
     }
+  });
+
+  it('sends the next chunk once everything is acknowledged, even with a window smaller than a chunk', async () => {
+    const server = await testServer({ progressAcks: true });
+    const { report } = await run({ target: server.url, model: DEFAULT_MODEL, maxSessions: 2, pace: { kind: 'none' }, ackWindowMs: 50 });
+    for (const s of report.benchmarks[0]!.sessions) assert.deepEqual(s.outcome, { status: 'completed' });
+  });
+
+  it('fails a session, at the streaming stage, when the server stops acknowledging', async () => {
+    // A server that acknowledges the first 100 ms of audio, then nothing more.
+    const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    await new Promise((resolve) => wss.once('listening', resolve));
+    after(() => new Promise((resolve) => wss.close(resolve)));
+    wss.on('connection', (ws) => {
+      ws.send(JSON.stringify({ type: 'session.created' }));
+      ws.once('message', () => ws.send(JSON.stringify({ type: 'progress', audio_bytes: 3200 })));
+    });
+    const target = `ws://127.0.0.1:${(wss.address() as { port: number }).port}/v1/realtime`;
+    const { report } = await run({ target, model: DEFAULT_MODEL, maxSessions: 1, pace: { kind: 'none' }, ackWindowMs: 100, timeouts: { finalMs: 300 } });
+    const { outcome } = report.benchmarks[0]!.sessions[0]!;
+    assert.equal(outcome.status, 'failed');
+    assert.deepEqual(outcome.status === 'failed' && [outcome.failure.class, outcome.failure.stage, outcome.failure.message], ['timeout', 'streaming', 'no acknowledgement of the audio sent for 300 ms']);
   });
 
   it('feeds a server that never acknowledges as fast as the socket drains', async () => {

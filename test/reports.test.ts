@@ -61,7 +61,7 @@ describe('outputs', () => {
     assert.equal(report.record.client.location, 'eu-west');
     assert.equal(report.record.client.chunk_ms, 100);
     assert.equal(report.record.input.fingerprint, report.dataset.fingerprint);
-    assert.match(String(report.record.results.quality), /^corpus WER 0\.00% \(voxbench-basic-1, 1 turns\)$/);
+    assert.match(String(report.record.results.quality), /^corpus WER 0\.00% \(voxbench-basic-2, 1 turns\)$/);
     assert.deepEqual(parseMetaEntry('gpu=A100'), { section: 'deployment', key: 'gpu', value: 'A100' });
     assert.deepEqual(parseMetaEntry('deployment.replicas=4'), { section: 'deployment', key: 'replicas', value: 4 });
     assert.equal(parseMetaEntry('no equals sign'), null);
@@ -111,14 +111,31 @@ describe('render, merge, resume, compare', () => {
     assert.ok(sessions.completed >= 1 && sessions.total < 6 + 1);
   });
 
-  it('resume keeps finished sessions and runs only the rest', async () => {
+  it('resume keeps finished sessions on the new clock and runs only the rest', async () => {
     const dir = await tempDir();
     const first = await run({ maxSessions: 3, pace: FAST, outputDir: dir });
+    await new Promise((r) => setTimeout(r, 300)); // a gap between the runs, which throughput must not count
     const { report } = await run({ maxSessions: 5, pace: FAST, resume: dir });
     const sessions = report.benchmarks[0]!.sessions;
     assert.deepEqual(sessions.map((s) => s.index), [0, 1, 2, 3, 4]);
-    for (const i of [0, 1, 2]) assert.deepEqual(sessions[i]!.timeline, first.report.benchmarks[0]!.sessions[i]!.timeline, `session ${i} was kept, not run again`);
+    const shift = Date.parse(first.report.startedAt) - Date.parse(report.startedAt);
+    for (const i of [0, 1, 2]) {
+      const before = first.report.benchmarks[0]!.sessions[i]!;
+      assert.equal(sessions[i]!.resumedFrom, first.report.startedAt, `session ${i} was kept, not run again`);
+      assert.equal(sessions[i]!.timeline.connectStartMs, before.timeline.connectStartMs + shift, 'moved onto the new clock');
+      assert.equal(sessions[i]!.metrics.turns[0]!.ttft_ms, before.metrics.turns[0]!.ttft_ms);
+    }
+    const spans = (ss: typeof sessions) => Math.max(...ss.map((s) => s.timeline.close!.t)) - Math.min(...ss.map((s) => s.timeline.connectStartMs));
+    assert.ok(Math.abs(report.benchmarks[0]!.summary.throughput.wallS * 1000 - (spans(sessions.slice(0, 3)) + spans(sessions.slice(3)))) < 1e-6, 'each run counts its own span');
     assert.equal((await readSessionLog(dir)).length, 5);
+  });
+
+  it('a new run into a used folder starts a new session log; --resume of a folder without one is refused', async () => {
+    const dir = await tempDir();
+    await run({ maxSessions: 3, pace: FAST, outputDir: dir });
+    await run({ maxSessions: 1, pace: FAST, outputDir: dir });
+    assert.equal((await readReport(dir)).benchmarks[0]!.summary.sessions.total, 1);
+    await assert.rejects(run({ resume: join(dir, 'nope') }), /^UsageError: --resume .*nope: no sessions\.jsonl there; give the output folder of the run to continue$/);
   });
 
   it('merge keys sessions by (split, sample ids), later reports replacing earlier ones', async () => {

@@ -3,6 +3,10 @@ import { describe, it } from 'node:test';
 import { errorRate, normalizeWords, wordErrors } from '../src/metrics/wer.js';
 
 describe('WER', () => {
+  it('reads typographic apostrophes as plain ones', () => {
+    assert.deepEqual(wordErrors("don't stop", 'Don’t stop.'), { substitutions: 0, deletions: 0, insertions: 0, words: 2 });
+  });
+
   it('normalizes case, punctuation and stray apostrophes, keeping contractions', () => {
     assert.deepEqual(normalizeWords("It's  easy, 'TO' tell—the depth… of a well."), ["it's", 'easy', 'to', 'tell', 'the', 'depth', 'of', 'a', 'well']);
   });

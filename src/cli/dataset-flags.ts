@@ -1,6 +1,6 @@
-import { InvalidArgumentError, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
+import { Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import type { DatasetOptions } from '../data/load.js';
-import { int, num } from './parse.js';
+import { int, num, positiveInt } from './parse.js';
 
 /** The dataset selection flags, shared by `run`, `serve` and `dataset inspect` so every command reads a dataset alike. */
 export function addDatasetFlags<C extends CommandUnknownOpts>(command: C): C {
@@ -49,10 +49,4 @@ export function datasetOptionsFromFlags(flags: DatasetFlags): DatasetOptions {
     strict: flags.strict,
     columns: defined({ audio: flags.audioColumn, text: flags.textColumn, id: flags.idColumn, language: flags.languageColumn }),
   });
-}
-
-function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number from 1 up.');
-  return n;
 }

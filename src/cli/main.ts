@@ -45,6 +45,9 @@ try {
   } else if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
     process.stderr.write(`voxbench: error: ${(err as Error).message}: the port is taken; choose another with --port (0 picks a free one)\n`);
     process.exitCode = EXIT.usage;
+  } else if ((err as NodeJS.ErrnoException).code === 'EADDRNOTAVAIL') {
+    process.stderr.write(`voxbench: error: ${(err as Error).message}: no interface has that address; choose another with --host\n`);
+    process.exitCode = EXIT.usage;
   } else {
     process.stderr.write(`voxbench: internal error: ${(err as Error).message}\n${process.env.VOXBENCH_DEBUG ? (err as Error).stack + '\n' : ''}`);
     process.exitCode = EXIT.internal;

@@ -16,6 +16,20 @@ export function num(value: string): number {
   return n;
 }
 
+/** A whole number from 1 up. */
+export function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number from 1 up.');
+  return n;
+}
+
+/** A TCP port, 0 to 65535 (0 picks a free one). */
+export function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('expected a port from 0 to 65535.');
+  return n;
+}
+
 /** A number in [0, 1]. */
 export function fraction(value: string): number {
   const n = Number(value);

@@ -6,15 +6,15 @@ import { loadDataset } from '../data/load.js';
 import { DEFAULT_LATENCY } from '../server/latency-model.js';
 import { DEFAULT_SERVER_OPTIONS, startServer } from '../server/server.js';
 import { parseFaults } from './faults.js';
-import { EXIT, int, num } from './parse.js';
+import { EXIT, int, num, port, positiveInt } from './parse.js';
 
 export const serveCommand = new Command('serve')
   .description('Start the simulated realtime transcription server (vLLM /v1/realtime and OpenAI Realtime dialects).')
   .option('--host <host>', 'interface to listen on', DEFAULT_SERVER_OPTIONS.host)
-  .option('--port <port>', 'port (0 picks a free one)', int, DEFAULT_SERVER_OPTIONS.port)
+  .option('--port <port>', 'port (0 picks a free one)', port, DEFAULT_SERVER_OPTIONS.port)
   .option('--model <name...>', 'model names a session may name', DEFAULT_SERVER_OPTIONS.models)
   .option('--data <path>', 'dataset to recognize and transcribe with its reference words, of any kind `run --data` takes (default: bundled samples)')
-  .option('--capacity <n>', 'sessions served at full speed; beyond it delays scale by (open/capacity)^2', int, DEFAULT_LATENCY.capacity)
+  .option('--capacity <n>', 'sessions served at full speed; beyond it delays scale by (open/capacity)^2', positiveInt, DEFAULT_LATENCY.capacity)
   .option('--base-delay-ms <ms>', 'processing delay of each emission', num, DEFAULT_LATENCY.baseDelayMs)
   .option('--jitter-ms <ms>', 'uniform jitter added to each delay, +/-', num, DEFAULT_LATENCY.jitterMs)
   .option('--per-word-ms <ms>', 'compute per emitted word', num, DEFAULT_LATENCY.perWordMs)

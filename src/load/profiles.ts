@@ -39,7 +39,7 @@ export function profileLabel(profile: LoadProfile): string {
     case 'concurrent':
       return `concurrent@${profile.concurrency}`;
     default:
-      return `${profile.kind}@${profile.rate}/s${profile.maxOpen ? ` (max ${profile.maxOpen} open)` : ''}`;
+      return `${profile.kind}@${profile.rate}/s${profile.maxOpen !== undefined ? ` (max ${profile.maxOpen} open)` : ''}`;
   }
 }
 

@@ -1,5 +1,5 @@
 import type { SessionTimeline } from '../timeline/types.js';
-import { mean } from './stats.js';
+import { maxOf, mean } from './stats.js';
 import { wordEmissionLatencies } from './emission.js';
 import type { TurnView } from './turns.js';
 import { errorRate, NORMALIZER, wordErrors } from './wer.js';
@@ -189,7 +189,7 @@ export const METRICS: readonly MetricDefinition[] = [
     description: 'Only for servers that acknowledge consumption; below audio_sent_ms means audio was not taken in.',
     value: (s) => {
       const acks = s.events.filter((e) => e.kind === 'progress');
-      return acks.length > 0 ? Math.max(...acks.map((e) => e.audioEndMs ?? 0)) : undefined;
+      return acks.length > 0 ? maxOf(acks.map((e) => e.audioEndMs ?? 0)) : undefined;
     },
   },
   {

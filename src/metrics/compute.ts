@@ -2,7 +2,7 @@ import type { SessionRecord, SessionTimeline } from '../timeline/types.js';
 import { METRICS } from './catalog.js';
 import { costOf, type Cost, type Pricing } from './cost.js';
 import { evaluateSlos, type Slo, type SloResult } from './slo.js';
-import { summarize, type Distribution } from './stats.js';
+import { maxOf, summarize, type Distribution } from './stats.js';
 import { turnViews } from './turns.js';
 import { errorRate, NORMALIZER, wordErrors } from './wer.js';
 import { sessionEndMs, type Phase } from './window.js';
@@ -118,10 +118,7 @@ export function summarizeBenchmark(records: readonly SessionRecord[], phases: re
   const failedCount = measured.filter((r) => r.outcome.status === 'failed').length;
   const pooled = poolMetricValues(completed.map((r) => r.timeline));
   const audioS = pooled.audio_ms!.reduce((sum, v) => sum + v, 0) / 1000;
-  const wallS =
-    measured.length === 0
-      ? 0
-      : (Math.max(...measured.map((r) => sessionEndMs(r.timeline))) - Math.min(...measured.map((r) => r.timeline.connectStartMs))) / 1000;
+  const wallS = measuredSpanMs(measured) / 1000;
   const finished = completed.length + failedCount;
   const errorRate = finished > 0 ? failedCount / finished : null;
   const count = (status: string) => records.filter((r) => r.outcome.status === status).length;
@@ -143,6 +140,20 @@ export function summarizeBenchmark(records: readonly SessionRecord[], phases: re
       sessionsPerS: wallS > 0 ? completed.length / wallS : 0,
     },
   };
+}
+
+/**
+ * From the first measured session's start to the last one's end; a resumed run adds
+ * each run's own span, so the time between the runs does not count.
+ */
+function measuredSpanMs(records: readonly SessionRecord[]): number {
+  const runs = new Map<string, SessionRecord[]>();
+  for (const r of records) runs.set(r.resumedFrom ?? '', [...(runs.get(r.resumedFrom ?? '') ?? []), r]);
+  let total = 0;
+  for (const run of runs.values()) {
+    total += maxOf(run.map((r) => sessionEndMs(r.timeline))) + maxOf(run.map((r) => -r.timeline.connectStartMs));
+  }
+  return total;
 }
 
 function summarizeTurns(timelines: readonly SessionTimeline[]): BenchmarkSummary['turns'] {

@@ -45,6 +45,13 @@ export function percentile(sorted: ArrayLike<number>, p: number): number {
   return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (rank - lo);
 }
 
+/** The largest of `values` and `floor`; a loop, since spreading a long array into Math.max overflows the stack. */
+export function maxOf(values: Iterable<number>, floor = -Infinity): number {
+  let max = floor;
+  for (const v of values) if (v > max) max = v;
+  return max;
+}
+
 export function mean(values: readonly number[]): number {
   let sum = 0;
   for (const v of values) sum += v;

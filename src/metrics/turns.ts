@@ -1,3 +1,4 @@
+import { maxOf } from './stats.js';
 import type { ChunkRecord, CommitRecord, ServerEventRecord, SessionTimeline, TurnRecord } from '../timeline/types.js';
 
 /** One turn's slice of a session timeline: the events every STT metric is defined on. */
@@ -32,7 +33,7 @@ const isTranscript = (e: ServerEventRecord): boolean => e.kind === 'transcript_d
  * merges utterances still lands its text on the right turn.
  */
 export function turnViews(timeline: SessionTimeline): TurnView[] {
-  const count = Math.max(timeline.turns.length, ...timeline.chunks.map((c) => c.turn + 1), ...timeline.commits.map((c) => c.turn + 1));
+  const count = maxOf([...timeline.chunks, ...timeline.commits].map((c) => c.turn + 1), timeline.turns.length);
   const turnOf = timeline.turnDetection === 'server' ? itemTurns(timeline) : undefined;
   const eventsByTurn = Array.from({ length: count }, () => [] as ServerEventRecord[]);
   const itemsByTurn = Array.from({ length: count }, () => new Set<string>());

@@ -1,18 +1,20 @@
 /**
  * Word error rate: a named, versioned normalizer and a word-level alignment.
  *
- * `voxbench-basic-1` folds Unicode compatibility forms (NFKC), lowercases, turns every
+ * `voxbench-basic-2` folds Unicode compatibility forms (NFKC), lowercases, reads
+ * typographic apostrophes (’ ʼ) as ', turns every
  * character that is not a letter, digit or apostrophe into a space, drops
  * apostrophes that do not sit inside a word, and splits on whitespace. It does not
  * spell out numbers or map British to American spelling: compare WER only between
  * runs that name the same normalizer.
  */
-export const NORMALIZER = 'voxbench-basic-1';
+export const NORMALIZER = 'voxbench-basic-2';
 
 export function normalizeWords(text: string): string[] {
   return text
     .normalize('NFKC')
     .toLowerCase()
+    .replace(/[\u2019\u02bc]/g, "'")
     .replace(/[^\p{L}\p{N}']+/gu, ' ')
     .replace(/(^|\s)'+|'+(?=\s|$)/g, '$1')
     .split(/\s+/)

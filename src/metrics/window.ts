@@ -1,4 +1,5 @@
 import type { SessionRecord, SessionTimeline } from '../timeline/types.js';
+import { maxOf } from './stats.js';
 
 /** Sessions left out of a benchmark's figures at its start and end: a count of sessions, or a span of ms. */
 export type Exclusion = { sessions: number } | { ms: number };
@@ -12,7 +13,7 @@ export type Phase = 'warmup' | 'measured' | 'cooldown';
 
 /** When a session ended: its close, else its last recorded moment. */
 export function sessionEndMs(timeline: SessionTimeline): number {
-  return timeline.close?.t ?? Math.max(timeline.connectStartMs, ...timeline.events.map((e) => e.t), ...timeline.chunks.map((c) => c.sentMs));
+  return timeline.close?.t ?? maxOf([...timeline.events.map((e) => e.t), ...timeline.chunks.map((c) => c.sentMs)], timeline.connectStartMs);
 }
 
 /**

@@ -2,6 +2,7 @@ import { METRICS } from '../metrics/catalog.js';
 import { poolMetricValues } from '../metrics/compute.js';
 import { percentile } from '../metrics/stats.js';
 import { seededRandom } from '../random.js';
+import { ReportError } from './recompute.js';
 import type { Benchmark, Report } from './schema.js';
 
 /** One metric of two benchmarks side by side: medians and tails, and how sure the difference is. */
@@ -32,24 +33,31 @@ const RESAMPLES = 1000;
  * Compares the first benchmark of two reports (or the levels named `level`) metric by
  * metric over their measured completed sessions. The interval of the median's
  * difference comes from a percentile bootstrap with a fixed seed, so it is
- * reproducible; when it excludes 0 the difference is unlikely to be noise.
+ * reproducible; when it excludes 0 the difference is unlikely to be noise. Sessions,
+ * not values, are resampled: the gaps or words of one session are not independent,
+ * and treating them as such would make intervals too narrow.
  */
 export function compareReports(a: Report, b: Report, level?: string): Comparison {
   const pick = (report: Report): Benchmark => {
     const found = level === undefined ? report.benchmarks[0] : report.benchmarks.find((x) => x.label === level);
-    if (!found) throw new Error(level === undefined ? 'a report has no benchmark' : `no benchmark "${level}" in both reports`);
+    if (!found) throw new ReportError(level === undefined ? 'a report has no benchmark to compare' : `--level ${level}: not a level of both reports (levels: ${report.benchmarks.map((b) => b.label).join(', ')})`);
     return found;
   };
   const [benchA, benchB] = [pick(a), pick(b)];
-  const [valuesA, valuesB] = [benchA, benchB].map((bench) =>
-    poolMetricValues(bench.sessions.filter((s) => s.phase === 'measured' && s.outcome.status === 'completed').map((s) => s.timeline)),
+  // Each session's values of every metric.
+  const [sessionsA, sessionsB] = [benchA, benchB].map((bench) =>
+    bench.sessions.filter((s) => s.phase === 'measured' && s.outcome.status === 'completed').map((s) => poolMetricValues([s.timeline])),
   );
   const random = seededRandom(1);
   const metrics = METRICS.flatMap((m): MetricComparison[] => {
-    const x = sorted(valuesA![m.name] ?? []);
-    const y = sorted(valuesB![m.name] ?? []);
+    const perSessionA = sessionsA!.map((s) => s[m.name] ?? []);
+    const perSessionB = sessionsB!.map((s) => s[m.name] ?? []);
+    const x = sorted(perSessionA.flat());
+    const y = sorted(perSessionB.flat());
     if (x.length === 0 || y.length === 0) return [];
-    const deltas = Float64Array.from({ length: RESAMPLES }, () => percentile(sorted(resample(y, random)), 50) - percentile(sorted(resample(x, random)), 50)).sort();
+    const median = (sessions: number[][]): number => percentile(sorted(resample(sessions, random).flat()), 50);
+    // A resample of sessions that all lack the metric has no median; it is left out.
+    const deltas = Float64Array.from({ length: RESAMPLES }, () => median(perSessionB) - median(perSessionA)).filter(Number.isFinite).sort();
     return [{
       metric: m.name, unit: m.unit, countA: x.length, countB: y.length,
       p50A: percentile(x, 50), p50B: percentile(y, 50), p95A: percentile(x, 95), p95B: percentile(y, 95),
@@ -111,6 +119,7 @@ function sorted(values: ArrayLike<number>): Float64Array {
   return Float64Array.from(values).sort();
 }
 
-function resample(values: ArrayLike<number>, random: () => number): Float64Array {
-  return Float64Array.from({ length: values.length }, () => values[Math.floor(random() * values.length)]!);
+/** A bootstrap resample: as many items, drawn with replacement. */
+function resample<T>(items: readonly T[], random: () => number): T[] {
+  return Array.from({ length: items.length }, () => items[Math.floor(random() * items.length)]!);
 }

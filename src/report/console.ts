@@ -56,7 +56,7 @@ function renderBenchmark(benchmark: Benchmark): string[] {
   ];
   for (const f of summary.failures) {
     const detail = [f.code, f.httpStatus && `HTTP ${f.httpStatus}`, f.closeCode && `close ${f.closeCode}`].filter(Boolean).join(', ');
-    lines.push(`failed ×${f.count}: ${f.class}${detail ? ` (${detail})` : ''} at ${f.stage}: ${f.message}`);
+    lines.push(`failed ×${f.count}: ${f.class}${detail ? ` (${detail})` : ''} at ${f.stage}: ${printable(f.message)}`);
   }
   for (const i of summary.incomplete) lines.push(`incomplete ×${i.count}: ${i.reason} during ${i.stage}`);
   if (benchmark.stoppedBy) lines.push(`stopped early: ${benchmark.stoppedBy}`);
@@ -102,6 +102,11 @@ function renderCapacity(capacity: NonNullable<Report['capacity']>): string {
   if (capacity.answer === null) return `capacity: no level met ${target}; even ${formatNumber(capacity.failsAt!)} ${unit} failed`;
   const bracket = capacity.failsAt === null ? `every level up to the search limit passed` : `${formatNumber(capacity.failsAt)} failed`;
   return `capacity: ${formatNumber(capacity.answer)} ${unit} meet ${target} (${bracket}; ${capacity.probes.length} levels probed)`;
+}
+
+/** Server text for a terminal: control characters (newlines, ANSI escapes) become spaces. */
+function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ');
 }
 
 function formatNumber(value: number): string {

@@ -5,7 +5,7 @@ import { PERCENTILE_METHOD } from '../metrics/stats.js';
 import { buildBenchmark, measuredOf, type Measured } from './build.js';
 import { buildRecord } from './record.js';
 import { REPORT_SCHEMA, REPORT_VERSION, type Report } from './schema.js';
-import { readSessionLog } from './session-log.js';
+import { onClockOf, readSessionLog } from './session-log.js';
 
 /** A report file that cannot be used; the message names it and says why. */
 export class ReportError extends Error {
@@ -31,8 +31,13 @@ export async function readReport(path: string): Promise<Report> {
   if (report.version !== REPORT_VERSION) {
     throw new ReportError(`${file} is a version ${report.version} report; this voxbench reads version ${REPORT_VERSION}`);
   }
+  if (!Array.isArray(report.benchmarks) || typeof report.config !== 'object' || report.config === null) {
+    throw new ReportError(`${file} is an incomplete voxbench report (no benchmarks or config)`);
+  }
   const levels = new Map<string, Measured>(report.benchmarks.map((b) => [b.label, measuredOf(b)]));
-  for (const { level, profile, record } of await readSessionLog(dirname(file))) {
+  for (const entry of await readSessionLog(dirname(file))) {
+    const { level, profile } = entry;
+    const record = onClockOf(entry, report.startedAt);
     const measured = levels.get(level) ?? {
       profile,
       startMs: record.timeline.plannedStartMs,

@@ -2,7 +2,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LoadProfile } from '../load/profiles.js';
-import type { SessionRecord } from '../timeline/types.js';
+import { shiftTimeline, type SessionRecord } from '../timeline/types.js';
 
 export const SESSION_LOG = 'sessions.jsonl';
 
@@ -10,6 +10,8 @@ export const SESSION_LOG = 'sessions.jsonl';
 export interface LoggedSession {
   level: string;
   profile: LoadProfile;
+  /** The start of the run that measured it: its times are on that run's clock. */
+  startedAt: string;
   record: SessionRecord;
 }
 
@@ -21,18 +23,29 @@ export interface LoggedSession {
 export class SessionLog {
   private constructor(private readonly stream: WriteStream) {}
 
-  static async open(dir: string): Promise<SessionLog> {
+  /** A new log, or with `resume` the folder's log continued. */
+  static async open(dir: string, resume: boolean): Promise<SessionLog> {
     await mkdir(dir, { recursive: true });
-    return new SessionLog(createWriteStream(join(dir, SESSION_LOG), { flags: 'a' }));
+    return new SessionLog(createWriteStream(join(dir, SESSION_LOG), { flags: resume ? 'a' : 'w' }));
   }
 
-  append(level: string, profile: LoadProfile, record: SessionRecord): void {
-    this.stream.write(JSON.stringify({ level, profile, record } satisfies LoggedSession) + '\n');
+  append(entry: LoggedSession): void {
+    this.stream.write(JSON.stringify(entry) + '\n');
   }
 
   close(): Promise<void> {
     return new Promise((resolve) => this.stream.end(resolve));
   }
+}
+
+/**
+ * A logged session as a record on the clock of the run that started at `startedAt`:
+ * sessions measured by an earlier run are moved by the difference of the starts.
+ */
+export function onClockOf(entry: LoggedSession, startedAt: string): SessionRecord {
+  if (entry.startedAt === startedAt) return entry.record;
+  const { record } = entry;
+  return { ...record, resumedFrom: record.resumedFrom ?? entry.startedAt, timeline: shiftTimeline(record.timeline, Date.parse(entry.startedAt) - Date.parse(startedAt)) };
 }
 
 /** The sessions logged in `dir`; a torn last line (a crash mid-write) is ignored. */

@@ -30,7 +30,7 @@ export interface SessionPlan {
   plannedStartMs: number;
   /** Stay connected this long after the last turn, as idle sessions do. */
   idleMs?: number;
-  /** Send a mid-stream `session.update` this long after the first audio chunk's planned time. */
+  /** Send a mid-stream `session.update` this far into the audio (ms of audio, so pace-independent). */
   updateAtMs?: number;
   /**
    * Unpaced: the most audio (ms) sent but not yet acknowledged by the server's
@@ -61,6 +61,8 @@ const UNPACED_WINDOW = 8;
 export const DEFAULT_ACK_WINDOW_MS = 1000;
 /** How long an unpaced session waits for a first acknowledgement before treating the server as one that sends none. */
 export const ACK_PROBE_MS = 250;
+/** Server turn detection: how long after the stream ends a session waits for a lagging VAD, unless every turn is final. */
+export const SERVER_VAD_GRACE_MS = 1000;
 
 /**
  * Runs one session: connects, waits for the session to be ready, streams each turn's
@@ -88,6 +90,8 @@ export function runSession(plan: SessionPlan): Promise<SessionResult> {
   let turn = 0;
   /** Turns whose final transcript has arrived (client turn detection). */
   let finalsReceived = 0;
+  /** Final transcripts received, all turns. */
+  let finals = 0;
   /** Server turn detection: items in speech, and committed items awaiting their transcript. */
   const speaking = new Set<string>();
   const awaiting = new Set<string>();
@@ -157,6 +161,7 @@ export function runSession(plan: SessionPlan): Promise<SessionResult> {
         lastCommittedMs = t;
         break;
       case 'transcript_final':
+        finals++;
         finalsReceived = Math.max(finalsReceived, turn + 1);
         awaiting.delete(item);
         break;
@@ -192,10 +197,10 @@ export function runSession(plan: SessionPlan): Promise<SessionResult> {
   };
 
   /**
-   * Resolves once `done()` holds or the session has ended; after `limitMs` the stage
-   * fails with a timeout, except `idle`, which simply ends.
+   * Resolves once `done()` holds or the session has ended. After `limitMs` the stage
+   * fails with a timeout naming what it was `waitingFor`; without one, the wait simply ends.
    */
-  const until = (next: Stage, done: () => boolean, limitMs: number, waitingFor: string): Promise<void> => {
+  const until = (next: Stage, done: () => boolean, limitMs: number, waitingFor?: string): Promise<void> => {
     stage = next;
     return new Promise((resolve) => {
       let elapsed = false;
@@ -204,7 +209,7 @@ export function runSession(plan: SessionPlan): Promise<SessionResult> {
         // Timers may fire a fraction of a millisecond early against the clock.
         const left = deadline - clock.now();
         if (left > 0) timer = setTimeout(expire, Math.ceil(left));
-        else if (next !== 'idle') fail({ class: 'timeout', message: `timed out after ${limitMs} ms waiting for ${waitingFor}` });
+        else if (waitingFor !== undefined) fail({ class: 'timeout', message: `timed out after ${limitMs} ms waiting for ${waitingFor}` });
         else {
           elapsed = true;
           recheck?.();
@@ -236,6 +241,7 @@ export function runSession(plan: SessionPlan): Promise<SessionResult> {
       const done = (): void => {
         clearTimeout(timer);
         clearTimeout(probe);
+        clearTimeout(stall);
         recheck = undefined;
         resolve();
       };
@@ -243,6 +249,7 @@ export function runSession(plan: SessionPlan): Promise<SessionResult> {
         if (outcome) done();
       };
       let probe: NodeJS.Timeout | undefined;
+      let stall: NodeJS.Timeout | undefined;
       const record = (seq: number, plannedMs: number | null, sentMs: number): void => {
         const chunk = chunks[seq]!;
         timeline.chunks.push({
@@ -259,19 +266,25 @@ export function runSession(plan: SessionPlan): Promise<SessionResult> {
         let inFlight = 0;
         const windowMs = plan.ackWindowMs ?? DEFAULT_ACK_WINDOW_MS;
         const server = plan.serverAcks ?? {};
+        const sentEnd = (): number => timeline.chunks.at(-1)?.audioEndMs ?? 0;
         const acknowledged = (): boolean => {
           if (windowMs === 0 || server.known === false) return true;
-          if (offsetMs + chunks[k]!.audioEndMs - (ackedMs ?? 0) <= windowMs) return true;
+          // Within the window, or everything sent so far acknowledged (a window smaller than a chunk).
+          if (offsetMs + chunks[k]!.audioEndMs - (ackedMs ?? 0) <= windowMs || sentEnd() <= (ackedMs ?? 0)) return true;
           if (ackedMs === undefined && server.known === undefined) {
             probe ??= setTimeout(() => {
               if (ackedMs === undefined) server.known = false;
               pump();
             }, ACK_PROBE_MS);
           }
+          // A server that stops acknowledging must not hold the session forever.
+          clearTimeout(stall);
+          stall = setTimeout(() => fail({ class: 'timeout', message: `no acknowledgement of the audio sent for ${timeouts.finalMs} ms` }), timeouts.finalMs);
           return false;
         };
         const pump = (): void => {
           if (outcome) return done();
+          clearTimeout(stall);
           while (k < chunks.length && inFlight < UNPACED_WINDOW && acknowledged()) {
             inFlight++;
             const seq = k++;
@@ -307,7 +320,7 @@ export function runSession(plan: SessionPlan): Promise<SessionResult> {
     if (plan.updateAtMs === undefined) return undefined;
     return setTimeout(() => {
       if (!outcome) timeline.updates.push({ sentMs: send(adapter.sessionUpdateFrame()) });
-    }, Math.max(0, t0 + plan.updateAtMs - clock.now()));
+    }, Math.max(0, t0 + plan.updateAtMs / speedOf(plan.pace) - clock.now()));
   };
 
   const startTurn = (prepared: PreparedTurn, offsetMs: number): void => {
@@ -363,6 +376,9 @@ export function runSession(plan: SessionPlan): Promise<SessionResult> {
     clearTimeout(update);
     if (outcome) return;
     turn = plan.turns.length - 1;
+    // A server whose VAD lags may still report speech from the end of the stream.
+    await until('final', () => finals >= plan.turns.length || speaking.size > 0, SERVER_VAD_GRACE_MS);
+    if (outcome) return;
     let flushedMs = -Infinity;
     if (speaking.size > 0) {
       flushedMs = send(adapter.turnEndFrame());
@@ -383,12 +399,15 @@ export function runSession(plan: SessionPlan): Promise<SessionResult> {
     for (const frame of adapter.sessionFrames()) send(frame);
     await (adapter.turnDetection === 'client' ? clientTurns() : serverTurns());
     if (outcome) return;
-    if (plan.idleMs) await until('idle', () => false, plan.idleMs, '');
+    if (plan.idleMs) await until('idle', () => false, plan.idleMs);
     end({ status: 'completed' });
   };
 
   return flow().then(() => {
     plan.signal?.removeEventListener('abort', onAbort);
+    // The timeline is final from here: later socket events must not change what was returned.
+    ws.removeAllListeners();
+    ws.on('error', () => {});
     if (ws.readyState === WebSocket.OPEN) {
       timeline.close ??= { t: clock.now(), code: 1000, reason: '', by: 'client' };
       ws.close(1000);

@@ -160,6 +160,12 @@ export interface SessionRecord {
   /** The samples the session was planned to stream, one per turn (even if it failed before streaming). */
   sampleIds: string[];
   split: string;
+  /**
+   * Set when an earlier run measured this session and a resumed run kept it: that
+   * run's start. Its times are moved onto this run's clock, and throughput counts each
+   * run's own span, not the gap between them.
+   */
+  resumedFrom?: string;
   timeline: SessionTimeline;
   outcome: SessionOutcome;
 }
