@@ -55,6 +55,11 @@ const eosChunk = (t: TurnView) => {
   return eos === undefined ? undefined : t.chunks.find((c) => c.audioStartMs < eos && eos <= c.audioEndMs);
 };
 
+/** A per-session transport count: a quantity, not an interval. */
+function transportCounter(name: string, unit: Unit, what: string, description: string, value: (s: SessionTimeline) => number): SessionMetric {
+  return { name, unit, scope: 'session', from: what, to: '', description, value };
+}
+
 export const METRICS: readonly MetricDefinition[] = [
   {
     name: 'start_lag_ms', unit: 'ms', scope: 'session',
@@ -198,30 +203,10 @@ export const METRICS: readonly MetricDefinition[] = [
     description: 'Connection lifetime, as a deployment dashboard sees it.',
     value: (s) => (s.close ? s.close.t - s.connectStartMs : undefined),
   },
-  {
-    name: 'bytes_sent', unit: 'bytes', scope: 'session',
-    from: 'WebSocket payload bytes sent', to: '',
-    description: 'Payload bytes of every frame the client sent.',
-    value: (s) => s.bytesSent,
-  },
-  {
-    name: 'bytes_received', unit: 'bytes', scope: 'session',
-    from: 'WebSocket payload bytes received', to: '',
-    description: 'Payload bytes of every frame the server sent.',
-    value: (s) => s.bytesReceived,
-  },
-  {
-    name: 'frames_sent', unit: 'count', scope: 'session',
-    from: 'frames sent', to: '',
-    description: 'Frames the client sent.',
-    value: (s) => s.framesSent,
-  },
-  {
-    name: 'frames_received', unit: 'count', scope: 'session',
-    from: 'frames received', to: '',
-    description: 'Frames the server sent.',
-    value: (s) => s.framesReceived,
-  },
+  transportCounter('bytes_sent', 'bytes', 'WebSocket payload bytes sent', 'Payload bytes of every frame the client sent.', (s) => s.bytesSent),
+  transportCounter('bytes_received', 'bytes', 'WebSocket payload bytes received', 'Payload bytes of every frame the server sent.', (s) => s.bytesReceived),
+  transportCounter('frames_sent', 'count', 'frames sent', 'Frames the client sent.', (s) => s.framesSent),
+  transportCounter('frames_received', 'count', 'frames received', 'Frames the server sent.', (s) => s.framesReceived),
 ];
 
 export function metricByName(name: string): MetricDefinition | undefined {
@@ -229,6 +214,6 @@ export function metricByName(name: string): MetricDefinition | undefined {
 }
 
 /** The catalog as plain data, for reports and `voxbench metrics`. */
-export function describeMetrics(): Array<Omit<MetricInfo, never> & { scope: MetricDefinition['scope'] }> {
+export function describeMetrics(): Array<MetricInfo & { scope: MetricDefinition['scope'] }> {
   return METRICS.map(({ name, unit, scope, from, to, description }) => ({ name, unit, scope, from, to, description }));
 }
