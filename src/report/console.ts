@@ -1,4 +1,4 @@
-import { METRICS, type Unit } from '../metrics/catalog.js';
+import { metricByName, type Unit } from '../metrics/catalog.js';
 import type { Distribution } from '../metrics/stats.js';
 import type { Benchmark, Report } from './schema.js';
 
@@ -21,7 +21,7 @@ export function renderSummary(report: Report, { definitions = false } = {}): str
   if (definitions) {
     lines.push('', 'Definitions:');
     for (const name of CONSOLE_METRICS) {
-      const m = METRICS.find((metric) => metric.name === name)!;
+      const m = metricByName(name)!;
       lines.push(`  ${m.name} [${m.unit}]: ${m.to ? `${m.from} → ${m.to}` : m.from}. ${m.description}`);
     }
     lines.push(`  Percentiles: ${report.percentileMethod}.`);
@@ -48,7 +48,7 @@ function renderBenchmark(benchmark: Benchmark): string[] {
     ...table(
       ['metric', 'unit', ...COLUMNS],
       CONSOLE_METRICS.flatMap((name) => {
-        const metric = METRICS.find((m) => m.name === name)!;
+        const metric = metricByName(name)!;
         const d = summary.metrics[name];
         return d ? [[name, metric.unit, ...COLUMNS.map((c) => (c === 'count' ? String(d.count) : format(d[c as keyof Distribution], metric.unit)))]] : [];
       }),

@@ -1,4 +1,4 @@
-import { METRICS } from '../metrics/catalog.js';
+import { metricByName } from '../metrics/catalog.js';
 import type { Benchmark, Report } from './schema.js';
 
 const HEADLINE = ['ttft_ms', 'ttlt_ms', 'avg_rtt_ms', 'commit_to_flush_ms', 'finalization_ms', 'rtfx'];
@@ -7,7 +7,7 @@ const HEADLINE = ['ttft_ms', 'ttlt_ms', 'avg_rtt_ms', 'commit_to_flush_ms', 'fin
 export function renderMarkdown(report: Report): string {
   const { config } = report;
   const names = HEADLINE.filter((n) => report.benchmarks.some((b) => b.summary.metrics[n]));
-  const unit = (name: string): string => METRICS.find((m) => m.name === name)!.unit;
+  const unit = (name: string): string => metricByName(name)!.unit;
   const lines = [
     `## voxbench: ${config.protocol} · ${config.model}`,
     '',
