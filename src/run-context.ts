@@ -1,19 +1,19 @@
-import type { ProtocolAdapter } from './adapters/adapter.js';
-import { createAdapter } from './adapters/index.js';
+import type { WebSocketDialect } from './dialects/dialect.js';
+import { createDialect } from './dialects/index.js';
 import type { Clock } from './clock.js';
-import type { RunOptions, Settings } from './config.js';
+import { UsageError, type RunOptions, type Settings } from './config.js';
 import { BUNDLED_SAMPLES_DIR } from './data/bundled.js';
 import type { Dataset } from './data/dataset.js';
 import { loadDataset } from './data/load.js';
 import { execute, type Execution } from './load/execute.js';
 import { isOpenLoop, lanes, type LoadProfile } from './load/profiles.js';
 import { prepareSample, type PreparedSample, type PreparedTurn } from './session/prepare.js';
-import { runSession } from './session/run-session.js';
+import { runWebSocketSession } from './session/ws-runner.js';
 import type { SessionRecord } from './timeline/types.js';
 
 /** Everything needed to run sessions against a target, prepared before any clock starts. */
 export interface RunContext {
-  adapter: ProtocolAdapter;
+  dialect: WebSocketDialect;
   /** The turns session `index` streams. */
   turnsOf(index: number): PreparedTurn[];
   /** Sessions a benchmark under `profile` runs. */
@@ -26,21 +26,23 @@ export function loadRunDataset(options: RunOptions): Promise<Dataset> {
   return loadDataset(options.data ?? BUNDLED_SAMPLES_DIR, options.dataset);
 }
 
-/** Builds the adapter and decodes, resamples, pads, chunks and encodes every sample once. */
+/** Builds the dialect and decodes, resamples, pads, chunks and encodes every sample once. */
 export async function createRunContext(options: RunOptions, settings: Settings, dataset: Dataset): Promise<RunContext> {
-  const adapter = createAdapter(settings.protocol, {
+  const dialect = createDialect(settings.protocol, {
     model: settings.model,
     turnDetection: settings.turnDetection,
     ...(options.language !== undefined ? { language: options.language } : {}),
     ...(options.prompt !== undefined ? { prompt: options.prompt } : {}),
   });
+  // Every dialect so far streams over WebSocket; HTTP dialects arrive with their tasks.
+  if (dialect.transport !== 'websocket') throw new UsageError(`--protocol ${settings.protocol}: HTTP dialects cannot run yet`);
   const prepared = new Map<string, PreparedSample>();
   for (const sample of dataset.samples) {
-    prepared.set(sample.id, await prepareSample(sample, adapter, settings.chunkMs, settings.padding, settings.eos));
+    prepared.set(sample.id, await prepareSample(sample, dialect, settings.chunkMs, settings.padding, settings.eos));
   }
   const perSession = settings.turnsPerSession;
   return {
-    adapter,
+    dialect,
     serverAcks: {},
     // Session i streams samples i*T .. i*T+T-1, round robin over the dataset.
     turnsOf: (index) =>
@@ -82,11 +84,11 @@ export function runLevel(context: RunContext, options: RunOptions, settings: Set
     ...(level.shard ? { shard: level.shard } : {}),
     runSession: async (index, plannedStartMs, signal) => {
       const turns = context.turnsOf(index);
-      const { timeline, outcome } = await runSession({
+      const { timeline, outcome } = await runWebSocketSession({
         url: target,
         headers,
-        adapter: context.adapter,
-        turns,
+        dialect: context.dialect,
+        inputs: turns,
         pace: settings.pace,
         plannedStartMs,
         idleMs: settings.idleMs,

@@ -3,7 +3,8 @@ import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { UsageError } from '../config.js';
 import { DatasetError } from '../data/folder.js';
 import { ReportError } from '../report/recompute.js';
-import { METRICS } from '../metrics/catalog.js';
+import { describeMetrics } from '../metrics/catalog.js';
+import { spanText } from '../report/picks.js';
 import { VERSION } from '../version.js';
 import { datasetCommand } from './dataset-command.js';
 import { EXIT } from './parse.js';
@@ -14,9 +15,9 @@ import { serveCommand } from './serve-command.js';
 const metricsCommand = new Command('metrics')
   .description('List every metric with its unit, start and end events, and meaning.')
   .action(() => {
-    for (const m of METRICS) {
-      const span = m.to ? `${m.from} → ${m.to}` : m.from;
-      process.stdout.write(`${m.name} [${m.unit}, per ${m.scope === 'session' ? 'session' : 'turn'}]\n  ${span}\n  ${m.description}\n`);
+    for (const m of describeMetrics()) {
+      const per = { session: 'session', input: 'input', input_samples: 'input, pooled', response: 'response', corpus: 'corpus' }[m.scope];
+      process.stdout.write(`${m.name} [${m.unit}, per ${per}, ${m.tasks.join('/')}]\n  ${spanText(m)}\n  ${m.description}\n`);
     }
   });
 

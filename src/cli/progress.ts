@@ -1,14 +1,17 @@
+import { metricsFor } from '../metrics/catalog.js';
+import { computeSessionMetrics } from '../metrics/compute.js';
 import { percentile } from '../metrics/stats.js';
-import { turnViews } from '../metrics/turns.js';
 import type { SessionRecord } from '../timeline/types.js';
 
 /**
  * The live progress line on stderr: sessions done and expected, the level, failures
- * so far and a running TTFT median. Only on a terminal: pipes and CI logs stay clean.
+ * so far and a running median of the task's first headline latency (TTFT for
+ * speech-to-text). Only on a terminal: pipes and CI logs stay clean.
  */
 export class Progress {
   private failed = 0;
-  private readonly ttfts: number[] = [];
+  private readonly values: number[] = [];
+  private headline: string | undefined;
   private lastDrawn = 0;
 
   constructor(private readonly stream: NodeJS.WriteStream) {}
@@ -16,15 +19,14 @@ export class Progress {
   update(record: SessionRecord, done: number, expected: number, level: string): void {
     if (!this.stream.isTTY) return;
     if (record.outcome.status === 'failed') this.failed++;
-    for (const turn of turnViews(record.timeline)) {
-      const first = turn.textEvents[0];
-      if (first && turn.chunks[0]) this.ttfts.push(first.t - turn.chunks[0].sentMs);
-    }
+    this.headline ??= metricsFor(record.timeline.task, 'headline').find((m) => m.tags.includes('latency') && m.scope === 'input')?.name;
+    const name = this.headline;
+    if (name) for (const values of computeSessionMetrics(record.timeline).inputs) if (values[name] !== undefined) this.values.push(values[name]!);
     const now = Date.now();
     if (now - this.lastDrawn < 100 && done < expected) return; // redraw at most 10 times a second
     this.lastDrawn = now;
-    const p50 = this.ttfts.length > 0 ? `${percentile(Float64Array.from(this.ttfts).sort(), 50).toFixed(0)} ms` : 'n/a';
-    this.stream.write(`\r\x1b[K${level}: sessions ${done}/${expected} · failed ${this.failed} · TTFT p50 ${p50}`);
+    const p50 = this.values.length > 0 ? `${percentile(Float64Array.from(this.values).sort(), 50).toFixed(0)} ms` : 'n/a';
+    this.stream.write(`\r\x1b[K${level}: sessions ${done}/${expected} · failed ${this.failed} · ${this.headline ?? 'latency'} p50 ${p50}`);
   }
 
   clear(): void {

@@ -1,219 +1,263 @@
-import type { SessionTimeline } from '../timeline/types.js';
+import { TASKS, type Task } from '../timeline/types.js';
+import type { InputView, ResponseView, SessionView } from '../views/session-view.js';
 import { maxOf, mean } from './stats.js';
 import { wordEmissionLatencies } from './emission.js';
-import type { TurnView } from './turns.js';
-import { errorRate, NORMALIZER, wordErrors } from './wer.js';
+import { corpusErrors } from './quality.js';
+import { errorRate, NORMALIZER } from './wer.js';
+import { ANCHORS as A } from './anchors.js';
+import type { Anchor } from './anchors.js';
 
 /**
- * The metric catalog: every figure voxbench reports, defined once. Reports, CSV
- * headers, HTML tooltips and SLO expressions all read their names, units and
- * definitions from here. Each metric is a pure function of a session timeline.
+ * The metric catalog: every figure voxbench reports, defined once. Each entry declares
+ * its unit, the tasks it applies to, tags that say where it belongs, which direction is
+ * better, and either two named anchors (an interval from one event to the next), a
+ * function of one view, samples of one view, or a reduction over a corpus. Console,
+ * Markdown, CSV, HTML, SLOs and the progress line all pick metrics from here by task and
+ * tag, so adding one entry makes a metric appear everywhere.
  */
 export type Unit = 'ms' | 'ratio' | 'bytes' | 'count';
 
-interface MetricInfo {
+/** Where a metric belongs: the headline figures, or a family. */
+export type Tag = 'headline' | 'latency' | 'quality' | 'throughput' | 'transport' | 'client';
+
+/** Which way is better, for colouring comparisons; `neither` for quantities. */
+export type Better = 'lower' | 'higher' | 'neither';
+
+interface Base {
   /** Name with unit suffix, e.g. `ttft_ms`. */
   name: string;
   unit: Unit;
-  /** Start event (or the quantity, for sizes and ratios). */
-  from: string;
-  /** End event; empty when the metric is not an interval. */
-  to: string;
+  tasks: readonly Task[];
+  tags: readonly Tag[];
+  better: Better;
   description: string;
 }
 
-/** One value per turn. */
-export interface TurnMetric extends MetricInfo {
-  scope: 'turn';
-  value(turn: TurnView): number | undefined;
+/** An interval between two anchors, or a quantity computed from one view. */
+type Measure<V> = { from: Anchor<V>; to: Anchor<V> } | { quantity: string; value(view: V): number | undefined };
+
+export type MetricDefinition =
+  | (Base & { scope: 'input' } & Measure<InputView>)
+  | (Base & { scope: 'response' } & Measure<ResponseView>)
+  | (Base & { scope: 'session' } & Measure<SessionView>)
+  /** Many values per input, pooled into one distribution (e.g. every inter-text gap). */
+  | (Base & { scope: 'input_samples'; from: string; to: string; samples(view: InputView): number[] })
+  /** One value over all measured completed sessions of a benchmark. */
+  | (Base & { scope: 'corpus'; quantity: string; reduce(views: readonly SessionView[]): number | null });
+
+export type Scope = MetricDefinition['scope'];
+
+/** A metric with one value per view. */
+export type PointMetric = Extract<MetricDefinition, { scope: 'input' | 'response' | 'session' }>;
+
+/** A metric's value on one view of its scope: the interval between its anchors, or its function. */
+export function measure(metric: PointMetric, view: InputView | ResponseView | SessionView): number | undefined {
+  return measureOn(metric as Measure<typeof view>, view);
 }
 
-/** Many values per turn, pooled into one distribution (e.g. every inter-text gap). */
-export interface TurnSamplesMetric extends MetricInfo {
-  scope: 'turn_samples';
-  samples(turn: TurnView): number[];
+function measureOn<V>(metric: Measure<V>, view: V): number | undefined {
+  if ('value' in metric) return metric.value(view);
+  const from = metric.from.at(view);
+  const to = metric.to.at(view);
+  return from === undefined || to === undefined ? undefined : to - from;
 }
 
-/** One value per session. */
-export interface SessionMetric extends MetricInfo {
-  scope: 'session';
-  value(timeline: SessionTimeline): number | undefined;
-}
+const ALL = TASKS;
+const STT: readonly Task[] = ['stt'];
 
-export type MetricDefinition = TurnMetric | TurnSamplesMetric | SessionMetric;
-
-const first = <T>(items: readonly T[]): T | undefined => items[0];
-const last = <T>(items: readonly T[]): T | undefined => items[items.length - 1];
-
-const turnMs = (t: TurnView): number | undefined =>
-  t.final && t.chunks[0] ? t.final.t - t.chunks[0].sentMs : undefined;
-const audioMs = (t: TurnView): number | undefined =>
-  t.chunks.length > 0 ? last(t.chunks)!.audioEndMs - t.chunks[0]!.audioStartMs : undefined;
-/** The chunk holding the turn's last speech sample. */
-const eosChunk = (t: TurnView) => {
-  const eos = t.plan?.speechEndMs;
-  return eos === undefined ? undefined : t.chunks.find((c) => c.audioStartMs < eos && eos <= c.audioEndMs);
+const audioMs = (v: InputView): number | undefined => {
+  const first = v.media[0];
+  const last = v.media[v.media.length - 1];
+  return first?.audioStartMs !== undefined && last?.audioEndMs !== undefined ? last.audioEndMs - first.audioStartMs : undefined;
+};
+const turnMs = (v: InputView): number | undefined => {
+  const from = A.input.first_sent.at(v);
+  const to = A.input.transcript_final.at(v);
+  return from === undefined || to === undefined ? undefined : to - from;
 };
 
 /** A per-session transport count: a quantity, not an interval. */
-function transportCounter(name: string, unit: Unit, what: string, description: string, value: (s: SessionTimeline) => number): SessionMetric {
-  return { name, unit, scope: 'session', from: what, to: '', description, value };
+function transportCounter(name: string, unit: Unit, quantity: string, description: string, value: (s: SessionView) => number): MetricDefinition {
+  return { name, unit, scope: 'session', tasks: ALL, tags: ['transport'], better: 'neither', quantity, description, value };
 }
 
-export const METRICS: readonly MetricDefinition[] = [
+const catalog: MetricDefinition[] = [
   {
-    name: 'start_lag_ms', unit: 'ms', scope: 'session',
-    from: 'planned start of the session (load profile)', to: 'actual connect start',
-    description: "How late the client started the session against its load profile's plan; open-loop lag is recorded, never absorbed.",
-    value: (s) => s.connectStartMs - s.plannedStartMs,
-  },
-  {
-    name: 'connect_ms', unit: 'ms', scope: 'session',
-    from: 'connect start', to: 'WebSocket open',
+    name: 'connect_ms', unit: 'ms', scope: 'session', tasks: ALL, tags: ['latency', 'transport'], better: 'lower',
+    from: A.session.start, to: A.session.open,
     description: 'Connection setup: TCP, TLS and the WebSocket upgrade.',
-    value: (s) => (s.openMs === undefined ? undefined : s.openMs - s.connectStartMs),
   },
   {
-    name: 'ttft_ms', unit: 'ms', scope: 'turn',
-    from: "first audio chunk of the turn sent", to: 'first non-empty transcript text received',
+    name: 'ttft_ms', unit: 'ms', scope: 'input', tasks: STT, tags: ['headline', 'latency'], better: 'lower',
+    from: A.input.first_sent, to: A.input.transcript_first_text,
     description: 'Time to first text: how soon live captions can begin. Empty deltas never count.',
-    value: (t) => {
-      const text = first(t.textEvents);
-      return text && t.chunks[0] ? text.t - t.chunks[0].sentMs : undefined;
-    },
-  },
-  {
-    name: 'ttlt_ms', unit: 'ms', scope: 'turn',
-    from: "last audio chunk of the turn sent", to: 'last transcript event received (the final included)',
-    description: 'Time to last text: the lag of the last transcript event behind the last audio.',
-    value: (t) => {
-      const lastEvent = last(t.transcriptEvents);
-      const lastChunk = last(t.chunks);
-      return t.final && lastEvent && lastChunk ? lastEvent.t - lastChunk.sentMs : undefined;
-    },
-  },
-  {
-    name: 'avg_rtt_ms', unit: 'ms', scope: 'turn',
-    from: "mean send time of the turn's audio chunks", to: 'mean receive time of its text events',
-    description: 'Approximate round trip: assumes text follows audio uniformly in time; more stable than TTFT or TTLT.',
-    value: (t) =>
-      t.textEvents.length > 0 && t.chunks.length > 0
-        ? mean(t.textEvents.map((e) => e.t)) - mean(t.chunks.map((c) => c.sentMs))
-        : undefined,
-  },
-  {
-    name: 'commit_to_flush_ms', unit: 'ms', scope: 'turn',
-    from: 'final commit sent', to: 'final-flush signal received (transcription.done, or ...input_audio_transcription.completed)',
+  },  {
+    name: 'finalization_ms', unit: 'ms', scope: 'input', tasks: STT, tags: ['headline', 'latency'], better: 'lower',
+    from: A.input.eos_sent, to: A.input.transcript_final,
+    description: "How long a voice agent waits after speech ends. Includes the server's VAD wait when silence triggers the final; the input's eos_source says where end of speech came from.",
+  },  {
+    name: 'commit_to_flush_ms', unit: 'ms', scope: 'input', tasks: STT, tags: ['headline', 'latency'], better: 'lower',
+    from: A.input.end_sent, to: A.input.transcript_final,
     description: 'How long the server takes to finish a submitted turn; starts at an explicit client event.',
-    value: (t) => (t.final && t.finalCommit ? t.final.t - t.finalCommit.sentMs : undefined),
   },
   {
-    name: 'finalization_ms', unit: 'ms', scope: 'turn',
-    from: 'end of speech: send time of the chunk holding the last speech sample', to: "the turn's final transcript received",
-    description: "How long a voice agent waits after speech ends. Includes the server's VAD wait when silence triggers the final; the turn's eos_source says where end of speech came from.",
-    value: (t) => {
-      const chunk = eosChunk(t);
-      return t.final && chunk ? t.final.t - chunk.sentMs : undefined;
-    },
+    name: 'ttlt_ms', unit: 'ms', scope: 'input', tasks: STT, tags: ['headline', 'latency'], better: 'lower',
+    from: A.input.last_sent, to: A.input.transcript_last_event,
+    description: 'Time to last text: the lag of the last transcript event behind the last audio.',
   },
   {
-    name: 'turn_ms', unit: 'ms', scope: 'turn',
-    from: 'first audio chunk sent', to: 'final transcript received',
+    name: 'avg_rtt_ms', unit: 'ms', scope: 'input', tasks: STT, tags: ['headline', 'latency'], better: 'lower',
+    quantity: "mean receive time of the input's text events minus the mean send time of its audio chunks",
+    description: 'Approximate round trip: assumes text follows audio uniformly in time; more stable than TTFT or TTLT.',
+    value: (v) =>
+      v.transcript.textEvents.length > 0 && v.media.length > 0 ? mean(v.transcript.textEvents.map((e) => e.t)) - mean(v.media.map((c) => c.t)) : undefined,
+  },
+  {
+    name: 'word_emission_ms', unit: 'ms', scope: 'input_samples', tasks: STT, tags: ['latency'], better: 'lower',
+    from: "send time of the chunk holding a reference word's end (dataset word timings)", to: 'receipt of that word in the transcript, paired by the WER alignment',
+    description: 'The true round trip per word; only inputs with word timings count, and only words the server got right.',
+    samples: wordEmissionLatencies,
+  },
+
+
+  {
+    name: 'itl_ms', unit: 'ms', scope: 'input_samples', tasks: STT, tags: ['latency'], better: 'lower',
+    from: 'a text event received', to: 'the next text event received',
+    description: 'Inter-text latency: every gap between consecutive text events, pooled.',
+    samples: (v) => v.transcript.textEvents.slice(1).map((e, i) => e.t - v.transcript.textEvents[i]!.t),
+  },
+  {
+    name: 'turn_ms', unit: 'ms', scope: 'input', tasks: STT, tags: ['latency'], better: 'lower',
+    from: A.input.first_sent, to: A.input.transcript_final,
     description: 'Processing time of the turn, audio streaming included.',
-    value: turnMs,
   },
   {
-    name: 'audio_ms', unit: 'ms', scope: 'turn',
-    from: 'audio streamed in the turn', to: '',
-    description: 'Duration of the audio sent in the turn.',
+    name: 'audio_ms', unit: 'ms', scope: 'input', tasks: STT, tags: ['throughput'], better: 'neither',
+    quantity: 'audio streamed in the input',
+    description: 'Duration of the audio sent in the input.',
     value: audioMs,
   },
   {
-    name: 'rtf', unit: 'ratio', scope: 'turn',
-    from: 'turn_ms / audio_ms', to: '',
+    name: 'rtf', unit: 'ratio', scope: 'input', tasks: STT, tags: ['throughput'], better: 'lower',
+    quantity: 'turn_ms / audio_ms',
     description: 'Real-time factor: processing time over audio duration. About 1 plus the tail under real-time pacing.',
-    value: (t) => {
-      const processing = turnMs(t);
-      const audio = audioMs(t);
+    value: (v) => {
+      const processing = turnMs(v);
+      const audio = audioMs(v);
       return processing !== undefined && audio ? processing / audio : undefined;
     },
   },
   {
-    name: 'rtfx', unit: 'ratio', scope: 'turn',
-    from: 'audio_ms / turn_ms', to: '',
+    name: 'rtfx', unit: 'ratio', scope: 'input', tasks: STT, tags: ['headline', 'throughput'], better: 'higher',
+    quantity: 'audio_ms / turn_ms',
     description: 'Inverse real-time factor: audio duration over processing time.',
-    value: (t) => {
-      const processing = turnMs(t);
-      const audio = audioMs(t);
+    value: (v) => {
+      const processing = turnMs(v);
+      const audio = audioMs(v);
       return processing && audio !== undefined ? audio / processing : undefined;
     },
   },
   {
-    name: 'wer', unit: 'ratio', scope: 'turn',
-    from: `word error rate of the final transcript against the reference, after the ${NORMALIZER} normalizer`, to: '',
-    description: '(substitutions + deletions + insertions) / reference words, for one turn; the summary also pools errors over the corpus.',
-    value: (t) => (t.plan?.reference && t.transcript !== undefined ? errorRate(wordErrors(t.plan.reference, t.transcript)) ?? undefined : undefined),
-  },
-  {
-    name: 'word_emission_ms', unit: 'ms', scope: 'turn_samples',
-    from: "send time of the chunk holding a reference word's end (dataset word timings)", to: 'receipt of that word in the transcript, paired by the WER alignment',
-    description: 'The true round trip per word; only turns with word timings count, and only words the server got right.',
-    samples: wordEmissionLatencies,
-  },
-  {
-    name: 'itl_ms', unit: 'ms', scope: 'turn_samples',
-    from: 'a text event received', to: 'the next text event received',
-    description: 'Inter-text latency: every gap between consecutive text events, pooled.',
-    samples: (t) => t.textEvents.slice(1).map((e, i) => e.t - t.textEvents[i]!.t),
-  },
-  {
-    name: 'send_lag_ms', unit: 'ms', scope: 'turn_samples',
-    from: 'planned send time of an audio chunk', to: 'actual send time',
-    description: "The client's own lateness against its real-time schedule; unpaced chunks have none.",
-    samples: (t) => t.chunks.flatMap((c) => (c.plannedMs === null ? [] : [c.sentMs - c.plannedMs])),
-  },
-  {
-    name: 'update_ms', unit: 'ms', scope: 'session',
-    from: 'mid-stream session.update sent', to: 'the next session.updated received',
-    description: 'How fast live settings take effect; only where the dialect confirms updates.',
-    value: (s) => {
-      const update = s.updates[0];
-      const confirmed = update && s.events.find((e) => e.kind === 'session_updated' && e.t >= update.sentMs);
-      return update && confirmed ? confirmed.t - update.sentMs : undefined;
+    name: 'wer', unit: 'ratio', scope: 'input', tasks: STT, tags: ['quality'], better: 'lower',
+    quantity: `word error rate of the final transcript against the reference, after the ${NORMALIZER} normalizer`,
+    description: '(substitutions + deletions + insertions) / reference words, for one input; the summary also pools errors over the corpus.',
+    value: (v) => {
+      const errors = v.wordErrors();
+      return errors ? errorRate(errors) ?? undefined : undefined;
     },
   },
   {
-    name: 'audio_sent_ms', unit: 'ms', scope: 'session',
-    from: 'audio streamed in the session, all turns', to: '',
-    description: 'Audio handed to the socket; compare with audio_acked_ms.',
-    value: (s) => last(s.chunks)?.audioEndMs ?? 0,
+    name: 'send_lag_ms', unit: 'ms', scope: 'input_samples', tasks: ALL, tags: ['client'], better: 'lower',
+    from: 'planned send time of a media chunk', to: 'actual send time',
+    description: "The client's own lateness against its real-time schedule; unpaced chunks have none.",
+    samples: (v) => v.media.flatMap((c) => (typeof c.plannedMs === 'number' ? [c.t - c.plannedMs] : [])),
   },
   {
-    name: 'audio_acked_ms', unit: 'ms', scope: 'session',
-    from: "audio the server acknowledged consuming (its last progress event)", to: '',
+    name: 'start_lag_ms', unit: 'ms', scope: 'session', tasks: ALL, tags: ['client'], better: 'lower',
+    from: A.session.planned_start, to: A.session.start,
+    description: "How late the client started the session against its load profile's plan; open-loop lag is recorded, never absorbed.",
+  },
+  {
+    name: 'update_ms', unit: 'ms', scope: 'session', tasks: ALL, tags: ['latency'], better: 'lower',
+    from: A.session.update_sent, to: A.session.update_confirmed,
+    description: 'How fast live settings take effect; only where the dialect confirms updates.',
+  },
+  {
+    name: 'audio_sent_ms', unit: 'ms', scope: 'session', tasks: ALL, tags: ['transport'], better: 'neither',
+    quantity: 'audio streamed in the session, all inputs',
+    description: 'Audio handed to the socket; compare with audio_acked_ms.',
+    value: (s) => s.inputs.reduce((end, v) => Math.max(end, v.media[v.media.length - 1]?.audioEndMs ?? 0), 0),
+  },
+  {
+    name: 'audio_acked_ms', unit: 'ms', scope: 'session', tasks: ALL, tags: ['transport'], better: 'neither',
+    quantity: "audio the server acknowledged consuming (its last progress event)",
     description: 'Only for servers that acknowledge consumption; below audio_sent_ms means audio was not taken in.',
     value: (s) => {
-      const acks = s.events.filter((e) => e.kind === 'progress');
+      const acks = s.timeline.received.filter((e) => e.kind === 'progress');
       return acks.length > 0 ? maxOf(acks.map((e) => e.audioEndMs ?? 0)) : undefined;
     },
   },
   {
-    name: 'session_ms', unit: 'ms', scope: 'session',
-    from: 'connect start', to: 'close',
+    name: 'session_ms', unit: 'ms', scope: 'session', tasks: ALL, tags: ['transport'], better: 'neither',
+    from: A.session.start, to: A.session.close,
     description: 'Connection lifetime, as a deployment dashboard sees it.',
-    value: (s) => (s.close ? s.close.t - s.connectStartMs : undefined),
   },
-  transportCounter('bytes_sent', 'bytes', 'WebSocket payload bytes sent', 'Payload bytes of every frame the client sent.', (s) => s.bytesSent),
-  transportCounter('bytes_received', 'bytes', 'WebSocket payload bytes received', 'Payload bytes of every frame the server sent.', (s) => s.bytesReceived),
-  transportCounter('frames_sent', 'count', 'frames sent', 'Frames the client sent.', (s) => s.framesSent),
-  transportCounter('frames_received', 'count', 'frames received', 'Frames the server sent.', (s) => s.framesReceived),
+  transportCounter('bytes_sent', 'bytes', 'payload bytes sent', 'Payload bytes of every frame or request body the client sent.', (s) => s.timeline.counters.bytesSent),
+  transportCounter('bytes_received', 'bytes', 'payload bytes received', 'Payload bytes of every frame or response body the server sent.', (s) => s.timeline.counters.bytesReceived),
+  transportCounter('frames_sent', 'count', 'frames sent', 'Frames (or requests) the client sent.', (s) => s.timeline.counters.framesSent),
+  transportCounter('frames_received', 'count', 'frames received', 'Frames (or response body chunks) the server sent.', (s) => s.timeline.counters.framesReceived),
+  {
+    name: 'corpus_wer', unit: 'ratio', scope: 'corpus', tasks: STT, tags: ['quality'], better: 'lower',
+    quantity: `word errors summed over every input with a reference and a final transcript, over their reference words (${NORMALIZER})`,
+    description: 'Corpus WER, as leaderboards pool it: long utterances weigh more than short ones.',
+    reduce: (views) => errorRate(corpusErrors(views)),
+  },
 ];
 
+/** Every metric, in display order. Extend it with `addMetric`. */
+export const METRICS: readonly MetricDefinition[] = catalog;
+
+/** Adds a metric to the catalog (every output and SLO then knows it); returns its removal. */
+export function addMetric(metric: MetricDefinition): () => void {
+  if (catalog.some((m) => m.name === metric.name)) throw new Error(`a metric named ${metric.name} is already in the catalog`);
+  catalog.push(metric);
+  return () => {
+    const at = catalog.indexOf(metric);
+    if (at >= 0) catalog.splice(at, 1);
+  };
+}
+
 export function metricByName(name: string): MetricDefinition | undefined {
-  return METRICS.find((m) => m.name === name);
+  return catalog.find((m) => m.name === name);
+}
+
+/** The metrics of `task` (every task when omitted) with any of `tags` (any tag when omitted), in catalog order. */
+export function metricsFor(task?: Task, ...tags: Tag[]): MetricDefinition[] {
+  return catalog.filter((m) => (task === undefined || m.tasks.includes(task)) && (tags.length === 0 || tags.some((t) => m.tags.includes(t))));
+}
+
+/** A metric's start and end as prose (the quantity, for non-intervals), for people. */
+export function definitionOf(metric: MetricDefinition): { from: string; to: string; anchors?: [string, string] } {
+  if ('quantity' in metric) return { from: metric.quantity, to: '' };
+  if (typeof metric.from === 'string') return { from: metric.from, to: metric.to as string };
+  return { from: metric.from.description, to: (metric.to as Anchor<unknown>).description, anchors: [metric.from.name, (metric.to as Anchor<unknown>).name] };
 }
 
 /** The catalog as plain data, for reports and `voxbench metrics`. */
-export function describeMetrics(): Array<MetricInfo & { scope: MetricDefinition['scope'] }> {
-  return METRICS.map(({ name, unit, scope, from, to, description }) => ({ name, unit, scope, from, to, description }));
+export function describeMetrics(): MetricDescription[] {
+  return catalog.map((m) => ({ name: m.name, unit: m.unit, scope: m.scope, tasks: [...m.tasks], tags: [...m.tags], better: m.better, ...definitionOf(m), description: m.description }));
+}
+
+export interface MetricDescription {
+  name: string;
+  unit: Unit;
+  scope: Scope;
+  tasks: Task[];
+  tags: Tag[];
+  better: Better;
+  from: string;
+  to: string;
+  /** For intervals: the names of the start and end anchors. */
+  anchors?: [string, string];
+  description: string;
 }

@@ -1,60 +1,76 @@
 import type { SessionRecord, SessionTimeline } from '../timeline/types.js';
-import { METRICS } from './catalog.js';
+import { sessionEndMs } from '../timeline/types.js';
+import { sessionView, type InputView, type ResponseView, type SessionView } from '../views/session-view.js';
+import { measure, METRICS, type PointMetric } from './catalog.js';
 import { costOf, type Cost, type Pricing } from './cost.js';
+import { corpusErrors } from './quality.js';
 import { evaluateSlos, type Slo, type SloResult } from './slo.js';
 import { maxOf, summarize, type Distribution } from './stats.js';
-import { turnViews } from './turns.js';
-import { errorRate, NORMALIZER, wordErrors } from './wer.js';
-import { sessionEndMs, type Phase } from './window.js';
+import { errorRate, NORMALIZER } from './wer.js';
+import type { Phase } from './window.js';
 
-/** Scalar metric values of one session: session-scoped ones and one set per turn. */
+/** Scalar metric values of one session: session-scoped ones, one set per input and one per response. */
 export interface SessionMetrics {
   session: Record<string, number>;
-  turns: Array<Record<string, number>>;
+  inputs: Array<Record<string, number>>;
+  responses: Array<Record<string, number>>;
+}
+
+/** Each metric of `scope` with a value on `view`, by name. */
+function valuesOn(scope: PointMetric['scope'], view: InputView | ResponseView | SessionView): Record<string, number> {
+  const values: Record<string, number> = {};
+  for (const metric of METRICS) {
+    if (metric.scope !== scope) continue;
+    const value = measure(metric, view);
+    if (value !== undefined) values[metric.name] = value;
+  }
+  return values;
 }
 
 export function computeSessionMetrics(timeline: SessionTimeline): SessionMetrics {
-  const session: Record<string, number> = {};
-  for (const metric of METRICS) {
-    if (metric.scope !== 'session') continue;
-    const value = metric.value(timeline);
-    if (value !== undefined) session[metric.name] = value;
-  }
-  const turns = turnViews(timeline).map((turn) => {
-    const values: Record<string, number> = {};
-    for (const metric of METRICS) {
-      if (metric.scope !== 'turn') continue;
-      const value = metric.value(turn);
-      if (value !== undefined) values[metric.name] = value;
-    }
-    return values;
-  });
-  return { session, turns };
+  const view = sessionView(timeline);
+  return {
+    session: valuesOn('session', view),
+    inputs: view.inputs.map((input) => valuesOn('input', input)),
+    responses: view.responses.map((response) => valuesOn('response', response)),
+  };
 }
 
-/** Every metric's values pooled over the given timelines: per session, per turn, or per sample. */
+/** Every metric's values pooled over the given timelines: per session, per input, per response, or per sample. */
 export function poolMetricValues(timelines: readonly SessionTimeline[]): Record<string, number[]> {
-  const pooled: Record<string, number[]> = Object.fromEntries(METRICS.map((m) => [m.name, []]));
+  const pooled: Record<string, number[]> = {};
+  const pools = METRICS.filter((m) => m.scope !== 'corpus').map((metric) => {
+    const values: number[] = [];
+    pooled[metric.name] = values;
+    return { metric, values };
+  });
+  const push = (values: number[], value: number | undefined): void => {
+    if (value !== undefined) values.push(value);
+  };
   for (const timeline of timelines) {
-    const turns = turnViews(timeline);
-    for (const metric of METRICS) {
-      const values = pooled[metric.name]!;
-      if (metric.scope === 'session') {
-        const value = metric.value(timeline);
-        if (value !== undefined) values.push(value);
-      } else {
-        for (const turn of turns) {
-          if (metric.scope === 'turn') {
-            const value = metric.value(turn);
-            if (value !== undefined) values.push(value);
-          } else {
-            for (const value of metric.samples(turn)) values.push(value);
-          }
-        }
+    const view = sessionView(timeline);
+    for (const { metric, values } of pools) {
+      switch (metric.scope) {
+        case 'session':
+          push(values, measure(metric, view));
+          break;
+        case 'input':
+          for (const input of view.inputs) push(values, measure(metric, input));
+          break;
+        case 'response':
+          for (const response of view.responses) push(values, measure(metric, response));
+          break;
+        case 'input_samples':
+          for (const input of view.inputs) for (const value of metric.samples(input)) values.push(value);
       }
     }
   }
   return pooled;
+}
+
+/** The corpus metrics over the given sessions, by name. */
+export function corpusValues(views: readonly SessionView[]): Record<string, number | null> {
+  return Object.fromEntries(METRICS.flatMap((m) => (m.scope === 'corpus' ? [[m.name, m.reduce(views)]] : [])));
 }
 
 export interface FailureCount {
@@ -98,6 +114,8 @@ export interface BenchmarkSummary {
   };
   /** Distributions over measured completed sessions. */
   metrics: Record<string, Distribution | null>;
+  /** Corpus metrics over measured completed sessions (see the catalog's `corpus` scope). */
+  corpus: Record<string, number | null>;
   slos: SloResult[];
   /** With a price: the deployment's cost over the measured interval, per audio hour. */
   cost?: Cost;
@@ -117,6 +135,7 @@ export function summarizeBenchmark(records: readonly SessionRecord[], phases: re
   const completed = measured.filter((r) => r.outcome.status === 'completed');
   const failedCount = measured.filter((r) => r.outcome.status === 'failed').length;
   const pooled = poolMetricValues(completed.map((r) => r.timeline));
+  const views = completed.map((r) => sessionView(r.timeline));
   const audioS = pooled.audio_ms!.reduce((sum, v) => sum + v, 0) / 1000;
   const wallS = measuredSpanMs(measured) / 1000;
   const finished = completed.length + failedCount;
@@ -128,9 +147,10 @@ export function summarizeBenchmark(records: readonly SessionRecord[], phases: re
     errorRate,
     failures: countFailures(records),
     incomplete: countIncomplete(records),
-    turns: summarizeTurns(completed.map((r) => r.timeline)),
-    quality: corpusQuality(completed.map((r) => r.timeline)),
+    turns: summarizeTurns(views),
+    quality: corpusQuality(views),
     metrics: Object.fromEntries(Object.entries(pooled).map(([name, values]) => [name, summarize(values)])),
+    corpus: corpusValues(views),
     slos: evaluateSlos(slos, pooled, errorRate),
     ...(pricing ? { cost: costOf(pricing, wallS, audioS) } : {}),
     throughput: {
@@ -151,42 +171,29 @@ function measuredSpanMs(records: readonly SessionRecord[]): number {
   for (const r of records) runs.set(r.resumedFrom ?? '', [...(runs.get(r.resumedFrom ?? '') ?? []), r]);
   let total = 0;
   for (const run of runs.values()) {
-    total += maxOf(run.map((r) => sessionEndMs(r.timeline))) + maxOf(run.map((r) => -r.timeline.connectStartMs));
+    total += maxOf(run.map((r) => sessionEndMs(r.timeline))) + maxOf(run.map((r) => -r.timeline.startMs));
   }
   return total;
 }
 
-function summarizeTurns(timelines: readonly SessionTimeline[]): BenchmarkSummary['turns'] {
+function summarizeTurns(views: readonly SessionView[]): BenchmarkSummary['turns'] {
   const eosSources: Record<string, number> = {};
   let planned = 0;
   let finalized = 0;
-  for (const timeline of timelines) {
-    for (const turn of turnViews(timeline)) {
+  for (const view of views) {
+    for (const input of view.inputs) {
       planned++;
-      if (turn.final) finalized++;
-      if (turn.plan) eosSources[turn.plan.eosSource] = (eosSources[turn.plan.eosSource] ?? 0) + 1;
+      if (input.transcript.final) finalized++;
+      if (input.plan?.kind === 'audio') eosSources[input.plan.eosSource] = (eosSources[input.plan.eosSource] ?? 0) + 1;
     }
   }
-  const detection = timelines[0]?.turnDetection;
+  const detection = views[0]?.timeline.turnDetection;
   return { planned, finalized, boundaries: detection === undefined ? 'none' : detection === 'client' ? 'client commits' : 'server VAD', eosSources };
 }
 
-function corpusQuality(timelines: readonly SessionTimeline[]): BenchmarkSummary['quality'] {
-  const total = { substitutions: 0, deletions: 0, insertions: 0, words: 0 };
-  let turns = 0;
-  for (const timeline of timelines) {
-    for (const turn of turnViews(timeline)) {
-      if (!turn.plan?.reference || turn.transcript === undefined) continue;
-      const errors = wordErrors(turn.plan.reference, turn.transcript);
-      turns++;
-      total.substitutions += errors.substitutions;
-      total.deletions += errors.deletions;
-      total.insertions += errors.insertions;
-      total.words += errors.words;
-    }
-  }
-  const { words, ...edits } = total;
-  return { normalizer: NORMALIZER, turns, wer: errorRate(total), ...edits, referenceWords: words };
+function corpusQuality(views: readonly SessionView[]): BenchmarkSummary['quality'] {
+  const { words, inputs, ...edits } = corpusErrors(views);
+  return { normalizer: NORMALIZER, turns: inputs, wer: errorRate({ words, ...edits }), ...edits, referenceWords: words };
 }
 
 function countFailures(records: readonly SessionRecord[]): FailureCount[] {

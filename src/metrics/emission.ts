@@ -1,5 +1,5 @@
-import type { ServerEventRecord } from '../timeline/types.js';
-import type { TurnView } from './turns.js';
+import type { ReceivedFrame } from '../timeline/types.js';
+import type { InputView } from '../views/session-view.js';
 import { alignWords, normalizeWords } from './wer.js';
 
 /**
@@ -9,17 +9,17 @@ import { alignWords, normalizeWords } from './wer.js';
  * completed that word in the transcript. Words are paired by the WER alignment, so a
  * misrecognized or missing word has no latency rather than a wrong one.
  */
-export function wordEmissionLatencies(turn: TurnView): number[] {
-  const timings = turn.plan?.words;
+export function wordEmissionLatencies(input: InputView): number[] {
+  const timings = input.plan?.kind === 'audio' ? input.plan.words : undefined;
   if (!timings || timings.length === 0) return [];
   const reference = timings.flatMap((w) => normalizeWords(w.word).map((word) => ({ word, endMs: w.endMs })));
-  const heard = timedWords(turn.textEvents);
+  const heard = timedWords(input.transcript.textEvents);
   const latencies: number[] = [];
   for (const pair of alignWords(reference.map((w) => w.word), heard.map((w) => w.word))) {
     if (pair.op !== 'match') continue;
     const end = reference[pair.ref]!.endMs;
-    const chunk = turn.chunks.find((c) => c.audioStartMs < end && end <= c.audioEndMs);
-    if (chunk) latencies.push(heard[pair.hyp]!.t - chunk.sentMs);
+    const chunk = input.frameAt(end);
+    if (chunk) latencies.push(heard[pair.hyp]!.t - chunk.t);
   }
   return latencies;
 }
@@ -28,7 +28,7 @@ export function wordEmissionLatencies(turn: TurnView): number[] {
  * The transcript's words, each with the receive time of the event that delivered its
  * last character; a word may be split across deltas ("Hel", "lo").
  */
-function timedWords(events: readonly ServerEventRecord[]): Array<{ word: string; t: number }> {
+function timedWords(events: readonly ReceivedFrame[]): Array<{ word: string; t: number }> {
   const words: Array<{ word: string; t: number }> = [];
   let token = '';
   let t = 0;

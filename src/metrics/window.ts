@@ -1,5 +1,4 @@
-import type { SessionRecord, SessionTimeline } from '../timeline/types.js';
-import { maxOf } from './stats.js';
+import { sessionEndMs, type SessionRecord } from '../timeline/types.js';
 
 /** Sessions left out of a benchmark's figures at its start and end: a count of sessions, or a span of ms. */
 export type Exclusion = { sessions: number } | { ms: number };
@@ -10,11 +9,6 @@ export interface MeasurementWindow {
 }
 
 export type Phase = 'warmup' | 'measured' | 'cooldown';
-
-/** When a session ended: its close, else its last recorded moment. */
-export function sessionEndMs(timeline: SessionTimeline): number {
-  return timeline.close?.t ?? maxOf([...timeline.events.map((e) => e.t), ...timeline.chunks.map((c) => c.sentMs)], timeline.connectStartMs);
-}
 
 /**
  * Each session's phase. Warm-up: the first N sessions to start, or those planned to

@@ -1,4 +1,5 @@
-import { METRICS } from '../metrics/catalog.js';
+import { describeMetrics, METRICS } from '../metrics/catalog.js';
+import { spanText } from './picks.js';
 import { poolMetricValues } from '../metrics/compute.js';
 import { percentile } from '../metrics/stats.js';
 import { seededRandom } from '../random.js';
@@ -90,7 +91,7 @@ export function renderComparison(c: Comparison): string {
 export function renderComparisonHtml(c: Comparison): string {
   const esc = (text: string): string => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
   const f = (v: number): string => (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 1 ? v.toFixed(1) : v.toFixed(3));
-  const description = Object.fromEntries(METRICS.map((m) => [m.name, `${m.to ? `${m.from} → ${m.to}` : m.from}. ${m.description}`]));
+  const description = Object.fromEntries(describeMetrics().map((m) => [m.name, `${spanText(m)}. ${m.description}`]));
   const rows = c.metrics
     .map((m) => {
       const significant = m.ci95[0] > 0 || m.ci95[1] < 0;

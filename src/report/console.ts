@@ -1,10 +1,9 @@
-import { metricByName, type Unit } from '../metrics/catalog.js';
+import type { MetricDescription, Unit } from '../metrics/catalog.js';
 import type { Distribution } from '../metrics/stats.js';
+import { headlineLatencies, spanText, summaryMetrics } from './picks.js';
 import type { Benchmark, Report } from './schema.js';
 
 const COLUMNS = ['count', 'mean', 'p50', 'p90', 'p95', 'p99', 'max'] as const;
-/** Metrics shown in the console table; every metric is in the JSON report. */
-const CONSOLE_METRICS = ['connect_ms', 'ttft_ms', 'ttlt_ms', 'avg_rtt_ms', 'word_emission_ms', 'commit_to_flush_ms', 'finalization_ms', 'itl_ms', 'turn_ms', 'audio_ms', 'rtf', 'rtfx', 'wer', 'send_lag_ms'];
 
 /** The console summary of a report, as plain text; with `definitions`, each shown metric's definition follows. */
 export function renderSummary(report: Report, { definitions = false } = {}): string {
@@ -15,15 +14,13 @@ export function renderSummary(report: Report, { definitions = false } = {}): str
       `${report.dataset.skipped ? `, ${report.dataset.skipped} skipped` : ''}) · chunk ${config.chunkMs} ms · pace ${config.pace}`,
   ];
   if (report.stoppedBy) lines.push(`run stopped early (${report.stoppedBy}); the figures cover what finished`);
-  for (const benchmark of report.benchmarks) lines.push('', ...renderBenchmark(benchmark));
+  const shown = summaryMetrics(report);
+  for (const benchmark of report.benchmarks) lines.push('', ...renderBenchmark(benchmark, shown));
   if (report.benchmarks.length > 1) lines.push('', ...renderLevels(report));
   if (report.capacity) lines.push('', renderCapacity(report.capacity));
   if (definitions) {
     lines.push('', 'Definitions:');
-    for (const name of CONSOLE_METRICS) {
-      const m = metricByName(name)!;
-      lines.push(`  ${m.name} [${m.unit}]: ${m.to ? `${m.from} → ${m.to}` : m.from}. ${m.description}`);
-    }
+    for (const m of shown) lines.push(`  ${m.name} [${m.unit}]: ${spanText(m)}. ${m.description}`);
     lines.push(`  Percentiles: ${report.percentileMethod}.`);
   } else {
     lines.push('', 'Metric definitions: --definitions, or voxbench metrics');
@@ -31,7 +28,7 @@ export function renderSummary(report: Report, { definitions = false } = {}): str
   return lines.join('\n');
 }
 
-function renderBenchmark(benchmark: Benchmark): string[] {
+function renderBenchmark(benchmark: Benchmark, shown: readonly MetricDescription[]): string[] {
   const { summary } = benchmark;
   const { sessions, throughput } = summary;
   const errorRate = summary.errorRate === null ? 'n/a' : `${(summary.errorRate * 100).toFixed(2)}%`;
@@ -47,10 +44,9 @@ function renderBenchmark(benchmark: Benchmark): string[] {
     '',
     ...table(
       ['metric', 'unit', ...COLUMNS],
-      CONSOLE_METRICS.flatMap((name) => {
-        const metric = metricByName(name)!;
-        const d = summary.metrics[name];
-        return d ? [[name, metric.unit, ...COLUMNS.map((c) => (c === 'count' ? String(d.count) : format(d[c as keyof Distribution], metric.unit)))]] : [];
+      shown.flatMap((metric) => {
+        const d = summary.metrics[metric.name];
+        return d ? [[metric.name, metric.unit, ...COLUMNS.map((c) => (c === 'count' ? String(d.count) : format(d[c as keyof Distribution], metric.unit)))]] : [];
       }),
     ),
   ];
@@ -83,7 +79,7 @@ function renderBenchmark(benchmark: Benchmark): string[] {
 
 /** One line per load level: the curve a sweep or capacity search traces. */
 function renderLevels(report: Report): string[] {
-  const names = ['ttft_ms', 'finalization_ms', 'commit_to_flush_ms'].filter((n) => report.benchmarks.some((b) => b.summary.metrics[n]));
+  const names = headlineLatencies(report).map((d) => d.name).filter((n) => report.benchmarks.some((b) => b.summary.metrics[n])).slice(0, 3);
   return table(
     ['level', 'sessions', 'error rate', ...names.flatMap((n) => [`p50 ${n}`, `p95 ${n}`]), 'SLOs'],
     report.benchmarks.map((b) => [

@@ -1,39 +1,43 @@
-import { METRICS } from '../metrics/catalog.js';
-import { turnViews } from '../metrics/turns.js';
+import { sessionView } from '../views/session-view.js';
+import { metricsOf } from './picks.js';
 import type { Report } from './schema.js';
 
-/** The CSV files of a report, by file name: one row per turn, per session, and per benchmark level. */
+/** The CSV files of a report, by file name: one row per turn (input), per session, and per benchmark level. */
 export function renderCsv(report: Report): Record<string, string> {
   return { 'turns.csv': turnsCsv(report), 'sessions.csv': sessionsCsv(report), 'levels.csv': levelsCsv(report) };
 }
 
 const header = (name: string, unit: string): string => `${name} [${unit}]`;
-const turnMetrics = METRICS.filter((m) => m.scope === 'turn');
-const sessionMetrics = METRICS.filter((m) => m.scope === 'session');
 const STATS = ['count', 'mean', 'p50', 'p90', 'p95', 'p99', 'max'] as const;
 
 function turnsCsv(report: Report): string {
+  const turnMetrics = metricsOf(report).filter((m) => m.scope === 'input');
   const rows = report.benchmarks.flatMap((b) =>
     b.sessions.flatMap((s) =>
-      turnViews(s.timeline).map((view, i) => [
-        b.label, s.index, s.phase, s.outcome.status, view.turn, view.plan?.sampleId, view.plan?.split, view.plan?.eosSource,
-        view.final ? 'yes' : 'no', view.transcript, view.plan?.reference,
-        ...turnMetrics.map((m) => s.metrics.turns[i]?.[m.name]),
-      ]),
+      sessionView(s.timeline).inputs.map((view, i) => {
+        const audio = view.plan?.kind === 'audio' ? view.plan : undefined;
+        return [
+          b.label, s.index, s.phase, s.outcome.status, view.index, view.plan?.sampleId, view.plan?.split, audio?.eosSource,
+          view.transcript.final ? 'yes' : 'no', view.transcript.text, audio ? audio.reference : view.plan?.kind === 'text' ? view.plan.text : undefined,
+          ...turnMetrics.map((m) => s.metrics.inputs[i]?.[m.name]),
+        ];
+      }),
     ),
   );
   return csv(['level', 'session', 'phase', 'outcome', 'turn', 'sample_id', 'split', 'eos_source', 'finalized', 'transcript', 'reference', ...turnMetrics.map((m) => header(m.name, m.unit))], rows);
 }
 
 function sessionsCsv(report: Report): string {
+  const sessionMetrics = metricsOf(report).filter((m) => m.scope === 'session');
   const rows = report.benchmarks.flatMap((b) =>
     b.sessions.map((s) => {
       const failure = s.outcome.status === 'failed' ? s.outcome.failure : undefined;
       const incomplete = s.outcome.status === 'incomplete' ? s.outcome.reason : undefined;
+      const close = s.timeline.transport.kind === 'websocket' ? s.timeline.transport.close : undefined;
       return [
         b.label, s.index, s.phase, s.outcome.status, failure?.class ?? incomplete, failure?.stage ?? (s.outcome.status === 'incomplete' ? s.outcome.stage : undefined),
-        failure?.code, failure?.httpStatus, s.timeline.close?.code, s.timeline.close?.reason, s.timeline.close?.by, failure?.message,
-        s.timeline.turns.map((t) => t.sampleId).join(' '),
+        failure?.code, failure?.httpStatus, close?.code, close?.reason, close?.by, failure?.message,
+        s.timeline.inputs.map((t) => t.sampleId).join(' '),
         ...sessionMetrics.map((m) => s.metrics.session[m.name]),
       ];
     }),
@@ -45,12 +49,14 @@ function sessionsCsv(report: Report): string {
 }
 
 function levelsCsv(report: Report): string {
-  const metricColumns = METRICS.flatMap((m) => STATS.map((stat) => ({ name: m.name, stat, head: header(`${m.name} ${stat}`, stat === 'count' ? 'count' : m.unit) })));
+  const corpus = metricsOf(report).filter((m) => m.scope === 'corpus');
+  const metricColumns = metricsOf(report).filter((m) => m.scope !== 'corpus').flatMap((m) => STATS.map((stat) => ({ name: m.name, stat, head: header(`${m.name} ${stat}`, stat === 'count' ? 'count' : m.unit) })));
   const rows = report.benchmarks.map((b) => {
-    const { sessions, throughput, quality } = b.summary;
+    const { sessions, throughput } = b.summary;
     return [
       b.label, sessions.total, sessions.completed, sessions.failed, sessions.incomplete, b.summary.excluded.warmup + b.summary.excluded.cooldown,
-      b.summary.errorRate, throughput.wallS, throughput.audioS, throughput.audioSPerWallS, throughput.sessionsPerS, quality.wer,
+      b.summary.errorRate, throughput.wallS, throughput.audioS, throughput.audioSPerWallS, throughput.sessionsPerS,
+      ...corpus.map((m) => b.summary.corpus[m.name]),
       b.summary.slos.length === 0 ? '' : b.summary.slos.every((slo) => slo.pass) ? 'pass' : 'fail',
       b.clientHealth.bottleneck ? 'bottleneck' : 'ok', b.stoppedBy,
       ...metricColumns.map(({ name, stat }) => b.summary.metrics[name]?.[stat]),
@@ -58,7 +64,7 @@ function levelsCsv(report: Report): string {
   });
   return csv(
     ['level', 'sessions', 'completed', 'failed', 'incomplete', 'excluded', header('error_rate', 'ratio'), header('wall', 's'), header('audio', 's'),
-      header('throughput', 'audio s/s'), header('throughput', 'sessions/s'), header('corpus_wer', 'ratio'), 'slos', 'client', 'stopped_by',
+      header('throughput', 'audio s/s'), header('throughput', 'sessions/s'), ...corpus.map((m) => header(m.name, m.unit)), 'slos', 'client', 'stopped_by',
       ...metricColumns.map((c) => c.head)],
     rows,
   );

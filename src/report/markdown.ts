@@ -1,13 +1,11 @@
-import { metricByName } from '../metrics/catalog.js';
+import { definitionIn, metricsOf } from './picks.js';
 import type { Benchmark, Report } from './schema.js';
-
-const HEADLINE = ['ttft_ms', 'ttlt_ms', 'avg_rtt_ms', 'commit_to_flush_ms', 'finalization_ms', 'rtfx'];
 
 /** A Markdown summary for pull requests and issues: the question, the answer, the figures per level. */
 export function renderMarkdown(report: Report): string {
   const { config } = report;
-  const names = HEADLINE.filter((n) => report.benchmarks.some((b) => b.summary.metrics[n]));
-  const unit = (name: string): string => metricByName(name)!.unit;
+  const names = metricsOf(report, 'headline').map((d) => d.name).filter((n) => report.benchmarks.some((b) => b.summary.metrics[n]));
+  const unit = (name: string): string => definitionIn(report, name)!.unit;
   const lines = [
     `## voxbench: ${config.protocol} · ${config.model}`,
     '',

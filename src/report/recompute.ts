@@ -6,6 +6,7 @@ import { buildBenchmark, measuredOf, type Measured } from './build.js';
 import { buildRecord } from './record.js';
 import { REPORT_SCHEMA, REPORT_VERSION, type Report } from './schema.js';
 import { onClockOf, readSessionLog } from './session-log.js';
+import { sessionEndMs } from '../timeline/types.js';
 
 /** A report file that cannot be used; the message names it and says why. */
 export class ReportError extends Error {
@@ -51,7 +52,7 @@ export async function readReport(path: string): Promise<Report> {
     if (measured.records.some((r) => r.index === record.index)) continue;
     measured.records.push(record);
     measured.startMs = Math.min(measured.startMs, record.timeline.plannedStartMs);
-    measured.endMs = Math.max(measured.endMs, record.timeline.close?.t ?? record.timeline.connectStartMs);
+    measured.endMs = Math.max(measured.endMs, sessionEndMs(record.timeline));
   }
   return recompute(report, [...levels.values()]);
 }

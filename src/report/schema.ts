@@ -1,24 +1,26 @@
 import type { DatasetProblem, DatasetSummary } from '../data/dataset.js';
 import type { LoadProfile } from '../load/profiles.js';
-import type { describeMetrics } from '../metrics/catalog.js';
+import type { MetricDescription } from '../metrics/catalog.js';
 import type { LoadPlan } from '../config.js';
 import type { CapacityResult } from '../load/capacity.js';
 import type { BenchmarkSummary, SessionMetrics } from '../metrics/compute.js';
 import type { Pricing } from '../metrics/cost.js';
 import type { ClientHealth } from '../metrics/health.js';
 import type { MeasurementWindow, Phase } from '../metrics/window.js';
-import type { OpenAITurnDetection } from '../adapters/openai.js';
+import type { OpenAITurnDetection } from '../dialects/openai.js';
 import type { EosPreference, Padding } from '../session/prepare.js';
-import type { StageTimeouts } from '../session/run-session.js';
-import type { IncompleteReason, SessionRecord } from '../timeline/types.js';
+import type { StageTimeouts } from '../session/runner.js';
+import type { IncompleteReason, SessionRecord, Task } from '../timeline/types.js';
 import type { Meta, ReproducibilityRecord } from './record.js';
 
 /**
  * The report: one versioned document from which every output renders. `version`
- * increments whenever a change would break a reader of an older document.
+ * increments whenever a change would break a reader of an older document. Version 2
+ * stores the neutral timeline of every task; version 1 reports (streaming
+ * speech-to-text only) are migrated when read (`src/report/migrate.ts`).
  */
 export const REPORT_SCHEMA = 'voxbench.report';
-export const REPORT_VERSION = 1;
+export const REPORT_VERSION = 2;
 
 export interface Report {
   schema: typeof REPORT_SCHEMA;
@@ -31,7 +33,8 @@ export interface Report {
   environment: Environment;
   config: RunConfig;
   dataset: DatasetSummary & { problems: DatasetProblem[] };
-  metricDefinitions: ReturnType<typeof describeMetrics>;
+  /** The catalog the figures were computed with: renderers pick metrics from it by task and tag. */
+  metricDefinitions: MetricDescription[];
   percentileMethod: string;
   /** One per load level, in the order they ran. */
   benchmarks: Benchmark[];
@@ -55,6 +58,8 @@ export interface Environment {
 export interface RunConfig {
   target: string;
   builtInServer: boolean;
+  /** The dialect's task (`stt`, `tts`, `s2s`, `batch_stt`, `batch_tts`). */
+  task: Task;
   protocol: string;
   model: string;
   language: string | null;

@@ -1,13 +1,18 @@
-import type { ProtocolAdapter } from '../adapters/adapter.js';
+import type { WebSocketDialect } from '../dialects/dialect.js';
 import { speechSegments } from '../audio/energy.js';
 import { pcm16DurationMs, toPcm16 } from '../audio/pcm.js';
 import { resample } from '../audio/resample.js';
 import type { Sample } from '../data/dataset.js';
 import type { EosSource } from '../timeline/types.js';
 
+/** What preparing audio needs of a dialect: its rate, and how it frames a chunk. */
+export type AudioFraming = Pick<WebSocketDialect, 'sampleRate' | 'audioFrame'>;
+
 /** One audio chunk, already framed and encoded: the hot path only hands `frame` to the socket. */
 export interface PreparedChunk {
   frame: Buffer;
+  /** Sent as a binary frame (raw audio), else as a text frame (e.g. JSON with base64 audio). */
+  binary: boolean;
   /** Position in the turn's audio, ms. */
   audioStartMs: number;
   audioEndMs: number;
@@ -48,18 +53,18 @@ export interface PreparedSample {
 }
 
 /**
- * Resamples a sample to the adapter's rate, pads it with silence, finds its end of
+ * Resamples a sample to the dialect's rate, pads it with silence, finds its end of
  * speech, and cuts it into encoded chunks. Runs before the clock starts; the result
  * is shared by every session that streams the sample.
  */
 export async function prepareSample(
   sample: Sample,
-  adapter: ProtocolAdapter,
+  dialect: AudioFraming,
   chunkMs: number,
   padding: Padding,
   eos: EosPreference,
 ): Promise<PreparedSample> {
-  const rate = adapter.sampleRate;
+  const rate = dialect.sampleRate;
   const utterance = toPcm16((await resample(sample.audio, rate)).samples);
   const speech = findSpeech(sample, utterance, rate, eos);
   const turn = (silenceBeforeMs: number): PreparedTurn => {
@@ -70,7 +75,7 @@ export async function prepareSample(
       split: sample.split,
       reference: sample.text,
       ...(sample.words ? { words: sample.words.map((w) => ({ word: w.word, endMs: offset + w.end * 1000 })) } : {}),
-      ...chunkAudio(pcm, rate, chunkMs, adapter),
+      ...chunkAudio(pcm, rate, chunkMs, dialect),
       speechStartMs: offset + speech.startMs,
       speechEndMs: offset + speech.endMs,
       eosSource: speech.source,
@@ -80,14 +85,16 @@ export async function prepareSample(
   return { first, later: padding.gapMs === 0 ? first : turn(padding.gapMs + padding.leadMs) };
 }
 
-/** Splits PCM16 into `chunkMs` chunks (the last may be shorter), each encoded as the adapter's audio frame. */
-export function chunkAudio(pcm16: Buffer, sampleRate: number, chunkMs: number, adapter: ProtocolAdapter): { chunks: PreparedChunk[]; audioMs: number } {
+/** Splits PCM16 into `chunkMs` chunks (the last may be shorter), each encoded as the dialect's audio frame. */
+export function chunkAudio(pcm16: Buffer, sampleRate: number, chunkMs: number, dialect: AudioFraming): { chunks: PreparedChunk[]; audioMs: number } {
   const chunkBytes = Math.max(2, Math.round((sampleRate * chunkMs) / 1000) * 2);
   const chunks: PreparedChunk[] = [];
   for (let offset = 0; offset < pcm16.length; offset += chunkBytes) {
     const end = Math.min(offset + chunkBytes, pcm16.length);
+    const frame = dialect.audioFrame(pcm16.subarray(offset, end));
     chunks.push({
-      frame: Buffer.from(adapter.audioFrame(pcm16.subarray(offset, end))),
+      frame: typeof frame === 'string' ? Buffer.from(frame) : frame,
+      binary: typeof frame !== 'string',
       audioStartMs: pcm16DurationMs(offset, sampleRate),
       audioEndMs: pcm16DurationMs(end, sampleRate),
     });

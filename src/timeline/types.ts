@@ -1,94 +1,146 @@
 /**
- * The neutral event timeline: the one data shape shared by every layer.
+ * The neutral timeline (report version 2): the one data shape shared by every layer,
+ * whatever the workload, transport or dialect.
  *
- * Protocol adapters translate wire frames into these records, the session runner
- * stamps them on the run's monotonic clock, metrics are pure functions of them, and
- * reports store them so every figure can be recomputed later. All times are
- * milliseconds since the run's clock origin (see `src/clock.ts`).
+ * A session records what the client planned to send (`inputs`), every frame it sent
+ * (`sent`) and every frame it received (`received`), with the transport's own facts.
+ * Dialects translate wire frames into `ReceivedFrame`s, runners stamp everything on the
+ * run's monotonic clock, views and metrics are pure functions of it, and reports store
+ * it so every figure can be recomputed later. All times are milliseconds since the run's
+ * clock origin (see `src/clock.ts`).
  */
+
+/** What is exchanged: audio in and text out, text in and audio out, both at once; streamed or as one request. */
+export type Task = 'stt' | 'tts' | 's2s' | 'batch_stt' | 'batch_tts';
+export const TASKS: readonly Task[] = ['stt', 'tts', 's2s', 'batch_stt', 'batch_tts'];
 
 /** Where end of speech comes from: dataset word timings, an energy detector, or the end of the audio. */
 export type EosSource = 'label' | 'vad' | 'audio_end';
 
 /**
- * Who ends turns: the client, with a commit per turn, or the server, whose voice
- * activity detection commits turns out of one continuous audio stream.
+ * Who ends input units: the client (a commit per utterance, an end of text), or the
+ * server, whose voice activity detection commits turns out of one continuous stream.
  */
 export type TurnDetection = 'client' | 'server';
 
-/**
- * One planned turn: an utterance from the dataset and where it sits in the session's
- * audio stream. Positions are ms from the start of the session's audio.
- */
-export interface TurnRecord {
-  turn: number;
+/** One utterance to stream, and where it sits in the session's audio stream (ms from its start). */
+export interface AudioInput {
+  kind: 'audio';
+  index: number;
   sampleId: string;
   split: string;
   /** The dataset's reference transcript, for WER; null when it has none. */
   reference: string | null;
   /** Where each reference word ends in the stream (ms), from the dataset's word timings, when it has them. */
   words?: Array<{ word: string; endMs: number }>;
-  /** Start of the turn's audio (silence before the utterance included). */
+  /** Start of the input's audio (silence before the utterance included). */
   audioStartMs: number;
   speechStartMs: number;
   /** End of speech, from `eosSource`. */
   speechEndMs: number;
   eosSource: EosSource;
-  /** End of the turn's audio (trailing silence included). */
+  /** End of the input's audio (trailing silence included). */
   audioEndMs: number;
 }
 
-/** One audio chunk handed to the socket. */
-export interface ChunkRecord {
-  seq: number;
-  turn: number;
-  /** When the pacer meant to send it; null when unpaced (`--pace none`). */
-  plannedMs: number | null;
-  sentMs: number;
-  /** Position of the chunk's audio in the session's audio stream, ms. */
-  audioStartMs: number;
-  audioEndMs: number;
+/** One text to send (to be spoken, or to be answered). */
+export interface TextInput {
+  kind: 'text';
+  index: number;
+  sampleId: string;
+  split: string;
+  text: string;
+  /** Characters of `text` (code points), for cost per million characters. */
+  chars: number;
+}
+
+/** A unit of work the client planned to send. */
+export type InputRecord = AudioInput | TextInput;
+
+/** A frame that is not media: what it asked of the server. */
+export type Control =
+  /** Configures the session once it is ready (e.g. the opening `session.update`). */
+  | 'session_config'
+  /** Opens an input (e.g. vLLM's non-final commit that starts generation). */
+  | 'input_start'
+  /** Ends an input and asks for its final result (a final commit, end of text). */
+  | 'input_end'
+  /** Server turn detection: commits speech still in progress at the end of the stream. */
+  | 'flush'
+  /** A mid-stream settings change. */
+  | 'session_update'
+  | 'response_request'
+  | 'cancel'
+  /** A request of a request/response transport (HTTP), body included. */
+  | 'request';
+
+/** One frame handed to the transport: media (an audio span or a text span) or a named control. */
+export interface SentFrame {
+  /** Sent, stamped right after the write. */
+  t: number;
+  /** The input it belongs to. */
+  input: number;
   bytes: number;
+  kind: 'audio' | 'text' | 'control';
+  /** Media: when the pacer meant to send it; null when unpaced. */
+  plannedMs?: number | null;
+  /** Audio: position in the session's audio stream, ms. */
+  audioStartMs?: number;
+  audioEndMs?: number;
+  /** Text: the characters of the input's text it carries, [start, end). */
+  charStart?: number;
+  charEnd?: number;
+  control?: Control;
 }
 
-/** A client commit: `start` opens a turn's generation, `final` asks for the final transcript. */
-export interface CommitRecord {
-  turn: number;
-  kind: 'start' | 'final';
-  sentMs: number;
-}
-
-/** What a server event means, whatever the dialect called it. */
-export type ServerEventKind =
-  | 'session_created'
-  | 'session_updated'
+/** What a received frame means, whatever the dialect called it. */
+export type ReceivedKind =
+  | 'ready'
+  | 'updated'
   | 'speech_started'
   | 'speech_stopped'
-  | 'input_committed'
-  | 'transcript_delta'
-  | 'transcript_final'
-  | 'transcript_failed'
+  | 'committed'
+  | 'text_delta'
+  | 'text_final'
+  | 'text_failed'
+  | 'response_started'
+  | 'audio'
+  | 'audio_final'
+  | 'response_done'
+  | 'response_cancelled'
+  /** The server's acknowledgement of audio consumed (`audioEndMs`). */
   | 'progress'
   | 'error'
   | 'other';
 
-export interface ServerEventRecord {
+/** Which text a text event carries: a transcript of the input, a response's text, or the transcript of a response's audio. */
+export type TextChannel = 'input_transcript' | 'response_text' | 'response_transcript';
+
+export interface ReceivedFrame {
   /** Receive time, taken before the frame is parsed. */
   t: number;
   /** The wire `type` as sent, for people and for later re-interpretation. */
   type: string;
-  kind: ServerEventKind;
-  /** The turn being streamed or awaited when the event arrived. */
-  turn: number;
+  kind: ReceivedKind;
+  /** The input being sent or awaited when the frame arrived. */
+  input: number;
   /** The server's id of the input item (conversation item) the event is about. */
   itemId?: string;
+  /** The server's id of the response the event belongs to. */
+  responseId?: string;
+  channel?: TextChannel;
+  /** Text carried by the event (may be empty: empty deltas never count as text). */
+  text?: string;
+  /** Audio carried by the event: payload bytes, and their duration from the payload's length (never decoded here). */
+  audioBytes?: number;
+  audioMs?: number;
   /** Audio positions the server reports (VAD speech start and end; for `progress`, audio consumed so far), ms of the input stream. */
   audioStartMs?: number;
   audioEndMs?: number;
-  /** Transcript text carried by the event (may be empty: empty deltas never count as text). */
-  text?: string;
   code?: string;
   message?: string;
+  /** Errors: whether the dialect says it ends the session or fails one response. */
+  scope?: 'session' | 'response';
 }
 
 export interface CloseRecord {
@@ -98,38 +150,68 @@ export interface CloseRecord {
   by: 'client' | 'server';
 }
 
-export interface SessionTimeline {
-  turnDetection: TurnDetection;
-  turns: TurnRecord[];
-  /** When the load profile meant the session to start; `connectStartMs` is when it did. */
-  plannedStartMs: number;
-  connectStartMs: number;
+export interface WebSocketTransport {
+  kind: 'websocket';
   openMs?: number;
-  firstEventMs?: number;
+  firstReceivedMs?: number;
   readyMs?: number;
-  chunks: ChunkRecord[];
-  commits: CommitRecord[];
-  /** Mid-stream `session.update`s sent (not the opening one). */
-  updates: Array<{ sentMs: number }>;
-  events: ServerEventRecord[];
   close?: CloseRecord;
+}
+
+/** One HTTP request and its response. */
+export interface HttpExchange {
+  input: number;
+  startMs: number;
+  /** The last byte of the body written. */
+  uploadEndMs?: number;
+  /** Response headers received. */
+  headersMs?: number;
+  status?: number;
+  /** The response body complete (or cut). */
+  endMs?: number;
+  /** Whether the request went over a kept-alive connection. */
+  reusedConnection?: boolean;
+}
+
+export interface HttpTransport {
+  kind: 'http';
+  requests: HttpExchange[];
+}
+
+export interface Counters {
   bytesSent: number;
   bytesReceived: number;
   framesSent: number;
   framesReceived: number;
 }
 
-/** The stage a session was in when it stopped; timeouts name it. */
-export type Stage = 'connect' | 'ready' | 'streaming' | 'final' | 'idle';
+export interface SessionTimeline {
+  task: Task;
+  turnDetection: TurnDetection;
+  /** When the load profile meant the session to start; `startMs` is when it did (connect or first request). */
+  plannedStartMs: number;
+  startMs: number;
+  inputs: InputRecord[];
+  sent: SentFrame[];
+  received: ReceivedFrame[];
+  transport: WebSocketTransport | HttpTransport;
+  counters: Counters;
+}
+
+/** The stage a session was in when it stopped; timeouts name it. HTTP: writing the request, awaiting its status, reading its body. */
+export type Stage = 'connect' | 'ready' | 'streaming' | 'final' | 'idle' | 'upload' | 'status' | 'body';
 
 export type FailureClass =
   | 'connect_refused'
   | 'connect_error'
   | 'upgrade_status'
+  | 'http_status'
   | 'tls'
   | 'timeout'
   | 'abnormal_close'
   | 'server_closed'
+  /** An HTTP response body that ended before the dialect saw it complete. */
+  | 'stream_cut'
   | 'server_error'
   | 'protocol_violation';
 
@@ -137,7 +219,7 @@ export interface Failure {
   class: FailureClass;
   stage: Stage;
   message: string;
-  /** HTTP status of a refused upgrade. */
+  /** HTTP status of a refused upgrade or a failed request. */
   httpStatus?: number;
   /** WebSocket close code. */
   closeCode?: number;
@@ -157,7 +239,7 @@ export type SessionOutcome =
 export interface SessionRecord {
   /** Index of the session within its benchmark, in start order. */
   index: number;
-  /** The samples the session was planned to stream, one per turn (even if it failed before streaming). */
+  /** The samples the session was planned to send, one per input (even if it failed before sending). */
   sampleIds: string[];
   split: string;
   /**
@@ -170,20 +252,47 @@ export interface SessionRecord {
   outcome: SessionOutcome;
 }
 
+/** When a session ended: its close or last response, else its last recorded moment. */
+export function sessionEndMs(timeline: SessionTimeline): number {
+  const { transport } = timeline;
+  if (transport.kind === 'websocket' && transport.close) return transport.close.t;
+  let end = timeline.startMs;
+  for (const frame of timeline.sent) if (frame.t > end) end = frame.t;
+  for (const frame of timeline.received) if (frame.t > end) end = frame.t;
+  if (transport.kind === 'http') for (const r of transport.requests) if (r.endMs !== undefined && r.endMs > end) end = r.endMs;
+  return end;
+}
+
 /** The same timeline with every time moved by `deltaMs`: to put timelines from different clocks on one. */
 export function shiftTimeline(timeline: SessionTimeline, deltaMs: number): SessionTimeline {
   const at = (t: number): number => t + deltaMs;
+  const maybe = (t: number | undefined): number | undefined => (t === undefined ? undefined : at(t));
+  const { transport } = timeline;
   return {
     ...timeline,
     plannedStartMs: at(timeline.plannedStartMs),
-    connectStartMs: at(timeline.connectStartMs),
-    ...(timeline.openMs !== undefined ? { openMs: at(timeline.openMs) } : {}),
-    ...(timeline.firstEventMs !== undefined ? { firstEventMs: at(timeline.firstEventMs) } : {}),
-    ...(timeline.readyMs !== undefined ? { readyMs: at(timeline.readyMs) } : {}),
-    chunks: timeline.chunks.map((c) => ({ ...c, plannedMs: c.plannedMs === null ? null : at(c.plannedMs), sentMs: at(c.sentMs) })),
-    commits: timeline.commits.map((c) => ({ ...c, sentMs: at(c.sentMs) })),
-    updates: timeline.updates.map((u) => ({ sentMs: at(u.sentMs) })),
-    events: timeline.events.map((e) => ({ ...e, t: at(e.t) })),
-    ...(timeline.close ? { close: { ...timeline.close, t: at(timeline.close.t) } } : {}),
+    startMs: at(timeline.startMs),
+    sent: timeline.sent.map((f) => ({ ...f, t: at(f.t), ...(typeof f.plannedMs === 'number' ? { plannedMs: at(f.plannedMs) } : {}) })),
+    received: timeline.received.map((f) => ({ ...f, t: at(f.t) })),
+    transport:
+      transport.kind === 'websocket'
+        ? defined({
+            kind: 'websocket' as const,
+            openMs: maybe(transport.openMs),
+            firstReceivedMs: maybe(transport.firstReceivedMs),
+            readyMs: maybe(transport.readyMs),
+            close: transport.close ? { ...transport.close, t: at(transport.close.t) } : undefined,
+          })
+        : {
+            kind: 'http',
+            requests: transport.requests.map((r) =>
+              defined({ ...r, startMs: at(r.startMs), uploadEndMs: maybe(r.uploadEndMs), headersMs: maybe(r.headersMs), endMs: maybe(r.endMs) }),
+            ),
+          },
   };
+}
+
+/** The object without its undefined fields, so optional fields stay absent in stored JSON. */
+export function defined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }

@@ -26,7 +26,7 @@ export function distributionsSection(report: Report): Section {
       return x.length === 0 ? [] : [{ label: b.label, color: colors[i]!, style: 'step' as const, x: x.map((v) => round(v, 1)), y: y.map((v) => round(v, 2)) }];
     }),
   }));
-  const pooled = report.metricDefinitions.filter((d) => d.scope === 'turn_samples').map((d) => d.name);
+  const pooled = report.metricDefinitions.filter((d) => d.scope === 'input_samples').map((d) => d.name);
   if (charts.length === 0) return { ...section, charts, body: note('No measured session completed, so there is no latency to draw.') };
   return {
     ...section,

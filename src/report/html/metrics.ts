@@ -1,4 +1,5 @@
 import { parseSlo, type Slo } from '../../metrics/slo.js';
+import { definitionIn, headlineLatencies } from '../picks.js';
 import type { Report, ReportSession } from '../schema.js';
 
 /**
@@ -6,18 +7,10 @@ import type { Report, ReportSession } from '../schema.js';
  * and each session's stored values. Nothing here computes a figure; figures come
  * from the report's summaries and from the per-session values it stores.
  */
-export type MetricDefinition = Report['metricDefinitions'][number];
-
-/** Latencies people look at first; charts list these before the rest of the catalog. */
-const FIRST_LATENCIES = ['ttft_ms', 'finalization_ms', 'ttlt_ms', 'avg_rtt_ms', 'commit_to_flush_ms', 'turn_ms'];
-
-export function definitionOf(report: Report, name: string): MetricDefinition | undefined {
-  return report.metricDefinitions.find((d) => d.name === name);
-}
 
 /** The tooltip for a metric: its unit, start and end events, and description. */
 export function metricTitle(report: Report, name: string): string {
-  const d = definitionOf(report, name);
+  const d = definitionIn(report, name);
   if (!d) return name;
   return `${d.name} [${d.unit}]: ${d.to ? `from ${d.from} to ${d.to}` : d.from}. ${d.description}`;
 }
@@ -27,9 +20,9 @@ export function metricTitle(report: Report, name: string): string {
  * are stored per session), SLO metrics first, then the usual headline latencies.
  */
 export function latencyMetrics(report: Report): string[] {
-  const intervals = report.metricDefinitions.filter((d) => d.unit === 'ms' && d.to !== '' && d.scope !== 'turn_samples').map((d) => d.name);
+  const intervals = report.metricDefinitions.filter((d) => d.unit === 'ms' && d.to !== '' && d.scope !== 'input_samples').map((d) => d.name);
   const sloMetrics = sloList(report).flatMap((slo) => ('metric' in slo.aggregate ? [slo.aggregate.metric] : []));
-  const order = [...new Set([...sloMetrics, ...FIRST_LATENCIES, ...intervals])];
+  const order = [...new Set([...sloMetrics, ...headlineLatencies(report).map((d) => d.name), ...intervals])];
   return order.filter((name) => intervals.includes(name) && report.benchmarks.some((b) => b.summary.metrics[name]));
 }
 
@@ -56,11 +49,11 @@ export function measuredCompleted(sessions: readonly ReportSession[]): ReportSes
   return sessions.filter((s) => s.phase === 'measured' && s.outcome.status === 'completed');
 }
 
-/** Stored values of a metric over sessions: one per turn for turn metrics, one per session otherwise. */
+/** Stored values of a metric over sessions: one per input for input metrics, one per response for response metrics, one per session otherwise. */
 export function storedValues(sessions: readonly ReportSession[], name: string): number[] {
   return sessions.flatMap((s) => {
     const own = s.metrics.session[name];
     if (own !== undefined) return [own];
-    return s.metrics.turns.flatMap((turn) => (turn[name] === undefined ? [] : [turn[name]!]));
+    return [...s.metrics.inputs, ...s.metrics.responses].flatMap((values) => (values[name] === undefined ? [] : [values[name]!]));
   });
 }

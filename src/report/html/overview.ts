@@ -1,3 +1,4 @@
+import { definitionIn } from '../picks.js';
 import type { LoadPlan } from '../../config.js';
 import type { LoadProfile } from '../../load/profiles.js';
 import type { SloResult } from '../../metrics/slo.js';
@@ -6,7 +7,7 @@ import type { Benchmark, Report } from '../schema.js';
 import { formatMetric, formatPercent, formatPlain, formatNumber, formatSeconds } from './format.js';
 import { benchmarksByLevel, loadAxis, loadLevel, type LoadAxis } from './levels.js';
 import { html, type Html } from './markup.js';
-import { definitionOf, ERROR_RATE_TITLE, latencyMetrics, metricTitle, readSlo, THROUGHPUT_TITLE } from './metrics.js';
+import { ERROR_RATE_TITLE, latencyMetrics, metricTitle, readSlo, THROUGHPUT_TITLE } from './metrics.js';
 import { table, type Section } from './section.js';
 
 /** The run's question (what was benchmarked, how) and its answer (capacity, SLO verdicts, headline figures). */
@@ -125,7 +126,7 @@ function cards(report: Report, benchmark: Benchmark): Html[] {
   const { summary } = benchmark;
   const latency = latencyMetrics(report).slice(0, 3).flatMap((name) => {
     const d = summary.metrics[name];
-    const unit = definitionOf(report, name)?.unit ?? 'ms';
+    const unit = definitionIn(report, name)?.unit ?? 'ms';
     return d ? [card(`${name} p50`, splitUnit(formatMetric(d.p50, unit)), `p95 ${formatMetric(d.p95, unit)} · p99 ${formatMetric(d.p99, unit)}`, metricTitle(report, name))] : [];
   });
   const { throughput, sessions } = summary;
@@ -180,5 +181,5 @@ function sloValue(report: Report, text: string, value: number | null): string {
   if (value === null) return 'no data';
   const aggregate = readSlo(text)?.aggregate;
   if (!aggregate) return formatPlain(value);
-  return aggregate.stat === 'error_rate' ? formatPercent(value) : formatMetric(value, definitionOf(report, aggregate.metric)?.unit ?? '');
+  return aggregate.stat === 'error_rate' ? formatPercent(value) : formatMetric(value, definitionIn(report, aggregate.metric)?.unit ?? '');
 }

@@ -1,5 +1,5 @@
-import { sessionEndMs } from '../../metrics/window.js';
-import type { ServerEventRecord } from '../../timeline/types.js';
+import { sessionEndMs, type ReceivedFrame } from '../../timeline/types.js';
+import { headlineLatencies } from '../picks.js';
 import type { Report, ReportSession } from '../schema.js';
 import type { ChartSpec, SeriesSpec } from './chart-spec.js';
 import { evenly, round } from './downsample.js';
@@ -48,17 +48,17 @@ function waterfallChart(id: string, sessions: readonly ReportSession[]): ChartSp
   // Row 0 at the top, as in a network waterfall.
   const row = (i: number): number => sessions.length - 1 - i;
   const collect = (kind: string, pick: (s: ReportSession) => Array<{ t: number; note?: string }>, offset: number, size: number, color: string): SeriesSpec => {
-    const marks = sessions.flatMap((s, i) => evenly(pick(s), MARKERS_PER_SESSION).map((m) => ({ ...m, x: round((m.t - s.timeline.connectStartMs) / 1000, 4), y: row(i) + offset })));
+    const marks = sessions.flatMap((s, i) => evenly(pick(s), MARKERS_PER_SESSION).map((m) => ({ ...m, x: round((m.t - s.timeline.startMs) / 1000, 4), y: row(i) + offset })));
     const notes = marks.map((m) => m.note ?? '');
     return { label: kind, color, style: 'points', size, x: marks.map((m) => m.x), y: marks.map((m) => m.y), ...(notes.some(Boolean) ? { notes } : {}) };
   };
-  const eventsOf = (s: ReportSession, test: (e: ServerEventRecord) => boolean) =>
-    s.timeline.events.filter(test).map((e) => ({ t: e.t, note: clip(e.text ?? [e.code, e.message].filter(Boolean).join(': ')) }));
+  const eventsOf = (s: ReportSession, test: (e: ReceivedFrame) => boolean) =>
+    s.timeline.received.filter(test).map((e) => ({ t: e.t, note: clip(e.text ?? [e.code, e.message].filter(Boolean).join(': ')) }));
   const series = [
-    collect('audio chunk sent', (s) => s.timeline.chunks.map((c) => ({ t: c.sentMs })), -0.18, 4, COLORS.audio),
-    collect('transcript text received', (s) => eventsOf(s, (e) => e.kind === 'transcript_delta' && Boolean(e.text)), 0.18, 5, COLORS.delta),
-    collect('final transcript received', (s) => eventsOf(s, (e) => e.kind === 'transcript_final'), 0.18, 9, COLORS.final),
-    collect('server error', (s) => eventsOf(s, (e) => e.kind === 'error' || e.kind === 'transcript_failed'), 0, 9, COLORS.error),
+    collect('audio chunk sent', (s) => s.timeline.sent.flatMap((f) => (f.kind === 'audio' ? [{ t: f.t }] : [])), -0.18, 4, COLORS.audio),
+    collect('transcript text received', (s) => eventsOf(s, (e) => e.kind === 'text_delta' && Boolean(e.text)), 0.18, 5, COLORS.delta),
+    collect('final transcript received', (s) => eventsOf(s, (e) => e.kind === 'text_final'), 0.18, 9, COLORS.final),
+    collect('server error', (s) => eventsOf(s, (e) => e.kind === 'error' || e.kind === 'text_failed'), 0, 9, COLORS.error),
     // Every session ends, even one refused at connect, so every row has a marker.
     collect('session end', (s) => [{ t: sessionEndMs(s.timeline), note: outcomeText(s) }], 0, 7, COLORS.end),
   ].filter((s) => s.x.length > 0);
@@ -73,24 +73,23 @@ function waterfallChart(id: string, sessions: readonly ReportSession[]): ChartSp
 }
 
 function sessionTable(report: Report, sessions: readonly ReportSession[]): Html {
+  const latencies = headlineLatencies(report).filter((d) => d.scope === 'input').slice(0, 2);
   const perTurn = (s: ReportSession, name: string): string => {
-    const values = s.metrics.turns.flatMap((t) => (t[name] === undefined ? [] : [formatNumber(t[name]!, 1)]));
+    const values = s.metrics.inputs.flatMap((t) => (t[name] === undefined ? [] : [formatNumber(t[name]!, 1)]));
     return values.length > 0 ? values.join(', ') : '–';
   };
   return table(
     [
       'session',
       'outcome',
-      { label: 'ttft_ms per turn (ms)', title: metricTitle(report, 'ttft_ms') },
-      { label: 'finalization_ms per turn (ms)', title: metricTitle(report, 'finalization_ms') },
+      ...latencies.map((d) => ({ label: `${d.name} per turn (${d.unit})`, title: metricTitle(report, d.name) })),
       'final transcripts',
     ],
     sessions.map((s) => [
       html`#${s.index}${s.phase === 'measured' ? '' : html` <span class="muted">${s.phase}</span>`}`,
       outcome(s),
-      perTurn(s, 'ttft_ms'),
-      perTurn(s, 'finalization_ms'),
-      html`<span class="transcript">${clip(s.timeline.events.filter((e) => e.kind === 'transcript_final').map((e) => e.text ?? '').join(' ⏎ '))}</span>`,
+      ...latencies.map((d) => perTurn(s, d.name)),
+      html`<span class="transcript">${clip(s.timeline.received.filter((e) => e.kind === 'text_final').map((e) => e.text ?? '').join(' ⏎ '))}</span>`,
     ]),
     'sessions',
   );
@@ -106,7 +105,8 @@ function outcomeDetail(s: ReportSession): { chip: string; kind: 'pass' | 'warn' 
       return { chip: 'incomplete', kind: 'warn', detail: `${outcome.reason} during ${outcome.stage}` };
     case 'failed': {
       const f = outcome.failure;
-      const close = s.timeline.close ? ` · close ${s.timeline.close.code}${s.timeline.close.reason ? ` "${s.timeline.close.reason}"` : ''}` : '';
+      const closed = s.timeline.transport.kind === 'websocket' ? s.timeline.transport.close : undefined;
+      const close = closed ? ` · close ${closed.code}${closed.reason ? ` "${closed.reason}"` : ''}` : '';
       return { chip: f.class, kind: 'fail', detail: clip(`at ${f.stage}${close}: ${f.message}`) };
     }
   }

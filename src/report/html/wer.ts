@@ -1,3 +1,4 @@
+import { headlineLatencies, metricsOf } from '../picks.js';
 import type { Report } from '../schema.js';
 import type { ChartSpec } from './chart-spec.js';
 import { evenly, round } from './downsample.js';
@@ -7,10 +8,6 @@ import { measuredCompleted, metricTitle } from './metrics.js';
 import { levelColors } from './palette.js';
 import { chartFigure, legend, note, type Section } from './section.js';
 
-/** Word error rate per turn, a ratio, when the dataset had reference transcripts. */
-const WER = 'wer';
-/** Latencies WER is drawn against: when text starts, and how long the final takes after speech. */
-const AGAINST = ['ttft_ms', 'finalization_ms'];
 /** Points per level: a scatter of thousands of turns reads the same at this density. */
 const POINTS_PER_LEVEL = 500;
 
@@ -18,7 +15,10 @@ const POINTS_PER_LEVEL = 500;
 export function werSection(report: Report): Section {
   const section = { id: 'wer', title: 'WER against latency' };
   const levels = benchmarksByLevel(report);
-  const hasWer = levels.some((b) => b.sessions.some((s) => s.metrics.turns.some((t) => t[WER] !== undefined)));
+  // The per-turn quality figure (WER), against the first two headline latencies (when text starts, how long the final takes after speech).
+  const WER = metricsOf(report, 'quality').find((d) => d.scope === 'input')?.name ?? '';
+  const AGAINST = headlineLatencies(report).filter((d) => d.scope === 'input').slice(0, 2).map((d) => d.name);
+  const hasWer = levels.some((b) => b.sessions.some((s) => s.metrics.inputs.some((t) => t[WER] !== undefined)));
   if (!hasWer) {
     return { ...section, charts: [], body: note('No word error rate in this report: the dataset had no reference transcripts, or this voxbench version does not score them.') };
   }
@@ -31,7 +31,7 @@ export function werSection(report: Report): Section {
     legend: false,
     series: levels.flatMap((b, i) => {
       const turns = evenly(
-        measuredCompleted(b.sessions).flatMap((s) => s.metrics.turns.flatMap((t) => (t[WER] !== undefined && t[latency] !== undefined ? [{ wer: t[WER]!, at: t[latency]! }] : []))),
+        measuredCompleted(b.sessions).flatMap((s) => s.metrics.inputs.flatMap((t) => (t[WER] !== undefined && t[latency] !== undefined ? [{ wer: t[WER]!, at: t[latency]! }] : []))),
         POINTS_PER_LEVEL,
       );
       return turns.length === 0

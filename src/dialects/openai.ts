@@ -1,4 +1,5 @@
-import { parseEventObject, type InterpretedEvent, type ProtocolAdapter } from './adapter.js';
+import { jsonTextDecoder, parseEventObject, type DecodedEvent, type WebSocketDialect } from './dialect.js';
+import { transcriptionPolicy } from './stt-policy.js';
 
 /** Turn detection requested from an OpenAI Realtime transcription session. */
 export type OpenAITurnDetection =
@@ -28,7 +29,7 @@ export const DEFAULT_OPENAI_MODEL = 'gpt-4o-transcribe';
  * `conversation.item.input_audio_transcription.delta`* → `.completed` (or `.failed`).
  * Errors are nested: `{type: "error", error: {type, code, message, param}}`.
  */
-export function openaiAdapter(settings: OpenAISettings): ProtocolAdapter {
+export function openaiDialect(settings: OpenAISettings): WebSocketDialect {
   const transcription = {
     model: settings.model,
     ...(settings.language !== undefined ? { language: settings.language } : {}),
@@ -50,11 +51,15 @@ export function openaiAdapter(settings: OpenAISettings): ProtocolAdapter {
         },
   );
   const commit = JSON.stringify({ type: 'input_audio_buffer.commit' });
+  const name = settings.beta ? 'openai-beta' : 'openai';
   return {
-    name: settings.beta ? 'openai-beta' : 'openai',
+    name,
+    task: 'stt',
+    transport: 'websocket',
     sampleRate: 24_000,
     turnDetection: settings.turnDetection.type === 'none' ? 'client' : 'server',
-    readyKind: 'session_created',
+    readyEvent: 'session.created',
+    policy: transcriptionPolicy,
     connectUrl: (target) => {
       const url = new URL(target);
       if (!url.searchParams.has('intent') && !url.searchParams.has('model')) url.searchParams.set('intent', 'transcription');
@@ -63,10 +68,11 @@ export function openaiAdapter(settings: OpenAISettings): ProtocolAdapter {
     upgradeHeaders: (): Record<string, string> => (settings.beta ? { 'OpenAI-Beta': 'realtime=v1' } : {}),
     sessionFrames: () => [sessionUpdate],
     sessionUpdateFrame: () => sessionUpdate,
-    turnStartFrame: () => null,
+    inputStartFrame: () => null,
     audioFrame: (pcm16) => `{"type":"input_audio_buffer.append","audio":"${pcm16.toString('base64')}"}`,
-    turnEndFrame: () => commit,
-    interpret: interpretOpenAIEvent,
+    inputEndFrame: () => commit,
+    flushFrame: () => commit,
+    decode: jsonTextDecoder(name, interpretOpenAIEvent),
   };
 }
 
@@ -81,29 +87,29 @@ function wireTurnDetection(td: OpenAITurnDetection): object | null {
   }
 }
 
-export function interpretOpenAIEvent(data: string): InterpretedEvent {
+export function interpretOpenAIEvent(data: string): DecodedEvent {
   const event = parseEventObject(data);
   const { type } = event;
   const itemId = typeof event.item_id === 'string' ? { itemId: event.item_id } : {};
   switch (type) {
     case 'session.created':
     case 'transcription_session.created':
-      return { type, kind: 'session_created' };
+      return { type, kind: 'ready' };
     case 'session.updated':
     case 'transcription_session.updated':
-      return { type, kind: 'session_updated' };
+      return { type, kind: 'updated' };
     case 'input_audio_buffer.speech_started':
       return { type, kind: 'speech_started', ...itemId, ...numberField('audioStartMs', event.audio_start_ms) };
     case 'input_audio_buffer.speech_stopped':
       return { type, kind: 'speech_stopped', ...itemId, ...numberField('audioEndMs', event.audio_end_ms) };
     case 'input_audio_buffer.committed':
-      return { type, kind: 'input_committed', ...itemId };
+      return { type, kind: 'committed', ...itemId };
     case 'conversation.item.input_audio_transcription.delta':
-      return { type, kind: 'transcript_delta', text: typeof event.delta === 'string' ? event.delta : '', ...itemId };
+      return { type, kind: 'text_delta', channel: 'input_transcript', text: typeof event.delta === 'string' ? event.delta : '', ...itemId };
     case 'conversation.item.input_audio_transcription.completed':
-      return { type, kind: 'transcript_final', text: typeof event.transcript === 'string' ? event.transcript : '', ...itemId };
+      return { type, kind: 'text_final', channel: 'input_transcript', text: typeof event.transcript === 'string' ? event.transcript : '', ...itemId };
     case 'conversation.item.input_audio_transcription.failed':
-      return { type, kind: 'transcript_failed', ...itemId, ...errorFields(event.error) };
+      return { type, kind: 'text_failed', channel: 'input_transcript', ...itemId, ...errorFields(event.error) };
     case 'error':
       return { type, kind: 'error', ...errorFields(event.error), ...(typeof event.code === 'string' ? { code: event.code } : {}) };
     default:

@@ -1,4 +1,5 @@
-import { parseEventObject, type InterpretedEvent, type ProtocolAdapter } from './adapter.js';
+import { jsonTextDecoder, parseEventObject, type DecodedEvent, type WebSocketDialect } from './dialect.js';
+import { transcriptionPolicy } from './stt-policy.js';
 
 /**
  * vLLM `/v1/realtime` (Voxtral realtime, Qwen3-ASR realtime).
@@ -10,38 +11,42 @@ import { parseEventObject, type InterpretedEvent, type ProtocolAdapter } from '.
  */
 const SAMPLE_RATE = 16_000;
 
-export function vllmAdapter(settings: { model: string }): ProtocolAdapter {
+export function vllmDialect(settings: { model: string }): WebSocketDialect {
   const sessionUpdate = JSON.stringify({ type: 'session.update', model: settings.model });
   const commit = JSON.stringify({ type: 'input_audio_buffer.commit' });
   const finalCommit = JSON.stringify({ type: 'input_audio_buffer.commit', final: true });
   return {
     name: 'vllm',
+    task: 'stt',
+    transport: 'websocket',
     sampleRate: SAMPLE_RATE,
     turnDetection: 'client',
-    readyKind: 'session_created',
+    readyEvent: 'session.created',
+    policy: transcriptionPolicy,
     connectUrl: (target) => target,
     upgradeHeaders: () => ({}),
     sessionFrames: () => [sessionUpdate],
     sessionUpdateFrame: () => sessionUpdate,
-    turnStartFrame: () => commit,
+    inputStartFrame: () => commit,
     audioFrame: (pcm16) => `{"type":"input_audio_buffer.append","audio":"${pcm16.toString('base64')}"}`,
-    turnEndFrame: () => finalCommit,
-    interpret: interpretVllmEvent,
+    inputEndFrame: () => finalCommit,
+    flushFrame: () => finalCommit,
+    decode: jsonTextDecoder('vllm', interpretVllmEvent),
   };
 }
 
-export function interpretVllmEvent(data: string): InterpretedEvent {
+export function interpretVllmEvent(data: string): DecodedEvent {
   const event = parseEventObject(data);
   const { type } = event;
   switch (type) {
     case 'session.created':
-      return { type, kind: 'session_created' };
+      return { type, kind: 'ready' };
     case 'session.updated':
-      return { type, kind: 'session_updated' };
+      return { type, kind: 'updated' };
     case 'transcription.delta':
-      return { type, kind: 'transcript_delta', text: stringField(event.delta) };
+      return { type, kind: 'text_delta', channel: 'input_transcript', text: stringField(event.delta) };
     case 'transcription.done':
-      return { type, kind: 'transcript_final', text: stringField(event.text) };
+      return { type, kind: 'text_final', channel: 'input_transcript', text: stringField(event.text) };
     case 'progress': // seed 001's consumption acknowledgement: cumulative PCM16 bytes at 16 kHz
       return typeof event.audio_bytes === 'number' ? { type, kind: 'progress', audioEndMs: (event.audio_bytes / 2 / SAMPLE_RATE) * 1000 } : { type, kind: 'other' };
     case 'error': {

@@ -1,0 +1,122 @@
+import type { Failure, ReceivedFrame, Task, TurnDetection } from '../timeline/types.js';
+
+/** A received frame translated into the neutral vocabulary; the runner adds the time and the input. */
+export type DecodedEvent = Omit<ReceivedFrame, 't' | 'input'>;
+
+/**
+ * What one received event means for the session, as the dialect's completion policy
+ * judges it: nothing, or a failure that ends the session (errors that only fail one
+ * response are recorded with `scope: 'response'` and do not end it).
+ */
+export type Verdict = { end: Omit<Failure, 'stage'> } | undefined;
+
+/**
+ * A dialect's completion policy, fresh for each session: it reads the session's neutral
+ * events and says when a unit of work is done, failed or still pending. The runner
+ * only asks; it never interprets events itself.
+ */
+export interface CompletionPolicy {
+  observe(event: ReceivedFrame): Verdict;
+  /** The session may be configured (its ready event has arrived). */
+  readonly ready: boolean;
+  /** Client-ended inputs: whether input `index` has its final result. */
+  inputDone(index: number): boolean;
+  /** Server-ended inputs: whether the server is in the middle of an utterance (one a flush would commit). */
+  speaking(): boolean;
+  /** Server-ended inputs: whether the server committed something at or after `sinceMs` and everything it committed has its result. */
+  settled(sinceMs: number): boolean;
+  /** Server-ended inputs: whether every input has a final result already. */
+  allFinal(inputs: number): boolean;
+}
+
+interface DialectBase {
+  /** The `--protocol` name. */
+  readonly name: string;
+  readonly task: Task;
+  /** Who ends input units with these settings. */
+  readonly turnDetection: TurnDetection;
+  /** PCM16 mono sample rate of the audio the dialect sends. */
+  readonly sampleRate: number;
+  /** A fresh completion policy for one session. */
+  policy(): CompletionPolicy;
+}
+
+/**
+ * A dialect over WebSocket: a pure codec (frames built as ready-to-send strings or
+ * buffers, so the hot path only hands them to the socket; received frames decoded into
+ * neutral events) plus its completion policy. It never touches sockets or clocks.
+ */
+export interface WebSocketDialect extends DialectBase {
+  readonly transport: 'websocket';
+  /** The URL to connect to for a `--target` (e.g. with query parameters the dialect needs). */
+  connectUrl(target: string): string;
+  /** Headers for the upgrade request beyond authentication. */
+  upgradeHeaders(): Record<string, string>;
+  /** What the runner waits for before configuring the session, for messages. */
+  readonly readyEvent: string;
+  /** Frames sent once the session is ready (e.g. `session.update`). */
+  sessionFrames(): string[];
+  /** A `session.update` to send mid-stream, as live applications change settings. */
+  sessionUpdateFrame(): string;
+  /** Frame that opens an input, or null when the dialect has none. */
+  inputStartFrame(): string | null;
+  /** Frame carrying one chunk of PCM16 audio. */
+  audioFrame(pcm16: Buffer): string | Buffer;
+  /** Frame that ends an input and asks for its final result. */
+  inputEndFrame(): string;
+  /** Server turn detection: frame that commits speech still in progress. */
+  flushFrame(): string;
+  /** Decodes one received frame into zero or more events; throws ProtocolViolation on a malformed one. */
+  decode(data: Buffer, isBinary: boolean): DecodedEvent[];
+}
+
+/** One HTTP request, prepared before the clock starts. */
+export interface HttpRequest {
+  method: 'POST' | 'GET';
+  /** Path and query, joined to the target's origin. */
+  path: string;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+/** Decodes one response body as it streams: chunks in, events out, and what the end of the body means. */
+export interface BodyDecoder {
+  chunk(data: Buffer): DecodedEvent[];
+  /** The body ended: the events its remainder holds. */
+  end(): DecodedEvent[];
+}
+
+/** A dialect over HTTP: one request per input; the response body (plain, chunked or SSE) decoded as it streams. */
+export interface HttpDialect extends DialectBase {
+  readonly transport: 'http';
+  /** The body decoder for a response with this status and content type. */
+  bodyDecoder(status: number, contentType: string): BodyDecoder;
+}
+
+export type Dialect = WebSocketDialect | HttpDialect;
+
+export class ProtocolViolation extends Error {
+  override name = 'ProtocolViolation';
+}
+
+/** Parses a frame that must be a JSON object with a string `type`. */
+export function parseEventObject(data: string): Record<string, unknown> & { type: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch {
+    throw new ProtocolViolation(`server sent a frame that is not JSON: ${JSON.stringify(data.slice(0, 80))}`);
+  }
+  if (typeof value !== 'object' || value === null || typeof (value as { type?: unknown }).type !== 'string') {
+    throw new ProtocolViolation(`server sent a JSON frame without a string "type": ${data.slice(0, 80)}`);
+  }
+  return value as Record<string, unknown> & { type: string };
+}
+
+/** A JSON text dialect's decoder: binary frames are a violation, every text frame is one event. */
+export function jsonTextDecoder(name: string, interpret: (data: string) => DecodedEvent): WebSocketDialect['decode'] {
+  return (data, isBinary) => {
+    if (isBinary) throw new ProtocolViolation(`server sent a binary frame (${data.length} bytes); ${name} speaks JSON text frames`);
+    return [interpret(data.toString('utf8'))];
+  };
+}

@@ -1,0 +1,25 @@
+import type { Task } from '../timeline/types.js';
+import type { Dialect } from './dialect.js';
+import { openaiDialect, type OpenAISettings } from './openai.js';
+import { vllmDialect } from './vllm.js';
+
+/** Every wire dialect voxbench speaks, by its `--protocol` name, with the task it serves. */
+export const DIALECTS = {
+  vllm: 'stt',
+  openai: 'stt',
+  'openai-beta': 'stt',
+} as const satisfies Record<string, Task>;
+export type Protocol = keyof typeof DIALECTS;
+export const PROTOCOLS = Object.keys(DIALECTS) as Protocol[];
+
+export type DialectSettings = Omit<OpenAISettings, 'beta'>;
+
+export function createDialect(protocol: Protocol, settings: DialectSettings): Dialect {
+  switch (protocol) {
+    case 'vllm':
+      return vllmDialect(settings);
+    case 'openai':
+    case 'openai-beta':
+      return openaiDialect({ ...settings, beta: protocol === 'openai-beta' });
+  }
+}

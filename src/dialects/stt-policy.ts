@@ -1,0 +1,57 @@
+import type { CompletionPolicy, Verdict } from './dialect.js';
+import type { ReceivedFrame } from '../timeline/types.js';
+
+/**
+ * Completion for streaming transcription: an input is done when its final transcript
+ * arrives (client commits); with server turn detection, when every item the server's
+ * VAD committed has its transcript and no speech is in progress. Every error and failed
+ * transcription ends the session.
+ */
+export function transcriptionPolicy(): CompletionPolicy {
+  let ready = false;
+  /** Inputs, in order, whose final transcript has arrived (client turn detection). */
+  let finalsReceived = 0;
+  /** Final transcripts received, all inputs. */
+  let finals = 0;
+  /** Server turn detection: items in speech, and committed items awaiting their transcript. */
+  const speaking = new Set<string>();
+  const awaiting = new Set<string>();
+  let lastCommittedMs = -Infinity;
+  return {
+    get ready() {
+      return ready;
+    },
+    observe(event: ReceivedFrame): Verdict {
+      const item = event.itemId ?? '';
+      switch (event.kind) {
+        case 'ready':
+          ready = true;
+          break;
+        case 'speech_started':
+          speaking.add(item);
+          break;
+        case 'speech_stopped':
+          speaking.delete(item);
+          break;
+        case 'committed':
+          speaking.delete(item);
+          awaiting.add(item);
+          lastCommittedMs = event.t;
+          break;
+        case 'text_final':
+          finals++;
+          finalsReceived = Math.max(finalsReceived, event.input + 1);
+          awaiting.delete(item);
+          break;
+        case 'error':
+        case 'text_failed':
+          return { end: { class: 'server_error', ...(event.code ? { code: event.code } : {}), message: `server error${event.code ? ` ${event.code}` : ''}: ${event.message ?? ''}`.trim() } };
+      }
+      return undefined;
+    },
+    inputDone: (index) => finalsReceived > index,
+    speaking: () => speaking.size > 0,
+    settled: (sinceMs) => speaking.size === 0 && awaiting.size === 0 && lastCommittedMs >= sinceMs,
+    allFinal: (inputs) => finals >= inputs,
+  };
+}

@@ -1,0 +1,152 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { DecodedEvent, HttpDialect, HttpRequest } from '../dialects/dialect.js';
+import type { HttpExchange, HttpTransport, InputRecord, SessionTimeline } from '../timeline/types.js';
+import { classifySocketError, Ending, type RunnerBase, type SessionResult } from './runner.js';
+
+/** One input and its request, built before the clock starts. */
+export interface PreparedRequest {
+  input: Omit<InputRecord, 'index'>;
+  request: HttpRequest;
+}
+
+export interface HttpPlan extends RunnerBase {
+  /** The server's base URL; each request's path is resolved against it. */
+  url: string;
+  /** Headers added to every request (authentication). */
+  headers: Record<string, string>;
+  dialect: HttpDialect;
+  inputs: PreparedRequest[];
+  /** The keep-alive connection pool shared by the run's sessions. */
+  agent: http.Agent;
+}
+
+/** How much of an error response's body is kept for its message. */
+const ERROR_BODY_BYTES = 2048;
+
+/**
+ * Runs one HTTP session: the inputs' requests one after another, each stamped at its
+ * start, at the last byte of its body written, at its response headers and at every
+ * body chunk (before the dialect decodes it). The dialect's policy says when a response
+ * is complete; a body that ends before that was cut. It never throws.
+ */
+export function runHttpSession(plan: HttpPlan): Promise<SessionResult> {
+  const { dialect, clock, timeouts } = plan;
+  const policy = dialect.policy();
+  const transport: HttpTransport = { kind: 'http', requests: [] };
+  const timeline: SessionTimeline = {
+    task: dialect.task,
+    turnDetection: 'client',
+    plannedStartMs: plan.plannedStartMs,
+    startMs: clock.now(),
+    inputs: [],
+    sent: [],
+    received: [],
+    transport,
+    counters: { bytesSent: 0, bytesReceived: 0, framesSent: 0, framesReceived: 0 },
+  };
+  const { counters } = timeline;
+  const ending = new Ending(clock);
+  const removeAbort = ending.onAbort(plan.signal);
+  let current: http.ClientRequest | undefined;
+
+  const exchange = (index: number, prepared: PreparedRequest): Promise<void> => {
+    timeline.inputs.push({ ...prepared.input, index } as InputRecord);
+    const { request } = prepared;
+    const url = new URL(request.path, plan.url);
+    const record: HttpExchange = { input: index, startMs: clock.now() };
+    transport.requests.push(record);
+    const receive = (t: number, events: DecodedEvent[]): void => {
+      for (const event of events) {
+        const received = { t, input: index, ...event };
+        timeline.received.push(received);
+        const verdict = policy.observe(received);
+        if (verdict) ending.fail(verdict.end);
+      }
+    };
+    const req = (url.protocol === 'https:' ? https : http).request(url, {
+      method: request.method,
+      headers: { ...request.headers, ...plan.headers, 'content-length': String(request.body.length) },
+      agent: plan.agent,
+    });
+    current = req;
+    req.on('socket', () => {
+      record.reusedConnection = req.reusedSocket;
+    });
+    req.on('finish', () => {
+      record.uploadEndMs = clock.now();
+      if (ending.stage === 'upload') ending.stage = 'status';
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (ending.stage === 'body') ending.fail({ class: 'stream_cut', message: `the response body was cut: ${err.message}` });
+      else ending.fail(classifySocketError(err, ending.stage === 'upload' && record.uploadEndMs === undefined ? 'connect' : ending.stage, plan.url));
+    });
+    req.on('response', (res) => {
+      const headersMs = clock.now();
+      record.headersMs = headersMs;
+      record.status = res.statusCode ?? 0;
+      const status = record.status;
+      if (status < 200 || status > 299) {
+        const kept: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          counters.bytesReceived += chunk.length;
+          if (size < ERROR_BODY_BYTES) kept.push(chunk.subarray(0, ERROR_BODY_BYTES - size));
+          size += chunk.length;
+        });
+        res.on('end', () => {
+          record.endMs = clock.now();
+          const body = Buffer.concat(kept).toString('utf8').trim();
+          ending.fail({ class: 'http_status', httpStatus: status, message: `server answered HTTP ${status}${body ? `: ${body}` : ''}` });
+        });
+        return;
+      }
+      ending.stage = 'body';
+      const decoder = dialect.bodyDecoder(status, String(res.headers['content-type'] ?? ''));
+      const decode = (t: number, decodeStep: () => DecodedEvent[]): void => {
+        try {
+          receive(t, decodeStep());
+        } catch (err) {
+          ending.fail({ class: 'protocol_violation', message: (err as Error).message });
+        }
+      };
+      res.on('data', (chunk: Buffer) => {
+        const t = clock.now();
+        counters.framesReceived++;
+        counters.bytesReceived += chunk.length;
+        decode(t, () => decoder.chunk(chunk));
+        ending.recheck?.();
+      });
+      res.on('end', () => {
+        const t = clock.now();
+        record.endMs = t;
+        decode(t, () => decoder.end());
+        if (!policy.inputDone(index)) ending.fail({ class: 'stream_cut', message: 'the response body ended before the response was complete' });
+        ending.recheck?.();
+      });
+      res.on('aborted', () => ending.fail({ class: 'stream_cut', message: 'the response body was cut' }));
+    });
+    req.end(request.body);
+    const t = clock.now();
+    counters.framesSent++;
+    counters.bytesSent += request.body.length;
+    timeline.sent.push({ t, input: index, bytes: request.body.length, kind: 'control', control: 'request' });
+    return ending.until('upload', () => record.endMs !== undefined && policy.inputDone(index), timeouts.finalMs, 'the response');
+  };
+
+  const flow = async (): Promise<void> => {
+    for (let index = 0; index < plan.inputs.length && !ending.outcome; index++) await exchange(index, plan.inputs[index]!);
+    ending.end({ status: 'completed' });
+  };
+
+  return flow().then(() => {
+    removeAbort();
+    // The timeline is final from here: a request still open is abandoned.
+    if (current && !current.destroyed && ending.outcome?.status !== 'completed') {
+      current.removeAllListeners();
+      current.on('error', () => {});
+      current.destroy();
+    }
+    return { timeline, outcome: ending.outcome! };
+  });
+}

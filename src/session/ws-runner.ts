@@ -1,0 +1,318 @@
+import WebSocket, { type RawData } from 'ws';
+import { ProtocolViolation, type WebSocketDialect } from '../dialects/dialect.js';
+import type { Control, SessionTimeline, WebSocketTransport } from '../timeline/types.js';
+import type { Pace } from './pace.js';
+import type { PreparedTurn } from './prepare.js';
+import { classifySocketError, Ending, type RunnerBase, type SessionResult } from './runner.js';
+
+export interface WebSocketPlan extends RunnerBase {
+  url: string;
+  headers: Record<string, string>;
+  dialect: WebSocketDialect;
+  /** The audio inputs, chunked and encoded before the clock starts. */
+  inputs: PreparedTurn[];
+  pace: Pace;
+  /** Stay connected this long after the last input, as idle sessions do. */
+  idleMs?: number;
+  /** Send a mid-stream `session.update` this far into the audio (ms of audio, so pace-independent). */
+  updateAtMs?: number;
+  /**
+   * Unpaced: the most audio (ms) sent but not yet acknowledged by the server's
+   * `progress` events; 0 turns acknowledgements off.
+   */
+  ackWindowMs?: number;
+  /**
+   * What the run has learnt about the server, shared by its sessions: whether it
+   * acknowledges audio. Unknown, a session that fills the window waits up to
+   * `ACK_PROBE_MS` for a first acknowledgement before concluding it never comes.
+   */
+  serverAcks?: { known?: boolean };
+  /** Extra options for the `ws` client (TLS settings, agents). */
+  socketOptions?: WebSocket.ClientOptions;
+}
+
+/** Sends not yet written to the socket allowed when unpaced, so the socket never buffers without bound. */
+const UNPACED_WINDOW = 8;
+export const DEFAULT_ACK_WINDOW_MS = 1000;
+/** How long an unpaced session waits for a first acknowledgement before treating the server as one that sends none. */
+export const ACK_PROBE_MS = 250;
+/** Server turn detection: how long after the stream ends a session waits for a lagging VAD, unless every input is final. */
+export const SERVER_VAD_GRACE_MS = 1000;
+
+/**
+ * Runs one WebSocket session: connects, waits until the dialect's policy says it is
+ * ready, streams each input's media against absolute deadlines, ends each input (or,
+ * with server turn detection, flushes the one stream) and waits until the policy says
+ * the work is done. It only sends, receives and timestamps; meaning comes from the
+ * dialect. It never throws: every way a session can end is an outcome.
+ */
+export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult> {
+  const { dialect, clock, timeouts } = plan;
+  const policy = dialect.policy();
+  const transport: WebSocketTransport = { kind: 'websocket' };
+  const timeline: SessionTimeline = {
+    task: dialect.task,
+    turnDetection: dialect.turnDetection,
+    plannedStartMs: plan.plannedStartMs,
+    startMs: clock.now(),
+    inputs: [],
+    sent: [],
+    received: [],
+    transport,
+    counters: { bytesSent: 0, bytesReceived: 0, framesSent: 0, framesReceived: 0 },
+  };
+  const { counters } = timeline;
+  const ending = new Ending(clock);
+  let input = 0;
+  /** Audio position the server acknowledged consuming, when it acknowledges at all. */
+  let ackedMs: number | undefined;
+  const fail = ending.fail.bind(ending);
+  const until = ending.until.bind(ending);
+
+  const ws = new WebSocket(dialect.connectUrl(plan.url), {
+    headers: { ...dialect.upgradeHeaders(), ...plan.headers },
+    perMessageDeflate: false,
+    ...plan.socketOptions,
+  });
+
+  ws.on('open', () => {
+    transport.openMs = clock.now();
+    ending.stage = 'ready'; // frames may arrive before the flow resumes
+    ending.recheck?.();
+  });
+  ws.on('unexpected-response', (request, response) => {
+    fail({ class: 'upgrade_status', httpStatus: response.statusCode ?? 0, message: `server answered the WebSocket upgrade with HTTP ${response.statusCode} ${response.statusMessage ?? ''}`.trim() });
+    request.destroy();
+  });
+  ws.on('error', (err: NodeJS.ErrnoException) => fail(classifySocketError(err, ending.stage, plan.url)));
+  ws.on('message', (data: RawData, isBinary: boolean) => {
+    const t = clock.now();
+    const bytes = data as Buffer;
+    counters.framesReceived++;
+    counters.bytesReceived += bytes.length;
+    transport.firstReceivedMs ??= t;
+    let events;
+    try {
+      events = dialect.decode(bytes, isBinary);
+    } catch (err) {
+      timeline.received.push({ t, type: isBinary ? '(binary)' : '(invalid)', kind: 'other', input });
+      fail({ class: 'protocol_violation', message: err instanceof ProtocolViolation ? err.message : `cannot decode a frame: ${(err as Error).message}` });
+      return;
+    }
+    for (const event of events) {
+      const received = { t, input, ...event };
+      timeline.received.push(received);
+      if (event.kind === 'progress') {
+        ackedMs = Math.max(ackedMs ?? 0, event.audioEndMs ?? 0);
+        if (plan.serverAcks) plan.serverAcks.known = true;
+      }
+      const verdict = policy.observe(received);
+      if (policy.ready) transport.readyMs ??= t;
+      if (verdict) fail(verdict.end);
+    }
+    ending.recheck?.();
+  });
+  ws.on('close', (code: number, reason: Buffer) => {
+    transport.close ??= { t: clock.now(), code, reason: reason.toString(), by: 'server' };
+    if (code === 1000 || code === 1005) {
+      fail({ class: 'server_closed', closeCode: code, message: `server closed the session (code ${code}) before it was finished` });
+    } else {
+      fail({ class: 'abnormal_close', closeCode: code, message: `connection closed abnormally with code ${code}${reason.length ? ` (${reason})` : ''}` });
+    }
+  });
+
+  const removeAbort = ending.onAbort(plan.signal);
+
+  const send = (frame: Buffer | string, binary = false, callback?: () => void): number => {
+    ws.send(frame, { binary }, callback);
+    const t = clock.now();
+    counters.framesSent++;
+    counters.bytesSent += typeof frame === 'string' ? Buffer.byteLength(frame) : frame.length;
+    return t;
+  };
+  const sendControl = (frame: string, control: Control): number => {
+    const t = send(frame);
+    timeline.sent.push({ t, input, bytes: Buffer.byteLength(frame), kind: 'control', control });
+    return t;
+  };
+
+  /**
+   * Streams one input's chunks. Paced chunks are due at `t0 + (offsetMs + position) / speed`:
+   * deadlines are absolute, so timer lateness never accumulates, within an input or across
+   * the inputs of one continuous stream.
+   */
+  const stream = (prepared: PreparedTurn, offsetMs: number, t0: number): Promise<void> => {
+    ending.stage = 'streaming';
+    const chunks = prepared.chunks;
+    let k = 0;
+    let sentEndMs = offsetMs;
+    return new Promise((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      let probe: NodeJS.Timeout | undefined;
+      let stall: NodeJS.Timeout | undefined;
+      const done = (): void => {
+        clearTimeout(timer);
+        clearTimeout(probe);
+        clearTimeout(stall);
+        ending.recheck = undefined;
+        resolve();
+      };
+      ending.recheck = () => {
+        if (ending.outcome) done();
+      };
+      const record = (seq: number, plannedMs: number | null, t: number): void => {
+        const chunk = chunks[seq]!;
+        sentEndMs = offsetMs + chunk.audioEndMs;
+        timeline.sent.push({ t, input, bytes: chunk.frame.length, kind: 'audio', plannedMs, audioStartMs: offsetMs + chunk.audioStartMs, audioEndMs: sentEndMs });
+      };
+      if (plan.pace.kind === 'none') {
+        let inFlight = 0;
+        const windowMs = plan.ackWindowMs ?? DEFAULT_ACK_WINDOW_MS;
+        const server = plan.serverAcks ?? {};
+        const acknowledged = (): boolean => {
+          if (windowMs === 0 || server.known === false) return true;
+          // Within the window, or everything sent so far acknowledged (a window smaller than a chunk).
+          if (offsetMs + chunks[k]!.audioEndMs - (ackedMs ?? 0) <= windowMs || sentEndMs <= (ackedMs ?? 0)) return true;
+          if (ackedMs === undefined && server.known === undefined) {
+            probe ??= setTimeout(() => {
+              if (ackedMs === undefined) server.known = false;
+              pump();
+            }, ACK_PROBE_MS);
+          }
+          // A server that stops acknowledging must not hold the session forever.
+          clearTimeout(stall);
+          stall = setTimeout(() => fail({ class: 'timeout', message: `no acknowledgement of the audio sent for ${timeouts.finalMs} ms` }), timeouts.finalMs);
+          return false;
+        };
+        const pump = (): void => {
+          if (ending.outcome) return done();
+          clearTimeout(stall);
+          while (k < chunks.length && inFlight < UNPACED_WINDOW && acknowledged()) {
+            inFlight++;
+            const seq = k++;
+            record(seq, null, send(chunks[seq]!.frame, chunks[seq]!.binary, () => {
+              inFlight--;
+              if (k === chunks.length && inFlight === 0) done();
+              else pump();
+            }));
+          }
+        };
+        ending.recheck = pump; // acknowledgements open the window
+        return pump();
+      }
+      const speed = plan.pace.speed;
+      const due = (i: number): number => t0 + (offsetMs + chunks[i]!.audioStartMs) / speed;
+      const tick = (): void => {
+        if (ending.outcome) return done();
+        let now = clock.now();
+        while (k < chunks.length && due(k) <= now) {
+          record(k, due(k), send(chunks[k]!.frame, chunks[k]!.binary));
+          k++;
+          now = clock.now();
+        }
+        if (k === chunks.length) return done();
+        timer = setTimeout(tick, Math.ceil(due(k) - now));
+      };
+      tick();
+    });
+  };
+
+  /** Sends the mid-stream `session.update` at its time, if one is planned. */
+  const scheduleUpdate = (t0: number): NodeJS.Timeout | undefined => {
+    if (plan.updateAtMs === undefined) return undefined;
+    return setTimeout(() => {
+      if (!ending.outcome) sendControl(dialect.sessionUpdateFrame(), 'session_update');
+    }, Math.max(0, t0 + plan.updateAtMs / speedOf(plan.pace) - clock.now()));
+  };
+
+  const startInput = (prepared: PreparedTurn, offsetMs: number): void => {
+    timeline.inputs.push({
+      kind: 'audio',
+      index: input,
+      sampleId: prepared.sampleId,
+      split: prepared.split,
+      reference: prepared.reference,
+      ...(prepared.words ? { words: prepared.words.map((w) => ({ word: w.word, endMs: offsetMs + w.endMs })) } : {}),
+      audioStartMs: offsetMs,
+      speechStartMs: offsetMs + prepared.speechStartMs,
+      speechEndMs: offsetMs + prepared.speechEndMs,
+      eosSource: prepared.eosSource,
+      audioEndMs: offsetMs + prepared.audioMs,
+    });
+  };
+
+  /** Client turn detection: each input is ended, and its final awaited, before the next. */
+  const clientInputs = async (): Promise<void> => {
+    let offsetMs = 0;
+    let update: NodeJS.Timeout | undefined;
+    for (; input < plan.inputs.length && !ending.outcome; input++) {
+      const prepared = plan.inputs[input]!;
+      startInput(prepared, offsetMs);
+      const startFrame = dialect.inputStartFrame();
+      if (startFrame) sendControl(startFrame, 'input_start');
+      const t0 = clock.now();
+      update ??= scheduleUpdate(t0);
+      await stream(prepared, offsetMs, t0 - offsetMs / speedOf(plan.pace));
+      offsetMs += prepared.audioMs;
+      if (ending.outcome) break;
+      sendControl(dialect.inputEndFrame(), 'input_end');
+      const index = input;
+      await until('final', () => policy.inputDone(index), timeouts.finalMs, 'the final transcript');
+    }
+    clearTimeout(update);
+  };
+
+  /**
+   * Server turn detection: one continuous stream; the server's VAD commits inputs. At the
+   * end, speech still in progress is flushed, then every committed item's result is awaited.
+   */
+  const serverInputs = async (): Promise<void> => {
+    const t0 = clock.now();
+    const update = scheduleUpdate(t0);
+    let offsetMs = 0;
+    for (; input < plan.inputs.length && !ending.outcome; input++) {
+      const prepared = plan.inputs[input]!;
+      startInput(prepared, offsetMs);
+      await stream(prepared, offsetMs, t0);
+      offsetMs += prepared.audioMs;
+    }
+    clearTimeout(update);
+    if (ending.outcome) return;
+    input = plan.inputs.length - 1;
+    const inputs = plan.inputs.length;
+    // A server whose VAD lags may still report speech from the end of the stream.
+    await until('final', () => policy.allFinal(inputs) || policy.speaking(), SERVER_VAD_GRACE_MS);
+    if (ending.outcome) return;
+    const flushedMs = policy.speaking() ? sendControl(dialect.flushFrame(), 'flush') : -Infinity;
+    await until('final', () => !policy.speaking() && policy.settled(flushedMs), timeouts.finalMs, 'the transcripts of all committed turns');
+  };
+
+  const flow = async (): Promise<void> => {
+    await until('connect', () => transport.openMs !== undefined, timeouts.connectMs, 'the WebSocket to open');
+    await until('ready', () => policy.ready, timeouts.readyMs, `the server's ${dialect.readyEvent} event`);
+    if (ending.outcome) return;
+    for (const frame of dialect.sessionFrames()) sendControl(frame, 'session_config');
+    await (dialect.turnDetection === 'client' ? clientInputs() : serverInputs());
+    if (ending.outcome) return;
+    if (plan.idleMs) await until('idle', () => false, plan.idleMs);
+    ending.end({ status: 'completed' });
+  };
+
+  return flow().then(() => {
+    removeAbort();
+    // The timeline is final from here: later socket events must not change what was returned.
+    ws.removeAllListeners();
+    ws.on('error', () => {});
+    if (ws.readyState === WebSocket.OPEN) {
+      transport.close ??= { t: clock.now(), code: 1000, reason: '', by: 'client' };
+      ws.close(1000);
+    } else {
+      ws.terminate();
+    }
+    return { timeline, outcome: ending.outcome! };
+  });
+}
+
+function speedOf(pace: Pace): number {
+  return pace.kind === 'none' ? 1 : pace.speed;
+}

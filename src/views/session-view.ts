@@ -1,0 +1,245 @@
+import { wordErrors, type WordErrors } from '../metrics/wer.js';
+import type { InputRecord, ReceivedFrame, SentFrame, SessionTimeline } from '../timeline/types.js';
+import { playback, type Playback } from './playback.js';
+
+/**
+ * Views: what every metric and renderer reads instead of raw events. A session's view is
+ * derived once per timeline and memoized, so splitting into inputs, attributing
+ * transcripts, aligning words and finding chunks happen once, however many metrics and
+ * outputs ask.
+ */
+
+/** A stream of text events on one channel. */
+export interface TextStream {
+  /** Every text event (deltas and finals), in arrival order. */
+  events: ReceivedFrame[];
+  /**
+   * Events that carried new text: the non-empty deltas; or, when a server sends no
+   * non-empty delta at all, its finals that have text.
+   */
+  textEvents: ReceivedFrame[];
+  finals: ReceivedFrame[];
+  /** The last final. */
+  final?: ReceivedFrame;
+  /** The finalized text: the finals (one per server item), in order. */
+  text?: string;
+}
+
+/** An audio stream as it arrived: each chunk's arrival and duration. */
+export interface AudioStream {
+  chunks: Array<{ t: number; ms: number; bytes: number }>;
+  totalMs: number;
+}
+
+export interface ResponseView {
+  /** The server's response id, or `input:N` where the dialect gives none. */
+  id: string;
+  input: number;
+  started?: ReceivedFrame;
+  done?: ReceivedFrame;
+  status: 'done' | 'cancelled' | 'failed' | 'pending';
+  text: TextStream;
+  transcript: TextStream;
+  audio: AudioStream;
+  /** Playback of the audio by a player that starts once `bufferMs` is buffered (memoized per buffer). */
+  playback(bufferMs: number): Playback;
+}
+
+export interface InputView {
+  index: number;
+  /** The planned input (absent only in timelines that lack it). */
+  plan?: InputRecord;
+  /** Its media frames (audio or text), in send order. */
+  media: SentFrame[];
+  startControl?: SentFrame;
+  /** The control that ended it: the final commit, end of text, or the flush of a continuous stream. */
+  endControl?: SentFrame;
+  /** The media frame holding the end of speech (audio inputs). */
+  eosFrame?: SentFrame;
+  /** The transcript of the input (speech-to-text). */
+  transcript: TextStream;
+  /** Server items attributed to this input. */
+  items: number;
+  responses: ResponseView[];
+  /** The audio frame holding stream position `ms` (start exclusive, end inclusive). */
+  frameAt(ms: number): SentFrame | undefined;
+  /** Word errors of the transcript against the reference; undefined without both (memoized). */
+  wordErrors(): WordErrors | undefined;
+}
+
+export interface SessionView {
+  timeline: SessionTimeline;
+  inputs: InputView[];
+  responses: ResponseView[];
+  /** Mid-stream settings changes sent. */
+  updates: SentFrame[];
+}
+
+const memo = new WeakMap<SessionTimeline, SessionView>();
+
+export function sessionView(timeline: SessionTimeline): SessionView {
+  let view = memo.get(timeline);
+  if (!view) {
+    view = buildView(timeline);
+    memo.set(timeline, view);
+  }
+  return view;
+}
+
+/** Controls about the whole session, which do not make an input exist. */
+const SESSION_CONTROLS: ReadonlySet<string> = new Set(['session_config', 'session_update']);
+const TEXT_KINDS: ReadonlySet<string> = new Set(['text_delta', 'text_final']);
+const RESPONSE_KINDS: ReadonlySet<string> = new Set(['response_started', 'audio', 'audio_final', 'response_done', 'response_cancelled']);
+
+function buildView(timeline: SessionTimeline): SessionView {
+  let count = timeline.inputs.length;
+  for (const frame of timeline.sent) if (!SESSION_CONTROLS.has(frame.control ?? '')) count = Math.max(count, frame.input + 1);
+  const inputOf = timeline.turnDetection === 'server' ? itemInputs(timeline) : undefined;
+  const clamp = (input: number): number => Math.min(input, count - 1);
+  const transcripts = Array.from({ length: count }, () => [] as ReceivedFrame[]);
+  const items = Array.from({ length: count }, () => new Set<string>());
+  const responseFrames = new Map<string, { input: number; frames: ReceivedFrame[] }>();
+  for (const event of timeline.received) {
+    if (TEXT_KINDS.has(event.kind) && (event.channel ?? 'input_transcript') === 'input_transcript') {
+      if (count === 0) continue;
+      const input = clamp((event.itemId !== undefined ? inputOf?.get(event.itemId) : undefined) ?? event.input);
+      transcripts[input]!.push(event);
+      if (event.itemId !== undefined) items[input]!.add(event.itemId);
+    } else if (event.responseId !== undefined || RESPONSE_KINDS.has(event.kind) || (event.channel && event.channel !== 'input_transcript')) {
+      const id = event.responseId ?? `input:${event.input}`;
+      const group = responseFrames.get(id) ?? { input: event.input, frames: [] };
+      group.frames.push(event);
+      responseFrames.set(id, group);
+    }
+  }
+  const responses = [...responseFrames].map(([id, group]) => responseView(id, group.input, group.frames));
+  const media = Array.from({ length: count }, () => [] as SentFrame[]);
+  const starts: Array<SentFrame | undefined> = [];
+  const ends: Array<SentFrame | undefined> = [];
+  const updates: SentFrame[] = [];
+  for (const frame of timeline.sent) {
+    if (frame.kind !== 'control') media[frame.input]?.push(frame);
+    else if (frame.control === 'input_start') starts[frame.input] ??= frame;
+    else if (frame.control === 'input_end' || frame.control === 'flush') ends[frame.input] ??= frame;
+    else if (frame.control === 'session_update') updates.push(frame);
+  }
+  const inputs = transcripts.map((events, index): InputView => {
+    const plan = timeline.inputs[index];
+    const frames = media[index]!;
+    const frameAt = (ms: number): SentFrame | undefined => audioFrameAt(frames, ms);
+    let errors: WordErrors | undefined | null = null;
+    const transcript = textStream(events);
+    return {
+      index,
+      ...optional('plan', plan),
+      media: frames,
+      ...optional('startControl', starts[index]),
+      ...optional('endControl', ends[index]),
+      ...optional('eosFrame', plan?.kind === 'audio' ? frameAt(plan.speechEndMs) : undefined),
+      transcript,
+      items: items[index]!.size,
+      responses: responses.filter((r) => r.input === index),
+      frameAt,
+      wordErrors: () => {
+        if (errors === null) {
+          const reference = plan?.kind === 'audio' ? plan.reference : null;
+          errors = reference && transcript.text !== undefined ? wordErrors(reference, transcript.text) : undefined;
+        }
+        return errors;
+      },
+    };
+  });
+  return { timeline, inputs, responses, updates };
+}
+
+function textStream(events: ReceivedFrame[]): TextStream {
+  const finals = events.filter((e) => e.kind === 'text_final');
+  const deltas = events.filter((e) => e.kind === 'text_delta' && (e.text ?? '') !== '');
+  return {
+    events,
+    textEvents: deltas.length > 0 ? deltas : finals.filter((e) => e.text),
+    finals,
+    ...optional('final', finals[finals.length - 1]),
+    ...optional('text', finals.length > 0 ? finals.map((e) => e.text ?? '').join(' ') : undefined),
+  };
+}
+
+function responseView(id: string, input: number, frames: ReceivedFrame[]): ResponseView {
+  const started = frames.find((f) => f.kind === 'response_started');
+  const done = frames.find((f) => f.kind === 'response_done' || f.kind === 'response_cancelled');
+  const failed = frames.some((f) => f.kind === 'error');
+  const chunks = frames.filter((f) => f.kind === 'audio').map((f) => ({ t: f.t, ms: f.audioMs ?? 0, bytes: f.audioBytes ?? 0 }));
+  const onChannel = (channel: string) => textStream(frames.filter((f) => TEXT_KINDS.has(f.kind) && f.channel === channel));
+  const played = new Map<number, Playback>();
+  return {
+    id,
+    input,
+    ...optional('started', started),
+    ...optional('done', done),
+    status: failed ? 'failed' : done?.kind === 'response_cancelled' ? 'cancelled' : done ? 'done' : 'pending',
+    text: onChannel('response_text'),
+    transcript: onChannel('response_transcript'),
+    audio: { chunks, totalMs: chunks.reduce((sum, c) => sum + c.ms, 0) },
+    playback(bufferMs) {
+      let result = played.get(bufferMs);
+      if (!result) played.set(bufferMs, (result = playback(chunks, bufferMs)));
+      return result;
+    },
+  };
+}
+
+/** Binary search over audio frames in stream order. */
+function audioFrameAt(frames: readonly SentFrame[], ms: number): SentFrame | undefined {
+  let lo = 0;
+  let hi = frames.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const frame = frames[mid]!;
+    if (frame.audioEndMs === undefined || frame.audioStartMs === undefined) return frames.find((f) => f.audioStartMs! < ms && ms <= f.audioEndMs!);
+    if (ms <= frame.audioStartMs) hi = mid - 1;
+    else if (ms > frame.audioEndMs) lo = mid + 1;
+    else return frame;
+  }
+  return undefined;
+}
+
+/**
+ * Server items to planned inputs, by the overlap of the item's speech span (from the
+ * server's `speech_started` / `speech_stopped` positions) with each input's audio, so a
+ * VAD that splits or merges utterances still lands its text on the right input.
+ */
+function itemInputs(timeline: SessionTimeline): Map<string, number> {
+  const spans = new Map<string, { start?: number; end?: number; input: number }>();
+  for (const e of timeline.received) {
+    if (e.itemId === undefined) continue;
+    const span = spans.get(e.itemId) ?? { input: e.input };
+    if (e.kind === 'speech_started' && e.audioStartMs !== undefined) span.start = e.audioStartMs;
+    if (e.kind === 'speech_stopped' && e.audioEndMs !== undefined) span.end = e.audioEndMs;
+    spans.set(e.itemId, span);
+  }
+  const result = new Map<string, number>();
+  for (const [item, span] of spans) {
+    if (span.start === undefined) {
+      result.set(item, span.input);
+      continue;
+    }
+    const start = span.start;
+    const end = span.end ?? start;
+    let best = span.input;
+    let bestOverlap = -Infinity;
+    for (const input of timeline.inputs) {
+      if (input.kind !== 'audio') continue;
+      const overlap = Math.min(end, input.audioEndMs) - Math.max(start, input.audioStartMs);
+      if (overlap > bestOverlap) {
+        bestOverlap = overlap;
+        best = input.index;
+      }
+    }
+    result.set(item, best);
+  }
+  return result;
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
