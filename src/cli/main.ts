@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { UsageError } from '../config.js';
-import { DatasetError } from '../data/folder.js';
+import { DatasetError } from '../data/errors.js';
 import { ReportError } from '../report/recompute.js';
 import { METRICS } from '../metrics/catalog.js';
 import { VERSION } from '../version.js';
