@@ -1,5 +1,7 @@
 /** voxbench as a library: the CLI is a thin layer over these. */
 export { run, UsageError, type RunOptions, type RunResult } from './run.js';
+export { EXIT, exitCodeOf, runOutcome, slosHeld, type RunOutcome } from './run-outcome.js';
+export { resolveApiKey, type ApiKeySources } from './api-key.js';
 export { writeOutputs, OUTPUT_FORMATS, type OutputFormat } from './report/outputs.js';
 export { PROTOCOLS, createAdapter, type Protocol } from './adapters/index.js';
 export type { ProtocolAdapter, InterpretedEvent } from './adapters/adapter.js';
