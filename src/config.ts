@@ -1,19 +1,19 @@
-import { PROTOCOLS, type Protocol } from './adapters/index.js';
-import { DEFAULT_OPENAI_MODEL, type OpenAITurnDetection } from './adapters/openai.js';
+import { PROTOCOLS, type Protocol } from './dialects/index.js';
+import { DEFAULT_OPENAI_MODEL, type OpenAITurnDetection } from './dialects/openai.js';
 import type { DatasetOptions } from './data/load.js';
-import type { CapacitySearch } from './load/capacity.js';
 import type { ErrorRateStop } from './load/execute.js';
+import type { LoadPlan } from './load/plan.js';
 import { isOpenLoop, type LoadProfile } from './load/profiles.js';
 import { parseSlo, SloError, type Slo } from './metrics/slo.js';
 import type { MeasurementWindow } from './metrics/window.js';
 import type { Pricing } from './metrics/cost.js';
 import type { OutputFormat } from './report/outputs.js';
-import type { Meta } from './report/record.js';
+import type { Meta } from './report/schema.js';
 import type { SessionRecord } from './timeline/types.js';
 import { DEFAULT_MODEL, type ServerOptions } from './server/server.js';
 import type { Pace } from './session/pace.js';
 import { NO_PADDING, type EosPreference, type Padding } from './session/prepare.js';
-import { DEFAULT_TIMEOUTS, type StageTimeouts } from './session/run-session.js';
+import { DEFAULT_TIMEOUTS, type StageTimeouts } from './session/runner.js';
 
 export interface RunOptions {
   /** WebSocket URL of the server; omitted, the built-in simulated server is started on loopback. */
@@ -103,18 +103,6 @@ export interface CapacityOptions {
   seed?: number;
   /** Rates: cap on open sessions. */
   maxOpen?: number;
-}
-
-/** What a run does: one benchmark, a sweep of them, or a capacity search. */
-export type LoadPlan =
-  | { kind: 'single'; profile: LoadProfile }
-  | { kind: 'sweep'; levels: number[] }
-  | { kind: 'capacity'; by: 'concurrency' | 'rate'; search: CapacitySearch; seed: number; maxOpen?: number };
-
-/** The profile a sweep or capacity search runs at `level`. */
-export function profileAt(plan: Exclude<LoadPlan, { kind: 'single' }>, level: number): LoadProfile {
-  if (plan.kind === 'sweep' || plan.by === 'concurrency') return { kind: 'concurrent', concurrency: level };
-  return { kind: 'poisson', rate: level, seed: plan.seed, ...(plan.maxOpen !== undefined ? { maxOpen: plan.maxOpen } : {}) };
 }
 
 /** Invalid options or input; the message says which and what to do. */

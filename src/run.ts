@@ -2,15 +2,17 @@ import { access } from 'node:fs/promises';
 import { cpus, hostname } from 'node:os';
 import { join } from 'node:path';
 import { monotonicClock, type Clock } from './clock.js';
-import { profileAt, resolveSettings, UsageError, type RunOptions, type Settings } from './config.js';
+import { resolveSettings, UsageError, type RunOptions, type Settings } from './config.js';
 import { summarizeDataset } from './data/dataset.js';
 import { searchCapacity } from './load/capacity.js';
+import { profileAt } from './load/plan.js';
 import { profileLabel, type LoadProfile } from './load/profiles.js';
 import { WorkerPool } from './load/workers.js';
 import { describeMetrics } from './metrics/catalog.js';
 import { PERCENTILE_METHOD } from './metrics/stats.js';
 import { buildBenchmark } from './report/build.js';
 import { writeOutputs } from './report/outputs.js';
+import { upgradeRecord } from './report/migrate.js';
 import { buildRecord } from './report/record.js';
 import { REDACTED, redactUrl } from './report/redact.js';
 import { REPORT_SCHEMA, REPORT_VERSION, type Benchmark, type Report, type RunConfig } from './report/schema.js';
@@ -18,7 +20,7 @@ import { onClockOf, readSessionLog, SESSION_LOG, SessionLog, type LoggedSession 
 import { createRunContext, loadRunDataset, runLevel, type RunContext } from './run-context.js';
 import { startServer } from './server/server.js';
 import { formatPace } from './session/pace.js';
-import { DEFAULT_ACK_WINDOW_MS } from './session/run-session.js';
+import { DEFAULT_ACK_WINDOW_MS } from './session/ws-runner.js';
 import type { SessionRecord } from './timeline/types.js';
 import { VERSION } from './version.js';
 
@@ -131,7 +133,8 @@ function runConfig(options: RunOptions, settings: Settings, context: RunContext,
   return {
     target: redactUrl(target),
     builtInServer,
-    protocol: context.adapter.name,
+    task: context.dialect.task,
+    protocol: context.dialect.name,
     model: settings.model,
     language: options.language ?? null,
     prompt: options.prompt ?? null,
@@ -167,7 +170,7 @@ function finishedSessions(logged: LoggedSession[]): Map<string, Map<number, Logg
   for (const entry of logged) {
     if (entry.record.outcome.status === 'incomplete') continue;
     if (!byLevel.has(entry.level)) byLevel.set(entry.level, new Map());
-    byLevel.get(entry.level)!.set(entry.record.index, entry);
+    byLevel.get(entry.level)!.set(entry.record.index, { ...entry, record: upgradeRecord(entry.record) });
   }
   return byLevel;
 }

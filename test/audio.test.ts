@@ -8,7 +8,7 @@ import { decodeWav } from '../src/audio/decode.js';
 import { toPcm16 } from '../src/audio/pcm.js';
 import { resample } from '../src/audio/resample.js';
 import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
-import { loadFolderDataset } from '../src/data/folder.js';
+import { loadFolderDataset } from '../src/data/load.js';
 import { chunkAudio } from '../src/session/prepare.js';
 import { tempDir } from './helpers.js';
 

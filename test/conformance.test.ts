@@ -14,7 +14,7 @@ import { OpenAIRealtimeWS } from 'openai/realtime/ws';
 import { toPcm16 } from '../src/audio/pcm.js';
 import { resample } from '../src/audio/resample.js';
 import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
-import { loadFolderDataset } from '../src/data/folder.js';
+import { loadFolderDataset } from '../src/data/load.js';
 import { CLI } from './helpers.js';
 
 const { samples } = await loadFolderDataset(BUNDLED_SAMPLES_DIR);

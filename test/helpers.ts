@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after } from 'node:test';
-import { loadFolderDataset } from '../src/data/folder.js';
+import { loadFolderDataset } from '../src/data/load.js';
 import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
 import { startServer, type RunningServer, type ServerOptions } from '../src/server/server.js';
 

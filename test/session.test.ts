@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { vllmAdapter } from '../src/adapters/vllm.js';
 import { monotonicClock } from '../src/clock.js';
 import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
-import { loadFolderDataset } from '../src/data/folder.js';
+import { loadFolderDataset } from '../src/data/load.js';
 import { computeSessionMetrics } from '../src/metrics/compute.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
 import type { Pace } from '../src/session/pace.js';

@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { UsageError } from '../config.js';
-import { DatasetError } from '../data/folder.js';
+import { DatasetError } from '../data/errors.js';
 import { ReportError } from '../report/recompute.js';
+import { EXIT } from '../run-outcome.js';
 import { describeMetrics } from '../metrics/catalog.js';
 import { spanText } from '../report/picks.js';
 import { VERSION } from '../version.js';
 import { datasetCommand } from './dataset-command.js';
-import { EXIT } from './parse.js';
 import { reportCommand } from './report-command.js';
 import { runCommand } from './run-command.js';
 import { serveCommand } from './serve-command.js';

@@ -1,9 +1,6 @@
 import { InvalidArgumentError } from '@commander-js/extra-typings';
 import { OUTPUT_FORMATS, type OutputFormat } from '../report/outputs.js';
 
-/** Exit codes; documented in the README. */
-export const EXIT = { ok: 0, internal: 1, usage: 2, nothingCompleted: 3, sloFailed: 4, interrupted: 130 } as const;
-
 export function int(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number.');

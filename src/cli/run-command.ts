@@ -1,21 +1,23 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option } from '@commander-js/extra-typings';
-import { PROTOCOLS } from '../adapters/index.js';
-import type { OpenAITurnDetection } from '../adapters/openai.js';
+import { PROTOCOLS } from '../dialects/index.js';
+import type { OpenAITurnDetection } from '../dialects/openai.js';
+import { resolveApiKey } from '../api-key.js';
 import { UsageError } from '../config.js';
 import { PROFILE_KINDS } from '../load/profiles.js';
 import type { RunOptions } from '../config.js';
 import { renderSummary } from '../report/console.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../report/outputs.js';
-import { parseMetaEntry, type Meta } from '../report/record.js';
+import { parseMetaEntry } from '../report/record.js';
 import { Progress } from './progress.js';
-import type { Report } from '../report/schema.js';
+import type { Meta } from '../report/schema.js';
 import { run } from '../run.js';
+import { EXIT, exitCodeOf } from '../run-outcome.js';
 import { DEFAULT_MODEL } from '../server/server.js';
 import { parsePace } from '../session/pace.js';
-import { DEFAULT_TIMEOUTS } from '../session/run-session.js';
+import { DEFAULT_TIMEOUTS } from '../session/runner.js';
 import { addDatasetFlags, datasetOptionsFromFlags, type DatasetFlags } from './dataset-flags.js';
-import { EXIT, fraction, int, intList, num, outputList, sessionsOrSeconds } from './parse.js';
+import { fraction, int, intList, num, outputList, sessionsOrSeconds } from './parse.js';
 
 export const runCommand = new Command('run')
   .description('Run a benchmark. With no --target, starts the built-in simulated server and uses the bundled samples.')
@@ -83,7 +85,7 @@ export const runCommand = new Command('run')
         : opts.turnDetection === 'semantic_vad'
           ? { type: 'semantic_vad', eagerness: opts.vadEagerness }
           : { type: 'none' };
-    const apiKey = resolveApiKey(opts.apiKey, opts.apiKeyEnv, opts.protocol !== 'vllm');
+    const apiKey = resolveApiKey({ apiKey: opts.apiKey, apiKeyEnv: opts.apiKeyEnv, protocol: opts.protocol });
     const interrupt = new AbortController();
     const onSignal = (): void => {
       if (interrupt.signal.aborted) process.exit(EXIT.interrupted);
@@ -133,20 +135,9 @@ export const runCommand = new Command('run')
     process.off('SIGTERM', onSignal);
     progress.clear();
     process.stdout.write(opts.json ? JSON.stringify(report, null, 1) + '\n' : `${renderSummary(report, { definitions: opts.definitions === true })}\nReport: ${reportPath}\n`);
-    process.exitCode = exitCode(report);
+    process.exitCode = exitCodeOf(report);
   });
 addDatasetFlags(runCommand);
-
-/** 130 interrupted; 3 nothing completed; 4 an SLO failed (capacity search: no level met them all); else 0. */
-function exitCode(report: Report): number {
-  if (report.stoppedBy === 'interrupted') return EXIT.interrupted;
-  const all = report.benchmarks.map((b) => b.summary.sessions);
-  if (all.reduce((n, s) => n + s.total, 0) > 0 && all.every((s) => s.completed === 0)) return EXIT.nothingCompleted;
-  const sloFailed = report.capacity
-    ? report.capacity.answer === null
-    : report.benchmarks.some((b) => b.summary.slos.some((slo) => !slo.pass));
-  return sloFailed ? EXIT.sloFailed : EXIT.ok;
-}
 
 type LoadFlags = { profile: (typeof PROFILE_KINDS)[number] | 'sweep' | 'capacity'; concurrency: number[]; rate: number; maxOpen?: number; seed: number; capacityBy: 'concurrency' | 'rate'; capacityMax?: number; capacityTolerance: number };
 
@@ -201,17 +192,6 @@ function meta(file: string | undefined, entries: string[]): Meta {
     result[parsed.section] = { ...result[parsed.section], [parsed.key]: parsed.value };
   }
   return result;
-}
-
-/** `--api-key`, else the variable named by `--api-key-env`, else OPENAI_API_KEY (OpenAI dialects), else VOXBENCH_API_KEY. */
-function resolveApiKey(flag: string | undefined, envName: string | undefined, openai: boolean): string | undefined {
-  if (flag !== undefined) return flag;
-  if (envName !== undefined) {
-    const value = process.env[envName];
-    if (!value) throw new UsageError(`--api-key-env ${envName}: that environment variable is not set`);
-    return value;
-  }
-  return (openai ? process.env.OPENAI_API_KEY : undefined) || process.env.VOXBENCH_API_KEY || undefined;
 }
 
 function readCa(file: string): string {

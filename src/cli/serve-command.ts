@@ -4,9 +4,10 @@ import { UsageError } from '../config.js';
 import { BUNDLED_SAMPLES_DIR } from '../data/bundled.js';
 import { loadDataset } from '../data/load.js';
 import { DEFAULT_LATENCY } from '../server/latency-model.js';
+import { EXIT } from '../run-outcome.js';
 import { DEFAULT_SERVER_OPTIONS, startServer } from '../server/server.js';
 import { parseFaults } from './faults.js';
-import { EXIT, int, num, port, positiveInt } from './parse.js';
+import { int, num, port, positiveInt } from './parse.js';
 
 export const serveCommand = new Command('serve')
   .description('Start the simulated realtime transcription server (vLLM /v1/realtime and OpenAI Realtime dialects).')

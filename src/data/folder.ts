@@ -1,12 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
-import type { Dataset } from './dataset.js';
 import { DatasetError } from './errors.js';
-import { loadFromSource, type DatasetOptions } from './load.js';
 import type { AudioRead, DatasetSource, Entry } from './source.js';
 import { parseWordTimings } from './timings.js';
-
-export { DatasetError };
 
 /**
  * Extensions a folder dataset takes as audio. The unsupported containers are listed
@@ -61,11 +57,6 @@ export async function* readAudioFiles(entries: Entry[]): AsyncIterable<AudioRead
       yield { entry, error: code === 'ENOENT' ? `${file} does not exist` : `cannot read ${file} (${code ?? String(err)})` };
     }
   }
-}
-
-/** Loads a folder dataset, whatever else the folder holds. */
-export function loadFolderDataset(dir: string, options: DatasetOptions = {}): Promise<Dataset> {
-  return loadFromSource(folderSource(dir), options);
 }
 
 function parseJson(json: string, label: string): unknown {

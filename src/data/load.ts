@@ -45,7 +45,12 @@ export async function loadDataset(path: string, options: DatasetOptions = {}): P
   return loadFromSource(await openDataset(path, options.columns), options);
 }
 
-export async function loadFromSource(source: DatasetSource, options: DatasetOptions): Promise<Dataset> {
+/** Loads a folder dataset, whatever else the folder holds. */
+export function loadFolderDataset(dir: string, options: DatasetOptions = {}): Promise<Dataset> {
+  return loadFromSource(folderSource(dir), options);
+}
+
+async function loadFromSource(source: DatasetSource, options: DatasetOptions): Promise<Dataset> {
   const { dataset, items } = await readSelection(source, options, (sample) => sample);
   if (items.length === 0) throw new DatasetError(nothingUsable(dataset));
   return { ...dataset, samples: items };

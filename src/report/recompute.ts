@@ -5,6 +5,7 @@ import { PERCENTILE_METHOD } from '../metrics/stats.js';
 import { buildBenchmark, measuredOf, type Measured } from './build.js';
 import { buildRecord } from './record.js';
 import { REPORT_SCHEMA, REPORT_VERSION, type Report } from './schema.js';
+import { upgradeRecord, upgradeReport } from './migrate.js';
 import { onClockOf, readSessionLog } from './session-log.js';
 import { sessionEndMs } from '../timeline/types.js';
 
@@ -29,16 +30,17 @@ export async function readReport(path: string): Promise<Report> {
     throw new ReportError(`${file}: cannot read the report (${why}); give a report.json or a run folder`);
   }
   if (report.schema !== REPORT_SCHEMA) throw new ReportError(`${file} is not a voxbench report (no "schema": "${REPORT_SCHEMA}")`);
-  if (report.version !== REPORT_VERSION) {
-    throw new ReportError(`${file} is a version ${report.version} report; this voxbench reads version ${REPORT_VERSION}`);
+  if (report.version !== REPORT_VERSION && report.version !== (1 as number)) {
+    throw new ReportError(`${file} is a version ${report.version} report; this voxbench reads versions 1 to ${REPORT_VERSION}`);
   }
   if (!Array.isArray(report.benchmarks) || typeof report.config !== 'object' || report.config === null) {
     throw new ReportError(`${file} is an incomplete voxbench report (no benchmarks or config)`);
   }
+  report = upgradeReport(report);
   const levels = new Map<string, Measured>(report.benchmarks.map((b) => [b.label, measuredOf(b)]));
   for (const entry of await readSessionLog(dirname(file))) {
     const { level, profile } = entry;
-    const record = onClockOf(entry, report.startedAt);
+    const record = onClockOf({ ...entry, record: upgradeRecord(entry.record) }, report.startedAt);
     const measured = levels.get(level) ?? {
       profile,
       startMs: record.timeline.plannedStartMs,

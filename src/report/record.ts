@@ -1,11 +1,4 @@
-import type { Report } from './schema.js';
-
-export type RecordValue = string | number | boolean | null;
-/** Seed 002's record, section by section: what another engineer needs to reproduce the test. */
-export type ReproducibilityRecord = Record<'deployment' | 'input' | 'client' | 'session' | 'results', Record<string, RecordValue>>;
-
-/** User-given entries (`--meta section.key=value`); a key without a section belongs to `deployment`. */
-export type Meta = Record<string, Record<string, RecordValue>>;
+import type { Meta, RecordValue, Report, ReproducibilityRecord } from './schema.js';
 
 /**
  * Fills the record from what voxbench knows, then lays the user's entries over it

@@ -1,17 +1,13 @@
 import type { DatasetProblem, DatasetSummary } from '../data/dataset.js';
+import type { CapacityResult } from '../load/capacity.js';
+import type { LoadPlan } from '../load/plan.js';
 import type { LoadProfile } from '../load/profiles.js';
 import type { MetricDescription } from '../metrics/catalog.js';
-import type { LoadPlan } from '../config.js';
-import type { CapacityResult } from '../load/capacity.js';
 import type { BenchmarkSummary, SessionMetrics } from '../metrics/compute.js';
 import type { Pricing } from '../metrics/cost.js';
 import type { ClientHealth } from '../metrics/health.js';
 import type { MeasurementWindow, Phase } from '../metrics/window.js';
-import type { OpenAITurnDetection } from '../dialects/openai.js';
-import type { EosPreference, Padding } from '../session/prepare.js';
-import type { StageTimeouts } from '../session/runner.js';
-import type { IncompleteReason, SessionRecord, Task } from '../timeline/types.js';
-import type { Meta, ReproducibilityRecord } from './record.js';
+import type { EosSource, IncompleteReason, SessionRecord, Task } from '../timeline/types.js';
 
 /**
  * The report: one versioned document from which every output renders. `version`
@@ -64,7 +60,11 @@ export interface RunConfig {
   model: string;
   language: string | null;
   prompt: string | null;
-  turnDetection: OpenAITurnDetection;
+  /** Who ends turns (OpenAI dialects): the client (`none`) or the server's VAD, with its settings. */
+  turnDetection:
+    | { type: 'none' }
+    | { type: 'server_vad'; threshold: number; prefixPaddingMs: number; silenceDurationMs: number }
+    | { type: 'semantic_vad'; eagerness: 'low' | 'medium' | 'high' | 'auto' };
   data: string;
   plan: LoadPlan;
   /** Sessions per benchmark, when given. */
@@ -79,18 +79,26 @@ export interface RunConfig {
   /** The user's entries for the reproducibility record (`--meta`). */
   meta: Meta;
   turnsPerSession: number;
-  padding: Padding;
+  /** Silence before and after each utterance and between turns, ms. */
+  padding: { leadMs: number; trailMs: number; gapMs: number };
   idleMs: number;
   updateAtMs: number | null;
-  eos: EosPreference;
+  eos: 'auto' | EosSource;
   chunkMs: number;
   pace: string;
   workers: number;
   ackWindowMs: number;
-  timeouts: StageTimeouts;
+  timeouts: { connectMs: number; readyMs: number; finalMs: number };
   apiKey: string | null;
   tls: { ca: boolean; insecure: boolean };
 }
+
+export type RecordValue = string | number | boolean | null;
+/** Seed 002's record, section by section: what another engineer needs to reproduce the test. */
+export type ReproducibilityRecord = Record<'deployment' | 'input' | 'client' | 'session' | 'results', Record<string, RecordValue>>;
+
+/** User-given entries (`--meta section.key=value`); a key without a section belongs to `deployment`. */
+export type Meta = Record<string, Record<string, RecordValue>>;
 
 export interface Benchmark {
   label: string;

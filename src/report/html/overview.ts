@@ -1,5 +1,5 @@
 import { definitionIn } from '../picks.js';
-import type { LoadPlan } from '../../config.js';
+import type { LoadPlan } from '../../load/plan.js';
 import type { LoadProfile } from '../../load/profiles.js';
 import type { SloResult } from '../../metrics/slo.js';
 import type { BenchmarkSummary } from '../../metrics/compute.js';

@@ -1,0 +1,27 @@
+import type { Protocol } from './dialects/index.js';
+import { UsageError } from './config.js';
+
+/** Where a run's API key may come from, as the CLI's `--api-key` and `--api-key-env` give them. */
+export interface ApiKeySources {
+  apiKey?: string;
+  /** Name of the environment variable holding the key. */
+  apiKeyEnv?: string;
+  /** Default `vllm`; OpenAI dialects also look for OPENAI_API_KEY, as OpenAI's own clients do. */
+  protocol?: Protocol;
+}
+
+/**
+ * The key given, else the variable named by `apiKeyEnv` (an error when it is unset,
+ * so a typo is not silently a run without a key), else OPENAI_API_KEY for OpenAI
+ * dialects, else VOXBENCH_API_KEY; undefined when there is none.
+ */
+export function resolveApiKey(sources: ApiKeySources, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (sources.apiKey !== undefined) return sources.apiKey;
+  if (sources.apiKeyEnv !== undefined) {
+    const value = env[sources.apiKeyEnv];
+    if (!value) throw new UsageError(`--api-key-env ${sources.apiKeyEnv}: that environment variable is not set`);
+    return value;
+  }
+  const openai = sources.protocol === 'openai' || sources.protocol === 'openai-beta';
+  return (openai ? env.OPENAI_API_KEY : undefined) || env.VOXBENCH_API_KEY || undefined;
+}

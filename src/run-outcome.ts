@@ -1,0 +1,26 @@
+import type { Report } from './report/schema.js';
+
+/** The exit codes of `voxbench`, documented in the README; a library caller gating CI can use the same ones. */
+export const EXIT = { ok: 0, internal: 1, usage: 2, nothingCompleted: 3, sloFailed: 4, interrupted: 130 } as const;
+
+/** What a finished run amounts to, for a gate: the first that applies, in this order. */
+export type RunOutcome = 'interrupted' | 'nothingCompleted' | 'sloFailed' | 'ok';
+
+/** Failed sessions are data, so a run is only `nothingCompleted` when sessions ran and none completed. */
+export function runOutcome(report: Report): RunOutcome {
+  if (report.stoppedBy === 'interrupted') return 'interrupted';
+  const all = report.benchmarks.map((b) => b.summary.sessions);
+  if (all.reduce((n, s) => n + s.total, 0) > 0 && all.every((s) => s.completed === 0)) return 'nothingCompleted';
+  return slosHeld(report) ? 'ok' : 'sloFailed';
+}
+
+/** The SLO gate: every SLO held in every benchmark; for a capacity search, some level met them all. */
+export function slosHeld(report: Report): boolean {
+  if (report.capacity) return report.capacity.answer !== null;
+  return report.benchmarks.every((b) => b.summary.slos.every((slo) => slo.pass));
+}
+
+/** The process exit code for the report: 130 interrupted, 3 nothing completed, 4 an SLO failed, else 0. */
+export function exitCodeOf(report: Report): number {
+  return EXIT[runOutcome(report)];
+}
