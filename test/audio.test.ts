@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { encodeWaveFromFloat32Channels } from '@echogarden/wave-codec';
-import { vllmAdapter } from '../src/adapters/vllm.js';
+import { vllmDialect } from '../src/dialects/vllm.js';
 import { decodeWav } from '../src/audio/decode.js';
 import { toPcm16 } from '../src/audio/pcm.js';
 import { resample } from '../src/audio/resample.js';
@@ -61,7 +61,7 @@ describe('audio', () => {
   });
 
   it('chunks PCM into chunk-ms frames with the remainder last', () => {
-    const adapter = vllmAdapter({ model: 'm' });
+    const adapter = vllmDialect({ model: 'm' });
     const turn = chunkAudio(Buffer.alloc(16_000 * 2 * 0.25), 16_000, 100, adapter);
     assert.deepEqual(turn.chunks.map((c) => [c.audioStartMs, c.audioEndMs]), [[0, 100], [100, 200], [200, 250]]);
     assert.equal(turn.audioMs, 250);

@@ -18,13 +18,13 @@ describe('voxbench CLI (spawned)', () => {
     assert.equal(result.stderr, '', 'no progress noise when stderr is not a terminal');
     const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as Report;
     assert.equal(report.schema, 'voxbench.report');
-    assert.equal(report.version, 1);
+    assert.equal(report.version, 2);
     assert.equal(report.config.pace, '8x');
     assert.equal(report.dataset.count, 6);
     assert.match(report.dataset.fingerprint, /^sha256:[0-9a-f]{64}$/);
     const session = report.benchmarks[0]!.sessions[0]!;
-    assert.equal(session.timeline.chunks[0]!.seq, 0);
-    assert.ok(session.metrics.turns[0]!.ttft_ms! > 0);
+    assert.equal(session.timeline.sent.find((f) => f.kind === 'audio')!.audioStartMs, 0);
+    assert.ok(session.metrics.inputs[0]!.ttft_ms! > 0);
   });
 
   it('a server that is down: every session fails, the report is still written, exit code 3', async () => {

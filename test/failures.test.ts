@@ -62,7 +62,7 @@ describe('failures are classified, counted and reported', () => {
       assert.equal(f.code, 'model_not_found');
       assert.equal(f.message, 'server error model_not_found: The model `no/such-model` does not exist.');
     }
-    const errors = report.benchmarks[0]!.sessions[0]!.timeline.events.filter((e) => e.kind === 'error');
+    const errors = report.benchmarks[0]!.sessions[0]!.timeline.received.filter((e) => e.kind === 'error');
     assert.equal(errors[0]!.code, 'model_not_found');
   });
 

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
 import type { PageData } from '../src/report/html/client.js';
+import type { WebSocketTransport } from '../src/timeline/types.js';
 import { CONTENT_SECURITY_POLICY, renderHtml } from '../src/report/html/index.js';
 import { escapeHtml } from '../src/report/html/markup.js';
 import type { Report, ReportSession } from '../src/report/schema.js';
@@ -45,14 +46,14 @@ function pageData(page: string): PageData {
 /** A synthetic per-turn WER (a ratio), as reports with reference transcripts will carry. */
 function withWer(report: Report): Report {
   const copy = clone(report);
-  for (const b of copy.benchmarks) for (const s of b.sessions) s.metrics.turns.forEach((t, i) => (t.wer = ((s.index * 7 + i * 3) % 10) / 40));
+  for (const b of copy.benchmarks) for (const s of b.sessions) s.metrics.inputs.forEach((t, i) => (t.wer = ((s.index * 7 + i * 3) % 10) / 40));
   return copy;
 }
 
 /** The report as a dataset without reference transcripts would leave it. */
 function withoutWer(report: Report): Report {
   const copy = clone(report);
-  for (const b of copy.benchmarks) for (const s of b.sessions) for (const t of s.metrics.turns) delete t.wer;
+  for (const b of copy.benchmarks) for (const s of b.sessions) for (const t of s.metrics.inputs) delete t.wer;
   return copy;
 }
 
@@ -61,10 +62,11 @@ function withMarkup(report: Report): Report {
   const copy = clone(report);
   let n = 0;
   for (const b of copy.benchmarks) {
-    for (const s of b.sessions) for (const e of s.timeline.events) if (e.text !== undefined) e.text = PAYLOADS[n++ % PAYLOADS.length]!;
+    for (const s of b.sessions) for (const e of s.timeline.received) if (e.text !== undefined) e.text = PAYLOADS[n++ % PAYLOADS.length]!;
     const victim = b.sessions[0]!;
     victim.outcome = { status: 'failed', failure: { class: 'server_error', stage: 'streaming', message: PAYLOADS[1]!, code: PAYLOADS[3]!, closeCode: 1011 } };
-    victim.timeline.close = { t: victim.timeline.close?.t ?? 0, code: 1011, reason: PAYLOADS[2]!, by: 'server' };
+    const transport = victim.timeline.transport as WebSocketTransport;
+    transport.close = { t: transport.close?.t ?? 0, code: 1011, reason: PAYLOADS[2]!, by: 'server' };
     b.summary.failures.push({ class: 'server_error', stage: 'streaming', code: PAYLOADS[3]!, closeCode: 1011, count: 1, message: PAYLOADS[0]! });
   }
   copy.config.model = PAYLOADS[2]!;

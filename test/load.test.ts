@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { fromV1 } from '../src/timeline/v1.js';
 import { describe, it, mock } from 'node:test';
 import type { Clock } from '../src/clock.js';
 import { searchCapacity } from '../src/load/capacity.js';
@@ -96,10 +97,10 @@ describe('SLO grammar', () => {
 
 /** A timeline that starts at `start` and closes at `end`. */
 function span(plannedStartMs: number, end: number): SessionTimeline {
-  return {
+  return fromV1({
     turnDetection: 'client', turns: [], plannedStartMs, connectStartMs: plannedStartMs, chunks: [], commits: [], updates: [], events: [],
     close: { t: end, code: 1000, reason: '', by: 'client' }, bytesSent: 0, bytesReceived: 0, framesSent: 0, framesReceived: 0,
-  };
+  });
 }
 
 describe('warm-up and cool-down', () => {

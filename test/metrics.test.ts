@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { METRICS } from '../src/metrics/catalog.js';
+import { definitionOf, METRICS } from '../src/metrics/catalog.js';
 import { computeSessionMetrics, poolMetricValues, summarizeBenchmark } from '../src/metrics/compute.js';
 import { parseSlo } from '../src/metrics/slo.js';
 import { percentile, summarize } from '../src/metrics/stats.js';
-import type { SessionRecord, SessionTimeline } from '../src/timeline/types.js';
+import type { SessionRecord } from '../src/timeline/types.js';
+import { fromV1, type V1Timeline } from '../src/timeline/v1.js';
 
 /** One turn: three chunks (the last one short), an empty delta, two words, the final. */
-function timeline(): SessionTimeline {
+function timeline(): V1Timeline {
   return {
     turnDetection: 'client',
     turns: [{ turn: 0, sampleId: 's', split: 'default', reference: 'Hello, world!', audioStartMs: 0, speechStartMs: 20, speechEndMs: 180, eosSource: 'label', audioEndMs: 250 }],
@@ -43,7 +44,7 @@ function timeline(): SessionTimeline {
 
 describe('metric catalog', () => {
   it('computes every per-turn and per-session metric exactly from a hand-built timeline', () => {
-    const { session, turns } = computeSessionMetrics(timeline());
+    const { session, inputs: turns } = computeSessionMetrics(fromV1(timeline()));
     assert.deepEqual(session, {
       start_lag_ms: 0,
       connect_ms: 5,
@@ -67,7 +68,7 @@ describe('metric catalog', () => {
   });
 
   it('pools distribution metrics sample by sample', () => {
-    const pooled = poolMetricValues([timeline(), timeline()]);
+    const pooled = poolMetricValues([fromV1(timeline()), fromV1(timeline())]);
     assert.deepEqual(pooled.itl_ms, [120, 120]);
     assert.deepEqual(pooled.send_lag_ms, [0.5, 1, 2, 0.5, 1, 2]);
     assert.deepEqual(pooled.ttft_ms, [289.5, 289.5]);
@@ -84,13 +85,13 @@ describe('metric catalog', () => {
       { t: 420, type: 'transcription.delta', kind: 'transcript_delta', turn: 0, text: 'ld' },
     );
     // "again" was never heard: it has no latency, rather than a wrong one.
-    assert.deepEqual(poolMetricValues([tl]).word_emission_ms, [320 - 10.5, 420 - 111]);
+    assert.deepEqual(poolMetricValues([fromV1(tl)]).word_emission_ms, [320 - 10.5, 420 - 111]);
   });
 
   it('uses the final transcript as the text event when a server sends no non-empty delta', () => {
     const tl = timeline();
     tl.events = tl.events.filter((e) => e.kind !== 'transcript_delta');
-    const t = computeSessionMetrics(tl).turns[0]!;
+    const t = computeSessionMetrics(fromV1(tl)).inputs[0]!;
     assert.equal(t.ttft_ms, 500 - 10.5);
     assert.equal(t.avg_rtt_ms, 500 - (10.5 + 111 + 212) / 3);
   });
@@ -98,7 +99,7 @@ describe('metric catalog', () => {
   it('leaves out what a turn without a final transcript cannot define', () => {
     const tl = timeline();
     tl.events = tl.events.filter((e) => e.kind !== 'transcript_final');
-    const t = computeSessionMetrics(tl).turns[0]!;
+    const t = computeSessionMetrics(fromV1(tl)).inputs[0]!;
     assert.equal(t.ttft_ms, 289.5);
     for (const name of ['ttlt_ms', 'commit_to_flush_ms', 'turn_ms', 'rtf', 'rtfx']) assert.equal(t[name], undefined, name);
   });
@@ -106,15 +107,15 @@ describe('metric catalog', () => {
   it('gives unpaced chunks no send lag', () => {
     const tl = timeline();
     for (const c of tl.chunks) c.plannedMs = null;
-    assert.deepEqual(poolMetricValues([tl]).send_lag_ms, []);
+    assert.deepEqual(poolMetricValues([fromV1(tl)]).send_lag_ms, []);
   });
 
   it('handles sessions with hundreds of thousands of chunks', () => {
     const tl = timeline();
     tl.chunks = Array.from({ length: 300_000 }, (_, seq) => ({ seq, turn: 0, plannedMs: seq, sentMs: seq, audioStartMs: seq, audioEndMs: seq + 1, bytes: 10 }));
     delete tl.close;
-    assert.equal(computeSessionMetrics(tl).turns.length, 1);
-    assert.equal(poolMetricValues([tl]).send_lag_ms!.length, 300_000);
+    assert.equal(computeSessionMetrics(fromV1(tl)).inputs.length, 1);
+    assert.equal(poolMetricValues([fromV1(tl)]).send_lag_ms!.length, 300_000);
   });
 
   it('names every metric with its unit and defines its events', () => {
@@ -123,14 +124,14 @@ describe('metric catalog', () => {
       assert.ok(!names.has(m.name), `duplicate ${m.name}`);
       names.add(m.name);
       if (m.unit === 'ms') assert.match(m.name, /_ms$/);
-      assert.ok(m.from.length > 0 && m.description.length > 0, m.name);
+      assert.ok(definitionOf(m).from.length > 0 && m.description.length > 0, m.name);
     }
   });
 });
 
 describe('summarizeBenchmark', () => {
   const record = (index: number, outcome: SessionRecord['outcome']): SessionRecord => ({
-    index, sampleIds: ['s'], split: 'default', timeline: timeline(), outcome,
+    index, sampleIds: ['s'], split: 'default', timeline: fromV1(timeline()), outcome,
   });
 
   it('keeps failed and incomplete sessions in the counts and out of the latency figures', () => {

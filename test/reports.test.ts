@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { SessionTimeline, WebSocketTransport } from '../src/timeline/types.js';
 import { describe, it } from 'node:test';
 import { costOf } from '../src/metrics/cost.js';
 import { compareReports } from '../src/report/compare.js';
@@ -42,9 +43,11 @@ describe('outputs', () => {
 
   it('quotes CSV fields and defuses formulas from server text; escapes Markdown cells', async () => {
     const server = await testServer();
-    const { report } = await run({ target: server.url, model: DEFAULT_MODEL, maxSessions: 1, pace: { kind: 'none' } });
-    const final = report.benchmarks[0]!.sessions[0]!.timeline.events.find((e) => e.kind === 'transcript_final')!;
+    let { report } = await run({ target: server.url, model: DEFAULT_MODEL, maxSessions: 1, pace: { kind: 'none' } });
+    const final = report.benchmarks[0]!.sessions[0]!.timeline.received.find((e) => e.kind === 'text_final')!;
     final.text = '=HYPERLINK("x"), "quoted"\nline';
+    // Views are memoized per timeline; a report read back from JSON, as outputs get it, has fresh ones.
+    report = JSON.parse(JSON.stringify(report)) as typeof report;
     const row = renderCsv(report)['turns.csv']!.split('\r\n')[1]!;
     assert.ok(row.includes(`"'=HYPERLINK(""x""), ""quoted""\nline"`), row);
     assert.doesNotMatch(renderMarkdown(report), /<script/);
@@ -74,13 +77,13 @@ describe('render, merge, resume, compare', () => {
     const { report } = await run({ maxSessions: 2, pace: FAST, outputDir: dir });
     const onDisk = await readJson(join(dir, 'report.json'));
     onDisk.benchmarks[0]!.summary.metrics.ttft_ms!.p50 = -1;
-    onDisk.benchmarks[0]!.sessions[0]!.metrics.turns[0]!.ttft_ms = -1;
+    onDisk.benchmarks[0]!.sessions[0]!.metrics.inputs[0]!.ttft_ms = -1;
     await writeFile(join(dir, 'report.json'), JSON.stringify(onDisk));
     const result = await runNode([CLI, 'report', 'render', dir, '--outputs', 'json,md']);
     assert.equal(result.code, 0, result.stderr);
     const rendered = await readJson(join(dir, 'report.json'));
     assert.equal(rendered.benchmarks[0]!.summary.metrics.ttft_ms!.p50, report.benchmarks[0]!.summary.metrics.ttft_ms!.p50);
-    assert.equal(rendered.benchmarks[0]!.sessions[0]!.metrics.turns[0]!.ttft_ms, report.benchmarks[0]!.sessions[0]!.metrics.turns[0]!.ttft_ms);
+    assert.equal(rendered.benchmarks[0]!.sessions[0]!.metrics.inputs[0]!.ttft_ms, report.benchmarks[0]!.sessions[0]!.metrics.inputs[0]!.ttft_ms);
   });
 
   it('a killed run leaves its sessions in the log, and render rebuilds the report from them', async () => {
@@ -122,10 +125,10 @@ describe('render, merge, resume, compare', () => {
     for (const i of [0, 1, 2]) {
       const before = first.report.benchmarks[0]!.sessions[i]!;
       assert.equal(sessions[i]!.resumedFrom, first.report.startedAt, `session ${i} was kept, not run again`);
-      assert.equal(sessions[i]!.timeline.connectStartMs, before.timeline.connectStartMs + shift, 'moved onto the new clock');
-      assert.equal(sessions[i]!.metrics.turns[0]!.ttft_ms, before.metrics.turns[0]!.ttft_ms);
+      assert.equal(sessions[i]!.timeline.startMs, before.timeline.startMs + shift, 'moved onto the new clock');
+      assert.equal(sessions[i]!.metrics.inputs[0]!.ttft_ms, before.metrics.inputs[0]!.ttft_ms);
     }
-    const spans = (ss: typeof sessions) => Math.max(...ss.map((s) => s.timeline.close!.t)) - Math.min(...ss.map((s) => s.timeline.connectStartMs));
+    const spans = (ss: typeof sessions) => Math.max(...ss.map((s) => closeOf(s.timeline).t)) - Math.min(...ss.map((s) => s.timeline.startMs));
     assert.ok(Math.abs(report.benchmarks[0]!.summary.throughput.wallS * 1000 - (spans(sessions.slice(0, 3)) + spans(sessions.slice(3)))) < 1e-6, 'each run counts its own span');
     assert.equal((await readSessionLog(dir)).length, 5);
   });
@@ -163,3 +166,7 @@ describe('render, merge, resume, compare', () => {
     assert.ok(same.ci95[0] <= 0 && same.ci95[1] >= 0);
   });
 });
+
+function closeOf(timeline: SessionTimeline): NonNullable<WebSocketTransport['close']> {
+  return (timeline.transport as WebSocketTransport).close!;
+}

@@ -16,8 +16,8 @@ const metricsCommand = new Command('metrics')
   .description('List every metric with its unit, start and end events, and meaning.')
   .action(() => {
     for (const m of describeMetrics()) {
-      const per = { session: 'session', input: 'input', input_samples: 'input, pooled', response: 'response', corpus: 'corpus' }[m.scope];
-      process.stdout.write(`${m.name} [${m.unit}, per ${per}, ${m.tasks.join('/')}]\n  ${spanText(m)}\n  ${m.description}\n`);
+      const per = { session: 'session', input: 'turn', input_samples: 'turn', response: 'response', corpus: 'corpus' }[m.scope];
+      process.stdout.write(`${m.name} [${m.unit}, per ${per}]\n  ${spanText(m)}\n  ${m.description} Tasks: ${m.tasks.join(', ')}.\n`);
     }
   });
 

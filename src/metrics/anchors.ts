@@ -13,8 +13,8 @@ const anchor = <V>(name: string, description: string, at: (view: V) => number | 
 /** Every anchor a metric may start or end at, by the view it reads. */
 export const ANCHORS = {
   input: {
-    first_sent: anchor<InputView>('input.first_sent', 'first media chunk of the input sent', (v) => v.media[0]?.t),
-    last_sent: anchor<InputView>('input.last_sent', 'last media chunk of the input sent', (v) => v.media[v.media.length - 1]?.t),
+    first_sent: anchor<InputView>('input.first_sent', 'first audio chunk of the turn sent', (v) => v.media[0]?.t),
+    last_sent: anchor<InputView>('input.last_sent', 'last audio chunk of the turn sent', (v) => v.media[v.media.length - 1]?.t),
     eos_sent: anchor<InputView>('input.eos_sent', 'end of speech: send time of the chunk holding the last speech sample', (v) => v.eosFrame?.t),
     end_sent: anchor<InputView>('input.end_sent', 'final commit sent (the control that ends the input, or the flush of a continuous stream)', (v) => v.endControl?.t),
     transcript_first_text: anchor<InputView>('transcript.first_text', 'first non-empty transcript text received', (v) => v.transcript.textEvents[0]?.t),

@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { describe, it } from 'node:test';
+import { readReport } from '../src/report/recompute.js';
+import { REPORT_VERSION } from '../src/report/schema.js';
+
+const FIXTURES = new URL('../../test/fixtures/report-v1/', import.meta.url);
+
+interface V1Report {
+  version: number;
+  benchmarks: Array<{
+    summary: { metrics: unknown; sessions: unknown; turns: unknown; quality: unknown; throughput: unknown; errorRate: unknown };
+    sessions: Array<{ index: number; metrics: { session: unknown; turns: unknown[] } }>;
+  }>;
+}
+
+describe('version 1 reports', () => {
+  for (const name of ['vllm-client-commits.json', 'openai-server-vad.json']) {
+    it(`render to the figures the version 1 code computed: ${name}`, async () => {
+      const path = new URL(name, FIXTURES);
+      const v1 = JSON.parse(await readFile(path, 'utf8')) as V1Report;
+      assert.equal(v1.version, 1);
+      const report = await readReport(path.pathname);
+      assert.equal(report.version, REPORT_VERSION);
+      assert.equal(report.config.task, 'stt');
+      assert.equal(report.benchmarks.length, v1.benchmarks.length);
+      report.benchmarks.forEach((b, i) => {
+        const old = v1.benchmarks[i]!;
+        for (const key of ['metrics', 'sessions', 'turns', 'quality', 'throughput', 'errorRate'] as const) {
+          assert.deepEqual(b.summary[key], old.summary[key], `summary.${key} of ${b.label}`);
+        }
+        b.sessions.forEach((s, j) => {
+          assert.deepEqual(s.metrics.session, old.sessions[j]!.metrics.session, `session ${s.index}`);
+          assert.deepEqual(s.metrics.inputs, old.sessions[j]!.metrics.turns, `turns of session ${s.index}`);
+        });
+      });
+    });
+  }
+});
