@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import WebSocket, { WebSocketServer } from 'ws';
-import { interpretOpenAIEvent } from '../src/adapters/openai.js';
+import { interpretOpenAIEvent } from '../src/dialects/openai.js';
 import { run } from '../src/run.js';
-import type { ServerEventRecord } from '../src/timeline/types.js';
+import type { AudioInput, InputRecord, ReceivedFrame, SentFrame, SessionTimeline } from '../src/timeline/types.js';
 import { testServer } from './helpers.js';
 
 const MODEL = 'gpt-4o-transcribe';
@@ -33,7 +33,15 @@ async function exchange(url: string, frames: unknown[], until: (e: Record<string
   });
 }
 
-const texts = (events: ServerEventRecord[]) => events.filter((e) => e.kind === 'transcript_final').map((e) => e.text);
+const texts = (events: ReceivedFrame[]) => events.filter((e) => e.kind === 'text_final').map((e) => e.text);
+/** The client's commits: the controls that start, end or flush an input (not session settings). */
+const commits = (timeline: SessionTimeline): SentFrame[] =>
+  timeline.sent.filter((f) => f.kind === 'control' && (f.control === 'input_start' || f.control === 'input_end' || f.control === 'flush'));
+const audioInput = (input: InputRecord | undefined): AudioInput => {
+  assert.equal(input?.kind, 'audio');
+  return input as AudioInput;
+};
+const closeOf = (timeline: SessionTimeline) => (timeline.transport.kind === 'websocket' ? timeline.transport.close : undefined);
 
 describe('OpenAI Realtime transcription (GA) against the simulated server', () => {
   it('manual commits: one completed transcript per turn, with the reference text', async () => {
@@ -44,12 +52,12 @@ describe('OpenAI Realtime transcription (GA) against the simulated server', () =
     });
     const session = report.benchmarks[0]!.sessions[0]!;
     assert.deepEqual(session.outcome, { status: 'completed' });
-    assert.deepEqual(texts(session.timeline.events), REFERENCES);
+    assert.deepEqual(texts(session.timeline.received), REFERENCES);
     assert.equal(session.timeline.turnDetection, 'client');
-    assert.deepEqual(session.timeline.commits.map((c) => `${c.turn}:${c.kind}`), ['0:final', '1:final', '2:final']);
-    assert.ok(session.timeline.events.some((e) => e.type === 'session.updated'));
-    assert.equal(session.metrics.turns.length, 3);
-    for (const turn of session.metrics.turns) {
+    assert.deepEqual(commits(session.timeline).map((c) => `${c.input}:${c.control}`), ['0:input_end', '1:input_end', '2:input_end']);
+    assert.ok(session.timeline.received.some((e) => e.type === 'session.updated'));
+    assert.equal(session.metrics.inputs.length, 3);
+    for (const turn of session.metrics.inputs) {
       assert.ok(turn.commit_to_flush_ms! > 0 && turn.finalization_ms! >= turn.commit_to_flush_ms!);
     }
     assert.deepEqual(report.benchmarks[0]!.summary.turns, { planned: 3, finalized: 3, boundaries: 'client commits', eosSources: { label: 3 } });
@@ -64,17 +72,17 @@ describe('OpenAI Realtime transcription (GA) against the simulated server', () =
     });
     const session = report.benchmarks[0]!.sessions[0]!;
     assert.deepEqual(session.outcome, { status: 'completed' });
-    const { events, turns } = session.timeline;
+    const { received: events, inputs: turns } = session.timeline;
     assert.equal(session.timeline.turnDetection, 'server');
     assert.equal(events.filter((e) => e.kind === 'speech_started').length, 3);
-    assert.equal(events.filter((e) => e.kind === 'input_committed').length, 3);
+    assert.equal(events.filter((e) => e.kind === 'committed').length, 3);
     assert.deepEqual(texts(events), REFERENCES);
-    assert.deepEqual(session.timeline.commits, [], 'the client never commits: speech ended in silence each time');
+    assert.deepEqual(commits(session.timeline), [], 'the client never commits: speech ended in silence each time');
     // Each VAD stop lands near the labelled end of speech (an energy VAD misses quiet final phonemes).
     const stops = events.filter((e) => e.kind === 'speech_stopped').map((e) => e.audioEndMs!);
-    stops.forEach((stop, i) => assert.ok(Math.abs(stop - turns[i]!.speechEndMs) <= 100, `turn ${i}: VAD stop ${stop} vs label ${turns[i]!.speechEndMs}`));
-    assert.equal(session.metrics.turns.length, 3);
-    for (const turn of session.metrics.turns) {
+    stops.forEach((stop, i) => assert.ok(Math.abs(stop - audioInput(turns[i]).speechEndMs) <= 100, `turn ${i}: VAD stop ${stop} vs label ${audioInput(turns[i]).speechEndMs}`));
+    assert.equal(session.metrics.inputs.length, 3);
+    for (const turn of session.metrics.inputs) {
       assert.ok(turn.finalization_ms! > 0, 'finalization is measured');
       assert.equal(turn.commit_to_flush_ms, undefined, 'no client commit, so no commit-to-flush');
     }
@@ -90,18 +98,18 @@ describe('OpenAI Realtime transcription (GA) against the simulated server', () =
     });
     const session = report.benchmarks[0]!.sessions[0]!;
     assert.deepEqual(session.outcome, { status: 'completed' });
-    assert.deepEqual(session.timeline.commits.map((c) => c.kind), ['final']);
-    assert.deepEqual(texts(session.timeline.events), [REFERENCES[0]]);
-    assert.ok(session.metrics.turns[0]!.commit_to_flush_ms! > 0);
+    assert.deepEqual(commits(session.timeline).map((c) => c.control), ['flush']);
+    assert.deepEqual(texts(session.timeline.received), [REFERENCES[0]]);
+    assert.ok(session.metrics.inputs[0]!.commit_to_flush_ms! > 0);
   });
 
   it('a mid-stream session.update is confirmed by session.updated and timed', async () => {
     const server = await testServer();
     const { report } = await run({ target: server.url, protocol: 'openai', model: MODEL, updateAtMs: 100, maxSessions: 1, pace: { kind: 'realtime', speed: 4 } });
     const session = report.benchmarks[0]!.sessions[0]!;
-    assert.equal(session.timeline.updates.length, 1);
+    assert.equal(session.timeline.sent.filter((f) => f.control === 'session_update').length, 1);
     assert.ok(session.metrics.session.update_ms! >= 0);
-    assert.equal(session.timeline.events.filter((e) => e.kind === 'session_updated').length, 2);
+    assert.equal(session.timeline.received.filter((e) => e.kind === 'updated').length, 2);
   });
 
   it('idle time keeps the session open after the last turn', async () => {
@@ -109,8 +117,8 @@ describe('OpenAI Realtime transcription (GA) against the simulated server', () =
     const { report } = await run({ target: server.url, protocol: 'openai', model: MODEL, idleMs: 300, maxSessions: 1, pace: { kind: 'none' } });
     const { timeline, outcome } = report.benchmarks[0]!.sessions[0]!;
     assert.deepEqual(outcome, { status: 'completed' });
-    const lastFinal = timeline.events.filter((e) => e.kind === 'transcript_final').at(-1)!;
-    assert.ok(timeline.close!.t - lastFinal.t >= 300, 'closed no earlier than the idle time');
+    const lastFinal = timeline.received.filter((e) => e.kind === 'text_final').at(-1)!;
+    assert.ok(closeOf(timeline)!.t - lastFinal.t >= 300, 'closed no earlier than the idle time');
   });
 });
 
@@ -120,11 +128,11 @@ describe('OpenAI Realtime transcription (beta) against the simulated server', ()
     const { report } = await run({ target: server.url, protocol: 'openai-beta', model: MODEL, maxSessions: 2, pace: { kind: 'none' } });
     const sessions = report.benchmarks[0]!.sessions;
     for (const s of sessions) assert.deepEqual(s.outcome, { status: 'completed' });
-    const types = sessions[0]!.timeline.events.map((e) => e.type);
+    const types = sessions[0]!.timeline.received.map((e) => e.type);
     assert.equal(types[0], 'transcription_session.created');
     assert.ok(types.includes('transcription_session.updated'));
     assert.ok(types.includes('conversation.item.created'));
-    assert.deepEqual(texts(sessions[1]!.timeline.events), [REFERENCES[1]]);
+    assert.deepEqual(texts(sessions[1]!.timeline.received), [REFERENCES[1]]);
   });
 });
 
@@ -143,7 +151,7 @@ describe('simulated OpenAI server errors', () => {
     const { outcome, timeline } = report.benchmarks[0]!.sessions[0]!;
     assert.equal(outcome.status, 'failed');
     assert.equal(outcome.status === 'failed' && outcome.failure.code, 'invalid_value');
-    assert.equal(timeline.events.find((e) => e.kind === 'error')!.code, 'invalid_value');
+    assert.equal(timeline.received.find((e) => e.kind === 'error')!.code, 'invalid_value');
   });
 
   it('answers an unknown event with an invalid_value error naming the parameter', async () => {
@@ -175,12 +183,12 @@ describe('OpenAI client tolerance', () => {
     const { report } = await run({ target, protocol: 'openai', model: MODEL, maxSessions: 1, pace: { kind: 'none' } });
     const { outcome, timeline } = report.benchmarks[0]!.sessions[0]!;
     assert.deepEqual(outcome, { status: 'completed' });
-    assert.deepEqual(timeline.events.filter((e) => e.kind === 'other').map((e) => e.type), ['rate_limits.updated', 'conversation.item.added', 'something.new']);
+    assert.deepEqual(timeline.received.filter((e) => e.kind === 'other').map((e) => e.type), ['rate_limits.updated', 'conversation.item.added', 'something.new']);
   });
 
   it('interprets nested errors, failed transcriptions and VAD positions', () => {
     assert.deepEqual(interpretOpenAIEvent('{"type":"error","error":{"type":"invalid_request_error","code":"bad","message":"no"}}'), { type: 'error', kind: 'error', code: 'bad', message: 'no' });
-    assert.deepEqual(interpretOpenAIEvent('{"type":"conversation.item.input_audio_transcription.failed","item_id":"i","error":{"type":"server_error","message":"x"}}'), { type: 'conversation.item.input_audio_transcription.failed', kind: 'transcript_failed', itemId: 'i', code: 'server_error', message: 'x' });
+    assert.deepEqual(interpretOpenAIEvent('{"type":"conversation.item.input_audio_transcription.failed","item_id":"i","error":{"type":"server_error","message":"x"}}'), { type: 'conversation.item.input_audio_transcription.failed', kind: 'text_failed', channel: 'input_transcript', itemId: 'i', code: 'server_error', message: 'x' });
     assert.deepEqual(interpretOpenAIEvent('{"type":"input_audio_buffer.speech_started","item_id":"i","audio_start_ms":1200}'), { type: 'input_audio_buffer.speech_started', kind: 'speech_started', itemId: 'i', audioStartMs: 1200 });
   });
 });

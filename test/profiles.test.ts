@@ -4,9 +4,12 @@ import { WebSocketServer } from 'ws';
 import { run } from '../src/run.js';
 import { DEFAULT_LATENCY } from '../src/server/latency-model.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
+import type { SessionTimeline } from '../src/timeline/types.js';
 import { CLI, runNode, tempDir, testServer } from './helpers.js';
 
 const FAST = { kind: 'realtime', speed: 8 } as const;
+const closeOf = (timeline: SessionTimeline) => (timeline.transport.kind === 'websocket' ? timeline.transport.close : undefined);
+const audioFrames = (timeline: SessionTimeline) => timeline.sent.filter((f) => f.kind === 'audio');
 
 describe('load profiles against the simulated server', () => {
   it('a sweep runs one benchmark per concurrency level, in order', async () => {
@@ -51,8 +54,8 @@ describe('load profiles against the simulated server', () => {
     const { sessions, summary, startMs, endMs } = report.benchmarks[0]!;
     assert.deepEqual(sessions.map((s) => s.index), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     assert.equal(summary.sessions.completed, 10);
-    assert.deepEqual(sessions.map((s) => s.timeline.turns[0]!.sampleId), ['harvard-01', 'harvard-02', 'harvard-03', 'harvard-04', 'harvard-05', 'harvard-06', 'harvard-01', 'harvard-02', 'harvard-03', 'harvard-04']);
-    for (const s of sessions) assert.ok(s.timeline.connectStartMs >= startMs && s.timeline.close!.t <= endMs + 1, 'timelines share the run clock');
+    assert.deepEqual(sessions.map((s) => s.timeline.inputs[0]!.sampleId), ['harvard-01', 'harvard-02', 'harvard-03', 'harvard-04', 'harvard-05', 'harvard-06', 'harvard-01', 'harvard-02', 'harvard-03', 'harvard-04']);
+    for (const s of sessions) assert.ok(s.timeline.startMs >= startMs && closeOf(s.timeline)!.t <= endMs + 1, 'timelines share the run clock');
     assert.equal(report.config.workers, 2);
   });
 });
@@ -67,13 +70,14 @@ describe('unpaced runs with backpressure', () => {
       assert.deepEqual(session.outcome, { status: 'completed' });
       const { audio_sent_ms, audio_acked_ms } = session.metrics.session;
       assert.equal(audio_acked_ms, audio_sent_ms, 'every bit of audio sent was acknowledged');
-      const acks = session.timeline.events.filter((e) => e.kind === 'progress');
-      for (const chunk of session.timeline.chunks) {
-        const acked = acks.filter((e) => e.t < chunk.sentMs).at(-1)?.audioEndMs;
-        if (acked !== undefined) assert.ok(chunk.audioEndMs - acked <= windowMs, `chunk ${chunk.seq} sent ${chunk.audioEndMs - acked} ms ahead of the acknowledgements`);
-      }
+      const acks = session.timeline.received.filter((e) => e.kind === 'progress');
+      const chunks = audioFrames(session.timeline);
+      chunks.forEach((chunk, seq) => {
+        const acked = acks.filter((e) => e.t < chunk.t).at(-1)?.audioEndMs;
+        if (acked !== undefined) assert.ok(chunk.audioEndMs! - acked <= windowMs, `chunk ${seq} sent ${chunk.audioEndMs! - acked} ms ahead of the acknowledgements`);
+      });
       // 20x real time: ~2.8 s of audio cannot be taken in much faster than ~140 ms.
-      const streaming = session.timeline.chunks.at(-1)!.sentMs - session.timeline.chunks[0]!.sentMs;
+      const streaming = chunks.at(-1)!.t - chunks[0]!.t;
       assert.ok(streaming >= (audio_sent_ms! - windowMs) / 20 - 5, `streamed in ${streaming} ms`);
     }
   });

@@ -1,14 +1,20 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { encodeWaveFromFloat32Channels } from '@echogarden/wave-codec';
-import { vllmAdapter } from '../src/adapters/vllm.js';
+import { vllmDialect } from '../src/dialects/vllm.js';
 import { decodeWav } from '../src/audio/decode.js';
 import { toPcm16 } from '../src/audio/pcm.js';
 import type { Sample } from '../src/data/dataset.js';
 import { run } from '../src/run.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
 import { findSpeech, prepareSample } from '../src/session/prepare.js';
+import type { AudioInput, InputRecord } from '../src/timeline/types.js';
 import { testServer } from './helpers.js';
+
+const audioInput = (input: InputRecord | undefined): AudioInput => {
+  assert.equal(input?.kind, 'audio');
+  return input as AudioInput;
+};
 
 /** 1 s at 16 kHz: silence, a 440 Hz tone from 200 to 700 ms, silence. */
 function toneSample(words?: Sample['words']): Sample {
@@ -37,7 +43,7 @@ describe('end of speech', () => {
   });
 
   it('padding shifts speech and the next turn carries the gap', async () => {
-    const prepared = await prepareSample(toneSample(), vllmAdapter({ model: 'm' }), 100, { leadMs: 100, trailMs: 300, gapMs: 500 }, 'auto');
+    const prepared = await prepareSample(toneSample(), vllmDialect({ model: 'm' }), 100, { leadMs: 100, trailMs: 300, gapMs: 500 }, 'auto');
     assert.equal(prepared.first.audioMs, 1400);
     assert.deepEqual([prepared.first.speechStartMs, prepared.first.speechEndMs], [300, 800]);
     assert.equal(prepared.later.audioMs, 1900);
@@ -55,16 +61,18 @@ describe('multi-turn vLLM sessions', () => {
     const [first, second] = report.benchmarks[0]!.sessions;
     for (const s of [first!, second!]) assert.deepEqual(s.outcome, { status: 'completed' });
     const { timeline } = first!;
-    assert.deepEqual(timeline.commits.map((c) => `${c.turn}:${c.kind}`), ['0:start', '0:final', '1:start', '1:final']);
-    assert.deepEqual(timeline.turns.map((t) => t.sampleId), ['harvard-01', 'harvard-02']);
-    assert.deepEqual(second!.timeline.turns.map((t) => t.sampleId), ['harvard-03', 'harvard-04']);
-    assert.equal(timeline.turns[1]!.audioStartMs, timeline.turns[0]!.audioEndMs);
-    assert.equal(timeline.turns[1]!.speechStartMs - timeline.turns[1]!.audioStartMs, 400 + 100 + 175, 'gap + lead + where harvard-02 says its first word');
-    assert.deepEqual(timeline.events.filter((e) => e.kind === 'transcript_final').map((e) => e.text!.trim()), [
+    const commits = timeline.sent.filter((f) => f.kind === 'control' && (f.control === 'input_start' || f.control === 'input_end' || f.control === 'flush'));
+    assert.deepEqual(commits.map((c) => `${c.input}:${c.control}`), ['0:input_start', '0:input_end', '1:input_start', '1:input_end']);
+    assert.deepEqual(timeline.inputs.map((t) => t.sampleId), ['harvard-01', 'harvard-02']);
+    assert.deepEqual(second!.timeline.inputs.map((t) => t.sampleId), ['harvard-03', 'harvard-04']);
+    const [turn0, turn1] = [audioInput(timeline.inputs[0]), audioInput(timeline.inputs[1])];
+    assert.equal(turn1.audioStartMs, turn0.audioEndMs);
+    assert.equal(turn1.speechStartMs - turn1.audioStartMs, 400 + 100 + 175, 'gap + lead + where harvard-02 says its first word');
+    assert.deepEqual(timeline.received.filter((e) => e.kind === 'text_final').map((e) => e.text!.trim()), [
       'The birch canoe slid on the smooth planks.',
       'Glue the sheet to the dark blue background.',
     ]);
-    assert.equal(first!.metrics.turns.length, 2);
+    assert.equal(first!.metrics.inputs.length, 2);
     assert.deepEqual(report.benchmarks[0]!.summary.turns, { planned: 4, finalized: 4, boundaries: 'client commits', eosSources: { label: 4 } });
   });
 

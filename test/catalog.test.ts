@@ -1,0 +1,36 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { ANCHORS } from '../src/metrics/anchors.js';
+import { addMetric, metricByName } from '../src/metrics/catalog.js';
+import { parseSlo } from '../src/metrics/slo.js';
+import { renderSummary } from '../src/report/console.js';
+import { renderCsv } from '../src/report/csv.js';
+import { renderHtml } from '../src/report/html/index.js';
+import { renderMarkdown } from '../src/report/markdown.js';
+import { run } from '../src/run.js';
+
+describe('the metric catalog drives every output', () => {
+  it('a metric added as one entry appears in the console, CSV, Markdown, HTML and SLOs', async () => {
+    const remove = addMetric({
+      name: 'eos_to_first_text_ms', unit: 'ms', scope: 'input', tasks: ['stt'], tags: ['headline', 'latency'], better: 'lower',
+      from: ANCHORS.input.eos_sent, to: ANCHORS.input.transcript_first_text,
+      description: 'A metric only this test defines.',
+    });
+    after(remove);
+    const { report } = await run({ maxSessions: 2, pace: { kind: 'realtime', speed: 8 }, slos: ['p95(eos_to_first_text_ms)<100000'] });
+    const summary = report.benchmarks[0]!.summary;
+    assert.ok(summary.metrics.eos_to_first_text_ms, 'summarized');
+    assert.deepEqual(summary.slos.map((s) => [s.slo, s.pass]), [['p95(eos_to_first_text_ms)<100000', true]]);
+    assert.match(renderSummary(report), /^eos_to_first_text_ms\s+ms\s+2\s/m);
+    const csv = renderCsv(report);
+    assert.ok(csv['turns.csv']!.split('\r\n')[0]!.includes('eos_to_first_text_ms [ms]'));
+    assert.ok(csv['levels.csv']!.split('\r\n')[0]!.includes('eos_to_first_text_ms p50 [ms]'));
+    assert.match(renderMarkdown(report), /eos_to_first_text_ms p50 \/ p95 \(ms\)/);
+    const page = renderHtml(report);
+    assert.match(page, /title="eos_to_first_text_ms \[ms\]: from end of speech/, 'charted with its definition as the tooltip');
+    assert.match(page, /A metric only this test defines\./);
+    remove();
+    assert.equal(metricByName('eos_to_first_text_ms'), undefined);
+    assert.throws(() => parseSlo('p95(eos_to_first_text_ms)<1'), /eos_to_first_text_ms/);
+  });
+});
