@@ -6,7 +6,7 @@ import { classifySocketError, Ending, type RunnerBase, type SessionResult } from
 
 /** One input and its request, built before the clock starts. */
 export interface PreparedRequest {
-  input: Omit<InputRecord, 'index'>;
+  input: InputRecord extends infer T ? (T extends unknown ? Omit<T, 'index'> : never) : never;
   request: HttpRequest;
 }
 
