@@ -1,4 +1,4 @@
-import { PROTOCOLS, type Protocol } from './dialects/index.js';
+import { PROTOCOLS, type DialectSettings, type Protocol } from './dialects/index.js';
 import { DEFAULT_OPENAI_MODEL, type OpenAITurnDetection } from './dialects/openai.js';
 import type { DatasetOptions } from './data/load.js';
 import type { ErrorRateStop } from './load/execute.js';
@@ -14,6 +14,7 @@ import { DEFAULT_MODEL, type ServerOptions } from './server/server.js';
 import type { Pace } from './session/pace.js';
 import { NO_PADDING, type EosPreference, type Padding } from './session/prepare.js';
 import { DEFAULT_TIMEOUTS, type StageTimeouts } from './session/runner.js';
+import { DEFAULT_ACK_WINDOW_MS } from './session/ws-runner.js';
 
 export interface RunOptions {
   /** WebSocket URL of the server; omitted, the built-in simulated server is started on loopback. */
@@ -114,17 +115,30 @@ export class UsageError extends Error {
 export interface Settings {
   protocol: Protocol;
   model: string;
+  /** What the dialect is built with. */
+  dialect: DialectSettings;
   turnDetection: OpenAITurnDetection;
   plan: LoadPlan;
   slos: Slo[];
+  /** Sessions per benchmark, when given (else one per sample, at least one per lane). */
+  maxSessions?: number;
+  maxSeconds?: number;
+  rampUpMs: number;
+  stopOnErrorRate?: ErrorRateStop;
   turnsPerSession: number;
   padding: Padding;
   idleMs: number;
+  updateAtMs?: number;
   eos: EosPreference;
   chunkMs: number;
   pace: Pace;
+  ackWindowMs: number;
   timeouts: StageTimeouts;
   workers: number;
+  /** Headers every connection sends (authentication). */
+  headers: Record<string, string>;
+  /** TLS options for `wss://` and `https://` targets. */
+  tls: { ca?: string; rejectUnauthorized?: false };
 }
 
 export function resolveSettings(options: RunOptions): Settings {
@@ -190,20 +204,38 @@ export function resolveSettings(options: RunOptions): Settings {
   positive('--connect-timeout-ms', timeouts.connectMs, false);
   positive('--ready-timeout-ms', timeouts.readyMs, false);
   positive('--final-timeout-ms', timeouts.finalMs, false);
+  const model = options.model ?? (protocol === 'vllm' ? DEFAULT_MODEL : DEFAULT_OPENAI_MODEL);
   return {
     protocol,
-    model: options.model ?? (protocol === 'vllm' ? DEFAULT_MODEL : DEFAULT_OPENAI_MODEL),
+    model,
+    dialect: {
+      model,
+      turnDetection,
+      ...(options.language !== undefined ? { language: options.language } : {}),
+      ...(options.prompt !== undefined ? { prompt: options.prompt } : {}),
+    },
     turnDetection,
     plan,
     slos,
+    ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
+    ...(options.maxSeconds !== undefined ? { maxSeconds: options.maxSeconds } : {}),
+    rampUpMs: options.rampUpMs ?? 0,
+    ...(options.stopOnErrorRate ? { stopOnErrorRate: options.stopOnErrorRate } : {}),
     turnsPerSession,
     padding,
     idleMs: options.idleMs ?? 0,
+    ...(options.updateAtMs !== undefined ? { updateAtMs: options.updateAtMs } : {}),
     eos: options.eos ?? 'auto',
     chunkMs,
     pace: options.pace ?? { kind: 'realtime', speed: 1 },
+    ackWindowMs: options.ackWindowMs ?? DEFAULT_ACK_WINDOW_MS,
     timeouts,
     workers,
+    headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
+    tls: {
+      ...(options.tls?.ca !== undefined ? { ca: options.tls.ca } : {}),
+      ...(options.tls?.insecure ? { rejectUnauthorized: false as const } : {}),
+    },
   };
 }
 

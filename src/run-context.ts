@@ -27,13 +27,8 @@ export function loadRunDataset(options: RunOptions): Promise<Dataset> {
 }
 
 /** Builds the dialect and decodes, resamples, pads, chunks and encodes every sample once. */
-export async function createRunContext(options: RunOptions, settings: Settings, dataset: Dataset): Promise<RunContext> {
-  const dialect = createDialect(settings.protocol, {
-    model: settings.model,
-    turnDetection: settings.turnDetection,
-    ...(options.language !== undefined ? { language: options.language } : {}),
-    ...(options.prompt !== undefined ? { prompt: options.prompt } : {}),
-  });
+export async function createRunContext(settings: Settings, dataset: Dataset): Promise<RunContext> {
+  const dialect = createDialect(settings.protocol, settings.dialect);
   // Every dialect so far streams over WebSocket; HTTP dialects arrive with their tasks.
   if (dialect.transport !== 'websocket') throw new UsageError(`--protocol ${settings.protocol}: HTTP dialects cannot run yet`);
   const prepared = new Map<string, PreparedSample>();
@@ -53,7 +48,7 @@ export async function createRunContext(options: RunOptions, settings: Settings, 
       }),
     // Enough sessions to stream every sample once, and at least one per lane (or ten arrivals).
     sessionsFor: (profile) =>
-      options.maxSessions ?? Math.max(Math.ceil(dataset.samples.length / perSession), isOpenLoop(profile) ? 10 : lanes(profile)),
+      settings.maxSessions ?? Math.max(Math.ceil(dataset.samples.length / perSession), isOpenLoop(profile) ? 10 : lanes(profile)),
   };
 }
 
@@ -67,18 +62,13 @@ export interface LevelRun {
 }
 
 /** Runs one benchmark level's sessions (or this worker's share of them) in this thread. */
-export function runLevel(context: RunContext, options: RunOptions, settings: Settings, target: string, level: LevelRun): Promise<Execution> {
-  const headers: Record<string, string> = options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {};
-  const socketOptions = {
-    ...(options.tls?.ca !== undefined ? { ca: options.tls.ca } : {}),
-    ...(options.tls?.insecure ? { rejectUnauthorized: false } : {}),
-  };
+export function runLevel(context: RunContext, settings: Settings, target: string, level: LevelRun): Promise<Execution> {
   return execute({
     profile: level.profile,
     maxSessions: level.maxSessions,
-    ...(options.maxSeconds !== undefined ? { maxSeconds: options.maxSeconds } : {}),
-    ...(options.rampUpMs !== undefined ? { rampUpMs: options.rampUpMs } : {}),
-    ...(options.stopOnErrorRate ? { stopOnErrorRate: options.stopOnErrorRate } : {}),
+    ...(settings.maxSeconds !== undefined ? { maxSeconds: settings.maxSeconds } : {}),
+    rampUpMs: settings.rampUpMs,
+    ...(settings.stopOnErrorRate ? { stopOnErrorRate: settings.stopOnErrorRate } : {}),
     clock: level.clock,
     ...(level.signal ? { signal: level.signal } : {}),
     ...(level.shard ? { shard: level.shard } : {}),
@@ -86,19 +76,19 @@ export function runLevel(context: RunContext, options: RunOptions, settings: Set
       const turns = context.turnsOf(index);
       const { timeline, outcome } = await runWebSocketSession({
         url: target,
-        headers,
+        headers: settings.headers,
         dialect: context.dialect,
         inputs: turns,
         pace: settings.pace,
         plannedStartMs,
         idleMs: settings.idleMs,
-        ...(options.updateAtMs !== undefined ? { updateAtMs: options.updateAtMs } : {}),
-        ...(options.ackWindowMs !== undefined ? { ackWindowMs: options.ackWindowMs } : {}),
+        ...(settings.updateAtMs !== undefined ? { updateAtMs: settings.updateAtMs } : {}),
+        ackWindowMs: settings.ackWindowMs,
         serverAcks: context.serverAcks,
         timeouts: settings.timeouts,
         clock: level.clock,
         signal,
-        socketOptions,
+        socketOptions: settings.tls,
       });
       return { index, sampleIds: turns.map((t) => t.sampleId), split: turns[0]!.split, timeline, outcome };
     },

@@ -20,7 +20,6 @@ import { onClockOf, readSessionLog, SESSION_LOG, SessionLog, type LoggedSession 
 import { createRunContext, loadRunDataset, runLevel, type RunContext } from './run-context.js';
 import { startServer } from './server/server.js';
 import { formatPace } from './session/pace.js';
-import { DEFAULT_ACK_WINDOW_MS } from './session/ws-runner.js';
 import type { SessionRecord } from './timeline/types.js';
 import { VERSION } from './version.js';
 
@@ -51,7 +50,7 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
   const log = outputDir === undefined ? undefined : await SessionLog.open(outputDir, options.resume !== undefined);
   try {
     const target = options.target ?? server!.url;
-    const context = await createRunContext(options, settings, dataset);
+    const context = await createRunContext(settings, dataset);
     const config = runConfig(options, settings, context, target, server !== undefined);
     const header = (clock: Clock, benchmarks: Benchmark[], capacity?: Report['capacity']): Omit<Report, 'record'> => ({
       schema: REPORT_SCHEMA,
@@ -87,7 +86,7 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
       };
       const execution = pool
         ? await pool.runLevel(profile, maxSessions, [...kept.keys()], options.signal, onSessionEnd)
-        : await runLevel(context, options, settings, target, {
+        : await runLevel(context, settings, target, {
             profile,
             maxSessions,
             clock,
@@ -143,7 +142,7 @@ function runConfig(options: RunOptions, settings: Settings, context: RunContext,
     plan: settings.plan,
     maxSessions: options.maxSessions ?? null,
     maxSeconds: options.maxSeconds ?? null,
-    rampUpMs: options.rampUpMs ?? 0,
+    rampUpMs: settings.rampUpMs,
     window: options.window ?? {},
     stopOnErrorRate: options.stopOnErrorRate ?? null,
     slos: settings.slos.map((slo) => slo.text),
@@ -157,7 +156,7 @@ function runConfig(options: RunOptions, settings: Settings, context: RunContext,
     chunkMs: settings.chunkMs,
     pace: formatPace(settings.pace),
     workers: settings.workers,
-    ackWindowMs: options.ackWindowMs ?? DEFAULT_ACK_WINDOW_MS,
+    ackWindowMs: settings.ackWindowMs,
     timeouts: settings.timeouts,
     apiKey: options.apiKey ? REDACTED : null,
     tls: { ca: options.tls?.ca !== undefined, insecure: options.tls?.insecure === true },

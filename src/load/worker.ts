@@ -35,7 +35,7 @@ const post = (message: FromWorker): void => port.postMessage(message);
 
 try {
   const settings = resolveSettings(init.options);
-  const context = await createRunContext(init.options, settings, await loadRunDataset(init.options));
+  const context = await createRunContext(settings, await loadRunDataset(init.options));
   const clock = alignedClock(init.clockOrigin, new Date(init.wallStart));
   let abort = new AbortController();
   port.on('message', async (message: ToWorker) => {
@@ -47,7 +47,7 @@ try {
       const now = clock.now();
       return post({ type: 'done', execution: { startMs: now, endMs: now, capHits: 0, eventLoopDelay: { meanMs: 0, p50Ms: 0, p99Ms: 0, maxMs: 0 } } });
     }
-    const { records: _, ...execution } = await runLevel(context, init.options, settings, init.target, {
+    const { records: _, ...execution } = await runLevel(context, settings, init.target, {
       profile: share.profile,
       maxSessions: message.maxSessions,
       clock,
