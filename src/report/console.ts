@@ -68,10 +68,14 @@ function renderBenchmark(benchmark: Benchmark, shown: readonly MetricDescription
   }
   for (const slo of summary.slos) lines.push(`SLO ${slo.pass ? 'pass' : 'FAIL'}: ${slo.slo} (measured ${slo.value === null ? 'no data' : formatNumber(slo.value)})`);
   const health = benchmark.clientHealth;
-  const startLag = summary.metrics.start_lag_ms;
+  // The client's per-session lateness (its start lag against the load profile), where it is worth a word.
+  const lags = shown.filter((m) => m.tags.includes('client') && m.scope === 'session').flatMap((m) => {
+    const d = summary.metrics[m.name];
+    return d && d.p99 >= 1 ? [` ${m.name} p99 ${format(d.p99, m.unit)} ${m.unit}.`] : [];
+  });
   lines.push(
     `client: ${health.verdict}` +
-      (startLag && startLag.p99 >= 1 ? ` Start lag p99 ${startLag.p99.toFixed(1)} ms.` : '') +
+      lags.join('') +
       (health.capHits ? ` ${health.capHits} sessions found the open-session cap reached.` : ''),
   );
   return lines;

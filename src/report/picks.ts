@@ -6,21 +6,24 @@ import type { Report } from './schema.js';
  * its task, by tag, in catalog order. Outputs never name metrics themselves, so a
  * metric added to the catalog appears in every output.
  */
-export function metricsOf(report: Report, ...tags: Tag[]): MetricDescription[] {
+/** What picking needs of a report: its catalog and its task. */
+type Catalogued = Pick<Report, 'metricDefinitions'> & { config: Pick<Report['config'], 'task'> };
+
+export function metricsOf(report: Catalogued, ...tags: Tag[]): MetricDescription[] {
   return report.metricDefinitions.filter((d) => d.tasks.includes(report.config.task) && (tags.length === 0 || tags.some((t) => d.tags.includes(t))));
 }
 
 /** Metrics for summaries: everything but transport counters and corpus values, which have their own lines. */
-export function summaryMetrics(report: Report): MetricDescription[] {
+export function summaryMetrics(report: Catalogued): MetricDescription[] {
   return metricsOf(report, 'headline', 'latency', 'quality', 'throughput', 'client').filter((d) => d.scope !== 'corpus');
 }
 
 /** The headline latencies, first the ones people look at first. */
-export function headlineLatencies(report: Report): MetricDescription[] {
+export function headlineLatencies(report: Catalogued): MetricDescription[] {
   return metricsOf(report, 'headline').filter((d) => d.tags.includes('latency') && d.scope !== 'corpus');
 }
 
-export function definitionIn(report: Report, name: string): MetricDescription | undefined {
+export function definitionIn(report: Catalogued, name: string): MetricDescription | undefined {
   return report.metricDefinitions.find((d) => d.name === name);
 }
 

@@ -1,3 +1,4 @@
+import { headlineLatencies } from './picks.js';
 import type { Meta, RecordValue, Report, ReproducibilityRecord } from './schema.js';
 
 /**
@@ -9,7 +10,9 @@ export function buildRecord(report: Omit<Report, 'record'>, meta: Meta = {}): Re
   const levels = benchmarks.map((b) => b.label).join(', ');
   const measured = benchmarks.reduce((n, b) => n + b.summary.sessions.total - b.summary.excluded.warmup - b.summary.excluded.cooldown, 0);
   const errorRates = benchmarks.map((b) => `${b.label}: ${b.summary.errorRate === null ? 'n/a' : b.summary.errorRate.toFixed(4)}`).join('; ');
-  const ttft = benchmarks.map((b) => b.summary.metrics.ttft_ms).map((d, i) => `${benchmarks[i]!.label}: ${d ? `${d.p50.toFixed(0)} / ${d.p95.toFixed(0)} / ${d.p99.toFixed(0)}` : 'n/a'}`).join('; ');
+  // The median and tail of the task's first headline latency (TTFT for speech to text), per level.
+  const headline = headlineLatencies(report)[0]?.name;
+  const tail = headline && benchmarks.map((b) => b.summary.metrics[headline]).map((d, i) => `${benchmarks[i]!.label}: ${d ? `${d.p50.toFixed(0)} / ${d.p95.toFixed(0)} / ${d.p99.toFixed(0)}` : 'n/a'}`).join('; ');
   const wer = benchmarks.map((b) => b.summary.quality).find((q) => q.wer !== null);
   const cost = benchmarks.map((b) => b.summary.cost).find((c) => c !== undefined);
   const td = config.turnDetection;
@@ -53,7 +56,7 @@ export function buildRecord(report: Omit<Report, 'record'>, meta: Meta = {}): Re
       timing_boundaries: 'see metricDefinitions; finalization from end of speech (eos source per turn), commit_to_flush from the final commit',
       sessions: benchmarks.reduce((n, b) => n + b.summary.sessions.total, 0),
       measured_sessions: measured,
-      ttft_ms_p50_p95_p99: ttft,
+      ...(headline ? { [`${headline}_p50_p95_p99`]: tail! } : {}),
       error_rate: errorRates,
       quality: wer ? `corpus WER ${(wer.wer! * 100).toFixed(2)}% (${wer.normalizer}, ${wer.turns} turns)` : null,
       cost_interval: cost ? `${cost.intervalS.toFixed(1)} s at ${cost.perReplicaHour}/replica-hour × ${cost.replicas}` : null,

@@ -1,4 +1,4 @@
-import { definitionIn } from '../picks.js';
+import { definitionIn, headlineLatencies } from '../picks.js';
 import type { LoadPlan } from '../../load/plan.js';
 import type { LoadProfile } from '../../load/profiles.js';
 import type { SloResult } from '../../metrics/slo.js';
@@ -93,9 +93,10 @@ function answer(report: Report, axis: LoadAxis): string {
       : `SLOs failed at ${failing.map((b) => b.label).join(', ')}; ${report.benchmarks.length - failing.length} of ${report.benchmarks.length} levels met them all.`;
   }
   const headline = headlineLevel(report).benchmark;
-  const ttft = headline.summary.metrics.ttft_ms;
-  return ttft
-    ? `At ${headline.label}, the first text arrived in ${formatMetric(ttft.p50, 'ms')} (median) and ${formatMetric(ttft.p95, 'ms')} (p95); no SLOs were set.`
+  const first = headlineLatencies(report)[0];
+  const figure = first && headline.summary.metrics[first.name];
+  return figure
+    ? `At ${headline.label}, ${first.name} was ${formatMetric(figure.p50, first.unit)} (median) and ${formatMetric(figure.p95, first.unit)} (p95); no SLOs were set.`
     : `No SLOs were set; the figures below describe level ${headline.label}.`;
 }
 
