@@ -1,8 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { DecodedEvent, HttpDialect, HttpRequest } from '../dialects/dialect.js';
-import type { HttpExchange, HttpTransport, InputRecord, SessionTimeline } from '../timeline/types.js';
-import { classifySocketError, Ending, type RunnerBase, type SessionResult } from './runner.js';
+import type { HttpExchange, HttpTransport, InputRecord } from '../timeline/types.js';
+import { classifySocketError, Ending, newTimeline, type RunnerBase, type SessionResult } from './runner.js';
 
 /** One input and its request, built before the clock starts. */
 export interface PreparedRequest {
@@ -34,17 +34,7 @@ export function runHttpSession(plan: HttpPlan): Promise<SessionResult> {
   const { dialect, clock, timeouts } = plan;
   const policy = dialect.policy();
   const transport: HttpTransport = { kind: 'http', requests: [] };
-  const timeline: SessionTimeline = {
-    task: dialect.task,
-    turnDetection: 'client',
-    plannedStartMs: plan.plannedStartMs,
-    startMs: clock.now(),
-    inputs: [],
-    sent: [],
-    received: [],
-    transport,
-    counters: { bytesSent: 0, bytesReceived: 0, framesSent: 0, framesReceived: 0 },
-  };
+  const timeline = newTimeline(dialect.task, 'client', plan.plannedStartMs, clock.now(), transport);
   const { counters } = timeline;
   const ending = new Ending(clock);
   const removeAbort = ending.onAbort(plan.signal);

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import type { Failure, IncompleteReason, SessionOutcome, SessionTimeline, Stage } from '../timeline/types.js';
+import type { Failure, IncompleteReason, SessionOutcome, SessionTimeline, Stage, Task, TurnDetection } from '../timeline/types.js';
 
 /** Per-stage time limits in ms; a session that exceeds one fails with that stage named. */
 export interface StageTimeouts {
@@ -25,6 +25,21 @@ export interface RunnerBase {
 export interface SessionResult {
   timeline: SessionTimeline;
   outcome: SessionOutcome;
+}
+
+/** A session's timeline before anything was sent or received, started now. */
+export function newTimeline(task: Task, turnDetection: TurnDetection, plannedStartMs: number, startMs: number, transport: SessionTimeline['transport']): SessionTimeline {
+  return {
+    task,
+    turnDetection,
+    plannedStartMs,
+    startMs,
+    inputs: [],
+    sent: [],
+    received: [],
+    transport,
+    counters: { bytesSent: 0, bytesReceived: 0, framesSent: 0, framesReceived: 0 },
+  };
 }
 
 /**

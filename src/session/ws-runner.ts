@@ -1,9 +1,9 @@
 import WebSocket, { type RawData } from 'ws';
 import { ProtocolViolation, type WebSocketDialect } from '../dialects/dialect.js';
-import type { Control, SessionTimeline, WebSocketTransport } from '../timeline/types.js';
+import type { Control, WebSocketTransport } from '../timeline/types.js';
 import type { Pace } from './pace.js';
 import type { PreparedTurn } from './prepare.js';
-import { classifySocketError, Ending, type RunnerBase, type SessionResult } from './runner.js';
+import { classifySocketError, Ending, newTimeline, type RunnerBase, type SessionResult } from './runner.js';
 
 export interface WebSocketPlan extends RunnerBase {
   url: string;
@@ -50,17 +50,7 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
   const { dialect, clock, timeouts } = plan;
   const policy = dialect.policy();
   const transport: WebSocketTransport = { kind: 'websocket' };
-  const timeline: SessionTimeline = {
-    task: dialect.task,
-    turnDetection: dialect.turnDetection,
-    plannedStartMs: plan.plannedStartMs,
-    startMs: clock.now(),
-    inputs: [],
-    sent: [],
-    received: [],
-    transport,
-    counters: { bytesSent: 0, bytesReceived: 0, framesSent: 0, framesReceived: 0 },
-  };
+  const timeline = newTimeline(dialect.task, dialect.turnDetection, plan.plannedStartMs, clock.now(), transport);
   const { counters } = timeline;
   const ending = new Ending(clock);
   let input = 0;
