@@ -58,9 +58,12 @@ export function measuredCompleted(sessions: readonly ReportSession[]): ReportSes
 
 /** Stored values of a metric over sessions: one per turn for turn metrics, one per session otherwise. */
 export function storedValues(sessions: readonly ReportSession[], name: string): number[] {
-  return sessions.flatMap((s) => {
-    const own = s.metrics.session[name];
-    if (own !== undefined) return [own];
-    return s.metrics.turns.flatMap((turn) => (turn[name] === undefined ? [] : [turn[name]!]));
-  });
+  // Loops, not flatMap: no array per session and turn, over up to 100,000 sessions per metric.
+  const values: number[] = [];
+  for (const { metrics } of sessions) {
+    const own = metrics.session[name];
+    if (own !== undefined) values.push(own);
+    else for (const turn of metrics.turns) if (turn[name] !== undefined) values.push(turn[name]!);
+  }
+  return values;
 }
