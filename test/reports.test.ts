@@ -11,8 +11,9 @@ import { renderMarkdown } from '../src/report/markdown.js';
 import { mergeReports } from '../src/report/merge.js';
 import { readReport } from '../src/report/recompute.js';
 import { parseMetaEntry } from '../src/report/record.js';
+import { reportJsonChunks } from '../src/report/report-json.js';
 import type { Report } from '../src/report/schema.js';
-import { readSessionLog } from '../src/report/session-log.js';
+import { readSessionLog, SESSION_LOG } from '../src/report/session-log.js';
 import { run } from '../src/run.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
 import { CLI, runNode, tempDir, testServer } from './helpers.js';
@@ -170,3 +171,31 @@ describe('render, merge, resume, compare', () => {
 function closeOf(timeline: SessionTimeline): NonNullable<WebSocketTransport['close']> {
   return (timeline.transport as WebSocketTransport).close!;
 }
+
+describe('reports of many sessions', () => {
+  it('report.json is written session by session, byte for byte what JSON.stringify writes', async () => {
+    const dir = await tempDir();
+    const { report } = await run({ maxSessions: 2, pace: FAST, outputDir: dir });
+    assert.equal(await readFile(join(dir, 'report.json'), 'utf8'), JSON.stringify(report, null, 1) + '\n');
+    const final = report.benchmarks[0]!.sessions[0]!.timeline.received.find((e) => e.kind === 'text_final')!;
+    final.text = 'line\nbreak, "quotes", tab\t, and 🎙';
+    const variants: Report[] = [
+      report,
+      { ...report, benchmarks: [] },
+      { ...report, stoppedBy: undefined, benchmarks: [...report.benchmarks, { ...report.benchmarks[0]!, label: 'empty', sessions: [] }] },
+    ];
+    for (const variant of variants) assert.equal([...reportJsonChunks(variant)].join(''), JSON.stringify(variant, null, 1) + '\n');
+  });
+
+  it('the session log is read line by line across read boundaries, and a torn last line is ignored', async () => {
+    const dir = await tempDir();
+    await run({ maxSessions: 2, pace: FAST, outputDir: dir });
+    const [entry] = await readSessionLog(dir);
+    // Multi-byte text in every line, over several of the stream's 64 KiB reads.
+    const entries = Array.from({ length: 40 }, (_, index) => ({ ...entry!, record: { ...entry!.record, index, sampleIds: [`🎙 é ${index}`] } }));
+    const lines = entries.map((e) => JSON.stringify(e) + '\n').join('');
+    const torn = JSON.stringify(entries[0]).slice(0, 100);
+    await writeFile(join(dir, SESSION_LOG), lines + torn);
+    assert.deepEqual(await readSessionLog(dir), entries);
+  });
+});

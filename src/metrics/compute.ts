@@ -5,7 +5,7 @@ import { measure, METRICS, type PointMetric } from './catalog.js';
 import { costOf, type Cost, type Pricing } from './cost.js';
 import { corpusErrors } from './quality.js';
 import { evaluateSlos, type Slo, type SloResult } from './slo.js';
-import { maxOf, summarize, type Distribution } from './stats.js';
+import { summarize, type Distribution } from './stats.js';
 import { errorRate, NORMALIZER } from './wer.js';
 import type { Phase } from './window.js';
 
@@ -167,12 +167,16 @@ export function summarizeBenchmark(records: readonly SessionRecord[], phases: re
  * each run's own span, so the time between the runs does not count.
  */
 function measuredSpanMs(records: readonly SessionRecord[]): number {
-  const runs = new Map<string, SessionRecord[]>();
-  for (const r of records) runs.set(r.resumedFrom ?? '', [...(runs.get(r.resumedFrom ?? '') ?? []), r]);
-  let total = 0;
-  for (const run of runs.values()) {
-    total += maxOf(run.map((r) => sessionEndMs(r.timeline))) + maxOf(run.map((r) => -r.timeline.startMs));
+  const runs = new Map<string, { firstStartMs: number; lastEndMs: number }>();
+  for (const r of records) {
+    const key = r.resumedFrom ?? '';
+    const run = runs.get(key) ?? { firstStartMs: Infinity, lastEndMs: -Infinity };
+    run.firstStartMs = Math.min(run.firstStartMs, r.timeline.startMs);
+    run.lastEndMs = Math.max(run.lastEndMs, sessionEndMs(r.timeline));
+    runs.set(key, run);
   }
+  let total = 0;
+  for (const run of runs.values()) total += run.lastEndMs - run.firstStartMs;
   return total;
 }
 

@@ -1,9 +1,11 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { renderCsv } from './csv.js';
 import { renderHtml } from './html/index.js';
 import { renderMarkdown } from './markdown.js';
+import { reportJsonChunks } from './report-json.js';
 import type { Report } from './schema.js';
+import { writeText } from './write-text.js';
 
 export const OUTPUT_FORMATS = ['json', 'csv', 'html', 'md'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -11,11 +13,11 @@ export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 /** Writes the report in each format (JSON always) into `dir`; returns the paths written. */
 export async function writeOutputs(report: Report, dir: string, formats: readonly OutputFormat[] = ['json']): Promise<string[]> {
   await mkdir(dir, { recursive: true });
-  const files: Record<string, string> = { 'report.json': JSON.stringify(report, null, 1) + '\n' };
+  const files: Record<string, string> = {};
   if (formats.includes('csv')) Object.assign(files, renderCsv(report));
   if (formats.includes('md')) files['summary.md'] = renderMarkdown(report);
   if (formats.includes('html')) files['report.html'] = renderHtml(report);
-  const paths = Object.keys(files).map((name) => join(dir, name));
-  await Promise.all(Object.entries(files).map(([name, text]) => writeFile(join(dir, name), text)));
-  return paths;
+  const reportPath = join(dir, 'report.json');
+  await Promise.all([writeText(reportPath, reportJsonChunks(report)), ...Object.entries(files).map(([name, text]) => writeText(join(dir, name), [text]))]);
+  return [reportPath, ...Object.keys(files).map((name) => join(dir, name))];
 }

@@ -37,26 +37,37 @@ export async function readReport(path: string): Promise<Report> {
     throw new ReportError(`${file} is an incomplete voxbench report (no benchmarks or config)`);
   }
   report = upgradeReport(report);
-  const levels = new Map<string, Measured>(report.benchmarks.map((b) => [b.label, measuredOf(b)]));
+  // Indices already held per level, so each logged session is checked in constant time.
+  const levels = new Map<string, { measured: Measured; indices: Set<number> }>(
+    report.benchmarks.map((b) => {
+      const measured = measuredOf(b);
+      return [b.label, { measured, indices: new Set(measured.records.map((r) => r.index)) }];
+    }),
+  );
   for (const entry of await readSessionLog(dirname(file))) {
     const { level, profile } = entry;
     const record = onClockOf({ ...entry, record: upgradeRecord(entry.record) }, report.startedAt);
-    const measured = levels.get(level) ?? {
-      profile,
-      startMs: record.timeline.plannedStartMs,
-      endMs: record.timeline.plannedStartMs,
-      stoppedBy: 'interrupted' as const,
-      eventLoopDelay: { meanMs: 0, p50Ms: 0, p99Ms: 0, maxMs: 0 },
-      capHits: 0,
-      records: [],
+    const known = levels.get(level) ?? {
+      measured: {
+        profile,
+        startMs: record.timeline.plannedStartMs,
+        endMs: record.timeline.plannedStartMs,
+        stoppedBy: 'interrupted' as const,
+        eventLoopDelay: { meanMs: 0, p50Ms: 0, p99Ms: 0, maxMs: 0 },
+        capHits: 0,
+        records: [],
+      },
+      indices: new Set<number>(),
     };
-    levels.set(level, measured);
-    if (measured.records.some((r) => r.index === record.index)) continue;
+    levels.set(level, known);
+    if (known.indices.has(record.index)) continue;
+    known.indices.add(record.index);
+    const { measured } = known;
     measured.records.push(record);
     measured.startMs = Math.min(measured.startMs, record.timeline.plannedStartMs);
     measured.endMs = Math.max(measured.endMs, sessionEndMs(record.timeline));
   }
-  return recompute(report, [...levels.values()]);
+  return recompute(report, [...levels.values()].map((l) => l.measured));
 }
 
 /** The report with every figure recomputed, from `levels` (default: its own), with the current metric definitions. */

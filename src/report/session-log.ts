@@ -1,5 +1,5 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LoadProfile } from '../load/profiles.js';
 import { shiftTimeline, type SessionRecord } from '../timeline/types.js';
@@ -48,20 +48,25 @@ export function onClockOf(entry: LoggedSession, startedAt: string): SessionRecor
   return { ...record, resumedFrom: record.resumedFrom ?? entry.startedAt, timeline: shiftTimeline(record.timeline, Date.parse(entry.startedAt) - Date.parse(startedAt)) };
 }
 
-/** The sessions logged in `dir`; a torn last line (a crash mid-write) is ignored. */
+/**
+ * The sessions logged in `dir`; a torn last line (a crash mid-write) is ignored. Read
+ * line by line: a long run's log can outgrow the longest string V8 can hold.
+ */
 export async function readSessionLog(dir: string): Promise<LoggedSession[]> {
-  let text: string;
+  let file: FileHandle;
   try {
-    text = await readFile(join(dir, SESSION_LOG), 'utf8');
+    file = await open(join(dir, SESSION_LOG));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;
   }
-  return text.split('\n').flatMap((line) => {
+  const entries: LoggedSession[] = [];
+  for await (const line of file.readLines()) {
     try {
-      return line ? [JSON.parse(line) as LoggedSession] : [];
+      if (line) entries.push(JSON.parse(line) as LoggedSession);
     } catch {
-      return [];
+      // A line cut short by a crash: the session it held did not finish logging.
     }
-  });
+  }
+  return entries;
 }

@@ -15,6 +15,8 @@ export function distributionsSection(report: Report): Section {
   const section = { id: 'distributions', title: 'Latency distributions' };
   const levels = benchmarksByLevel(report);
   const colors = levelColors(levels.length);
+  // Picked once per level, not once per metric: a level can hold 100,000 sessions.
+  const sessions = levels.map((b) => measuredCompleted(b.sessions));
   const charts: ChartSpec[] = latencyMetrics(report).map((name) => ({
     id: `cdf-${name}`,
     x: { label: name, unit: 'ms' },
@@ -22,7 +24,7 @@ export function distributionsSection(report: Report): Section {
     rules: [],
     legend: false,
     series: levels.flatMap((b, i) => {
-      const { x, y } = cdfPoints(storedValues(measuredCompleted(b.sessions), name), CDF_POINTS);
+      const { x, y } = cdfPoints(storedValues(sessions[i]!, name), CDF_POINTS);
       return x.length === 0 ? [] : [{ label: b.label, color: colors[i]!, style: 'step' as const, x: x.map((v) => round(v, 1)), y: y.map((v) => round(v, 2)) }];
     }),
   }));

@@ -51,9 +51,12 @@ export function measuredCompleted(sessions: readonly ReportSession[]): ReportSes
 
 /** Stored values of a metric over sessions: one per input for input metrics, one per response for response metrics, one per session otherwise. */
 export function storedValues(sessions: readonly ReportSession[], name: string): number[] {
-  return sessions.flatMap((s) => {
-    const own = s.metrics.session[name];
-    if (own !== undefined) return [own];
-    return [...s.metrics.inputs, ...s.metrics.responses].flatMap((values) => (values[name] === undefined ? [] : [values[name]!]));
-  });
+  // Loops, not flatMap: no array per session and turn, over up to 100,000 sessions per metric.
+  const values: number[] = [];
+  for (const { metrics } of sessions) {
+    const own = metrics.session[name];
+    if (own !== undefined) values.push(own);
+    else for (const values_ of [metrics.inputs, metrics.responses]) for (const one of values_) if (one[name] !== undefined) values.push(one[name]!);
+  }
+  return values;
 }

@@ -23,6 +23,7 @@ export function werSection(report: Report): Section {
     return { ...section, charts: [], body: note('No word error rate in this report: the dataset had no reference transcripts, or this voxbench version does not score them.') };
   }
   const colors = levelColors(levels.length);
+  const sessions = levels.map((b) => measuredCompleted(b.sessions));
   const charts: ChartSpec[] = AGAINST.map((latency) => ({
     id: `wer-${latency}`,
     x: { label: latency, unit: 'ms' },
@@ -31,7 +32,7 @@ export function werSection(report: Report): Section {
     legend: false,
     series: levels.flatMap((b, i) => {
       const turns = evenly(
-        measuredCompleted(b.sessions).flatMap((s) => s.metrics.inputs.flatMap((t) => (t[WER] !== undefined && t[latency] !== undefined ? [{ wer: t[WER]!, at: t[latency]! }] : []))),
+        sessions[i]!.flatMap((s) => s.metrics.inputs.flatMap((t) => (t[WER] !== undefined && t[latency] !== undefined ? [{ wer: t[WER]!, at: t[latency]! }] : []))),
         POINTS_PER_LEVEL,
       );
       return turns.length === 0

@@ -1,0 +1,120 @@
+/**
+ * Measures how `voxbench report render` scales with the number of sessions: makes a
+ * small real run (12 one-turn sessions of the bundled samples against the built-in
+ * server, 4 at once, 10x pace), clones its logged sessions into N sessions on a
+ * spread-out clock (each round of clones is the whole small run again, moved past
+ * the previous round), and renders them in a fresh process, timing it and reading
+ * its peak RSS and CPU time. The folder is what a killed run leaves: the report
+ * header written before the first session, and the session log.
+ *
+ *   npm run bench:render                          # writes the table into BENCHMARKS.md
+ *   npm run bench:render -- 2000 5000:html        # other cases (sessions[:outputs]); prints only
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { run } from '../src/run.js';
+import { writeOutputs } from '../src/report/outputs.js';
+import type { Report } from '../src/report/schema.js';
+import { readSessionLog, SESSION_LOG, type LoggedSession } from '../src/report/session-log.js';
+import { writeText } from '../src/report/write-text.js';
+import { shiftTimeline } from '../src/timeline/types.js';
+
+const ALL_OUTPUTS = 'json,html,csv,md';
+const given = process.argv.slice(2);
+const CASES = (given.length > 0 ? given : [`10000`, `30000`, `100000`, '10000:html']).map((c) => {
+  const [sessions, outputs] = c.split(':');
+  return { sessions: Number(sessions), outputs: outputs ?? ALL_OUTPUTS };
+});
+const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+const CHILD_USAGE = fileURLToPath(new URL('./child-usage.js', import.meta.url));
+const BENCHMARKS_MD = fileURLToPath(new URL('../../BENCHMARKS.md', import.meta.url));
+const SAMPLE_RUN = { sessions: 12, concurrency: 4, speed: 10 };
+
+interface Measurement {
+  seconds: number;
+  cpuSeconds: number;
+  peakRssMiB: number;
+}
+
+const root = await mkdtemp(join(tmpdir(), 'voxbench-render-bench-'));
+const rows: string[] = [];
+try {
+  const sampleDir = join(root, 'sample-run');
+  const { report } = await run({
+    profile: { kind: 'concurrent', concurrency: SAMPLE_RUN.concurrency },
+    maxSessions: SAMPLE_RUN.sessions,
+    pace: { kind: 'realtime', speed: SAMPLE_RUN.speed },
+    outputDir: sampleDir,
+  });
+  const logged = await readSessionLog(sampleDir);
+  for (const { sessions, outputs } of CASES) {
+    const dir = join(root, `n${sessions}`);
+    await synthesize(dir, report, logged, sessions);
+    const m = await render(dir, outputs);
+    const [log, json] = await Promise.all([mib(join(dir, SESSION_LOG)), mib(join(dir, 'report.json'))]);
+    rows.push(`| ${sessions} | ${outputs} | ${log} | ${json} | ${m.seconds.toFixed(1)} | ${m.cpuSeconds.toFixed(1)} | ${m.peakRssMiB.toFixed(0)} |`);
+    process.stdout.write(`${rows.at(-1)}\n`);
+    await rm(dir, { recursive: true });
+  }
+} finally {
+  await rm(root, { recursive: true, force: true });
+}
+
+const table = [
+  '| sessions | outputs | sessions.jsonl (MiB) | report.json (MiB) | wall time (s) | CPU time (s) | peak RSS (MiB) |',
+  '|---:|---|---:|---:|---:|---:|---:|',
+  ...rows,
+].join('\n');
+process.stdout.write(`\n${table}\n`);
+if (given.length === 0) {
+  const section = [
+    '<!-- report-render:start -->',
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}; ` +
+      `sessions cloned from ${SAMPLE_RUN.sessions} one-turn sessions of the bundled samples (${SAMPLE_RUN.concurrency} at once, ${SAMPLE_RUN.speed}x pace, 100 ms chunks), ` +
+      'rendered from the session log in a fresh process; wall time includes its start.',
+    '',
+    table,
+    '<!-- report-render:end -->',
+  ].join('\n');
+  const current = await readFile(BENCHMARKS_MD, 'utf8');
+  await writeFile(BENCHMARKS_MD, current.replace(/<!-- report-render:start -->[\s\S]*<!-- report-render:end -->/, section));
+}
+
+/**
+ * Writes `sessions` clones of the logged sessions into `dir`, after the header a run
+ * writes before its first session. Clone k is logged session k mod m, moved by whole
+ * spans of the sample run, so the clones keep its concurrency.
+ */
+async function synthesize(dir: string, sample: Report, logged: readonly LoggedSession[], sessions: number): Promise<void> {
+  await writeOutputs({ ...sample, stoppedBy: 'interrupted', benchmarks: [] }, dir);
+  const { startMs, endMs } = sample.benchmarks[0]!;
+  function* lines(): Generator<string> {
+    for (let k = 0; k < sessions; k++) {
+      const entry = logged[k % logged.length]!;
+      const shift = Math.floor(k / logged.length) * (endMs - startMs);
+      yield JSON.stringify({ ...entry, record: { ...entry.record, index: k, timeline: shiftTimeline(entry.record.timeline, shift) } }) + '\n';
+    }
+  }
+  await writeText(join(dir, SESSION_LOG), lines());
+}
+
+/** Runs `voxbench report render` on `dir` in a fresh process. */
+async function render(dir: string, outputs: string): Promise<Measurement> {
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--import', CHILD_USAGE, CLI, 'report', 'render', dir, '--outputs', outputs], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  const seconds = (performance.now() - started) / 1000;
+  const usage = /usage maxrss-kib (\d+) cpu-ms (\d+)/.exec(stderr);
+  if (code !== 0 || !usage) throw new Error(`report render of ${dir} exited with ${code}:\n${stderr}`);
+  return { seconds, cpuSeconds: Number(usage[2]) / 1000, peakRssMiB: Number(usage[1]) / 1024 };
+}
+
+async function mib(path: string): Promise<string> {
+  return ((await stat(path)).size / 2 ** 20).toFixed(0);
+}
