@@ -186,7 +186,10 @@ export function resolveSettings(options: RunOptions): Settings {
   const turnsPerSession = options.turnsPerSession ?? 1;
   positive('--turns-per-session', turnsPerSession, true);
   if (options.maxSessions !== undefined) positive('--max-sessions', options.maxSessions, true);
-  if (options.maxSeconds !== undefined) positive('--max-seconds', options.maxSeconds, false);
+  if (options.maxSeconds !== undefined) {
+    positive('--max-seconds', options.maxSeconds, false);
+    timerLimit('--max-seconds', options.maxSeconds * 1000, 's');
+  }
   const padding = { ...NO_PADDING, ...options.padding };
   nonNegative('--lead-silence-ms', padding.leadMs);
   nonNegative('--trail-silence-ms', padding.trailMs);
@@ -204,6 +207,10 @@ export function resolveSettings(options: RunOptions): Settings {
   positive('--connect-timeout-ms', timeouts.connectMs, false);
   positive('--ready-timeout-ms', timeouts.readyMs, false);
   positive('--final-timeout-ms', timeouts.finalMs, false);
+  for (const [flag, ms] of [['--connect-timeout-ms', timeouts.connectMs], ['--ready-timeout-ms', timeouts.readyMs], ['--final-timeout-ms', timeouts.finalMs], ['--idle-ms', options.idleMs ?? 0], ['--update-at-ms', options.updateAtMs ?? 0]] as const) {
+    timerLimit(flag, ms, 'ms');
+  }
+  if (options.rampUpMs !== undefined) timerLimit('--ramp-up-s', options.rampUpMs, 's');
   const model = options.model ?? (protocol === 'vllm' ? DEFAULT_MODEL : DEFAULT_OPENAI_MODEL);
   return {
     protocol,
@@ -281,6 +288,16 @@ function resolvePlan(options: RunOptions): LoadPlan {
 function positive(flag: string, value: number, integer: boolean): void {
   if (!(value > 0) || (integer && !Number.isInteger(value))) {
     throw new UsageError(`${flag} must be a positive ${integer ? 'integer' : 'number'}, got ${value}`);
+  }
+}
+
+/** The longest wait a Node.js timer can hold (about 24.8 days); a longer one would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+function timerLimit(flag: string, ms: number, unit: 's' | 'ms'): void {
+  if (ms > MAX_TIMER_MS) {
+    const most = unit === 's' ? `${Math.floor(MAX_TIMER_MS / 1000)} s` : `${MAX_TIMER_MS} ms`;
+    throw new UsageError(`${flag} is at most ${most} (about 24 days), got ${unit === 's' ? ms / 1000 : ms}`);
   }
 }
 

@@ -38,6 +38,12 @@ export const DEFAULT_ACK_WINDOW_MS = 1000;
 export const ACK_PROBE_MS = 250;
 /** Server turn detection: how long after the stream ends a session waits for a lagging VAD, unless every input is final. */
 export const SERVER_VAD_GRACE_MS = 1000;
+/** After the session, how long a server has to answer the closing handshake before the socket is cut. */
+export const CLOSE_GRACE_MS = 1000;
+/** Pongs owed to the server's pings before the client gives up on a ping flood (as `ws` itself does). */
+const PONG_BACKLOG = 60;
+/** Close codes `ws` sends when it rejects a frame (RFC 6455 section 7.4.1); any other rejection is a protocol error, 1002. */
+const LIBRARY_CLOSE_CODES: Record<string, number> = { WS_ERR_UNSUPPORTED_MESSAGE_LENGTH: 1009, WS_ERR_INVALID_UTF8: 1007 };
 
 /**
  * Runs one WebSocket session: connects, waits until the dialect's policy says it is
@@ -62,8 +68,13 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
   const ws = new WebSocket(dialect.connectUrl(plan.url), {
     headers: { ...dialect.upgradeHeaders(), ...plan.headers },
     perMessageDeflate: false,
+    // Pongs are answered here, so a close the client makes on a ping flood is known to be the client's.
+    autoPong: false,
     ...plan.socketOptions,
   });
+  /** Why the client closed the connection itself (a protocol error, a ping flood), when it did. */
+  let clientClosed: string | undefined;
+  let pongsOwed = 0;
 
   ws.on('open', () => {
     transport.openMs = clock.now();
@@ -74,7 +85,26 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
     fail({ class: 'upgrade_status', httpStatus: response.statusCode ?? 0, message: `server answered the WebSocket upgrade with HTTP ${response.statusCode} ${response.statusMessage ?? ''}`.trim() });
     request.destroy();
   });
-  ws.on('error', (err: NodeJS.ErrnoException) => fail(classifySocketError(err, ending.stage, plan.url)));
+  /** The client closes the connection itself: recorded now, since the socket's close event may come after the session is over. */
+  const closeByClient = (code: number, reason: string): void => {
+    clientClosed ??= reason;
+    transport.close ??= { t: clock.now(), code, reason, by: 'client' };
+  };
+  ws.on('error', (err: NodeJS.ErrnoException) => {
+    // ws answers a malformed frame by closing with the RFC 6455 code for it.
+    if (err.code?.startsWith('WS_ERR_')) closeByClient(LIBRARY_CLOSE_CODES[err.code] ?? 1002, err.message);
+    fail(classifySocketError(err, ending.stage, plan.url));
+  });
+  ws.on('ping', (data: Buffer) => {
+    if (pongsOwed >= PONG_BACKLOG) {
+      closeByClient(1006, `${PONG_BACKLOG} pongs were still owed to the server's pings`);
+      fail({ class: 'protocol_violation', message: `server sent pings faster than they could be answered (${PONG_BACKLOG} pongs owed); the client closed the connection` });
+      ws.terminate();
+      return;
+    }
+    pongsOwed++;
+    ws.pong(data, undefined, () => pongsOwed--);
+  });
   ws.on('message', (data: RawData, isBinary: boolean) => {
     const t = clock.now();
     const bytes = data as Buffer;
@@ -103,7 +133,7 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
     ending.recheck?.();
   });
   ws.on('close', (code: number, reason: Buffer) => {
-    transport.close ??= { t: clock.now(), code, reason: reason.toString(), by: 'server' };
+    transport.close ??= { t: clock.now(), code, reason: clientClosed ?? reason.toString(), by: clientClosed ? 'client' : 'server' };
     if (code === 1000 || code === 1005) {
       fail({ class: 'server_closed', closeCode: code, message: `server closed the session (code ${code}) before it was finished` });
     } else {
@@ -140,10 +170,12 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
       let timer: NodeJS.Timeout | undefined;
       let probe: NodeJS.Timeout | undefined;
       let stall: NodeJS.Timeout | undefined;
+      let drain: NodeJS.Timeout | undefined;
       const done = (): void => {
         clearTimeout(timer);
         clearTimeout(probe);
         clearTimeout(stall);
+        clearTimeout(drain);
         ending.recheck = undefined;
         resolve();
       };
@@ -174,6 +206,13 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
           stall = setTimeout(() => fail({ class: 'timeout', message: `no acknowledgement of the audio sent for ${timeouts.finalMs} ms` }), timeouts.finalMs);
           return false;
         };
+        /** A socket that takes none of the audio written to it (a server that stopped reading) must not hold the session forever. */
+        const watchDrain = (): void => {
+          clearTimeout(drain);
+          if (inFlight > 0) {
+            drain = setTimeout(() => fail({ class: 'timeout', message: `the socket took no audio for ${timeouts.finalMs} ms (the server stopped reading)` }), timeouts.finalMs);
+          }
+        };
         const pump = (): void => {
           if (ending.outcome) return done();
           clearTimeout(stall);
@@ -186,6 +225,7 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
               else pump();
             }));
           }
+          watchDrain();
         };
         ending.recheck = pump; // acknowledgements open the window
         return pump();
@@ -296,6 +336,9 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
     if (ws.readyState === WebSocket.OPEN) {
       transport.close ??= { t: clock.now(), code: 1000, reason: '', by: 'client' };
       ws.close(1000);
+      // A server that ignores the closing handshake must not keep the process alive (ws waits 30 s).
+      const grace = setTimeout(() => ws.terminate(), CLOSE_GRACE_MS);
+      ws.once('close', () => clearTimeout(grace));
     } else {
       ws.terminate();
     }
