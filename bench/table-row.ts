@@ -1,0 +1,37 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+const BENCHMARKS_MD = fileURLToPath(new URL('../../BENCHMARKS.md', import.meta.url));
+
+/** `| a | b |` */
+export function tableRow(cells: Array<string | number>): string {
+  return `| ${cells.join(' | ')} |`;
+}
+
+/** Where and with what a figure was measured, for its row. */
+export function measuredOn(): string {
+  return `${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}`;
+}
+
+/**
+ * Puts `row` into the table between `<!-- marker:start -->` and `<!-- marker:end -->`
+ * in BENCHMARKS.md, replacing the row with the same first cell. Before/after
+ * comparisons keep one row per code version, so a rerun replaces only its own row.
+ */
+export async function upsertRow(marker: string, row: string): Promise<void> {
+  const text = await readFile(BENCHMARKS_MD, 'utf8');
+  const section = new RegExp(`(<!-- ${marker}:start -->\\n)([\\s\\S]*?)(<!-- ${marker}:end -->)`);
+  const match = section.exec(text);
+  if (!match) throw new Error(`BENCHMARKS.md has no ${marker} section`);
+  const key = firstCell(row);
+  const lines = match[2]!.trimEnd().split('\n');
+  const at = lines.findIndex((line) => line.startsWith('|') && firstCell(line) === key);
+  if (at >= 0) lines[at] = row;
+  else lines.push(row);
+  await writeFile(BENCHMARKS_MD, text.replace(section, (_, start: string, _body, end: string) => `${start}${lines.join('\n')}\n${end}`));
+}
+
+function firstCell(row: string): string {
+  return row.split('|')[1]!.trim();
+}
