@@ -3,7 +3,7 @@
  * real-time sessions, all starting together so they also end together, run with an
  * output folder (the session log on) and without, alternately, three times each,
  * against the built-in server in a second process. Each cell is the median of the
- * three runs.
+ * three runs, and every run's p99 is listed.
  *
  *   npm run bench:log -- "LABEL"   # writes the row LABEL into BENCHMARKS.md
  *   npm run bench:log              # prints only
@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run } from '../src/run.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
-import { measuredOn, tableRow, upsertRow } from './table-row.js';
+import { median, measuredOn, tableRow, upsertRow } from './figures.js';
 
 const SESSIONS = 500;
 const ROUNDS = 3;
@@ -51,15 +51,12 @@ try {
   await rm(outputDir, { recursive: true, force: true });
 }
 
-const median = (runs: Lag[], key: keyof Lag): string => {
-  const sorted = runs.map((r) => r[key]).sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!.toFixed(key === 'max' ? 1 : 2);
-};
-const row = tableRow([
-  label ?? 'this run',
-  measuredOn(),
-  ...(['p50', 'p99', 'max'] as const).map((key) => median(withLog, key)),
-  ...(['p50', 'p99', 'max'] as const).map((key) => median(withoutLog, key)),
-]);
+const cells = (runs: Lag[]): string[] => [
+  median(runs.map((r) => r.p50)).toFixed(2),
+  median(runs.map((r) => r.p99)).toFixed(2),
+  median(runs.map((r) => r.max)).toFixed(1),
+  runs.map((r) => r.p99.toFixed(1)).join(', '),
+];
+const row = tableRow([label ?? 'this run', measuredOn(), ...cells(withLog), ...cells(withoutLog)]);
 process.stdout.write(`${row}\n`);
 if (label !== undefined) await upsertRow('session-log', row);

@@ -4,6 +4,12 @@ import { fileURLToPath } from 'node:url';
 
 const BENCHMARKS_MD = fileURLToPath(new URL('../../BENCHMARKS.md', import.meta.url));
 
+/** The middle value (the upper middle of an even count): benches run a case a few times and report the typical run. */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
 /** `| a | b |` */
 export function tableRow(cells: Array<string | number>): string {
   return `| ${cells.join(' | ')} |`;
