@@ -3,7 +3,7 @@
  * `run()` starts itself when there is no target (what `npx voxbench run` does), so the
  * figures show what hosting the server costs the client's chunk deadlines. The
  * server's capacity is raised above the level, so it adds CPU work, not model delay.
- * Three runs; each cell is their median, and every run's p99 is listed.
+ * Five runs; each cell is their median, and every run's p99 is listed.
  *
  *   npm run bench:embedded -- "LABEL"   # writes the row LABEL into BENCHMARKS.md
  *   npm run bench:embedded              # prints only
@@ -14,7 +14,7 @@ import { median, measuredOn, tableRow, upsertRow } from './figures.js';
 
 const CONCURRENCY = 100;
 const SESSIONS_PER_LANE = 3;
-const ROUNDS = 3;
+const ROUNDS = 5;
 const label = process.argv[2];
 
 const runs: Array<{ completed: number; p50: number; p99: number; max: number; loopP99: number; ttftP50: number }> = [];

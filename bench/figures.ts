@@ -1,5 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const BENCHMARKS_MD = fileURLToPath(new URL('../../BENCHMARKS.md', import.meta.url));
@@ -15,9 +15,9 @@ export function tableRow(cells: Array<string | number>): string {
   return `| ${cells.join(' | ')} |`;
 }
 
-/** Where and with what a figure was measured, for its row. */
+/** Where and with what a figure was measured, for its row; the load average says how busy the machine was with other work. */
 export function measuredOn(): string {
-  return `${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}`;
+  return `${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}, load ${loadavg()[0]!.toFixed(1)}`;
 }
 
 /**
