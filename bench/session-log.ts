@@ -1,6 +1,7 @@
 /**
  * What writing the session log costs other sessions' chunk deadlines: 500 concurrent
- * real-time sessions, all starting together so they also end together, run with an
+ * real-time sessions of three turns each (a ~16 KB log line per session), all
+ * starting together so that many end at once while others still stream, run with an
  * output folder (the session log on) and without, alternately, three times each,
  * against the built-in server in a second process. Each cell is the median of the
  * three runs, and every run's p99 is listed.
@@ -18,6 +19,7 @@ import { DEFAULT_MODEL } from '../src/server/server.js';
 import { median, measuredOn, tableRow, upsertRow } from './figures.js';
 
 const SESSIONS = 500;
+const TURNS = 3;
 const ROUNDS = 3;
 const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const label = process.argv[2];
@@ -37,6 +39,7 @@ try {
         model: DEFAULT_MODEL,
         profile: { kind: 'concurrent', concurrency: SESSIONS },
         maxSessions: SESSIONS,
+        turnsPerSession: TURNS,
         ...(logged ? { outputDir } : {}),
       });
       const { summary } = report.benchmarks[0]!;
