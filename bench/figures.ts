@@ -22,22 +22,19 @@ export function measuredOn(): string {
 
 /**
  * Puts `row` into the table between `<!-- marker:start -->` and `<!-- marker:end -->`
- * in BENCHMARKS.md, replacing the row with the same first cell. Before/after
- * comparisons keep one row per code version, so a rerun replaces only its own row.
+ * in BENCHMARKS.md, replacing the row that has the same first `keyCells` cells.
+ * Before/after comparisons keep one row per code version, so a rerun replaces only
+ * its own rows.
  */
-export async function upsertRow(marker: string, row: string): Promise<void> {
+export async function upsertRow(marker: string, row: string, keyCells = 1): Promise<void> {
   const text = await readFile(BENCHMARKS_MD, 'utf8');
   const section = new RegExp(`(<!-- ${marker}:start -->\\n)([\\s\\S]*?)(<!-- ${marker}:end -->)`);
   const match = section.exec(text);
   if (!match) throw new Error(`BENCHMARKS.md has no ${marker} section`);
-  const key = firstCell(row);
+  const key = (line: string): string => line.split('|').slice(1, keyCells + 1).map((cell) => cell.trim()).join('|');
   const lines = match[2]!.trimEnd().split('\n');
-  const at = lines.findIndex((line) => line.startsWith('|') && firstCell(line) === key);
+  const at = lines.findIndex((line) => line.startsWith('|') && key(line) === key(row));
   if (at >= 0) lines[at] = row;
   else lines.push(row);
   await writeFile(BENCHMARKS_MD, text.replace(section, (_, start: string, _body, end: string) => `${start}${lines.join('\n')}\n${end}`));
-}
-
-function firstCell(row: string): string {
-  return row.split('|')[1]!.trim();
 }
