@@ -31,8 +31,9 @@ const SLICE_MS = 1;
  *
  * Sessions end while others still stream against their deadlines, so `append` only
  * queues: lines are serialized later, in slices of about SLICE_MS with a macrotask
- * between them (a record is tens of KB, and many sessions end at once), and written in
- * order, waiting whenever the file is behind. `close` writes everything still queued.
+ * between them (a record is 5–20 KB for a short session, far more for a long one, and
+ * many sessions end at once), and written in order, waiting whenever the file is
+ * behind. `close` writes everything still queued.
  */
 export class SessionLog {
   private readonly queue: LoggedSession[] = [];
