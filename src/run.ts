@@ -18,7 +18,7 @@ import { REDACTED, redactUrl } from './report/redact.js';
 import { REPORT_SCHEMA, REPORT_VERSION, type Benchmark, type Report, type RunConfig } from './report/schema.js';
 import { onClockOf, readSessionLog, SESSION_LOG, SessionLog, type LoggedSession } from './report/session-log.js';
 import { createRunContext, loadRunDataset, runLevel, type RunContext } from './run-context.js';
-import { startServer } from './server/server.js';
+import { startServerThread } from './server/thread.js';
 import { formatPace } from './session/pace.js';
 import type { SessionRecord } from './timeline/types.js';
 import { VERSION } from './version.js';
@@ -44,7 +44,7 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
   const resumed = options.resume ? finishedSessions(await readResumeLog(options.resume)) : new Map<string, Map<number, LoggedSession>>();
   const server =
     options.target === undefined
-      ? await startServer({ port: 0, models: [settings.model], references: dataset.samples, ...options.server })
+      ? await startServerThread({ port: 0, models: [settings.model], references: dataset.samples, ...options.server })
       : undefined;
   let pool: WorkerPool | undefined;
   const log = outputDir === undefined ? undefined : await SessionLog.open(outputDir, options.resume !== undefined);

@@ -73,10 +73,8 @@ export interface RunningServer {
  * OpenAI Realtime dialect (beta with `OpenAI-Beta: realtime=v1`); any other speaks vLLM's.
  */
 export async function startServer(overrides: Partial<ServerOptions> = {}): Promise<RunningServer> {
-  const options: ServerOptions = { ...DEFAULT_SERVER_OPTIONS, ...overrides };
-  const [vllmReferences, openaiReferences] = await Promise.all(
-    [VLLM_RATE, OPENAI_RATE].map(async (rate) => new ReferenceIndex(await buildReferences(options.references, rate))),
-  );
+  const { references, ...options }: ServerOptions = { ...DEFAULT_SERVER_OPTIONS, ...overrides };
+  const [vllmReferences, openaiReferences] = await indexReferences(references);
   const latency = new LatencyModel(options.latency);
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   let open = 0;
@@ -132,6 +130,11 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
         http.closeAllConnections();
       }),
   };
+}
+
+/** The samples indexed at each dialect's rate. Only the indexes are kept, not the samples' decoded audio. */
+function indexReferences(samples: readonly Sample[]): Promise<ReferenceIndex[]> {
+  return Promise.all([VLLM_RATE, OPENAI_RATE].map(async (rate) => new ReferenceIndex(await buildReferences(samples, rate))));
 }
 
 function refuse(socket: Duplex, status: number, body: object): void {

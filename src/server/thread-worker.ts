@@ -1,0 +1,19 @@
+/**
+ * The built-in server's thread (see thread.ts): starts the server with the options
+ * it is sent and answers with its URL; the main side ends the thread to close it.
+ */
+import { parentPort } from 'node:worker_threads';
+import { startServer, type ServerOptions } from './server.js';
+
+export type ToServerThread = { type: 'start'; options: Partial<ServerOptions> };
+export type FromServerThread = { type: 'listening'; url: string } | { type: 'error'; message: string };
+
+const port = parentPort!;
+const post = (message: FromServerThread): void => port.postMessage(message);
+// Not an async handler: nothing holds the message, and with it the copied audio, once the server has indexed it.
+port.once('message', (message: ToServerThread) => {
+  startServer(message.options).then(
+    (server) => post({ type: 'listening', url: server.url }),
+    (err: Error) => post({ type: 'error', message: err.message }),
+  );
+});
