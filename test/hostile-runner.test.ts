@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { monotonicClock } from '../src/clock.js';
 import { resolveSettings, UsageError } from '../src/config.js';
 import { vllmDialect } from '../src/dialects/vllm.js';
+import { TEXT_LIMITS } from '../src/session/bounds.js';
 import { chunkAudio, type PreparedTurn } from '../src/session/prepare.js';
 import { DEFAULT_TIMEOUTS } from '../src/session/runner.js';
 import { runWebSocketSession } from '../src/session/ws-runner.js';
@@ -79,6 +81,28 @@ describe('a hostile server cannot hold or mislead the runner', () => {
     const close = timeline.transport.kind === 'websocket' ? timeline.transport.close : undefined;
     assert.equal(close?.by, 'client');
     assert.match(close?.reason ?? '', /pongs/);
+  });
+});
+
+describe('server text is kept within bounds', () => {
+  it('cuts each event and the session to the limits, keeping the full length and hash of what was cut', { timeout: 20_000 }, async () => {
+    const huge = 'word '.repeat(1_000_000); // 5 MB per event
+    const url = await hostileServer((ws) => {
+      ws.on('message', (data) => {
+        if (!String(data).includes('"final":true')) return;
+        for (let i = 0; i < 20; i++) ws.send(JSON.stringify({ type: 'transcription.delta', delta: huge }));
+        ws.send(JSON.stringify({ type: 'transcription.done', text: huge }));
+      });
+    });
+    const { outcome, timeline } = await runAgainst(url, [silence(1)], { kind: 'none' }, 10_000);
+    assert.deepEqual(outcome, { status: 'completed' });
+    const texts = timeline.received.filter((e) => e.text !== undefined);
+    assert.equal(texts.length, 21);
+    assert.ok(texts.every((e) => e.text!.length <= TEXT_LIMITS.eventChars));
+    assert.equal(texts.reduce((n, e) => n + e.text!.length, 0), TEXT_LIMITS.sessionChars);
+    const sha256 = createHash('sha256').update(huge).digest('hex');
+    assert.ok(texts.every((e) => e.truncated?.chars === huge.length && e.truncated.sha256 === sha256));
+    assert.ok(JSON.stringify(timeline).length < 2 * TEXT_LIMITS.sessionChars, 'the stored timeline stays small');
   });
 });
 

@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { DecodedEvent, HttpDialect, HttpRequest } from '../dialects/dialect.js';
 import type { HttpExchange, HttpTransport, InputRecord } from '../timeline/types.js';
+import { TextBudget } from './bounds.js';
 import { classifySocketError, Ending, newTimeline, type RunnerBase, type SessionResult } from './runner.js';
 
 /** One input and its request, built before the clock starts. */
@@ -37,6 +38,7 @@ export function runHttpSession(plan: HttpPlan): Promise<SessionResult> {
   const timeline = newTimeline(dialect.task, 'client', plan.plannedStartMs, clock.now(), transport);
   const { counters } = timeline;
   const ending = new Ending(clock);
+  const text = new TextBudget();
   const removeAbort = ending.onAbort(plan.signal);
   let current: http.ClientRequest | undefined;
 
@@ -48,7 +50,7 @@ export function runHttpSession(plan: HttpPlan): Promise<SessionResult> {
     transport.requests.push(record);
     const receive = (t: number, events: DecodedEvent[]): void => {
       for (const event of events) {
-        const received = { t, input: index, ...event };
+        const received = { t, input: index, ...text.bound(event) };
         timeline.received.push(received);
         const verdict = policy.observe(received);
         if (verdict) ending.fail(verdict.end);

@@ -3,6 +3,7 @@ import { ProtocolViolation, type WebSocketDialect } from '../dialects/dialect.js
 import type { Control, WebSocketTransport } from '../timeline/types.js';
 import type { Pace } from './pace.js';
 import type { PreparedTurn } from './prepare.js';
+import { TextBudget } from './bounds.js';
 import { classifySocketError, Ending, newTimeline, type RunnerBase, type SessionResult } from './runner.js';
 
 export interface WebSocketPlan extends RunnerBase {
@@ -59,6 +60,7 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
   const timeline = newTimeline(dialect.task, dialect.turnDetection, plan.plannedStartMs, clock.now(), transport);
   const { counters } = timeline;
   const ending = new Ending(clock);
+  const text = new TextBudget();
   let input = 0;
   /** Audio position the server acknowledged consuming, when it acknowledges at all. */
   let ackedMs: number | undefined;
@@ -120,7 +122,7 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
       return;
     }
     for (const event of events) {
-      const received = { t, input, ...event };
+      const received = { t, input, ...text.bound(event) };
       timeline.received.push(received);
       if (event.kind === 'progress') {
         ackedMs = Math.max(ackedMs ?? 0, event.audioEndMs ?? 0);
