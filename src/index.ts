@@ -7,7 +7,7 @@ export { PROTOCOLS, DIALECTS, createDialect, type Protocol } from './dialects/in
 export { ProtocolViolation, type Dialect, type WebSocketDialect, type HttpDialect, type CompletionPolicy, type DecodedEvent, type BodyDecoder, type HttpRequest } from './dialects/dialect.js';
 export { runWebSocketSession, type WebSocketPlan } from './session/ws-runner.js';
 export { runHttpSession, type HttpPlan, type PreparedRequest } from './session/http-runner.js';
-export { sessionView, type SessionView, type InputView, type ResponseView, type TextStream } from './views/session-view.js';
+export { sessionView, type SessionView, type InputView, type ResponseView, type TextStream, type Anomaly } from './views/session-view.js';
 export { playback, type Playback } from './views/playback.js';
 export { fromV1 } from './timeline/v1.js';
 export type { OpenAITurnDetection } from './dialects/openai.js';

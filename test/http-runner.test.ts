@@ -19,7 +19,7 @@ const echoDialect: HttpDialect = {
   transport: 'http',
   turnDetection: 'client',
   sampleRate: 16_000,
-  policy: transcriptionPolicy,
+  policy: () => transcriptionPolicy('client'),
   bodyDecoder: () => {
     let pending = '';
     const events = (text: string): DecodedEvent[] =>

@@ -54,6 +54,7 @@ describe('metric catalog', () => {
       bytes_received: 300,
       frames_sent: 6,
       frames_received: 5,
+      protocol_anomalies: 0,
     });
     assert.equal(turns.length, 1);
     const t = turns[0]!;

@@ -59,6 +59,31 @@ describe('views', () => {
     assert.equal(input.frameAt(301), undefined);
     assert.equal(input.eosFrame!.t, 11);
   });
+
+  it('with server turn detection place finals by item, and take a second final for an item as a duplicate', () => {
+    const audio = { kind: 'audio' as const, split: 'default', reference: null, eosSource: 'vad' as const };
+    const timeline: SessionTimeline = {
+      ...ttsTimeline(), task: 'stt', turnDetection: 'server',
+      inputs: [
+        { ...audio, index: 0, sampleId: 'a', audioStartMs: 0, speechStartMs: 0, speechEndMs: 900, audioEndMs: 1000 },
+        { ...audio, index: 1, sampleId: 'b', audioStartMs: 1000, speechStartMs: 1000, speechEndMs: 1900, audioEndMs: 2000 },
+      ],
+      sent: [0, 1].map((i) => ({ t: 10 + i, input: i, bytes: 10, kind: 'audio' as const, plannedMs: 10 + i, audioStartMs: i * 1000, audioEndMs: (i + 1) * 1000 })),
+      received: [
+        { t: 20, type: 'speech_started', kind: 'speech_started', input: 0, itemId: 'i1', audioStartMs: 100 },
+        { t: 30, type: 'speech_stopped', kind: 'speech_stopped', input: 0, itemId: 'i1', audioEndMs: 900 },
+        { t: 40, type: 'completed', kind: 'text_final', input: 1, itemId: 'i1', channel: 'input_transcript', text: 'one' },
+        { t: 50, type: 'speech_started', kind: 'speech_started', input: 1, itemId: 'i2', audioStartMs: 1100 },
+        { t: 60, type: 'speech_stopped', kind: 'speech_stopped', input: 1, itemId: 'i2', audioEndMs: 1900 },
+        { t: 70, type: 'completed', kind: 'text_final', input: 1, itemId: 'i1', channel: 'input_transcript', text: 'one again' },
+        { t: 80, type: 'completed', kind: 'text_final', input: 1, itemId: 'i2', channel: 'input_transcript', text: 'two' },
+      ],
+    };
+    const view = sessionView(timeline);
+    assert.deepEqual(view.inputs.map((i) => i.transcript.text), ['one', 'two']);
+    assert.deepEqual(view.anomalies.map((a) => [a.reason, a.event.t, a.input]), [['duplicate', 70, 0]]);
+    assert.deepEqual(view.inputs[0]!.anomalies, view.anomalies);
+  });
 });
 
 describe('playback simulation', () => {

@@ -1,4 +1,4 @@
-import type { Failure, ReceivedFrame, Task, TurnDetection } from '../timeline/types.js';
+import type { Failure, ReceivedFrame, SentFrame, Task, TurnDetection } from '../timeline/types.js';
 
 /** A received frame translated into the neutral vocabulary; the runner adds the time and the input. */
 export type DecodedEvent = Omit<ReceivedFrame, 't' | 'input'>;
@@ -17,6 +17,8 @@ export type Verdict = { end: Omit<Failure, 'stage'> } | undefined;
  */
 export interface CompletionPolicy {
   observe(event: ReceivedFrame): Verdict;
+  /** A control the runner sent, as recorded: a result counts only once what it answers was asked for. */
+  controlSent(frame: SentFrame): void;
   /** The session may be configured (its ready event has arrived). */
   readonly ready: boolean;
   /** Client-ended inputs: whether input `index` has its final result. */

@@ -52,14 +52,15 @@ export function openaiDialect(settings: OpenAISettings): WebSocketDialect {
   );
   const commit = JSON.stringify({ type: 'input_audio_buffer.commit' });
   const name = settings.beta ? 'openai-beta' : 'openai';
+  const endsInputs = settings.turnDetection.type === 'none' ? 'client' : 'server';
   return {
     name,
     task: 'stt',
     transport: 'websocket',
     sampleRate: 24_000,
-    turnDetection: settings.turnDetection.type === 'none' ? 'client' : 'server',
+    turnDetection: endsInputs,
     readyEvent: 'session.created',
-    policy: transcriptionPolicy,
+    policy: () => transcriptionPolicy(endsInputs),
     connectUrl: (target) => {
       const url = new URL(target);
       if (!url.searchParams.has('intent') && !url.searchParams.has('model')) url.searchParams.set('intent', 'transcription');

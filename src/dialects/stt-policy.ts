@@ -1,17 +1,21 @@
 import type { CompletionPolicy, Verdict } from './dialect.js';
-import type { ReceivedFrame } from '../timeline/types.js';
+import { finalsLedger } from '../timeline/finals.js';
+import type { ReceivedFrame, TurnDetection } from '../timeline/types.js';
 
 /**
  * Completion for streaming transcription: an input is done when its final transcript
  * arrives (client commits); with server turn detection, when every item the server's
- * VAD committed has its transcript and no speech is in progress. Every error and failed
- * transcription ends the session.
+ * VAD committed has its transcript and no speech is in progress. Which input a final
+ * answers is the ledger's rule (`timeline/finals.ts`): a final before the input's final
+ * commit, or a repeat, answers none, so the session keeps waiting for the real one.
+ * Every error and failed transcription ends the session.
  */
-export function transcriptionPolicy(): CompletionPolicy {
+export function transcriptionPolicy(turnDetection: TurnDetection): CompletionPolicy {
   let ready = false;
-  /** Inputs, in order, whose final transcript has arrived (client turn detection). */
-  let finalsReceived = 0;
-  /** Final transcripts received, all inputs. */
+  const ledger = finalsLedger(turnDetection);
+  /** Inputs whose final transcript has arrived (client turn detection). */
+  const done = new Set<number>();
+  /** Final transcripts that answered an input or item. */
   let finals = 0;
   /** Server turn detection: items in speech, and committed items awaiting their transcript. */
   const speaking = new Set<string>();
@@ -21,6 +25,7 @@ export function transcriptionPolicy(): CompletionPolicy {
     get ready() {
       return ready;
     },
+    controlSent: (frame) => ledger.sent(frame),
     observe(event: ReceivedFrame): Verdict {
       const item = event.itemId ?? '';
       switch (event.kind) {
@@ -38,18 +43,21 @@ export function transcriptionPolicy(): CompletionPolicy {
           awaiting.add(item);
           lastCommittedMs = event.t;
           break;
-        case 'text_final':
+        case 'text_final': {
+          const answer = ledger.final(event);
+          if ('anomaly' in answer) break;
           finals++;
-          finalsReceived = Math.max(finalsReceived, event.input + 1);
+          done.add(answer.input);
           awaiting.delete(item);
           break;
+        }
         case 'error':
         case 'text_failed':
           return { end: { class: 'server_error', ...(event.code ? { code: event.code } : {}), message: `server error${event.code ? ` ${event.code}` : ''}: ${event.message ?? ''}`.trim() } };
       }
       return undefined;
     },
-    inputDone: (index) => finalsReceived > index,
+    inputDone: (index) => done.has(index),
     speaking: () => speaking.size > 0,
     settled: (sinceMs) => speaking.size === 0 && awaiting.size === 0 && lastCommittedMs >= sinceMs,
     allFinal: (inputs) => finals >= inputs,

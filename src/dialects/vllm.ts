@@ -22,7 +22,7 @@ export function vllmDialect(settings: { model: string }): WebSocketDialect {
     sampleRate: SAMPLE_RATE,
     turnDetection: 'client',
     readyEvent: 'session.created',
-    policy: transcriptionPolicy,
+    policy: () => transcriptionPolicy('client'),
     connectUrl: (target) => target,
     upgradeHeaders: () => ({}),
     sessionFrames: () => [sessionUpdate],

@@ -108,7 +108,7 @@ const catalog: MetricDefinition[] = [
   {
     name: 'avg_rtt_ms', unit: 'ms', scope: 'input', tasks: STT, tags: ['headline', 'latency'], better: 'lower',
     quantity: "mean receive time of the input's text events minus the mean send time of its audio chunks",
-    description: 'Approximate round trip: assumes text follows audio uniformly in time; more stable than TTFT or TTLT.',
+    description: 'Approximate round trip: assumes text follows audio uniformly in time; more stable than TTFT or TTLT. It compares two means, not paired events, so it can be negative.',
     value: (v) =>
       v.transcript.textEvents.length > 0 && v.media.length > 0 ? mean(v.transcript.textEvents.map((e) => e.t)) - mean(v.media.map((c) => c.t)) : undefined,
   },
@@ -206,6 +206,12 @@ const catalog: MetricDefinition[] = [
   transportCounter('bytes_received', 'bytes', 'payload bytes received', 'Payload bytes of every frame or response body the server sent.', (s) => s.timeline.counters.bytesReceived),
   transportCounter('frames_sent', 'count', 'frames sent', 'Frames (or requests) the client sent.', (s) => s.timeline.counters.framesSent),
   transportCounter('frames_received', 'count', 'frames received', 'Frames (or response body chunks) the server sent.', (s) => s.timeline.counters.framesReceived),
+  {
+    name: 'protocol_anomalies', unit: 'count', scope: 'session', tasks: ['stt', 'batch_stt'], tags: ['transport'], better: 'lower',
+    quantity: 'final transcripts that answered no input: before the final commit, or a repeat',
+    description: "Finals that arrived while no end control awaited one (before the turn's final commit, or an extra one), or that repeat an item's final: recorded in the timeline, never a turn's final or text.",
+    value: (s) => s.anomalies.length,
+  },
   {
     name: 'corpus_wer', unit: 'ratio', scope: 'corpus', tasks: STT, tags: ['quality'], better: 'lower',
     quantity: `word errors summed over every input with a reference and a final transcript, over their reference words (${NORMALIZER})`,

@@ -112,6 +112,8 @@ export interface BenchmarkSummary {
     insertions: number;
     referenceWords: number;
   };
+  /** Finals that answered no input (`protocol_anomalies`), over measured sessions, failed ones included: sessions with any, and the count of each reason. */
+  anomalies: { sessions: number; reasons: Record<string, number> };
   /** Distributions over measured completed sessions. */
   metrics: Record<string, Distribution | null>;
   /** Corpus metrics over measured completed sessions (see the catalog's `corpus` scope). */
@@ -149,6 +151,7 @@ export function summarizeBenchmark(records: readonly SessionRecord[], phases: re
     incomplete: countIncomplete(records),
     turns: summarizeTurns(views),
     quality: corpusQuality(views),
+    anomalies: countAnomalies(measured),
     metrics: Object.fromEntries(Object.entries(pooled).map(([name, values]) => [name, summarize(values)])),
     corpus: corpusValues(views),
     slos: evaluateSlos(slos, pooled, errorRate),
@@ -193,6 +196,17 @@ function summarizeTurns(views: readonly SessionView[]): BenchmarkSummary['turns'
   }
   const detection = views[0]?.timeline.turnDetection;
   return { planned, finalized, boundaries: detection === undefined ? 'none' : detection === 'client' ? 'client commits' : 'server VAD', eosSources };
+}
+
+function countAnomalies(records: readonly SessionRecord[]): BenchmarkSummary['anomalies'] {
+  const reasons: Record<string, number> = {};
+  let sessions = 0;
+  for (const record of records) {
+    const { anomalies } = sessionView(record.timeline);
+    if (anomalies.length > 0) sessions++;
+    for (const a of anomalies) reasons[a.reason] = (reasons[a.reason] ?? 0) + 1;
+  }
+  return { sessions, reasons };
 }
 
 function corpusQuality(views: readonly SessionView[]): BenchmarkSummary['quality'] {

@@ -55,6 +55,8 @@ function renderBenchmark(benchmark: Benchmark, shown: readonly MetricDescription
     lines.push(`failed ×${f.count}: ${f.class}${detail ? ` (${detail})` : ''} at ${f.stage}: ${printable(f.message)}`);
   }
   for (const i of summary.incomplete) lines.push(`incomplete ×${i.count}: ${i.reason} during ${i.stage}`);
+  const { sessions: n, reasons } = summary.anomalies;
+  if (n > 0) lines.push(`protocol anomalies: ${Object.entries(reasons).map(([reason, count]) => `${reason} final ×${count}`).join(', ')} in ${n} session${n === 1 ? '' : 's'} (recorded, never used as a turn's final)`);
   if (benchmark.stoppedBy) lines.push(`stopped early: ${benchmark.stoppedBy}`);
   if (summary.quality.wer !== null) {
     lines.push(`quality: corpus WER ${(summary.quality.wer * 100).toFixed(2)}% over ${summary.quality.turns} turns (${summary.quality.referenceWords} reference words, normalizer ${summary.quality.normalizer})`);

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { DecodedEvent, HttpDialect, HttpRequest } from '../dialects/dialect.js';
-import type { HttpExchange, HttpTransport, InputRecord } from '../timeline/types.js';
+import type { HttpExchange, HttpTransport, InputRecord, SentFrame } from '../timeline/types.js';
 import { TextBudget } from './bounds.js';
 import { classifySocketError, Ending, newTimeline, type RunnerBase, type SessionResult } from './runner.js';
 
@@ -122,7 +122,9 @@ export function runHttpSession(plan: HttpPlan): Promise<SessionResult> {
     const t = clock.now();
     counters.framesSent++;
     counters.bytesSent += request.body.length;
-    timeline.sent.push({ t, input: index, bytes: request.body.length, kind: 'control', control: 'request' });
+    const sent: SentFrame = { t, input: index, bytes: request.body.length, kind: 'control', control: 'request' };
+    timeline.sent.push(sent);
+    policy.controlSent(sent);
     return ending.until('upload', () => record.endMs !== undefined && policy.inputDone(index), timeouts.finalMs, 'the response');
   };
 

@@ -1,6 +1,6 @@
 import WebSocket, { type RawData } from 'ws';
 import { ProtocolViolation, type WebSocketDialect } from '../dialects/dialect.js';
-import type { Control, WebSocketTransport } from '../timeline/types.js';
+import type { Control, SentFrame, WebSocketTransport } from '../timeline/types.js';
 import type { Pace } from './pace.js';
 import type { PreparedTurn } from './prepare.js';
 import { TextBudget } from './bounds.js';
@@ -154,7 +154,9 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
   };
   const sendControl = (frame: string, control: Control): number => {
     const t = send(frame);
-    timeline.sent.push({ t, input, bytes: Buffer.byteLength(frame), kind: 'control', control });
+    const sent: SentFrame = { t, input, bytes: Buffer.byteLength(frame), kind: 'control', control };
+    timeline.sent.push(sent);
+    policy.controlSent(sent);
     return t;
   };
 

@@ -1,4 +1,5 @@
 import { wordErrors, type WordErrors } from '../metrics/wer.js';
+import { finalsLedger, type AnomalyReason } from '../timeline/finals.js';
 import type { InputRecord, ReceivedFrame, SentFrame, SessionTimeline } from '../timeline/types.js';
 import { playback, type Playback } from './playback.js';
 
@@ -11,18 +12,27 @@ import { playback, type Playback } from './playback.js';
 
 /** A stream of text events on one channel. */
 export interface TextStream {
-  /** Every text event (deltas and finals), in arrival order. */
+  /** Every text event (deltas and finals, anomalies left out), in arrival order. */
   events: ReceivedFrame[];
   /**
    * Events that carried new text: the non-empty deltas; or, when a server sends no
    * non-empty delta at all, its finals that have text.
    */
   textEvents: ReceivedFrame[];
+  /** The finals that answered the input: one, or one per server item. */
   finals: ReceivedFrame[];
-  /** The last final. */
+  /** The last of them. */
   final?: ReceivedFrame;
   /** The finalized text: the finals (one per server item), in order. */
   text?: string;
+}
+
+/** A final transcript that answered no input (see `timeline/finals.ts`): recorded, counted, never used. */
+export interface Anomaly {
+  event: ReceivedFrame;
+  reason: AnomalyReason;
+  /** The input in progress when it arrived (with server turn detection, its item's input). */
+  input: number;
 }
 
 /** An audio stream as it arrived: each chunk's arrival and duration. */
@@ -60,6 +70,8 @@ export interface InputView {
   transcript: TextStream;
   /** Server items attributed to this input. */
   items: number;
+  /** Finals received while it was in progress (its items', with server turn detection) that answered no input. */
+  anomalies: Anomaly[];
   responses: ResponseView[];
   /** The audio frame holding stream position `ms` (start exclusive, end inclusive). */
   frameAt(ms: number): SentFrame | undefined;
@@ -71,6 +83,8 @@ export interface SessionView {
   timeline: SessionTimeline;
   inputs: InputView[];
   responses: ResponseView[];
+  /** Every anomaly of the session, in arrival order. */
+  anomalies: Anomaly[];
   /** Mid-stream settings changes sent. */
   updates: SentFrame[];
 }
@@ -99,10 +113,24 @@ function buildView(timeline: SessionTimeline): SessionView {
   const transcripts = Array.from({ length: count }, () => [] as ReceivedFrame[]);
   const items = Array.from({ length: count }, () => new Set<string>());
   const responseFrames = new Map<string, { input: number; frames: ReceivedFrame[] }>();
+  const ledger = finalsLedger(timeline.turnDetection);
+  const controls = timeline.sent.filter((f) => f.kind === 'control');
+  let replayed = 0;
+  const anomalies: Anomaly[] = [];
   for (const event of timeline.received) {
     if (TEXT_KINDS.has(event.kind) && (event.channel ?? 'input_transcript') === 'input_transcript') {
       if (count === 0) continue;
-      const input = clamp((event.itemId !== undefined ? inputOf?.get(event.itemId) : undefined) ?? event.input);
+      let input = clamp((event.itemId !== undefined ? inputOf?.get(event.itemId) : undefined) ?? event.input);
+      if (event.kind === 'text_final') {
+        // The controls sent before it arrived, so the ledger judges it as the policy did live.
+        while (replayed < controls.length && controls[replayed]!.t <= event.t) ledger.sent(controls[replayed++]!);
+        const answer = ledger.final(event);
+        if ('anomaly' in answer) {
+          anomalies.push({ event, reason: answer.anomaly, input });
+          continue;
+        }
+        if (timeline.turnDetection === 'client') input = clamp(answer.input);
+      }
       transcripts[input]!.push(event);
       if (event.itemId !== undefined) items[input]!.add(event.itemId);
     } else if (event.responseId !== undefined || RESPONSE_KINDS.has(event.kind) || (event.channel && event.channel !== 'input_transcript')) {
@@ -138,6 +166,7 @@ function buildView(timeline: SessionTimeline): SessionView {
       ...optional('eosFrame', plan?.kind === 'audio' ? frameAt(plan.speechEndMs) : undefined),
       transcript,
       items: items[index]!.size,
+      anomalies: anomalies.filter((a) => a.input === index),
       responses: responses.filter((r) => r.input === index),
       frameAt,
       wordErrors: () => {
@@ -149,7 +178,7 @@ function buildView(timeline: SessionTimeline): SessionView {
       },
     };
   });
-  return { timeline, inputs, responses, updates };
+  return { timeline, inputs, responses, anomalies, updates };
 }
 
 function textStream(events: ReceivedFrame[]): TextStream {
