@@ -104,3 +104,34 @@ describe('playback simulation', () => {
     assert.deepEqual(playback([], 100), { stalls: [], stallMs: 0 });
   });
 });
+
+describe('stale text', () => {
+  it('text before any audio of the turn in progress is an anomaly, not its first text', async () => {
+    const { fromV1 } = await import('../src/timeline/v1.js');
+    const { computeSessionMetrics } = await import('../src/metrics/compute.js');
+    const turn = (n: number, startMs: number) => ({ turn: n, sampleId: `s${n}`, split: 'default', reference: 'hello', audioStartMs: startMs, speechStartMs: startMs, speechEndMs: startMs + 100, eosSource: 'label' as const, audioEndMs: startMs + 100 });
+    const timeline = fromV1({
+      turnDetection: 'client', turns: [turn(0, 0), turn(1, 100)], plannedStartMs: 0, connectStartMs: 0, openMs: 1, readyMs: 2,
+      chunks: [
+        { seq: 0, turn: 0, plannedMs: 10, sentMs: 10, audioStartMs: 0, audioEndMs: 100, bytes: 10 },
+        { seq: 1, turn: 1, plannedMs: 300, sentMs: 300, audioStartMs: 100, audioEndMs: 200, bytes: 10 },
+      ],
+      commits: [{ turn: 0, kind: 'final', sentMs: 11 }, { turn: 1, kind: 'final', sentMs: 301 }],
+      updates: [],
+      events: [
+        { t: 50, type: 'transcription.delta', kind: 'transcript_delta', turn: 0, text: 'hello' },
+        { t: 60, type: 'transcription.done', kind: 'transcript_final', turn: 0, text: 'hello' },
+        // A late piece of turn 0's answer, after turn 1 began but before its audio.
+        { t: 70, type: 'transcription.delta', kind: 'transcript_delta', turn: 1, text: 'hello' },
+        { t: 350, type: 'transcription.delta', kind: 'transcript_delta', turn: 1, text: 'hello' },
+        { t: 360, type: 'transcription.done', kind: 'transcript_final', turn: 1, text: 'hello' },
+      ],
+      close: { t: 400, code: 1000, reason: '', by: 'client' }, bytesSent: 0, bytesReceived: 0, framesSent: 0, framesReceived: 0,
+    });
+    const view = sessionView(timeline);
+    assert.deepEqual(view.anomalies.map((a) => [a.reason, a.input, a.event.t]), [['stale', 1, 70]]);
+    const metrics = computeSessionMetrics(timeline);
+    assert.deepEqual(metrics.inputs.map((m) => m.ttft_ms), [40, 50]);
+    assert.equal(metrics.session.protocol_anomalies, 1);
+  });
+});

@@ -15,7 +15,9 @@ export type AnomalyReason =
   /** No end control awaited a final: one sent before its input's final commit, or a late extra one (without item ids the two look alike). */
   | 'unrequested'
   /** Its item already had its final. */
-  | 'duplicate';
+  | 'duplicate'
+  /** Text that arrived before any audio of the input in progress was sent: it cannot be about that input (client turn detection). */
+  | 'stale';
 
 export type FinalAnswer = { input: number } | { anomaly: AnomalyReason };
 

@@ -117,10 +117,17 @@ function buildView(timeline: SessionTimeline): SessionView {
   const controls = timeline.sent.filter((f) => f.kind === 'control');
   let replayed = 0;
   const anomalies: Anomaly[] = [];
+  const firstMediaMs: number[] = [];
+  // When each input's content started to leave: its first media frame, or its request.
+  for (const frame of timeline.sent) if (frame.kind !== 'control' || frame.control === 'request') firstMediaMs[frame.input] ??= frame.t;
   for (const event of timeline.received) {
     if (TEXT_KINDS.has(event.kind) && (event.channel ?? 'input_transcript') === 'input_transcript') {
       if (count === 0) continue;
       let input = clamp((event.itemId !== undefined ? inputOf?.get(event.itemId) : undefined) ?? event.input);
+      if (event.kind === 'text_delta' && timeline.turnDetection === 'client' && !(event.t >= (firstMediaMs[input] ?? Infinity))) {
+        anomalies.push({ event, reason: 'stale', input });
+        continue;
+      }
       if (event.kind === 'text_final') {
         // The controls sent before it arrived, so the ledger judges it as the policy did live.
         while (replayed < controls.length && controls[replayed]!.t <= event.t) ledger.sent(controls[replayed++]!);
