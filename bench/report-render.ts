@@ -17,7 +17,9 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run } from '../src/run.js';
+import { renderHtml } from '../src/report/html/index.js';
 import { writeOutputs } from '../src/report/outputs.js';
+import { readReport } from '../src/report/recompute.js';
 import type { Report } from '../src/report/schema.js';
 import { readSessionLog, SESSION_LOG, type LoggedSession } from '../src/report/session-log.js';
 import { writeText } from '../src/report/write-text.js';
@@ -42,6 +44,7 @@ interface Measurement {
 
 const root = await mkdtemp(join(tmpdir(), 'voxbench-render-bench-'));
 const rows: string[] = [];
+const htmlAlone: string[] = [];
 try {
   const sampleDir = join(root, 'sample-run');
   const { report } = await run({
@@ -58,6 +61,14 @@ try {
     const [log, json] = await Promise.all([mib(join(dir, SESSION_LOG)), mib(join(dir, 'report.json'))]);
     rows.push(`| ${sessions} | ${outputs} | ${log} | ${json} | ${m.seconds.toFixed(1)} | ${m.cpuSeconds.toFixed(1)} | ${m.peakRssMiB.toFixed(0)} |`);
     process.stdout.write(`${rows.at(-1)}\n`);
+    if (outputs === 'html') {
+      // The HTML renderer by itself, on the report just rendered: what the page costs beyond reading and recomputing.
+      const rendered = await readReport(dir);
+      const started = performance.now();
+      renderHtml(rendered);
+      htmlAlone.push(`renderHtml of ${sessions} sessions, in process: ${((performance.now() - started) / 1000).toFixed(2)} s`);
+      process.stdout.write(`${htmlAlone.at(-1)}\n`);
+    }
     await rm(dir, { recursive: true });
   }
 } finally {
@@ -78,6 +89,8 @@ if (given.length === 0) {
       'rendered from the session log in a fresh process; wall time includes its start.',
     '',
     table,
+    '',
+    ...htmlAlone.map((line) => `${line}.`),
     '<!-- report-render:end -->',
   ].join('\n');
   const current = await readFile(BENCHMARKS_MD, 'utf8');
