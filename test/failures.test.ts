@@ -67,7 +67,7 @@ describe('failures are classified, counted and reported', () => {
   });
 
   it('a server that never finalizes: timeout at the final stage', async () => {
-    const server = await testServer({ faults: { neverFinalize: true } });
+    const server = await testServer({ faults: [[{ name: 'never-finalize' }]] });
     const { failures } = await failuresOf({ target: server.url, model: 'mistralai/Voxtral-Mini-4B-Realtime-2602', timeouts: { finalMs: 300 } });
     for (const f of failures) {
       assert.equal(f.class, 'timeout');
@@ -77,7 +77,7 @@ describe('failures are classified, counted and reported', () => {
   });
 
   it('HTTP status at upgrade: upgrade_status with the status', async () => {
-    const server = await testServer({ faults: { neverFinalize: false, upgradeStatus: 503 } });
+    const server = await testServer({ faults: [[{ name: 'upgrade', status: 503 }]] });
     const { failures } = await failuresOf({ target: server.url, model: 'm' });
     for (const f of failures) {
       assert.equal(f.class, 'upgrade_status');
@@ -95,7 +95,7 @@ describe('failures are classified, counted and reported', () => {
   });
 
   it('abnormal close: abnormal_close with the close code', async () => {
-    const server = await testServer({ faults: { neverFinalize: false, closeCode: 1011 } });
+    const server = await testServer({ faults: [[{ name: 'close', code: 1011, at: 'streaming' }]] });
     const { failures } = await failuresOf({ target: server.url, model: 'mistralai/Voxtral-Mini-4B-Realtime-2602', pace: { kind: 'realtime', speed: 4 } });
     for (const f of failures) {
       assert.equal(f.class, 'abnormal_close');

@@ -41,7 +41,7 @@ describe('load profiles against the simulated server', () => {
   });
 
   it('stops a level whose error rate passes the limit, and says so', async () => {
-    const server = await testServer({ faults: { neverFinalize: false, upgradeStatus: 503 } });
+    const server = await testServer({ faults: [[{ name: 'upgrade', status: 503 }]] });
     const { report } = await run({ target: server.url, model: DEFAULT_MODEL, maxSessions: 20, stopOnErrorRate: { maxErrorRate: 0.5, minSessions: 3 } });
     const benchmark = report.benchmarks[0]!;
     assert.equal(benchmark.stoppedBy, 'error_rate');

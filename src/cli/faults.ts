@@ -1,16 +1,23 @@
 import { UsageError } from '../run.js';
-import type { ServerOptions } from '../server/server.js';
+import { FAULT_CATALOGUE, FaultError, parseFaultScenario, type FaultScenario } from '../server/faults.js';
 
-/** Parses `--fault` values: `never-finalize`, `close=CODE`, `upgrade-status=CODE`. */
-export function parseFaults(values: readonly string[]): ServerOptions['faults'] {
-  const faults: ServerOptions['faults'] = { neverFinalize: false };
-  for (const value of values) {
-    const [name, arg] = value.split('=', 2);
-    const code = Number(arg);
-    if (name === 'never-finalize' && arg === undefined) faults.neverFinalize = true;
-    else if (name === 'close' && Number.isInteger(code) && code >= 1000 && code <= 4999) faults.closeCode = code;
-    else if (name === 'upgrade-status' && Number.isInteger(code) && code >= 300 && code <= 599) faults.upgradeStatus = code;
-    else throw new UsageError(`--fault ${value} is not a fault; use never-finalize, close=CODE (1000-4999) or upgrade-status=CODE (300-599)`);
-  }
-  return faults;
+/** Parses the `--fault` values, each one scenario; a bad one is a usage error that says why. */
+export function parseFaults(values: readonly string[]): FaultScenario[] {
+  return values.map((value) => {
+    try {
+      return parseFaultScenario(value);
+    } catch (err) {
+      if (err instanceof FaultError) throw new UsageError(`--fault ${value}: ${err.message}`);
+      throw err;
+    }
+  });
 }
+
+/** The fault catalogue for `serve --help`. */
+export const FAULT_HELP = [
+  '',
+  'Faults (--fault NAME[:ARG][@POINT]). POINT is open (before session.created), streaming (the first',
+  'append; the default, but for silent) or final (the first final commit):',
+  ...Object.values(FAULT_CATALOGUE).map((f) => `  ${f.usage.padEnd(32)} ${f.help}`),
+  'Aliases: close=CODE is close:CODE, upgrade-status=STATUS is upgrade:STATUS.',
+].join('\n');

@@ -6,8 +6,8 @@ import { loadDataset } from '../data/load.js';
 import { DEFAULT_LATENCY } from '../server/latency-model.js';
 import { EXIT } from '../run-outcome.js';
 import { DEFAULT_SERVER_OPTIONS, startServer } from '../server/server.js';
-import { parseFaults } from './faults.js';
-import { int, num, port, positiveInt } from './parse.js';
+import { FAULT_HELP, parseFaults } from './faults.js';
+import { fraction, int, num, port, positiveInt } from './parse.js';
 
 export const serveCommand = new Command('serve')
   .description('Start the simulated realtime transcription server (vLLM /v1/realtime and OpenAI Realtime dialects).')
@@ -20,7 +20,7 @@ export const serveCommand = new Command('serve')
   .option('--jitter-ms <ms>', 'uniform jitter added to each delay, +/-', num, DEFAULT_LATENCY.jitterMs)
   .option('--per-word-ms <ms>', 'compute per emitted word', num, DEFAULT_LATENCY.perWordMs)
   .option('--finalize-ms <ms>', 'flush time after the final commit', num, DEFAULT_LATENCY.finalizeMs)
-  .option('--seed <n>', 'seed of the jitter generator', int, DEFAULT_LATENCY.seed)
+  .option('--seed <n>', 'seed of the jitter generator and of the choice of faulted sessions', int, DEFAULT_LATENCY.seed)
   .option('--empty-deltas', 'vLLM: send an empty delta for every 80 ms frame without a word, as Voxtral does', false)
   .option('--stream-during-speech', 'OpenAI: stream transcription deltas while speech arrives, not after the commit', false)
   .addOption(new Option('--api-key <key>', 'require Authorization: Bearer <key> on the upgrade').env('VOXBENCH_SERVE_API_KEY'))
@@ -29,7 +29,9 @@ export const serveCommand = new Command('serve')
   .option('--max-audio-mb <mb>', 'vLLM: per-connection audio limit', num, DEFAULT_SERVER_OPTIONS.maxAudioMb)
   .option('--progress-acks', 'vLLM: acknowledge consumed audio with {"type": "progress", "audio_bytes": N}', false)
   .option('--ingest-speed <x>', 'vLLM: take audio in at most this many times real time (default: at once)', num)
-  .option('--fault <fault...>', 'inject a fault in every session: never-finalize, close=CODE (on the first append), upgrade-status=CODE')
+  .option('--fault <fault...>', 'inject a fault (NAME[:ARG][@POINT], several joined by +); given more than once, each faulted session gets one of them (see below)')
+  .option('--fault-rate <x>', 'share of sessions that get a fault, 0 to 1, chosen by a generator seeded with --seed', fraction, DEFAULT_SERVER_OPTIONS.faultRate)
+  .addHelpText('after', FAULT_HELP)
   .action(async (opts) => {
     if ((opts.tlsCert === undefined) !== (opts.tlsKey === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
     const dataset = await loadDataset(opts.data ?? BUNDLED_SAMPLES_DIR);
@@ -54,8 +56,10 @@ export const serveCommand = new Command('serve')
       ...(opts.apiKey !== undefined ? { apiKey: opts.apiKey } : {}),
       ...(opts.tlsCert !== undefined ? { tls: { cert: readPem(opts.tlsCert, '--tls-cert'), key: readPem(opts.tlsKey!, '--tls-key') } } : {}),
       faults: parseFaults(opts.fault ?? []),
+      faultRate: opts.faultRate,
     });
-    process.stdout.write(`voxbench simulated server listening on ${server.url} (models: ${opts.model.join(', ')}; ${dataset.samples.length} reference samples)\n`);
+    const faults = opts.fault ? `; faults ${opts.fault.join(', ')} in ${Number((opts.faultRate * 100).toFixed(2))}% of sessions` : '';
+    process.stdout.write(`voxbench simulated server listening on ${server.url} (models: ${opts.model.join(', ')}; ${dataset.samples.length} reference samples${faults})\n`);
     const stop = (): void => void server.close().then(() => process.exit(EXIT.ok));
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);

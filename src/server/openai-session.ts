@@ -4,6 +4,7 @@ import { EmissionQueue } from './emission-queue.js';
 import type { HeardWord } from './recognizer.js';
 import { StreamRecognizer } from './recognizer.js';
 import type { SessionContext } from './session-context.js';
+import { SessionFaults } from './session-faults.js';
 import { SEMANTIC_SILENCE_MS, StreamingVad, type VadSettings } from './vad.js';
 
 /** OpenAI's `audio/pcm` is PCM16 at 24 kHz. */
@@ -43,20 +44,33 @@ export class OpenAISession {
   private bufferedMs = 0;
   private readonly emissions = new EmissionQueue();
   private readonly sessionId = `sess_${randomBytes(12).toString('hex')}`;
+  private readonly faults: SessionFaults;
+  /** Committed items whose final has not been sent yet. */
+  private unfinished = 0;
+  /** out-of-order-finals: an item's final, held until a later item's final is out. */
+  private heldFinal: (() => void) | undefined;
 
   constructor(
-    private readonly ws: WebSocket,
+    ws: WebSocket,
     private readonly ctx: SessionContext,
     private readonly options: OpenAISessionOptions,
   ) {
     this.model = ctx.servedModels[0] ?? 'gpt-4o-transcribe';
     this.recognizer = new StreamRecognizer(ctx.references, SAMPLE_RATE);
+    this.faults = new SessionFaults(ctx.faults, ws, ctx.socket, {
+      errorFrame: (code, message) => this.frame({ type: 'error', error: { type: 'server_error', code, message, param: null, event_id: null } }),
+      // The frame ends in `"delta":""}`: its text goes between the quotes.
+      deltaFrame: () => [this.frame({ type: 'conversation.item.input_audio_transcription.delta', item_id: this.item?.id ?? this.newItemId(), content_index: 0, delta: '' }).slice(0, -2), '"}'],
+      noiseFrame: () => this.frame({ type: 'rate_limits.updated', rate_limits: [] }),
+    });
+    ws.on('close', () => this.emissions.clear());
+    if (this.faults.reach('open')) return;
     this.send({ type: options.beta ? 'transcription_session.created' : 'session.created', session: this.describe() });
     ws.on('message', (data, isBinary) => this.onMessage(data as Buffer, isBinary));
-    ws.on('close', () => this.emissions.clear());
   }
 
   private onMessage(data: Buffer, isBinary: boolean): void {
+    if (this.faults.gone) return;
     if (isBinary) return this.error('invalid_request_error', 'invalid_json', 'Binary frames are not supported; send JSON text frames.');
     let event: Record<string, unknown>;
     try {
@@ -127,13 +141,10 @@ export class OpenAISession {
     }
     const pcm = Buffer.from(audio, 'base64');
     if (pcm.length % 2 !== 0) return this.error('invalid_request_error', 'invalid_value', 'Invalid value: PCM16 audio must have an even number of bytes.', 'audio');
-    if (this.ctx.faults.closeCode !== undefined) {
-      this.ws.close(this.ctx.faults.closeCode, 'injected fault');
-      return;
-    }
+    if (this.faults.reach('streaming')) return;
     const ms = (pcm.length / 2 / SAMPLE_RATE) * 1000;
     this.bufferedMs += ms;
-    const words = this.recognizer.feed(pcm);
+    const words = this.faults.words(this.recognizer.feed(pcm));
     this.heard.push(...words);
     // Without a VAD, all uncommitted audio is the next item; with one, only detected speech is.
     if (!this.vad && pcm.length > 0) this.item ??= { id: this.newItemId(), emitted: 0 };
@@ -153,7 +164,7 @@ export class OpenAISession {
     if (this.bufferedMs < MIN_COMMIT_MS) {
       return this.error('invalid_request_error', 'input_audio_buffer_commit_empty', `Error committing input audio buffer: buffer too small. Expected at least ${MIN_COMMIT_MS}ms of audio, but buffer only has ${this.bufferedMs.toFixed(2)}ms of audio.`);
     }
-    this.heard.push(...this.recognizer.flush());
+    this.heard.push(...this.faults.words(this.recognizer.flush()));
     this.item ??= { id: this.newItemId(), emitted: 0 };
     this.vad?.reset();
     this.commit(Infinity);
@@ -161,6 +172,7 @@ export class OpenAISession {
 
   /** Commits the current item with the words heard up to `untilMs`, then transcribes it. */
   private commit(untilMs: number): void {
+    if (this.faults.reach('final')) return;
     const item = this.item ?? { id: this.newItemId(), emitted: 0 };
     this.item = undefined;
     this.bufferedMs = 0;
@@ -172,18 +184,29 @@ export class OpenAISession {
     this.send({ type: this.options.beta ? 'conversation.item.created' : 'conversation.item.added', previous_item_id: null, item: conversationItem });
     const open = this.ctx.openSessions();
     for (let i = item.emitted; i < words.length; i++) this.delta(item.id, words, i, open, i - item.emitted);
-    if (this.ctx.faults.neverFinalize) return;
+    if (this.faults.has('never-finalize')) return;
+    this.unfinished++;
     this.emissions.push(performance.now() + this.ctx.latency.finalize(open), () => {
       const transcript = words.join(' ');
-      this.send({
-        type: 'conversation.item.input_audio_transcription.completed',
-        item_id: item.id,
-        content_index: 0,
-        transcript,
-        usage: { type: 'duration', seconds: 0 },
-      });
-      if (!this.options.beta) this.send({ type: 'conversation.item.done', previous_item_id: null, item: { ...conversationItem, content: [{ type: 'input_audio', transcript }] } });
+      const final = (): void => {
+        this.sendCompleted(item.id, transcript);
+        if (this.faults.has('duplicate-final')) this.sendCompleted(item.id, transcript);
+        if (!this.options.beta) this.send({ type: 'conversation.item.done', previous_item_id: null, item: { ...conversationItem, content: [{ type: 'input_audio', transcript }] } });
+      };
+      this.unfinished--;
+      const held = this.heldFinal;
+      this.heldFinal = undefined;
+      if (!held && this.unfinished > 0 && this.faults.has('out-of-order-finals')) {
+        this.heldFinal = final;
+        return;
+      }
+      final();
+      held?.();
     });
+  }
+
+  private sendCompleted(itemId: string, transcript: string): void {
+    this.send({ type: 'conversation.item.input_audio_transcription.completed', item_id: itemId, content_index: 0, transcript, usage: { type: 'duration', seconds: 0 } });
   }
 
   /** Streams the words heard so far for an item still receiving speech. */
@@ -198,9 +221,10 @@ export class OpenAISession {
   private delta(itemId: string, words: string[], i: number, open: number, queued: number): void {
     const delta = i === 0 ? words[i]! : ` ${words[i]}`;
     const compute = queued * this.ctx.latency.options.perWordMs * this.ctx.latency.slowdown(open);
-    this.emissions.push(performance.now() + this.ctx.latency.delay(open) + compute, () =>
-      this.send({ type: 'conversation.item.input_audio_transcription.delta', item_id: itemId, content_index: 0, delta }),
-    );
+    this.emissions.push(performance.now() + this.ctx.latency.delay(open) + compute, () => {
+      this.send({ type: 'conversation.item.input_audio_transcription.delta', item_id: itemId, content_index: 0, delta });
+      if (this.faults.once('early-final')) this.sendCompleted(itemId, words.slice(0, i + 1).join(' '));
+    });
   }
 
   private newItemId(): string {
@@ -219,7 +243,11 @@ export class OpenAISession {
   }
 
   private send(event: Record<string, unknown>): void {
-    if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify({ event_id: `event_${randomBytes(8).toString('hex')}`, ...event }));
+    this.faults.deliver(this.frame(event));
+  }
+
+  private frame(event: Record<string, unknown>): string {
+    return JSON.stringify({ event_id: `event_${randomBytes(8).toString('hex')}`, ...event });
   }
 }
 

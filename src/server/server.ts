@@ -1,13 +1,14 @@
 import { createServer as createHttpServer, STATUS_CODES, type IncomingMessage } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { Sample } from '../data/dataset.js';
+import { faultOf, faultPicker, type FaultScenario } from './faults.js';
 import { DEFAULT_LATENCY, LatencyModel, type LatencyModelOptions } from './latency-model.js';
 import { OpenAISession, SAMPLE_RATE as OPENAI_RATE } from './openai-session.js';
 import { buildReferences, ReferenceIndex } from './recognizer.js';
-import type { Faults, SessionContext } from './session-context.js';
+import type { SessionContext } from './session-context.js';
 import { VllmSession, SAMPLE_RATE as VLLM_RATE } from './vllm-session.js';
 
 export const DEFAULT_MODEL = 'mistralai/Voxtral-Mini-4B-Realtime-2602';
@@ -38,10 +39,10 @@ export interface ServerOptions {
   progressAcks: boolean;
   /** vLLM dialect: ingest audio at most this many times real time. Default Infinity (at once). */
   ingestSpeed: number;
-  faults: Faults & {
-    /** Refuse every upgrade with this HTTP status. */
-    upgradeStatus?: number;
-  };
+  /** Fault scenarios (`parseFaultScenario`); a faulted session gets one of them. Default none. */
+  faults: FaultScenario[];
+  /** Share of sessions that get a fault, drawn per upgrade from a generator seeded with `latency.seed`. Default 1. */
+  faultRate: number;
 }
 
 export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
@@ -55,7 +56,8 @@ export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
   maxAudioMb: 25,
   progressAcks: false,
   ingestSpeed: Infinity,
-  faults: { neverFinalize: false },
+  faults: [],
+  faultRate: 1,
 };
 
 export interface RunningServer {
@@ -76,7 +78,11 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
   const { references, ...options }: ServerOptions = { ...DEFAULT_SERVER_OPTIONS, ...overrides };
   const [vllmReferences, openaiReferences] = await indexReferences(references);
   const latency = new LatencyModel(options.latency);
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  // Sessions answer pings themselves, so that a silent server is silent and no pong lands inside a raw frame.
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, autoPong: false });
+  const pickFaults = faultPicker(options.faults, options.faultRate, options.latency.seed);
+  /** Upgrades that slow-accept is holding. */
+  const held = new Set<Duplex>();
   let open = 0;
 
   const onRequest = (_: IncomingMessage, res: import('node:http').ServerResponse): void => {
@@ -87,28 +93,44 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
     const url = new URL(request.url ?? '/', 'http://localhost');
     const path = url.pathname;
     if (path !== REALTIME_PATH) return refuse(socket, 404, { error: `Not Found: ${path}` });
-    if (options.faults.upgradeStatus !== undefined) return refuse(socket, options.faults.upgradeStatus, { error: 'injected fault' });
+    const faults = pickFaults();
+    const refused = faultOf(faults, 'upgrade');
+    if (refused) return refuse(socket, refused.status, { error: 'injected fault' });
     if (options.apiKey !== undefined && request.headers.authorization !== `Bearer ${options.apiKey}`) {
       return refuse(socket, 401, { error: 'Unauthorized' });
     }
     const betaHeader = request.headers['openai-beta'];
     const openai = url.searchParams.has('intent') || url.searchParams.has('model') || betaHeader !== undefined;
-    wss.handleUpgrade(request, socket, head, (ws) => {
-      open++;
-      ws.on('close', () => open--);
-      const ctx: SessionContext = {
-        servedModels: options.models,
-        latency,
-        references: openai ? openaiReferences! : vllmReferences!,
-        openSessions: () => open,
-        emptyDeltas: options.emptyDeltas,
-        maxAudioBytes: options.maxAudioMb * 1024 * 1024,
-        progressAcks: options.progressAcks,
-        ingestSpeed: options.ingestSpeed,
-        faults: options.faults,
-      };
-      if (!openai) new VllmSession(ws, ctx);
-      else new OpenAISession(ws, ctx, { beta: String(betaHeader).includes('realtime=v1'), streamDuringSpeech: options.streamDuringSpeech });
+    const accept = (): void =>
+      wss.handleUpgrade(request, socket, head, (ws) => {
+        open++;
+        ws.on('close', () => open--);
+        const ctx: SessionContext = {
+          servedModels: options.models,
+          latency,
+          references: openai ? openaiReferences! : vllmReferences!,
+          openSessions: () => open,
+          emptyDeltas: options.emptyDeltas,
+          maxAudioBytes: options.maxAudioMb * 1024 * 1024,
+          progressAcks: options.progressAcks,
+          ingestSpeed: options.ingestSpeed,
+          faults,
+          socket: socket as Socket,
+        };
+        if (!openai) new VllmSession(ws, ctx);
+        else new OpenAISession(ws, ctx, { beta: String(betaHeader).includes('realtime=v1'), streamDuringSpeech: options.streamDuringSpeech });
+      });
+    const slow = faultOf(faults, 'slow-accept');
+    if (!slow) return accept();
+    held.add(socket);
+    socket.on('error', () => socket.destroy()); // until ws takes the socket, nothing else listens for its errors
+    const timer = setTimeout(() => {
+      held.delete(socket);
+      accept();
+    }, slow.ms);
+    socket.once('close', () => {
+      clearTimeout(timer);
+      held.delete(socket);
     });
   });
 
@@ -125,6 +147,7 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
     close: () =>
       new Promise<void>((resolve) => {
         for (const client of wss.clients) client.terminate();
+        for (const socket of held) socket.destroy();
         wss.close();
         http.close(() => resolve());
         http.closeAllConnections();

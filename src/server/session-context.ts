@@ -1,3 +1,5 @@
+import type { Socket } from 'node:net';
+import type { FaultScenario } from './faults.js';
 import type { LatencyModel } from './latency-model.js';
 import type { ReferenceIndex } from './recognizer.js';
 
@@ -17,13 +19,9 @@ export interface SessionContext {
   progressAcks: boolean;
   /** vLLM: how fast audio is taken in, times real time (Infinity: at once). */
   ingestSpeed: number;
-  faults: Faults;
-}
-
-export interface Faults {
-  /** Never send the final transcript (`transcription.done` or `...transcription.completed`). */
-  neverFinalize: boolean;
-  /** Close the connection with this code on the first audio append. */
-  closeCode?: number;
+  /** The faults this connection gets (none for most). */
+  faults: FaultScenario;
+  /** The connection's socket, for faults below the WebSocket layer. */
+  socket: Socket;
 }
 

@@ -3,6 +3,7 @@ import type WebSocket from 'ws';
 import { EmissionQueue } from './emission-queue.js';
 import { StreamRecognizer } from './recognizer.js';
 import type { SessionContext } from './session-context.js';
+import { SessionFaults } from './session-faults.js';
 
 /** vLLM takes PCM16 at 16 kHz. */
 export const SAMPLE_RATE = 16_000;
@@ -12,6 +13,7 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 /**
  * One connection speaking vLLM's `/v1/realtime` dialect, validation errors included.
  * Text is scheduled as the audio containing it arrives, after the latency model's delay.
+ * Faults strike at the open, the first append and the final commit, and shape the finals.
  */
 export class VllmSession {
   private validated = false;
@@ -29,18 +31,26 @@ export class VllmSession {
   private readonly ingestion = new EmissionQueue();
   private ingestedAt = 0;
   private consumedBytes = 0;
+  private readonly faults: SessionFaults;
 
   constructor(
     private readonly ws: WebSocket,
     private readonly ctx: SessionContext,
   ) {
     this.recognizer = new StreamRecognizer(ctx.references, SAMPLE_RATE);
+    this.faults = new SessionFaults(ctx.faults, ws, ctx.socket, {
+      errorFrame: (code, message) => JSON.stringify({ type: 'error', error: message, code }),
+      deltaFrame: () => ['{"type":"transcription.delta","delta":"', '"}'],
+      noiseFrame: () => '{"type":"transcription.delta","delta":""}',
+    });
+    ws.on('close', () => this.dispose());
+    if (this.faults.reach('open')) return;
     this.send({ type: 'session.created', id: `sess-${randomBytes(8).toString('hex')}`, created: Math.floor(Date.now() / 1000) });
     ws.on('message', (data, isBinary) => this.onMessage(data as Buffer, isBinary));
-    ws.on('close', () => this.dispose());
   }
 
   private onMessage(data: Buffer, isBinary: boolean): void {
+    if (this.faults.gone) return;
     if (isBinary) {
       this.ws.close(1003, 'binary frames are not supported');
       return;
@@ -83,10 +93,7 @@ export class VllmSession {
     if (pcm.length === 0 || pcm.length % 2 !== 0) return this.error('invalid_audio', 'Invalid audio: empty or odd-length PCM16 chunk');
     this.audioBytes += pcm.length;
     if (this.audioBytes > this.ctx.maxAudioBytes) return this.error('invalid_audio', 'Invalid audio: the session exceeds the maximum audio size');
-    if (this.ctx.faults.closeCode !== undefined) {
-      this.ws.close(this.ctx.faults.closeCode, 'injected fault');
-      return;
-    }
+    if (this.faults.reach('streaming')) return;
     this.ingest((pcm.length / 2 / SAMPLE_RATE) * 1000, () => this.consume(pcm));
   }
 
@@ -105,7 +112,7 @@ export class VllmSession {
   private consume(pcm: Buffer): void {
     this.consumedBytes += pcm.length;
     if (this.ctx.progressAcks) this.send({ type: 'progress', audio_bytes: this.consumedBytes });
-    const words = this.recognizer.feed(pcm).map((w) => w.text);
+    const words = this.faults.words(this.recognizer.feed(pcm)).map((w) => w.text);
     const frames = Math.floor(this.recognizer.receivedMs / VOXTRAL_FRAME_MS);
     const emptyFrames = this.ctx.emptyDeltas ? Math.max(0, frames - this.framesHeard - words.length) : 0;
     this.framesHeard = frames;
@@ -118,6 +125,7 @@ export class VllmSession {
   }
 
   private onCommit(final: boolean): void {
+    if (final && this.faults.reach('final')) return;
     if (!this.validated) {
       return this.error('model_not_validated', 'Model not validated. Make sure to validate the model by sending a session.update event.');
     }
@@ -132,15 +140,20 @@ export class VllmSession {
 
   private finalize(): void {
     this.finalRequested = true;
-    for (const word of this.recognizer.flush()) this.schedule(word.text);
-    if (this.ctx.faults.neverFinalize) return;
+    for (const word of this.faults.words(this.recognizer.flush())) this.schedule(word.text);
+    if (this.faults.has('never-finalize')) return;
     this.emissions.push(performance.now() + this.ctx.latency.finalize(this.ctx.openSessions()), () => {
-      this.send({
-        type: 'transcription.done',
-        text: this.text,
-        usage: { prompt_tokens: 0, completion_tokens: this.deltaCount, total_tokens: this.deltaCount, prompt_tokens_details: null },
-      });
+      this.sendDone();
+      if (this.faults.has('duplicate-final')) this.sendDone();
       this.reset();
+    });
+  }
+
+  private sendDone(): void {
+    this.send({
+      type: 'transcription.done',
+      text: this.text,
+      usage: { prompt_tokens: 0, completion_tokens: this.deltaCount, total_tokens: this.deltaCount, prompt_tokens_details: null },
     });
   }
 
@@ -151,6 +164,7 @@ export class VllmSession {
       this.text += delta;
       this.deltaCount++;
       this.send({ type: 'transcription.delta', delta });
+      if (delta !== '' && this.faults.once('early-final')) this.sendDone();
     });
   }
 
@@ -170,7 +184,7 @@ export class VllmSession {
   }
 
   private send(event: object): void {
-    if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(event));
+    this.faults.deliver(JSON.stringify(event));
   }
 
   private dispose(): void {
