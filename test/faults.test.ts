@@ -166,17 +166,14 @@ const ROWS: Row[] = [
   { fault: 'duplicate-final', expect: 'completed', check: everyTurnRight },
   { fault: 'duplicate-final', protocol: 'openai', expect: 'completed', check: everyTurnRight },
   { fault: 'early-final', expect: 'completed', check: everyTurnRight },
-  // OpenAI without server VAD transcribes after the commit, so the early final answers it: it is the turn's final (its
-  // WER shows the loss), and the full one after it repeats the item, a duplicate.
+  // OpenAI without server VAD transcribes after the commit, so the early final answers it: it is the turn's final, and
+  // its WER shows what was lost (the session is done before the full final, a duplicate of the item, arrives).
   {
     fault: 'early-final',
     protocol: 'openai',
     expect: 'completed',
     check: (report) => {
-      for (const s of report.benchmarks[0]!.sessions) {
-        assert.equal(s.metrics.session.protocol_anomalies, 1);
-        assert.ok(s.metrics.inputs[0]!.wer! > 0, 'the early, partial final is what the turn got');
-      }
+      for (const s of report.benchmarks[0]!.sessions) assert.ok(s.metrics.inputs[0]!.wer! > 0, 'the early, partial final is what the turn got');
     },
   },
   {
