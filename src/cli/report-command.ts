@@ -1,7 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
-import { compareReports, renderComparison, renderComparisonHtml } from '../report/compare.js';
+import { compareReports, renderComparison } from '../report/compare.js';
+import { renderComparisonHtml } from '../report/compare-html.js';
 import { mergeReports } from '../report/merge.js';
 import { OUTPUT_FORMATS, writeOutputs, type OutputFormat } from '../report/outputs.js';
 import { readReport } from '../report/recompute.js';
@@ -32,14 +33,15 @@ const merge = new Command('merge')
   });
 
 const compare = new Command('compare')
-  .description('Compare two runs metric by metric: medians and tails side by side, the difference, and its 95% bootstrap interval.')
+  .description("Compare two runs: each side's sessions, errors, throughput and corpus WER, a verdict on the headline metrics, and every metric's medians and tails with the difference and its 95% bootstrap interval; warns when the runs differ in dataset, level, protocol or pacing.")
   .argument('<a>', 'the baseline: a report.json or run folder')
   .argument('<b>', 'the candidate')
   .option('--level <label>', 'compare this benchmark level of both (default: the first of each), e.g. concurrent@8')
   .option('--output-dir <dir>', 'also write compare.html and compare.json here')
   .action(async (a, b, opts) => {
     const comparison = compareReports(await readReport(a), await readReport(b), opts.level);
-    process.stdout.write(`${renderComparison(comparison)}\n`);
+    // Colours only for a terminal that accepts them; pipes and files get plain text.
+    process.stdout.write(`${renderComparison(comparison, { color: process.stdout.isTTY === true && !process.env.NO_COLOR })}\n`);
     if (opts.outputDir) {
       await mkdir(opts.outputDir, { recursive: true });
       await writeFile(join(opts.outputDir, 'compare.html'), renderComparisonHtml(comparison));

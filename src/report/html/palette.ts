@@ -18,6 +18,9 @@ export const COLORS = {
   end: '#9ca3af',
   throughput: '#2563eb',
   errorRate: '#dc2626',
+  /** The two sides of a comparison: the baseline A and the candidate B. */
+  sideA: '#2563eb',
+  sideB: '#d97706',
 };
 
 export function levelColors(count: number): string[] {

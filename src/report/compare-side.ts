@@ -1,0 +1,66 @@
+import type { BenchmarkSummary } from '../metrics/compute.js';
+import type { Task } from '../timeline/types.js';
+import type { Benchmark, Report } from './schema.js';
+
+/** One side of a comparison: what ran, on what inputs, and how it fared overall. */
+export interface Side {
+  /** The benchmark level compared, e.g. `synchronous`, `concurrent@8`. */
+  label: string;
+  startedAt: string;
+  model: string;
+  target: string;
+  protocol: string;
+  task: Task;
+  turnDetection: string;
+  pace: string;
+  chunkMs: number;
+  dataset: { data: string; count: number; fingerprint: string };
+  sessions: BenchmarkSummary['sessions'];
+  errorRate: number | null;
+  throughput: { audioSPerWallS: number; sessionsPerS: number };
+}
+
+export function sideOf(report: Report, benchmark: Benchmark): Side {
+  const { config, dataset } = report;
+  const { summary } = benchmark;
+  return {
+    label: benchmark.label,
+    startedAt: report.startedAt,
+    model: config.model,
+    target: config.target,
+    protocol: config.protocol,
+    task: config.task,
+    turnDetection: config.turnDetection.type,
+    pace: config.pace,
+    chunkMs: config.chunkMs,
+    dataset: { data: config.data, count: dataset.count, fingerprint: dataset.fingerprint },
+    sessions: summary.sessions,
+    errorRate: summary.errorRate,
+    throughput: { audioSPerWallS: summary.throughput.audioSPerWallS, sessionsPerS: summary.throughput.sessionsPerS },
+  };
+}
+
+/**
+ * What makes two runs measure different things besides the servers under test: their
+ * inputs (the dataset's fingerprint), their load level, the protocol spoken, and the
+ * pacing of the audio. Each is a warning, not an error: comparing across them can be
+ * the point, but never by accident.
+ */
+export function mismatches(a: Side, b: Side): string[] {
+  const warnings: string[] = [];
+  const differ = (what: (side: Side) => string, warning: (x: string, y: string) => string): void => {
+    if (what(a) !== what(b)) warnings.push(warning(what(a), what(b)));
+  };
+  differ((s) => s.dataset.fingerprint, () => `different datasets: A ran ${datasetText(a)}, B ran ${datasetText(b)}; differences may come from the inputs`);
+  differ((s) => s.label, (x, y) => `different levels: A ran ${x}, B ran ${y}`);
+  differ((s) => `${s.protocol} (${s.task}, turn detection ${s.turnDetection})`, (x, y) => `different protocols: A spoke ${x}, B ${y}`);
+  differ((s) => `pace ${s.pace} in ${s.chunkMs} ms chunks`, (x, y) => `different pacing: A sent audio at ${x}, B at ${y}`);
+  return warnings;
+}
+
+function datasetText(side: Side): string {
+  const { data, count, fingerprint } = side.dataset;
+  // The algorithm and enough of the hash to tell two datasets apart at a glance.
+  const short = fingerprint.replace(/([0-9a-f]{12})[0-9a-f]+$/, '$1…');
+  return `${data} (${count} sample${count === 1 ? '' : 's'}, ${short})`;
+}

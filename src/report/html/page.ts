@@ -1,0 +1,58 @@
+import { chartLibrary } from './assets.js';
+import { drawReportPage, type PageData } from './client.js';
+import { html, inlineScript, inlineStyle, jsonScript, toHtmlString, type Content } from './markup.js';
+import type { Section } from './section.js';
+import { PAGE_STYLE } from './styles.js';
+
+/** Nothing may leave the page: inline scripts and styles only, images from data: and blob: URLs. */
+export const CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:";
+
+/** The id of the JSON block the page script reads. */
+const DATA_ELEMENT_ID = 'voxbench-data';
+
+export interface Page {
+  title: string;
+  heading: string;
+  subtitle: string;
+  sections: Section[];
+  /** CSS of this kind of page, after the shared style. */
+  style?: string;
+}
+
+/**
+ * A self-contained page (the report, or a comparison): styles, chart library, data
+ * and script inline, so it opens offline from disk and can be mailed. Each section's
+ * charts are drawn in the browser from the embedded JSON by the page script.
+ */
+export function renderPage(page: Page): string {
+  const data: PageData = { charts: Object.fromEntries(page.sections.flatMap((s) => s.charts).map((c) => [c.id, c])) };
+  const library = chartLibrary();
+  const style: Content = page.style ? inlineStyle(page.style) : '';
+  return toHtmlString(html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
+<title>${page.title}</title>
+${inlineStyle(library.style)}
+${inlineStyle(PAGE_STYLE)}
+${style}
+</head>
+<body>
+<header class="top"><div class="inner">
+<h1>${page.heading}</h1>
+<p class="subtitle">${page.subtitle}</p>
+<nav>${page.sections.map((s) => html`<a href="#${s.id}">${s.title}</a>`)}</nav>
+</div></header>
+<main>
+${page.sections.map((s) => html`<section id="${s.id}"><h2>${s.title}</h2>${s.body}</section>`)}
+</main>
+${jsonScript(DATA_ELEMENT_ID, data)}
+${inlineScript(library.script)}
+${inlineScript(`(${drawReportPage.toString()})(window, uPlot, ${JSON.stringify(DATA_ELEMENT_ID)});`)}
+</body>
+</html>
+`);
+}
