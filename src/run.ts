@@ -16,7 +16,7 @@ import { upgradeRecord } from './report/migrate.js';
 import { buildRecord } from './report/record.js';
 import { REDACTED, redactUrl } from './report/redact.js';
 import { REPORT_SCHEMA, REPORT_VERSION, type Benchmark, type Report, type RunConfig } from './report/schema.js';
-import { onClockOf, readSessionLog, SESSION_LOG, SessionLog, type LoggedSession } from './report/session-log.js';
+import { onClockOf, readSessionLog, SESSION_LOG, SessionLog, SessionLogError, type LoggedSession } from './report/session-log.js';
 import { createRunContext, loadRunDataset, runLevel, type RunContext } from './run-context.js';
 import { startServerThread } from './server/thread.js';
 import { formatPace } from './session/pace.js';
@@ -48,6 +48,7 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
       : undefined;
   let pool: WorkerPool | undefined;
   const log = outputDir === undefined ? undefined : await SessionLog.open(outputDir, options.resume !== undefined);
+  let written: string | undefined;
   try {
     const target = options.target ?? server!.url;
     const context = await createRunContext(settings, dataset);
@@ -119,11 +120,16 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
     const report = finish(header(clock, benchmarks, capacity));
     if (outputDir === undefined) return { report };
     const [reportPath] = await writeOutputs(report, outputDir, options.outputs);
+    written = reportPath;
     return { report, reportPath: reportPath! };
   } finally {
-    await log?.close();
+    const logClosed = log?.close().catch((err: Error) => err);
     await pool?.close();
     await server?.close();
+    const failure = await logClosed;
+    // The report holds every session whether or not the log could be written; say which is the case.
+    if (failure instanceof SessionLogError) throw new SessionLogError(`${failure.message}; ${written ? `${written} holds every session that finished` : 'the run did not finish'}`);
+    if (failure) throw failure;
   }
 }
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { readSessionLog, SESSION_LOG, SessionLog, type LoggedSession } from '../src/report/session-log.js';
+import { readSessionLog, SESSION_LOG, SessionLog, SessionLogError, type LoggedSession } from '../src/report/session-log.js';
 import { tempDir } from './helpers.js';
 
 /** A log entry with a big timeline-like array, so lines span many pieces and the file pushes back. */
@@ -38,6 +38,27 @@ describe('session log', () => {
     await mkdir(join(dir, SESSION_LOG)); // a folder where the file should be
     const log = await SessionLog.open(dir, false);
     log.append(entry(0));
-    await assert.rejects(log.close(), { code: 'EISDIR' });
+    await assert.rejects(log.close(), (err: Error) => err instanceof SessionLogError && err.message.includes(SESSION_LOG) && /EISDIR/.test(err.message));
+  });
+});
+
+describe('a session log that cannot be written during a run', () => {
+  it('is a classified error naming the file, and the report still holds every session', async () => {
+    const { mkdtemp, readFile, rm, symlink } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { run } = await import('../src/run.js');
+    const dir = await mkdtemp(join(tmpdir(), 'voxbench-full-'));
+    try {
+      // Every write to /dev/full fails with ENOSPC, as on a full disk.
+      await symlink('/dev/full', join(dir, SESSION_LOG));
+      await assert.rejects(run({ maxSessions: 2, pace: { kind: 'realtime', speed: 8 }, outputDir: dir }), (err: Error) =>
+        err instanceof SessionLogError && err.message.includes(SESSION_LOG) && /ENOSPC/.test(err.message) && /report\.json holds every session that finished/.test(err.message),
+      );
+      const report = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')) as { benchmarks: Array<{ sessions: unknown[] }> };
+      assert.equal(report.benchmarks[0]!.sessions.length, 2);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -3,6 +3,7 @@ import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { UsageError } from '../config.js';
 import { DatasetError } from '../data/errors.js';
 import { ReportError } from '../report/recompute.js';
+import { SessionLogError } from '../report/session-log.js';
 import { EXIT } from '../run-outcome.js';
 import { describeMetrics } from '../metrics/catalog.js';
 import { spanText } from '../report/picks.js';
@@ -43,6 +44,9 @@ try {
   if (err instanceof UsageError || err instanceof DatasetError || err instanceof ReportError) {
     process.stderr.write(`voxbench: error: ${err.message}\n`);
     process.exitCode = EXIT.usage;
+  } else if (err instanceof SessionLogError) {
+    process.stderr.write(`voxbench: error: ${err.message}\n`);
+    process.exitCode = EXIT.internal;
   } else if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
     process.stderr.write(`voxbench: error: ${(err as Error).message}: the port is taken; choose another with --port (0 picks a free one)\n`);
     process.exitCode = EXIT.usage;

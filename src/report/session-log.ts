@@ -9,6 +9,11 @@ import { jsonPieces } from './json-pieces.js';
 
 export const SESSION_LOG = 'sessions.jsonl';
 
+/** The session log could not be written (a full disk, a folder removed during the run); the message names the file. */
+export class SessionLogError extends Error {
+  override name = 'SessionLogError';
+}
+
 /** One line of the session log: a finished session and the benchmark level it belongs to. */
 export interface LoggedSession {
   level: string;
@@ -42,14 +47,18 @@ export class SessionLog {
   private writing: Promise<void> | undefined;
   private failure: Error | undefined;
 
-  private constructor(private readonly stream: WriteStream) {
+  private constructor(
+    private readonly path: string,
+    private readonly stream: WriteStream,
+  ) {
     stream.on('error', (err) => (this.failure ??= err));
   }
 
   /** A new log, or with `resume` the folder's log continued. */
   static async open(dir: string, resume: boolean): Promise<SessionLog> {
     await mkdir(dir, { recursive: true });
-    return new SessionLog(createWriteStream(join(dir, SESSION_LOG), { flags: resume ? 'a' : 'w' }));
+    const path = join(dir, SESSION_LOG);
+    return new SessionLog(path, createWriteStream(path, { flags: resume ? 'a' : 'w' }));
   }
 
   /** Queues a finished session for the log; the entry must not change afterwards. */
@@ -58,11 +67,14 @@ export class SessionLog {
     this.writing ??= this.writeQueued();
   }
 
-  /** Writes every queued session, then closes the file; rejects if the file could not be written. */
+  /** Writes every queued session, then closes the file; rejects with a SessionLogError if the file could not be written. */
   async close(): Promise<void> {
     await this.writing;
     await new Promise((resolve) => this.stream.end(resolve));
-    if (this.failure) throw this.failure;
+    if (this.failure) {
+      const why = (this.failure as NodeJS.ErrnoException).code ?? this.failure.message;
+      throw new SessionLogError(`${this.path}: the session log could not be written (${why})`);
+    }
   }
 
   private async writeQueued(): Promise<void> {
