@@ -1,3 +1,4 @@
+import { printable } from '../printable.js';
 import type { DatasetProblem, DatasetSummary } from './dataset.js';
 import { sampleFacts, summarizeFacts } from './dataset.js';
 import { describeProblem } from './errors.js';
@@ -30,5 +31,6 @@ export function renderInspection({ summary: s, problems }: DatasetInspection): s
     problems.length > 0 ? `problems (${problems.length}):` : 'problems     none',
     ...problems.map((p) => `  ${describeProblem(p)}`),
   ];
-  return `${lines.join('\n')}\n`;
+  // File names, labels and the reasons quoting a file's content are the dataset's, not voxbench's.
+  return `${lines.map(printable).join('\n')}\n`;
 }

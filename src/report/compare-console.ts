@@ -1,3 +1,4 @@
+import { printable } from '../printable.js';
 import { corpusCell, findings, LEGEND, metricCells, sideRows } from './compare-text.js';
 import type { Comparison, Verdict } from './compare-types.js';
 
@@ -33,7 +34,7 @@ export function renderComparison(c: Comparison, { color = false } = {}): string 
     ...table(['', 'level', 'sessions', 'completed', 'failed', 'error rate', 'audio s/s', 'sessions/s', ...c.corpus.map((k) => `${k.metric} [95% CI]`)], [side('a'), side('b')].map((cells) => ({ cells }))),
     '',
     verdict.length > 0 ? 'Verdict, B against A (headline figures):' : 'Verdict: no headline figure has values on both sides.',
-    ...verdict.map((f) => `  ${paint(f.verdict.padEnd(width), f.verdict)}  ${f.text}`),
+    ...verdict.map((f) => `  ${paint(f.verdict.padEnd(width), f.verdict)}  ${printable(f.text)}`),
     '',
     // The Δ and the verdict are coloured.
     ...table(['metric', 'unit', 'p50 A → B', 'p95 A → B', 'Δ p50', '95% CI', 'B is'], metricRows, paint, [4, 6]),
@@ -56,9 +57,4 @@ function table(head: string[], rows: Array<{ cells: string[]; verdict?: Verdict 
       .join('  ')
       .trimEnd();
   });
-}
-
-/** Report strings may come from the server under test: no control character reaches the terminal. */
-function printable(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ');
 }

@@ -1,11 +1,17 @@
 import type { MetricDescription, Unit } from '../metrics/catalog.js';
 import type { Distribution } from '../metrics/stats.js';
+import { printable } from '../printable.js';
 import { headlineLatencies, spanText, summaryMetrics } from './picks.js';
 import type { Benchmark, Report } from './schema.js';
 
 const COLUMNS = ['count', 'mean', 'p50', 'p90', 'p95', 'p99', 'max'] as const;
 
-/** The console summary of a report, as plain text; with `definitions`, each shown metric's definition follows. */
+/**
+ * The console summary of a report, as plain text; with `definitions`, each shown
+ * metric's definition follows. Every line goes through `printable`: a report holds
+ * what the server sent (error codes and messages, close reasons) and, read back from
+ * a file, whatever the file says, and none of it may drive the terminal.
+ */
 export function renderSummary(report: Report, { definitions = false } = {}): string {
   const { config } = report;
   const lines = [
@@ -25,7 +31,7 @@ export function renderSummary(report: Report, { definitions = false } = {}): str
   } else {
     lines.push('', 'Metric definitions: --definitions, or voxbench metrics');
   }
-  return lines.join('\n');
+  return lines.map(printable).join('\n');
 }
 
 function renderBenchmark(benchmark: Benchmark, shown: readonly MetricDescription[]): string[] {
@@ -52,7 +58,7 @@ function renderBenchmark(benchmark: Benchmark, shown: readonly MetricDescription
   ];
   for (const f of summary.failures) {
     const detail = [f.code, f.httpStatus && `HTTP ${f.httpStatus}`, f.closeCode && `close ${f.closeCode}`].filter(Boolean).join(', ');
-    lines.push(`failed ×${f.count}: ${f.class}${detail ? ` (${detail})` : ''} at ${f.stage}: ${printable(f.message)}`);
+    lines.push(`failed ×${f.count}: ${f.class}${detail ? ` (${detail})` : ''} at ${f.stage}: ${f.message}`);
   }
   for (const i of summary.incomplete) lines.push(`incomplete ×${i.count}: ${i.reason} during ${i.stage}`);
   const { sessions: n, reasons } = summary.anomalies;
@@ -104,11 +110,6 @@ function renderCapacity(capacity: NonNullable<Report['capacity']>): string {
   if (capacity.answer === null) return `capacity: no level met ${target}; even ${formatNumber(capacity.failsAt!)} ${unit} failed`;
   const bracket = capacity.failsAt === null ? `every level up to the search limit passed` : `${formatNumber(capacity.failsAt)} failed`;
   return `capacity: ${formatNumber(capacity.answer)} ${unit} meet ${target} (${bracket}; ${capacity.probes.length} levels probed)`;
-}
-
-/** Server text for a terminal: control characters (newlines, ANSI escapes) become spaces. */
-function printable(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ');
 }
 
 function formatNumber(value: number): string {
