@@ -6,6 +6,7 @@ import { buildBenchmark, measuredOf, type Measured } from './build.js';
 import { buildRecord } from './record.js';
 import { REPORT_SCHEMA, REPORT_VERSION, type Report } from './schema.js';
 import { upgradeRecord, upgradeReport } from './migrate.js';
+import { redactUrl } from './redact.js';
 import { onClockOf, readSessionLog } from './session-log.js';
 import { sessionEndMs } from '../timeline/types.js';
 
@@ -37,6 +38,8 @@ export async function readReport(path: string): Promise<Report> {
     throw new ReportError(`${file} is an incomplete voxbench report (no benchmarks or config)`);
   }
   report = upgradeReport(report);
+  // A report written by an older voxbench may hold credentials the rules now catch.
+  report = { ...report, config: { ...report.config, target: redactUrl(report.config.target) } };
   // Indices already held per level, so each logged session is checked in constant time.
   const levels = new Map<string, { measured: Measured; indices: Set<number> }>(
     report.benchmarks.map((b) => {
