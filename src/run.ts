@@ -16,7 +16,7 @@ import { upgradeRecord } from './report/migrate.js';
 import { buildRecord } from './report/record.js';
 import { REDACTED, redactUrl } from './report/redact.js';
 import { REPORT_SCHEMA, REPORT_VERSION, type Benchmark, type Report, type RunConfig } from './report/schema.js';
-import { onClockOf, readSessionLog, SESSION_LOG, SessionLog, SessionLogError, type LoggedSession } from './report/session-log.js';
+import { onClockOf, resumeSessionLog, SESSION_LOG, SessionLog, SessionLogError, type LoggedSession } from './report/session-log.js';
 import { createRunContext, loadRunDataset, runLevel, type RunContext } from './run-context.js';
 import { startServerThread } from './server/thread.js';
 import { formatPace } from './session/pace.js';
@@ -186,5 +186,5 @@ async function readResumeLog(dir: string): Promise<LoggedSession[]> {
   } catch {
     throw new UsageError(`--resume ${dir}: no ${SESSION_LOG} there; give the output folder of the run to continue`);
   }
-  return readSessionLog(dir);
+  return resumeSessionLog(dir);
 }

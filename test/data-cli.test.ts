@@ -46,7 +46,7 @@ describe('voxbench dataset inspect', () => {
 
   for (const [args, expected] of [
     [['/nonexistent/set.jsonl'], /^voxbench: error: \/nonexistent\/set\.jsonl: cannot read the dataset \(ENOENT\)\n$/],
-    [['samples', '--max-samples', '0'], /^voxbench: error: option '--max-samples <n>' argument '0' is invalid\. expected a whole number from 1 up\.\n/],
+    [['samples', '--max-samples', '0'], /^voxbench: error: option '--max-samples <n>' argument '0' is invalid\. expected a whole number from 1 up\. \(run with --help for usage\)\n$/],
   ] as const) {
     it(`rejects ${args.join(' ')} with one clear line and exit code 2`, async () => {
       const { code, stderr } = await runNode([CLI, 'dataset', 'inspect', ...args]);

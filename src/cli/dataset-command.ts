@@ -2,6 +2,7 @@ import { Command, Option } from '@commander-js/extra-typings';
 import { inspectDataset, renderInspection } from '../data/inspect.js';
 import { DEFAULT_WORD_GAP_MS, SYNTH_ENGINES, synthesizeDataset, type SynthEngine } from '../data/synth.js';
 import { addDatasetFlags, datasetOptionsFromFlags, type DatasetFlags } from './dataset-flags.js';
+import { checkWritableDir } from './output-dir.js';
 import { num } from './parse.js';
 
 const inspectCommand = new Command('inspect')
@@ -22,6 +23,7 @@ const synthCommand = new Command('synth')
   .option('--voice <name>', `the engine's voice (default: ${Object.entries(SYNTH_ENGINES).map(([e, s]) => `${s.defaultVoice} for ${e}`).join(', ')})`)
   .option('--word-gap-ms <ms>', 'silence between words', num, DEFAULT_WORD_GAP_MS)
   .action(async (textFile, opts) => {
+    await checkWritableDir(opts.out, '--out');
     const result = await synthesizeDataset(textFile, {
       out: opts.out,
       wordGapMs: opts.wordGapMs,

@@ -2,8 +2,9 @@
 import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { UsageError } from '../config.js';
 import { DatasetError } from '../data/errors.js';
+import { printable } from '../printable.js';
 import { ReportError } from '../report/recompute.js';
-import { SessionLogError } from '../report/session-log.js';
+import { DamagedLogError, SessionLogError } from '../report/session-log.js';
 import { EXIT } from '../run-outcome.js';
 import { describeMetrics } from '../metrics/catalog.js';
 import { spanText } from '../report/picks.js';
@@ -22,11 +23,10 @@ const metricsCommand = new Command('metrics')
     }
   });
 
-/** Errors prefixed with the program name, a hint to --help, and usage errors exiting with 2. */
+/** Parser errors on one line, prefixed with the program name and ending with a hint to --help; usage errors exit with 2. */
 function conventions<T extends CommandUnknownOpts>(command: T): T {
   command
-    .configureOutput({ outputError: (text, write) => write(`voxbench: ${text}`) })
-    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({ outputError: (text, write) => write(`voxbench: ${printable(text).trim()} (run with --help for usage)\n`) })
     .exitOverride((err) => process.exit(err.exitCode === 0 ? EXIT.ok : EXIT.usage));
   return command;
 }
@@ -38,23 +38,28 @@ const program = conventions(new Command())
 // addCommand does not copy settings to a command built on its own, so each gets them too.
 for (const command of [runCommand, serveCommand, reportCommand, datasetCommand, metricsCommand]) program.addCommand(conventions(command));
 
+/** One line on stderr: messages quote flags, file names and file contents, which may hold newlines or escapes. */
+const fail = (text: string): void => void process.stderr.write(`voxbench: ${printable(text)}\n`);
+
 try {
   await program.parseAsync();
 } catch (err) {
-  if (err instanceof UsageError || err instanceof DatasetError || err instanceof ReportError) {
-    process.stderr.write(`voxbench: error: ${err.message}\n`);
+  const message = (err as Error).message;
+  if (err instanceof UsageError || err instanceof DatasetError || err instanceof ReportError || err instanceof DamagedLogError) {
+    fail(`error: ${message}`);
     process.exitCode = EXIT.usage;
   } else if (err instanceof SessionLogError) {
-    process.stderr.write(`voxbench: error: ${err.message}\n`);
+    fail(`error: ${message}`);
     process.exitCode = EXIT.internal;
   } else if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-    process.stderr.write(`voxbench: error: ${(err as Error).message}: the port is taken; choose another with --port (0 picks a free one)\n`);
+    fail(`error: ${message}: the port is taken; choose another with --port (0 picks a free one)`);
     process.exitCode = EXIT.usage;
   } else if ((err as NodeJS.ErrnoException).code === 'EADDRNOTAVAIL') {
-    process.stderr.write(`voxbench: error: ${(err as Error).message}: no interface has that address; choose another with --host\n`);
+    fail(`error: ${message}: no interface has that address; choose another with --host`);
     process.exitCode = EXIT.usage;
   } else {
-    process.stderr.write(`voxbench: internal error: ${(err as Error).message}\n${process.env.VOXBENCH_DEBUG ? (err as Error).stack + '\n' : ''}`);
+    fail(`internal error: ${message}`);
+    if (process.env.VOXBENCH_DEBUG) process.stderr.write(`${(err as Error).stack}\n`);
     process.exitCode = EXIT.internal;
   }
 }

@@ -7,6 +7,7 @@ import { mergeReports } from '../report/merge.js';
 import { OUTPUT_FORMATS, writeOutputs, type OutputFormat } from '../report/outputs.js';
 import { readReport } from '../report/recompute.js';
 import { renderSummary } from '../report/console.js';
+import { checkWritableDir } from './output-dir.js';
 import { outputList } from './parse.js';
 
 const render = new Command('render')
@@ -15,8 +16,9 @@ const render = new Command('render')
   .option('--outputs <list>', `formats to write, from: ${OUTPUT_FORMATS.join(', ')} (json is always written)`, outputList, ['json'] as OutputFormat[])
   .option('--output-dir <dir>', 'where to write (default: beside the report)')
   .action(async (path, opts) => {
-    const report = await readReport(path);
     const dir = opts.outputDir ?? (path.endsWith('.json') ? dirname(path) : path);
+    const report = await readReport(path);
+    await checkWritableDir(dir, '--output-dir');
     const written = await writeOutputs(report, dir, opts.outputs);
     process.stdout.write(`${renderSummary(report)}\nWrote: ${written.join(', ')}\n`);
   });
@@ -27,6 +29,7 @@ const merge = new Command('merge')
   .requiredOption('--output-dir <dir>', 'where to write the merged report')
   .option('--outputs <list>', `formats to write, from: ${OUTPUT_FORMATS.join(', ')}`, outputList, ['json'] as OutputFormat[])
   .action(async (paths, opts) => {
+    await checkWritableDir(opts.outputDir, '--output-dir');
     const report = mergeReports(await Promise.all(paths.map(readReport)), paths);
     const written = await writeOutputs(report, opts.outputDir, opts.outputs);
     process.stdout.write(`${renderSummary(report)}\nWrote: ${written.join(', ')}\n`);
@@ -39,6 +42,7 @@ const compare = new Command('compare')
   .option('--level <label>', 'compare this benchmark level of both (default: the first of each), e.g. concurrent@8')
   .option('--output-dir <dir>', 'also write compare.html and compare.json here')
   .action(async (a, b, opts) => {
+    if (opts.outputDir) await checkWritableDir(opts.outputDir, '--output-dir');
     const comparison = compareReports(await readReport(a), await readReport(b), opts.level);
     // Colours only for a terminal that accepts them; pipes and files get plain text.
     process.stdout.write(`${renderComparison(comparison, { color: process.stdout.isTTY === true && !process.env.NO_COLOR })}\n`);

@@ -17,6 +17,7 @@ import { DEFAULT_MODEL } from '../server/server.js';
 import { parsePace } from '../session/pace.js';
 import { DEFAULT_TIMEOUTS } from '../session/runner.js';
 import { addDatasetFlags, datasetOptionsFromFlags, type DatasetFlags } from './dataset-flags.js';
+import { checkWritableDir } from './output-dir.js';
 import { fraction, int, intList, num, outputList, sessionsOrSeconds } from './parse.js';
 
 export const runCommand = new Command('run')
@@ -86,6 +87,9 @@ export const runCommand = new Command('run')
           ? { type: 'semantic_vad', eagerness: opts.vadEagerness }
           : { type: 'none' };
     const apiKey = resolveApiKey({ apiKey: opts.apiKey, apiKeyEnv: opts.apiKeyEnv, protocol: opts.protocol });
+    // Without --output-dir, a resumed run writes into the folder it resumes.
+    const outputDir = opts.resume === undefined || opts.outputDir !== undefined ? (opts.outputDir ?? `voxbench-runs/${new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19)}`) : undefined;
+    await checkWritableDir(outputDir ?? opts.resume!, '--output-dir');
     const interrupt = new AbortController();
     const onSignal = (): void => {
       if (interrupt.signal.aborted) process.exit(EXIT.interrupted);
@@ -124,7 +128,7 @@ export const runCommand = new Command('run')
       ...(apiKey !== undefined ? { apiKey } : {}),
       tls: { ...(opts.ca !== undefined ? { ca: readCa(opts.ca) } : {}), insecure: opts.insecure === true },
       ...(opts.resume !== undefined ? { resume: opts.resume } : {}),
-      ...(opts.resume === undefined || opts.outputDir !== undefined ? { outputDir: opts.outputDir ?? `voxbench-runs/${new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19)}` } : {}),
+      ...(outputDir !== undefined ? { outputDir } : {}),
       outputs: opts.outputs,
       meta: meta(opts.metaFile, opts.meta ?? []),
       ...(opts.costPerHour !== undefined ? { pricing: { perReplicaHour: opts.costPerHour, replicas: opts.replicas } } : {}),

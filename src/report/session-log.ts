@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir, open, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, truncate, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import type { LoadProfile } from '../load/profiles.js';
@@ -122,25 +122,89 @@ export function onClockOf(entry: LoggedSession, startedAt: string): SessionRecor
   return { ...record, resumedFrom: record.resumedFrom ?? entry.startedAt, timeline: shiftTimeline(record.timeline, Date.parse(entry.startedAt) - Date.parse(startedAt)) };
 }
 
+/** A session log that cannot be read back, as a file of garbage or a damaged line; the message names the file and the line. */
+export class DamagedLogError extends Error {
+  override name = 'DamagedLogError';
+}
+
 /**
- * The sessions logged in `dir`; a torn last line (a crash mid-write) is ignored. Read
- * line by line: a long run's log can outgrow the longest string V8 can hold.
+ * The sessions logged in `dir`. A torn last line (the start of an entry with no
+ * newline: a crash mid-write) is skipped, as the session it held did not finish
+ * logging; any other line that is not an entry is an error, so a damaged or foreign
+ * file is never taken for an empty log.
  */
 export async function readSessionLog(dir: string): Promise<LoggedSession[]> {
+  return (await scanSessionLog(join(dir, SESSION_LOG)))?.entries ?? [];
+}
+
+/**
+ * The sessions logged in `dir`, for a run that resumes it: a torn last line is cut
+ * off, so that the first entry appended starts a line of its own instead of
+ * completing the fragment into a line that is neither.
+ */
+export async function resumeSessionLog(dir: string): Promise<LoggedSession[]> {
+  const path = join(dir, SESSION_LOG);
+  const scan = await scanSessionLog(path);
+  if (scan?.tornAt !== undefined) await truncate(path, scan.tornAt);
+  return scan?.entries ?? [];
+}
+
+/** The entries of the log at `path` (undefined when there is none) and the offset of its torn last line, if it has one. */
+async function scanSessionLog(path: string): Promise<{ entries: LoggedSession[]; tornAt?: number } | undefined> {
   let file: FileHandle;
   try {
-    file = await open(join(dir, SESSION_LOG));
+    file = await open(path);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
-  const entries: LoggedSession[] = [];
-  for await (const line of file.readLines()) {
-    try {
-      if (line) entries.push(JSON.parse(line) as LoggedSession);
-    } catch {
-      // A line cut short by a crash: the session it held did not finish logging.
+  try {
+    const entries: LoggedSession[] = [];
+    let number = 0;
+    for await (const line of lines(file)) {
+      number++;
+      // The writer ends every entry with a newline: a line without one was cut short.
+      if (!line.ended && line.text.startsWith('{')) return { entries, tornAt: line.start };
+      if (line.text === '') continue;
+      const entry = parseEntry(line.text);
+      if (!entry) throw new DamagedLogError(`${path} line ${number} is not a voxbench session log entry; repair or remove the line (only a torn last line is skipped)`);
+      entries.push(entry);
     }
+    return { entries };
+  } finally {
+    await file.close();
   }
-  return entries;
+}
+
+/** A line as a logged session, or undefined when it is not one. */
+function parseEntry(text: string): LoggedSession | undefined {
+  try {
+    const entry = JSON.parse(text) as Partial<LoggedSession> | null;
+    return typeof entry?.level === 'string' && typeof entry.record === 'object' && entry.record !== null ? (entry as LoggedSession) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The lines of a file with their byte offsets and whether a newline ended them, read
+ * a chunk at a time: a long run's log can outgrow the longest string V8 can hold.
+ */
+async function* lines(file: FileHandle): AsyncGenerator<{ text: string; start: number; ended: boolean }> {
+  let pieces: Buffer[] = [];
+  let start = 0;
+  let offset = 0;
+  for await (const chunk of file.createReadStream({ autoClose: false }) as AsyncIterable<Buffer>) {
+    let from = 0;
+    for (let end = chunk.indexOf(0x0a); end !== -1; end = chunk.indexOf(0x0a, from)) {
+      pieces.push(chunk.subarray(from, end));
+      yield { text: Buffer.concat(pieces).toString('utf8'), start, ended: true };
+      pieces = [];
+      from = end + 1;
+      start = offset + from;
+    }
+    pieces.push(chunk.subarray(from));
+    offset += chunk.length;
+  }
+  if (offset > start) yield { text: Buffer.concat(pieces).toString('utf8'), start, ended: false };
 }

@@ -1,0 +1,26 @@
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { UsageError } from '../config.js';
+
+/**
+ * Checks, before any work, that a command can create and write the folder it writes
+ * into: one it cannot (a path through a file, a read-only mount) is bad input, said in
+ * one line, not an internal error once the benchmark has run. Nothing is created.
+ */
+export async function checkWritableDir(dir: string, flag: string): Promise<void> {
+  const why = await unwritable(resolve(dir));
+  if (why) throw new UsageError(`cannot write to ${dir} (${why}); give a folder that can be created and written with ${flag}`);
+}
+
+/** Why `path` cannot become a writable folder: it, or else the nearest folder above it that exists, must be a writable folder. */
+async function unwritable(path: string): Promise<string | undefined> {
+  try {
+    if (!(await stat(path)).isDirectory()) return 'ENOTDIR';
+    await access(path, constants.W_OK);
+    return undefined;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    return code === 'ENOENT' && dirname(path) !== path ? unwritable(dirname(path)) : code;
+  }
+}
