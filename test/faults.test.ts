@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, it, type TestContext } from 'node:test';
+import { describe, it } from 'node:test';
 import { parseFaults } from '../src/cli/faults.js';
 import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
 import { loadFolderDataset } from '../src/data/load.js';
@@ -41,8 +41,6 @@ interface Row {
   expect: 'completed' | Partial<Failure>;
   /** What else holds. */
   check?: (report: Report) => void;
-  /** A known client bug being fixed elsewhere: the right expectation, run as a todo. */
-  todo?: { reason: string; check: (report: Report) => void };
 }
 
 /** Runs two sessions at once against a server with the row's fault, and checks what every row must hold. */
@@ -206,7 +204,7 @@ const ROWS: Row[] = [
   {
     fault: 'markup-strings+error-event',
     expect: { class: 'server_error', stage: 'streaming', code: `server_error${MARKUP_CODE}` },
-    todo: { reason: 'terminal escapes in error codes reach the console', check: noEscapes },
+    check: noEscapes,
   },
   {
     fault: 'markup-strings+close:4001@final',
@@ -224,7 +222,7 @@ describe('fault matrix: every fault of voxbench serve, and how voxbench classifi
 
   for (const row of ROWS) {
     const outcome = row.expect === 'completed' ? 'completed' : `${row.expect.class ?? 'failed'} at ${row.expect.stage}`;
-    it(`${row.fault} (${row.protocol ?? 'vllm'}${row.wss ? ', wss' : ''}): ${outcome}`, async (t: TestContext) => {
+    it(`${row.fault} (${row.protocol ?? 'vllm'}${row.wss ? ', wss' : ''}): ${outcome}`, async () => {
       const report = await runFault(row);
       for (const session of report.benchmarks[0]!.sessions) {
         if (row.expect === 'completed') {
@@ -237,7 +235,6 @@ describe('fault matrix: every fault of voxbench serve, and how voxbench classifi
         assert.doesNotMatch(failure.message, STACK);
       }
       row.check?.(report);
-      if (row.todo) await t.test(row.todo.reason, { todo: 'a client fix is under way' }, () => row.todo!.check(report));
     });
   }
 
