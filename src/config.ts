@@ -151,7 +151,8 @@ export function resolveSettings(options: RunOptions): Settings {
     try {
       url = new URL(options.target);
     } catch {
-      throw new UsageError(`--target ${JSON.stringify(options.target)} is not a URL; give one like ws://localhost:8000/v1/realtime`);
+      // Not echoed: a URL that does not parse cannot be redacted, and may hold a key.
+      throw new UsageError('--target is not a URL; give one like ws://localhost:8000/v1/realtime');
     }
     if (url.protocol !== 'ws:' && url.protocol !== 'wss:') {
       throw new UsageError(`--target must be a ws:// or wss:// URL, got ${url.protocol}//`);

@@ -42,12 +42,16 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
   const dataset = await loadRunDataset(options);
   const outputDir = options.outputDir ?? options.resume;
   const resumed = options.resume ? finishedSessions(await readResumeLog(options.resume)) : new Map<string, Map<number, LoggedSession>>();
+  // Opened before the server starts, so a folder that cannot be written leaves nothing running.
+  const log = outputDir === undefined ? undefined : await SessionLog.open(outputDir, options.resume !== undefined);
   const server =
     options.target === undefined
-      ? await startServerThread({ port: 0, models: [settings.model], references: dataset.samples, ...options.server })
+      ? await startServerThread({ port: 0, models: [settings.model], references: dataset.samples, ...options.server }).catch(async (err: unknown) => {
+          await log?.close();
+          throw err;
+        })
       : undefined;
   let pool: WorkerPool | undefined;
-  const log = outputDir === undefined ? undefined : await SessionLog.open(outputDir, options.resume !== undefined);
   let written: string | undefined;
   try {
     const target = options.target ?? server!.url;
