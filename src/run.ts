@@ -29,6 +29,8 @@ export interface RunResult {
   report: Report;
   /** Path of the written `report.json`, when `outputDir` (or `resume`) was given. */
   reportPath?: string;
+  /** Every file the run wrote: the report, the other outputs and the session log. */
+  written: string[];
 }
 
 /**
@@ -122,10 +124,10 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
     }
 
     const report = finish(header(clock, benchmarks, capacity));
-    if (outputDir === undefined) return { report };
-    const [reportPath] = await writeOutputs(report, outputDir, options.outputs);
-    written = reportPath;
-    return { report, reportPath: reportPath! };
+    if (outputDir === undefined) return { report, written: [] };
+    const files = await writeOutputs(report, outputDir, options.outputs);
+    written = files[0];
+    return { report, reportPath: files[0]!, written: [...files, join(outputDir, SESSION_LOG)] };
   } finally {
     const logClosed = log?.close().catch((err: Error) => err);
     await pool?.close();

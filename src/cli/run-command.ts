@@ -12,7 +12,8 @@ import { parseMetaEntry } from '../report/record.js';
 import { Progress } from './progress.js';
 import type { Meta } from '../report/schema.js';
 import { run } from '../run.js';
-import { EXIT, exitCodeOf } from '../run-outcome.js';
+import { EXIT, exitCodeOf, outcomeLine } from '../run-outcome.js';
+import { printable } from '../printable.js';
 import { DEFAULT_MODEL } from '../server/server.js';
 import { parsePace } from '../session/pace.js';
 import { DEFAULT_TIMEOUTS } from '../session/runner.js';
@@ -75,6 +76,7 @@ export const runCommand = new Command('run')
   .option('--cost-per-hour <price>', 'deployment price per replica-hour, for cost per audio hour', num)
   .option('--replicas <n>', 'replicas serving the run, for cost per audio hour', int, 1)
   .option('--json', 'print the JSON report on stdout instead of the summary')
+  .option('--quiet', 'no run header or progress on stderr (errors and why the exit code is 3 or 4 still are)')
   .option('--definitions', "print each metric's definition under the summary")
   .action(async (opts) => {
     const pace = parsePace(opts.pace);
@@ -98,8 +100,8 @@ export const runCommand = new Command('run')
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
-    const progress = new Progress(process.stderr);
-    const { report, reportPath } = await run({
+    const progress = opts.quiet ? undefined : new Progress(process.stderr);
+    const { report, written } = await run({
       ...(opts.target !== undefined ? { target: opts.target } : {}),
       protocol: opts.protocol,
       ...(opts.model !== undefined ? { model: opts.model } : {}),
@@ -133,12 +135,14 @@ export const runCommand = new Command('run')
       meta: meta(opts.metaFile, opts.meta ?? []),
       ...(opts.costPerHour !== undefined ? { pricing: { perReplicaHour: opts.costPerHour, replicas: opts.replicas } } : {}),
       signal: interrupt.signal,
-      onSessionEnd: (record, done, expected, level) => progress.update(record, done, expected, level),
+      onSessionEnd: (record, done, expected, level) => progress?.update(record, done, expected, level),
     });
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    progress.clear();
-    process.stdout.write(opts.json ? JSON.stringify(report, null, 1) + '\n' : `${renderSummary(report, { definitions: opts.definitions === true })}\nReport: ${reportPath}\n`);
+    progress?.clear();
+    process.stdout.write(opts.json ? JSON.stringify(report, null, 1) + '\n' : `${renderSummary(report, { definitions: opts.definitions === true })}\nWrote: ${written.join(', ')}\n`);
+    const why = outcomeLine(report);
+    if (why !== undefined) process.stderr.write(`${printable(why)}\n`);
     process.exitCode = exitCodeOf(report);
   });
 addDatasetFlags(runCommand);
