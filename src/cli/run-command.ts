@@ -19,7 +19,7 @@ import { parsePace } from '../session/pace.js';
 import { DEFAULT_TIMEOUTS } from '../session/runner.js';
 import { addDatasetFlags, datasetOptionsFromFlags, type DatasetFlags } from './dataset-flags.js';
 import { checkWritableDir } from './output-dir.js';
-import { fraction, int, intList, num, outputList, sessionsOrSeconds } from './parse.js';
+import { fraction, int, intList, num, outputList, seconds, sessionsOrSeconds } from './parse.js';
 
 export const runCommand = new Command('run')
   .description('Run a benchmark. With no --target, starts the built-in simulated server and uses the bundled samples.')
@@ -50,6 +50,7 @@ export const runCommand = new Command('run')
   .option('--capacity-tolerance <x>', 'capacity search by rate: stop when the bracket is this narrow, relatively', num, 0.1)
   .option('--workers <n>', 'spread sessions over this many worker threads when one core is not enough', int, 1)
   .option('--max-sessions <n>', 'sessions per benchmark (default: enough to stream every sample once, at least one per lane, or ten arrivals)', int)
+  .option('--duration <time>', 'run each benchmark this long, e.g. 60s or 5m: closed loop, lanes start sessions until then; open loop, arrivals for that long; sessions started finish', seconds)
   .option('--max-seconds <s>', 'stop each benchmark after this long; sessions still running end as incomplete', num)
   .option('--turns-per-session <n>', 'consecutive utterances per session', int, 1)
   .option('--turn-gap-ms <ms>', 'silence streamed between turns', num, 0)
@@ -117,6 +118,7 @@ export const runCommand = new Command('run')
       ...(opts.maxErrorRate !== undefined ? { stopOnErrorRate: { maxErrorRate: opts.maxErrorRate, minSessions: opts.errorMinSessions } } : {}),
       ...(opts.slo ? { slos: opts.slo } : {}),
       ...(opts.maxSeconds !== undefined ? { maxSeconds: opts.maxSeconds } : {}),
+      ...(opts.duration !== undefined ? { duration: opts.duration } : {}),
       turnsPerSession: opts.turnsPerSession,
       padding: { leadMs: opts.leadSilenceMs, trailMs: opts.trailSilenceMs, gapMs: opts.turnGapMs },
       idleMs: opts.idleMs,
@@ -135,11 +137,17 @@ export const runCommand = new Command('run')
       meta: meta(opts.metaFile, opts.meta ?? []),
       ...(opts.costPerHour !== undefined ? { pricing: { perReplicaHour: opts.costPerHour, replicas: opts.replicas } } : {}),
       signal: interrupt.signal,
-      onSessionEnd: (record, done, expected, level) => progress?.update(record, done, expected, level),
-    });
+      ...(progress
+        ? {
+            onRunStart: (config) => progress.start(config, outputDir ?? opts.resume!),
+            onLevelStart: (level) => progress.levelStart(level),
+            onSessionStart: () => progress.sessionStart(),
+            onSessionEnd: (record) => progress.sessionEnd(record),
+          }
+        : {}),
+    }).finally(() => progress?.stop());
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    progress?.clear();
     process.stdout.write(opts.json ? JSON.stringify(report, null, 1) + '\n' : `${renderSummary(report, { definitions: opts.definitions === true })}\nWrote: ${written.join(', ')}\n`);
     const why = outcomeLine(report);
     if (why !== undefined) process.stderr.write(`${printable(why)}\n`);
