@@ -59,6 +59,7 @@ describe('a run you can watch (spawned)', () => {
     assert.equal(result.code, 0, result.stderr);
     const [level] = (await report(out)).benchmarks;
     assert.equal(level!.sessions.length, 16, 'arrivals at 0, 125, … 1875 ms');
+    assert.match(result.stdout, /^constant@8\/s: p95 and p99 of ttft_ms rest on 16 values \(trust p95 from 20, p99 from 100\)$/m);
     for (const session of level!.sessions) {
       assert.ok(session.timeline.plannedStartMs < level!.startMs + 2000);
       assert.equal(session.outcome.status, 'completed');
