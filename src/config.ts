@@ -8,7 +8,7 @@ import { parseSlo, SloError, type Slo } from './metrics/slo.js';
 import type { MeasurementWindow } from './metrics/window.js';
 import type { Pricing } from './metrics/cost.js';
 import type { OutputFormat } from './report/outputs.js';
-import type { Meta } from './report/schema.js';
+import type { Meta, RunConfig } from './report/schema.js';
 import type { SessionRecord } from './timeline/types.js';
 import { DEFAULT_MODEL, type ServerOptions } from './server/server.js';
 import type { Pace } from './session/pace.js';
@@ -42,6 +42,8 @@ export interface RunOptions {
   maxSessions?: number;
   /** Time limit per benchmark, seconds. */
   maxSeconds?: number;
+  /** Run each benchmark this long, seconds: sessions keep starting until then (closed loop) or arrive for that long (open loop), and those started finish. */
+  duration?: number;
   /** Spread lane starts (closed loop) or ramp the arrival rate (open loop) over this long, ms. */
   rampUpMs?: number;
   /** Sessions left out of the figures at the start and end of each benchmark. */
@@ -87,8 +89,25 @@ export interface RunOptions {
   workers?: number;
   /** Aborting stops the run; what finished is kept and the report is marked. */
   signal?: AbortSignal;
-  /** Called as each session ends: how many of the level's sessions are done, of how many, and the level. */
+  /** Called once the run is set up, just before the clock starts, with the report's config. */
+  onRunStart?(config: RunConfig): void;
+  /** Called as each benchmark level starts. */
+  onLevelStart?(level: LevelStart): void;
+  /** Called as each session starts, in this thread or a worker. */
+  onSessionStart?(level: string): void;
+  /** Called as each session ends: how many of the level's sessions are done, of how many (Infinity when only a duration bounds them), and the level. */
   onSessionEnd?(record: SessionRecord, done: number, expected: number, level: string): void;
+}
+
+export interface LevelStart {
+  label: string;
+  /** Its place among the run's levels, from 1; `of` is unknown (undefined) in a capacity search. */
+  number: number;
+  of?: number;
+  /** Sessions it runs (Infinity when only the duration bounds them), and those a resumed run already has. */
+  expected: number;
+  kept: number;
+  durationMs?: number;
 }
 
 export interface CapacityOptions {
@@ -123,6 +142,7 @@ export interface Settings {
   /** Sessions per benchmark, when given (else one per sample, at least one per lane). */
   maxSessions?: number;
   maxSeconds?: number;
+  duration?: number;
   rampUpMs: number;
   stopOnErrorRate?: ErrorRateStop;
   turnsPerSession: number;
@@ -191,6 +211,10 @@ export function resolveSettings(options: RunOptions): Settings {
     positive('--max-seconds', options.maxSeconds, false);
     timerLimit('--max-seconds', options.maxSeconds * 1000, 's');
   }
+  if (options.duration !== undefined) {
+    positive('--duration', options.duration, false);
+    timerLimit('--duration', options.duration * 1000, 's');
+  }
   const padding = { ...NO_PADDING, ...options.padding };
   nonNegative('--lead-silence-ms', padding.leadMs);
   nonNegative('--trail-silence-ms', padding.trailMs);
@@ -227,6 +251,7 @@ export function resolveSettings(options: RunOptions): Settings {
     slos,
     ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
     ...(options.maxSeconds !== undefined ? { maxSeconds: options.maxSeconds } : {}),
+    ...(options.duration !== undefined ? { duration: options.duration } : {}),
     rampUpMs: options.rampUpMs ?? 0,
     ...(options.stopOnErrorRate ? { stopOnErrorRate: options.stopOnErrorRate } : {}),
     turnsPerSession,

@@ -6,7 +6,7 @@ import { BUNDLED_SAMPLES_DIR } from './data/bundled.js';
 import type { Dataset } from './data/dataset.js';
 import { loadDataset } from './data/load.js';
 import { execute, type Execution } from './load/execute.js';
-import { isOpenLoop, lanes, type LoadProfile } from './load/profiles.js';
+import { arrivalSchedule, isOpenLoop, lanes, type LoadProfile } from './load/profiles.js';
 import { prepareSample, type PreparedSample, type PreparedTurn } from './session/prepare.js';
 import { runWebSocketSession } from './session/ws-runner.js';
 import type { SessionRecord } from './timeline/types.js';
@@ -16,7 +16,7 @@ export interface RunContext {
   dialect: WebSocketDialect;
   /** The turns session `index` streams. */
   turnsOf(index: number): PreparedTurn[];
-  /** Sessions a benchmark under `profile` runs. */
+  /** Sessions a benchmark under `profile` runs: Infinity when a closed-loop duration alone bounds it. */
   sessionsFor(profile: LoadProfile): number;
   /** Whether the server acknowledges audio, once a session has found out. */
   serverAcks: { known?: boolean };
@@ -46,9 +46,13 @@ export async function createRunContext(settings: Settings, dataset: Dataset): Pr
         const { first, later } = prepared.get(sample.id)!;
         return k === 0 ? first : later;
       }),
-    // Enough sessions to stream every sample once, and at least one per lane (or ten arrivals).
-    sessionsFor: (profile) =>
-      settings.maxSessions ?? Math.max(Math.ceil(dataset.samples.length / perSession), isOpenLoop(profile) ? 10 : lanes(profile)),
+    // With a duration: as many as start in it (open loop: the arrivals planned in it).
+    // Else enough sessions to stream every sample once, and at least one per lane (or ten arrivals).
+    sessionsFor: (profile) => {
+      const cap = settings.maxSessions ?? Infinity;
+      if (settings.duration !== undefined) return isOpenLoop(profile) ? arrivalSchedule(profile, cap, settings.rampUpMs, settings.duration * 1000).length : cap;
+      return settings.maxSessions ?? Math.max(Math.ceil(dataset.samples.length / perSession), isOpenLoop(profile) ? 10 : lanes(profile));
+    },
   };
 }
 
@@ -58,6 +62,7 @@ export interface LevelRun {
   clock: Clock;
   signal?: AbortSignal;
   shard?: (index: number) => boolean;
+  onSessionStart?(): void;
   onSessionEnd?(record: SessionRecord): void;
 }
 
@@ -67,6 +72,7 @@ export function runLevel(context: RunContext, settings: Settings, target: string
     profile: level.profile,
     maxSessions: level.maxSessions,
     ...(settings.maxSeconds !== undefined ? { maxSeconds: settings.maxSeconds } : {}),
+    ...(settings.duration !== undefined ? { durationMs: settings.duration * 1000 } : {}),
     rampUpMs: settings.rampUpMs,
     ...(settings.stopOnErrorRate ? { stopOnErrorRate: settings.stopOnErrorRate } : {}),
     clock: level.clock,
@@ -92,6 +98,7 @@ export function runLevel(context: RunContext, settings: Settings, target: string
       });
       return { index, sampleIds: turns.map((t) => t.sampleId), split: turns[0]!.split, timeline, outcome };
     },
+    ...(level.onSessionStart ? { onSessionStart: level.onSessionStart } : {}),
     ...(level.onSessionEnd ? { onSessionEnd: level.onSessionEnd } : {}),
   });
 }

@@ -24,3 +24,26 @@ export function slosHeld(report: Report): boolean {
 export function exitCodeOf(report: Report): number {
   return EXIT[runOutcome(report)];
 }
+
+/**
+ * Why a run ends with exit code 3 or 4, in one line for stderr after the summary (a CI
+ * log's last line should say it); undefined for the other outcomes.
+ */
+export function outcomeLine(report: Report): string | undefined {
+  const outcome = runOutcome(report);
+  if (outcome === 'nothingCompleted') {
+    const count = (key: 'failed' | 'incomplete'): number => report.benchmarks.reduce((n, b) => n + b.summary.sessions[key], 0);
+    const classes = [...new Set(report.benchmarks.flatMap((b) => b.summary.failures.map((f) => f.class)))];
+    const incomplete = count('incomplete');
+    return `no session completed: ${[`${count('failed')} failed`, ...(incomplete > 0 ? [`${incomplete} incomplete`] : []), ...classes].join(', ')}`;
+  }
+  if (outcome !== 'sloFailed') return undefined;
+  // A capacity search fails only when its start level did; that level says why.
+  const judged = report.capacity ? report.benchmarks.slice(0, 1) : report.benchmarks;
+  const failures = judged.flatMap((b) => b.summary.slos.filter((slo) => !slo.pass).map((slo) => `${slo.slo} measured ${slo.value === null ? 'no data' : measured(slo.value)} at ${b.label}`));
+  return `SLO failed: ${report.capacity ? 'no level met them all; ' : ''}${failures.join('; ')}`;
+}
+
+function measured(value: number): string {
+  return Number.isInteger(value) ? String(value) : String(Number(value.toPrecision(4)));
+}

@@ -29,6 +29,8 @@ export interface RunResult {
   report: Report;
   /** Path of the written `report.json`, when `outputDir` (or `resume`) was given. */
   reportPath?: string;
+  /** Every file the run wrote: the report, the other outputs and the session log. */
+  written: string[];
 }
 
 /**
@@ -73,30 +75,43 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
     });
     const finish = (partial: Omit<Report, 'record'>): Report => ({ ...partial, record: buildRecord(partial, config.meta) });
 
+    options.onRunStart?.(config);
     // Everything above happens before the clock starts.
     const clock = monotonicClock();
     // A report of nothing yet, marked interrupted: what a crash leaves beside the session log.
     if (outputDir !== undefined) await writeOutputs(finish({ ...header(clock, []), stoppedBy: 'interrupted' }), outputDir);
     if (settings.workers > 1) pool = await WorkerPool.start(settings.workers, options, target, clock);
     const benchmarks: Benchmark[] = [];
+    const { plan } = settings;
+    const levelCount = plan.kind === 'sweep' ? plan.levels.length : plan.kind === 'single' ? 1 : undefined;
     const runBenchmark = async (profile: LoadProfile): Promise<Benchmark> => {
       const label = profileLabel(profile);
       const startedAt = clock.wallStart.toISOString();
       const kept = new Map([...(resumed.get(label) ?? [])].map(([index, entry]) => [index, onClockOf(entry, startedAt)]));
       let done = kept.size;
       const maxSessions = context.sessionsFor(profile);
+      options.onLevelStart?.({
+        label,
+        number: benchmarks.length + 1,
+        ...(levelCount !== undefined ? { of: levelCount } : {}),
+        expected: maxSessions,
+        kept: kept.size,
+        ...(settings.duration !== undefined ? { durationMs: settings.duration * 1000 } : {}),
+      });
+      const onSessionStart = (): void => options.onSessionStart?.(label);
       const onSessionEnd = (record: SessionRecord): void => {
         log?.append({ level: label, profile, startedAt, record });
         options.onSessionEnd?.(record, ++done, maxSessions, label);
       };
       const execution = pool
-        ? await pool.runLevel(profile, maxSessions, [...kept.keys()], options.signal, onSessionEnd)
+        ? await pool.runLevel(profile, maxSessions, [...kept.keys()], options.signal, onSessionStart, onSessionEnd)
         : await runLevel(context, settings, target, {
             profile,
             maxSessions,
             clock,
             ...(options.signal ? { signal: options.signal } : {}),
             ...(kept.size > 0 ? { shard: (index: number) => !kept.has(index) } : {}),
+            onSessionStart,
             onSessionEnd,
           });
       const benchmark = buildBenchmark({ ...execution, profile, records: [...kept.values(), ...execution.records] }, config);
@@ -104,7 +119,6 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
       return benchmark;
     };
 
-    const { plan } = settings;
     let capacity: Report['capacity'];
     if (plan.kind === 'single') await runBenchmark(plan.profile);
     else if (plan.kind === 'sweep') {
@@ -122,10 +136,10 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
     }
 
     const report = finish(header(clock, benchmarks, capacity));
-    if (outputDir === undefined) return { report };
-    const [reportPath] = await writeOutputs(report, outputDir, options.outputs);
-    written = reportPath;
-    return { report, reportPath: reportPath! };
+    if (outputDir === undefined) return { report, written: [] };
+    const files = await writeOutputs(report, outputDir, options.outputs);
+    written = files[0];
+    return { report, reportPath: files[0]!, written: [...files, join(outputDir, SESSION_LOG)] };
   } finally {
     const logClosed = log?.close().catch((err: Error) => err);
     await pool?.close();
@@ -152,6 +166,7 @@ function runConfig(options: RunOptions, settings: Settings, context: RunContext,
     plan: settings.plan,
     maxSessions: options.maxSessions ?? null,
     maxSeconds: options.maxSeconds ?? null,
+    duration: options.duration ?? null,
     rampUpMs: settings.rampUpMs,
     window: options.window ?? {},
     stopOnErrorRate: options.stopOnErrorRate ?? null,

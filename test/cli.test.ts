@@ -14,8 +14,8 @@ describe('voxbench CLI (spawned)', () => {
     assert.match(result.stdout, /^concurrent@3: 6 sessions · 6 completed · 0 failed · 0 incomplete · error rate 0\.00%$/m);
     assert.match(result.stdout, /^ttft_ms +ms +6 /m);
     assert.match(result.stdout, /^Metric definitions: --definitions, or voxbench metrics$/m);
-    assert.match(result.stdout, new RegExp(`^Report: ${join(out, 'report.json')}$`, 'm'));
-    assert.equal(result.stderr, '', 'no progress noise when stderr is not a terminal');
+    assert.match(result.stdout, new RegExp(`^Wrote: ${join(out, 'report.json')}, ${join(out, 'sessions.jsonl')}$`, 'm'));
+    assert.match(result.stderr, /^target ws:\/\/127\.0\.0\.1:\d+\/v1\/realtime \(built-in server\) · model \S+ · data bundled samples · output /, 'the run header comes first on stderr');
     const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as Report;
     assert.equal(report.schema, 'voxbench.report');
     assert.equal(report.version, 2);

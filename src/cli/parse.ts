@@ -55,3 +55,11 @@ export function outputList(value: string): OutputFormat[] {
   if (unknown.length > 0) throw new InvalidArgumentError(`unknown format ${unknown.join(', ')}; choose from ${OUTPUT_FORMATS.join(', ')}.`);
   return formats as OutputFormat[];
 }
+
+/** A duration in seconds: `90`, `90s`, `1.5m`, `2h`. */
+export function seconds(value: string): number {
+  const match = /^(\d+(?:\.\d+)?)(s|m|h)?$/.exec(value.trim());
+  if (!match || !(Number(match[1]) > 0)) throw new InvalidArgumentError('expected a duration above 0, e.g. 60s, 1.5m or 2h.');
+  const unit = (match[2] ?? 's') as 's' | 'm' | 'h';
+  return Number(match[1]) * { s: 1, m: 60, h: 3600 }[unit];
+}

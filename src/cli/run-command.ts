@@ -7,18 +7,20 @@ import { UsageError } from '../config.js';
 import { PROFILE_KINDS } from '../load/profiles.js';
 import type { RunOptions } from '../config.js';
 import { renderSummary } from '../report/console.js';
+import { thinTailLines } from '../report/thin-tails.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../report/outputs.js';
 import { parseMetaEntry } from '../report/record.js';
 import { Progress } from './progress.js';
 import type { Meta } from '../report/schema.js';
 import { run } from '../run.js';
-import { EXIT, exitCodeOf } from '../run-outcome.js';
+import { EXIT, exitCodeOf, outcomeLine } from '../run-outcome.js';
+import { printable } from '../printable.js';
 import { DEFAULT_MODEL } from '../server/server.js';
 import { parsePace } from '../session/pace.js';
 import { DEFAULT_TIMEOUTS } from '../session/runner.js';
 import { addDatasetFlags, datasetOptionsFromFlags, type DatasetFlags } from './dataset-flags.js';
 import { checkWritableDir } from './output-dir.js';
-import { fraction, int, intList, num, outputList, sessionsOrSeconds } from './parse.js';
+import { fraction, int, intList, num, outputList, seconds, sessionsOrSeconds } from './parse.js';
 
 export const runCommand = new Command('run')
   .description('Run a benchmark. With no --target, starts the built-in simulated server and uses the bundled samples.')
@@ -49,6 +51,7 @@ export const runCommand = new Command('run')
   .option('--capacity-tolerance <x>', 'capacity search by rate: stop when the bracket is this narrow, relatively', num, 0.1)
   .option('--workers <n>', 'spread sessions over this many worker threads when one core is not enough', int, 1)
   .option('--max-sessions <n>', 'sessions per benchmark (default: enough to stream every sample once, at least one per lane, or ten arrivals)', int)
+  .option('--duration <time>', 'run each benchmark this long, e.g. 60s or 5m: closed loop, lanes start sessions until then; open loop, arrivals for that long; sessions started finish', seconds)
   .option('--max-seconds <s>', 'stop each benchmark after this long; sessions still running end as incomplete', num)
   .option('--turns-per-session <n>', 'consecutive utterances per session', int, 1)
   .option('--turn-gap-ms <ms>', 'silence streamed between turns', num, 0)
@@ -75,6 +78,7 @@ export const runCommand = new Command('run')
   .option('--cost-per-hour <price>', 'deployment price per replica-hour, for cost per audio hour', num)
   .option('--replicas <n>', 'replicas serving the run, for cost per audio hour', int, 1)
   .option('--json', 'print the JSON report on stdout instead of the summary')
+  .option('--quiet', 'no run header or progress on stderr (errors and why the exit code is 3 or 4 still are)')
   .option('--definitions', "print each metric's definition under the summary")
   .action(async (opts) => {
     const pace = parsePace(opts.pace);
@@ -98,8 +102,8 @@ export const runCommand = new Command('run')
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
-    const progress = new Progress(process.stderr);
-    const { report, reportPath } = await run({
+    const progress = opts.quiet ? undefined : new Progress(process.stderr);
+    const { report, written } = await run({
       ...(opts.target !== undefined ? { target: opts.target } : {}),
       protocol: opts.protocol,
       ...(opts.model !== undefined ? { model: opts.model } : {}),
@@ -115,6 +119,7 @@ export const runCommand = new Command('run')
       ...(opts.maxErrorRate !== undefined ? { stopOnErrorRate: { maxErrorRate: opts.maxErrorRate, minSessions: opts.errorMinSessions } } : {}),
       ...(opts.slo ? { slos: opts.slo } : {}),
       ...(opts.maxSeconds !== undefined ? { maxSeconds: opts.maxSeconds } : {}),
+      ...(opts.duration !== undefined ? { duration: opts.duration } : {}),
       turnsPerSession: opts.turnsPerSession,
       padding: { leadMs: opts.leadSilenceMs, trailMs: opts.trailSilenceMs, gapMs: opts.turnGapMs },
       idleMs: opts.idleMs,
@@ -133,12 +138,20 @@ export const runCommand = new Command('run')
       meta: meta(opts.metaFile, opts.meta ?? []),
       ...(opts.costPerHour !== undefined ? { pricing: { perReplicaHour: opts.costPerHour, replicas: opts.replicas } } : {}),
       signal: interrupt.signal,
-      onSessionEnd: (record, done, expected, level) => progress.update(record, done, expected, level),
-    });
+      ...(progress
+        ? {
+            onRunStart: (config) => progress.start(config, outputDir ?? opts.resume!),
+            onLevelStart: (level) => progress.levelStart(level),
+            onSessionStart: () => progress.sessionStart(),
+            onSessionEnd: (record) => progress.sessionEnd(record),
+          }
+        : {}),
+    }).finally(() => progress?.stop());
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    progress.clear();
-    process.stdout.write(opts.json ? JSON.stringify(report, null, 1) + '\n' : `${renderSummary(report, { definitions: opts.definitions === true })}\nReport: ${reportPath}\n`);
+    process.stdout.write(opts.json ? JSON.stringify(report, null, 1) + '\n' : [renderSummary(report, { definitions: opts.definitions === true }), ...thinTailLines(report), `Wrote: ${written.join(', ')}\n`].join('\n'));
+    const why = outcomeLine(report);
+    if (why !== undefined) process.stderr.write(`${printable(why)}\n`);
     process.exitCode = exitCodeOf(report);
   });
 addDatasetFlags(runCommand);

@@ -18,6 +18,8 @@ export interface ExecuteOptions {
   maxSessions: number;
   /** Stop after this long: no new sessions, and those still running end as incomplete. */
   maxSeconds?: number;
+  /** Start sessions for this long (lanes keep starting them, or arrivals are planned); those started finish. */
+  durationMs?: number;
   /** Spread lane starts (closed loop) or ramp the arrival rate (open loop) over this long. */
   rampUpMs?: number;
   stopOnErrorRate?: ErrorRateStop;
@@ -28,6 +30,7 @@ export interface ExecuteOptions {
   shard?: (index: number) => boolean;
   /** Runs session `index`; must never reject. */
   runSession(index: number, plannedStartMs: number, signal: AbortSignal): Promise<SessionRecord>;
+  onSessionStart?(): void;
   onSessionEnd?(record: SessionRecord): void;
 }
 
@@ -51,8 +54,9 @@ export interface Execution {
 }
 
 /**
- * Runs one benchmark's sessions under a load profile until `maxSessions`, a time
- * limit, the error-rate rule or an abort. Every session started is in the records.
+ * Runs one benchmark's sessions under a load profile until `maxSessions` or the
+ * duration (sessions then running finish), or until a time limit, the error-rate rule
+ * or an abort (sessions then running end incomplete). Every session started is in the records.
  */
 export async function execute(options: ExecuteOptions): Promise<Execution> {
   const { clock } = options;
@@ -67,10 +71,12 @@ export async function execute(options: ExecuteOptions): Promise<Execution> {
   const loopDelay = monitorEventLoopDelay({ resolution: LOOP_SAMPLE_MS });
   loopDelay.enable();
   const startMs = clock.now();
+  const before = (): boolean => options.durationMs === undefined || clock.now() < startMs + options.durationMs;
   const records: SessionRecord[] = [];
   let finished = 0;
   let failed = 0;
   const runOne = async (index: number, plannedStartMs: number): Promise<void> => {
+    options.onSessionStart?.();
     const record = await options.runSession(index, plannedStartMs, stop.signal);
     records.push(record);
     if (record.outcome.status !== 'incomplete') finished++;
@@ -84,7 +90,7 @@ export async function execute(options: ExecuteOptions): Promise<Execution> {
   let capHits = 0;
 
   if (isOpenLoop(options.profile)) {
-    const schedule = arrivalSchedule(options.profile, options.maxSessions, rampUpMs);
+    const schedule = arrivalSchedule(options.profile, options.maxSessions, rampUpMs, options.durationMs);
     const maxOpen = options.profile.maxOpen ?? Infinity;
     const running = new Set<Promise<void>>();
     const stopped = new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve(), { once: true }));
@@ -96,7 +102,8 @@ export async function execute(options: ExecuteOptions): Promise<Execution> {
         capHits++;
         while (running.size >= maxOpen && !stop.signal.aborted) await Promise.race([...running, stopped]);
       }
-      if (stop.signal.aborted) break;
+      // A session the open-session cap held past the duration is not started.
+      if (stop.signal.aborted || !before()) break;
       const session = runOne(index, plannedStartMs).finally(() => running.delete(session));
       running.add(session);
     }
@@ -105,7 +112,7 @@ export async function execute(options: ExecuteOptions): Promise<Execution> {
     let next = 0;
     const takeNext = (): number | undefined => {
       while (next < options.maxSessions && !mine(next)) next++;
-      return next < options.maxSessions ? next++ : undefined;
+      return next < options.maxSessions && before() ? next++ : undefined;
     };
     const lane = async (offsetMs: number): Promise<void> => {
       await sleepUntil(clock, startMs + offsetMs, stop.signal);

@@ -52,23 +52,26 @@ export function laneStarts(laneCount: number, rampUpMs: number): number[] {
 }
 
 /**
- * Planned start times of an open-loop profile's first `count` sessions, ms from the
- * benchmark start. The arrival rate ramps linearly from 0 to `rate` over `rampUpMs`
+ * Planned start times of an open-loop profile's first `count` sessions that fall
+ * before `untilMs`, ms from the benchmark start (one of the two must be finite). The arrival rate ramps linearly from 0 to `rate` over `rampUpMs`
  * (none when 0), so the expected arrivals by time t are Λ(t) = rate·t²/(2R) during the
  * ramp and rate·(t − R/2) after it. `constant` puts arrival i at Λ⁻¹(i); `poisson`
  * draws unit-rate exponential gaps from the seeded generator and maps their running
  * sum through the same Λ⁻¹, which gives a Poisson process with that intensity.
  */
-export function arrivalSchedule(profile: OpenLoopProfile, count: number, rampUpMs: number): number[] {
+export function arrivalSchedule(profile: OpenLoopProfile, count: number, rampUpMs: number, untilMs = Infinity): number[] {
   const rate = profile.rate / 1000; // arrivals per ms
   const rampArrivals = (rate * rampUpMs) / 2;
   const inverse = (n: number): number =>
     n <= rampArrivals ? Math.sqrt((2 * rampUpMs * n) / rate) : rampUpMs + (n - rampArrivals) / rate;
-  if (profile.kind === 'constant') return Array.from({ length: count }, (_, i) => inverse(i));
-  const random = seededRandom(profile.seed);
+  const random = profile.kind === 'poisson' ? seededRandom(profile.seed) : undefined;
+  const schedule: number[] = [];
   let sum = 0;
-  return Array.from({ length: count }, () => {
-    sum += -Math.log(1 - random());
-    return inverse(sum);
-  });
+  for (let i = 0; i < count; i++) {
+    sum = random ? sum - Math.log(1 - random()) : i;
+    const t = inverse(sum);
+    if (t >= untilMs) break;
+    schedule.push(t);
+  }
+  return schedule;
 }

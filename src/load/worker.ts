@@ -25,6 +25,7 @@ export interface WorkerInit {
 export type ToWorker = { type: 'run'; profile: LoadProfile; maxSessions: number; skip: number[] } | { type: 'abort'; reason: string };
 export type FromWorker =
   | { type: 'ready' }
+  | { type: 'started' }
   | { type: 'record'; record: SessionRecord }
   | { type: 'done'; execution: Omit<Execution, 'records'> }
   | { type: 'error'; message: string };
@@ -53,6 +54,7 @@ try {
       clock,
       signal: abort.signal,
       shard: (index) => share.owns(index) && !skip.has(index),
+      onSessionStart: () => post({ type: 'started' }),
       onSessionEnd: (record) => post({ type: 'record', record }),
     });
     post({ type: 'done', execution });

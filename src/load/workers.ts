@@ -32,9 +32,10 @@ export class WorkerPool {
   }
 
   /** Runs one benchmark level across the workers (`skip`: sessions a resumed run already has). */
-  async runLevel(profile: LoadProfile, maxSessions: number, skip: number[], signal: AbortSignal | undefined, onSessionEnd: (record: SessionRecord) => void): Promise<Execution> {
+  async runLevel(profile: LoadProfile, maxSessions: number, skip: number[], signal: AbortSignal | undefined, onSessionStart: () => void, onSessionEnd: (record: SessionRecord) => void): Promise<Execution> {
     const records: SessionRecord[] = [];
     const collect = (message: FromWorker): void => {
+      if (message.type === 'started') onSessionStart();
       if (message.type !== 'record') return;
       records.push(message.record);
       onSessionEnd(message.record);

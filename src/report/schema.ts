@@ -70,6 +70,8 @@ export interface RunConfig {
   /** Sessions per benchmark, when given. */
   maxSessions: number | null;
   maxSeconds: number | null;
+  /** Each benchmark's duration, seconds (`--duration`); absent in reports from before it existed. */
+  duration?: number | null;
   rampUpMs: number;
   window: MeasurementWindow;
   stopOnErrorRate: { maxErrorRate: number; minSessions: number } | null;

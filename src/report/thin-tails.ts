@@ -1,0 +1,21 @@
+import { headlineLatencies } from './picks.js';
+import type { Report } from './schema.js';
+
+/** Values a percentile needs before its tail means much: a p95 rests on its top 5%, a p99 on its top 1%. */
+const TRUSTED_FROM = { p95: 20, p99: 100 } as const;
+
+/**
+ * One line per level whose headline latency has too few values for its tail
+ * percentiles, e.g. `concurrent@4: p95 and p99 of ttft_ms rest on 6 values (trust p95 from 20, p99 from 100)`.
+ */
+export function thinTailLines(report: Report): string[] {
+  const metric = headlineLatencies(report)[0];
+  if (!metric) return [];
+  return report.benchmarks.flatMap((b) => {
+    const count = b.summary.metrics[metric.name]?.count ?? 0;
+    const thin = (Object.keys(TRUSTED_FROM) as Array<keyof typeof TRUSTED_FROM>).filter((p) => count > 0 && count < TRUSTED_FROM[p]);
+    if (thin.length === 0) return [];
+    const trust = thin.map((p) => `${p} from ${TRUSTED_FROM[p]}`).join(', ');
+    return [`${b.label}: ${thin.join(' and ')} of ${metric.name} ${thin.length === 1 ? 'rests' : 'rest'} on ${count} ${count === 1 ? 'value' : 'values'} (trust ${trust})`];
+  });
+}

@@ -1,0 +1,30 @@
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { Progress } from '../src/cli/progress.js';
+import type { RunConfig } from '../src/report/schema.js';
+
+/** A stream that records what is written, as a terminal or not. */
+function stream(isTTY: boolean): NodeJS.WriteStream & { text: string } {
+  const s = { isTTY, text: '', write: (chunk: string) => ((s.text += chunk), true) };
+  return s as unknown as NodeJS.WriteStream & { text: string };
+}
+
+const CONFIG = { target: 'ws://h/v1/realtime', builtInServer: false, task: 'stt', model: 'm', data: 'd' } as RunConfig;
+
+it('on a terminal: one line redrawn in place with the sweep level, in-flight count and ETA, cleared at the end', async (t) => {
+  t.mock.timers.enable({ apis: ['setInterval', 'Date'] });
+  const out = stream(true);
+  const progress = new Progress(out);
+  progress.start(CONFIG, 'runs/x');
+  progress.levelStart({ label: 'concurrent@2', number: 2, of: 3, expected: 10, kept: 0, durationMs: 60_000 });
+  progress.sessionStart();
+  progress.sessionStart();
+  t.mock.timers.tick(250);
+  progress.stop();
+  assert.equal(
+    out.text,
+    'target ws://h/v1/realtime · model m · data d · output runs/x\n' +
+      '\r\x1b[Kconcurrent@2 (level 2 of 3) · 0:00 elapsed · ETA 2:00 · sessions 0/10 done · 2 in flight · 0 failed · ttft_ms p50 n/a' +
+      '\r\x1b[K',
+  );
+});
