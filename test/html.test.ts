@@ -138,7 +138,7 @@ describe('HTML report', () => {
       // A capacity search traces the same levels; its answer is what the page adds.
       report.capacity = { by: 'concurrency', slos: report.config.slos, answer: 2, failsAt: 4, probes: [{ level: 1, pass: true }, { level: 2, pass: true }, { level: 4, pass: false }] };
       const page = renderHtml(report);
-      assert.match(page, /Capacity: 2 concurrent sessions meet p95\(ttft_ms\)&lt;5000 and error_rate&lt;0.1/);
+      assert.match(page, /Capacity: 2 concurrent sessions, the most that met p95\(ttft_ms\)&lt;5000 and error_rate&lt;0.1 \(at 4 concurrent sessions they failed; 3 levels probed\)/);
       for (const chart of Object.values(pageData(page).charts).filter((c) => c.id.startsWith('load-'))) {
         assert.deepEqual(chart.rules.filter((r) => r.axis === 'x').map((r) => r.value), [2, 4], chart.id);
       }

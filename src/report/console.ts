@@ -1,6 +1,7 @@
 import type { MetricDescription, Unit } from '../metrics/catalog.js';
 import type { Distribution } from '../metrics/stats.js';
 import { printable } from '../printable.js';
+import { benchmarksByLevel, capacityText } from './levels.js';
 import { headlineLatencies, spanText, summaryMetrics } from './picks.js';
 import type { Benchmark, Report } from './schema.js';
 
@@ -23,7 +24,7 @@ export function renderSummary(report: Report, { definitions = false } = {}): str
   const shown = summaryMetrics(report);
   for (const benchmark of report.benchmarks) lines.push('', ...renderBenchmark(benchmark, shown));
   if (report.benchmarks.length > 1) lines.push('', ...renderLevels(report));
-  if (report.capacity) lines.push('', renderCapacity(report.capacity));
+  if (report.capacity) lines.push('', `capacity: ${capacityText(report.capacity)}`);
   if (definitions) {
     lines.push('', 'Definitions:');
     for (const m of shown) lines.push(`  ${m.name} [${m.unit}]: ${spanText(m)}. ${m.description}`);
@@ -89,27 +90,23 @@ function renderBenchmark(benchmark: Benchmark, shown: readonly MetricDescription
   return lines;
 }
 
-/** One line per load level: the curve a sweep or capacity search traces. */
+/**
+ * One line per load level, by increasing load (a capacity search runs them in probe
+ * order): the curve a sweep or capacity search traces.
+ */
 function renderLevels(report: Report): string[] {
   const names = headlineLatencies(report).map((d) => d.name).filter((n) => report.benchmarks.some((b) => b.summary.metrics[n])).slice(0, 3);
   return table(
-    ['level', 'sessions', 'error rate', ...names.flatMap((n) => [`p50 ${n}`, `p95 ${n}`]), 'SLOs'],
-    report.benchmarks.map((b) => [
+    ['level', 'sessions', 'error rate', 'audio s/s', ...names.flatMap((n) => [`p50 ${n}`, `p95 ${n}`]), 'SLOs'],
+    benchmarksByLevel(report).map((b) => [
       b.label,
       String(b.summary.sessions.total),
       b.summary.errorRate === null ? 'n/a' : `${(b.summary.errorRate * 100).toFixed(1)}%`,
+      b.summary.throughput.audioSPerWallS.toFixed(2),
       ...names.flatMap((n) => [b.summary.metrics[n]?.p50, b.summary.metrics[n]?.p95].map((v) => (v === undefined ? 'n/a' : v.toFixed(1)))),
       b.summary.slos.length === 0 ? '' : b.summary.slos.every((slo) => slo.pass) ? 'pass' : 'FAIL',
     ]),
   );
-}
-
-function renderCapacity(capacity: NonNullable<Report['capacity']>): string {
-  const unit = capacity.by === 'concurrency' ? 'concurrent sessions' : 'arrivals/s';
-  const target = capacity.slos.join(' and ');
-  if (capacity.answer === null) return `capacity: no level met ${target}; even ${formatNumber(capacity.failsAt!)} ${unit} failed`;
-  const bracket = capacity.failsAt === null ? `every level up to the search limit passed` : `${formatNumber(capacity.failsAt)} failed`;
-  return `capacity: ${formatNumber(capacity.answer)} ${unit} meet ${target} (${bracket}; ${capacity.probes.length} levels probed)`;
 }
 
 function formatNumber(value: number): string {

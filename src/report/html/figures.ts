@@ -1,7 +1,7 @@
 import type { Distribution } from '../../metrics/stats.js';
 import type { Benchmark, Report } from '../schema.js';
 import { formatMetric, formatNumber, formatPercent, formatSeconds } from './format.js';
-import { benchmarksByLevel } from './levels.js';
+import { benchmarksByLevel } from '../levels.js';
 import { html, type Html } from './markup.js';
 import { metricTitle } from './metrics.js';
 import { table, type Section } from './section.js';

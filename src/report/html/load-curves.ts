@@ -3,7 +3,7 @@ import type { Report } from '../schema.js';
 import type { ChartSpec, RuleSpec, SeriesSpec } from './chart-spec.js';
 import { round } from './downsample.js';
 import { formatPlain } from './format.js';
-import { benchmarksByLevel, loadAxis, loadLevel } from './levels.js';
+import { benchmarksByLevel, loadAxis, loadLevel } from '../levels.js';
 import { html } from './markup.js';
 import { ERROR_RATE_TITLE, latencyMetrics, metricTitle, sloList, THROUGHPUT_TITLE } from './metrics.js';
 import { COLORS } from './palette.js';

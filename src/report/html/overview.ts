@@ -5,7 +5,7 @@ import type { SloResult } from '../../metrics/slo.js';
 import type { BenchmarkSummary } from '../../metrics/compute.js';
 import type { Benchmark, Report } from '../schema.js';
 import { formatMetric, formatPercent, formatPlain, formatNumber, formatSeconds } from './format.js';
-import { benchmarksByLevel, loadAxis, loadLevel, type LoadAxis } from './levels.js';
+import { benchmarksByLevel, capacityText, loadAxis, loadLevel, type LoadAxis } from '../levels.js';
 import { html, type Html } from './markup.js';
 import { ERROR_RATE_TITLE, latencyMetrics, metricTitle, readSlo, THROUGHPUT_TITLE } from './metrics.js';
 import { table, type Section } from './section.js';
@@ -20,7 +20,7 @@ export function overviewSection(report: Report): Section {
     charts: [],
     body: html`<div class="qa">
 <dl class="facts">${facts(report, axis).map(([term, value]) => html`<dt>${term}</dt><dd>${value}</dd>`)}</dl>
-<div class="answer"><p class="answer-text">${answer(report, axis)}</p>${callouts(report)}</div>
+<div class="answer"><p class="answer-text">${answer(report)}</p>${callouts(report)}</div>
 </div>
 <h3 class="subhead">Headline figures <span class="muted">at ${headline.benchmark.label}${headline.reason}</span></h3>
 <div class="cards">${cards(report, headline.benchmark)}</div>
@@ -71,14 +71,9 @@ function describePlan(plan: LoadPlan, axis: LoadAxis): string {
   }
 }
 
-function answer(report: Report, axis: LoadAxis): string {
+function answer(report: Report): string {
   const { capacity } = report;
-  if (capacity) {
-    const target = capacity.slos.join(' and ');
-    if (capacity.answer === null) return `No level met ${target}: even ${formatPlain(capacity.failsAt!)} ${axis.noun} failed.`;
-    const bracket = capacity.failsAt === null ? 'every level up to the search limit passed' : `${formatPlain(capacity.failsAt)} failed`;
-    return `Capacity: ${formatPlain(capacity.answer)} ${axis.noun} meet ${target} (${bracket}; ${capacity.probes.length} levels probed).`;
-  }
+  if (capacity) return `Capacity: ${capacityText(capacity)}.`;
   const summaries = report.benchmarks.map((b) => b.summary);
   if (summaries.every((s) => s.sessions.completed === 0)) {
     const sum = (pick: (s: BenchmarkSummary) => number): number => summaries.reduce((n, s) => n + pick(s), 0);
