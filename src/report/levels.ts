@@ -10,6 +10,8 @@ export interface LoadAxis {
   unit: string;
   /** How a level reads in a sentence: "16 concurrent sessions", "2.5 arrivals/s". */
   noun: string;
+  /** Levels are whole sessions (concurrency), not rates. */
+  whole: boolean;
 }
 
 export function loadLevel(profile: LoadProfile): number {
@@ -26,8 +28,8 @@ export function loadLevel(profile: LoadProfile): number {
 export function loadAxis(report: Report): LoadAxis {
   const openLoop = report.benchmarks.some((b) => b.profile.kind === 'constant' || b.profile.kind === 'poisson');
   return openLoop
-    ? { label: 'arrival rate', unit: 'sessions/s', noun: 'arrivals/s' }
-    : { label: 'concurrency', unit: 'sessions', noun: 'concurrent sessions' };
+    ? { label: 'arrival rate', unit: 'sessions/s', noun: 'arrivals/s', whole: false }
+    : { label: 'concurrency', unit: 'sessions', noun: 'concurrent sessions', whole: true };
 }
 
 /** Benchmarks by increasing load; a capacity search runs them out of order. */

@@ -1,6 +1,6 @@
 import type { Distribution } from '../../metrics/stats.js';
 import type { Benchmark, Report } from '../schema.js';
-import { formatMetric, formatNumber, formatPercent, formatSeconds } from './format.js';
+import { formatFigure, formatMetric, formatNumber, formatPercent, formatSeconds } from './format.js';
 import { benchmarksByLevel } from '../levels.js';
 import { html, type Html } from './markup.js';
 import { metricTitle } from './metrics.js';
@@ -32,7 +32,7 @@ function levelFigures(report: Report, b: Benchmark): Html {
   const delay = b.clientHealth.eventLoopDelay;
   const rows = report.metricDefinitions.flatMap((d) => {
     const dist = b.summary.metrics[d.name];
-    return dist ? [[html`<code title="${metricTitle(report, d.name)}">${d.name}</code>`, dist.count, ...STATS.map((s) => formatMetric(dist[s], d.unit))]] : [];
+    return dist ? [[html`<code title="${metricTitle(report, d.name)}">${d.name}</code>`, dist.count, ...STATS.map((s) => formatFigure(dist[s], d))]] : [];
   });
   return html`<p class="note">Throughput: ${formatNumber(throughput.audioSPerWallS, 2)} audio s/s, ${formatNumber(throughput.sessionsPerS, 2)} sessions/s over ${formatSeconds(throughput.wallS)} of wall time (${formatSeconds(throughput.audioS)} of audio).
 Turns: ${turns.planned} planned, ${turns.finalized} with a final transcript; boundaries from ${turns.boundaries}; end of speech from ${sources}.

@@ -22,7 +22,8 @@ export function loadCurvesSection(report: Report): Section {
   const levels = benchmarksByLevel(report);
   const axis = loadAxis(report);
   const xs = levels.map((b) => loadLevel(b.profile));
-  const x = { label: axis.label, unit: axis.unit, fromZero: true };
+  // Concurrency in whole sessions from the lowest level run; rates from zero.
+  const x = axis.whole ? { label: axis.label, unit: axis.unit, whole: true } : { label: axis.label, unit: axis.unit, fromZero: true };
   const slos = sloList(report);
   const capacity = capacityRules(report);
 
