@@ -4,6 +4,7 @@ import { printable } from '../printable.js';
 import { benchmarksByLevel, capacityText } from './levels.js';
 import { headlineLatencies, spanText, summaryMetrics } from './picks.js';
 import type { Benchmark, Report } from './schema.js';
+import { plural } from '../plural.js';
 
 const COLUMNS = ['count', 'mean', 'p50', 'p90', 'p95', 'p99', 'max'] as const;
 
@@ -17,7 +18,7 @@ export function renderSummary(report: Report, { definitions = false } = {}): str
   const { config } = report;
   const lines = [
     `voxbench ${report.voxbenchVersion} · ${config.protocol} · ${config.target}${config.builtInServer ? ' (built-in server)' : ''}`,
-    `model ${config.model} · data ${config.data} (${report.dataset.count} samples, ${report.dataset.totalAudioS.toFixed(1)} s audio` +
+    `model ${config.model} · data ${config.data} (${plural(report.dataset.count, 'sample')}, ${report.dataset.totalAudioS.toFixed(1)} s audio` +
       `${report.dataset.skipped ? `, ${report.dataset.skipped} skipped` : ''}) · chunk ${config.chunkMs} ms · pace ${config.pace}`,
   ];
   if (report.stoppedBy) lines.push(`run stopped early (${report.stoppedBy}); the figures cover what finished`);
@@ -41,7 +42,7 @@ function renderBenchmark(benchmark: Benchmark, shown: readonly MetricDescription
   const errorRate = summary.errorRate === null ? 'n/a' : `${(summary.errorRate * 100).toFixed(2)}%`;
   const excluded = summary.excluded.warmup + summary.excluded.cooldown;
   const lines = [
-    `${benchmark.label}: ${sessions.total} sessions · ${sessions.completed} completed · ${sessions.failed} failed · ` +
+    `${benchmark.label}: ${plural(sessions.total, 'session')} · ${sessions.completed} completed · ${sessions.failed} failed · ` +
       `${sessions.incomplete} incomplete · error rate ${errorRate}` +
       (excluded ? ` (figures leave out ${summary.excluded.warmup} warm-up and ${summary.excluded.cooldown} cool-down sessions)` : ''),
     `throughput ${throughput.audioSPerWallS.toFixed(2)} audio s/s · ${throughput.sessionsPerS.toFixed(2)} sessions/s · ` +
@@ -66,7 +67,7 @@ function renderBenchmark(benchmark: Benchmark, shown: readonly MetricDescription
   if (n > 0) lines.push(`protocol anomalies: ${Object.entries(reasons).map(([reason, count]) => `${reason} final ×${count}`).join(', ')} in ${n} session${n === 1 ? '' : 's'} (recorded, never used as a turn's final)`);
   if (benchmark.stoppedBy) lines.push(`stopped early: ${benchmark.stoppedBy}`);
   if (summary.quality.wer !== null) {
-    lines.push(`quality: corpus WER ${(summary.quality.wer * 100).toFixed(2)}% over ${summary.quality.turns} turns (${summary.quality.referenceWords} reference words, normalizer ${summary.quality.normalizer})`);
+    lines.push(`quality: corpus WER ${(summary.quality.wer * 100).toFixed(2)}% over ${plural(summary.quality.turns, 'turn')} (${plural(summary.quality.referenceWords, 'reference word')}, normalizer ${summary.quality.normalizer})`);
   }
   if (summary.cost) {
     const c = summary.cost;
@@ -85,7 +86,7 @@ function renderBenchmark(benchmark: Benchmark, shown: readonly MetricDescription
   lines.push(
     `client: ${health.verdict}` +
       lags.join('') +
-      (health.capHits ? ` ${health.capHits} sessions found the open-session cap reached.` : ''),
+      (health.capHits ? ` ${plural(health.capHits, 'session')} found the open-session cap reached.` : ''),
   );
   return lines;
 }

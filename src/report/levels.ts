@@ -1,5 +1,6 @@
 import type { LoadProfile } from '../load/profiles.js';
 import type { Benchmark, Report } from './schema.js';
+import { plural } from '../plural.js';
 
 /**
  * Load levels: what a benchmark's load was, as one number on a chart axis.
@@ -49,7 +50,7 @@ export function levelText(value: number, by: 'concurrency' | 'rate'): string {
  */
 export function capacityText(capacity: NonNullable<Report['capacity']>): string {
   const target = capacity.slos.join(' and ');
-  const probed = `${capacity.probes.length} level${capacity.probes.length === 1 ? '' : 's'} probed`;
+  const probed = `${plural(capacity.probes.length, 'level')} probed`;
   if (capacity.answer === null) return `no level met ${target}, not even the first, ${levelText(capacity.failsAt!, capacity.by)} (${probed})`;
   const bracket = capacity.failsAt === null ? 'every level up to the search limit passed' : `at ${levelText(capacity.failsAt, capacity.by)} they failed`;
   return `${levelText(capacity.answer, capacity.by)}, the most that met ${target} (${bracket}; ${probed})`;

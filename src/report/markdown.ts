@@ -1,6 +1,7 @@
 import { benchmarksByLevel, capacityText } from './levels.js';
 import { definitionIn, metricsOf } from './picks.js';
 import type { Benchmark, Report } from './schema.js';
+import { plural } from '../plural.js';
 
 /** A Markdown summary for pull requests and issues: the question, the answer, the figures per level. */
 export function renderMarkdown(report: Report): string {
@@ -11,7 +12,7 @@ export function renderMarkdown(report: Report): string {
     `## voxbench: ${config.protocol} · ${config.model}`,
     '',
     `Target \`${config.target}\`${config.builtInServer ? ' (built-in simulated server)' : ''} · data ${config.data} ` +
-      `(${report.dataset.count} samples, ${report.dataset.totalAudioS.toFixed(1)} s) · pace ${config.pace} · chunk ${config.chunkMs} ms · ` +
+      `(${plural(report.dataset.count, 'sample')}, ${report.dataset.totalAudioS.toFixed(1)} s) · pace ${config.pace} · chunk ${config.chunkMs} ms · ` +
       `${config.turnsPerSession} turn(s)/session · voxbench ${report.voxbenchVersion} · ${report.startedAt}`,
     '',
   ];

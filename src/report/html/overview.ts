@@ -9,6 +9,7 @@ import { benchmarksByLevel, capacityText, loadAxis, loadLevel, type LoadAxis } f
 import { html, type Html } from './markup.js';
 import { ERROR_RATE_TITLE, latencyMetrics, metricTitle, readSlo, THROUGHPUT_TITLE } from './metrics.js';
 import { breakable, table, type Section } from './section.js';
+import { plural } from '../../plural.js';
 
 /** The run's question (what was benchmarked, how) and its answer (capacity, SLO verdicts, headline figures). */
 export function overviewSection(report: Report): Section {
@@ -38,7 +39,7 @@ function facts(report: Report, axis: LoadAxis): Array<[string, string]> {
     ['Model', config.model],
     [
       'Workload',
-      `${config.data}: ${formatPlain(dataset.count)} samples, ${formatSeconds(dataset.totalAudioS)} of audio · ` +
+      `${config.data}: ${formatPlain(dataset.count)} sample${dataset.count === 1 ? '' : 's'}, ${formatSeconds(dataset.totalAudioS)} of audio · ` +
         `${config.turnsPerSession} turn${config.turnsPerSession === 1 ? '' : 's'} per session · ${config.chunkMs} ms chunks · pace ${config.pace}`,
     ],
     ['Load', describePlan(config.plan, axis)],
@@ -129,7 +130,7 @@ function cards(report: Report, benchmark: Benchmark): Html[] {
   return [
     ...latency,
     card('throughput', [formatNumber(throughput.audioSPerWallS, 2), 'audio s/s'], `${formatNumber(throughput.sessionsPerS, 2)} sessions/s over ${formatSeconds(throughput.wallS)}`, THROUGHPUT_TITLE),
-    card('error rate', splitUnit(formatPercent(summary.errorRate)), `${sessions.completed} of ${sessions.total} sessions completed, ${sessions.failed} failed, ${sessions.incomplete} incomplete`, ERROR_RATE_TITLE),
+    card('error rate', splitUnit(formatPercent(summary.errorRate)), `${sessions.completed} of ${plural(sessions.total, 'session')} completed, ${sessions.failed} failed, ${sessions.incomplete} incomplete`, ERROR_RATE_TITLE),
   ];
 }
 
