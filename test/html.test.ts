@@ -84,6 +84,14 @@ function withSessions(report: Report, count: number): Report {
   return copy;
 }
 
+/** The sweep with five SLOs, as a wide by-level table shows them: one column each. */
+function withManySlos(report: Report): Report {
+  const copy = clone(report);
+  copy.config.slos = ['p95(ttft_ms)<5000', 'error_rate<0.1', 'p99(finalization_ms)<1500', 'p50(ttlt_ms)<800', 'p90(ttft_ms)<2500'];
+  for (const b of copy.benchmarks) b.summary.slos = copy.config.slos.map((slo, i) => ({ slo, value: 1234.5 * (i + 1), pass: i % 2 === 0 }));
+  return copy;
+}
+
 function assertChartsHaveData(data: PageData): void {
   const charts = Object.values(data.charts);
   assert.ok(charts.length > 0);
@@ -138,7 +146,7 @@ describe('HTML report', () => {
       // A capacity search traces the same levels; its answer is what the page adds.
       report.capacity = { by: 'concurrency', slos: report.config.slos, answer: 2, failsAt: 4, probes: [{ level: 1, pass: true }, { level: 2, pass: true }, { level: 4, pass: false }] };
       const page = renderHtml(report);
-      assert.match(page, /Capacity: 2 concurrent sessions meet p95\(ttft_ms\)&lt;5000 and error_rate&lt;0.1/);
+      assert.match(page, /Capacity: 2 concurrent sessions, the most that met p95\(ttft_ms\)&lt;5000 and error_rate&lt;0.1 \(at 4 concurrent sessions they failed; 3 levels probed\)/);
       for (const chart of Object.values(pageData(page).charts).filter((c) => c.id.startsWith('load-'))) {
         assert.deepEqual(chart.rules.filter((r) => r.axis === 'x').map((r) => r.value), [2, 4], chart.id);
       }
@@ -239,6 +247,33 @@ describe('HTML report', () => {
       // uPlot updates its cursor on the next animation frame.
       await page.locator('#waterfall .readout').filter({ hasText: /\S/ }).waitFor({ timeout: 5000 });
       assert.deepEqual(problems, []);
+      await context.close();
+    });
+
+    it('fits the by-level table, every SLO column on screen, at 1024 and 1400 px', async () => {
+      const { page, context } = await open(withManySlos(sweep), 'many-slos');
+      for (const width of [1024, 1400]) {
+        await page.setViewportSize({ width, height: 900 });
+        // A string, as the project's type library has no DOM.
+        const layout = (await page.evaluate(`(() => {
+          const table = document.querySelector('table.levels');
+          const wrap = table.parentElement;
+          const right = wrap.getBoundingClientRect().right;
+          const headers = Array.from(table.querySelectorAll('th'));
+          return {
+            scrollWidth: wrap.scrollWidth,
+            clientWidth: wrap.clientWidth,
+            pageOverflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+            hidden: headers.filter((th) => th.getBoundingClientRect().right > right + 0.5).map((th) => th.textContent),
+            headers: headers.map((th) => th.textContent),
+          };
+        })()`)) as { scrollWidth: number; clientWidth: number; pageOverflow: number; hidden: string[]; headers: string[] };
+        assert.ok(layout.scrollWidth <= layout.clientWidth, `${width} px: the table scrolls (${layout.scrollWidth} > ${layout.clientWidth})`);
+        assert.equal(layout.pageOverflow, 0, `${width} px: the page scrolls sideways`);
+        assert.deepEqual(layout.hidden, [], `${width} px: columns past the edge`);
+        for (const slo of withManySlos(sweep).config.slos) assert.ok(layout.headers.includes(slo), `${width} px: ${slo} has a column`);
+        if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, `many-slos-${width}.png`), fullPage: true });
+      }
       await context.close();
     });
 

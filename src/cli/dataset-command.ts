@@ -4,6 +4,7 @@ import { DEFAULT_WORD_GAP_MS, SYNTH_ENGINES, synthesizeDataset, type SynthEngine
 import { addDatasetFlags, datasetOptionsFromFlags, type DatasetFlags } from './dataset-flags.js';
 import { checkWritableDir } from './output-dir.js';
 import { num } from './parse.js';
+import { plural } from '../plural.js';
 
 const inspectCommand = new Command('inspect')
   .description('Read a dataset as a run would, then print its summary and every problem found.')
@@ -18,7 +19,7 @@ addDatasetFlags(inspectCommand);
 const synthCommand = new Command('synth')
   .description('Create a folder dataset from a text file, one utterance per line, with exact word timings (needs espeak-ng or flite).')
   .argument('<text-file>', 'text to speak, one utterance per line')
-  .requiredOption('--out <dir>', 'folder to write NAME.wav, NAME.txt and NAME.words.json into')
+  .requiredOption('--out <dir>', 'folder to write NAME-LINE.wav, NAME-LINE.txt and NAME-LINE.words.json into (NAME: the text file\'s name, LINE: the line number)')
   .addOption(new Option('--engine <name>', 'speech synthesizer (default: espeak-ng if installed, else flite)').choices(Object.keys(SYNTH_ENGINES) as SynthEngine[]))
   .option('--voice <name>', `the engine's voice (default: ${Object.entries(SYNTH_ENGINES).map(([e, s]) => `${s.defaultVoice} for ${e}`).join(', ')})`)
   .option('--word-gap-ms <ms>', 'silence between words', num, DEFAULT_WORD_GAP_MS)
@@ -30,7 +31,7 @@ const synthCommand = new Command('synth')
       ...(opts.engine !== undefined ? { engine: opts.engine } : {}),
       ...(opts.voice !== undefined ? { voice: opts.voice } : {}),
     });
-    process.stdout.write(`wrote ${result.ids.length} utterances to ${opts.out} (${result.engine}, voice ${result.voice})\n`);
+    process.stdout.write(`wrote ${plural(result.ids.length, 'utterance')} to ${opts.out} (${result.engine}, voice ${result.voice})\n`);
   });
 
 export const datasetCommand = new Command('dataset')

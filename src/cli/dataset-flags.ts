@@ -7,8 +7,11 @@ export function addDatasetFlags<C extends CommandUnknownOpts>(command: C): C {
   const flags = [
     new Option('--split <name>', 'keep only this split (e.g. test)'),
     new Option('--data-language <code>', 'keep only samples labelled with this language (en matches en and en-US)'),
-    new Option('--min-duration <s>', 'keep only samples at least this many seconds long').argParser(num),
-    new Option('--max-duration <s>', 'keep only samples at most this many seconds long').argParser(num),
+    new Option('--min-sample-duration <s>', 'keep only samples at least this many seconds long').argParser(num),
+    new Option('--max-sample-duration <s>', 'keep only samples at most this many seconds long (a sample filter, not a run limit: see --max-seconds)').argParser(num),
+    // The earlier names, still accepted but no longer listed: --max-duration read like a run limit.
+    new Option('--min-duration <s>').argParser(num).hideHelp(),
+    new Option('--max-duration <s>').argParser(num).hideHelp(),
     new Option('--shuffle <seed>', 'shuffle the samples with this seed (the same seed gives the same order)').argParser(int),
     new Option('--max-samples <n>', 'use at most this many samples (after shuffling)').argParser(positiveInt),
     new Option('--audio-column <name>', 'Parquet/Arrow column or JSONL key holding the audio (default: the Audio feature, else audio)'),
@@ -25,6 +28,8 @@ export function addDatasetFlags<C extends CommandUnknownOpts>(command: C): C {
 export interface DatasetFlags {
   split?: string;
   dataLanguage?: string;
+  minSampleDuration?: number;
+  maxSampleDuration?: number;
   minDuration?: number;
   maxDuration?: number;
   shuffle?: number;
@@ -42,8 +47,8 @@ export function datasetOptionsFromFlags(flags: DatasetFlags): DatasetOptions {
   return defined({
     split: flags.split,
     language: flags.dataLanguage,
-    minDurationS: flags.minDuration,
-    maxDurationS: flags.maxDuration,
+    minDurationS: flags.minSampleDuration ?? flags.minDuration,
+    maxDurationS: flags.maxSampleDuration ?? flags.maxDuration,
     seed: flags.shuffle,
     maxSamples: flags.maxSamples,
     strict: flags.strict,

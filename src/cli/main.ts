@@ -10,6 +10,7 @@ import { describeMetrics } from '../metrics/catalog.js';
 import { spanText } from '../report/picks.js';
 import { VERSION } from '../version.js';
 import { datasetCommand } from './dataset-command.js';
+import { optionDescription } from './help.js';
 import { reportCommand } from './report-command.js';
 import { runCommand } from './run-command.js';
 import { serveCommand } from './serve-command.js';
@@ -23,9 +24,10 @@ const metricsCommand = new Command('metrics')
     }
   });
 
-/** Parser errors on one line, prefixed with the program name and ending with a hint to --help; usage errors exit with 2. */
+/** Parser errors on one line, prefixed with the program name and ending with a hint to --help; usage errors exit with 2; defaults in help as the README writes them. */
 function conventions<T extends CommandUnknownOpts>(command: T): T {
   command
+    .configureHelp({ optionDescription })
     .configureOutput({ outputError: (text, write) => write(`voxbench: ${printable(text).trim()} (run with --help for usage)\n`) })
     .exitOverride((err) => process.exit(err.exitCode === 0 ? EXIT.ok : EXIT.usage));
   return command;

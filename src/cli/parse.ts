@@ -13,6 +13,13 @@ export function num(value: string): number {
   return n;
 }
 
+/** A number above 0, e.g. an arrival rate: 0 and lists are refused alike, here, with one message. */
+export function positiveNum(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected one number above 0, e.g. 2.5.');
+  return n;
+}
+
 /** A whole number from 1 up. */
 export function positiveInt(value: string): number {
   const n = Number(value);

@@ -20,7 +20,7 @@ import { parsePace } from '../session/pace.js';
 import { DEFAULT_TIMEOUTS } from '../session/runner.js';
 import { addDatasetFlags, datasetOptionsFromFlags, type DatasetFlags } from './dataset-flags.js';
 import { checkWritableDir } from './output-dir.js';
-import { fraction, int, intList, num, outputList, seconds, sessionsOrSeconds } from './parse.js';
+import { fraction, int, intList, num, outputList, positiveNum, seconds, sessionsOrSeconds } from './parse.js';
 
 export const runCommand = new Command('run')
   .description('Run a benchmark. With no --target, starts the built-in simulated server and uses the bundled samples.')
@@ -37,7 +37,7 @@ export const runCommand = new Command('run')
   .option('--data <path>', 'dataset: a folder of audio files with .txt transcripts, a .jsonl manifest, Parquet shards or a save_to_disk folder (default: bundled samples); select with the dataset flags below')
   .addOption(new Option('--profile <kind>', 'load profile: synchronous, concurrent, constant or poisson arrivals, a sweep of concurrency levels, or a capacity search').choices([...PROFILE_KINDS, 'sweep', 'capacity'] as const).default('synchronous' as const))
   .option('--concurrency <n>', 'sessions open at once (concurrent); the levels of a sweep, e.g. 1,2,4,8; the first level of a capacity search', intList, [1])
-  .option('--rate <r>', 'session arrivals per second (constant, poisson; the first level of a capacity search by rate)', num, 1)
+  .option('--rate <r>', 'session arrivals per second (constant, poisson; the first level of a capacity search by rate)', positiveNum, 1)
   .option('--max-open <n>', 'open loop: cap on open sessions; a session that finds it reached waits, and the hit is counted', int)
   .option('--seed <n>', 'seed of the Poisson arrival process', int, 1)
   .option('--ramp-up-s <s>', 'spread lane starts (closed loop) or ramp the arrival rate up (open loop) over this long', num, 0)
@@ -61,7 +61,7 @@ export const runCommand = new Command('run')
   .option('--update-at-ms <ms>', 'send a mid-stream session.update this far into the audio (ms of audio, whatever the pace)', num)
   .addOption(new Option('--eos-source <source>', 'end of speech for finalization_ms: auto (label, else vad, else audio_end), label, vad or audio_end').choices(['auto', 'label', 'vad', 'audio_end'] as const).default('auto' as const))
   .option('--chunk-ms <ms>', 'audio per append, ms', num, 100)
-  .option('--pace <pace>', 'realtime, Nx (e.g. 2x) or none (as fast as the server takes it: the socket drains, and acknowledged audio)', 'realtime')
+  .option('--pace <pace>', 'realtime, Nx (e.g. 2x, 0.5x) or none (as fast as the server takes audio: at most 8 frames wait on the socket and, with a server that acknowledges audio, at most --ack-window-ms of it goes unacknowledged)', 'realtime')
   .option('--ack-window-ms <ms>', 'unpaced: most audio sent but not yet acknowledged, with servers that send progress events (0: ignore them)', num, 1000)
   .option('--connect-timeout-ms <ms>', 'limit for the WebSocket to open', num, DEFAULT_TIMEOUTS.connectMs)
   .option('--ready-timeout-ms <ms>', 'limit for the session to be ready after open', num, DEFAULT_TIMEOUTS.readyMs)

@@ -5,7 +5,9 @@ import { BUNDLED_SAMPLES_DIR } from '../data/bundled.js';
 import { loadDataset } from '../data/load.js';
 import { DEFAULT_LATENCY } from '../server/latency-model.js';
 import { EXIT } from '../run-outcome.js';
-import { DEFAULT_SERVER_OPTIONS, startServer } from '../server/server.js';
+import { printable } from '../printable.js';
+import { plural } from '../plural.js';
+import { DEFAULT_SERVER_OPTIONS, startServer, type ConnectionEvent } from '../server/server.js';
 import { FAULT_HELP, parseFaults } from './faults.js';
 import { fraction, int, num, port, positiveInt } from './parse.js';
 
@@ -30,6 +32,7 @@ export const serveCommand = new Command('serve')
   .option('--progress-acks', 'vLLM: acknowledge consumed audio with {"type": "progress", "audio_bytes": N}', false)
   .option('--ingest-speed <x>', 'vLLM: take audio in at most this many times real time (default: at once)', num)
   .option('--fault <fault...>', 'inject a fault (NAME[:ARG][@POINT], several joined by +); given more than once, each faulted session gets one of them (see below)')
+  .option('--quiet', 'do not log each connection')
   .option('--fault-rate <x>', 'share of sessions that get a fault, 0 to 1, chosen by a generator seeded with --seed', fraction, DEFAULT_SERVER_OPTIONS.faultRate)
   .addHelpText('after', FAULT_HELP)
   .action(async (opts) => {
@@ -57,13 +60,28 @@ export const serveCommand = new Command('serve')
       ...(opts.tlsCert !== undefined ? { tls: { cert: readPem(opts.tlsCert, '--tls-cert'), key: readPem(opts.tlsKey!, '--tls-key') } } : {}),
       faults: parseFaults(opts.fault ?? []),
       faultRate: opts.faultRate,
+      ...(opts.quiet ? {} : { onConnection: (event: ConnectionEvent) => say(connectionLine(event)) }),
     });
     const faults = opts.fault ? `; faults ${opts.fault.join(', ')} in ${Number((opts.faultRate * 100).toFixed(2))}% of sessions` : '';
-    process.stdout.write(`voxbench simulated server listening on ${server.url} (models: ${opts.model.join(', ')}; ${dataset.samples.length} reference samples${faults})\n`);
-    const stop = (): void => void server.close().then(() => process.exit(EXIT.ok));
+    say(`voxbench simulated server listening on ${server.url} (models: ${opts.model.join(', ')}; ${plural(dataset.samples.length, 'reference sample')}${faults})`);
+    const stop = (signal: NodeJS.Signals): void =>
+      void server.close().then(() => {
+        say(`voxbench simulated server stopped (${signal})`);
+        process.exit(EXIT.ok);
+      });
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+
+/** One line on stdout; a client's path, or a model name, may hold escapes that must not reach the terminal. */
+function say(text: string): void {
+  process.stdout.write(`${printable(text)}\n`);
+}
+
+/** A connection in one line: who, and which dialect it speaks or why it was refused. */
+function connectionLine({ from, outcome }: ConnectionEvent): string {
+  return 'dialect' in outcome ? `connection from ${from}: ${outcome.dialect}` : `connection from ${from} refused: ${outcome.refused} ${outcome.reason}`;
+}
 
 function readPem(file: string, flag: string): string {
   try {

@@ -1,8 +1,10 @@
 import type { MetricDescription, Unit } from '../metrics/catalog.js';
 import type { Distribution } from '../metrics/stats.js';
 import { printable } from '../printable.js';
+import { benchmarksByLevel, capacityText } from './levels.js';
 import { headlineLatencies, spanText, summaryMetrics } from './picks.js';
 import type { Benchmark, Report } from './schema.js';
+import { plural } from '../plural.js';
 
 const COLUMNS = ['count', 'mean', 'p50', 'p90', 'p95', 'p99', 'max'] as const;
 
@@ -16,14 +18,14 @@ export function renderSummary(report: Report, { definitions = false } = {}): str
   const { config } = report;
   const lines = [
     `voxbench ${report.voxbenchVersion} · ${config.protocol} · ${config.target}${config.builtInServer ? ' (built-in server)' : ''}`,
-    `model ${config.model} · data ${config.data} (${report.dataset.count} samples, ${report.dataset.totalAudioS.toFixed(1)} s audio` +
+    `model ${config.model} · data ${config.data} (${plural(report.dataset.count, 'sample')}, ${report.dataset.totalAudioS.toFixed(1)} s audio` +
       `${report.dataset.skipped ? `, ${report.dataset.skipped} skipped` : ''}) · chunk ${config.chunkMs} ms · pace ${config.pace}`,
   ];
   if (report.stoppedBy) lines.push(`run stopped early (${report.stoppedBy}); the figures cover what finished`);
   const shown = summaryMetrics(report);
   for (const benchmark of report.benchmarks) lines.push('', ...renderBenchmark(benchmark, shown));
   if (report.benchmarks.length > 1) lines.push('', ...renderLevels(report));
-  if (report.capacity) lines.push('', renderCapacity(report.capacity));
+  if (report.capacity) lines.push('', `capacity: ${capacityText(report.capacity)}`);
   if (definitions) {
     lines.push('', 'Definitions:');
     for (const m of shown) lines.push(`  ${m.name} [${m.unit}]: ${spanText(m)}. ${m.description}`);
@@ -40,7 +42,7 @@ function renderBenchmark(benchmark: Benchmark, shown: readonly MetricDescription
   const errorRate = summary.errorRate === null ? 'n/a' : `${(summary.errorRate * 100).toFixed(2)}%`;
   const excluded = summary.excluded.warmup + summary.excluded.cooldown;
   const lines = [
-    `${benchmark.label}: ${sessions.total} sessions · ${sessions.completed} completed · ${sessions.failed} failed · ` +
+    `${benchmark.label}: ${plural(sessions.total, 'session')} · ${sessions.completed} completed · ${sessions.failed} failed · ` +
       `${sessions.incomplete} incomplete · error rate ${errorRate}` +
       (excluded ? ` (figures leave out ${summary.excluded.warmup} warm-up and ${summary.excluded.cooldown} cool-down sessions)` : ''),
     `throughput ${throughput.audioSPerWallS.toFixed(2)} audio s/s · ${throughput.sessionsPerS.toFixed(2)} sessions/s · ` +
@@ -65,7 +67,7 @@ function renderBenchmark(benchmark: Benchmark, shown: readonly MetricDescription
   if (n > 0) lines.push(`protocol anomalies: ${Object.entries(reasons).map(([reason, count]) => `${reason} final ×${count}`).join(', ')} in ${n} session${n === 1 ? '' : 's'} (recorded, never used as a turn's final)`);
   if (benchmark.stoppedBy) lines.push(`stopped early: ${benchmark.stoppedBy}`);
   if (summary.quality.wer !== null) {
-    lines.push(`quality: corpus WER ${(summary.quality.wer * 100).toFixed(2)}% over ${summary.quality.turns} turns (${summary.quality.referenceWords} reference words, normalizer ${summary.quality.normalizer})`);
+    lines.push(`quality: corpus WER ${(summary.quality.wer * 100).toFixed(2)}% over ${plural(summary.quality.turns, 'turn')} (${plural(summary.quality.referenceWords, 'reference word')}, normalizer ${summary.quality.normalizer})`);
   }
   if (summary.cost) {
     const c = summary.cost;
@@ -84,32 +86,28 @@ function renderBenchmark(benchmark: Benchmark, shown: readonly MetricDescription
   lines.push(
     `client: ${health.verdict}` +
       lags.join('') +
-      (health.capHits ? ` ${health.capHits} sessions found the open-session cap reached.` : ''),
+      (health.capHits ? ` ${plural(health.capHits, 'session')} found the open-session cap reached.` : ''),
   );
   return lines;
 }
 
-/** One line per load level: the curve a sweep or capacity search traces. */
+/**
+ * One line per load level, by increasing load (a capacity search runs them in probe
+ * order): the curve a sweep or capacity search traces.
+ */
 function renderLevels(report: Report): string[] {
   const names = headlineLatencies(report).map((d) => d.name).filter((n) => report.benchmarks.some((b) => b.summary.metrics[n])).slice(0, 3);
   return table(
-    ['level', 'sessions', 'error rate', ...names.flatMap((n) => [`p50 ${n}`, `p95 ${n}`]), 'SLOs'],
-    report.benchmarks.map((b) => [
+    ['level', 'sessions', 'error rate', 'audio s/s', ...names.flatMap((n) => [`p50 ${n}`, `p95 ${n}`]), 'SLOs'],
+    benchmarksByLevel(report).map((b) => [
       b.label,
       String(b.summary.sessions.total),
       b.summary.errorRate === null ? 'n/a' : `${(b.summary.errorRate * 100).toFixed(1)}%`,
+      b.summary.throughput.audioSPerWallS.toFixed(2),
       ...names.flatMap((n) => [b.summary.metrics[n]?.p50, b.summary.metrics[n]?.p95].map((v) => (v === undefined ? 'n/a' : v.toFixed(1)))),
       b.summary.slos.length === 0 ? '' : b.summary.slos.every((slo) => slo.pass) ? 'pass' : 'FAIL',
     ]),
   );
-}
-
-function renderCapacity(capacity: NonNullable<Report['capacity']>): string {
-  const unit = capacity.by === 'concurrency' ? 'concurrent sessions' : 'arrivals/s';
-  const target = capacity.slos.join(' and ');
-  if (capacity.answer === null) return `capacity: no level met ${target}; even ${formatNumber(capacity.failsAt!)} ${unit} failed`;
-  const bracket = capacity.failsAt === null ? `every level up to the search limit passed` : `${formatNumber(capacity.failsAt)} failed`;
-  return `capacity: ${formatNumber(capacity.answer)} ${unit} meet ${target} (${bracket}; ${capacity.probes.length} levels probed)`;
 }
 
 function formatNumber(value: number): string {

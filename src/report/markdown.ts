@@ -1,5 +1,7 @@
+import { benchmarksByLevel, capacityText } from './levels.js';
 import { definitionIn, metricsOf } from './picks.js';
 import type { Benchmark, Report } from './schema.js';
+import { plural } from '../plural.js';
 
 /** A Markdown summary for pull requests and issues: the question, the answer, the figures per level. */
 export function renderMarkdown(report: Report): string {
@@ -10,24 +12,15 @@ export function renderMarkdown(report: Report): string {
     `## voxbench: ${config.protocol} · ${config.model}`,
     '',
     `Target \`${config.target}\`${config.builtInServer ? ' (built-in simulated server)' : ''} · data ${config.data} ` +
-      `(${report.dataset.count} samples, ${report.dataset.totalAudioS.toFixed(1)} s) · pace ${config.pace} · chunk ${config.chunkMs} ms · ` +
+      `(${plural(report.dataset.count, 'sample')}, ${report.dataset.totalAudioS.toFixed(1)} s) · pace ${config.pace} · chunk ${config.chunkMs} ms · ` +
       `${config.turnsPerSession} turn(s)/session · voxbench ${report.voxbenchVersion} · ${report.startedAt}`,
     '',
   ];
-  if (report.capacity) {
-    const c = report.capacity;
-    lines.push(
-      c.answer === null
-        ? `**Capacity:** no level met ${c.slos.map((s) => `\`${s}\``).join(' and ')}.`
-        : `**Capacity:** ${c.answer} ${c.by === 'concurrency' ? 'concurrent sessions' : 'arrivals/s'} meet ${c.slos.map((s) => `\`${s}\``).join(' and ')}` +
-            (c.failsAt === null ? ' (the search limit passed).' : ` (${c.failsAt} failed).`),
-      '',
-    );
-  }
+  if (report.capacity) lines.push(`**Capacity:** ${capacityText(report.capacity)}.`, '');
   lines.push(
     `| level | sessions | completed | failed | error rate | ${names.map((n) => `${n} p50 / p95 (${unit(n)})`).join(' | ')} | WER | SLOs |`,
     `|---|---:|---:|---:|---:|${names.map(() => '---:').join('|')}|---:|---|`,
-    ...report.benchmarks.map((b) => row(b, names)),
+    ...benchmarksByLevel(report).map((b) => row(b, names)),
   );
   const slos = report.benchmarks.flatMap((b) => b.summary.slos.map((slo) => ({ level: b.label, ...slo })));
   if (slos.length > 0) {

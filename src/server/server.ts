@@ -43,6 +43,15 @@ export interface ServerOptions {
   faults: FaultScenario[];
   /** Share of sessions that get a fault, drawn per upgrade from a generator seeded with `latency.seed`. Default 1. */
   faultRate: number;
+  /** Told of every upgrade, accepted or refused, once; `serve` logs them. Its text holds the client's path, unsanitised. */
+  onConnection?: (event: ConnectionEvent) => void;
+}
+
+export interface ConnectionEvent {
+  /** The client's address and port. */
+  from: string;
+  /** The dialect it will speak, or the HTTP status it was refused with. */
+  outcome: { dialect: 'vllm' | 'openai' } | { refused: number; reason: string };
 }
 
 export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
@@ -92,17 +101,21 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
   http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(request.url ?? '/', 'http://localhost');
     const path = url.pathname;
-    if (path !== REALTIME_PATH) return refuse(socket, 404, { error: `Not Found: ${path}` });
+    const from = `${request.socket.remoteAddress}:${request.socket.remotePort}`;
+    const refuseWith = (status: number, reason: string): void => {
+      options.onConnection?.({ from, outcome: { refused: status, reason } });
+      refuse(socket, status, { error: reason });
+    };
+    if (path !== REALTIME_PATH) return refuseWith(404, `Not Found: ${path}`);
     const faults = pickFaults();
     const refused = faultOf(faults, 'upgrade');
-    if (refused) return refuse(socket, refused.status, { error: 'injected fault' });
-    if (options.apiKey !== undefined && request.headers.authorization !== `Bearer ${options.apiKey}`) {
-      return refuse(socket, 401, { error: 'Unauthorized' });
-    }
+    if (refused) return refuseWith(refused.status, 'injected fault');
+    if (options.apiKey !== undefined && request.headers.authorization !== `Bearer ${options.apiKey}`) return refuseWith(401, 'Unauthorized');
     const betaHeader = request.headers['openai-beta'];
     const openai = url.searchParams.has('intent') || url.searchParams.has('model') || betaHeader !== undefined;
     const accept = (): void =>
       wss.handleUpgrade(request, socket, head, (ws) => {
+        options.onConnection?.({ from, outcome: { dialect: openai ? 'openai' : 'vllm' } });
         open++;
         ws.on('close', () => open--);
         const ctx: SessionContext = {

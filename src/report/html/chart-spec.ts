@@ -8,6 +8,8 @@ export interface AxisSpec {
   unit: string;
   /** Start the axis at 0 rather than at the data's minimum. */
   fromZero?: boolean;
+  /** Ticks in whole units only (sessions), the first at the lowest value rather than at 0. */
+  whole?: boolean;
   /** Fixed bounds, e.g. 0–100 for percentages. */
   min?: number;
   max?: number;

@@ -1,10 +1,12 @@
 import type UPlot from 'uplot';
+import type { AxisMath } from './axes.js';
 import type { AxisSpec, ChartSpec, RuleSpec, SeriesSpec } from './chart-spec.js';
 
 /**
  * The page's script. It runs in the browser, not in Node: `renderHtml` inlines its
  * source (Function.prototype.toString), so it may use only its parameters and
- * language built-ins, never this module's imports or other functions. It draws
+ * language built-ins, never this module's imports or other functions (the axis
+ * scaling comes in as `math`, inlined the same way). It draws
  * each chart placeholder from the embedded JSON, sets every text with textContent,
  * and raises `window.__ready` (or `window.__error`) for tests.
  */
@@ -54,7 +56,7 @@ interface Canvas2D {
   fillText(text: string, x: number, y: number): void;
 }
 
-export function drawReportPage(win: PageWindow, uPlot: typeof UPlot, dataElementId: string): void {
+export function drawReportPage(win: PageWindow, uPlot: typeof UPlot, dataElementId: string, math: AxisMath): void {
   const doc = win.document;
   const fail = (message: string): void => {
     win.__error = win.__error ?? message;
@@ -72,21 +74,16 @@ export function drawReportPage(win: PageWindow, uPlot: typeof UPlot, dataElement
       const nearest = axis.ticks.reduce((best, t) => (Math.abs(t.value - value) < Math.abs(best.value - value) ? t : best));
       return nearest.label;
     }
-    const decimals = axis.unit === 's' ? 3 : Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 10 ? 1 : 2;
+    const decimals = axis.whole ? 0 : axis.unit === 's' ? 3 : Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 10 ? 1 : 2;
     const text = value.toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
     return axis.unit ? `${text} ${axis.unit}` : text;
   };
 
-  /** Axis range: the data, any fixed bounds, and every reference line, with a little air. */
-  const range = (axis: AxisSpec, rules: RuleSpec[]) => (_u: UPlot, dataMin: number | null, dataMax: number | null): [number, number] => {
-    const values = [dataMin, dataMax, ...rules.map((r) => r.value)].filter((v): v is number => v !== null && Number.isFinite(v));
-    let lo = values.length > 0 ? Math.min(...values) : 0;
-    let hi = values.length > 0 ? Math.max(...values) : 1;
-    if (axis.fromZero) lo = Math.min(0, lo);
-    if (hi === lo) hi = lo + 1;
-    const air = (hi - lo) * 0.06;
-    return [axis.min ?? (axis.fromZero && lo === 0 ? 0 : lo - air), axis.max ?? hi + air];
-  };
+  const range = (axis: AxisSpec, rules: RuleSpec[]) => (_u: UPlot, dataMin: number | null, dataMax: number | null): [number, number] =>
+    math.range(axis, [dataMin, dataMax, ...rules.map((r) => r.value)].filter((v): v is number => v !== null));
+
+  // Steps a whole-unit axis may tick at: never a fraction of a session.
+  const WHOLE_INCREMENTS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000];
 
   const drawRules = (chart: UPlot, spec: ChartSpec): void => {
     const ctx = chart.ctx as unknown as Canvas2D;
@@ -155,6 +152,7 @@ export function drawReportPage(win: PageWindow, uPlot: typeof UPlot, dataElement
     labelFont: `600 12px ${FONT}`,
     grid: { stroke: '#eceef1', width: 1 },
     ticks: { show: true, stroke: '#d1d5db', width: 1, size: 4 },
+    ...(spec.whole ? { incrs: WHOLE_INCREMENTS, splits: (_u: UPlot, _i: number, min: number, max: number, increment: number) => math.splits(min, max, increment) } : {}),
     ...(spec.ticks ? { splits: () => spec.ticks!.map((t) => t.value), values: () => spec.ticks!.map((t) => t.label), size: 56 } : {}),
   });
 

@@ -1,7 +1,7 @@
 import type { Report } from '../schema.js';
 import type { ChartSpec } from './chart-spec.js';
 import { cdfPoints, round } from './downsample.js';
-import { benchmarksByLevel } from './levels.js';
+import { benchmarksByLevel } from '../levels.js';
 import { html } from './markup.js';
 import { latencyMetrics, measuredCompleted, metricTitle, storedValues } from './metrics.js';
 import { levelColors } from './palette.js';

@@ -1,5 +1,5 @@
 import type { Report } from '../schema.js';
-import { benchmarksByLevel } from './levels.js';
+import { benchmarksByLevel } from '../levels.js';
 import { html } from './markup.js';
 import { note, table, type Section } from './section.js';
 

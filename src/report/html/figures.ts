@@ -1,10 +1,11 @@
 import type { Distribution } from '../../metrics/stats.js';
 import type { Benchmark, Report } from '../schema.js';
-import { formatMetric, formatNumber, formatPercent, formatSeconds } from './format.js';
-import { benchmarksByLevel } from './levels.js';
+import { formatFigure, formatMetric, formatNumber, formatPercent, formatSeconds } from './format.js';
+import { benchmarksByLevel } from '../levels.js';
 import { html, type Html } from './markup.js';
 import { metricTitle } from './metrics.js';
 import { table, type Section } from './section.js';
+import { plural } from '../../plural.js';
 
 const STATS = ['mean', 'min', 'p50', 'p90', 'p95', 'p99', 'max'] as const satisfies ReadonlyArray<keyof Distribution>;
 
@@ -22,7 +23,7 @@ export function figuresSection(report: Report): Section {
 function levelSummary(b: Benchmark): string {
   const { sessions, excluded } = b.summary;
   const left = excluded.warmup + excluded.cooldown;
-  return `${sessions.total} sessions · ${sessions.completed} completed · ${sessions.failed} failed · ${sessions.incomplete} incomplete · error rate ${formatPercent(b.summary.errorRate)}` +
+  return `${plural(sessions.total, 'session')} · ${sessions.completed} completed · ${sessions.failed} failed · ${sessions.incomplete} incomplete · error rate ${formatPercent(b.summary.errorRate)}` +
     (left ? ` · ${excluded.warmup} warm-up and ${excluded.cooldown} cool-down sessions left out of the figures` : '');
 }
 
@@ -32,10 +33,10 @@ function levelFigures(report: Report, b: Benchmark): Html {
   const delay = b.clientHealth.eventLoopDelay;
   const rows = report.metricDefinitions.flatMap((d) => {
     const dist = b.summary.metrics[d.name];
-    return dist ? [[html`<code title="${metricTitle(report, d.name)}">${d.name}</code>`, dist.count, ...STATS.map((s) => formatMetric(dist[s], d.unit))]] : [];
+    return dist ? [[html`<code title="${metricTitle(report, d.name)}">${d.name}</code>`, dist.count, ...STATS.map((s) => formatFigure(dist[s], d))]] : [];
   });
   return html`<p class="note">Throughput: ${formatNumber(throughput.audioSPerWallS, 2)} audio s/s, ${formatNumber(throughput.sessionsPerS, 2)} sessions/s over ${formatSeconds(throughput.wallS)} of wall time (${formatSeconds(throughput.audioS)} of audio).
 Turns: ${turns.planned} planned, ${turns.finalized} with a final transcript; boundaries from ${turns.boundaries}; end of speech from ${sources}.
-Client: ${b.clientHealth.verdict} Event-loop delay p50 ${formatMetric(delay.p50Ms, 'ms')}, p99 ${formatMetric(delay.p99Ms, 'ms')}, max ${formatMetric(delay.maxMs, 'ms')}${b.clientHealth.capHits ? `; ${b.clientHealth.capHits} sessions found the open-session cap reached` : ''}.</p>
+Client: ${b.clientHealth.verdict} Event-loop delay p50 ${formatMetric(delay.p50Ms, 'ms')}, p99 ${formatMetric(delay.p99Ms, 'ms')}, max ${formatMetric(delay.maxMs, 'ms')}${b.clientHealth.capHits ? `; ${plural(b.clientHealth.capHits, 'session')} found the open-session cap reached` : ''}.</p>
 ${table(['metric', 'count', ...STATS], rows, 'figures')}`;
 }

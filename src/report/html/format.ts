@@ -1,3 +1,5 @@
+import type { MetricDescription } from '../../metrics/catalog.js';
+
 /** Figures as people read them: fixed decimals per unit, digit grouping, and the unit always written. */
 export function formatNumber(value: number, decimals: number): string {
   return value.toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
@@ -20,6 +22,12 @@ export function formatMetric(value: number, unit: string): string {
     default:
       return formatNumber(Math.round(value), 0);
   }
+}
+
+/** A catalog figure in its unit, except quality ratios (word error rates), which people read as percentages. */
+export function formatFigure(value: number, metric: Pick<MetricDescription, 'unit' | 'tags'> | undefined): string {
+  if (metric?.unit === 'ratio' && metric.tags.includes('quality')) return formatPercent(value);
+  return formatMetric(value, metric?.unit ?? '');
 }
 
 /** A 0–1 ratio as a percentage; null (nothing to judge) as n/a. */

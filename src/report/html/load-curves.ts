@@ -3,7 +3,7 @@ import type { Report } from '../schema.js';
 import type { ChartSpec, RuleSpec, SeriesSpec } from './chart-spec.js';
 import { round } from './downsample.js';
 import { formatPlain } from './format.js';
-import { benchmarksByLevel, loadAxis, loadLevel } from './levels.js';
+import { benchmarksByLevel, loadAxis, loadLevel } from '../levels.js';
 import { html } from './markup.js';
 import { ERROR_RATE_TITLE, latencyMetrics, metricTitle, sloList, THROUGHPUT_TITLE } from './metrics.js';
 import { COLORS } from './palette.js';
@@ -22,7 +22,8 @@ export function loadCurvesSection(report: Report): Section {
   const levels = benchmarksByLevel(report);
   const axis = loadAxis(report);
   const xs = levels.map((b) => loadLevel(b.profile));
-  const x = { label: axis.label, unit: axis.unit, fromZero: true };
+  // Concurrency in whole sessions from the lowest level run; rates from zero.
+  const x = axis.whole ? { label: axis.label, unit: axis.unit, whole: true } : { label: axis.label, unit: axis.unit, fromZero: true };
   const slos = sloList(report);
   const capacity = capacityRules(report);
 

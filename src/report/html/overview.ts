@@ -4,11 +4,12 @@ import type { LoadProfile } from '../../load/profiles.js';
 import type { SloResult } from '../../metrics/slo.js';
 import type { BenchmarkSummary } from '../../metrics/compute.js';
 import type { Benchmark, Report } from '../schema.js';
-import { formatMetric, formatPercent, formatPlain, formatNumber, formatSeconds } from './format.js';
-import { benchmarksByLevel, loadAxis, loadLevel, type LoadAxis } from './levels.js';
+import { formatFigure, formatMetric, formatPercent, formatPlain, formatNumber, formatSeconds } from './format.js';
+import { benchmarksByLevel, capacityText, loadAxis, loadLevel, type LoadAxis } from '../levels.js';
 import { html, type Html } from './markup.js';
 import { ERROR_RATE_TITLE, latencyMetrics, metricTitle, readSlo, THROUGHPUT_TITLE } from './metrics.js';
-import { table, type Section } from './section.js';
+import { breakable, table, type Section } from './section.js';
+import { plural } from '../../plural.js';
 
 /** The run's question (what was benchmarked, how) and its answer (capacity, SLO verdicts, headline figures). */
 export function overviewSection(report: Report): Section {
@@ -20,7 +21,7 @@ export function overviewSection(report: Report): Section {
     charts: [],
     body: html`<div class="qa">
 <dl class="facts">${facts(report, axis).map(([term, value]) => html`<dt>${term}</dt><dd>${value}</dd>`)}</dl>
-<div class="answer"><p class="answer-text">${answer(report, axis)}</p>${callouts(report)}</div>
+<div class="answer"><p class="answer-text">${answer(report)}</p>${callouts(report)}</div>
 </div>
 <h3 class="subhead">Headline figures <span class="muted">at ${headline.benchmark.label}${headline.reason}</span></h3>
 <div class="cards">${cards(report, headline.benchmark)}</div>
@@ -38,7 +39,7 @@ function facts(report: Report, axis: LoadAxis): Array<[string, string]> {
     ['Model', config.model],
     [
       'Workload',
-      `${config.data}: ${formatPlain(dataset.count)} samples, ${formatSeconds(dataset.totalAudioS)} of audio · ` +
+      `${config.data}: ${formatPlain(dataset.count)} sample${dataset.count === 1 ? '' : 's'}, ${formatSeconds(dataset.totalAudioS)} of audio · ` +
         `${config.turnsPerSession} turn${config.turnsPerSession === 1 ? '' : 's'} per session · ${config.chunkMs} ms chunks · pace ${config.pace}`,
     ],
     ['Load', describePlan(config.plan, axis)],
@@ -71,14 +72,9 @@ function describePlan(plan: LoadPlan, axis: LoadAxis): string {
   }
 }
 
-function answer(report: Report, axis: LoadAxis): string {
+function answer(report: Report): string {
   const { capacity } = report;
-  if (capacity) {
-    const target = capacity.slos.join(' and ');
-    if (capacity.answer === null) return `No level met ${target}: even ${formatPlain(capacity.failsAt!)} ${axis.noun} failed.`;
-    const bracket = capacity.failsAt === null ? 'every level up to the search limit passed' : `${formatPlain(capacity.failsAt)} failed`;
-    return `Capacity: ${formatPlain(capacity.answer)} ${axis.noun} meet ${target} (${bracket}; ${capacity.probes.length} levels probed).`;
-  }
+  if (capacity) return `Capacity: ${capacityText(capacity)}.`;
   const summaries = report.benchmarks.map((b) => b.summary);
   if (summaries.every((s) => s.sessions.completed === 0)) {
     const sum = (pick: (s: BenchmarkSummary) => number): number => summaries.reduce((n, s) => n + pick(s), 0);
@@ -127,14 +123,14 @@ function cards(report: Report, benchmark: Benchmark): Html[] {
   const { summary } = benchmark;
   const latency = latencyMetrics(report).slice(0, 3).flatMap((name) => {
     const d = summary.metrics[name];
-    const unit = definitionIn(report, name)?.unit ?? 'ms';
-    return d ? [card(`${name} p50`, splitUnit(formatMetric(d.p50, unit)), `p95 ${formatMetric(d.p95, unit)} · p99 ${formatMetric(d.p99, unit)}`, metricTitle(report, name))] : [];
+    const metric = definitionIn(report, name);
+    return d ? [card(`${name} p50`, splitUnit(formatFigure(d.p50, metric)), `p95 ${formatFigure(d.p95, metric)} · p99 ${formatFigure(d.p99, metric)}`, metricTitle(report, name))] : [];
   });
   const { throughput, sessions } = summary;
   return [
     ...latency,
     card('throughput', [formatNumber(throughput.audioSPerWallS, 2), 'audio s/s'], `${formatNumber(throughput.sessionsPerS, 2)} sessions/s over ${formatSeconds(throughput.wallS)}`, THROUGHPUT_TITLE),
-    card('error rate', splitUnit(formatPercent(summary.errorRate)), `${sessions.completed} of ${sessions.total} sessions completed, ${sessions.failed} failed, ${sessions.incomplete} incomplete`, ERROR_RATE_TITLE),
+    card('error rate', splitUnit(formatPercent(summary.errorRate)), `${sessions.completed} of ${plural(sessions.total, 'session')} completed, ${sessions.failed} failed, ${sessions.incomplete} incomplete`, ERROR_RATE_TITLE),
   ];
 }
 
@@ -154,9 +150,9 @@ function levelsTable(report: Report): Html {
     'level',
     { label: 'completed / sessions', title: 'Every session of the level, warm-up and cool-down included.' },
     { label: 'error rate', title: ERROR_RATE_TITLE },
-    ...names.flatMap((n) => ['p50', 'p95'].map((stat) => ({ label: `${n} ${stat}`, title: metricTitle(report, n) }))),
-    { label: 'throughput', title: THROUGHPUT_TITLE },
-    ...report.config.slos.map((slo) => ({ label: slo, title: `SLO ${slo}: its measured value at each level, and whether it held.` })),
+    ...names.flatMap((n) => ['p50', 'p95'].map((stat) => ({ label: breakable(`${n} ${stat}`), title: metricTitle(report, n) }))),
+    { label: 'throughput (audio s/s)', title: THROUGHPUT_TITLE },
+    ...report.config.slos.map((slo) => ({ label: breakable(slo), title: `SLO ${slo}: its measured value at each level, and whether it held.` })),
   ];
   const rows = benchmarksByLevel(report).map((b) => [
     b.label,
@@ -166,7 +162,7 @@ function levelsTable(report: Report): Html {
       const d = b.summary.metrics[n];
       return [d?.p50, d?.p95].map((v) => (v === undefined ? 'n/a' : formatMetric(v, 'ms')));
     }),
-    `${formatNumber(b.summary.throughput.audioSPerWallS, 2)} audio s/s`,
+    formatNumber(b.summary.throughput.audioSPerWallS, 2),
     ...report.config.slos.map((slo) => sloChip(report, b.summary.slos.find((s) => s.slo === slo))),
   ]);
   return table(headers, rows, 'levels');
@@ -174,7 +170,7 @@ function levelsTable(report: Report): Html {
 
 function sloChip(report: Report, result: SloResult | undefined): Html | string {
   if (!result) return 'n/a';
-  return html`<span class="chip ${result.pass ? 'pass' : 'fail'}">${result.pass ? 'pass' : 'fail'} · ${sloValue(report, result.slo, result.value)}</span>`;
+  return html`<span class="chip ${result.pass ? 'pass' : 'fail'}">${result.pass ? 'pass' : 'fail'}</span> <span class="slo-value">${sloValue(report, result.slo, result.value)}</span>`;
 }
 
 /** An SLO's measured value in its metric's unit. */
@@ -182,5 +178,5 @@ function sloValue(report: Report, text: string, value: number | null): string {
   if (value === null) return 'no data';
   const aggregate = readSlo(text)?.aggregate;
   if (!aggregate) return formatPlain(value);
-  return aggregate.stat === 'error_rate' ? formatPercent(value) : formatMetric(value, definitionIn(report, aggregate.metric)?.unit ?? '');
+  return aggregate.stat === 'error_rate' ? formatPercent(value) : formatFigure(value, definitionIn(report, aggregate.metric));
 }

@@ -1,4 +1,5 @@
 import { chartLibrary } from './assets.js';
+import { axisRange, wholeSplits } from './axes.js';
 import { drawReportPage, type PageData } from './client.js';
 import { html, inlineScript, inlineStyle, jsonScript, toHtmlString, type Content } from './markup.js';
 import type { Section } from './section.js';
@@ -51,7 +52,7 @@ ${page.sections.map((s) => html`<section id="${s.id}"><h2>${s.title}</h2>${s.bod
 </main>
 ${jsonScript(DATA_ELEMENT_ID, data)}
 ${inlineScript(library.script)}
-${inlineScript(`(${drawReportPage.toString()})(window, uPlot, ${JSON.stringify(DATA_ELEMENT_ID)});`)}
+${inlineScript(`(${drawReportPage.toString()})(window, uPlot, ${JSON.stringify(DATA_ELEMENT_ID)}, { range: ${axisRange.toString()}, splits: ${wholeSplits.toString()} });`)}
 </body>
 </html>
 `);

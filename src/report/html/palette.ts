@@ -4,10 +4,11 @@
  */
 const PLASMA = ['#0d0887', '#6a00a8', '#b12a90', '#e16462', '#f89540'];
 
+/** Red is the SLO lines' alone: no series drawn beside them shares it. */
 export const COLORS = {
   p50: '#2563eb',
   p95: '#d97706',
-  p99: '#b91c1c',
+  p99: '#7c3aed',
   slo: '#dc2626',
   capacity: '#15803d',
   failsAt: '#9ca3af',
@@ -17,7 +18,7 @@ export const COLORS = {
   error: '#dc2626',
   end: '#9ca3af',
   throughput: '#2563eb',
-  errorRate: '#dc2626',
+  errorRate: '#0f766e',
   /** The two sides of a comparison: the baseline A and the candidate B. */
   sideA: '#2563eb',
   sideB: '#d97706',

@@ -1,7 +1,7 @@
 import type { BenchmarkSummary } from '../../metrics/compute.js';
 import type { Report } from '../schema.js';
 import { formatPlain } from './format.js';
-import { benchmarksByLevel } from './levels.js';
+import { benchmarksByLevel } from '../levels.js';
 import { html, type Html } from './markup.js';
 import { note, table, type Section } from './section.js';
 

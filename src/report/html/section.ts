@@ -23,11 +23,16 @@ export function note(text: Content): Html {
 }
 
 /** A table with a header row; headers may carry tooltips. */
-export function table(headers: ReadonlyArray<string | { label: string; title: string }>, rows: readonly Content[][], className = ''): Html {
+export function table(headers: ReadonlyArray<string | { label: Content; title: string }>, rows: readonly Content[][], className = ''): Html {
   const head = headers.map((h) => (typeof h === 'string' ? html`<th>${h}</th>` : html`<th title="${h.title}">${h.label}</th>`));
   return html`<div class="table-wrap"><table class="${className}"><thead><tr>${head}</tr></thead><tbody>${rows.map(
     (cells) => html`<tr>${cells.map((c) => html`<td>${c}</td>`)}</tr>`,
   )}</tbody></table></div>`;
+}
+
+/** A long name or expression with break opportunities after "(" and "_" and before a comparison, so a narrow column wraps it between its parts. */
+export function breakable(text: string): Html {
+  return html`${text.split(/(?<=[(_])|(?=[<>=]+)/).map((part, i) => (i === 0 ? part : html`<wbr>${part}`))}`;
 }
 
 /** One legend for a group of charts that share their series (e.g. one curve per load level). */

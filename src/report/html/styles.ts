@@ -44,6 +44,12 @@ th[title], .chart-title[title], .card[title], code[title] { cursor: help; }
 td { font-variant-numeric: tabular-nums; }
 table.levels td:not(:first-child), table.figures td:not(:first-child) { text-align: right; white-space: nowrap; }
 table.levels th:not(:first-child), table.figures th:not(:first-child) { text-align: right; }
+/* The by-level table carries a column per SLO: headers wrap between their parts (anywhere, as a last resort) and each verdict sits above its value, so it fits a 1024 px screen. */
+table.levels { font-size: 12.5px; }
+table.levels th { white-space: normal; overflow-wrap: anywhere; vertical-align: bottom; }
+table.levels th, table.levels td { padding-right: 8px; }
+table.levels td:has(.chip) { white-space: normal; }
+.slo-value { white-space: nowrap; }
 .transcript, .message { overflow-wrap: anywhere; }
 table.definitions td:nth-child(n+4) { min-width: 160px; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12.5px; }

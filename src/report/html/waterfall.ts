@@ -4,7 +4,7 @@ import type { Report, ReportSession } from '../schema.js';
 import type { ChartSpec, SeriesSpec } from './chart-spec.js';
 import { evenly, round } from './downsample.js';
 import { formatNumber } from './format.js';
-import { benchmarksByLevel } from './levels.js';
+import { benchmarksByLevel } from '../levels.js';
 import { html, type Html } from './markup.js';
 import { metricTitle } from './metrics.js';
 import { COLORS } from './palette.js';

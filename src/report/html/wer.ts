@@ -2,7 +2,7 @@ import { headlineLatencies, metricsOf } from '../picks.js';
 import type { Report } from '../schema.js';
 import type { ChartSpec } from './chart-spec.js';
 import { evenly, round } from './downsample.js';
-import { benchmarksByLevel } from './levels.js';
+import { benchmarksByLevel } from '../levels.js';
 import { html } from './markup.js';
 import { measuredCompleted, metricTitle } from './metrics.js';
 import { levelColors } from './palette.js';

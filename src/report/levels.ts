@@ -1,0 +1,57 @@
+import type { LoadProfile } from '../load/profiles.js';
+import type { Benchmark, Report } from './schema.js';
+import { plural } from '../plural.js';
+
+/**
+ * Load levels: what a benchmark's load was, as one number on a chart axis.
+ * Closed loop: sessions at once; open loop: arrivals per second.
+ */
+export interface LoadAxis {
+  label: string;
+  unit: string;
+  /** How a level reads in a sentence: "16 concurrent sessions", "2.5 arrivals/s". */
+  noun: string;
+  /** Levels are whole sessions (concurrency), not rates. */
+  whole: boolean;
+}
+
+export function loadLevel(profile: LoadProfile): number {
+  switch (profile.kind) {
+    case 'synchronous':
+      return 1;
+    case 'concurrent':
+      return profile.concurrency;
+    default:
+      return profile.rate;
+  }
+}
+
+export function loadAxis(report: Report): LoadAxis {
+  const openLoop = report.benchmarks.some((b) => b.profile.kind === 'constant' || b.profile.kind === 'poisson');
+  return openLoop
+    ? { label: 'arrival rate', unit: 'sessions/s', noun: 'arrivals/s', whole: false }
+    : { label: 'concurrency', unit: 'sessions', noun: 'concurrent sessions', whole: true };
+}
+
+/** Benchmarks by increasing load; a capacity search runs them out of order. */
+export function benchmarksByLevel(report: Report): Benchmark[] {
+  return [...report.benchmarks].sort((a, b) => loadLevel(a.profile) - loadLevel(b.profile));
+}
+
+/** A level with its unit, e.g. "1 concurrent session", "2.5 arrivals/s". */
+export function levelText(value: number, by: 'concurrency' | 'rate'): string {
+  const n = Number.isInteger(value) ? String(value) : String(Number(value.toPrecision(4)));
+  return by === 'rate' ? `${n} arrivals/s` : `${n} concurrent session${value === 1 ? '' : 's'}`;
+}
+
+/**
+ * A capacity search's answer in words, for every output. Each level is written with its
+ * unit, so the level that failed never reads as a count of failed sessions.
+ */
+export function capacityText(capacity: NonNullable<Report['capacity']>): string {
+  const target = capacity.slos.join(' and ');
+  const probed = `${plural(capacity.probes.length, 'level')} probed`;
+  if (capacity.answer === null) return `no level met ${target}, not even the first, ${levelText(capacity.failsAt!, capacity.by)} (${probed})`;
+  const bracket = capacity.failsAt === null ? 'every level up to the search limit passed' : `at ${levelText(capacity.failsAt, capacity.by)} they failed`;
+  return `${levelText(capacity.answer, capacity.by)}, the most that met ${target} (${bracket}; ${probed})`;
+}

@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { describe, it } from 'node:test';
+import WebSocket from 'ws';
+import { CLI, runNode } from './helpers.js';
+
+const COMMANDS = [['run'], ['serve'], ['report', 'render'], ['report', 'merge'], ['report', 'compare'], ['dataset', 'inspect'], ['dataset', 'synth']];
+
+describe('voxbench --help', () => {
+  for (const command of COMMANDS) {
+    it(`${command.join(' ')} prints defaults as the README writes them`, async () => {
+      const { code, stdout } = await runNode([CLI, ...command, '--help']);
+      assert.equal(code, 0);
+      assert.doesNotMatch(stdout, /default: \[|default: "|choices: "/, 'no default or choice printed as JSON');
+    });
+  }
+
+  it('marks required options and names the flags as the README does', async () => {
+    assert.match((await runNode([CLI, 'dataset', 'synth', '--help'])).stdout, /--out <dir>\s+folder to write NAME-LINE\.wav[^]*\(required\)/);
+    const run = (await runNode([CLI, 'run', '--help'])).stdout;
+    assert.match(run, /--concurrency <n>[^]*?\(default: 1\)/);
+    assert.match(run, /--outputs <list>[^]*?\(default: json\)/);
+    assert.match(run.replace(/\s+/g, " "), /--protocol <name> wire dialect \(choices: vllm, openai, openai-beta; default: vllm\)/);
+    assert.match(run, /--max-sample-duration <s>/);
+    assert.doesNotMatch(run, /--max-duration/, 'the old name is accepted, not listed');
+  });
+
+  it('refuses --rate 0 and --rate 1,2 with one message', async () => {
+    const messages = await Promise.all(['0', '1,2'].map(async (rate) => (await runNode([CLI, 'run', '--rate', rate])).stderr.trim()));
+    for (const [i, rate] of ['0', '1,2'].entries()) {
+      assert.equal(messages[i], `voxbench: error: option '--rate <r>' argument '${rate}' is invalid. expected one number above 0, e.g. 2.5. (run with --help for usage)`);
+    }
+  });
+});
+
+describe('voxbench serve logging', () => {
+  /** Starts `serve`, makes one good and one refused upgrade, stops it, and returns what it printed. */
+  async function session(flags: string[]): Promise<string[]> {
+    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...flags], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += String(d)));
+    const url = await new Promise<string>((resolve) => child.stdout.on('data', () => /listening on (\S+)/.exec(out) && resolve(/listening on (\S+)/.exec(out)![1]!)));
+    await new Promise<void>((resolve, reject) => {
+      const ws = new WebSocket(url).once('open', () => ws.close()).once('close', () => resolve()).once('error', reject);
+    });
+    await new Promise<void>((resolve) => new WebSocket(url.replace('/v1/realtime', '/nowhere')).once('error', () => resolve()));
+    // Lines reach stdout before the client sees the upgrade answered; give the pipe a moment.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+    return out.trimEnd().split('\n');
+  }
+
+  it('logs one line per connection, and a line when it stops', async () => {
+    const lines = await session([]);
+    assert.equal(lines.length, 4, lines.join('\n'));
+    assert.match(lines[0]!, /^voxbench simulated server listening on /);
+    assert.match(lines[1]!, /^connection from 127\.0\.0\.1:\d+: vllm$/);
+    assert.match(lines[2]!, /^connection from 127\.0\.0\.1:\d+ refused: 404 Not Found: \/nowhere$/);
+    assert.equal(lines[3], 'voxbench simulated server stopped (SIGTERM)');
+  });
+
+  it('with --quiet logs no connection', async () => {
+    const lines = await session(['--quiet']);
+    assert.equal(lines.length, 2, lines.join('\n'));
+    assert.match(lines[0]!, /^voxbench simulated server listening on /);
+    assert.equal(lines[1], 'voxbench simulated server stopped (SIGTERM)');
+  });
+});
