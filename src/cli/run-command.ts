@@ -7,7 +7,6 @@ import { UsageError } from '../config.js';
 import { PROFILE_KINDS } from '../load/profiles.js';
 import type { RunOptions } from '../config.js';
 import { renderSummary } from '../report/console.js';
-import { thinTailLines } from '../report/thin-tails.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../report/outputs.js';
 import { parseMetaEntry } from '../report/record.js';
 import { Progress } from './progress.js';
@@ -149,7 +148,7 @@ export const runCommand = new Command('run')
     }).finally(() => progress?.stop());
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    process.stdout.write(opts.json ? JSON.stringify(report, null, 1) + '\n' : [renderSummary(report, { definitions: opts.definitions === true }), ...thinTailLines(report), `Wrote: ${written.join(', ')}\n`].join('\n'));
+    process.stdout.write(opts.json ? JSON.stringify(report, null, 1) + '\n' : [renderSummary(report, { definitions: opts.definitions === true }), `Wrote: ${written.join(', ')}\n`].join('\n'));
     const why = outcomeLine(report);
     if (why !== undefined) process.stderr.write(`${printable(why)}\n`);
     process.exitCode = exitCodeOf(report);

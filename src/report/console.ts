@@ -3,6 +3,7 @@ import type { Distribution } from '../metrics/stats.js';
 import { printable } from '../printable.js';
 import { benchmarksByLevel, capacityText } from './levels.js';
 import { headlineLatencies, spanText, summaryMetrics } from './picks.js';
+import { thinTailLines } from './thin-tails.js';
 import type { Benchmark, Report } from './schema.js';
 import { plural } from '../plural.js';
 
@@ -26,6 +27,8 @@ export function renderSummary(report: Report, { definitions = false } = {}): str
   for (const benchmark of report.benchmarks) lines.push('', ...renderBenchmark(benchmark, shown));
   if (report.benchmarks.length > 1) lines.push('', ...renderLevels(report));
   if (report.capacity) lines.push('', `capacity: ${capacityText(report.capacity)}`);
+  const thin = thinTailLines(report);
+  if (thin.length > 0) lines.push('', ...thin);
   if (definitions) {
     lines.push('', 'Definitions:');
     for (const m of shown) lines.push(`  ${m.name} [${m.unit}]: ${spanText(m)}. ${m.description}`);
