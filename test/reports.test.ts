@@ -142,15 +142,25 @@ describe('render, merge, resume, compare', () => {
     await assert.rejects(run({ resume: join(dir, 'nope') }), /^UsageError: --resume .*nope: no sessions\.jsonl there; give the output folder of the run to continue$/);
   });
 
-  it('merge keys sessions by (split, sample ids), later reports replacing earlier ones', async () => {
-    const [a, b] = await Promise.all([run({ maxSessions: 3, pace: FAST }), run({ maxSessions: 2, pace: FAST, turnsPerSession: 1 })]);
-    // b ran harvard-01 and -02 again: its rows replace a's; harvard-03 stays from a.
+  it('merge keys sessions by run, level and index: a sample used twice stays twice, the same session merged twice once', async () => {
+    const [a, b] = await Promise.all([run({ maxSessions: 8, pace: FAST, turnsPerSession: 1 }), run({ maxSessions: 2, pace: FAST, turnsPerSession: 1 })]);
+    // a sent harvard-01 and -02 twice (6 samples, 8 sessions); b ran them again, as other sessions.
     const merged = mergeReports([a.report, b.report], ['a.json', 'b.json']);
     const sessions = merged.benchmarks[0]!.sessions;
-    assert.deepEqual(sessions.map((s) => s.sampleIds[0]), ['harvard-03', 'harvard-01', 'harvard-02']);
-    assert.deepEqual(sessions.map((s) => s.index), [0, 1, 2]);
-    assert.equal(merged.benchmarks[0]!.summary.metrics.ttft_ms!.count, 3, 'distributions recomputed from the merged rows');
+    assert.deepEqual(sessions.map((s) => s.sampleIds[0]), [1, 2, 3, 4, 5, 6, 1, 2, 1, 2].map((n) => `harvard-0${n}`));
+    assert.deepEqual(sessions.map((s) => s.index), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    assert.equal(merged.benchmarks[0]!.summary.metrics.ttft_ms!.count, 10, 'distributions recomputed from the merged rows');
     assert.deepEqual(merged.mergedFrom, ['a.json', 'b.json']);
+    assert.equal(mergeReports([a.report], ['a.json']).benchmarks[0]!.sessions.length, 8, 'a run merged alone loses nothing');
+    assert.equal(mergeReports([a.report, a.report], ['a.json', 'a.json']).benchmarks[0]!.sessions.length, 8, 'the same sessions twice are one row each');
+  });
+
+  it('merge of a run and its resumption counts each session once', async () => {
+    const dir = await tempDir();
+    const first = await run({ maxSessions: 2, pace: FAST, turnsPerSession: 1, outputDir: dir });
+    const resumed = await run({ maxSessions: 4, pace: FAST, turnsPerSession: 1, resume: dir });
+    const sessions = mergeReports([first.report, resumed.report], ['first', 'resumed']).benchmarks[0]!.sessions;
+    assert.deepEqual(sessions.map((s) => s.sampleIds[0]), ['harvard-01', 'harvard-02', 'harvard-03', 'harvard-04']);
   });
 
   it('compare finds a real difference and none between a run and itself', async () => {
