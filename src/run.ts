@@ -15,8 +15,10 @@ import { writeOutputs } from './report/outputs.js';
 import { upgradeRecord } from './report/migrate.js';
 import { buildRecord } from './report/record.js';
 import { REDACTED, redactUrl } from './report/redact.js';
+import { readReportHeader } from './report/report-header.js';
 import { REPORT_SCHEMA, REPORT_VERSION, type Benchmark, type Report, type RunConfig } from './report/schema.js';
 import { onClockOf, resumeSessionLog, SESSION_LOG, SessionLog, SessionLogError, type LoggedSession } from './report/session-log.js';
+import { checkResumable } from './resume-check.js';
 import { createRunContext, loadRunDataset, runLevel, type RunContext } from './run-context.js';
 import { startServerThread } from './server/thread.js';
 import { formatPace } from './session/pace.js';
@@ -57,6 +59,8 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
     const target = options.target ?? server!.url;
     const context = await createRunContext(settings, dataset);
     const config = runConfig(options, settings, context, target, server !== undefined);
+    const datasetSummary = summarizeDataset(dataset);
+    if (options.resume !== undefined) checkResumable(options.resume, await readReportHeader(join(options.resume, 'report.json')), config, datasetSummary.fingerprint);
     const header = (clock: Clock, benchmarks: Benchmark[], capacity?: Report['capacity']): Omit<Report, 'record'> => ({
       schema: REPORT_SCHEMA,
       version: REPORT_VERSION,
@@ -65,7 +69,7 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
       ...(options.signal?.aborted ? { stoppedBy: 'interrupted' as const } : {}),
       environment: { node: process.version, platform: process.platform, arch: process.arch, cpus: cpus().length, hostname: hostname() },
       config,
-      dataset: { ...summarizeDataset(dataset), problems: dataset.problems },
+      dataset: { ...datasetSummary, problems: dataset.problems },
       metricDefinitions: describeMetrics(),
       percentileMethod: PERCENTILE_METHOD,
       benchmarks,

@@ -10,6 +10,7 @@ import { renderCsv } from '../src/report/csv.js';
 import { renderMarkdown } from '../src/report/markdown.js';
 import { mergeReports } from '../src/report/merge.js';
 import { readReport } from '../src/report/recompute.js';
+import { readReportHeader } from '../src/report/report-header.js';
 import { parseMetaEntry } from '../src/report/record.js';
 import { reportJsonChunks } from '../src/report/report-json.js';
 import type { Report } from '../src/report/schema.js';
@@ -132,6 +133,23 @@ describe('render, merge, resume, compare', () => {
     const spans = (ss: typeof sessions) => Math.max(...ss.map((s) => closeOf(s.timeline).t)) - Math.min(...ss.map((s) => s.timeline.startMs));
     assert.ok(Math.abs(report.benchmarks[0]!.summary.throughput.wallS * 1000 - (spans(sessions.slice(0, 3)) + spans(sessions.slice(3)))) < 1e-6, 'each run counts its own span');
     assert.equal((await readSessionLog(dir)).length, 5);
+  });
+
+  it('resume refuses other settings, naming the first that differs, and leaves the folder as it was', async () => {
+    const dir = await tempDir();
+    const first = await run({ maxSessions: 2, pace: FAST, turnsPerSession: 1, outputDir: dir });
+    const { schema, version, voxbenchVersion, startedAt, environment, config, dataset } = first.report;
+    assert.deepEqual(await readReportHeader(join(dir, 'report.json')), { schema, version, voxbenchVersion, startedAt, environment, config, dataset }, 'the header alone is read');
+    const before = await Promise.all(['report.json', SESSION_LOG].map((name) => readFile(join(dir, name), 'utf8')));
+    await assert.rejects(
+      run({ maxSessions: 4, pace: FAST, turnsPerSession: 1, profile: { kind: 'concurrent', concurrency: 2 }, resume: dir }),
+      /^UsageError: --resume .*: the run there has another plan\.profile\.kind \("synchronous" there, "concurrent" now\); resume with the same flags, or start a new run$/,
+    );
+    await assert.rejects(run({ maxSessions: 4, pace: FAST, turnsPerSession: 1, dataset: { maxSamples: 3 }, resume: dir }), /another dataset\.fingerprint /);
+    const cli = await runNode([CLI, 'run', '--resume', dir, '--max-sessions', '4', '--pace', '8x', '--chunk-ms', '50']);
+    assert.equal(cli.code, 2);
+    assert.match(cli.stderr, /^voxbench: error: --resume .*: the run there has another chunkMs \(100 there, 50 now\); resume with the same flags, or start a new run\n$/);
+    assert.deepEqual(await Promise.all(['report.json', SESSION_LOG].map((name) => readFile(join(dir, name), 'utf8'))), before);
   });
 
   it('a new run into a used folder starts a new session log; --resume of a folder without one is refused', async () => {
