@@ -3,7 +3,8 @@ import { cpus, hostname } from 'node:os';
 import { join } from 'node:path';
 import { monotonicClock, type Clock } from './clock.js';
 import { resolveSettings, UsageError, type RunOptions, type Settings } from './config.js';
-import { summarizeDataset } from './data/dataset.js';
+import { summarizeDataset, type Dataset } from './data/dataset.js';
+import { lockFolder } from './folder-lock.js';
 import { searchCapacity } from './load/capacity.js';
 import { profileAt } from './load/plan.js';
 import { profileLabel, type LoadProfile } from './load/profiles.js';
@@ -43,7 +44,19 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
   const settings = resolveSettings(options);
   const dataset = await loadRunDataset(options);
   const outputDir = options.outputDir ?? options.resume;
-  const resumed = options.resume ? finishedSessions(await readResumeLog(options.resume)) : new Map<string, Map<number, LoggedSession>>();
+  if (options.resume !== undefined) await checkResumeLog(options.resume);
+  if (outputDir === undefined) return runIn(undefined, options, settings, dataset);
+  const release = await lockFolder(outputDir);
+  try {
+    return await runIn(outputDir, options, settings, dataset);
+  } finally {
+    await release();
+  }
+}
+
+/** The run, with its output folder (if any) held by this run alone. */
+async function runIn(outputDir: string | undefined, options: RunOptions, settings: Settings, dataset: Dataset): Promise<RunResult> {
+  const resumed = options.resume ? finishedSessions(await resumeSessionLog(options.resume)) : new Map<string, Map<number, LoggedSession>>();
   // Opened before the server starts, so a folder that cannot be written leaves nothing running.
   const log = outputDir === undefined ? undefined : await SessionLog.open(outputDir, options.resume !== undefined);
   const server =
@@ -188,11 +201,10 @@ function finishedSessions(logged: LoggedSession[]): Map<string, Map<number, Logg
   return byLevel;
 }
 
-async function readResumeLog(dir: string): Promise<LoggedSession[]> {
+async function checkResumeLog(dir: string): Promise<void> {
   try {
     await access(join(dir, SESSION_LOG));
   } catch {
     throw new UsageError(`--resume ${dir}: no ${SESSION_LOG} there; give the output folder of the run to continue`);
   }
-  return resumeSessionLog(dir);
 }

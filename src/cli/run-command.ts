@@ -17,7 +17,7 @@ import { DEFAULT_MODEL } from '../server/server.js';
 import { parsePace } from '../session/pace.js';
 import { DEFAULT_TIMEOUTS } from '../session/runner.js';
 import { addDatasetFlags, datasetOptionsFromFlags, type DatasetFlags } from './dataset-flags.js';
-import { checkWritableDir } from './output-dir.js';
+import { checkWritableDir, defaultOutputDir } from './output-dir.js';
 import { fraction, int, intList, num, outputList, sessionsOrSeconds } from './parse.js';
 
 export const runCommand = new Command('run')
@@ -67,7 +67,7 @@ export const runCommand = new Command('run')
   .option('--api-key-env <name>', 'environment variable holding the API key (default: OPENAI_API_KEY for OpenAI dialects, then VOXBENCH_API_KEY)')
   .option('--ca <file>', 'extra trusted CA certificate (PEM) for wss:// targets')
   .option('--insecure', 'accept any TLS certificate (self-signed test servers only)')
-  .option('--output-dir <dir>', 'where report.json, the session log and the other outputs are written (default: voxbench-runs/<timestamp>)')
+  .option('--output-dir <dir>', 'where report.json, the session log and the other outputs are written (default: voxbench-runs/<timestamp>-<random>; one run at a time)')
   .option('--outputs <list>', `formats to write besides report.json, from: ${OUTPUT_FORMATS.join(', ')}`, outputList, ['json'] as OutputFormat[])
   .option('--resume <dir>', 'continue the run logged in this folder (same flags): finished sessions are kept, not repeated')
   .option('--meta <entry...>', 'an entry for the reproducibility record: section.key=value (sections: deployment, input, client, session, results; no section means deployment), e.g. deployment.gpu=H100 client.location=eu-west')
@@ -88,7 +88,7 @@ export const runCommand = new Command('run')
           : { type: 'none' };
     const apiKey = resolveApiKey({ apiKey: opts.apiKey, apiKeyEnv: opts.apiKeyEnv, protocol: opts.protocol });
     // Without --output-dir, a resumed run writes into the folder it resumes.
-    const outputDir = opts.resume === undefined || opts.outputDir !== undefined ? (opts.outputDir ?? `voxbench-runs/${new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19)}`) : undefined;
+    const outputDir = opts.resume === undefined || opts.outputDir !== undefined ? (opts.outputDir ?? defaultOutputDir()) : undefined;
     await checkWritableDir(outputDir ?? opts.resume!, '--output-dir');
     const interrupt = new AbortController();
     const onSignal = (): void => {
