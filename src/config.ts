@@ -206,7 +206,11 @@ export function resolveSettings(options: RunOptions): Settings {
   positive('--chunk-ms', chunkMs, false);
   const turnsPerSession = options.turnsPerSession ?? 1;
   positive('--turns-per-session', turnsPerSession, true);
-  if (options.maxSessions !== undefined) positive('--max-sessions', options.maxSessions, true);
+  if (options.maxSessions !== undefined) {
+    positive('--max-sessions', options.maxSessions, true);
+    const left = measuredLeft(options.window ?? {}, options.maxSessions);
+    if (left <= 0) throw new UsageError(`--warmup and --cooldown leave out every one of --max-sessions ${options.maxSessions}: nothing would be measured; leave out fewer sessions or run more`);
+  }
   if (options.maxSeconds !== undefined) {
     positive('--max-seconds', options.maxSeconds, false);
     timerLimit('--max-seconds', options.maxSeconds * 1000, 's');
@@ -309,6 +313,12 @@ function resolvePlan(options: RunOptions): LoadPlan {
     if (profile.maxOpen !== undefined) positive('--max-open', profile.maxOpen, true);
   }
   return { kind: 'single', profile };
+}
+
+/** Sessions a window counted in sessions leaves to measure of `maxSessions` (windows in seconds count none). */
+function measuredLeft(window: MeasurementWindow, maxSessions: number): number {
+  const count = (exclusion: MeasurementWindow['warmup']): number => (exclusion && 'sessions' in exclusion ? exclusion.sessions : 0);
+  return maxSessions - count(window.warmup) - count(window.cooldown);
 }
 
 function positive(flag: string, value: number, integer: boolean): void {

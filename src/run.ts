@@ -3,7 +3,8 @@ import { cpus, hostname } from 'node:os';
 import { join } from 'node:path';
 import { monotonicClock, type Clock } from './clock.js';
 import { resolveSettings, UsageError, type RunOptions, type Settings } from './config.js';
-import { summarizeDataset } from './data/dataset.js';
+import { summarizeDataset, type Dataset } from './data/dataset.js';
+import { lockFolder } from './folder-lock.js';
 import { searchCapacity } from './load/capacity.js';
 import { profileAt } from './load/plan.js';
 import { profileLabel, type LoadProfile } from './load/profiles.js';
@@ -15,8 +16,10 @@ import { writeOutputs } from './report/outputs.js';
 import { upgradeRecord } from './report/migrate.js';
 import { buildRecord } from './report/record.js';
 import { REDACTED, redactUrl } from './report/redact.js';
+import { readReportHeader } from './report/report-header.js';
 import { REPORT_SCHEMA, REPORT_VERSION, type Benchmark, type Report, type RunConfig } from './report/schema.js';
 import { onClockOf, resumeSessionLog, SESSION_LOG, SessionLog, SessionLogError, type LoggedSession } from './report/session-log.js';
+import { checkResumable } from './resume-check.js';
 import { createRunContext, loadRunDataset, runLevel, type RunContext } from './run-context.js';
 import { startServerThread } from './server/thread.js';
 import { formatPace } from './session/pace.js';
@@ -43,7 +46,19 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
   const settings = resolveSettings(options);
   const dataset = await loadRunDataset(options);
   const outputDir = options.outputDir ?? options.resume;
-  const resumed = options.resume ? finishedSessions(await readResumeLog(options.resume)) : new Map<string, Map<number, LoggedSession>>();
+  if (options.resume !== undefined) await checkResumeLog(options.resume);
+  if (outputDir === undefined) return runIn(undefined, options, settings, dataset);
+  const release = await lockFolder(outputDir);
+  try {
+    return await runIn(outputDir, options, settings, dataset);
+  } finally {
+    await release();
+  }
+}
+
+/** The run, with its output folder (if any) held by this run alone. */
+async function runIn(outputDir: string | undefined, options: RunOptions, settings: Settings, dataset: Dataset): Promise<RunResult> {
+  const resumed = options.resume ? finishedSessions(await resumeSessionLog(options.resume)) : new Map<string, Map<number, LoggedSession>>();
   // Opened before the server starts, so a folder that cannot be written leaves nothing running.
   const log = outputDir === undefined ? undefined : await SessionLog.open(outputDir, options.resume !== undefined);
   const server =
@@ -59,6 +74,8 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
     const target = options.target ?? server!.url;
     const context = await createRunContext(settings, dataset);
     const config = runConfig(options, settings, context, target, server !== undefined);
+    const datasetSummary = summarizeDataset(dataset);
+    if (options.resume !== undefined) checkResumable(options.resume, await readReportHeader(join(options.resume, 'report.json')), config, datasetSummary.fingerprint);
     const header = (clock: Clock, benchmarks: Benchmark[], capacity?: Report['capacity']): Omit<Report, 'record'> => ({
       schema: REPORT_SCHEMA,
       version: REPORT_VERSION,
@@ -67,7 +84,7 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
       ...(options.signal?.aborted ? { stoppedBy: 'interrupted' as const } : {}),
       environment: { node: process.version, platform: process.platform, arch: process.arch, cpus: cpus().length, hostname: hostname() },
       config,
-      dataset: { ...summarizeDataset(dataset), problems: dataset.problems },
+      dataset: { ...datasetSummary, problems: dataset.problems },
       metricDefinitions: describeMetrics(),
       percentileMethod: PERCENTILE_METHOD,
       benchmarks,
@@ -199,11 +216,10 @@ function finishedSessions(logged: LoggedSession[]): Map<string, Map<number, Logg
   return byLevel;
 }
 
-async function readResumeLog(dir: string): Promise<LoggedSession[]> {
+async function checkResumeLog(dir: string): Promise<void> {
   try {
     await access(join(dir, SESSION_LOG));
   } catch {
     throw new UsageError(`--resume ${dir}: no ${SESSION_LOG} there; give the output folder of the run to continue`);
   }
-  return resumeSessionLog(dir);
 }

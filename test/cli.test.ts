@@ -43,6 +43,9 @@ describe('voxbench CLI (spawned)', () => {
     [['--data', '/nonexistent/dir'], 'voxbench: error: /nonexistent/dir: cannot read the dataset (ENOENT)'],
     [['--concurrency', 'many'], "voxbench: error: option '--concurrency <n>' argument 'many' is invalid. expected whole numbers from 1 up, separated by commas. (run with --help for usage)"],
     [['--profile', 'concurrent', '--concurrency', '1,2'], 'voxbench: error: --concurrency takes one level with --profile concurrent; lists are for --profile sweep'],
+    [['--profile', 'concurrent', '--rate', '5'], 'voxbench: error: --rate does not apply with --profile concurrent: it is arrivals per second, for --profile constant, poisson or capacity --capacity-by rate; sessions open at once are --concurrency'],
+    [['--concurrency', '2', '--rate', '5'], 'voxbench: error: --concurrency and --rate without --profile: give --profile concurrent (sessions open at once) or constant/poisson (arrivals per second)'],
+    [['--warmup', '10', '--max-sessions', '2'], 'voxbench: error: --warmup and --cooldown leave out every one of --max-sessions 2: nothing would be measured; leave out fewer sessions or run more'],
     [['--profile', 'capacity'], 'voxbench: error: --profile capacity needs at least one --slo to search against, e.g. --slo "p95(ttft_ms)<800"'],
     [['--target', 'ws://localhost:1/v1/realtime#x', '--model', 'm'], 'voxbench: error: --target cannot have a #fragment (#x); WebSocket URLs do not carry one'],
   ] as const) {

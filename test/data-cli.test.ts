@@ -3,6 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
 import { loadDataset } from '../src/data/load.js';
 import { toneWav } from './data-fixtures.js';
 import { CLI, runNode, tempDir } from './helpers.js';
@@ -34,6 +35,23 @@ describe('voxbench dataset inspect', () => {
     assert.equal(code, 0);
     const { summary, problems } = JSON.parse(stdout);
     assert.deepEqual([summary.count, summary.filteredOut, summary.languages, problems.length], [1, 1, { fr: 1 }, 1]);
+  });
+
+  it('counts samples past --max-samples as left out by the selection', async () => {
+    const { code, stdout } = await runNode([CLI, 'dataset', 'inspect', BUNDLED_SAMPLES_DIR, '--max-samples', '2']);
+    assert.equal(code, 0);
+    assert.match(stdout, /^samples +2 usable, 0 skipped for problems, 4 left out by the selection$/m);
+  });
+
+  it('a dataset with no usable sample is refused as run refuses it: one line, exit code 2', async () => {
+    const file = await manifestWithBadRow();
+    const line = `voxbench: error: ${file}: no usable samples; 1 skipped (first: ${file} line 2: not valid JSON`;
+    for (const command of [['dataset', 'inspect', file], ['run', '--data', file]]) {
+      const { code, stdout, stderr } = await runNode([CLI, ...command, '--max-duration', '0.1']);
+      assert.equal(code, 2, command.join(' '));
+      assert.equal(stdout, '');
+      assert.ok(stderr.startsWith(line) && stderr.endsWith('; 2 left out by the selection options\n') && !stderr.slice(0, -1).includes('\n'), stderr);
+    }
   });
 
   it('with --strict, stops at the first problem: one line, exit code 2', async () => {

@@ -81,7 +81,7 @@ describe('dataset selection', () => {
     assert.deepEqual(
       { ...summary, totalAudioS: Number(summary.totalAudioS.toFixed(6)), shortestS: summary.shortestS, longestS: summary.longestS },
       {
-        root: file, kind: 'jsonl', fingerprint: dataset.fingerprint, count: 6, skipped: 0, filteredOut: 0,
+        root: file, kind: 'jsonl', fingerprint: dataset.fingerprint, count: 6, skipped: 0, filteredOut: 6,
         totalAudioS: 3.3, shortestS: 0.3, longestS: 0.8, sampleRatesHz: [16_000],
         splits: { train: 6 }, languages: { de: 1, en: 2, 'en-US': 2, fr: 1 }, withReference: 6, withWordTimings: 0,
       },

@@ -10,6 +10,7 @@ import { renderCsv } from '../src/report/csv.js';
 import { renderMarkdown } from '../src/report/markdown.js';
 import { mergeReports } from '../src/report/merge.js';
 import { readReport } from '../src/report/recompute.js';
+import { readReportHeader } from '../src/report/report-header.js';
 import { parseMetaEntry } from '../src/report/record.js';
 import { reportJsonChunks } from '../src/report/report-json.js';
 import type { Report } from '../src/report/schema.js';
@@ -134,6 +135,23 @@ describe('render, merge, resume, compare', () => {
     assert.equal((await readSessionLog(dir)).length, 5);
   });
 
+  it('resume refuses other settings, naming the first that differs, and leaves the folder as it was', async () => {
+    const dir = await tempDir();
+    const first = await run({ maxSessions: 2, pace: FAST, turnsPerSession: 1, outputDir: dir });
+    const { schema, version, voxbenchVersion, startedAt, environment, config, dataset } = first.report;
+    assert.deepEqual(await readReportHeader(join(dir, 'report.json')), { schema, version, voxbenchVersion, startedAt, environment, config, dataset }, 'the header alone is read');
+    const before = await Promise.all(['report.json', SESSION_LOG].map((name) => readFile(join(dir, name), 'utf8')));
+    await assert.rejects(
+      run({ maxSessions: 4, pace: FAST, turnsPerSession: 1, profile: { kind: 'concurrent', concurrency: 2 }, resume: dir }),
+      /^UsageError: --resume .*: the run there has another plan\.profile\.kind \("synchronous" there, "concurrent" now\); resume with the same flags, or start a new run$/,
+    );
+    await assert.rejects(run({ maxSessions: 4, pace: FAST, turnsPerSession: 1, dataset: { maxSamples: 3 }, resume: dir }), /another dataset\.fingerprint /);
+    const cli = await runNode([CLI, 'run', '--resume', dir, '--max-sessions', '4', '--pace', '8x', '--chunk-ms', '50']);
+    assert.equal(cli.code, 2);
+    assert.match(cli.stderr, /^voxbench: error: --resume .*: the run there has another chunkMs \(100 there, 50 now\); resume with the same flags, or start a new run\n$/);
+    assert.deepEqual(await Promise.all(['report.json', SESSION_LOG].map((name) => readFile(join(dir, name), 'utf8'))), before);
+  });
+
   it('a new run into a used folder starts a new session log; --resume of a folder without one is refused', async () => {
     const dir = await tempDir();
     await run({ maxSessions: 3, pace: FAST, outputDir: dir });
@@ -142,15 +160,25 @@ describe('render, merge, resume, compare', () => {
     await assert.rejects(run({ resume: join(dir, 'nope') }), /^UsageError: --resume .*nope: no sessions\.jsonl there; give the output folder of the run to continue$/);
   });
 
-  it('merge keys sessions by (split, sample ids), later reports replacing earlier ones', async () => {
-    const [a, b] = await Promise.all([run({ maxSessions: 3, pace: FAST }), run({ maxSessions: 2, pace: FAST, turnsPerSession: 1 })]);
-    // b ran harvard-01 and -02 again: its rows replace a's; harvard-03 stays from a.
+  it('merge keys sessions by run, level and index: a sample used twice stays twice, the same session merged twice once', async () => {
+    const [a, b] = await Promise.all([run({ maxSessions: 8, pace: FAST, turnsPerSession: 1 }), run({ maxSessions: 2, pace: FAST, turnsPerSession: 1 })]);
+    // a sent harvard-01 and -02 twice (6 samples, 8 sessions); b ran them again, as other sessions.
     const merged = mergeReports([a.report, b.report], ['a.json', 'b.json']);
     const sessions = merged.benchmarks[0]!.sessions;
-    assert.deepEqual(sessions.map((s) => s.sampleIds[0]), ['harvard-03', 'harvard-01', 'harvard-02']);
-    assert.deepEqual(sessions.map((s) => s.index), [0, 1, 2]);
-    assert.equal(merged.benchmarks[0]!.summary.metrics.ttft_ms!.count, 3, 'distributions recomputed from the merged rows');
+    assert.deepEqual(sessions.map((s) => s.sampleIds[0]), [1, 2, 3, 4, 5, 6, 1, 2, 1, 2].map((n) => `harvard-0${n}`));
+    assert.deepEqual(sessions.map((s) => s.index), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    assert.equal(merged.benchmarks[0]!.summary.metrics.ttft_ms!.count, 10, 'distributions recomputed from the merged rows');
     assert.deepEqual(merged.mergedFrom, ['a.json', 'b.json']);
+    assert.equal(mergeReports([a.report], ['a.json']).benchmarks[0]!.sessions.length, 8, 'a run merged alone loses nothing');
+    assert.equal(mergeReports([a.report, a.report], ['a.json', 'a.json']).benchmarks[0]!.sessions.length, 8, 'the same sessions twice are one row each');
+  });
+
+  it('merge of a run and its resumption counts each session once', async () => {
+    const dir = await tempDir();
+    const first = await run({ maxSessions: 2, pace: FAST, turnsPerSession: 1, outputDir: dir });
+    const resumed = await run({ maxSessions: 4, pace: FAST, turnsPerSession: 1, resume: dir });
+    const sessions = mergeReports([first.report, resumed.report], ['first', 'resumed']).benchmarks[0]!.sessions;
+    assert.deepEqual(sessions.map((s) => s.sampleIds[0]), ['harvard-01', 'harvard-02', 'harvard-03', 'harvard-04']);
   });
 
   it('compare finds a real difference and none between a run and itself', async () => {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -23,4 +24,12 @@ async function unwritable(path: string): Promise<string | undefined> {
     const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
     return code === 'ENOENT' && dirname(path) !== path ? unwritable(dirname(path)) : code;
   }
+}
+
+/**
+ * A run's default folder: the start to the millisecond and a random suffix, so runs
+ * started in the same second (or millisecond, on two hosts sharing a disk) never share one.
+ */
+export function defaultOutputDir(now = new Date()): string {
+  return `voxbench-runs/${now.toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;
 }

@@ -24,7 +24,7 @@ const render = new Command('render')
   });
 
 const merge = new Command('merge')
-  .description('Merge runs or shards exactly: sessions keyed by (split, sample ids), later ones replacing earlier ones; figures recomputed from the merged sessions.')
+  .description('Merge runs or shards exactly: sessions keyed by (run, level, index), a session in two reports (a resumed run) kept once; figures recomputed from the merged sessions.')
   .argument('<runs...>', 'report.json files or run folders, in order')
   .requiredOption('--output-dir <dir>', 'where to write the merged report')
   .option('--outputs <list>', `formats to write, from: ${OUTPUT_FORMATS.join(', ')}`, outputList, ['json'] as OutputFormat[])

@@ -18,7 +18,8 @@ import { DEFAULT_MODEL } from '../server/server.js';
 import { parsePace } from '../session/pace.js';
 import { DEFAULT_TIMEOUTS } from '../session/runner.js';
 import { addDatasetFlags, datasetOptionsFromFlags, type DatasetFlags } from './dataset-flags.js';
-import { checkWritableDir } from './output-dir.js';
+import { profileOfFlags, type ProfileFlag } from './load-flags.js';
+import { checkWritableDir, defaultOutputDir } from './output-dir.js';
 import { fraction, int, intList, num, outputList, positiveNum, seconds, sessionsOrSeconds } from './parse.js';
 
 export const runCommand = new Command('run')
@@ -34,7 +35,7 @@ export const runCommand = new Command('run')
   .option('--vad-silence-ms <ms>', 'server_vad silence that ends a turn', num, 500)
   .addOption(new Option('--vad-eagerness <level>', 'semantic_vad eagerness').choices(['low', 'medium', 'high', 'auto'] as const).default('auto' as const))
   .option('--data <path>', 'dataset: a folder of audio files with .txt transcripts, a .jsonl manifest, Parquet shards or a save_to_disk folder (default: bundled samples); select with the dataset flags below')
-  .addOption(new Option('--profile <kind>', 'load profile: synchronous, concurrent, constant or poisson arrivals, a sweep of concurrency levels, or a capacity search').choices([...PROFILE_KINDS, 'sweep', 'capacity'] as const).default('synchronous' as const))
+  .addOption(new Option('--profile <kind>', 'load profile: synchronous, concurrent, constant or poisson arrivals, a sweep of concurrency levels, or a capacity search (default: from the load flags given: --concurrency N concurrent, --concurrency 1,2,4 sweep, --rate constant, --rate with --seed poisson; else synchronous)').choices([...PROFILE_KINDS, 'sweep', 'capacity'] as const))
   .option('--concurrency <n>', 'sessions open at once (concurrent); the levels of a sweep, e.g. 1,2,4,8; the first level of a capacity search', intList, [1])
   .option('--rate <r>', 'session arrivals per second (constant, poisson; the first level of a capacity search by rate)', positiveNum, 1)
   .option('--max-open <n>', 'open loop: cap on open sessions; a session that finds it reached waits, and the hit is counted', int)
@@ -69,7 +70,7 @@ export const runCommand = new Command('run')
   .option('--api-key-env <name>', 'environment variable holding the API key (default: OPENAI_API_KEY for OpenAI dialects, then VOXBENCH_API_KEY)')
   .option('--ca <file>', 'extra trusted CA certificate (PEM) for wss:// targets')
   .option('--insecure', 'accept any TLS certificate (self-signed test servers only)')
-  .option('--output-dir <dir>', 'where report.json, the session log and the other outputs are written (default: voxbench-runs/<timestamp>)')
+  .option('--output-dir <dir>', 'where report.json, the session log and the other outputs are written (default: voxbench-runs/<timestamp>-<random>; one run at a time)')
   .option('--outputs <list>', `formats to write besides report.json, from: ${OUTPUT_FORMATS.join(', ')}`, outputList, ['json'] as OutputFormat[])
   .option('--resume <dir>', 'continue the run logged in this folder (same flags): finished sessions are kept, not repeated')
   .option('--meta <entry...>', 'an entry for the reproducibility record: section.key=value (sections: deployment, input, client, session, results; no section means deployment), e.g. deployment.gpu=H100 client.location=eu-west')
@@ -82,7 +83,8 @@ export const runCommand = new Command('run')
   .action(async (opts) => {
     const pace = parsePace(opts.pace);
     if (!pace) throw new UsageError(`--pace takes realtime, Nx (e.g. 2x) or none, got "${opts.pace}"`);
-    const load = loadOptions(opts);
+    const given = new Set((['concurrency', 'rate', 'maxOpen', 'seed'] as const).filter((flag) => runCommand.getOptionValueSource(flag) === 'cli'));
+    const load = loadOptions({ ...opts, profile: profileOfFlags(opts.profile, given, opts.concurrency.length, opts.capacityBy) });
     const turnDetection: OpenAITurnDetection =
       opts.turnDetection === 'server_vad'
         ? { type: 'server_vad', threshold: opts.vadThreshold, prefixPaddingMs: opts.vadPrefixPaddingMs, silenceDurationMs: opts.vadSilenceMs }
@@ -91,7 +93,7 @@ export const runCommand = new Command('run')
           : { type: 'none' };
     const apiKey = resolveApiKey({ apiKey: opts.apiKey, apiKeyEnv: opts.apiKeyEnv, protocol: opts.protocol });
     // Without --output-dir, a resumed run writes into the folder it resumes.
-    const outputDir = opts.resume === undefined || opts.outputDir !== undefined ? (opts.outputDir ?? `voxbench-runs/${new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19)}`) : undefined;
+    const outputDir = opts.resume === undefined || opts.outputDir !== undefined ? (opts.outputDir ?? defaultOutputDir()) : undefined;
     await checkWritableDir(outputDir ?? opts.resume!, '--output-dir');
     const interrupt = new AbortController();
     const onSignal = (): void => {
@@ -155,7 +157,7 @@ export const runCommand = new Command('run')
   });
 addDatasetFlags(runCommand);
 
-type LoadFlags = { profile: (typeof PROFILE_KINDS)[number] | 'sweep' | 'capacity'; concurrency: number[]; rate: number; maxOpen?: number; seed: number; capacityBy: 'concurrency' | 'rate'; capacityMax?: number; capacityTolerance: number };
+type LoadFlags = { profile: ProfileFlag; concurrency: number[]; rate: number; maxOpen?: number; seed: number; capacityBy: 'concurrency' | 'rate'; capacityMax?: number; capacityTolerance: number };
 
 /** The load part of the run options, from the load flags. */
 function loadOptions(opts: LoadFlags): Pick<RunOptions, 'profile' | 'sweep' | 'capacity'> {

@@ -1,8 +1,8 @@
 import { printable } from '../printable.js';
 import type { DatasetProblem, DatasetSummary } from './dataset.js';
 import { sampleFacts, summarizeFacts } from './dataset.js';
-import { describeProblem } from './errors.js';
-import { openDataset, readSelection, type DatasetOptions } from './load.js';
+import { DatasetError, describeProblem } from './errors.js';
+import { nothingUsable, openDataset, readSelection, type DatasetOptions } from './load.js';
 
 export interface DatasetInspection {
   summary: DatasetSummary;
@@ -12,9 +12,12 @@ export interface DatasetInspection {
 /**
  * Reads a dataset as `loadDataset` would, with the same selection and checks, but
  * keeps only each sample's facts, so memory stays flat however much audio there is.
+ * Throws, as loading does, when no sample is usable.
  */
 export async function inspectDataset(path: string, options: DatasetOptions = {}): Promise<DatasetInspection> {
   const { dataset, items } = await readSelection(await openDataset(path, options.columns), options, sampleFacts);
+  // A dataset a run would refuse is refused here too, with the same line.
+  if (items.length === 0) throw new DatasetError(nothingUsable(dataset));
   return { summary: summarizeFacts(dataset, items), problems: dataset.problems };
 }
 

@@ -152,9 +152,13 @@ interface Kept<T> {
 async function readInOrder<T>(source: DatasetSource, ordered: Entry[], options: DatasetOptions, report: Report, keep: (sample: Sample) => T): Promise<{ kept: Kept<T>[]; filteredOut: number }> {
   const wanted = options.maxSamples ?? Infinity;
   let kept: Kept<T>[] = [];
-  let filteredOut = 0;
-  /** A candidate passed over: for a problem, or (null) left out by the duration bounds. */
-  const passOver = (problem: DatasetProblem | null): void => (problem ? report(problem) : void filteredOut++);
+  let problems = 0;
+  /** A candidate passed over for a problem (null: left out by the duration bounds, counted at the end). */
+  const passOver = (problem: DatasetProblem | null): void => {
+    if (!problem) return;
+    problems++;
+    report(problem);
+  };
   for (let next = 0; kept.length < wanted && next < ordered.length; ) {
     // A round reads what is still wanted, and at least a few, so that a selection that
     // rejects many candidates does not reread a row group for each one.
@@ -175,11 +179,12 @@ async function readInOrder<T>(source: DatasetSource, ordered: Entry[], options: 
     }
     kept = kept.sort((a, b) => a.rank - b.rank).slice(0, wanted);
     // A candidate ranked after the last sample kept was read only because rounds are
-    // batched; it was never needed, so it is neither a problem nor left out.
+    // batched; it was never needed, so it is not a problem but left out by maxSamples.
     const cutoff = kept.length === wanted ? kept[kept.length - 1]!.rank : Infinity;
     for (const { problem } of passedOver.filter((p) => p.rank < cutoff).sort((a, b) => a.rank - b.rank)) passOver(problem);
   }
-  return { kept, filteredOut };
+  // Every candidate neither kept nor unusable was left out: by the duration bounds, or by the maxSamples cut.
+  return { kept, filteredOut: ordered.length - kept.length - problems };
 }
 
 const MIN_ROUND = 32;
@@ -213,7 +218,8 @@ function checkOptions(options: DatasetOptions): void {
   }
 }
 
-function nothingUsable(dataset: Omit<Dataset, 'samples'>): string {
+/** The line refusing a dataset with no usable sample, saying why each candidate was not used. */
+export function nothingUsable(dataset: Omit<Dataset, 'samples'>): string {
   const why = [
     ...(dataset.problems.length > 0 ? [`${dataset.problems.length} skipped (first: ${describeProblem(dataset.problems[0]!)})`] : []),
     ...(dataset.filteredOut > 0 ? [`${dataset.filteredOut} left out by the selection options`] : []),

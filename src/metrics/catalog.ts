@@ -103,7 +103,7 @@ const catalog: MetricDefinition[] = [
   {
     name: 'ttlt_ms', unit: 'ms', scope: 'input', tasks: STT, tags: ['headline', 'latency'], better: 'lower',
     from: A.input.last_sent, to: A.input.transcript_last_event,
-    description: 'Time to last text: the lag of the last transcript event behind the last audio.',
+    description: 'Time to last text: the lag of the last transcript event behind the last audio. Negative when audio is still sent after the last transcript event (trailing silence under server VAD).',
   },
   {
     name: 'avg_rtt_ms', unit: 'ms', scope: 'input', tasks: STT, tags: ['headline', 'latency'], better: 'lower',

@@ -1,6 +1,7 @@
 import type { MetricDescription, Unit } from '../metrics/catalog.js';
 import type { Distribution } from '../metrics/stats.js';
 import { printable } from '../printable.js';
+import { cautions } from './cautions.js';
 import { benchmarksByLevel, capacityText } from './levels.js';
 import { headlineLatencies, spanText, summaryMetrics } from './picks.js';
 import { thinTailLines } from './thin-tails.js';
@@ -69,6 +70,7 @@ function renderBenchmark(benchmark: Benchmark, shown: readonly MetricDescription
   const { sessions: n, reasons } = summary.anomalies;
   if (n > 0) lines.push(`protocol anomalies: ${Object.entries(reasons).map(([reason, count]) => `${reason} final ×${count}`).join(', ')} in ${n} session${n === 1 ? '' : 's'} (recorded, never used as a turn's final)`);
   if (benchmark.stoppedBy) lines.push(`stopped early: ${benchmark.stoppedBy}`);
+  lines.push(...cautions(summary));
   if (summary.quality.wer !== null) {
     lines.push(`quality: corpus WER ${(summary.quality.wer * 100).toFixed(2)}% over ${plural(summary.quality.turns, 'turn')} (${plural(summary.quality.referenceWords, 'reference word')}, normalizer ${summary.quality.normalizer})`);
   }

@@ -7,8 +7,11 @@ import type { Report } from './schema.js';
 
 /**
  * Merges runs or shards exactly. Benchmarks are matched by level; within a level,
- * sessions are rows keyed by (split, sample ids), and a later report's row replaces
- * an earlier one with the same key, as vLLM-Omni's merge does. Each report's times
+ * sessions are rows keyed by (run, session index), the run being the start of the one
+ * that measured the session (a resumed run's kept sessions keep their first run's), so
+ * a sample used more than once stays once per use, and only the same session merged
+ * twice (a run and its resumption, or a report given twice) is one row: the later
+ * report's. Keying by sample ids would keep one session per sample. Each report's times
  * are moved onto the first report's clock by their wall-clock start difference, and
  * every figure is recomputed from the merged rows, never averaged.
  */
@@ -30,7 +33,7 @@ export function mergeReports(reports: readonly Report[], sources: readonly strin
         level.eventLoopDelay = { ...level.eventLoopDelay, [key]: Math.max(level.eventLoopDelay[key], measured.eventLoopDelay[key]) };
       }
       for (const record of measured.records) {
-        const key = `${record.split}\u0000${record.sampleIds.join('\u0000')}`;
+        const key = `${record.resumedFrom ?? report.startedAt}\u0000${record.index}`;
         level.rows.delete(key); // a replaced row moves to the end, where the later report put it
         level.rows.set(key, { ...record, timeline: shiftTimeline(record.timeline, delta) });
       }

@@ -1,4 +1,5 @@
-import { open } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { open, rename, rm } from 'node:fs/promises';
 
 /** Pieces are joined up to about this many characters per write: few system calls, little held at once. */
 const WRITE_CHARS = 1 << 16;
@@ -11,7 +12,19 @@ const WRITE_CHARS = 1 << 16;
  * twice as long).
  */
 export async function writeText(path: string, pieces: Iterable<string>): Promise<void> {
-  const file = await open(path, 'w');
+  // Written beside the target, then renamed over it: a reader (or a crash) never meets half a file.
+  const temporary = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    await writeAll(temporary, pieces);
+    await rename(temporary, path);
+  } catch (err) {
+    await rm(temporary, { force: true });
+    throw err;
+  }
+}
+
+async function writeAll(path: string, pieces: Iterable<string>): Promise<void> {
+  const file = await open(path, 'wx');
   // One write in flight while the next batch is made, so the disk and the CPU work at once.
   let writing: Promise<unknown> = Promise.resolve();
   try {

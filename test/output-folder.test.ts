@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { defaultOutputDir } from '../src/cli/output-dir.js';
+import { LOCK_FILE, lockFolder } from '../src/folder-lock.js';
+import { writeText } from '../src/report/write-text.js';
+import { CLI, runNode, tempDir } from './helpers.js';
+
+describe('output folders', () => {
+  it('default folders of runs started at the same moment differ', () => {
+    const now = new Date('2026-11-29T10:00:00.123Z');
+    const [a, b] = [defaultOutputDir(now), defaultOutputDir(now)];
+    assert.match(a, /^voxbench-runs\/2026-11-29T10-00-00-123Z-[0-9a-f]{6}$/);
+    assert.notEqual(a, b);
+  });
+
+  it('a folder in use by a live run is refused; its release, or a dead holder, frees it', async () => {
+    const dir = await tempDir();
+    const release = await lockFolder(dir);
+    assert.equal(await readFile(join(dir, LOCK_FILE), 'utf8'), `${process.pid}\n`);
+    await assert.rejects(lockFolder(dir), new RegExp(`^UsageError: ${dir} is in use by another voxbench run \\(pid ${process.pid}\\);`));
+    await release();
+    await (await lockFolder(dir))();
+    // A killed run's lock: its pid is gone.
+    const { pid } = spawnSync(process.execPath, ['-e', '']);
+    await writeFile(join(dir, LOCK_FILE), `${pid}\n`);
+    const takenOver = await lockFolder(dir);
+    assert.equal(await readFile(join(dir, LOCK_FILE), 'utf8'), `${process.pid}\n`);
+    await takenOver();
+    assert.deepEqual(await readdir(dir), [], 'released at the end');
+  });
+
+  it('run refuses a folder another run holds, in one line with exit code 2, writing nothing', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, LOCK_FILE), `${process.pid}\n`);
+    const result = await runNode([CLI, 'run', '--pace', 'none', '--max-sessions', '1', '--output-dir', dir]);
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /^voxbench: error: .* is in use by another voxbench run \(pid \d+\); give another output folder, or remove .* if no run uses it\n$/);
+    assert.deepEqual(await readdir(dir), [LOCK_FILE]);
+  });
+
+  it('a report is written whole or not at all', async () => {
+    const dir = await tempDir();
+    const path = join(dir, 'report.json');
+    await writeText(path, ['{"old":', 'true}']);
+    function* failing(): Generator<string> {
+      yield 'x'.repeat(1 << 17);
+      throw new Error('disk gone');
+    }
+    await assert.rejects(writeText(path, failing()), /disk gone/);
+    assert.equal(await readFile(path, 'utf8'), '{"old":true}');
+    assert.deepEqual(await readdir(dir), ['report.json'], 'no temporary file left');
+  });
+});
