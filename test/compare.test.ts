@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { pathToFileURL } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { compareReports, renderComparison, verdictOf, type Comparison, type MetricComparison } from '../src/report/compare.js';
 import { renderComparisonHtml } from '../src/report/compare-html.js';
 import { decimalsFor, fixed, metricCells, signed } from '../src/report/compare-text.js';
@@ -14,11 +12,10 @@ import { escapeHtml } from '../src/report/html/markup.js';
 import type { Report } from '../src/report/schema.js';
 import { run } from '../src/run.js';
 import { DEFAULT_LATENCY } from '../src/server/latency-model.js';
+import { launchChromium, NO_CHROMIUM, openOffline } from './browser.js';
 import { CLI, runNode, tempDir } from './helpers.js';
 
 const FAST = { kind: 'realtime', speed: 8 } as const;
-const CHROMIUM = process.env.VOXBENCH_CHROMIUM ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 /** Markup a hostile server or a hand-edited report could carry; each, if it ran, would set window.__xss. */
 const PAYLOADS = ['<script>window.__xss = 1</script>', '<img src=x onerror="window.__xss = 2">', '</script><script>window.__xss = 3</script><!--', '"><svg onload="window.__xss = 4">'];
 /** A negative zero as printed: `-0`, `-0.0`, `-0.000`, never followed by another digit. */
@@ -188,32 +185,17 @@ describe('report compare', () => {
       }
     });
 
-    describe('in headless Chromium', { skip: existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium)` }, () => {
+    describe('in headless Chromium', { skip: NO_CHROMIUM }, () => {
       let browser: Browser;
       before(async () => {
-        browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+        browser = await launchChromium();
       });
       after(() => browser?.close());
 
       it('opens offline, draws every chart, asks for nothing, and keeps markup inert', async () => {
         const file = join(await tempDir(), 'compare.html');
         await writeFile(file, renderComparisonHtml(hostile()));
-        const url = pathToFileURL(file).href;
-        const context = await browser.newContext({ offline: true, viewport: { width: 1366, height: 900 } });
-        const page = await context.newPage();
-        const problems: string[] = [];
-        const requests: string[] = [];
-        page.on('console', (m) => (m.type() === 'error' || m.type() === 'warning') && problems.push(`console ${m.type()}: ${m.text()}`));
-        page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-        page.on('request', (r) => requests.push(r.url()));
-        await page.goto(url);
-        type Flags = { __ready?: boolean; __error?: string; __xss?: number };
-        await page.waitForFunction(() => (globalThis as Flags).__ready || (globalThis as Flags).__error, null, { timeout: 15_000 });
-        const state = await page.evaluate(() => ({ ready: (globalThis as Flags).__ready, error: (globalThis as Flags).__error, xss: (globalThis as Flags).__xss }));
-        assert.deepEqual(state, { ready: true, error: undefined, xss: undefined });
-        const charts = await page.$$eval('.chart', (els) =>
-          els.map((el) => ({ id: el.getAttribute('data-chart'), canvases: el.querySelectorAll('canvas').length, points: Number(el.getAttribute('data-points')), series: Number(el.getAttribute('data-series')) })),
-        );
+        const { page, context, url, problems, requests, charts } = await openOffline(browser, file);
         assert.ok(charts.some((c) => c.id === 'cdf-ttft_ms'));
         for (const c of charts) assert.ok(c.canvases === 1 && c.points > 0 && c.series === 2, `chart ${c.id} is drawn with both sides: ${JSON.stringify(c)}`);
         assert.equal(await page.locator('img, svg, iframe').count(), 0, 'no element injected');

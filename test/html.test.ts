@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { pathToFileURL } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium, NO_CHROMIUM, openOffline, type PageFlags } from './browser.js';
 import type { PageData } from '../src/report/html/client.js';
 import type { WebSocketTransport } from '../src/timeline/types.js';
 import { CONTENT_SECURITY_POLICY, renderHtml } from '../src/report/html/index.js';
@@ -14,8 +13,6 @@ import type { Report, ReportSession } from '../src/report/schema.js';
 import { run } from '../src/run.js';
 
 /** Debian's Chromium, as `.ci/run` installs it; never a downloaded browser. */
-const CHROMIUM = process.env.VOXBENCH_CHROMIUM ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 /** Set to a folder to keep the pages' screenshots for a look. */
 const SCREENSHOTS = process.env.VOXBENCH_SCREENSHOTS;
 
@@ -27,12 +24,6 @@ const PAYLOADS = [
   '"><svg onload="window.__xss = 4">',
 ];
 
-/** The page's ready and error flags, and the one the payloads would set. */
-interface PageFlags {
-  __ready?: boolean;
-  __error?: string;
-  __xss?: number;
-}
 
 const clone = (report: Report): Report => structuredClone(report);
 
@@ -186,13 +177,13 @@ describe('HTML report', () => {
     });
   });
 
-  describe('in headless Chromium', { skip: existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium)` }, () => {
+  describe('in headless Chromium', { skip: NO_CHROMIUM }, () => {
     let browser: Browser;
     let dir: string;
 
     before(async () => {
       dir = await mkdtemp(join(tmpdir(), 'voxbench-html-'));
-      browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+      browser = await launchChromium();
     });
     after(async () => {
       await browser?.close();
@@ -203,25 +194,7 @@ describe('HTML report', () => {
     async function open(report: Report, name: string) {
       const file = join(dir, `${name}.html`);
       await writeFile(file, renderHtml(report));
-      const url = pathToFileURL(file).href;
-      const context = await browser.newContext({ offline: true, viewport: { width: 1366, height: 900 } });
-      const page = await context.newPage();
-      const problems: string[] = [];
-      const requests: string[] = [];
-      page.on('console', (m) => (m.type() === 'error' || m.type() === 'warning') && problems.push(`console ${m.type()}: ${m.text()}`));
-      page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-      page.on('dialog', (d) => problems.push(`dialog: ${d.message()}`));
-      page.on('request', (r) => requests.push(r.url()));
-      await page.goto(url);
-      await page.waitForFunction(() => (globalThis as PageFlags).__ready || (globalThis as PageFlags).__error, null, { timeout: 15_000 });
-      const state = await page.evaluate(() => {
-        const w = globalThis as PageFlags;
-        return { ready: w.__ready, error: w.__error, xss: w.__xss };
-      });
-      assert.deepEqual(state, { ready: true, error: undefined, xss: undefined });
-      const charts = await page.$$eval('.chart', (els) =>
-        els.map((el) => ({ id: el.getAttribute('data-chart'), canvases: el.querySelectorAll('canvas').length, points: Number(el.getAttribute('data-points')), series: Number(el.getAttribute('data-series')) })),
-      );
+      const { page, context, url, problems, requests, charts } = await openOffline(browser, file);
       assert.ok(charts.length > 0);
       for (const c of charts) assert.ok(c.canvases === 1 && c.points > 0 && c.series > 0, `chart ${c.id} is drawn with data: ${JSON.stringify(c)}`);
       assert.deepEqual(problems, []);
