@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { defaultOutputDir } from '../src/cli/output-dir.js';
@@ -39,6 +39,22 @@ describe('output folders', () => {
     assert.equal(result.code, 2);
     assert.match(result.stderr, /^voxbench: error: .* is in use by another voxbench run \(pid \d+\); give another output folder, or remove .* if no run uses it\n$/);
     assert.deepEqual(await readdir(dir), [LOCK_FILE]);
+  });
+
+  it('report render refuses to write into a folder a run holds, and renders once it is free', async () => {
+    const dir = await tempDir();
+    const made = await runNode([CLI, 'run', '--pace', 'none', '--max-sessions', '1', '--output-dir', dir]);
+    assert.equal(made.code, 0, made.stderr);
+    const before = await readFile(join(dir, 'report.json'), 'utf8');
+    await writeFile(join(dir, LOCK_FILE), `${process.pid}\n`);
+    const refused = await runNode([CLI, 'report', 'render', dir, '--outputs', 'json,md']);
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /is in use by another voxbench run/);
+    assert.equal(await readFile(join(dir, 'report.json'), 'utf8'), before, 'nothing rewritten');
+    await rm(join(dir, LOCK_FILE));
+    const rendered = await runNode([CLI, 'report', 'render', dir, '--outputs', 'json,md']);
+    assert.equal(rendered.code, 0, rendered.stderr);
+    assert.ok(!(await readdir(dir)).includes(LOCK_FILE), 'released after the render');
   });
 
   it('a report is written whole or not at all', async () => {

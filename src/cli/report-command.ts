@@ -7,6 +7,7 @@ import { mergeReports } from '../report/merge.js';
 import { OUTPUT_FORMATS, writeOutputs, type OutputFormat } from '../report/outputs.js';
 import { readReport } from '../report/recompute.js';
 import { renderSummary } from '../report/console.js';
+import { lockFolder } from '../folder-lock.js';
 import { checkWritableDir } from './output-dir.js';
 import { outputList } from './parse.js';
 
@@ -19,7 +20,7 @@ const render = new Command('render')
     const dir = opts.outputDir ?? (path.endsWith('.json') ? dirname(path) : path);
     const report = await readReport(path);
     await checkWritableDir(dir, '--output-dir');
-    const written = await writeOutputs(report, dir, opts.outputs);
+    const written = await whileLocked(dir, () => writeOutputs(report, dir, opts.outputs));
     process.stdout.write(`${renderSummary(report)}\nWrote: ${written.join(', ')}\n`);
   });
 
@@ -31,7 +32,7 @@ const merge = new Command('merge')
   .action(async (paths, opts) => {
     await checkWritableDir(opts.outputDir, '--output-dir');
     const report = mergeReports(await Promise.all(paths.map(readReport)), paths);
-    const written = await writeOutputs(report, opts.outputDir, opts.outputs);
+    const written = await whileLocked(opts.outputDir, () => writeOutputs(report, opts.outputDir, opts.outputs));
     process.stdout.write(`${renderSummary(report)}\nWrote: ${written.join(', ')}\n`);
   });
 
@@ -62,3 +63,13 @@ export const reportCommand = new Command('report')
   // The program configures its commands' error output and exit codes after they are
   // built; subcommands take the same settings from here when they run.
   .hook('preSubcommand', (report, subcommand) => void subcommand.copyInheritedSettings(report));
+
+/** Writes into `dir` holding its lock, so a render or merge never overwrites what a run there is writing. */
+async function whileLocked<T>(dir: string, write: () => Promise<T>): Promise<T> {
+  const release = await lockFolder(dir);
+  try {
+    return await write();
+  } finally {
+    await release();
+  }
+}
