@@ -74,8 +74,6 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
     autoPong: false,
     ...plan.socketOptions,
   });
-  /** Why the client closed the connection itself (a protocol error, a ping flood), when it did. */
-  let clientClosed: string | undefined;
   let pongsOwed = 0;
 
   ws.on('open', () => {
@@ -89,7 +87,6 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
   });
   /** The client closes the connection itself: recorded now, since the socket's close event may come after the session is over. */
   const closeByClient = (code: number, reason: string): void => {
-    clientClosed ??= reason;
     transport.close ??= { t: clock.now(), code, reason, by: 'client' };
   };
   ws.on('error', (err: NodeJS.ErrnoException) => {
@@ -135,7 +132,8 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
     ending.recheck?.();
   });
   ws.on('close', (code: number, reason: Buffer) => {
-    transport.close ??= { t: clock.now(), code, reason: clientClosed ?? reason.toString(), by: clientClosed ? 'client' : 'server' };
+    // A close the client made itself is already recorded, with its reason.
+    transport.close ??= { t: clock.now(), code, reason: reason.toString(), by: 'server' };
     if (code === 1000 || code === 1005) {
       fail({ class: 'server_closed', closeCode: code, message: `server closed the session (code ${code}) before it was finished` });
     } else {
