@@ -1,58 +1,124 @@
-import type { WebSocketDialect } from './dialects/dialect.js';
+import http from 'node:http';
+import https from 'node:https';
+import type { Dialect, HttpDialect, WebSocketDialect } from './dialects/dialect.js';
 import { createDialect } from './dialects/index.js';
 import type { Clock } from './clock.js';
-import { UsageError, type RunOptions, type Settings } from './config.js';
+import type { RunOptions, Settings } from './config.js';
 import { BUNDLED_SAMPLES_DIR } from './data/bundled.js';
-import type { Dataset } from './data/dataset.js';
+import type { Dataset, Sample } from './data/dataset.js';
 import { loadDataset } from './data/load.js';
 import { execute, type Execution } from './load/execute.js';
 import { arrivalSchedule, isOpenLoop, lanes, type LoadProfile } from './load/profiles.js';
-import { prepareSample, type PreparedSample, type PreparedTurn } from './session/prepare.js';
+import { runHttpSession, type PreparedRequest } from './session/http-runner.js';
+import { prepareSample, type PreparedSample } from './session/prepare.js';
+import { prepareAudioRequest } from './session/prepare-request.js';
+import type { SessionResult } from './session/runner.js';
 import { runWebSocketSession } from './session/ws-runner.js';
 import type { SessionRecord } from './timeline/types.js';
 
 /** Everything needed to run sessions against a target, prepared before any clock starts. */
 export interface RunContext {
-  dialect: WebSocketDialect;
-  /** The turns session `index` streams. */
-  turnsOf(index: number): PreparedTurn[];
+  dialect: Dialect;
   /** Sessions a benchmark under `profile` runs: Infinity when a closed-loop duration alone bounds it. */
   sessionsFor(profile: LoadProfile): number;
-  /** Whether the server acknowledges audio, once a session has found out. */
-  serverAcks: { known?: boolean };
+  /** Runs session `index` against `target`, due at `plannedStartMs`. */
+  runSession(target: string, index: number, plannedStartMs: number, clock: Clock, signal: AbortSignal): Promise<SessionRecord>;
+  /** Lets go of what the sessions shared (idle keep-alive connections). */
+  close(): void;
 }
 
 export function loadRunDataset(options: RunOptions): Promise<Dataset> {
   return loadDataset(options.data ?? BUNDLED_SAMPLES_DIR, options.dataset);
 }
 
-/** Builds the dialect and decodes, resamples, pads, chunks and encodes every sample once. */
+/** Builds the dialect and prepares every sample's media once (decoded, resampled, chunked, encoded). */
 export async function createRunContext(settings: Settings, dataset: Dataset): Promise<RunContext> {
   const dialect = createDialect(settings.protocol, settings.dialect);
-  // Every dialect so far streams over WebSocket; HTTP dialects arrive with their tasks.
-  if (dialect.transport !== 'websocket') throw new UsageError(`--protocol ${settings.protocol}: HTTP dialects cannot run yet`);
-  const prepared = new Map<string, PreparedSample>();
-  for (const sample of dataset.samples) {
-    prepared.set(sample.id, await prepareSample(sample, dialect, settings.chunkMs, settings.padding, settings.eos));
-  }
   const perSession = settings.turnsPerSession;
+  // Session i sends samples i*T .. i*T+T-1, round robin over the dataset.
+  const samplesOf = (index: number): Sample[] =>
+    Array.from({ length: perSession }, (_, k) => dataset.samples[(index * perSession + k) % dataset.samples.length]!);
+  const record = (index: number, samples: Sample[], result: SessionResult): SessionRecord => ({
+    index,
+    sampleIds: samples.map((s) => s.id),
+    split: samples[0]!.split,
+    ...result,
+  });
+  const sessions = dialect.transport === 'websocket' ? await webSocketSessions(settings, dataset, dialect) : await httpSessions(settings, dataset, dialect);
   return {
     dialect,
-    serverAcks: {},
-    // Session i streams samples i*T .. i*T+T-1, round robin over the dataset.
-    turnsOf: (index) =>
-      Array.from({ length: perSession }, (_, k) => {
-        const sample = dataset.samples[(index * perSession + k) % dataset.samples.length]!;
-        const { first, later } = prepared.get(sample.id)!;
-        return k === 0 ? first : later;
-      }),
+    runSession: async (target, index, plannedStartMs, clock, signal) => {
+      const samples = samplesOf(index);
+      return record(index, samples, await sessions.run(target, samples, plannedStartMs, clock, signal));
+    },
+    close: () => sessions.close(),
     // With a duration: as many as start in it (open loop: the arrivals planned in it).
-    // Else enough sessions to stream every sample once, and at least one per lane (or ten arrivals).
+    // Else enough sessions to send every sample once, and at least one per lane (or ten arrivals).
     sessionsFor: (profile) => {
       const cap = settings.maxSessions ?? Infinity;
       if (settings.duration !== undefined) return isOpenLoop(profile) ? arrivalSchedule(profile, cap, settings.rampUpMs, settings.duration * 1000).length : cap;
       return settings.maxSessions ?? Math.max(Math.ceil(dataset.samples.length / perSession), isOpenLoop(profile) ? 10 : lanes(profile));
     },
+  };
+}
+
+interface TransportSessions {
+  run(target: string, samples: Sample[], plannedStartMs: number, clock: Clock, signal: AbortSignal): Promise<SessionResult>;
+  close(): void;
+}
+
+/** Streaming sessions: each sample's audio as turns, the first and the later ones. */
+async function webSocketSessions(settings: Settings, dataset: Dataset, dialect: WebSocketDialect): Promise<TransportSessions> {
+  const prepared = new Map<string, PreparedSample>();
+  for (const sample of dataset.samples) {
+    prepared.set(sample.id, await prepareSample(sample, dialect, settings.chunkMs, settings.padding, settings.eos));
+  }
+  /** Whether the server acknowledges audio, once a session has found out. */
+  const serverAcks: { known?: boolean } = {};
+  return {
+    close: () => {},
+    run: (target, samples, plannedStartMs, clock, signal) =>
+    runWebSocketSession({
+      url: target,
+      headers: settings.headers,
+      dialect,
+      inputs: samples.map((sample, k) => (k === 0 ? prepared.get(sample.id)!.first : prepared.get(sample.id)!.later)),
+      pace: settings.pace,
+      plannedStartMs,
+      idleMs: settings.idleMs,
+      ...(settings.updateAtMs !== undefined ? { updateAtMs: settings.updateAtMs } : {}),
+      ackWindowMs: settings.ackWindowMs,
+      serverAcks,
+      timeouts: settings.timeouts,
+      clock,
+      signal,
+      socketOptions: settings.tls,
+    }),
+  };
+}
+
+/** Request sessions: one request per sample, over a keep-alive pool shared by the run's sessions. */
+async function httpSessions(settings: Settings, dataset: Dataset, dialect: HttpDialect): Promise<TransportSessions> {
+  const prepared = new Map<string, PreparedRequest>();
+  for (const sample of dataset.samples) prepared.set(sample.id, await prepareAudioRequest(sample, dialect, settings.eos));
+  const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true, ...settings.tls }) };
+  return {
+    close: () => {
+      agents.http.destroy();
+      agents.https.destroy();
+    },
+    run: (target, samples, plannedStartMs, clock, signal) =>
+    runHttpSession({
+      url: target,
+      headers: settings.headers,
+      dialect,
+      inputs: samples.map((sample) => prepared.get(sample.id)!),
+      agent: new URL(target).protocol === 'https:' ? agents.https : agents.http,
+      plannedStartMs,
+      timeouts: settings.timeouts,
+      clock,
+      signal,
+    }),
   };
 }
 
@@ -78,26 +144,7 @@ export function runLevel(context: RunContext, settings: Settings, target: string
     clock: level.clock,
     ...(level.signal ? { signal: level.signal } : {}),
     ...(level.shard ? { shard: level.shard } : {}),
-    runSession: async (index, plannedStartMs, signal) => {
-      const turns = context.turnsOf(index);
-      const { timeline, outcome } = await runWebSocketSession({
-        url: target,
-        headers: settings.headers,
-        dialect: context.dialect,
-        inputs: turns,
-        pace: settings.pace,
-        plannedStartMs,
-        idleMs: settings.idleMs,
-        ...(settings.updateAtMs !== undefined ? { updateAtMs: settings.updateAtMs } : {}),
-        ackWindowMs: settings.ackWindowMs,
-        serverAcks: context.serverAcks,
-        timeouts: settings.timeouts,
-        clock: level.clock,
-        signal,
-        socketOptions: settings.tls,
-      });
-      return { index, sampleIds: turns.map((t) => t.sampleId), split: turns[0]!.split, timeline, outcome };
-    },
+    runSession: (index, plannedStartMs, signal) => context.runSession(target, index, plannedStartMs, level.clock, signal),
     ...(level.onSessionStart ? { onSessionStart: level.onSessionStart } : {}),
     ...(level.onSessionEnd ? { onSessionEnd: level.onSessionEnd } : {}),
   });

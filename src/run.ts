@@ -69,10 +69,11 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
         })
       : undefined;
   let pool: WorkerPool | undefined;
+  let opened: RunContext | undefined;
   let written: string | undefined;
   try {
     const target = options.target ?? server!.url;
-    const context = await createRunContext(settings, dataset);
+    const context = (opened = await createRunContext(settings, dataset));
     const config = runConfig(options, settings, context, target, server !== undefined);
     const datasetSummary = summarizeDataset(dataset);
     if (options.resume !== undefined) checkResumable(options.resume, await readReportHeader(join(options.resume, 'report.json')), config, datasetSummary.fingerprint);
@@ -160,6 +161,7 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
   } finally {
     const logClosed = log?.close().catch((err: Error) => err);
     await pool?.close();
+    opened?.close();
     await server?.close();
     const failure = await logClosed;
     // The report holds every session whether or not the log could be written; say which is the case.

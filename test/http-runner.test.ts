@@ -20,6 +20,12 @@ const echoDialect: HttpDialect = {
   turnDetection: 'client',
   sampleRate: 16_000,
   policy: () => transcriptionPolicy('client'),
+  request: (input) => ({
+    method: 'POST',
+    path: '/',
+    headers: { 'content-type': 'text/plain' },
+    body: input.kind === 'text' ? Buffer.from(input.text) : input.file,
+  }),
   bodyDecoder: () => {
     let pending = '';
     const events = (text: string): DecodedEvent[] =>
@@ -76,7 +82,7 @@ async function echoServer(): Promise<string> {
 
 const request = (path: string, text: string): PreparedRequest => ({
   input: { kind: 'text', sampleId: text, split: 'default', text, chars: text.length },
-  request: { method: 'POST', path, headers: { 'content-type': 'text/plain' }, body: Buffer.from(text) },
+  request: { ...echoDialect.request({ kind: 'text', text }), path },
 });
 
 describe('HTTP runner', () => {

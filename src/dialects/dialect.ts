@@ -88,9 +88,19 @@ export interface BodyDecoder {
   end(): DecodedEvent[];
 }
 
+/**
+ * What one HTTP request carries, prepared before the clock starts: a recording (a
+ * 16-bit WAV file at the dialect's rate unless the dataset's own file is kept) or a text.
+ */
+export type RequestInput =
+  | { kind: 'audio'; file: Buffer; fileName: string; contentType: string; language?: string }
+  | { kind: 'text'; text: string; voice?: string; language?: string };
+
 /** A dialect over HTTP: one request per input; the response body (plain, chunked or SSE) decoded as it streams. */
 export interface HttpDialect extends DialectBase {
   readonly transport: 'http';
+  /** The request for one input. */
+  request(input: RequestInput): HttpRequest;
   /** The body decoder for a response with this status and content type. */
   bodyDecoder(status: number, contentType: string): BodyDecoder;
 }

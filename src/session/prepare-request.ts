@@ -1,0 +1,33 @@
+import { encodeWaveFromFloat32Channels } from '@echogarden/wave-codec';
+import type { HttpDialect } from '../dialects/dialect.js';
+import { toPcm16 } from '../audio/pcm.js';
+import { resample } from '../audio/resample.js';
+import type { Sample } from '../data/dataset.js';
+import type { PreparedRequest } from './http-runner.js';
+import { findSpeech, type EosPreference } from './prepare.js';
+
+/**
+ * A sample's whole recording as one request, built before the clock starts: resampled
+ * to the dialect's rate and sent as a 16-bit WAV file. Shared by every session that
+ * sends the sample.
+ */
+export async function prepareAudioRequest(sample: Sample, dialect: HttpDialect, eos: EosPreference): Promise<PreparedRequest> {
+  const audio = await resample(sample.audio, dialect.sampleRate);
+  const speech = findSpeech(sample, toPcm16(audio.samples), audio.sampleRate, eos);
+  const file = Buffer.from(encodeWaveFromFloat32Channels([audio.samples], audio.sampleRate, 16));
+  return {
+    input: {
+      kind: 'audio',
+      sampleId: sample.id,
+      split: sample.split,
+      reference: sample.text,
+      ...(sample.words ? { words: sample.words.map((w) => ({ word: w.word, endMs: w.end * 1000 })) } : {}),
+      audioStartMs: 0,
+      speechStartMs: speech.startMs,
+      speechEndMs: speech.endMs,
+      eosSource: speech.source,
+      audioEndMs: (audio.samples.length / audio.sampleRate) * 1000,
+    },
+    request: dialect.request({ kind: 'audio', file, fileName: `${sample.id}.wav`, contentType: 'audio/wav', ...(sample.language ? { language: sample.language } : {}) }),
+  };
+}
