@@ -76,6 +76,9 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
   });
   let pongsOwed = 0;
 
+  ws.on('upgrade', (response) => {
+    transport.localPort = response.socket.localPort;
+  });
   ws.on('open', () => {
     transport.openMs = clock.now();
     ending.stage = 'ready'; // frames may arrive before the flow resumes

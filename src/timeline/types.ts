@@ -154,6 +154,8 @@ export interface CloseRecord {
 
 export interface WebSocketTransport {
   kind: 'websocket';
+  /** The client's TCP port, to find the connection in a packet capture or a server's log. */
+  localPort?: number;
   openMs?: number;
   firstReceivedMs?: number;
   readyMs?: number;
