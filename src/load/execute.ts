@@ -3,6 +3,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Clock } from '../clock.js';
 import type { IncompleteReason, SessionRecord } from '../timeline/types.js';
 import { arrivalSchedule, isOpenLoop, lanes, laneStarts, type LoadProfile } from './profiles.js';
+import { startStampProbe, type DelaySummary } from './stamp-probe.js';
 
 /** Event-loop delay sampling interval, ms. */
 const LOOP_SAMPLE_MS = 10;
@@ -35,12 +36,7 @@ export interface ExecuteOptions {
 }
 
 /** How late the event loop ran timers during the benchmark, beyond their due time. */
-export interface EventLoopDelay {
-  meanMs: number;
-  p50Ms: number;
-  p99Ms: number;
-  maxMs: number;
-}
+export type EventLoopDelay = DelaySummary;
 
 export interface Execution {
   records: SessionRecord[];
@@ -51,6 +47,8 @@ export interface Execution {
   /** Open loop: sessions that found `maxOpen` sessions open at their planned start. */
   capHits: number;
   eventLoopDelay: EventLoopDelay;
+  /** What the loopback probe measured: how long a received frame waited to be stamped. */
+  receiveDelay: DelaySummary;
 }
 
 /**
@@ -70,6 +68,7 @@ export async function execute(options: ExecuteOptions): Promise<Execution> {
 
   const loopDelay = monitorEventLoopDelay({ resolution: LOOP_SAMPLE_MS });
   loopDelay.enable();
+  const probe = await startStampProbe();
   const startMs = clock.now();
   const before = (): boolean => options.durationMs === undefined || clock.now() < startMs + options.durationMs;
   const records: SessionRecord[] = [];
@@ -127,6 +126,7 @@ export async function execute(options: ExecuteOptions): Promise<Execution> {
 
   const endMs = clock.now();
   loopDelay.disable();
+  const receiveDelay = await probe.stop();
   clearTimeout(limitTimer);
   options.signal?.removeEventListener('abort', forward);
 
@@ -144,6 +144,7 @@ export async function execute(options: ExecuteOptions): Promise<Execution> {
       p99Ms: ms(loopDelay.percentile(99)),
       maxMs: ms(loopDelay.max),
     },
+    receiveDelay,
   };
 }
 

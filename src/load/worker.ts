@@ -11,6 +11,7 @@ import type { SessionRecord } from '../timeline/types.js';
 import type { Execution } from './execute.js';
 import type { LoadProfile } from './profiles.js';
 import { shareOf } from './shards.js';
+import { NO_DELAY } from './stamp-probe.js';
 
 export interface WorkerInit {
   options: RunOptions;
@@ -46,7 +47,7 @@ try {
     abort = new AbortController();
     if (!share.profile) {
       const now = clock.now();
-      return post({ type: 'done', execution: { startMs: now, endMs: now, capHits: 0, eventLoopDelay: { meanMs: 0, p50Ms: 0, p99Ms: 0, maxMs: 0 } } });
+      return post({ type: 'done', execution: { startMs: now, endMs: now, capHits: 0, eventLoopDelay: NO_DELAY, receiveDelay: NO_DELAY } });
     }
     const { records: _, ...execution } = await runLevel(context, settings, init.target, {
       profile: share.profile,

@@ -5,6 +5,7 @@ import type { SessionRecord } from '../timeline/types.js';
 import type { Execution } from './execute.js';
 import type { LoadProfile } from './profiles.js';
 import type { FromWorker, ToWorker, WorkerInit } from './worker.js';
+import { worstDelay } from './stamp-probe.js';
 
 /**
  * Worker threads that run a benchmark together (`--workers`). Each runs its share of
@@ -47,7 +48,6 @@ export class WorkerPool {
       const done = this.workers.map((w) => this.next(w, 'done'));
       this.broadcast({ type: 'run', profile, maxSessions, skip });
       const parts = (await Promise.all(done)).map((m) => (m as Extract<FromWorker, { type: 'done' }>).execution);
-      const worst = (key: keyof Execution['eventLoopDelay']): number => Math.max(...parts.map((p) => p.eventLoopDelay[key]));
       const stoppedBy = parts.find((p) => p.stoppedBy)?.stoppedBy;
       return {
         records: records.sort((a, b) => a.index - b.index),
@@ -55,7 +55,8 @@ export class WorkerPool {
         endMs: Math.max(...parts.map((p) => p.endMs)),
         ...(stoppedBy ? { stoppedBy } : {}),
         capHits: parts.reduce((sum, p) => sum + p.capHits, 0),
-        eventLoopDelay: { meanMs: worst('meanMs'), p50Ms: worst('p50Ms'), p99Ms: worst('p99Ms'), maxMs: worst('maxMs') },
+        eventLoopDelay: worstDelay(parts.map((p) => p.eventLoopDelay)),
+        receiveDelay: worstDelay(parts.map((p) => p.receiveDelay)),
       };
     } finally {
       for (const w of this.workers) w.off('message', collect);

@@ -1,4 +1,5 @@
 import type { EventLoopDelay } from '../load/execute.js';
+import type { DelaySummary } from '../load/stamp-probe.js';
 import { profileLabel, type LoadProfile } from '../load/profiles.js';
 import { computeSessionMetrics, summarizeBenchmark } from '../metrics/compute.js';
 import { judgeClient } from '../metrics/health.js';
@@ -14,6 +15,7 @@ export interface Measured {
   endMs: number;
   stoppedBy?: IncompleteReason;
   eventLoopDelay: EventLoopDelay;
+  receiveDelay?: DelaySummary;
   capHits: number;
   records: SessionRecord[];
 }
@@ -36,7 +38,7 @@ export function buildBenchmark(measured: Measured, settings: FigureSettings): Be
     startMs: measured.startMs,
     endMs: measured.endMs,
     ...(measured.stoppedBy ? { stoppedBy: measured.stoppedBy } : {}),
-    clientHealth: judgeClient(summary, measured.eventLoopDelay, measured.capHits),
+    clientHealth: judgeClient(summary, measured.eventLoopDelay, measured.capHits, measured.receiveDelay),
     summary,
     sessions: records.map((r, i) => ({ ...r, phase: sessionPhases[i]!, metrics: computeSessionMetrics(r.timeline) })),
   };
@@ -50,6 +52,7 @@ export function measuredOf(benchmark: Benchmark): Measured {
     endMs: benchmark.endMs,
     ...(benchmark.stoppedBy ? { stoppedBy: benchmark.stoppedBy } : {}),
     eventLoopDelay: benchmark.clientHealth.eventLoopDelay,
+    ...(benchmark.clientHealth.receiveDelay ? { receiveDelay: benchmark.clientHealth.receiveDelay } : {}),
     capHits: benchmark.clientHealth.capHits,
     records: benchmark.sessions.map(({ phase: _p, metrics: _m, ...record }) => record),
   };

@@ -4,6 +4,7 @@ import type { Measured } from './build.js';
 import { measuredOf } from './build.js';
 import { recompute } from './recompute.js';
 import type { Report } from './schema.js';
+import { NO_DELAY, worstDelay } from '../load/stamp-probe.js';
 
 /**
  * Merges runs or shards exactly. Benchmarks are matched by level; within a level,
@@ -29,9 +30,8 @@ export function mergeReports(reports: readonly Report[], sources: readonly strin
       level.endMs = Math.max(level.endMs, measured.endMs + delta);
       level.capHits += measured.capHits;
       level.stoppedBy ??= measured.stoppedBy;
-      for (const key of ['meanMs', 'p50Ms', 'p99Ms', 'maxMs'] as const) {
-        level.eventLoopDelay = { ...level.eventLoopDelay, [key]: Math.max(level.eventLoopDelay[key], measured.eventLoopDelay[key]) };
-      }
+      level.eventLoopDelay = worstDelay([level.eventLoopDelay, measured.eventLoopDelay]);
+      if (measured.receiveDelay) level.receiveDelay = worstDelay([level.receiveDelay ?? NO_DELAY, measured.receiveDelay]);
       for (const record of measured.records) {
         const key = `${record.resumedFrom ?? report.startedAt}\u0000${record.index}`;
         level.rows.delete(key); // a replaced row moves to the end, where the later report put it

@@ -9,6 +9,7 @@ import { upgradeRecord, upgradeReport } from './migrate.js';
 import { redactUrl } from './redact.js';
 import { onClockOf, readSessionLog } from './session-log.js';
 import { sessionEndMs } from '../timeline/types.js';
+import { NO_DELAY } from '../load/stamp-probe.js';
 
 /** A report file that cannot be used; the message names it and says why. */
 export class ReportError extends Error {
@@ -56,7 +57,7 @@ export async function readReport(path: string): Promise<Report> {
         startMs: record.timeline.plannedStartMs,
         endMs: record.timeline.plannedStartMs,
         stoppedBy: 'interrupted' as const,
-        eventLoopDelay: { meanMs: 0, p50Ms: 0, p99Ms: 0, maxMs: 0 },
+        eventLoopDelay: NO_DELAY,
         capHits: 0,
         records: [],
       },

@@ -1,0 +1,70 @@
+import { createServer, type Socket } from 'node:net';
+import { createHistogram, performance } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
+
+export const PROBE_INTERVAL_MS = 10;
+
+/** A delay distribution the client measured on itself, ms. */
+export interface DelaySummary {
+  meanMs: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+}
+
+export const NO_DELAY: DelaySummary = { meanMs: 0, p50Ms: 0, p99Ms: 0, maxMs: 0 };
+
+/** Each figure's worst over several threads or runs: what the slowest of them could have added. */
+export function worstDelay(summaries: readonly DelaySummary[]): DelaySummary {
+  const worst = (key: keyof DelaySummary): number => Math.max(0, ...summaries.map((s) => s[key]));
+  return { meanMs: worst('meanMs'), p50Ms: worst('p50Ms'), p99Ms: worst('p99Ms'), maxMs: worst('maxMs') };
+}
+
+export interface StampProbe {
+  /** Messages stamped so far. */
+  readonly received: number;
+  /** Stops the probe: the delays it measured (zeros when none arrived). */
+  stop(): Promise<DelaySummary>;
+}
+
+/**
+ * A loopback probe of the receive-stamp delay: how long a frame that has reached this
+ * machine waits before this thread stamps it. A worker thread, whose event loop is idle,
+ * writes the time to a loopback TCP socket every 10 ms; this thread stamps each message
+ * as the runners stamp a received frame (first thing in the data handler) and records
+ * the difference: the delay the kernel and this event loop add to every receive stamp
+ * taken meanwhile.
+ */
+export async function startStampProbe(): Promise<StampProbe> {
+  const delays = createHistogram();
+  let pending: Buffer = Buffer.alloc(0);
+  let socket: Socket | undefined;
+  const server = createServer((s) => {
+    socket = s;
+    s.on('data', (data: Buffer) => {
+      const now = performance.timeOrigin + performance.now();
+      pending = pending.length === 0 ? data : Buffer.concat([pending, data]);
+      let at = 0;
+      for (; at + 8 <= pending.length; at += 8) delays.record(Math.max(1, Math.round((now - pending.readDoubleLE(at)) * 1e6)));
+      pending = pending.subarray(at);
+    });
+    s.on('error', () => {});
+  });
+  // Neither the listener nor the probe's socket keeps the process alive.
+  server.unref();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const worker = new Worker(new URL('./stamp-probe-worker.js', import.meta.url), { workerData: { port: (server.address() as { port: number }).port } });
+  worker.unref();
+  return {
+    get received() {
+      return delays.count;
+    },
+    async stop() {
+      socket?.destroy();
+      server.close();
+      await worker.terminate();
+      const ms = (ns: number): number => (Number.isFinite(ns) ? ns / 1e6 : 0);
+      return delays.count === 0 ? NO_DELAY : { meanMs: ms(delays.mean), p50Ms: ms(delays.percentile(50)), p99Ms: ms(delays.percentile(99)), maxMs: ms(delays.max) };
+    },
+  };
+}

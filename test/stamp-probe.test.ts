@@ -1,0 +1,24 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { setTimeout } from 'node:timers/promises';
+import { startStampProbe, worstDelay } from '../src/load/stamp-probe.js';
+
+describe('receive-stamp probe', () => {
+  it('sees a blocked event loop: messages that arrived meanwhile wait until it is free', async () => {
+    const probe = await startStampProbe();
+    while (probe.received < 2) await setTimeout(10); // the sender is running
+    const blockedUntil = performance.now() + 200;
+    while (performance.now() < blockedUntil);
+    await setTimeout(50);
+    const delay = await probe.stop();
+    // A message written at the start of the block waited for all of it, less a probe interval.
+    assert.ok(delay.maxMs >= 180, `max ${delay.maxMs} ms`);
+    assert.ok(delay.p50Ms <= delay.p99Ms && delay.p99Ms <= delay.maxMs);
+  });
+
+  it('takes the worst of each figure over threads', () => {
+    const a = { meanMs: 1, p50Ms: 0.5, p99Ms: 4, maxMs: 9 };
+    const b = { meanMs: 2, p50Ms: 0.4, p99Ms: 3, maxMs: 12 };
+    assert.deepEqual(worstDelay([a, b]), { meanMs: 2, p50Ms: 0.5, p99Ms: 4, maxMs: 12 });
+  });
+});
