@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Report } from '../src/report/schema.js';
@@ -25,6 +26,15 @@ describe('voxbench CLI (spawned)', () => {
     const session = report.benchmarks[0]!.sessions[0]!;
     assert.equal(session.timeline.sent.find((f) => f.kind === 'audio')!.audioStartMs, 0);
     assert.ok(session.metrics.inputs[0]!.ttft_ms! > 0);
+  });
+
+  it('run --workers auto runs the sessions on one worker thread per core, with the progress callbacks left on the main thread', async () => {
+    const out = await tempDir();
+    const result = await runNode([CLI, 'run', '--pace', '8x', '--workers', 'auto', '--max-sessions', '4', '--output-dir', out]);
+    assert.equal(result.code, 0, result.stderr);
+    const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as Report;
+    assert.equal(report.config.workers, availableParallelism());
+    assert.equal(report.benchmarks[0]!.summary.sessions.completed, 4);
   });
 
   it('a server that is down: every session fails, the report is still written, exit code 3', async () => {

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { InvalidArgumentError } from '@commander-js/extra-typings';
 import { OUTPUT_FORMATS, type OutputFormat } from '../report/outputs.js';
 
@@ -25,6 +26,11 @@ export function positiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number from 1 up.');
   return n;
+}
+
+/** `--workers`: a count from 1 up, or `auto` for one per core this machine has. */
+export function workerCount(value: string): number {
+  return value === 'auto' ? availableParallelism() : positiveInt(value);
 }
 
 /** A TCP port, 0 to 65535 (0 picks a free one). */

@@ -20,7 +20,7 @@ import { DEFAULT_TIMEOUTS } from '../session/runner.js';
 import { addDatasetFlags, datasetOptionsFromFlags, type DatasetFlags } from './dataset-flags.js';
 import { profileOfFlags, type ProfileFlag } from './load-flags.js';
 import { checkWritableDir, defaultOutputDir } from './output-dir.js';
-import { fraction, int, intList, num, outputList, positiveNum, seconds, sessionsOrSeconds } from './parse.js';
+import { fraction, int, intList, num, outputList, positiveNum, seconds, sessionsOrSeconds, workerCount } from './parse.js';
 
 export const runCommand = new Command('run')
   .description('Run a benchmark. With no --target, starts the built-in simulated server and uses the bundled samples.')
@@ -49,7 +49,7 @@ export const runCommand = new Command('run')
   .addOption(new Option('--capacity-by <what>', 'what a capacity search varies').choices(['concurrency', 'rate'] as const).default('concurrency' as const))
   .option('--capacity-max <n>', 'highest level a capacity search tries (default 256 sessions or 1000 arrivals/s)', num)
   .option('--capacity-tolerance <x>', 'capacity search by rate: stop when the bracket is this narrow, relatively', num, 0.1)
-  .option('--workers <n>', 'spread sessions over this many worker threads when one core is not enough', int, 1)
+  .option('--workers <n|auto>', 'spread sessions over this many worker threads when one core is not enough; auto: one per core', workerCount, 1)
   .option('--max-sessions <n>', 'sessions per benchmark (default: enough to stream every sample once, at least one per lane, or ten arrivals)', int)
   .option('--duration <time>', 'run each benchmark this long, e.g. 60s or 5m: closed loop, lanes start sessions until then; open loop, arrivals for that long; sessions started finish', seconds)
   .option('--max-seconds <s>', 'stop each benchmark after this long; sessions still running end as incomplete', num)

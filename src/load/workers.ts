@@ -17,7 +17,9 @@ export class WorkerPool {
   private constructor(private readonly workers: Worker[]) {}
 
   static async start(count: number, options: RunOptions, target: string, clock: Clock): Promise<WorkerPool> {
-    const { signal: _s, onSessionEnd: _o, server: _v, ...portable } = options;
+    // The signal, the built-in server's settings and the callbacks stay on this thread.
+    const { signal: _s, server: _v, ...rest } = options;
+    const portable = Object.fromEntries(Object.entries(rest).filter(([, value]) => typeof value !== 'function')) as RunOptions;
     const workers = Array.from({ length: count }, (_, worker) => {
       const init: WorkerInit = { options: portable, target, worker, count, clockOrigin: clock.origin, wallStart: clock.wallStart.toISOString() };
       return new Worker(new URL('./worker.js', import.meta.url), { workerData: init });
