@@ -76,6 +76,8 @@ export interface RunOptions {
   pace?: Pace;
   /** Unpaced: most audio sent but not acknowledged by a server that acknowledges, ms; 0 ignores acknowledgements. Default 1000. */
   ackWindowMs?: number;
+  /** Mask client frames with random keys, as browsers must; by default the key is all zeros (see ws-runner.ts). */
+  maskFrames?: boolean;
   timeouts?: Partial<StageTimeouts>;
   /** Sent as `Authorization: Bearer`; never written to reports. */
   apiKey?: string;
@@ -153,6 +155,7 @@ export interface Settings {
   chunkMs: number;
   pace: Pace;
   ackWindowMs: number;
+  maskFrames: boolean;
   timeouts: StageTimeouts;
   workers: number;
   /** Headers every connection sends (authentication). */
@@ -266,6 +269,7 @@ export function resolveSettings(options: RunOptions): Settings {
     chunkMs,
     pace: options.pace ?? { kind: 'realtime', speed: 1 },
     ackWindowMs: options.ackWindowMs ?? DEFAULT_ACK_WINDOW_MS,
+    maskFrames: options.maskFrames ?? false,
     timeouts,
     workers,
     headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},

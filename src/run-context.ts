@@ -88,6 +88,7 @@ async function webSocketSessions(settings: Settings, dataset: Dataset, dialect: 
       idleMs: settings.idleMs,
       ...(settings.updateAtMs !== undefined ? { updateAtMs: settings.updateAtMs } : {}),
       ackWindowMs: settings.ackWindowMs,
+      maskFrames: settings.maskFrames,
       serverAcks,
       timeouts: settings.timeouts,
       clock,

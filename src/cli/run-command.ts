@@ -63,6 +63,7 @@ export const runCommand = new Command('run')
   .option('--chunk-ms <ms>', 'audio per append, ms', num, 100)
   .option('--pace <pace>', 'realtime, Nx (e.g. 2x, 0.5x) or none (as fast as the server takes audio: at most 8 frames wait on the socket and, with a server that acknowledges audio, at most --ack-window-ms of it goes unacknowledged)', 'realtime')
   .option('--ack-window-ms <ms>', 'unpaced: most audio sent but not yet acknowledged, with servers that send progress events (0: ignore them)', num, 1000)
+  .option('--mask-frames', 'mask client frames with random keys, as browsers must (default: an all-zero key, which costs no copy or XOR per frame)')
   .option('--connect-timeout-ms <ms>', 'limit for the WebSocket to open', num, DEFAULT_TIMEOUTS.connectMs)
   .option('--ready-timeout-ms <ms>', 'limit for the session to be ready after open', num, DEFAULT_TIMEOUTS.readyMs)
   .option('--final-timeout-ms <ms>', 'limit for the final transcript after the final commit', num, DEFAULT_TIMEOUTS.finalMs)
@@ -129,6 +130,7 @@ export const runCommand = new Command('run')
       chunkMs: opts.chunkMs,
       pace,
       ackWindowMs: opts.ackWindowMs,
+      ...(opts.maskFrames ? { maskFrames: true } : {}),
       workers: opts.workers,
       timeouts: { connectMs: opts.connectTimeoutMs, readyMs: opts.readyTimeoutMs, finalMs: opts.finalTimeoutMs },
       ...(apiKey !== undefined ? { apiKey } : {}),

@@ -90,6 +90,8 @@ export interface RunConfig {
   pace: string;
   workers: number;
   ackWindowMs: number;
+  /** Client frames masked with random keys (absent in reports from before the choice: they were). */
+  maskFrames?: boolean;
   timeouts: { connectMs: number; readyMs: number; finalMs: number };
   apiKey: string | null;
   tls: { ca: boolean; insecure: boolean };
