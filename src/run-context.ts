@@ -33,7 +33,9 @@ export async function createRunContext(settings: Settings, dataset: Dataset): Pr
   if (dialect.transport !== 'websocket') throw new UsageError(`--protocol ${settings.protocol}: HTTP dialects cannot run yet`);
   const prepared = new Map<string, PreparedSample>();
   for (const sample of dataset.samples) {
-    prepared.set(sample.id, await prepareSample(sample, dialect, settings.chunkMs, settings.padding, settings.eos));
+    // An unlabelled sample is in the language the run asks the server for, if it asks.
+    const language = sample.language ?? settings.dialect.language;
+    prepared.set(sample.id, await prepareSample({ ...sample, ...(language !== undefined ? { language } : {}) }, dialect, settings.chunkMs, settings.padding, settings.eos));
   }
   const perSession = settings.turnsPerSession;
   return {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { errorRate, normalizeWords, wordErrors } from '../src/metrics/wer.js';
+import { voxbenchBasic as normalizeWords } from '../src/metrics/normalizers/voxbench-basic.js';
+import { errorRate, wordErrors } from '../src/metrics/wer.js';
 
 describe('WER', () => {
   it('reads typographic apostrophes as plain ones', () => {

@@ -40,9 +40,12 @@ export const LEGACY_NORMALIZER = 'voxbench-basic-2';
 /** `--normalizer`: one normalizer for every input, or `auto`: whisper-english for English or unlabelled inputs, whisper-basic for other languages. */
 export type NormalizerChoice = 'auto' | string;
 
-/** Every normalizer, for help texts and docs. */
-export function listNormalizers(): readonly Normalizer[] {
-  return NORMALIZERS;
+/** What `--normalizer` accepts besides auto, for help texts and errors. */
+export const NORMALIZER_NAMES = NORMALIZERS.map((n) => `${n.name} (${n.id})`).join(', ');
+
+/** `auto`, or the id of the normalizer named by its name or id; undefined for anything else. */
+export function normalizerChoice(text: string): NormalizerChoice | undefined {
+  return text === 'auto' ? 'auto' : findNormalizer(text)?.id;
 }
 
 /** The normalizer with this id, or the current version of this name; undefined for neither. */
