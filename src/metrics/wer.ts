@@ -75,35 +75,46 @@ function wordEdits(ref: readonly string[], hyp: readonly string[]): WordErrors {
 /**
  * Edit counts of a minimum-edit alignment, two rows at a time: a long recording has
  * tens of thousands of characters, too many for the full table `alignWords` keeps to
- * trace pairs. Ties prefer a substitution, then a deletion.
+ * trace pairs (time stays quadratic in the characters). Ties prefer a substitution,
+ * then a deletion.
  */
-function charEdits(ref: readonly string[], hyp: readonly string[]): CharErrors {
+function charEdits(ref: Uint32Array, hyp: Uint32Array): CharErrors {
   const width = hyp.length + 1;
-  // Per cell: cost, substitutions, deletions, insertions.
-  let prev = new Uint32Array(width * 4);
-  let row = new Uint32Array(width * 4);
-  for (let h = 0; h <= hyp.length; h++) prev.set([h, 0, 0, h], h * 4);
+  // Two rows of each: the cost of a cell, and the substitutions and deletions on its path (insertions are the rest of the cost).
+  let [cost, s, d] = [new Uint32Array(width), new Uint32Array(width), new Uint32Array(width)];
+  let [cost1, s1, d1] = [new Uint32Array(width), new Uint32Array(width), new Uint32Array(width)];
+  for (let h = 0; h <= hyp.length; h++) cost[h] = h;
   for (let r = 1; r <= ref.length; r++) {
-    row.set([r, 0, r, 0], 0);
+    cost1[0] = d1[0] = r;
+    s1[0] = 0;
+    const char = ref[r - 1];
     for (let h = 1; h <= hyp.length; h++) {
-      const differ = ref[r - 1] === hyp[h - 1] ? 0 : 1;
-      const diagonal = prev[(h - 1) * 4]! + differ;
-      const up = prev[h * 4]! + 1;
-      const left = row[(h - 1) * 4]! + 1;
-      const [from, source, step] = diagonal <= up && diagonal <= left ? [diagonal, prev, h - 1] : up <= left ? [up, prev, h] : [left, row, h - 1];
-      row[h * 4] = from;
-      row[h * 4 + 1] = source[step * 4 + 1]! + (source === prev && step === h - 1 ? differ : 0);
-      row[h * 4 + 2] = source[step * 4 + 2]! + (source === prev && step === h ? 1 : 0);
-      row[h * 4 + 3] = source[step * 4 + 3]! + (source === row ? 1 : 0);
+      const substituted = char === hyp[h - 1] ? 0 : 1;
+      const diagonal = cost[h - 1]! + substituted;
+      const up = cost[h]! + 1;
+      const left = cost1[h - 1]! + 1;
+      if (diagonal <= up && diagonal <= left) {
+        cost1[h] = diagonal;
+        s1[h] = s[h - 1]! + substituted;
+        d1[h] = d[h - 1]!;
+      } else if (up <= left) {
+        cost1[h] = up;
+        s1[h] = s[h]!;
+        d1[h] = d[h]! + 1;
+      } else {
+        cost1[h] = left;
+        s1[h] = s1[h - 1]!;
+        d1[h] = d1[h - 1]!;
+      }
     }
-    [prev, row] = [row, prev];
+    [cost, s, d, cost1, s1, d1] = [cost1, s1, d1, cost, s, d];
   }
-  const end = hyp.length * 4;
-  return { substitutions: prev[end + 1]!, deletions: prev[end + 2]!, insertions: prev[end + 3]!, chars: ref.length };
+  const end = hyp.length;
+  return { substitutions: s[end]!, deletions: d[end]!, insertions: cost[end]! - s[end]! - d[end]!, chars: ref.length };
 }
 
-/** The characters of normalized words, one space between words. */
-const characters = (words: readonly string[]): string[] => Array.from(words.join(' '));
+/** The characters (code points) of normalized words, one space between words. */
+const characters = (words: readonly string[]): Uint32Array => Uint32Array.from(words.join(' '), (c) => c.codePointAt(0)!);
 
 /** Word and character edits of the hypothesis against the reference, after `normalizer`. */
 export function transcriptErrors(reference: string, hypothesis: string, normalizer: Normalizer): TranscriptErrors {
