@@ -103,3 +103,15 @@ describe('the normalizer registry', () => {
     assert.ok(isEnglish(' en ') && !isEnglish('es'));
   });
 });
+
+describe('the vendored spelling list', () => {
+  it('ships in the npm package with its MIT licence beside it', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const root = new URL('../../', import.meta.url);
+    const pkg = JSON.parse(await readFile(new URL('package.json', root), 'utf8')) as { files: string[] };
+    assert.ok(pkg.files.includes('vendor'), 'package.json files lists vendor/');
+    assert.match(await readFile(new URL('vendor/whisper/LICENSE', root), 'utf8'), /^MIT License\n\nCopyright \(c\) 2022 OpenAI/);
+    const spellings = JSON.parse(await readFile(new URL('vendor/whisper/english-spelling.json', root), 'utf8')) as Record<string, string>;
+    assert.equal(Object.keys(spellings).length, 1739);
+  });
+});
