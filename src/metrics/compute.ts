@@ -5,7 +5,7 @@ import { measure, METRICS, type PointMetric } from './catalog.js';
 import { costOf, type Cost, type Pricing } from './cost.js';
 import type { Interval } from './bootstrap.js';
 import { LEGACY_NORMALIZER } from './normalizers/index.js';
-import { corpusWerInterval, normalizersOf, pooledErrors, qualityBy, scoredInputs, type GroupQuality } from './quality.js';
+import { corpusWerInterval, normalizerList, pooledErrors, qualityBy, scoredInputs, type GroupQuality } from './quality.js';
 import { evaluateSlos, type Slo, type SloResult } from './slo.js';
 import { summarize, type Distribution } from './stats.js';
 import { errorRate } from './wer.js';
@@ -223,8 +223,10 @@ function countAnomalies(records: readonly SessionRecord[]): BenchmarkSummary['an
 function corpusQuality(views: readonly SessionView[]): BenchmarkSummary['quality'] {
   const scored = scoredInputs(views);
   const { words, chars } = pooledErrors(scored);
+  // Every audio input's, scored or not, so a run without references still names its normalizer.
+  const recorded = views.flatMap((v) => v.inputs.flatMap((i) => (i.plan?.kind === 'audio' ? [i.plan.normalizer ?? LEGACY_NORMALIZER] : [])));
   return {
-    normalizer: normalizersOf(scored) || LEGACY_NORMALIZER,
+    normalizer: normalizerList(recorded) || LEGACY_NORMALIZER,
     turns: scored.length,
     wer: errorRate(words),
     substitutions: words.substitutions,

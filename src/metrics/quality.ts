@@ -49,9 +49,9 @@ export interface GroupQuality {
   referenceWords: number;
 }
 
-/** The ids of the normalizers the inputs were scored with, in order, comma-separated. */
-export function normalizersOf(inputs: readonly ScoredInput[]): string {
-  return [...new Set(inputs.map((i) => i.normalizer))].sort().join(', ');
+/** Normalizer ids, each once, in order, comma-separated. */
+export function normalizerList(ids: Iterable<string>): string {
+  return [...new Set(ids)].sort().join(', ');
 }
 
 /** Corpus figures of each group of inputs, groups in name order. */
@@ -66,7 +66,7 @@ export function qualityBy(inputs: readonly ScoredInput[], key: (input: ScoredInp
   return Object.fromEntries(
     [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, group]) => {
       const { words, chars } = pooledErrors(group);
-      return [name, { normalizer: normalizersOf(group), turns: group.length, wer: errorRate(words), cer: errorRate(chars), referenceWords: words.words }];
+      return [name, { normalizer: normalizerList(group.map((i) => i.normalizer)), turns: group.length, wer: errorRate(words), cer: errorRate(chars), referenceWords: words.words }];
     }),
   );
 }
