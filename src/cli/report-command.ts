@@ -44,7 +44,7 @@ const merge = new Command('merge')
   });
 
 const compare = new Command('compare')
-  .description("Compare two runs: each side's sessions, errors, throughput and corpus WER, a verdict on the headline metrics, and every metric's medians and tails with the difference and its 95% bootstrap interval; warns when the runs differ in dataset, level, protocol or pacing.")
+  .description("Compare two runs: each side's sessions, errors, throughput and corpus WER and CER, a verdict on the headline metrics, and every metric's medians and tails with the difference and its 95% bootstrap interval; warns when the runs differ in dataset, level, protocol or pacing.")
   .argument('<a>', 'the baseline: a report.json or run folder')
   .argument('<b>', 'the candidate')
   .option('--level <label>', 'compare this benchmark level of both (default: the first of each), e.g. concurrent@8')
