@@ -185,7 +185,7 @@ const catalog: MetricDefinition[] = [
   {
     name: 'cer', unit: 'ratio', scope: 'input', tasks: TRANSCRIPTION, tags: ['quality'], better: 'lower',
     quantity: `character error rate of the final transcript against the reference, ${SCORED}`,
-    description: 'Character edits over reference characters, the spaces between normalized words included (as jiwer counts them); for languages written without spaces, and for near misses WER counts as whole words.',
+    description: 'Character edits over reference characters, the spaces between normalized words included (as jiwer counts them): the figure for languages written without spaces, and one that counts a near miss as less than the whole word WER counts.',
     value: (v) => {
       const errors = v.charErrors();
       return errors ? errorRate(errors) ?? undefined : undefined;

@@ -3,7 +3,7 @@
  * versioned normalizer (`normalizers/`), then aligned word by word (and character by
  * character for CER).
  */
-import { normalizerById, type Normalizer } from './normalizers/index.js';
+import type { Normalizer } from './normalizers/index.js';
 
 /** Substitutions, deletions and insertions of a hypothesis against a reference. */
 export interface EditCounts {
@@ -120,11 +120,6 @@ const characters = (words: readonly string[]): Uint32Array => Uint32Array.from(w
 export function transcriptErrors(reference: string, hypothesis: string, normalizer: Normalizer): TranscriptErrors {
   const [ref, hyp] = [normalizer.normalize(reference), normalizer.normalize(hypothesis)];
   return { normalizer: normalizer.id, words: wordEdits(ref, hyp), chars: charEdits(characters(ref), characters(hyp)) };
-}
-
-/** Word edits of the hypothesis against the reference, after `normalizer` (default voxbench-basic-2). */
-export function wordErrors(reference: string, hypothesis: string, normalizer: Normalizer = normalizerById(undefined)): WordErrors {
-  return wordEdits(normalizer.normalize(reference), normalizer.normalize(hypothesis));
 }
 
 /** (S + D + I) / N, over reference words or characters; null for an empty reference. */
