@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
 import { findNormalizer, isEnglish, normalizerChoice, normalizerFor } from '../src/metrics/normalizers/index.js';
 import { voxbenchBasic } from '../src/metrics/normalizers/voxbench-basic.js';
@@ -106,12 +107,22 @@ describe('the normalizer registry', () => {
 
 describe('the vendored spelling list', () => {
   it('ships in the npm package with its MIT licence beside it', async () => {
-    const { readFile } = await import('node:fs/promises');
     const root = new URL('../../', import.meta.url);
     const pkg = JSON.parse(await readFile(new URL('package.json', root), 'utf8')) as { files: string[] };
     assert.ok(pkg.files.includes('vendor'), 'package.json files lists vendor/');
     assert.match(await readFile(new URL('vendor/whisper/LICENSE', root), 'utf8'), /^MIT License\n\nCopyright \(c\) 2022 OpenAI/);
     const spellings = JSON.parse(await readFile(new URL('vendor/whisper/english-spelling.json', root), 'utf8')) as Record<string, string>;
     assert.equal(Object.keys(spellings).length, 1739);
+  });
+});
+
+describe('the ports against Whisper itself', () => {
+  it('give the words openai/whisper gives on 600 seeded phrases (scripts/make-normalizer-fixtures.py)', async () => {
+    const cases = JSON.parse(await readFile(new URL('../../test/fixtures/whisper-normalizer.json', import.meta.url), 'utf8')) as Array<{ text: string; english: string[]; basic: string[] }>;
+    assert.equal(cases.length, 600);
+    for (const c of cases) {
+      assert.deepEqual(whisperEnglish(c.text), c.english, `whisper-english of ${JSON.stringify(c.text)}`);
+      assert.deepEqual(whisperBasic(c.text), c.basic, `whisper-basic of ${JSON.stringify(c.text)}`);
+    }
   });
 });
