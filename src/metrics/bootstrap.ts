@@ -29,7 +29,7 @@ export function interval95(draws: readonly number[]): Interval {
 /**
  * The 95% interval of a pooled ratio, Σ numerators / Σ denominators (corpus WER: errors
  * over reference words), resampling units. Sums are drawn directly, without building
- * resampled arrays, so 100,000 turns cost milliseconds; null without units.
+ * resampled arrays (linear in units × resamples); null without units.
  */
 export function pooledRatioInterval(numerators: readonly number[], denominators: readonly number[], random: () => number): Interval | null {
   const n = numerators.length;
