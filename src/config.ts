@@ -4,6 +4,7 @@ import type { DatasetOptions } from './data/load.js';
 import type { ErrorRateStop } from './load/execute.js';
 import type { LoadPlan } from './load/plan.js';
 import { isOpenLoop, type LoadProfile } from './load/profiles.js';
+import { NORMALIZER_NAMES, normalizerChoice, type NormalizerChoice } from './metrics/normalizers/index.js';
 import { parseSlo, SloError, type Slo } from './metrics/slo.js';
 import type { MeasurementWindow } from './metrics/window.js';
 import type { Pricing } from './metrics/cost.js';
@@ -52,6 +53,8 @@ export interface RunOptions {
   stopOnErrorRate?: ErrorRateStop;
   /** SLO expressions (see src/metrics/slo.ts), judged per benchmark. */
   slos?: string[];
+  /** How transcripts are normalized for WER and CER: `auto` (default: whisper-english for English or unlabelled inputs, whisper-basic otherwise) or a normalizer's name or id. */
+  normalizer?: string;
   /** Deployment price per replica-hour and replica count, for cost per audio hour. */
   pricing?: Pricing;
   /** User entries for the reproducibility record, by section (deployment, input, client, session, results). */
@@ -141,6 +144,8 @@ export interface Settings {
   turnDetection: OpenAITurnDetection;
   plan: LoadPlan;
   slos: Slo[];
+  /** `auto`, or the id of the one normalizer every input is scored with. */
+  normalizer: NormalizerChoice;
   /** Sessions per benchmark, when given (else one per sample, at least one per lane). */
   maxSessions?: number;
   maxSeconds?: number;
@@ -256,6 +261,7 @@ export function resolveSettings(options: RunOptions): Settings {
     turnDetection,
     plan,
     slos,
+    normalizer: normalizerOption(options.normalizer),
     ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
     ...(options.maxSeconds !== undefined ? { maxSeconds: options.maxSeconds } : {}),
     ...(options.duration !== undefined ? { duration: options.duration } : {}),
@@ -278,6 +284,13 @@ export function resolveSettings(options: RunOptions): Settings {
       ...(options.tls?.insecure ? { rejectUnauthorized: false as const } : {}),
     },
   };
+}
+
+/** `--normalizer`: auto, or a normalizer's name or id (its id is what reports record). */
+export function normalizerOption(text: string | undefined): NormalizerChoice {
+  const choice = normalizerChoice(text ?? 'auto');
+  if (choice === undefined) throw new UsageError(`--normalizer ${text} is not a normalizer; choose auto or one of: ${NORMALIZER_NAMES}`);
+  return choice;
 }
 
 function resolvePlan(options: RunOptions): LoadPlan {

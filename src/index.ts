@@ -17,6 +17,8 @@ export { METRICS, addMetric, metricByName, metricsFor, describeMetrics, measure,
 export { ANCHORS, type Anchor } from './metrics/anchors.js';
 export { computeSessionMetrics, summarizeBenchmark, type BenchmarkSummary, type SessionMetrics } from './metrics/compute.js';
 export { summarize, PERCENTILE_METHOD, type Distribution } from './metrics/stats.js';
+export { findNormalizer, normalizerFor, type Normalizer } from './metrics/normalizers/index.js';
+export { transcriptErrors, errorRate, type TranscriptErrors, type WordErrors, type CharErrors } from './metrics/wer.js';
 export { renderSummary } from './report/console.js';
 export { renderHtml } from './report/html/index.js';
 export { renderCsv } from './report/csv.js';

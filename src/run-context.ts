@@ -62,6 +62,12 @@ export async function createRunContext(settings: Settings, dataset: Dataset): Pr
   };
 }
 
+/** An unlabelled sample is in the language the run asks the server for, if it asks. */
+function labelled(sample: Sample, settings: Settings): Sample {
+  const language = sample.language ?? settings.dialect.language;
+  return language === undefined ? sample : { ...sample, language };
+}
+
 interface TransportSessions {
   run(target: string, samples: Sample[], plannedStartMs: number, clock: Clock, signal: AbortSignal): Promise<SessionResult>;
   close(): void;
@@ -71,7 +77,7 @@ interface TransportSessions {
 async function webSocketSessions(settings: Settings, dataset: Dataset, dialect: WebSocketDialect): Promise<TransportSessions> {
   const prepared = new Map<string, PreparedSample>();
   for (const sample of dataset.samples) {
-    prepared.set(sample.id, await prepareSample(sample, dialect, settings.chunkMs, settings.padding, settings.eos));
+    prepared.set(sample.id, await prepareSample(labelled(sample, settings), dialect, settings.chunkMs, settings.padding, settings.eos));
   }
   /** Whether the server acknowledges audio, once a session has found out. */
   const serverAcks: { known?: boolean } = {};
@@ -101,7 +107,7 @@ async function webSocketSessions(settings: Settings, dataset: Dataset, dialect: 
 /** Request sessions: one request per sample, over a keep-alive pool shared by the run's sessions. */
 async function httpSessions(settings: Settings, dataset: Dataset, dialect: HttpDialect): Promise<TransportSessions> {
   const prepared = new Map<string, PreparedRequest>();
-  for (const sample of dataset.samples) prepared.set(sample.id, await prepareAudioRequest(sample, dialect, settings.eos));
+  for (const sample of dataset.samples) prepared.set(sample.id, await prepareAudioRequest(labelled(sample, settings), dialect, settings.eos));
   const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true, ...settings.tls }) };
   return {
     close: () => {

@@ -80,8 +80,8 @@ describe('report compare', () => {
     assert.deepEqual(wer.delta, { value: 0, ci95: [0, 0], verdict: 'unclear' }, 'the simulated server transcribes known audio exactly');
 
     const text = renderComparison(c);
-    assert.match(text, /^\s+level\s+sessions\s+completed\s+failed\s+error rate\s+audio s\/s\s+sessions\/s\s+corpus_wer \[95% CI\]$/m);
-    assert.match(text, /^A\s+synchronous\s+6\s+6\s+0\s+0%\s+[\d.]+\s+[\d.]+\s+0 \[0, 0\]$/m);
+    assert.match(text, /^\s+level\s+sessions\s+completed\s+failed\s+error rate\s+audio s\/s\s+sessions\/s\s+corpus_wer \[95% CI\]\s+corpus_cer \[95% CI\]$/m);
+    assert.match(text, /^A\s+synchronous\s+6\s+6\s+0\s+0%\s+[\d.]+\s+[\d.]+\s+0 \[0, 0\]\s+0 \[0, 0\]$/m);
     assert.match(text, /^Verdict, B against A \(headline figures\):\n {2}better\s+ttft_ms p50 \d+ → \d+ ms, Δ -\d+ ms \[-\d+, -\d+\]$/m);
     assert.match(text, /^ {2}unclear\s+corpus_wer 0 → 0, Δ 0 \[0, 0\]$/m);
   });

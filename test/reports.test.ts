@@ -66,7 +66,7 @@ describe('outputs', () => {
     assert.equal(report.record.client.location, 'eu-west');
     assert.equal(report.record.client.chunk_ms, 100);
     assert.equal(report.record.input.fingerprint, report.dataset.fingerprint);
-    assert.match(String(report.record.results.quality), /^corpus WER 0\.00% \(voxbench-basic-2, 1 turns\)$/);
+    assert.match(String(report.record.results.quality), /^corpus WER 0\.00% \(95% CI 0\.00% to 0\.00%\), CER 0\.00% \(whisper-english-1, 1 turns\)$/);
     assert.deepEqual(parseMetaEntry('gpu=A100'), { section: 'deployment', key: 'gpu', value: 'A100' });
     assert.deepEqual(parseMetaEntry('deployment.replicas=4'), { section: 'deployment', key: 'replicas', value: 4 });
     assert.equal(parseMetaEntry('no equals sign'), null);

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { errorRate, normalizeWords, wordErrors } from '../src/metrics/wer.js';
+import { voxbenchBasic as normalizeWords } from '../src/metrics/normalizers/voxbench-basic.js';
+import { normalizerById } from '../src/metrics/normalizers/index.js';
+import { errorRate, transcriptErrors } from '../src/metrics/wer.js';
+
+const wordErrors = (reference: string, hypothesis: string) => transcriptErrors(reference, hypothesis, normalizerById('voxbench-basic-2')).words;
 
 describe('WER', () => {
   it('reads typographic apostrophes as plain ones', () => {

@@ -7,18 +7,25 @@ import { mergeReports } from '../report/merge.js';
 import { OUTPUT_FORMATS, writeOutputs, type OutputFormat } from '../report/outputs.js';
 import { readReport } from '../report/recompute.js';
 import { renderSummary } from '../report/console.js';
+import { normalizerOption } from '../config.js';
 import { lockFolder } from '../folder-lock.js';
+import { NORMALIZER_NAMES } from '../metrics/normalizers/index.js';
 import { checkWritableDir } from './output-dir.js';
 import { outputList } from './parse.js';
+
+const NORMALIZER_HELP = `score every transcript again with this normalizer (default: the one each report chose): auto, or one of: ${NORMALIZER_NAMES}`;
+
+const chosenNormalizer = (name: string | undefined): string | undefined => (name === undefined ? undefined : normalizerOption(name));
 
 const render = new Command('render')
   .description('Recompute every figure of a run from its stored timelines (and its session log, if the run was killed) and write its outputs again.')
   .argument('<run>', 'a report.json, or a run folder holding one')
   .option('--outputs <list>', `formats to write, from: ${OUTPUT_FORMATS.join(', ')} (json is always written)`, outputList, ['json'] as OutputFormat[])
   .option('--output-dir <dir>', 'where to write (default: beside the report)')
+  .option('--normalizer <name>', NORMALIZER_HELP)
   .action(async (path, opts) => {
     const dir = opts.outputDir ?? (path.endsWith('.json') ? dirname(path) : path);
-    const report = await readReport(path);
+    const report = await readReport(path, chosenNormalizer(opts.normalizer));
     await checkWritableDir(dir, '--output-dir');
     const written = await whileLocked(dir, () => writeOutputs(report, dir, opts.outputs));
     process.stdout.write(`${renderSummary(report)}\nWrote: ${written.join(', ')}\n`);
@@ -31,20 +38,22 @@ const merge = new Command('merge')
   .option('--outputs <list>', `formats to write, from: ${OUTPUT_FORMATS.join(', ')}`, outputList, ['json'] as OutputFormat[])
   .action(async (paths, opts) => {
     await checkWritableDir(opts.outputDir, '--output-dir');
-    const report = mergeReports(await Promise.all(paths.map(readReport)), paths);
+    const report = mergeReports(await Promise.all(paths.map((path) => readReport(path))), paths);
     const written = await whileLocked(opts.outputDir, () => writeOutputs(report, opts.outputDir, opts.outputs));
     process.stdout.write(`${renderSummary(report)}\nWrote: ${written.join(', ')}\n`);
   });
 
 const compare = new Command('compare')
-  .description("Compare two runs: each side's sessions, errors, throughput and corpus WER, a verdict on the headline metrics, and every metric's medians and tails with the difference and its 95% bootstrap interval; warns when the runs differ in dataset, level, protocol or pacing.")
+  .description("Compare two runs: each side's sessions, errors, throughput and corpus WER and CER, a verdict on the headline metrics, and every metric's medians and tails with the difference and its 95% bootstrap interval; warns when the runs differ in dataset, level, protocol or pacing.")
   .argument('<a>', 'the baseline: a report.json or run folder')
   .argument('<b>', 'the candidate')
   .option('--level <label>', 'compare this benchmark level of both (default: the first of each), e.g. concurrent@8')
   .option('--output-dir <dir>', 'also write compare.html and compare.json here')
+  .option('--normalizer <name>', `${NORMALIZER_HELP}, on both sides, so their WER compares`)
   .action(async (a, b, opts) => {
     if (opts.outputDir) await checkWritableDir(opts.outputDir, '--output-dir');
-    const comparison = compareReports(await readReport(a), await readReport(b), opts.level);
+    const normalizer = chosenNormalizer(opts.normalizer);
+    const comparison = compareReports(await readReport(a, normalizer), await readReport(b, normalizer), opts.level);
     // Colours only for a terminal that accepts them; pipes and files get plain text.
     process.stdout.write(`${renderComparison(comparison, { color: process.stdout.isTTY === true && !process.env.NO_COLOR })}\n`);
     if (opts.outputDir) {

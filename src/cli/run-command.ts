@@ -5,6 +5,7 @@ import type { OpenAITurnDetection } from '../dialects/openai.js';
 import { resolveApiKey } from '../api-key.js';
 import { UsageError } from '../config.js';
 import { PROFILE_KINDS } from '../load/profiles.js';
+import { NORMALIZER_NAMES } from '../metrics/normalizers/index.js';
 import type { RunOptions } from '../config.js';
 import { renderSummary } from '../report/console.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../report/outputs.js';
@@ -45,6 +46,7 @@ export const runCommand = new Command('run')
   .option('--cooldown <n|Ns>', 'leave the last N sessions to end, or those ending in the last N seconds, out of the figures', sessionsOrSeconds)
   .option('--max-error-rate <x>', 'stop a benchmark once its error rate exceeds this (0 to 1)', fraction)
   .option('--error-min-sessions <n>', 'finished sessions needed before --max-error-rate applies', int, 10)
+  .option('--normalizer <name>', `how transcripts are normalized for WER and CER: auto (whisper-english for English or unlabelled samples, whisper-basic for other languages) or one of: ${NORMALIZER_NAMES}`, 'auto')
   .option('--slo <expr...>', 'service-level objective, e.g. "p95(finalization_ms)<800" "error_rate<0.01"; exit code 4 when one fails')
   .addOption(new Option('--capacity-by <what>', 'what a capacity search varies').choices(['concurrency', 'rate'] as const).default('concurrency' as const))
   .option('--capacity-max <n>', 'highest level a capacity search tries (default 256 sessions or 1000 arrivals/s)', num)
@@ -120,6 +122,7 @@ export const runCommand = new Command('run')
       window: { ...(opts.warmup ? { warmup: opts.warmup } : {}), ...(opts.cooldown ? { cooldown: opts.cooldown } : {}) },
       ...(opts.maxErrorRate !== undefined ? { stopOnErrorRate: { maxErrorRate: opts.maxErrorRate, minSessions: opts.errorMinSessions } } : {}),
       ...(opts.slo ? { slos: opts.slo } : {}),
+      normalizer: opts.normalizer,
       ...(opts.maxSeconds !== undefined ? { maxSeconds: opts.maxSeconds } : {}),
       ...(opts.duration !== undefined ? { duration: opts.duration } : {}),
       turnsPerSession: opts.turnsPerSession,

@@ -2,8 +2,8 @@ import { TASKS, type Task } from '../timeline/types.js';
 import type { InputView, ResponseView, SessionView } from '../views/session-view.js';
 import { maxOf, mean } from './stats.js';
 import { wordEmissionLatencies } from './emission.js';
-import { corpusErrors } from './quality.js';
-import { errorRate, NORMALIZER } from './wer.js';
+import { pooledErrors, scoredInputs } from './quality.js';
+import { errorRate, type EditCounts } from './wer.js';
 import { ANCHORS as A } from './anchors.js';
 import type { Anchor } from './anchors.js';
 
@@ -42,8 +42,12 @@ export type MetricDefinition =
   | (Base & { scope: 'session' } & Measure<SessionView>)
   /** Many values per input, pooled into one distribution (e.g. every inter-text gap). */
   | (Base & { scope: 'input_samples'; from: string; to: string; samples(view: InputView): number[] })
-  /** One value over all measured completed sessions of a benchmark. */
-  | (Base & { scope: 'corpus'; quantity: string; reduce(views: readonly SessionView[]): number | null });
+  /**
+   * One value over all measured completed sessions of a benchmark. `resample` is the
+   * unit its bootstrap interval redraws: whole sessions (the default), or inputs, each
+   * then reduced as a view of that one input.
+   */
+  | (Base & { scope: 'corpus'; quantity: string; reduce(views: readonly SessionView[]): number | null; resample?: 'sessions' | 'inputs' });
 
 export type Scope = MetricDefinition['scope'];
 
@@ -64,6 +68,9 @@ function measureOn<V>(metric: Measure<V>, view: V): number | undefined {
 
 const ALL = TASKS;
 const STT: readonly Task[] = ['stt'];
+/** Tasks that transcribe audio, streamed or as whole requests. */
+const TRANSCRIPTION: readonly Task[] = ['stt', 'batch_stt'];
+const SCORED = "after the input's normalizer (each input records its own; see the summary's quality)";
 
 const audioMs = (v: InputView): number | undefined => {
   const first = v.media[0];
@@ -75,6 +82,15 @@ const turnMs = (v: InputView): number | undefined => {
   const to = A.input.transcript_final.at(v);
   return from === undefined || to === undefined ? undefined : to - from;
 };
+
+/** A per-input count of one kind of word edit, pooled in the summary's quality. */
+function wordEdit(name: string, kind: keyof EditCounts, description: string): MetricDefinition {
+  return {
+    name, unit: 'count', scope: 'input', tasks: TRANSCRIPTION, tags: ['quality'], better: 'lower',
+    quantity: `word ${kind} of the final transcript against the reference, ${SCORED}`, description,
+    value: (v) => v.wordErrors()?.[kind],
+  };
+}
 
 /** A per-session transport count: a quantity, not an interval. */
 function transportCounter(name: string, unit: Unit, quantity: string, description: string, value: (s: SessionView) => number): MetricDefinition {
@@ -158,14 +174,26 @@ const catalog: MetricDefinition[] = [
     },
   },
   {
-    name: 'wer', unit: 'ratio', scope: 'input', tasks: STT, tags: ['quality'], better: 'lower',
-    quantity: `word error rate of the final transcript against the reference, after the ${NORMALIZER} normalizer`,
+    name: 'wer', unit: 'ratio', scope: 'input', tasks: TRANSCRIPTION, tags: ['quality'], better: 'lower',
+    quantity: `word error rate of the final transcript against the reference, ${SCORED}`,
     description: '(substitutions + deletions + insertions) / reference words, for one input; the summary also pools errors over the corpus.',
     value: (v) => {
       const errors = v.wordErrors();
       return errors ? errorRate(errors) ?? undefined : undefined;
     },
   },
+  {
+    name: 'cer', unit: 'ratio', scope: 'input', tasks: TRANSCRIPTION, tags: ['quality'], better: 'lower',
+    quantity: `character error rate of the final transcript against the reference, ${SCORED}`,
+    description: 'Character edits over reference characters, the spaces between normalized words included (as jiwer counts them): the figure for languages written without spaces, and one that counts a near miss as less than the whole word WER counts.',
+    value: (v) => {
+      const errors = v.charErrors();
+      return errors ? errorRate(errors) ?? undefined : undefined;
+    },
+  },
+  wordEdit('word_substitutions', 'substitutions', 'Reference words the transcript got wrong.'),
+  wordEdit('word_deletions', 'deletions', 'Reference words missing from the transcript.'),
+  wordEdit('word_insertions', 'insertions', 'Transcript words with no reference word.'),
   {
     name: 'send_lag_ms', unit: 'ms', scope: 'input_samples', tasks: ALL, tags: ['client'], better: 'lower',
     from: 'planned send time of a media chunk', to: 'actual send time',
@@ -213,10 +241,16 @@ const catalog: MetricDefinition[] = [
     value: (s) => s.anomalies.length,
   },
   {
-    name: 'corpus_wer', unit: 'ratio', scope: 'corpus', tasks: STT, tags: ['quality'], better: 'lower',
-    quantity: `word errors summed over every input with a reference and a final transcript, over their reference words (${NORMALIZER})`,
-    description: 'Corpus WER, as leaderboards pool it: long utterances weigh more than short ones.',
-    reduce: (views) => errorRate(corpusErrors(views)),
+    name: 'corpus_wer', unit: 'ratio', scope: 'corpus', tasks: TRANSCRIPTION, tags: ['quality'], better: 'lower', resample: 'inputs',
+    quantity: `word errors summed over every input with a reference and a final transcript, over their reference words, ${SCORED}`,
+    description: 'Corpus WER, as leaderboards pool it: long utterances weigh more than short ones. Its interval resamples turns.',
+    reduce: (views) => errorRate(pooledErrors(scoredInputs(views)).words),
+  },
+  {
+    name: 'corpus_cer', unit: 'ratio', scope: 'corpus', tasks: TRANSCRIPTION, tags: ['quality'], better: 'lower', resample: 'inputs',
+    quantity: `character errors summed over every input with a reference and a final transcript, over their reference characters, ${SCORED}`,
+    description: 'Corpus CER, pooled as corpus WER is. Its interval resamples turns.',
+    reduce: (views) => errorRate(pooledErrors(scoredInputs(views)).chars),
   },
 ];
 

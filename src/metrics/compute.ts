@@ -3,10 +3,12 @@ import { sessionEndMs } from '../timeline/types.js';
 import { sessionView, type InputView, type ResponseView, type SessionView } from '../views/session-view.js';
 import { measure, METRICS, type PointMetric } from './catalog.js';
 import { costOf, type Cost, type Pricing } from './cost.js';
-import { corpusErrors } from './quality.js';
+import type { Interval } from './bootstrap.js';
+import { LEGACY_NORMALIZER } from './normalizers/index.js';
+import { corpusWerInterval, normalizerList, pooledErrors, qualityBy, scoredInputs, type GroupQuality } from './quality.js';
 import { evaluateSlos, type Slo, type SloResult } from './slo.js';
 import { summarize, type Distribution } from './stats.js';
-import { errorRate, NORMALIZER } from './wer.js';
+import { errorRate } from './wer.js';
 import type { Phase } from './window.js';
 
 /** Scalar metric values of one session: session-scoped ones, one set per input and one per response. */
@@ -103,6 +105,7 @@ export interface BenchmarkSummary {
   };
   /** Transcription quality pooled over the corpus: errors summed over turns with a reference, then divided. */
   quality: {
+    /** The normalizer ids the turns were scored with, comma-separated when they differ (each input records its own). */
     normalizer: string;
     turns: number;
     /** Corpus WER; null when no turn had a reference and a final transcript. */
@@ -111,6 +114,14 @@ export interface BenchmarkSummary {
     deletions: number;
     insertions: number;
     referenceWords: number;
+    /** 95% percentile-bootstrap interval of corpus WER: 1000 resamples of the turns, seed 1, so reproducible. */
+    werCi95: Interval | null;
+    /** Corpus CER, and its character edits (spaces between words count as characters). */
+    cer: number | null;
+    chars: { substitutions: number; deletions: number; insertions: number; reference: number };
+    /** Corpus WER and CER of each split, and of each language (the input's, `unlabelled` without one). */
+    bySplit: Record<string, GroupQuality>;
+    byLanguage: Record<string, GroupQuality>;
   };
   /** Finals that answered no input (`protocol_anomalies`), over measured sessions, failed ones included: sessions with any, and the count of each reason. */
   anomalies: { sessions: number; reasons: Record<string, number> };
@@ -210,8 +221,24 @@ function countAnomalies(records: readonly SessionRecord[]): BenchmarkSummary['an
 }
 
 function corpusQuality(views: readonly SessionView[]): BenchmarkSummary['quality'] {
-  const { words, inputs, ...edits } = corpusErrors(views);
-  return { normalizer: NORMALIZER, turns: inputs, wer: errorRate({ words, ...edits }), ...edits, referenceWords: words };
+  const scored = scoredInputs(views);
+  const { words, chars } = pooledErrors(scored);
+  // Every audio input's, scored or not, so a run without references still names its normalizer.
+  const recorded = views.flatMap((v) => v.inputs.flatMap((i) => (i.plan?.kind === 'audio' ? [i.plan.normalizer ?? LEGACY_NORMALIZER] : [])));
+  return {
+    normalizer: normalizerList(recorded) || LEGACY_NORMALIZER,
+    turns: scored.length,
+    wer: errorRate(words),
+    substitutions: words.substitutions,
+    deletions: words.deletions,
+    insertions: words.insertions,
+    referenceWords: words.words,
+    werCi95: corpusWerInterval(scored),
+    cer: errorRate(chars),
+    chars: { substitutions: chars.substitutions, deletions: chars.deletions, insertions: chars.insertions, reference: chars.chars },
+    bySplit: qualityBy(scored, (i) => i.split),
+    byLanguage: qualityBy(scored, (i) => i.language ?? 'unlabelled'),
+  };
 }
 
 function countFailures(records: readonly SessionRecord[]): FailureCount[] {

@@ -1,18 +1,21 @@
 import type { ReceivedFrame } from '../timeline/types.js';
 import type { InputView } from '../views/session-view.js';
-import { alignWords, normalizeWords } from './wer.js';
+import { voxbenchBasic } from './normalizers/voxbench-basic.js';
+import { alignWords } from './wer.js';
 
 /**
  * Word emission latency, the true round trip per word (as Picovoice measures it): for
  * each reference word the server got right, from the send time of the chunk holding
  * the word's end (the dataset's word timings) to the receipt of the event that
  * completed that word in the transcript. Words are paired by the WER alignment, so a
- * misrecognized or missing word has no latency rather than a wrong one.
+ * misrecognized or missing word has no latency rather than a wrong one; pairing word
+ * by word with timings needs no number or spelling rules, so it always uses
+ * voxbench-basic-2, whatever normalizer scores the input.
  */
 export function wordEmissionLatencies(input: InputView): number[] {
   const timings = input.plan?.kind === 'audio' ? input.plan.words : undefined;
   if (!timings || timings.length === 0) return [];
-  const reference = timings.flatMap((w) => normalizeWords(w.word).map((word) => ({ word, endMs: w.endMs })));
+  const reference = timings.flatMap((w) => voxbenchBasic(w.word).map((word) => ({ word, endMs: w.endMs })));
   const heard = timedWords(input.transcript.textEvents);
   const latencies: number[] = [];
   for (const pair of alignWords(reference.map((w) => w.word), heard.map((w) => w.word))) {
@@ -33,7 +36,7 @@ function timedWords(events: readonly ReceivedFrame[]): Array<{ word: string; t: 
   let token = '';
   let t = 0;
   const flush = (): void => {
-    for (const word of normalizeWords(token)) words.push({ word, t });
+    for (const word of voxbenchBasic(token)) words.push({ word, t });
     token = '';
   };
   for (const event of events) {

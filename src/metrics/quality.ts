@@ -1,19 +1,79 @@
 import type { SessionView } from '../views/session-view.js';
-import type { WordErrors } from './wer.js';
+import { BOOTSTRAP_SEED, pooledRatioInterval, type Interval } from './bootstrap.js';
+import { LEGACY_NORMALIZER } from './normalizers/index.js';
+import { errorRate, type CharErrors, type EditCounts, type WordErrors } from './wer.js';
+import { seededRandom } from '../random.js';
 
-/** Word errors summed over every input with a reference and a final transcript: the corpus WER's numerator and denominator. */
-export function corpusErrors(views: readonly SessionView[]): WordErrors & { inputs: number } {
-  const total = { substitutions: 0, deletions: 0, insertions: 0, words: 0, inputs: 0 };
-  for (const view of views) {
-    for (const input of view.inputs) {
-      const errors = input.wordErrors();
-      if (!errors) continue;
-      total.inputs++;
-      total.substitutions += errors.substitutions;
-      total.deletions += errors.deletions;
-      total.insertions += errors.insertions;
-      total.words += errors.words;
-    }
+/** An input with a reference and a final transcript, scored. */
+export interface ScoredInput {
+  split: string;
+  language?: string;
+  normalizer: string;
+  words: WordErrors;
+  chars: CharErrors;
+}
+
+/** Every input of the views with a reference and a final transcript, scored with its normalizer. */
+export function scoredInputs(views: readonly SessionView[]): ScoredInput[] {
+  return views.flatMap((view) =>
+    view.inputs.flatMap((input): ScoredInput[] => {
+      const [words, chars] = [input.wordErrors(), input.charErrors()];
+      const plan = input.plan?.kind === 'audio' ? input.plan : undefined;
+      if (!words || !chars || !plan) return [];
+      return [{ split: plan.split, ...(plan.language !== undefined ? { language: plan.language } : {}), normalizer: plan.normalizer ?? LEGACY_NORMALIZER, words, chars }];
+    }),
+  );
+}
+
+const sum = (edits: readonly EditCounts[]): EditCounts => ({
+  substitutions: edits.reduce((n, e) => n + e.substitutions, 0),
+  deletions: edits.reduce((n, e) => n + e.deletions, 0),
+  insertions: edits.reduce((n, e) => n + e.insertions, 0),
+});
+
+/** Word and character errors summed over inputs: corpus WER's and CER's numerators and denominators. */
+export function pooledErrors(inputs: readonly ScoredInput[]): { words: WordErrors; chars: CharErrors } {
+  return {
+    words: { ...sum(inputs.map((i) => i.words)), words: inputs.reduce((n, i) => n + i.words.words, 0) },
+    chars: { ...sum(inputs.map((i) => i.chars)), chars: inputs.reduce((n, i) => n + i.chars.chars, 0) },
+  };
+}
+
+/** Corpus WER of a group of inputs, with its CER and the normalizers it used. */
+export interface GroupQuality {
+  /** The normalizer ids of its inputs, comma-separated when they differ. */
+  normalizer: string;
+  turns: number;
+  wer: number | null;
+  cer: number | null;
+  referenceWords: number;
+}
+
+/** Normalizer ids, each once, in order, comma-separated. */
+export function normalizerList(ids: Iterable<string>): string {
+  return [...new Set(ids)].sort().join(', ');
+}
+
+/** Corpus figures of each group of inputs, groups in name order. */
+export function qualityBy(inputs: readonly ScoredInput[], key: (input: ScoredInput) => string): Record<string, GroupQuality> {
+  const groups = new Map<string, ScoredInput[]>();
+  for (const input of inputs) {
+    const name = key(input);
+    const group = groups.get(name);
+    if (group) group.push(input);
+    else groups.set(name, [input]);
   }
-  return total;
+  return Object.fromEntries(
+    [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, group]) => {
+      const { words, chars } = pooledErrors(group);
+      return [name, { normalizer: normalizerList(group.map((i) => i.normalizer)), turns: group.length, wer: errorRate(words), cer: errorRate(chars), referenceWords: words.words }];
+    }),
+  );
+}
+
+/** The 95% bootstrap interval of corpus WER, resampling turns (seed `BOOTSTRAP_SEED`); null without turns or reference words. */
+export function corpusWerInterval(inputs: readonly ScoredInput[]): Interval | null {
+  if (inputs.every((i) => i.words.words === 0)) return null;
+  const errors = inputs.map(({ words: w }) => w.substitutions + w.deletions + w.insertions);
+  return pooledRatioInterval(errors, inputs.map((i) => i.words.words), seededRandom(BOOTSTRAP_SEED));
 }

@@ -5,6 +5,7 @@ import { computeSessionMetrics, summarizeBenchmark } from '../metrics/compute.js
 import { judgeClient } from '../metrics/health.js';
 import { parseSlo } from '../metrics/slo.js';
 import { phases } from '../metrics/window.js';
+import { normalizerFor, type NormalizerChoice } from '../metrics/normalizers/index.js';
 import type { IncompleteReason, SessionRecord } from '../timeline/types.js';
 import type { Benchmark, RunConfig } from './schema.js';
 
@@ -21,7 +22,7 @@ export interface Measured {
 }
 
 /** How figures are computed from timelines: the parts of the run config that define them. */
-export type FigureSettings = Pick<RunConfig, 'window' | 'slos' | 'pricing'>;
+export type FigureSettings = Pick<RunConfig, 'window' | 'slos' | 'pricing' | 'normalizer'>;
 
 /**
  * A benchmark's figures, computed from its timelines with the current metric
@@ -29,7 +30,7 @@ export type FigureSettings = Pick<RunConfig, 'window' | 'slos' | 'pricing'>;
  * again later from stored timelines.
  */
 export function buildBenchmark(measured: Measured, settings: FigureSettings): Benchmark {
-  const records = [...measured.records].sort((a, b) => a.index - b.index);
+  const records = [...measured.records].sort((a, b) => a.index - b.index).map((r) => scoredWith(r, settings.normalizer));
   const sessionPhases = phases(records, measured.startMs, measured.endMs, settings.window);
   const summary = summarizeBenchmark(records, sessionPhases, settings.slos.map(parseSlo), settings.pricing ?? undefined);
   return {
@@ -56,4 +57,16 @@ export function measuredOf(benchmark: Benchmark): Measured {
     capHits: benchmark.clientHealth.capHits,
     records: benchmark.sessions.map(({ phase: _p, metrics: _m, ...record }) => record),
   };
+}
+
+/**
+ * The record with each audio input's normalizer set from the run's choice and the
+ * input's language, so the report says what scored every input and `report render
+ * --normalizer` can score them again. Without a choice (a report from before there was
+ * one) inputs keep what they have.
+ */
+function scoredWith(record: SessionRecord, choice: NormalizerChoice | undefined): SessionRecord {
+  if (choice === undefined) return record;
+  const inputs = record.timeline.inputs.map((input) => (input.kind === 'audio' ? { ...input, normalizer: normalizerFor(choice, input.language) } : input));
+  return { ...record, timeline: { ...record.timeline, inputs } };
 }

@@ -1,13 +1,13 @@
+import { interval95, resample, RESAMPLES, type Interval } from '../metrics/bootstrap.js';
 import { percentile } from '../metrics/stats.js';
 
 /**
  * Percentile-bootstrap intervals for `report compare`. Whole sessions are resampled,
  * never single values: the gaps or words of one session are not independent, and
- * treating them as such would make intervals too narrow.
+ * treating them as such would make intervals too narrow. (Corpus WER and CER resample
+ * turns, each scored on its own, as the catalog declares.)
  */
-export const RESAMPLES = 1000;
-
-export type Interval = [number, number];
+export { RESAMPLES, type Interval };
 
 /** The median of every session's values pooled, B − A, and the 95% interval of that difference. */
 export function medianDelta(a: readonly number[][], b: readonly number[][], random: () => number): { value: number; ci95: Interval } {
@@ -22,21 +22,6 @@ export function corpusIntervals<T>(a: readonly T[], b: readonly T[], reduce: (it
   return { a: interval95(draws.map(([x]) => x)), b: interval95(draws.map(([, y]) => y)), delta: interval95(draws.map(([x, y]) => y - x)) };
 }
 
-/**
- * The 2.5th and 97.5th percentiles of the draws. A resample of sessions that all lack
- * the figure (a metric few sessions have, a corpus without references) has no value
- * and is left out.
- */
-function interval95(draws: readonly number[]): Interval {
-  const finite = sorted(draws.filter(Number.isFinite));
-  return [percentile(finite, 2.5), percentile(finite, 97.5)];
-}
-
 function sorted(values: readonly number[]): Float64Array {
   return Float64Array.from(values).sort();
-}
-
-/** As many items, drawn with replacement. */
-function resample<T>(items: readonly T[], random: () => number): T[] {
-  return Array.from({ length: items.length }, () => items[Math.floor(random() * items.length)]!);
 }

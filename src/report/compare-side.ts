@@ -15,6 +15,8 @@ export interface Side {
   pace: string;
   chunkMs: number;
   dataset: { data: string; count: number; fingerprint: string };
+  /** The normalizers its transcripts were scored with. */
+  normalizer: string;
   sessions: BenchmarkSummary['sessions'];
   errorRate: number | null;
   throughput: { audioSPerWallS: number; sessionsPerS: number };
@@ -34,6 +36,7 @@ export function sideOf(report: Report, benchmark: Benchmark): Side {
     pace: config.pace,
     chunkMs: config.chunkMs,
     dataset: { data: config.data, count: dataset.count, fingerprint: dataset.fingerprint },
+    normalizer: summary.quality.normalizer,
     sessions: summary.sessions,
     errorRate: summary.errorRate,
     throughput: { audioSPerWallS: summary.throughput.audioSPerWallS, sessionsPerS: summary.throughput.sessionsPerS },
@@ -42,8 +45,9 @@ export function sideOf(report: Report, benchmark: Benchmark): Side {
 
 /**
  * What makes two runs measure different things besides the servers under test: their
- * inputs (the dataset's fingerprint), their load level, the protocol spoken, and the
- * pacing of the audio. Each is a warning, not an error: comparing across them can be
+ * inputs (the dataset's fingerprint), their load level, the protocol spoken, the
+ * pacing of the audio, and the normalizer that scored transcripts (WER under two
+ * normalizers does not compare; `--normalizer` scores both sides alike). Each is a warning, not an error: comparing across them can be
  * the point, but never by accident.
  */
 export function mismatches(a: Side, b: Side): string[] {
@@ -55,6 +59,7 @@ export function mismatches(a: Side, b: Side): string[] {
   differ((s) => s.label, (x, y) => `different levels: A ran ${x}, B ran ${y}`);
   differ((s) => `${s.protocol} (${s.task}, turn detection ${s.turnDetection})`, (x, y) => `different protocols: A spoke ${x}, B ${y}`);
   differ((s) => `pace ${s.pace} in ${s.chunkMs} ms chunks`, (x, y) => `different pacing: A sent audio at ${x}, B at ${y}`);
+  differ((s) => s.normalizer, (x, y) => `different normalizers: A scored transcripts with ${x}, B with ${y}; their WER does not compare (score both alike with --normalizer)`);
   return warnings;
 }
 

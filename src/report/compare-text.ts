@@ -37,7 +37,7 @@ function unitSuffix(unit: Unit): string {
 }
 
 export const LEGEND =
-  'Δ = B − A over measured completed sessions; 95% intervals from a bootstrap of whole sessions. ' +
+  'Δ = B − A over measured completed sessions; 95% intervals from a bootstrap of whole sessions (of turns for corpus WER and CER). ' +
   'B is better or worse by the metric catalog’s direction (lower latency, higher rtfx), different where neither direction is better (bytes), unclear where the interval holds 0.';
 
 /** A metric's table cells, at one number of decimals. */

@@ -2,7 +2,7 @@ import { metricByName, type Better, type MetricDescription } from '../metrics/ca
 import { poolMetricValues } from '../metrics/compute.js';
 import { percentile } from '../metrics/stats.js';
 import { seededRandom } from '../random.js';
-import { sessionView } from '../views/session-view.js';
+import { sessionView, type SessionView } from '../views/session-view.js';
 import { corpusIntervals, medianDelta, RESAMPLES, type Interval } from './compare-bootstrap.js';
 import { mismatches, sideOf } from './compare-side.js';
 import type { Comparison, CorpusComparison, MetricComparison, Verdict } from './compare-types.js';
@@ -71,7 +71,8 @@ export function verdictOf(better: Better, [lo, hi]: Interval): Verdict {
 
 /**
  * A corpus metric: each side's value as its report computed it, with intervals from
- * reducing resampled sessions with the catalog's own reduction.
+ * reducing resampled sessions (or turns, where the catalog says so: corpus WER and
+ * CER) with the catalog's own reduction.
  */
 function corpusComparison(
   d: MetricDescription,
@@ -83,7 +84,12 @@ function corpusComparison(
   if (metric?.scope !== 'corpus') return [];
   const [valueA, valueB] = [benchA.summary.corpus[d.name] ?? null, benchB.summary.corpus[d.name] ?? null];
   if (valueA === null && valueB === null) return [];
-  const ci = corpusIntervals(sessionsA.map((s) => sessionView(s.timeline)), sessionsB.map((s) => sessionView(s.timeline)), metric.reduce, random);
+  // The units the catalog says to resample: whole sessions, or each input as a view of that one input.
+  const units = (sessions: readonly ReportSession[]): SessionView[] => {
+    const views = sessions.map((s) => sessionView(s.timeline));
+    return metric.resample === 'inputs' ? views.flatMap((view) => view.inputs.map((input) => ({ ...view, inputs: [input] }))) : views;
+  };
+  const ci = corpusIntervals(units(sessionsA), units(sessionsB), metric.reduce, random);
   return [{
     metric: d.name, unit: d.unit, better: d.better,
     a: valueA === null ? null : { value: valueA, ci95: ci.a },

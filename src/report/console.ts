@@ -71,9 +71,7 @@ function renderBenchmark(benchmark: Benchmark, shown: readonly MetricDescription
   if (n > 0) lines.push(`protocol anomalies: ${Object.entries(reasons).map(([reason, count]) => `${reason} final ×${count}`).join(', ')} in ${n} session${n === 1 ? '' : 's'} (recorded, never used as a turn's final)`);
   if (benchmark.stoppedBy) lines.push(`stopped early: ${benchmark.stoppedBy}`);
   lines.push(...cautions(summary));
-  if (summary.quality.wer !== null) {
-    lines.push(`quality: corpus WER ${(summary.quality.wer * 100).toFixed(2)}% over ${plural(summary.quality.turns, 'turn')} (${plural(summary.quality.referenceWords, 'reference word')}, normalizer ${summary.quality.normalizer})`);
-  }
+  lines.push(...qualityLines(summary.quality));
   if (summary.cost) {
     const c = summary.cost;
     lines.push(
@@ -93,6 +91,26 @@ function renderBenchmark(benchmark: Benchmark, shown: readonly MetricDescription
       lags.join('') +
       (health.capHits ? ` ${plural(health.capHits, 'session')} found the open-session cap reached.` : ''),
   );
+  return lines;
+}
+
+/**
+ * Corpus WER with its interval and CER, the word edits behind them and the normalizer;
+ * then WER by split and by language where there is more than one.
+ */
+function qualityLines(quality: Benchmark['summary']['quality']): string[] {
+  if (quality.wer === null) return [];
+  const percent = (x: number | null): string => (x === null ? 'n/a' : `${(x * 100).toFixed(2)}%`);
+  const ci = quality.werCi95 ? ` (95% CI ${percent(quality.werCi95[0])} to ${percent(quality.werCi95[1])})` : '';
+  const lines = [
+    `quality: corpus WER ${percent(quality.wer)}${ci} · CER ${percent(quality.cer)} over ${plural(quality.turns, 'turn')} ` +
+      `(${plural(quality.referenceWords, 'reference word')}: ${quality.substitutions} substituted, ${quality.deletions} deleted, ${quality.insertions} inserted; normalizer ${quality.normalizer})`,
+  ];
+  for (const [by, groups] of [['split', quality.bySplit], ['language', quality.byLanguage]] as const) {
+    const entries = Object.entries(groups);
+    if (entries.length < 2) continue;
+    lines.push(`  by ${by}: ${entries.map(([name, g]) => `${name} WER ${percent(g.wer)} CER ${percent(g.cer)} (${plural(g.turns, 'turn')}, ${g.normalizer})`).join(' · ')}`);
+  }
   return lines;
 }
 

@@ -18,10 +18,11 @@ export function renderMarkdown(report: Report): string {
   ];
   if (report.capacity) lines.push(`**Capacity:** ${capacityText(report.capacity)}.`, '');
   lines.push(
-    `| level | sessions | completed | failed | error rate | ${names.map((n) => `${n} p50 / p95 (${unit(n)})`).join(' | ')} | WER | SLOs |`,
+    `| level | sessions | completed | failed | error rate | ${names.map((n) => `${n} p50 / p95 (${unit(n)})`).join(' | ')} | WER [95% CI] | SLOs |`,
     `|---|---:|---:|---:|---:|${names.map(() => '---:').join('|')}|---:|---|`,
     ...benchmarksByLevel(report).map((b) => row(b, names)),
   );
+  lines.push(...qualityTable(report));
   const slos = report.benchmarks.flatMap((b) => b.summary.slos.map((slo) => ({ level: b.label, ...slo })));
   if (slos.length > 0) {
     lines.push('', '| level | SLO | measured | verdict |', '|---|---|---:|---|');
@@ -44,7 +45,21 @@ function row(b: Benchmark, names: string[]): string {
   const { sessions, errorRate, metrics, quality, slos } = b.summary;
   const figures = names.map((n) => (metrics[n] ? `${round(metrics[n]!.p50)} / ${round(metrics[n]!.p95)}` : 'n/a'));
   const verdict = slos.length === 0 ? '' : slos.every((s) => s.pass) ? 'pass' : '**FAIL**';
-  return `| ${b.label} | ${sessions.total} | ${sessions.completed} | ${sessions.failed} | ${errorRate === null ? 'n/a' : `${(errorRate * 100).toFixed(1)}%`} | ${figures.join(' | ')} | ${quality.wer === null ? 'n/a' : `${(quality.wer * 100).toFixed(1)}%`} | ${verdict} |`;
+  const wer = quality.wer === null ? 'n/a' : `${percent(quality.wer)}${quality.werCi95 ? ` [${percent(quality.werCi95[0])}, ${percent(quality.werCi95[1])}]` : ''}`;
+  return `| ${b.label} | ${sessions.total} | ${sessions.completed} | ${sessions.failed} | ${errorRate === null ? 'n/a' : percent(errorRate)} | ${figures.join(' | ')} | ${wer} | ${verdict} |`;
+}
+
+const percent = (x: number | null): string => (x === null ? 'n/a' : `${(x * 100).toFixed(1)}%`);
+
+/** Corpus WER and CER by split and by language, where a level has more than one of either. */
+function qualityTable(report: Report): string[] {
+  const rows = report.benchmarks.flatMap((b) =>
+    (['split', 'language'] as const).flatMap((by) => {
+      const groups = Object.entries(by === 'split' ? b.summary.quality.bySplit : b.summary.quality.byLanguage);
+      return groups.length < 2 ? [] : groups.map(([name, g]) => `| ${b.label} | ${by} ${escapeCell(name)} | ${g.turns} | ${percent(g.wer)} | ${percent(g.cer)} | ${g.normalizer} |`);
+    }),
+  );
+  return rows.length === 0 ? [] : ['', '| level | group | turns | WER | CER | normalizer |', '|---|---|---:|---:|---:|---|', ...rows];
 }
 
 function round(value: number): string {

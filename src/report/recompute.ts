@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describeMetrics } from '../metrics/catalog.js';
+import { normalizerChoice, type NormalizerChoice } from '../metrics/normalizers/index.js';
 import { PERCENTILE_METHOD } from '../metrics/stats.js';
 import { buildBenchmark, measuredOf, type Measured } from './build.js';
 import { buildRecord } from './record.js';
@@ -20,9 +21,10 @@ export class ReportError extends Error {
  * Reads a report (a `report.json`, or a run folder holding one) and recomputes every
  * figure from its timelines. Sessions in the folder's session log that the report
  * lacks (a run that was killed) are added to their levels first, so nothing measured
- * is lost.
+ * is lost. With `normalizer` (`auto`, or a normalizer's id) every transcript is scored
+ * with it instead of the report's own choice.
  */
-export async function readReport(path: string): Promise<Report> {
+export async function readReport(path: string, normalizer?: NormalizerChoice): Promise<Report> {
   const file = path.endsWith('.json') ? path : join(path, 'report.json');
   let report: Report;
   try {
@@ -39,6 +41,10 @@ export async function readReport(path: string): Promise<Report> {
     throw new ReportError(`${file} is an incomplete voxbench report (no benchmarks or config)`);
   }
   report = upgradeReport(report);
+  if (normalizer !== undefined) report = { ...report, config: { ...report.config, normalizer } };
+  if (report.config.normalizer !== undefined && normalizerChoice(report.config.normalizer) === undefined) {
+    throw new ReportError(`${file} scores transcripts with normalizer ${report.config.normalizer}, which this voxbench does not know; render it with --normalizer`);
+  }
   // A report written by an older voxbench may hold credentials the rules now catch.
   report = { ...report, config: { ...report.config, target: redactUrl(report.config.target) } };
   // Indices already held per level, so each logged session is checked in constant time.

@@ -58,7 +58,7 @@ export function buildRecord(report: Omit<Report, 'record'>, meta: Meta = {}): Re
       measured_sessions: measured,
       ...(headline ? { [`${headline}_p50_p95_p99`]: tail! } : {}),
       error_rate: errorRates,
-      quality: wer ? `corpus WER ${(wer.wer! * 100).toFixed(2)}% (${wer.normalizer}, ${wer.turns} turns)` : null,
+      quality: wer ? `corpus WER ${percent(wer.wer)}${wer.werCi95 ? ` (95% CI ${percent(wer.werCi95[0])} to ${percent(wer.werCi95[1])})` : ''}, CER ${percent(wer.cer)} (${wer.normalizer}, ${wer.turns} turns)` : null,
       cost_interval: cost ? `${cost.intervalS.toFixed(1)} s at ${cost.perReplicaHour}/replica-hour × ${cost.replicas}` : null,
     },
   };
@@ -68,6 +68,8 @@ export function buildRecord(report: Omit<Report, 'record'>, meta: Meta = {}): Re
   }
   return record;
 }
+
+const percent = (x: number | null): string => (x === null ? 'n/a' : `${(x * 100).toFixed(2)}%`);
 
 /** Parses `section.key=value` (or `key=value`, for deployment); numbers stay numbers. */
 export function parseMetaEntry(entry: string): { section: string; key: string; value: RecordValue } | null {

@@ -76,6 +76,13 @@ export interface RunConfig {
   window: MeasurementWindow;
   stopOnErrorRate: { maxErrorRate: number; minSessions: number } | null;
   slos: string[];
+  /**
+   * How transcripts were normalized for WER and CER: `auto` (whisper-english for English
+   * or unlabelled inputs, whisper-basic for other languages) or one normalizer's id for
+   * every input. Absent in reports from before it existed, whose inputs keep
+   * voxbench-basic-2.
+   */
+  normalizer?: string;
   /** Deployment price, for cost per audio hour. */
   pricing: Pricing | null;
   /** The user's entries for the reproducibility record (`--meta`). */

@@ -23,6 +23,7 @@ export interface PreparedTurn {
   sampleId: string;
   split: string;
   reference: string | null;
+  language?: string;
   /** Where each reference word ends, ms into the turn, when the dataset has word timings. */
   words?: Array<{ word: string; endMs: number }>;
   chunks: PreparedChunk[];
@@ -74,6 +75,7 @@ export async function prepareSample(
       sampleId: sample.id,
       split: sample.split,
       reference: sample.text,
+      ...(sample.language !== undefined ? { language: sample.language } : {}),
       ...(sample.words ? { words: sample.words.map((w) => ({ word: w.word, endMs: offset + w.end * 1000 })) } : {}),
       ...chunkAudio(pcm, rate, chunkMs, dialect),
       speechStartMs: offset + speech.startMs,

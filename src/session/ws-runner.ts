@@ -280,6 +280,7 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
       sampleId: prepared.sampleId,
       split: prepared.split,
       reference: prepared.reference,
+      ...(prepared.language !== undefined ? { language: prepared.language } : {}),
       ...(prepared.words ? { words: prepared.words.map((w) => ({ word: w.word, endMs: offsetMs + w.endMs })) } : {}),
       audioStartMs: offsetMs,
       speechStartMs: offsetMs + prepared.speechStartMs,

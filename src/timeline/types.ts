@@ -31,6 +31,10 @@ export interface AudioInput {
   split: string;
   /** The dataset's reference transcript, for WER; null when it has none. */
   reference: string | null;
+  /** The input's language: the sample's label, else the run's `--language`; unset when neither says. */
+  language?: string;
+  /** The normalizer (id) its WER and CER are scored with; unset in reports from before it was recorded: voxbench-basic-2. */
+  normalizer?: string;
   /** Where each reference word ends in the stream (ms), from the dataset's word timings, when it has them. */
   words?: Array<{ word: string; endMs: number }>;
   /** Start of the input's audio (silence before the utterance included). */

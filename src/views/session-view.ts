@@ -1,4 +1,5 @@
-import { wordErrors, type WordErrors } from '../metrics/wer.js';
+import { normalizerById } from '../metrics/normalizers/index.js';
+import { transcriptErrors, type CharErrors, type TranscriptErrors, type WordErrors } from '../metrics/wer.js';
 import { finalsLedger, type AnomalyReason } from '../timeline/finals.js';
 import type { InputRecord, ReceivedFrame, SentFrame, SessionTimeline } from '../timeline/types.js';
 import { playback, type Playback } from './playback.js';
@@ -75,8 +76,10 @@ export interface InputView {
   responses: ResponseView[];
   /** The audio frame holding stream position `ms` (start exclusive, end inclusive). */
   frameAt(ms: number): SentFrame | undefined;
-  /** Word errors of the transcript against the reference; undefined without both (memoized). */
+  /** Word errors of the transcript against the reference, after the input's normalizer; undefined without both (memoized). */
   wordErrors(): WordErrors | undefined;
+  /** Character errors, likewise. */
+  charErrors(): CharErrors | undefined;
 }
 
 export interface SessionView {
@@ -162,7 +165,14 @@ function buildView(timeline: SessionTimeline): SessionView {
     const plan = timeline.inputs[index];
     const frames = media[index]!;
     const frameAt = (ms: number): SentFrame | undefined => audioFrameAt(frames, ms);
-    let errors: WordErrors | undefined | null = null;
+    let errors: TranscriptErrors | undefined | null = null;
+    const scored = (): TranscriptErrors | undefined => {
+      if (errors === null) {
+        const reference = plan?.kind === 'audio' ? plan.reference : null;
+        errors = reference && transcript.text !== undefined ? transcriptErrors(reference, transcript.text, normalizerById(plan?.kind === 'audio' ? plan.normalizer : undefined)) : undefined;
+      }
+      return errors;
+    };
     const transcript = textStream(events);
     return {
       index,
@@ -176,13 +186,8 @@ function buildView(timeline: SessionTimeline): SessionView {
       anomalies: anomalies.filter((a) => a.input === index),
       responses: responses.filter((r) => r.input === index),
       frameAt,
-      wordErrors: () => {
-        if (errors === null) {
-          const reference = plan?.kind === 'audio' ? plan.reference : null;
-          errors = reference && transcript.text !== undefined ? wordErrors(reference, transcript.text) : undefined;
-        }
-        return errors;
-      },
+      wordErrors: () => scored()?.words,
+      charErrors: () => scored()?.chars,
     };
   });
   return { timeline, inputs, responses, anomalies, updates };

@@ -3,10 +3,12 @@ import type { Report } from '../schema.js';
 import type { ChartSpec } from './chart-spec.js';
 import { evenly, round } from './downsample.js';
 import { benchmarksByLevel } from '../levels.js';
-import { html } from './markup.js';
+import { html, type Html } from './markup.js';
 import { measuredCompleted, metricTitle } from './metrics.js';
 import { levelColors } from './palette.js';
-import { chartFigure, legend, note, type Section } from './section.js';
+import { chartFigure, legend, note, table, type Section } from './section.js';
+import { formatPercent } from './format.js';
+import type { Benchmark } from '../schema.js';
 
 /** Points per level: a scatter of thousands of turns reads the same at this density. */
 const POINTS_PER_LEVEL = 500;
@@ -50,8 +52,28 @@ export function werSection(report: Report): Section {
   return {
     ...section,
     charts,
-    body: html`${note('One point per turn of a measured completed session.')}
+    body: html`${corpusTable(levels)}
+${note('One point per turn of a measured completed session.')}
 ${legend(levels.map((b, i) => ({ label: b.label, color: colors[i]! })))}
 <div class="grid">${charts.map((c) => chartFigure(c, `WER against ${c.x.label}`, `${metricTitle(report, WER)} Against ${metricTitle(report, c.x.label)}`))}</div>`,
   };
+}
+
+/** Corpus WER with its interval, CER, the word edits and the normalizer of each level, then of each split and language where there are several. */
+function corpusTable(levels: readonly Benchmark[]): Html {
+  const rows = levels.flatMap((b) => {
+    const q = b.summary.quality;
+    const ci = q.werCi95 ? ` [${formatPercent(q.werCi95[0])}, ${formatPercent(q.werCi95[1])}]` : '';
+    const groups = (['split', 'language'] as const).flatMap((by) => {
+      const entries = Object.entries(by === 'split' ? q.bySplit : q.byLanguage);
+      return entries.length < 2 ? [] : entries.map(([name, g]) => [b.label, `${by} ${name}`, String(g.turns), formatPercent(g.wer), formatPercent(g.cer), '', g.normalizer]);
+    });
+    return [[b.label, 'all turns', String(q.turns), `${formatPercent(q.wer)}${ci}`, formatPercent(q.cer), `${q.substitutions} / ${q.deletions} / ${q.insertions}`, q.normalizer], ...groups];
+  });
+  return table(
+    ['level', 'group', 'turns', { label: 'corpus WER [95% CI]', title: 'Word errors pooled over turns, over reference words; the interval from 1000 resamples of the turns (seed 1).' }, 'CER',
+      { label: 'S / D / I', title: 'Word substitutions, deletions and insertions, pooled.' }, 'normalizer'],
+    rows,
+    'quality',
+  );
 }

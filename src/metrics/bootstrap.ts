@@ -1,0 +1,48 @@
+import { percentile } from './stats.js';
+
+/**
+ * Percentile bootstrap: a figure recomputed over resamples of its units (turns, or whole
+ * sessions) drawn with replacement, its 95% interval the 2.5th and 97.5th percentiles
+ * of those draws. Draws come from a seeded generator, so an interval is reproducible.
+ */
+export const RESAMPLES = 1000;
+
+/** The seed of every interval in a report's summary. */
+export const BOOTSTRAP_SEED = 1;
+
+export type Interval = [number, number];
+
+/** As many items, drawn with replacement. */
+export function resample<T>(items: readonly T[], random: () => number): T[] {
+  return Array.from({ length: items.length }, () => items[Math.floor(random() * items.length)]!);
+}
+
+/**
+ * The 2.5th and 97.5th percentiles of the draws. A resample without the figure (a
+ * metric few sessions have, a corpus without references) has no value and is left out.
+ */
+export function interval95(draws: readonly number[]): Interval {
+  const finite = Float64Array.from(draws.filter(Number.isFinite)).sort();
+  return [percentile(finite, 2.5), percentile(finite, 97.5)];
+}
+
+/**
+ * The 95% interval of a pooled ratio, Σ numerators / Σ denominators (corpus WER: errors
+ * over reference words), resampling units. Sums are drawn directly, without building
+ * resampled arrays (linear in units × resamples); null without units.
+ */
+export function pooledRatioInterval(numerators: readonly number[], denominators: readonly number[], random: () => number): Interval | null {
+  const n = numerators.length;
+  if (n === 0) return null;
+  const draws = Array.from({ length: RESAMPLES }, () => {
+    let top = 0;
+    let bottom = 0;
+    for (let i = 0; i < n; i++) {
+      const k = Math.floor(random() * n);
+      top += numerators[k]!;
+      bottom += denominators[k]!;
+    }
+    return bottom === 0 ? NaN : top / bottom;
+  });
+  return interval95(draws);
+}
