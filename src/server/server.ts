@@ -72,6 +72,8 @@ export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
 export interface RunningServer {
   /** `ws://host:port/v1/realtime` (`wss://` with TLS) */
   url: string;
+  /** `http://host:port` (`https://` with TLS): where `POST /v1/audio/transcriptions` is served. */
+  origin: string;
   port: number;
   openSessions(): number;
   close(): Promise<void>;
@@ -155,6 +157,7 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   return {
     url: `${options.tls ? 'wss' : 'ws'}://${host}:${port}${REALTIME_PATH}`,
+    origin: `${options.tls ? 'https' : 'http'}://${host}:${port}`,
     port,
     openSessions: () => open,
     close: () =>

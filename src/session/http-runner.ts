@@ -4,6 +4,7 @@ import type { DecodedEvent, HttpDialect, HttpRequest } from '../dialects/dialect
 import type { HttpExchange, HttpTransport, InputRecord, SentFrame } from '../timeline/types.js';
 import { TextBudget } from './bounds.js';
 import { classifySocketError, Ending, newTimeline, type RunnerBase, type SessionResult } from './runner.js';
+import { serverTimingOf } from './server-timing.js';
 
 /** One input and its request, built before the clock starts. */
 export interface PreparedRequest {
@@ -77,6 +78,8 @@ export function runHttpSession(plan: HttpPlan): Promise<SessionResult> {
       const headersMs = clock.now();
       record.headersMs = headersMs;
       record.status = res.statusCode ?? 0;
+      const timing = serverTimingOf(res.headers);
+      if (timing) record.serverTiming = timing;
       const status = record.status;
       if (status < 200 || status > 299) {
         const kept: Buffer[] = [];
@@ -89,7 +92,8 @@ export function runHttpSession(plan: HttpPlan): Promise<SessionResult> {
         res.on('end', () => {
           record.endMs = clock.now();
           const body = Buffer.concat(kept).toString('utf8').trim();
-          ending.fail({ class: 'http_status', httpStatus: status, message: `server answered HTTP ${status}${body ? `: ${body}` : ''}` });
+          const code = errorCodeOf(body);
+          ending.fail({ class: 'http_status', httpStatus: status, ...(code ? { code } : {}), message: `server answered HTTP ${status}${body ? `: ${body}` : ''}` });
         });
         return;
       }
@@ -143,4 +147,15 @@ export function runHttpSession(plan: HttpPlan): Promise<SessionResult> {
     }
     return { timeline, outcome: ending.outcome! };
   });
+}
+
+/** The code (else type) of an OpenAI-style error body, `{"error": {"code": ..., "type": ...}}`, when the body is one. */
+function errorCodeOf(body: string): string | undefined {
+  try {
+    const error = (JSON.parse(body) as { error?: { code?: unknown; type?: unknown } }).error;
+    const code = error?.code ?? error?.type;
+    return typeof code === 'string' || typeof code === 'number' ? String(code).slice(0, 64) : undefined;
+  } catch {
+    return undefined;
+  }
 }
