@@ -14,16 +14,21 @@ export function encodeFlac(samples: Float32Array, sampleRate: number): Buffer {
   out.bits(BLOCK, 16).bits(BLOCK, 16).bits(0, 24).bits(0, 24);
   out.bits(sampleRate, 20).bits(0, 3).bits(15, 5).bits(Math.floor(pcm16.length / 2 ** 32), 4).bits(pcm16.length >>> 0, 32);
   for (let i = 0; i < 16; i++) out.bits(0, 8);
-  for (let start = 0, frame = 0; start < pcm16.length; start += BLOCK, frame++) writeFrame(out, pcm16.subarray(start, start + BLOCK), frame);
+  for (let start = 0, frame = 0; start < pcm16.length; start += BLOCK, frame++) writeFrame(out, pcm16.subarray(start, start + BLOCK), frame, sampleRate);
   return out.done();
 }
 
-function writeFrame(out: BitWriter, block: Int16Array, frame: number): void {
+/** Frame header codes of the common rates; others are written in Hz at the end of the header (code 13). */
+const RATE_CODES: Record<number, number> = { 8000: 4, 16000: 5, 22050: 6, 24000: 7, 32000: 8, 44100: 9, 48000: 10, 96000: 11 };
+
+function writeFrame(out: BitWriter, block: Int16Array, frame: number, sampleRate: number): void {
   const headerStart = out.length();
-  // Sync and fixed blocking; block size from the end of the header; rate from STREAMINFO; mono; 16 bits.
-  out.bits(0xfff8, 16).bits(0b0111, 4).bits(0, 4).bits(0, 4).bits(0b100, 3).bits(0, 1);
+  const rateCode = RATE_CODES[sampleRate] ?? 13;
+  // Sync and fixed blocking; block size at the end of the header; the rate; mono; 16 bits.
+  out.bits(0xfff8, 16).bits(0b0111, 4).bits(rateCode, 4).bits(0, 4).bits(0b100, 3).bits(0, 1);
   utf8Number(out, frame);
   out.bits(block.length - 1, 16);
+  if (rateCode === 13) out.bits(sampleRate, 16);
   out.bits(crc8(out.bytesFrom(headerStart)), 8);
   const order = block.length > 2 ? 2 : 0;
   out.bits(0, 1).bits(0b001000 | order, 6).bits(0, 1);

@@ -9,6 +9,7 @@ import { DEFAULT_LATENCY, LatencyModel, type LatencyModelOptions } from './laten
 import { OpenAISession, SAMPLE_RATE as OPENAI_RATE } from './openai-session.js';
 import { buildReferences, ReferenceIndex } from './recognizer.js';
 import type { SessionContext } from './session-context.js';
+import { TRANSCRIPTION_PATHS, transcriptionEndpoint } from './transcription-endpoint.js';
 import { VllmSession, SAMPLE_RATE as VLLM_RATE } from './vllm-session.js';
 
 export const DEFAULT_MODEL = 'mistralai/Voxtral-Mini-4B-Realtime-2602';
@@ -96,7 +97,19 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
   const held = new Set<Duplex>();
   let open = 0;
 
-  const onRequest = (_: IncomingMessage, res: import('node:http').ServerResponse): void => {
+  const batch = transcriptionEndpoint({
+    servedModels: options.models,
+    latency,
+    references: vllmReferences!,
+    maxAudioBytes: options.maxAudioMb * 1024 * 1024,
+    ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
+    eventShape: (model) => (OPENAI_MODELS.includes(model) ? 'openai' : 'vllm'),
+    pickFaults,
+    openSessions: () => open,
+  });
+  const onRequest = (req: IncomingMessage, res: import('node:http').ServerResponse): void => {
+    const task = TRANSCRIPTION_PATHS[new URL(req.url ?? '/', 'http://localhost').pathname];
+    if (task) return batch.handle(req, res, task);
     res.writeHead(426, { 'content-type': 'text/plain' }).end(`voxbench simulated server: connect a WebSocket to ${REALTIME_PATH}\n`);
   };
   const http = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, onRequest) : createHttpServer(onRequest);
