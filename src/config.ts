@@ -199,6 +199,11 @@ export function resolveSettings(options: RunOptions): Settings {
   }
   if (http && turnDetection.type !== 'none') throw new UsageError(`--turn-detection needs --protocol openai or openai-beta; --protocol ${protocol} sends whole recordings`);
   const transcription = { ...DEFAULT_TRANSCRIPTION, ...options.transcription };
+  if (!http) {
+    const given = options.transcription ?? {};
+    const flag = given.stream ? '--stream' : given.translate ? '--translate' : given.temperature !== undefined ? '--temperature' : given.uploadFormat !== undefined ? '--upload-format' : (given.responseFormat ?? 'json') !== 'json' ? '--response-format' : undefined;
+    if (flag) throw new UsageError(`${flag} is for the batch dialects (--protocol vllm-transcriptions or openai-transcriptions); --protocol ${protocol} streams audio`);
+  }
   if (transcription.stream && transcription.responseFormat !== 'json') {
     throw new UsageError(`--response-format ${transcription.responseFormat} is for answers that are not streamed; --stream answers with events (leave --response-format at json)`);
   }
