@@ -20,7 +20,7 @@ export const SAMPLE_RATE = 16_000;
 /** Whisper-class servers cut long audio into windows of this length (vLLM's `max_audio_clip_s`), each with its own finish. */
 const WINDOW_MS = 30_000;
 /** Room for the form's fields around the file. */
-const FORM_OVERHEAD_BYTES = 1024 * 1024;
+const FORM_OVERHEAD_BYTES = 64 * 1024;
 
 export interface EndpointContext {
   servedModels: readonly string[];
@@ -64,7 +64,7 @@ export function transcriptionEndpoint(ctx: EndpointContext): { handle(req: Incom
   let inFlight = 0;
   const load = (): number => ctx.openSessions() + inFlight;
 
-  const checked = async (req: IncomingMessage, body: Buffer, task: Job['task']): Promise<Job | { status: number; type: string; message: string }> => {
+  const checked = async (req: IncomingMessage, body: Buffer, task: Job['task']): Promise<Job | Refusal> => {
     const faults = ctx.pickFaults();
     const status = faultOf(faults, 'status');
     if (status) return { status: status.status, type: 'InjectedFault', message: 'injected fault' };
@@ -77,6 +77,7 @@ export function transcriptionEndpoint(ctx: EndpointContext): { handle(req: Incom
     }
     const file = form.files.get('file');
     if (!file) return { status: 422, type: 'UnprocessableEntity', message: form.fields.has('file') ? "'file' must be an uploaded file, not a string" : "Field required: 'file'" };
+    if (file.data.length > ctx.maxAudioBytes) return tooLarge(ctx.maxAudioBytes);
     const model = form.fields.get('model') ?? ctx.servedModels[0]!;
     if (!ctx.servedModels.includes(model)) return { status: 404, type: 'NotFoundError', message: `The model \`${model}\` does not exist.` };
     const responseFormat = form.fields.get('response_format') ?? 'json';
@@ -111,15 +112,19 @@ export function transcriptionEndpoint(ctx: EndpointContext): { handle(req: Incom
     });
     req.on('end', () => {
       if (ctx.apiKey !== undefined && req.headers.authorization !== `Bearer ${ctx.apiKey}`) return answerError(res, 401, 'Unauthorized', 'Unauthorized');
-      if (size > limit) return answerError(res, 413, 'RequestEntityTooLarge', `Maximum file size exceeded: ${ctx.maxAudioBytes} bytes`);
+      if (size > limit) return answerError(res, ...refusal(tooLarge(ctx.maxAudioBytes)));
       checked(req, Buffer.concat(parts), task).then(
-        (job) => ('status' in job ? answerError(res, job.status, job.type, job.message) : answer(res, job, ctx.latency.batch(job.audioMs, load()), ctx.eventShape(job.model))),
+        (job) => ('status' in job ? answerError(res, ...refusal(job)) : answer(res, job, ctx.latency.batch(job.audioMs, load()), ctx.eventShape(job.model))),
         (err: Error) => answerError(res, 500, 'InternalServerError', err.message),
       );
     });
   };
   return { handle, inFlight: () => inFlight };
 }
+
+type Refusal = { status: number; type: string; message: string };
+const tooLarge = (bytes: number): Refusal => ({ status: 413, type: 'RequestEntityTooLarge', message: `Maximum file size exceeded: ${bytes} bytes` });
+const refusal = (r: Refusal): [number, string, string] => [r.status, r.type, r.message];
 
 function answerError(res: ServerResponse, status: number, type: string, message: string): void {
   if (res.headersSent || res.destroyed) return;
