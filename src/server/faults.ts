@@ -64,17 +64,6 @@ export const FAULT_CATALOGUE: Record<FaultName, Entry> = {
     arg: '503',
     make: (arg) => ({ name: 'upgrade', status: whole(arg, 200, 599) }),
   },
-  status: {
-    usage: 'status[:STATUS]',
-    help: 'HTTP (batch transcription): answer the request with this status, 400-599, and an {"error": ...} body (default 500; 413: too large)',
-    arg: '500',
-    make: (arg) => ({ name: 'status', status: whole(arg, 400, 599) }),
-  },
-  'cut-stream': {
-    usage: 'cut-stream',
-    help: 'HTTP: cut the connection halfway through the response (a stream before [DONE], a JSON body before its end)',
-    make: () => ({ name: 'cut-stream' }),
-  },
   'slow-accept': {
     usage: 'slow-accept[:MS]',
     help: 'hold the upgrade this long, then accept it (default 5000)',
@@ -170,6 +159,17 @@ export const FAULT_CATALOGUE: Record<FaultName, Entry> = {
     usage: 'markup-strings',
     help: 'HTML, terminal escapes and a formula in the first word, error codes, close reasons',
     make: () => ({ name: 'markup-strings' }),
+  },
+  status: {
+    usage: 'status[:STATUS]',
+    help: 'HTTP (batch transcription): answer the request with this status, 400-599, and an {"error": ...} body (default 500; 413: too large)',
+    arg: '500',
+    make: (arg) => ({ name: 'status', status: whole(arg, 400, 599) }),
+  },
+  'cut-stream': {
+    usage: 'cut-stream',
+    help: 'HTTP: cut the connection halfway through the response (a stream before [DONE], a JSON body before its end)',
+    make: () => ({ name: 'cut-stream' }),
   },
 };
 
