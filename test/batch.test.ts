@@ -1,16 +1,24 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { renderSummary } from '../src/report/console.js';
 import { DEFAULT_LATENCY } from '../src/server/latency-model.js';
 import type { Report } from '../src/report/schema.js';
 import { run, type RunOptions } from '../src/run.js';
+import { OPENAI_MODELS, type ServerOptions } from '../src/server/server.js';
 import type { Failure } from '../src/timeline/types.js';
 import { testServer } from './helpers.js';
 
-/** The built-in server answering fast: 5 ms, plus the audio at 200 times real time. */
-const QUICK = { latency: { ...DEFAULT_LATENCY, baseDelayMs: 5, jitterMs: 0, batchSpeed: 200 } };
+/** The simulated server answering fast: 5 ms, plus the audio at 200 times real time. */
+const QUICK = { latency: { ...DEFAULT_LATENCY, baseDelayMs: 5, jitterMs: 0, batchSpeed: 200 }, models: ['openai/whisper-large-v3', ...OPENAI_MODELS] };
+/** One server for the runs that need no faults (`run` without a target, its own thread, is tested in batch-load.test.ts). */
+const shared = await testServer(QUICK);
 
-async function batchRun(options: RunOptions): Promise<Report> {
-  const { report } = await run({ maxSessions: 3, ...options, server: { ...QUICK, ...options.server } });
+/** A run against the shared server, or one of its own with `server` options (faults). */
+async function batchRun(options: RunOptions & { server?: Partial<ServerOptions> }): Promise<Report> {
+  const { server: own, ...rest } = options;
+  const server = own ? await testServer({ ...QUICK, ...own }) : shared;
+  const model = rest.protocol === 'openai-transcriptions' ? 'gpt-4o-transcribe' : 'openai/whisper-large-v3';
+  const { report } = await run({ maxSessions: 3, target: server.origin, model, ...rest });
   return report;
 }
 
@@ -36,6 +44,7 @@ describe('batch transcription end to end against the built-in server', () => {
         for (const name of ['upload_ms', 'processing_ms', 'ttft_ms', 'rtf', 'rtfx', 'audio_ms', 'server_processing_ms']) assert.ok(summary.metrics[name], `${name} measured`);
         assert.ok(summary.corpus.corpus_rtfx! > 0);
         assert.ok(summary.throughput.audioS > 0, 'audio counts toward throughput');
+        assert.match(renderSummary(report), /^corpus: corpus_rtfx [\d.]+ · connection_reuse 0\.6667$/m);
         const metrics = sessions[0]!.metrics.inputs[0]!;
         assert.ok(metrics.upload_ms! <= metrics.processing_ms!);
         if (transcription?.stream) {
@@ -113,8 +122,7 @@ describe('batch transcription failures, classified by stage', () => {
   });
 
   it('a model the server does not serve is 404 with its error body', async () => {
-    const server = await testServer({ ...QUICK, models: ['openai/whisper-large-v3'] });
-    const [failure] = await failuresOf({ target: server.origin, model: 'nope' });
+    const [failure] = await failuresOf({ model: 'nope' });
     assert.equal(failure!.httpStatus, 404);
     assert.match(failure!.message, /The model `nope` does not exist/);
   });
@@ -122,7 +130,7 @@ describe('batch transcription failures, classified by stage', () => {
 
 describe('the built-in batch endpoint', () => {
   it('answers a form without a file, or with a string for it, with 422', async () => {
-    const server = await testServer(QUICK);
+    const server = shared;
     for (const form of [[['model', 'x']], [['file', 'not a file']]]) {
       const body = new FormData();
       for (const [name, value] of form) body.append(name!, value!);
@@ -135,7 +143,7 @@ describe('the built-in batch endpoint', () => {
   });
 
   it('refuses a body that is not a multipart form, and stream options without stream', async () => {
-    const server = await testServer(QUICK);
+    const server = shared;
     const plain = await fetch(`${server.origin}/v1/audio/transcriptions`, { method: 'POST', body: 'hello', headers: { 'content-type': 'text/plain' } });
     assert.equal(plain.status, 422);
     const body = new FormData();
