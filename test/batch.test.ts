@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { renderSummary } from '../src/report/console.js';
 import { DEFAULT_LATENCY } from '../src/server/latency-model.js';
@@ -6,7 +9,7 @@ import type { Report } from '../src/report/schema.js';
 import { run, type RunOptions } from '../src/run.js';
 import { OPENAI_MODELS, type ServerOptions } from '../src/server/server.js';
 import type { Failure } from '../src/timeline/types.js';
-import { testServer } from './helpers.js';
+import { tempDir, testServer } from './helpers.js';
 
 /** The simulated server answering fast: 5 ms, plus the audio at 200 times real time. */
 const QUICK = { latency: { ...DEFAULT_LATENCY, baseDelayMs: 5, jitterMs: 0, batchSpeed: 200 }, models: ['openai/whisper-large-v3', ...OPENAI_MODELS] };
@@ -119,6 +122,19 @@ describe('batch transcription failures, classified by stage', () => {
       assert.equal(failure!.stage, 'body');
       assert.match(failure!.message, /not JSON/);
     }
+  });
+
+  it('a refused connection fails at connect, and an untrusted certificate with its TLS class', async () => {
+    const [refused] = await failuresOf({ target: 'http://127.0.0.1:9' });
+    assert.deepEqual([refused!.class, refused!.stage], ['connect_refused', 'connect']);
+    const certs = await tempDir();
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-keyout', join(certs, 'key.pem'), '-out', join(certs, 'cert.pem')], { stdio: 'ignore' });
+    const tls = { cert: await readFile(join(certs, 'cert.pem'), 'utf8'), key: await readFile(join(certs, 'key.pem'), 'utf8') };
+    const [untrusted] = await failuresOf({ server: { tls } });
+    assert.equal(untrusted!.class, 'tls', untrusted!.message);
+    const trusted = await batchRun({ protocol: 'vllm-transcriptions', maxSessions: 1, server: { tls }, tls: { insecure: true } });
+    assert.equal(trusted.config.target.startsWith('https://'), true);
+    assert.equal(trusted.benchmarks[0]!.summary.sessions.completed, 1);
   });
 
   it('a model the server does not serve is 404 with its error body', async () => {

@@ -63,8 +63,12 @@ export function runHttpSession(plan: HttpPlan): Promise<SessionResult> {
       agent: plan.agent,
     });
     current = req;
-    req.on('socket', () => {
+    // Until the connection is up (TCP, and TLS for https), a failure is the connect stage's.
+    let connected = false;
+    req.on('socket', (socket) => {
       record.reusedConnection = req.reusedSocket;
+      if (req.reusedSocket) connected = true;
+      else socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => (connected = true));
     });
     req.on('finish', () => {
       record.uploadEndMs = clock.now();
@@ -72,7 +76,10 @@ export function runHttpSession(plan: HttpPlan): Promise<SessionResult> {
     });
     req.on('error', (err: NodeJS.ErrnoException) => {
       if (ending.stage === 'body') ending.fail({ class: 'stream_cut', message: `the response body was cut: ${err.message}` });
-      else ending.fail(classifySocketError(err, ending.stage === 'upload' && record.uploadEndMs === undefined ? 'connect' : ending.stage, plan.url));
+      else {
+        if (!connected) ending.stage = 'connect';
+        ending.fail(classifySocketError(err, ending.stage, plan.url));
+      }
     });
     req.on('response', (res) => {
       const headersMs = clock.now();
