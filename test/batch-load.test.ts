@@ -34,4 +34,12 @@ describe('load profiles with batch transcription', () => {
     assert.ok(b!.clientHealth.capHits > 0, 'arrivals waited for the one request in flight');
     assert.ok(b!.summary.metrics.start_lag_ms!.max > 0, 'and their lateness is recorded');
   });
+
+  it('spreads requests over worker threads, each with its own connection pool', async () => {
+    const { report } = await run({ ...base, profile: { kind: 'concurrent', concurrency: 4 }, maxSessions: 8, workers: 2, turnsPerSession: 2 });
+    const { summary } = report.benchmarks[0]!;
+    assert.deepEqual(summary.sessions, { total: 8, completed: 8, failed: 0, incomplete: 0 });
+    assert.equal(summary.turns.finalized, 16, 'two requests per session, one after the other');
+    assert.equal(summary.quality.wer, 0);
+  });
 });
