@@ -11,7 +11,7 @@ import type { Pricing } from './metrics/cost.js';
 import type { OutputFormat } from './report/outputs.js';
 import type { Meta, RunConfig } from './report/schema.js';
 import type { SessionRecord } from './timeline/types.js';
-import { DEFAULT_MODEL, type ServerOptions } from './server/server.js';
+import { DEFAULT_MODEL, WHISPER_MODEL, type ServerOptions } from './server/server.js';
 import type { Pace } from './session/pace.js';
 import type { UploadFormat } from './session/prepare-request.js';
 import { NO_PADDING, type EosPreference, type Padding } from './session/prepare.js';
@@ -168,7 +168,7 @@ export interface Settings {
 }
 
 /** The model each HTTP dialect names when none is given (the built-in server serves any). */
-const DEFAULT_BATCH_MODELS: Partial<Record<Protocol, string>> = { 'vllm-transcriptions': 'openai/whisper-large-v3', 'openai-transcriptions': DEFAULT_OPENAI_MODEL };
+const DEFAULT_BATCH_MODELS: Partial<Record<Protocol, string>> = { 'vllm-transcriptions': WHISPER_MODEL, 'openai-transcriptions': DEFAULT_OPENAI_MODEL };
 
 export function resolveSettings(options: RunOptions): Settings {
   const protocol = options.protocol ?? 'vllm';

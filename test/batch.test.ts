@@ -7,12 +7,12 @@ import { renderSummary } from '../src/report/console.js';
 import { DEFAULT_LATENCY } from '../src/server/latency-model.js';
 import type { Report } from '../src/report/schema.js';
 import { run, type RunOptions } from '../src/run.js';
-import { OPENAI_MODELS, type ServerOptions } from '../src/server/server.js';
+import type { ServerOptions } from '../src/server/server.js';
 import type { Failure } from '../src/timeline/types.js';
 import { tempDir, testServer } from './helpers.js';
 
 /** The simulated server answering fast: 5 ms, plus the audio at 200 times real time. */
-const QUICK = { latency: { ...DEFAULT_LATENCY, baseDelayMs: 5, jitterMs: 0, batchSpeed: 200 }, models: ['openai/whisper-large-v3', ...OPENAI_MODELS] };
+const QUICK = { latency: { ...DEFAULT_LATENCY, baseDelayMs: 5, jitterMs: 0, batchSpeed: 200 } };
 /** One server for the runs that need no faults (`run` without a target, its own thread, is tested in batch-load.test.ts). */
 const shared = await testServer(QUICK);
 

@@ -207,6 +207,7 @@ const ROWS: Row[] = [
   { fault: 'status:413', batch: true, expect: { class: 'http_status', stage: 'status', httpStatus: 413, code: '413' } },
   { fault: 'cut-stream', batch: true, run: { transcription: { stream: true } }, expect: { class: 'stream_cut', stage: 'body' } },
   { fault: 'malformed-json', batch: true, expect: { class: 'protocol_violation', stage: 'body' } },
+  { fault: 'error-event:overloaded', batch: true, run: { transcription: { stream: true } }, expect: { class: 'server_error', stage: 'body', code: 'overloaded' } },
   {
     fault: 'markup-strings+error-event',
     expect: { class: 'server_error', stage: 'streaming', code: `server_error${MARKUP_CODE}` },

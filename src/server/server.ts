@@ -14,6 +14,8 @@ import { VllmSession, SAMPLE_RATE as VLLM_RATE } from './vllm-session.js';
 
 export const DEFAULT_MODEL = 'mistralai/Voxtral-Mini-4B-Realtime-2602';
 export const OPENAI_MODELS = ['gpt-4o-transcribe', 'gpt-4o-mini-transcribe', 'whisper-1'];
+/** The model vLLM's batch transcription is benchmarked with here by default. */
+export const WHISPER_MODEL = 'openai/whisper-large-v3';
 export const REALTIME_PATH = '/v1/realtime';
 
 export interface ServerOptions {
@@ -21,7 +23,7 @@ export interface ServerOptions {
   host: string;
   /** Port; 0 picks a free one. Default 8000. */
   port: number;
-  /** Model names a session may name. Default the Voxtral realtime model and OpenAI's transcription models. */
+  /** Model names a session or request may name. Default the Voxtral realtime model, OpenAI's transcription models and Whisper large-v3. */
   models: string[];
   /** Samples the server recognizes and transcribes with their reference words. */
   references: Sample[];
@@ -58,7 +60,7 @@ export interface ConnectionEvent {
 export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
   host: '127.0.0.1',
   port: 8000,
-  models: [DEFAULT_MODEL, ...OPENAI_MODELS],
+  models: [DEFAULT_MODEL, ...OPENAI_MODELS, WHISPER_MODEL],
   references: [],
   latency: DEFAULT_LATENCY,
   emptyDeltas: false,

@@ -57,8 +57,8 @@ interface Job {
  * the recording decoded and recognized, and the answer (JSON, verbose JSON, text, or
  * either event stream) timed by the latency model, in proportion to the audio's length
  * and slower past the capacity knee. Errors are `{"error": {...}}` bodies with vLLM's
- * statuses (401, 404, 413, 422, 400); faults answer with a status, cut the response or
- * send what is not JSON. (A translation is the transcript: the recognizer knows one language.)
+ * statuses (401, 404, 413, 422, 400); faults answer with a status, cut the response,
+ * send what is not JSON, or end a stream with an error object. (A translation is the transcript: the recognizer knows one language.)
  */
 export function transcriptionEndpoint(ctx: EndpointContext): { handle(req: IncomingMessage, res: ServerResponse, task: 'transcribe' | 'translate'): void; inFlight(): number } {
   let inFlight = 0;
@@ -140,6 +140,7 @@ function answer(res: ServerResponse, job: Job, processingMs: number, shape: 'ope
   const text = job.words.map((w) => w.text).join(' ');
   const cut = faultOf(job.faults, 'cut-stream') !== undefined;
   const malformed = faultOf(job.faults, 'malformed-json') !== undefined;
+  const errorEvent = faultOf(job.faults, 'error-event');
   const timing = { 'server-timing': `inference;dur=${processingMs.toFixed(1)}`, ...(shape === 'openai' ? { 'openai-processing-ms': String(Math.round(processingMs)) } : {}) };
   const usage = { type: 'duration', seconds: Math.ceil(job.audioMs / 1000) };
   if (!job.stream) {
@@ -174,6 +175,8 @@ function answer(res: ServerResponse, job: Job, processingMs: number, shape: 'ope
   queue.push(start + processingMs, () => {
     if (cut) return void res.socket?.destroy();
     if (malformed) return void res.end('data: {"object": "transcription.ch\n\n');
+    // vLLM sends an error inside a stream as an error object, then [DONE].
+    if (errorEvent) return void res.end(`data: ${JSON.stringify({ error: { message: 'injected fault', type: 'InternalServerError', param: null, code: errorEvent.code } })}\n\ndata: [DONE]\n\n`);
     const tokens = { input: Math.ceil(job.audioMs / 20), output: job.words.length };
     if (shape === 'openai') {
       send({ type: 'transcript.text.done', text, usage: { type: 'tokens', input_tokens: tokens.input, output_tokens: tokens.output, total_tokens: tokens.input + tokens.output } });
