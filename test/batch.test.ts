@@ -9,7 +9,7 @@ import type { Report } from '../src/report/schema.js';
 import { run, type RunOptions } from '../src/run.js';
 import type { ServerOptions } from '../src/server/server.js';
 import type { Failure } from '../src/timeline/types.js';
-import { tempDir, testServer } from './helpers.js';
+import { CLI, runNode, tempDir, testServer } from './helpers.js';
 
 /** The simulated server answering fast: 5 ms, plus the audio at 200 times real time. */
 const QUICK = { latency: { ...DEFAULT_LATENCY, baseDelayMs: 5, jitterMs: 0, batchSpeed: 200 } };
@@ -167,5 +167,19 @@ describe('the built-in batch endpoint', () => {
     body.append('stream_include_usage', 'true');
     const options = await fetch(`${server.origin}/v1/audio/transcriptions`, { method: 'POST', body });
     assert.equal(options.status, 400);
+  });
+});
+
+describe('voxbench run with the batch flags', () => {
+  it('passes them to the requests and records them; refuses them for streaming dialects', async () => {
+    const flags = ['--protocol', 'vllm-transcriptions', '--stream', '--upload-format', 'flac', '--temperature', '0', '--translate', '--max-sessions', '1', '--json', '--quiet'];
+    const result = await runNode([CLI, 'run', ...flags, '--output-dir', await tempDir()]);
+    assert.equal(result.code, 0, result.stderr);
+    const report = JSON.parse(result.stdout) as Report;
+    assert.deepEqual(report.config.transcription, { responseFormat: 'json', stream: true, translate: true, temperature: 0, upload: 'flac' });
+    assert.equal(report.benchmarks[0]!.summary.sessions.completed, 1);
+    const refused = await runNode([CLI, 'run', '--protocol', 'vllm', '--stream']);
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /--stream is for the batch dialects/);
   });
 });

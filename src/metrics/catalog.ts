@@ -67,6 +67,8 @@ const STT: readonly Task[] = ['stt'];
 /** Speech to text, streamed or as one request per recording. */
 const TRANSCRIPTION: readonly Task[] = ['stt', 'batch_stt'];
 const BATCH_STT: readonly Task[] = ['batch_stt'];
+/** Tasks whose audio is streamed in chunks (a batch request's recording is one body). */
+const STREAMED: readonly Task[] = ['stt', 'tts', 's2s'];
 
 /** Audio of the input: the span its chunks streamed, or the whole recording one request carried. */
 const audioMs = (v: InputView): number | undefined => {
@@ -211,13 +213,13 @@ const catalog: MetricDefinition[] = [
     description: 'How fast live settings take effect; only where the dialect confirms updates.',
   },
   {
-    name: 'audio_sent_ms', unit: 'ms', scope: 'session', tasks: ALL, tags: ['transport'], better: 'neither',
+    name: 'audio_sent_ms', unit: 'ms', scope: 'session', tasks: STREAMED, tags: ['transport'], better: 'neither',
     quantity: 'audio streamed in the session, all inputs',
     description: 'Audio handed to the socket; compare with audio_acked_ms.',
     value: (s) => s.inputs.reduce((end, v) => Math.max(end, v.media[v.media.length - 1]?.audioEndMs ?? 0), 0),
   },
   {
-    name: 'audio_acked_ms', unit: 'ms', scope: 'session', tasks: ALL, tags: ['transport'], better: 'neither',
+    name: 'audio_acked_ms', unit: 'ms', scope: 'session', tasks: STREAMED, tags: ['transport'], better: 'neither',
     quantity: "audio the server acknowledged consuming (its last progress event)",
     description: 'Only for servers that acknowledge consumption; below audio_sent_ms means audio was not taken in.',
     value: (s) => {
