@@ -99,7 +99,7 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
   const held = new Set<Duplex>();
   let open = 0;
 
-  const batch = transcriptionEndpoint({
+  const transcribe = transcriptionEndpoint({
     servedModels: options.models,
     latency,
     references: vllmReferences!,
@@ -111,7 +111,7 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
   });
   const onRequest = (req: IncomingMessage, res: import('node:http').ServerResponse): void => {
     const task = TRANSCRIPTION_PATHS[new URL(req.url ?? '/', 'http://localhost').pathname];
-    if (task) return batch.handle(req, res, task);
+    if (task) return transcribe(req, res, task);
     res.writeHead(426, { 'content-type': 'text/plain' }).end(`voxbench simulated server: connect a WebSocket to ${REALTIME_PATH}\n`);
   };
   const http = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, onRequest) : createHttpServer(onRequest);

@@ -58,9 +58,10 @@ interface Job {
  * either event stream) timed by the latency model, in proportion to the audio's length
  * and slower past the capacity knee. Errors are `{"error": {...}}` bodies with vLLM's
  * statuses (401, 404, 413, 422, 400); faults answer with a status, cut the response,
- * send what is not JSON, or end a stream with an error object. (A translation is the transcript: the recognizer knows one language.)
+ * send what is not JSON, or end a stream with an error object. (A translation is the
+ * transcript: the recognizer knows one language.)
  */
-export function transcriptionEndpoint(ctx: EndpointContext): { handle(req: IncomingMessage, res: ServerResponse, task: 'transcribe' | 'translate'): void; inFlight(): number } {
+export function transcriptionEndpoint(ctx: EndpointContext): (req: IncomingMessage, res: ServerResponse, task: 'transcribe' | 'translate') => void {
   let inFlight = 0;
   const load = (): number => ctx.openSessions() + inFlight;
 
@@ -99,8 +100,8 @@ export function transcriptionEndpoint(ctx: EndpointContext): { handle(req: Incom
     return { task, model, language: form.fields.get('language') ?? 'en', responseFormat, stream, includeUsage, words, audioMs: (audio.samples.length / SAMPLE_RATE) * 1000, faults };
   };
 
-  const handle = (req: IncomingMessage, res: ServerResponse, task: Job['task']): void => {
-    if (req.method !== 'POST') return answerError(res, 405, 'MethodNotAllowed', `${req.method} is not allowed; POST a multipart form`);
+  return (req, res, task) => {
+    if (req.method !== 'POST') return answerError(res, { status: 405, type: 'MethodNotAllowed', message: `${req.method} is not allowed; POST a multipart form` });
     inFlight++;
     res.once('close', () => inFlight--);
     const limit = ctx.maxAudioBytes + FORM_OVERHEAD_BYTES;
@@ -111,22 +112,21 @@ export function transcriptionEndpoint(ctx: EndpointContext): { handle(req: Incom
       if (size <= limit) parts.push(chunk);
     });
     req.on('end', () => {
-      if (ctx.apiKey !== undefined && req.headers.authorization !== `Bearer ${ctx.apiKey}`) return answerError(res, 401, 'Unauthorized', 'Unauthorized');
-      if (size > limit) return answerError(res, ...refusal(tooLarge(ctx.maxAudioBytes)));
+      if (ctx.apiKey !== undefined && req.headers.authorization !== `Bearer ${ctx.apiKey}`) return answerError(res, { status: 401, type: 'Unauthorized', message: 'Unauthorized' });
+      if (size > limit) return answerError(res, tooLarge(ctx.maxAudioBytes));
       checked(req, Buffer.concat(parts), task).then(
-        (job) => ('status' in job ? answerError(res, ...refusal(job)) : answer(res, job, ctx.latency.batch(job.audioMs, load()), ctx.eventShape(job.model))),
-        (err: Error) => answerError(res, 500, 'InternalServerError', err.message),
+        (job) => ('status' in job ? answerError(res, job) : answer(res, job, ctx.latency.batch(job.audioMs, load()), ctx.eventShape(job.model))),
+        (err: Error) => answerError(res, { status: 500, type: 'InternalServerError', message: err.message }),
       );
     });
   };
-  return { handle, inFlight: () => inFlight };
 }
 
+/** A request refused with a status and vLLM's error body. */
 type Refusal = { status: number; type: string; message: string };
 const tooLarge = (bytes: number): Refusal => ({ status: 413, type: 'RequestEntityTooLarge', message: `Maximum file size exceeded: ${bytes} bytes` });
-const refusal = (r: Refusal): [number, string, string] => [r.status, r.type, r.message];
 
-function answerError(res: ServerResponse, status: number, type: string, message: string): void {
+function answerError(res: ServerResponse, { status, type, message }: Refusal): void {
   if (res.headersSent || res.destroyed) return;
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message, type, param: null, code: status } }));
 }
@@ -191,7 +191,10 @@ function jsonAnswer(job: Job, text: string, usage: object): object {
   if (job.task === 'translate' && job.responseFormat === 'json') return { text };
   if (job.responseFormat === 'json') return { text, usage };
   const windows = new Map<number, HeardWord[]>();
-  for (const word of job.words) windows.set(Math.floor(word.endMs / WINDOW_MS), [...(windows.get(Math.floor(word.endMs / WINDOW_MS)) ?? []), word]);
+  for (const word of job.words) {
+    const window = Math.floor(word.endMs / WINDOW_MS);
+    windows.set(window, [...(windows.get(window) ?? []), word]);
+  }
   const segments = [...windows].map(([window, words], id) => ({
     id,
     start: (window * WINDOW_MS) / 1000,
