@@ -1,5 +1,6 @@
-import { PROTOCOLS, type DialectSettings, type Protocol } from './dialects/index.js';
+import { isHttpProtocol, PROTOCOLS, type DialectSettings, type Protocol } from './dialects/index.js';
 import { DEFAULT_OPENAI_MODEL, type OpenAITurnDetection } from './dialects/openai.js';
+import { DEFAULT_TRANSCRIPTION, type TranscriptionOptions } from './dialects/transcriptions.js';
 import type { DatasetOptions } from './data/load.js';
 import type { ErrorRateStop } from './load/execute.js';
 import type { LoadPlan } from './load/plan.js';
@@ -11,8 +12,9 @@ import type { Pricing } from './metrics/cost.js';
 import type { OutputFormat } from './report/outputs.js';
 import type { Meta, RunConfig } from './report/schema.js';
 import type { SessionRecord } from './timeline/types.js';
-import { DEFAULT_MODEL, type ServerOptions } from './server/server.js';
+import { DEFAULT_MODEL, WHISPER_MODEL, type ServerOptions } from './server/server.js';
 import type { Pace } from './session/pace.js';
+import type { UploadFormat } from './session/prepare-request.js';
 import { NO_PADDING, type EosPreference, type Padding } from './session/prepare.js';
 import { DEFAULT_TIMEOUTS, type StageTimeouts } from './session/runner.js';
 import { DEFAULT_ACK_WINDOW_MS } from './session/ws-runner.js';
@@ -24,9 +26,11 @@ export interface RunOptions {
   protocol?: Protocol;
   /** The model: named in vLLM's `session.update`, or OpenAI's transcription model. Required with `target`. */
   model?: string;
-  /** Transcription language and prompt (OpenAI dialects). */
+  /** Transcription language and prompt (OpenAI and batch dialects). */
   language?: string;
   prompt?: string;
+  /** Batch transcription (HTTP dialects): response format, temperature, streaming, translation, and how the file is uploaded (default: as the dataset holds it). */
+  transcription?: Partial<TranscriptionOptions> & { uploadFormat?: UploadFormat };
   /** OpenAI dialects: who ends turns. Default `none` (the client commits each turn). */
   turnDetection?: OpenAITurnDetection;
   /** The dataset: a folder of audio files, a JSONL manifest, Parquet shards or a save_to_disk folder; default the bundled samples. */
@@ -167,13 +171,19 @@ export interface Settings {
   headers: Record<string, string>;
   /** TLS options for `wss://` and `https://` targets. */
   tls: { ca?: string; rejectUnauthorized?: false };
+  /** HTTP dialects: re-encode each recording for upload; undefined sends the dataset's own file. */
+  uploadFormat?: UploadFormat;
 }
+
+/** The model each HTTP dialect names when none is given (the built-in server serves any). */
+const DEFAULT_BATCH_MODELS: Partial<Record<Protocol, string>> = { 'vllm-transcriptions': WHISPER_MODEL, 'openai-transcriptions': DEFAULT_OPENAI_MODEL };
 
 export function resolveSettings(options: RunOptions): Settings {
   const protocol = options.protocol ?? 'vllm';
   if (!PROTOCOLS.includes(protocol)) {
     throw new UsageError(`--protocol ${protocol} is not supported; choose one of: ${PROTOCOLS.join(', ')}`);
   }
+  const http = isHttpProtocol(protocol);
   if (options.target !== undefined) {
     let url: URL;
     try {
@@ -182,16 +192,30 @@ export function resolveSettings(options: RunOptions): Settings {
       // Not echoed: a URL that does not parse cannot be redacted, and may hold a key.
       throw new UsageError('--target is not a URL; give one like ws://localhost:8000/v1/realtime');
     }
-    if (url.protocol !== 'ws:' && url.protocol !== 'wss:') {
+    if (http && url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new UsageError(`--target must be an http:// or https:// URL for --protocol ${protocol} (the server's origin, e.g. http://localhost:8000), got ${url.protocol}//`);
+    }
+    if (!http && url.protocol !== 'ws:' && url.protocol !== 'wss:') {
       throw new UsageError(`--target must be a ws:// or wss:// URL, got ${url.protocol}//`);
     }
-    if (url.hash) throw new UsageError(`--target cannot have a #fragment (${url.hash}); WebSocket URLs do not carry one`);
+    if (url.hash) throw new UsageError(`--target cannot have a #fragment (${url.hash}); ${http ? 'requests' : 'WebSocket URLs'} do not carry one`);
     if (options.model === undefined) throw new UsageError('--model is required with --target: name the model the server serves');
   }
   const turnDetection = options.turnDetection ?? { type: 'none' };
   if (protocol === 'vllm' && turnDetection.type !== 'none') {
     throw new UsageError("--turn-detection needs --protocol openai or openai-beta; vLLM's /v1/realtime has no server VAD (the client commits)");
   }
+  if (http && turnDetection.type !== 'none') throw new UsageError(`--turn-detection needs --protocol openai or openai-beta; --protocol ${protocol} sends whole recordings`);
+  const transcription = { ...DEFAULT_TRANSCRIPTION, ...options.transcription };
+  if (!http) {
+    const given = options.transcription ?? {};
+    const flag = given.stream ? '--stream' : given.translate ? '--translate' : given.temperature !== undefined ? '--temperature' : given.uploadFormat !== undefined ? '--upload-format' : (given.responseFormat ?? 'json') !== 'json' ? '--response-format' : undefined;
+    if (flag) throw new UsageError(`${flag} is for the batch dialects (--protocol vllm-transcriptions or openai-transcriptions); --protocol ${protocol} streams audio`);
+  }
+  if (transcription.stream && transcription.responseFormat !== 'json') {
+    throw new UsageError(`--response-format ${transcription.responseFormat} is for answers that are not streamed; --stream answers with events (leave --response-format at json)`);
+  }
+  if (transcription.temperature !== undefined) nonNegative('--temperature', transcription.temperature);
   const plan = resolvePlan(options);
   const slos = (options.slos ?? []).map((text) => {
     try {
@@ -248,7 +272,8 @@ export function resolveSettings(options: RunOptions): Settings {
     timerLimit(flag, ms, 'ms');
   }
   if (options.rampUpMs !== undefined) timerLimit('--ramp-up-s', options.rampUpMs, 's');
-  const model = options.model ?? (protocol === 'vllm' ? DEFAULT_MODEL : DEFAULT_OPENAI_MODEL);
+  const model = options.model ?? DEFAULT_BATCH_MODELS[protocol] ?? (protocol === 'vllm' ? DEFAULT_MODEL : DEFAULT_OPENAI_MODEL);
+  const { uploadFormat, ...requestOptions } = transcription;
   return {
     protocol,
     model,
@@ -257,6 +282,7 @@ export function resolveSettings(options: RunOptions): Settings {
       turnDetection,
       ...(options.language !== undefined ? { language: options.language } : {}),
       ...(options.prompt !== undefined ? { prompt: options.prompt } : {}),
+      ...(http ? { transcription: requestOptions } : {}),
     },
     turnDetection,
     plan,
@@ -283,6 +309,7 @@ export function resolveSettings(options: RunOptions): Settings {
       ...(options.tls?.ca !== undefined ? { ca: options.tls.ca } : {}),
       ...(options.tls?.insecure ? { rejectUnauthorized: false as const } : {}),
     },
+    ...(uploadFormat !== undefined ? { uploadFormat } : {}),
   };
 }
 

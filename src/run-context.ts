@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { Dialect, HttpDialect, WebSocketDialect } from './dialects/dialect.js';
-import { createDialect } from './dialects/index.js';
+import { createDialect, isHttpProtocol } from './dialects/index.js';
 import type { Clock } from './clock.js';
 import type { RunOptions, Settings } from './config.js';
 import { BUNDLED_SAMPLES_DIR } from './data/bundled.js';
@@ -28,7 +28,9 @@ export interface RunContext {
 }
 
 export function loadRunDataset(options: RunOptions): Promise<Dataset> {
-  return loadDataset(options.data ?? BUNDLED_SAMPLES_DIR, options.dataset);
+  // Requests upload each file as the dataset holds it unless told to re-encode it.
+  const keepFiles = isHttpProtocol(options.protocol ?? 'vllm') && options.transcription?.uploadFormat === undefined;
+  return loadDataset(options.data ?? BUNDLED_SAMPLES_DIR, { ...options.dataset, ...(keepFiles ? { keepFiles } : {}) });
 }
 
 /** Builds the dialect and prepares every sample's media once (decoded, resampled, chunked, encoded). */
@@ -107,7 +109,7 @@ async function webSocketSessions(settings: Settings, dataset: Dataset, dialect: 
 /** Request sessions: one request per sample, over a keep-alive pool shared by the run's sessions. */
 async function httpSessions(settings: Settings, dataset: Dataset, dialect: HttpDialect): Promise<TransportSessions> {
   const prepared = new Map<string, PreparedRequest>();
-  for (const sample of dataset.samples) prepared.set(sample.id, await prepareAudioRequest(labelled(sample, settings), dialect, settings.eos));
+  for (const sample of dataset.samples) prepared.set(sample.id, await prepareAudioRequest(labelled(sample, settings), dialect, settings.eos, settings.uploadFormat));
   const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true, ...settings.tls }) };
   return {
     close: () => {

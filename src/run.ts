@@ -72,8 +72,8 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
   let opened: RunContext | undefined;
   let written: string | undefined;
   try {
-    const target = options.target ?? server!.url;
     const context = (opened = await createRunContext(settings, dataset));
+    const target = options.target ?? (context.dialect.transport === 'http' ? server!.origin : server!.url);
     const config = runConfig(options, settings, context, target, server !== undefined);
     const datasetSummary = summarizeDataset(dataset);
     if (options.resume !== undefined) checkResumable(options.resume, await readReportHeader(join(options.resume, 'report.json')), config, datasetSummary.fingerprint);
@@ -206,6 +206,9 @@ function runConfig(options: RunOptions, settings: Settings, context: RunContext,
     timeouts: settings.timeouts,
     apiKey: options.apiKey ? REDACTED : null,
     tls: { ca: options.tls?.ca !== undefined, insecure: options.tls?.insecure === true },
+    ...(settings.dialect.transcription
+      ? { transcription: { ...settings.dialect.transcription, temperature: settings.dialect.transcription.temperature ?? null, upload: settings.uploadFormat ?? 'dataset' } }
+      : {}),
   };
 }
 

@@ -83,7 +83,7 @@ describe('voxbench CLI (spawned)', () => {
   it('metrics lists every metric with its unit and events', async () => {
     const result = await runNode([CLI, 'metrics']);
     assert.equal(result.code, 0);
-    assert.match(result.stdout, /^ttft_ms \[ms, per turn\]\n  first audio chunk of the turn sent → first non-empty transcript text received$/m);
+    assert.match(result.stdout, /^ttft_ms \[ms, per turn\]\n  first audio chunk of the turn sent \(streams\), or its request started \(HTTP\) → first non-empty transcript text received$/m);
   });
 
   it('serve starts the simulated server and reports where it listens', async () => {
@@ -91,6 +91,6 @@ describe('voxbench CLI (spawned)', () => {
     const child = spawn(process.execPath, [CLI, 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
     const line = await new Promise<string>((resolve) => child.stdout.once('data', (d) => resolve(String(d))));
     child.kill('SIGTERM');
-    assert.match(line, /^voxbench simulated server listening on ws:\/\/127\.0\.0\.1:\d+\/v1\/realtime \(models: mistralai\/Voxtral-Mini-4B-Realtime-2602, gpt-4o-transcribe, gpt-4o-mini-transcribe, whisper-1; 6 reference samples\)$/m);
+    assert.match(line, /^voxbench simulated server listening on ws:\/\/127\.0\.0\.1:\d+\/v1\/realtime and http:\/\/127\.0\.0\.1:\d+\/v1\/audio\/transcriptions \(models: mistralai\/Voxtral-Mini-4B-Realtime-2602, gpt-4o-transcribe, gpt-4o-mini-transcribe, whisper-1, openai\/whisper-large-v3; 6 reference samples\)$/m);
   });
 });

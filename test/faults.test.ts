@@ -33,6 +33,8 @@ const STACK = /\n\s+at \S/;
 interface Row {
   fault: string;
   protocol?: 'openai';
+  /** Batch transcription (vllm-transcriptions) against the server's HTTP endpoint. */
+  batch?: true;
   /** Over `wss://`: faults below the WebSocket layer must reach through TLS. */
   wss?: true;
   run?: Partial<RunOptions>;
@@ -48,8 +50,8 @@ async function runFault(row: Row): Promise<Report> {
   const server = await startServer({ port: 0, references: samples, faults: [parseFaultScenario(row.fault)], ...(row.wss ? { tls: TLS } : {}), ...row.server });
   try {
     const { report, reportPath } = await run({
-      target: server.url,
-      protocol: row.protocol ?? 'vllm',
+      target: row.batch ? server.origin : server.url,
+      protocol: row.batch ? 'vllm-transcriptions' : (row.protocol ?? 'vllm'),
       model: row.protocol ? OPENAI_MODELS[0] : DEFAULT_MODEL,
       profile: { kind: 'concurrent', concurrency: 2 },
       maxSessions: 2,
@@ -201,6 +203,11 @@ const ROWS: Row[] = [
     },
   },
   { fault: 'markup-strings', expect: 'completed', check: noEscapes },
+  { fault: 'status', batch: true, expect: { class: 'http_status', stage: 'status', httpStatus: 500, code: '500' } },
+  { fault: 'status:413', batch: true, expect: { class: 'http_status', stage: 'status', httpStatus: 413, code: '413' } },
+  { fault: 'cut-stream', batch: true, run: { transcription: { stream: true } }, expect: { class: 'stream_cut', stage: 'body' } },
+  { fault: 'malformed-json', batch: true, expect: { class: 'protocol_violation', stage: 'body' } },
+  { fault: 'error-event:overloaded', batch: true, run: { transcription: { stream: true } }, expect: { class: 'server_error', stage: 'body', code: 'overloaded' } },
   {
     fault: 'markup-strings+error-event',
     expect: { class: 'server_error', stage: 'streaming', code: `server_error${MARKUP_CODE}` },

@@ -12,7 +12,7 @@ describe("library entry ('voxbench')", () => {
       assert.equal(report.benchmarks[0]!.summary.sessions.completed, 1);
       assert.deepEqual(report.metricDefinitions.map((m) => m.name), METRICS.map((m) => m.name));
       const text = renderSummary(report, { definitions: true });
-      assert.match(text, /^ {2}ttft_ms \[ms\]: first audio chunk of the turn sent → first non-empty transcript text received\. /m);
+      assert.match(text, /^ {2}ttft_ms \[ms\]: first audio chunk of the turn sent \(streams\), or its request started \(HTTP\) → first non-empty transcript text received\. /m);
     } finally {
       await server.close();
     }

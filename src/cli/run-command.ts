@@ -25,11 +25,16 @@ import { fraction, int, intList, num, outputList, positiveNum, seconds, sessions
 
 export const runCommand = new Command('run')
   .description('Run a benchmark. With no --target, starts the built-in simulated server and uses the bundled samples.')
-  .option('--target <url>', 'server WebSocket URL, e.g. ws://localhost:8000/v1/realtime (default: built-in server)')
+  .option('--target <url>', 'server URL: a WebSocket URL, e.g. ws://localhost:8000/v1/realtime, or for batch dialects the origin, e.g. http://localhost:8000 (default: built-in server)')
   .addOption(new Option('--protocol <name>', 'wire dialect').choices(PROTOCOLS).default('vllm' as const))
-  .option('--model <name>', `model: named in vLLM's session.update, or the OpenAI transcription model (required with --target; built-in server: ${DEFAULT_MODEL} or gpt-4o-transcribe)`)
-  .option('--language <code>', 'transcription language, e.g. en (OpenAI dialects)')
-  .option('--prompt <text>', 'transcription prompt (OpenAI dialects)')
+  .option('--model <name>', `model: named in vLLM's session.update, the OpenAI transcription model, or the form's model (required with --target; built-in server: ${DEFAULT_MODEL}, gpt-4o-transcribe, or openai/whisper-large-v3 for vllm-transcriptions)`)
+  .option('--language <code>', "transcription language, e.g. en (OpenAI and batch dialects; batch default: each sample's language label)")
+  .option('--prompt <text>', 'transcription prompt (OpenAI and batch dialects)')
+  .option('--stream', 'batch dialects: ask for a server-sent event stream (stream=true), so ttft_ms times the first text')
+  .addOption(new Option('--response-format <format>', 'batch dialects: the answer when not streamed').choices(['json', 'verbose_json', 'text'] as const).default('json' as const))
+  .option('--temperature <x>', "batch dialects: sampling temperature (default: the server's)", num)
+  .option('--translate', 'batch dialects: POST /v1/audio/translations (into English) instead of /v1/audio/transcriptions')
+  .addOption(new Option('--upload-format <format>', "batch dialects: re-encode each recording at 16 kHz for upload; unset, the dataset's own file is sent").choices(['wav', 'flac'] as const))
   .addOption(new Option('--turn-detection <type>', 'who ends turns (OpenAI dialects): none (the client commits), server_vad or semantic_vad').choices(['none', 'server_vad', 'semantic_vad'] as const).default('none' as const))
   .option('--vad-threshold <x>', 'server_vad threshold, 0 to 1', fraction, 0.5)
   .option('--vad-prefix-padding-ms <ms>', 'server_vad audio kept before speech starts', num, 300)
@@ -113,6 +118,13 @@ export const runCommand = new Command('run')
       ...(opts.model !== undefined ? { model: opts.model } : {}),
       ...(opts.language !== undefined ? { language: opts.language } : {}),
       ...(opts.prompt !== undefined ? { prompt: opts.prompt } : {}),
+      transcription: {
+        responseFormat: opts.responseFormat,
+        stream: opts.stream === true,
+        translate: opts.translate === true,
+        ...(opts.temperature !== undefined ? { temperature: opts.temperature } : {}),
+        ...(opts.uploadFormat !== undefined ? { uploadFormat: opts.uploadFormat } : {}),
+      },
       turnDetection,
       ...(opts.data !== undefined ? { data: opts.data } : {}),
       dataset: datasetOptionsFromFlags(runCommand.opts() as DatasetFlags),

@@ -9,26 +9,27 @@ import { printable } from '../printable.js';
 import { plural } from '../plural.js';
 import { DEFAULT_SERVER_OPTIONS, startServer, type ConnectionEvent } from '../server/server.js';
 import { FAULT_HELP, parseFaults } from './faults.js';
-import { fraction, int, num, port, positiveInt } from './parse.js';
+import { fraction, int, num, port, positiveInt, positiveNum } from './parse.js';
 
 export const serveCommand = new Command('serve')
-  .description('Start the simulated realtime transcription server (vLLM /v1/realtime and OpenAI Realtime dialects).')
+  .description('Start the simulated transcription server (vLLM /v1/realtime and OpenAI Realtime dialects, and POST /v1/audio/transcriptions and /translations).')
   .option('--host <host>', 'interface to listen on', DEFAULT_SERVER_OPTIONS.host)
   .option('--port <port>', 'port (0 picks a free one)', port, DEFAULT_SERVER_OPTIONS.port)
-  .option('--model <name...>', 'model names a session may name', DEFAULT_SERVER_OPTIONS.models)
+  .option('--model <name...>', 'model names a session or request may name', DEFAULT_SERVER_OPTIONS.models)
   .option('--data <path>', 'dataset to recognize and transcribe with its reference words, of any kind `run --data` takes (default: bundled samples)')
   .option('--capacity <n>', 'sessions served at full speed; beyond it delays scale by (open/capacity)^2', positiveInt, DEFAULT_LATENCY.capacity)
   .option('--base-delay-ms <ms>', 'processing delay of each emission', num, DEFAULT_LATENCY.baseDelayMs)
   .option('--jitter-ms <ms>', 'uniform jitter added to each delay, +/-', num, DEFAULT_LATENCY.jitterMs)
   .option('--per-word-ms <ms>', 'compute per emitted word', num, DEFAULT_LATENCY.perWordMs)
   .option('--finalize-ms <ms>', 'flush time after the final commit', num, DEFAULT_LATENCY.finalizeMs)
+  .option('--batch-speed <x>', 'batch transcription: process a recording this many times faster than real time, after the base delay', positiveNum, DEFAULT_LATENCY.batchSpeed)
   .option('--seed <n>', 'seed of the jitter generator and of the choice of faulted sessions', int, DEFAULT_LATENCY.seed)
   .option('--empty-deltas', 'vLLM: send an empty delta for every 80 ms frame without a word, as Voxtral does', false)
   .option('--stream-during-speech', 'OpenAI: stream transcription deltas while speech arrives, not after the commit', false)
   .addOption(new Option('--api-key <key>', 'require Authorization: Bearer <key> on the upgrade').env('VOXBENCH_SERVE_API_KEY'))
   .option('--tls-cert <file>', 'serve wss:// with this certificate (PEM; needs --tls-key)')
   .option('--tls-key <file>', 'private key (PEM) of --tls-cert')
-  .option('--max-audio-mb <mb>', 'vLLM: per-connection audio limit', num, DEFAULT_SERVER_OPTIONS.maxAudioMb)
+  .option('--max-audio-mb <mb>', 'vLLM: per-connection audio limit, and the largest file a batch request may upload (413 beyond)', num, DEFAULT_SERVER_OPTIONS.maxAudioMb)
   .option('--progress-acks', 'vLLM: acknowledge consumed audio with {"type": "progress", "audio_bytes": N}', false)
   .option('--ingest-speed <x>', 'vLLM: take audio in at most this many times real time (default: at once)', num)
   .option('--fault <fault...>', 'inject a fault (NAME[:ARG][@POINT], several joined by +); given more than once, each faulted session gets one of them (see below)')
@@ -49,6 +50,7 @@ export const serveCommand = new Command('serve')
         jitterMs: opts.jitterMs,
         perWordMs: opts.perWordMs,
         finalizeMs: opts.finalizeMs,
+        batchSpeed: opts.batchSpeed,
         seed: opts.seed,
       },
       emptyDeltas: opts.emptyDeltas,
@@ -63,7 +65,7 @@ export const serveCommand = new Command('serve')
       ...(opts.quiet ? {} : { onConnection: (event: ConnectionEvent) => say(connectionLine(event)) }),
     });
     const faults = opts.fault ? `; faults ${opts.fault.join(', ')} in ${Number((opts.faultRate * 100).toFixed(2))}% of sessions` : '';
-    say(`voxbench simulated server listening on ${server.url} (models: ${opts.model.join(', ')}; ${plural(dataset.samples.length, 'reference sample')}${faults})`);
+    say(`voxbench simulated server listening on ${server.url} and ${server.origin}/v1/audio/transcriptions (models: ${opts.model.join(', ')}; ${plural(dataset.samples.length, 'reference sample')}${faults})`);
     const stop = (signal: NodeJS.Signals): void =>
       void server.close().then(() => {
         say(`voxbench simulated server stopped (${signal})`);

@@ -26,6 +26,8 @@ export interface Sample {
   language?: string;
   segments?: SpeechSpan[];
   audio: MonoAudio;
+  /** The audio file's bytes as the dataset holds them, when the loader was asked to keep them. */
+  file?: Uint8Array;
 }
 
 /** An input problem: which file (and JSONL line or table row), and why the sample was skipped. */

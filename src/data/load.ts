@@ -31,6 +31,8 @@ export interface DatasetOptions {
   maxSamples?: number;
   /** Throw the first problem as a DatasetError (with the message it would be recorded with) instead of skipping the sample. */
   strict?: boolean;
+  /** Keep each sample's file as the dataset holds it (`Sample.file`), for requests that upload it unchanged. */
+  keepFiles?: boolean;
 }
 
 const MANIFEST_EXTENSIONS = new Set(['.jsonl', '.ndjson', '.json']);
@@ -206,7 +208,8 @@ async function checkSample(read: AudioRead, options: DatasetOptions): Promise<{ 
   if (badTimings) return badTimings;
   if (durationS < (options.minDurationS ?? 0) || durationS > (options.maxDurationS ?? Infinity)) return 'filtered';
   const { at: _at, order: _order, ...fields } = entry;
-  return { sample: { ...fields, audio }, digest: createHash('sha256').update(bytes).digest('hex') };
+  // A copy: the bytes may be a view of a whole Parquet row group.
+  return { sample: { ...fields, audio, ...(options.keepFiles ? { file: bytes.slice() } : {}) }, digest: createHash('sha256').update(bytes).digest('hex') };
 }
 
 function checkOptions(options: DatasetOptions): void {

@@ -1,4 +1,4 @@
-import { TASKS, type Task } from '../timeline/types.js';
+import { sessionEndMs, TASKS, type Task } from '../timeline/types.js';
 import type { InputView, ResponseView, SessionView } from '../views/session-view.js';
 import { maxOf, mean } from './stats.js';
 import { wordEmissionLatencies } from './emission.js';
@@ -68,20 +68,28 @@ function measureOn<V>(metric: Measure<V>, view: V): number | undefined {
 
 const ALL = TASKS;
 const STT: readonly Task[] = ['stt'];
-/** Tasks that transcribe audio, streamed or as whole requests. */
+/** Speech to text, streamed or as one request per recording. */
 const TRANSCRIPTION: readonly Task[] = ['stt', 'batch_stt'];
+const BATCH_STT: readonly Task[] = ['batch_stt'];
+/** Tasks whose audio is streamed in chunks (a batch request's recording is one body). */
+const STREAMED: readonly Task[] = ['stt', 'tts', 's2s'];
 const SCORED = "after the input's normalizer (each input records its own; see the summary's quality)";
 
+/** Audio of the input: the span its chunks streamed, or the whole recording one request carried. */
 const audioMs = (v: InputView): number | undefined => {
   const first = v.media[0];
   const last = v.media[v.media.length - 1];
-  return first?.audioStartMs !== undefined && last?.audioEndMs !== undefined ? last.audioEndMs - first.audioStartMs : undefined;
+  if (first?.audioStartMs !== undefined && last?.audioEndMs !== undefined) return last.audioEndMs - first.audioStartMs;
+  return v.request && v.plan?.kind === 'audio' ? v.plan.audioEndMs - v.plan.audioStartMs : undefined;
 };
-const turnMs = (v: InputView): number | undefined => {
-  const from = A.input.first_sent.at(v);
-  const to = A.input.transcript_final.at(v);
-  return from === undefined || to === undefined ? undefined : to - from;
+const interval = <V>(from: Anchor<V>, to: Anchor<V>, view: V): number | undefined => {
+  const start = from.at(view);
+  const end = to.at(view);
+  return start === undefined || end === undefined ? undefined : end - start;
 };
+/** Processing time: the turn from its first chunk to its final (streams), or the request to its response complete (HTTP). */
+const processingMs = (v: InputView): number | undefined =>
+  v.request ? interval(A.input.request_start, A.input.response_end, v) : interval(A.input.first_sent, A.input.transcript_final, v);
 
 /** A per-input count of one kind of word edit, pooled in the summary's quality. */
 function wordEdit(name: string, kind: keyof EditCounts, description: string): MetricDefinition {
@@ -104,9 +112,9 @@ const catalog: MetricDefinition[] = [
     description: 'Connection setup: TCP, TLS and the WebSocket upgrade.',
   },
   {
-    name: 'ttft_ms', unit: 'ms', scope: 'input', tasks: STT, tags: ['headline', 'latency'], better: 'lower',
-    from: A.input.first_sent, to: A.input.transcript_first_text,
-    description: 'Time to first text: how soon live captions can begin. Empty deltas never count.',
+    name: 'ttft_ms', unit: 'ms', scope: 'input', tasks: TRANSCRIPTION, tags: ['headline', 'latency'], better: 'lower',
+    from: A.input.start, to: A.input.transcript_first_text,
+    description: 'Time to first text: how soon live captions can begin. Empty deltas never count. For a request, from its start (the upload included); without --stream the first text is the whole answer.',
   },  {
     name: 'finalization_ms', unit: 'ms', scope: 'input', tasks: STT, tags: ['headline', 'latency'], better: 'lower',
     from: A.input.eos_sent, to: A.input.transcript_final,
@@ -137,7 +145,27 @@ const catalog: MetricDefinition[] = [
 
 
   {
-    name: 'itl_ms', unit: 'ms', scope: 'input_samples', tasks: STT, tags: ['latency'], better: 'lower',
+    name: 'upload_ms', unit: 'ms', scope: 'input', tasks: BATCH_STT, tags: ['latency', 'transport'], better: 'lower',
+    from: A.input.request_start, to: A.input.upload_end,
+    description: 'Request start to the last byte of the body written: connection (unless reused) and upload.',
+  },
+  {
+    name: 'processing_ms', unit: 'ms', scope: 'input', tasks: BATCH_STT, tags: ['headline', 'latency'], better: 'lower',
+    from: A.input.request_start, to: A.input.response_end,
+    description: 'Request start to the response complete: what a batch job waits per recording, upload included.',
+  },
+  {
+    name: 'server_processing_ms', unit: 'ms', scope: 'input', tasks: BATCH_STT, tags: ['latency'], better: 'lower',
+    quantity: "the server's own timing from its response headers: openai-processing-ms, else the longest Server-Timing duration",
+    description: "The server's account of its processing, beside the client's processing_ms; only servers that send one.",
+    value: (v) => {
+      const timing = v.request?.serverTiming;
+      if (!timing) return undefined;
+      return timing['openai-processing-ms'] ?? maxOf(Object.values(timing));
+    },
+  },
+  {
+    name: 'itl_ms', unit: 'ms', scope: 'input_samples', tasks: TRANSCRIPTION, tags: ['latency'], better: 'lower',
     from: 'a text event received', to: 'the next text event received',
     description: 'Inter-text latency: every gap between consecutive text events, pooled.',
     samples: (v) => v.transcript.textEvents.slice(1).map((e, i) => e.t - v.transcript.textEvents[i]!.t),
@@ -148,27 +176,27 @@ const catalog: MetricDefinition[] = [
     description: 'Processing time of the turn, audio streaming included.',
   },
   {
-    name: 'audio_ms', unit: 'ms', scope: 'input', tasks: STT, tags: ['throughput'], better: 'neither',
-    quantity: 'audio streamed in the input',
+    name: 'audio_ms', unit: 'ms', scope: 'input', tasks: TRANSCRIPTION, tags: ['throughput'], better: 'neither',
+    quantity: 'audio streamed in the input, or the recording its request carried',
     description: 'Duration of the audio sent in the input.',
     value: audioMs,
   },
   {
-    name: 'rtf', unit: 'ratio', scope: 'input', tasks: STT, tags: ['throughput'], better: 'lower',
-    quantity: 'turn_ms / audio_ms',
+    name: 'rtf', unit: 'ratio', scope: 'input', tasks: TRANSCRIPTION, tags: ['throughput'], better: 'lower',
+    quantity: 'turn_ms (a request: processing_ms) / audio_ms',
     description: 'Real-time factor: processing time over audio duration. About 1 plus the tail under real-time pacing.',
     value: (v) => {
-      const processing = turnMs(v);
+      const processing = processingMs(v);
       const audio = audioMs(v);
       return processing !== undefined && audio ? processing / audio : undefined;
     },
   },
   {
-    name: 'rtfx', unit: 'ratio', scope: 'input', tasks: STT, tags: ['headline', 'throughput'], better: 'higher',
-    quantity: 'audio_ms / turn_ms',
+    name: 'rtfx', unit: 'ratio', scope: 'input', tasks: TRANSCRIPTION, tags: ['headline', 'throughput'], better: 'higher',
+    quantity: 'audio_ms / turn_ms (a request: processing_ms)',
     description: 'Inverse real-time factor: audio duration over processing time.',
     value: (v) => {
-      const processing = turnMs(v);
+      const processing = processingMs(v);
       const audio = audioMs(v);
       return processing && audio !== undefined ? audio / processing : undefined;
     },
@@ -211,13 +239,13 @@ const catalog: MetricDefinition[] = [
     description: 'How fast live settings take effect; only where the dialect confirms updates.',
   },
   {
-    name: 'audio_sent_ms', unit: 'ms', scope: 'session', tasks: ALL, tags: ['transport'], better: 'neither',
+    name: 'audio_sent_ms', unit: 'ms', scope: 'session', tasks: STREAMED, tags: ['transport'], better: 'neither',
     quantity: 'audio streamed in the session, all inputs',
     description: 'Audio handed to the socket; compare with audio_acked_ms.',
     value: (s) => s.inputs.reduce((end, v) => Math.max(end, v.media[v.media.length - 1]?.audioEndMs ?? 0), 0),
   },
   {
-    name: 'audio_acked_ms', unit: 'ms', scope: 'session', tasks: ALL, tags: ['transport'], better: 'neither',
+    name: 'audio_acked_ms', unit: 'ms', scope: 'session', tasks: STREAMED, tags: ['transport'], better: 'neither',
     quantity: "audio the server acknowledged consuming (its last progress event)",
     description: 'Only for servers that acknowledge consumption; below audio_sent_ms means audio was not taken in.',
     value: (s) => {
@@ -251,6 +279,32 @@ const catalog: MetricDefinition[] = [
     quantity: `character errors summed over every input with a reference and a final transcript, over their reference characters, ${SCORED}`,
     description: 'Corpus CER, pooled as corpus WER is. Its interval resamples turns.',
     reduce: (views) => errorRate(pooledErrors(scoredInputs(views)).chars),
+  },
+  {
+    name: 'corpus_rtfx', unit: 'ratio', scope: 'corpus', tasks: BATCH_STT, tags: ['headline', 'throughput'], better: 'higher',
+    quantity: "total audio of the completed sessions over the benchmark's wall time, first start to last end",
+    description: "The leaderboards' RTFx: audio transcribed per second of wall time, concurrency included; the same number as audio hours per hour.",
+    reduce: (views) => {
+      let audio = 0;
+      let start = Infinity;
+      let end = -Infinity;
+      for (const view of views) {
+        for (const input of view.inputs) audio += audioMs(input) ?? 0;
+        start = Math.min(start, view.timeline.startMs);
+        end = Math.max(end, sessionEndMs(view.timeline));
+      }
+      return end > start ? audio / (end - start) : null;
+    },
+  },
+  {
+    name: 'connection_reuse', unit: 'ratio', scope: 'corpus', tasks: ['batch_stt', 'batch_tts'], tags: ['transport'], better: 'higher',
+    quantity: 'requests sent over a kept-alive connection, over all requests',
+    description: 'How much of the run reused connections (keep-alive pool); 0 means every request paid for a new connection.',
+    reduce: (views) => {
+      const requests = views.flatMap((v) => (v.timeline.transport.kind === 'http' ? v.timeline.transport.requests : []));
+      const known = requests.filter((r) => r.reusedConnection !== undefined);
+      return known.length > 0 ? known.filter((r) => r.reusedConnection).length / known.length : null;
+    },
   },
 ];
 

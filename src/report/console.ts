@@ -3,7 +3,7 @@ import type { Distribution } from '../metrics/stats.js';
 import { printable } from '../printable.js';
 import { cautions } from './cautions.js';
 import { benchmarksByLevel, capacityText } from './levels.js';
-import { headlineLatencies, spanText, summaryMetrics } from './picks.js';
+import { corpusMetrics, headlineLatencies, spanText, summaryMetrics } from './picks.js';
 import { thinTailLines } from './thin-tails.js';
 import type { Benchmark, Report } from './schema.js';
 import { plural } from '../plural.js';
@@ -21,11 +21,15 @@ export function renderSummary(report: Report, { definitions = false } = {}): str
   const lines = [
     `voxbench ${report.voxbenchVersion} · ${config.protocol} · ${config.target}${config.builtInServer ? ' (built-in server)' : ''}`,
     `model ${config.model} · data ${config.data} (${plural(report.dataset.count, 'sample')}, ${report.dataset.totalAudioS.toFixed(1)} s audio` +
-      `${report.dataset.skipped ? `, ${report.dataset.skipped} skipped` : ''}) · chunk ${config.chunkMs} ms · pace ${config.pace}`,
+      `${report.dataset.skipped ? `, ${report.dataset.skipped} skipped` : ''}) · ` +
+      (config.transcription
+        ? `upload ${config.transcription.upload === 'dataset' ? "the dataset's files" : config.transcription.upload} · ${config.transcription.stream ? 'streamed' : config.transcription.responseFormat} answers`
+        : `chunk ${config.chunkMs} ms · pace ${config.pace}`),
   ];
   if (report.stoppedBy) lines.push(`run stopped early (${report.stoppedBy}); the figures cover what finished`);
   const shown = summaryMetrics(report);
-  for (const benchmark of report.benchmarks) lines.push('', ...renderBenchmark(benchmark, shown));
+  const corpus = corpusMetrics(report);
+  for (const benchmark of report.benchmarks) lines.push('', ...renderBenchmark(benchmark, shown, corpus));
   if (report.benchmarks.length > 1) lines.push('', ...renderLevels(report));
   if (report.capacity) lines.push('', `capacity: ${capacityText(report.capacity)}`);
   const thin = thinTailLines(report);
@@ -40,7 +44,7 @@ export function renderSummary(report: Report, { definitions = false } = {}): str
   return lines.map(printable).join('\n');
 }
 
-function renderBenchmark(benchmark: Benchmark, shown: readonly MetricDescription[]): string[] {
+function renderBenchmark(benchmark: Benchmark, shown: readonly MetricDescription[], corpus: readonly MetricDescription[]): string[] {
   const { summary } = benchmark;
   const { sessions, throughput } = summary;
   const errorRate = summary.errorRate === null ? 'n/a' : `${(summary.errorRate * 100).toFixed(2)}%`;
@@ -72,6 +76,11 @@ function renderBenchmark(benchmark: Benchmark, shown: readonly MetricDescription
   if (benchmark.stoppedBy) lines.push(`stopped early: ${benchmark.stoppedBy}`);
   lines.push(...cautions(summary));
   lines.push(...qualityLines(summary.quality));
+  const corpusFigures = corpus.flatMap((m) => {
+    const value = summary.corpus[m.name];
+    return value === null || value === undefined ? [] : [`${m.name} ${formatNumber(value)}`];
+  });
+  if (corpusFigures.length > 0) lines.push(`corpus: ${corpusFigures.join(' · ')}`);
   if (summary.cost) {
     const c = summary.cost;
     lines.push(

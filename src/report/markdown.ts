@@ -1,5 +1,5 @@
 import { benchmarksByLevel, capacityText } from './levels.js';
-import { definitionIn, metricsOf } from './picks.js';
+import { corpusMetrics, definitionIn, metricsOf } from './picks.js';
 import type { Benchmark, Report } from './schema.js';
 import { plural } from '../plural.js';
 
@@ -23,6 +23,11 @@ export function renderMarkdown(report: Report): string {
     ...benchmarksByLevel(report).map((b) => row(b, names)),
   );
   lines.push(...qualityTable(report));
+  const corpus = corpusMetrics(report);
+  for (const b of benchmarksByLevel(report)) {
+    const figures = corpus.flatMap((d) => (typeof b.summary.corpus[d.name] === 'number' ? [`${d.name} ${round(b.summary.corpus[d.name]!)}`] : []));
+    if (figures.length > 0) lines.push('', `${b.label}: ${figures.join(' · ')}`);
+  }
   const slos = report.benchmarks.flatMap((b) => b.summary.slos.map((slo) => ({ level: b.label, ...slo })));
   if (slos.length > 0) {
     lines.push('', '| level | SLO | measured | verdict |', '|---|---|---:|---|');

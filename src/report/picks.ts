@@ -18,6 +18,11 @@ export function summaryMetrics(report: Catalogued): MetricDescription[] {
   return metricsOf(report, 'headline', 'latency', 'quality', 'throughput', 'client').filter((d) => d.scope !== 'corpus');
 }
 
+/** The corpus figures beside the quality line (which has corpus WER): throughput and transport, one value per level. */
+export function corpusMetrics(report: Catalogued): MetricDescription[] {
+  return metricsOf(report, 'headline', 'throughput', 'transport').filter((d) => d.scope === 'corpus');
+}
+
 /** The headline latencies, first the ones people look at first. */
 export function headlineLatencies(report: Catalogued): MetricDescription[] {
   return metricsOf(report, 'headline').filter((d) => d.tags.includes('latency') && d.scope !== 'corpus');

@@ -102,6 +102,8 @@ export interface RunConfig {
   timeouts: { connectMs: number; readyMs: number; finalMs: number };
   apiKey: string | null;
   tls: { ca: boolean; insecure: boolean };
+  /** Batch transcription requests (HTTP dialects): what each asked for, and how its file was uploaded (`dataset`: as the dataset holds it). */
+  transcription?: { responseFormat: string; temperature: number | null; stream: boolean; translate: boolean; upload: 'dataset' | 'wav' | 'flac' };
 }
 
 export type RecordValue = string | number | boolean | null;

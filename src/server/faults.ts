@@ -11,6 +11,10 @@ export type FaultPoint = (typeof FAULT_POINTS)[number];
 /** One fault the simulated server injects. */
 export type Fault =
   | { name: 'upgrade'; status: number }
+  /** HTTP endpoints: answer the request with this status and an `{"error": ...}` body. */
+  | { name: 'status'; status: number }
+  /** HTTP endpoints: cut the response body halfway. */
+  | { name: 'cut-stream' }
   | { name: 'slow-accept'; ms: number }
   | { name: 'never-finalize' | 'duplicate-final' | 'early-final' | 'out-of-order-finals' | 'markup-strings' }
   | { name: 'silent' | 'stall-reads' | 'tcp-reset' | 'malformed-json' | 'binary-frame'; at: FaultPoint }
@@ -101,7 +105,7 @@ export const FAULT_CATALOGUE: Record<FaultName, Entry> = {
   'malformed-json': {
     usage: 'malformed-json[@POINT]',
     at: 'streaming',
-    help: 'send a text frame of cut-off JSON',
+    help: 'send a text frame of cut-off JSON (HTTP: a response body, or an event, that is not JSON)',
     make: (_, at) => ({ name: 'malformed-json', at }),
   },
   'binary-frame': {
@@ -155,6 +159,17 @@ export const FAULT_CATALOGUE: Record<FaultName, Entry> = {
     usage: 'markup-strings',
     help: 'HTML, terminal escapes and a formula in the first word, error codes, close reasons',
     make: () => ({ name: 'markup-strings' }),
+  },
+  status: {
+    usage: 'status[:STATUS]',
+    help: 'HTTP (batch transcription): answer the request with this status, 400-599, and an {"error": ...} body (default 500; 413: too large)',
+    arg: '500',
+    make: (arg) => ({ name: 'status', status: whole(arg, 400, 599) }),
+  },
+  'cut-stream': {
+    usage: 'cut-stream',
+    help: 'HTTP: cut the connection halfway through the response (a stream before [DONE], a JSON body before its end)',
+    make: () => ({ name: 'cut-stream' }),
   },
 };
 

@@ -18,6 +18,8 @@ export interface LatencyModelOptions {
   capacity: number;
   /** Seed of the jitter generator. Default 1. */
   seed: number;
+  /** Batch transcription: a request's audio is processed this many times faster than real time (after the base delay). Default 50. */
+  batchSpeed?: number;
 }
 
 export const DEFAULT_LATENCY: LatencyModelOptions = {
@@ -27,6 +29,7 @@ export const DEFAULT_LATENCY: LatencyModelOptions = {
   finalizeMs: 60,
   capacity: 16,
   seed: 1,
+  batchSpeed: 50,
 };
 
 export class LatencyModel {
@@ -45,6 +48,13 @@ export class LatencyModel {
     const { baseDelayMs, jitterMs, perWordMs } = this.options;
     const jitter = (this.random() * 2 - 1) * jitterMs;
     return Math.max(0, baseDelayMs + perWordMs + jitter) * this.slowdown(openSessions);
+  }
+
+  /** Batch transcription: time to process a whole recording of `audioMs`, proportional to its length. */
+  batch(audioMs: number, openSessions: number): number {
+    const { baseDelayMs, jitterMs, batchSpeed = DEFAULT_LATENCY.batchSpeed! } = this.options;
+    const jitter = (this.random() * 2 - 1) * jitterMs;
+    return Math.max(0, baseDelayMs + jitter + audioMs / batchSpeed) * this.slowdown(openSessions);
   }
 
   /** Delay between the final commit and the final transcript. */

@@ -9,10 +9,13 @@ import { DEFAULT_LATENCY, LatencyModel, type LatencyModelOptions } from './laten
 import { OpenAISession, SAMPLE_RATE as OPENAI_RATE } from './openai-session.js';
 import { buildReferences, ReferenceIndex } from './recognizer.js';
 import type { SessionContext } from './session-context.js';
+import { TRANSCRIPTION_PATHS, transcriptionEndpoint } from './transcription-endpoint.js';
 import { VllmSession, SAMPLE_RATE as VLLM_RATE } from './vllm-session.js';
 
 export const DEFAULT_MODEL = 'mistralai/Voxtral-Mini-4B-Realtime-2602';
 export const OPENAI_MODELS = ['gpt-4o-transcribe', 'gpt-4o-mini-transcribe', 'whisper-1'];
+/** The model vLLM's batch transcription is benchmarked with here by default. */
+export const WHISPER_MODEL = 'openai/whisper-large-v3';
 export const REALTIME_PATH = '/v1/realtime';
 
 export interface ServerOptions {
@@ -20,7 +23,7 @@ export interface ServerOptions {
   host: string;
   /** Port; 0 picks a free one. Default 8000. */
   port: number;
-  /** Model names a session may name. Default the Voxtral realtime model and OpenAI's transcription models. */
+  /** Model names a session or request may name. Default the Voxtral realtime model, OpenAI's transcription models and Whisper large-v3. */
   models: string[];
   /** Samples the server recognizes and transcribes with their reference words. */
   references: Sample[];
@@ -57,7 +60,7 @@ export interface ConnectionEvent {
 export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
   host: '127.0.0.1',
   port: 8000,
-  models: [DEFAULT_MODEL, ...OPENAI_MODELS],
+  models: [DEFAULT_MODEL, ...OPENAI_MODELS, WHISPER_MODEL],
   references: [],
   latency: DEFAULT_LATENCY,
   emptyDeltas: false,
@@ -72,6 +75,8 @@ export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
 export interface RunningServer {
   /** `ws://host:port/v1/realtime` (`wss://` with TLS) */
   url: string;
+  /** `http://host:port` (`https://` with TLS): where `POST /v1/audio/transcriptions` is served. */
+  origin: string;
   port: number;
   openSessions(): number;
   close(): Promise<void>;
@@ -94,7 +99,19 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
   const held = new Set<Duplex>();
   let open = 0;
 
-  const onRequest = (_: IncomingMessage, res: import('node:http').ServerResponse): void => {
+  const transcribe = transcriptionEndpoint({
+    servedModels: options.models,
+    latency,
+    references: vllmReferences!,
+    maxAudioBytes: options.maxAudioMb * 1024 * 1024,
+    ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
+    eventShape: (model) => (OPENAI_MODELS.includes(model) ? 'openai' : 'vllm'),
+    pickFaults,
+    openSessions: () => open,
+  });
+  const onRequest = (req: IncomingMessage, res: import('node:http').ServerResponse): void => {
+    const task = TRANSCRIPTION_PATHS[new URL(req.url ?? '/', 'http://localhost').pathname];
+    if (task) return transcribe(req, res, task);
     res.writeHead(426, { 'content-type': 'text/plain' }).end(`voxbench simulated server: connect a WebSocket to ${REALTIME_PATH}\n`);
   };
   const http = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, onRequest) : createHttpServer(onRequest);
@@ -155,6 +172,7 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   return {
     url: `${options.tls ? 'wss' : 'ws'}://${host}:${port}${REALTIME_PATH}`,
+    origin: `${options.tls ? 'https' : 'http'}://${host}:${port}`,
     port,
     openSessions: () => open,
     close: () =>

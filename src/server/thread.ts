@@ -7,6 +7,8 @@ import type { FromServerThread, ToServerThread } from './thread-worker.js';
 export interface ServerThread {
   /** `ws://host:port/v1/realtime` (`wss://` with TLS) */
   url: string;
+  /** `http://host:port` (`https://` with TLS), for HTTP dialects. */
+  origin: string;
   /** Ends the thread, and with it every connection; rejects if the server crashed while it ran. */
   close(): Promise<void>;
 }
@@ -25,9 +27,10 @@ export async function startServerThread(options: Partial<ServerOptions> = {}): P
   const start: ToServerThread = { type: 'start', options: { ...options, references } };
   worker.postMessage(start, references.map((sample) => sample.audio.samples.buffer));
   try {
-    const { url } = await listening;
+    const { url, origin } = await listening;
     return {
       url,
+      origin,
       close: async () => {
         await worker.terminate();
         if (crash) throw new Error(`the built-in server crashed: ${crash.message}`);
@@ -44,7 +47,7 @@ export async function startServerThread(options: Partial<ServerOptions> = {}): P
  * thread: one copy of exactly its samples, and the caller keeps its audio (a
  * structured clone would copy a view's whole underlying buffer).
  */
-function withOwnAudio(sample: Sample): Sample & { audio: { samples: Float32Array<ArrayBuffer> } } {
+function withOwnAudio({ file: _file, ...sample }: Sample): Sample & { audio: { samples: Float32Array<ArrayBuffer> } } {
   return { ...sample, audio: { sampleRate: sample.audio.sampleRate, samples: sample.audio.samples.slice() } };
 }
 

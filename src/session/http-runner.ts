@@ -4,6 +4,7 @@ import type { DecodedEvent, HttpDialect, HttpRequest } from '../dialects/dialect
 import type { HttpExchange, HttpTransport, InputRecord, SentFrame } from '../timeline/types.js';
 import { TextBudget } from './bounds.js';
 import { classifySocketError, Ending, newTimeline, type RunnerBase, type SessionResult } from './runner.js';
+import { serverTimingOf } from './server-timing.js';
 
 /** One input and its request, built before the clock starts. */
 export interface PreparedRequest {
@@ -62,8 +63,12 @@ export function runHttpSession(plan: HttpPlan): Promise<SessionResult> {
       agent: plan.agent,
     });
     current = req;
-    req.on('socket', () => {
+    // Until the connection is up (TCP, and TLS for https), a failure is the connect stage's.
+    let connected = false;
+    req.on('socket', (socket) => {
       record.reusedConnection = req.reusedSocket;
+      if (req.reusedSocket) connected = true;
+      else socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => (connected = true));
     });
     req.on('finish', () => {
       record.uploadEndMs = clock.now();
@@ -71,12 +76,17 @@ export function runHttpSession(plan: HttpPlan): Promise<SessionResult> {
     });
     req.on('error', (err: NodeJS.ErrnoException) => {
       if (ending.stage === 'body') ending.fail({ class: 'stream_cut', message: `the response body was cut: ${err.message}` });
-      else ending.fail(classifySocketError(err, ending.stage === 'upload' && record.uploadEndMs === undefined ? 'connect' : ending.stage, plan.url));
+      else {
+        if (!connected) ending.stage = 'connect';
+        ending.fail(classifySocketError(err, ending.stage, plan.url));
+      }
     });
     req.on('response', (res) => {
       const headersMs = clock.now();
       record.headersMs = headersMs;
       record.status = res.statusCode ?? 0;
+      const timing = serverTimingOf(res.headers);
+      if (timing) record.serverTiming = timing;
       const status = record.status;
       if (status < 200 || status > 299) {
         const kept: Buffer[] = [];
@@ -89,7 +99,8 @@ export function runHttpSession(plan: HttpPlan): Promise<SessionResult> {
         res.on('end', () => {
           record.endMs = clock.now();
           const body = Buffer.concat(kept).toString('utf8').trim();
-          ending.fail({ class: 'http_status', httpStatus: status, message: `server answered HTTP ${status}${body ? `: ${body}` : ''}` });
+          const code = errorCodeOf(body);
+          ending.fail({ class: 'http_status', httpStatus: status, ...(code ? { code } : {}), message: `server answered HTTP ${status}${body ? `: ${body}` : ''}` });
         });
         return;
       }
@@ -143,4 +154,15 @@ export function runHttpSession(plan: HttpPlan): Promise<SessionResult> {
     }
     return { timeline, outcome: ending.outcome! };
   });
+}
+
+/** The code (else type) of an OpenAI-style error body, `{"error": {"code": ..., "type": ...}}`, when the body is one. */
+function errorCodeOf(body: string): string | undefined {
+  try {
+    const error = (JSON.parse(body) as { error?: { code?: unknown; type?: unknown } }).error;
+    const code = error?.code ?? error?.type;
+    return typeof code === 'string' || typeof code === 'number' ? String(code).slice(0, 64) : undefined;
+  } catch {
+    return undefined;
+  }
 }

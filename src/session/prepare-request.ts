@@ -1,20 +1,26 @@
 import { encodeWaveFromFloat32Channels } from '@echogarden/wave-codec';
-import type { HttpDialect } from '../dialects/dialect.js';
+import type { HttpDialect, RequestInput } from '../dialects/dialect.js';
+import { encodeFlac } from '../audio/flac-encode.js';
+import { sniffFormat, type AudioFormat } from '../audio/format.js';
 import { toPcm16 } from '../audio/pcm.js';
 import { resample } from '../audio/resample.js';
+import type { MonoAudio } from '../audio/decode.js';
 import type { Sample } from '../data/dataset.js';
 import type { PreparedRequest } from './http-runner.js';
 import { findSpeech, type EosPreference } from './prepare.js';
 
+/** How a recording is uploaded: re-encoded at the dialect's rate, or (undefined) the dataset's own file. */
+export type UploadFormat = 'wav' | 'flac';
+
 /**
- * A sample's whole recording as one request, built before the clock starts: resampled
- * to the dialect's rate and sent as a 16-bit WAV file. Shared by every session that
- * sends the sample.
+ * A sample's whole recording as one request, built before the clock starts: the file
+ * as the dataset holds it when the sample kept it (`Sample.file`), else re-encoded at
+ * the dialect's rate as a 16-bit WAV or FLAC file. Shared by every session that sends
+ * the sample.
  */
-export async function prepareAudioRequest(sample: Sample, dialect: HttpDialect, eos: EosPreference): Promise<PreparedRequest> {
+export async function prepareAudioRequest(sample: Sample, dialect: HttpDialect, eos: EosPreference, format?: UploadFormat): Promise<PreparedRequest> {
   const audio = await resample(sample.audio, dialect.sampleRate);
   const speech = findSpeech(sample, toPcm16(audio.samples), audio.sampleRate, eos);
-  const file = Buffer.from(encodeWaveFromFloat32Channels([audio.samples], audio.sampleRate, 16));
   return {
     input: {
       kind: 'audio',
@@ -29,6 +35,21 @@ export async function prepareAudioRequest(sample: Sample, dialect: HttpDialect, 
       eosSource: speech.source,
       audioEndMs: (audio.samples.length / audio.sampleRate) * 1000,
     },
-    request: dialect.request({ kind: 'audio', file, fileName: `${sample.id}.wav`, contentType: 'audio/wav', ...(sample.language ? { language: sample.language } : {}) }),
+    request: dialect.request({ kind: 'audio', ...uploadFile(sample, audio, format), ...(sample.language ? { language: sample.language } : {}) }),
   };
+}
+
+const CONTENT_TYPES: Record<AudioFormat, string> = { wav: 'audio/wav', flac: 'audio/flac', mp3: 'audio/mpeg', vorbis: 'audio/ogg', opus: 'audio/ogg' };
+const EXTENSIONS: Record<AudioFormat, string> = { wav: 'wav', flac: 'flac', mp3: 'mp3', vorbis: 'ogg', opus: 'opus' };
+
+function uploadFile(sample: Sample, audio: MonoAudio, format: UploadFormat | undefined): Pick<Extract<RequestInput, { kind: 'audio' }>, 'file' | 'fileName' | 'contentType'> {
+  const own = format === undefined && sample.file ? sniffFormat(sample.file) : null;
+  const as = typeof own === 'string' ? own : (format ?? 'wav');
+  const file =
+    typeof own === 'string'
+      ? Buffer.from(sample.file!.buffer, sample.file!.byteOffset, sample.file!.byteLength)
+      : as === 'flac'
+        ? encodeFlac(audio.samples, audio.sampleRate)
+        : Buffer.from(encodeWaveFromFloat32Channels([audio.samples], audio.sampleRate, 16));
+  return { file, fileName: `${sample.id}.${EXTENSIONS[as]}`, contentType: CONTENT_TYPES[as] };
 }

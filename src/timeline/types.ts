@@ -147,6 +147,8 @@ export interface ReceivedFrame {
   message?: string;
   /** Errors: whether the dialect says it ends the session or fails one response. */
   scope?: 'session' | 'response';
+  /** Usage the server reported with the event (`seconds`, `input_tokens`, ...), its numbers as sent; the wire `type` says whose. */
+  usage?: Record<string, number>;
 }
 
 export interface CloseRecord {
@@ -179,6 +181,8 @@ export interface HttpExchange {
   endMs?: number;
   /** Whether the request went over a kept-alive connection. */
   reusedConnection?: boolean;
+  /** The server's own timings from its response headers (`server-timing` durations, `openai-processing-ms`), ms by name. */
+  serverTiming?: Record<string, number>;
 }
 
 export interface HttpTransport {

@@ -1,7 +1,7 @@
 import { normalizerById } from '../metrics/normalizers/index.js';
 import { transcriptErrors, type CharErrors, type TranscriptErrors, type WordErrors } from '../metrics/wer.js';
 import { finalsLedger, type AnomalyReason } from '../timeline/finals.js';
-import type { InputRecord, ReceivedFrame, SentFrame, SessionTimeline } from '../timeline/types.js';
+import type { HttpExchange, InputRecord, ReceivedFrame, SentFrame, SessionTimeline } from '../timeline/types.js';
 import { playback, type Playback } from './playback.js';
 
 /**
@@ -67,6 +67,8 @@ export interface InputView {
   endControl?: SentFrame;
   /** The media frame holding the end of speech (audio inputs). */
   eosFrame?: SentFrame;
+  /** HTTP: the request that carried the input, and its response. */
+  request?: HttpExchange;
   /** The transcript of the input (speech-to-text). */
   transcript: TextStream;
   /** Server items attributed to this input. */
@@ -161,6 +163,7 @@ function buildView(timeline: SessionTimeline): SessionView {
     else if (frame.control === 'input_end' || frame.control === 'flush') ends[frame.input] ??= frame;
     else if (frame.control === 'session_update') updates.push(frame);
   }
+  const requests = timeline.transport.kind === 'http' ? timeline.transport.requests : [];
   const inputs = transcripts.map((events, index): InputView => {
     const plan = timeline.inputs[index];
     const frames = media[index]!;
@@ -181,6 +184,7 @@ function buildView(timeline: SessionTimeline): SessionView {
       ...optional('startControl', starts[index]),
       ...optional('endControl', ends[index]),
       ...optional('eosFrame', plan?.kind === 'audio' ? frameAt(plan.speechEndMs) : undefined),
+      ...optional('request', requests.find((r) => r.input === index)),
       transcript,
       items: items[index]!.size,
       anomalies: anomalies.filter((a) => a.input === index),

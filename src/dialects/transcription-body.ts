@@ -1,0 +1,149 @@
+import { ProtocolViolation, type BodyDecoder, type DecodedEvent } from './dialect.js';
+
+/** What a transcription response body is, from its content type, else from what was asked. */
+export type BodyKind = 'sse' | 'json' | 'text';
+
+/** Most bytes of one JSON or text body, or of one server-sent event, held before it is parsed. */
+export const BODY_LIMIT_BYTES = 8 * 1024 * 1024;
+
+export function bodyKindOf(contentType: string, requested: BodyKind): BodyKind {
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  if (type === 'text/event-stream') return 'sse';
+  if (type === 'application/json') return 'json';
+  if (type === 'text/plain') return 'text';
+  return requested;
+}
+
+/**
+ * Decodes a transcription response: a JSON (`json`, `verbose_json`) or text body at
+ * its end, or a server-sent event stream as it arrives. Both stream shapes are read
+ * whichever server sends them: vLLM's `transcription.chunk` (Chat-Completions-like
+ * deltas; one `finish_reason` per 30 s window, so the response is final at
+ * `data: [DONE]`, whose text is the deltas joined) and OpenAI's
+ * `transcript.text.delta` / `transcript.text.done` (final at `done`; a later
+ * `[DONE]` is recorded as `other`). Usage is kept on the event that carries it.
+ */
+export function transcriptionBodyDecoder(kind: BodyKind): BodyDecoder {
+  return kind === 'sse' ? sseDecoder() : wholeBodyDecoder(kind);
+}
+
+function wholeBodyDecoder(kind: 'json' | 'text'): BodyDecoder {
+  const parts: Buffer[] = [];
+  let size = 0;
+  return {
+    chunk(data) {
+      size += data.length;
+      if (size > BODY_LIMIT_BYTES) throw new ProtocolViolation(`the response body is larger than ${BODY_LIMIT_BYTES} bytes`);
+      parts.push(data);
+      return [];
+    },
+    end() {
+      const body = Buffer.concat(parts).toString('utf8');
+      if (kind === 'text') return [{ type: 'text', kind: 'text_final', channel: 'input_transcript', text: body.trim() }];
+      const value = parseJson(body, 'the response body');
+      const error = errorOf(value);
+      if (error) return [error];
+      if (typeof value.text !== 'string') throw new ProtocolViolation(`the response body has no string "text": ${body.slice(0, 80)}`);
+      return [{ type: 'transcription', kind: 'text_final', channel: 'input_transcript', text: value.text.trim(), ...usageOf(value.usage) }];
+    },
+  };
+}
+
+function sseDecoder(): BodyDecoder {
+  let pending = '';
+  /** Text of the deltas so far: the final of a stream that ends with `[DONE]` alone. */
+  let deltas = '';
+  let final = false;
+  const interpret = (data: string): DecodedEvent => {
+    if (data === '[DONE]') {
+      if (final) return { type: '[DONE]', kind: 'other' };
+      final = true;
+      return { type: '[DONE]', kind: 'text_final', channel: 'input_transcript', text: deltas.trim() };
+    }
+    const event = parseJson(data, 'a server-sent event');
+    const error = errorOf(event);
+    if (error) return error;
+    const usage = usageOf(event.usage);
+    switch (event.type) {
+      case 'transcript.text.delta':
+        deltas += stringOf(event.delta);
+        return { type: event.type, kind: 'text_delta', channel: 'input_transcript', text: stringOf(event.delta) };
+      case 'transcript.text.done':
+        final = true;
+        return { type: event.type, kind: 'text_final', channel: 'input_transcript', text: stringOf(event.text).trim(), ...usage };
+    }
+    const type = typeof event.object === 'string' ? event.object : typeof event.type === 'string' ? event.type : 'message';
+    const choices = Array.isArray(event.choices) ? (event.choices as Array<{ delta?: { content?: unknown } }>) : [];
+    if (choices.length > 0) {
+      const content = stringOf(choices[0]?.delta?.content);
+      deltas += content;
+      return { type, kind: 'text_delta', channel: 'input_transcript', text: content, ...usage };
+    }
+    return { type, kind: 'other', ...usage };
+  };
+  const events = (blocks: string[]): DecodedEvent[] =>
+    blocks.flatMap((block) => {
+      const data = block
+        .split(/\r?\n/)
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(line[5] === ' ' ? 6 : 5));
+      return data.length > 0 ? [interpret(data.join('\n'))] : [];
+    });
+  return {
+    chunk(data) {
+      pending += data.toString('utf8');
+      const blocks = pending.split(/\r?\n\r?\n/);
+      pending = blocks.pop()!;
+      if (pending.length > BODY_LIMIT_BYTES) throw new ProtocolViolation(`a server-sent event is longer than ${BODY_LIMIT_BYTES} characters`);
+      return events(blocks);
+    },
+    end: () => events(pending.trim() === '' ? [] : [pending]),
+  };
+}
+
+function parseJson(text: string, what: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ProtocolViolation(`${what} is not JSON: ${JSON.stringify(text.slice(0, 80))}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ProtocolViolation(`${what} is not a JSON object: ${text.slice(0, 80)}`);
+  return value as Record<string, unknown>;
+}
+
+/** An error in a body or a stream, in the shapes OpenAI-compatible servers send: `{"error": {...}}`, `{"object": "error"}`, `{"type": "error"}`. */
+function errorOf(value: Record<string, unknown>): DecodedEvent | undefined {
+  const nested = typeof value.error === 'object' && value.error !== null ? (value.error as Record<string, unknown>) : undefined;
+  if (!nested && value.object !== 'error' && value.type !== 'error') return undefined;
+  const source = nested ?? value;
+  const code = source.code ?? source.type;
+  return {
+    type: 'error',
+    kind: 'error',
+    message: typeof source.message === 'string' ? source.message : typeof value.error === 'string' ? value.error : '',
+    ...(code !== undefined && code !== 'error' ? { code: String(code) } : {}),
+  };
+}
+
+/** Most usage figures kept from one event. */
+const USAGE_KEYS = 16;
+
+/** The numbers of a usage object (nested ones as `outer.inner`), as the server sent them. */
+function usageOf(value: unknown): { usage?: Record<string, number> } {
+  if (typeof value !== 'object' || value === null) return {};
+  const usage: Record<string, number> = {};
+  const add = (prefix: string, object: object): void => {
+    for (const [key, v] of Object.entries(object)) {
+      if (Object.keys(usage).length >= USAGE_KEYS) return;
+      if (typeof v === 'number' && Number.isFinite(v)) usage[`${prefix}${key}`.slice(0, 64)] = v;
+      else if (prefix === '' && typeof v === 'object' && v !== null) add(`${key}.`, v);
+    }
+  };
+  add('', value);
+  return Object.keys(usage).length > 0 ? { usage } : {};
+}
+
+function stringOf(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}

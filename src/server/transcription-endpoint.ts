@@ -1,0 +1,210 @@
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AudioDecodeError, decodeAudio } from '../audio/decode.js';
+import { toPcm16 } from '../audio/pcm.js';
+import { resample } from '../audio/resample.js';
+import { EmissionQueue } from './emission-queue.js';
+import { faultOf, type FaultScenario } from './faults.js';
+import type { LatencyModel } from './latency-model.js';
+import { MultipartError, parseMultipart } from './multipart.js';
+import { StreamRecognizer, type HeardWord, type ReferenceIndex } from './recognizer.js';
+
+/** The batch endpoints, and whether each transcribes or translates. */
+export const TRANSCRIPTION_PATHS: Readonly<Record<string, 'transcribe' | 'translate'>> = {
+  '/v1/audio/transcriptions': 'transcribe',
+  '/v1/audio/translations': 'translate',
+};
+
+/** The rate the server hears recordings at (Whisper's). */
+export const SAMPLE_RATE = 16_000;
+/** Whisper-class servers cut long audio into windows of this length (vLLM's `max_audio_clip_s`), each with its own finish. */
+const WINDOW_MS = 30_000;
+/** Room for the form's fields around the file. */
+const FORM_OVERHEAD_BYTES = 64 * 1024;
+
+export interface EndpointContext {
+  servedModels: readonly string[];
+  latency: LatencyModel;
+  /** Known audio at 16 kHz. */
+  references: ReferenceIndex;
+  /** The largest file accepted, bytes (vLLM: VLLM_MAX_AUDIO_CLIP_FILESIZE_MB); a larger one is answered 413. */
+  maxAudioBytes: number;
+  apiKey?: string;
+  /** Which stream shape a model's server sends: OpenAI's `transcript.text.*` or vLLM's `transcription.chunk`. */
+  eventShape(model: string): 'openai' | 'vllm';
+  /** This request's faults. */
+  pickFaults(): FaultScenario;
+  /** WebSocket sessions open on the server, which share its capacity with requests. */
+  openSessions(): number;
+}
+
+/** One request's form, checked. */
+interface Job {
+  task: 'transcribe' | 'translate';
+  model: string;
+  language: string;
+  responseFormat: 'json' | 'verbose_json' | 'text';
+  stream: boolean;
+  includeUsage: boolean;
+  words: HeardWord[];
+  audioMs: number;
+  faults: FaultScenario;
+}
+
+/**
+ * `POST /v1/audio/transcriptions` and `/v1/audio/translations` as vLLM and OpenAI
+ * serve them, over the simulated recognizer: the multipart form read whole (bounded),
+ * the recording decoded and recognized, and the answer (JSON, verbose JSON, text, or
+ * either event stream) timed by the latency model, in proportion to the audio's length
+ * and slower past the capacity knee. Errors are `{"error": {...}}` bodies with vLLM's
+ * statuses (401, 404, 413, 422, 400); faults answer with a status, cut the response,
+ * send what is not JSON, or end a stream with an error object. (A translation is the
+ * transcript: the recognizer knows one language.)
+ */
+export function transcriptionEndpoint(ctx: EndpointContext): (req: IncomingMessage, res: ServerResponse, task: 'transcribe' | 'translate') => void {
+  let inFlight = 0;
+  const load = (): number => ctx.openSessions() + inFlight;
+
+  const checked = async (req: IncomingMessage, body: Buffer, task: Job['task']): Promise<Job | Refusal> => {
+    const faults = ctx.pickFaults();
+    const status = faultOf(faults, 'status');
+    if (status) return { status: status.status, type: 'InjectedFault', message: 'injected fault' };
+    let form;
+    try {
+      form = parseMultipart(body, req.headers['content-type'] ?? '');
+    } catch (err) {
+      if (err instanceof MultipartError) return { status: 422, type: 'UnprocessableEntity', message: err.message };
+      throw err;
+    }
+    const file = form.files.get('file');
+    if (!file) return { status: 422, type: 'UnprocessableEntity', message: form.fields.has('file') ? "'file' must be an uploaded file, not a string" : "Field required: 'file'" };
+    if (file.data.length > ctx.maxAudioBytes) return tooLarge(ctx.maxAudioBytes);
+    const model = form.fields.get('model') ?? ctx.servedModels[0]!;
+    if (!ctx.servedModels.includes(model)) return { status: 404, type: 'NotFoundError', message: `The model \`${model}\` does not exist.` };
+    const responseFormat = form.fields.get('response_format') ?? 'json';
+    if (responseFormat !== 'json' && responseFormat !== 'verbose_json' && responseFormat !== 'text') {
+      return { status: 400, type: 'BadRequestError', message: `response_format ${responseFormat} is not served here; use json, verbose_json or text` };
+    }
+    const stream = form.fields.get('stream') === 'true';
+    const includeUsage = form.fields.get('stream_include_usage') === 'true';
+    if (includeUsage && !stream) return { status: 400, type: 'BadRequestError', message: 'Stream options can only be defined when `stream=True`.' };
+    let audio;
+    try {
+      audio = await resample(await decodeAudio(file.data, file.fileName), SAMPLE_RATE);
+    } catch (err) {
+      if (err instanceof AudioDecodeError) return { status: 400, type: 'BadRequestError', message: `Invalid or unsupported audio file: ${err.reason}` };
+      throw err;
+    }
+    const recognizer = new StreamRecognizer(ctx.references, SAMPLE_RATE);
+    const words = [...recognizer.feed(toPcm16(audio.samples)), ...recognizer.flush()];
+    return { task, model, language: form.fields.get('language') ?? 'en', responseFormat, stream, includeUsage, words, audioMs: (audio.samples.length / SAMPLE_RATE) * 1000, faults };
+  };
+
+  return (req, res, task) => {
+    if (req.method !== 'POST') return answerError(res, { status: 405, type: 'MethodNotAllowed', message: `${req.method} is not allowed; POST a multipart form` });
+    inFlight++;
+    res.once('close', () => inFlight--);
+    const limit = ctx.maxAudioBytes + FORM_OVERHEAD_BYTES;
+    const parts: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) parts.push(chunk);
+    });
+    req.on('end', () => {
+      if (ctx.apiKey !== undefined && req.headers.authorization !== `Bearer ${ctx.apiKey}`) return answerError(res, { status: 401, type: 'Unauthorized', message: 'Unauthorized' });
+      if (size > limit) return answerError(res, tooLarge(ctx.maxAudioBytes));
+      checked(req, Buffer.concat(parts), task).then(
+        (job) => ('status' in job ? answerError(res, job) : answer(res, job, ctx.latency.batch(job.audioMs, load()), ctx.eventShape(job.model))),
+        (err: Error) => answerError(res, { status: 500, type: 'InternalServerError', message: err.message }),
+      );
+    });
+  };
+}
+
+/** A request refused with a status and vLLM's error body. */
+type Refusal = { status: number; type: string; message: string };
+const tooLarge = (bytes: number): Refusal => ({ status: 413, type: 'RequestEntityTooLarge', message: `Maximum file size exceeded: ${bytes} bytes` });
+
+function answerError(res: ServerResponse, { status, type, message }: Refusal): void {
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message, type, param: null, code: status } }));
+}
+
+/** Sends the answer, its text timed as if the model worked through the audio in `processingMs`. */
+function answer(res: ServerResponse, job: Job, processingMs: number, shape: 'openai' | 'vllm'): void {
+  if (res.destroyed) return;
+  const start = performance.now();
+  const queue = new EmissionQueue();
+  res.once('close', () => queue.clear());
+  const text = job.words.map((w) => w.text).join(' ');
+  const cut = faultOf(job.faults, 'cut-stream') !== undefined;
+  const malformed = faultOf(job.faults, 'malformed-json') !== undefined;
+  const errorEvent = faultOf(job.faults, 'error-event');
+  const timing = { 'server-timing': `inference;dur=${processingMs.toFixed(1)}`, ...(shape === 'openai' ? { 'openai-processing-ms': String(Math.round(processingMs)) } : {}) };
+  const usage = { type: 'duration', seconds: Math.ceil(job.audioMs / 1000) };
+  if (!job.stream) {
+    queue.push(start + processingMs, () => {
+      if (job.responseFormat === 'text') {
+        res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', ...timing });
+        return cut ? cutAfter(res, `${text}\n`) : res.end(`${text}\n`);
+      }
+      const body = malformed ? `{"text": ${JSON.stringify(text).slice(0, 8)}` : JSON.stringify(jsonAnswer(job, text, usage));
+      res.writeHead(200, { 'content-type': 'application/json', ...timing });
+      return cut ? cutAfter(res, body) : res.end(body);
+    });
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...timing });
+  const id = `trsc-${randomBytes(8).toString('hex')}`;
+  const send = (event: object): void => void res.write(`data: ${JSON.stringify(event)}\n\n`);
+  const head = (): object => ({ id, object: job.task === 'translate' ? 'translation.chunk' : 'transcription.chunk', created: Math.floor(Date.now() / 1000), model: job.model });
+  const chunk = (content: string, finish?: string): object => ({
+    ...head(),
+    choices: [{ delta: { content }, ...(finish ? { finish_reason: finish, stop_reason: null } : {}) }],
+  });
+  // vLLM's first chunk may carry no text.
+  if (shape === 'vllm') send(chunk(''));
+  job.words.forEach((word, i) => {
+    const delta = i === 0 ? word.text : ` ${word.text}`;
+    const lastInWindow = i === job.words.length - 1 || Math.floor(job.words[i + 1]!.endMs / WINDOW_MS) !== Math.floor(word.endMs / WINDOW_MS);
+    queue.push(start + processingMs * Math.min(1, word.endMs / job.audioMs), () =>
+      send(shape === 'openai' ? { type: 'transcript.text.delta', delta } : chunk(delta, lastInWindow ? 'stop' : undefined)),
+    );
+  });
+  queue.push(start + processingMs, () => {
+    if (cut) return void res.socket?.destroy();
+    if (malformed) return void res.end('data: {"object": "transcription.ch\n\n');
+    // vLLM sends an error inside a stream as an error object, then [DONE].
+    if (errorEvent) return void res.end(`data: ${JSON.stringify({ error: { message: 'injected fault', type: 'InternalServerError', param: null, code: errorEvent.code } })}\n\ndata: [DONE]\n\n`);
+    const tokens = { input: Math.ceil(job.audioMs / 20), output: job.words.length };
+    if (shape === 'openai') {
+      send({ type: 'transcript.text.done', text, usage: { type: 'tokens', input_tokens: tokens.input, output_tokens: tokens.output, total_tokens: tokens.input + tokens.output } });
+      return void res.end();
+    }
+    if (job.includeUsage) send({ ...head(), choices: [], usage: { prompt_tokens: tokens.input, completion_tokens: tokens.output, total_tokens: tokens.input + tokens.output } });
+    res.end('data: [DONE]\n\n');
+  });
+}
+
+function jsonAnswer(job: Job, text: string, usage: object): object {
+  if (job.task === 'translate' && job.responseFormat === 'json') return { text };
+  if (job.responseFormat === 'json') return { text, usage };
+  const windows = new Map<number, HeardWord[]>();
+  for (const word of job.words) {
+    const window = Math.floor(word.endMs / WINDOW_MS);
+    windows.set(window, [...(windows.get(window) ?? []), word]);
+  }
+  const segments = [...windows].map(([window, words], id) => ({
+    id,
+    start: (window * WINDOW_MS) / 1000,
+    end: Math.min(job.audioMs, (window + 1) * WINDOW_MS) / 1000,
+    text: words.map((w) => w.text).join(' '),
+  }));
+  return { task: job.task, language: job.language, duration: job.audioMs / 1000, text, segments, ...(job.task === 'transcribe' ? { usage } : {}) };
+}
+
+/** Writes half of `body`, then drops the connection: a response cut short. */
+function cutAfter(res: ServerResponse, body: string): void {
+  res.write(body.slice(0, Math.floor(body.length / 2)), () => res.socket?.destroy());
+}
