@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { access } from 'node:fs/promises';
 import { cpus, hostname } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import { lockFolder } from './folder-lock.js';
 import { searchCapacity } from './load/capacity.js';
 import { profileAt } from './load/plan.js';
 import { profileLabel, type LoadProfile } from './load/profiles.js';
+import { shareOf } from './load/shards.js';
 import { WorkerPool } from './load/workers.js';
 import { describeMetrics } from './metrics/catalog.js';
 import { PERCENTILE_METHOD } from './metrics/stats.js';
@@ -73,9 +75,12 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
   try {
     const target = options.target ?? server!.url;
     const context = await createRunContext(settings, dataset);
-    const config = runConfig(options, settings, context, target, server !== undefined);
+    const resumedHeader = options.resume === undefined ? undefined : await readReportHeader(join(options.resume, 'report.json'));
+    // A resumed run stays the run it continues (which has no id if an older voxbench ran it).
+    const runId = options.runId ?? (resumedHeader?.config ? resumedHeader.config.runId : randomUUID());
+    const config = runConfig(options, settings, context, target, server !== undefined, runId);
     const datasetSummary = summarizeDataset(dataset);
-    if (options.resume !== undefined) checkResumable(options.resume, await readReportHeader(join(options.resume, 'report.json')), config, datasetSummary.fingerprint);
+    if (options.resume !== undefined) checkResumable(options.resume, resumedHeader, config, datasetSummary.fingerprint);
     const header = (clock: Clock, benchmarks: Benchmark[], capacity?: Report['capacity']): Omit<Report, 'record'> => ({
       schema: REPORT_SCHEMA,
       version: REPORT_VERSION,
@@ -120,17 +125,21 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
         log?.append({ level: label, profile, startedAt, record });
         options.onSessionEnd?.(record, ++done, maxSessions, label);
       };
+      // A shard runs its share of the level (see shards.ts), and reports it as the level it belongs to.
+      const share = settings.shard ? shareOf(profile, settings.shard.index, settings.shard.count) : { profile, owns: () => true };
       const execution = pool
         ? await pool.runLevel(profile, maxSessions, [...kept.keys()], options.signal, onSessionStart, onSessionEnd)
-        : await runLevel(context, settings, target, {
-            profile,
-            maxSessions,
-            clock,
-            ...(options.signal ? { signal: options.signal } : {}),
-            ...(kept.size > 0 ? { shard: (index: number) => !kept.has(index) } : {}),
-            onSessionStart,
-            onSessionEnd,
-          });
+        : share.profile === null
+          ? { records: [], startMs: clock.now(), endMs: clock.now(), capHits: 0, eventLoopDelay: { meanMs: 0, p50Ms: 0, p99Ms: 0, maxMs: 0 } }
+          : await runLevel(context, settings, target, {
+              profile: share.profile,
+              maxSessions,
+              clock,
+              ...(options.signal ? { signal: options.signal } : {}),
+              ...(kept.size > 0 || settings.shard ? { shard: (index: number) => share.owns(index) && !kept.has(index) } : {}),
+              onSessionStart,
+              onSessionEnd,
+            });
       const benchmark = buildBenchmark({ ...execution, profile, records: [...kept.values(), ...execution.records] }, config);
       benchmarks.push(benchmark);
       return benchmark;
@@ -169,7 +178,7 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
 }
 
 /** The run's settings as used, secrets redacted: the report's `config`. */
-function runConfig(options: RunOptions, settings: Settings, context: RunContext, target: string, builtInServer: boolean): RunConfig {
+function runConfig(options: RunOptions, settings: Settings, context: RunContext, target: string, builtInServer: boolean, runId: string | undefined): RunConfig {
   return {
     target: redactUrl(target),
     builtInServer,
@@ -202,6 +211,8 @@ function runConfig(options: RunOptions, settings: Settings, context: RunContext,
     timeouts: settings.timeouts,
     apiKey: options.apiKey ? REDACTED : null,
     tls: { ca: options.tls?.ca !== undefined, insecure: options.tls?.insecure === true },
+    ...(runId !== undefined ? { runId } : {}),
+    shard: settings.shard ?? null,
   };
 }
 

@@ -78,3 +78,11 @@ export function listenAddress(value: string): Listen {
   if (!listen) throw new InvalidArgumentError('expected [host:]port, e.g. 9464 or 0.0.0.0:9464.');
   return listen;
 }
+
+/** `I/N`: shard I (from 0) of N, e.g. `0/4`. */
+export function shardOf(value: string): { index: number; count: number } {
+  const match = /^(\d+)\/(\d+)$/.exec(value.trim());
+  const [index, count] = match ? [Number(match[1]), Number(match[2])] : [NaN, NaN];
+  if (!(count >= 1 && index < count)) throw new InvalidArgumentError('expected I/N, shard I (counting from 0) of N, e.g. 0/4.');
+  return { index, count };
+}
