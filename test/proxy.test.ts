@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { after, describe, it } from 'node:test';
 import OpenAI from 'openai';
@@ -14,7 +16,7 @@ import { readReport } from '../src/report/recompute.js';
 import type { Report, ReportSession } from '../src/report/schema.js';
 import { run } from '../src/run.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
-import { tempDir, testServer } from './helpers.js';
+import { CLI, tempDir, testServer } from './helpers.js';
 import { parsePrometheusText, type Family } from './prometheus-text.js';
 
 const { samples } = await loadFolderDataset(BUNDLED_SAMPLES_DIR);
@@ -26,11 +28,31 @@ async function proxyTo(upstream: string, options: Partial<ProxyOptions> = {}): P
   return proxy;
 }
 
+/** A voxbench command in its own process (as in production: no event loop shared with the client); resolves once it prints its URL. */
+async function spawnCli(args: string[], listening: RegExp): Promise<{ url: string; stop(): Promise<string> }> {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  after(() => child.kill('SIGKILL'));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', () => listening.exec(out) && resolve(listening.exec(out)![1]!));
+    void exited.then(() => reject(new Error(`exited: ${out}`)));
+  });
+  return {
+    url,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+      return out;
+    },
+  };
+}
+
 const median = (xs: number[]): number => summarize(xs)!.p50;
 const origin = (url: string): string => new URL(url).origin.replace(/^http/, 'ws');
 const finals = (s: ReportSession): string[] => s.timeline.received.filter((e) => e.kind === 'text_final').map((e) => e.text ?? '');
-const values = (report: Report, metric: string): number[] =>
-  report.benchmarks[0]!.sessions.flatMap((s) => s.metrics.inputs.flatMap((i) => (i[metric] === undefined ? [] : [i[metric]!])));
 
 async function scrape(proxy: RunningProxy): Promise<Map<string, Family>> {
   const response = await fetch(`${proxy.metrics!.url}/metrics`);
@@ -47,39 +69,49 @@ const samplesOf = (families: Map<string, Family>, name: string, sample = name, l
 
 describe('voxbench proxy', () => {
   it("voxbench's own benchmark runs through it unchanged, and the proxy's figures match the benchmark's on the same sessions", async () => {
-    const server = await testServer();
+    // Server, proxy and benchmark in three processes, as deployed: none delays another's stamps.
+    const server = await spawnCli(['serve', '--port', '0', '--quiet'], /listening on (\S+) /);
     const dir = await tempDir();
-    const proxy = await proxyTo(origin(server.url), { outputDir: dir, outputs: ['json', 'html'], metrics: { host: '127.0.0.1', port: 0 } });
-    const settings = { model: DEFAULT_MODEL, turnsPerSession: 2, maxSessions: 3, profile: { kind: 'concurrent', concurrency: 3 }, eos: 'audio_end', pace: { kind: 'realtime', speed: 4 } } as const;
+    const proxy = await spawnCli(['proxy', '--listen', '127.0.0.1:0', '--upstream', origin(server.url), '--output-dir', dir, '--outputs', 'json,html', '--quiet'], /listening on (\S+),/);
+    const settings = { model: DEFAULT_MODEL, turnsPerSession: 2, maxSessions: 3, eos: 'audio_end', pace: { kind: 'realtime', speed: 4 } } as const;
     const direct = (await run({ target: server.url, ...settings })).report;
+    // One session first, so that no figure compared times code the proxy's JIT has not compiled yet.
+    await run({ target: `${proxy.url}/v1/realtime`, ...settings, maxSessions: 1 });
     const through = (await run({ target: `${proxy.url}/v1/realtime`, ...settings })).report;
-    await until(() => proxy.open() === 0); // the last closing handshake may still be passing through
-    const { report: observed } = await proxy.close();
-    assert.ok(observed);
+    await new Promise((resolve) => setTimeout(resolve, 200)); // the last closing handshakes pass through
+    await proxy.stop();
+    const observed = await readReport(dir);
 
     const sessions = through.benchmarks[0]!.sessions;
     assert.ok(sessions.every((s) => s.outcome.status === 'completed'));
     assert.deepEqual(sessions.map(finals), direct.benchmarks[0]!.sessions.map(finals), 'identical transcripts through the proxy');
-    const seen = observed.benchmarks[0]!.sessions;
-    assert.equal(seen.length, 3);
-    assert.deepEqual(
-      seen.map((s) => finals(s)).sort(),
-      sessions.map(finals).sort(),
-      'the proxy saw the same transcripts',
-    );
-    assert.deepEqual(seen.map((s) => [s.outcome.status, s.timeline.inputs.length]), [['completed', 2], ['completed', 2], ['completed', 2]]);
-    assert.deepEqual(seen.map((s) => s.timeline.counters.framesSent).sort(), sessions.map((s) => s.timeline.counters.framesSent).sort());
-    for (const metric of ['ttft_ms', 'commit_to_flush_ms', 'finalization_ms', 'audio_ms']) {
-      const own = values(through, metric);
-      const proxied = values(observed, metric);
-      assert.equal(proxied.length, own.length, `${metric}: a value per turn`);
-      assert.ok(Math.abs(median(proxied)! - median(own)!) < 1, `${metric}: median ${median(proxied)} at the proxy, ${median(own)} at the client`);
+    // The same sessions, as the proxy saw them (in the order they connected).
+    const seen = new Map(observed.benchmarks[0]!.sessions.slice(1).map((s) => [finals(s).join('|'), s]));
+    const pairs = sessions.map((s) => [s, seen.get(finals(s).join('|'))!] as const);
+    assert.ok(pairs.every(([, o]) => o !== undefined), 'the proxy saw the same transcripts');
+    assert.deepEqual(pairs.map(([, o]) => [o.outcome.status, o.timeline.inputs.length]), sessions.map(() => ['completed', 2]));
+    assert.deepEqual(pairs.map(([, o]) => o.timeline.counters), sessions.map((s) => s.timeline.counters), 'every frame and byte, both ways');
+    const perTurn = (metric: string) => ({
+      own: pairs.flatMap(([s]) => s.metrics.inputs.map((i) => i[metric]!)),
+      proxied: pairs.flatMap(([, o]) => o.metrics.inputs.map((i) => i[metric]!)),
+    });
+    const audio = perTurn('audio_ms');
+    assert.deepEqual(audio.proxied.map((v) => v.toFixed(6)), audio.own.map((v) => v.toFixed(6)), 'the audio of every turn, from the payload lengths');
+    // The proxy sees each client frame after the client sent it and each server frame before the
+    // client gets it, so its latencies are the client's less the two hops between them: never
+    // more (causality, not timing), and on one host a fraction of a millisecond less; the 1 ms
+    // claim is measured on a quiet machine by bench/proxy-overhead.ts (BENCHMARKS.md). 10 ms
+    // here catches a misattributed frame (a chunk is 25 ms apart at 4x) on a loaded machine.
+    for (const metric of ['ttft_ms', 'commit_to_flush_ms', 'finalization_ms']) {
+      const { own, proxied } = perTurn(metric);
+      assert.equal(proxied.filter((v) => v !== undefined).length, own.length, `${metric}: a value per turn`);
+      proxied.forEach((v, i) => assert.ok(v <= own[i]! + 0.5, `${metric}: ${v} ms at the proxy, more than ${own[i]} ms at the client`));
+      assert.ok(median(own) - median(proxied) < 10, `${metric}: median ${median(proxied)} ms at the proxy, ${median(own)} ms at the client`);
     }
     assert.ok(observed.observed?.position.includes('between the clients and the server'));
-    // The folder is a report like a run's.
-    const read = await readReport(dir);
-    assert.equal(read.benchmarks[0]!.sessions.length, 3);
-    assert.equal(read.config.model, DEFAULT_MODEL);
+    assert.equal(observed.config.model, DEFAULT_MODEL);
+    assert.match(await readFile(`${dir}/report.html`, 'utf8'), /<html/);
+    await server.stop();
   });
 
   it("the openai SDK's realtime client works through it, its authorization forwarded, with the transcript it gets directly", async () => {
@@ -187,6 +219,45 @@ describe('voxbench proxy', () => {
     assert.equal((await refusal(`${down.url}/v1/realtime`)).status, 502);
     await until(() => proxy.open() === 0);
     assert.deepEqual(samplesOf(await scrape(proxy), 'voxbench_upgrade_failures_total', undefined, ['status']).sort(), [['401', 1], ['404', 1]]);
+  });
+});
+
+describe('voxbench proxy (the command)', () => {
+  it('forwards credentials but never prints or stores them, and writes its report when stopped', async () => {
+    const server = await testServer({ apiKey: 's3cret-key' });
+    const dir = await tempDir();
+    const { url, stop } = await spawnCli(['proxy', '--listen', '127.0.0.1:0', '--upstream', origin(server.url), '--output-dir', dir], /listening on (\S+),/);
+    const { report } = await run({ target: `${url}/v1/realtime?token=s3cret-query`, model: DEFAULT_MODEL, apiKey: 's3cret-key', maxSessions: 1, pace: { kind: 'none' } });
+    assert.equal(report.benchmarks[0]!.sessions[0]!.outcome.status, 'completed', 'the key reached the server');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const out = await stop();
+    assert.match(out, /session 0 \(vllm, mistralai\/Voxtral-Mini-4B-Realtime-2602\): completed, 1 inputs, closed 1000 by the client/);
+    assert.match(out, /voxbench proxy stopped \(SIGTERM\)/);
+    const stored = await readFile(`${dir}/report.json`, 'utf8');
+    for (const text of [out, stored]) assert.doesNotMatch(text, /s3cret/);
+    assert.equal((JSON.parse(stored) as Report).observed?.by, 'voxbench proxy');
+  });
+
+  it('has backpressure: a server that stops reading stops the proxy reading from the client, and nothing is lost', async () => {
+    const wss = new WebSocketServer({ port: 0 });
+    after(() => wss.close());
+    let received = 0;
+    const upstream = new Promise<WebSocket>((resolve) => wss.on('connection', (ws) => {
+      ws.pause(); // a server that takes nothing in
+      ws.on('message', () => received++);
+      resolve(ws);
+    }));
+    const proxy = await proxyTo(`ws://127.0.0.1:${(wss.address() as { port: number }).port}`);
+    const client = new WebSocket(`${proxy.url}/v1/realtime`);
+    await new Promise((resolve) => client.once('open', resolve));
+    const frame = Buffer.alloc(64 * 1024, 1);
+    const frames = 512; // 32 MiB, far beyond the 1 MiB the proxy queues and what loopback sockets hold
+    for (let i = 0; i < frames; i++) client.send(frame);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.ok(client.bufferedAmount > 16 * 1024 * 1024, `the client still holds ${client.bufferedAmount} bytes: the proxy stopped taking them`);
+    (await upstream).resume();
+    await until(() => received === frames, 20_000);
+    client.close();
   });
 });
 

@@ -13,11 +13,12 @@ import { checkWritableDir } from './output-dir.js';
 import { listenAddress, outputList, positiveInt } from './parse.js';
 
 export const proxyCommand = new Command('proxy')
+  .summary('Meter live speech WebSocket traffic passively: a reverse proxy with Prometheus /metrics and observed reports.')
   .description(
     'A reverse proxy for speech WebSockets that meters live traffic passively: applications connect to it instead of the server and notice nothing. ' +
       'It forwards everything unchanged (path, query, headers, subprotocols, frames, pings, close codes; a refused upgrade keeps its status) and measures every connection with the benchmark\'s dialect codecs and metric catalog.',
   )
-  .requiredOption('--upstream <url>', 'the server: ws://host:port or wss://host:port; each client\'s path and query are appended as they came')
+  .requiredOption('--upstream <url>', 'the server: ws://host:port (or wss://, with a path prefix if any); each client\'s path and query are appended as they came')
   .addOption(new Option('--listen <[host:]port>', 'where clients connect').argParser(listenAddress).default({ host: '127.0.0.1', port: 9000 }, '127.0.0.1:9000'))
   .addOption(new Option('--protocol <name>', 'dialect to meter with (default: inferred per connection: ?intent= or ?model= or an OpenAI-Beta header is openai, else vllm)').choices(PROTOCOLS))
   .option('--metrics-port <[host:]port>', 'serve Prometheus /metrics and /healthz here', listenAddress)
@@ -29,11 +30,16 @@ export const proxyCommand = new Command('proxy')
   .option('--quiet', 'do not log each session')
   .addHelpText(
     'after',
-    '\nLatencies are as the proxy sees them: client frames stamped on arrival at the proxy, server frames likewise; inputs are what the client ended (its end-of-input control),\n' +
-      'end of speech is the end of each input\'s audio, and under server turn detection a connection is one input. Header values (authorization included) are forwarded, never logged.',
+    [
+      '',
+      'Latencies are as the proxy sees them: client and server frames are stamped as they',
+      'reach the proxy. An input is what the client ended (its end-of-input control), its',
+      "end of speech the end of its audio; under server turn detection a connection is one",
+      'input. Headers (authorization included) are forwarded, never logged.',
+    ].join('\n'),
   )
   .action(async (opts) => {
-    if (!/^wss?:\/\//.test(opts.upstream)) throw new UsageError(`--upstream ${redactUrl(opts.upstream)}: expected a ws:// or wss:// URL, e.g. ws://model:8000`);
+    if (!/^wss?:\/\/[^?#]+$/.test(opts.upstream)) throw new UsageError(`--upstream ${redactUrl(opts.upstream)}: expected a ws:// or wss:// URL without a query, e.g. ws://model:8000 (clients bring their own path and query)`);
     if (opts.outputDir !== undefined) await checkWritableDir(opts.outputDir, '--output-dir');
     const proxy = await startProxy({
       listen: opts.listen,
