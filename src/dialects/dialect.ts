@@ -138,34 +138,43 @@ export function jsonTextDecoder(name: string, interpret: (data: string) => Decod
   };
 }
 
-/** The prefix of an append frame and the key of its base64 audio, found without parsing the frame. */
+/** The type of an append frame and the key of its base64 audio, found without parsing the frame. */
 const APPEND_TYPE = '"input_audio_buffer.append"';
 const AUDIO_KEY = '"audio":"';
+/** How far into a frame its type and audio key are looked for (`{"type":"…append","audio":"` with an event id). */
+const HEAD_BYTES = 128;
+const QUOTE = 0x22;
 
 /**
  * A JSON text dialect's reader of client frames. Audio appends, almost every frame, are
- * measured without JSON.parse: base64 holds no quote, so the audio ends at the next one.
+ * measured without parsing or even copying them: the type and the audio key are found
+ * in the frame's head, and since base64 holds no quote, the audio ends at the next one.
  */
 export function jsonSentReader(interpret: (event: Record<string, unknown> & { type: string }) => SentReading): WebSocketDialect['readSent'] {
   return (data, isBinary) => {
     if (isBinary) return { kind: 'other', type: '(binary)' };
-    const text = data.toString('latin1');
-    const head = text.indexOf(APPEND_TYPE);
-    if (head >= 0 && head < 64) {
-      const start = text.indexOf(AUDIO_KEY);
-      const end = start < 0 ? -1 : text.indexOf('"', start + AUDIO_KEY.length);
-      if (end > 0) return { kind: 'audio', pcmBytes: base64Bytes(text, start + AUDIO_KEY.length, end) };
+    const head = data.toString('latin1', 0, HEAD_BYTES);
+    const key = head.indexOf(AUDIO_KEY);
+    if (key >= 0 && head.includes(APPEND_TYPE)) {
+      const start = key + AUDIO_KEY.length;
+      const end = data.indexOf(QUOTE, start);
+      if (end > 0) return { kind: 'audio', pcmBytes: base64Bytes(data, start, end) };
     }
     try {
-      return interpret(parseEventObject(data.toString('utf8')));
+      const event = parseEventObject(data.toString('utf8'));
+      // An append laid out otherwise (its audio first, say) is parsed whole.
+      if (event.type === 'input_audio_buffer.append' && typeof event.audio === 'string') {
+        return { kind: 'audio', pcmBytes: Buffer.byteLength(event.audio, 'base64') };
+      }
+      return interpret(event);
     } catch {
       return { kind: 'other', type: '(invalid)' };
     }
   };
 }
 
-/** Bytes the base64 in `text[start, end)` decodes to. */
-function base64Bytes(text: string, start: number, end: number): number {
-  const padding = end - start >= 2 && text[end - 1] === '=' ? (text[end - 2] === '=' ? 2 : 1) : 0;
+/** Bytes the base64 in `data[start, end)` decodes to. */
+function base64Bytes(data: Buffer, start: number, end: number): number {
+  const padding = end - start >= 2 && data[end - 1] === 0x3d ? (data[end - 2] === 0x3d ? 2 : 1) : 0;
   return Math.floor(((end - start) * 3) / 4) - padding;
 }
