@@ -243,7 +243,7 @@ export function resolveSettings(options: RunOptions): Settings {
   }
   const workers = options.workers ?? 1;
   positive('--workers', workers, true);
-  if (options.shard) checkShard(options, workers);
+  if (options.shard) checkShard(options, workers, plan);
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   positive('--connect-timeout-ms', timeouts.connectMs, false);
   positive('--ready-timeout-ms', timeouts.readyMs, false);
@@ -328,12 +328,13 @@ function resolvePlan(options: RunOptions): LoadPlan {
   return { kind: 'single', profile };
 }
 
-function checkShard({ shard, runId, resume }: RunOptions, workers: number): void {
+function checkShard({ shard, runId, resume }: RunOptions, workers: number, plan: LoadPlan): void {
   const { index, count } = shard!;
   positive('--shards', count, true);
   if (!Number.isInteger(index) || index < 0 || index >= count) throw new UsageError(`--shard ${index}/${count}: the shard index counts from 0, so it must be a whole number from 0 to ${count - 1}`);
   if (!runId && resume === undefined) throw new UsageError('a sharded run needs --run-id (or VOXBENCH_RUN_ID), the same for every shard, so that report merge joins their reports as one run');
   if (workers > 1) throw new UsageError('--shard and --workers > 1 do not combine: run more shards instead, one per core');
+  if (plan.kind === 'capacity') throw new UsageError('--profile capacity cannot be sharded: each shard would judge the SLOs on its own share and choose its own next level; shard a sweep or one level instead');
 }
 
 /** Sessions a window counted in sessions leaves to measure of `maxSessions` (windows in seconds count none). */
