@@ -15,6 +15,7 @@ import { startProxy, type ProxyOptions, type RunningProxy } from '../src/proxy/p
 import { readReport } from '../src/report/recompute.js';
 import type { Report, ReportSession } from '../src/report/schema.js';
 import { run } from '../src/run.js';
+import { sessionView } from '../src/views/session-view.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
 import { CLI, tempDir, testServer } from './helpers.js';
 import { parsePrometheusText, type Family } from './prometheus-text.js';
@@ -50,6 +51,8 @@ async function spawnCli(args: string[], listening: RegExp): Promise<{ url: strin
   };
 }
 
+/** The final transcripts that answered input `k` (by the view's attribution). */
+const sessionText = (s: ReportSession, k: number): string => sessionView(s.timeline).inputs[k]!.transcript.text ?? '';
 const median = (xs: number[]): number => summarize(xs)!.p50;
 const origin = (url: string): string => new URL(url).origin.replace(/^http/, 'ws');
 const finals = (s: ReportSession): string[] => s.timeline.received.filter((e) => e.kind === 'text_final').map((e) => e.text ?? '');
@@ -147,6 +150,26 @@ describe('voxbench proxy', () => {
     assert.deepEqual(samplesOf(families, 'voxbench_connections_closed_total', undefined, ['close_code', 'closed_by']), [['1000', 'client', 1]]);
     assert.deepEqual(samplesOf(families, 'voxbench_frames_total', undefined, ['direction']).map(([d, n]) => [d, (n as number) > 2]), [['sent', true], ['received', true]]);
     assert.equal((await fetch(`${proxy.metrics!.url}/healthz`)).status, 200);
+  });
+
+  it("cuts a server-VAD stream into the server's utterances, a turn each, as the benchmark does", async () => {
+    const server = await testServer();
+    const proxy = await proxyTo(origin(server.url), { outputDir: await tempDir() });
+    const { report } = await run({
+      target: `${proxy.url}/v1/realtime`, protocol: 'openai', model: 'gpt-4o-transcribe',
+      turnDetection: { type: 'server_vad', threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 },
+      turnsPerSession: 3, padding: { gapMs: 700, trailMs: 700 }, maxSessions: 1, pace: { kind: 'realtime', speed: 4 },
+    });
+    await until(() => proxy.open() === 0);
+    const { report: observed } = await proxy.close();
+    const [own, seen] = [report.benchmarks[0]!.sessions[0]!, observed!.benchmarks[0]!.sessions[0]!];
+    assert.equal(own.outcome.status, 'completed');
+    assert.equal(seen.timeline.turnDetection, 'server', "from the client's session.update");
+    assert.deepEqual(seen.timeline.inputs.map((i) => (i as { eosSource: string }).eosSource), ['vad', 'vad', 'vad']);
+    const texts = (s: ReportSession) => s.metrics.inputs.map((_, k) => sessionText(s, k));
+    assert.ok(texts(own).every((t) => t.length > 0));
+    assert.deepEqual(texts(seen), texts(own), 'each utterance its own turn, with its own transcript');
+    assert.equal(seen.metrics.inputs.filter((i) => i.ttft_ms !== undefined).length, 3, 'a TTFT per utterance');
   });
 
   it('passes path, query, headers, subprotocol, text and binary frames, pings and close codes both ways', async () => {

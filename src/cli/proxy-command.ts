@@ -34,8 +34,8 @@ export const proxyCommand = new Command('proxy')
       '',
       'Latencies are as the proxy sees them: client and server frames are stamped as they',
       'reach the proxy. An input is what the client ended (its end-of-input control), its',
-      "end of speech the end of its audio; under server turn detection a connection is one",
-      'input. Headers (authorization included) are forwarded, never logged.',
+      'end of speech the end of its audio; under server turn detection, each utterance the',
+      "server's VAD reported. Headers (authorization included) are forwarded, never logged.",
     ].join('\n'),
   )
   .action(async (opts) => {

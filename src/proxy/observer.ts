@@ -21,9 +21,11 @@ const NORMAL_CLOSES = new Set([1000, 1001, 1005]);
  * length, controls by name), server frames `received` (the dialect's `decode`), both
  * stamped on arrival at the proxy. Inputs are what the client ended: an input opens
  * with its first audio or start control and ends with its end control (client turn
- * detection); under server turn detection the whole stream is one input. The proxy
- * knows no dataset, so inputs have no reference and their end of speech is the end of
- * their audio (`eos_source: audio_end`). The dialect's completion policy judges
+ * detection); under server turn detection, once the session ends, the one stream is
+ * cut into an input per utterance the server's VAD found (at each speech start after
+ * the first), each ending its speech where the server said (`eos_source: vad`). The
+ * proxy knows no dataset, so inputs have no reference, and a client-ended input's end
+ * of speech is the end of its audio (`eos_source: audio_end`). The dialect's completion policy judges
  * server errors as in a benchmark; the outcome comes from them and from the close.
  */
 export class ObservedSession implements ConnectionHooks {
@@ -148,8 +150,42 @@ export class ObservedSession implements ConnectionHooks {
 
   private end(outcome: SessionOutcome = this.failure ? { status: 'failed', failure: this.failure } : { status: 'completed' }): void {
     const events = this.events;
+    if (!events) return;
     this.events = undefined;
-    events?.ended({ ...this.identity(), outcome }, this);
+    if (this.timeline.turnDetection === 'server') this.splitServerTurns();
+    events.ended({ ...this.identity(), outcome }, this);
+  }
+
+  /**
+   * Server turn detection: the stream as one input per utterance the server detected.
+   * Input k runs from the start of utterance k (the stream's start for the first) to
+   * that of utterance k+1, so each server item lies in its own input; audio frames go
+   * to the input their audio starts in, and the flush stays with the last.
+   */
+  private splitServerTurns(): void {
+    const { received, sent } = this.timeline;
+    const starts = received.filter((e) => e.kind === 'speech_started' && e.audioStartMs !== undefined).map((e) => e.audioStartMs!);
+    const stops = received.filter((e) => e.kind === 'speech_stopped' && e.audioEndMs !== undefined).map((e) => e.audioEndMs!);
+    if (starts.length === 0) return;
+    const bounds = [0, ...starts.slice(1), this.streamMs];
+    this.timeline.inputs = starts.map((speechStartMs, index): AudioInput => ({
+      kind: 'audio',
+      index,
+      sampleId: `observed:${this.index}.${index}`,
+      split: 'observed',
+      reference: null,
+      audioStartMs: bounds[index]!,
+      speechStartMs,
+      speechEndMs: stops[index] ?? bounds[index + 1]!,
+      eosSource: stops[index] !== undefined ? 'vad' : 'audio_end',
+      audioEndMs: bounds[index + 1]!,
+    }));
+    const last = starts.length - 1;
+    let input = 0;
+    for (const frame of sent) {
+      if (frame.kind === 'audio') while (input < last && frame.audioStartMs! >= bounds[input + 1]!) input++;
+      frame.input = frame.control === 'flush' ? last : frame.kind === 'audio' ? input : 0;
+    }
   }
 
   private identity(): Omit<SessionRecord, 'outcome'> {
