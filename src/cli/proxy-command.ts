@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option } from '@commander-js/extra-typings';
 import { UsageError } from '../config.js';
+import { lockFolder } from '../folder-lock.js';
 import { PROTOCOLS } from '../dialects/index.js';
 import { printable } from '../printable.js';
 import { startProxy } from '../proxy/proxy.js';
@@ -41,6 +42,8 @@ export const proxyCommand = new Command('proxy')
   .action(async (opts) => {
     if (!/^wss?:\/\/[^?#]+$/.test(opts.upstream)) throw new UsageError(`--upstream ${redactUrl(opts.upstream)}: expected a ws:// or wss:// URL without a query, e.g. ws://model:8000 (clients bring their own path and query)`);
     if (opts.outputDir !== undefined) await checkWritableDir(opts.outputDir, '--output-dir');
+    // Held until the report is written, so that no run or render writes there meanwhile.
+    const release = opts.outputDir !== undefined ? await lockFolder(opts.outputDir) : async () => {};
     const proxy = await startProxy({
       listen: opts.listen,
       upstream: opts.upstream,
@@ -53,11 +56,18 @@ export const proxyCommand = new Command('proxy')
     });
     say(`voxbench proxy listening on ${proxy.url}, forwarding to ${redactUrl(opts.upstream)}${proxy.metrics ? `; metrics on ${proxy.metrics.url}/metrics` : ''}`);
     const stop = (signal: NodeJS.Signals): void =>
-      void proxy.close().then(({ report, written }) => {
-        if (report) process.stdout.write(`${renderSummary(report)}\nWrote: ${written.join(', ')}\n`);
-        say(`voxbench proxy stopped (${signal})`);
-        process.exit(EXIT.ok);
-      });
+      void proxy
+        .close()
+        .finally(release)
+        .then(({ report, written }) => {
+          if (report) process.stdout.write(`${renderSummary(report)}\nWrote: ${written.join(', ')}\n`);
+          say(`voxbench proxy stopped (${signal})`);
+          process.exit(EXIT.ok);
+        })
+        .catch((err: Error) => {
+          process.stderr.write(`voxbench: error: ${printable(err.message)}\n`);
+          process.exit(EXIT.internal);
+        });
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
