@@ -1,6 +1,6 @@
 import type { CompletionPolicy, WebSocketDialect } from '../dialects/dialect.js';
 import { ProtocolViolation } from '../dialects/dialect.js';
-import { TextBudget } from '../session/bounds.js';
+import { TEXT_LIMITS, TextBudget } from '../session/bounds.js';
 import { classifySocketError, newTimeline } from '../session/runner.js';
 import type { AudioInput, Control, Failure, SentFrame, SessionOutcome, SessionRecord, SessionTimeline, Stage, TurnDetection, WebSocketTransport } from '../timeline/types.js';
 import type { ConnectionHooks } from './relay.js';
@@ -94,7 +94,7 @@ export class ObservedSession implements ConnectionHooks {
     if (control === 'session_config') {
       if (this.configured) control = 'session_update';
       this.configured = true;
-      if (reading.model !== undefined) this.model = reading.model;
+      if (reading.model !== undefined) this.model = reading.model.slice(0, TEXT_LIMITS.fieldChars);
       if (reading.turnDetection !== undefined) this.detectTurnsBy(reading.turnDetection);
     } else if (control === 'input_start') {
       this.inputOpen = false; // a start control always opens the next input

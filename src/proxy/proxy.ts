@@ -32,6 +32,9 @@ export interface ProxyOptions {
   onSession?(record: SessionRecord, protocol: Protocol, model: string): void;
 }
 
+/** Distinct model labels kept: clients name the model, and a label per name would let them grow the registry without bound. */
+export const MODEL_LABELS = 32;
+
 export interface RunningProxy {
   /** `ws://host:port`: connect here instead of the server, with the same path. */
   url: string;
@@ -72,10 +75,11 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       ended: (record, s) => {
         sessions.delete(s);
         if (s.upgraded) open--;
-        live.sessionEnded(record, { protocol, model: s.model }, s.upgraded);
-        if (s.model) models.set(s.model, (models.get(s.model) ?? 0) + 1);
+        if (s.model && (models.has(s.model) || models.size < MODEL_LABELS)) models.set(s.model, (models.get(s.model) ?? 0) + 1);
+        const model = !s.model || models.has(s.model) ? s.model : 'other';
+        live.sessionEnded(record, { protocol, model }, s.upgraded);
         records?.push(record);
-        options.onSession?.(record, protocol, s.model);
+        options.onSession?.(record, protocol, model);
       },
     });
     sessions.add(session);
