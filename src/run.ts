@@ -212,7 +212,7 @@ function runConfig(options: RunOptions, settings: Settings, context: RunContext,
     apiKey: options.apiKey ? REDACTED : null,
     tls: { ca: options.tls?.ca !== undefined, insecure: options.tls?.insecure === true },
     ...(runId !== undefined ? { runId } : {}),
-    shard: settings.shard ?? null,
+    ...(settings.shard ? { shard: settings.shard } : {}),
   };
 }
 

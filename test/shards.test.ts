@@ -46,7 +46,7 @@ describe('sharded runs', () => {
     assert.equal(merge.code, 0, merge.stderr);
     const merged = await readReport(out);
     const unsharded = await readReport(whole);
-    assert.equal(merged.config.shard, null);
+    assert.equal(merged.config.shard, undefined, 'the merge is the whole run');
     assert.deepEqual(sessionsOf(merged).map(identity), sessionsOf(unsharded).map(identity), 'identical session sets and per-session figures');
     assert.deepEqual(merged.dataset, unsharded.dataset, 'the shared dataset counts once');
     const summary = merged.benchmarks[0]!.summary;

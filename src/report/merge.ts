@@ -48,7 +48,7 @@ export function mergeReports(reports: readonly Report[], sources: readonly strin
   const runIds = new Set(reports.map((r) => r.config.runId));
   const merged: Report = {
     ...first,
-    config: { ...first.config, shard: null, ...(runIds.size > 1 ? { runId: undefined } : {}) },
+    config: { ...first.config, shard: undefined, ...(runIds.size > 1 ? { runId: undefined } : {}) },
     dataset:
       datasets.length === 1
         ? first.dataset

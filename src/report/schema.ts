@@ -107,8 +107,8 @@ export interface RunConfig {
   tls: { ca: boolean; insecure: boolean };
   /** Shared by every shard of one run (`--run-id`); absent in reports from before it existed. */
   runId?: string;
-  /** The share of the run's sessions this report ran (`--shard I/N`, from 0); null when it ran them all. */
-  shard?: { index: number; count: number } | null;
+  /** The share of the run's sessions this report ran (`--shard I/N`, from 0); absent when it ran them all. */
+  shard?: { index: number; count: number };
 }
 
 export type RecordValue = string | number | boolean | null;
