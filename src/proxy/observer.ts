@@ -20,13 +20,13 @@ const NORMAL_CLOSES = new Set([1000, 1001, 1005]);
  * Client frames become `sent` (the dialect's `readSent`: audio spans from the payload's
  * length, controls by name), server frames `received` (the dialect's `decode`), both
  * stamped on arrival at the proxy. Inputs are what the client ended: an input opens
- * with its first audio or start control and ends with its end control (client turn
- * detection); under server turn detection, once the session ends, the one stream is
- * cut into an input per utterance the server's VAD found (at each speech start after
- * the first), each ending its speech where the server said (`eos_source: vad`). The
- * proxy knows no dataset, so inputs have no reference, and a client-ended input's end
- * of speech is the end of its audio (`eos_source: audio_end`). The dialect's completion policy judges
- * server errors as in a benchmark; the outcome comes from them and from the close.
+ * with its first audio or start control and ends with its end control, its end of
+ * speech the end of its audio (`eos_source: audio_end`: the proxy knows no dataset, so
+ * no reference either). Under server turn detection, once the session ends, the one
+ * stream is cut into an input per utterance the server's VAD found (at each speech
+ * start after the first), its end of speech where the server said (`eos_source: vad`).
+ * The dialect's completion policy judges server errors as in a benchmark; the outcome
+ * comes from them and from the close.
  */
 export class ObservedSession implements ConnectionHooks {
   readonly timeline: SessionTimeline;
