@@ -226,14 +226,14 @@ describe('voxbench proxy', () => {
     const server = await testServer({ apiKey: 'right' });
     const proxy = await proxyTo(origin(server.url), { metrics: { host: '127.0.0.1', port: 0 } });
     const refusal = (url: string, headers: Record<string, string> = {}) =>
-      new Promise<{ status: number; body: string }>((resolve, reject) => {
+      new Promise<{ status: number; type: string | undefined; body: string }>((resolve, reject) => {
         const ws = new WebSocket(url, { headers });
         ws.on('open', () => reject(new Error('upgraded')));
         ws.on('error', () => {});
         ws.on('unexpected-response', (_req, res) => {
           let body = '';
           res.on('data', (d) => (body += d));
-          res.on('end', () => resolve({ status: res.statusCode!, body }));
+          res.on('end', () => resolve({ status: res.statusCode!, type: res.headers['content-type'], body }));
         });
       });
     assert.deepEqual(await refusal(`${proxy.url}/v1/realtime`, { authorization: 'Bearer wrong' }), await refusal(server.url, { authorization: 'Bearer wrong' }));
@@ -254,7 +254,7 @@ describe('voxbench proxy (the command)', () => {
     assert.equal(report.benchmarks[0]!.sessions[0]!.outcome.status, 'completed', 'the key reached the server');
     await new Promise((resolve) => setTimeout(resolve, 100));
     const out = await stop();
-    assert.match(out, /session 0 \(vllm, mistralai\/Voxtral-Mini-4B-Realtime-2602\): completed, 1 inputs, closed 1000 by the client/);
+    assert.match(out, /session 0 \(vllm, mistralai\/Voxtral-Mini-4B-Realtime-2602\): completed, 1 input, closed 1000 by the client/);
     assert.match(out, /voxbench proxy stopped \(SIGTERM\)/);
     const stored = await readFile(`${dir}/report.json`, 'utf8');
     for (const text of [out, stored]) assert.doesNotMatch(text, /s3cret/);

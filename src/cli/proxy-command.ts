@@ -3,6 +3,7 @@ import { Command, Option } from '@commander-js/extra-typings';
 import { UsageError } from '../config.js';
 import { lockFolder } from '../folder-lock.js';
 import { PROTOCOLS } from '../dialects/index.js';
+import { plural } from '../plural.js';
 import { printable } from '../printable.js';
 import { startProxy } from '../proxy/proxy.js';
 import { renderSummary } from '../report/console.js';
@@ -76,7 +77,7 @@ export const proxyCommand = new Command('proxy')
 function sessionLine({ index, outcome, timeline }: SessionRecord, protocol: string, model: string): string {
   const close = timeline.transport.kind === 'websocket' && timeline.transport.close ? `, closed ${timeline.transport.close.code} by the ${timeline.transport.close.by}` : '';
   const how = outcome.status === 'failed' ? `failed: ${outcome.failure.class}${outcome.failure.httpStatus ? ` ${outcome.failure.httpStatus}` : ''}` : outcome.status;
-  return `session ${index} (${protocol}${model ? `, ${model}` : ''}): ${how}, ${timeline.inputs.length} inputs${close}`;
+  return `session ${index} (${protocol}${model ? `, ${model}` : ''}): ${how}, ${plural(timeline.inputs.length, 'input')}${close}`;
 }
 
 function say(text: string): void {
