@@ -183,6 +183,8 @@ describe('voxbench proxy', () => {
         seen.frames.push([isBinary ? (data as Buffer).toString('hex') : String(data), isBinary]);
         ws.send(data, { binary: isBinary });
         if (String(data) === 'bye') ws.close(4001, 'server says bye');
+        if (String(data) === 'no code') ws.close();
+        if (String(data) === 'cut') ws.terminate();
       });
       ws.on('ping', (data) => {
         seen.pings.push(String(data));
@@ -220,6 +222,14 @@ describe('voxbench proxy', () => {
     second.close(4002, 'client says bye');
     await until(() => seen.close?.[0] === 4002);
     assert.deepEqual(seen.close, [4002, 'client says bye']);
+
+    // A close without a code stays without one (1005); a cut connection is cut (1006).
+    for (const [message, code] of [['no code', 1005], ['cut', 1006]] as const) {
+      const ws = connectClient();
+      await new Promise((resolve) => ws.once('open', resolve));
+      ws.send(message);
+      assert.equal(await new Promise<number>((resolve) => ws.once('close', resolve)), code, message);
+    }
   });
 
   it('gives the client the status, headers and body of a refused upgrade, 502 when the server is down, and counts them', async () => {
