@@ -102,13 +102,14 @@ describe('voxbench proxy', () => {
     assert.deepEqual(audio.proxied.map((v) => v.toFixed(6)), audio.own.map((v) => v.toFixed(6)), 'the audio of every turn, from the payload lengths');
     // The proxy sees each client frame after the client sent it and each server frame before the
     // client gets it, so its latencies are the client's less the two hops between them: never
-    // more (causality, not timing), and on one host a fraction of a millisecond less; the 1 ms
-    // claim is measured on a quiet machine by bench/proxy-overhead.ts (BENCHMARKS.md). 10 ms
-    // here catches a misattributed frame (a chunk is 25 ms apart at 4x) on a loaded machine.
+    // more (causality, not timing; the client stamps right after its write, so a client
+    // descheduled there may stamp late, hence 5 ms of slack), and on one host a fraction of a
+    // millisecond less; the 1 ms claim is measured by bench/proxy-overhead.ts (BENCHMARKS.md).
+    // Both bounds catch a misattributed frame (chunks are 25 ms apart at 4x) on a loaded machine.
     for (const metric of ['ttft_ms', 'commit_to_flush_ms', 'finalization_ms']) {
       const { own, proxied } = perTurn(metric);
       assert.equal(proxied.filter((v) => v !== undefined).length, own.length, `${metric}: a value per turn`);
-      proxied.forEach((v, i) => assert.ok(v <= own[i]! + 0.5, `${metric}: ${v} ms at the proxy, more than ${own[i]} ms at the client`));
+      proxied.forEach((v, i) => assert.ok(v <= own[i]! + 5, `${metric}: ${v} ms at the proxy, more than ${own[i]} ms at the client`));
       assert.ok(median(own) - median(proxied) < 10, `${metric}: median ${median(proxied)} ms at the proxy, ${median(own)} ms at the client`);
     }
     assert.ok(observed.observed?.position.includes('between the clients and the server'));
