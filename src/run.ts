@@ -112,21 +112,22 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
       const kept = new Map([...(resumed.get(label) ?? [])].map(([index, entry]) => [index, onClockOf(entry, startedAt)]));
       let done = kept.size;
       const maxSessions = context.sessionsFor(profile);
+      // A shard runs its share of the level (see shards.ts), and reports it as the level it belongs to.
+      const share = settings.shard ? shareOf(profile, settings.shard.index, settings.shard.count) : { profile, owns: () => true };
+      const expected = settings.shard && Number.isFinite(maxSessions) ? Array.from({ length: maxSessions }, (_, i) => i).filter(share.owns).length : maxSessions;
       options.onLevelStart?.({
         label,
         number: benchmarks.length + 1,
         ...(levelCount !== undefined ? { of: levelCount } : {}),
-        expected: maxSessions,
+        expected,
         kept: kept.size,
         ...(settings.duration !== undefined ? { durationMs: settings.duration * 1000 } : {}),
       });
       const onSessionStart = (): void => options.onSessionStart?.(label);
       const onSessionEnd = (record: SessionRecord): void => {
         log?.append({ level: label, profile, startedAt, record });
-        options.onSessionEnd?.(record, ++done, maxSessions, label);
+        options.onSessionEnd?.(record, ++done, expected, label);
       };
-      // A shard runs its share of the level (see shards.ts), and reports it as the level it belongs to.
-      const share = settings.shard ? shareOf(profile, settings.shard.index, settings.shard.count) : { profile, owns: () => true };
       const execution = pool
         ? await pool.runLevel(profile, maxSessions, [...kept.keys()], options.signal, onSessionStart, onSessionEnd)
         : share.profile === null
