@@ -114,7 +114,7 @@ describe('voxbench proxy', () => {
     }
     assert.ok(observed.observed?.position.includes('between the clients and the server'));
     assert.equal(observed.config.model, DEFAULT_MODEL);
-    assert.match(await readFile(`${dir}/report.html`, 'utf8'), /<html/);
+    assert.match(await readFile(`${dir}/report.html`, 'utf8'), /stamped at the proxy, between the clients and the server/, 'the page says where the figures were taken');
     await server.stop();
   });
 

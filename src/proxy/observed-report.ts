@@ -51,7 +51,8 @@ export function observedReport(run: ObservedRun): Report {
     stopOnErrorRate: null,
     slos: [],
     pricing: null,
-    meta: { client: { location: `observed by voxbench proxy at ${run.observed.listen}` } },
+    // The record (and so the HTML and Markdown) says where the figures were taken.
+    meta: { client: { location: `observed by voxbench proxy at ${run.observed.listen}` }, results: { timing_boundaries: `stamped at the proxy, ${PROXY_POSITION}` } },
     turnsPerSession: 1,
     padding: { leadMs: 0, trailMs: 0, gapMs: 0 },
     idleMs: 0,
