@@ -96,6 +96,10 @@ export interface RunOptions {
   server?: Partial<ServerOptions>;
   /** Spread sessions over this many worker threads. Default 1 (this thread). */
   workers?: number;
+  /** Run only this share of every benchmark's sessions (`--shard I/N`, I from 0); the other shards run the rest. */
+  shard?: Shard;
+  /** The run's id, shared by all its shards so their reports merge as one run; default a fresh UUID (or the resumed run's). */
+  runId?: string;
   /** Aborting stops the run; what finished is kept and the report is marked. */
   signal?: AbortSignal;
   /** Called once the run is set up, just before the clock starts, with the report's config. */
@@ -134,6 +138,12 @@ export interface CapacityOptions {
   maxOpen?: number;
 }
 
+/** One share of a run's sessions: shard `index` (from 0) of `count`. */
+export interface Shard {
+  index: number;
+  count: number;
+}
+
 /** Invalid options or input; the message says which and what to do. */
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -167,6 +177,7 @@ export interface Settings {
   maskFrames: boolean;
   timeouts: StageTimeouts;
   workers: number;
+  shard?: Shard;
   /** Headers every connection sends (authentication). */
   headers: Record<string, string>;
   /** TLS options for `wss://` and `https://` targets. */
@@ -264,6 +275,7 @@ export function resolveSettings(options: RunOptions): Settings {
   }
   const workers = options.workers ?? 1;
   positive('--workers', workers, true);
+  if (options.shard) checkShard(options, workers, plan);
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   positive('--connect-timeout-ms', timeouts.connectMs, false);
   positive('--ready-timeout-ms', timeouts.readyMs, false);
@@ -304,6 +316,7 @@ export function resolveSettings(options: RunOptions): Settings {
     maskFrames: options.maskFrames ?? false,
     timeouts,
     workers,
+    ...(options.shard ? { shard: options.shard } : {}),
     headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
     tls: {
       ...(options.tls?.ca !== undefined ? { ca: options.tls.ca } : {}),
@@ -357,6 +370,15 @@ function resolvePlan(options: RunOptions): LoadPlan {
     if (profile.maxOpen !== undefined) positive('--max-open', profile.maxOpen, true);
   }
   return { kind: 'single', profile };
+}
+
+function checkShard({ shard, runId, resume }: RunOptions, workers: number, plan: LoadPlan): void {
+  const { index, count } = shard!;
+  positive('--shards', count, true);
+  if (!Number.isInteger(index) || index < 0 || index >= count) throw new UsageError(`--shard ${index}/${count}: the shard index counts from 0, so it must be a whole number from 0 to ${count - 1}`);
+  if (!runId && resume === undefined) throw new UsageError('a sharded run needs --run-id (or VOXBENCH_RUN_ID), the same for every shard, so that report merge joins their reports as one run');
+  if (workers > 1) throw new UsageError('--shard and --workers > 1 do not combine: run more shards instead, one per core');
+  if (plan.kind === 'capacity') throw new UsageError('--profile capacity cannot be sharded: each shard would judge the SLOs on its own share and choose its own next level; shard a sweep or one level instead');
 }
 
 /** Sessions a window counted in sessions leaves to measure of `maxSessions` (windows in seconds count none). */

@@ -35,4 +35,7 @@ export { parsePace, type Pace } from './session/pace.js';
 export { DEFAULT_TIMEOUTS, type StageTimeouts } from './session/runner.js';
 export type { LoadProfile } from './load/profiles.js';
 export type * from './timeline/types.js';
+export { startProxy, protocolOfUpgrade, type ProxyOptions, type RunningProxy } from './proxy/proxy.js';
+export { LiveMetrics, LATENCY_BUCKETS, type SessionLabels } from './live/metrics.js';
+export { serveMetrics, type MetricsEndpoint } from './live/serve.js';
 export { VERSION } from './version.js';

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { access } from 'node:fs/promises';
 import { cpus, hostname } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import { lockFolder } from './folder-lock.js';
 import { searchCapacity } from './load/capacity.js';
 import { profileAt } from './load/plan.js';
 import { profileLabel, type LoadProfile } from './load/profiles.js';
+import { shareOf } from './load/shards.js';
 import { WorkerPool } from './load/workers.js';
 import { describeMetrics } from './metrics/catalog.js';
 import { PERCENTILE_METHOD } from './metrics/stats.js';
@@ -74,9 +76,12 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
   try {
     const context = (opened = await createRunContext(settings, dataset));
     const target = options.target ?? (context.dialect.transport === 'http' ? server!.origin : server!.url);
-    const config = runConfig(options, settings, context, target, server !== undefined);
+    const resumedHeader = options.resume === undefined ? undefined : await readReportHeader(join(options.resume, 'report.json'));
+    // A resumed run stays the run it continues (which has no id if an older voxbench ran it).
+    const runId = options.runId ?? (resumedHeader?.config ? resumedHeader.config.runId : randomUUID());
+    const config = runConfig(options, settings, context, target, server !== undefined, runId);
     const datasetSummary = summarizeDataset(dataset);
-    if (options.resume !== undefined) checkResumable(options.resume, await readReportHeader(join(options.resume, 'report.json')), config, datasetSummary.fingerprint);
+    if (options.resume !== undefined) checkResumable(options.resume, resumedHeader, config, datasetSummary.fingerprint);
     const header = (clock: Clock, benchmarks: Benchmark[], capacity?: Report['capacity']): Omit<Report, 'record'> => ({
       schema: REPORT_SCHEMA,
       version: REPORT_VERSION,
@@ -108,30 +113,35 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
       const kept = new Map([...(resumed.get(label) ?? [])].map(([index, entry]) => [index, onClockOf(entry, startedAt)]));
       let done = kept.size;
       const maxSessions = context.sessionsFor(profile);
+      // A shard runs its share of the level (see shards.ts), and reports it as the level it belongs to.
+      const share = settings.shard ? shareOf(profile, settings.shard.index, settings.shard.count) : { profile, owns: () => true };
+      const expected = settings.shard && Number.isFinite(maxSessions) ? Array.from({ length: maxSessions }, (_, i) => i).filter(share.owns).length : maxSessions;
       options.onLevelStart?.({
         label,
         number: benchmarks.length + 1,
         ...(levelCount !== undefined ? { of: levelCount } : {}),
-        expected: maxSessions,
+        expected,
         kept: kept.size,
         ...(settings.duration !== undefined ? { durationMs: settings.duration * 1000 } : {}),
       });
       const onSessionStart = (): void => options.onSessionStart?.(label);
       const onSessionEnd = (record: SessionRecord): void => {
         log?.append({ level: label, profile, startedAt, record });
-        options.onSessionEnd?.(record, ++done, maxSessions, label);
+        options.onSessionEnd?.(record, ++done, expected, label);
       };
       const execution = pool
         ? await pool.runLevel(profile, maxSessions, [...kept.keys()], options.signal, onSessionStart, onSessionEnd)
-        : await runLevel(context, settings, target, {
-            profile,
-            maxSessions,
-            clock,
-            ...(options.signal ? { signal: options.signal } : {}),
-            ...(kept.size > 0 ? { shard: (index: number) => !kept.has(index) } : {}),
-            onSessionStart,
-            onSessionEnd,
-          });
+        : share.profile === null
+          ? { records: [], startMs: clock.now(), endMs: clock.now(), capHits: 0, eventLoopDelay: { meanMs: 0, p50Ms: 0, p99Ms: 0, maxMs: 0 } }
+          : await runLevel(context, settings, target, {
+              profile: share.profile,
+              maxSessions,
+              clock,
+              ...(options.signal ? { signal: options.signal } : {}),
+              ...(kept.size > 0 || settings.shard ? { shard: (index: number) => share.owns(index) && !kept.has(index) } : {}),
+              onSessionStart,
+              onSessionEnd,
+            });
       const benchmark = buildBenchmark({ ...execution, profile, records: [...kept.values(), ...execution.records] }, config);
       benchmarks.push(benchmark);
       return benchmark;
@@ -171,7 +181,7 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
 }
 
 /** The run's settings as used, secrets redacted: the report's `config`. */
-function runConfig(options: RunOptions, settings: Settings, context: RunContext, target: string, builtInServer: boolean): RunConfig {
+function runConfig(options: RunOptions, settings: Settings, context: RunContext, target: string, builtInServer: boolean, runId: string | undefined): RunConfig {
   return {
     target: redactUrl(target),
     builtInServer,
@@ -209,6 +219,8 @@ function runConfig(options: RunOptions, settings: Settings, context: RunContext,
     ...(settings.dialect.transcription
       ? { transcription: { ...settings.dialect.transcription, temperature: settings.dialect.transcription.temperature ?? null, upload: settings.uploadFormat ?? 'dataset' } }
       : {}),
+    ...(runId !== undefined ? { runId } : {}),
+    ...(settings.shard ? { shard: settings.shard } : {}),
   };
 }
 

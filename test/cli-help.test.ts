@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { CLI, runNode } from './helpers.js';
 
-const COMMANDS = [['run'], ['serve'], ['report', 'render'], ['report', 'merge'], ['report', 'compare'], ['dataset', 'inspect'], ['dataset', 'synth']];
+const COMMANDS = [['run'], ['serve'], ['proxy'], ['report', 'render'], ['report', 'merge'], ['report', 'compare'], ['dataset', 'inspect'], ['dataset', 'synth']];
 
 describe('voxbench --help', () => {
   for (const command of COMMANDS) {

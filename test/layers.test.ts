@@ -68,6 +68,12 @@ describe('layers import one way', () => {
     assert.deepEqual(violations(graph, (from, to) => inCli(from) || !inCli(to)), []);
   });
 
+  it('keeps the proxy passive: it reaches no runner, no run and no server; the live metrics reach neither the proxy nor the run', () => {
+    assert.ok(graph['proxy/proxy.js'] && graph['live/metrics.js']);
+    assert.deepEqual([...reachable(graph, 'proxy/proxy.js')].filter((path) => /^(session\/(ws|http)-runner|run\.js|run-context|server\/)/.test(path)), []);
+    assert.deepEqual([...reachable(graph, 'live/run-metrics.js')].filter((path) => /^(proxy\/|run\.js|session\/|server\/)/.test(path)), []);
+  });
+
   it('keeps the timeline free of imports from other layers', () => {
     assert.deepEqual(violations(graph, (from, to) => !from.startsWith('timeline/') || to.startsWith('timeline/')), []);
   });

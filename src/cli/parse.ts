@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { InvalidArgumentError } from '@commander-js/extra-typings';
+import { parseListen, type Listen } from '../live/serve.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../report/outputs.js';
 
 export function int(value: string): number {
@@ -75,4 +76,19 @@ export function seconds(value: string): number {
   if (!match || !(Number(match[1]) > 0)) throw new InvalidArgumentError('expected a duration above 0, e.g. 60s, 1.5m or 2h.');
   const unit = (match[2] ?? 's') as 's' | 'm' | 'h';
   return Number(match[1]) * { s: 1, m: 60, h: 3600 }[unit];
+}
+
+/** `[host:]port`, e.g. `9464` (loopback) or `0.0.0.0:9464`. */
+export function listenAddress(value: string): Listen {
+  const listen = parseListen(value);
+  if (!listen) throw new InvalidArgumentError('expected [host:]port, e.g. 9464 or 0.0.0.0:9464.');
+  return listen;
+}
+
+/** `I/N`: shard I (from 0) of N, e.g. `0/4`. */
+export function shardOf(value: string): { index: number; count: number } {
+  const match = /^(\d+)\/(\d+)$/.exec(value.trim());
+  const [index, count] = match ? [Number(match[1]), Number(match[2])] : [NaN, NaN];
+  if (!(count >= 1 && index < count)) throw new InvalidArgumentError('expected I/N, shard I (counting from 0) of N, e.g. 0/4.');
+  return { index, count };
 }

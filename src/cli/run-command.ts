@@ -11,6 +11,7 @@ import { renderSummary } from '../report/console.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../report/outputs.js';
 import { parseMetaEntry } from '../report/record.js';
 import { Progress } from './progress.js';
+import { serveRunMetrics } from '../live/run-metrics.js';
 import type { Meta } from '../report/schema.js';
 import { run } from '../run.js';
 import { EXIT, exitCodeOf, outcomeLine } from '../run-outcome.js';
@@ -21,7 +22,7 @@ import { DEFAULT_TIMEOUTS } from '../session/runner.js';
 import { addDatasetFlags, datasetOptionsFromFlags, type DatasetFlags } from './dataset-flags.js';
 import { profileOfFlags, type ProfileFlag } from './load-flags.js';
 import { checkWritableDir, defaultOutputDir } from './output-dir.js';
-import { fraction, int, intList, num, outputList, positiveNum, seconds, sessionsOrSeconds, workerCount } from './parse.js';
+import { fraction, int, intList, listenAddress, num, outputList, positiveInt, positiveNum, seconds, sessionsOrSeconds, shardOf, workerCount } from './parse.js';
 
 export const runCommand = new Command('run')
   .description('Run a benchmark. With no --target, starts the built-in simulated server and uses the bundled samples.')
@@ -57,6 +58,9 @@ export const runCommand = new Command('run')
   .option('--capacity-max <n>', 'highest level a capacity search tries (default 256 sessions or 1000 arrivals/s)', num)
   .option('--capacity-tolerance <x>', 'capacity search by rate: stop when the bracket is this narrow, relatively', num, 0.1)
   .option('--workers <n|auto>', 'spread sessions over this many worker threads when one core is not enough; auto: one per core', workerCount, 1)
+  .option('--shard <I/N>', "run shard I (from 0) of N: a stable share of every level's sessions (session i of an open-loop schedule at its planned time when i mod N = I; closed loop, the lanes l mod N = I); report merge joins the shards' reports", shardOf)
+  .option('--shards <n>', "with JOB_COMPLETION_INDEX set (a Kubernetes Indexed Job's pod), run shard $JOB_COMPLETION_INDEX of N", positiveInt)
+  .addOption(new Option('--run-id <id>', 'the run this process belongs to, the same in every shard (default: a fresh UUID)').env('VOXBENCH_RUN_ID'))
   .option('--max-sessions <n>', 'sessions per benchmark (default: enough to stream every sample once, at least one per lane, or ten arrivals)', int)
   .option('--duration <time>', 'run each benchmark this long, e.g. 60s or 5m: closed loop, lanes start sessions until then; open loop, arrivals for that long; sessions started finish', seconds)
   .option('--max-seconds <s>', 'stop each benchmark after this long; sessions still running end as incomplete', num)
@@ -85,6 +89,7 @@ export const runCommand = new Command('run')
   .option('--meta-file <file>', 'entries for the reproducibility record from a JSON file: {"deployment": {"gpu": "H100"}, ...}')
   .option('--cost-per-hour <price>', 'deployment price per replica-hour, for cost per audio hour', num)
   .option('--replicas <n>', 'replicas serving the run, for cost per audio hour', int, 1)
+  .option('--metrics-port <[host:]port>', 'serve the run live in Prometheus format on /metrics (and /healthz): sessions open and ended by outcome and failure class, latency and send-lag histograms', listenAddress)
   .option('--json', 'print the JSON report on stdout instead of the summary')
   .option('--quiet', 'no run header or progress on stderr (errors and why the exit code is 3 or 4 still are)')
   .option('--definitions', "print each metric's definition under the summary")
@@ -112,6 +117,8 @@ export const runCommand = new Command('run')
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     const progress = opts.quiet ? undefined : new Progress(process.stderr);
+    const live = opts.metricsPort ? await serveRunMetrics(opts.metricsPort) : undefined;
+    if (live && !opts.quiet) process.stderr.write(`metrics on ${live.endpoint.url}/metrics\n`);
     const { report, written } = await run({
       ...(opts.target !== undefined ? { target: opts.target } : {}),
       protocol: opts.protocol,
@@ -147,6 +154,7 @@ export const runCommand = new Command('run')
       ackWindowMs: opts.ackWindowMs,
       ...(opts.maskFrames ? { maskFrames: true } : {}),
       workers: opts.workers,
+      ...shardOptions(opts.shard, opts.shards, opts.runId),
       timeouts: { connectMs: opts.connectTimeoutMs, readyMs: opts.readyTimeoutMs, finalMs: opts.finalTimeoutMs },
       ...(apiKey !== undefined ? { apiKey } : {}),
       tls: { ...(opts.ca !== undefined ? { ca: readCa(opts.ca) } : {}), insecure: opts.insecure === true },
@@ -156,15 +164,15 @@ export const runCommand = new Command('run')
       meta: meta(opts.metaFile, opts.meta ?? []),
       ...(opts.costPerHour !== undefined ? { pricing: { perReplicaHour: opts.costPerHour, replicas: opts.replicas } } : {}),
       signal: interrupt.signal,
-      ...(progress
+      ...(progress || live
         ? {
-            onRunStart: (config) => progress.start(config, outputDir ?? opts.resume!),
-            onLevelStart: (level) => progress.levelStart(level),
-            onSessionStart: () => progress.sessionStart(),
-            onSessionEnd: (record) => progress.sessionEnd(record),
+            onRunStart: (config) => (live?.runStart(config), progress?.start(config, outputDir ?? opts.resume!)),
+            onLevelStart: (level) => progress?.levelStart(level),
+            onSessionStart: () => (live?.sessionStart(), progress?.sessionStart()),
+            onSessionEnd: (record) => (live?.sessionEnd(record), progress?.sessionEnd(record)),
           }
         : {}),
-    }).finally(() => progress?.stop());
+    }).finally(() => (progress?.stop(), live?.close()));
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     process.stdout.write(opts.json ? JSON.stringify(report, null, 1) + '\n' : [renderSummary(report, { definitions: opts.definitions === true }), `Wrote: ${written.join(', ')}\n`].join('\n'));
@@ -206,6 +214,18 @@ function loadOptions(opts: LoadFlags): Pick<RunOptions, 'profile' | 'sweep' | 'c
         },
       };
   }
+}
+
+/** `--shard I/N`, or `--shards N` with the Indexed Job's JOB_COMPLETION_INDEX; and the run id. */
+function shardOptions(shard: { index: number; count: number } | undefined, shards: number | undefined, runId: string | undefined): Pick<RunOptions, 'shard' | 'runId'> {
+  const id = runId ? { runId } : {}; // an empty VOXBENCH_RUN_ID is none
+  if (shard && shards !== undefined) throw new UsageError('give --shard I/N or --shards N (with JOB_COMPLETION_INDEX), not both');
+  if (shards === undefined) return { ...(shard ? { shard } : {}), ...id };
+  const index = process.env.JOB_COMPLETION_INDEX;
+  if (index === undefined || !/^\d+$/.test(index)) {
+    throw new UsageError(`--shards ${shards} takes the shard index from JOB_COMPLETION_INDEX (set in a Kubernetes Indexed Job's pods), which is ${index === undefined ? 'not set' : `"${index}"`}; elsewhere use --shard I/N`);
+  }
+  return { shard: { index: Number(index), count: shards }, ...id };
 }
 
 /** The record's user entries: the file's, then `--meta` entries over them. */

@@ -1,4 +1,4 @@
-import type { Failure, ReceivedFrame, SentFrame, Task, TurnDetection } from '../timeline/types.js';
+import type { Control, Failure, ReceivedFrame, SentFrame, Task, TurnDetection } from '../timeline/types.js';
 
 /** A received frame translated into the neutral vocabulary; the runner adds the time and the input. */
 export type DecodedEvent = Omit<ReceivedFrame, 't' | 'input'>;
@@ -70,7 +70,22 @@ export interface WebSocketDialect extends DialectBase {
   flushFrame(): string;
   /** Decodes one received frame into zero or more events; throws ProtocolViolation on a malformed one. */
   decode(data: Buffer, isBinary: boolean): DecodedEvent[];
+  /**
+   * Reads one frame a client sent, for `voxbench proxy`, which meters traffic it did
+   * not make: media (its PCM16 byte count, never decoded) or the control it is. Never throws.
+   */
+  readSent(data: Buffer, isBinary: boolean): SentReading;
 }
+
+/**
+ * What a client's frame is, as far as the timeline needs: audio, a control (with the
+ * model and turn detection a session configuration names), or something else. A control
+ * that ends an input is `input_end`; under server turn detection it is the flush.
+ */
+export type SentReading =
+  | { kind: 'audio'; pcmBytes: number }
+  | { kind: 'control'; control: Control; model?: string; turnDetection?: TurnDetection }
+  | { kind: 'other'; type: string };
 
 /** One HTTP request, prepared before the clock starts. */
 export interface HttpRequest {
@@ -131,4 +146,45 @@ export function jsonTextDecoder(name: string, interpret: (data: string) => Decod
     if (isBinary) throw new ProtocolViolation(`server sent a binary frame (${data.length} bytes); ${name} speaks JSON text frames`);
     return [interpret(data.toString('utf8'))];
   };
+}
+
+/** The type of an append frame and the key of its base64 audio, found without parsing the frame. */
+const APPEND_TYPE = '"input_audio_buffer.append"';
+const AUDIO_KEY = '"audio":"';
+/** How far into a frame its type and audio key are looked for (`{"type":"…append","audio":"` with an event id). */
+const HEAD_BYTES = 128;
+const QUOTE = 0x22;
+
+/**
+ * A JSON text dialect's reader of client frames. Audio appends, almost every frame, are
+ * measured without parsing or even copying them: the type and the audio key are found
+ * in the frame's head, and since base64 holds no quote, the audio ends at the next one.
+ */
+export function jsonSentReader(interpret: (event: Record<string, unknown> & { type: string }) => SentReading): WebSocketDialect['readSent'] {
+  return (data, isBinary) => {
+    if (isBinary) return { kind: 'other', type: '(binary)' };
+    const head = data.toString('latin1', 0, HEAD_BYTES);
+    const key = head.indexOf(AUDIO_KEY);
+    if (key >= 0 && head.includes(APPEND_TYPE)) {
+      const start = key + AUDIO_KEY.length;
+      const end = data.indexOf(QUOTE, start);
+      if (end > 0) return { kind: 'audio', pcmBytes: base64Bytes(data, start, end) };
+    }
+    try {
+      const event = parseEventObject(data.toString('utf8'));
+      // An append laid out otherwise (its audio first, say) is parsed whole.
+      if (event.type === 'input_audio_buffer.append' && typeof event.audio === 'string') {
+        return { kind: 'audio', pcmBytes: Buffer.byteLength(event.audio, 'base64') };
+      }
+      return interpret(event);
+    } catch {
+      return { kind: 'other', type: '(invalid)' };
+    }
+  };
+}
+
+/** Bytes the base64 in `data[start, end)` decodes to. */
+function base64Bytes(data: Buffer, start: number, end: number): number {
+  const padding = end - start >= 2 && data[end - 1] === 0x3d ? (data[end - 2] === 0x3d ? 2 : 1) : 0;
+  return Math.floor(((end - start) * 3) / 4) - padding;
 }

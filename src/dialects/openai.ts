@@ -1,4 +1,4 @@
-import { jsonTextDecoder, parseEventObject, type DecodedEvent, type WebSocketDialect } from './dialect.js';
+import { jsonSentReader, jsonTextDecoder, parseEventObject, type DecodedEvent, type SentReading, type WebSocketDialect } from './dialect.js';
 import { transcriptionPolicy } from './stt-policy.js';
 
 /** Turn detection requested from an OpenAI Realtime transcription session. */
@@ -74,7 +74,42 @@ export function openaiDialect(settings: OpenAISettings): WebSocketDialect {
     inputEndFrame: () => commit,
     flushFrame: () => commit,
     decode: jsonTextDecoder(name, interpretOpenAIEvent),
+    readSent: jsonSentReader(readOpenAISent),
   };
+}
+
+/**
+ * A client's frame. A session configuration names the model and who ends turns
+ * (`turn_detection: null` is the client), in the GA or the beta shape.
+ */
+function readOpenAISent(event: Record<string, unknown> & { type: string }): SentReading {
+  switch (event.type) {
+    case 'session.update':
+    case 'transcription_session.update': {
+      const session = record(event.session);
+      const input = record(record(session.audio).input);
+      const transcription = record(input.transcription ?? session.input_audio_transcription);
+      const detection = 'turn_detection' in input ? input.turn_detection : session.turn_detection;
+      return {
+        kind: 'control',
+        control: 'session_config',
+        ...(typeof transcription.model === 'string' ? { model: transcription.model } : {}),
+        ...(detection !== undefined ? { turnDetection: detection === null ? ('client' as const) : ('server' as const) } : {}),
+      };
+    }
+    case 'input_audio_buffer.commit':
+      return { kind: 'control', control: 'input_end' };
+    case 'response.create':
+      return { kind: 'control', control: 'response_request' };
+    case 'response.cancel':
+      return { kind: 'control', control: 'cancel' };
+    default:
+      return { kind: 'other', type: event.type };
+  }
+}
+
+function record(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
 }
 
 function wireTurnDetection(td: OpenAITurnDetection): object | null {

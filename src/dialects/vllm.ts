@@ -1,4 +1,4 @@
-import { jsonTextDecoder, parseEventObject, type DecodedEvent, type WebSocketDialect } from './dialect.js';
+import { jsonSentReader, jsonTextDecoder, parseEventObject, type DecodedEvent, type SentReading, type WebSocketDialect } from './dialect.js';
 import { transcriptionPolicy } from './stt-policy.js';
 
 /**
@@ -32,7 +32,20 @@ export function vllmDialect(settings: { model: string }): WebSocketDialect {
     inputEndFrame: () => finalCommit,
     flushFrame: () => finalCommit,
     decode: jsonTextDecoder('vllm', interpretVllmEvent),
+    readSent: jsonSentReader(readVllmSent),
   };
+}
+
+/** A client's frame: a non-final commit opens an input, a final one ends it. */
+function readVllmSent(event: Record<string, unknown> & { type: string }): SentReading {
+  switch (event.type) {
+    case 'session.update':
+      return { kind: 'control', control: 'session_config', turnDetection: 'client', ...(typeof event.model === 'string' ? { model: event.model } : {}) };
+    case 'input_audio_buffer.commit':
+      return { kind: 'control', control: event.final === true ? 'input_end' : 'input_start' };
+    default:
+      return { kind: 'other', type: event.type };
+  }
 }
 
 export function interpretVllmEvent(data: string): DecodedEvent {

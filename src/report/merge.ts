@@ -2,23 +2,27 @@ import { createHash } from 'node:crypto';
 import { shiftTimeline, type SessionRecord } from '../timeline/types.js';
 import type { Measured } from './build.js';
 import { measuredOf } from './build.js';
-import { recompute } from './recompute.js';
+import { recompute, ReportError } from './recompute.js';
 import type { Report } from './schema.js';
 import { NO_DELAY, worstDelay } from '../load/stamp-probe.js';
 
 /**
  * Merges runs or shards exactly. Benchmarks are matched by level; within a level,
- * sessions are rows keyed by (run, session index), the run being the start of the one
- * that measured the session (a resumed run's kept sessions keep their first run's), so
- * a sample used more than once stays once per use, and only the same session merged
- * twice (a run and its resumption, or a report given twice) is one row: the later
- * report's. Keying by sample ids would keep one session per sample. Each report's times
- * are moved onto the first report's clock by their wall-clock start difference, and
- * every figure is recomputed from the merged rows, never averaged.
+ * sessions are rows keyed by (run, shard, session index), the run being its `runId`
+ * (shared by a run's shards and its resumptions) or, in reports from before run ids,
+ * the start of the run that measured the session (a resumed run's kept sessions keep
+ * their first run's), so a sample used more than once stays once per use, and only the
+ * same session merged twice (a run and its resumption, or a report given twice) is one
+ * row: the later report's. Keying by sample ids would keep one session per sample.
+ * Each report's times are moved onto the first report's clock by their wall-clock
+ * start difference, and every figure is recomputed from the merged rows, never
+ * averaged. Shards of one run make one unsharded report of it; a dataset that several
+ * reports ran (the shards' own) counts once.
  */
 export function mergeReports(reports: readonly Report[], sources: readonly string[]): Report {
   const [first] = reports;
   if (!first) throw new Error('nothing to merge');
+  checkShards(reports, sources);
   const origin = Date.parse(first.startedAt);
   const levels = new Map<string, Measured & { rows: Map<string, SessionRecord> }>();
   for (const report of reports) {
@@ -33,27 +37,51 @@ export function mergeReports(reports: readonly Report[], sources: readonly strin
       level.eventLoopDelay = worstDelay([level.eventLoopDelay, measured.eventLoopDelay]);
       if (measured.receiveDelay) level.receiveDelay = worstDelay([level.receiveDelay ?? NO_DELAY, measured.receiveDelay]);
       for (const record of measured.records) {
-        const key = `${record.resumedFrom ?? report.startedAt}\u0000${record.index}`;
+        const key = `${report.config.runId ?? record.resumedFrom ?? report.startedAt}\u0000${report.config.shard?.index ?? ''}\u0000${record.index}`;
         level.rows.delete(key); // a replaced row moves to the end, where the later report put it
         level.rows.set(key, { ...record, timeline: shiftTimeline(record.timeline, delta) });
       }
       levels.set(benchmark.label, level);
     }
   }
+  const datasets = [...new Map(reports.map((r) => [r.dataset.fingerprint, r.dataset])).values()];
+  const runIds = new Set(reports.map((r) => r.config.runId));
   const merged: Report = {
     ...first,
-    dataset: {
-      ...first.dataset,
-      fingerprint: `merged:sha256:${createHash('sha256').update(reports.map((r) => r.dataset.fingerprint).join('\n')).digest('hex')}`,
-      count: reports.reduce((n, r) => n + r.dataset.count, 0),
-      skipped: reports.reduce((n, r) => n + r.dataset.skipped, 0),
-      totalAudioS: reports.reduce((n, r) => n + r.dataset.totalAudioS, 0),
-      problems: reports.flatMap((r) => r.dataset.problems),
-    },
+    config: { ...first.config, shard: undefined, ...(runIds.size > 1 ? { runId: undefined } : {}) },
+    dataset:
+      datasets.length === 1
+        ? first.dataset
+        : {
+            ...first.dataset,
+            fingerprint: `merged:sha256:${createHash('sha256').update(datasets.map((d) => d.fingerprint).join('\n')).digest('hex')}`,
+            count: datasets.reduce((n, d) => n + d.count, 0),
+            skipped: datasets.reduce((n, d) => n + d.skipped, 0),
+            totalAudioS: datasets.reduce((n, d) => n + d.totalAudioS, 0),
+            problems: datasets.flatMap((d) => d.problems),
+          },
     mergedFrom: [...sources],
   };
-  return recompute(
-    merged,
-    [...levels.values()].map(({ rows, ...level }) => ({ ...level, records: [...rows.values()].map((record, index) => ({ ...record, index })) })),
-  );
+  // One run's shards and resumptions keep their sessions' own indices; sessions of different runs are numbered anew, in order.
+  const oneRun = runIds.size === 1 && first.config.runId !== undefined;
+  const rowsOf = (rows: Map<string, SessionRecord>): SessionRecord[] =>
+    oneRun ? [...rows.values()].sort((a, b) => a.index - b.index) : [...rows.values()].map((record, index) => ({ ...record, index }));
+  return recompute(merged, [...levels.values()].map(({ rows, ...level }) => ({ ...level, records: rowsOf(rows) })));
+}
+
+/** Shards of one run must agree on how many there are; a missing or repeated shard is said, not guessed around. */
+function checkShards(reports: readonly Report[], sources: readonly string[]): void {
+  const byRun = new Map<string, Array<{ index: number; count: number; source: string }>>();
+  reports.forEach((r, i) => {
+    const { runId, shard } = r.config;
+    if (runId === undefined || !shard) return;
+    byRun.set(runId, [...(byRun.get(runId) ?? []), { ...shard, source: sources[i] ?? String(i) }]);
+  });
+  for (const [runId, shards] of byRun) {
+    const counts = new Set(shards.map((s) => s.count));
+    if (counts.size > 1) throw new ReportError(`run ${runId}: its shards disagree on how many there are (${shards.map((s) => `${s.source}: ${s.index}/${s.count}`).join(', ')})`);
+    const count = shards[0]!.count;
+    const missing = Array.from({ length: count }, (_, i) => i).filter((i) => !shards.some((s) => s.index === i));
+    if (missing.length > 0) throw new ReportError(`run ${runId}: shard${missing.length > 1 ? 's' : ''} ${missing.join(', ')} of ${count} missing; give every shard's report (a partial merge would read as the whole run)`);
+  }
 }

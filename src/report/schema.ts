@@ -40,6 +40,18 @@ export interface Report {
   record: ReproducibilityRecord;
   /** Set by `report merge`: the reports this one was merged from, in order. */
   mergedFrom?: string[];
+  /** Set when the sessions were observed, not run: live traffic metered by `voxbench proxy`. */
+  observed?: ObservedTraffic;
+}
+
+/** Where live traffic was metered: every time is the proxy's, between the clients and the server. */
+export interface ObservedTraffic {
+  by: 'voxbench proxy';
+  /** Where the proxy listened for clients, and the server it forwarded to (redacted). */
+  listen: string;
+  upstream: string;
+  /** The proxy's position in the path, and so what its latencies include and leave out. */
+  position: string;
 }
 
 export interface Environment {
@@ -104,6 +116,10 @@ export interface RunConfig {
   tls: { ca: boolean; insecure: boolean };
   /** Batch transcription requests (HTTP dialects): what each asked for, and how its file was uploaded (`dataset`: as the dataset holds it). */
   transcription?: { responseFormat: string; temperature: number | null; stream: boolean; translate: boolean; upload: 'dataset' | 'wav' | 'flac' };
+  /** Shared by every shard of one run (`--run-id`); absent in reports from before it existed. */
+  runId?: string;
+  /** The share of the run's sessions this report ran (`--shard I/N`, from 0); absent when it ran them all. */
+  shard?: { index: number; count: number };
 }
 
 export type RecordValue = string | number | boolean | null;

@@ -1,0 +1,147 @@
+/**
+ * What `voxbench proxy` costs the traffic it meters: 200 concurrent real-time
+ * sessions (vLLM dialect: a base64 append of 100 ms of 16 kHz audio every 100 ms per
+ * session, 2000 frames/s in all) against an acknowledging server, once straight to
+ * the server and once through the proxy, each in its own process. Each append is
+ * answered at once with a `progress` event, so every frame's round trip is timed;
+ * what the proxy adds is the difference of the round-trip percentiles (one hop each
+ * way: the frame up and its acknowledgement down). The proxy's CPU time over the run
+ * gives its CPU per 100 sessions. Then 10 sessions of `voxbench run` go through the
+ * proxy, and the median TTFT and commit-to-flush it observes are set against the
+ * benchmark's own on the same sessions.
+ *
+ *   npm run bench:proxy -- "LABEL"    # writes the row LABEL into BENCHMARKS.md
+ *   npm run bench:proxy               # prints only
+ *   node dist/bench/proxy-overhead.js --ack-server   # (the server role, spawned by the bench)
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import WebSocket, { WebSocketServer } from 'ws';
+import { summarize } from '../src/metrics/stats.js';
+import { readReport } from '../src/report/recompute.js';
+import { run } from '../src/run.js';
+import { DEFAULT_MODEL } from '../src/server/server.js';
+import { measuredOn, tableRow, upsertRow } from './figures.js';
+
+const SESSIONS = 200;
+const SECONDS = 15;
+const CHUNK_MS = 100;
+const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+const USAGE = fileURLToPath(new URL('./child-usage.js', import.meta.url));
+const SELF = fileURLToPath(import.meta.url);
+
+if (process.argv[2] === '--ack-server') {
+  // Answers every append with the audio consumed so far, as seed 001's server does.
+  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false });
+  wss.on('connection', (ws) => {
+    let bytes = 0;
+    ws.send('{"type":"session.created"}');
+    ws.on('message', (data) => {
+      bytes += (data as Buffer).length;
+      ws.send(`{"type":"progress","audio_bytes":${bytes}}`);
+    });
+  });
+  wss.on('listening', () => process.stdout.write(`listening on ws://127.0.0.1:${(wss.address() as { port: number }).port}/v1/realtime \n`));
+} else {
+  await bench();
+}
+
+/** A child process that prints `listening on URL`; `stop` ends it and returns its CPU ms (child-usage). */
+async function child(args: string[]): Promise<{ url: string; stop(): Promise<number> }> {
+  const proc = spawn(process.execPath, ['--import', USAGE, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  proc.stdout.on('data', (d) => (out += d));
+  proc.stderr.on('data', (d) => (err += d));
+  const exited = new Promise((resolve) => proc.once('exit', resolve));
+  const url = await new Promise<string>((resolve) => proc.stdout.on('data', () => /listening on (\S+?)[, ]/.exec(out) && resolve(/listening on (\S+?)[, ]/.exec(out)![1]!)));
+  return {
+    url,
+    stop: async () => {
+      proc.kill('SIGTERM');
+      await exited;
+      return Number(/cpu-ms (\d+)/.exec(err)?.[1] ?? NaN);
+    },
+  };
+}
+
+/** 200 real-time sessions against `url` for SECONDS; every append's round trip, ms. */
+async function load(url: string): Promise<number[]> {
+  const frame = `{"type":"input_audio_buffer.append","audio":"${Buffer.alloc((16_000 * 2 * CHUNK_MS) / 1000).toString('base64')}"}`;
+  const rtts: number[] = [];
+  const session = (offset: number) =>
+    new Promise<void>((resolve, reject) => {
+      const ws = new WebSocket(url, { perMessageDeflate: false });
+      const pending: number[] = [];
+      ws.on('error', reject);
+      ws.on('message', (data) => {
+        if (String(data).includes('progress')) rtts.push(performance.now() - pending.shift()!);
+      });
+      ws.on('open', () => {
+        ws.send('{"type":"session.update","model":"m"}');
+        ws.send('{"type":"input_audio_buffer.commit"}');
+        const start = performance.now() + offset;
+        let k = 0;
+        const tick = (): void => {
+          const now = performance.now();
+          while (start + k * CHUNK_MS <= now && k < (SECONDS * 1000) / CHUNK_MS) {
+            pending.push(performance.now());
+            ws.send(frame);
+            k++;
+          }
+          if (k < (SECONDS * 1000) / CHUNK_MS) setTimeout(tick, Math.max(0, start + k * CHUNK_MS - performance.now()));
+          else setTimeout(() => (ws.close(), resolve()), 500);
+        };
+        setTimeout(tick, offset);
+      });
+    });
+  // Sessions spread over one chunk interval, as independent callers are.
+  await Promise.all(Array.from({ length: SESSIONS }, (_, i) => session((i * CHUNK_MS) / SESSIONS)));
+  return rtts;
+}
+
+async function bench(): Promise<void> {
+  const server = await child([SELF, '--ack-server']);
+  const direct = summarize(await load(server.url))!;
+  const proxy = await child([CLI, 'proxy', '--listen', '127.0.0.1:0', '--upstream', new URL(server.url).origin.replace(/^http/, 'ws'), '--protocol', 'vllm', '--quiet']);
+  const through = summarize(await load(`${proxy.url}/v1/realtime`))!;
+  const proxyCpuMs = await proxy.stop();
+  await server.stop();
+  const cpuPer100 = proxyCpuMs / (SESSIONS / 100) / (SECONDS + 0.5);
+
+  // The same sessions, measured by the benchmark and observed by the proxy.
+  const dir = await mkdtemp(join(tmpdir(), 'voxbench-proxy-bench-'));
+  const speech = await child([CLI, 'serve', '--port', '0', '--quiet']);
+  const observer = await child([CLI, 'proxy', '--listen', '127.0.0.1:0', '--upstream', new URL(speech.url).origin.replace(/^http/, 'ws'), '--output-dir', dir, '--quiet']);
+  const { report } = await run({ target: `${observer.url}/v1/realtime`, model: DEFAULT_MODEL, maxSessions: 10, eos: 'audio_end' });
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  await observer.stop();
+  await speech.stop();
+  const observed = await readReport(dir);
+  await rm(dir, { recursive: true, force: true });
+  const gap = (metric: string): string => {
+    const values = (r: typeof report) => r.benchmarks[0]!.sessions.flatMap((s) => s.metrics.inputs.map((i) => i[metric]!));
+    return (summarize(values(report))!.p50 - summarize(values(observed))!.p50).toFixed(2);
+  };
+
+  const row = tableRow([
+    process.argv[2] ?? 'this run',
+    measuredOn(),
+    `${direct.count} / ${through.count}`,
+    direct.p50.toFixed(2),
+    through.p50.toFixed(2),
+    (through.p50 - direct.p50).toFixed(2),
+    direct.p99.toFixed(2),
+    through.p99.toFixed(2),
+    (through.p99 - direct.p99).toFixed(2),
+    `${(cpuPer100 / 10).toFixed(1)}%`,
+    gap('ttft_ms'),
+    gap('commit_to_flush_ms'),
+  ]);
+  process.stdout.write(`${row}\n`);
+  if (process.argv[2] !== undefined) await upsertRow('proxy-overhead', row);
+}

@@ -1,0 +1,105 @@
+import { cpus, hostname } from 'node:os';
+import { describeMetrics } from '../metrics/catalog.js';
+import { PERCENTILE_METHOD } from '../metrics/stats.js';
+import { buildBenchmark } from '../report/build.js';
+import { buildRecord } from '../report/record.js';
+import { REPORT_SCHEMA, REPORT_VERSION, type ObservedTraffic, type Report, type RunConfig } from '../report/schema.js';
+import { sessionEndMs, type SessionRecord } from '../timeline/types.js';
+import { VERSION } from '../version.js';
+
+/** What the proxy says of its place in the path: what observed latencies include and leave out. */
+export const PROXY_POSITION =
+  'between the clients and the server: a client frame is stamped when it reaches the proxy and a server frame when it reaches the proxy, ' +
+  "so latencies include the proxy-to-server path both ways and leave out the client's network, its send buffering and its parsing";
+
+export interface ObservedRun {
+  startedAt: Date;
+  protocol: string;
+  /** The model most sessions named, else ''. */
+  model: string;
+  records: SessionRecord[];
+  /** The most connections open at once: the observed level's concurrency. */
+  peakOpen: number;
+  observed: Omit<ObservedTraffic, 'by' | 'position'>;
+}
+
+/**
+ * Observed sessions as a voxbench report: the same schema and figures as a run's, one
+ * level whose concurrency is the peak seen, marked `observed` with the proxy's position,
+ * so `report render`, `compare` and the HTML read it like any other.
+ */
+export function observedReport(run: ObservedRun): Report {
+  const records = [...run.records].sort((a, b) => a.index - b.index);
+  const profile = { kind: 'concurrent' as const, concurrency: Math.max(1, run.peakOpen) };
+  const serverTurns = records.some((r) => r.timeline.turnDetection === 'server');
+  const config: RunConfig = {
+    target: run.observed.upstream,
+    builtInServer: false,
+    task: records[0]?.timeline.task ?? 'stt',
+    protocol: run.protocol,
+    model: run.model,
+    language: null,
+    prompt: null,
+    turnDetection: serverTurns ? { type: 'server_vad', threshold: 0, prefixPaddingMs: 0, silenceDurationMs: 0 } : { type: 'none' },
+    data: 'observed traffic',
+    plan: { kind: 'single', profile },
+    maxSessions: null,
+    maxSeconds: null,
+    duration: null,
+    rampUpMs: 0,
+    window: {},
+    stopOnErrorRate: null,
+    slos: [],
+    pricing: null,
+    // The record (and so the HTML and Markdown) says where the figures were taken.
+    meta: { client: { location: `observed by voxbench proxy at ${run.observed.listen}` }, results: { timing_boundaries: `stamped at the proxy, ${PROXY_POSITION}` } },
+    turnsPerSession: 1,
+    padding: { leadMs: 0, trailMs: 0, gapMs: 0 },
+    idleMs: 0,
+    updateAtMs: null,
+    eos: 'audio_end',
+    chunkMs: 0,
+    pace: 'observed (the clients paced themselves)',
+    workers: 1,
+    ackWindowMs: 0,
+    timeouts: { connectMs: 0, readyMs: 0, finalMs: 0 },
+    apiKey: null,
+    tls: { ca: false, insecure: false },
+  };
+  const startMs = records.reduce((t, r) => Math.min(t, r.timeline.startMs), Infinity);
+  const endMs = records.reduce((t, r) => Math.max(t, sessionEndMs(r.timeline)), -Infinity);
+  const benchmark = buildBenchmark(
+    { profile, startMs: Number.isFinite(startMs) ? startMs : 0, endMs: Number.isFinite(endMs) ? endMs : 0, eventLoopDelay: { meanMs: 0, p50Ms: 0, p99Ms: 0, maxMs: 0 }, capHits: 0, records },
+    config,
+  );
+  const partial: Omit<Report, 'record'> = {
+    schema: REPORT_SCHEMA,
+    version: REPORT_VERSION,
+    voxbenchVersion: VERSION,
+    startedAt: run.startedAt.toISOString(),
+    environment: { node: process.version, platform: process.platform, arch: process.arch, cpus: cpus().length, hostname: hostname() },
+    config,
+    dataset: {
+      root: 'observed traffic',
+      kind: 'folder',
+      fingerprint: 'observed',
+      count: 0,
+      skipped: 0,
+      filteredOut: 0,
+      totalAudioS: 0,
+      shortestS: 0,
+      longestS: 0,
+      sampleRatesHz: [],
+      splits: {},
+      languages: {},
+      withReference: 0,
+      withWordTimings: 0,
+      problems: [],
+    },
+    metricDefinitions: describeMetrics(),
+    percentileMethod: PERCENTILE_METHOD,
+    benchmarks: [benchmark],
+    observed: { by: 'voxbench proxy', ...run.observed, position: PROXY_POSITION },
+  };
+  return { ...partial, record: buildRecord(partial, config.meta) };
+}

@@ -1,0 +1,229 @@
+import type { CompletionPolicy, WebSocketDialect } from '../dialects/dialect.js';
+import { ProtocolViolation } from '../dialects/dialect.js';
+import { TEXT_LIMITS, TextBudget } from '../session/bounds.js';
+import { classifySocketError, newTimeline } from '../session/runner.js';
+import type { AudioInput, Control, Failure, SentFrame, SessionOutcome, SessionRecord, SessionTimeline, Stage, TurnDetection, WebSocketTransport } from '../timeline/types.js';
+import type { ConnectionHooks } from './relay.js';
+
+/** What the proxy hears of a session: it reached the server, and it ended (once). */
+export interface SessionEvents {
+  opened(session: ObservedSession): void;
+  ended(record: SessionRecord, session: ObservedSession): void;
+}
+
+/** Close codes that end a session normally: normal closure, going away, none given. */
+const NORMAL_CLOSES = new Set([1000, 1001, 1005]);
+
+/**
+ * One proxied connection, metered passively: the neutral timeline the benchmark's
+ * runner would have recorded, built from copies of the frames as the proxy sees them.
+ * Client frames become `sent` (the dialect's `readSent`: audio spans from the payload's
+ * length, controls by name), server frames `received` (the dialect's `decode`), both
+ * stamped on arrival at the proxy. Inputs are what the client ended: an input opens
+ * with its first audio or start control and ends with its end control, its end of
+ * speech the end of its audio (`eos_source: audio_end`: the proxy knows no dataset, so
+ * no reference either). Under server turn detection, once the session ends, the one
+ * stream is cut into an input per utterance the server's VAD found (at each speech
+ * start after the first), its end of speech where the server said (`eos_source: vad`).
+ * The dialect's completion policy judges server errors as in a benchmark; the outcome
+ * comes from them and from the close.
+ */
+export class ObservedSession implements ConnectionHooks {
+  readonly timeline: SessionTimeline;
+  private readonly transport: WebSocketTransport = { kind: 'websocket' };
+  private readonly text = new TextBudget();
+  private policy: CompletionPolicy;
+  private failure: Omit<Failure, 'stage'> & { stage: Stage } | undefined;
+  private input = 0;
+  private inputOpen = false;
+  private streamMs = 0;
+  private configured = false;
+  /** The model the client's session configuration named, else ''. */
+  model = '';
+  /** Cleared once the session is told ended: the record is final. */
+  private events: SessionEvents | undefined;
+
+  constructor(
+    private readonly index: number,
+    startMs: number,
+    private readonly dialect: WebSocketDialect,
+    private readonly policyFor: (turnDetection: TurnDetection) => CompletionPolicy,
+    private readonly upstreamUrl: string,
+    events: SessionEvents,
+  ) {
+    this.timeline = newTimeline(dialect.task, dialect.turnDetection, startMs, startMs, this.transport);
+    this.policy = policyFor(dialect.turnDetection);
+    this.events = events;
+  }
+
+  /** Whether both sides were upgraded (the connection reached the server). */
+  get upgraded(): boolean {
+    return this.transport.openMs !== undefined;
+  }
+
+  opened(t: number): void {
+    this.transport.openMs = t;
+    this.events?.opened(this);
+  }
+
+  refused(_t: number, status: number, error?: NodeJS.ErrnoException): void {
+    const failure = error
+      ? classifySocketError(error, 'connect', this.upstreamUrl)
+      : { class: 'upgrade_status' as const, httpStatus: status, message: `server answered the WebSocket upgrade with HTTP ${status}` };
+    this.fail(failure);
+    this.end();
+  }
+
+  clientFrame(t: number, data: Buffer, isBinary: boolean): void {
+    if (!this.events) return; // ended: the record is final
+    const { counters, sent } = this.timeline;
+    counters.framesSent++;
+    counters.bytesSent += data.length;
+    const reading = this.dialect.readSent(data, isBinary);
+    if (reading.kind === 'audio') {
+      this.openInput();
+      const audioStartMs = this.streamMs;
+      this.streamMs += (reading.pcmBytes / 2 / this.dialect.sampleRate) * 1000;
+      sent.push({ t, input: this.input, bytes: data.length, kind: 'audio', plannedMs: null, audioStartMs, audioEndMs: this.streamMs });
+      const current = this.timeline.inputs[this.input] as AudioInput;
+      current.speechEndMs = current.audioEndMs = this.streamMs;
+      return;
+    }
+    if (reading.kind !== 'control') return;
+    let control: Control = reading.control;
+    if (control === 'session_config') {
+      if (this.configured) control = 'session_update';
+      this.configured = true;
+      if (reading.model !== undefined) this.model = reading.model.slice(0, TEXT_LIMITS.fieldChars);
+      if (reading.turnDetection !== undefined) this.detectTurnsBy(reading.turnDetection);
+    } else if (control === 'input_start') {
+      this.inputOpen = false; // a start control always opens the next input
+      this.openInput();
+    } else if (control === 'input_end') {
+      if (this.timeline.turnDetection === 'server') control = 'flush';
+      else this.openInput();
+    }
+    const frame: SentFrame = { t, input: this.input, bytes: data.length, kind: 'control', control };
+    sent.push(frame);
+    this.policy.controlSent(frame);
+    if (control === 'input_end') this.inputOpen = false;
+  }
+
+  serverFrame(t: number, data: Buffer, isBinary: boolean): void {
+    if (!this.events) return;
+    const { counters, received } = this.timeline;
+    counters.framesReceived++;
+    counters.bytesReceived += data.length;
+    this.transport.firstReceivedMs ??= t;
+    let events;
+    try {
+      events = this.dialect.decode(data, isBinary);
+    } catch (err) {
+      received.push({ t, type: isBinary ? '(binary)' : '(invalid)', kind: 'other', input: this.input });
+      this.fail({ class: 'protocol_violation', message: err instanceof ProtocolViolation ? err.message : `cannot decode a frame: ${(err as Error).message}` });
+      return;
+    }
+    for (const event of events) {
+      const frame = { t, input: this.input, ...this.text.bound(event) };
+      received.push(frame);
+      const verdict = this.policy.observe(frame);
+      if (this.policy.ready) this.transport.readyMs ??= t;
+      if (verdict) this.fail(verdict.end);
+    }
+  }
+
+  closed(t: number, code: number, reason: string, by: 'client' | 'server'): void {
+    if (!this.events) return;
+    this.transport.close = { t, code, reason, by };
+    if (!NORMAL_CLOSES.has(code)) {
+      this.fail({ class: 'abnormal_close', closeCode: code, message: `connection closed abnormally by the ${by} with code ${code}${reason ? ` (${reason})` : ''}` });
+    } else if (by === 'server' && this.unanswered()) {
+      this.fail({ class: 'server_closed', closeCode: code, message: `server closed the session (code ${code}) before every input had its final transcript` });
+    }
+    this.end();
+  }
+
+  /** The proxy stops with the connection still open: the session is incomplete. */
+  interrupt(): void {
+    this.end({ status: 'incomplete', reason: 'interrupted', stage: this.stage() });
+  }
+
+  private end(outcome: SessionOutcome = this.failure ? { status: 'failed', failure: this.failure } : { status: 'completed' }): void {
+    const events = this.events;
+    if (!events) return;
+    this.events = undefined;
+    if (this.timeline.turnDetection === 'server') this.splitServerTurns();
+    events.ended({ ...this.identity(), outcome }, this);
+  }
+
+  /**
+   * Server turn detection: the stream as one input per utterance the server detected.
+   * Input k runs from the start of utterance k (the stream's start for the first) to
+   * that of utterance k+1, so each server item lies in its own input; audio frames go
+   * to the input their audio starts in, and the flush stays with the last.
+   */
+  private splitServerTurns(): void {
+    const { received, sent } = this.timeline;
+    const starts = received.filter((e) => e.kind === 'speech_started' && e.audioStartMs !== undefined).map((e) => e.audioStartMs!);
+    const stops = received.filter((e) => e.kind === 'speech_stopped' && e.audioEndMs !== undefined).map((e) => e.audioEndMs!);
+    if (starts.length === 0) return;
+    const bounds = [0, ...starts.slice(1), this.streamMs];
+    this.timeline.inputs = starts.map((speechStartMs, index): AudioInput => ({
+      kind: 'audio',
+      index,
+      sampleId: `observed:${this.index}.${index}`,
+      split: 'observed',
+      reference: null,
+      audioStartMs: bounds[index]!,
+      speechStartMs,
+      speechEndMs: stops[index] ?? bounds[index + 1]!,
+      eosSource: stops[index] !== undefined ? 'vad' : 'audio_end',
+      audioEndMs: bounds[index + 1]!,
+    }));
+    const last = starts.length - 1;
+    let input = 0;
+    for (const frame of sent) {
+      if (frame.kind === 'audio') while (input < last && frame.audioStartMs! >= bounds[input + 1]!) input++;
+      frame.input = frame.control === 'flush' ? last : frame.kind === 'audio' ? input : 0;
+    }
+  }
+
+  private identity(): Omit<SessionRecord, 'outcome'> {
+    const { inputs } = this.timeline;
+    return { index: this.index, sampleIds: inputs.map((i) => `observed:${this.index}.${i.index}`), split: 'observed', timeline: this.timeline };
+  }
+
+  private fail(failure: Omit<Failure, 'stage'>): void {
+    this.failure ??= { ...failure, stage: this.stage() };
+  }
+
+  private stage(): Stage {
+    if (this.transport.openMs === undefined) return 'connect';
+    if (this.transport.readyMs === undefined) return 'ready';
+    return this.inputOpen || this.timeline.inputs.length === 0 ? 'streaming' : 'final';
+  }
+
+  /** Whether an input the client ended still awaits its final. */
+  private unanswered(): boolean {
+    const ended = new Set(this.timeline.sent.filter((f) => f.control === 'input_end').map((f) => f.input));
+    return [...ended].some((i) => !this.policy.inputDone(i));
+  }
+
+  private openInput(): void {
+    if (this.inputOpen) return;
+    this.inputOpen = true;
+    const { inputs } = this.timeline;
+    this.input = inputs.length;
+    const at = this.streamMs;
+    inputs.push({ kind: 'audio', index: this.input, sampleId: `observed:${this.index}.${this.input}`, split: 'observed', reference: null, audioStartMs: at, speechStartMs: at, speechEndMs: at, eosSource: 'audio_end', audioEndMs: at });
+  }
+
+  /** The client's configuration says who ends turns: the policy starts over and replays what it has seen. */
+  private detectTurnsBy(turnDetection: TurnDetection): void {
+    if (turnDetection === this.timeline.turnDetection) return;
+    this.timeline.turnDetection = turnDetection;
+    this.policy = this.policyFor(turnDetection);
+    for (const frame of this.timeline.received) this.policy.observe(frame);
+    for (const frame of this.timeline.sent) if (frame.kind === 'control') this.policy.controlSent(frame);
+  }
+}

@@ -1,0 +1,146 @@
+import type { IncomingMessage } from 'node:http';
+import type WebSocket from 'ws';
+import { monotonicClock } from '../clock.js';
+import type { WebSocketDialect } from '../dialects/dialect.js';
+import { createDialect, type Protocol } from '../dialects/index.js';
+import { LiveMetrics } from '../live/metrics.js';
+import { serveMetrics, type Listen, type MetricsEndpoint } from '../live/serve.js';
+import { writeOutputs, type OutputFormat } from '../report/outputs.js';
+import { redactUrl } from '../report/redact.js';
+import type { Report } from '../report/schema.js';
+import type { SessionRecord, TurnDetection } from '../timeline/types.js';
+import { observedReport } from './observed-report.js';
+import { ObservedSession } from './observer.js';
+import { startRelay } from './relay.js';
+
+export interface ProxyOptions {
+  listen: Listen;
+  /** The server: `ws://host:port` or `wss://`; each client's path and query are appended. */
+  upstream: string;
+  /** The dialect to meter with; omitted, each connection's is inferred from its upgrade. */
+  protocol?: Protocol;
+  /** Serve `/metrics` and `/healthz` here. */
+  metrics?: Listen;
+  /** Keep the observed sessions and write them here as a report when the proxy stops. */
+  outputDir?: string;
+  outputs?: OutputFormat[];
+  /** Upstream handshake limit, ms. Default 10000. */
+  connectTimeoutMs?: number;
+  /** For a `wss://` upstream. */
+  socketOptions?: WebSocket.ClientOptions;
+  /** Each ended session, e.g. for a log line. Its timeline holds no header, so no secret. */
+  onSession?(record: SessionRecord, protocol: Protocol, model: string): void;
+}
+
+/** Distinct model labels kept: clients name the model, and a label per name would let them grow the registry without bound. */
+export const MODEL_LABELS = 32;
+
+export interface RunningProxy {
+  /** `ws://host:port`: connect here instead of the server, with the same path. */
+  url: string;
+  metrics?: MetricsEndpoint;
+  live: LiveMetrics;
+  /** Connections open now. */
+  open(): number;
+  /** Stops: open connections are cut and end incomplete; with `outputDir`, writes the report and returns it. */
+  close(): Promise<{ report?: Report; written: string[] }>;
+}
+
+/**
+ * `voxbench proxy`: a reverse proxy for speech WebSockets that meters every
+ * connection passively. The relay forwards everything unchanged; a copy of each frame
+ * goes to the connection's `ObservedSession`, which builds the neutral timeline with
+ * the dialect's codec, and each ended session goes through the metric catalog into the
+ * Prometheus registry (and, with an output folder, into the observed report).
+ */
+export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
+  const clock = monotonicClock();
+  const live = new LiveMetrics();
+  const records: SessionRecord[] | undefined = options.outputDir === undefined ? undefined : [];
+  const models = new Map<string, number>();
+  const sessions = new Set<ObservedSession>();
+  const protocols = new Set<Protocol>();
+  let next = 0;
+  let open = 0;
+  let peakOpen = 0;
+
+  const connection = (request: IncomingMessage): ObservedSession => {
+    const protocol = options.protocol ?? protocolOfUpgrade(request);
+    protocols.add(protocol);
+    const session = new ObservedSession(next++, clock.now(), meteringDialect(protocol, 'client'), (td) => meteringDialect(protocol, td).policy(), options.upstream, {
+      opened: () => {
+        live.sessionOpened(protocol);
+        peakOpen = Math.max(peakOpen, ++open);
+      },
+      ended: (record, s) => {
+        sessions.delete(s);
+        if (s.upgraded) open--;
+        if (s.model && (models.has(s.model) || models.size < MODEL_LABELS)) models.set(s.model, (models.get(s.model) ?? 0) + 1);
+        const model = !s.model || models.has(s.model) ? s.model : 'other';
+        live.sessionEnded(record, { protocol, model }, s.upgraded);
+        records?.push(record);
+        options.onSession?.(record, protocol, model);
+      },
+    });
+    sessions.add(session);
+    return session;
+  };
+
+  const relay = await startRelay({
+    host: options.listen.host,
+    port: options.listen.port,
+    upstream: options.upstream,
+    now: clock.now,
+    connection,
+    connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+    ...(options.socketOptions ? { socketOptions: options.socketOptions } : {}),
+  });
+  const metrics = options.metrics ? await serveMetrics(live.registry, options.metrics).catch(async (err: unknown) => {
+    await relay.close();
+    throw err;
+  }) : undefined;
+
+  return {
+    url: relay.url,
+    ...(metrics ? { metrics } : {}),
+    live,
+    open: () => open,
+    close: async () => {
+      for (const session of [...sessions]) session.interrupt();
+      await relay.close();
+      await metrics?.close();
+      if (records === undefined || options.outputDir === undefined) return { written: [] };
+      const report = observedReport({
+        startedAt: clock.wallStart,
+        protocol: options.protocol ?? ([...protocols].join('+') || 'vllm'),
+        model: [...models].sort((a, b) => b[1] - a[1])[0]?.[0] ?? '',
+        records,
+        peakOpen,
+        observed: { listen: relay.url, upstream: redactUrl(options.upstream) },
+      });
+      return { report, written: await writeOutputs(report, options.outputDir, options.outputs) };
+    },
+  };
+}
+
+/**
+ * The dialect of an upgrade, by the rule the OpenAI and vLLM servers' paths follow:
+ * `?intent=` or `?model=` in the URL, or an `OpenAI-Beta` header, is OpenAI Realtime
+ * (beta with `realtime=v1`); anything else is vLLM's.
+ */
+export function protocolOfUpgrade(request: IncomingMessage): Protocol {
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  const beta = request.headers['openai-beta'];
+  if (beta !== undefined && String(beta).includes('realtime=v1')) return 'openai-beta';
+  return url.searchParams.has('intent') || url.searchParams.has('model') || beta !== undefined ? 'openai' : 'vllm';
+}
+
+/** A dialect to read a connection with: only its codec and policy are used, so its settings are placeholders, bar who ends turns. */
+function meteringDialect(protocol: Protocol, turnDetection: TurnDetection): WebSocketDialect {
+  const dialect = createDialect(protocol, {
+    model: '',
+    turnDetection: turnDetection === 'client' ? { type: 'none' } : { type: 'server_vad', threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 },
+  });
+  if (dialect.transport !== 'websocket') throw new Error(`--protocol ${protocol} is not a WebSocket dialect; the proxy meters WebSockets`);
+  return dialect;
+}

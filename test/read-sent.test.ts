@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { createDialect } from '../src/dialects/index.js';
+import type { WebSocketDialect } from '../src/dialects/dialect.js';
+
+const dialect = (protocol: 'vllm' | 'openai' | 'openai-beta', type: 'none' | 'server_vad' = 'none'): WebSocketDialect =>
+  createDialect(protocol, { model: 'm', turnDetection: type === 'none' ? { type } : { type, threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 } }) as WebSocketDialect;
+const read = (d: WebSocketDialect, frame: string | Buffer, binary = false) => d.readSent(Buffer.from(frame), binary);
+
+describe("dialects read the client's frames (for the proxy)", () => {
+  it('reads every frame the benchmark itself sends as what it sent', () => {
+    for (const protocol of ['vllm', 'openai', 'openai-beta'] as const) {
+      for (const td of ['none', 'server_vad'] as const) {
+        if (protocol === 'vllm' && td === 'server_vad') continue;
+        const d = dialect(protocol, td);
+        for (const bytes of [3200, 3199, 3198, 0]) assert.deepEqual(read(d, d.audioFrame(Buffer.alloc(bytes, 7))), { kind: 'audio', pcmBytes: bytes });
+        const config = read(d, d.sessionFrames()[0]!);
+        assert.deepEqual(config, { kind: 'control', control: 'session_config', model: 'm', turnDetection: td === 'none' ? 'client' : 'server' }, `${protocol} ${td}`);
+        assert.deepEqual(read(d, d.inputEndFrame()), { kind: 'control', control: 'input_end' });
+        const start = d.inputStartFrame();
+        if (start) assert.deepEqual(read(d, start), { kind: 'control', control: 'input_start' });
+      }
+    }
+  });
+
+  it('reads frames other clients lay out otherwise, and never throws', () => {
+    const d = dialect('openai');
+    const audio = Buffer.alloc(4800, 1).toString('base64');
+    assert.deepEqual(read(d, JSON.stringify({ event_id: 'evt_1', type: 'input_audio_buffer.append', audio })), { kind: 'audio', pcmBytes: 4800 });
+    assert.deepEqual(read(d, JSON.stringify({ audio, type: 'input_audio_buffer.append' })), { kind: 'audio', pcmBytes: 4800 });
+    assert.deepEqual(read(d, '{"type":"response.create"}'), { kind: 'control', control: 'response_request' });
+    assert.deepEqual(read(d, '{"type":"input_audio_buffer.clear"}'), { kind: 'other', type: 'input_audio_buffer.clear' });
+    assert.deepEqual(read(d, 'not json'), { kind: 'other', type: '(invalid)' });
+    assert.deepEqual(read(d, Buffer.from([1, 2, 3]), true), { kind: 'other', type: '(binary)' });
+    assert.deepEqual(read(dialect('vllm'), '{"type":"input_audio_buffer.commit","final":true}'), { kind: 'control', control: 'input_end' });
+  });
+});
