@@ -1,5 +1,7 @@
 import { PROTOCOLS, type DialectSettings, type Protocol } from './dialects/index.js';
 import { DEFAULT_OPENAI_MODEL, type OpenAITurnDetection } from './dialects/openai.js';
+import { DEFAULT_REALTIME_MODEL } from './dialects/openai-realtime.js';
+import { DEFAULT_DUPLEX_MODEL } from './dialects/vllm-omni-duplex.js';
 import type { DatasetOptions } from './data/load.js';
 import type { ErrorRateStop } from './load/execute.js';
 import type { LoadPlan } from './load/plan.js';
@@ -240,7 +242,7 @@ export function resolveSettings(options: RunOptions): Settings {
     timerLimit(flag, ms, 'ms');
   }
   if (options.rampUpMs !== undefined) timerLimit('--ramp-up-s', options.rampUpMs, 's');
-  const model = options.model ?? (protocol === 'vllm' ? DEFAULT_MODEL : DEFAULT_OPENAI_MODEL);
+  const model = options.model ?? { vllm: DEFAULT_MODEL, openai: DEFAULT_OPENAI_MODEL, 'openai-beta': DEFAULT_OPENAI_MODEL, 'vllm-omni-duplex': DEFAULT_DUPLEX_MODEL, 'openai-realtime': DEFAULT_REALTIME_MODEL }[protocol];
   return {
     protocol,
     model,

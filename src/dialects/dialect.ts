@@ -1,4 +1,4 @@
-import type { Failure, ReceivedFrame, SentFrame, Task, TurnDetection } from '../timeline/types.js';
+import type { Control, Failure, ReceivedFrame, SentFrame, Task, TurnDetection } from '../timeline/types.js';
 
 /** A received frame translated into the neutral vocabulary; the runner adds the time and the input. */
 export type DecodedEvent = Omit<ReceivedFrame, 't' | 'input'>;
@@ -62,14 +62,36 @@ export interface WebSocketDialect extends DialectBase {
   sessionUpdateFrame(): string;
   /** Frame that opens an input, or null when the dialect has none. */
   inputStartFrame(): string | null;
-  /** Frame carrying one chunk of PCM16 audio. */
-  audioFrame(pcm16: Buffer): string | Buffer;
+  /** Frame carrying one chunk of PCM16 audio; `span` is where it sits in its utterance, ms. */
+  audioFrame(pcm16: Buffer, span: { startMs: number; endMs: number }): string | Buffer;
   /** Frame that ends an input and asks for its final result. */
   inputEndFrame(): string;
   /** Server turn detection: frame that commits speech still in progress. */
   flushFrame(): string;
   /** Decodes one received frame into zero or more events; throws ProtocolViolation on a malformed one. */
   decode(data: Buffer, isBinary: boolean): DecodedEvent[];
+  /** Frames the client sends on its own (acknowledgements, playback reports, heartbeats, a closing event): fresh per session; absent when the dialect sends none. */
+  reactions?(settings: { speed: number }): Reactions;
+}
+
+/** A frame the client sends of its own accord, and the control it is recorded as. */
+export interface Reaction {
+  frame: string;
+  control: Control;
+}
+
+/**
+ * What a client sends besides its inputs, as a pure function of what happened: in
+ * reaction to each event received, to each control it sent, on a timer (every
+ * `tickMs`), and once as the session ends. Times are the run clock's, handed in.
+ */
+export interface Reactions {
+  received(event: ReceivedFrame): Reaction[];
+  sent(frame: SentFrame): Reaction[];
+  /** How often `tick` runs, ms; 0 for never. */
+  readonly tickMs: number;
+  tick(now: number): Reaction[];
+  closing(now: number): Reaction[];
 }
 
 /** One HTTP request, prepared before the clock starts. */

@@ -1,13 +1,17 @@
 import type { Task } from '../timeline/types.js';
 import type { Dialect } from './dialect.js';
 import { openaiDialect, type OpenAISettings } from './openai.js';
+import { openaiRealtimeDialect } from './openai-realtime.js';
 import { vllmDialect } from './vllm.js';
+import { vllmOmniDuplexDialect } from './vllm-omni-duplex.js';
 
 /** Every wire dialect voxbench speaks, by its `--protocol` name, with the task it serves. */
 export const DIALECTS = {
   vllm: 'stt',
   openai: 'stt',
   'openai-beta': 'stt',
+  'vllm-omni-duplex': 's2s',
+  'openai-realtime': 's2s',
 } as const satisfies Record<string, Task>;
 export type Protocol = keyof typeof DIALECTS;
 export const PROTOCOLS = Object.keys(DIALECTS) as Protocol[];
@@ -21,5 +25,9 @@ export function createDialect(protocol: Protocol, settings: DialectSettings): Di
     case 'openai':
     case 'openai-beta':
       return openaiDialect({ ...settings, beta: protocol === 'openai-beta' });
+    case 'vllm-omni-duplex':
+      return vllmOmniDuplexDialect(settings);
+    case 'openai-realtime':
+      return openaiRealtimeDialect(settings);
   }
 }

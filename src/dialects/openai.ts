@@ -77,7 +77,7 @@ export function openaiDialect(settings: OpenAISettings): WebSocketDialect {
   };
 }
 
-function wireTurnDetection(td: OpenAITurnDetection): object | null {
+export function wireTurnDetection(td: OpenAITurnDetection): object | null {
   switch (td.type) {
     case 'none':
       return null;
@@ -89,7 +89,11 @@ function wireTurnDetection(td: OpenAITurnDetection): object | null {
 }
 
 export function interpretOpenAIEvent(data: string): DecodedEvent {
-  const event = parseEventObject(data);
+  return openAIEventOf(parseEventObject(data));
+}
+
+/** An OpenAI Realtime transcription event, already parsed, in the neutral vocabulary. */
+export function openAIEventOf(event: Record<string, unknown> & { type: string }): DecodedEvent {
   const { type } = event;
   const itemId = typeof event.item_id === 'string' ? { itemId: event.item_id } : {};
   switch (type) {

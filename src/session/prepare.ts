@@ -91,13 +91,9 @@ export function chunkAudio(pcm16: Buffer, sampleRate: number, chunkMs: number, d
   const chunks: PreparedChunk[] = [];
   for (let offset = 0; offset < pcm16.length; offset += chunkBytes) {
     const end = Math.min(offset + chunkBytes, pcm16.length);
-    const frame = dialect.audioFrame(pcm16.subarray(offset, end));
-    chunks.push({
-      frame: typeof frame === 'string' ? Buffer.from(frame) : frame,
-      binary: typeof frame !== 'string',
-      audioStartMs: pcm16DurationMs(offset, sampleRate),
-      audioEndMs: pcm16DurationMs(end, sampleRate),
-    });
+    const span = { startMs: pcm16DurationMs(offset, sampleRate), endMs: pcm16DurationMs(end, sampleRate) };
+    const frame = dialect.audioFrame(pcm16.subarray(offset, end), span);
+    chunks.push({ frame: typeof frame === 'string' ? Buffer.from(frame) : frame, binary: typeof frame !== 'string', audioStartMs: span.startMs, audioEndMs: span.endMs });
   }
   return { chunks, audioMs: pcm16DurationMs(pcm16.length, sampleRate) };
 }

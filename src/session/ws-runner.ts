@@ -1,5 +1,5 @@
 import WebSocket, { type RawData } from 'ws';
-import { ProtocolViolation, type WebSocketDialect } from '../dialects/dialect.js';
+import { ProtocolViolation, type Reaction, type WebSocketDialect } from '../dialects/dialect.js';
 import type { Control, SentFrame, WebSocketTransport } from '../timeline/types.js';
 import type { Pace } from './pace.js';
 import type { PreparedTurn } from './prepare.js';
@@ -56,6 +56,7 @@ const LIBRARY_CLOSE_CODES: Record<string, number> = { WS_ERR_UNSUPPORTED_MESSAGE
 export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult> {
   const { dialect, clock, timeouts } = plan;
   const policy = dialect.policy();
+  const reactions = dialect.reactions?.({ speed: speedOf(plan.pace) });
   const transport: WebSocketTransport = { kind: 'websocket' };
   const timeline = newTimeline(dialect.task, dialect.turnDetection, plan.plannedStartMs, clock.now(), transport);
   const { counters } = timeline;
@@ -128,6 +129,7 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
       const verdict = policy.observe(received);
       if (policy.ready) transport.readyMs ??= t;
       if (verdict) fail(verdict.end);
+      if (reactions) react(reactions.received(received));
     }
     ending.recheck?.();
   });
@@ -155,8 +157,14 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
     const sent: SentFrame = { t, input, bytes: Buffer.byteLength(frame), kind: 'control', control };
     timeline.sent.push(sent);
     policy.controlSent(sent);
+    if (reactions) react(reactions.sent(sent));
     return t;
   };
+  /** Sends what the dialect's reactions ask for, while the socket is open. */
+  const react = (frames: Reaction[]): void => {
+    for (const { frame, control } of frames) if (ws.readyState === WebSocket.OPEN) sendControl(frame, control);
+  };
+  let ticker: NodeJS.Timeout | undefined;
 
   /**
    * Streams one input's chunks. Paced chunks are due at `t0 + (offsetMs + position) / speed`:
@@ -324,6 +332,7 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
     await until('ready', () => policy.ready, timeouts.readyMs, `the server's ${dialect.readyEvent} event`);
     if (ending.outcome) return;
     for (const frame of dialect.sessionFrames()) sendControl(frame, 'session_config');
+    if (reactions?.tickMs) ticker = setInterval(() => react(reactions.tick(clock.now())), reactions.tickMs);
     await (dialect.turnDetection === 'client' ? clientInputs() : serverInputs());
     if (ending.outcome) return;
     if (plan.idleMs) await until('idle', () => false, plan.idleMs);
@@ -332,6 +341,8 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
 
   return flow().then(() => {
     removeAbort();
+    clearInterval(ticker);
+    if (reactions) react(reactions.closing(clock.now()));
     // The timeline is final from here: later socket events must not change what was returned.
     ws.removeAllListeners();
     ws.on('error', () => {});
