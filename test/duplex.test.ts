@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { run } from '../src/run.js';
 import { parseFaultScenario } from '../src/server/faults.js';
+import { DEFAULT_LATENCY } from '../src/server/latency-model.js';
 import type { ServerOptions } from '../src/server/server.js';
 import type { ReportSession } from '../src/report/schema.js';
 import type { SessionTimeline } from '../src/timeline/types.js';
@@ -9,6 +10,8 @@ import { testServer } from './helpers.js';
 
 const VAD = { type: 'server_vad', threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 } as const;
 const FAST = { kind: 'realtime', speed: 8 } as const;
+/** Answers generated at 10 times real time, so tests wait little for them. */
+const QUICK = { latency: { ...DEFAULT_LATENCY, generationRtf: 0.1 } };
 const REFERENCES = ['The birch canoe slid on the smooth planks.', 'Glue the sheet to the dark blue background.'];
 
 const controls = (timeline: SessionTimeline, control: string) => timeline.sent.filter((f) => f.kind === 'control' && f.control === control);
@@ -19,7 +22,7 @@ const normalize = (text: string | undefined) => (text ?? '')
   .replace(/[^a-z ]/g, '');
 
 async function session(options: NonNullable<Parameters<typeof run>[0]>, server: Partial<ServerOptions> = {}): Promise<ReportSession> {
-  const target = await testServer(server);
+  const target = await testServer({ ...QUICK, ...server });
   const model = options.protocol === 'openai-realtime' ? 'gpt-realtime' : 'openbmb/MiniCPM-o-4_5';
   const { report } = await run({ target: target.url, model, maxSessions: 1, pace: FAST, ...options });
   assert.equal(report.config.task, 's2s');
@@ -43,7 +46,7 @@ describe('vllm-omni-duplex against the built-in server', () => {
     assert.equal(metrics.responses.length, 2);
     for (const r of metrics.responses) {
       assert.ok(r.response_ttfp_ms! > 0 && r.response_ttft_ms! > 0, 'measured from the commit');
-      assert.ok(r.response_rtf! > 0.3 && r.response_rtf! < 1, `generation runs ahead of real time: ${r.response_rtf}`);
+      assert.ok(r.response_rtf! > 0.1 && r.response_rtf! < 1, `generated at 10 times real time, plus the first delay: ${r.response_rtf}`);
       assert.ok(r.server_ttfp_ms! > 0, 'the server reports its own TTFP');
     }
     for (const v of metrics.inputs) assert.ok(v.voice_to_voice_ms! > 0);
@@ -78,12 +81,13 @@ describe('openai-realtime against the built-in server', () => {
   });
 
   it('barge-in: the user speaks over the answer, the server cancels it, and the stop is measured', async () => {
-    const { timeline, outcome, metrics } = await session({ protocol: 'openai-realtime', turnDetection: VAD, turnsPerSession: 2, padding: { gapMs: 1600, trailMs: 700 }, pace: { kind: 'realtime', speed: 4 } });
+    const { timeline, outcome, metrics } = await session({ protocol: 'openai-realtime', turnDetection: VAD, turnsPerSession: 2, padding: { gapMs: 1600, trailMs: 700 }, pace: { kind: 'realtime', speed: 4 } }, { latency: DEFAULT_LATENCY });
     assert.deepEqual(outcome, { status: 'completed' });
     assert.equal(timeline.turnDetection, 'server');
     assert.ok(timeline.received.some((e) => e.kind === 'response_cancelled'), 'the first answer was cancelled');
     assert.equal(metrics.inputs[1]!.barge_in_cancelled, 1);
-    assert.ok(metrics.inputs[1]!.barge_in_stop_ms! > 0 && metrics.inputs[1]!.barge_in_stop_ms! < 1000, `stopped in ${metrics.inputs[1]!.barge_in_stop_ms} ms`);
+    // The VAD hears speech in its first 20 ms frame: the answer stops within a round trip and a chunk.
+    assert.ok(metrics.inputs[1]!.barge_in_stop_ms! > 0 && metrics.inputs[1]!.barge_in_stop_ms! < 500, `stopped in ${metrics.inputs[1]!.barge_in_stop_ms} ms`);
     assert.equal(metrics.inputs[0]!.barge_in_stop_ms, undefined, 'the first turn interrupted nothing');
     assert.ok(spoken(timeline).length >= 1, 'the second turn is answered');
   });

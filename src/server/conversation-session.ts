@@ -13,8 +13,6 @@ const WORD_TOLERANCE_MS = 100;
 /** The agent's audio is PCM16 at 24 kHz, sent in chunks of this much. */
 export const OUTPUT_RATE = 24_000;
 const OUTPUT_CHUNK_MS = 200;
-/** Generation speed: each chunk of audio takes this share of its duration to generate (times the capacity slowdown). */
-const GENERATION_RTF = 0.5;
 
 type TurnDetection = null | { type?: unknown; threshold?: unknown; prefix_padding_ms?: unknown; silence_duration_ms?: unknown; eagerness?: unknown };
 
@@ -209,7 +207,6 @@ export abstract class ConversationSession {
     this.response = response;
     const index = this.responses++;
     const open = this.ctx.openSessions();
-    const slowdown = this.ctx.latency.slowdown(open);
     const { pcm, words } = replyAudio(text, OUTPUT_RATE);
     const chunkBytes = (OUTPUT_RATE * OUTPUT_CHUNK_MS) / 1000 * 2;
     const chunks = Math.ceil(pcm.length / chunkBytes);
@@ -240,7 +237,7 @@ export abstract class ConversationSession {
         this.send({ type: 'response.output_audio.delta', ...ids, delta: audio, ...this.audioMetadata(endMs) });
         if (delta) this.send({ type: 'response.output_audio_transcript.delta', ...ids, delta });
       });
-      at += (endMs - startMs) * GENERATION_RTF * slowdown;
+      at += this.ctx.latency.generation(endMs - startMs, open);
     }
     push(() => {
       const ids = { response_id: response.id, item_id: response.itemId, output_index: 0, content_index: 0 };
