@@ -57,6 +57,8 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
   const { dialect, clock, timeouts } = plan;
   const policy = dialect.policy();
   const reactions = dialect.reactions?.({ speed: speedOf(plan.pace) });
+  /** What an input's result is called in timeout messages. */
+  const result = dialect.task === 's2s' ? 'answer' : 'final transcript';
   const transport: WebSocketTransport = { kind: 'websocket' };
   const timeline = newTimeline(dialect.task, dialect.turnDetection, plan.plannedStartMs, clock.now(), transport);
   const { counters } = timeline;
@@ -297,7 +299,7 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
       if (ending.outcome) break;
       sendControl(dialect.inputEndFrame(), 'input_end');
       const index = input;
-      await until('final', () => policy.inputDone(index), timeouts.finalMs, 'the final transcript');
+      await until('final', () => policy.inputDone(index), timeouts.finalMs, `the ${result}`);
     }
     clearTimeout(update);
   };
@@ -324,7 +326,7 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
     await until('final', () => policy.allFinal(inputs) || policy.speaking(), SERVER_VAD_GRACE_MS);
     if (ending.outcome) return;
     const flushedMs = policy.speaking() ? sendControl(dialect.flushFrame(), 'flush') : -Infinity;
-    await until('final', () => !policy.speaking() && policy.settled(flushedMs), timeouts.finalMs, 'the transcripts of all committed turns');
+    await until('final', () => !policy.speaking() && policy.settled(flushedMs), timeouts.finalMs, `the ${result}s of all committed turns`);
   };
 
   const flow = async (): Promise<void> => {
