@@ -15,6 +15,8 @@ import { run } from '../run.js';
 import { EXIT, exitCodeOf, outcomeLine } from '../run-outcome.js';
 import { printable } from '../printable.js';
 import { DEFAULT_MODEL } from '../server/server.js';
+import { DEFAULT_REALTIME_MODEL } from '../dialects/openai-realtime.js';
+import { DEFAULT_DUPLEX_MODEL } from '../dialects/vllm-omni-duplex.js';
 import { parsePace } from '../session/pace.js';
 import { DEFAULT_TIMEOUTS } from '../session/runner.js';
 import { addDatasetFlags, datasetOptionsFromFlags, type DatasetFlags } from './dataset-flags.js';
@@ -26,10 +28,10 @@ export const runCommand = new Command('run')
   .description('Run a benchmark. With no --target, starts the built-in simulated server and uses the bundled samples.')
   .option('--target <url>', 'server WebSocket URL, e.g. ws://localhost:8000/v1/realtime (default: built-in server)')
   .addOption(new Option('--protocol <name>', 'wire dialect').choices(PROTOCOLS).default('vllm' as const))
-  .option('--model <name>', `model: named in vLLM's session.update, or the OpenAI transcription model (required with --target; built-in server: ${DEFAULT_MODEL} or gpt-4o-transcribe)`)
+  .option('--model <name>', `model: named in vLLM's session.update, the OpenAI transcription model, or the speech-to-speech model (required with --target; built-in server: ${DEFAULT_MODEL}, gpt-4o-transcribe, ${DEFAULT_DUPLEX_MODEL} or ${DEFAULT_REALTIME_MODEL})`)
   .option('--language <code>', 'transcription language, e.g. en (OpenAI dialects)')
   .option('--prompt <text>', 'transcription prompt (OpenAI dialects)')
-  .addOption(new Option('--turn-detection <type>', 'who ends turns (OpenAI dialects): none (the client commits), server_vad or semantic_vad').choices(['none', 'server_vad', 'semantic_vad'] as const).default('none' as const))
+  .addOption(new Option('--turn-detection <type>', 'who ends turns (OpenAI and speech-to-speech dialects): none (the client commits), server_vad or semantic_vad').choices(['none', 'server_vad', 'semantic_vad'] as const).default('none' as const))
   .option('--vad-threshold <x>', 'server_vad threshold, 0 to 1', fraction, 0.5)
   .option('--vad-prefix-padding-ms <ms>', 'server_vad audio kept before speech starts', num, 300)
   .option('--vad-silence-ms <ms>', 'server_vad silence that ends a turn', num, 500)
@@ -65,7 +67,7 @@ export const runCommand = new Command('run')
   .option('--ack-window-ms <ms>', 'unpaced: most audio sent but not yet acknowledged, with servers that send progress events (0: ignore them)', num, 1000)
   .option('--connect-timeout-ms <ms>', 'limit for the WebSocket to open', num, DEFAULT_TIMEOUTS.connectMs)
   .option('--ready-timeout-ms <ms>', 'limit for the session to be ready after open', num, DEFAULT_TIMEOUTS.readyMs)
-  .option('--final-timeout-ms <ms>', 'limit for the final transcript after the final commit', num, DEFAULT_TIMEOUTS.finalMs)
+  .option('--final-timeout-ms <ms>', 'limit for the final transcript (speech to speech: the answer) after the final commit', num, DEFAULT_TIMEOUTS.finalMs)
   .option('--api-key <key>', 'sent as Authorization: Bearer (prefer an environment variable: command lines are visible to other users)')
   .option('--api-key-env <name>', 'environment variable holding the API key (default: OPENAI_API_KEY for OpenAI dialects, then VOXBENCH_API_KEY)')
   .option('--ca <file>', 'extra trusted CA certificate (PEM) for wss:// targets')
