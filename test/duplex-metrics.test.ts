@@ -6,6 +6,7 @@ import { distributionSummary, DUPLEX_METRICS_FILENAME, mergeDuplexMetrics } from
 import { ReportError } from '../src/report/recompute.js';
 import { run } from '../src/run.js';
 import { DEFAULT_LATENCY } from '../src/server/latency-model.js';
+import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
 import { FIXTURES, tempDir, testServer } from './helpers.js';
 
 /** A duplex_metrics.json written by hand in vLLM-Omni's shape: two keyed samples and one row from before keys existed. */
@@ -69,5 +70,19 @@ describe('duplex_metrics.json', () => {
     const count = (key: string): number => (written[key] as unknown as { count: number }).count;
     assert.equal(count('duplex_stream_ttft_ms'), 5, 'recomputed over the kept rows and the new ones');
     assert.equal(count('duplex_stream_rtf'), 4, 'the keyless row has none');
+  });
+});
+
+describe('duplex datasets', () => {
+  it("read vLLM-Omni's eval rows (sample_id, split, question_audio, question_text), and tag the metric rows with them", async () => {
+    const dir = await tempDir();
+    const manifest = join(dir, 'duplex.jsonl');
+    const row = (id: string, clip: string) => JSON.stringify({ sample_id: id, split: 'RTD_counting', family: 'rtd', question_audio: join(BUNDLED_SAMPLES_DIR, `${clip}.wav`), question_text: 'How many?' });
+    await writeFile(manifest, `${row('q1', 'harvard-01')}\n${row('q2', 'harvard-02')}\n`);
+    const server = await testServer({ latency: { ...DEFAULT_LATENCY, generationRtf: 0.1 } });
+    const { report } = await run({ target: server.url, protocol: 'vllm-omni-duplex', model: 'openbmb/MiniCPM-o-4_5', data: manifest, pace: { kind: 'realtime', speed: 8 }, outputDir: dir });
+    assert.deepEqual(report.benchmarks[0]!.sessions.map((s) => [s.split, s.sampleIds[0], s.outcome.status]), [['RTD_counting', 'q1', 'completed'], ['RTD_counting', 'q2', 'completed']]);
+    const written = JSON.parse(await readFile(join(dir, DUPLEX_METRICS_FILENAME), 'utf8')) as { duplex_session_metrics: Array<Record<string, unknown>> };
+    assert.deepEqual(written.duplex_session_metrics.map((r) => [r.split, r.sample_id]), [['RTD_counting', 'q1'], ['RTD_counting', 'q2']]);
   });
 });
