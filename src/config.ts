@@ -76,6 +76,8 @@ export interface RunOptions {
   chunkMs?: number;
   /** Default real time. */
   pace?: Pace;
+  /** Server turn detection: wait for each utterance's answer before streaming the next (client commits always wait). Default false. */
+  waitForAnswer?: boolean;
   /** Unpaced: most audio sent but not acknowledged by a server that acknowledges, ms; 0 ignores acknowledgements. Default 1000. */
   ackWindowMs?: number;
   timeouts?: Partial<StageTimeouts>;
@@ -155,6 +157,7 @@ export interface Settings {
   chunkMs: number;
   pace: Pace;
   ackWindowMs: number;
+  waitForAnswer: boolean;
   timeouts: StageTimeouts;
   workers: number;
   /** Headers every connection sends (authentication). */
@@ -268,6 +271,7 @@ export function resolveSettings(options: RunOptions): Settings {
     chunkMs,
     pace: options.pace ?? { kind: 'realtime', speed: 1 },
     ackWindowMs: options.ackWindowMs ?? DEFAULT_ACK_WINDOW_MS,
+    waitForAnswer: options.waitForAnswer ?? false,
     timeouts,
     workers,
     headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},

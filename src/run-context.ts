@@ -90,6 +90,7 @@ export function runLevel(context: RunContext, settings: Settings, target: string
         idleMs: settings.idleMs,
         ...(settings.updateAtMs !== undefined ? { updateAtMs: settings.updateAtMs } : {}),
         ackWindowMs: settings.ackWindowMs,
+        waitForAnswer: settings.waitForAnswer,
         serverAcks: context.serverAcks,
         timeouts: settings.timeouts,
         clock: level.clock,

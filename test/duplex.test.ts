@@ -92,6 +92,17 @@ describe('openai-realtime against the built-in server', () => {
     assert.ok(spoken(timeline).length >= 1, 'the second turn is answered');
   });
 
+  it('--wait-for-answer: under server VAD the next utterance streams only once the last one is answered', async () => {
+    const { timeline, outcome } = await session({ protocol: 'openai-realtime', turnDetection: VAD, turnsPerSession: 2, padding: { trailMs: 700 }, waitForAnswer: true });
+    assert.deepEqual(outcome, { status: 'completed' });
+    const firstDone = timeline.received.find((e) => e.kind === 'response_done')!;
+    const secondAudio = timeline.sent.find((f) => f.kind === 'audio' && f.input === 1)!;
+    assert.ok(secondAudio.t >= firstDone.t, 'the second utterance waited for the first answer');
+    // Its chunks keep their real-time spacing from where the stream resumed: no burst to catch up.
+    assert.ok(secondAudio.plannedMs! >= firstDone.t);
+    assert.deepEqual(spoken(timeline).map(normalize), REFERENCES.map((r) => normalize(`You said ${r}`)));
+  });
+
   it('cut-mid-response: the connection closed halfway through the answer is an abnormal close', async () => {
     const { outcome, timeline } = await session({ protocol: 'openai-realtime' }, { faults: [parseFaultScenario('cut-mid-response')] });
     assert.equal(outcome.status, 'failed');

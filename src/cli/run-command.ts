@@ -64,6 +64,7 @@ export const runCommand = new Command('run')
   .addOption(new Option('--eos-source <source>', 'end of speech for finalization_ms: auto (label, else vad, else audio_end), label, vad or audio_end').choices(['auto', 'label', 'vad', 'audio_end'] as const).default('auto' as const))
   .option('--chunk-ms <ms>', 'audio per append, ms', num, 100)
   .option('--pace <pace>', 'realtime, Nx (e.g. 2x, 0.5x) or none (as fast as the server takes audio: at most 8 frames wait on the socket and, with a server that acknowledges audio, at most --ack-window-ms of it goes unacknowledged)', 'realtime')
+  .option('--wait-for-answer', 'server turn detection: wait for each utterance to be answered before streaming the next (client commits always wait)', false)
   .option('--ack-window-ms <ms>', 'unpaced: most audio sent but not yet acknowledged, with servers that send progress events (0: ignore them)', num, 1000)
   .option('--connect-timeout-ms <ms>', 'limit for the WebSocket to open', num, DEFAULT_TIMEOUTS.connectMs)
   .option('--ready-timeout-ms <ms>', 'limit for the session to be ready after open', num, DEFAULT_TIMEOUTS.readyMs)
@@ -131,6 +132,7 @@ export const runCommand = new Command('run')
       chunkMs: opts.chunkMs,
       pace,
       ackWindowMs: opts.ackWindowMs,
+      waitForAnswer: opts.waitForAnswer,
       workers: opts.workers,
       timeouts: { connectMs: opts.connectTimeoutMs, readyMs: opts.readyTimeoutMs, finalMs: opts.finalTimeoutMs },
       ...(apiKey !== undefined ? { apiKey } : {}),

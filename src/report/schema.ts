@@ -90,6 +90,8 @@ export interface RunConfig {
   pace: string;
   workers: number;
   ackWindowMs: number;
+  /** Server turn detection: whether each utterance's answer was awaited before the next; absent in reports from before it existed. */
+  waitForAnswer?: boolean;
   timeouts: { connectMs: number; readyMs: number; finalMs: number };
   apiKey: string | null;
   tls: { ca: boolean; insecure: boolean };

@@ -28,6 +28,8 @@ export interface WebSocketPlan extends RunnerBase {
    * `ACK_PROBE_MS` for a first acknowledgement before concluding it never comes.
    */
   serverAcks?: { known?: boolean };
+  /** Server turn detection: before streaming the next utterance, wait until the server has answered every one so far. */
+  waitForAnswer?: boolean;
   /** Extra options for the `ws` client (TLS settings, agents). */
   socketOptions?: WebSocket.ClientOptions;
 }
@@ -309,7 +311,7 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
    * end, speech still in progress is flushed, then every committed item's result is awaited.
    */
   const serverInputs = async (): Promise<void> => {
-    const t0 = clock.now();
+    let t0 = clock.now();
     const update = scheduleUpdate(t0);
     let offsetMs = 0;
     for (; input < plan.inputs.length && !ending.outcome; input++) {
@@ -317,6 +319,11 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
       startInput(prepared, offsetMs);
       await stream(prepared, offsetMs, t0);
       offsetMs += prepared.audioMs;
+      if (plan.waitForAnswer && input < plan.inputs.length - 1 && !ending.outcome) {
+        const answered = input + 1;
+        await until('final', () => policy.allFinal(answered), timeouts.finalMs, `the ${result} to utterance ${answered}`);
+        t0 = clock.now() - offsetMs / speedOf(plan.pace); // the stream resumes where it paused
+      }
     }
     clearTimeout(update);
     if (ending.outcome) return;
