@@ -141,7 +141,7 @@ const catalog: MetricDefinition[] = [
     description: 'Processing time of the turn, audio streaming included.',
   },
   {
-    name: 'audio_ms', unit: 'ms', scope: 'input', tasks: STT, tags: ['throughput'], better: 'neither',
+    name: 'audio_ms', unit: 'ms', scope: 'input', tasks: ['stt', 's2s'], tags: ['throughput'], better: 'neither',
     quantity: 'audio streamed in the input',
     description: 'Duration of the audio sent in the input.',
     value: audioMs,
