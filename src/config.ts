@@ -28,6 +28,8 @@ export interface RunOptions {
   /** Transcription language and prompt (OpenAI dialects). */
   language?: string;
   prompt?: string;
+  /** Speech to speech: the agent's instructions (system prompt), sent in `session.update`. */
+  instructions?: string;
   /** OpenAI dialects: who ends turns. Default `none` (the client commits each turn). */
   turnDetection?: OpenAITurnDetection;
   /** The dataset: a folder of audio files, a JSONL manifest, Parquet shards or a save_to_disk folder; default the bundled samples. */
@@ -254,6 +256,7 @@ export function resolveSettings(options: RunOptions): Settings {
       turnDetection,
       ...(options.language !== undefined ? { language: options.language } : {}),
       ...(options.prompt !== undefined ? { prompt: options.prompt } : {}),
+      ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
     },
     turnDetection,
     plan,

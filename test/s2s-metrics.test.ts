@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { interpretConversationEvent } from '../src/dialects/s2s-events.js';
+import { openaiRealtimeDialect } from '../src/dialects/openai-realtime.js';
 import { vllmOmniDuplexDialect } from '../src/dialects/vllm-omni-duplex.js';
 import { metricByName, metricsFor } from '../src/metrics/catalog.js';
 import { computeSessionMetrics } from '../src/metrics/compute.js';
@@ -46,6 +47,15 @@ describe('conversation events', () => {
     assert.deepEqual({ ...frame, audio: undefined }, { type: 'input_audio_buffer.append', audio: undefined, format: 'pcm16', sample_rate_hz: 16_000, duration_ms: 200, audio_end_ms: 1200 });
     assert.equal(dialect.connectUrl('ws://h/v1/realtime'), 'ws://h/v1/realtime?duplex=1&model=m&autostart=0');
     assert.deepEqual(JSON.parse(dialect.inputEndFrame()), { type: 'input_audio_buffer.commit', final: true, response_create: true });
+    assert.equal(JSON.parse(dialect.sessionFrames()[0]!).session.turn_detection, null, 'the client commits');
+  });
+
+  it('send the agent instructions in session.update, where each dialect keeps them', () => {
+    const settings = { model: 'm', turnDetection: { type: 'none' } as const, instructions: 'Answer briefly.' };
+    assert.equal(JSON.parse(vllmOmniDuplexDialect(settings).sessionFrames()[0]!).session.instructions, 'Answer briefly.');
+    const realtime = JSON.parse(openaiRealtimeDialect(settings).sessionFrames()[0]!).session;
+    assert.deepEqual([realtime.type, realtime.instructions], ['realtime', 'Answer briefly.']);
+    assert.equal(JSON.parse(openaiRealtimeDialect({ ...settings, instructions: undefined }).sessionFrames()[0]!).session.instructions, undefined);
   });
 });
 

@@ -31,6 +31,7 @@ export const runCommand = new Command('run')
   .option('--model <name>', `model: named in vLLM's session.update, the OpenAI transcription model, or the speech-to-speech model (required with --target; built-in server: ${DEFAULT_MODEL}, gpt-4o-transcribe, ${DEFAULT_DUPLEX_MODEL} or ${DEFAULT_REALTIME_MODEL})`)
   .option('--language <code>', 'transcription language, e.g. en (OpenAI dialects)')
   .option('--prompt <text>', 'transcription prompt (OpenAI dialects)')
+  .option('--instructions <text>', "speech to speech: the agent's instructions (system prompt), sent in session.update")
   .addOption(new Option('--turn-detection <type>', 'who ends turns (OpenAI and speech-to-speech dialects): none (the client commits), server_vad or semantic_vad').choices(['none', 'server_vad', 'semantic_vad'] as const).default('none' as const))
   .option('--vad-threshold <x>', 'server_vad threshold, 0 to 1', fraction, 0.5)
   .option('--vad-prefix-padding-ms <ms>', 'server_vad audio kept before speech starts', num, 300)
@@ -113,6 +114,7 @@ export const runCommand = new Command('run')
       ...(opts.model !== undefined ? { model: opts.model } : {}),
       ...(opts.language !== undefined ? { language: opts.language } : {}),
       ...(opts.prompt !== undefined ? { prompt: opts.prompt } : {}),
+      ...(opts.instructions !== undefined ? { instructions: opts.instructions } : {}),
       turnDetection,
       ...(opts.data !== undefined ? { data: opts.data } : {}),
       dataset: datasetOptionsFromFlags(runCommand.opts() as DatasetFlags),

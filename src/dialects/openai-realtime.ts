@@ -19,13 +19,14 @@ export const DEFAULT_REALTIME_MODEL = 'gpt-realtime';
  * `response.audio.delta` / `response.audio_transcript.delta`, both accepted) →
  * `response.done {response: {status}}`.
  */
-export function openaiRealtimeDialect(settings: { model: string; turnDetection: OpenAITurnDetection }): WebSocketDialect {
+export function openaiRealtimeDialect(settings: { model: string; turnDetection: OpenAITurnDetection; instructions?: string }): WebSocketDialect {
   const sessionUpdate = JSON.stringify({
     type: 'session.update',
     session: {
       type: 'realtime',
       model: settings.model,
       output_modalities: ['audio'],
+      ...(settings.instructions !== undefined ? { instructions: settings.instructions } : {}),
       audio: {
         input: { format: { type: 'audio/pcm', rate: RATE }, turn_detection: wireTurnDetection(settings.turnDetection), transcription: { model: 'gpt-4o-mini-transcribe' } },
         output: { format: { type: 'audio/pcm', rate: RATE }, voice: 'marin' },

@@ -12,6 +12,8 @@ export interface OpenAISettings {
   model: string;
   language?: string;
   prompt?: string;
+  /** Speech to speech: the agent's instructions. */
+  instructions?: string;
   turnDetection: OpenAITurnDetection;
   /** The legacy beta format (`transcription_session.update`, `OpenAI-Beta: realtime=v1`). */
   beta: boolean;

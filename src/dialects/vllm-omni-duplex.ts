@@ -25,7 +25,7 @@ export const HEARTBEAT_MS = 30_000;
  * `server_event_seq` (`session.event_ack`), reports what its player has played
  * (`playback.ack`), beats `session.heartbeat` and ends with `session.close`.
  */
-export function vllmOmniDuplexDialect(settings: { model: string; turnDetection: OpenAITurnDetection }): WebSocketDialect {
+export function vllmOmniDuplexDialect(settings: { model: string; turnDetection: OpenAITurnDetection; instructions?: string }): WebSocketDialect {
   const sessionUpdate = JSON.stringify({
     type: 'session.update',
     session: {
@@ -36,6 +36,7 @@ export function vllmOmniDuplexDialect(settings: { model: string; turnDetection: 
       sample_rate_hz: INPUT_RATE,
       audio: { input: { sample_rate_hz: INPUT_RATE }, output: { sample_rate_hz: OUTPUT_RATE } },
       turn_detection: wireTurnDetection(settings.turnDetection),
+      ...(settings.instructions !== undefined ? { instructions: settings.instructions } : {}),
       extra_body: { auto_response: true },
     },
   });
@@ -79,7 +80,9 @@ function duplexReactions({ speed }: { speed: number }): Reactions {
   let lastBeat: number | undefined;
   return {
     received(event: ReceivedFrame): Reaction[] {
-      if (event.kind === 'audio' && event.audioMs) {
+      // A cancelled answer is flushed from the player, as a barge-in does: nothing more of it plays.
+      if (event.kind === 'response_cancelled') players.delete(event.responseId ?? '');
+      else if (event.kind === 'audio' && event.audioMs) {
         const id = event.responseId ?? '';
         const player = players.get(id) ?? { receivedMs: 0, runsOutMs: event.t, reportedMs: 0 };
         if (event.itemId !== undefined) player.itemId = event.itemId;

@@ -60,6 +60,8 @@ export interface RunConfig {
   model: string;
   language: string | null;
   prompt: string | null;
+  /** Speech to speech: the agent's instructions, when given. */
+  instructions?: string;
   /** Who ends turns (OpenAI dialects): the client (`none`) or the server's VAD, with its settings. */
   turnDetection:
     | { type: 'none' }
