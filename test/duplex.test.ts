@@ -4,7 +4,8 @@ import { run } from '../src/run.js';
 import { parseFaultScenario } from '../src/server/faults.js';
 import { DEFAULT_LATENCY } from '../src/server/latency-model.js';
 import type { ServerOptions } from '../src/server/server.js';
-import type { ReportSession } from '../src/report/schema.js';
+import { renderHtml } from '../src/report/html/index.js';
+import type { Report, ReportSession } from '../src/report/schema.js';
 import type { SessionTimeline } from '../src/timeline/types.js';
 import { testServer } from './helpers.js';
 
@@ -21,12 +22,13 @@ const normalize = (text: string | undefined) => (text ?? '')
   .toLowerCase()
   .replace(/[^a-z ]/g, '');
 
-async function session(options: NonNullable<Parameters<typeof run>[0]>, server: Partial<ServerOptions> = {}): Promise<ReportSession> {
+/** The one session of a run against the built-in server, with its report. */
+async function session(options: NonNullable<Parameters<typeof run>[0]>, server: Partial<ServerOptions> = {}): Promise<ReportSession & { report: Report }> {
   const target = await testServer({ ...QUICK, ...server });
   const model = options.protocol === 'openai-realtime' ? 'gpt-realtime' : 'openbmb/MiniCPM-o-4_5';
   const { report } = await run({ target: target.url, model, maxSessions: 1, pace: FAST, ...options });
   assert.equal(report.config.task, 's2s');
-  return report.benchmarks[0]!.sessions[0]!;
+  return { ...report.benchmarks[0]!.sessions[0]!, report };
 }
 
 describe('vllm-omni-duplex against the built-in server', () => {
@@ -81,7 +83,7 @@ describe('openai-realtime against the built-in server', () => {
   });
 
   it('barge-in: the user speaks over the answer, the server cancels it, and the stop is measured', async () => {
-    const { timeline, outcome, metrics } = await session({ protocol: 'openai-realtime', turnDetection: VAD, turnsPerSession: 2, padding: { gapMs: 1600, trailMs: 700 }, pace: { kind: 'realtime', speed: 4 } }, { latency: DEFAULT_LATENCY });
+    const { timeline, outcome, metrics, report } = await session({ protocol: 'openai-realtime', turnDetection: VAD, turnsPerSession: 2, padding: { gapMs: 1600, trailMs: 700 }, pace: { kind: 'realtime', speed: 4 } }, { latency: DEFAULT_LATENCY });
     assert.deepEqual(outcome, { status: 'completed' });
     assert.equal(timeline.turnDetection, 'server');
     assert.ok(timeline.received.some((e) => e.kind === 'response_cancelled'), 'the first answer was cancelled');
@@ -90,6 +92,9 @@ describe('openai-realtime against the built-in server', () => {
     assert.ok(metrics.inputs[1]!.barge_in_stop_ms! > 0 && metrics.inputs[1]!.barge_in_stop_ms! < 500, `stopped in ${metrics.inputs[1]!.barge_in_stop_ms} ms`);
     assert.equal(metrics.inputs[0]!.barge_in_stop_ms, undefined, 'the first turn interrupted nothing');
     assert.ok(spoken(timeline).length >= 1, 'the second turn is answered');
+    // The conversation waterfall draws the agent's side and the barge-in.
+    const page = renderHtml(report);
+    for (const series of ['agent audio received', 'answer playback starts', 'user speaks over an answer', 'answer cancelled']) assert.ok(page.includes(`"label":"${series}"`), series);
   });
 
   it('--wait-for-answer: under server VAD the next utterance streams only once the last one is answered', async () => {
