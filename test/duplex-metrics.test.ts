@@ -7,6 +7,9 @@ import { ReportError } from '../src/report/recompute.js';
 import { run } from '../src/run.js';
 import { DEFAULT_LATENCY } from '../src/server/latency-model.js';
 import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
+import { loadDataset } from '../src/data/load.js';
+import { vllmOmniDuplexDialect } from '../src/dialects/vllm-omni-duplex.js';
+import { NO_PADDING, prepareSample } from '../src/session/prepare.js';
 import { FIXTURES, tempDir, testServer } from './helpers.js';
 
 /** A duplex_metrics.json written by hand in vLLM-Omni's shape: two keyed samples and one row from before keys existed. */
@@ -74,6 +77,22 @@ describe('duplex_metrics.json', () => {
 });
 
 describe('duplex datasets', () => {
+  it("send a row's own instructions and reference voice in its session's session.update", async () => {
+    const dir = await tempDir();
+    const manifest = join(dir, 'duplex.jsonl');
+    const voice = join(BUNDLED_SAMPLES_DIR, 'harvard-06.wav');
+    await writeFile(manifest, `${JSON.stringify({ id: 'q1', question_audio: join(BUNDLED_SAMPLES_DIR, 'harvard-01.wav'), instructions: 'Count the birds.', ref_audio: voice })}\n`);
+    const { samples } = await loadDataset(manifest);
+    const dialect = vllmOmniDuplexDialect({ model: 'm', turnDetection: { type: 'none' }, instructions: 'Be brief.' });
+    const { first } = await prepareSample(samples[0]!, dialect, 100, NO_PADDING, 'auto');
+    const session = JSON.parse(dialect.sessionFrames(first)[0]!).session;
+    assert.equal(session.instructions, 'Count the birds.', "the row's instructions win over the run's");
+    assert.equal(session.ref_audio, `data:audio/wav;base64,${(await readFile(voice)).toString('base64')}`);
+    assert.equal(JSON.parse(dialect.sessionFrames()[0]!).session.instructions, 'Be brief.');
+    await writeFile(manifest, `${JSON.stringify({ id: 'q1', question_audio: join(BUNDLED_SAMPLES_DIR, 'harvard-01.wav'), ref_audio: 'missing.wav' })}\n`);
+    await assert.rejects(prepareSample((await loadDataset(manifest)).samples[0]!, dialect, 100, NO_PADDING, 'auto'), /sample q1: cannot read its reference audio .*missing\.wav \(ENOENT\)/);
+  });
+
   it("read vLLM-Omni's eval rows (sample_id, split, question_audio, question_text), and tag the metric rows with them", async () => {
     const dir = await tempDir();
     const manifest = join(dir, 'duplex.jsonl');

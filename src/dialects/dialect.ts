@@ -56,8 +56,8 @@ export interface WebSocketDialect extends DialectBase {
   upgradeHeaders(): Record<string, string>;
   /** What the runner waits for before configuring the session, for messages. */
   readonly readyEvent: string;
-  /** Frames sent once the session is ready (e.g. `session.update`). */
-  sessionFrames(): string[];
+  /** Frames sent once the session is ready (e.g. `session.update`), with the settings of the session's first sample. */
+  sessionFrames(session?: SessionSettings): string[];
   /** A `session.update` to send mid-stream, as live applications change settings. */
   sessionUpdateFrame(): string;
   /** Frame that opens an input, or null when the dialect has none. */
@@ -72,6 +72,14 @@ export interface WebSocketDialect extends DialectBase {
   decode(data: Buffer, isBinary: boolean): DecodedEvent[];
   /** Frames the client sends on its own (acknowledgements, playback reports, heartbeats, a closing event): fresh per session; absent when the dialect sends none. */
   reactions?(settings: { speed: number }): Reactions;
+}
+
+/** A sample's own settings for the session it opens (speech to speech), from its dataset row. */
+export interface SessionSettings {
+  /** The agent's instructions, over the run's. */
+  instructions?: string;
+  /** A reference voice, as a `data:` URI. */
+  referenceAudio?: string;
 }
 
 /** A frame the client sends of its own accord, and the control it is recorded as. */

@@ -20,19 +20,22 @@ export const DEFAULT_REALTIME_MODEL = 'gpt-realtime';
  * `response.done {response: {status}}`.
  */
 export function openaiRealtimeDialect(settings: { model: string; turnDetection: OpenAITurnDetection; instructions?: string }): WebSocketDialect {
-  const sessionUpdate = JSON.stringify({
-    type: 'session.update',
-    session: {
-      type: 'realtime',
-      model: settings.model,
-      output_modalities: ['audio'],
-      ...(settings.instructions !== undefined ? { instructions: settings.instructions } : {}),
-      audio: {
-        input: { format: { type: 'audio/pcm', rate: RATE }, turn_detection: wireTurnDetection(settings.turnDetection), transcription: { model: 'gpt-4o-mini-transcribe' } },
-        output: { format: { type: 'audio/pcm', rate: RATE }, voice: 'marin' },
+  /** OpenAI takes instructions per session, and no reference voice. */
+  const update = (instructions: string | undefined): string =>
+    JSON.stringify({
+      type: 'session.update',
+      session: {
+        type: 'realtime',
+        model: settings.model,
+        output_modalities: ['audio'],
+        ...(instructions !== undefined ? { instructions } : {}),
+        audio: {
+          input: { format: { type: 'audio/pcm', rate: RATE }, turn_detection: wireTurnDetection(settings.turnDetection), transcription: { model: 'gpt-4o-mini-transcribe' } },
+          output: { format: { type: 'audio/pcm', rate: RATE }, voice: 'marin' },
+        },
       },
-    },
-  });
+    });
+  const sessionUpdate = update(settings.instructions);
   const commit = JSON.stringify({ type: 'input_audio_buffer.commit' });
   const responseCreate = JSON.stringify({ type: 'response.create', response: { output_modalities: ['audio'] } });
   // A client commit asks for no answer by itself: `response.create` follows it at once.
@@ -57,7 +60,7 @@ export function openaiRealtimeDialect(settings: { model: string; turnDetection: 
       return url.toString();
     },
     upgradeHeaders: () => ({}),
-    sessionFrames: () => [sessionUpdate],
+    sessionFrames: (session) => [session?.instructions === undefined ? sessionUpdate : update(session.instructions)],
     sessionUpdateFrame: () => sessionUpdate,
     inputStartFrame: () => null,
     audioFrame: (pcm16) => `{"type":"input_audio_buffer.append","audio":"${pcm16.toString('base64')}"}`,

@@ -1,4 +1,4 @@
-import { jsonTextDecoder, type Reaction, type Reactions, type WebSocketDialect } from './dialect.js';
+import { jsonTextDecoder, type Reaction, type Reactions, type SessionSettings, type WebSocketDialect } from './dialect.js';
 import { wireTurnDetection, type OpenAITurnDetection } from './openai.js';
 import { interpretConversationEvent } from './s2s-events.js';
 import { conversationPolicy } from './s2s-policy.js';
@@ -26,20 +26,25 @@ export const HEARTBEAT_MS = 30_000;
  * (`playback.ack`), beats `session.heartbeat` and ends with `session.close`.
  */
 export function vllmOmniDuplexDialect(settings: { model: string; turnDetection: OpenAITurnDetection; instructions?: string }): WebSocketDialect {
-  const sessionUpdate = JSON.stringify({
-    type: 'session.update',
-    session: {
-      model: settings.model,
-      modalities: ['audio', 'text'],
-      input_audio_format: 'pcm16',
-      output_audio_format: 'pcm16',
-      sample_rate_hz: INPUT_RATE,
-      audio: { input: { sample_rate_hz: INPUT_RATE }, output: { sample_rate_hz: OUTPUT_RATE } },
-      turn_detection: wireTurnDetection(settings.turnDetection),
-      ...(settings.instructions !== undefined ? { instructions: settings.instructions } : {}),
-      extra_body: { auto_response: true },
-    },
-  });
+  const update = (session?: SessionSettings): string => {
+    const instructions = session?.instructions ?? settings.instructions;
+    return JSON.stringify({
+      type: 'session.update',
+      session: {
+        model: settings.model,
+        modalities: ['audio', 'text'],
+        input_audio_format: 'pcm16',
+        output_audio_format: 'pcm16',
+        sample_rate_hz: INPUT_RATE,
+        audio: { input: { sample_rate_hz: INPUT_RATE }, output: { sample_rate_hz: OUTPUT_RATE } },
+        turn_detection: wireTurnDetection(settings.turnDetection),
+        ...(instructions !== undefined ? { instructions } : {}),
+        ...(session?.referenceAudio !== undefined ? { ref_audio: session.referenceAudio } : {}),
+        extra_body: { auto_response: true },
+      },
+    });
+  };
+  const sessionUpdate = update();
   const commit = JSON.stringify({ type: 'input_audio_buffer.commit', final: true, response_create: true });
   return {
     name: 'vllm-omni-duplex',
@@ -57,7 +62,7 @@ export function vllmOmniDuplexDialect(settings: { model: string; turnDetection: 
       return url.toString();
     },
     upgradeHeaders: () => ({}),
-    sessionFrames: () => [sessionUpdate],
+    sessionFrames: (session) => [session?.instructions === undefined && session?.referenceAudio === undefined ? sessionUpdate : update(session)],
     sessionUpdateFrame: () => sessionUpdate,
     inputStartFrame: () => null,
     audioFrame: (pcm16, span) =>

@@ -340,7 +340,7 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
     await until('connect', () => transport.openMs !== undefined, timeouts.connectMs, 'the WebSocket to open');
     await until('ready', () => policy.ready, timeouts.readyMs, `the server's ${dialect.readyEvent} event`);
     if (ending.outcome) return;
-    for (const frame of dialect.sessionFrames()) sendControl(frame, 'session_config');
+    for (const frame of dialect.sessionFrames(plan.inputs[0])) sendControl(frame, 'session_config');
     if (reactions?.tickMs) ticker = setInterval(() => react(reactions.tick(clock.now())), reactions.tickMs);
     await (dialect.turnDetection === 'client' ? clientInputs() : serverInputs());
     if (ending.outcome) return;
