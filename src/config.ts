@@ -1,4 +1,5 @@
-import { PROTOCOLS, type DialectSettings, type Protocol } from './dialects/index.js';
+import { DIALECTS, PROTOCOLS, type DialectSettings, type Protocol } from './dialects/index.js';
+import { metricsFor } from './metrics/catalog.js';
 import { DEFAULT_OPENAI_MODEL, type OpenAITurnDetection } from './dialects/openai.js';
 import { DEFAULT_REALTIME_MODEL } from './dialects/openai-realtime.js';
 import { DEFAULT_DUPLEX_MODEL } from './dialects/vllm-omni-duplex.js';
@@ -192,12 +193,20 @@ export function resolveSettings(options: RunOptions): Settings {
     throw new UsageError("--turn-detection needs --protocol openai or openai-beta; vLLM's /v1/realtime has no server VAD (the client commits)");
   }
   const plan = resolvePlan(options);
+  const task = DIALECTS[protocol];
   const slos = (options.slos ?? []).map((text) => {
+    let slo: Slo;
     try {
-      return parseSlo(text);
+      slo = parseSlo(text);
     } catch (err) {
       throw new UsageError(`--slo ${(err as SloError).message}`);
     }
+    // A metric of another task has no values here, so the SLO could only fail.
+    const { aggregate } = slo;
+    if (aggregate.stat !== 'error_rate' && !metricsFor(task).some((m) => m.name === aggregate.metric)) {
+      throw new UsageError(`--slo "${text}": ${aggregate.metric} is not a metric of --protocol ${protocol} (task ${task}); its metrics: ${metricsFor(task).map((m) => m.name).join(', ')}`);
+    }
+    return slo;
   });
   if (plan.kind === 'capacity' && slos.length === 0) throw new UsageError('--profile capacity needs at least one --slo to search against, e.g. --slo "p95(ttft_ms)<800"');
   if (options.rampUpMs !== undefined) nonNegative('--ramp-up-s', options.rampUpMs);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { run } from '../src/run.js';
+import { run, UsageError } from '../src/run.js';
 import { parseFaultScenario } from '../src/server/faults.js';
 import { DEFAULT_LATENCY } from '../src/server/latency-model.js';
 import type { ServerOptions } from '../src/server/server.js';
@@ -33,7 +33,7 @@ async function session(options: NonNullable<Parameters<typeof run>[0]>, server: 
 
 describe('vllm-omni-duplex against the built-in server', () => {
   it('client commits: each turn answered in speech and text, every sequenced event acknowledged, playback reported, the session closed', async () => {
-    const { timeline, outcome, metrics } = await session({ protocol: 'vllm-omni-duplex', turnsPerSession: 2 });
+    const { timeline, outcome, metrics, report } = await session({ protocol: 'vllm-omni-duplex', turnsPerSession: 2, slos: ['p95(voice_to_voice_ms)<5000'] });
     assert.deepEqual(outcome, { status: 'completed' });
     assert.equal(timeline.task, 's2s');
     assert.equal(timeline.turnDetection, 'client');
@@ -54,6 +54,13 @@ describe('vllm-omni-duplex against the built-in server', () => {
     for (const v of metrics.inputs) assert.ok(v.voice_to_voice_ms! > 0);
     assert.ok(metrics.session.stream_ttfp_ms! > metrics.responses[0]!.response_ttfp_ms!);
     assert.equal(metrics.session.unprompted_responses, 0);
+    const [v2v] = report.benchmarks[0]!.summary.slos;
+    assert.ok(v2v!.pass && v2v!.value! > 0);
+  });
+
+  it("refuses an SLO on another task's metric, which could only fail", async () => {
+    await assert.rejects(run({ protocol: 'vllm-omni-duplex', slos: ['p50(ttft_ms)<800'] }), (err: Error) =>
+      err instanceof UsageError && err.message.startsWith('--slo "p50(ttft_ms)<800": ttft_ms is not a metric of --protocol vllm-omni-duplex (task s2s); its metrics: connect_ms,'));
   });
 
   it('drop-acks: the server loses the acknowledgements and fails the session with its error code', async () => {
