@@ -81,6 +81,8 @@ export interface RunOptions {
   pace?: Pace;
   /** Server turn detection: wait for each utterance's answer before streaming the next (client commits always wait). Default false. */
   waitForAnswer?: boolean;
+  /** Speech to speech, server turn detection: start each later utterance this long after the previous answer begins to sound (a barge-in), ms of audio. */
+  bargeInAtMs?: number;
   /** Unpaced: most audio sent but not acknowledged by a server that acknowledges, ms; 0 ignores acknowledgements. Default 1000. */
   ackWindowMs?: number;
   timeouts?: Partial<StageTimeouts>;
@@ -161,6 +163,7 @@ export interface Settings {
   pace: Pace;
   ackWindowMs: number;
   waitForAnswer: boolean;
+  bargeInAtMs?: number;
   timeouts: StageTimeouts;
   workers: number;
   /** Headers every connection sends (authentication). */
@@ -242,6 +245,12 @@ export function resolveSettings(options: RunOptions): Settings {
   nonNegative('--idle-ms', options.idleMs ?? 0);
   if (options.updateAtMs !== undefined) nonNegative('--update-at-ms', options.updateAtMs);
   if (options.ackWindowMs !== undefined) nonNegative('--ack-window-ms', options.ackWindowMs);
+  if (options.bargeInAtMs !== undefined) {
+    nonNegative('--barge-in-at-ms', options.bargeInAtMs);
+    if (task !== 's2s' || turnDetection.type === 'none') throw new UsageError('--barge-in-at-ms needs a speech-to-speech --protocol with --turn-detection server_vad or semantic_vad: the server must hear the user speak over its answer');
+    if (turnsPerSession < 2) throw new UsageError('--barge-in-at-ms needs --turns-per-session 2 or more: each later utterance is the one spoken over an answer');
+    if (options.waitForAnswer) throw new UsageError('--barge-in-at-ms and --wait-for-answer exclude each other: one speaks over the answer, the other waits for its end');
+  }
   if (options.pricing) {
     nonNegative('--cost-per-hour', options.pricing.perReplicaHour);
     positive('--replicas', options.pricing.replicas, true);
@@ -284,6 +293,7 @@ export function resolveSettings(options: RunOptions): Settings {
     pace: options.pace ?? { kind: 'realtime', speed: 1 },
     ackWindowMs: options.ackWindowMs ?? DEFAULT_ACK_WINDOW_MS,
     waitForAnswer: options.waitForAnswer ?? false,
+    ...(options.bargeInAtMs !== undefined ? { bargeInAtMs: options.bargeInAtMs } : {}),
     timeouts,
     workers,
     headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},

@@ -91,6 +91,7 @@ export function runLevel(context: RunContext, settings: Settings, target: string
         ...(settings.updateAtMs !== undefined ? { updateAtMs: settings.updateAtMs } : {}),
         ackWindowMs: settings.ackWindowMs,
         waitForAnswer: settings.waitForAnswer,
+        ...(settings.bargeInAtMs !== undefined ? { bargeInAtMs: settings.bargeInAtMs } : {}),
         serverAcks: context.serverAcks,
         timeouts: settings.timeouts,
         clock: level.clock,

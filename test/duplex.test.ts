@@ -104,6 +104,21 @@ describe('openai-realtime against the built-in server', () => {
     for (const series of ['agent audio received', 'answer playback starts', 'user speaks over an answer', 'answer cancelled']) assert.ok(page.includes(`"label":"${series}"`), series);
   });
 
+  it('--barge-in-at-ms: the next utterance starts that long into the answer, which the server then cancels', async () => {
+    const { timeline, outcome, metrics } = await session({ protocol: 'openai-realtime', turnDetection: VAD, turnsPerSession: 2, padding: { trailMs: 700 }, bargeInAtMs: 400, pace: { kind: 'realtime', speed: 4 } }, { latency: DEFAULT_LATENCY });
+    assert.deepEqual(outcome, { status: 'completed' });
+    const firstAudio = timeline.received.find((e) => e.kind === 'audio')!;
+    const resumed = timeline.sent.find((f) => f.kind === 'audio' && f.input === 1)!;
+    assert.ok(resumed.t >= firstAudio.t + 400 / 4, 'the second utterance waited 400 ms of audio (100 ms at 4x) into the answer');
+    assert.equal(metrics.inputs[1]!.barge_in_cancelled, 1);
+    assert.ok(metrics.inputs[1]!.barge_in_stop_ms! > 0);
+  });
+
+  it('--barge-in-at-ms is refused where no server would hear the user over its answer', async () => {
+    await assert.rejects(run({ protocol: 'openai-realtime', turnsPerSession: 2, bargeInAtMs: 400 }), /--barge-in-at-ms needs a speech-to-speech --protocol with --turn-detection server_vad/);
+    await assert.rejects(run({ protocol: 'openai-realtime', turnDetection: VAD, bargeInAtMs: 400 }), /--turns-per-session 2 or more/);
+  });
+
   it('--wait-for-answer: under server VAD the next utterance streams only once the last one is answered', async () => {
     const { timeline, outcome } = await session({ protocol: 'openai-realtime', turnDetection: VAD, turnsPerSession: 2, padding: { trailMs: 700 }, waitForAnswer: true });
     assert.deepEqual(outcome, { status: 'completed' });

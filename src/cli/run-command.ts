@@ -66,6 +66,7 @@ export const runCommand = new Command('run')
   .option('--chunk-ms <ms>', 'audio per append, ms', num, 100)
   .option('--pace <pace>', 'realtime, Nx (e.g. 2x, 0.5x) or none (as fast as the server takes audio: at most 8 frames wait on the socket and, with a server that acknowledges audio, at most --ack-window-ms of it goes unacknowledged)', 'realtime')
   .option('--wait-for-answer', 'server turn detection: wait for each utterance to be answered before streaming the next (client commits always wait)', false)
+  .option('--barge-in-at-ms <ms>', 'speech to speech, server VAD: start each later utterance this long after the previous answer begins to sound, so the user speaks over it', num)
   .option('--ack-window-ms <ms>', 'unpaced: most audio sent but not yet acknowledged, with servers that send progress events (0: ignore them)', num, 1000)
   .option('--connect-timeout-ms <ms>', 'limit for the WebSocket to open', num, DEFAULT_TIMEOUTS.connectMs)
   .option('--ready-timeout-ms <ms>', 'limit for the session to be ready after open', num, DEFAULT_TIMEOUTS.readyMs)
@@ -135,6 +136,7 @@ export const runCommand = new Command('run')
       pace,
       ackWindowMs: opts.ackWindowMs,
       waitForAnswer: opts.waitForAnswer,
+      ...(opts.bargeInAtMs !== undefined ? { bargeInAtMs: opts.bargeInAtMs } : {}),
       workers: opts.workers,
       timeouts: { connectMs: opts.connectTimeoutMs, readyMs: opts.readyTimeoutMs, finalMs: opts.finalTimeoutMs },
       ...(apiKey !== undefined ? { apiKey } : {}),

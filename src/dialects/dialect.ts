@@ -29,6 +29,8 @@ export interface CompletionPolicy {
   settled(sinceMs: number): boolean;
   /** Server-ended inputs: whether every input has a final result already. */
   allFinal(inputs: number): boolean;
+  /** Speech to speech: whether answers to `inputs` utterances have begun to sound (their first audio arrived). */
+  answering?(inputs: number): boolean;
 }
 
 interface DialectBase {

@@ -22,6 +22,8 @@ export function conversationPolicy(): CompletionPolicy {
   /** Items the server committed that no response has started for yet. */
   let awaiting = 0;
   let lastCommittedMs = -Infinity;
+  /** Responses whose audio has begun. */
+  const audible = new Set<string>();
   const end = (event: ReceivedFrame): void => {
     const id = event.responseId ?? '';
     ended.push(open.get(id) ?? event.t);
@@ -55,6 +57,9 @@ export function conversationPolicy(): CompletionPolicy {
           open.set(event.responseId ?? '', event.t);
           awaiting = Math.max(0, awaiting - 1);
           break;
+        case 'audio':
+          if (event.audioBytes) audible.add(event.responseId ?? '');
+          break;
         case 'response_done':
         case 'response_cancelled':
           end(event);
@@ -72,5 +77,6 @@ export function conversationPolicy(): CompletionPolicy {
     speaking: () => speaking.size > 0,
     settled: (sinceMs) => speaking.size === 0 && awaiting === 0 && open.size === 0 && lastCommittedMs >= sinceMs,
     allFinal: (inputs) => open.size === 0 && awaiting === 0 && ended.length >= inputs,
+    answering: (inputs) => audible.size >= inputs,
   };
 }

@@ -94,6 +94,8 @@ export interface RunConfig {
   ackWindowMs: number;
   /** Server turn detection: whether each utterance's answer was awaited before the next; absent in reports from before it existed. */
   waitForAnswer?: boolean;
+  /** Speech to speech: each later utterance started this long after the previous answer began to sound, when set. */
+  bargeInAtMs?: number;
   timeouts: { connectMs: number; readyMs: number; finalMs: number };
   apiKey: string | null;
   tls: { ca: boolean; insecure: boolean };

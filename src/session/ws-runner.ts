@@ -30,6 +30,8 @@ export interface WebSocketPlan extends RunnerBase {
   serverAcks?: { known?: boolean };
   /** Server turn detection: before streaming the next utterance, wait until the server has answered every one so far. */
   waitForAnswer?: boolean;
+  /** Server turn detection: start the next utterance this long (ms of audio) after the answer to the last one begins to sound, so the user speaks over it. */
+  bargeInAtMs?: number;
   /** Extra options for the `ws` client (TLS settings, agents). */
   socketOptions?: WebSocket.ClientOptions;
 }
@@ -319,9 +321,14 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
       startInput(prepared, offsetMs);
       await stream(prepared, offsetMs, t0);
       offsetMs += prepared.audioMs;
-      if (plan.waitForAnswer && input < plan.inputs.length - 1 && !ending.outcome) {
+      if ((plan.waitForAnswer || plan.bargeInAtMs !== undefined) && input < plan.inputs.length - 1 && !ending.outcome) {
         const answered = input + 1;
-        await until('final', () => policy.allFinal(answered), timeouts.finalMs, `the ${result} to utterance ${answered}`);
+        if (plan.bargeInAtMs === undefined) {
+          await until('final', () => policy.allFinal(answered), timeouts.finalMs, `the ${result} to utterance ${answered}`);
+        } else {
+          await until('final', () => policy.answering?.(answered) ?? true, timeouts.finalMs, `the ${result} to utterance ${answered} to begin`);
+          if (!ending.outcome) await until('streaming', () => false, plan.bargeInAtMs / speedOf(plan.pace));
+        }
         t0 = clock.now() - offsetMs / speedOf(plan.pace); // the stream resumes where it paused
       }
     }
