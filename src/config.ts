@@ -1,6 +1,9 @@
-import { isHttpProtocol, PROTOCOLS, type DialectSettings, type Protocol } from './dialects/index.js';
+import { DIALECTS, isHttpProtocol, PROTOCOLS, type DialectSettings, type Protocol } from './dialects/index.js';
+import { metricsFor } from './metrics/catalog.js';
 import { DEFAULT_OPENAI_MODEL, type OpenAITurnDetection } from './dialects/openai.js';
+import { DEFAULT_REALTIME_MODEL } from './dialects/openai-realtime.js';
 import { DEFAULT_TRANSCRIPTION, type TranscriptionOptions } from './dialects/transcriptions.js';
+import { DEFAULT_DUPLEX_MODEL } from './dialects/vllm-omni-duplex.js';
 import type { DatasetOptions } from './data/load.js';
 import type { ErrorRateStop } from './load/execute.js';
 import type { LoadPlan } from './load/plan.js';
@@ -31,6 +34,8 @@ export interface RunOptions {
   prompt?: string;
   /** Batch transcription (HTTP dialects): response format, temperature, streaming, translation, and how the file is uploaded (default: as the dataset holds it). */
   transcription?: Partial<TranscriptionOptions> & { uploadFormat?: UploadFormat };
+  /** Speech to speech: the agent's instructions (system prompt), sent in `session.update`. */
+  instructions?: string;
   /** OpenAI dialects: who ends turns. Default `none` (the client commits each turn). */
   turnDetection?: OpenAITurnDetection;
   /** The dataset: a folder of audio files, a JSONL manifest, Parquet shards or a save_to_disk folder; default the bundled samples. */
@@ -81,6 +86,10 @@ export interface RunOptions {
   chunkMs?: number;
   /** Default real time. */
   pace?: Pace;
+  /** Server turn detection: wait for each utterance's answer before streaming the next (client commits always wait). Default false. */
+  waitForAnswer?: boolean;
+  /** Speech to speech, server turn detection: start each later utterance this long after the previous answer begins to sound (a barge-in), ms of audio. */
+  bargeInAtMs?: number;
   /** Unpaced: most audio sent but not acknowledged by a server that acknowledges, ms; 0 ignores acknowledgements. Default 1000. */
   ackWindowMs?: number;
   /** Mask client frames with random keys, as browsers must; by default the key is all zeros (see ws-runner.ts). */
@@ -175,6 +184,8 @@ export interface Settings {
   pace: Pace;
   ackWindowMs: number;
   maskFrames: boolean;
+  waitForAnswer: boolean;
+  bargeInAtMs?: number;
   timeouts: StageTimeouts;
   workers: number;
   shard?: Shard;
@@ -228,12 +239,20 @@ export function resolveSettings(options: RunOptions): Settings {
   }
   if (transcription.temperature !== undefined) nonNegative('--temperature', transcription.temperature);
   const plan = resolvePlan(options);
+  const task = DIALECTS[protocol];
   const slos = (options.slos ?? []).map((text) => {
+    let slo: Slo;
     try {
-      return parseSlo(text);
+      slo = parseSlo(text);
     } catch (err) {
       throw new UsageError(`--slo ${(err as SloError).message}`);
     }
+    // A metric of another task has no values here, so the SLO could only fail.
+    const { aggregate } = slo;
+    if (aggregate.stat !== 'error_rate' && !metricsFor(task).some((m) => m.name === aggregate.metric)) {
+      throw new UsageError(`--slo "${text}": ${aggregate.metric} is not a metric of --protocol ${protocol} (task ${task}); its metrics: ${metricsFor(task).map((m) => m.name).join(', ')}`);
+    }
+    return slo;
   });
   if (plan.kind === 'capacity' && slos.length === 0) throw new UsageError('--profile capacity needs at least one --slo to search against, e.g. --slo "p95(ttft_ms)<800"');
   if (options.rampUpMs !== undefined) nonNegative('--ramp-up-s', options.rampUpMs);
@@ -269,6 +288,12 @@ export function resolveSettings(options: RunOptions): Settings {
   nonNegative('--idle-ms', options.idleMs ?? 0);
   if (options.updateAtMs !== undefined) nonNegative('--update-at-ms', options.updateAtMs);
   if (options.ackWindowMs !== undefined) nonNegative('--ack-window-ms', options.ackWindowMs);
+  if (options.bargeInAtMs !== undefined) {
+    nonNegative('--barge-in-at-ms', options.bargeInAtMs);
+    if (task !== 's2s' || turnDetection.type === 'none') throw new UsageError('--barge-in-at-ms needs a speech-to-speech --protocol with --turn-detection server_vad or semantic_vad: the server must hear the user speak over its answer');
+    if (turnsPerSession < 2) throw new UsageError('--barge-in-at-ms needs --turns-per-session 2 or more: each later utterance is the one spoken over an answer');
+    if (options.waitForAnswer) throw new UsageError('--barge-in-at-ms and --wait-for-answer exclude each other: one speaks over the answer, the other waits for its end');
+  }
   if (options.pricing) {
     nonNegative('--cost-per-hour', options.pricing.perReplicaHour);
     positive('--replicas', options.pricing.replicas, true);
@@ -284,7 +309,11 @@ export function resolveSettings(options: RunOptions): Settings {
     timerLimit(flag, ms, 'ms');
   }
   if (options.rampUpMs !== undefined) timerLimit('--ramp-up-s', options.rampUpMs, 's');
-  const model = options.model ?? DEFAULT_BATCH_MODELS[protocol] ?? (protocol === 'vllm' ? DEFAULT_MODEL : DEFAULT_OPENAI_MODEL);
+  const model =
+    options.model ??
+    DEFAULT_BATCH_MODELS[protocol] ??
+    ({ vllm: DEFAULT_MODEL, openai: DEFAULT_OPENAI_MODEL, 'openai-beta': DEFAULT_OPENAI_MODEL, 'vllm-omni-duplex': DEFAULT_DUPLEX_MODEL, 'openai-realtime': DEFAULT_REALTIME_MODEL } as Partial<Record<Protocol, string>>)[protocol] ??
+    DEFAULT_MODEL;
   const { uploadFormat, ...requestOptions } = transcription;
   return {
     protocol,
@@ -295,6 +324,7 @@ export function resolveSettings(options: RunOptions): Settings {
       ...(options.language !== undefined ? { language: options.language } : {}),
       ...(options.prompt !== undefined ? { prompt: options.prompt } : {}),
       ...(http ? { transcription: requestOptions } : {}),
+      ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
     },
     turnDetection,
     plan,
@@ -314,6 +344,8 @@ export function resolveSettings(options: RunOptions): Settings {
     pace: options.pace ?? { kind: 'realtime', speed: 1 },
     ackWindowMs: options.ackWindowMs ?? DEFAULT_ACK_WINDOW_MS,
     maskFrames: options.maskFrames ?? false,
+    waitForAnswer: options.waitForAnswer ?? false,
+    ...(options.bargeInAtMs !== undefined ? { bargeInAtMs: options.bargeInAtMs } : {}),
     timeouts,
     workers,
     ...(options.shard ? { shard: options.shard } : {}),

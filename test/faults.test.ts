@@ -32,7 +32,7 @@ const STACK = /\n\s+at \S/;
 
 interface Row {
   fault: string;
-  protocol?: 'openai';
+  protocol?: 'openai' | 'vllm-omni-duplex' | 'openai-realtime';
   /** Batch transcription (vllm-transcriptions) against the server's HTTP endpoint. */
   batch?: true;
   /** Over `wss://`: faults below the WebSocket layer must reach through TLS. */
@@ -52,7 +52,7 @@ async function runFault(row: Row): Promise<Report> {
     const { report, reportPath } = await run({
       target: row.batch ? server.origin : server.url,
       protocol: row.batch ? 'vllm-transcriptions' : (row.protocol ?? 'vllm'),
-      model: row.protocol ? OPENAI_MODELS[0] : DEFAULT_MODEL,
+      model: row.protocol ? { openai: OPENAI_MODELS[0], 'vllm-omni-duplex': 'openbmb/MiniCPM-o-4_5', 'openai-realtime': 'gpt-realtime' }[row.protocol] : DEFAULT_MODEL,
       profile: { kind: 'concurrent', concurrency: 2 },
       maxSessions: 2,
       pace: { kind: 'realtime', speed: 8 },
@@ -191,6 +191,11 @@ const ROWS: Row[] = [
       everyTurnRight(report);
     },
   },
+  // Speech to speech: an answer that never comes, one cut off, acknowledgements lost, a fatal resume error.
+  { fault: 'never-respond', protocol: 'vllm-omni-duplex', run: FINAL, expect: { class: 'timeout', stage: 'final', message: 'timed out after 300 ms waiting for the answer' } },
+  { fault: 'cut-mid-response', protocol: 'openai-realtime', expect: { class: 'abnormal_close', stage: 'final', closeCode: 1011 } },
+  { fault: 'drop-acks', protocol: 'vllm-omni-duplex', expect: { class: 'server_error', stage: 'final', code: 'event_ack_timeout' } },
+  { fault: 'error-event:session_resume_expired', protocol: 'vllm-omni-duplex', expect: { class: 'server_error', stage: 'streaming', code: 'session_resume_expired' } },
   {
     fault: 'markup-strings',
     protocol: 'openai',

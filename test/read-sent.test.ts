@@ -13,7 +13,7 @@ describe("dialects read the client's frames (for the proxy)", () => {
       for (const td of ['none', 'server_vad'] as const) {
         if (protocol === 'vllm' && td === 'server_vad') continue;
         const d = dialect(protocol, td);
-        for (const bytes of [3200, 3199, 3198, 0]) assert.deepEqual(read(d, d.audioFrame(Buffer.alloc(bytes, 7))), { kind: 'audio', pcmBytes: bytes });
+        for (const bytes of [3200, 3199, 3198, 0]) assert.deepEqual(read(d, d.audioFrame(Buffer.alloc(bytes, 7), { startMs: 0, endMs: 100 })), { kind: 'audio', pcmBytes: bytes });
         const config = read(d, d.sessionFrames()[0]!);
         assert.deepEqual(config, { kind: 'control', control: 'session_config', model: 'm', turnDetection: td === 'none' ? 'client' : 'server' }, `${protocol} ${td}`);
         assert.deepEqual(read(d, d.inputEndFrame()), { kind: 'control', control: 'input_end' });
@@ -21,6 +21,20 @@ describe("dialects read the client's frames (for the proxy)", () => {
         if (start) assert.deepEqual(read(d, start), { kind: 'control', control: 'input_start' });
       }
     }
+  });
+
+  it('reads the speech-to-speech dialects\' frames, their acknowledgements and closing event included', () => {
+    for (const protocol of ['vllm-omni-duplex', 'openai-realtime'] as const) {
+      const d = createDialect(protocol, { model: 'm', turnDetection: { type: 'none' } }) as WebSocketDialect;
+      assert.deepEqual(read(d, d.audioFrame(Buffer.alloc(3200, 7), { startMs: 0, endMs: 100 })), { kind: 'audio', pcmBytes: 3200 }, protocol);
+      assert.deepEqual(read(d, d.sessionFrames()[0]!), { kind: 'control', control: 'session_config', turnDetection: 'client' }, protocol);
+      assert.deepEqual(read(d, d.inputEndFrame()), { kind: 'control', control: 'input_end' }, protocol);
+      const closing = d.reactions?.({ speed: 1 }).closing(0) ?? [];
+      for (const { frame, control } of closing) assert.deepEqual(read(d, frame), { kind: 'control', control }, protocol);
+    }
+    const duplex = createDialect('vllm-omni-duplex', { model: 'm', turnDetection: { type: 'none' } }) as WebSocketDialect;
+    const [ack] = duplex.reactions!({ speed: 1 }).received({ t: 0, input: 0, type: 'response.created', kind: 'response_started', serverSeq: 3 });
+    assert.deepEqual(read(duplex, ack!.frame), { kind: 'control', control: 'event_ack' });
   });
 
   it('reads frames other clients lay out otherwise, and never throws', () => {

@@ -39,7 +39,7 @@ describe('views', () => {
     assert.equal(response.id, 'r1');
     assert.equal(response.status, 'done');
     assert.equal(response.started!.t, 100);
-    assert.deepEqual(response.audio, { chunks: [{ t: 150, ms: 200, bytes: 9600 }, { t: 300, ms: 200, bytes: 9600 }, { t: 700, ms: 100, bytes: 4800 }], totalMs: 500 });
+    assert.deepEqual(response.audio, { chunks: [{ t: 150, ms: 200, bytes: 9600 }, { t: 300, ms: 200, bytes: 9600 }, { t: 700, ms: 100, bytes: 4800 }], totalMs: 500, emittedMs: 500 });
     assert.equal(view.inputs[0]!.responses[0], response);
     assert.equal(view.inputs[0]!.endControl!.t, 6);
     assert.equal(view.inputs[0]!.media.length, 1);

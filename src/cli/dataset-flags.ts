@@ -14,9 +14,9 @@ export function addDatasetFlags<C extends CommandUnknownOpts>(command: C): C {
     new Option('--max-duration <s>').argParser(num).hideHelp(),
     new Option('--shuffle <seed>', 'shuffle the samples with this seed (the same seed gives the same order)').argParser(int),
     new Option('--max-samples <n>', 'use at most this many samples (after shuffling)').argParser(positiveInt),
-    new Option('--audio-column <name>', 'Parquet/Arrow column or JSONL key holding the audio (default: the Audio feature, else audio)'),
+    new Option('--audio-column <name>', 'Parquet/Arrow column or JSONL key holding the audio (default: the Audio feature, else audio, question_audio, …)'),
     new Option('--text-column <name>', 'column or key holding the reference text (default: text, sentence, transcription, …)'),
-    new Option('--id-column <name>', 'column or key holding the sample id (default: id)'),
+    new Option('--id-column <name>', 'column or key holding the sample id (default: id, sample_id, uid, name)'),
     new Option('--language-column <name>', 'column or key holding the language (default: language, locale, lang)'),
     new Option('--strict', 'stop at the first problem instead of skipping the sample'),
   ];

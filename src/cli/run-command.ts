@@ -17,6 +17,8 @@ import { run } from '../run.js';
 import { EXIT, exitCodeOf, outcomeLine } from '../run-outcome.js';
 import { printable } from '../printable.js';
 import { DEFAULT_MODEL } from '../server/server.js';
+import { DEFAULT_REALTIME_MODEL } from '../dialects/openai-realtime.js';
+import { DEFAULT_DUPLEX_MODEL } from '../dialects/vllm-omni-duplex.js';
 import { parsePace } from '../session/pace.js';
 import { DEFAULT_TIMEOUTS } from '../session/runner.js';
 import { addDatasetFlags, datasetOptionsFromFlags, type DatasetFlags } from './dataset-flags.js';
@@ -28,15 +30,16 @@ export const runCommand = new Command('run')
   .description('Run a benchmark. With no --target, starts the built-in simulated server and uses the bundled samples.')
   .option('--target <url>', 'server URL: a WebSocket URL, e.g. ws://localhost:8000/v1/realtime, or for batch dialects the origin, e.g. http://localhost:8000 (default: built-in server)')
   .addOption(new Option('--protocol <name>', 'wire dialect').choices(PROTOCOLS).default('vllm' as const))
-  .option('--model <name>', `model: named in vLLM's session.update, the OpenAI transcription model, or the form's model (required with --target; built-in server: ${DEFAULT_MODEL}, gpt-4o-transcribe, or openai/whisper-large-v3 for vllm-transcriptions)`)
+  .option('--model <name>', `model: named in vLLM's session.update, the OpenAI transcription model, the form's model, or the speech-to-speech model (required with --target; built-in server: ${DEFAULT_MODEL}, gpt-4o-transcribe, openai/whisper-large-v3 for vllm-transcriptions, ${DEFAULT_DUPLEX_MODEL} or ${DEFAULT_REALTIME_MODEL})`)
   .option('--language <code>', "transcription language, e.g. en (OpenAI and batch dialects; batch default: each sample's language label)")
   .option('--prompt <text>', 'transcription prompt (OpenAI and batch dialects)')
+  .option('--instructions <text>', "speech to speech: the agent's instructions (system prompt), sent in session.update")
   .option('--stream', 'batch dialects: ask for a server-sent event stream (stream=true), so ttft_ms times the first text')
   .addOption(new Option('--response-format <format>', 'batch dialects: the answer when not streamed').choices(['json', 'verbose_json', 'text'] as const).default('json' as const))
   .option('--temperature <x>', "batch dialects: sampling temperature (default: the server's)", num)
   .option('--translate', 'batch dialects: POST /v1/audio/translations (into English) instead of /v1/audio/transcriptions')
   .addOption(new Option('--upload-format <format>', "batch dialects: re-encode each recording at 16 kHz for upload; unset, the dataset's own file is sent").choices(['wav', 'flac'] as const))
-  .addOption(new Option('--turn-detection <type>', 'who ends turns (OpenAI dialects): none (the client commits), server_vad or semantic_vad').choices(['none', 'server_vad', 'semantic_vad'] as const).default('none' as const))
+  .addOption(new Option('--turn-detection <type>', 'who ends turns (OpenAI and speech-to-speech dialects): none (the client commits), server_vad or semantic_vad').choices(['none', 'server_vad', 'semantic_vad'] as const).default('none' as const))
   .option('--vad-threshold <x>', 'server_vad threshold, 0 to 1', fraction, 0.5)
   .option('--vad-prefix-padding-ms <ms>', 'server_vad audio kept before speech starts', num, 300)
   .option('--vad-silence-ms <ms>', 'server_vad silence that ends a turn', num, 500)
@@ -73,11 +76,13 @@ export const runCommand = new Command('run')
   .addOption(new Option('--eos-source <source>', 'end of speech for finalization_ms: auto (label, else vad, else audio_end), label, vad or audio_end').choices(['auto', 'label', 'vad', 'audio_end'] as const).default('auto' as const))
   .option('--chunk-ms <ms>', 'audio per append, ms', num, 100)
   .option('--pace <pace>', 'realtime, Nx (e.g. 2x, 0.5x) or none (as fast as the server takes audio: at most 8 frames wait on the socket and, with a server that acknowledges audio, at most --ack-window-ms of it goes unacknowledged)', 'realtime')
+  .option('--wait-for-answer', 'server turn detection: wait for each utterance to be answered before streaming the next (client commits always wait)', false)
+  .option('--barge-in-at-ms <ms>', 'speech to speech, server VAD: start each later utterance this long after the previous answer begins to sound, so the user speaks over it', num)
   .option('--ack-window-ms <ms>', 'unpaced: most audio sent but not yet acknowledged, with servers that send progress events (0: ignore them)', num, 1000)
   .option('--mask-frames', 'mask client frames with random keys, as browsers must (default: an all-zero key, which costs no copy or XOR per frame)')
   .option('--connect-timeout-ms <ms>', 'limit for the WebSocket to open', num, DEFAULT_TIMEOUTS.connectMs)
   .option('--ready-timeout-ms <ms>', 'limit for the session to be ready after open', num, DEFAULT_TIMEOUTS.readyMs)
-  .option('--final-timeout-ms <ms>', 'limit for the final transcript after the final commit', num, DEFAULT_TIMEOUTS.finalMs)
+  .option('--final-timeout-ms <ms>', 'limit for the final transcript (speech to speech: the answer) after the final commit', num, DEFAULT_TIMEOUTS.finalMs)
   .option('--api-key <key>', 'sent as Authorization: Bearer (prefer an environment variable: command lines are visible to other users)')
   .option('--api-key-env <name>', 'environment variable holding the API key (default: OPENAI_API_KEY for OpenAI dialects, then VOXBENCH_API_KEY)')
   .option('--ca <file>', 'extra trusted CA certificate (PEM) for wss:// targets')
@@ -132,6 +137,7 @@ export const runCommand = new Command('run')
         ...(opts.temperature !== undefined ? { temperature: opts.temperature } : {}),
         ...(opts.uploadFormat !== undefined ? { uploadFormat: opts.uploadFormat } : {}),
       },
+      ...(opts.instructions !== undefined ? { instructions: opts.instructions } : {}),
       turnDetection,
       ...(opts.data !== undefined ? { data: opts.data } : {}),
       dataset: datasetOptionsFromFlags(runCommand.opts() as DatasetFlags),
@@ -153,6 +159,8 @@ export const runCommand = new Command('run')
       pace,
       ackWindowMs: opts.ackWindowMs,
       ...(opts.maskFrames ? { maskFrames: true } : {}),
+      waitForAnswer: opts.waitForAnswer,
+      ...(opts.bargeInAtMs !== undefined ? { bargeInAtMs: opts.bargeInAtMs } : {}),
       workers: opts.workers,
       ...shardOptions(opts.shard, opts.shards, opts.runId),
       timeouts: { connectMs: opts.connectTimeoutMs, readyMs: opts.readyTimeoutMs, finalMs: opts.finalTimeoutMs },

@@ -3,7 +3,7 @@ import { Command, Option } from '@commander-js/extra-typings';
 import { UsageError } from '../config.js';
 import { BUNDLED_SAMPLES_DIR } from '../data/bundled.js';
 import { loadDataset } from '../data/load.js';
-import { DEFAULT_LATENCY } from '../server/latency-model.js';
+import { DEFAULT_GENERATION_RTF, DEFAULT_LATENCY } from '../server/latency-model.js';
 import { EXIT } from '../run-outcome.js';
 import { printable } from '../printable.js';
 import { plural } from '../plural.js';
@@ -23,6 +23,7 @@ export const serveCommand = new Command('serve')
   .option('--per-word-ms <ms>', 'compute per emitted word', num, DEFAULT_LATENCY.perWordMs)
   .option('--finalize-ms <ms>', 'flush time after the final commit', num, DEFAULT_LATENCY.finalizeMs)
   .option('--batch-speed <x>', 'batch transcription: process a recording this many times faster than real time, after the base delay', positiveNum, DEFAULT_LATENCY.batchSpeed)
+  .option('--generation-rtf <x>', 'speech to speech: generation time per ms of answer audio', num, DEFAULT_GENERATION_RTF)
   .option('--seed <n>', 'seed of the jitter generator and of the choice of faulted sessions', int, DEFAULT_LATENCY.seed)
   .option('--empty-deltas', 'vLLM: send an empty delta for every 80 ms frame without a word, as Voxtral does', false)
   .option('--stream-during-speech', 'OpenAI: stream transcription deltas while speech arrives, not after the commit', false)
@@ -51,6 +52,7 @@ export const serveCommand = new Command('serve')
         perWordMs: opts.perWordMs,
         finalizeMs: opts.finalizeMs,
         batchSpeed: opts.batchSpeed,
+        generationRtf: opts.generationRtf,
         seed: opts.seed,
       },
       emptyDeltas: opts.emptyDeltas,

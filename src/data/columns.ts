@@ -8,11 +8,15 @@ export interface DatasetColumns {
 
 export type ColumnRole = keyof DatasetColumns;
 
-/** Names datasets commonly use, tried in order (Hugging Face, NeMo and Common Voice conventions). */
+/**
+ * Names datasets commonly use, tried in order (Hugging Face, NeMo and Common Voice
+ * conventions, and vLLM-Omni's duplex eval rows: `id|sample_id|uid|name`,
+ * `question_audio`, `question_text`).
+ */
 export const COLUMN_CANDIDATES: Record<ColumnRole, string[]> = {
-  audio: ['audio', 'audio_filepath', 'path', 'file'],
-  text: ['text', 'sentence', 'transcription', 'transcript', 'normalized_text'],
-  id: ['id'],
+  audio: ['audio', 'question_audio', 'audio_filepath', 'path', 'file'],
+  text: ['text', 'sentence', 'transcription', 'transcript', 'normalized_text', 'question_text'],
+  id: ['id', 'sample_id', 'uid', 'name'],
   language: ['language', 'locale', 'lang'],
 };
 

@@ -24,6 +24,9 @@ export interface Sample {
   words?: WordTiming[];
   /** Language as the dataset labels it (e.g. `en`, `en-US`). */
   language?: string;
+  /** Speech to speech: the agent's instructions for this sample's session, and the path of a reference voice (vLLM-Omni's `ref_audio`). */
+  instructions?: string;
+  referenceAudio?: string;
   segments?: SpeechSpan[];
   audio: MonoAudio;
   /** The audio file's bytes as the dataset holds them, when the loader was asked to keep them. */

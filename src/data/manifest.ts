@@ -10,7 +10,8 @@ import { parseSegments, parseWordTimings } from './timings.js';
 /**
  * A JSON Lines manifest: one object per line with `audio` (a path relative to the
  * manifest), `text`, and optionally `id`, `split`, `language`, `words`
- * (`[{word, start, end}]`) and `segments` (`[{start, end}]`), times in seconds. Read
+ * (`[{word, start, end}]`) and `segments` (`[{start, end}]`), times in seconds, and for
+ * speech to speech `instructions` and `ref_audio` (a reference voice's path). Read
  * line by line, so a manifest of any length costs only its entries.
  */
 export function manifestSource(file: string, columns: DatasetColumns): DatasetSource {
@@ -66,11 +67,15 @@ function parseRow(json: string, base: string, columns: DatasetColumns): Omit<Ent
   const id = string(key('id'), 'the sample id') ?? withoutExtension(isAbsolute(audio) ? relative(base, audio) : audio);
   const text = string(key('text'), 'the reference text');
   const language = string(key('language'), 'the language');
+  const instructions = string('instructions', 'the instructions');
+  const reference = string('ref_audio' in fields ? 'ref_audio' : 'reference_audio', 'the reference audio path');
   return {
     id,
     split: string('split', 'the split') ?? 'default',
     text: text?.trim() ?? null,
     ...(language !== undefined ? { language } : {}),
+    ...(instructions !== undefined ? { instructions } : {}),
+    ...(reference ? { referenceAudio: resolve(base, reference) } : {}),
     ...(fields.words !== undefined ? { words: parseWordTimings(fields.words, '"words"') } : {}),
     ...(fields.segments !== undefined ? { segments: parseSegments(fields.segments, '"segments"') } : {}),
     path,

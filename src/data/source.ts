@@ -6,6 +6,9 @@ export interface Entry {
   split: string;
   text: string | null;
   language?: string;
+  /** Speech to speech: the agent's instructions for this sample's session, and a reference voice (an audio file). */
+  instructions?: string;
+  referenceAudio?: string;
   words?: WordTiming[];
   segments?: SpeechSpan[];
   /** Where problems with this sample are reported: a file, and a JSONL line or table row. */

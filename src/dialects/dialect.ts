@@ -29,6 +29,8 @@ export interface CompletionPolicy {
   settled(sinceMs: number): boolean;
   /** Server-ended inputs: whether every input has a final result already. */
   allFinal(inputs: number): boolean;
+  /** Speech to speech: whether answers to `inputs` utterances have begun to sound (their first audio arrived). */
+  answering?(inputs: number): boolean;
 }
 
 interface DialectBase {
@@ -56,14 +58,14 @@ export interface WebSocketDialect extends DialectBase {
   upgradeHeaders(): Record<string, string>;
   /** What the runner waits for before configuring the session, for messages. */
   readonly readyEvent: string;
-  /** Frames sent once the session is ready (e.g. `session.update`). */
-  sessionFrames(): string[];
+  /** Frames sent once the session is ready (e.g. `session.update`), with the settings of the session's first sample. */
+  sessionFrames(session?: SessionSettings): string[];
   /** A `session.update` to send mid-stream, as live applications change settings. */
   sessionUpdateFrame(): string;
   /** Frame that opens an input, or null when the dialect has none. */
   inputStartFrame(): string | null;
-  /** Frame carrying one chunk of PCM16 audio. */
-  audioFrame(pcm16: Buffer): string | Buffer;
+  /** Frame carrying one chunk of PCM16 audio; `span` is where it sits in its utterance, ms. */
+  audioFrame(pcm16: Buffer, span: { startMs: number; endMs: number }): string | Buffer;
   /** Frame that ends an input and asks for its final result. */
   inputEndFrame(): string;
   /** Server turn detection: frame that commits speech still in progress. */
@@ -75,6 +77,36 @@ export interface WebSocketDialect extends DialectBase {
    * not make: media (its PCM16 byte count, never decoded) or the control it is. Never throws.
    */
   readSent(data: Buffer, isBinary: boolean): SentReading;
+  /** Frames the client sends on its own (acknowledgements, playback reports, heartbeats, a closing event): fresh per session; absent when the dialect sends none. */
+  reactions?(settings: { speed: number }): Reactions;
+}
+
+/** A sample's own settings for the session it opens (speech to speech), from its dataset row. */
+export interface SessionSettings {
+  /** The agent's instructions, over the run's. */
+  instructions?: string;
+  /** A reference voice, as a `data:` URI. */
+  referenceAudio?: string;
+}
+
+/** A frame the client sends of its own accord, and the control it is recorded as. */
+export interface Reaction {
+  frame: string;
+  control: Control;
+}
+
+/**
+ * What a client sends besides its inputs, as a pure function of what happened: in
+ * reaction to each event received, to each control it sent, on a timer (every
+ * `tickMs`), and once as the session ends. Times are the run clock's, handed in.
+ */
+export interface Reactions {
+  received(event: ReceivedFrame): Reaction[];
+  sent(frame: SentFrame): Reaction[];
+  /** How often `tick` runs, ms; 0 for never. */
+  readonly tickMs: number;
+  tick(now: number): Reaction[];
+  closing(now: number): Reaction[];
 }
 
 /**

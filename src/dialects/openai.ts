@@ -12,6 +12,8 @@ export interface OpenAISettings {
   model: string;
   language?: string;
   prompt?: string;
+  /** Speech to speech: the agent's instructions. */
+  instructions?: string;
   turnDetection: OpenAITurnDetection;
   /** The legacy beta format (`transcription_session.update`, `OpenAI-Beta: realtime=v1`). */
   beta: boolean;
@@ -112,7 +114,7 @@ function record(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
 }
 
-function wireTurnDetection(td: OpenAITurnDetection): object | null {
+export function wireTurnDetection(td: OpenAITurnDetection): object | null {
   switch (td.type) {
     case 'none':
       return null;
@@ -124,7 +126,11 @@ function wireTurnDetection(td: OpenAITurnDetection): object | null {
 }
 
 export function interpretOpenAIEvent(data: string): DecodedEvent {
-  const event = parseEventObject(data);
+  return openAIEventOf(parseEventObject(data));
+}
+
+/** An OpenAI Realtime transcription event, already parsed, in the neutral vocabulary. */
+export function openAIEventOf(event: Record<string, unknown> & { type: string }): DecodedEvent {
   const { type } = event;
   const itemId = typeof event.item_id === 'string' ? { itemId: event.item_id } : {};
   switch (type) {

@@ -1,4 +1,4 @@
-import type { SessionRecord, SessionTimeline } from '../timeline/types.js';
+import type { SessionRecord, SessionTimeline, Task } from '../timeline/types.js';
 import { sessionEndMs } from '../timeline/types.js';
 import { sessionView, type InputView, type ResponseView, type SessionView } from '../views/session-view.js';
 import { measure, METRICS, type PointMetric } from './catalog.js';
@@ -18,11 +18,11 @@ export interface SessionMetrics {
   responses: Array<Record<string, number>>;
 }
 
-/** Each metric of `scope` with a value on `view`, by name. */
-function valuesOn(scope: PointMetric['scope'], view: InputView | ResponseView | SessionView): Record<string, number> {
+/** Each metric of `scope` and `task` with a value on `view`, by name. */
+function valuesOn(scope: PointMetric['scope'], task: Task, view: InputView | ResponseView | SessionView): Record<string, number> {
   const values: Record<string, number> = {};
   for (const metric of METRICS) {
-    if (metric.scope !== scope) continue;
+    if (metric.scope !== scope || !metric.tasks.includes(task)) continue;
     const value = measure(metric, view);
     if (value !== undefined) values[metric.name] = value;
   }
@@ -31,17 +31,22 @@ function valuesOn(scope: PointMetric['scope'], view: InputView | ResponseView | 
 
 export function computeSessionMetrics(timeline: SessionTimeline): SessionMetrics {
   const view = sessionView(timeline);
+  const { task } = timeline;
   return {
-    session: valuesOn('session', view),
-    inputs: view.inputs.map((input) => valuesOn('input', input)),
-    responses: view.responses.map((response) => valuesOn('response', response)),
+    session: valuesOn('session', task, view),
+    inputs: view.inputs.map((input) => valuesOn('input', task, input)),
+    responses: view.responses.map((response) => valuesOn('response', task, response)),
   };
 }
 
-/** Every metric's values pooled over the given timelines: per session, per input, per response, or per sample. */
+/**
+ * The values of every metric of the timelines' task (every metric, when there are
+ * none), pooled over them: per session, per input, per response, or per sample.
+ */
 export function poolMetricValues(timelines: readonly SessionTimeline[]): Record<string, number[]> {
   const pooled: Record<string, number[]> = {};
-  const pools = METRICS.filter((m) => m.scope !== 'corpus').map((metric) => {
+  const task = timelines[0]?.task;
+  const pools = METRICS.filter((m) => m.scope !== 'corpus' && (task === undefined || m.tasks.includes(task))).map((metric) => {
     const values: number[] = [];
     pooled[metric.name] = values;
     return { metric, values };
@@ -149,7 +154,7 @@ export function summarizeBenchmark(records: readonly SessionRecord[], phases: re
   const failedCount = measured.filter((r) => r.outcome.status === 'failed').length;
   const pooled = poolMetricValues(completed.map((r) => r.timeline));
   const views = completed.map((r) => sessionView(r.timeline));
-  const audioS = pooled.audio_ms!.reduce((sum, v) => sum + v, 0) / 1000;
+  const audioS = (pooled.audio_ms ?? []).reduce((sum, v) => sum + v, 0) / 1000;
   const wallS = measuredSpanMs(measured) / 1000;
   const finished = completed.length + failedCount;
   const errorRate = finished > 0 ? failedCount / finished : null;

@@ -1,16 +1,21 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { renderCsv } from './csv.js';
+import { DUPLEX_METRICS_FILENAME, duplexRows, mergeDuplexMetrics } from './duplex-metrics.js';
 import { renderHtml } from './html/index.js';
 import { renderMarkdown } from './markdown.js';
 import { reportJsonChunks } from './report-json.js';
 import type { Report } from './schema.js';
 import { writeText } from './write-text.js';
 
-export const OUTPUT_FORMATS = ['json', 'csv', 'html', 'md'] as const;
+export const OUTPUT_FORMATS = ['json', 'csv', 'html', 'md', 'duplex'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
-/** Writes the report in each format (JSON always) into `dir`; returns the paths written. */
+/**
+ * Writes the report in each format (JSON always; `duplex_metrics.json` always for the
+ * `s2s` task, merged into one already there, after the rest, so a file that cannot be
+ * merged never costs the report) into `dir`; returns the paths written.
+ */
 export async function writeOutputs(report: Report, dir: string, formats: readonly OutputFormat[] = ['json']): Promise<string[]> {
   await mkdir(dir, { recursive: true });
   const files: Record<string, string> = {};
@@ -19,5 +24,11 @@ export async function writeOutputs(report: Report, dir: string, formats: readonl
   if (formats.includes('html')) files['report.html'] = renderHtml(report);
   const reportPath = join(dir, 'report.json');
   await Promise.all([writeText(reportPath, reportJsonChunks(report)), ...Object.entries(files).map(([name, text]) => writeText(join(dir, name), [text]))]);
-  return [reportPath, ...Object.keys(files).map((name) => join(dir, name))];
+  const written = [reportPath, ...Object.keys(files).map((name) => join(dir, name))];
+  if (formats.includes('duplex') || report.config.task === 's2s') {
+    const path = join(dir, DUPLEX_METRICS_FILENAME);
+    await writeText(path, [`${JSON.stringify(await mergeDuplexMetrics(path, duplexRows(report)), null, 2)}\n`]);
+    written.push(path);
+  }
+  return written;
 }

@@ -72,6 +72,8 @@ export interface RunConfig {
   model: string;
   language: string | null;
   prompt: string | null;
+  /** Speech to speech: the agent's instructions, when given. */
+  instructions?: string;
   /** Who ends turns (OpenAI dialects): the client (`none`) or the server's VAD, with its settings. */
   turnDetection:
     | { type: 'none' }
@@ -111,6 +113,10 @@ export interface RunConfig {
   ackWindowMs: number;
   /** Client frames masked with random keys (absent in reports from before the choice: they were). */
   maskFrames?: boolean;
+  /** Server turn detection: whether each utterance's answer was awaited before the next; absent in reports from before it existed. */
+  waitForAnswer?: boolean;
+  /** Speech to speech: each later utterance started this long after the previous answer began to sound, when set. */
+  bargeInAtMs?: number;
   timeouts: { connectMs: number; readyMs: number; finalMs: number };
   apiKey: string | null;
   tls: { ca: boolean; insecure: boolean };

@@ -17,6 +17,7 @@ export type Fault =
   | { name: 'cut-stream' }
   | { name: 'slow-accept'; ms: number }
   | { name: 'never-finalize' | 'duplicate-final' | 'early-final' | 'out-of-order-finals' | 'markup-strings' }
+  | { name: 'never-respond' | 'cut-mid-response' | 'drop-acks' }
   | { name: 'silent' | 'stall-reads' | 'tcp-reset' | 'malformed-json' | 'binary-frame'; at: FaultPoint }
   | { name: 'close'; code: number; at: FaultPoint }
   | { name: 'error-event'; code: string; at: FaultPoint }
@@ -154,6 +155,21 @@ export const FAULT_CATALOGUE: Record<FaultName, Entry> = {
     usage: 'out-of-order-finals',
     help: "OpenAI: send an item's final after a later item's, when both are due",
     make: () => ({ name: 'out-of-order-finals' }),
+  },
+  'never-respond': {
+    usage: 'never-respond',
+    help: 'speech to speech: hear and commit turns, never answer them',
+    make: () => ({ name: 'never-respond' }),
+  },
+  'cut-mid-response': {
+    usage: 'cut-mid-response',
+    help: 'speech to speech: close with 1011 halfway through the first response',
+    make: () => ({ name: 'cut-mid-response' }),
+  },
+  'drop-acks': {
+    usage: 'drop-acks',
+    help: "vLLM-Omni duplex: lose the client's session.event_ack, so the unacknowledged events overflow and the session fails",
+    make: () => ({ name: 'drop-acks' }),
   },
   'markup-strings': {
     usage: 'markup-strings',

@@ -14,6 +14,8 @@ export interface LatencyModelOptions {
   perWordMs: number;
   /** Extra time to flush after the final commit, ms. Default 60. */
   finalizeMs: number;
+  /** Speech to speech: time to generate each ms of answer audio, ms (below 1 runs ahead of playback). Default 0.5. */
+  generationRtf?: number;
   /** Sessions served at full speed; beyond it every delay is scaled by (open/capacity)^2. Default 16. */
   capacity: number;
   /** Seed of the jitter generator. Default 1. */
@@ -22,11 +24,14 @@ export interface LatencyModelOptions {
   batchSpeed?: number;
 }
 
+export const DEFAULT_GENERATION_RTF = 0.5;
+
 export const DEFAULT_LATENCY: LatencyModelOptions = {
   baseDelayMs: 120,
   jitterMs: 30,
   perWordMs: 10,
   finalizeMs: 60,
+  generationRtf: DEFAULT_GENERATION_RTF,
   capacity: 16,
   seed: 1,
   batchSpeed: 50,
@@ -55,6 +60,11 @@ export class LatencyModel {
     const { baseDelayMs, jitterMs, batchSpeed = DEFAULT_LATENCY.batchSpeed! } = this.options;
     const jitter = (this.random() * 2 - 1) * jitterMs;
     return Math.max(0, baseDelayMs + jitter + audioMs / batchSpeed) * this.slowdown(openSessions);
+  }
+
+  /** Time to generate `audioMs` of answer audio. */
+  generation(audioMs: number, openSessions: number): number {
+    return audioMs * (this.options.generationRtf ?? DEFAULT_GENERATION_RTF) * this.slowdown(openSessions);
   }
 
   /** Delay between the final commit and the final transcript. */

@@ -11,12 +11,18 @@ import { buildReferences, ReferenceIndex } from './recognizer.js';
 import type { SessionContext } from './session-context.js';
 import { TRANSCRIPTION_PATHS, transcriptionEndpoint } from './transcription-endpoint.js';
 import { VllmSession, SAMPLE_RATE as VLLM_RATE } from './vllm-session.js';
+import { DuplexSession } from './duplex-session.js';
+import { RealtimeSession } from './realtime-session.js';
 
 export const DEFAULT_MODEL = 'mistralai/Voxtral-Mini-4B-Realtime-2602';
 export const OPENAI_MODELS = ['gpt-4o-transcribe', 'gpt-4o-mini-transcribe', 'whisper-1'];
 /** The model vLLM's batch transcription is benchmarked with here by default. */
 export const WHISPER_MODEL = 'openai/whisper-large-v3';
 export const REALTIME_PATH = '/v1/realtime';
+/** vLLM-Omni's alias of `/v1/realtime?duplex=1`. */
+export const DUPLEX_PATH = '/v1/duplex';
+/** An OpenAI `?model=` naming one of these opens a conversation session, not a transcription one. */
+export const REALTIME_MODEL = /^gpt-(4o-)?(mini-)?realtime/;
 
 export interface ServerOptions {
   /** Interface to listen on. Default 127.0.0.1. */
@@ -50,11 +56,13 @@ export interface ServerOptions {
   onConnection?: (event: ConnectionEvent) => void;
 }
 
+export type ServedDialect = 'vllm' | 'openai' | 'vllm-omni-duplex' | 'openai-realtime';
+
 export interface ConnectionEvent {
   /** The client's address and port. */
   from: string;
   /** The dialect it will speak, or the HTTP status it was refused with. */
-  outcome: { dialect: 'vllm' | 'openai' } | { refused: number; reason: string };
+  outcome: { dialect: ServedDialect } | { refused: number; reason: string };
 }
 
 export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
@@ -123,16 +131,25 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
       options.onConnection?.({ from, outcome: { refused: status, reason } });
       refuse(socket, status, { error: reason });
     };
-    if (path !== REALTIME_PATH) return refuseWith(404, `Not Found: ${path}`);
+    if (path !== REALTIME_PATH && path !== DUPLEX_PATH) return refuseWith(404, `Not Found: ${path}`);
     const faults = pickFaults();
     const refused = faultOf(faults, 'upgrade');
     if (refused) return refuseWith(refused.status, 'injected fault');
     if (options.apiKey !== undefined && request.headers.authorization !== `Bearer ${options.apiKey}`) return refuseWith(401, 'Unauthorized');
     const betaHeader = request.headers['openai-beta'];
-    const openai = url.searchParams.has('intent') || url.searchParams.has('model') || betaHeader !== undefined;
+    const model = url.searchParams.get('model');
+    const dialect: ServedDialect =
+      path === DUPLEX_PATH || ['1', 'true', 'on'].includes(url.searchParams.get('duplex') ?? '')
+        ? 'vllm-omni-duplex'
+        : model !== null && REALTIME_MODEL.test(model)
+          ? 'openai-realtime'
+          : url.searchParams.has('intent') || model !== null || betaHeader !== undefined
+            ? 'openai'
+            : 'vllm';
+    const openai = dialect === 'openai' || dialect === 'openai-realtime';
     const accept = (): void =>
       wss.handleUpgrade(request, socket, head, (ws) => {
-        options.onConnection?.({ from, outcome: { dialect: openai ? 'openai' : 'vllm' } });
+        options.onConnection?.({ from, outcome: { dialect } });
         open++;
         ws.on('close', () => open--);
         const ctx: SessionContext = {
@@ -147,8 +164,10 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
           faults,
           socket: socket as Socket,
         };
-        if (!openai) new VllmSession(ws, ctx);
-        else new OpenAISession(ws, ctx, { beta: String(betaHeader).includes('realtime=v1'), streamDuringSpeech: options.streamDuringSpeech });
+        if (dialect === 'vllm') new VllmSession(ws, ctx);
+        else if (dialect === 'openai') new OpenAISession(ws, ctx, { beta: String(betaHeader).includes('realtime=v1'), streamDuringSpeech: options.streamDuringSpeech });
+        else if (dialect === 'vllm-omni-duplex') new DuplexSession(ws, ctx, model ?? 'openbmb/MiniCPM-o-4_5');
+        else new RealtimeSession(ws, ctx, model!);
       });
     const slow = faultOf(faults, 'slow-accept');
     if (!slow) return accept();

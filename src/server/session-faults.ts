@@ -116,7 +116,8 @@ export class SessionFaults {
     }
   }
 
-  private close(code: number, reason: string): void {
+  /** Ends the connection with `code`, as a fault does; the session then ignores what it still receives. */
+  close(code: number, reason: string): void {
     this.gone = true;
     if (code === 1006) this.socket.destroy(); // no close frame at all, which is what a peer reports as 1006
     else if (code === 1005) this.ws.close(); // a close frame without a code, reported as 1005

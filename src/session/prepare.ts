@@ -1,8 +1,11 @@
-import type { WebSocketDialect } from '../dialects/dialect.js';
+import { readFile } from 'node:fs/promises';
+import { extname } from 'node:path';
+import type { SessionSettings, WebSocketDialect } from '../dialects/dialect.js';
 import { speechSegments } from '../audio/energy.js';
 import { pcm16DurationMs, toPcm16 } from '../audio/pcm.js';
 import { resample } from '../audio/resample.js';
 import type { Sample } from '../data/dataset.js';
+import { DatasetError } from '../data/errors.js';
 import type { EosSource } from '../timeline/types.js';
 
 /** What preparing audio needs of a dialect: its rate, and how it frames a chunk. */
@@ -18,8 +21,8 @@ export interface PreparedChunk {
   audioEndMs: number;
 }
 
-/** A turn's audio, chunked and encoded, with where its speech is; positions are ms into the turn. */
-export interface PreparedTurn {
+/** A turn's audio, chunked and encoded, with where its speech is; positions are ms into the turn. Its session settings apply when it opens a session. */
+export interface PreparedTurn extends SessionSettings {
   sampleId: string;
   split: string;
   reference: string | null;
@@ -83,7 +86,8 @@ export async function prepareSample(
       eosSource: speech.source,
     };
   };
-  const first = turn(padding.leadMs);
+  const settings = await sessionSettings(sample);
+  const first = { ...turn(padding.leadMs), ...settings };
   return { first, later: padding.gapMs === 0 ? first : turn(padding.gapMs + padding.leadMs) };
 }
 
@@ -93,13 +97,9 @@ export function chunkAudio(pcm16: Buffer, sampleRate: number, chunkMs: number, d
   const chunks: PreparedChunk[] = [];
   for (let offset = 0; offset < pcm16.length; offset += chunkBytes) {
     const end = Math.min(offset + chunkBytes, pcm16.length);
-    const frame = dialect.audioFrame(pcm16.subarray(offset, end));
-    chunks.push({
-      frame: typeof frame === 'string' ? Buffer.from(frame) : frame,
-      binary: typeof frame !== 'string',
-      audioStartMs: pcm16DurationMs(offset, sampleRate),
-      audioEndMs: pcm16DurationMs(end, sampleRate),
-    });
+    const span = { startMs: pcm16DurationMs(offset, sampleRate), endMs: pcm16DurationMs(end, sampleRate) };
+    const frame = dialect.audioFrame(pcm16.subarray(offset, end), span);
+    chunks.push({ frame: typeof frame === 'string' ? Buffer.from(frame) : frame, binary: typeof frame !== 'string', audioStartMs: span.startMs, audioEndMs: span.endMs });
   }
   return { chunks, audioMs: pcm16DurationMs(pcm16.length, sampleRate) };
 }
@@ -122,6 +122,23 @@ export function findSpeech(sample: Sample, pcm: Buffer, rate: number, preference
     }
   }
   return { startMs: 0, endMs: pcm16DurationMs(pcm.length, rate), source: 'audio_end' };
+}
+
+const AUDIO_TYPES: Record<string, string> = { '.wav': 'audio/wav', '.flac': 'audio/flac', '.mp3': 'audio/mpeg', '.ogg': 'audio/ogg' };
+
+/** A sample's own session settings; its reference voice read now, as the data URI vLLM-Omni's `ref_audio` takes. */
+async function sessionSettings(sample: Sample): Promise<SessionSettings> {
+  let referenceAudio: string | undefined;
+  if (sample.referenceAudio !== undefined) {
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(sample.referenceAudio);
+    } catch (err) {
+      throw new DatasetError(`sample ${sample.id}: cannot read its reference audio ${sample.referenceAudio} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    }
+    referenceAudio = `data:${AUDIO_TYPES[extname(sample.referenceAudio).toLowerCase()] ?? 'application/octet-stream'};base64,${bytes.toString('base64')}`;
+  }
+  return { ...(sample.instructions !== undefined ? { instructions: sample.instructions } : {}), ...(referenceAudio !== undefined ? { referenceAudio } : {}) };
 }
 
 function silence(ms: number, rate: number): Buffer {

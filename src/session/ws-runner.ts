@@ -1,5 +1,5 @@
 import WebSocket, { type RawData } from 'ws';
-import { ProtocolViolation, type WebSocketDialect } from '../dialects/dialect.js';
+import { ProtocolViolation, type Reaction, type WebSocketDialect } from '../dialects/dialect.js';
 import type { Control, SentFrame, WebSocketTransport } from '../timeline/types.js';
 import type { Pace } from './pace.js';
 import type { PreparedTurn } from './prepare.js';
@@ -30,6 +30,10 @@ export interface WebSocketPlan extends RunnerBase {
   serverAcks?: { known?: boolean };
   /** Mask frames with random keys; else with the all-zero key. */
   maskFrames?: boolean;
+  /** Server turn detection: before streaming the next utterance, wait until the server has answered every one so far. */
+  waitForAnswer?: boolean;
+  /** Server turn detection: start the next utterance this long (ms of audio) after the answer to the last one begins to sound, so the user speaks over it. */
+  bargeInAtMs?: number;
   /** Extra options for the `ws` client (TLS settings, agents). */
   socketOptions?: WebSocket.ClientOptions;
 }
@@ -68,6 +72,9 @@ function zeroMask(): void {}
 export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult> {
   const { dialect, clock, timeouts } = plan;
   const policy = dialect.policy();
+  const reactions = dialect.reactions?.({ speed: speedOf(plan.pace) });
+  /** What an input's result is called in timeout messages. */
+  const result = dialect.task === 's2s' ? 'answer' : 'final transcript';
   const transport: WebSocketTransport = { kind: 'websocket' };
   const timeline = newTimeline(dialect.task, dialect.turnDetection, plan.plannedStartMs, clock.now(), transport);
   const { counters } = timeline;
@@ -144,6 +151,7 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
       const verdict = policy.observe(received);
       if (policy.ready) transport.readyMs ??= t;
       if (verdict) fail(verdict.end);
+      if (reactions) react(reactions.received(received));
     }
     ending.recheck?.();
   });
@@ -171,8 +179,14 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
     const sent: SentFrame = { t, input, bytes: Buffer.byteLength(frame), kind: 'control', control };
     timeline.sent.push(sent);
     policy.controlSent(sent);
+    if (reactions) react(reactions.sent(sent));
     return t;
   };
+  /** Sends what the dialect's reactions ask for, while the socket is open. */
+  const react = (frames: Reaction[]): void => {
+    for (const { frame, control } of frames) if (ws.readyState === WebSocket.OPEN) sendControl(frame, control);
+  };
+  let ticker: NodeJS.Timeout | undefined;
 
   /**
    * Streams one input's chunks. Paced chunks are due at `t0 + (offsetMs + position) / speed`:
@@ -306,7 +320,7 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
       if (ending.outcome) break;
       sendControl(dialect.inputEndFrame(), 'input_end');
       const index = input;
-      await until('final', () => policy.inputDone(index), timeouts.finalMs, 'the final transcript');
+      await until('final', () => policy.inputDone(index), timeouts.finalMs, `the ${result}`);
     }
     clearTimeout(update);
   };
@@ -316,7 +330,7 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
    * end, speech still in progress is flushed, then every committed item's result is awaited.
    */
   const serverInputs = async (): Promise<void> => {
-    const t0 = clock.now();
+    let t0 = clock.now();
     const update = scheduleUpdate(t0);
     let offsetMs = 0;
     for (; input < plan.inputs.length && !ending.outcome; input++) {
@@ -324,6 +338,16 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
       startInput(prepared, offsetMs);
       await stream(prepared, offsetMs, t0);
       offsetMs += prepared.audioMs;
+      if ((plan.waitForAnswer || plan.bargeInAtMs !== undefined) && input < plan.inputs.length - 1 && !ending.outcome) {
+        const answered = input + 1;
+        if (plan.bargeInAtMs === undefined) {
+          await until('final', () => policy.allFinal(answered), timeouts.finalMs, `the ${result} to utterance ${answered}`);
+        } else {
+          await until('final', () => policy.answering?.(answered) ?? true, timeouts.finalMs, `the ${result} to utterance ${answered} to begin`);
+          if (!ending.outcome) await until('streaming', () => false, plan.bargeInAtMs / speedOf(plan.pace));
+        }
+        t0 = clock.now() - offsetMs / speedOf(plan.pace); // the stream resumes where it paused
+      }
     }
     clearTimeout(update);
     if (ending.outcome) return;
@@ -333,14 +357,15 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
     await until('final', () => policy.allFinal(inputs) || policy.speaking(), SERVER_VAD_GRACE_MS);
     if (ending.outcome) return;
     const flushedMs = policy.speaking() ? sendControl(dialect.flushFrame(), 'flush') : -Infinity;
-    await until('final', () => !policy.speaking() && policy.settled(flushedMs), timeouts.finalMs, 'the transcripts of all committed turns');
+    await until('final', () => !policy.speaking() && policy.settled(flushedMs), timeouts.finalMs, `the ${result}s of all committed turns`);
   };
 
   const flow = async (): Promise<void> => {
     await until('connect', () => transport.openMs !== undefined, timeouts.connectMs, 'the WebSocket to open');
     await until('ready', () => policy.ready, timeouts.readyMs, `the server's ${dialect.readyEvent} event`);
     if (ending.outcome) return;
-    for (const frame of dialect.sessionFrames()) sendControl(frame, 'session_config');
+    for (const frame of dialect.sessionFrames(plan.inputs[0])) sendControl(frame, 'session_config');
+    if (reactions?.tickMs) ticker = setInterval(() => react(reactions.tick(clock.now())), reactions.tickMs);
     await (dialect.turnDetection === 'client' ? clientInputs() : serverInputs());
     if (ending.outcome) return;
     if (plan.idleMs) await until('idle', () => false, plan.idleMs);
@@ -349,6 +374,8 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
 
   return flow().then(() => {
     removeAbort();
+    clearInterval(ticker);
+    if (reactions) react(reactions.closing(clock.now()));
     // The timeline is final from here: later socket events must not change what was returned.
     ws.removeAllListeners();
     ws.on('error', () => {});

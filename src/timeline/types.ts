@@ -75,6 +75,15 @@ export type Control =
   | 'session_update'
   | 'response_request'
   | 'cancel'
+  /** Frames a client sends in reaction to what it receives or on a timer (`WebSocketDialect.reactions`): */
+  /** an acknowledgement of a server event by its sequence number, */
+  | 'event_ack'
+  /** a player's report of the response audio it has played, */
+  | 'playback_ack'
+  /** a keep-alive, */
+  | 'heartbeat'
+  /** and the session's orderly end, before the socket closes. */
+  | 'session_close'
   /** A request of a request/response transport (HTTP), body included. */
   | 'request';
 
@@ -140,6 +149,12 @@ export interface ReceivedFrame {
   /** Audio carried by the event: payload bytes, and their duration from the payload's length (never decoded here). */
   audioBytes?: number;
   audioMs?: number;
+  /** Audio: the response's audio so far as the server counts it (vLLM-Omni's cumulative `metadata.audio_duration_ms`). */
+  cumulativeAudioMs?: number;
+  /** The server's sequence number of the event (vLLM-Omni `server_event_seq`), which the client acknowledges. */
+  serverSeq?: number;
+  /** A response's start: the latencies the server measured itself, with where it measured from. */
+  serverMetrics?: { ttftMs?: number; ttfpMs?: number; origin?: string };
   /** Audio positions the server reports (VAD speech start and end; for `progress`, audio consumed so far), ms of the input stream. */
   audioStartMs?: number;
   audioEndMs?: number;

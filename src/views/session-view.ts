@@ -40,6 +40,12 @@ export interface Anomaly {
 export interface AudioStream {
   chunks: Array<{ t: number; ms: number; bytes: number }>;
   totalMs: number;
+  /**
+   * The audio the server says it emitted: the largest cumulative duration it reported
+   * (vLLM-Omni's `metadata.audio_duration_ms`, so a reset mid-response never adds up
+   * twice), else `totalMs` from the payloads' lengths.
+   */
+  emittedMs: number;
 }
 
 export interface ResponseView {
@@ -48,6 +54,8 @@ export interface ResponseView {
   input: number;
   started?: ReceivedFrame;
   done?: ReceivedFrame;
+  /** With client turn detection, the commit that asked for it (its input's end control, sent before it started). */
+  requested?: SentFrame;
   status: 'done' | 'cancelled' | 'failed' | 'pending';
   text: TextStream;
   transcript: TextStream;
@@ -76,6 +84,8 @@ export interface InputView {
   /** Finals received while it was in progress (its items', with server turn detection) that answered no input. */
   anomalies: Anomaly[];
   responses: ResponseView[];
+  /** Speech to speech: the response still in progress when this input's speech started to leave (the user spoke over the agent). */
+  bargeIn?: { speechSentMs: number; response: ResponseView };
   /** The audio frame holding stream position `ms` (start exclusive, end inclusive). */
   frameAt(ms: number): SentFrame | undefined;
   /** Word errors of the transcript against the reference, after the input's normalizer; undefined without both (memoized). */
@@ -106,7 +116,7 @@ export function sessionView(timeline: SessionTimeline): SessionView {
 }
 
 /** Controls about the whole session, which do not make an input exist. */
-const SESSION_CONTROLS: ReadonlySet<string> = new Set(['session_config', 'session_update']);
+const SESSION_CONTROLS: ReadonlySet<string> = new Set(['session_config', 'session_update', 'event_ack', 'playback_ack', 'heartbeat', 'session_close']);
 const TEXT_KINDS: ReadonlySet<string> = new Set(['text_delta', 'text_final']);
 const RESPONSE_KINDS: ReadonlySet<string> = new Set(['response_started', 'audio', 'audio_final', 'response_done', 'response_cancelled']);
 
@@ -152,7 +162,6 @@ function buildView(timeline: SessionTimeline): SessionView {
       responseFrames.set(id, group);
     }
   }
-  const responses = [...responseFrames].map(([id, group]) => responseView(id, group.input, group.frames));
   const media = Array.from({ length: count }, () => [] as SentFrame[]);
   const starts: Array<SentFrame | undefined> = [];
   const ends: Array<SentFrame | undefined> = [];
@@ -164,6 +173,17 @@ function buildView(timeline: SessionTimeline): SessionView {
     else if (frame.control === 'session_update') updates.push(frame);
   }
   const requests = timeline.transport.kind === 'http' ? timeline.transport.requests : [];
+  const eosFrames = media.map((frames, index) => {
+    const plan = timeline.inputs[index];
+    return plan?.kind === 'audio' ? audioFrameAt(frames, plan.speechEndMs) : undefined;
+  });
+  const responses = [...responseFrames].map(([id, group]) => {
+    const startedMs = group.frames.find((f) => f.kind === 'response_started')?.t ?? group.frames[0]!.t;
+    const input = timeline.task === 's2s' ? answeredInput(eosFrames, startedMs) ?? group.input : group.input;
+    const end = ends[input];
+    const requested = timeline.turnDetection === 'client' && end?.control === 'input_end' && end.t <= startedMs ? end : undefined;
+    return responseView(id, input, group.frames, requested);
+  });
   const inputs = transcripts.map((events, index): InputView => {
     const plan = timeline.inputs[index];
     const frames = media[index]!;
@@ -183,12 +203,13 @@ function buildView(timeline: SessionTimeline): SessionView {
       media: frames,
       ...optional('startControl', starts[index]),
       ...optional('endControl', ends[index]),
-      ...optional('eosFrame', plan?.kind === 'audio' ? frameAt(plan.speechEndMs) : undefined),
+      ...optional('eosFrame', eosFrames[index]),
       ...optional('request', requests.find((r) => r.input === index)),
       transcript,
       items: items[index]!.size,
       anomalies: anomalies.filter((a) => a.input === index),
       responses: responses.filter((r) => r.input === index),
+      ...optional('bargeIn', timeline.task === 's2s' && plan?.kind === 'audio' ? bargeInOf(frames, plan.speechStartMs, responses) : undefined),
       frameAt,
       wordErrors: () => scored()?.words,
       charErrors: () => scored()?.chars,
@@ -209,11 +230,31 @@ function textStream(events: ReceivedFrame[]): TextStream {
   };
 }
 
-function responseView(id: string, input: number, frames: ReceivedFrame[]): ResponseView {
+/** The response in progress (started, not yet ended) when the first frame of speech at `speechStartMs` was sent. */
+function bargeInOf(frames: readonly SentFrame[], speechStartMs: number, responses: readonly ResponseView[]): InputView['bargeIn'] {
+  const speech = frames.find((f) => (f.audioEndMs ?? -Infinity) > speechStartMs);
+  if (!speech) return undefined;
+  const t = speech.t;
+  const response = responses.find((r) => r.started !== undefined && r.started.t <= t && (r.done?.t ?? Infinity) > t);
+  return response ? { speechSentMs: t, response } : undefined;
+}
+
+/** Speech to speech: a response answers the last input whose end of speech had been sent when it started. */
+function answeredInput(eosFrames: ReadonlyArray<SentFrame | undefined>, startedMs: number): number | undefined {
+  let answered: number | undefined;
+  eosFrames.forEach((frame, index) => {
+    if (frame && frame.t <= startedMs) answered = index;
+  });
+  return answered;
+}
+
+function responseView(id: string, input: number, frames: ReceivedFrame[], requested: SentFrame | undefined): ResponseView {
   const started = frames.find((f) => f.kind === 'response_started');
   const done = frames.find((f) => f.kind === 'response_done' || f.kind === 'response_cancelled');
   const failed = frames.some((f) => f.kind === 'error');
   const chunks = frames.filter((f) => f.kind === 'audio').map((f) => ({ t: f.t, ms: f.audioMs ?? 0, bytes: f.audioBytes ?? 0 }));
+  const totalMs = chunks.reduce((sum, c) => sum + c.ms, 0);
+  const reported = frames.flatMap((f) => (f.kind === 'audio' && f.cumulativeAudioMs !== undefined ? [f.cumulativeAudioMs] : []));
   const onChannel = (channel: string) => textStream(frames.filter((f) => TEXT_KINDS.has(f.kind) && f.channel === channel));
   const played = new Map<number, Playback>();
   return {
@@ -221,10 +262,11 @@ function responseView(id: string, input: number, frames: ReceivedFrame[]): Respo
     input,
     ...optional('started', started),
     ...optional('done', done),
+    ...optional('requested', requested),
     status: failed ? 'failed' : done?.kind === 'response_cancelled' ? 'cancelled' : done ? 'done' : 'pending',
     text: onChannel('response_text'),
     transcript: onChannel('response_transcript'),
-    audio: { chunks, totalMs: chunks.reduce((sum, c) => sum + c.ms, 0) },
+    audio: { chunks, totalMs, emittedMs: reported.length > 0 ? reported.reduce((a, b) => Math.max(a, b)) : totalMs },
     playback(bufferMs) {
       let result = played.get(bufferMs);
       if (!result) played.set(bufferMs, (result = playback(chunks, bufferMs)));

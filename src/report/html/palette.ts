@@ -17,6 +17,10 @@ export const COLORS = {
   final: '#111827',
   error: '#dc2626',
   end: '#9ca3af',
+  /** Speech to speech: the agent's audio, its playback, and the user speaking over it. */
+  agentAudio: '#0d9488',
+  playback: '#15803d',
+  bargeIn: '#7c3aed',
   throughput: '#2563eb',
   errorRate: '#0f766e',
   /** The two sides of a comparison: the baseline A and the candidate B. */

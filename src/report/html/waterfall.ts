@@ -1,4 +1,6 @@
+import { AGENT_PLAYBACK_BUFFER_MS } from '../../metrics/s2s.js';
 import { sessionEndMs, type ReceivedFrame } from '../../timeline/types.js';
+import { sessionView } from '../../views/session-view.js';
 import { headlineLatencies } from '../picks.js';
 import type { Report, ReportSession } from '../schema.js';
 import type { ChartSpec, SeriesSpec } from './chart-spec.js';
@@ -20,7 +22,10 @@ const NOTE_CHARS = 240;
 /**
  * The picture of lag: per session, audio chunks as they were sent and transcript
  * events as they arrived, on the session's own clock. The gap between the last
- * chunk of a turn and its final transcript is what a live user waits for.
+ * chunk of a turn and its final transcript is what a live user waits for. A
+ * conversation (speech to speech) adds the agent's side: its audio as it arrived,
+ * when a listener's playback of each answer starts, the user speaking over an answer,
+ * and answers cancelled.
  */
 export function waterfallSection(report: Report): Section {
   const levels = benchmarksByLevel(report);
@@ -33,6 +38,9 @@ export function waterfallSection(report: Report): Section {
     charts,
     body: html`${note(
       'Each row is one session, on its own clock from connect start. Blue: audio chunks sent; amber: transcript text received; black: final transcripts; red: server errors; grey: session end. ' +
+        (report.config.task === 's2s'
+          ? `Conversations: teal, the agent's audio received; green, playback of an answer starting (${AGENT_PLAYBACK_BUFFER_MS} ms buffered); purple, the user speaking over an answer, and answers cancelled. `
+          : '') +
         'Hover a marker to read its text. Sessions are taken evenly across the level in start order.',
     )}
 <label class="switch">Level <select data-switch="waterfall">${shown.map(
@@ -54,8 +62,16 @@ function waterfallChart(id: string, sessions: readonly ReportSession[]): ChartSp
   };
   const eventsOf = (s: ReportSession, test: (e: ReceivedFrame) => boolean) =>
     s.timeline.received.filter(test).map((e) => ({ t: e.t, note: clip(e.text ?? [e.code, e.message].filter(Boolean).join(': ')) }));
+  const agent = (s: ReportSession) => sessionView(s.timeline).responses;
   const series = [
     collect('audio chunk sent', (s) => s.timeline.sent.flatMap((f) => (f.kind === 'audio' ? [{ t: f.t }] : [])), -0.18, 4, COLORS.audio),
+    collect('agent audio received', (s) => eventsOf(s, (e) => e.kind === 'audio' && Boolean(e.audioBytes)), 0.02, 4, COLORS.agentAudio),
+    collect('answer playback starts', (s) => agent(s).flatMap((r) => {
+      const { startMs } = r.playback(AGENT_PLAYBACK_BUFFER_MS);
+      return startMs === undefined ? [] : [{ t: startMs, note: clip(r.transcript.text ?? r.text.text ?? '') }];
+    }), 0.02, 8, COLORS.playback),
+    collect('user speaks over an answer', (s) => sessionView(s.timeline).inputs.flatMap((v) => (v.bargeIn ? [{ t: v.bargeIn.speechSentMs }] : [])), -0.18, 9, COLORS.bargeIn),
+    collect('answer cancelled', (s) => eventsOf(s, (e) => e.kind === 'response_cancelled'), 0.02, 9, COLORS.bargeIn),
     collect('transcript text received', (s) => eventsOf(s, (e) => e.kind === 'text_delta' && Boolean(e.text)), 0.18, 5, COLORS.delta),
     collect('final transcript received', (s) => eventsOf(s, (e) => e.kind === 'text_final'), 0.18, 9, COLORS.final),
     collect('server error', (s) => eventsOf(s, (e) => e.kind === 'error' || e.kind === 'text_failed'), 0, 9, COLORS.error),

@@ -1,0 +1,278 @@
+import { randomBytes } from 'node:crypto';
+import type WebSocket from 'ws';
+import { EmissionQueue } from './emission-queue.js';
+import { StreamRecognizer, type HeardWord } from './recognizer.js';
+import { replyAudio } from './reply-audio.js';
+import type { SessionContext } from './session-context.js';
+import { SessionFaults } from './session-faults.js';
+import { SEMANTIC_SILENCE_MS, StreamingVad } from './vad.js';
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+/** A word ending this soon after speech stops still belongs to that turn. */
+const WORD_TOLERANCE_MS = 100;
+/** The agent's audio is PCM16 at 24 kHz, sent in chunks of this much. */
+export const OUTPUT_RATE = 24_000;
+const OUTPUT_CHUNK_MS = 200;
+
+type TurnDetection = null | { type?: unknown; threshold?: unknown; prefix_padding_ms?: unknown; silence_duration_ms?: unknown; eagerness?: unknown };
+
+/** A response being generated: its ids, and whether it was cancelled or cut. */
+interface Response {
+  id: string;
+  itemId: string;
+  stopped: boolean;
+}
+
+/**
+ * One speech-to-speech conversation on the simulated server, whatever the dialect: it
+ * hears the user's audio (the recognizer), ends turns by its VAD or the client's
+ * commit, and answers each turn with text and speech-like audio, paced by the latency
+ * model (capacity knee included); a response is cancelled by `response.cancel` or, with
+ * a VAD, by the user speaking over it (barge-in). Dialects subclass it for their wire:
+ * the events they add, and what decorates every event they send.
+ */
+export abstract class ConversationSession {
+  protected readonly faults: SessionFaults;
+  private readonly recognizer: StreamRecognizer;
+  private vad: StreamingVad | undefined;
+  private heard: HeardWord[] = [];
+  /** The item the uncommitted audio belongs to, once there is some. */
+  private item: string | undefined;
+  /** Committed items no response has answered yet, with their words. */
+  private unanswered: Array<{ itemId: string; words: string[] }> = [];
+  private bufferedMs = 0;
+  private response: Response | undefined;
+  private responses = 0;
+  protected readonly emissions = new EmissionQueue();
+  protected readonly sessionId = `sess_${randomBytes(12).toString('hex')}`;
+
+  constructor(
+    protected readonly ws: WebSocket,
+    protected readonly ctx: SessionContext,
+    private readonly inputRate: number,
+  ) {
+    this.recognizer = new StreamRecognizer(ctx.references, inputRate);
+    this.faults = new SessionFaults(ctx.faults, ws, ctx.socket, {
+      errorFrame: (code, message) => this.frame({ type: 'error', error: { type: 'server_error', code, message, param: null, event_id: null } }),
+      deltaFrame: () => [this.frame({ type: 'response.output_audio_transcript.delta', response_id: this.response?.id ?? 'resp_none', delta: '' }).slice(0, -2), '"}'],
+      noiseFrame: () => this.frame({ type: 'rate_limits.updated', rate_limits: [] }),
+    });
+    ws.on('close', () => this.emissions.clear());
+  }
+
+  /** Sends the opening event and starts listening; subclasses call it once constructed. */
+  protected open(created: Record<string, unknown>): void {
+    if (this.faults.reach('open')) return;
+    this.send(created);
+    this.ws.on('message', (data, isBinary) => this.onMessage(data as Buffer, isBinary));
+  }
+
+  /** The dialect's own client events; false when the type is not one of them. */
+  protected abstract onOwnEvent(event: Record<string, unknown>): boolean;
+  /** What every event sent carries besides its fields (ids, sequence numbers). */
+  protected abstract decorate(event: Record<string, unknown>): Record<string, unknown>;
+  /** The session as `session.created` / `session.updated` describe it. */
+  protected abstract describe(): Record<string, unknown>;
+  /** Extra fields of an audio delta: `cumulativeMs` is the response's audio so far. */
+  protected audioMetadata(_cumulativeMs: number): Record<string, unknown> {
+    return {};
+  }
+  /** Fields of `response.created` beyond the response's id and status; `plannedFirstMs` is when its first audio and text are due, ms after the request. */
+  protected responseMetadata(_plannedFirstMs: number): Record<string, unknown> {
+    return {};
+  }
+  /** Events sent after a response's audio and transcript are done, before `response.done`. */
+  protected responseEnding(_response: Response): Array<Record<string, unknown>> {
+    return [];
+  }
+
+  private onMessage(data: Buffer, isBinary: boolean): void {
+    if (this.faults.gone) return;
+    if (isBinary) return this.error('invalid_request_error', 'invalid_json', 'Binary frames are not supported; send JSON text frames.');
+    let event: Record<string, unknown>;
+    try {
+      event = JSON.parse(data.toString('utf8'));
+      if (typeof event !== 'object' || event === null) throw new Error();
+    } catch {
+      return this.error('invalid_request_error', 'invalid_json', 'Invalid JSON: the event could not be parsed.');
+    }
+    switch (event.type) {
+      case 'session.update':
+        return this.onUpdate(event.session);
+      case 'input_audio_buffer.append':
+        return this.onAppend(event.audio);
+      case 'input_audio_buffer.commit':
+        return this.onCommit(event.response_create === true);
+      case 'input_audio_buffer.clear':
+        this.heard = [];
+        this.item = undefined;
+        this.bufferedMs = 0;
+        this.vad?.reset();
+        return this.send({ type: 'input_audio_buffer.cleared' });
+      case 'response.create':
+        return this.onResponseCreate();
+      case 'response.cancel':
+        return this.onCancel(event.response_id);
+      default:
+        if (!this.onOwnEvent(event)) this.error('invalid_request_error', 'invalid_value', `Invalid value: '${String(event.type)}' is not a client event this server knows.`, 'type');
+    }
+  }
+
+  /** Turn detection from either session shape: OpenAI's `audio.input.turn_detection`, or vLLM-Omni's and the beta's flat `turn_detection`. */
+  private onUpdate(session: unknown): void {
+    const s = (typeof session === 'object' && session !== null ? session : {}) as Record<string, unknown>;
+    const input = ((s.audio as Record<string, unknown> | undefined)?.input ?? {}) as Record<string, unknown>;
+    const td = (input.turn_detection !== undefined ? input.turn_detection : s.turn_detection) as TurnDetection | undefined;
+    if (td !== undefined) this.setTurnDetection(td);
+    this.send({ type: 'session.updated', session: this.describe() });
+  }
+
+  private setTurnDetection(td: TurnDetection): void {
+    if (td === null || (td.type !== 'server_vad' && td.type !== 'semantic_vad')) {
+      this.vad = undefined;
+      return;
+    }
+    const num = (v: unknown, fallback: number): number => (typeof v === 'number' ? v : fallback);
+    const eagerness = typeof td.eagerness === 'string' && td.eagerness in SEMANTIC_SILENCE_MS ? (td.eagerness as keyof typeof SEMANTIC_SILENCE_MS) : 'auto';
+    const silenceDurationMs = td.type === 'server_vad' ? num(td.silence_duration_ms, 500) : SEMANTIC_SILENCE_MS[eagerness];
+    this.vad = new StreamingVad(this.inputRate, { threshold: num(td.threshold, 0.5), prefixPaddingMs: num(td.prefix_padding_ms, 300), silenceDurationMs });
+  }
+
+  private onAppend(audio: unknown): void {
+    if (typeof audio !== 'string' || audio.length % 4 !== 0 || !BASE64.test(audio)) {
+      return this.error('invalid_request_error', 'invalid_value', 'Invalid value: audio must be base64-encoded PCM16.', 'audio');
+    }
+    const pcm = Buffer.from(audio, 'base64');
+    if (this.faults.reach('streaming')) return;
+    this.bufferedMs += (pcm.length / 2 / this.inputRate) * 1000;
+    this.heard.push(...this.faults.words(this.recognizer.feed(pcm)));
+    if (!this.vad && pcm.length > 0) this.item ??= newId('item');
+    for (const event of this.vad?.feed(pcm) ?? []) {
+      if (event.type === 'started') {
+        this.item = newId('item');
+        this.send({ type: 'input_audio_buffer.speech_started', audio_start_ms: Math.round(event.audioStartMs), item_id: this.item });
+        if (this.response) this.stop('barge_in');
+      } else if (this.item) {
+        this.send({ type: 'input_audio_buffer.speech_stopped', audio_end_ms: Math.round(event.audioEndMs), item_id: this.item });
+        if (this.commit(event.audioEndMs + WORD_TOLERANCE_MS)) this.answer();
+      }
+    }
+  }
+
+  private onCommit(respond: boolean): void {
+    if (this.bufferedMs === 0 && !this.item) return this.error('invalid_request_error', 'input_audio_buffer_commit_empty', 'Error committing input audio buffer: the buffer is empty.');
+    this.heard.push(...this.faults.words(this.recognizer.flush()));
+    this.item ??= newId('item');
+    this.vad?.reset();
+    if (this.commit(Infinity) && respond) this.answer();
+  }
+
+  private onResponseCreate(): void {
+    if (this.response) return this.error('invalid_request_error', 'conversation_already_has_active_response', 'Conversation already has an active response in progress.');
+    this.answer();
+  }
+
+  private onCancel(responseId: unknown): void {
+    if (!this.response || (typeof responseId === 'string' && responseId !== this.response.id)) {
+      return this.error('invalid_request_error', 'response_cancel_not_active', 'Cancellation failed: no active response found.');
+    }
+    this.stop('client_cancelled');
+  }
+
+  /** Commits the current item with the words heard up to `untilMs`; false when a fault ended the connection. */
+  private commit(untilMs: number): boolean {
+    if (this.faults.reach('final')) return false;
+    const itemId = this.item ?? newId('item');
+    this.item = undefined;
+    this.bufferedMs = 0;
+    const words = this.heard.filter((w) => w.endMs <= untilMs).map((w) => w.text);
+    this.heard = this.heard.filter((w) => w.endMs > untilMs);
+    this.send({ type: 'input_audio_buffer.committed', item_id: itemId, previous_item_id: null });
+    this.send({ type: 'conversation.item.added', previous_item_id: null, item: { id: itemId, type: 'message', role: 'user', content: [{ type: 'input_audio', transcript: null }] } });
+    this.unanswered.push({ itemId, words });
+    const open = this.ctx.openSessions();
+    this.emissions.push(performance.now() + this.ctx.latency.finalize(open), () =>
+      this.send({ type: 'conversation.item.input_audio_transcription.completed', item_id: itemId, content_index: 0, transcript: words.join(' ') }),
+    );
+    return true;
+  }
+
+  /** Answers the committed turns not yet answered (or, asked with none, says it is listening). */
+  private answer(): void {
+    if (this.faults.has('never-respond')) return;
+    const turns = this.unanswered.splice(0);
+    const heard = turns.flatMap((t) => t.words);
+    const text = heard.length > 0 ? `You said ${heard.join(' ')}.` : 'I am listening.';
+    const response: Response = { id: newId('resp'), itemId: newId('item'), stopped: false };
+    this.response = response;
+    const index = this.responses++;
+    const open = this.ctx.openSessions();
+    const { pcm, words } = replyAudio(text, OUTPUT_RATE);
+    const chunkBytes = (OUTPUT_RATE * OUTPUT_CHUNK_MS) / 1000 * 2;
+    const chunks = Math.ceil(pcm.length / chunkBytes);
+    const cutAt = index === 0 && this.faults.has('cut-mid-response') ? Math.floor(chunks / 2) : -1;
+    const requestedAt = performance.now();
+    let at = requestedAt + this.ctx.latency.finalize(open);
+    const push = (action: () => void): void => this.emissions.push(at, () => (response.stopped ? undefined : action()));
+    const createdAt = at;
+    at += this.ctx.latency.delay(open);
+    const plannedFirstMs = at - requestedAt;
+    this.emissions.push(createdAt, () =>
+      this.send({ type: 'response.created', response: { id: response.id, object: 'realtime.response', status: 'in_progress', output: [], ...this.responseMetadata(plannedFirstMs) } }),
+    );
+    let spoken = 0;
+    for (let k = 0; k < chunks; k++) {
+      const startMs = k * OUTPUT_CHUNK_MS;
+      const endMs = Math.min((k + 1) * OUTPUT_CHUNK_MS, (pcm.length / 2 / OUTPUT_RATE) * 1000);
+      const audio = pcm.subarray(k * chunkBytes, (k + 1) * chunkBytes).toString('base64');
+      const said = words.filter((w) => (w.endMs > startMs && w.endMs <= endMs) || (k === chunks - 1 && w.endMs > endMs));
+      const delta = said.map((w, i) => (spoken + i === 0 ? w.text : ` ${w.text}`)).join('');
+      spoken += said.length;
+      const ids = { response_id: response.id, item_id: response.itemId, output_index: 0, content_index: 0 };
+      push(() => {
+        if (k === cutAt) {
+          response.stopped = true;
+          return this.faults.close(1011, 'injected fault');
+        }
+        this.send({ type: 'response.output_audio.delta', ...ids, delta: audio, ...this.audioMetadata(endMs) });
+        if (delta) this.send({ type: 'response.output_audio_transcript.delta', ...ids, delta });
+      });
+      at += this.ctx.latency.generation(endMs - startMs, open);
+    }
+    push(() => {
+      const ids = { response_id: response.id, item_id: response.itemId, output_index: 0, content_index: 0 };
+      this.send({ type: 'response.output_audio.done', ...ids });
+      this.send({ type: 'response.output_audio_transcript.done', ...ids, transcript: text });
+      for (const event of this.responseEnding(response)) this.send(event);
+      this.finish(response, 'completed');
+    });
+  }
+
+  /** Stops the response in progress: cancelled by the client or by the user speaking over it. */
+  private stop(reason: 'barge_in' | 'client_cancelled'): void {
+    const response = this.response!;
+    response.stopped = true;
+    this.finish(response, 'cancelled', reason);
+  }
+
+  private finish(response: Response, status: 'completed' | 'cancelled', reason?: string): void {
+    if (this.response === response) this.response = undefined;
+    this.send({ type: 'response.done', response: { id: response.id, object: 'realtime.response', status, status_details: reason ? { type: status, reason } : null, output: [] } });
+  }
+
+  protected error(type: string, code: string, message: string, param: string | null = null): void {
+    this.send({ type: 'error', error: { type, code, message, param, event_id: null } });
+  }
+
+  protected send(event: Record<string, unknown>): void {
+    this.faults.deliver(this.frame(event));
+  }
+
+  private frame(event: Record<string, unknown>): string {
+    return JSON.stringify(this.decorate({ event_id: `event_${randomBytes(8).toString('hex')}`, ...event }));
+  }
+}
+
+export function newId(prefix: string): string {
+  return `${prefix}_${randomBytes(10).toString('hex')}`;
+}

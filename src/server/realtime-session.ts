@@ -1,0 +1,27 @@
+import type WebSocket from 'ws';
+import { ConversationSession } from './conversation-session.js';
+import type { SessionContext } from './session-context.js';
+
+/** OpenAI's `audio/pcm` is PCM16 at 24 kHz. */
+export const SAMPLE_RATE = 24_000;
+
+/** One connection speaking an OpenAI Realtime conversation session (GA event names): the conversation core as it is. */
+export class RealtimeSession extends ConversationSession {
+  constructor(ws: WebSocket, ctx: SessionContext, private readonly model: string) {
+    super(ws, ctx, SAMPLE_RATE);
+    this.open({ type: 'session.created', session: this.describe() });
+  }
+
+  protected onOwnEvent(): boolean {
+    return false;
+  }
+
+  protected decorate(event: Record<string, unknown>): Record<string, unknown> {
+    return event;
+  }
+
+  protected describe(): Record<string, unknown> {
+    const format = { type: 'audio/pcm', rate: SAMPLE_RATE };
+    return { type: 'realtime', id: this.sessionId, object: 'realtime.session', model: this.model, output_modalities: ['audio'], audio: { input: { format }, output: { format, voice: 'marin' } } };
+  }
+}
