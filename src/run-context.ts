@@ -97,6 +97,8 @@ async function webSocketSessions(settings: Settings, dataset: Dataset, dialect: 
       ...(settings.updateAtMs !== undefined ? { updateAtMs: settings.updateAtMs } : {}),
       ackWindowMs: settings.ackWindowMs,
       maskFrames: settings.maskFrames,
+      waitForAnswer: settings.waitForAnswer,
+      ...(settings.bargeInAtMs !== undefined ? { bargeInAtMs: settings.bargeInAtMs } : {}),
       serverAcks,
       timeouts: settings.timeouts,
       clock,

@@ -189,6 +189,6 @@ describe('speech-to-speech metrics, on hand-built timelines', () => {
       assert.deepEqual(metricByName(name)!.tasks, ['s2s']);
     }
     assert.ok(!s2s.includes('ttft_ms'));
-    assert.deepEqual(metricByName('ttft_ms')!.tasks, ['stt']);
+    assert.deepEqual(metricByName('ttft_ms')!.tasks, ['stt', 'batch_stt']);
   });
 });
