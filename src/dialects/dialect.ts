@@ -1,7 +1,11 @@
 import type { Failure, ReceivedFrame, SentFrame, Task, TurnDetection } from '../timeline/types.js';
 
-/** A received frame translated into the neutral vocabulary; the runner adds the time and the input. */
-export type DecodedEvent = Omit<ReceivedFrame, 't' | 'input'>;
+/**
+ * A received frame translated into the neutral vocabulary; the runner adds the time and
+ * the input. An audio event may carry its undecoded `payload` (a string is base64, a
+ * Buffer raw bytes) for analysis after the run; the runner keeps it out of the timeline.
+ */
+export type DecodedEvent = Omit<ReceivedFrame, 't' | 'input'> & { payload?: string | Buffer };
 
 /**
  * What one received event means for the session, as the dialect's completion policy
@@ -54,6 +58,8 @@ export interface WebSocketDialect extends DialectBase {
   connectUrl(target: string): string;
   /** Headers for the upgrade request beyond authentication. */
   upgradeHeaders(): Record<string, string>;
+  /** Text-in dialects (speech generation): the frames carrying one piece of an input's text. */
+  textFrame?(text: string): string;
   /** What the runner waits for before configuring the session, for messages. */
   readonly readyEvent: string;
   /** Frames sent once the session is ready (e.g. `session.update`). */
