@@ -2,8 +2,9 @@ import type { Failure, ReceivedFrame, SentFrame, Task, TurnDetection } from '../
 
 /**
  * A received frame translated into the neutral vocabulary; the runner adds the time and
- * the input. An audio event may carry its undecoded `payload` (a string is base64, a
- * Buffer raw bytes) for analysis after the run; the runner keeps it out of the timeline.
+ * the input. An audio event may carry its undecoded `payload` (base64 text, or raw
+ * bytes): the runner takes it off the recorded frame, so the timeline stays small, and
+ * keeps it beside the timeline when the after-run analysis needs it.
  */
 export type DecodedEvent = Omit<ReceivedFrame, 't' | 'input'> & { payload?: string | Buffer };
 

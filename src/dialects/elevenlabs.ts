@@ -1,6 +1,6 @@
 import { ProtocolViolation, type DecodedEvent, type WebSocketDialect } from './dialect.js';
 import { audioEvent, base64Bytes, noAudioInput, speechPolicy, stringField, TTS_RATE } from './tts-common.js';
-import type { SpeechSettings } from './vllm-omni-speech-ws.js';
+import type { SpeechWsSettings } from './vllm-omni-speech-ws.js';
 
 export const DEFAULT_ELEVENLABS_MODEL = 'eleven_flash_v2_5';
 /** ElevenLabs' long-standing default voice ("Rachel"). */
@@ -17,7 +17,7 @@ export const DEFAULT_ELEVENLABS_VOICE = '21m00Tcm4TlvDq8ikWAM';
  * closes. So one input per session. Messages carry no `type`. Errors:
  * `{"message", "error", "code": 1008}`, then close 1008.
  */
-export function elevenlabsDialect(settings: SpeechSettings): WebSocketDialect {
+export function elevenlabsDialect(settings: SpeechWsSettings): WebSocketDialect {
   const voice = settings.voice ?? DEFAULT_ELEVENLABS_VOICE;
   const opening = JSON.stringify({ text: ' ' });
   const end = JSON.stringify({ text: '' });

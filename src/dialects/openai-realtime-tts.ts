@@ -1,6 +1,6 @@
 import { jsonTextDecoder, parseEventObject, type DecodedEvent, type WebSocketDialect } from './dialect.js';
 import { audioEvent, base64Bytes, noAudioInput, speechPolicy, stringField, TTS_RATE, withDefaultPath } from './tts-common.js';
-import type { SpeechSettings } from './vllm-omni-speech-ws.js';
+import type { SpeechWsSettings } from './vllm-omni-speech-ws.js';
 
 export const DEFAULT_REALTIME_TTS_MODEL = 'gpt-realtime';
 export const DEFAULT_REALTIME_TTS_VOICE = 'marin';
@@ -19,7 +19,7 @@ export const READ_ALOUD = 'Read the user\'s text aloud exactly as written, word 
  * {status}}`, where a status other than `completed` is an error. Errors:
  * `{type: "error", error: {type, code, message}}`.
  */
-export function openaiRealtimeTtsDialect(settings: SpeechSettings & { beta: boolean }): WebSocketDialect {
+export function openaiRealtimeTtsDialect(settings: SpeechWsSettings & { beta: boolean }): WebSocketDialect {
   const voice = settings.voice ?? DEFAULT_REALTIME_TTS_VOICE;
   const sessionUpdate = JSON.stringify({
     type: 'session.update',

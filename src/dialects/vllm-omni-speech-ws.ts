@@ -5,7 +5,7 @@ export const VLLM_OMNI_SPEECH_PATH = '/v1/audio/speech/stream';
 /** A 44-byte RIFF header opens a WAV file; it is never audio. */
 const WAV_HEADER_BYTES = 44;
 
-export interface SpeechSettings {
+export interface SpeechWsSettings {
   model: string;
   /** The server's voice (vLLM-Omni `voice`, ElevenLabs voice id, OpenAI Realtime voice); the server's default when unset. */
   voice?: string;
@@ -24,7 +24,7 @@ export interface SpeechSettings {
  * `audio.chunk`; a binary frame that is a WAV file (`stream_audio: false`) has its
  * header left out. Errors: `{type: "error", message}` (with `partial_audio`).
  */
-export function vllmOmniSpeechDialect(settings: SpeechSettings): WebSocketDialect {
+export function vllmOmniSpeechDialect(settings: SpeechWsSettings): WebSocketDialect {
   const config = JSON.stringify({
     type: 'session.config',
     model: settings.model,

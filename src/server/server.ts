@@ -10,10 +10,16 @@ import { OpenAISession, SAMPLE_RATE as OPENAI_RATE } from './openai-session.js';
 import { buildReferences, ReferenceIndex } from './recognizer.js';
 import type { SessionContext } from './session-context.js';
 import { VllmSession, SAMPLE_RATE as VLLM_RATE } from './vllm-session.js';
+import { ELEVENLABS_PATH, ElevenLabsSession } from './elevenlabs-session.js';
+import { DEFAULT_OMNI_SPEECH_MODEL, OMNI_SPEECH_PATH, OmniSpeechSession } from './omni-speech-session.js';
+import { RealtimeTtsSession } from './realtime-tts-session.js';
+import { DEFAULT_SPEECH_LATENCY, DEFAULT_VOICE, SpeechLatencyModel, type SpeechLatencyOptions, type VoiceOptions } from './speech-synth.js';
 
 export const DEFAULT_MODEL = 'mistralai/Voxtral-Mini-4B-Realtime-2602';
 export const OPENAI_MODELS = ['gpt-4o-transcribe', 'gpt-4o-mini-transcribe', 'whisper-1'];
 export const REALTIME_PATH = '/v1/realtime';
+/** An OpenAI `?model=` naming a realtime model (not a transcription one) opens a speech-generation session. */
+const REALTIME_TTS_MODEL = /realtime/;
 
 export interface ServerOptions {
   /** Interface to listen on. Default 127.0.0.1. */
@@ -39,6 +45,9 @@ export interface ServerOptions {
   progressAcks: boolean;
   /** vLLM dialect: ingest audio at most this many times real time. Default Infinity (at once). */
   ingestSpeed: number;
+  /** Speech generation: the server's voice, and its first-audio delay, generation speed, jitter and knee. */
+  voice: VoiceOptions;
+  speechLatency: SpeechLatencyOptions;
   /** Fault scenarios (`parseFaultScenario`); a faulted session gets one of them. Default none. */
   faults: FaultScenario[];
   /** Share of sessions that get a fault, drawn per upgrade from a generator seeded with `latency.seed`. Default 1. */
@@ -51,13 +60,16 @@ export interface ConnectionEvent {
   /** The client's address and port. */
   from: string;
   /** The dialect it will speak, or the HTTP status it was refused with. */
-  outcome: { dialect: 'vllm' | 'openai' } | { refused: number; reason: string };
+  outcome: { dialect: ServedDialect } | { refused: number; reason: string };
 }
+
+/** The dialects the server speaks, found from the upgrade's path, query and headers. */
+export type ServedDialect = 'vllm' | 'openai' | 'vllm-omni-speech-ws' | 'openai-realtime-tts' | 'elevenlabs';
 
 export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
   host: '127.0.0.1',
   port: 8000,
-  models: [DEFAULT_MODEL, ...OPENAI_MODELS],
+  models: [DEFAULT_MODEL, ...OPENAI_MODELS, DEFAULT_OMNI_SPEECH_MODEL],
   references: [],
   latency: DEFAULT_LATENCY,
   emptyDeltas: false,
@@ -65,6 +77,8 @@ export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
   maxAudioMb: 25,
   progressAcks: false,
   ingestSpeed: Infinity,
+  voice: DEFAULT_VOICE,
+  speechLatency: DEFAULT_SPEECH_LATENCY,
   faults: [],
   faultRate: 1,
 };
@@ -87,6 +101,7 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
   const { references, ...options }: ServerOptions = { ...DEFAULT_SERVER_OPTIONS, ...overrides };
   const [vllmReferences, openaiReferences] = await indexReferences(references);
   const latency = new LatencyModel(options.latency);
+  const speech = { latency: new SpeechLatencyModel(options.speechLatency), voice: options.voice };
   // Sessions answer pings themselves, so that a silent server is silent and no pong lands inside a raw frame.
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, autoPong: false });
   const pickFaults = faultPicker(options.faults, options.faultRate, options.latency.seed);
@@ -106,16 +121,25 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
       options.onConnection?.({ from, outcome: { refused: status, reason } });
       refuse(socket, status, { error: reason });
     };
-    if (path !== REALTIME_PATH) return refuseWith(404, `Not Found: ${path}`);
+    const betaHeader = request.headers['openai-beta'];
+    const model = url.searchParams.get('model');
+    const dialect: ServedDialect | undefined =
+      path === OMNI_SPEECH_PATH ? 'vllm-omni-speech-ws'
+      : ELEVENLABS_PATH.test(path) ? 'elevenlabs'
+      : path !== REALTIME_PATH ? undefined
+      : model !== null && REALTIME_TTS_MODEL.test(model) ? 'openai-realtime-tts'
+      : url.searchParams.has('intent') || model !== null || betaHeader !== undefined ? 'openai'
+      : 'vllm';
+    if (dialect === undefined) return refuseWith(404, `Not Found: ${path}`);
     const faults = pickFaults();
     const refused = faultOf(faults, 'upgrade');
     if (refused) return refuseWith(refused.status, 'injected fault');
-    if (options.apiKey !== undefined && request.headers.authorization !== `Bearer ${options.apiKey}`) return refuseWith(401, 'Unauthorized');
-    const betaHeader = request.headers['openai-beta'];
-    const openai = url.searchParams.has('intent') || url.searchParams.has('model') || betaHeader !== undefined;
+    const authorized = dialect === 'elevenlabs' ? request.headers['xi-api-key'] === options.apiKey : request.headers.authorization === `Bearer ${options.apiKey}`;
+    if (options.apiKey !== undefined && !authorized) return refuseWith(401, 'Unauthorized');
+    const openai = dialect === 'openai';
     const accept = (): void =>
       wss.handleUpgrade(request, socket, head, (ws) => {
-        options.onConnection?.({ from, outcome: { dialect: openai ? 'openai' : 'vllm' } });
+        options.onConnection?.({ from, outcome: { dialect } });
         open++;
         ws.on('close', () => open--);
         const ctx: SessionContext = {
@@ -129,9 +153,14 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
           ingestSpeed: options.ingestSpeed,
           faults,
           socket: socket as Socket,
+          speech,
         };
-        if (!openai) new VllmSession(ws, ctx);
-        else new OpenAISession(ws, ctx, { beta: String(betaHeader).includes('realtime=v1'), streamDuringSpeech: options.streamDuringSpeech });
+        const beta = String(betaHeader).includes('realtime=v1');
+        if (dialect === 'vllm-omni-speech-ws') new OmniSpeechSession(ws, ctx);
+        else if (dialect === 'elevenlabs') new ElevenLabsSession(ws, ctx, url.searchParams);
+        else if (dialect === 'openai-realtime-tts') new RealtimeTtsSession(ws, ctx, { model: model!, beta });
+        else if (!openai) new VllmSession(ws, ctx);
+        else new OpenAISession(ws, ctx, { beta, streamDuringSpeech: options.streamDuringSpeech });
       });
     const slow = faultOf(faults, 'slow-accept');
     if (!slow) return accept();

@@ -198,6 +198,8 @@ export interface SessionTimeline {
   received: ReceivedFrame[];
   transport: WebSocketTransport | HttpTransport;
   counters: Counters;
+  /** Speech generation: the audio the listener's simulated player buffers before it starts, ms (default 200). */
+  playbackBufferMs?: number;
 }
 
 /** The stage a session was in when it stopped; timeouts name it. HTTP: writing the request, awaiting its status, reading its body. */

@@ -1,7 +1,7 @@
 import { wordErrors, type WordErrors } from '../metrics/wer.js';
 import { finalsLedger, type AnomalyReason } from '../timeline/finals.js';
 import type { InputRecord, ReceivedFrame, SentFrame, SessionTimeline } from '../timeline/types.js';
-import { playback, type Playback } from './playback.js';
+import { DEFAULT_PLAYBACK_BUFFER_MS, playback, type Playback } from './playback.js';
 
 /**
  * Views: what every metric and renderer reads instead of raw events. A session's view is
@@ -62,6 +62,8 @@ export interface InputView {
   /** Its media frames (audio or text), in send order. */
   media: SentFrame[];
   startControl?: SentFrame;
+  /** Its request, on a request/response transport (HTTP). */
+  request?: SentFrame;
   /** The control that ended it: the final commit, end of text, or the flush of a continuous stream. */
   endControl?: SentFrame;
   /** The media frame holding the end of speech (audio inputs). */
@@ -73,6 +75,12 @@ export interface InputView {
   /** Finals received while it was in progress (its items', with server turn detection) that answered no input. */
   anomalies: Anomaly[];
   responses: ResponseView[];
+  /** Every frame received while it was in progress, in arrival order. */
+  received: ReceivedFrame[];
+  /** The audio of its responses, in arrival order (speech generation). */
+  audio: AudioStream;
+  /** That audio played by a player that starts once the timeline's playback buffer (default 200 ms) is full (memoized). */
+  playback(): Playback;
   /** The audio frame holding stream position `ms` (start exclusive, end inclusive). */
   frameAt(ms: number): SentFrame | undefined;
   /** Word errors of the transcript against the reference; undefined without both (memoized). */
@@ -113,6 +121,7 @@ function buildView(timeline: SessionTimeline): SessionView {
   const transcripts = Array.from({ length: count }, () => [] as ReceivedFrame[]);
   const items = Array.from({ length: count }, () => new Set<string>());
   const responseFrames = new Map<string, { input: number; frames: ReceivedFrame[] }>();
+  const received = Array.from({ length: count }, () => [] as ReceivedFrame[]);
   const ledger = finalsLedger(timeline.turnDetection);
   const controls = timeline.sent.filter((f) => f.kind === 'control');
   let replayed = 0;
@@ -121,6 +130,7 @@ function buildView(timeline: SessionTimeline): SessionView {
   // When each input's content started to leave: its first media frame, or its request.
   for (const frame of timeline.sent) if (frame.kind !== 'control' || frame.control === 'request') firstMediaMs[frame.input] ??= frame.t;
   for (const event of timeline.received) {
+    if (count > 0) received[clamp(event.input)]!.push(event);
     if (TEXT_KINDS.has(event.kind) && (event.channel ?? 'input_transcript') === 'input_transcript') {
       if (count === 0) continue;
       let input = clamp((event.itemId !== undefined ? inputOf?.get(event.itemId) : undefined) ?? event.input);
@@ -150,11 +160,13 @@ function buildView(timeline: SessionTimeline): SessionView {
   const responses = [...responseFrames].map(([id, group]) => responseView(id, group.input, group.frames));
   const media = Array.from({ length: count }, () => [] as SentFrame[]);
   const starts: Array<SentFrame | undefined> = [];
+  const requests: Array<SentFrame | undefined> = [];
   const ends: Array<SentFrame | undefined> = [];
   const updates: SentFrame[] = [];
   for (const frame of timeline.sent) {
     if (frame.kind !== 'control') media[frame.input]?.push(frame);
     else if (frame.control === 'input_start') starts[frame.input] ??= frame;
+    else if (frame.control === 'request') requests[frame.input] ??= frame;
     else if (frame.control === 'input_end' || frame.control === 'flush') ends[frame.input] ??= frame;
     else if (frame.control === 'session_update') updates.push(frame);
   }
@@ -164,17 +176,24 @@ function buildView(timeline: SessionTimeline): SessionView {
     const frameAt = (ms: number): SentFrame | undefined => audioFrameAt(frames, ms);
     let errors: WordErrors | undefined | null = null;
     const transcript = textStream(events);
+    const answers = responses.filter((r) => r.input === index);
+    const audio = answers.length === 1 ? answers[0]!.audio : audioStream(answers.flatMap((r) => r.audio.chunks).sort((a, b) => a.t - b.t));
+    let played: Playback | undefined;
     return {
       index,
       ...optional('plan', plan),
       media: frames,
       ...optional('startControl', starts[index]),
+      ...optional('request', requests[index]),
       ...optional('endControl', ends[index]),
       ...optional('eosFrame', plan?.kind === 'audio' ? frameAt(plan.speechEndMs) : undefined),
       transcript,
       items: items[index]!.size,
       anomalies: anomalies.filter((a) => a.input === index),
-      responses: responses.filter((r) => r.input === index),
+      responses: answers,
+      received: received[index]!,
+      audio,
+      playback: () => (played ??= playback(audio.chunks, timeline.playbackBufferMs ?? DEFAULT_PLAYBACK_BUFFER_MS)),
       frameAt,
       wordErrors: () => {
         if (errors === null) {
@@ -215,13 +234,17 @@ function responseView(id: string, input: number, frames: ReceivedFrame[]): Respo
     status: failed ? 'failed' : done?.kind === 'response_cancelled' ? 'cancelled' : done ? 'done' : 'pending',
     text: onChannel('response_text'),
     transcript: onChannel('response_transcript'),
-    audio: { chunks, totalMs: chunks.reduce((sum, c) => sum + c.ms, 0) },
+    audio: audioStream(chunks),
     playback(bufferMs) {
       let result = played.get(bufferMs);
       if (!result) played.set(bufferMs, (result = playback(chunks, bufferMs)));
       return result;
     },
   };
+}
+
+function audioStream(chunks: AudioStream['chunks']): AudioStream {
+  return { chunks, totalMs: chunks.reduce((sum, c) => sum + c.ms, 0) };
 }
 
 /** Binary search over audio frames in stream order. */
