@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Dataset, DatasetProblem, TextSample } from './dataset.js';
-import { DatasetError } from './errors.js';
+import { DatasetError, describePlace } from './errors.js';
 import { checkOptions, listCandidates, nothingUsable, openDataset, problemRecorder, type DatasetOptions } from './load.js';
 import { seededOrder } from './select.js';
 import type { DatasetSource, Entry } from './source.js';
@@ -47,7 +47,7 @@ function prompt(entry: Entry): TextSample {
     kind: 'text',
     id: entry.id,
     split: entry.split,
-    path: entry.path,
+    path: describePlace(entry.at),
     text: entry.text!,
     ...(entry.voice !== undefined ? { voice: entry.voice } : {}),
     ...(entry.language !== undefined ? { language: entry.language } : {}),

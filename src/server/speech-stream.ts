@@ -63,11 +63,13 @@ export class SpeechStream {
     const item = this.queue.shift();
     if (!item || this.faults.gone) return;
     const { text, sink } = item;
+    // The latency model counts from the request, so synthesizing the audio takes none of its first-audio delay.
+    const startMs = performance.now();
     const pcm = synthesizeSpeech(text, this.sampleRate, this.ctx.speech.voice);
     const plan = this.ctx.speech.latency.plan(pcm, this.sampleRate, this.ctx.openSessions(), this.ctx.faults);
     let sentBytes = 0;
     sink.start?.();
-    this.stop = playSpeech(plan, performance.now(), {
+    this.stop = playSpeech(plan, startMs, {
       chunk: (piece, index) => {
         sentBytes += piece.length;
         sink.chunk(piece, index);
