@@ -1,4 +1,9 @@
-import { PROTOCOLS, type DialectSettings, type Protocol } from './dialects/index.js';
+import { DIALECTS, PROTOCOLS, type DialectSettings, type Protocol } from './dialects/index.js';
+import { DEFAULT_ELEVENLABS_MODEL } from './dialects/elevenlabs.js';
+import { DEFAULT_REALTIME_TTS_MODEL } from './dialects/openai-realtime-tts.js';
+import { DEFAULT_OMNI_SPEECH_MODEL } from './server/omni-speech-session.js';
+import type { TextDelivery } from './session/prepare-text.js';
+import { DEFAULT_PLAYBACK_BUFFER_MS } from './views/playback.js';
 import { DEFAULT_OPENAI_MODEL, type OpenAITurnDetection } from './dialects/openai.js';
 import type { DatasetOptions } from './data/load.js';
 import type { ErrorRateStop } from './load/execute.js';
@@ -9,7 +14,7 @@ import type { MeasurementWindow } from './metrics/window.js';
 import type { Pricing } from './metrics/cost.js';
 import type { OutputFormat } from './report/outputs.js';
 import type { Meta, RunConfig } from './report/schema.js';
-import type { SessionRecord } from './timeline/types.js';
+import type { SessionRecord, Task } from './timeline/types.js';
 import { DEFAULT_MODEL, type ServerOptions } from './server/server.js';
 import type { Pace } from './session/pace.js';
 import { NO_PADDING, type EosPreference, type Padding } from './session/prepare.js';
@@ -26,6 +31,12 @@ export interface RunOptions {
   /** Transcription language and prompt (OpenAI dialects). */
   language?: string;
   prompt?: string;
+  /** Speech generation: the voice; each server's default when unset. */
+  voice?: string;
+  /** Speech generation over WebSocket: the text all at once (default), or streamed like an LLM's tokens. */
+  textDelivery?: TextDelivery;
+  /** Speech generation: audio the simulated player buffers before it starts, ms. Default 200. */
+  playbackBufferMs?: number;
   /** OpenAI dialects: who ends turns. Default `none` (the client commits each turn). */
   turnDetection?: OpenAITurnDetection;
   /** The dataset: a folder of audio files, a JSONL manifest, Parquet shards or a save_to_disk folder; default the bundled samples. */
@@ -137,6 +148,10 @@ export interface Settings {
   /** What the dialect is built with. */
   dialect: DialectSettings;
   turnDetection: OpenAITurnDetection;
+  /** Speech generation (the dialect's task is `tts` or `batch_tts`): it sends prompts, not recordings. */
+  speech: boolean;
+  textDelivery: TextDelivery;
+  playbackBufferMs: number;
   plan: LoadPlan;
   slos: Slo[];
   /** Sessions per benchmark, when given (else one per sample, at least one per lane). */
@@ -240,7 +255,8 @@ export function resolveSettings(options: RunOptions): Settings {
     timerLimit(flag, ms, 'ms');
   }
   if (options.rampUpMs !== undefined) timerLimit('--ramp-up-s', options.rampUpMs, 's');
-  const model = options.model ?? (protocol === 'vllm' ? DEFAULT_MODEL : DEFAULT_OPENAI_MODEL);
+  const speech = checkSpeech(options, protocol, turnsPerSession);
+  const model = options.model ?? SPEECH_MODELS[protocol] ?? (protocol === 'vllm' ? DEFAULT_MODEL : DEFAULT_OPENAI_MODEL);
   return {
     protocol,
     model,
@@ -249,8 +265,10 @@ export function resolveSettings(options: RunOptions): Settings {
       turnDetection,
       ...(options.language !== undefined ? { language: options.language } : {}),
       ...(options.prompt !== undefined ? { prompt: options.prompt } : {}),
+      ...(options.voice !== undefined ? { voice: options.voice } : {}),
     },
     turnDetection,
+    ...speech,
     plan,
     slos,
     ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
@@ -268,12 +286,39 @@ export function resolveSettings(options: RunOptions): Settings {
     ackWindowMs: options.ackWindowMs ?? DEFAULT_ACK_WINDOW_MS,
     timeouts,
     workers,
-    headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
+    headers: options.apiKey ? (protocol === 'elevenlabs' ? { 'xi-api-key': options.apiKey } : { authorization: `Bearer ${options.apiKey}` }) : {},
     tls: {
       ...(options.tls?.ca !== undefined ? { ca: options.tls.ca } : {}),
       ...(options.tls?.insecure ? { rejectUnauthorized: false as const } : {}),
     },
   };
+}
+
+/** Each speech-generation dialect's default model. */
+const SPEECH_MODELS: Partial<Record<Protocol, string>> = {
+  'vllm-omni-speech-ws': DEFAULT_OMNI_SPEECH_MODEL,
+  'openai-realtime-tts': DEFAULT_REALTIME_TTS_MODEL,
+  'openai-realtime-tts-beta': DEFAULT_REALTIME_TTS_MODEL,
+  elevenlabs: DEFAULT_ELEVENLABS_MODEL,
+};
+
+/** The speech-generation settings, checked: text delivery and the player's buffer, and what a dialect cannot do. */
+function checkSpeech(options: RunOptions, protocol: Protocol, turnsPerSession: number): Pick<Settings, 'speech' | 'textDelivery' | 'playbackBufferMs'> {
+  const task = DIALECTS[protocol] as Task;
+  const speech = task === 'tts' || task === 'batch_tts';
+  const textDelivery = options.textDelivery ?? { kind: 'all' };
+  if (textDelivery.kind === 'stream') {
+    if (!speech) throw new UsageError(`--text-rate streams text into speech generation; --protocol ${protocol} sends audio`);
+    positive('--text-rate', textDelivery.tokensPerS, false);
+    nonNegative('--text-first-token-ms', textDelivery.firstTokenMs);
+  }
+  if (options.voice !== undefined && !speech) throw new UsageError(`--voice is for speech generation; --protocol ${protocol} sends audio`);
+  const playbackBufferMs = options.playbackBufferMs ?? DEFAULT_PLAYBACK_BUFFER_MS;
+  nonNegative('--playback-buffer-ms', playbackBufferMs);
+  if (protocol === 'elevenlabs' && turnsPerSession > 1) {
+    throw new UsageError('--protocol elevenlabs takes one input per session: its end of input closes the socket; leave --turns-per-session at 1');
+  }
+  return { speech, textDelivery, playbackBufferMs };
 }
 
 function resolvePlan(options: RunOptions): LoadPlan {

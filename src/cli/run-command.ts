@@ -29,6 +29,10 @@ export const runCommand = new Command('run')
   .option('--model <name>', `model: named in vLLM's session.update, or the OpenAI transcription model (required with --target; built-in server: ${DEFAULT_MODEL} or gpt-4o-transcribe)`)
   .option('--language <code>', 'transcription language, e.g. en (OpenAI dialects)')
   .option('--prompt <text>', 'transcription prompt (OpenAI dialects)')
+  .option('--voice <name>', "speech generation: the voice (vLLM-Omni voice, ElevenLabs voice id, OpenAI voice; default: the server's own, ElevenLabs 21m00Tcm4TlvDq8ikWAM, OpenAI marin)")
+  .option('--text-rate <tokens/s>', 'speech generation over WebSocket: stream each prompt like an LLM, this many tokens (words) per second, so first token to speech (ftts_ms) is measured (default: the whole text at once)', positiveNum)
+  .option('--text-first-token-ms <ms>', "with --text-rate: the first token's delay after the input starts", num, 0)
+  .option('--playback-buffer-ms <ms>', 'speech generation: audio the simulated player buffers before it starts (playback_start_ms, stall_count, stall_ms)', num, 200)
   .addOption(new Option('--turn-detection <type>', 'who ends turns (OpenAI dialects): none (the client commits), server_vad or semantic_vad').choices(['none', 'server_vad', 'semantic_vad'] as const).default('none' as const))
   .option('--vad-threshold <x>', 'server_vad threshold, 0 to 1', fraction, 0.5)
   .option('--vad-prefix-padding-ms <ms>', 'server_vad audio kept before speech starts', num, 300)
@@ -110,6 +114,9 @@ export const runCommand = new Command('run')
       ...(opts.model !== undefined ? { model: opts.model } : {}),
       ...(opts.language !== undefined ? { language: opts.language } : {}),
       ...(opts.prompt !== undefined ? { prompt: opts.prompt } : {}),
+      ...(opts.voice !== undefined ? { voice: opts.voice } : {}),
+      ...(opts.textRate !== undefined ? { textDelivery: { kind: 'stream' as const, tokensPerS: opts.textRate, firstTokenMs: opts.textFirstTokenMs } } : {}),
+      playbackBufferMs: opts.playbackBufferMs,
       turnDetection,
       ...(opts.data !== undefined ? { data: opts.data } : {}),
       dataset: datasetOptionsFromFlags(runCommand.opts() as DatasetFlags),
