@@ -18,7 +18,7 @@ import type { DatasetSource, Entry } from './source.js';
 export async function loadTextDataset(path: string, options: DatasetOptions = {}): Promise<Dataset<TextSample>> {
   checkOptions(options);
   if (options.minDurationS !== undefined || options.maxDurationS !== undefined) {
-    throw new DatasetError(`${path}: duration bounds select recordings, and prompts have none; leave out --min-duration-s and --max-duration-s`);
+    throw new DatasetError(`${path}: duration bounds select recordings, and prompts have none; leave out --min-sample-duration and --max-sample-duration`);
   }
   const source = extname(path).toLowerCase() === '.txt' ? await textLines(path) : await openDataset(path, options.columns, 'text');
   const problems: DatasetProblem[] = [];
