@@ -1,5 +1,8 @@
-import { PROTOCOLS, type DialectSettings, type Protocol } from './dialects/index.js';
+import { HTTP_PROTOCOLS, PROTOCOLS, type DialectSettings, type Protocol } from './dialects/index.js';
+import { STREAM_FORMATS, type SpeechSettings, type StreamFormat } from './dialects/speech-http.js';
 import { DEFAULT_OPENAI_MODEL, type OpenAITurnDetection } from './dialects/openai.js';
+import { DEFAULT_OPENAI_TTS_MODEL } from './dialects/openai-speech.js';
+import { DEFAULT_VLLM_OMNI_TTS_MODEL } from './dialects/vllm-omni-speech.js';
 import type { DatasetOptions } from './data/load.js';
 import type { ErrorRateStop } from './load/execute.js';
 import type { LoadPlan } from './load/plan.js';
@@ -28,6 +31,8 @@ export interface RunOptions {
   prompt?: string;
   /** OpenAI dialects: who ends turns. Default `none` (the client commits each turn). */
   turnDetection?: OpenAITurnDetection;
+  /** Speech generation over HTTP: voice, formats, and the after-run quality check. */
+  speech?: SpeechOptions;
   /** The dataset: a folder of audio files, a JSONL manifest, Parquet shards or a save_to_disk folder; default the bundled samples. */
   data?: string;
   /** Which samples of the dataset, in which order, and how to read its columns. */
@@ -99,6 +104,17 @@ export interface RunOptions {
   onSessionEnd?(record: SessionRecord, done: number, expected: number, level: string): void;
 }
 
+export interface SpeechOptions {
+  voice?: string;
+  instructions?: string;
+  /** Default `pcm`; streaming takes `pcm` or `wav`. */
+  responseFormat?: string;
+  /** `sse`, `audio` (raw) or `none` (one body, task batch_tts). Default `audio`. */
+  streamFormat?: StreamFormat;
+  /** Sample rate of headerless PCM, Hz. Default 24000. */
+  outputRate?: number;
+}
+
 export interface LevelStart {
   label: string;
   /** Its place among the run's levels, from 1; `of` is unknown (undefined) in a capacity search. */
@@ -161,6 +177,15 @@ export interface Settings {
   tls: { ca?: string; rejectUnauthorized?: false };
 }
 
+/** The model each dialect names when none is given (the built-in server serves it). */
+const DEFAULT_MODELS: Record<Protocol, string> = {
+  vllm: DEFAULT_MODEL,
+  openai: DEFAULT_OPENAI_MODEL,
+  'openai-beta': DEFAULT_OPENAI_MODEL,
+  'vllm-omni-speech': DEFAULT_VLLM_OMNI_TTS_MODEL,
+  'openai-speech': DEFAULT_OPENAI_TTS_MODEL,
+};
+
 export function resolveSettings(options: RunOptions): Settings {
   const protocol = options.protocol ?? 'vllm';
   if (!PROTOCOLS.includes(protocol)) {
@@ -174,10 +199,11 @@ export function resolveSettings(options: RunOptions): Settings {
       // Not echoed: a URL that does not parse cannot be redacted, and may hold a key.
       throw new UsageError('--target is not a URL; give one like ws://localhost:8000/v1/realtime');
     }
-    if (url.protocol !== 'ws:' && url.protocol !== 'wss:') {
-      throw new UsageError(`--target must be a ws:// or wss:// URL, got ${url.protocol}//`);
+    const http = HTTP_PROTOCOLS.has(protocol);
+    if (http ? url.protocol !== 'http:' && url.protocol !== 'https:' : url.protocol !== 'ws:' && url.protocol !== 'wss:') {
+      throw new UsageError(`--target must be ${http ? 'an http:// or https://' : 'a ws:// or wss://'} URL for --protocol ${protocol}, got ${url.protocol}//`);
     }
-    if (url.hash) throw new UsageError(`--target cannot have a #fragment (${url.hash}); WebSocket URLs do not carry one`);
+    if (url.hash) throw new UsageError(`--target cannot have a #fragment (${url.hash}); ${http ? 'HTTP requests' : 'WebSocket URLs'} do not carry one`);
     if (options.model === undefined) throw new UsageError('--model is required with --target: name the model the server serves');
   }
   const turnDetection = options.turnDetection ?? { type: 'none' };
@@ -240,13 +266,14 @@ export function resolveSettings(options: RunOptions): Settings {
     timerLimit(flag, ms, 'ms');
   }
   if (options.rampUpMs !== undefined) timerLimit('--ramp-up-s', options.rampUpMs, 's');
-  const model = options.model ?? (protocol === 'vllm' ? DEFAULT_MODEL : DEFAULT_OPENAI_MODEL);
+  const model = options.model ?? DEFAULT_MODELS[protocol];
   return {
     protocol,
     model,
     dialect: {
       model,
       turnDetection,
+      speech: resolveSpeech(model, options),
       ...(options.language !== undefined ? { language: options.language } : {}),
       ...(options.prompt !== undefined ? { prompt: options.prompt } : {}),
     },
@@ -273,6 +300,30 @@ export function resolveSettings(options: RunOptions): Settings {
       ...(options.tls?.ca !== undefined ? { ca: options.tls.ca } : {}),
       ...(options.tls?.insecure ? { rejectUnauthorized: false as const } : {}),
     },
+  };
+}
+
+const STREAMED_FORMATS = ['pcm', 'wav'];
+
+function resolveSpeech(model: string, options: RunOptions): SpeechSettings {
+  const speech = options.speech ?? {};
+  const streamFormat = speech.streamFormat ?? 'audio';
+  if (!STREAM_FORMATS.includes(streamFormat)) throw new UsageError(`--stream-format ${streamFormat} is not one of: ${STREAM_FORMATS.join(', ')}`);
+  const responseFormat = speech.responseFormat ?? 'pcm';
+  if (!/^[a-z0-9_]+$/.test(responseFormat)) throw new UsageError(`--response-format ${responseFormat} is not a format name (pcm, wav, mp3, flac, opus, ...)`);
+  if (streamFormat !== 'none' && !STREAMED_FORMATS.includes(responseFormat)) {
+    throw new UsageError(`--response-format ${responseFormat} cannot be streamed: use pcm or wav, or --stream-format none for one body`);
+  }
+  const outputRate = speech.outputRate ?? 24_000;
+  positive('--output-rate', outputRate, true);
+  return {
+    model,
+    responseFormat,
+    streamFormat,
+    outputRate,
+    ...(speech.voice !== undefined ? { voice: speech.voice } : {}),
+    ...(options.language !== undefined ? { language: options.language } : {}),
+    ...(speech.instructions !== undefined ? { instructions: speech.instructions } : {}),
   };
 }
 

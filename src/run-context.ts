@@ -3,7 +3,7 @@ import https from 'node:https';
 import type { Dialect, HttpDialect, WebSocketDialect } from './dialects/dialect.js';
 import { createDialect } from './dialects/index.js';
 import type { Clock } from './clock.js';
-import type { RunOptions, Settings } from './config.js';
+import { UsageError, type RunOptions, type Settings } from './config.js';
 import { BUNDLED_SAMPLES_DIR } from './data/bundled.js';
 import type { Dataset, Sample } from './data/dataset.js';
 import { loadDataset } from './data/load.js';
@@ -11,7 +11,7 @@ import { execute, type Execution } from './load/execute.js';
 import { arrivalSchedule, isOpenLoop, lanes, type LoadProfile } from './load/profiles.js';
 import { runHttpSession, type PreparedRequest } from './session/http-runner.js';
 import { prepareSample, type PreparedSample } from './session/prepare.js';
-import { prepareAudioRequest } from './session/prepare-request.js';
+import { prepareAudioRequest, prepareTextRequest } from './session/prepare-request.js';
 import type { SessionResult } from './session/runner.js';
 import { runWebSocketSession } from './session/ws-runner.js';
 import type { SessionRecord } from './timeline/types.js';
@@ -100,7 +100,12 @@ async function webSocketSessions(settings: Settings, dataset: Dataset, dialect: 
 /** Request sessions: one request per sample, over a keep-alive pool shared by the run's sessions. */
 async function httpSessions(settings: Settings, dataset: Dataset, dialect: HttpDialect): Promise<TransportSessions> {
   const prepared = new Map<string, PreparedRequest>();
-  for (const sample of dataset.samples) prepared.set(sample.id, await prepareAudioRequest(sample, dialect, settings.eos));
+  const speaks = dialect.task === 'tts' || dialect.task === 'batch_tts';
+  for (const sample of dataset.samples) {
+    if (!speaks) prepared.set(sample.id, await prepareAudioRequest(sample, dialect, settings.eos));
+    else if (sample.text === null || sample.text.trim() === '') throw new UsageError(`sample ${sample.id} (${sample.path}) has no text to speak; give it a reference text (a .txt transcript, a text column or key)`);
+    else prepared.set(sample.id, prepareTextRequest({ ...sample, text: sample.text }, dialect));
+  }
   const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true, ...settings.tls }) };
   return {
     close: () => {

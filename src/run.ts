@@ -22,6 +22,7 @@ import { onClockOf, resumeSessionLog, SESSION_LOG, SessionLog, SessionLogError, 
 import { checkResumable } from './resume-check.js';
 import { createRunContext, loadRunDataset, runLevel, type RunContext } from './run-context.js';
 import { startServerThread } from './server/thread.js';
+import { HTTP_PROTOCOLS } from './dialects/index.js';
 import { formatPace } from './session/pace.js';
 import type { SessionRecord } from './timeline/types.js';
 import { VERSION } from './version.js';
@@ -72,7 +73,8 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
   let opened: RunContext | undefined;
   let written: string | undefined;
   try {
-    const target = options.target ?? server!.url;
+    // The built-in server serves WebSocket and HTTP dialects on one port.
+    const target = options.target ?? (HTTP_PROTOCOLS.has(settings.protocol) ? new URL(server!.url).origin.replace(/^ws/, 'http') : server!.url);
     const context = (opened = await createRunContext(settings, dataset));
     const config = runConfig(options, settings, context, target, server !== undefined);
     const datasetSummary = summarizeDataset(dataset);

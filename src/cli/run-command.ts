@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command, Option } from '@commander-js/extra-typings';
 import { PROTOCOLS } from '../dialects/index.js';
 import type { OpenAITurnDetection } from '../dialects/openai.js';
+import { STREAM_FORMATS } from '../dialects/speech-http.js';
 import { resolveApiKey } from '../api-key.js';
 import { UsageError } from '../config.js';
 import { PROFILE_KINDS } from '../load/profiles.js';
@@ -24,7 +25,7 @@ import { fraction, int, intList, num, outputList, positiveNum, seconds, sessions
 
 export const runCommand = new Command('run')
   .description('Run a benchmark. With no --target, starts the built-in simulated server and uses the bundled samples.')
-  .option('--target <url>', 'server WebSocket URL, e.g. ws://localhost:8000/v1/realtime (default: built-in server)')
+  .option('--target <url>', 'server URL: WebSocket, e.g. ws://localhost:8000/v1/realtime, or for HTTP dialects the base URL, e.g. http://localhost:8000 (default: built-in server)')
   .addOption(new Option('--protocol <name>', 'wire dialect').choices(PROTOCOLS).default('vllm' as const))
   .option('--model <name>', `model: named in vLLM's session.update, or the OpenAI transcription model (required with --target; built-in server: ${DEFAULT_MODEL} or gpt-4o-transcribe)`)
   .option('--language <code>', 'transcription language, e.g. en (OpenAI dialects)')
@@ -34,6 +35,11 @@ export const runCommand = new Command('run')
   .option('--vad-prefix-padding-ms <ms>', 'server_vad audio kept before speech starts', num, 300)
   .option('--vad-silence-ms <ms>', 'server_vad silence that ends a turn', num, 500)
   .addOption(new Option('--vad-eagerness <level>', 'semantic_vad eagerness').choices(['low', 'medium', 'high', 'auto'] as const).default('auto' as const))
+  .option('--voice <name>', 'speech generation: the voice (openai-speech default alloy; a sample may name its own)')
+  .option('--instructions <text>', 'speech generation: how to speak (vLLM-Omni and OpenAI instructions)')
+  .option('--response-format <format>', 'speech generation: audio format asked for: pcm or wav to stream; with --stream-format none any the server offers (mp3, flac, opus, ...)', 'pcm')
+  .addOption(new Option('--stream-format <format>', 'speech generation over HTTP: sse (server-sent events), audio (raw stream), none (one body, task batch_tts)').choices(STREAM_FORMATS).default('audio' as const))
+  .option('--output-rate <hz>', 'speech generation: sample rate of headerless PCM audio (a WAV header names its own)', int, 24_000)
   .option('--data <path>', 'dataset: a folder of audio files with .txt transcripts, a .jsonl manifest, Parquet shards or a save_to_disk folder (default: bundled samples); select with the dataset flags below')
   .addOption(new Option('--profile <kind>', 'load profile: synchronous, concurrent, constant or poisson arrivals, a sweep of concurrency levels, or a capacity search (default: from the load flags given: --concurrency N concurrent, --concurrency 1,2,4 sweep, --rate constant, --rate with --seed poisson; else synchronous)').choices([...PROFILE_KINDS, 'sweep', 'capacity'] as const))
   .option('--concurrency <n>', 'sessions open at once (concurrent); the levels of a sweep, e.g. 1,2,4,8; the first level of a capacity search', intList, [1])
@@ -111,6 +117,13 @@ export const runCommand = new Command('run')
       ...(opts.language !== undefined ? { language: opts.language } : {}),
       ...(opts.prompt !== undefined ? { prompt: opts.prompt } : {}),
       turnDetection,
+      speech: {
+        ...(opts.voice !== undefined ? { voice: opts.voice } : {}),
+        ...(opts.instructions !== undefined ? { instructions: opts.instructions } : {}),
+        responseFormat: opts.responseFormat,
+        streamFormat: opts.streamFormat,
+        outputRate: opts.outputRate,
+      },
       ...(opts.data !== undefined ? { data: opts.data } : {}),
       dataset: datasetOptionsFromFlags(runCommand.opts() as DatasetFlags),
       ...load,

@@ -1,7 +1,12 @@
 import type { Failure, ReceivedFrame, SentFrame, Task, TurnDetection } from '../timeline/types.js';
 
-/** A received frame translated into the neutral vocabulary; the runner adds the time and the input. */
-export type DecodedEvent = Omit<ReceivedFrame, 't' | 'input'>;
+/**
+ * A received frame translated into the neutral vocabulary; the runner adds the time and
+ * the input. An audio event may carry its undecoded `payload` (base64 text, or raw
+ * bytes): the runner takes it off the recorded frame, so the timeline stays small, and
+ * keeps it beside the timeline when the after-run analysis needs it.
+ */
+export type DecodedEvent = Omit<ReceivedFrame, 't' | 'input'> & { payload?: string | Buffer };
 
 /**
  * What one received event means for the session, as the dialect's completion policy

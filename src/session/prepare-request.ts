@@ -31,3 +31,20 @@ export async function prepareAudioRequest(sample: Sample, dialect: HttpDialect, 
     request: dialect.request({ kind: 'audio', file, fileName: `${sample.id}.wav`, contentType: 'audio/wav', ...(sample.language ? { language: sample.language } : {}) }),
   };
 }
+
+/**
+ * A sample's text as one speech-generation request, built before the clock starts: the
+ * dataset's reference text is the prompt (so a transcription dataset drives both
+ * directions), with the sample's voice and language when it names them.
+ */
+export function prepareTextRequest(sample: Sample & { text: string; voice?: string }, dialect: HttpDialect): PreparedRequest {
+  return {
+    input: { kind: 'text', sampleId: sample.id, split: sample.split, text: sample.text, chars: [...sample.text].length },
+    request: dialect.request({
+      kind: 'text',
+      text: sample.text,
+      ...(sample.voice !== undefined ? { voice: sample.voice } : {}),
+      ...(sample.language !== undefined ? { language: sample.language } : {}),
+    }),
+  };
+}

@@ -4,6 +4,7 @@ import type { Control, SentFrame, WebSocketTransport } from '../timeline/types.j
 import type { Pace } from './pace.js';
 import type { PreparedTurn } from './prepare.js';
 import { TextBudget } from './bounds.js';
+import { AudioKeeper } from './received-audio.js';
 import { classifySocketError, Ending, newTimeline, type RunnerBase, type SessionResult } from './runner.js';
 
 export interface WebSocketPlan extends RunnerBase {
@@ -61,6 +62,7 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
   const { counters } = timeline;
   const ending = new Ending(clock);
   const text = new TextBudget();
+  const audio = new AudioKeeper(plan.keepAudioBytes ?? 0);
   let input = 0;
   /** Audio position the server acknowledged consuming, when it acknowledges at all. */
   let ackedMs: number | undefined;
@@ -119,7 +121,7 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
       return;
     }
     for (const event of events) {
-      const received = { t, input, ...text.bound(event) };
+      const received = { t, input, ...text.bound(audio.take(event, input)) };
       timeline.received.push(received);
       if (event.kind === 'progress') {
         ackedMs = Math.max(ackedMs ?? 0, event.audioEndMs ?? 0);
@@ -344,7 +346,8 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
     } else {
       ws.terminate();
     }
-    return { timeline, outcome: ending.outcome! };
+    const kept = audio.result();
+    return { timeline, outcome: ending.outcome!, ...(kept ? { audio: kept } : {}) };
   });
 }
 

@@ -143,6 +143,8 @@ export interface ReceivedFrame {
   message?: string;
   /** Errors: whether the dialect says it ends the session or fails one response. */
   scope?: 'session' | 'response';
+  /** What the server reported about its work (token counts, timings), as numbers under their wire names, and where it said so. */
+  usage?: { source: string; values: Record<string, number> };
 }
 
 export interface CloseRecord {
