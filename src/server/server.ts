@@ -54,6 +54,8 @@ export interface ServerOptions {
   faultRate: number;
   /** Told of every upgrade, accepted or refused, once; `serve` logs them. Its text holds the client's path, unsanitised. */
   onConnection?: (event: ConnectionEvent) => void;
+  /** Told of each speech response as its first audio is written: ms after the request was read. */
+  onSpeechFirstAudio?: (ms: number) => void;
 }
 
 export interface ConnectionEvent {
@@ -112,6 +114,7 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
     legacyStream: options.legacySpeechStream,
     emptyDeltas: options.emptyDeltas,
     ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
+    ...(options.onSpeechFirstAudio ? { onFirstAudio: options.onSpeechFirstAudio } : {}),
     openSessions: () => open,
   };
 

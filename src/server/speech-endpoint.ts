@@ -24,6 +24,8 @@ export interface SpeechEndpointContext {
   apiKey?: string;
   /** Requests in flight on the server right now, this one included. */
   openSessions(): number;
+  /** Told when a response's first audio is written: ms after its request was read, as the server's own clock saw it. */
+  onFirstAudio?: (ms: number) => void;
 }
 
 interface SpeechRequest {
@@ -132,6 +134,11 @@ function respond(request: SpeechRequest, res: ServerResponse, socket: Socket, ct
   const audioType = request.format === 'wav' ? 'audio/wav' : openai ? 'application/octet-stream' : 'audio/pcm';
   let stop = (): void => {};
   res.on('close', () => stop());
+  let told = false;
+  const firstAudio = (): void => {
+    if (!told) ctx.onFirstAudio?.(performance.now() - startMs);
+    told = true;
+  };
 
   if (stream === 'none') {
     // One body: everything is generated before the response; an error or a cut fails the request.
@@ -139,13 +146,14 @@ function respond(request: SpeechRequest, res: ServerResponse, socket: Socket, ct
     stop = playSpeech({ ...plan, chunks: [], endAtMs: last }, startMs, {
       chunk: () => {},
       end: () => {
-        if (plan.end.kind === 'cut') return void socket.destroy();
+        if (plan.end.kind === 'cut') return void socket.end();
         if (plan.end.kind === 'error') {
           res.writeHead(500, { 'content-type': 'application/json' });
           return void res.end(JSON.stringify({ error: { message: errorMessage, type: 'server_error', param: null, code: errorCode(plan.end.code) } }));
         }
         const body = header ? Buffer.concat([header, pcm]) : pcm;
         res.writeHead(200, { 'content-type': audioType, 'content-length': String(body.length) }).end(body);
+        firstAudio();
       },
     });
     return;
@@ -159,8 +167,12 @@ function respond(request: SpeechRequest, res: ServerResponse, socket: Socket, ct
     res.writeHead(200, { 'content-type': audioType, 'transfer-encoding': 'chunked' });
     if (header) res.write(header);
     stop = playSpeech(plan, startMs, {
-      chunk: (piece) => res.write(piece),
-      end: (end) => (end.kind === 'done' ? res.end() : socket.destroy()),
+      chunk: (piece) => {
+        res.write(piece);
+        firstAudio();
+      },
+      // An error mid-stream cuts the body, as vLLM-Omni does; what was written still goes out first.
+      end: (end) => (end.kind === 'done' ? res.end() : socket.end()),
     });
     return;
   }
@@ -174,9 +186,10 @@ function respond(request: SpeechRequest, res: ServerResponse, socket: Socket, ct
     chunk: (piece, index) => {
       if (malformed && index === 1) res.write('data: {"type":"speech.audio.delta","audio":"cut of\n\n');
       send('speech.audio.delta', { audio: piece.toString('base64'), ...format });
+      if (piece.length > 0) firstAudio();
     },
     end: (end) => {
-      if (end.kind === 'cut') return void socket.destroy();
+      if (end.kind === 'cut') return void socket.end();
       if (end.kind === 'error') {
         send('speech.audio.error', { error: { message: errorMessage, type: 'server_error', param: null, code: errorCode(end.code) } });
       } else {
