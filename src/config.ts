@@ -1,4 +1,4 @@
-import { HTTP_PROTOCOLS, PROTOCOLS, type DialectSettings, type Protocol } from './dialects/index.js';
+import { DIALECTS, HTTP_PROTOCOLS, PROTOCOLS, type DialectSettings, type Protocol } from './dialects/index.js';
 import { STREAM_FORMATS, type SpeechSettings, type StreamFormat } from './dialects/speech-http.js';
 import { DEFAULT_OPENAI_MODEL, type OpenAITurnDetection } from './dialects/openai.js';
 import { DEFAULT_OPENAI_TTS_MODEL } from './dialects/openai-speech.js';
@@ -31,8 +31,10 @@ export interface RunOptions {
   prompt?: string;
   /** OpenAI dialects: who ends turns. Default `none` (the client commits each turn). */
   turnDetection?: OpenAITurnDetection;
-  /** Speech generation over HTTP: voice, formats, and the after-run quality check. */
+  /** Speech generation over HTTP: voice and formats. */
   speech?: SpeechOptions;
+  /** Speech generation: the after-run quality check. */
+  quality?: QualityOptions;
   /** The dataset: a folder of audio files, a JSONL manifest, Parquet shards or a save_to_disk folder; default the bundled samples. */
   data?: string;
   /** Which samples of the dataset, in which order, and how to read its columns. */
@@ -115,6 +117,28 @@ export interface SpeechOptions {
   outputRate?: number;
 }
 
+/** The after-run check of generated speech: its levels and format, and a round trip through a transcription server. */
+export interface QualityOptions {
+  /** Sessions analysed per benchmark, the first to start. Default 20; 0 turns the analysis off. */
+  sessions?: number;
+  /** Transcription server for the round trip (ws:// or wss://); omitted, a built-in server is started. */
+  asrTarget?: string;
+  /** Its dialect (a speech-to-text one). Default `vllm`. */
+  asrProtocol?: Protocol;
+  /** Its model. Default the dialect's own default. */
+  asrModel?: string;
+  /** Sent to the transcription server as `Authorization: Bearer`; never written to reports. */
+  asrApiKey?: string;
+  /** Received audio kept per session for the analysis, MB. Default 16. */
+  keepAudioMb?: number;
+}
+
+export interface QualitySettings {
+  sessions: number;
+  keepAudioBytes: number;
+  asr: { target?: string; protocol: Protocol; model: string; apiKey?: string };
+}
+
 export interface LevelStart {
   label: string;
   /** Its place among the run's levels, from 1; `of` is unknown (undefined) in a capacity search. */
@@ -152,6 +176,8 @@ export interface Settings {
   model: string;
   /** What the dialect is built with. */
   dialect: DialectSettings;
+  /** Speech generation: the after-run quality check. */
+  quality: QualitySettings;
   turnDetection: OpenAITurnDetection;
   plan: LoadPlan;
   slos: Slo[];
@@ -277,6 +303,7 @@ export function resolveSettings(options: RunOptions): Settings {
       ...(options.language !== undefined ? { language: options.language } : {}),
       ...(options.prompt !== undefined ? { prompt: options.prompt } : {}),
     },
+    quality: resolveQuality(options.quality ?? {}),
     turnDetection,
     plan,
     slos,
@@ -304,6 +331,41 @@ export function resolveSettings(options: RunOptions): Settings {
 }
 
 const STREAMED_FORMATS = ['pcm', 'wav'];
+
+function resolveQuality(quality: QualityOptions): QualitySettings {
+  const sessions = quality.sessions ?? 20;
+  if (!(Number.isInteger(sessions) && sessions >= 0)) throw new UsageError(`--quality-sessions must be a whole number, 0 or more, got ${sessions}`);
+  const keepAudioMb = quality.keepAudioMb ?? 16;
+  positive('--keep-audio-mb', keepAudioMb, false);
+  const protocol = quality.asrProtocol ?? 'vllm';
+  const transcribes = (p: Protocol): boolean => (['stt', 'batch_stt'] as string[]).includes(DIALECTS[p]);
+  if (!PROTOCOLS.includes(protocol) || !transcribes(protocol)) {
+    throw new UsageError(`--asr-protocol ${protocol} does not transcribe; choose one of: ${PROTOCOLS.filter(transcribes).join(', ')}`);
+  }
+  if (quality.asrTarget !== undefined) {
+    let url: URL;
+    try {
+      url = new URL(quality.asrTarget);
+    } catch {
+      throw new UsageError('--asr-target is not a URL; give one like ws://localhost:8000/v1/realtime');
+    }
+    const http = HTTP_PROTOCOLS.has(protocol);
+    if (http ? url.protocol !== 'http:' && url.protocol !== 'https:' : url.protocol !== 'ws:' && url.protocol !== 'wss:') {
+      throw new UsageError(`--asr-target must be ${http ? 'an http:// or https://' : 'a ws:// or wss://'} URL for --asr-protocol ${protocol}, got ${url.protocol}//`);
+    }
+    if (quality.asrModel === undefined) throw new UsageError('--asr-model is required with --asr-target: name the model the transcription server serves');
+  }
+  return {
+    sessions,
+    keepAudioBytes: Math.round(keepAudioMb * 1024 * 1024),
+    asr: {
+      protocol,
+      model: quality.asrModel ?? DEFAULT_MODELS[protocol],
+      ...(quality.asrTarget !== undefined ? { target: quality.asrTarget } : {}),
+      ...(quality.asrApiKey !== undefined ? { apiKey: quality.asrApiKey } : {}),
+    },
+  };
+}
 
 function resolveSpeech(model: string, options: RunOptions): SpeechSettings {
   const speech = options.speech ?? {};

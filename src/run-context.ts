@@ -13,6 +13,7 @@ import { runHttpSession, type PreparedRequest } from './session/http-runner.js';
 import { prepareSample, type PreparedSample } from './session/prepare.js';
 import { prepareAudioRequest, prepareTextRequest } from './session/prepare-request.js';
 import type { SessionResult } from './session/runner.js';
+import type { ReceivedAudio } from './session/received-audio.js';
 import { runWebSocketSession } from './session/ws-runner.js';
 import type { SessionRecord } from './timeline/types.js';
 
@@ -23,6 +24,8 @@ export interface RunContext {
   sessionsFor(profile: LoadProfile): number;
   /** Runs session `index` against `target`, due at `plannedStartMs`. */
   runSession(target: string, index: number, plannedStartMs: number, clock: Clock, signal: AbortSignal): Promise<SessionRecord>;
+  /** The audio a session received, undecoded, kept for the after-run analysis (speech generation, the first `--quality-sessions` of a benchmark). */
+  audioOf(record: SessionRecord): ReceivedAudio | undefined;
   /** Lets go of what the sessions shared (idle keep-alive connections). */
   close(): void;
 }
@@ -45,12 +48,19 @@ export async function createRunContext(settings: Settings, dataset: Dataset): Pr
     ...result,
   });
   const sessions = dialect.transport === 'websocket' ? await webSocketSessions(settings, dataset, dialect) : await httpSessions(settings, dataset, dialect);
+  const speaks = isSpeechTask(dialect.task);
+  const audio = new WeakMap<SessionRecord, ReceivedAudio>();
   return {
     dialect,
     runSession: async (target, index, plannedStartMs, clock, signal) => {
       const samples = samplesOf(index);
-      return record(index, samples, await sessions.run(target, samples, plannedStartMs, clock, signal));
+      const keepAudioBytes = speaks && index < settings.quality.sessions ? settings.quality.keepAudioBytes : 0;
+      const result = await sessions.run(target, samples, plannedStartMs, clock, signal, keepAudioBytes);
+      const done = record(index, samples, { timeline: result.timeline, outcome: result.outcome });
+      if (result.audio) audio.set(done, result.audio);
+      return done;
     },
+    audioOf: (r) => audio.get(r),
     close: () => sessions.close(),
     // With a duration: as many as start in it (open loop: the arrivals planned in it).
     // Else enough sessions to send every sample once, and at least one per lane (or ten arrivals).
@@ -62,8 +72,13 @@ export async function createRunContext(settings: Settings, dataset: Dataset): Pr
   };
 }
 
+/** Tasks whose responses are generated speech. */
+function isSpeechTask(task: string): boolean {
+  return task === 'tts' || task === 'batch_tts';
+}
+
 interface TransportSessions {
-  run(target: string, samples: Sample[], plannedStartMs: number, clock: Clock, signal: AbortSignal): Promise<SessionResult>;
+  run(target: string, samples: Sample[], plannedStartMs: number, clock: Clock, signal: AbortSignal, keepAudioBytes: number): Promise<SessionResult>;
   close(): void;
 }
 
@@ -77,8 +92,9 @@ async function webSocketSessions(settings: Settings, dataset: Dataset, dialect: 
   const serverAcks: { known?: boolean } = {};
   return {
     close: () => {},
-    run: (target, samples, plannedStartMs, clock, signal) =>
+    run: (target, samples, plannedStartMs, clock, signal, keepAudioBytes) =>
     runWebSocketSession({
+      keepAudioBytes,
       url: target,
       headers: settings.headers,
       dialect,
@@ -100,7 +116,7 @@ async function webSocketSessions(settings: Settings, dataset: Dataset, dialect: 
 /** Request sessions: one request per sample, over a keep-alive pool shared by the run's sessions. */
 async function httpSessions(settings: Settings, dataset: Dataset, dialect: HttpDialect): Promise<TransportSessions> {
   const prepared = new Map<string, PreparedRequest>();
-  const speaks = dialect.task === 'tts' || dialect.task === 'batch_tts';
+  const speaks = isSpeechTask(dialect.task);
   for (const sample of dataset.samples) {
     if (!speaks) prepared.set(sample.id, await prepareAudioRequest(sample, dialect, settings.eos));
     else if (sample.text === null || sample.text.trim() === '') throw new UsageError(`sample ${sample.id} (${sample.path}) has no text to speak; give it a reference text (a .txt transcript, a text column or key)`);
@@ -112,8 +128,9 @@ async function httpSessions(settings: Settings, dataset: Dataset, dialect: HttpD
       agents.http.destroy();
       agents.https.destroy();
     },
-    run: (target, samples, plannedStartMs, clock, signal) =>
+    run: (target, samples, plannedStartMs, clock, signal, keepAudioBytes) =>
     runHttpSession({
+      keepAudioBytes,
       url: target,
       headers: settings.headers,
       dialect,

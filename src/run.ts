@@ -23,6 +23,7 @@ import { checkResumable } from './resume-check.js';
 import { createRunContext, loadRunDataset, runLevel, type RunContext } from './run-context.js';
 import { startServerThread } from './server/thread.js';
 import { HTTP_PROTOCOLS } from './dialects/index.js';
+import { analyseSpeech } from './speech-quality.js';
 import { formatPace } from './session/pace.js';
 import type { SessionRecord } from './timeline/types.js';
 import { VERSION } from './version.js';
@@ -134,6 +135,8 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
             onSessionStart,
             onSessionEnd,
           });
+      // Generated speech is checked once the level's sessions have all ended (its audio is kept in this thread only).
+      if (!pool) await analyseSpeech(execution.records, context.audioOf, settings.quality);
       const benchmark = buildBenchmark({ ...execution, profile, records: [...kept.values(), ...execution.records] }, config);
       benchmarks.push(benchmark);
       return benchmark;

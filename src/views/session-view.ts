@@ -1,6 +1,6 @@
 import { wordErrors, type WordErrors } from '../metrics/wer.js';
 import { finalsLedger, type AnomalyReason } from '../timeline/finals.js';
-import type { InputRecord, ReceivedFrame, SentFrame, SessionTimeline } from '../timeline/types.js';
+import type { InputRecord, ReceivedFrame, SentFrame, SessionTimeline, SpeechAnalysis } from '../timeline/types.js';
 import { playback, type Playback } from './playback.js';
 
 /**
@@ -64,6 +64,8 @@ export interface InputView {
   startControl?: SentFrame;
   /** The control that ended it: the final commit, end of text, or the flush of a continuous stream. */
   endControl?: SentFrame;
+  /** Over HTTP: its request (the body included). */
+  request?: SentFrame;
   /** The media frame holding the end of speech (audio inputs). */
   eosFrame?: SentFrame;
   /** The transcript of the input (speech-to-text). */
@@ -77,6 +79,8 @@ export interface InputView {
   frameAt(ms: number): SentFrame | undefined;
   /** Word errors of the transcript against the reference; undefined without both (memoized). */
   wordErrors(): WordErrors | undefined;
+  /** Speech generation: the after-run analysis of the audio received for it. */
+  analysis?: SpeechAnalysis;
 }
 
 export interface SessionView {
@@ -151,12 +155,14 @@ function buildView(timeline: SessionTimeline): SessionView {
   const media = Array.from({ length: count }, () => [] as SentFrame[]);
   const starts: Array<SentFrame | undefined> = [];
   const ends: Array<SentFrame | undefined> = [];
+  const requests: Array<SentFrame | undefined> = [];
   const updates: SentFrame[] = [];
   for (const frame of timeline.sent) {
     if (frame.kind !== 'control') media[frame.input]?.push(frame);
     else if (frame.control === 'input_start') starts[frame.input] ??= frame;
     else if (frame.control === 'input_end' || frame.control === 'flush') ends[frame.input] ??= frame;
     else if (frame.control === 'session_update') updates.push(frame);
+    else if (frame.control === 'request') requests[frame.input] ??= frame;
   }
   const inputs = transcripts.map((events, index): InputView => {
     const plan = timeline.inputs[index];
@@ -170,11 +176,13 @@ function buildView(timeline: SessionTimeline): SessionView {
       media: frames,
       ...optional('startControl', starts[index]),
       ...optional('endControl', ends[index]),
+      ...optional('request', requests[index]),
       ...optional('eosFrame', plan?.kind === 'audio' ? frameAt(plan.speechEndMs) : undefined),
       transcript,
       items: items[index]!.size,
       anomalies: anomalies.filter((a) => a.input === index),
       responses: responses.filter((r) => r.input === index),
+      ...optional('analysis', timeline.analysis?.find((a) => a.input === index)),
       frameAt,
       wordErrors: () => {
         if (errors === null) {
