@@ -40,6 +40,12 @@ export const runCommand = new Command('run')
   .option('--response-format <format>', 'speech generation: audio format asked for: pcm or wav to stream; with --stream-format none any the server offers (mp3, flac, opus, ...)', 'pcm')
   .addOption(new Option('--stream-format <format>', 'speech generation over HTTP: sse (server-sent events), audio (raw stream), none (one body, task batch_tts)').choices(STREAM_FORMATS).default('audio' as const))
   .option('--output-rate <hz>', 'speech generation: sample rate of headerless PCM audio (a WAV header names its own)', int, 24_000)
+  .option('--quality-sessions <n>', 'speech generation: sessions per benchmark whose audio is checked after it (levels, format, and the round trip through --asr-target); 0: none', int, 20)
+  .option('--asr-target <url>', 'speech generation: transcription server for the intelligibility round trip, e.g. ws://localhost:8001/v1/realtime (default: a built-in server)')
+  .addOption(new Option('--asr-protocol <name>', 'its dialect').choices(PROTOCOLS).default('vllm' as const))
+  .option('--asr-model <name>', 'its model (required with --asr-target)')
+  .option('--asr-api-key-env <name>', 'environment variable holding its API key (default: OPENAI_API_KEY for OpenAI dialects, then VOXBENCH_API_KEY)')
+  .option('--keep-audio-mb <mb>', 'speech generation: received audio kept per checked session', num, 16)
   .option('--data <path>', 'dataset: a folder of audio files with .txt transcripts, a .jsonl manifest, Parquet shards or a save_to_disk folder (default: bundled samples); select with the dataset flags below')
   .addOption(new Option('--profile <kind>', 'load profile: synchronous, concurrent, constant or poisson arrivals, a sweep of concurrency levels, or a capacity search (default: from the load flags given: --concurrency N concurrent, --concurrency 1,2,4 sweep, --rate constant, --rate with --seed poisson; else synchronous)').choices([...PROFILE_KINDS, 'sweep', 'capacity'] as const))
   .option('--concurrency <n>', 'sessions open at once (concurrent); the levels of a sweep, e.g. 1,2,4,8; the first level of a capacity search', intList, [1])
@@ -98,6 +104,9 @@ export const runCommand = new Command('run')
           ? { type: 'semantic_vad', eagerness: opts.vadEagerness }
           : { type: 'none' };
     const apiKey = resolveApiKey({ apiKey: opts.apiKey, apiKeyEnv: opts.apiKeyEnv, protocol: opts.protocol });
+    // The run's own key never goes to another server: the transcription server gets its own, and only with --asr-target.
+    if (opts.asrApiKeyEnv !== undefined && !process.env[opts.asrApiKeyEnv]) throw new UsageError(`--asr-api-key-env ${opts.asrApiKeyEnv}: that environment variable is not set`);
+    const asrApiKey = opts.asrTarget === undefined ? undefined : resolveApiKey({ apiKeyEnv: opts.asrApiKeyEnv, protocol: opts.asrProtocol });
     // Without --output-dir, a resumed run writes into the folder it resumes.
     const outputDir = opts.resume === undefined || opts.outputDir !== undefined ? (opts.outputDir ?? defaultOutputDir()) : undefined;
     await checkWritableDir(outputDir ?? opts.resume!, '--output-dir');
@@ -123,6 +132,14 @@ export const runCommand = new Command('run')
         responseFormat: opts.responseFormat,
         streamFormat: opts.streamFormat,
         outputRate: opts.outputRate,
+      },
+      quality: {
+        sessions: opts.qualitySessions,
+        keepAudioMb: opts.keepAudioMb,
+        asrProtocol: opts.asrProtocol,
+        ...(opts.asrModel !== undefined ? { asrModel: opts.asrModel } : {}),
+        ...(opts.asrTarget !== undefined ? { asrTarget: opts.asrTarget } : {}),
+        ...(asrApiKey !== undefined ? { asrApiKey } : {}),
       },
       ...(opts.data !== undefined ? { data: opts.data } : {}),
       dataset: datasetOptionsFromFlags(runCommand.opts() as DatasetFlags),
