@@ -3,7 +3,7 @@ import https from 'node:https';
 import type { Dialect, HttpDialect, WebSocketDialect } from './dialects/dialect.js';
 import { createDialect, DIALECTS } from './dialects/index.js';
 import type { Clock } from './clock.js';
-import { UsageError, type RunOptions, type Settings } from './config.js';
+import type { RunOptions, Settings } from './config.js';
 import { BUNDLED_SAMPLES_DIR } from './data/bundled.js';
 import type { Dataset, Sample, TextSample } from './data/dataset.js';
 import { loadDataset } from './data/load.js';
@@ -13,8 +13,9 @@ import { arrivalSchedule, isOpenLoop, lanes, type LoadProfile } from './load/pro
 import { runHttpSession, type PreparedRequest } from './session/http-runner.js';
 import { prepareSample, type PreparedTurn } from './session/prepare.js';
 import { prepareText, type PreparedText } from './session/prepare-text.js';
-import { prepareAudioRequest } from './session/prepare-request.js';
+import { prepareAudioRequest, prepareTextRequest } from './session/prepare-request.js';
 import type { SessionResult } from './session/runner.js';
+import type { ReceivedAudio } from './session/received-audio.js';
 import { runWebSocketSession } from './session/ws-runner.js';
 import type { SessionRecord } from './timeline/types.js';
 
@@ -25,6 +26,8 @@ export interface RunContext {
   sessionsFor(profile: LoadProfile): number;
   /** Runs session `index` against `target`, due at `plannedStartMs`. */
   runSession(target: string, index: number, plannedStartMs: number, clock: Clock, signal: AbortSignal): Promise<SessionRecord>;
+  /** The audio a session received, undecoded, kept for the after-run analysis (speech generation, the first `--quality-sessions` of a benchmark). */
+  audioOf(record: SessionRecord): ReceivedAudio | undefined;
   /** Lets go of what the sessions shared (idle keep-alive connections). */
   close(): void;
 }
@@ -51,15 +54,22 @@ export async function createRunContext(settings: Settings, dataset: RunDataset):
     split: samples[0]!.split,
     ...result,
     // The listener's player, for the playback figures (recomputed with the same buffer later).
-    ...(settings.speech ? { timeline: { ...result.timeline, playbackBufferMs: settings.playbackBufferMs } } : {}),
+    ...(settings.speaks ? { timeline: { ...result.timeline, playbackBufferMs: settings.playbackBufferMs } } : {}),
   });
   const sessions = dialect.transport === 'websocket' ? await webSocketSessions(settings, dataset, dialect) : await httpSessions(settings, dataset, dialect);
+  const speaks = isSpeechTask(dialect.task);
+  const audio = new WeakMap<SessionRecord, ReceivedAudio>();
   return {
     dialect,
     runSession: async (target, index, plannedStartMs, clock, signal) => {
       const samples = samplesOf(index);
-      return record(index, samples, await sessions.run(target, samples, plannedStartMs, clock, signal));
+      const keepAudioBytes = speaks && index < settings.quality.sessions ? settings.quality.keepAudioBytes : 0;
+      const result = await sessions.run(target, samples, plannedStartMs, clock, signal, keepAudioBytes);
+      const done = record(index, samples, { timeline: result.timeline, outcome: result.outcome });
+      if (result.audio) audio.set(done, result.audio);
+      return done;
     },
+    audioOf: (r) => audio.get(r),
     close: () => sessions.close(),
     // With a duration: as many as start in it (open loop: the arrivals planned in it).
     // Else enough sessions to send every sample once, and at least one per lane (or ten arrivals).
@@ -71,8 +81,13 @@ export async function createRunContext(settings: Settings, dataset: RunDataset):
   };
 }
 
+/** Tasks whose responses are generated speech. */
+function isSpeechTask(task: string): boolean {
+  return task === 'tts' || task === 'batch_tts';
+}
+
 interface TransportSessions {
-  run(target: string, samples: Array<Sample | TextSample>, plannedStartMs: number, clock: Clock, signal: AbortSignal): Promise<SessionResult>;
+  run(target: string, samples: Array<Sample | TextSample>, plannedStartMs: number, clock: Clock, signal: AbortSignal, keepAudioBytes: number): Promise<SessionResult>;
   close(): void;
 }
 
@@ -91,8 +106,9 @@ async function webSocketSessions(settings: Settings, dataset: RunDataset, dialec
   const serverAcks: { known?: boolean } = {};
   return {
     close: () => {},
-    run: (target, samples, plannedStartMs, clock, signal) =>
+    run: (target, samples, plannedStartMs, clock, signal, keepAudioBytes) =>
     runWebSocketSession({
+      keepAudioBytes,
       url: target,
       headers: settings.headers,
       dialect,
@@ -115,8 +131,8 @@ async function webSocketSessions(settings: Settings, dataset: RunDataset, dialec
 async function httpSessions(settings: Settings, dataset: RunDataset, dialect: HttpDialect): Promise<TransportSessions> {
   const prepared = new Map<string, PreparedRequest>();
   for (const sample of dataset.samples) {
-    if (sample.kind === 'text') throw new UsageError(`--protocol ${dialect.name} sends recordings; ${sample.path} is a prompt`);
-    prepared.set(sample.id, await prepareAudioRequest(sample, dialect, settings.eos));
+    if (sample.kind === 'text') prepared.set(sample.id, prepareTextRequest(sample, dialect));
+    else prepared.set(sample.id, await prepareAudioRequest(sample, dialect, settings.eos));
   }
   const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true, ...settings.tls }) };
   return {
@@ -124,8 +140,9 @@ async function httpSessions(settings: Settings, dataset: RunDataset, dialect: Ht
       agents.http.destroy();
       agents.https.destroy();
     },
-    run: (target, samples, plannedStartMs, clock, signal) =>
+    run: (target, samples, plannedStartMs, clock, signal, keepAudioBytes) =>
     runHttpSession({
+      keepAudioBytes,
       url: target,
       headers: settings.headers,
       dialect,

@@ -22,6 +22,8 @@ import { onClockOf, resumeSessionLog, SESSION_LOG, SessionLog, SessionLogError, 
 import { checkResumable } from './resume-check.js';
 import { createRunContext, loadRunDataset, runLevel, type RunContext, type RunDataset } from './run-context.js';
 import { startServerThread } from './server/thread.js';
+import { HTTP_PROTOCOLS } from './dialects/index.js';
+import { analyseSpeech } from './speech-quality.js';
 import { formatPace } from './session/pace.js';
 import type { SessionRecord } from './timeline/types.js';
 import { VERSION } from './version.js';
@@ -72,8 +74,8 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
   let opened: RunContext | undefined;
   let written: string | undefined;
   try {
-    // The built-in server's URL names its transcription path; a speech dialect finds its own on the server's root.
-    const target = options.target ?? (settings.speech ? new URL('/', server!.url).toString() : server!.url);
+    // The built-in server serves WebSocket and HTTP dialects on one port; a WebSocket speech dialect finds its own path on its root.
+    const target = options.target ?? (HTTP_PROTOCOLS.has(settings.protocol) ? new URL(server!.url).origin.replace(/^ws/, 'http') : settings.speaks ? new URL('/', server!.url).toString() : server!.url);
     const context = (opened = await createRunContext(settings, dataset));
     const config = runConfig(options, settings, context, target, server !== undefined);
     const datasetSummary = summarizeDataset(dataset);
@@ -133,6 +135,8 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
             onSessionStart,
             onSessionEnd,
           });
+      // Generated speech is checked once the level's sessions have all ended (its audio is kept in this thread only).
+      if (!pool) await analyseSpeech(execution.records, context.audioOf, settings.quality);
       const benchmark = buildBenchmark({ ...execution, profile, records: [...kept.values(), ...execution.records] }, config);
       benchmarks.push(benchmark);
       return benchmark;
@@ -205,7 +209,7 @@ function runConfig(options: RunOptions, settings: Settings, context: RunContext,
     timeouts: settings.timeouts,
     apiKey: options.apiKey ? REDACTED : null,
     tls: { ca: options.tls?.ca !== undefined, insecure: options.tls?.insecure === true },
-    ...(settings.speech ? { speech: { voice: options.voice ?? null, text: settings.textDelivery, playbackBufferMs: settings.playbackBufferMs } } : {}),
+    ...(settings.speaks ? { speech: { voice: options.speech?.voice ?? null, text: settings.textDelivery, playbackBufferMs: settings.playbackBufferMs } } : {}),
   };
 }
 

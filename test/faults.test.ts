@@ -18,6 +18,7 @@ import { DEFAULT_LATENCY } from '../src/server/latency-model.js';
 import { DEFAULT_MODEL, OPENAI_MODELS, startServer, type ServerOptions } from '../src/server/server.js';
 import type { Failure, SessionRecord } from '../src/timeline/types.js';
 import { CLI, runNode, tempDir } from './helpers.js';
+import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../src/dialects/vllm-omni-speech.js';
 
 const { samples } = await loadFolderDataset(BUNDLED_SAMPLES_DIR);
 const certs = await tempDir();
@@ -32,7 +33,7 @@ const STACK = /\n\s+at \S/;
 
 interface Row {
   fault: string;
-  protocol?: 'openai';
+  protocol?: 'openai' | 'vllm-omni-speech';
   /** Over `wss://`: faults below the WebSocket layer must reach through TLS. */
   wss?: true;
   run?: Partial<RunOptions>;
@@ -48,9 +49,9 @@ async function runFault(row: Row): Promise<Report> {
   const server = await startServer({ port: 0, references: samples, faults: [parseFaultScenario(row.fault)], ...(row.wss ? { tls: TLS } : {}), ...row.server });
   try {
     const { report, reportPath } = await run({
-      target: server.url,
+      target: row.protocol === 'vllm-omni-speech' ? `http://127.0.0.1:${server.port}` : server.url,
       protocol: row.protocol ?? 'vllm',
-      model: row.protocol ? OPENAI_MODELS[0] : DEFAULT_MODEL,
+      model: row.protocol === 'vllm-omni-speech' ? DEFAULT_VLLM_OMNI_TTS_MODEL : row.protocol ? OPENAI_MODELS[0] : DEFAULT_MODEL,
       profile: { kind: 'concurrent', concurrency: 2 },
       maxSessions: 2,
       pace: { kind: 'realtime', speed: 8 },
@@ -201,6 +202,10 @@ const ROWS: Row[] = [
     },
   },
   { fault: 'markup-strings', expect: 'completed', check: noEscapes },
+  // Speech generation's own faults (more in test/speech-http.test.ts).
+  { fault: 'stall-after:200,300', protocol: 'vllm-omni-speech', expect: 'completed' },
+  { fault: 'slow-chunks:2', protocol: 'vllm-omni-speech', expect: 'completed' },
+  { fault: 'cut-stream:300', protocol: 'vllm-omni-speech', expect: { class: 'stream_cut', stage: 'body' } },
   {
     fault: 'markup-strings+error-event',
     expect: { class: 'server_error', stage: 'streaming', code: `server_error${MARKUP_CODE}` },

@@ -4,7 +4,7 @@ import { ProtocolViolation } from '../src/dialects/dialect.js';
 import { elevenlabsDialect, interpretElevenLabsMessage } from '../src/dialects/elevenlabs.js';
 import { interpretRealtimeTtsEvent, openaiRealtimeTtsDialect } from '../src/dialects/openai-realtime-tts.js';
 import { base64Bytes, speechPolicy } from '../src/dialects/tts-common.js';
-import { vllmOmniSpeechDialect } from '../src/dialects/vllm-omni-speech-ws.js';
+import { vllmOmniSpeechWsDialect } from '../src/dialects/vllm-omni-speech-ws.js';
 import { pcm16WavHeader } from '../src/audio/wav-header.js';
 
 const b64 = (bytes: number): string => Buffer.alloc(bytes, 7).toString('base64');
@@ -15,7 +15,7 @@ describe('speech-generation dialects decode the wire', () => {
   });
 
   it('vllm-omni-speech-ws: binary PCM is audio, a WAV header is not, audio.start is an announcement', () => {
-    const dialect = vllmOmniSpeechDialect({ model: 'm' });
+    const dialect = vllmOmniSpeechWsDialect({ model: 'm' });
     assert.deepEqual(dialect.decode(Buffer.alloc(4800), true).map((e) => [e.kind, e.audioBytes, e.audioMs]), [['audio', 4800, 100]]);
     const wav = Buffer.concat([pcm16WavHeader(24_000, 9600), Buffer.alloc(9600)]);
     assert.deepEqual(dialect.decode(wav, true).map((e) => [e.kind, e.audioBytes, e.audioMs]), [['audio', 9600, 200]]);

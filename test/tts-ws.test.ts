@@ -9,7 +9,7 @@ import { DEFAULT_ELEVENLABS_MODEL } from '../src/dialects/elevenlabs.js';
 import { DEFAULT_REALTIME_TTS_MODEL } from '../src/dialects/openai-realtime-tts.js';
 import type { TextSample } from '../src/data/dataset.js';
 import { computeSessionMetrics } from '../src/metrics/compute.js';
-import { DEFAULT_OMNI_SPEECH_MODEL } from '../src/server/omni-speech-session.js';
+import { DEFAULT_VLLM_OMNI_TTS_MODEL as DEFAULT_OMNI_SPEECH_MODEL } from '../src/dialects/vllm-omni-speech.js';
 import { parseFaultScenario } from '../src/server/faults.js';
 import { startServer, type ServerOptions } from '../src/server/server.js';
 import { DEFAULT_SPEECH_LATENCY, synthesizeSpeech } from '../src/server/speech-synth.js';
@@ -35,7 +35,8 @@ async function server(options: Partial<ServerOptions> = {}): Promise<string> {
   return `ws://127.0.0.1:${running.port}`;
 }
 
-const dialectOf = (protocol: Protocol): WebSocketDialect => createDialect(protocol, { model: MODELS[protocol]!, turnDetection: { type: 'none' } }) as WebSocketDialect;
+const dialectOf = (protocol: Protocol, model = MODELS[protocol]!): WebSocketDialect =>
+  createDialect(protocol, { model, turnDetection: { type: 'none' }, speech: { model, responseFormat: 'pcm', streamFormat: 'audio', outputRate: 24_000 } }) as WebSocketDialect;
 
 function speak(url: string, protocol: Protocol, texts: string[], delivery: TextDelivery = { kind: 'all' }, speed = 10) {
   const dialect = dialectOf(protocol);
@@ -185,7 +186,7 @@ describe('speech-generation WebSocket dialects against the built-in server', () 
 
   it('refuses what the server refuses, with its error shape: an unknown model, a non-PCM output format', async () => {
     const url = await server();
-    const dialect = createDialect('vllm-omni-speech-ws', { model: 'no-such-model', turnDetection: { type: 'none' } }) as WebSocketDialect;
+    const dialect = dialectOf('vllm-omni-speech-ws', 'no-such-model');
     const wrongModel = await runWebSocketSession({
       url, headers: {}, dialect, inputs: [prepareText({ kind: 'text', id: 'x', split: 'default', path: 't', text: TEXT }, dialect, { kind: 'all' })],
       pace: { kind: 'realtime', speed: 10 }, plannedStartMs: 0, timeouts: DEFAULT_TIMEOUTS, clock: monotonicClock(),

@@ -24,7 +24,7 @@ export interface SpeechWsSettings {
  * `audio.chunk`; a binary frame that is a WAV file (`stream_audio: false`) has its
  * header left out. Errors: `{type: "error", message}` (with `partial_audio`).
  */
-export function vllmOmniSpeechDialect(settings: SpeechWsSettings): WebSocketDialect {
+export function vllmOmniSpeechWsDialect(settings: SpeechWsSettings): WebSocketDialect {
   const config = JSON.stringify({
     type: 'session.config',
     model: settings.model,

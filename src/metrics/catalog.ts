@@ -1,4 +1,4 @@
-import { TASKS, type Task } from '../timeline/types.js';
+import { TASKS, type SpeechAnalysis, type Task } from '../timeline/types.js';
 import type { InputView, ResponseView, SessionView } from '../views/session-view.js';
 import { maxOf, mean } from './stats.js';
 import { wordEmissionLatencies } from './emission.js';
@@ -297,7 +297,57 @@ const catalog: MetricDefinition[] = [
       return chars !== undefined && total ? (chars * 1000) / total : undefined;
     },
   },
+  // Speech generation's quality, from the after-run analysis of the received audio (`timeline.analysis`).
+  {
+    name: 'ttfa_audible_ms', unit: 'ms', scope: 'input', tasks: SPEECH, tags: ['latency'], better: 'lower',
+    quantity: 'time to first audio plus the leading silence in it: text submitted to the first audible sound (energy onset, after the run)',
+    description: "What a listener waits for: the first audio payload's arrival plus the silence it opens with (the first 10 ms frame with mean-removed RMS of 0.01 or more).",
+    value: (v) => {
+      const ttfa = between(v, 'text_submitted', 'first_audio');
+      const silence = v.analysis?.leadingSilenceMs;
+      return ttfa === undefined || silence === undefined || silence === null ? undefined : ttfa + silence;
+    },
+  },
+  {
+    name: 'tts_wer', unit: 'ratio', scope: 'input', tasks: SPEECH, tags: ['quality'], better: 'lower',
+    quantity: `intelligibility: word error rate of the generated audio as a transcription server heard it, against the text sent (${NORMALIZER})`,
+    description: 'The round trip: the received audio sent, after the run, to the --asr-target transcription server (the built-in one by default).',
+    value: (v) => {
+      const asr = v.analysis?.asr;
+      return asr && 'errors' in asr ? errorRate(asr.errors) ?? undefined : undefined;
+    },
+  },
+  {
+    name: 'tts_corpus_wer', unit: 'ratio', scope: 'corpus', tasks: SPEECH, tags: ['quality'], better: 'lower',
+    quantity: `intelligibility word errors summed over every analysed input, over their words (${NORMALIZER})`,
+    description: 'Corpus intelligibility WER of the round trip: long texts weigh more than short ones.',
+    reduce: (views) => {
+      const total = { substitutions: 0, deletions: 0, insertions: 0, words: 0 };
+      for (const asr of views.flatMap((view) => view.inputs.map((i) => i.analysis?.asr))) {
+        if (!asr || !('errors' in asr)) continue;
+        for (const key of Object.keys(total) as Array<keyof typeof total>) total[key] += asr.errors[key];
+      }
+      return errorRate(total);
+    },
+  },
+  speechLevel('clipping_ratio', 'samples at full scale, as a share of the received audio', (a) => a.clippingRatio),
+  speechLevel('silence_ratio', '20 ms frames below the speech threshold (RMS 0.01), as a share of the received audio', (a) => a.silenceRatio),
+  {
+    name: 'audio_format_problems', unit: 'count', scope: 'input', tasks: SPEECH, tags: ['quality'], better: 'lower',
+    quantity: 'ways the received audio disagrees with what was declared (WAV header fields, sample format, whole samples)',
+    description: 'Found by the after-run analysis; each is listed in the session\'s timeline (`analysis`).',
+    value: (v) => v.analysis?.formatProblems.length,
+  },
 ];
+
+/** A level check of the received audio, from the after-run analysis. */
+function speechLevel(name: string, quantity: string, value: (a: SpeechAnalysis) => number): MetricDefinition {
+  return {
+    name, unit: 'ratio', scope: 'input', tasks: SPEECH, tags: ['quality'], better: 'lower', quantity,
+    description: 'From the after-run analysis of the received audio.',
+    value: (v) => (v.analysis ? value(v.analysis) : undefined),
+  };
+}
 
 /** Every metric, in display order. Extend it with `addMetric`. */
 export const METRICS: readonly MetricDefinition[] = catalog;

@@ -4,7 +4,6 @@ import type { SessionContext } from './session-context.js';
 import { SPEECH_RATE, SpeechStream } from './speech-stream.js';
 
 export const OMNI_SPEECH_PATH = '/v1/audio/speech/stream';
-export const DEFAULT_OMNI_SPEECH_MODEL = 'Qwen/Qwen3-TTS-12Hz-1.7B-CustomVoice';
 
 /** Largest `input.text` message vLLM-Omni takes, bytes. */
 const MAX_TEXT_BYTES = 128 * 1024;

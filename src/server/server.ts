@@ -11,9 +11,11 @@ import { buildReferences, ReferenceIndex } from './recognizer.js';
 import type { SessionContext } from './session-context.js';
 import { VllmSession, SAMPLE_RATE as VLLM_RATE } from './vllm-session.js';
 import { ELEVENLABS_PATH, ElevenLabsSession } from './elevenlabs-session.js';
-import { DEFAULT_OMNI_SPEECH_MODEL, OMNI_SPEECH_PATH, OmniSpeechSession } from './omni-speech-session.js';
+import { OMNI_SPEECH_PATH, OmniSpeechSession } from './omni-speech-session.js';
 import { RealtimeTtsSession } from './realtime-tts-session.js';
+import { OPENAI_TTS_MODELS, serveSpeech, SPEECH_PATH } from './speech-endpoint.js';
 import { DEFAULT_SPEECH_LATENCY, DEFAULT_VOICE, SpeechLatencyModel, type SpeechLatencyOptions, type VoiceOptions } from './speech-synth.js';
+import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../dialects/vllm-omni-speech.js';
 
 export const DEFAULT_MODEL = 'mistralai/Voxtral-Mini-4B-Realtime-2602';
 export const OPENAI_MODELS = ['gpt-4o-transcribe', 'gpt-4o-mini-transcribe', 'whisper-1'];
@@ -31,8 +33,14 @@ export interface ServerOptions {
   /** Samples the server recognizes and transcribes with their reference words. */
   references: Sample[];
   latency: LatencyModelOptions;
-  /** Send Voxtral-style empty deltas (vLLM dialect). Default false. */
+  /** Send Voxtral-style empty deltas (vLLM dialect; speech SSE: one before the first audio). Default false. */
   emptyDeltas: boolean;
+  /** Speech generation: the simulated voice (rate, leading silence, level). */
+  voice: VoiceOptions;
+  /** Speech generation: first-audio delay, real-time factor, jitter, capacity knee, chunk size. */
+  speechLatency: SpeechLatencyOptions;
+  /** Speech generation: answer `stream: true` with raw bytes whatever `stream_format` says, as vLLM-Omni did before mid-2026. Default false. */
+  legacySpeechStream: boolean;
   /** OpenAI dialects: stream deltas while speech arrives, not after the commit. Default false. */
   streamDuringSpeech: boolean;
   /** Serve `wss://` with this certificate and key (PEM). */
@@ -45,15 +53,14 @@ export interface ServerOptions {
   progressAcks: boolean;
   /** vLLM dialect: ingest audio at most this many times real time. Default Infinity (at once). */
   ingestSpeed: number;
-  /** Speech generation: the server's voice, and its first-audio delay, generation speed, jitter and knee. */
-  voice: VoiceOptions;
-  speechLatency: SpeechLatencyOptions;
   /** Fault scenarios (`parseFaultScenario`); a faulted session gets one of them. Default none. */
   faults: FaultScenario[];
   /** Share of sessions that get a fault, drawn per upgrade from a generator seeded with `latency.seed`. Default 1. */
   faultRate: number;
   /** Told of every upgrade, accepted or refused, once; `serve` logs them. Its text holds the client's path, unsanitised. */
   onConnection?: (event: ConnectionEvent) => void;
+  /** Told of each speech response as its first audio is written: ms after the request was read. */
+  onSpeechFirstAudio?: (ms: number) => void;
 }
 
 export interface ConnectionEvent {
@@ -69,16 +76,17 @@ export type ServedDialect = 'vllm' | 'openai' | 'vllm-omni-speech-ws' | 'openai-
 export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
   host: '127.0.0.1',
   port: 8000,
-  models: [DEFAULT_MODEL, ...OPENAI_MODELS, DEFAULT_OMNI_SPEECH_MODEL],
+  models: [DEFAULT_MODEL, ...OPENAI_MODELS, DEFAULT_VLLM_OMNI_TTS_MODEL, ...OPENAI_TTS_MODELS],
   references: [],
   latency: DEFAULT_LATENCY,
   emptyDeltas: false,
+  voice: DEFAULT_VOICE,
+  speechLatency: DEFAULT_SPEECH_LATENCY,
+  legacySpeechStream: false,
   streamDuringSpeech: false,
   maxAudioMb: 25,
   progressAcks: false,
   ingestSpeed: Infinity,
-  voice: DEFAULT_VOICE,
-  speechLatency: DEFAULT_SPEECH_LATENCY,
   faults: [],
   faultRate: 1,
 };
@@ -101,16 +109,31 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
   const { references, ...options }: ServerOptions = { ...DEFAULT_SERVER_OPTIONS, ...overrides };
   const [vllmReferences, openaiReferences] = await indexReferences(references);
   const latency = new LatencyModel(options.latency);
-  const speech = { latency: new SpeechLatencyModel(options.speechLatency), voice: options.voice };
   // Sessions answer pings themselves, so that a silent server is silent and no pong lands inside a raw frame.
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, autoPong: false });
   const pickFaults = faultPicker(options.faults, options.faultRate, options.latency.seed);
   /** Upgrades that slow-accept is holding. */
   const held = new Set<Duplex>();
   let open = 0;
+  const speech = {
+    servedModels: options.models,
+    voice: options.voice,
+    latency: new SpeechLatencyModel(options.speechLatency),
+    legacyStream: options.legacySpeechStream,
+    emptyDeltas: options.emptyDeltas,
+    ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
+    ...(options.onSpeechFirstAudio ? { onFirstAudio: options.onSpeechFirstAudio } : {}),
+    openSessions: () => open,
+  };
 
-  const onRequest = (_: IncomingMessage, res: import('node:http').ServerResponse): void => {
-    res.writeHead(426, { 'content-type': 'text/plain' }).end(`voxbench simulated server: connect a WebSocket to ${REALTIME_PATH}\n`);
+  const onRequest = (req: IncomingMessage, res: import('node:http').ServerResponse): void => {
+    if (new URL(req.url ?? '/', 'http://localhost').pathname === SPEECH_PATH) {
+      // A speech request is a session: it counts toward the capacity knee while it is open.
+      open++;
+      res.once('close', () => open--);
+      return serveSpeech(req, res, speech, pickFaults());
+    }
+    res.writeHead(426, { 'content-type': 'text/plain' }).end(`voxbench simulated server: connect a WebSocket to ${REALTIME_PATH}, or POST to ${SPEECH_PATH}\n`);
   };
   const http = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, onRequest) : createHttpServer(onRequest);
   http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {

@@ -2,7 +2,7 @@ import { encodeWaveFromFloat32Channels } from '@echogarden/wave-codec';
 import type { HttpDialect } from '../dialects/dialect.js';
 import { toPcm16 } from '../audio/pcm.js';
 import { resample } from '../audio/resample.js';
-import type { Sample } from '../data/dataset.js';
+import type { Sample, TextSample } from '../data/dataset.js';
 import type { PreparedRequest } from './http-runner.js';
 import { findSpeech, type EosPreference } from './prepare.js';
 
@@ -29,5 +29,22 @@ export async function prepareAudioRequest(sample: Sample, dialect: HttpDialect, 
       audioEndMs: (audio.samples.length / audio.sampleRate) * 1000,
     },
     request: dialect.request({ kind: 'audio', file, fileName: `${sample.id}.wav`, contentType: 'audio/wav', ...(sample.language ? { language: sample.language } : {}) }),
+  };
+}
+
+/**
+ * A sample's text as one speech-generation request, built before the clock starts: the
+ * dataset's reference text is the prompt (so a transcription dataset drives both
+ * directions), with the sample's voice and language when it names them.
+ */
+export function prepareTextRequest(sample: Pick<TextSample, 'id' | 'split' | 'text' | 'voice' | 'language'>, dialect: HttpDialect): PreparedRequest {
+  return {
+    input: { kind: 'text', sampleId: sample.id, split: sample.split, text: sample.text, chars: [...sample.text].length },
+    request: dialect.request({
+      kind: 'text',
+      text: sample.text,
+      ...(sample.voice !== undefined ? { voice: sample.voice } : {}),
+      ...(sample.language !== undefined ? { language: sample.language } : {}),
+    }),
   };
 }

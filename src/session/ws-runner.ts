@@ -5,6 +5,7 @@ import type { Pace } from './pace.js';
 import type { PreparedTurn } from './prepare.js';
 import type { PreparedText } from './prepare-text.js';
 import { TextBudget } from './bounds.js';
+import { AudioKeeper } from './received-audio.js';
 import { classifySocketError, Ending, newTimeline, type RunnerBase, type SessionResult } from './runner.js';
 
 export interface WebSocketPlan extends RunnerBase {
@@ -62,6 +63,7 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
   const { counters } = timeline;
   const ending = new Ending(clock);
   const text = new TextBudget();
+  const audio = new AudioKeeper(plan.keepAudioBytes ?? 0);
   let input = 0;
   /** Audio position the server acknowledged consuming, when it acknowledges at all. */
   let ackedMs: number | undefined;
@@ -119,10 +121,8 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
       fail({ class: 'protocol_violation', message: err instanceof ProtocolViolation ? err.message : `cannot decode a frame: ${(err as Error).message}` });
       return;
     }
-    for (const decoded of events) {
-      // An audio payload is for analysis after the run, never part of the timeline.
-      const { payload: _payload, ...event } = decoded;
-      const received = { t, input, ...text.bound(event) };
+    for (const event of events) {
+      const received = { t, input, ...text.bound(audio.take(event, input)) };
       timeline.received.push(received);
       if (event.kind === 'progress') {
         ackedMs = Math.max(ackedMs ?? 0, event.audioEndMs ?? 0);
@@ -386,7 +386,8 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
     } else {
       ws.terminate();
     }
-    return { timeline, outcome: ending.outcome! };
+    const kept = audio.result();
+    return { timeline, outcome: ending.outcome!, ...(kept ? { audio: kept } : {}) };
   });
 }
 

@@ -1,6 +1,6 @@
 import { wordErrors, type WordErrors } from '../metrics/wer.js';
 import { finalsLedger, type AnomalyReason } from '../timeline/finals.js';
-import type { InputRecord, ReceivedFrame, SentFrame, SessionTimeline } from '../timeline/types.js';
+import type { InputRecord, ReceivedFrame, SentFrame, SessionTimeline, SpeechAnalysis } from '../timeline/types.js';
 import { DEFAULT_PLAYBACK_BUFFER_MS, playback, type Playback } from './playback.js';
 
 /**
@@ -62,10 +62,10 @@ export interface InputView {
   /** Its media frames (audio or text), in send order. */
   media: SentFrame[];
   startControl?: SentFrame;
-  /** Its request, on a request/response transport (HTTP). */
-  request?: SentFrame;
   /** The control that ended it: the final commit, end of text, or the flush of a continuous stream. */
   endControl?: SentFrame;
+  /** Over HTTP: its request (the body included). */
+  request?: SentFrame;
   /** The media frame holding the end of speech (audio inputs). */
   eosFrame?: SentFrame;
   /** The transcript of the input (speech-to-text). */
@@ -85,6 +85,8 @@ export interface InputView {
   frameAt(ms: number): SentFrame | undefined;
   /** Word errors of the transcript against the reference; undefined without both (memoized). */
   wordErrors(): WordErrors | undefined;
+  /** Speech generation: the after-run analysis of the audio received for it. */
+  analysis?: SpeechAnalysis;
 }
 
 export interface SessionView {
@@ -160,15 +162,15 @@ function buildView(timeline: SessionTimeline): SessionView {
   const responses = [...responseFrames].map(([id, group]) => responseView(id, group.input, group.frames));
   const media = Array.from({ length: count }, () => [] as SentFrame[]);
   const starts: Array<SentFrame | undefined> = [];
-  const requests: Array<SentFrame | undefined> = [];
   const ends: Array<SentFrame | undefined> = [];
+  const requests: Array<SentFrame | undefined> = [];
   const updates: SentFrame[] = [];
   for (const frame of timeline.sent) {
     if (frame.kind !== 'control') media[frame.input]?.push(frame);
     else if (frame.control === 'input_start') starts[frame.input] ??= frame;
-    else if (frame.control === 'request') requests[frame.input] ??= frame;
     else if (frame.control === 'input_end' || frame.control === 'flush') ends[frame.input] ??= frame;
     else if (frame.control === 'session_update') updates.push(frame);
+    else if (frame.control === 'request') requests[frame.input] ??= frame;
   }
   const inputs = transcripts.map((events, index): InputView => {
     const plan = timeline.inputs[index];
@@ -184,8 +186,8 @@ function buildView(timeline: SessionTimeline): SessionView {
       ...optional('plan', plan),
       media: frames,
       ...optional('startControl', starts[index]),
-      ...optional('request', requests[index]),
       ...optional('endControl', ends[index]),
+      ...optional('request', requests[index]),
       ...optional('eosFrame', plan?.kind === 'audio' ? frameAt(plan.speechEndMs) : undefined),
       transcript,
       items: items[index]!.size,
@@ -194,6 +196,7 @@ function buildView(timeline: SessionTimeline): SessionView {
       received: received[index]!,
       audio,
       playback: () => (played ??= playback(audio.chunks, timeline.playbackBufferMs ?? DEFAULT_PLAYBACK_BUFFER_MS)),
+      ...optional('analysis', timeline.analysis?.find((a) => a.input === index)),
       frameAt,
       wordErrors: () => {
         if (errors === null) {
