@@ -53,6 +53,8 @@ describe('speech-generation dialects decode the wire', () => {
     }
     assert.deepEqual(interpretRealtimeTtsEvent(JSON.stringify({ type: 'response.audio_transcript.delta', response_id: 'r', delta: 'Hi' })), { type: 'response.audio_transcript.delta', kind: 'text_delta', channel: 'response_transcript', text: 'Hi', responseId: 'r' });
     assert.deepEqual(interpretRealtimeTtsEvent(JSON.stringify({ type: 'response.done', response: { id: 'r', status: 'completed' } })), { type: 'response.done', kind: 'response_done', responseId: 'r' });
+    const usage = { input_tokens: 12, output_tokens: 40, input_token_details: { text_tokens: 12 } };
+    assert.deepEqual(interpretRealtimeTtsEvent(JSON.stringify({ type: 'response.done', response: { id: 'r', status: 'completed', usage } })).usage, { source: 'response.done', values: { input_tokens: 12, output_tokens: 40, 'input_token_details.text_tokens': 12 } });
     const failed = interpretRealtimeTtsEvent(JSON.stringify({ type: 'response.done', response: { id: 'r', status: 'incomplete', status_details: { reason: 'max_output_tokens' } } }));
     assert.deepEqual([failed.kind, failed.code, failed.message], ['error', 'response_incomplete', 'the response ended incomplete (max_output_tokens)']);
     assert.deepEqual(interpretRealtimeTtsEvent('{"type":"error","error":{"type":"invalid_request_error","code":"bad","message":"no"}}'), { type: 'error', kind: 'error', message: 'no', code: 'bad' });

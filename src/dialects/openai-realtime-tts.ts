@@ -1,4 +1,5 @@
 import { jsonTextDecoder, parseEventObject, type DecodedEvent, type WebSocketDialect } from './dialect.js';
+import { usageOf } from './speech-http.js';
 import { audioEvent, base64Bytes, noAudioInput, speechPolicy, stringField, TTS_RATE, withDefaultPath } from './tts-common.js';
 import type { SpeechWsSettings } from './vllm-omni-speech-ws.js';
 
@@ -82,9 +83,9 @@ export function interpretRealtimeTtsEvent(data: string): DecodedEvent {
     case 'response.audio.done':
       return { type, kind: 'audio_final', ...responseId };
     case 'response.done': {
-      const response = (event.response ?? {}) as { id?: unknown; status?: unknown; status_details?: { reason?: unknown; error?: { message?: unknown } } };
+      const response = (event.response ?? {}) as { id?: unknown; status?: unknown; usage?: unknown; status_details?: { reason?: unknown; error?: { message?: unknown } } };
       const id = typeof response.id === 'string' ? { responseId: response.id } : {};
-      if (response.status === undefined || response.status === 'completed') return { type, kind: 'response_done', ...id };
+      if (response.status === undefined || response.status === 'completed') return { type, kind: 'response_done', ...id, ...usageOf(response.usage, 'response.done') };
       const reason = stringField(response.status_details?.reason) || stringField(response.status_details?.error?.message);
       return { type, kind: 'error', code: `response_${stringField(response.status)}`, message: `the response ended ${stringField(response.status)}${reason ? ` (${reason})` : ''}`, ...id };
     }

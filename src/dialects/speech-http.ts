@@ -209,7 +209,7 @@ export function speechSseDecoder(wav: boolean, format: PcmFormat): BodyDecoder {
 }
 
 /** Server-reported usage as flat numbers (`input_tokens`, `input_token_details.text_tokens`, ...), labelled by where it came from. */
-function usageOf(usage: unknown): Pick<DecodedEvent, 'usage'> {
+export function usageOf(usage: unknown, source = 'speech.audio.done'): Pick<DecodedEvent, 'usage'> {
   if (typeof usage !== 'object' || usage === null) return {};
   const flat: Record<string, number> = {};
   const walk = (value: object, prefix: string): void => {
@@ -219,7 +219,7 @@ function usageOf(usage: unknown): Pick<DecodedEvent, 'usage'> {
     }
   };
   walk(usage, '');
-  return Object.keys(flat).length > 0 ? { usage: { source: 'speech.audio.done', values: flat } } : {};
+  return Object.keys(flat).length > 0 ? { usage: { source, values: flat } } : {};
 }
 
 /**
