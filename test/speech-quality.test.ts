@@ -5,7 +5,7 @@ import { METRICS, measure, type PointMetric } from '../src/metrics/catalog.js';
 import { normalizeWords } from '../src/metrics/wer.js';
 import { run, type RunOptions } from '../src/run.js';
 import { parseFaultScenario } from '../src/server/faults.js';
-import { wavHeader } from '../src/server/speech-endpoint.js';
+import { pcm16WavHeader } from '../src/audio/wav-header.js';
 import { DEFAULT_SPEECH_LATENCY, DEFAULT_VOICE } from '../src/server/speech-synth.js';
 import type { SessionRecord } from '../src/timeline/types.js';
 import { sessionView } from '../src/views/session-view.js';
@@ -75,7 +75,7 @@ describe('received audio checks', () => {
   for (let i = 0; i < 2400; i++) tone.writeInt16LE(Math.round(10_000 * Math.sin(i / 3)), i * 2);
 
   it('reads a streamed WAV by its header, and base64 payloads as bytes', async () => {
-    const header = wavHeader(16_000);
+    const header = pcm16WavHeader(16_000);
     const decoded = await decodeReceivedAudio([header.toString('base64'), tone.subarray(0, 1000).toString('base64'), tone.subarray(1000)], 24_000);
     assert.equal(decoded.sampleRate, 16_000);
     assert.equal(decoded.pcm.equals(tone), true);
@@ -83,7 +83,7 @@ describe('received audio checks', () => {
   });
 
   it('names what disagrees with the declaration', async () => {
-    const wrongSize = await decodeReceivedAudio([wavHeader(16_000, 9000), tone], 24_000);
+    const wrongSize = await decodeReceivedAudio([pcm16WavHeader(16_000, 9000), tone], 24_000);
     assert.deepEqual(wrongSize.formatProblems, ['the WAV header declares 9000 bytes of audio, 4800 arrived']);
     const odd = await decodeReceivedAudio([tone.subarray(0, 101)], 24_000);
     assert.deepEqual(odd.formatProblems, ['101 bytes of PCM16 is not a whole number of samples']);

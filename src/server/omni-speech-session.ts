@@ -1,7 +1,8 @@
 import type WebSocket from 'ws';
 import { pcm16WavHeader } from '../audio/wav-header.js';
 import type { SessionContext } from './session-context.js';
-import { SPEECH_RATE, SpeechStream } from './speech-stream.js';
+import { SPEECH_RATE } from './speech-endpoint.js';
+import { SpeechStream } from './speech-stream.js';
 
 export const OMNI_SPEECH_PATH = '/v1/audio/speech/stream';
 

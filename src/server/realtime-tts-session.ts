@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type WebSocket from 'ws';
 import type { SessionContext } from './session-context.js';
-import { SPEECH_RATE, SpeechStream } from './speech-stream.js';
+import { SPEECH_RATE } from './speech-endpoint.js';
+import { SpeechStream } from './speech-stream.js';
 
 /**
  * One connection speaking the OpenAI Realtime API as a speech generator: text message

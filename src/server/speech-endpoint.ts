@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { pcm16WavHeader } from '../audio/wav-header.js';
 import { faultOf, MARKUP, MARKUP_CODE, type FaultScenario } from './faults.js';
 import { playSpeech, synthesizeSpeech, type SpeechLatencyModel, type SpeechPlan, type VoiceOptions } from './speech-synth.js';
 
@@ -126,7 +127,7 @@ function respond(request: SpeechRequest, res: ServerResponse, socket: Socket, ct
   const openai = OPENAI_TTS_MODELS.includes(request.model);
   const pcm = synthesizeSpeech(request.input, SPEECH_RATE, ctx.voice, request.speed);
   const plan = ctx.latency.plan(pcm, SPEECH_RATE, ctx.openSessions(), faults);
-  const header = request.format === 'wav' ? wavHeader(SPEECH_RATE, request.stream === 'none' ? pcm.length : undefined) : undefined;
+  const header = request.format === 'wav' ? pcm16WavHeader(SPEECH_RATE, request.stream === 'none' ? pcm.length : undefined) : undefined;
   const errorCode = (code: string): string => (markup ? `${code}${MARKUP_CODE}` : code);
   const errorMessage = markup ? MARKUP : 'injected fault';
   // A legacy server streams raw bytes for any `stream: true` request.
@@ -207,22 +208,4 @@ function respond(request: SpeechRequest, res: ServerResponse, socket: Socket, ct
 function withEmptyDelta(plan: SpeechPlan): SpeechPlan {
   if (plan.chunks.length === 0) return plan;
   return { ...plan, chunks: [{ pcm: Buffer.alloc(0), atMs: plan.chunks[0]!.atMs / 2 }, ...plan.chunks] };
-}
-
-/** A 44-byte PCM16 mono WAV header; streamed (`dataBytes` unknown), both sizes are 0xFFFFFFFF, as vLLM-Omni writes it. */
-export function wavHeader(rate: number, dataBytes?: number): Buffer {
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'latin1');
-  header.writeUInt32LE(dataBytes === undefined ? 0xffffffff : 36 + dataBytes, 4);
-  header.write('WAVEfmt ', 8, 'latin1');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(rate, 24);
-  header.writeUInt32LE(rate * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'latin1');
-  header.writeUInt32LE(dataBytes ?? 0xffffffff, 40);
-  return header;
 }

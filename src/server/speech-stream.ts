@@ -3,9 +3,6 @@ import type { SessionContext } from './session-context.js';
 import { SessionFaults, type FaultWire } from './session-faults.js';
 import { playSpeech, synthesizeSpeech, type SpeechEnd } from './speech-synth.js';
 
-/** PCM16 mono at 24 kHz: what the simulated WebSocket speech servers send (Qwen3-TTS's rate, OpenAI's `pcm`). */
-export const SPEECH_RATE = 24_000;
-
 /** What one generation tells its session's dialect, each at its due time. */
 export interface SpeechSink {
   /** Generation has started (before any audio; the dialect may announce it). */
