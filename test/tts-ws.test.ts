@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { WebSocketServer } from 'ws';
 import { monotonicClock } from '../src/clock.js';
+import { resolveSettings } from '../src/config.js';
+import { run } from '../src/run.js';
 import type { WebSocketDialect } from '../src/dialects/dialect.js';
 import { createDialect, type Protocol } from '../src/dialects/index.js';
 import { DEFAULT_ELEVENLABS_MODEL } from '../src/dialects/elevenlabs.js';
@@ -196,5 +198,30 @@ describe('speech-generation WebSocket dialects against the built-in server', () 
     const mp3 = await speak(`${url}/v1/text-to-speech/v/stream-input?output_format=mp3_44100_128`, 'elevenlabs', [TEXT]);
     assert.equal(mp3.outcome.status === 'failed' && mp3.outcome.failure.class, 'server_error');
     assert.equal(mp3.outcome.status === 'failed' && mp3.outcome.failure.code, 'invalid_output_format');
+  });
+});
+
+describe('speech generation through run()', () => {
+  it('runs a WebSocket speech dialect on the built-in server with text streamed, recording the settings', async () => {
+    const { report } = await run({
+      protocol: 'vllm-omni-speech-ws', pace: { kind: 'realtime', speed: 10 }, maxSessions: 2, playbackBufferMs: 100,
+      textDelivery: { kind: 'stream', tokensPerS: 40, firstTokenMs: 20 }, server: { speechLatency: FAST },
+    });
+    const [level] = report.benchmarks;
+    assert.equal(report.config.task, 'tts');
+    assert.deepEqual(report.config.speech, { voice: null, text: { kind: 'stream', tokensPerS: 40, firstTokenMs: 20 }, playbackBufferMs: 100 });
+    assert.equal(level!.summary.sessions.completed, 2);
+    assert.ok(level!.summary.metrics.ftts_ms!.count === 2 && level!.summary.metrics.ftts_ms!.min > FAST.firstAudioMs);
+    assert.ok(level!.sessions.every((s) => s.timeline.playbackBufferMs === 100 && s.timeline.inputs[0]!.kind === 'text'));
+    assert.ok(level!.summary.throughput.audioS > 0, 'throughput counts the audio generated');
+  });
+
+  it('refuses settings a speech dialect cannot honour, with one line naming the flag', () => {
+    assert.throws(() => resolveSettings({ protocol: 'elevenlabs', turnsPerSession: 2 }), /--protocol elevenlabs takes one input per session/);
+    assert.throws(() => resolveSettings({ protocol: 'vllm', textDelivery: { kind: 'stream', tokensPerS: 10, firstTokenMs: 0 } }), /--text-rate streams text into speech generation; --protocol vllm sends audio/);
+    assert.throws(() => resolveSettings({ protocol: 'openai-speech', textDelivery: { kind: 'stream', tokensPerS: 10, firstTokenMs: 0 } }), /--text-rate streams text into WebSocket dialects/);
+    assert.throws(() => resolveSettings({ protocol: 'elevenlabs', textDelivery: { kind: 'stream', tokensPerS: 0, firstTokenMs: 0 } }), /--text-rate must be a positive number, got 0/);
+    assert.throws(() => resolveSettings({ protocol: 'elevenlabs', playbackBufferMs: -1 }), /--playback-buffer-ms must be zero or more/);
+    assert.deepEqual(resolveSettings({ protocol: 'elevenlabs', apiKey: 'k' }).headers, { 'xi-api-key': 'k' });
   });
 });
