@@ -1,5 +1,6 @@
 import { DIALECTS, HTTP_PROTOCOLS, PROTOCOLS, type DialectSettings, type Protocol } from './dialects/index.js';
 import { STREAM_FORMATS, type SpeechSettings, type StreamFormat } from './dialects/speech-http.js';
+import { DEFAULT_AURA_MODEL } from './dialects/deepgram-aura.js';
 import { DEFAULT_ELEVENLABS_MODEL } from './dialects/elevenlabs.js';
 import { DEFAULT_REALTIME_TTS_MODEL } from './dialects/openai-realtime-tts.js';
 import type { TextDelivery } from './session/prepare-text.js';
@@ -226,7 +227,14 @@ const DEFAULT_MODELS: Record<Protocol, string> = {
   'openai-realtime-tts': DEFAULT_REALTIME_TTS_MODEL,
   'openai-realtime-tts-beta': DEFAULT_REALTIME_TTS_MODEL,
   elevenlabs: DEFAULT_ELEVENLABS_MODEL,
+  'deepgram-aura': DEFAULT_AURA_MODEL,
 };
+
+/** How a dialect's server takes its key: ElevenLabs in `xi-api-key`, Deepgram as `Token`, the rest as `Bearer`. */
+function authHeaders(protocol: Protocol, key: string): Record<string, string> {
+  if (protocol === 'elevenlabs') return { 'xi-api-key': key };
+  return { authorization: protocol === 'deepgram-aura' ? `Token ${key}` : `Bearer ${key}` };
+}
 
 export function resolveSettings(options: RunOptions): Settings {
   const protocol = options.protocol ?? 'vllm';
@@ -340,7 +348,7 @@ export function resolveSettings(options: RunOptions): Settings {
     ackWindowMs: options.ackWindowMs ?? DEFAULT_ACK_WINDOW_MS,
     timeouts,
     workers,
-    headers: options.apiKey ? (protocol === 'elevenlabs' ? { 'xi-api-key': options.apiKey } : { authorization: `Bearer ${options.apiKey}` }) : {},
+    headers: options.apiKey ? authHeaders(protocol, options.apiKey) : {},
     tls: {
       ...(options.tls?.ca !== undefined ? { ca: options.tls.ca } : {}),
       ...(options.tls?.insecure ? { rejectUnauthorized: false as const } : {}),

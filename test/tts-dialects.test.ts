@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ProtocolViolation } from '../src/dialects/dialect.js';
+import { deepgramAuraDialect, interpretAuraEvent } from '../src/dialects/deepgram-aura.js';
 import { elevenlabsDialect, interpretElevenLabsMessage } from '../src/dialects/elevenlabs.js';
 import { interpretRealtimeTtsEvent, openaiRealtimeTtsDialect } from '../src/dialects/openai-realtime-tts.js';
 import { base64Bytes, speechPolicy } from '../src/dialects/tts-common.js';
@@ -63,6 +64,14 @@ describe('speech-generation dialects decode the wire', () => {
     assert.equal(beta.connectUrl('wss://api.openai.com'), 'wss://api.openai.com/v1/realtime?model=gpt-realtime');
     assert.match(beta.sessionFrames()[0]!, /"output_audio_format":"pcm16"/);
     assert.match(openaiRealtimeTtsDialect({ model: 'm', beta: false }).sessionFrames()[0]!, /"type":"realtime".*"rate":24000/);
+  });
+
+  it('deepgram-aura: Metadata makes the session ready, Flushed ends an input, a Warning is not fatal', () => {
+    assert.deepEqual(['Metadata', 'Flushed', 'Warning', 'Error'].map((type) => interpretAuraEvent(JSON.stringify({ type, description: 'd', code: 'C' })).kind), ['ready', 'response_done', 'other', 'error']);
+    const dialect = deepgramAuraDialect({ model: 'aura-2-thalia-en' });
+    assert.deepEqual(dialect.decode(Buffer.alloc(480), true).map((e) => [e.kind, e.audioMs]), [['audio', 10]]);
+    assert.equal(dialect.connectUrl('wss://api.deepgram.com'), 'wss://api.deepgram.com/v1/speak?model=aura-2-thalia-en&encoding=linear16&sample_rate=24000&container=none');
+    assert.deepEqual([dialect.textFrame!('Hi'), dialect.inputEndFrame()], ['{"type":"Speak","text":"Hi"}', '{"type":"Flush"}']);
   });
 
   it('the speech policy: an end of response answers only an end of input already sent', () => {

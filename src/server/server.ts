@@ -10,6 +10,7 @@ import { OpenAISession, SAMPLE_RATE as OPENAI_RATE } from './openai-session.js';
 import { buildReferences, ReferenceIndex } from './recognizer.js';
 import type { SessionContext } from './session-context.js';
 import { VllmSession, SAMPLE_RATE as VLLM_RATE } from './vllm-session.js';
+import { AURA_PATH, AuraSession } from './aura-session.js';
 import { ELEVENLABS_PATH, ElevenLabsSession } from './elevenlabs-session.js';
 import { OMNI_SPEECH_PATH, OmniSpeechSession } from './omni-speech-session.js';
 import { RealtimeTtsSession } from './realtime-tts-session.js';
@@ -71,7 +72,7 @@ export interface ConnectionEvent {
 }
 
 /** The dialects the server speaks, found from the upgrade's path, query and headers. */
-export type ServedDialect = 'vllm' | 'openai' | 'vllm-omni-speech-ws' | 'openai-realtime-tts' | 'elevenlabs';
+export type ServedDialect = 'vllm' | 'openai' | 'vllm-omni-speech-ws' | 'openai-realtime-tts' | 'elevenlabs' | 'deepgram-aura';
 
 export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
   host: '127.0.0.1',
@@ -149,6 +150,7 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
     const dialect: ServedDialect | undefined =
       path === OMNI_SPEECH_PATH ? 'vllm-omni-speech-ws'
       : ELEVENLABS_PATH.test(path) ? 'elevenlabs'
+      : path === AURA_PATH ? 'deepgram-aura'
       : path !== REALTIME_PATH ? undefined
       : model !== null && REALTIME_TTS_MODEL.test(model) ? 'openai-realtime-tts'
       : url.searchParams.has('intent') || model !== null || betaHeader !== undefined ? 'openai'
@@ -157,7 +159,10 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
     const faults = pickFaults();
     const refused = faultOf(faults, 'upgrade');
     if (refused) return refuseWith(refused.status, 'injected fault');
-    const authorized = dialect === 'elevenlabs' ? request.headers['xi-api-key'] === options.apiKey : request.headers.authorization === `Bearer ${options.apiKey}`;
+    const authorized =
+      dialect === 'elevenlabs' ? request.headers['xi-api-key'] === options.apiKey
+      : dialect === 'deepgram-aura' ? [`Token ${options.apiKey}`, `Bearer ${options.apiKey}`].includes(request.headers.authorization ?? '')
+      : request.headers.authorization === `Bearer ${options.apiKey}`;
     if (options.apiKey !== undefined && !authorized) return refuseWith(401, 'Unauthorized');
     const openai = dialect === 'openai';
     const accept = (): void =>
@@ -181,6 +186,7 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
         const beta = String(betaHeader).includes('realtime=v1');
         if (dialect === 'vllm-omni-speech-ws') new OmniSpeechSession(ws, ctx);
         else if (dialect === 'elevenlabs') new ElevenLabsSession(ws, ctx, url.searchParams);
+        else if (dialect === 'deepgram-aura') new AuraSession(ws, ctx, url.searchParams);
         else if (dialect === 'openai-realtime-tts') new RealtimeTtsSession(ws, ctx, { model: model!, beta });
         else if (!openai) new VllmSession(ws, ctx);
         else new OpenAISession(ws, ctx, { beta, streamDuringSpeech: options.streamDuringSpeech });
