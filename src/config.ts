@@ -1,5 +1,6 @@
 import { DIALECTS, HTTP_PROTOCOLS, PROTOCOLS, type DialectSettings, type Protocol } from './dialects/index.js';
 import { STREAM_FORMATS, type SpeechSettings, type StreamFormat } from './dialects/speech-http.js';
+import { DEFAULT_CARTESIA_MODEL } from './dialects/cartesia.js';
 import { DEFAULT_AURA_MODEL } from './dialects/deepgram-aura.js';
 import { DEFAULT_ELEVENLABS_MODEL } from './dialects/elevenlabs.js';
 import { DEFAULT_REALTIME_TTS_MODEL } from './dialects/openai-realtime-tts.js';
@@ -228,6 +229,7 @@ const DEFAULT_MODELS: Record<Protocol, string> = {
   'openai-realtime-tts-beta': DEFAULT_REALTIME_TTS_MODEL,
   elevenlabs: DEFAULT_ELEVENLABS_MODEL,
   'deepgram-aura': DEFAULT_AURA_MODEL,
+  cartesia: DEFAULT_CARTESIA_MODEL,
 };
 
 /** How a dialect's server takes its key: ElevenLabs in `xi-api-key`, Deepgram as `Token`, the rest as `Bearer`. */
@@ -373,6 +375,7 @@ function checkSpeech(options: RunOptions, protocol: Protocol, turnsPerSession: n
   if (protocol === 'elevenlabs' && turnsPerSession > 1) {
     throw new UsageError('--protocol elevenlabs takes one input per session: its end of input closes the socket; leave --turns-per-session at 1');
   }
+  if (protocol === 'cartesia' && turnsPerSession > 1) throw new UsageError('--protocol cartesia takes one input per session (one context); leave --turns-per-session at 1');
   return { speaks, textDelivery, playbackBufferMs };
 }
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ProtocolViolation } from '../src/dialects/dialect.js';
+import { cartesiaDialect, interpretCartesiaEvent } from '../src/dialects/cartesia.js';
 import { deepgramAuraDialect, interpretAuraEvent } from '../src/dialects/deepgram-aura.js';
 import { elevenlabsDialect, interpretElevenLabsMessage } from '../src/dialects/elevenlabs.js';
 import { interpretRealtimeTtsEvent, openaiRealtimeTtsDialect } from '../src/dialects/openai-realtime-tts.js';
@@ -72,6 +73,18 @@ describe('speech-generation dialects decode the wire', () => {
     assert.deepEqual(dialect.decode(Buffer.alloc(480), true).map((e) => [e.kind, e.audioMs]), [['audio', 10]]);
     assert.equal(dialect.connectUrl('wss://api.deepgram.com'), 'wss://api.deepgram.com/v1/speak?model=aura-2-thalia-en&encoding=linear16&sample_rate=24000&container=none');
     assert.deepEqual([dialect.textFrame!('Hi'), dialect.inputEndFrame()], ['{"type":"Speak","text":"Hi"}', '{"type":"Flush"}']);
+  });
+
+  it('cartesia: every piece a whole request on one context, the end an empty transcript; chunk, done and error', () => {
+    const dialect = cartesiaDialect({ model: 'sonic-3', voice: 'v' });
+    assert.deepEqual(JSON.parse(dialect.textFrame!('Hi ')), { context_id: 'voxbench', model_id: 'sonic-3', transcript: 'Hi ', voice: { mode: 'id', id: 'v' }, output_format: { container: 'raw', encoding: 'pcm_s16le', sample_rate: 24_000 }, continue: true, max_buffer_delay_ms: 0 });
+    assert.equal(JSON.parse(dialect.inputEndFrame()).continue, false);
+    assert.deepEqual(dialect.upgradeHeaders(), { 'Cartesia-Version': '2025-04-16' });
+    assert.deepEqual(interpretCartesiaEvent(JSON.stringify({ type: 'chunk', data: b64(480), done: false })), { type: 'chunk', kind: 'audio', audioBytes: 480, audioMs: 10, payload: b64(480) });
+    assert.equal(interpretCartesiaEvent('{"type":"chunk","data":"","done":false}').kind, 'other');
+    assert.equal(interpretCartesiaEvent('{"type":"done","done":true}').kind, 'response_done');
+    assert.equal(interpretCartesiaEvent('{"type":"flush_done","flush_done":true}').kind, 'other');
+    assert.deepEqual(interpretCartesiaEvent('{"type":"error","status_code":400,"title":"Bad Request","message":"no","error_code":"bad_voice"}'), { type: 'error', kind: 'error', message: 'no', code: 'bad_voice' });
   });
 
   it('the speech policy: an end of response answers only an end of input already sent', () => {

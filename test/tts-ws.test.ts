@@ -7,6 +7,7 @@ import { resolveSettings } from '../src/config.js';
 import { run } from '../src/run.js';
 import type { WebSocketDialect } from '../src/dialects/dialect.js';
 import { createDialect, type Protocol } from '../src/dialects/index.js';
+import { DEFAULT_CARTESIA_MODEL } from '../src/dialects/cartesia.js';
 import { DEFAULT_AURA_MODEL } from '../src/dialects/deepgram-aura.js';
 import { DEFAULT_ELEVENLABS_MODEL } from '../src/dialects/elevenlabs.js';
 import { DEFAULT_REALTIME_TTS_MODEL } from '../src/dialects/openai-realtime-tts.js';
@@ -27,6 +28,7 @@ const MODELS: Partial<Record<Protocol, string>> = {
   'openai-realtime-tts-beta': DEFAULT_REALTIME_TTS_MODEL,
   elevenlabs: DEFAULT_ELEVENLABS_MODEL,
   'deepgram-aura': DEFAULT_AURA_MODEL,
+  cartesia: DEFAULT_CARTESIA_MODEL,
 };
 const PROTOCOLS = Object.keys(MODELS) as Protocol[];
 const TEXT = 'The quick brown fox jumps over the lazy dog.';
@@ -74,7 +76,7 @@ describe('speech-generation WebSocket dialects against the built-in server', () 
       assert.equal(m!.stall_count, 0);
       assert.equal(m!.ftts_ms, undefined, 'no FTTS when the text is sent at once');
       const controls = timeline.sent.filter((f) => f.kind === 'control').map((f) => f.control);
-      assert.deepEqual(controls, protocol === 'deepgram-aura' ? ['input_end'] : ['session_config', 'input_end']);
+      assert.deepEqual(controls, protocol === 'deepgram-aura' || protocol === 'cartesia' ? ['input_end'] : ['session_config', 'input_end']);
       assert.deepEqual(timeline.sent.filter((f) => f.kind === 'text').map((f) => [f.charStart, f.charEnd, f.plannedMs]), [[0, TEXT.length, null]]);
       assert.ok(timeline.received.every((e) => !('payload' in e)), 'payloads stay out of the timeline');
     });

@@ -1,6 +1,7 @@
 import type { Task } from '../timeline/types.js';
 import type { Dialect } from './dialect.js';
 import { openaiDialect, type OpenAISettings } from './openai.js';
+import { cartesiaDialect } from './cartesia.js';
 import { deepgramAuraDialect } from './deepgram-aura.js';
 import { elevenlabsDialect } from './elevenlabs.js';
 import { openaiRealtimeTtsDialect } from './openai-realtime-tts.js';
@@ -23,6 +24,7 @@ export const DIALECTS = {
   'openai-realtime-tts-beta': 'tts',
   elevenlabs: 'tts',
   'deepgram-aura': 'tts',
+  cartesia: 'tts',
 } as const satisfies Record<string, Task>;
 export type Protocol = keyof typeof DIALECTS;
 export const PROTOCOLS = Object.keys(DIALECTS) as Protocol[];
@@ -51,5 +53,7 @@ export function createDialect(protocol: Protocol, settings: DialectSettings): Di
       return elevenlabsDialect(settings.speech);
     case 'deepgram-aura':
       return deepgramAuraDialect(settings.speech);
+    case 'cartesia':
+      return cartesiaDialect(settings.speech);
   }
 }

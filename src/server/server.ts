@@ -11,6 +11,7 @@ import { buildReferences, ReferenceIndex } from './recognizer.js';
 import type { SessionContext } from './session-context.js';
 import { VllmSession, SAMPLE_RATE as VLLM_RATE } from './vllm-session.js';
 import { AURA_PATH, AuraSession } from './aura-session.js';
+import { CARTESIA_PATH, CartesiaSession } from './cartesia-session.js';
 import { ELEVENLABS_PATH, ElevenLabsSession } from './elevenlabs-session.js';
 import { OMNI_SPEECH_PATH, OmniSpeechSession } from './omni-speech-session.js';
 import { RealtimeTtsSession } from './realtime-tts-session.js';
@@ -72,7 +73,7 @@ export interface ConnectionEvent {
 }
 
 /** The dialects the server speaks, found from the upgrade's path, query and headers. */
-export type ServedDialect = 'vllm' | 'openai' | 'vllm-omni-speech-ws' | 'openai-realtime-tts' | 'elevenlabs' | 'deepgram-aura';
+export type ServedDialect = 'vllm' | 'openai' | 'vllm-omni-speech-ws' | 'openai-realtime-tts' | 'elevenlabs' | 'deepgram-aura' | 'cartesia';
 
 export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
   host: '127.0.0.1',
@@ -151,6 +152,7 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
       path === OMNI_SPEECH_PATH ? 'vllm-omni-speech-ws'
       : ELEVENLABS_PATH.test(path) ? 'elevenlabs'
       : path === AURA_PATH ? 'deepgram-aura'
+      : path === CARTESIA_PATH ? 'cartesia'
       : path !== REALTIME_PATH ? undefined
       : model !== null && REALTIME_TTS_MODEL.test(model) ? 'openai-realtime-tts'
       : url.searchParams.has('intent') || model !== null || betaHeader !== undefined ? 'openai'
@@ -187,6 +189,7 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
         if (dialect === 'vllm-omni-speech-ws') new OmniSpeechSession(ws, ctx);
         else if (dialect === 'elevenlabs') new ElevenLabsSession(ws, ctx, url.searchParams);
         else if (dialect === 'deepgram-aura') new AuraSession(ws, ctx, url.searchParams);
+        else if (dialect === 'cartesia') new CartesiaSession(ws, ctx);
         else if (dialect === 'openai-realtime-tts') new RealtimeTtsSession(ws, ctx, { model: model!, beta });
         else if (!openai) new VllmSession(ws, ctx);
         else new OpenAISession(ws, ctx, { beta, streamDuringSpeech: options.streamDuringSpeech });
