@@ -7,7 +7,9 @@ import { anchor } from './anchors.js';
  * them, the simulated player's start) and its audio. The catalog's entries are these
  * anchors and functions; nothing here is computed on the hot path.
  */
-const firstSent = (v: InputView): number | undefined => v.media[0]?.t ?? v.request?.t;
+/** Speech-generation anchors exist on text inputs only, so no speech figure is measured on a transcription. */
+const isText = (v: InputView): boolean => v.plan?.kind === 'text';
+const firstSent = (v: InputView): number | undefined => (isText(v) ? (v.media[0]?.t ?? v.request?.t) : undefined);
 const lastAudio = (v: InputView): number | undefined => v.audio.chunks[v.audio.chunks.length - 1]?.t;
 
 export const TTS_ANCHORS = {
@@ -17,7 +19,7 @@ export const TTS_ANCHORS = {
     'first token of a text streamed on a token schedule (--text-rate)',
     (v) => (typeof v.media[0]?.plannedMs === 'number' && v.media[0].kind === 'text' ? v.media[0].t : undefined),
   ),
-  text_submitted: anchor<InputView>('text.submitted', 'the send that forces synthesis: end of input, flush or response.create (HTTP: the request)', (v) => v.endControl?.t ?? v.request?.t),
+  text_submitted: anchor<InputView>('text.submitted', 'the send that forces synthesis: end of input, flush or response.create (HTTP: the request)', (v) => (isText(v) ? (v.endControl?.t ?? v.request?.t) : undefined)),
   first_frame: anchor<InputView>('response.first_frame', 'first frame of any kind received after the text was first sent', (v) => {
     const from = firstSent(v);
     return from === undefined ? undefined : v.received.find((e) => e.t >= from)?.t;

@@ -198,15 +198,6 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
     const chunks = prepared.chunks;
     let k = 0;
     let sentEndMs = offsetMs;
-    const record = (seq: number, plannedMs: number | null, t: number): void => {
-      const chunk = chunks[seq]!;
-      sentEndMs = offsetMs + chunk.audioEndMs;
-      timeline.sent.push({ t, input, bytes: chunk.frame.length, kind: 'audio', plannedMs, audioStartMs: offsetMs + chunk.audioStartMs, audioEndMs: sentEndMs });
-    };
-    if (plan.pace.kind !== 'none') {
-      const speed = plan.pace.speed;
-      return onSchedule(chunks.length, (i) => t0 + (offsetMs + chunks[i]!.audioStartMs) / speed, (i, plannedMs) => record(i, plannedMs, send(chunks[i]!.frame, chunks[i]!.binary)));
-    }
     return new Promise((resolve) => {
       let probe: NodeJS.Timeout | undefined;
       let stall: NodeJS.Timeout | undefined;
@@ -218,47 +209,59 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
         ending.recheck = undefined;
         resolve();
       };
-      let inFlight = 0;
-      const windowMs = plan.ackWindowMs ?? DEFAULT_ACK_WINDOW_MS;
-      const server = plan.serverAcks ?? {};
-      const acknowledged = (): boolean => {
-        if (windowMs === 0 || server.known === false) return true;
-        // Within the window, or everything sent so far acknowledged (a window smaller than a chunk).
-        if (offsetMs + chunks[k]!.audioEndMs - (ackedMs ?? 0) <= windowMs || sentEndMs <= (ackedMs ?? 0)) return true;
-        if (ackedMs === undefined && server.known === undefined) {
-          probe ??= setTimeout(() => {
-            if (ackedMs === undefined) server.known = false;
-            pump();
-          }, ACK_PROBE_MS);
-        }
-        // A server that stops acknowledging must not hold the session forever.
-        clearTimeout(stall);
-        stall = setTimeout(() => fail({ class: 'timeout', message: `no acknowledgement of the audio sent for ${timeouts.finalMs} ms` }), timeouts.finalMs);
-        return false;
+      ending.recheck = () => {
+        if (ending.outcome) done();
       };
-      /** A socket that takes none of the audio written to it (a server that stopped reading) must not hold the session forever. */
-      const watchDrain = (): void => {
-        clearTimeout(drain);
-        if (inFlight > 0) {
-          drain = setTimeout(() => fail({ class: 'timeout', message: `the socket took no audio for ${timeouts.finalMs} ms (the server stopped reading)` }), timeouts.finalMs);
-        }
+      const record = (seq: number, plannedMs: number | null, t: number): void => {
+        const chunk = chunks[seq]!;
+        sentEndMs = offsetMs + chunk.audioEndMs;
+        timeline.sent.push({ t, input, bytes: chunk.frame.length, kind: 'audio', plannedMs, audioStartMs: offsetMs + chunk.audioStartMs, audioEndMs: sentEndMs });
       };
-      const pump = (): void => {
-        if (ending.outcome) return done();
-        clearTimeout(stall);
-        while (k < chunks.length && inFlight < UNPACED_WINDOW && acknowledged()) {
-          inFlight++;
-          const seq = k++;
-          record(seq, null, send(chunks[seq]!.frame, chunks[seq]!.binary, () => {
-            inFlight--;
-            if (k === chunks.length && inFlight === 0) done();
-            else pump();
-          }));
-        }
-        watchDrain();
-      };
-      ending.recheck = pump; // acknowledgements open the window
-      pump();
+      if (plan.pace.kind === 'none') {
+        let inFlight = 0;
+        const windowMs = plan.ackWindowMs ?? DEFAULT_ACK_WINDOW_MS;
+        const server = plan.serverAcks ?? {};
+        const acknowledged = (): boolean => {
+          if (windowMs === 0 || server.known === false) return true;
+          // Within the window, or everything sent so far acknowledged (a window smaller than a chunk).
+          if (offsetMs + chunks[k]!.audioEndMs - (ackedMs ?? 0) <= windowMs || sentEndMs <= (ackedMs ?? 0)) return true;
+          if (ackedMs === undefined && server.known === undefined) {
+            probe ??= setTimeout(() => {
+              if (ackedMs === undefined) server.known = false;
+              pump();
+            }, ACK_PROBE_MS);
+          }
+          // A server that stops acknowledging must not hold the session forever.
+          clearTimeout(stall);
+          stall = setTimeout(() => fail({ class: 'timeout', message: `no acknowledgement of the audio sent for ${timeouts.finalMs} ms` }), timeouts.finalMs);
+          return false;
+        };
+        /** A socket that takes none of the audio written to it (a server that stopped reading) must not hold the session forever. */
+        const watchDrain = (): void => {
+          clearTimeout(drain);
+          if (inFlight > 0) {
+            drain = setTimeout(() => fail({ class: 'timeout', message: `the socket took no audio for ${timeouts.finalMs} ms (the server stopped reading)` }), timeouts.finalMs);
+          }
+        };
+        const pump = (): void => {
+          if (ending.outcome) return done();
+          clearTimeout(stall);
+          while (k < chunks.length && inFlight < UNPACED_WINDOW && acknowledged()) {
+            inFlight++;
+            const seq = k++;
+            record(seq, null, send(chunks[seq]!.frame, chunks[seq]!.binary, () => {
+              inFlight--;
+              if (k === chunks.length && inFlight === 0) done();
+              else pump();
+            }));
+          }
+          watchDrain();
+        };
+        ending.recheck = pump; // acknowledgements open the window
+        return pump();
+      }
+      const speed = plan.pace.speed;
+      void onSchedule(chunks.length, (i) => t0 + (offsetMs + chunks[i]!.audioStartMs) / speed, (i, plannedMs) => record(i, plannedMs, send(chunks[i]!.frame, chunks[i]!.binary))).then(resolve);
     });
   };
 
