@@ -22,6 +22,6 @@ export function resolveApiKey(sources: ApiKeySources, env: NodeJS.ProcessEnv = p
     if (!value) throw new UsageError(`--api-key-env ${sources.apiKeyEnv}: that environment variable is not set`);
     return value;
   }
-  const openai = sources.protocol === 'openai' || sources.protocol === 'openai-beta';
+  const openai = sources.protocol?.startsWith('openai') === true;
   return (openai ? env.OPENAI_API_KEY : undefined) || env.VOXBENCH_API_KEY || undefined;
 }

@@ -1,5 +1,9 @@
 import { DIALECTS, HTTP_PROTOCOLS, PROTOCOLS, type DialectSettings, type Protocol } from './dialects/index.js';
 import { STREAM_FORMATS, type SpeechSettings, type StreamFormat } from './dialects/speech-http.js';
+import { DEFAULT_ELEVENLABS_MODEL } from './dialects/elevenlabs.js';
+import { DEFAULT_REALTIME_TTS_MODEL } from './dialects/openai-realtime-tts.js';
+import type { TextDelivery } from './session/prepare-text.js';
+import { DEFAULT_PLAYBACK_BUFFER_MS } from './views/playback.js';
 import { DEFAULT_OPENAI_MODEL, type OpenAITurnDetection } from './dialects/openai.js';
 import { DEFAULT_OPENAI_TTS_MODEL } from './dialects/openai-speech.js';
 import { DEFAULT_VLLM_OMNI_TTS_MODEL } from './dialects/vllm-omni-speech.js';
@@ -12,7 +16,7 @@ import type { MeasurementWindow } from './metrics/window.js';
 import type { Pricing } from './metrics/cost.js';
 import type { OutputFormat } from './report/outputs.js';
 import type { Meta, RunConfig } from './report/schema.js';
-import type { SessionRecord } from './timeline/types.js';
+import type { SessionRecord, Task } from './timeline/types.js';
 import { DEFAULT_MODEL, type ServerOptions } from './server/server.js';
 import type { Pace } from './session/pace.js';
 import { NO_PADDING, type EosPreference, type Padding } from './session/prepare.js';
@@ -29,6 +33,10 @@ export interface RunOptions {
   /** Transcription language and prompt (OpenAI dialects). */
   language?: string;
   prompt?: string;
+  /** Speech generation over WebSocket: the text all at once (default), or streamed like an LLM's tokens. */
+  textDelivery?: TextDelivery;
+  /** Speech generation: audio the simulated player buffers before it starts, ms. Default 200. */
+  playbackBufferMs?: number;
   /** OpenAI dialects: who ends turns. Default `none` (the client commits each turn). */
   turnDetection?: OpenAITurnDetection;
   /** Speech generation over HTTP: voice and formats. */
@@ -179,6 +187,10 @@ export interface Settings {
   /** Speech generation: the after-run quality check. */
   quality: QualitySettings;
   turnDetection: OpenAITurnDetection;
+  /** Speech generation (the dialect's task is `tts` or `batch_tts`): it sends prompts, not recordings. */
+  speaks: boolean;
+  textDelivery: TextDelivery;
+  playbackBufferMs: number;
   plan: LoadPlan;
   slos: Slo[];
   /** Sessions per benchmark, when given (else one per sample, at least one per lane). */
@@ -210,6 +222,10 @@ const DEFAULT_MODELS: Record<Protocol, string> = {
   'openai-beta': DEFAULT_OPENAI_MODEL,
   'vllm-omni-speech': DEFAULT_VLLM_OMNI_TTS_MODEL,
   'openai-speech': DEFAULT_OPENAI_TTS_MODEL,
+  'vllm-omni-speech-ws': DEFAULT_VLLM_OMNI_TTS_MODEL,
+  'openai-realtime-tts': DEFAULT_REALTIME_TTS_MODEL,
+  'openai-realtime-tts-beta': DEFAULT_REALTIME_TTS_MODEL,
+  elevenlabs: DEFAULT_ELEVENLABS_MODEL,
 };
 
 export function resolveSettings(options: RunOptions): Settings {
@@ -292,6 +308,7 @@ export function resolveSettings(options: RunOptions): Settings {
     timerLimit(flag, ms, 'ms');
   }
   if (options.rampUpMs !== undefined) timerLimit('--ramp-up-s', options.rampUpMs, 's');
+  const speaking = checkSpeech(options, protocol, turnsPerSession);
   const model = options.model ?? DEFAULT_MODELS[protocol];
   return {
     protocol,
@@ -305,6 +322,7 @@ export function resolveSettings(options: RunOptions): Settings {
     },
     quality: resolveQuality(options.quality ?? {}),
     turnDetection,
+    ...speaking,
     plan,
     slos,
     ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
@@ -322,12 +340,32 @@ export function resolveSettings(options: RunOptions): Settings {
     ackWindowMs: options.ackWindowMs ?? DEFAULT_ACK_WINDOW_MS,
     timeouts,
     workers,
-    headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
+    headers: options.apiKey ? (protocol === 'elevenlabs' ? { 'xi-api-key': options.apiKey } : { authorization: `Bearer ${options.apiKey}` }) : {},
     tls: {
       ...(options.tls?.ca !== undefined ? { ca: options.tls.ca } : {}),
       ...(options.tls?.insecure ? { rejectUnauthorized: false as const } : {}),
     },
   };
+}
+
+/** The speech-generation settings, checked: text delivery and the player's buffer, and what a dialect cannot do. */
+function checkSpeech(options: RunOptions, protocol: Protocol, turnsPerSession: number): Pick<Settings, 'speaks' | 'textDelivery' | 'playbackBufferMs'> {
+  const task = DIALECTS[protocol] as Task;
+  const speaks = task === 'tts' || task === 'batch_tts';
+  const textDelivery = options.textDelivery ?? { kind: 'all' };
+  if (textDelivery.kind === 'stream') {
+    if (!speaks) throw new UsageError(`--text-rate streams text into speech generation; --protocol ${protocol} sends audio`);
+    positive('--text-rate', textDelivery.tokensPerS, false);
+    nonNegative('--text-first-token-ms', textDelivery.firstTokenMs);
+  }
+  if (textDelivery.kind === 'stream' && HTTP_PROTOCOLS.has(protocol)) throw new UsageError(`--text-rate streams text into WebSocket dialects; --protocol ${protocol} sends each text in one request`);
+  if (options.speech?.voice !== undefined && !speaks) throw new UsageError(`--voice is for speech generation; --protocol ${protocol} sends audio`);
+  const playbackBufferMs = options.playbackBufferMs ?? DEFAULT_PLAYBACK_BUFFER_MS;
+  nonNegative('--playback-buffer-ms', playbackBufferMs);
+  if (protocol === 'elevenlabs' && turnsPerSession > 1) {
+    throw new UsageError('--protocol elevenlabs takes one input per session: its end of input closes the socket; leave --turns-per-session at 1');
+  }
+  return { speaks, textDelivery, playbackBufferMs };
 }
 
 const STREAMED_FORMATS = ['pcm', 'wav'];

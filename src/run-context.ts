@@ -1,16 +1,18 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { Dialect, HttpDialect, WebSocketDialect } from './dialects/dialect.js';
-import { createDialect } from './dialects/index.js';
+import { createDialect, DIALECTS } from './dialects/index.js';
 import type { Clock } from './clock.js';
-import { UsageError, type RunOptions, type Settings } from './config.js';
+import type { RunOptions, Settings } from './config.js';
 import { BUNDLED_SAMPLES_DIR } from './data/bundled.js';
-import type { Dataset, Sample } from './data/dataset.js';
+import type { Dataset, Sample, TextSample } from './data/dataset.js';
 import { loadDataset } from './data/load.js';
+import { loadTextDataset } from './data/text.js';
 import { execute, type Execution } from './load/execute.js';
 import { arrivalSchedule, isOpenLoop, lanes, type LoadProfile } from './load/profiles.js';
 import { runHttpSession, type PreparedRequest } from './session/http-runner.js';
-import { prepareSample, type PreparedSample } from './session/prepare.js';
+import { prepareSample, type PreparedTurn } from './session/prepare.js';
+import { prepareText, type PreparedText } from './session/prepare-text.js';
 import { prepareAudioRequest, prepareTextRequest } from './session/prepare-request.js';
 import type { SessionResult } from './session/runner.js';
 import type { ReceivedAudio } from './session/received-audio.js';
@@ -30,22 +32,29 @@ export interface RunContext {
   close(): void;
 }
 
-export function loadRunDataset(options: RunOptions): Promise<Dataset> {
-  return loadDataset(options.data ?? BUNDLED_SAMPLES_DIR, options.dataset);
+/** What a run sends: recordings, or, for speech generation, prompts (a transcription dataset's references among them). */
+export type RunDataset = Dataset<Sample> | Dataset<TextSample>;
+
+export function loadRunDataset(options: RunOptions): Promise<RunDataset> {
+  const task = DIALECTS[options.protocol ?? 'vllm'] as string;
+  const load = task === 'tts' || task === 'batch_tts' ? loadTextDataset : loadDataset;
+  return load(options.data ?? BUNDLED_SAMPLES_DIR, options.dataset);
 }
 
 /** Builds the dialect and prepares every sample's media once (decoded, resampled, chunked, encoded). */
-export async function createRunContext(settings: Settings, dataset: Dataset): Promise<RunContext> {
+export async function createRunContext(settings: Settings, dataset: RunDataset): Promise<RunContext> {
   const dialect = createDialect(settings.protocol, settings.dialect);
   const perSession = settings.turnsPerSession;
   // Session i sends samples i*T .. i*T+T-1, round robin over the dataset.
-  const samplesOf = (index: number): Sample[] =>
+  const samplesOf = (index: number): Array<Sample | TextSample> =>
     Array.from({ length: perSession }, (_, k) => dataset.samples[(index * perSession + k) % dataset.samples.length]!);
-  const record = (index: number, samples: Sample[], result: SessionResult): SessionRecord => ({
+  const record = (index: number, samples: Array<Sample | TextSample>, result: SessionResult): SessionRecord => ({
     index,
     sampleIds: samples.map((s) => s.id),
     split: samples[0]!.split,
     ...result,
+    // The listener's player, for the playback figures (recomputed with the same buffer later).
+    ...(settings.speaks ? { timeline: { ...result.timeline, playbackBufferMs: settings.playbackBufferMs } } : {}),
   });
   const sessions = dialect.transport === 'websocket' ? await webSocketSessions(settings, dataset, dialect) : await httpSessions(settings, dataset, dialect);
   const speaks = isSpeechTask(dialect.task);
@@ -78,15 +87,20 @@ function isSpeechTask(task: string): boolean {
 }
 
 interface TransportSessions {
-  run(target: string, samples: Sample[], plannedStartMs: number, clock: Clock, signal: AbortSignal, keepAudioBytes: number): Promise<SessionResult>;
+  run(target: string, samples: Array<Sample | TextSample>, plannedStartMs: number, clock: Clock, signal: AbortSignal, keepAudioBytes: number): Promise<SessionResult>;
   close(): void;
 }
 
-/** Streaming sessions: each sample's audio as turns, the first and the later ones. */
-async function webSocketSessions(settings: Settings, dataset: Dataset, dialect: WebSocketDialect): Promise<TransportSessions> {
-  const prepared = new Map<string, PreparedSample>();
+/** Streaming sessions: each sample's audio as turns, the first and the later ones; or each prompt's text. */
+async function webSocketSessions(settings: Settings, dataset: RunDataset, dialect: WebSocketDialect): Promise<TransportSessions> {
+  const prepared = new Map<string, { first: PreparedTurn | PreparedText; later: PreparedTurn | PreparedText }>();
   for (const sample of dataset.samples) {
-    prepared.set(sample.id, await prepareSample(sample, dialect, settings.chunkMs, settings.padding, settings.eos));
+    if (sample.kind === 'text') {
+      const text = prepareText(sample, dialect, settings.textDelivery);
+      prepared.set(sample.id, { first: text, later: text });
+    } else {
+      prepared.set(sample.id, await prepareSample(sample, dialect, settings.chunkMs, settings.padding, settings.eos));
+    }
   }
   /** Whether the server acknowledges audio, once a session has found out. */
   const serverAcks: { known?: boolean } = {};
@@ -114,13 +128,11 @@ async function webSocketSessions(settings: Settings, dataset: Dataset, dialect: 
 }
 
 /** Request sessions: one request per sample, over a keep-alive pool shared by the run's sessions. */
-async function httpSessions(settings: Settings, dataset: Dataset, dialect: HttpDialect): Promise<TransportSessions> {
+async function httpSessions(settings: Settings, dataset: RunDataset, dialect: HttpDialect): Promise<TransportSessions> {
   const prepared = new Map<string, PreparedRequest>();
-  const speaks = isSpeechTask(dialect.task);
   for (const sample of dataset.samples) {
-    if (!speaks) prepared.set(sample.id, await prepareAudioRequest(sample, dialect, settings.eos));
-    else if (sample.text === null || sample.text.trim() === '') throw new UsageError(`sample ${sample.id} (${sample.path}) has no text to speak; give it a reference text (a .txt transcript, a text column or key)`);
-    else prepared.set(sample.id, prepareTextRequest({ ...sample, text: sample.text }, dialect));
+    if (sample.kind === 'text') prepared.set(sample.id, prepareTextRequest(sample, dialect));
+    else prepared.set(sample.id, await prepareAudioRequest(sample, dialect, settings.eos));
   }
   const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true, ...settings.tls }) };
   return {

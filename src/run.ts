@@ -3,7 +3,7 @@ import { cpus, hostname } from 'node:os';
 import { join } from 'node:path';
 import { monotonicClock, type Clock } from './clock.js';
 import { resolveSettings, UsageError, type RunOptions, type Settings } from './config.js';
-import { summarizeDataset, type Dataset } from './data/dataset.js';
+import { summarizeDataset, type Sample } from './data/dataset.js';
 import { lockFolder } from './folder-lock.js';
 import { searchCapacity } from './load/capacity.js';
 import { profileAt } from './load/plan.js';
@@ -20,7 +20,7 @@ import { readReportHeader } from './report/report-header.js';
 import { REPORT_SCHEMA, REPORT_VERSION, type Benchmark, type Report, type RunConfig } from './report/schema.js';
 import { onClockOf, resumeSessionLog, SESSION_LOG, SessionLog, SessionLogError, type LoggedSession } from './report/session-log.js';
 import { checkResumable } from './resume-check.js';
-import { createRunContext, loadRunDataset, runLevel, type RunContext } from './run-context.js';
+import { createRunContext, loadRunDataset, runLevel, type RunContext, type RunDataset } from './run-context.js';
 import { startServerThread } from './server/thread.js';
 import { HTTP_PROTOCOLS } from './dialects/index.js';
 import { analyseSpeech } from './speech-quality.js';
@@ -59,13 +59,13 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
 }
 
 /** The run, with its output folder (if any) held by this run alone. */
-async function runIn(outputDir: string | undefined, options: RunOptions, settings: Settings, dataset: Dataset): Promise<RunResult> {
+async function runIn(outputDir: string | undefined, options: RunOptions, settings: Settings, dataset: RunDataset): Promise<RunResult> {
   const resumed = options.resume ? finishedSessions(await resumeSessionLog(options.resume)) : new Map<string, Map<number, LoggedSession>>();
   // Opened before the server starts, so a folder that cannot be written leaves nothing running.
   const log = outputDir === undefined ? undefined : await SessionLog.open(outputDir, options.resume !== undefined);
   const server =
     options.target === undefined
-      ? await startServerThread({ port: 0, models: [settings.model], references: dataset.samples, ...options.server }).catch(async (err: unknown) => {
+      ? await startServerThread({ port: 0, models: [settings.model], references: dataset.samples.filter((s): s is Sample => s.kind !== 'text'), ...options.server }).catch(async (err: unknown) => {
           await log?.close();
           throw err;
         })
@@ -74,8 +74,8 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
   let opened: RunContext | undefined;
   let written: string | undefined;
   try {
-    // The built-in server serves WebSocket and HTTP dialects on one port.
-    const target = options.target ?? (HTTP_PROTOCOLS.has(settings.protocol) ? new URL(server!.url).origin.replace(/^ws/, 'http') : server!.url);
+    // The built-in server serves WebSocket and HTTP dialects on one port; a WebSocket speech dialect finds its own path on its root.
+    const target = options.target ?? (HTTP_PROTOCOLS.has(settings.protocol) ? new URL(server!.url).origin.replace(/^ws/, 'http') : settings.speaks ? new URL('/', server!.url).toString() : server!.url);
     const context = (opened = await createRunContext(settings, dataset));
     const config = runConfig(options, settings, context, target, server !== undefined);
     const datasetSummary = summarizeDataset(dataset);
@@ -209,6 +209,7 @@ function runConfig(options: RunOptions, settings: Settings, context: RunContext,
     timeouts: settings.timeouts,
     apiKey: options.apiKey ? REDACTED : null,
     tls: { ca: options.tls?.ca !== undefined, insecure: options.tls?.insecure === true },
+    ...(settings.speaks ? { speech: { voice: options.speech?.voice ?? null, text: settings.textDelivery, playbackBufferMs: settings.playbackBufferMs } } : {}),
   };
 }
 

@@ -20,7 +20,7 @@ describe('voxbench --help', () => {
     const run = (await runNode([CLI, 'run', '--help'])).stdout;
     assert.match(run, /--concurrency <n>[^]*?\(default: 1\)/);
     assert.match(run, /--outputs <list>[^]*?\(default: json\)/);
-    assert.match(run.replace(/\s+/g, " "), /--protocol <name> wire dialect \(choices: vllm, openai, openai-beta, vllm-omni-speech, openai-speech; default: vllm\)/);
+    assert.match(run.replace(/\s+/g, " "), /--protocol <name> wire dialect \(choices: vllm, openai, openai-beta, vllm-omni-speech, openai-speech, vllm-omni-speech-ws, openai-realtime-tts, openai-realtime-tts-beta, elevenlabs; default: vllm\)/);
     assert.match(run, /--max-sample-duration <s>/);
     assert.doesNotMatch(run, /--max-duration/, 'the old name is accepted, not listed');
   });

@@ -30,12 +30,15 @@ export const runCommand = new Command('run')
   .option('--model <name>', `model: named in vLLM's session.update, or the OpenAI transcription model (required with --target; built-in server: ${DEFAULT_MODEL} or gpt-4o-transcribe)`)
   .option('--language <code>', 'transcription language, e.g. en (OpenAI dialects)')
   .option('--prompt <text>', 'transcription prompt (OpenAI dialects)')
+  .option('--voice <name>', "speech generation: the voice (vLLM-Omni voice, ElevenLabs voice id, OpenAI voice; default: the server's own, openai-speech alloy, openai-realtime-tts marin, elevenlabs 21m00Tcm4TlvDq8ikWAM; over HTTP a sample may name its own)")
+  .option('--text-rate <tokens/s>', 'speech generation over WebSocket: stream each prompt like an LLM, this many tokens (words) per second, so first token to speech (ftts_ms) is measured (default: the whole text at once)', positiveNum)
+  .option('--text-first-token-ms <ms>', "with --text-rate: the first token's delay after the input starts", num, 0)
+  .option('--playback-buffer-ms <ms>', 'speech generation: audio the simulated player buffers before it starts (playback_start_ms, stall_count, stall_ms)', num, 200)
   .addOption(new Option('--turn-detection <type>', 'who ends turns (OpenAI dialects): none (the client commits), server_vad or semantic_vad').choices(['none', 'server_vad', 'semantic_vad'] as const).default('none' as const))
   .option('--vad-threshold <x>', 'server_vad threshold, 0 to 1', fraction, 0.5)
   .option('--vad-prefix-padding-ms <ms>', 'server_vad audio kept before speech starts', num, 300)
   .option('--vad-silence-ms <ms>', 'server_vad silence that ends a turn', num, 500)
   .addOption(new Option('--vad-eagerness <level>', 'semantic_vad eagerness').choices(['low', 'medium', 'high', 'auto'] as const).default('auto' as const))
-  .option('--voice <name>', 'speech generation: the voice (openai-speech default alloy; a sample may name its own)')
   .option('--instructions <text>', 'speech generation: how to speak (vLLM-Omni and OpenAI instructions)')
   .option('--response-format <format>', 'speech generation: audio format asked for: pcm or wav to stream; with --stream-format none any the server offers (mp3, flac, opus, ...)', 'pcm')
   .addOption(new Option('--stream-format <format>', 'speech generation over HTTP: sse (server-sent events), audio (raw stream), none (one body, task batch_tts)').choices(STREAM_FORMATS).default('audio' as const))
@@ -78,7 +81,7 @@ export const runCommand = new Command('run')
   .option('--connect-timeout-ms <ms>', 'limit for the WebSocket to open', num, DEFAULT_TIMEOUTS.connectMs)
   .option('--ready-timeout-ms <ms>', 'limit for the session to be ready after open', num, DEFAULT_TIMEOUTS.readyMs)
   .option('--final-timeout-ms <ms>', 'limit for the final transcript after the final commit', num, DEFAULT_TIMEOUTS.finalMs)
-  .option('--api-key <key>', 'sent as Authorization: Bearer (prefer an environment variable: command lines are visible to other users)')
+  .option('--api-key <key>', 'sent as Authorization: Bearer, or xi-api-key for ElevenLabs (prefer an environment variable: command lines are visible to other users)')
   .option('--api-key-env <name>', 'environment variable holding the API key (default: OPENAI_API_KEY for OpenAI dialects, then VOXBENCH_API_KEY)')
   .option('--ca <file>', 'extra trusted CA certificate (PEM) for wss:// targets')
   .option('--insecure', 'accept any TLS certificate (self-signed test servers only)')
@@ -125,6 +128,8 @@ export const runCommand = new Command('run')
       ...(opts.model !== undefined ? { model: opts.model } : {}),
       ...(opts.language !== undefined ? { language: opts.language } : {}),
       ...(opts.prompt !== undefined ? { prompt: opts.prompt } : {}),
+      ...(opts.textRate !== undefined ? { textDelivery: { kind: 'stream' as const, tokensPerS: opts.textRate, firstTokenMs: opts.textFirstTokenMs } } : {}),
+      playbackBufferMs: opts.playbackBufferMs,
       turnDetection,
       speech: {
         ...(opts.voice !== undefined ? { voice: opts.voice } : {}),

@@ -6,6 +6,8 @@ export interface Entry {
   split: string;
   text: string | null;
   language?: string;
+  /** The voice a prompt asks for (JSONL `voice`). */
+  voice?: string;
   words?: WordTiming[];
   segments?: SpeechSpan[];
   /** Where problems with this sample are reported: a file, and a JSONL line or table row. */

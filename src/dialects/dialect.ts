@@ -59,6 +59,8 @@ export interface WebSocketDialect extends DialectBase {
   connectUrl(target: string): string;
   /** Headers for the upgrade request beyond authentication. */
   upgradeHeaders(): Record<string, string>;
+  /** Text-in dialects (speech generation): the frames carrying one piece of an input's text. */
+  textFrame?(text: string): string;
   /** What the runner waits for before configuring the session, for messages. */
   readonly readyEvent: string;
   /** Frames sent once the session is ready (e.g. `session.update`). */

@@ -6,6 +6,7 @@ import { corpusErrors } from './quality.js';
 import { errorRate, NORMALIZER } from './wer.js';
 import { ANCHORS as A } from './anchors.js';
 import type { Anchor } from './anchors.js';
+import { audioOutMs, between, charsOf, chunkGaps, TTS_ANCHORS as T } from './tts.js';
 
 /**
  * The metric catalog: every figure voxbench reports, defined once. Each entry declares
@@ -64,6 +65,8 @@ function measureOn<V>(metric: Measure<V>, view: V): number | undefined {
 
 const ALL = TASKS;
 const STT: readonly Task[] = ['stt'];
+/** Speech generation: streamed (`tts`), and one body per request (`batch_tts`). */
+const TTS: readonly Task[] = ['tts'];
 const SPEECH: readonly Task[] = ['tts', 'batch_tts'];
 
 const audioMs = (v: InputView): number | undefined => {
@@ -219,16 +222,90 @@ const catalog: MetricDefinition[] = [
     description: 'Corpus WER, as leaderboards pool it: long utterances weigh more than short ones.',
     reduce: (views) => errorRate(corpusErrors(views)),
   },
+  {
+    name: 'ttfb_ms', unit: 'ms', scope: 'input', tasks: SPEECH, tags: ['latency', 'transport'], better: 'lower',
+    from: T.text_first_sent, to: T.first_frame,
+    description: 'Time to first byte: the first frame of any kind the server sent back, announcements and WAV headers included.',
+  },
+  {
+    name: 'ttfa_ms', unit: 'ms', scope: 'input', tasks: SPEECH, tags: ['headline', 'latency'], better: 'lower',
+    from: T.text_submitted, to: T.first_audio,
+    description: 'Time to first audio: from the send that forces synthesis to the first real audio samples. Negative when a server starts speaking before the text ends (ElevenLabs after 120 characters, sentence splitting).',
+  },
+  {
+    name: 'ftts_ms', unit: 'ms', scope: 'input', tasks: TTS, tags: ['headline', 'latency'], better: 'lower',
+    from: T.text_first_streamed, to: T.first_audio,
+    description: "First token to speech (Picovoice's FTTS): only when the text is streamed like an LLM's output (--text-rate), from its first token to the first audio.",
+  },
+  {
+    name: 'playback_start_ms', unit: 'ms', scope: 'input', tasks: TTS, tags: ['headline', 'latency'], better: 'lower',
+    from: T.text_submitted, to: T.playback_start,
+    description: 'When a listener hears the first sample: a simulated player starts once --playback-buffer-ms of audio is buffered (or the stream has ended).',
+  },
+  {
+    name: 'stall_count', unit: 'count', scope: 'input', tasks: TTS, tags: ['headline', 'quality'], better: 'lower',
+    quantity: 'underruns of the simulated real-time player after it started, until the last audio',
+    description: 'Times playback ran dry and the listener heard a gap.',
+    value: (v) => (v.audio.chunks.length > 0 ? v.playback().stalls.length : undefined),
+  },
+  {
+    name: 'stall_ms', unit: 'ms', scope: 'input', tasks: TTS, tags: ['quality'], better: 'lower',
+    quantity: 'total time the simulated player waited for audio after it started',
+    description: 'Silence the listener heard that the speech did not have.',
+    value: (v) => (v.audio.chunks.length > 0 ? v.playback().stallMs : undefined),
+  },
+  {
+    name: 'chunk_gap_ms', unit: 'ms', scope: 'input_samples', tasks: TTS, tags: ['latency'], better: 'lower',
+    from: 'an audio chunk received', to: 'the next audio chunk received',
+    description: 'Inter-chunk gap: every gap between consecutive audio chunks, pooled (its p95 and max are the tail a player must buffer for).',
+    samples: chunkGaps,
+  },
+  {
+    name: 'gen_rtf', unit: 'ratio', scope: 'input', tasks: SPEECH, tags: ['headline', 'throughput'], better: 'lower',
+    quantity: '(last audio received − text submitted) / audio_out_ms',
+    description: 'Generation real-time factor: below 1 the server generates faster than the audio plays.',
+    value: (v) => {
+      const generation = between(v, 'text_submitted', 'last_audio');
+      const audio = audioOutMs(v);
+      return generation !== undefined && audio ? generation / audio : undefined;
+    },
+  },
+  {
+    name: 'total_ms', unit: 'ms', scope: 'input', tasks: SPEECH, tags: ['headline', 'latency'], better: 'lower',
+    from: T.text_submitted, to: T.speech_end,
+    description: 'Total generation time: from the send that forces synthesis to the last audio or the end of the response.',
+  },
+  {
+    name: 'audio_out_ms', unit: 'ms', scope: 'input', tasks: SPEECH, tags: ['throughput'], better: 'neither',
+    quantity: 'duration of the audio received, from the payload lengths',
+    description: 'Generated audio duration.',
+    value: audioOutMs,
+  },
+  {
+    name: 'chars', unit: 'count', scope: 'input', tasks: SPEECH, tags: ['throughput'], better: 'neither',
+    quantity: "characters (code points) of the input's text",
+    description: 'Input size, for cost per million characters.',
+    value: charsOf,
+  },
+  {
+    name: 'chars_per_s', unit: 'ratio', scope: 'input', tasks: SPEECH, tags: ['throughput'], better: 'higher',
+    quantity: 'chars / total_ms, per second',
+    description: 'Characters of text turned into speech per second of generation.',
+    value: (v) => {
+      const chars = charsOf(v);
+      const total = between(v, 'text_submitted', 'speech_end');
+      return chars !== undefined && total ? (chars * 1000) / total : undefined;
+    },
+  },
   // Speech generation's quality, from the after-run analysis of the received audio (`timeline.analysis`).
   {
     name: 'ttfa_audible_ms', unit: 'ms', scope: 'input', tasks: SPEECH, tags: ['latency'], better: 'lower',
     quantity: 'time to first audio plus the leading silence in it: text submitted to the first audible sound (energy onset, after the run)',
     description: "What a listener waits for: the first audio payload's arrival plus the silence it opens with (the first 10 ms frame with mean-removed RMS of 0.01 or more).",
     value: (v) => {
-      const submitted = v.request?.t ?? v.media[0]?.t;
-      const first = v.responses.flatMap((r) => r.audio.chunks).find((c) => c.bytes > 0);
+      const ttfa = between(v, 'text_submitted', 'first_audio');
       const silence = v.analysis?.leadingSilenceMs;
-      return submitted === undefined || !first || silence === undefined || silence === null ? undefined : first.t - submitted + silence;
+      return ttfa === undefined || silence === undefined || silence === null ? undefined : ttfa + silence;
     },
   },
   {

@@ -80,6 +80,7 @@ function renderBenchmark(benchmark: Benchmark, shown: readonly MetricDescription
       `cost: ${c.perAudioHour === null ? 'n/a (no audio processed)' : `${c.perAudioHour.toFixed(4)} per audio hour`} ` +
         `(${c.perReplicaHour}/replica-hour × ${c.replicas} over ${c.intervalS.toFixed(1)} s, ${c.audioS.toFixed(1)} s of audio)`,
     );
+    if (c.perMillionChars !== undefined) lines.push(`cost: ${c.perMillionChars === null ? 'n/a (no characters)' : `${c.perMillionChars.toFixed(4)} per million input characters`} (${c.chars} characters)`);
   }
   for (const slo of summary.slos) lines.push(`SLO ${slo.pass ? 'pass' : 'FAIL'}: ${slo.slo} (measured ${slo.value === null ? 'no data' : formatNumber(slo.value)})`);
   const health = benchmark.clientHealth;

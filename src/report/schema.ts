@@ -93,6 +93,8 @@ export interface RunConfig {
   timeouts: { connectMs: number; readyMs: number; finalMs: number };
   apiKey: string | null;
   tls: { ca: boolean; insecure: boolean };
+  /** Speech generation: the voice asked for, how the text was delivered, and the simulated player's buffer. */
+  speech?: { voice: string | null; text: { kind: 'all' } | { kind: 'stream'; tokensPerS: number; firstTokenMs: number }; playbackBufferMs: number };
 }
 
 export type RecordValue = string | number | boolean | null;

@@ -10,6 +10,9 @@ import { OpenAISession, SAMPLE_RATE as OPENAI_RATE } from './openai-session.js';
 import { buildReferences, ReferenceIndex } from './recognizer.js';
 import type { SessionContext } from './session-context.js';
 import { VllmSession, SAMPLE_RATE as VLLM_RATE } from './vllm-session.js';
+import { ELEVENLABS_PATH, ElevenLabsSession } from './elevenlabs-session.js';
+import { OMNI_SPEECH_PATH, OmniSpeechSession } from './omni-speech-session.js';
+import { RealtimeTtsSession } from './realtime-tts-session.js';
 import { OPENAI_TTS_MODELS, serveSpeech, SPEECH_PATH } from './speech-endpoint.js';
 import { DEFAULT_SPEECH_LATENCY, DEFAULT_VOICE, SpeechLatencyModel, type SpeechLatencyOptions, type VoiceOptions } from './speech-synth.js';
 import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../dialects/vllm-omni-speech.js';
@@ -17,6 +20,8 @@ import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../dialects/vllm-omni-speech.js';
 export const DEFAULT_MODEL = 'mistralai/Voxtral-Mini-4B-Realtime-2602';
 export const OPENAI_MODELS = ['gpt-4o-transcribe', 'gpt-4o-mini-transcribe', 'whisper-1'];
 export const REALTIME_PATH = '/v1/realtime';
+/** An OpenAI `?model=` naming a realtime model (not a transcription one) opens a speech-generation session. */
+const REALTIME_TTS_MODEL = /realtime/;
 
 export interface ServerOptions {
   /** Interface to listen on. Default 127.0.0.1. */
@@ -62,8 +67,11 @@ export interface ConnectionEvent {
   /** The client's address and port. */
   from: string;
   /** The dialect it will speak, or the HTTP status it was refused with. */
-  outcome: { dialect: 'vllm' | 'openai' } | { refused: number; reason: string };
+  outcome: { dialect: ServedDialect } | { refused: number; reason: string };
 }
+
+/** The dialects the server speaks, found from the upgrade's path, query and headers. */
+export type ServedDialect = 'vllm' | 'openai' | 'vllm-omni-speech-ws' | 'openai-realtime-tts' | 'elevenlabs';
 
 export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
   host: '127.0.0.1',
@@ -136,16 +144,25 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
       options.onConnection?.({ from, outcome: { refused: status, reason } });
       refuse(socket, status, { error: reason });
     };
-    if (path !== REALTIME_PATH) return refuseWith(404, `Not Found: ${path}`);
+    const betaHeader = request.headers['openai-beta'];
+    const model = url.searchParams.get('model');
+    const dialect: ServedDialect | undefined =
+      path === OMNI_SPEECH_PATH ? 'vllm-omni-speech-ws'
+      : ELEVENLABS_PATH.test(path) ? 'elevenlabs'
+      : path !== REALTIME_PATH ? undefined
+      : model !== null && REALTIME_TTS_MODEL.test(model) ? 'openai-realtime-tts'
+      : url.searchParams.has('intent') || model !== null || betaHeader !== undefined ? 'openai'
+      : 'vllm';
+    if (dialect === undefined) return refuseWith(404, `Not Found: ${path}`);
     const faults = pickFaults();
     const refused = faultOf(faults, 'upgrade');
     if (refused) return refuseWith(refused.status, 'injected fault');
-    if (options.apiKey !== undefined && request.headers.authorization !== `Bearer ${options.apiKey}`) return refuseWith(401, 'Unauthorized');
-    const betaHeader = request.headers['openai-beta'];
-    const openai = url.searchParams.has('intent') || url.searchParams.has('model') || betaHeader !== undefined;
+    const authorized = dialect === 'elevenlabs' ? request.headers['xi-api-key'] === options.apiKey : request.headers.authorization === `Bearer ${options.apiKey}`;
+    if (options.apiKey !== undefined && !authorized) return refuseWith(401, 'Unauthorized');
+    const openai = dialect === 'openai';
     const accept = (): void =>
       wss.handleUpgrade(request, socket, head, (ws) => {
-        options.onConnection?.({ from, outcome: { dialect: openai ? 'openai' : 'vllm' } });
+        options.onConnection?.({ from, outcome: { dialect } });
         open++;
         ws.on('close', () => open--);
         const ctx: SessionContext = {
@@ -159,9 +176,14 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
           ingestSpeed: options.ingestSpeed,
           faults,
           socket: socket as Socket,
+          speech,
         };
-        if (!openai) new VllmSession(ws, ctx);
-        else new OpenAISession(ws, ctx, { beta: String(betaHeader).includes('realtime=v1'), streamDuringSpeech: options.streamDuringSpeech });
+        const beta = String(betaHeader).includes('realtime=v1');
+        if (dialect === 'vllm-omni-speech-ws') new OmniSpeechSession(ws, ctx);
+        else if (dialect === 'elevenlabs') new ElevenLabsSession(ws, ctx, url.searchParams);
+        else if (dialect === 'openai-realtime-tts') new RealtimeTtsSession(ws, ctx, { model: model!, beta });
+        else if (!openai) new VllmSession(ws, ctx);
+        else new OpenAISession(ws, ctx, { beta, streamDuringSpeech: options.streamDuringSpeech });
       });
     const slow = faultOf(faults, 'slow-accept');
     if (!slow) return accept();

@@ -2,7 +2,7 @@ import { encodeWaveFromFloat32Channels } from '@echogarden/wave-codec';
 import type { HttpDialect } from '../dialects/dialect.js';
 import { toPcm16 } from '../audio/pcm.js';
 import { resample } from '../audio/resample.js';
-import type { Sample } from '../data/dataset.js';
+import type { Sample, TextSample } from '../data/dataset.js';
 import type { PreparedRequest } from './http-runner.js';
 import { findSpeech, type EosPreference } from './prepare.js';
 
@@ -37,7 +37,7 @@ export async function prepareAudioRequest(sample: Sample, dialect: HttpDialect, 
  * dataset's reference text is the prompt (so a transcription dataset drives both
  * directions), with the sample's voice and language when it names them.
  */
-export function prepareTextRequest(sample: Sample & { text: string; voice?: string }, dialect: HttpDialect): PreparedRequest {
+export function prepareTextRequest(sample: Pick<TextSample, 'id' | 'split' | 'text' | 'voice' | 'language'>, dialect: HttpDialect): PreparedRequest {
   return {
     input: { kind: 'text', sampleId: sample.id, split: sample.split, text: sample.text, chars: [...sample.text].length },
     request: dialect.request({

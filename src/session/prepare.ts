@@ -20,6 +20,7 @@ export interface PreparedChunk {
 
 /** A turn's audio, chunked and encoded, with where its speech is; positions are ms into the turn. */
 export interface PreparedTurn {
+  kind?: 'audio';
   sampleId: string;
   split: string;
   reference: string | null;

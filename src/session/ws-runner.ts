@@ -3,6 +3,7 @@ import { ProtocolViolation, type WebSocketDialect } from '../dialects/dialect.js
 import type { Control, SentFrame, WebSocketTransport } from '../timeline/types.js';
 import type { Pace } from './pace.js';
 import type { PreparedTurn } from './prepare.js';
+import type { PreparedText } from './prepare-text.js';
 import { TextBudget } from './bounds.js';
 import { AudioKeeper } from './received-audio.js';
 import { classifySocketError, Ending, newTimeline, type RunnerBase, type SessionResult } from './runner.js';
@@ -11,8 +12,8 @@ export interface WebSocketPlan extends RunnerBase {
   url: string;
   headers: Record<string, string>;
   dialect: WebSocketDialect;
-  /** The audio inputs, chunked and encoded before the clock starts. */
-  inputs: PreparedTurn[];
+  /** The inputs, chunked and encoded before the clock starts: audio turns, or prompts (speech generation). */
+  inputs: Array<PreparedTurn | PreparedText>;
   pace: Pace;
   /** Stay connected this long after the last input, as idle sessions do. */
   idleMs?: number;
@@ -161,94 +162,121 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
   };
 
   /**
-   * Streams one input's chunks. Paced chunks are due at `t0 + (offsetMs + position) / speed`:
-   * deadlines are absolute, so timer lateness never accumulates, within an input or across
-   * the inputs of one continuous stream.
+   * Sends `count` frames, frame i once its deadline `due(i)` has passed. Deadlines are
+   * absolute, so timer lateness never accumulates, within an input or across the inputs
+   * of one continuous stream.
    */
-  const stream = (prepared: PreparedTurn, offsetMs: number, t0: number): Promise<void> => {
-    ending.stage = 'streaming';
-    const chunks = prepared.chunks;
-    let k = 0;
-    let sentEndMs = offsetMs;
-    return new Promise((resolve) => {
+  const onSchedule = (count: number, due: (i: number) => number, sendOne: (i: number, plannedMs: number) => void): Promise<void> =>
+    new Promise((resolve) => {
+      let k = 0;
       let timer: NodeJS.Timeout | undefined;
-      let probe: NodeJS.Timeout | undefined;
-      let stall: NodeJS.Timeout | undefined;
-      let drain: NodeJS.Timeout | undefined;
       const done = (): void => {
         clearTimeout(timer);
-        clearTimeout(probe);
-        clearTimeout(stall);
-        clearTimeout(drain);
         ending.recheck = undefined;
         resolve();
       };
       ending.recheck = () => {
         if (ending.outcome) done();
       };
-      const record = (seq: number, plannedMs: number | null, t: number): void => {
-        const chunk = chunks[seq]!;
-        sentEndMs = offsetMs + chunk.audioEndMs;
-        timeline.sent.push({ t, input, bytes: chunk.frame.length, kind: 'audio', plannedMs, audioStartMs: offsetMs + chunk.audioStartMs, audioEndMs: sentEndMs });
-      };
-      if (plan.pace.kind === 'none') {
-        let inFlight = 0;
-        const windowMs = plan.ackWindowMs ?? DEFAULT_ACK_WINDOW_MS;
-        const server = plan.serverAcks ?? {};
-        const acknowledged = (): boolean => {
-          if (windowMs === 0 || server.known === false) return true;
-          // Within the window, or everything sent so far acknowledged (a window smaller than a chunk).
-          if (offsetMs + chunks[k]!.audioEndMs - (ackedMs ?? 0) <= windowMs || sentEndMs <= (ackedMs ?? 0)) return true;
-          if (ackedMs === undefined && server.known === undefined) {
-            probe ??= setTimeout(() => {
-              if (ackedMs === undefined) server.known = false;
-              pump();
-            }, ACK_PROBE_MS);
-          }
-          // A server that stops acknowledging must not hold the session forever.
-          clearTimeout(stall);
-          stall = setTimeout(() => fail({ class: 'timeout', message: `no acknowledgement of the audio sent for ${timeouts.finalMs} ms` }), timeouts.finalMs);
-          return false;
-        };
-        /** A socket that takes none of the audio written to it (a server that stopped reading) must not hold the session forever. */
-        const watchDrain = (): void => {
-          clearTimeout(drain);
-          if (inFlight > 0) {
-            drain = setTimeout(() => fail({ class: 'timeout', message: `the socket took no audio for ${timeouts.finalMs} ms (the server stopped reading)` }), timeouts.finalMs);
-          }
-        };
-        const pump = (): void => {
-          if (ending.outcome) return done();
-          clearTimeout(stall);
-          while (k < chunks.length && inFlight < UNPACED_WINDOW && acknowledged()) {
-            inFlight++;
-            const seq = k++;
-            record(seq, null, send(chunks[seq]!.frame, chunks[seq]!.binary, () => {
-              inFlight--;
-              if (k === chunks.length && inFlight === 0) done();
-              else pump();
-            }));
-          }
-          watchDrain();
-        };
-        ending.recheck = pump; // acknowledgements open the window
-        return pump();
-      }
-      const speed = plan.pace.speed;
-      const due = (i: number): number => t0 + (offsetMs + chunks[i]!.audioStartMs) / speed;
       const tick = (): void => {
         if (ending.outcome) return done();
         let now = clock.now();
-        while (k < chunks.length && due(k) <= now) {
-          record(k, due(k), send(chunks[k]!.frame, chunks[k]!.binary));
+        while (k < count && due(k) <= now) {
+          sendOne(k, due(k));
           k++;
           now = clock.now();
         }
-        if (k === chunks.length) return done();
+        if (k === count) return done();
         timer = setTimeout(tick, Math.ceil(due(k) - now));
       };
       tick();
     });
+
+  /** Streams one input's audio chunks; paced chunks are due at `t0 + (offsetMs + position) / speed`. */
+  const stream = (prepared: PreparedTurn, offsetMs: number, t0: number): Promise<void> => {
+    ending.stage = 'streaming';
+    const chunks = prepared.chunks;
+    let k = 0;
+    let sentEndMs = offsetMs;
+    const record = (seq: number, plannedMs: number | null, t: number): void => {
+      const chunk = chunks[seq]!;
+      sentEndMs = offsetMs + chunk.audioEndMs;
+      timeline.sent.push({ t, input, bytes: chunk.frame.length, kind: 'audio', plannedMs, audioStartMs: offsetMs + chunk.audioStartMs, audioEndMs: sentEndMs });
+    };
+    if (plan.pace.kind !== 'none') {
+      const speed = plan.pace.speed;
+      return onSchedule(chunks.length, (i) => t0 + (offsetMs + chunks[i]!.audioStartMs) / speed, (i, plannedMs) => record(i, plannedMs, send(chunks[i]!.frame, chunks[i]!.binary)));
+    }
+    return new Promise((resolve) => {
+      let probe: NodeJS.Timeout | undefined;
+      let stall: NodeJS.Timeout | undefined;
+      let drain: NodeJS.Timeout | undefined;
+      const done = (): void => {
+        clearTimeout(probe);
+        clearTimeout(stall);
+        clearTimeout(drain);
+        ending.recheck = undefined;
+        resolve();
+      };
+      let inFlight = 0;
+      const windowMs = plan.ackWindowMs ?? DEFAULT_ACK_WINDOW_MS;
+      const server = plan.serverAcks ?? {};
+      const acknowledged = (): boolean => {
+        if (windowMs === 0 || server.known === false) return true;
+        // Within the window, or everything sent so far acknowledged (a window smaller than a chunk).
+        if (offsetMs + chunks[k]!.audioEndMs - (ackedMs ?? 0) <= windowMs || sentEndMs <= (ackedMs ?? 0)) return true;
+        if (ackedMs === undefined && server.known === undefined) {
+          probe ??= setTimeout(() => {
+            if (ackedMs === undefined) server.known = false;
+            pump();
+          }, ACK_PROBE_MS);
+        }
+        // A server that stops acknowledging must not hold the session forever.
+        clearTimeout(stall);
+        stall = setTimeout(() => fail({ class: 'timeout', message: `no acknowledgement of the audio sent for ${timeouts.finalMs} ms` }), timeouts.finalMs);
+        return false;
+      };
+      /** A socket that takes none of the audio written to it (a server that stopped reading) must not hold the session forever. */
+      const watchDrain = (): void => {
+        clearTimeout(drain);
+        if (inFlight > 0) {
+          drain = setTimeout(() => fail({ class: 'timeout', message: `the socket took no audio for ${timeouts.finalMs} ms (the server stopped reading)` }), timeouts.finalMs);
+        }
+      };
+      const pump = (): void => {
+        if (ending.outcome) return done();
+        clearTimeout(stall);
+        while (k < chunks.length && inFlight < UNPACED_WINDOW && acknowledged()) {
+          inFlight++;
+          const seq = k++;
+          record(seq, null, send(chunks[seq]!.frame, chunks[seq]!.binary, () => {
+            inFlight--;
+            if (k === chunks.length && inFlight === 0) done();
+            else pump();
+          }));
+        }
+        watchDrain();
+      };
+      ending.recheck = pump; // acknowledgements open the window
+      pump();
+    });
+  };
+
+  /** Sends a prompt: every piece at once, or (streamed, and paced) each on its token schedule from `t0`. */
+  const sendText = (prepared: PreparedText, t0: number): Promise<void> => {
+    ending.stage = 'streaming';
+    const { chunks } = prepared;
+    const sendOne = (i: number, plannedMs: number | null): void => {
+      const chunk = chunks[i]!;
+      const t = send(chunk.frame);
+      timeline.sent.push({ t, input, bytes: chunk.frame.length, kind: 'text', plannedMs, charStart: chunk.charStart, charEnd: chunk.charEnd });
+    };
+    if (!prepared.streamed || plan.pace.kind === 'none') {
+      for (let i = 0; i < chunks.length; i++) sendOne(i, null);
+      return Promise.resolve();
+    }
+    const speed = plan.pace.speed;
+    return onSchedule(chunks.length, (i) => t0 + chunks[i]!.atMs / speed, sendOne);
   };
 
   /** Sends the mid-stream `session.update` at its time, if one is planned. */
@@ -259,7 +287,11 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
     }, Math.max(0, t0 + plan.updateAtMs / speedOf(plan.pace) - clock.now()));
   };
 
-  const startInput = (prepared: PreparedTurn, offsetMs: number): void => {
+  const startInput = (prepared: PreparedTurn | PreparedText, offsetMs: number): void => {
+    if (prepared.kind === 'text') {
+      timeline.inputs.push({ kind: 'text', index: input, sampleId: prepared.sampleId, split: prepared.split, text: prepared.text, chars: prepared.chars });
+      return;
+    }
     timeline.inputs.push({
       kind: 'audio',
       index: input,
@@ -285,13 +317,17 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
       const startFrame = dialect.inputStartFrame();
       if (startFrame) sendControl(startFrame, 'input_start');
       const t0 = clock.now();
-      update ??= scheduleUpdate(t0);
-      await stream(prepared, offsetMs, t0 - offsetMs / speedOf(plan.pace));
-      offsetMs += prepared.audioMs;
+      if (prepared.kind === 'text') {
+        await sendText(prepared, t0);
+      } else {
+        update ??= scheduleUpdate(t0);
+        await stream(prepared, offsetMs, t0 - offsetMs / speedOf(plan.pace));
+        offsetMs += prepared.audioMs;
+      }
       if (ending.outcome) break;
       sendControl(dialect.inputEndFrame(), 'input_end');
       const index = input;
-      await until('final', () => policy.inputDone(index), timeouts.finalMs, 'the final transcript');
+      await until('final', () => policy.inputDone(index), timeouts.finalMs, prepared.kind === 'text' ? 'the end of the generated speech' : 'the final transcript');
     }
     clearTimeout(update);
   };
@@ -307,6 +343,10 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
     for (; input < plan.inputs.length && !ending.outcome; input++) {
       const prepared = plan.inputs[input]!;
       startInput(prepared, offsetMs);
+      if (prepared.kind === 'text') {
+        await sendText(prepared, clock.now());
+        continue;
+      }
       await stream(prepared, offsetMs, t0);
       offsetMs += prepared.audioMs;
     }

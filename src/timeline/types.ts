@@ -200,6 +200,8 @@ export interface SessionTimeline {
   received: ReceivedFrame[];
   transport: WebSocketTransport | HttpTransport;
   counters: Counters;
+  /** Speech generation: the audio the listener's simulated player buffers before it starts, ms (default 200). */
+  playbackBufferMs?: number;
   /** Speech generation: the after-run analysis of each input's received audio (computed once its benchmark has finished). */
   analysis?: SpeechAnalysis[];
 }

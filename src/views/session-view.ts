@@ -1,7 +1,7 @@
 import { wordErrors, type WordErrors } from '../metrics/wer.js';
 import { finalsLedger, type AnomalyReason } from '../timeline/finals.js';
 import type { InputRecord, ReceivedFrame, SentFrame, SessionTimeline, SpeechAnalysis } from '../timeline/types.js';
-import { playback, type Playback } from './playback.js';
+import { DEFAULT_PLAYBACK_BUFFER_MS, playback, type Playback } from './playback.js';
 
 /**
  * Views: what every metric and renderer reads instead of raw events. A session's view is
@@ -75,6 +75,12 @@ export interface InputView {
   /** Finals received while it was in progress (its items', with server turn detection) that answered no input. */
   anomalies: Anomaly[];
   responses: ResponseView[];
+  /** Every frame received while it was in progress, in arrival order. */
+  received: ReceivedFrame[];
+  /** The audio of its responses, in arrival order (speech generation). */
+  audio: AudioStream;
+  /** That audio played by a player that starts once the timeline's playback buffer (default 200 ms) is full (memoized). */
+  playback(): Playback;
   /** The audio frame holding stream position `ms` (start exclusive, end inclusive). */
   frameAt(ms: number): SentFrame | undefined;
   /** Word errors of the transcript against the reference; undefined without both (memoized). */
@@ -117,6 +123,7 @@ function buildView(timeline: SessionTimeline): SessionView {
   const transcripts = Array.from({ length: count }, () => [] as ReceivedFrame[]);
   const items = Array.from({ length: count }, () => new Set<string>());
   const responseFrames = new Map<string, { input: number; frames: ReceivedFrame[] }>();
+  const received = Array.from({ length: count }, () => [] as ReceivedFrame[]);
   const ledger = finalsLedger(timeline.turnDetection);
   const controls = timeline.sent.filter((f) => f.kind === 'control');
   let replayed = 0;
@@ -125,6 +132,7 @@ function buildView(timeline: SessionTimeline): SessionView {
   // When each input's content started to leave: its first media frame, or its request.
   for (const frame of timeline.sent) if (frame.kind !== 'control' || frame.control === 'request') firstMediaMs[frame.input] ??= frame.t;
   for (const event of timeline.received) {
+    if (count > 0) received[clamp(event.input)]!.push(event);
     if (TEXT_KINDS.has(event.kind) && (event.channel ?? 'input_transcript') === 'input_transcript') {
       if (count === 0) continue;
       let input = clamp((event.itemId !== undefined ? inputOf?.get(event.itemId) : undefined) ?? event.input);
@@ -170,6 +178,9 @@ function buildView(timeline: SessionTimeline): SessionView {
     const frameAt = (ms: number): SentFrame | undefined => audioFrameAt(frames, ms);
     let errors: WordErrors | undefined | null = null;
     const transcript = textStream(events);
+    const answers = responses.filter((r) => r.input === index);
+    const audio = answers.length === 1 ? answers[0]!.audio : audioStream(answers.flatMap((r) => r.audio.chunks).sort((a, b) => a.t - b.t));
+    let played: Playback | undefined;
     return {
       index,
       ...optional('plan', plan),
@@ -181,7 +192,10 @@ function buildView(timeline: SessionTimeline): SessionView {
       transcript,
       items: items[index]!.size,
       anomalies: anomalies.filter((a) => a.input === index),
-      responses: responses.filter((r) => r.input === index),
+      responses: answers,
+      received: received[index]!,
+      audio,
+      playback: () => (played ??= playback(audio.chunks, timeline.playbackBufferMs ?? DEFAULT_PLAYBACK_BUFFER_MS)),
       ...optional('analysis', timeline.analysis?.find((a) => a.input === index)),
       frameAt,
       wordErrors: () => {
@@ -223,13 +237,17 @@ function responseView(id: string, input: number, frames: ReceivedFrame[]): Respo
     status: failed ? 'failed' : done?.kind === 'response_cancelled' ? 'cancelled' : done ? 'done' : 'pending',
     text: onChannel('response_text'),
     transcript: onChannel('response_transcript'),
-    audio: { chunks, totalMs: chunks.reduce((sum, c) => sum + c.ms, 0) },
+    audio: audioStream(chunks),
     playback(bufferMs) {
       let result = played.get(bufferMs);
       if (!result) played.set(bufferMs, (result = playback(chunks, bufferMs)));
       return result;
     },
   };
+}
+
+function audioStream(chunks: AudioStream['chunks']): AudioStream {
+  return { chunks, totalMs: chunks.reduce((sum, c) => sum + c.ms, 0) };
 }
 
 /** Binary search over audio frames in stream order. */
