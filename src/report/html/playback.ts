@@ -1,3 +1,4 @@
+import { DEFAULT_PLAYBACK_BUFFER_MS } from '../../views/playback.js';
 import { sessionView } from '../../views/session-view.js';
 import { benchmarksByLevel, loadAxis, loadLevel } from '../levels.js';
 import type { Report, ReportSession } from '../schema.js';
@@ -10,8 +11,6 @@ import { chartFigure, note, type Section } from './section.js';
 
 /** Sessions drawn: a few timelines read better than many. */
 const PLAYBACK_SESSIONS = 6;
-/** The player's buffer when the report does not name one (`--playback-buffer-ms`'s default). */
-const DEFAULT_BUFFER_MS = 200;
 /** The catalog's playback entries that the stalls-against-load chart draws, when the report has them. */
 const STALL_METRICS = ['stall_count', 'stall_ms'] as const;
 
@@ -23,10 +22,10 @@ const STALL_METRICS = ['stall_count', 'stall_ms'] as const;
 export function playbackSection(report: Report): Section | undefined {
   const levels = benchmarksByLevel(report);
   if (report.config.task !== 'tts') return undefined;
-  const bufferMs = (report.config as { playbackBufferMs?: number }).playbackBufferMs ?? DEFAULT_BUFFER_MS;
+  const bufferMs = report.config.speech?.playbackBufferMs ?? DEFAULT_PLAYBACK_BUFFER_MS;
   const level = levels[levels.length - 1]!;
   const sessions = evenly(level.sessions.filter((s) => s.timeline.received.some((f) => f.kind === 'audio')), PLAYBACK_SESSIONS);
-  const timelines = sessions.map((s) => playbackChart(s, bufferMs));
+  const timelines = sessions.map(playbackChart);
   const stalls = stallCharts(report);
   return {
     id: 'playback',
@@ -40,23 +39,24 @@ ${stalls.length > 0 ? html`<div class="grid">${stalls.map((c) => chartFigure(c, 
   };
 }
 
-function playbackChart(s: ReportSession, bufferMs: number): ChartSpec {
+/** One session's inputs one after another: the audio each received, and the same player the stall figures use (`InputView.playback`). */
+function playbackChart(s: ReportSession): ChartSpec {
   const t0 = s.timeline.transport.kind === 'http' ? (s.timeline.transport.requests[0]?.startMs ?? s.timeline.startMs) : (s.timeline.sent[0]?.t ?? s.timeline.startMs);
   const at = (t: number): number => round((t - t0) / 1000, 4);
-  const responses = sessionView(s.timeline).responses.filter((r) => r.audio.chunks.length > 0);
+  const inputs = sessionView(s.timeline).inputs.filter((i) => i.audio.chunks.length > 0);
   const series: SeriesSpec[] = [];
   const received: { x: number[]; y: number[] } = { x: [0], y: [0] };
   const played: { x: number[]; y: number[] } = { x: [], y: [] };
   const stalls: { x: number[]; y: number[]; notes: string[] } = { x: [], y: [], notes: [] };
   let before = 0;
-  for (const response of responses) {
+  for (const input of inputs) {
     let total = before;
-    for (const chunk of response.audio.chunks) {
+    for (const chunk of input.audio.chunks) {
       total += chunk.ms;
       received.x.push(at(chunk.t));
       received.y.push(round(total / 1000, 4));
     }
-    const playback = response.playback(bufferMs);
+    const playback = input.playback();
     if (playback.startMs !== undefined) {
       // The play head moves at real time from the start, and waits out each stall.
       let position = before;
