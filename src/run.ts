@@ -209,7 +209,23 @@ function runConfig(options: RunOptions, settings: Settings, context: RunContext,
     timeouts: settings.timeouts,
     apiKey: options.apiKey ? REDACTED : null,
     tls: { ca: options.tls?.ca !== undefined, insecure: options.tls?.insecure === true },
-    ...(settings.speaks ? { speech: { voice: options.speech?.voice ?? null, text: settings.textDelivery, playbackBufferMs: settings.playbackBufferMs } } : {}),
+    ...(settings.speaks ? { speech: speechConfig(options, settings, context) } : {}),
+  };
+}
+
+function speechConfig(options: RunOptions, settings: Settings, context: RunContext): NonNullable<RunConfig['speech']> {
+  const { speech } = settings.dialect;
+  const { asr } = settings.quality;
+  return {
+    voice: options.speech?.voice ?? null,
+    text: settings.textDelivery,
+    playbackBufferMs: settings.playbackBufferMs,
+    ...(context.dialect.transport === 'http'
+      ? { http: { responseFormat: speech.responseFormat, streamFormat: speech.streamFormat, outputRate: speech.outputRate, instructions: speech.instructions ?? null } }
+      : {}),
+    ...(settings.quality.sessions > 0 && settings.workers === 1
+      ? { quality: { sessions: settings.quality.sessions, asr: { target: asr.target !== undefined ? redactUrl(asr.target) : 'built-in', protocol: asr.protocol, model: asr.model } } }
+      : {}),
   };
 }
 

@@ -213,7 +213,8 @@ describe('speech generation through run()', () => {
     });
     const [level] = report.benchmarks;
     assert.equal(report.config.task, 'tts');
-    assert.deepEqual(report.config.speech, { voice: null, text: { kind: 'stream', tokensPerS: 40, firstTokenMs: 20 }, playbackBufferMs: 100 });
+    const { voice, text, playbackBufferMs } = report.config.speech!;
+    assert.deepEqual({ voice, text, playbackBufferMs }, { voice: null, text: { kind: 'stream', tokensPerS: 40, firstTokenMs: 20 }, playbackBufferMs: 100 });
     assert.equal(level!.summary.sessions.completed, 2);
     assert.ok(level!.summary.metrics.ftts_ms!.count === 2 && level!.summary.metrics.ftts_ms!.min > FAST.firstAudioMs);
     assert.ok(level!.sessions.every((s) => s.timeline.playbackBufferMs === 100 && s.timeline.inputs[0]!.kind === 'text'));

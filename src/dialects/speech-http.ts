@@ -1,5 +1,6 @@
-import { ProtocolViolation, type BodyDecoder, type CompletionPolicy, type DecodedEvent, type HttpDialect, type RequestInput, type Verdict } from './dialect.js';
-import type { ReceivedFrame, Task } from '../timeline/types.js';
+import { ProtocolViolation, type BodyDecoder, type DecodedEvent, type HttpDialect, type RequestInput } from './dialect.js';
+import { audioEvent, base64Bytes, speechPolicy } from './tts-common.js';
+import type { Task } from '../timeline/types.js';
 
 /**
  * What the HTTP speech-generation dialects share: the stream formats, the body decoders
@@ -43,10 +44,6 @@ const WAV_HEADER_LIMIT = 64 * 1024;
 interface PcmFormat {
   rate: number;
   channels: number;
-}
-
-function audioEvent(type: string, bytes: number, format: PcmFormat, payload: string | Buffer): DecodedEvent {
-  return { type, kind: 'audio', audioBytes: bytes, audioMs: (bytes / 2 / format.channels / format.rate) * 1000, payload };
 }
 
 /**
@@ -103,22 +100,16 @@ export function rawAudioDecoder(kind: 'pcm' | 'wav' | 'encoded', format: PcmForm
   return {
     chunk(data) {
       if (kind === 'encoded') return [{ type: 'audio.chunk', kind: 'audio', audioBytes: data.length, payload: data }];
-      if (!header) return [audioEvent('audio.chunk', data.length, format, data)];
+      if (!header) return [audioEvent('audio.chunk', data.length, data, format.rate * format.channels)];
       const wasHeader = header.format === undefined;
       const audio = header.take(data);
       const events: DecodedEvent[] = [];
       if (wasHeader && header.format) events.push({ type: 'wav.header', kind: 'other' });
-      if (audio.length > 0) events.push(audioEvent('audio.chunk', audio.length, header.format!, audio));
+      if (audio.length > 0) events.push(audioEvent('audio.chunk', audio.length, audio, header.format!.rate * header.format!.channels));
       return events;
     },
     end: () => [{ type: 'body.end', kind: 'response_done' }],
   };
-}
-
-/** Bytes a base64 string decodes to, from its length alone. */
-export function base64Bytes(text: string): number {
-  const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
-  return Math.max(0, Math.floor((text.length * 3) / 4) - padding);
 }
 
 /** The bytes of a WAV header a base64 delta opens with: decoded as far as needed to find `data` (64 characters at a time). */
@@ -151,7 +142,7 @@ export function speechSseDecoder(wav: boolean, format: PcmFormat): BodyDecoder {
     bytes -= skipped;
     const events: DecodedEvent[] = skipped > 0 ? [{ type: 'wav.header', kind: 'other' }] : [];
     // The header's bytes stay in the payload: the after-run analysis strips a header as it decodes.
-    if (bytes > 0) events.push(audioEvent('speech.audio.delta', bytes, pcm, payload));
+    if (bytes > 0) events.push(audioEvent('speech.audio.delta', bytes, payload, pcm.rate * pcm.channels));
     else if (skipped === 0) events.push({ type: 'speech.audio.delta', kind: 'other' });
     return events;
   };
@@ -238,30 +229,6 @@ export function speechBodyDecoder(contentType: string, wav: boolean, format: Pcm
 const WAV_TYPES = new Set(['audio/wav', 'audio/x-wav', 'audio/wave', 'audio/vnd.wave']);
 
 /**
- * Completion for speech generation over HTTP: a request's response is done at its
- * terminal event (`speech.audio.done`, or the end of a raw body); every error ends the
- * session.
- */
-export function speechPolicy(): CompletionPolicy {
-  const done = new Set<number>();
-  return {
-    ready: true,
-    controlSent: () => {},
-    observe(event: ReceivedFrame): Verdict {
-      if (event.kind === 'response_done') done.add(event.input);
-      if (event.kind === 'error') {
-        return { end: { class: 'server_error', ...(event.code ? { code: event.code } : {}), message: `server error${event.code ? ` ${event.code}` : ''}: ${event.message ?? ''}`.trim() } };
-      }
-      return undefined;
-    },
-    inputDone: (index) => done.has(index),
-    speaking: () => false,
-    settled: () => true,
-    allFinal: (inputs) => done.size >= inputs,
-  };
-}
-
-/**
  * The request and codec both HTTP speech dialects share: `{model, input, voice,
  * instructions, response_format, speed}` and what `extra` adds for the dialect.
  */
@@ -274,7 +241,7 @@ export function speechDialect(name: string, settings: SpeechSettings, extra: (in
     transport: 'http',
     turnDetection: 'client',
     sampleRate: settings.outputRate,
-    policy: speechPolicy,
+    policy: () => speechPolicy(true),
     request(input) {
       if (input.kind !== 'text') throw new Error(`${name} sends text, not audio`);
       const voice = input.voice ?? settings.voice;

@@ -30,7 +30,7 @@ export function noAudioInput(name: string): () => never {
 
 /**
  * Completion for speech generation: input N is done at the N-th end-of-response event
- * (`response_done`) after its end of input was sent; a done that nothing asked for
+ * (`response_done`) after its end of input (or its HTTP request) was sent; a done that nothing asked for
  * answers no input. Every error ends the session. `readyAtOpen`: the server sends no
  * greeting, so the session is ready once the socket is open.
  */
@@ -43,7 +43,8 @@ export function speechPolicy(readyAtOpen: boolean): CompletionPolicy {
       return ready;
     },
     controlSent: (frame) => {
-      if (frame.control === 'input_end') asked++;
+      // Over WebSocket the end of input asks for the speech; over HTTP the request does.
+      if (frame.control === 'input_end' || frame.control === 'request') asked++;
     },
     observe(event: ReceivedFrame): Verdict {
       if (event.kind === 'ready') ready = true;
