@@ -375,6 +375,10 @@ function checkSpeech(options: RunOptions, protocol: Protocol, turnsPerSession: n
   if (protocol === 'elevenlabs' && turnsPerSession > 1) {
     throw new UsageError('--protocol elevenlabs takes one input per session: its end of input closes the socket; leave --turns-per-session at 1');
   }
+  const outputRate = options.speech?.outputRate;
+  if (protocol.startsWith('openai-realtime-tts') && outputRate !== undefined && outputRate !== 24_000) {
+    throw new UsageError(`--protocol ${protocol} speaks PCM16 at 24000 Hz only; leave --output-rate at 24000`);
+  }
   if (protocol === 'cartesia' && turnsPerSession > 1) throw new UsageError('--protocol cartesia takes one input per session (one context); leave --turns-per-session at 1');
   return { speaks, textDelivery, playbackBufferMs };
 }

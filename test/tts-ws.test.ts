@@ -41,11 +41,10 @@ async function server(options: Partial<ServerOptions> = {}): Promise<string> {
   return `ws://127.0.0.1:${running.port}`;
 }
 
-const dialectOf = (protocol: Protocol, model = MODELS[protocol]!): WebSocketDialect =>
-  createDialect(protocol, { model, turnDetection: { type: 'none' }, speech: { model, responseFormat: 'pcm', streamFormat: 'audio', outputRate: 24_000 } }) as WebSocketDialect;
+const dialectOf = (protocol: Protocol, model = MODELS[protocol]!, outputRate = 24_000): WebSocketDialect =>
+  createDialect(protocol, { model, turnDetection: { type: 'none' }, speech: { model, responseFormat: 'pcm', streamFormat: 'audio', outputRate } }) as WebSocketDialect;
 
-function speak(url: string, protocol: Protocol, texts: string[], delivery: TextDelivery = { kind: 'all' }, speed = 10) {
-  const dialect = dialectOf(protocol);
+function speak(url: string, protocol: Protocol, texts: string[], delivery: TextDelivery = { kind: 'all' }, speed = 10, dialect = dialectOf(protocol)) {
   const inputs = texts.map((text, i): TextSample => ({ kind: 'text', id: `p${i}`, split: 'default', path: 'test', text }));
   return runWebSocketSession({
     url,
@@ -188,6 +187,18 @@ describe('speech-generation WebSocket dialects against the built-in server', () 
     const [m] = inputMetrics({ ...stalled.timeline, playbackBufferMs: 100 });
     assert.equal(m!.stall_count, 1);
     assert.ok(m!.stall_ms! > 150 && m!.stall_ms! < 400, `stall ${m!.stall_ms}`);
+  });
+
+  it('asks for and sizes the audio at --output-rate', async () => {
+    const url = await server();
+    for (const protocol of ['elevenlabs', 'deepgram-aura'] as const) {
+      const { timeline, outcome } = await speak(url, protocol, [TEXT], { kind: 'all' }, 10, dialectOf(protocol, MODELS[protocol], 16_000));
+      assert.deepEqual(outcome, { status: 'completed' });
+      const [m] = inputMetrics(timeline);
+      assert.equal(m!.audio_out_ms, synthesizeSpeech(TEXT, 16_000).length / 32, protocol);
+      assert.equal(timeline.received.find((e) => e.kind === 'audio')!.audioMs, FAST.chunkMs);
+    }
+    assert.throws(() => resolveSettings({ protocol: 'openai-realtime-tts', speech: { outputRate: 16_000 } }), /speaks PCM16 at 24000 Hz only/);
   });
 
   it('refuses what the server refuses, with its error shape: an unknown model, a non-PCM output format', async () => {

@@ -11,7 +11,7 @@ const CONTEXT = 'voxbench';
 
 /**
  * Cartesia's `/tts/websocket`. Every message is a whole generation request (`model_id`,
- * `voice`, `output_format` raw pcm_s16le at 24 kHz, pinned on each, as Cartesia asks):
+ * `voice`, `output_format` raw pcm_s16le at `--output-rate`, pinned on each, as Cartesia asks):
  * text pieces go with `continue: true` on one `context_id`, and the end of input is an
  * empty `transcript` with `continue: false` (forces synthesis; `max_buffer_delay_ms` is
  * pinned to 0 so the server does not wait for more text). Audio comes as `{"type":
@@ -20,13 +20,14 @@ const CONTEXT = 'voxbench';
  * One context per session, so one input per session.
  */
 export function cartesiaDialect(settings: SpeechWsSettings): WebSocketDialect {
+  const rate = settings.outputRate ?? TTS_RATE;
   const request = (transcript: string, more: boolean): string =>
     JSON.stringify({
       context_id: CONTEXT,
       model_id: settings.model,
       transcript,
       voice: { mode: 'id', id: settings.voice ?? DEFAULT_CARTESIA_VOICE },
-      output_format: { container: 'raw', encoding: 'pcm_s16le', sample_rate: TTS_RATE },
+      output_format: { container: 'raw', encoding: 'pcm_s16le', sample_rate: rate },
       ...(settings.language !== undefined ? { language: settings.language } : {}),
       continue: more,
       max_buffer_delay_ms: 0,
@@ -36,7 +37,7 @@ export function cartesiaDialect(settings: SpeechWsSettings): WebSocketDialect {
     name: 'cartesia',
     task: 'tts',
     transport: 'websocket',
-    sampleRate: TTS_RATE,
+    sampleRate: rate,
     turnDetection: 'client',
     readyEvent: 'open',
     policy: () => speechPolicy(true),
@@ -49,17 +50,17 @@ export function cartesiaDialect(settings: SpeechWsSettings): WebSocketDialect {
     audioFrame: noAudioInput('cartesia'),
     inputEndFrame: () => end,
     flushFrame: () => end,
-    decode: jsonTextDecoder('cartesia', interpretCartesiaEvent),
+    decode: jsonTextDecoder('cartesia', (data) => interpretCartesiaEvent(data, rate)),
   };
 }
 
-export function interpretCartesiaEvent(data: string): DecodedEvent {
+export function interpretCartesiaEvent(data: string, rate = TTS_RATE): DecodedEvent {
   const event = parseEventObject(data);
   const { type } = event;
   switch (type) {
     case 'chunk': {
       const b64 = stringField(event.data);
-      return audioEvent(type, base64Bytes(b64), b64);
+      return audioEvent(type, base64Bytes(b64), b64, rate);
     }
     case 'done':
       return { type, kind: 'response_done' };

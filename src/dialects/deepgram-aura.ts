@@ -18,17 +18,18 @@ export const DEFAULT_AURA_MODEL = 'aura-2-thalia-en';
 export function deepgramAuraDialect(settings: SpeechWsSettings): WebSocketDialect {
   const flush = JSON.stringify({ type: 'Flush' });
   const decodeJson = jsonTextDecoder('deepgram-aura', interpretAuraEvent);
+  const rate = settings.outputRate ?? TTS_RATE;
   return {
     name: 'deepgram-aura',
     task: 'tts',
     transport: 'websocket',
-    sampleRate: TTS_RATE,
+    sampleRate: rate,
     turnDetection: 'client',
     readyEvent: 'Metadata',
     policy: () => speechPolicy(false),
     connectUrl: (target) => {
       const url = withDefaultPath(target, '/v1/speak');
-      const query = { model: settings.model, encoding: 'linear16', sample_rate: String(TTS_RATE), container: 'none' };
+      const query = { model: settings.model, encoding: 'linear16', sample_rate: String(rate), container: 'none' };
       for (const [key, value] of Object.entries(query)) if (!url.searchParams.has(key)) url.searchParams.set(key, value);
       return url.toString();
     },
@@ -40,7 +41,7 @@ export function deepgramAuraDialect(settings: SpeechWsSettings): WebSocketDialec
     audioFrame: noAudioInput('deepgram-aura'),
     inputEndFrame: () => flush,
     flushFrame: () => flush,
-    decode: (data, isBinary) => (isBinary ? [audioEvent('(binary)', data.length, data)] : decodeJson(data, false)),
+    decode: (data, isBinary) => (isBinary ? [audioEvent('(binary)', data.length, data, rate)] : decodeJson(data, false)),
   };
 }
 

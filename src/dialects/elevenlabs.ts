@@ -8,7 +8,7 @@ export const DEFAULT_ELEVENLABS_VOICE = '21m00Tcm4TlvDq8ikWAM';
 
 /**
  * ElevenLabs `stream-input` WebSocket, `/v1/text-to-speech/{voice_id}/stream-input`
- * (`model_id`, `output_format=pcm_24000` in the query; the key in `xi-api-key`).
+ * (`model_id`, `output_format=pcm_<--output-rate>` in the query; the key in `xi-api-key`).
  *
  * connect → `{"text": " "}` (the opening message: exactly one space) → text chunks,
  * each ending in a space → `{"text": ""}` (end of input: forces synthesis of what is
@@ -21,11 +21,12 @@ export function elevenlabsDialect(settings: SpeechWsSettings): WebSocketDialect 
   const voice = settings.voice ?? DEFAULT_ELEVENLABS_VOICE;
   const opening = JSON.stringify({ text: ' ' });
   const end = JSON.stringify({ text: '' });
+  const rate = settings.outputRate ?? TTS_RATE;
   return {
     name: 'elevenlabs',
     task: 'tts',
     transport: 'websocket',
-    sampleRate: TTS_RATE,
+    sampleRate: rate,
     turnDetection: 'client',
     readyEvent: 'open',
     policy: () => speechPolicy(true),
@@ -33,7 +34,7 @@ export function elevenlabsDialect(settings: SpeechWsSettings): WebSocketDialect 
       const url = new URL(target);
       if (url.pathname === '/' || url.pathname === '') url.pathname = `/v1/text-to-speech/${encodeURIComponent(voice)}/stream-input`;
       if (!url.searchParams.has('model_id')) url.searchParams.set('model_id', settings.model);
-      if (!url.searchParams.has('output_format')) url.searchParams.set('output_format', `pcm_${TTS_RATE}`);
+      if (!url.searchParams.has('output_format')) url.searchParams.set('output_format', `pcm_${rate}`);
       if (settings.language !== undefined && !url.searchParams.has('language_code')) url.searchParams.set('language_code', settings.language);
       return url.toString();
     },
@@ -47,13 +48,13 @@ export function elevenlabsDialect(settings: SpeechWsSettings): WebSocketDialect 
     flushFrame: () => end,
     decode: (data, isBinary) => {
       if (isBinary) throw new ProtocolViolation(`server sent a binary frame (${data.length} bytes); elevenlabs speaks JSON text frames`);
-      return interpretElevenLabsMessage(data.toString('utf8'));
+      return interpretElevenLabsMessage(data.toString('utf8'), rate);
     },
   };
 }
 
 /** One message: its audio (if any), then its end of stream (if final); the wire has no `type`, so the events are named by their field. */
-export function interpretElevenLabsMessage(data: string): DecodedEvent[] {
+export function interpretElevenLabsMessage(data: string, rate = TTS_RATE): DecodedEvent[] {
   let value: unknown;
   try {
     value = JSON.parse(data);
@@ -66,7 +67,7 @@ export function interpretElevenLabsMessage(data: string): DecodedEvent[] {
     return [{ type: 'error', kind: 'error', message: stringField(message.message), ...(typeof message.error === 'string' ? { code: message.error } : {}) }];
   }
   const events: DecodedEvent[] = [];
-  if (typeof message.audio === 'string') events.push(audioEvent('audio', base64Bytes(message.audio), message.audio));
+  if (typeof message.audio === 'string') events.push(audioEvent('audio', base64Bytes(message.audio), message.audio, rate));
   if (message.isFinal === true || message.is_final === true) events.push({ type: 'isFinal', kind: 'response_done' });
   return events.length > 0 ? events : [{ type: message.audio === null ? 'audio' : '(message)', kind: 'other' }];
 }

@@ -10,6 +10,8 @@ export interface SpeechWsSettings {
   /** The server's voice (vLLM-Omni `voice`, ElevenLabs voice id, OpenAI Realtime voice); the server's default when unset. */
   voice?: string;
   language?: string;
+  /** PCM16 rate the server speaks at (`--output-rate`): the model's (24 kHz Qwen3-TTS, 44.1 kHz Fish S2). Default 24000. */
+  outputRate?: number;
 }
 
 /**
@@ -34,11 +36,12 @@ export function vllmOmniSpeechWsDialect(settings: SpeechWsSettings): WebSocketDi
     stream_audio: true,
   });
   const done = JSON.stringify({ type: 'input.done' });
+  const rate = settings.outputRate ?? TTS_RATE;
   return {
     name: 'vllm-omni-speech-ws',
     task: 'tts',
     transport: 'websocket',
-    sampleRate: TTS_RATE,
+    sampleRate: rate,
     turnDetection: 'client',
     readyEvent: 'open',
     policy: () => speechPolicy(true),
@@ -51,17 +54,17 @@ export function vllmOmniSpeechWsDialect(settings: SpeechWsSettings): WebSocketDi
     audioFrame: noAudioInput('vllm-omni-speech-ws'),
     inputEndFrame: () => done,
     flushFrame: () => done,
-    decode: (data, isBinary) => [isBinary ? binaryAudio(data) : interpretSpeechStreamEvent(data.toString('utf8'))],
+    decode: (data, isBinary) => [isBinary ? binaryAudio(data, rate) : interpretSpeechStreamEvent(data.toString('utf8'), rate)],
   };
 }
 
 /** A binary frame: raw PCM16, or a whole WAV file whose header is not audio. */
-function binaryAudio(data: Buffer): DecodedEvent {
+function binaryAudio(data: Buffer, rate: number): DecodedEvent {
   const wav = data.length >= WAV_HEADER_BYTES && data.toString('latin1', 0, 4) === 'RIFF';
-  return audioEvent('(binary)', wav ? data.length - WAV_HEADER_BYTES : data.length, data);
+  return audioEvent('(binary)', wav ? data.length - WAV_HEADER_BYTES : data.length, data, rate);
 }
 
-export function interpretSpeechStreamEvent(data: string): DecodedEvent {
+export function interpretSpeechStreamEvent(data: string, rate = TTS_RATE): DecodedEvent {
   const event = parseEventObject(data);
   const { type } = event;
   switch (type) {
@@ -69,7 +72,7 @@ export function interpretSpeechStreamEvent(data: string): DecodedEvent {
       return { type, kind: 'response_started' };
     case 'audio.chunk': {
       const b64 = stringField(event.audio_b64);
-      return audioEvent(type, base64Bytes(b64), b64, typeof event.sample_rate === 'number' && event.sample_rate > 0 ? event.sample_rate : TTS_RATE);
+      return audioEvent(type, base64Bytes(b64), b64, typeof event.sample_rate === 'number' && event.sample_rate > 0 ? event.sample_rate : rate);
     }
     case 'audio.done':
       return event.error === true ? { type, kind: 'error', message: 'the server failed a sentence (audio.done with error: true)' } : { type, kind: 'audio_final' };
