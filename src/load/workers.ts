@@ -16,7 +16,8 @@ export class WorkerPool {
   private constructor(private readonly workers: Worker[]) {}
 
   static async start(count: number, options: RunOptions, target: string, clock: Clock): Promise<WorkerPool> {
-    const { signal: _s, onSessionEnd: _o, server: _v, ...portable } = options;
+    // Callbacks and the signal stay in this thread: a worker cannot be handed a function.
+    const { signal: _s, onRunStart: _r, onLevelStart: _l, onSessionStart: _b, onSessionEnd: _o, server: _v, ...portable } = options;
     const workers = Array.from({ length: count }, (_, worker) => {
       const init: WorkerInit = { options: portable, target, worker, count, clockOrigin: clock.origin, wallStart: clock.wallStart.toISOString() };
       return new Worker(new URL('./worker.js', import.meta.url), { workerData: init });
