@@ -1,9 +1,18 @@
-import { DIALECTS, isHttpProtocol, PROTOCOLS, type DialectSettings, type Protocol } from './dialects/index.js';
+import { DIALECTS, HTTP_PROTOCOLS, isHttpProtocol, PROTOCOLS, type DialectSettings, type Protocol } from './dialects/index.js';
 import { metricsFor } from './metrics/catalog.js';
+import { STREAM_FORMATS, type SpeechSettings, type StreamFormat } from './dialects/speech-http.js';
+import { DEFAULT_CARTESIA_MODEL } from './dialects/cartesia.js';
+import { DEFAULT_AURA_MODEL } from './dialects/deepgram-aura.js';
+import { DEFAULT_ELEVENLABS_MODEL } from './dialects/elevenlabs.js';
+import { DEFAULT_REALTIME_TTS_MODEL } from './dialects/openai-realtime-tts.js';
+import type { TextDelivery } from './session/prepare-text.js';
+import { DEFAULT_PLAYBACK_BUFFER_MS } from './views/playback.js';
 import { DEFAULT_OPENAI_MODEL, type OpenAITurnDetection } from './dialects/openai.js';
 import { DEFAULT_REALTIME_MODEL } from './dialects/openai-realtime.js';
-import { DEFAULT_TRANSCRIPTION, type TranscriptionOptions } from './dialects/transcriptions.js';
+import { DEFAULT_OPENAI_TTS_MODEL } from './dialects/openai-speech.js';
+import { DEFAULT_TRANSCRIPTION, TRANSCRIPTION_FORMATS, type TranscriptionOptions } from './dialects/transcriptions.js';
 import { DEFAULT_DUPLEX_MODEL } from './dialects/vllm-omni-duplex.js';
+import { DEFAULT_VLLM_OMNI_TTS_MODEL } from './dialects/vllm-omni-speech.js';
 import type { DatasetOptions } from './data/load.js';
 import type { ErrorRateStop } from './load/execute.js';
 import type { LoadPlan } from './load/plan.js';
@@ -14,7 +23,7 @@ import type { MeasurementWindow } from './metrics/window.js';
 import type { Pricing } from './metrics/cost.js';
 import type { OutputFormat } from './report/outputs.js';
 import type { Meta, RunConfig } from './report/schema.js';
-import type { SessionRecord } from './timeline/types.js';
+import type { SessionRecord, Task } from './timeline/types.js';
 import { DEFAULT_MODEL, WHISPER_MODEL, type ServerOptions } from './server/server.js';
 import type { Pace } from './session/pace.js';
 import type { UploadFormat } from './session/prepare-request.js';
@@ -36,8 +45,16 @@ export interface RunOptions {
   transcription?: Partial<TranscriptionOptions> & { uploadFormat?: UploadFormat };
   /** Speech to speech: the agent's instructions (system prompt), sent in `session.update`. */
   instructions?: string;
+  /** Speech generation over WebSocket: the text all at once (default), or streamed like an LLM's tokens. */
+  textDelivery?: TextDelivery;
+  /** Speech generation: audio the simulated player buffers before it starts, ms. Default 200. */
+  playbackBufferMs?: number;
   /** OpenAI dialects: who ends turns. Default `none` (the client commits each turn). */
   turnDetection?: OpenAITurnDetection;
+  /** Speech generation over HTTP: voice and formats. */
+  speech?: SpeechOptions;
+  /** Speech generation: the after-run quality check. */
+  quality?: QualityOptions;
   /** The dataset: a folder of audio files, a JSONL manifest, Parquet shards or a save_to_disk folder; default the bundled samples. */
   data?: string;
   /** Which samples of the dataset, in which order, and how to read its columns. */
@@ -121,6 +138,39 @@ export interface RunOptions {
   onSessionEnd?(record: SessionRecord, done: number, expected: number, level: string): void;
 }
 
+export interface SpeechOptions {
+  voice?: string;
+  instructions?: string;
+  /** Default `pcm`; streaming takes `pcm` or `wav`. */
+  responseFormat?: string;
+  /** `sse`, `audio` (raw) or `none` (one body, task batch_tts). Default `audio`. */
+  streamFormat?: StreamFormat;
+  /** Sample rate of headerless PCM, Hz. Default 24000. */
+  outputRate?: number;
+}
+
+/** The after-run check of generated speech: its levels and format, and a round trip through a transcription server. */
+export interface QualityOptions {
+  /** Sessions analysed per benchmark, the first to start. Default 20; 0 turns the analysis off. */
+  sessions?: number;
+  /** Transcription server for the round trip (ws:// or wss://); omitted, a built-in server is started. */
+  asrTarget?: string;
+  /** Its dialect (a speech-to-text one). Default `vllm`. */
+  asrProtocol?: Protocol;
+  /** Its model. Default the dialect's own default. */
+  asrModel?: string;
+  /** Sent to the transcription server as `Authorization: Bearer`; never written to reports. */
+  asrApiKey?: string;
+  /** Received audio kept per session for the analysis, MB. Default 16. */
+  keepAudioMb?: number;
+}
+
+export interface QualitySettings {
+  sessions: number;
+  keepAudioBytes: number;
+  asr: { target?: string; protocol: Protocol; model: string; apiKey?: string };
+}
+
 export interface LevelStart {
   label: string;
   /** Its place among the run's levels, from 1; `of` is unknown (undefined) in a capacity search. */
@@ -164,7 +214,13 @@ export interface Settings {
   model: string;
   /** What the dialect is built with. */
   dialect: DialectSettings;
+  /** Speech generation: the after-run quality check. */
+  quality: QualitySettings;
   turnDetection: OpenAITurnDetection;
+  /** Speech generation (the dialect's task is `tts` or `batch_tts`): it sends prompts, not recordings. */
+  speaks: boolean;
+  textDelivery: TextDelivery;
+  playbackBufferMs: number;
   plan: LoadPlan;
   slos: Slo[];
   /** `auto`, or the id of the one normalizer every input is scored with. */
@@ -197,8 +253,30 @@ export interface Settings {
   uploadFormat?: UploadFormat;
 }
 
-/** The model each HTTP dialect names when none is given (the built-in server serves any). */
-const DEFAULT_BATCH_MODELS: Partial<Record<Protocol, string>> = { 'vllm-transcriptions': WHISPER_MODEL, 'openai-transcriptions': DEFAULT_OPENAI_MODEL };
+/** The model each dialect names when none is given (the built-in server serves it). */
+const DEFAULT_MODELS: Record<Protocol, string> = {
+  vllm: DEFAULT_MODEL,
+  openai: DEFAULT_OPENAI_MODEL,
+  'openai-beta': DEFAULT_OPENAI_MODEL,
+  'vllm-omni-speech': DEFAULT_VLLM_OMNI_TTS_MODEL,
+  'openai-speech': DEFAULT_OPENAI_TTS_MODEL,
+  'vllm-omni-speech-ws': DEFAULT_VLLM_OMNI_TTS_MODEL,
+  'openai-realtime-tts': DEFAULT_REALTIME_TTS_MODEL,
+  'openai-realtime-tts-beta': DEFAULT_REALTIME_TTS_MODEL,
+  elevenlabs: DEFAULT_ELEVENLABS_MODEL,
+  'deepgram-aura': DEFAULT_AURA_MODEL,
+  cartesia: DEFAULT_CARTESIA_MODEL,
+  'vllm-transcriptions': WHISPER_MODEL,
+  'openai-transcriptions': DEFAULT_OPENAI_MODEL,
+  'vllm-omni-duplex': DEFAULT_DUPLEX_MODEL,
+  'openai-realtime': DEFAULT_REALTIME_MODEL,
+};
+
+/** How a dialect's server takes its key: ElevenLabs in `xi-api-key`, Deepgram as `Token`, the rest as `Bearer`. */
+function authHeaders(protocol: Protocol, key: string): Record<string, string> {
+  if (protocol === 'elevenlabs') return { 'xi-api-key': key };
+  return { authorization: protocol === 'deepgram-aura' ? `Token ${key}` : `Bearer ${key}` };
+}
 
 export function resolveSettings(options: RunOptions): Settings {
   const protocol = options.protocol ?? 'vllm';
@@ -214,25 +292,26 @@ export function resolveSettings(options: RunOptions): Settings {
       // Not echoed: a URL that does not parse cannot be redacted, and may hold a key.
       throw new UsageError('--target is not a URL; give one like ws://localhost:8000/v1/realtime');
     }
-    if (http && url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new UsageError(`--target must be an http:// or https:// URL for --protocol ${protocol} (the server's origin, e.g. http://localhost:8000), got ${url.protocol}//`);
+    if (http ? url.protocol !== 'http:' && url.protocol !== 'https:' : url.protocol !== 'ws:' && url.protocol !== 'wss:') {
+      throw new UsageError(`--target must be ${http ? "an http:// or https:// URL (the server's origin, e.g. http://localhost:8000)" : 'a ws:// or wss:// URL'} for --protocol ${protocol}, got ${url.protocol}//`);
     }
-    if (!http && url.protocol !== 'ws:' && url.protocol !== 'wss:') {
-      throw new UsageError(`--target must be a ws:// or wss:// URL, got ${url.protocol}//`);
-    }
-    if (url.hash) throw new UsageError(`--target cannot have a #fragment (${url.hash}); ${http ? 'requests' : 'WebSocket URLs'} do not carry one`);
+    if (url.hash) throw new UsageError(`--target cannot have a #fragment (${url.hash}); ${http ? 'HTTP requests' : 'WebSocket URLs'} do not carry one`);
     if (options.model === undefined) throw new UsageError('--model is required with --target: name the model the server serves');
   }
   const turnDetection = options.turnDetection ?? { type: 'none' };
   if (protocol === 'vllm' && turnDetection.type !== 'none') {
     throw new UsageError("--turn-detection needs --protocol openai or openai-beta; vLLM's /v1/realtime has no server VAD (the client commits)");
   }
-  if (http && turnDetection.type !== 'none') throw new UsageError(`--turn-detection needs --protocol openai or openai-beta; --protocol ${protocol} sends whole recordings`);
+  if (http && turnDetection.type !== 'none') throw new UsageError(`--turn-detection needs --protocol openai or openai-beta; --protocol ${protocol} sends each input in one request`);
+  const batch = DIALECTS[protocol] === 'batch_stt';
   const transcription = { ...DEFAULT_TRANSCRIPTION, ...options.transcription };
-  if (!http) {
+  if (!batch) {
     const given = options.transcription ?? {};
     const flag = given.stream ? '--stream' : given.translate ? '--translate' : given.temperature !== undefined ? '--temperature' : given.uploadFormat !== undefined ? '--upload-format' : (given.responseFormat ?? 'json') !== 'json' ? '--response-format' : undefined;
-    if (flag) throw new UsageError(`${flag} is for the batch dialects (--protocol vllm-transcriptions or openai-transcriptions); --protocol ${protocol} streams audio`);
+    if (flag) throw new UsageError(`${flag} is for the batch transcription dialects (--protocol vllm-transcriptions or openai-transcriptions), not --protocol ${protocol}`);
+  }
+  if (!(TRANSCRIPTION_FORMATS as readonly string[]).includes(transcription.responseFormat)) {
+    throw new UsageError(`--response-format ${transcription.responseFormat} is not a transcript format; choose one of: ${TRANSCRIPTION_FORMATS.join(', ')}`);
   }
   if (transcription.stream && transcription.responseFormat !== 'json') {
     throw new UsageError(`--response-format ${transcription.responseFormat} is for answers that are not streamed; --stream answers with events (leave --response-format at json)`);
@@ -309,11 +388,8 @@ export function resolveSettings(options: RunOptions): Settings {
     timerLimit(flag, ms, 'ms');
   }
   if (options.rampUpMs !== undefined) timerLimit('--ramp-up-s', options.rampUpMs, 's');
-  const model =
-    options.model ??
-    DEFAULT_BATCH_MODELS[protocol] ??
-    ({ vllm: DEFAULT_MODEL, openai: DEFAULT_OPENAI_MODEL, 'openai-beta': DEFAULT_OPENAI_MODEL, 'vllm-omni-duplex': DEFAULT_DUPLEX_MODEL, 'openai-realtime': DEFAULT_REALTIME_MODEL } as Partial<Record<Protocol, string>>)[protocol] ??
-    DEFAULT_MODEL;
+  const speaking = checkSpeech(options, protocol, turnsPerSession);
+  const model = options.model ?? DEFAULT_MODELS[protocol];
   const { uploadFormat, ...requestOptions } = transcription;
   return {
     protocol,
@@ -321,12 +397,15 @@ export function resolveSettings(options: RunOptions): Settings {
     dialect: {
       model,
       turnDetection,
+      speech: resolveSpeech(model, options),
       ...(options.language !== undefined ? { language: options.language } : {}),
       ...(options.prompt !== undefined ? { prompt: options.prompt } : {}),
-      ...(http ? { transcription: requestOptions } : {}),
+      ...(batch ? { transcription: requestOptions } : {}),
       ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
     },
+    quality: resolveQuality(options.quality ?? {}),
     turnDetection,
+    ...speaking,
     plan,
     slos,
     normalizer: normalizerOption(options.normalizer),
@@ -349,7 +428,7 @@ export function resolveSettings(options: RunOptions): Settings {
     timeouts,
     workers,
     ...(options.shard ? { shard: options.shard } : {}),
-    headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
+    headers: options.apiKey ? authHeaders(protocol, options.apiKey) : {},
     tls: {
       ...(options.tls?.ca !== undefined ? { ca: options.tls.ca } : {}),
       ...(options.tls?.insecure ? { rejectUnauthorized: false as const } : {}),
@@ -363,6 +442,93 @@ export function normalizerOption(text: string | undefined): NormalizerChoice {
   const choice = normalizerChoice(text ?? 'auto');
   if (choice === undefined) throw new UsageError(`--normalizer ${text} is not a normalizer; choose auto or one of: ${NORMALIZER_NAMES}`);
   return choice;
+}
+
+/** The speech-generation settings, checked: text delivery and the player's buffer, and what a dialect cannot do. */
+function checkSpeech(options: RunOptions, protocol: Protocol, turnsPerSession: number): Pick<Settings, 'speaks' | 'textDelivery' | 'playbackBufferMs'> {
+  const task = DIALECTS[protocol] as Task;
+  const speaks = task === 'tts' || task === 'batch_tts';
+  const textDelivery = options.textDelivery ?? { kind: 'all' };
+  if (textDelivery.kind === 'stream') {
+    if (!speaks) throw new UsageError(`--text-rate streams text into speech generation; --protocol ${protocol} sends audio`);
+    positive('--text-rate', textDelivery.tokensPerS, false);
+    nonNegative('--text-first-token-ms', textDelivery.firstTokenMs);
+  }
+  if (textDelivery.kind === 'stream' && HTTP_PROTOCOLS.has(protocol)) throw new UsageError(`--text-rate streams text into WebSocket dialects; --protocol ${protocol} sends each text in one request`);
+  if (options.speech?.voice !== undefined && !speaks) throw new UsageError(`--voice is for speech generation; --protocol ${protocol} sends audio`);
+  if (options.speech?.responseFormat !== undefined && !speaks) {
+    throw new UsageError(`--response-format is for speech generation and batch transcription; --protocol ${protocol} streams audio`);
+  }
+  const playbackBufferMs = options.playbackBufferMs ?? DEFAULT_PLAYBACK_BUFFER_MS;
+  nonNegative('--playback-buffer-ms', playbackBufferMs);
+  if (protocol === 'elevenlabs' && turnsPerSession > 1) {
+    throw new UsageError('--protocol elevenlabs takes one input per session: its end of input closes the socket; leave --turns-per-session at 1');
+  }
+  const outputRate = options.speech?.outputRate;
+  if (protocol.startsWith('openai-realtime-tts') && outputRate !== undefined && outputRate !== 24_000) {
+    throw new UsageError(`--protocol ${protocol} speaks PCM16 at 24000 Hz only; leave --output-rate at 24000`);
+  }
+  if (protocol === 'cartesia' && turnsPerSession > 1) throw new UsageError('--protocol cartesia takes one input per session (one context); leave --turns-per-session at 1');
+  return { speaks, textDelivery, playbackBufferMs };
+}
+
+const STREAMED_FORMATS = ['pcm', 'wav'];
+
+function resolveQuality(quality: QualityOptions): QualitySettings {
+  const sessions = quality.sessions ?? 20;
+  if (!(Number.isInteger(sessions) && sessions >= 0)) throw new UsageError(`--quality-sessions must be a whole number, 0 or more, got ${sessions}`);
+  const keepAudioMb = quality.keepAudioMb ?? 16;
+  positive('--keep-audio-mb', keepAudioMb, false);
+  const protocol = quality.asrProtocol ?? 'vllm';
+  const transcribes = (p: Protocol): boolean => (['stt', 'batch_stt'] as string[]).includes(DIALECTS[p]);
+  if (!PROTOCOLS.includes(protocol) || !transcribes(protocol)) {
+    throw new UsageError(`--asr-protocol ${protocol} does not transcribe; choose one of: ${PROTOCOLS.filter(transcribes).join(', ')}`);
+  }
+  if (quality.asrTarget !== undefined) {
+    let url: URL;
+    try {
+      url = new URL(quality.asrTarget);
+    } catch {
+      throw new UsageError('--asr-target is not a URL; give one like ws://localhost:8000/v1/realtime');
+    }
+    const http = HTTP_PROTOCOLS.has(protocol);
+    if (http ? url.protocol !== 'http:' && url.protocol !== 'https:' : url.protocol !== 'ws:' && url.protocol !== 'wss:') {
+      throw new UsageError(`--asr-target must be ${http ? 'an http:// or https://' : 'a ws:// or wss://'} URL for --asr-protocol ${protocol}, got ${url.protocol}//`);
+    }
+    if (quality.asrModel === undefined) throw new UsageError('--asr-model is required with --asr-target: name the model the transcription server serves');
+  }
+  return {
+    sessions,
+    keepAudioBytes: Math.round(keepAudioMb * 1024 * 1024),
+    asr: {
+      protocol,
+      model: quality.asrModel ?? DEFAULT_MODELS[protocol],
+      ...(quality.asrTarget !== undefined ? { target: quality.asrTarget } : {}),
+      ...(quality.asrApiKey !== undefined ? { apiKey: quality.asrApiKey } : {}),
+    },
+  };
+}
+
+function resolveSpeech(model: string, options: RunOptions): SpeechSettings {
+  const speech = options.speech ?? {};
+  const streamFormat = speech.streamFormat ?? 'audio';
+  if (!STREAM_FORMATS.includes(streamFormat)) throw new UsageError(`--stream-format ${streamFormat} is not one of: ${STREAM_FORMATS.join(', ')}`);
+  const responseFormat = speech.responseFormat ?? 'pcm';
+  if (!/^[a-z0-9_]+$/.test(responseFormat)) throw new UsageError(`--response-format ${responseFormat} is not a format name (pcm, wav, mp3, flac, opus, ...)`);
+  if (streamFormat !== 'none' && !STREAMED_FORMATS.includes(responseFormat)) {
+    throw new UsageError(`--response-format ${responseFormat} cannot be streamed: use pcm or wav, or --stream-format none for one body`);
+  }
+  const outputRate = speech.outputRate ?? 24_000;
+  positive('--output-rate', outputRate, true);
+  return {
+    model,
+    responseFormat,
+    streamFormat,
+    outputRate,
+    ...(speech.voice !== undefined ? { voice: speech.voice } : {}),
+    ...(options.language !== undefined ? { language: options.language } : {}),
+    ...(speech.instructions !== undefined ? { instructions: speech.instructions } : {}),
+  };
 }
 
 function resolvePlan(options: RunOptions): LoadPlan {

@@ -1,18 +1,21 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { Dialect, HttpDialect, WebSocketDialect } from './dialects/dialect.js';
-import { createDialect, isHttpProtocol } from './dialects/index.js';
+import { createDialect, DIALECTS, isHttpProtocol } from './dialects/index.js';
 import type { Clock } from './clock.js';
 import type { RunOptions, Settings } from './config.js';
 import { BUNDLED_SAMPLES_DIR } from './data/bundled.js';
-import type { Dataset, Sample } from './data/dataset.js';
+import type { Dataset, Sample, TextSample } from './data/dataset.js';
 import { loadDataset } from './data/load.js';
+import { loadTextDataset } from './data/text.js';
 import { execute, type Execution } from './load/execute.js';
 import { arrivalSchedule, isOpenLoop, lanes, type LoadProfile } from './load/profiles.js';
 import { runHttpSession, type PreparedRequest } from './session/http-runner.js';
-import { prepareSample, type PreparedSample } from './session/prepare.js';
-import { prepareAudioRequest } from './session/prepare-request.js';
+import { prepareSample, type PreparedTurn } from './session/prepare.js';
+import { prepareText, type PreparedText } from './session/prepare-text.js';
+import { prepareAudioRequest, prepareTextRequest } from './session/prepare-request.js';
 import type { SessionResult } from './session/runner.js';
+import type { ReceivedAudio } from './session/received-audio.js';
 import { runWebSocketSession } from './session/ws-runner.js';
 import type { SessionRecord } from './timeline/types.js';
 
@@ -23,36 +26,52 @@ export interface RunContext {
   sessionsFor(profile: LoadProfile): number;
   /** Runs session `index` against `target`, due at `plannedStartMs`. */
   runSession(target: string, index: number, plannedStartMs: number, clock: Clock, signal: AbortSignal): Promise<SessionRecord>;
+  /** The audio a session received, undecoded, kept for the after-run analysis (speech generation, the first `--quality-sessions` of a benchmark). */
+  audioOf(record: SessionRecord): ReceivedAudio | undefined;
   /** Lets go of what the sessions shared (idle keep-alive connections). */
   close(): void;
 }
 
-export function loadRunDataset(options: RunOptions): Promise<Dataset> {
+/** What a run sends: recordings, or, for speech generation, prompts (a transcription dataset's references among them). */
+export type RunDataset = Dataset<Sample> | Dataset<TextSample>;
+
+export function loadRunDataset(options: RunOptions): Promise<RunDataset> {
+  const protocol = options.protocol ?? 'vllm';
+  if (isSpeechTask(DIALECTS[protocol])) return loadTextDataset(options.data ?? BUNDLED_SAMPLES_DIR, options.dataset);
   // Requests upload each file as the dataset holds it unless told to re-encode it.
-  const keepFiles = isHttpProtocol(options.protocol ?? 'vllm') && options.transcription?.uploadFormat === undefined;
+  const keepFiles = isHttpProtocol(protocol) && options.transcription?.uploadFormat === undefined;
   return loadDataset(options.data ?? BUNDLED_SAMPLES_DIR, { ...options.dataset, ...(keepFiles ? { keepFiles } : {}) });
 }
 
 /** Builds the dialect and prepares every sample's media once (decoded, resampled, chunked, encoded). */
-export async function createRunContext(settings: Settings, dataset: Dataset): Promise<RunContext> {
+export async function createRunContext(settings: Settings, dataset: RunDataset): Promise<RunContext> {
   const dialect = createDialect(settings.protocol, settings.dialect);
   const perSession = settings.turnsPerSession;
   // Session i sends samples i*T .. i*T+T-1, round robin over the dataset.
-  const samplesOf = (index: number): Sample[] =>
+  const samplesOf = (index: number): Array<Sample | TextSample> =>
     Array.from({ length: perSession }, (_, k) => dataset.samples[(index * perSession + k) % dataset.samples.length]!);
-  const record = (index: number, samples: Sample[], result: SessionResult): SessionRecord => ({
+  const record = (index: number, samples: Array<Sample | TextSample>, result: SessionResult): SessionRecord => ({
     index,
     sampleIds: samples.map((s) => s.id),
     split: samples[0]!.split,
     ...result,
+    // The listener's player, for the playback figures (recomputed with the same buffer later).
+    ...(settings.speaks ? { timeline: { ...result.timeline, playbackBufferMs: settings.playbackBufferMs } } : {}),
   });
   const sessions = dialect.transport === 'websocket' ? await webSocketSessions(settings, dataset, dialect) : await httpSessions(settings, dataset, dialect);
+  const speaks = isSpeechTask(dialect.task);
+  const audio = new WeakMap<SessionRecord, ReceivedAudio>();
   return {
     dialect,
     runSession: async (target, index, plannedStartMs, clock, signal) => {
       const samples = samplesOf(index);
-      return record(index, samples, await sessions.run(target, samples, plannedStartMs, clock, signal));
+      const keepAudioBytes = speaks && index < settings.quality.sessions ? settings.quality.keepAudioBytes : 0;
+      const result = await sessions.run(target, samples, plannedStartMs, clock, signal, keepAudioBytes);
+      const done = record(index, samples, { timeline: result.timeline, outcome: result.outcome });
+      if (result.audio) audio.set(done, result.audio);
+      return done;
     },
+    audioOf: (r) => audio.get(r),
     close: () => sessions.close(),
     // With a duration: as many as start in it (open loop: the arrivals planned in it).
     // Else enough sessions to send every sample once, and at least one per lane (or ten arrivals).
@@ -70,23 +89,34 @@ function labelled(sample: Sample, settings: Settings): Sample {
   return language === undefined ? sample : { ...sample, language };
 }
 
+/** Tasks whose responses are generated speech. */
+function isSpeechTask(task: string): boolean {
+  return task === 'tts' || task === 'batch_tts';
+}
+
 interface TransportSessions {
-  run(target: string, samples: Sample[], plannedStartMs: number, clock: Clock, signal: AbortSignal): Promise<SessionResult>;
+  run(target: string, samples: Array<Sample | TextSample>, plannedStartMs: number, clock: Clock, signal: AbortSignal, keepAudioBytes: number): Promise<SessionResult>;
   close(): void;
 }
 
-/** Streaming sessions: each sample's audio as turns, the first and the later ones. */
-async function webSocketSessions(settings: Settings, dataset: Dataset, dialect: WebSocketDialect): Promise<TransportSessions> {
-  const prepared = new Map<string, PreparedSample>();
+/** Streaming sessions: each sample's audio as turns, the first and the later ones; or each prompt's text. */
+async function webSocketSessions(settings: Settings, dataset: RunDataset, dialect: WebSocketDialect): Promise<TransportSessions> {
+  const prepared = new Map<string, { first: PreparedTurn | PreparedText; later: PreparedTurn | PreparedText }>();
   for (const sample of dataset.samples) {
-    prepared.set(sample.id, await prepareSample(labelled(sample, settings), dialect, settings.chunkMs, settings.padding, settings.eos));
+    if (sample.kind === 'text') {
+      const text = prepareText(sample, dialect, settings.textDelivery);
+      prepared.set(sample.id, { first: text, later: text });
+    } else {
+      prepared.set(sample.id, await prepareSample(labelled(sample, settings), dialect, settings.chunkMs, settings.padding, settings.eos));
+    }
   }
   /** Whether the server acknowledges audio, once a session has found out. */
   const serverAcks: { known?: boolean } = {};
   return {
     close: () => {},
-    run: (target, samples, plannedStartMs, clock, signal) =>
+    run: (target, samples, plannedStartMs, clock, signal, keepAudioBytes) =>
     runWebSocketSession({
+      keepAudioBytes,
       url: target,
       headers: settings.headers,
       dialect,
@@ -109,17 +139,21 @@ async function webSocketSessions(settings: Settings, dataset: Dataset, dialect: 
 }
 
 /** Request sessions: one request per sample, over a keep-alive pool shared by the run's sessions. */
-async function httpSessions(settings: Settings, dataset: Dataset, dialect: HttpDialect): Promise<TransportSessions> {
+async function httpSessions(settings: Settings, dataset: RunDataset, dialect: HttpDialect): Promise<TransportSessions> {
   const prepared = new Map<string, PreparedRequest>();
-  for (const sample of dataset.samples) prepared.set(sample.id, await prepareAudioRequest(labelled(sample, settings), dialect, settings.eos, settings.uploadFormat));
+  for (const sample of dataset.samples) {
+    if (sample.kind === 'text') prepared.set(sample.id, prepareTextRequest(sample, dialect));
+    else prepared.set(sample.id, await prepareAudioRequest(labelled(sample, settings), dialect, settings.eos, settings.uploadFormat));
+  }
   const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true, ...settings.tls }) };
   return {
     close: () => {
       agents.http.destroy();
       agents.https.destroy();
     },
-    run: (target, samples, plannedStartMs, clock, signal) =>
+    run: (target, samples, plannedStartMs, clock, signal, keepAudioBytes) =>
     runHttpSession({
+      keepAudioBytes,
       url: target,
       headers: settings.headers,
       dialect,

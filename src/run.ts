@@ -4,7 +4,7 @@ import { cpus, hostname } from 'node:os';
 import { join } from 'node:path';
 import { monotonicClock, type Clock } from './clock.js';
 import { resolveSettings, UsageError, type RunOptions, type Settings } from './config.js';
-import { summarizeDataset, type Dataset } from './data/dataset.js';
+import { summarizeDataset, type Sample } from './data/dataset.js';
 import { lockFolder } from './folder-lock.js';
 import { searchCapacity } from './load/capacity.js';
 import { profileAt } from './load/plan.js';
@@ -22,8 +22,10 @@ import { readReportHeader } from './report/report-header.js';
 import { REPORT_SCHEMA, REPORT_VERSION, type Benchmark, type Report, type RunConfig } from './report/schema.js';
 import { onClockOf, resumeSessionLog, SESSION_LOG, SessionLog, SessionLogError, type LoggedSession } from './report/session-log.js';
 import { checkResumable } from './resume-check.js';
-import { createRunContext, loadRunDataset, runLevel, type RunContext } from './run-context.js';
+import { createRunContext, loadRunDataset, runLevel, type RunContext, type RunDataset } from './run-context.js';
 import { startServerThread } from './server/thread.js';
+import { NO_DELAY } from './load/stamp-probe.js';
+import { analyseSpeech } from './speech-quality.js';
 import { formatPace } from './session/pace.js';
 import type { SessionRecord } from './timeline/types.js';
 import { VERSION } from './version.js';
@@ -59,13 +61,13 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
 }
 
 /** The run, with its output folder (if any) held by this run alone. */
-async function runIn(outputDir: string | undefined, options: RunOptions, settings: Settings, dataset: Dataset): Promise<RunResult> {
+async function runIn(outputDir: string | undefined, options: RunOptions, settings: Settings, dataset: RunDataset): Promise<RunResult> {
   const resumed = options.resume ? finishedSessions(await resumeSessionLog(options.resume)) : new Map<string, Map<number, LoggedSession>>();
   // Opened before the server starts, so a folder that cannot be written leaves nothing running.
   const log = outputDir === undefined ? undefined : await SessionLog.open(outputDir, options.resume !== undefined);
   const server =
     options.target === undefined
-      ? await startServerThread({ port: 0, models: [settings.model], references: dataset.samples, ...options.server }).catch(async (err: unknown) => {
+      ? await startServerThread({ port: 0, models: [settings.model], references: dataset.samples.filter((s): s is Sample => s.kind !== 'text'), ...options.server }).catch(async (err: unknown) => {
           await log?.close();
           throw err;
         })
@@ -75,7 +77,8 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
   let written: string | undefined;
   try {
     const context = (opened = await createRunContext(settings, dataset));
-    const target = options.target ?? (context.dialect.transport === 'http' ? server!.origin : server!.url);
+    // The built-in server serves WebSocket and HTTP dialects on one port; a WebSocket speech dialect finds its own path on its root.
+    const target = options.target ?? (context.dialect.transport === 'http' ? server!.origin : settings.speaks ? new URL('/', server!.url).toString() : server!.url);
     const resumedHeader = options.resume === undefined ? undefined : await readReportHeader(join(options.resume, 'report.json'));
     // A resumed run stays the run it continues (which has no id if an older voxbench ran it).
     const runId = options.runId ?? (resumedHeader?.config ? resumedHeader.config.runId : randomUUID());
@@ -132,7 +135,7 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
       const execution = pool
         ? await pool.runLevel(profile, maxSessions, [...kept.keys()], options.signal, onSessionStart, onSessionEnd)
         : share.profile === null
-          ? { records: [], startMs: clock.now(), endMs: clock.now(), capHits: 0, eventLoopDelay: { meanMs: 0, p50Ms: 0, p99Ms: 0, maxMs: 0 } }
+          ? { records: [], startMs: clock.now(), endMs: clock.now(), capHits: 0, eventLoopDelay: NO_DELAY, receiveDelay: NO_DELAY }
           : await runLevel(context, settings, target, {
               profile: share.profile,
               maxSessions,
@@ -142,6 +145,8 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
               onSessionStart,
               onSessionEnd,
             });
+      // Generated speech is checked once the level's sessions have all ended (its audio is kept in this thread only).
+      if (!pool) await analyseSpeech(execution.records, context.audioOf, settings.quality);
       const benchmark = buildBenchmark({ ...execution, profile, records: [...kept.values(), ...execution.records] }, config);
       benchmarks.push(benchmark);
       return benchmark;
@@ -224,6 +229,23 @@ function runConfig(options: RunOptions, settings: Settings, context: RunContext,
       : {}),
     ...(runId !== undefined ? { runId } : {}),
     ...(settings.shard ? { shard: settings.shard } : {}),
+    ...(settings.speaks ? { speech: speechConfig(options, settings, context) } : {}),
+  };
+}
+
+function speechConfig(options: RunOptions, settings: Settings, context: RunContext): NonNullable<RunConfig['speech']> {
+  const { speech } = settings.dialect;
+  const { asr } = settings.quality;
+  return {
+    voice: options.speech?.voice ?? null,
+    text: settings.textDelivery,
+    playbackBufferMs: settings.playbackBufferMs,
+    ...(context.dialect.transport === 'http'
+      ? { http: { responseFormat: speech.responseFormat, streamFormat: speech.streamFormat, outputRate: speech.outputRate, instructions: speech.instructions ?? null } }
+      : {}),
+    ...(settings.quality.sessions > 0 && settings.workers === 1
+      ? { quality: { sessions: settings.quality.sessions, asr: { target: asr.target !== undefined ? redactUrl(asr.target) : 'built-in', protocol: asr.protocol, model: asr.model } } }
+      : {}),
   };
 }
 

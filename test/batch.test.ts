@@ -109,7 +109,7 @@ describe('batch transcription failures, classified by stage', () => {
 
   it('a stream cut before [DONE], or a body cut halfway, is stream_cut in the body', async () => {
     for (const transcription of [{ stream: true }, {}, { responseFormat: 'text' as const }]) {
-      const [failure] = await failuresOf({ transcription, server: { faults: [[{ name: 'cut-stream' }]] } });
+      const [failure] = await failuresOf({ transcription, server: { faults: [[{ name: 'cut-stream', afterMs: 0 }]] } });
       assert.equal(failure!.class, 'stream_cut', JSON.stringify(transcription));
       assert.equal(failure!.stage, 'body');
     }

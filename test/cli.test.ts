@@ -48,7 +48,7 @@ describe('voxbench CLI (spawned)', () => {
 
   for (const [args, message] of [
     [['--pace', 'fast'], 'voxbench: error: --pace takes realtime, Nx (e.g. 2x) or none, got "fast"'],
-    [['--target', 'http://x/v1/realtime', '--model', 'm'], 'voxbench: error: --target must be a ws:// or wss:// URL, got http://'],
+    [['--target', 'http://x/v1/realtime', '--model', 'm'], 'voxbench: error: --target must be a ws:// or wss:// URL for --protocol vllm, got http://'],
     [['--target', 'ws://localhost:1/v1/realtime'], 'voxbench: error: --model is required with --target: name the model the server serves'],
     [['--data', '/nonexistent/dir'], 'voxbench: error: /nonexistent/dir: cannot read the dataset (ENOENT)'],
     [['--concurrency', 'many'], "voxbench: error: option '--concurrency <n>' argument 'many' is invalid. expected whole numbers from 1 up, separated by commas. (run with --help for usage)"],
@@ -91,6 +91,6 @@ describe('voxbench CLI (spawned)', () => {
     const child = spawn(process.execPath, [CLI, 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
     const line = await new Promise<string>((resolve) => child.stdout.once('data', (d) => resolve(String(d))));
     child.kill('SIGTERM');
-    assert.match(line, /^voxbench simulated server listening on ws:\/\/127\.0\.0\.1:\d+\/v1\/realtime and http:\/\/127\.0\.0\.1:\d+\/v1\/audio\/transcriptions \(models: mistralai\/Voxtral-Mini-4B-Realtime-2602, gpt-4o-transcribe, gpt-4o-mini-transcribe, whisper-1, openai\/whisper-large-v3; 6 reference samples\)$/m);
+    assert.match(line, /^voxbench simulated server listening on ws:\/\/127\.0\.0\.1:\d+\/v1\/realtime and http:\/\/127\.0\.0\.1:\d+\/v1\/audio\/transcriptions \(models: mistralai\/Voxtral-Mini-4B-Realtime-2602, gpt-4o-transcribe, gpt-4o-mini-transcribe, whisper-1, openai\/whisper-large-v3, Qwen\/Qwen3-TTS-12Hz-1.7B-CustomVoice, /);
   });
 });

@@ -18,6 +18,7 @@ import { DEFAULT_LATENCY } from '../src/server/latency-model.js';
 import { DEFAULT_MODEL, OPENAI_MODELS, startServer, type ServerOptions } from '../src/server/server.js';
 import type { Failure, SessionRecord } from '../src/timeline/types.js';
 import { CLI, runNode, tempDir } from './helpers.js';
+import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../src/dialects/vllm-omni-speech.js';
 
 const { samples } = await loadFolderDataset(BUNDLED_SAMPLES_DIR);
 const certs = await tempDir();
@@ -32,7 +33,7 @@ const STACK = /\n\s+at \S/;
 
 interface Row {
   fault: string;
-  protocol?: 'openai' | 'vllm-omni-duplex' | 'openai-realtime';
+  protocol?: 'openai' | 'vllm-omni-duplex' | 'openai-realtime' | 'vllm-omni-speech';
   /** Batch transcription (vllm-transcriptions) against the server's HTTP endpoint. */
   batch?: true;
   /** Over `wss://`: faults below the WebSocket layer must reach through TLS. */
@@ -50,9 +51,9 @@ async function runFault(row: Row): Promise<Report> {
   const server = await startServer({ port: 0, references: samples, faults: [parseFaultScenario(row.fault)], ...(row.wss ? { tls: TLS } : {}), ...row.server });
   try {
     const { report, reportPath } = await run({
-      target: row.batch ? server.origin : server.url,
+      target: row.batch || row.protocol === 'vllm-omni-speech' ? server.origin : server.url,
       protocol: row.batch ? 'vllm-transcriptions' : (row.protocol ?? 'vllm'),
-      model: row.protocol ? { openai: OPENAI_MODELS[0], 'vllm-omni-duplex': 'openbmb/MiniCPM-o-4_5', 'openai-realtime': 'gpt-realtime' }[row.protocol] : DEFAULT_MODEL,
+      model: row.protocol ? { openai: OPENAI_MODELS[0], 'vllm-omni-duplex': 'openbmb/MiniCPM-o-4_5', 'openai-realtime': 'gpt-realtime', 'vllm-omni-speech': DEFAULT_VLLM_OMNI_TTS_MODEL }[row.protocol] : DEFAULT_MODEL,
       profile: { kind: 'concurrent', concurrency: 2 },
       maxSessions: 2,
       pace: { kind: 'realtime', speed: 8 },
@@ -213,6 +214,10 @@ const ROWS: Row[] = [
   { fault: 'cut-stream', batch: true, run: { transcription: { stream: true } }, expect: { class: 'stream_cut', stage: 'body' } },
   { fault: 'malformed-json', batch: true, expect: { class: 'protocol_violation', stage: 'body' } },
   { fault: 'error-event:overloaded', batch: true, run: { transcription: { stream: true } }, expect: { class: 'server_error', stage: 'body', code: 'overloaded' } },
+  // Speech generation's own faults (more in test/speech-http.test.ts).
+  { fault: 'stall-after:200,300', protocol: 'vllm-omni-speech', expect: 'completed' },
+  { fault: 'slow-chunks:2', protocol: 'vllm-omni-speech', expect: 'completed' },
+  { fault: 'cut-stream:300', protocol: 'vllm-omni-speech', expect: { class: 'stream_cut', stage: 'body' } },
   {
     fault: 'markup-strings+error-event',
     expect: { class: 'server_error', stage: 'streaming', code: `server_error${MARKUP_CODE}` },

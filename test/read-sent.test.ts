@@ -3,9 +3,10 @@ import { describe, it } from 'node:test';
 import { createDialect } from '../src/dialects/index.js';
 import type { WebSocketDialect } from '../src/dialects/dialect.js';
 
+const SPEECH = { model: 'm', responseFormat: 'pcm', streamFormat: 'audio', outputRate: 24_000 } as const;
 const dialect = (protocol: 'vllm' | 'openai' | 'openai-beta', type: 'none' | 'server_vad' = 'none'): WebSocketDialect =>
-  createDialect(protocol, { model: 'm', turnDetection: type === 'none' ? { type } : { type, threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 } }) as WebSocketDialect;
-const read = (d: WebSocketDialect, frame: string | Buffer, binary = false) => d.readSent(Buffer.from(frame), binary);
+  createDialect(protocol, { model: 'm', speech: SPEECH, turnDetection: type === 'none' ? { type } : { type, threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 } }) as WebSocketDialect;
+const read = (d: WebSocketDialect, frame: string | Buffer, binary = false) => d.readSent!(Buffer.from(frame), binary);
 
 describe("dialects read the client's frames (for the proxy)", () => {
   it('reads every frame the benchmark itself sends as what it sent', () => {
@@ -25,14 +26,14 @@ describe("dialects read the client's frames (for the proxy)", () => {
 
   it('reads the speech-to-speech dialects\' frames, their acknowledgements and closing event included', () => {
     for (const protocol of ['vllm-omni-duplex', 'openai-realtime'] as const) {
-      const d = createDialect(protocol, { model: 'm', turnDetection: { type: 'none' } }) as WebSocketDialect;
+      const d = createDialect(protocol, { model: 'm', speech: SPEECH, turnDetection: { type: 'none' } }) as WebSocketDialect;
       assert.deepEqual(read(d, d.audioFrame(Buffer.alloc(3200, 7), { startMs: 0, endMs: 100 })), { kind: 'audio', pcmBytes: 3200 }, protocol);
       assert.deepEqual(read(d, d.sessionFrames()[0]!), { kind: 'control', control: 'session_config', turnDetection: 'client' }, protocol);
       assert.deepEqual(read(d, d.inputEndFrame()), { kind: 'control', control: 'input_end' }, protocol);
       const closing = d.reactions?.({ speed: 1 }).closing(0) ?? [];
       for (const { frame, control } of closing) assert.deepEqual(read(d, frame), { kind: 'control', control }, protocol);
     }
-    const duplex = createDialect('vllm-omni-duplex', { model: 'm', turnDetection: { type: 'none' } }) as WebSocketDialect;
+    const duplex = createDialect('vllm-omni-duplex', { model: 'm', speech: SPEECH, turnDetection: { type: 'none' } }) as WebSocketDialect;
     const [ack] = duplex.reactions!({ speed: 1 }).received({ t: 0, input: 0, type: 'response.created', kind: 'response_started', serverSeq: 3 });
     assert.deepEqual(read(duplex, ack!.frame), { kind: 'control', control: 'event_ack' });
   });

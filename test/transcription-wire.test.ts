@@ -31,7 +31,7 @@ describe('transcription response bodies', () => {
       ['other', 'transcription.chunk', null],
       ['text_final', '[DONE]', 'Hello world'],
     ]);
-    assert.deepEqual(events[3]!.usage, { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 });
+    assert.deepEqual(events[3]!.usage, { source: 'transcription.chunk', values: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 } });
   });
 
   it("OpenAI's transcript.text stream: final at done with its usage; a later [DONE] is recorded, not a second final", () => {
@@ -49,7 +49,7 @@ describe('transcription response bodies', () => {
       ['text_final', 'transcript.text.done', 'Hi there'],
       ['other', '[DONE]', null],
     ]);
-    assert.deepEqual(events[1]!.usage, { input_tokens: 5, output_tokens: 2, total_tokens: 7, 'input_token_details.audio_tokens': 5 });
+    assert.deepEqual(events[1]!.usage, { source: 'transcript.text.done', values: { input_tokens: 5, output_tokens: 2, total_tokens: 7, 'input_token_details.audio_tokens': 5 } });
   });
 
   it('a stream that ends before [DONE] has no final (the runner calls it cut)', () => {

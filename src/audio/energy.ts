@@ -51,3 +51,26 @@ export function loudestFrameRms(samples: Float32Array, sampleRate: number): numb
   }
   return loudest;
 }
+
+/**
+ * Where audible sound starts, ms (null when nothing is audible): the first 10 ms frame,
+ * moved 1 ms at a time, whose mean-removed RMS reaches the threshold, as coval measures
+ * a speech server's leading silence.
+ */
+export function energyOnsetMs(pcm: Buffer, sampleRate: number, threshold = DEFAULT_SPEECH_RMS): number | null {
+  const frame = Math.max(1, Math.round(sampleRate / 100));
+  const hop = Math.max(1, Math.round(sampleRate / 1000));
+  const samples = pcm.length >> 1;
+  for (let start = 0; start + frame <= samples; start += hop) {
+    let sum = 0;
+    let squares = 0;
+    for (let i = start; i < start + frame; i++) {
+      const s = pcm.readInt16LE(i * 2) / 32768;
+      sum += s;
+      squares += s * s;
+    }
+    const mean = sum / frame;
+    if (Math.sqrt(Math.max(0, squares / frame - mean * mean)) >= threshold) return (start / sampleRate) * 1000;
+  }
+  return null;
+}

@@ -15,3 +15,10 @@ export function toPcm16(samples: Float32Array): Buffer {
 export function pcm16DurationMs(bytes: number, sampleRate: number): number {
   return (bytes / 2 / sampleRate) * 1000;
 }
+
+/** 16-bit little-endian PCM to float samples in [-1, 1), the inverse of `toPcm16`. */
+export function fromPcm16(pcm: Buffer): Float32Array {
+  const out = new Float32Array(pcm.length >> 1);
+  for (let i = 0; i < out.length; i++) out[i] = pcm.readInt16LE(i * 2) / 32768;
+  return out;
+}

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command, Option } from '@commander-js/extra-typings';
 import { UsageError } from '../config.js';
 import { lockFolder } from '../folder-lock.js';
-import { PROTOCOLS } from '../dialects/index.js';
+import { METERED_PROTOCOLS } from '../dialects/index.js';
 import { plural } from '../plural.js';
 import { printable } from '../printable.js';
 import { startProxy } from '../proxy/proxy.js';
@@ -22,7 +22,7 @@ export const proxyCommand = new Command('proxy')
   )
   .requiredOption('--upstream <url>', 'the server: ws://host:port (or wss://, with a path prefix if any); each client\'s path and query are appended as they came')
   .addOption(new Option('--listen <[host:]port>', 'where clients connect').argParser(listenAddress).default({ host: '127.0.0.1', port: 9000 }, '127.0.0.1:9000'))
-  .addOption(new Option('--protocol <name>', 'dialect to meter with (default: inferred per connection: ?intent= or ?model= or an OpenAI-Beta header is openai, else vllm)').choices(PROTOCOLS))
+  .addOption(new Option('--protocol <name>', 'dialect to meter with (default: inferred per connection: ?intent= or ?model= or an OpenAI-Beta header is openai, else vllm)').choices(METERED_PROTOCOLS))
   .option('--metrics-port <[host:]port>', 'serve Prometheus /metrics and /healthz here', listenAddress)
   .option('--output-dir <dir>', 'when the proxy stops, write the observed sessions there as a voxbench report (report.json; report render, compare and the HTML read it)')
   .option('--outputs <list>', `formats written to --output-dir, from: ${OUTPUT_FORMATS.join(', ')}`, outputList, ['json'] as OutputFormat[])

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option } from '@commander-js/extra-typings';
-import { PROTOCOLS } from '../dialects/index.js';
+import { DIALECTS, PROTOCOLS } from '../dialects/index.js';
+import type { TranscriptionOptions } from '../dialects/transcriptions.js';
 import type { OpenAITurnDetection } from '../dialects/openai.js';
+import { STREAM_FORMATS } from '../dialects/speech-http.js';
 import { resolveApiKey } from '../api-key.js';
 import { UsageError } from '../config.js';
 import { PROFILE_KINDS } from '../load/profiles.js';
@@ -28,22 +30,34 @@ import { fraction, int, intList, listenAddress, num, outputList, positiveInt, po
 
 export const runCommand = new Command('run')
   .description('Run a benchmark. With no --target, starts the built-in simulated server and uses the bundled samples.')
-  .option('--target <url>', 'server URL: a WebSocket URL, e.g. ws://localhost:8000/v1/realtime, or for batch dialects the origin, e.g. http://localhost:8000 (default: built-in server)')
+  .option('--target <url>', 'server URL: WebSocket, e.g. ws://localhost:8000/v1/realtime, or for HTTP dialects the origin, e.g. http://localhost:8000 (default: built-in server)')
   .addOption(new Option('--protocol <name>', 'wire dialect').choices(PROTOCOLS).default('vllm' as const))
-  .option('--model <name>', `model: named in vLLM's session.update, the OpenAI transcription model, the form's model, or the speech-to-speech model (required with --target; built-in server: ${DEFAULT_MODEL}, gpt-4o-transcribe, openai/whisper-large-v3 for vllm-transcriptions, ${DEFAULT_DUPLEX_MODEL} or ${DEFAULT_REALTIME_MODEL})`)
+  .option('--model <name>', `model: named in vLLM's session.update, the OpenAI transcription model, the form's model, the speech-to-speech or the speech generation model (required with --target; built-in server: ${DEFAULT_MODEL}, gpt-4o-transcribe, openai/whisper-large-v3 for vllm-transcriptions, ${DEFAULT_DUPLEX_MODEL} or ${DEFAULT_REALTIME_MODEL})`)
   .option('--language <code>', "transcription language, e.g. en (OpenAI and batch dialects; batch default: each sample's language label)")
   .option('--prompt <text>', 'transcription prompt (OpenAI and batch dialects)')
-  .option('--instructions <text>', "speech to speech: the agent's instructions (system prompt), sent in session.update")
   .option('--stream', 'batch dialects: ask for a server-sent event stream (stream=true), so ttft_ms times the first text')
-  .addOption(new Option('--response-format <format>', 'batch dialects: the answer when not streamed').choices(['json', 'verbose_json', 'text'] as const).default('json' as const))
   .option('--temperature <x>', "batch dialects: sampling temperature (default: the server's)", num)
   .option('--translate', 'batch dialects: POST /v1/audio/translations (into English) instead of /v1/audio/transcriptions')
   .addOption(new Option('--upload-format <format>', "batch dialects: re-encode each recording at 16 kHz for upload; unset, the dataset's own file is sent").choices(['wav', 'flac'] as const))
+  .option('--voice <name>', "speech generation: the voice (vLLM-Omni voice, ElevenLabs voice id, OpenAI voice; default: the server's own, openai-speech alloy, openai-realtime-tts marin, elevenlabs 21m00Tcm4TlvDq8ikWAM; over HTTP a sample may name its own)")
+  .option('--text-rate <tokens/s>', 'speech generation over WebSocket: stream each prompt like an LLM, this many tokens (words) per second, so first token to speech (ftts_ms) is measured (default: the whole text at once)', positiveNum)
+  .option('--text-first-token-ms <ms>', "with --text-rate: the first token's delay after the input starts", num, 0)
+  .option('--playback-buffer-ms <ms>', 'speech generation: audio the simulated player buffers before it starts (playback_start_ms, stall_count, stall_ms)', num, 200)
   .addOption(new Option('--turn-detection <type>', 'who ends turns (OpenAI and speech-to-speech dialects): none (the client commits), server_vad or semantic_vad').choices(['none', 'server_vad', 'semantic_vad'] as const).default('none' as const))
   .option('--vad-threshold <x>', 'server_vad threshold, 0 to 1', fraction, 0.5)
   .option('--vad-prefix-padding-ms <ms>', 'server_vad audio kept before speech starts', num, 300)
   .option('--vad-silence-ms <ms>', 'server_vad silence that ends a turn', num, 500)
   .addOption(new Option('--vad-eagerness <level>', 'semantic_vad eagerness').choices(['low', 'medium', 'high', 'auto'] as const).default('auto' as const))
+  .option('--instructions <text>', "speech to speech: the agent's instructions (system prompt), sent in session.update; speech generation: how to speak (vLLM-Omni and OpenAI instructions)")
+  .option('--response-format <format>', 'batch transcription: the answer when not streamed, json (default), verbose_json or text; speech generation: the audio format, pcm (default) or wav to stream, with --stream-format none any the server offers (mp3, flac, opus, ...)')
+  .addOption(new Option('--stream-format <format>', 'speech generation over HTTP: sse (server-sent events), audio (raw stream), none (one body, task batch_tts)').choices(STREAM_FORMATS).default('audio' as const))
+  .option('--output-rate <hz>', 'speech generation: sample rate of headerless PCM audio (a WAV header names its own)', int, 24_000)
+  .option('--quality-sessions <n>', 'speech generation: sessions per benchmark whose audio is checked after it (levels, format, and the round trip through --asr-target); 0: none', int, 20)
+  .option('--asr-target <url>', 'speech generation: transcription server for the intelligibility round trip, e.g. ws://localhost:8001/v1/realtime (default: a built-in server)')
+  .addOption(new Option('--asr-protocol <name>', 'its dialect').choices(PROTOCOLS).default('vllm' as const))
+  .option('--asr-model <name>', 'its model (required with --asr-target)')
+  .option('--asr-api-key-env <name>', 'environment variable holding its API key (default: OPENAI_API_KEY for OpenAI dialects, then VOXBENCH_API_KEY)')
+  .option('--keep-audio-mb <mb>', 'speech generation: received audio kept per checked session', num, 16)
   .option('--data <path>', 'dataset: a folder of audio files with .txt transcripts, a .jsonl manifest, Parquet shards or a save_to_disk folder (default: bundled samples); select with the dataset flags below')
   .addOption(new Option('--profile <kind>', 'load profile: synchronous, concurrent, constant or poisson arrivals, a sweep of concurrency levels, or a capacity search (default: from the load flags given: --concurrency N concurrent, --concurrency 1,2,4 sweep, --rate constant, --rate with --seed poisson; else synchronous)').choices([...PROFILE_KINDS, 'sweep', 'capacity'] as const))
   .option('--concurrency <n>', 'sessions open at once (concurrent); the levels of a sweep, e.g. 1,2,4,8; the first level of a capacity search', intList, [1])
@@ -83,7 +97,7 @@ export const runCommand = new Command('run')
   .option('--connect-timeout-ms <ms>', 'limit for the WebSocket to open', num, DEFAULT_TIMEOUTS.connectMs)
   .option('--ready-timeout-ms <ms>', 'limit for the session to be ready after open', num, DEFAULT_TIMEOUTS.readyMs)
   .option('--final-timeout-ms <ms>', 'limit for the final transcript (speech to speech: the answer) after the final commit', num, DEFAULT_TIMEOUTS.finalMs)
-  .option('--api-key <key>', 'sent as Authorization: Bearer (prefer an environment variable: command lines are visible to other users)')
+  .option('--api-key <key>', 'sent as Authorization: Bearer (ElevenLabs: xi-api-key; Deepgram: Authorization: Token) (prefer an environment variable: command lines are visible to other users)')
   .option('--api-key-env <name>', 'environment variable holding the API key (default: OPENAI_API_KEY for OpenAI dialects, then VOXBENCH_API_KEY)')
   .option('--ca <file>', 'extra trusted CA certificate (PEM) for wss:// targets')
   .option('--insecure', 'accept any TLS certificate (self-signed test servers only)')
@@ -110,6 +124,9 @@ export const runCommand = new Command('run')
           ? { type: 'semantic_vad', eagerness: opts.vadEagerness }
           : { type: 'none' };
     const apiKey = resolveApiKey({ apiKey: opts.apiKey, apiKeyEnv: opts.apiKeyEnv, protocol: opts.protocol });
+    // The run's own key never goes to another server: the transcription server gets its own, and only with --asr-target.
+    if (opts.asrApiKeyEnv !== undefined && !process.env[opts.asrApiKeyEnv]) throw new UsageError(`--asr-api-key-env ${opts.asrApiKeyEnv}: that environment variable is not set`);
+    const asrApiKey = opts.asrTarget === undefined ? undefined : resolveApiKey({ apiKeyEnv: opts.asrApiKeyEnv, protocol: opts.asrProtocol });
     // Without --output-dir, a resumed run writes into the folder it resumes.
     const outputDir = opts.resume === undefined || opts.outputDir !== undefined ? (opts.outputDir ?? defaultOutputDir()) : undefined;
     await checkWritableDir(outputDir ?? opts.resume!, '--output-dir');
@@ -131,14 +148,32 @@ export const runCommand = new Command('run')
       ...(opts.language !== undefined ? { language: opts.language } : {}),
       ...(opts.prompt !== undefined ? { prompt: opts.prompt } : {}),
       transcription: {
-        responseFormat: opts.responseFormat,
+        // One flag, two meanings: a transcript's format for batch transcription, else an audio format.
+        ...(opts.responseFormat !== undefined && DIALECTS[opts.protocol] === 'batch_stt' ? { responseFormat: opts.responseFormat as TranscriptionOptions['responseFormat'] } : {}),
         stream: opts.stream === true,
         translate: opts.translate === true,
         ...(opts.temperature !== undefined ? { temperature: opts.temperature } : {}),
         ...(opts.uploadFormat !== undefined ? { uploadFormat: opts.uploadFormat } : {}),
       },
       ...(opts.instructions !== undefined ? { instructions: opts.instructions } : {}),
+      ...(opts.textRate !== undefined ? { textDelivery: { kind: 'stream' as const, tokensPerS: opts.textRate, firstTokenMs: opts.textFirstTokenMs } } : {}),
+      playbackBufferMs: opts.playbackBufferMs,
       turnDetection,
+      speech: {
+        ...(opts.voice !== undefined ? { voice: opts.voice } : {}),
+        ...(opts.instructions !== undefined ? { instructions: opts.instructions } : {}),
+        ...(opts.responseFormat !== undefined && DIALECTS[opts.protocol] !== 'batch_stt' ? { responseFormat: opts.responseFormat } : {}),
+        streamFormat: opts.streamFormat,
+        outputRate: opts.outputRate,
+      },
+      quality: {
+        sessions: opts.qualitySessions,
+        keepAudioMb: opts.keepAudioMb,
+        asrProtocol: opts.asrProtocol,
+        ...(opts.asrModel !== undefined ? { asrModel: opts.asrModel } : {}),
+        ...(opts.asrTarget !== undefined ? { asrTarget: opts.asrTarget } : {}),
+        ...(asrApiKey !== undefined ? { asrApiKey } : {}),
+      },
       ...(opts.data !== undefined ? { data: opts.data } : {}),
       dataset: datasetOptionsFromFlags(runCommand.opts() as DatasetFlags),
       ...load,

@@ -10,9 +10,10 @@ import { plural } from '../plural.js';
 import { DEFAULT_SERVER_OPTIONS, startServer, type ConnectionEvent } from '../server/server.js';
 import { FAULT_HELP, parseFaults } from './faults.js';
 import { fraction, int, num, port, positiveInt, positiveNum } from './parse.js';
+import { DEFAULT_SPEECH_LATENCY, DEFAULT_VOICE } from '../server/speech-synth.js';
 
 export const serveCommand = new Command('serve')
-  .description('Start the simulated transcription server (vLLM /v1/realtime and OpenAI Realtime dialects, and POST /v1/audio/transcriptions and /translations).')
+  .description('Start the simulated server: realtime transcription (vLLM /v1/realtime and OpenAI Realtime), batch transcription (POST /v1/audio/transcriptions and /translations), speech to speech (vLLM-Omni duplex, OpenAI Realtime conversations) and speech generation (POST /v1/audio/speech and the streaming TTS WebSockets).')
   .option('--host <host>', 'interface to listen on', DEFAULT_SERVER_OPTIONS.host)
   .option('--port <port>', 'port (0 picks a free one)', port, DEFAULT_SERVER_OPTIONS.port)
   .option('--model <name...>', 'model names a session or request may name', DEFAULT_SERVER_OPTIONS.models)
@@ -33,6 +34,13 @@ export const serveCommand = new Command('serve')
   .option('--max-audio-mb <mb>', 'vLLM: per-connection audio limit, and the largest file a batch request may upload (413 beyond)', num, DEFAULT_SERVER_OPTIONS.maxAudioMb)
   .option('--progress-acks', 'vLLM: acknowledge consumed audio with {"type": "progress", "audio_bytes": N}', false)
   .option('--ingest-speed <x>', 'vLLM: take audio in at most this many times real time (default: at once)', num)
+  .option('--voice-rate <n>', 'speech generation: characters per second the simulated voice speaks', positiveNum, DEFAULT_VOICE.charsPerSecond)
+  .option('--leading-silence-ms <ms>', 'speech generation: silence before the first word', num, DEFAULT_VOICE.leadingSilenceMs)
+  .option('--first-audio-ms <ms>', 'speech generation: request to the first audio chunk', num, DEFAULT_SPEECH_LATENCY.firstAudioMs)
+  .option('--speech-rtf <x>', 'speech generation: generation time per second of audio after the first chunk', num, DEFAULT_SPEECH_LATENCY.rtf)
+  .option('--speech-jitter-ms <ms>', 'speech generation: uniform jitter on each chunk, +/-', num, DEFAULT_SPEECH_LATENCY.jitterMs)
+  .option('--speech-chunk-ms <ms>', 'speech generation: audio per chunk', positiveNum, DEFAULT_SPEECH_LATENCY.chunkMs)
+  .option('--legacy-speech-stream', 'speech generation: answer stream: true with raw bytes whatever stream_format says, as vLLM-Omni did before mid-2026', false)
   .option('--fault <fault...>', 'inject a fault (NAME[:ARG][@POINT], several joined by +); given more than once, each faulted session gets one of them (see below)')
   .option('--quiet', 'do not log each connection')
   .option('--fault-rate <x>', 'share of sessions that get a fault, 0 to 1, chosen by a generator seeded with --seed', fraction, DEFAULT_SERVER_OPTIONS.faultRate)
@@ -56,6 +64,9 @@ export const serveCommand = new Command('serve')
         seed: opts.seed,
       },
       emptyDeltas: opts.emptyDeltas,
+      voice: { ...DEFAULT_VOICE, charsPerSecond: opts.voiceRate, leadingSilenceMs: opts.leadingSilenceMs },
+      speechLatency: { firstAudioMs: opts.firstAudioMs, rtf: opts.speechRtf, jitterMs: opts.speechJitterMs, chunkMs: opts.speechChunkMs, capacity: opts.capacity, seed: opts.seed },
+      legacySpeechStream: opts.legacySpeechStream,
       streamDuringSpeech: opts.streamDuringSpeech,
       maxAudioMb: opts.maxAudioMb,
       progressAcks: opts.progressAcks,

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { RecordBatchReader, type RecordBatch } from 'apache-arrow';
-import type { DatasetColumns } from './columns.js';
+import type { DatasetColumns, Need } from './columns.js';
 import { DatasetError } from './errors.js';
 import { groupRuns, type DatasetSource } from './source.js';
 import { SplitCounter, audioCellBytes, resolveTableColumns, tableEntry, type TableColumns } from './table.js';
@@ -18,7 +18,7 @@ interface ArrowShard {
  * per split), or a single `.arrow` file. Shards are Arrow IPC streams, read one record
  * batch at a time, once to list the samples and again for the chosen samples' audio.
  */
-export function arrowSource(path: string, columns: DatasetColumns, isFile: boolean): DatasetSource {
+export function arrowSource(path: string, columns: DatasetColumns, isFile: boolean, need: Need = 'audio'): DatasetSource {
   const root = resolve(path);
   const shards = async (): Promise<ArrowShard[]> => (isFile ? [{ file: root, split: 'default' }] : await findArrowShards(root));
   return {
@@ -29,7 +29,7 @@ export function arrowSource(path: string, columns: DatasetColumns, isFile: boole
       let order = 0;
       for (const { file, split } of await shards()) {
         try {
-          for await (const { batch, firstRow, columns: cols } of readBatches(file, columns)) {
+          for await (const { batch, firstRow, columns: cols } of readBatches(file, columns, need)) {
             for (let i = 0; i < batch.numRows; i++) {
               const row = Object.fromEntries([cols.id, cols.text, cols.language].flatMap((c) => (c === undefined ? [] : [[c, batch.getChild(c)?.get(i)]])));
               yield tableEntry(row, cols, { file, row: firstRow + i, split, indexInSplit: counter.take(split), order: order++ });
@@ -66,10 +66,10 @@ export function arrowSource(path: string, columns: DatasetColumns, isFile: boole
 }
 
 /** The record batches of an Arrow IPC stream or file, streamed from disk, with each batch's first row. */
-async function* readBatches(file: string, mapping: DatasetColumns): AsyncIterable<{ batch: RecordBatch; firstRow: number; columns: TableColumns }> {
+async function* readBatches(file: string, mapping: DatasetColumns, need: Need = 'audio'): AsyncIterable<{ batch: RecordBatch; firstRow: number; columns: TableColumns }> {
   const reader = await RecordBatchReader.from(createReadStream(file));
   await reader.open();
-  const columns = resolveTableColumns(reader.schema.fields.map((f) => f.name), reader.schema.metadata.get('huggingface'), mapping, file);
+  const columns = resolveTableColumns(reader.schema.fields.map((f) => f.name), reader.schema.metadata.get('huggingface'), mapping, file, need);
   let firstRow = 0;
   for await (const batch of reader) {
     yield { batch, firstRow, columns };

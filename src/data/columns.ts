@@ -8,6 +8,9 @@ export interface DatasetColumns {
 
 export type ColumnRole = keyof DatasetColumns;
 
+/** What a dataset is read for: recordings (audio required), or prompts (text required, audio not read). */
+export type Need = 'audio' | 'text';
+
 /**
  * Names datasets commonly use, tried in order (Hugging Face, NeMo and Common Voice
  * conventions, and vLLM-Omni's duplex eval rows: `id|sample_id|uid|name`,

@@ -13,7 +13,9 @@ export interface SpeechSpan {
   end: number;
 }
 
+/** A recording with its reference: what transcription (and speech-to-speech) sends. */
 export interface Sample {
+  kind?: 'audio';
   /** Stable id: the dataset's own id, else the file name without extension, else `<split>-<row in split>`. */
   id: string;
   split: string;
@@ -33,6 +35,23 @@ export interface Sample {
   file?: Uint8Array;
 }
 
+/**
+ * A prompt to speak: what speech generation sends. It has no audio; a transcription
+ * dataset's references make prompts too.
+ */
+export interface TextSample {
+  kind: 'text';
+  /** The dataset's own id, else `line-<n>` (text file, JSONL) or the audio sample's id. */
+  id: string;
+  split: string;
+  /** Where the prompt is: the file, with its line or row. */
+  path: string;
+  text: string;
+  /** The voice the row asks for (JSONL `voice`), for dialects that take one per request. */
+  voice?: string;
+  language?: string;
+}
+
 /** An input problem: which file (and JSONL line or table row), and why the sample was skipped. */
 export interface DatasetProblem {
   file: string;
@@ -43,16 +62,17 @@ export interface DatasetProblem {
   reason: string;
 }
 
-export type DatasetKind = 'folder' | 'jsonl' | 'parquet' | 'arrow';
+export type DatasetKind = 'folder' | 'jsonl' | 'parquet' | 'arrow' | 'text';
 
-export interface Dataset {
+/** Recordings (the default), or prompts for speech generation. */
+export interface Dataset<S extends Sample | TextSample = Sample> {
   root: string;
   kind: DatasetKind;
-  samples: Sample[];
+  samples: S[];
   problems: DatasetProblem[];
   /** Samples the selection options left out (split, language, duration bounds); not problems. */
   filteredOut: number;
-  /** sha256 over every sample's id, audio bytes and reference text, in dataset order. */
+  /** sha256 over every sample's id, audio bytes and reference text (prompts: id and text), in dataset order. */
   fingerprint: string;
 }
 
@@ -81,23 +101,26 @@ export interface SampleFacts {
   split: string;
   language?: string;
   durationS: number;
-  sampleRate: number;
+  /** Absent for a prompt, which has no audio. */
+  sampleRate?: number;
   hasReference: boolean;
   hasWordTimings: boolean;
 }
 
-export function sampleFacts(sample: Sample): SampleFacts {
+/** A prompt's facts: no audio, so no duration and no rate. */
+export function sampleFacts(sample: Sample | TextSample): SampleFacts {
+  const audio = sample.kind === 'text' ? undefined : sample.audio;
   return {
     split: sample.split,
     ...(sample.language !== undefined ? { language: sample.language } : {}),
-    durationS: sample.audio.samples.length / sample.audio.sampleRate,
-    sampleRate: sample.audio.sampleRate,
+    durationS: audio ? audio.samples.length / audio.sampleRate : 0,
+    ...(audio ? { sampleRate: audio.sampleRate } : {}),
     hasReference: sample.text !== null,
-    hasWordTimings: sample.words !== undefined,
+    hasWordTimings: sample.kind !== 'text' && sample.words !== undefined,
   };
 }
 
-export function summarizeDataset(dataset: Dataset): DatasetSummary {
+export function summarizeDataset(dataset: Dataset<Sample | TextSample>): DatasetSummary {
   return summarizeFacts(dataset, dataset.samples.map(sampleFacts));
 }
 
@@ -113,7 +136,7 @@ export function summarizeFacts(dataset: Omit<Dataset, 'samples'>, facts: SampleF
     totalAudioS: durations.reduce((sum, d) => sum + d, 0),
     shortestS: facts.length > 0 ? durations.reduce((a, b) => Math.min(a, b)) : 0,
     longestS: facts.length > 0 ? durations.reduce((a, b) => Math.max(a, b)) : 0,
-    sampleRatesHz: [...new Set(facts.map((f) => f.sampleRate))].sort((a, b) => a - b),
+    sampleRatesHz: [...new Set(facts.flatMap((f) => (f.sampleRate === undefined ? [] : [f.sampleRate])))].sort((a, b) => a - b),
     splits: tally(facts.map((f) => f.split)),
     languages: tally(facts.flatMap((f) => (f.language !== undefined ? [f.language] : []))),
     withReference: facts.filter((f) => f.hasReference).length,

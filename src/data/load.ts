@@ -4,7 +4,7 @@ import { extname } from 'node:path';
 import { AudioDecodeError, decodeAudio, type MonoAudio } from '../audio/decode.js';
 import { DEFAULT_SPEECH_RMS, loudestFrameRms } from '../audio/energy.js';
 import { arrowSource } from './arrow.js';
-import type { DatasetColumns } from './columns.js';
+import type { DatasetColumns, Need } from './columns.js';
 import type { Dataset, DatasetProblem, Sample } from './dataset.js';
 import { DatasetError, describePlace, describeProblem } from './errors.js';
 import { AUDIO_EXTENSIONS, folderSource } from './folder.js';
@@ -59,7 +59,7 @@ async function loadFromSource(source: DatasetSource, options: DatasetOptions): P
 }
 
 /** The kind of dataset at `path`, as a source to read. */
-export async function openDataset(path: string, columns: DatasetColumns = {}): Promise<DatasetSource> {
+export async function openDataset(path: string, columns: DatasetColumns = {}, need: Need = 'audio'): Promise<DatasetSource> {
   let isFile: boolean;
   try {
     isFile = (await stat(path)).isFile();
@@ -68,15 +68,15 @@ export async function openDataset(path: string, columns: DatasetColumns = {}): P
   }
   if (isFile) {
     const ext = extname(path).toLowerCase();
-    if (MANIFEST_EXTENSIONS.has(ext)) return manifestSource(path, columns);
-    if (ext === '.parquet') return parquetSource(path, columns, true);
-    if (ext === '.arrow') return arrowSource(path, columns, true);
+    if (MANIFEST_EXTENSIONS.has(ext)) return manifestSource(path, columns, need);
+    if (ext === '.parquet') return parquetSource(path, columns, true, need);
+    if (ext === '.arrow') return arrowSource(path, columns, true, need);
     throw new DatasetError(`${path}: not a dataset; give a folder of audio files, a .jsonl manifest, a .parquet file or a Hugging Face save_to_disk folder`);
   }
   const names = await readdir(path);
-  if (names.includes('dataset_dict.json') || names.includes('state.json')) return arrowSource(path, columns, false);
+  if (names.includes('dataset_dict.json') || names.includes('state.json')) return arrowSource(path, columns, false, need);
   if (names.some((n) => AUDIO_EXTENSIONS.has(extname(n).toLowerCase()))) return folderSource(path);
-  if ((await readdir(path, { recursive: true })).some((n) => n.endsWith('.parquet'))) return parquetSource(path, columns, false);
+  if ((await readdir(path, { recursive: true })).some((n) => n.endsWith('.parquet'))) return parquetSource(path, columns, false, need);
   return folderSource(path);
 }
 
@@ -87,7 +87,15 @@ export interface Selection<T> {
 }
 
 /** Records a problem, or with `strict` throws it. */
-type Report = (problem: DatasetProblem) => void;
+export type Report = (problem: DatasetProblem) => void;
+
+/** The problem recorder of `options`: into `problems`, or with `strict` thrown at once. */
+export function problemRecorder(options: DatasetOptions, problems: DatasetProblem[]): Report {
+  return (p) => {
+    if (options.strict) throw new DatasetError(describeProblem(p));
+    problems.push(p);
+  };
+}
 
 /**
  * Lists the samples, applies split and language, orders them (seeded shuffle), then
@@ -97,10 +105,7 @@ type Report = (problem: DatasetProblem) => void;
 export async function readSelection<T>(source: DatasetSource, options: DatasetOptions, keep: (sample: Sample) => T): Promise<Selection<T>> {
   checkOptions(options);
   const problems: DatasetProblem[] = [];
-  const report: Report = (p) => {
-    if (options.strict) throw new DatasetError(describeProblem(p));
-    problems.push(p);
-  };
+  const report = problemRecorder(options, problems);
   const listed = await listCandidates(source, options, report);
   const ordered = options.seed === undefined ? listed.candidates : seededOrder(listed.candidates, options.seed);
   const read = await readInOrder(source, ordered, options, report, keep);
@@ -113,7 +118,7 @@ export async function readSelection<T>(source: DatasetSource, options: DatasetOp
 }
 
 /** The entries that pass split and language, without duplicate ids. */
-async function listCandidates(source: DatasetSource, options: DatasetOptions, report: Report): Promise<{ candidates: Entry[]; filteredOut: number }> {
+export async function listCandidates(source: Pick<DatasetSource, 'root' | 'entries'>, options: DatasetOptions, report: Report): Promise<{ candidates: Entry[]; filteredOut: number }> {
   const candidates: Entry[] = [];
   const firstSeen = new Map<string, Entry['at']>();
   const splits = new Set<string>();
@@ -212,7 +217,7 @@ async function checkSample(read: AudioRead, options: DatasetOptions): Promise<{ 
   return { sample: { ...fields, audio, ...(options.keepFiles ? { file: bytes.slice() } : {}) }, digest: createHash('sha256').update(bytes).digest('hex') };
 }
 
-function checkOptions(options: DatasetOptions): void {
+export function checkOptions(options: DatasetOptions): void {
   if (options.maxSamples !== undefined && !(Number.isInteger(options.maxSamples) && options.maxSamples >= 1)) {
     throw new DatasetError(`maxSamples must be a whole number of at least 1, got ${options.maxSamples}`);
   }
@@ -222,10 +227,10 @@ function checkOptions(options: DatasetOptions): void {
 }
 
 /** The line refusing a dataset with no usable sample, saying why each candidate was not used. */
-export function nothingUsable(dataset: Omit<Dataset, 'samples'>): string {
+export function nothingUsable(dataset: Omit<Dataset, 'samples'>, what = 'audio'): string {
   const why = [
     ...(dataset.problems.length > 0 ? [`${dataset.problems.length} skipped (first: ${describeProblem(dataset.problems[0]!)})`] : []),
     ...(dataset.filteredOut > 0 ? [`${dataset.filteredOut} left out by the selection options`] : []),
   ];
-  return `${dataset.root}: no usable samples; ${why.length > 0 ? why.join('; ') : 'it lists no audio'}`;
+  return `${dataset.root}: no usable samples; ${why.length > 0 ? why.join('; ') : `it lists no ${what}`}`;
 }

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { dirname, extname, isAbsolute, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { COLUMN_FLAGS, pickColumn, type DatasetColumns } from './columns.js';
+import { COLUMN_FLAGS, pickColumn, type DatasetColumns, type Need } from './columns.js';
 import { DatasetError } from './errors.js';
 import { readAudioFiles } from './folder.js';
 import type { DatasetSource, Entry } from './source.js';
@@ -12,9 +12,10 @@ import { parseSegments, parseWordTimings } from './timings.js';
  * manifest), `text`, and optionally `id`, `split`, `language`, `words`
  * (`[{word, start, end}]`) and `segments` (`[{start, end}]`), times in seconds, and for
  * speech to speech `instructions` and `ref_audio` (a reference voice's path). Read
- * line by line, so a manifest of any length costs only its entries.
+ * for prompts, `audio` is optional and a row may name its `voice`. Read line by line,
+ * so a manifest of any length costs only its entries.
  */
-export function manifestSource(file: string, columns: DatasetColumns): DatasetSource {
+export function manifestSource(file: string, columns: DatasetColumns, need: Need = 'audio'): DatasetSource {
   const manifest = resolve(file);
   const base = dirname(manifest);
   return {
@@ -34,7 +35,7 @@ export function manifestSource(file: string, columns: DatasetColumns): DatasetSo
         line++;
         if (text.trim() === '') continue;
         try {
-          yield { ...parseRow(text, base, columns), at: { file: manifest, line }, order: order++ };
+          yield { ...parseRow(text, base, columns, need, line), at: { file: manifest, line }, order: order++ };
         } catch (err) {
           problem({ file: manifest, line, reason: (err as Error).message });
         }
@@ -44,7 +45,7 @@ export function manifestSource(file: string, columns: DatasetColumns): DatasetSo
   };
 }
 
-function parseRow(json: string, base: string, columns: DatasetColumns): Omit<Entry, 'at' | 'order'> {
+function parseRow(json: string, base: string, columns: DatasetColumns, need: Need, line: number): Omit<Entry, 'at' | 'order'> {
   let row: unknown;
   try {
     row = JSON.parse(json);
@@ -62,13 +63,14 @@ function parseRow(json: string, base: string, columns: DatasetColumns): Omit<Ent
   };
   const audioKey = key('audio');
   const audio = string(audioKey, 'the audio path');
-  if (!audio) throw new Error(`no audio path: give each row an "audio" key, or name the key with ${COLUMN_FLAGS.audio}`);
-  const path = resolve(base, audio);
-  const id = string(key('id'), 'the sample id') ?? withoutExtension(isAbsolute(audio) ? relative(base, audio) : audio);
-  const text = string(key('text'), 'the reference text');
+  if (!audio && need === 'audio') throw new Error(`no audio path: give each row an "audio" key, or name the key with ${COLUMN_FLAGS.audio}`);
+  const path = audio ? resolve(base, audio) : base;
+  const id = string(key('id'), 'the sample id') ?? (audio ? withoutExtension(isAbsolute(audio) ? relative(base, audio) : audio) : `line-${line}`);
+  const text = string(key('text'), need === 'text' ? 'the text' : 'the reference text');
   const language = string(key('language'), 'the language');
   const instructions = string('instructions', 'the instructions');
   const reference = string('ref_audio' in fields ? 'ref_audio' : 'reference_audio', 'the reference audio path');
+  const voice = need === 'text' ? string('voice', 'the voice') : undefined;
   return {
     id,
     split: string('split', 'the split') ?? 'default',
@@ -76,6 +78,7 @@ function parseRow(json: string, base: string, columns: DatasetColumns): Omit<Ent
     ...(language !== undefined ? { language } : {}),
     ...(instructions !== undefined ? { instructions } : {}),
     ...(reference ? { referenceAudio: resolve(base, reference) } : {}),
+    ...(voice !== undefined ? { voice } : {}),
     ...(fields.words !== undefined ? { words: parseWordTimings(fields.words, '"words"') } : {}),
     ...(fields.segments !== undefined ? { segments: parseSegments(fields.segments, '"segments"') } : {}),
     path,

@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema, type AsyncBuffer, type FileMetaData } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
-import type { DatasetColumns } from './columns.js';
+import type { DatasetColumns, Need } from './columns.js';
 import { DatasetError } from './errors.js';
 import { groupRuns, type AudioRead, type DatasetSource, type Entry } from './source.js';
 import { SplitCounter, audioCellBytes, resolveTableColumns, splitOfShard, tableEntry, type TableColumns } from './table.js';
@@ -21,7 +21,7 @@ interface Shard {
  * reads only the id, text and language columns; audio is read only for the row
  * groups that hold chosen samples.
  */
-export function parquetSource(path: string, columns: DatasetColumns, isFile: boolean): DatasetSource {
+export function parquetSource(path: string, columns: DatasetColumns, isFile: boolean, need: Need = 'audio'): DatasetSource {
   const root = resolve(path);
   const shards = async (): Promise<string[]> => (isFile ? [root] : await findParquetFiles(root));
   return {
@@ -33,7 +33,7 @@ export function parquetSource(path: string, columns: DatasetColumns, isFile: boo
       for (const file of await shards()) {
         let shard: Shard;
         try {
-          shard = await openShard(file, columns);
+          shard = await openShard(file, columns, need);
         } catch (err) {
           if (err instanceof DatasetError) throw err;
           problem({ file, reason: `not a readable Parquet file (${(err as Error).message})` });
@@ -86,14 +86,14 @@ async function* readAudioByRowGroup(shard: Shard, file: string, entries: Entry[]
   }
 }
 
-async function openShard(path: string, mapping: DatasetColumns): Promise<Shard> {
+async function openShard(path: string, mapping: DatasetColumns, need: Need = 'audio'): Promise<Shard> {
   const file = await asyncBufferFromFile(path);
   const metadata = await parquetMetadataAsync(file);
   const names = parquetSchema(metadata).children.map((c) => c.element.name);
   const hf = metadata.key_value_metadata?.find((kv) => kv.key === 'huggingface')?.value;
   const groupStarts = [0];
   for (const group of metadata.row_groups) groupStarts.push(groupStarts[groupStarts.length - 1]! + Number(group.num_rows));
-  return { file, metadata, columns: resolveTableColumns(names, hf, mapping, path), groupStarts };
+  return { file, metadata, columns: resolveTableColumns(names, hf, mapping, path, need), groupStarts };
 }
 
 /** Rows [start, end) of some columns; `utf8: false` keeps the audio bytes binary (the default would decode them as text). */

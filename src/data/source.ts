@@ -9,6 +9,8 @@ export interface Entry {
   /** Speech to speech: the agent's instructions for this sample's session, and a reference voice (an audio file). */
   instructions?: string;
   referenceAudio?: string;
+  /** The voice a prompt asks for (JSONL `voice`). */
+  voice?: string;
   words?: WordTiming[];
   segments?: SpeechSpan[];
   /** Where problems with this sample are reported: a file, and a JSONL line or table row. */

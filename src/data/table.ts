@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, relative, resolve, sep } from 'node:path';
-import { COLUMN_CANDIDATES, COLUMN_FLAGS, cellText, pickColumn, type ColumnRole, type DatasetColumns } from './columns.js';
+import { COLUMN_CANDIDATES, COLUMN_FLAGS, cellText, pickColumn, type ColumnRole, type DatasetColumns, type Need } from './columns.js';
 import { DatasetError } from './errors.js';
 import type { Entry } from './source.js';
 
@@ -17,8 +17,10 @@ export interface TableColumns {
  * Which column plays which role in a table with columns `names`. The audio column is
  * the mapped one, else the feature the `huggingface` metadata types as Audio, else a
  * common name. A mapped column that is missing is an error naming the columns there are.
+ * Read for prompts, the audio column may be missing (it is never read) and the text
+ * column may not.
  */
-export function resolveTableColumns(names: string[], hfMetadata: string | undefined, mapping: DatasetColumns, file: string): TableColumns {
+export function resolveTableColumns(names: string[], hfMetadata: string | undefined, mapping: DatasetColumns, file: string, need: Need = 'audio'): TableColumns {
   const has = (name: string): boolean => names.includes(name);
   const require = (role: ColumnRole, name: string | undefined): string | undefined => {
     if (name !== undefined && !has(name)) {
@@ -26,11 +28,14 @@ export function resolveTableColumns(names: string[], hfMetadata: string | undefi
     }
     return name;
   };
-  const audio = require('audio', mapping.audio ?? hfAudioFeature(hfMetadata) ?? COLUMN_CANDIDATES.audio.find(has) ?? 'audio')!;
-  const columns: TableColumns = { audio };
+  const audioName = mapping.audio ?? hfAudioFeature(hfMetadata) ?? COLUMN_CANDIDATES.audio.find(has) ?? 'audio';
+  const columns: TableColumns = { audio: need === 'audio' ? require('audio', audioName)! : audioName };
   for (const role of ['text', 'id', 'language'] as const) {
     const name = require(role, pickColumn(role, mapping, has));
     if (name !== undefined) columns[role] = name;
+  }
+  if (need === 'text' && columns.text === undefined) {
+    throw new DatasetError(`${file}: no text column (columns: ${names.join(', ')}); name the one holding the prompts with ${COLUMN_FLAGS.text}`);
   }
   return columns;
 }

@@ -1,7 +1,12 @@
 import type { Control, Failure, ReceivedFrame, SentFrame, Task, TurnDetection } from '../timeline/types.js';
 
-/** A received frame translated into the neutral vocabulary; the runner adds the time and the input. */
-export type DecodedEvent = Omit<ReceivedFrame, 't' | 'input'>;
+/**
+ * A received frame translated into the neutral vocabulary; the runner adds the time and
+ * the input. An audio event may carry its undecoded `payload` (base64 text, or raw
+ * bytes): the runner takes it off the recorded frame, so the timeline stays small, and
+ * keeps it beside the timeline when the after-run analysis needs it.
+ */
+export type DecodedEvent = Omit<ReceivedFrame, 't' | 'input'> & { payload?: string | Buffer };
 
 /**
  * What one received event means for the session, as the dialect's completion policy
@@ -56,6 +61,8 @@ export interface WebSocketDialect extends DialectBase {
   connectUrl(target: string): string;
   /** Headers for the upgrade request beyond authentication. */
   upgradeHeaders(): Record<string, string>;
+  /** Text-in dialects (speech generation): the frames carrying one piece of an input's text. */
+  textFrame?(text: string): string;
   /** What the runner waits for before configuring the session, for messages. */
   readonly readyEvent: string;
   /** Frames sent once the session is ready (e.g. `session.update`), with the settings of the session's first sample. */
@@ -74,9 +81,10 @@ export interface WebSocketDialect extends DialectBase {
   decode(data: Buffer, isBinary: boolean): DecodedEvent[];
   /**
    * Reads one frame a client sent, for `voxbench proxy`, which meters traffic it did
-   * not make: media (its PCM16 byte count, never decoded) or the control it is. Never throws.
+   * not make: media (its PCM16 byte count, never decoded) or the control it is. Never
+   * throws. Absent where the proxy cannot meter the dialect yet (speech generation).
    */
-  readSent(data: Buffer, isBinary: boolean): SentReading;
+  readSent?(data: Buffer, isBinary: boolean): SentReading;
   /** Frames the client sends on its own (acknowledgements, playback reports, heartbeats, a closing event): fresh per session; absent when the dialect sends none. */
   reactions?(settings: { speed: number }): Reactions;
 }
@@ -219,4 +227,25 @@ export function jsonSentReader(interpret: (event: Record<string, unknown> & { ty
 function base64Bytes(data: Buffer, start: number, end: number): number {
   const padding = end - start >= 2 && data[end - 1] === 0x3d ? (data[end - 2] === 0x3d ? 2 : 1) : 0;
   return Math.floor(((end - start) * 3) / 4) - padding;
+}
+
+/** Most usage figures kept from one event. */
+const USAGE_KEYS = 16;
+
+/**
+ * The numbers of a usage object a server sent (nested ones as `outer.inner`), as sent,
+ * with the event that carried them; at most 16 figures with names of 64 characters.
+ */
+export function usageOf(value: unknown, source: string): Pick<DecodedEvent, 'usage'> {
+  if (typeof value !== 'object' || value === null) return {};
+  const values: Record<string, number> = {};
+  const add = (prefix: string, object: object): void => {
+    for (const [key, v] of Object.entries(object)) {
+      if (Object.keys(values).length >= USAGE_KEYS) return;
+      if (typeof v === 'number' && Number.isFinite(v)) values[`${prefix}${key}`.slice(0, 64)] = v;
+      else if (prefix === '' && typeof v === 'object' && v !== null) add(`${key}.`, v);
+    }
+  };
+  add('', value);
+  return Object.keys(values).length > 0 ? { usage: { source, values } } : {};
 }

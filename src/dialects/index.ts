@@ -3,6 +3,14 @@ import type { Dialect } from './dialect.js';
 import { openaiDialect, type OpenAISettings } from './openai.js';
 import { transcriptionsDialect, type TranscriptionOptions } from './transcriptions.js';
 import { openaiRealtimeDialect } from './openai-realtime.js';
+import { cartesiaDialect } from './cartesia.js';
+import { deepgramAuraDialect } from './deepgram-aura.js';
+import { elevenlabsDialect } from './elevenlabs.js';
+import { openaiRealtimeTtsDialect } from './openai-realtime-tts.js';
+import { openaiSpeechDialect } from './openai-speech.js';
+import type { SpeechSettings } from './speech-http.js';
+import { vllmOmniSpeechDialect } from './vllm-omni-speech.js';
+import { vllmOmniSpeechWsDialect } from './vllm-omni-speech-ws.js';
 import { vllmDialect } from './vllm.js';
 import { vllmOmniDuplexDialect } from './vllm-omni-duplex.js';
 
@@ -15,14 +23,26 @@ export const DIALECTS = {
   'openai-transcriptions': 'batch_stt',
   'vllm-omni-duplex': 's2s',
   'openai-realtime': 's2s',
+  // Streamed; with --stream-format none these are batch_tts (the dialect's own `task` says which).
+  'vllm-omni-speech': 'tts',
+  'openai-speech': 'tts',
+  'vllm-omni-speech-ws': 'tts',
+  'openai-realtime-tts': 'tts',
+  'openai-realtime-tts-beta': 'tts',
+  elevenlabs: 'tts',
+  'deepgram-aura': 'tts',
+  cartesia: 'tts',
 } as const satisfies Record<string, Task>;
 export type Protocol = keyof typeof DIALECTS;
 export const PROTOCOLS = Object.keys(DIALECTS) as Protocol[];
+export type DialectSettings = Omit<OpenAISettings, 'beta'> & { transcription?: TranscriptionOptions; speech: SpeechSettings };
 
-export type DialectSettings = Omit<OpenAISettings, 'beta'> & { transcription?: TranscriptionOptions };
+/** The dialects spoken over HTTP, one request per input (their targets are http:// URLs); the rest speak WebSocket. */
+export const HTTP_PROTOCOLS: ReadonlySet<Protocol> = new Set(['vllm-transcriptions', 'openai-transcriptions', 'vllm-omni-speech', 'openai-speech']);
+/** The dialects `voxbench proxy` meters: those that read the client's frames (speech to text and speech to speech). */
+export const METERED_PROTOCOLS: readonly Protocol[] = PROTOCOLS.filter((p) => ['stt', 's2s'].includes(DIALECTS[p]));
 
-/** Whether the protocol speaks HTTP (one request per input: the batch tasks) rather than WebSocket. */
-export const isHttpProtocol = (protocol: Protocol): boolean => DIALECTS[protocol].startsWith('batch_');
+export const isHttpProtocol = (protocol: Protocol): boolean => HTTP_PROTOCOLS.has(protocol);
 
 export function createDialect(protocol: Protocol, settings: DialectSettings): Dialect {
   switch (protocol) {
@@ -38,5 +58,20 @@ export function createDialect(protocol: Protocol, settings: DialectSettings): Di
       return vllmOmniDuplexDialect(settings);
     case 'openai-realtime':
       return openaiRealtimeDialect(settings);
+    case 'vllm-omni-speech':
+      return vllmOmniSpeechDialect(settings.speech);
+    case 'openai-speech':
+      return openaiSpeechDialect(settings.speech);
+    case 'vllm-omni-speech-ws':
+      return vllmOmniSpeechWsDialect(settings.speech);
+    case 'openai-realtime-tts':
+    case 'openai-realtime-tts-beta':
+      return openaiRealtimeTtsDialect({ ...settings.speech, beta: protocol === 'openai-realtime-tts-beta' });
+    case 'elevenlabs':
+      return elevenlabsDialect(settings.speech);
+    case 'deepgram-aura':
+      return deepgramAuraDialect(settings.speech);
+    case 'cartesia':
+      return cartesiaDialect(settings.speech);
   }
 }

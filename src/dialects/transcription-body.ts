@@ -1,4 +1,4 @@
-import { ProtocolViolation, type BodyDecoder, type DecodedEvent } from './dialect.js';
+import { ProtocolViolation, usageOf, type BodyDecoder, type DecodedEvent } from './dialect.js';
 
 /** What a transcription response body is, from its content type, else from what was asked. */
 export type BodyKind = 'sse' | 'json' | 'text';
@@ -44,7 +44,7 @@ function wholeBodyDecoder(kind: 'json' | 'text'): BodyDecoder {
       const error = errorOf(value);
       if (error) return [error];
       if (typeof value.text !== 'string') throw new ProtocolViolation(`the response body has no string "text": ${body.slice(0, 80)}`);
-      return [{ type: 'transcription', kind: 'text_final', channel: 'input_transcript', text: value.text.trim(), ...usageOf(value.usage) }];
+      return [{ type: 'transcription', kind: 'text_final', channel: 'input_transcript', text: value.text.trim(), ...usageOf(value.usage, 'transcription') }];
     },
   };
 }
@@ -63,7 +63,7 @@ function sseDecoder(): BodyDecoder {
     const event = parseJson(data, 'a server-sent event');
     const error = errorOf(event);
     if (error) return error;
-    const usage = usageOf(event.usage);
+    const usage = usageOf(event.usage, typeof event.object === 'string' ? event.object : typeof event.type === 'string' ? event.type : 'message');
     switch (event.type) {
       case 'transcript.text.delta':
         deltas += stringOf(event.delta);
@@ -124,24 +124,6 @@ function errorOf(value: Record<string, unknown>): DecodedEvent | undefined {
     message: typeof source.message === 'string' ? source.message : typeof value.error === 'string' ? value.error : '',
     ...(code !== undefined && code !== 'error' ? { code: String(code) } : {}),
   };
-}
-
-/** Most usage figures kept from one event. */
-const USAGE_KEYS = 16;
-
-/** The numbers of a usage object (nested ones as `outer.inner`), as the server sent them. */
-function usageOf(value: unknown): { usage?: Record<string, number> } {
-  if (typeof value !== 'object' || value === null) return {};
-  const usage: Record<string, number> = {};
-  const add = (prefix: string, object: object): void => {
-    for (const [key, v] of Object.entries(object)) {
-      if (Object.keys(usage).length >= USAGE_KEYS) return;
-      if (typeof v === 'number' && Number.isFinite(v)) usage[`${prefix}${key}`.slice(0, 64)] = v;
-      else if (prefix === '' && typeof v === 'object' && v !== null) add(`${key}.`, v);
-    }
-  };
-  add('', value);
-  return Object.keys(usage).length > 0 ? { usage } : {};
 }
 
 function stringOf(value: unknown): string {

@@ -4,9 +4,12 @@ import { transcriptionPolicy } from './stt-policy.js';
 import { bodyKindOf, transcriptionBodyDecoder, type BodyKind } from './transcription-body.js';
 
 /** What a batch transcription request asks for, beyond the model. */
+/** The `response_format`s an answer that is not streamed may take. */
+export const TRANSCRIPTION_FORMATS = ['json', 'verbose_json', 'text'] as const;
+
 export interface TranscriptionOptions {
   /** Non-streamed answers: `json` (default), `verbose_json` (segments, duration) or `text`. */
-  responseFormat: 'json' | 'verbose_json' | 'text';
+  responseFormat: (typeof TRANSCRIPTION_FORMATS)[number];
   /** Sampling temperature; omitted, the server's default. */
   temperature?: number;
   /** Ask for a server-sent event stream (`stream=true`). */

@@ -8,7 +8,7 @@ export interface Anchor<V> {
   at(view: V): number | undefined;
 }
 
-const anchor = <V>(name: string, description: string, at: (view: V) => number | undefined): Anchor<V> => ({ name, description, at });
+export const anchor = <V>(name: string, description: string, at: (view: V) => number | undefined): Anchor<V> => ({ name, description, at });
 
 /** Every anchor a metric may start or end at, by the view it reads. */
 export const ANCHORS = {

@@ -140,7 +140,7 @@ export interface BenchmarkSummary {
   throughput: {
     /** From the first measured session's start to the last one's end. */
     wallS: number;
-    /** Audio of measured completed sessions. */
+    /** Audio of measured completed sessions: sent (transcription), or generated (speech generation). */
     audioS: number;
     audioSPerWallS: number;
     sessionsPerS: number;
@@ -154,7 +154,10 @@ export function summarizeBenchmark(records: readonly SessionRecord[], phases: re
   const failedCount = measured.filter((r) => r.outcome.status === 'failed').length;
   const pooled = poolMetricValues(completed.map((r) => r.timeline));
   const views = completed.map((r) => sessionView(r.timeline));
-  const audioS = (pooled.audio_ms ?? []).reduce((sum, v) => sum + v, 0) / 1000;
+  // Audio processed: streamed in for transcription, generated for speech generation.
+  const speech = isSpeechGeneration(records[0]?.timeline.task);
+  const audioS = ((speech ? pooled.audio_out_ms : pooled.audio_ms) ?? []).reduce((sum, v) => sum + v, 0) / 1000;
+  const chars = speech ? (pooled.chars ?? []).reduce((sum, v) => sum + v, 0) : undefined;
   const wallS = measuredSpanMs(measured) / 1000;
   const finished = completed.length + failedCount;
   const errorRate = finished > 0 ? failedCount / finished : null;
@@ -171,7 +174,7 @@ export function summarizeBenchmark(records: readonly SessionRecord[], phases: re
     metrics: Object.fromEntries(Object.entries(pooled).map(([name, values]) => [name, summarize(values)])),
     corpus: corpusValues(views),
     slos: evaluateSlos(slos, pooled, errorRate),
-    ...(pricing ? { cost: costOf(pricing, wallS, audioS) } : {}),
+    ...(pricing ? { cost: costOf(pricing, wallS, audioS, chars) } : {}),
     throughput: {
       wallS,
       audioS,
@@ -179,6 +182,10 @@ export function summarizeBenchmark(records: readonly SessionRecord[], phases: re
       sessionsPerS: wallS > 0 ? completed.length / wallS : 0,
     },
   };
+}
+
+function isSpeechGeneration(task: Task | undefined): boolean {
+  return task === 'tts' || task === 'batch_tts';
 }
 
 /**

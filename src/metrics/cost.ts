@@ -14,6 +14,9 @@ export interface Cost {
   total: number;
   /** total / audio hours; null when no audio was processed. */
   perAudioHour: number | null;
+  /** Speech generation: input characters in the interval, and total per million of them (null when none). */
+  chars?: number;
+  perMillionChars?: number | null;
 }
 
 /**
@@ -21,7 +24,14 @@ export interface Cost {
  * divided by the audio hours processed in it, from achieved throughput, not a model
  * card's peak.
  */
-export function costOf(pricing: Pricing, intervalS: number, audioS: number): Cost {
+export function costOf(pricing: Pricing, intervalS: number, audioS: number, chars?: number): Cost {
   const total = (pricing.perReplicaHour * pricing.replicas * intervalS) / 3600;
-  return { ...pricing, intervalS, audioS, total, perAudioHour: audioS > 0 ? total / (audioS / 3600) : null };
+  return {
+    ...pricing,
+    intervalS,
+    audioS,
+    total,
+    perAudioHour: audioS > 0 ? total / (audioS / 3600) : null,
+    ...(chars !== undefined ? { chars, perMillionChars: chars > 0 ? total / (chars / 1e6) : null } : {}),
+  };
 }

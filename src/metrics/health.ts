@@ -21,14 +21,14 @@ const FLOOR_MS = 10;
 /**
  * Judges the client: its lag (the largest of send lag p99, event-loop delay p99 and
  * receive-stamp delay p99) against 10% of the median latency it measured (voice to
- * voice, else TTFT, else turn time), with a 10 ms floor.
+ * voice, else TTFT, else TTFA, else turn time), with a 10 ms floor.
  */
 export function judgeClient(summary: BenchmarkSummary, eventLoopDelay: EventLoopDelay, capHits: number, receiveDelay?: DelaySummary): ClientHealth {
   const sendLag = summary.metrics.send_lag_ms?.p99 ?? 0;
   const lag = Math.max(sendLag, eventLoopDelay.p99Ms, receiveDelay?.p99Ms ?? 0);
   // Speech to speech has voice-to-voice latency (and no transcription TTFT worth the name).
-  const { voice_to_voice_ms: v2v } = summary.metrics;
-  const reference = v2v ? { name: 'voice to voice', ms: v2v.p50 } : summary.metrics.ttft_ms ? { name: 'TTFT', ms: summary.metrics.ttft_ms.p50 } : summary.metrics.turn_ms ? { name: 'turn time', ms: summary.metrics.turn_ms.p50 } : undefined;
+  const { voice_to_voice_ms: v2v, ttft_ms: ttft, ttfa_ms: ttfa, turn_ms: turn } = summary.metrics;
+  const reference = v2v ? { name: 'voice to voice', ms: v2v.p50 } : ttft ? { name: 'TTFT', ms: ttft.p50 } : ttfa ? { name: 'TTFA', ms: ttfa.p50 } : turn ? { name: 'turn time', ms: turn.p50 } : undefined;
   const limit = Math.max(FLOOR_MS, reference ? reference.ms * SHARE : 0);
   const figures =
     `send lag p99 ${sendLag.toFixed(1)} ms, event-loop delay p99 ${eventLoopDelay.p99Ms.toFixed(1)} ms` +

@@ -46,7 +46,7 @@ export class ObservedSession implements ConnectionHooks {
   constructor(
     private readonly index: number,
     startMs: number,
-    private readonly dialect: WebSocketDialect,
+    private readonly dialect: WebSocketDialect & Required<Pick<WebSocketDialect, 'readSent'>>,
     private readonly policyFor: (turnDetection: TurnDetection) => CompletionPolicy,
     private readonly upstreamUrl: string,
     events: SessionEvents,

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type WebSocket from 'ws';
 import { monotonicClock } from '../clock.js';
 import type { WebSocketDialect } from '../dialects/dialect.js';
-import { createDialect, type Protocol } from '../dialects/index.js';
+import { createDialect, METERED_PROTOCOLS, type Protocol } from '../dialects/index.js';
 import { LiveMetrics } from '../live/metrics.js';
 import { serveMetrics, type Listen, type MetricsEndpoint } from '../live/serve.js';
 import { writeOutputs, type OutputFormat } from '../report/outputs.js';
@@ -136,11 +136,12 @@ export function protocolOfUpgrade(request: IncomingMessage): Protocol {
 }
 
 /** A dialect to read a connection with: only its codec and policy are used, so its settings are placeholders, bar who ends turns. */
-function meteringDialect(protocol: Protocol, turnDetection: TurnDetection): WebSocketDialect {
+function meteringDialect(protocol: Protocol, turnDetection: TurnDetection): WebSocketDialect & Required<Pick<WebSocketDialect, 'readSent'>> {
   const dialect = createDialect(protocol, {
     model: '',
     turnDetection: turnDetection === 'client' ? { type: 'none' } : { type: 'server_vad', threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 },
+    speech: { model: '', responseFormat: 'pcm', streamFormat: 'audio', outputRate: 24_000 },
   });
-  if (dialect.transport !== 'websocket') throw new Error(`--protocol ${protocol} is not a WebSocket dialect; the proxy meters WebSockets`);
-  return dialect;
+  if (dialect.transport !== 'websocket' || !dialect.readSent) throw new Error(`--protocol ${protocol}: the proxy meters speech-to-text and speech-to-speech WebSockets (${METERED_PROTOCOLS.join(', ')})`);
+  return dialect as WebSocketDialect & Required<Pick<WebSocketDialect, 'readSent'>>;
 }

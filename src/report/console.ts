@@ -18,18 +18,20 @@ const COLUMNS = ['count', 'mean', 'p50', 'p90', 'p95', 'p99', 'max'] as const;
  */
 export function renderSummary(report: Report, { definitions = false } = {}): string {
   const { config } = report;
+  const speech = config.task === 'tts' || config.task === 'batch_tts';
+  const data = speech ? plural(report.dataset.count, 'prompt') : `${plural(report.dataset.count, 'sample')}, ${report.dataset.totalAudioS.toFixed(1)} s audio`;
   const lines = [
     `voxbench ${report.voxbenchVersion} · ${config.protocol} · ${config.target}${config.builtInServer ? ' (built-in server)' : ''}`,
-    `model ${config.model} · data ${config.data} (${plural(report.dataset.count, 'sample')}, ${report.dataset.totalAudioS.toFixed(1)} s audio` +
+    `model ${config.model} · data ${config.data} (${data}` +
       `${report.dataset.skipped ? `, ${report.dataset.skipped} skipped` : ''}) · ` +
       (config.transcription
         ? `upload ${config.transcription.upload === 'dataset' ? "the dataset's files" : config.transcription.upload} · ${config.transcription.stream ? 'streamed' : config.transcription.responseFormat} answers`
-        : `chunk ${config.chunkMs} ms · pace ${config.pace}`),
+        : `${speech ? '' : `chunk ${config.chunkMs} ms · `}pace ${config.pace}`),
   ];
   if (report.stoppedBy) lines.push(`run stopped early (${report.stoppedBy}); the figures cover what finished`);
   const shown = summaryMetrics(report);
   const corpus = corpusMetrics(report);
-  for (const benchmark of report.benchmarks) lines.push('', ...renderBenchmark(benchmark, shown, corpus));
+  for (const benchmark of report.benchmarks) lines.push('', ...renderBenchmark(benchmark, shown, corpus, speech));
   if (report.benchmarks.length > 1) lines.push('', ...renderLevels(report));
   if (report.capacity) lines.push('', `capacity: ${capacityText(report.capacity)}`);
   const thin = thinTailLines(report);
@@ -44,7 +46,8 @@ export function renderSummary(report: Report, { definitions = false } = {}): str
   return lines.map(printable).join('\n');
 }
 
-function renderBenchmark(benchmark: Benchmark, shown: readonly MetricDescription[], corpus: readonly MetricDescription[]): string[] {
+/** `speech`: speech generation has prompts, not turns with transcripts and end-of-speech sources. */
+function renderBenchmark(benchmark: Benchmark, shown: readonly MetricDescription[], corpus: readonly MetricDescription[], speech: boolean): string[] {
   const { summary } = benchmark;
   const { sessions, throughput } = summary;
   const errorRate = summary.errorRate === null ? 'n/a' : `${(summary.errorRate * 100).toFixed(2)}%`;
@@ -55,8 +58,12 @@ function renderBenchmark(benchmark: Benchmark, shown: readonly MetricDescription
       (excluded ? ` (figures leave out ${summary.excluded.warmup} warm-up and ${summary.excluded.cooldown} cool-down sessions)` : ''),
     `throughput ${throughput.audioSPerWallS.toFixed(2)} audio s/s · ${throughput.sessionsPerS.toFixed(2)} sessions/s · ` +
       `wall ${throughput.wallS.toFixed(1)} s`,
-    `turns ${summary.turns.planned} · ${summary.turns.finalized} with a final transcript · boundaries from ${summary.turns.boundaries} · ` +
-      `end of speech from ${Object.entries(summary.turns.eosSources).map(([source, n]) => `${source} ×${n}`).join(', ') || 'n/a'}`,
+    ...(speech
+      ? []
+      : [
+          `turns ${summary.turns.planned} · ${summary.turns.finalized} with a final transcript · boundaries from ${summary.turns.boundaries} · ` +
+            `end of speech from ${Object.entries(summary.turns.eosSources).map(([source, n]) => `${source} ×${n}`).join(', ') || 'n/a'}`,
+        ]),
     '',
     ...table(
       ['metric', 'unit', ...COLUMNS],
@@ -87,6 +94,7 @@ function renderBenchmark(benchmark: Benchmark, shown: readonly MetricDescription
       `cost: ${c.perAudioHour === null ? 'n/a (no audio processed)' : `${c.perAudioHour.toFixed(4)} per audio hour`} ` +
         `(${c.perReplicaHour}/replica-hour × ${c.replicas} over ${c.intervalS.toFixed(1)} s, ${c.audioS.toFixed(1)} s of audio)`,
     );
+    if (c.perMillionChars !== undefined) lines.push(`cost: ${c.perMillionChars === null ? 'n/a (no characters)' : `${c.perMillionChars.toFixed(4)} per million input characters`} (${c.chars} characters)`);
   }
   for (const slo of summary.slos) lines.push(`SLO ${slo.pass ? 'pass' : 'FAIL'}: ${slo.slo} (measured ${slo.value === null ? 'no data' : formatNumber(slo.value)})`);
   const health = benchmark.clientHealth;

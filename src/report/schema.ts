@@ -126,6 +126,18 @@ export interface RunConfig {
   runId?: string;
   /** The share of the run's sessions this report ran (`--shard I/N`, from 0); absent when it ran them all. */
   shard?: { index: number; count: number };
+  /**
+   * Speech generation: the voice asked for, how the text was delivered, and the simulated
+   * player's buffer; over HTTP the formats asked for; and the after-run check (sessions
+   * checked per level, the transcription server of the round trip).
+   */
+  speech?: {
+    voice: string | null;
+    text: { kind: 'all' } | { kind: 'stream'; tokensPerS: number; firstTokenMs: number };
+    playbackBufferMs: number;
+    http?: { responseFormat: string; streamFormat: string; outputRate: number; instructions: string | null };
+    quality?: { sessions: number; asr: { target: string; protocol: string; model: string } };
+  };
 }
 
 export type RecordValue = string | number | boolean | null;

@@ -60,10 +60,10 @@ export abstract class ConversationSession {
     ws.on('close', () => this.emissions.clear());
   }
 
-  /** Sends the opening event and starts listening; subclasses call it once constructed. */
-  protected open(created: Record<string, unknown>): void {
+  /** Sends the opening event (unless the connection had it already) and starts listening; subclasses call it once constructed. */
+  protected open(created: Record<string, unknown> | undefined): void {
     if (this.faults.reach('open')) return;
-    this.send(created);
+    if (created) this.send(created);
     this.ws.on('message', (data, isBinary) => this.onMessage(data as Buffer, isBinary));
   }
 

@@ -4,6 +4,8 @@ import { seededRandom } from '../random.js';
  * Where in a session a fault strikes: `open` as the WebSocket opens, before
  * `session.created`; `streaming` at the first audio append; `final` at the first final
  * commit (vLLM `commit {final: true}`, OpenAI's first commit, the client's or the VAD's).
+ * In speech generation: `open` before any audio, `streaming` after the first chunk,
+ * `final` after the last chunk, in place of the end of the stream.
  */
 export const FAULT_POINTS = ['open', 'streaming', 'final'] as const;
 export type FaultPoint = (typeof FAULT_POINTS)[number];
@@ -13,8 +15,6 @@ export type Fault =
   | { name: 'upgrade'; status: number }
   /** HTTP endpoints: answer the request with this status and an `{"error": ...}` body. */
   | { name: 'status'; status: number }
-  /** HTTP endpoints: cut the response body halfway. */
-  | { name: 'cut-stream' }
   | { name: 'slow-accept'; ms: number }
   | { name: 'never-finalize' | 'duplicate-final' | 'early-final' | 'out-of-order-finals' | 'markup-strings' }
   | { name: 'never-respond' | 'cut-mid-response' | 'drop-acks' }
@@ -22,7 +22,11 @@ export type Fault =
   | { name: 'close'; code: number; at: FaultPoint }
   | { name: 'error-event'; code: string; at: FaultPoint }
   | { name: 'oversized-frame'; bytes: number; at: FaultPoint }
-  | { name: 'flood' | 'ping-flood'; frames: number; at: FaultPoint };
+  | { name: 'flood' | 'ping-flood'; frames: number; at: FaultPoint }
+  | { name: 'stall-after'; afterMs: number; stallMs: number }
+  | { name: 'slow-chunks'; factor: number }
+  /** Speech: cut once `afterMs` of audio are out; batch transcription: cut the response body halfway. */
+  | { name: 'cut-stream'; afterMs: number };
 export type FaultName = Fault['name'];
 
 /** The faults one faulted session gets together (`--fault a+b`). */
@@ -171,6 +175,27 @@ export const FAULT_CATALOGUE: Record<FaultName, Entry> = {
     help: "vLLM-Omni duplex: lose the client's session.event_ack, so the unacknowledged events overflow and the session fails",
     make: () => ({ name: 'drop-acks' }),
   },
+  'stall-after': {
+    usage: 'stall-after[:MS[,PAUSE]]',
+    help: 'speech: pause generation PAUSE ms (default 1000) once MS ms of audio are out (default 500)',
+    arg: '500,1000',
+    make: (arg) => {
+      const [afterMs, stallMs = '1000'] = arg.split(',');
+      return { name: 'stall-after', afterMs: whole(afterMs!, 0, 3_600_000), stallMs: whole(stallMs, 0, 3_600_000) };
+    },
+  },
+  'slow-chunks': {
+    usage: 'slow-chunks[:X]',
+    help: 'speech: generate X times slower than the latency model says, 1-1000 (default 4)',
+    arg: '4',
+    make: (arg) => ({ name: 'slow-chunks', factor: whole(arg, 1, 1000) }),
+  },
+  'cut-stream': {
+    usage: 'cut-stream[:MS]',
+    help: 'drop the connection mid-answer: speech once MS ms of audio are out (default 500); batch transcription halfway through the response (a stream before [DONE], a JSON body before its end)',
+    arg: '500',
+    make: (arg) => ({ name: 'cut-stream', afterMs: whole(arg, 0, 3_600_000) }),
+  },
   'markup-strings': {
     usage: 'markup-strings',
     help: 'HTML, terminal escapes and a formula in the first word, error codes, close reasons',
@@ -182,17 +207,13 @@ export const FAULT_CATALOGUE: Record<FaultName, Entry> = {
     arg: '500',
     make: (arg) => ({ name: 'status', status: whole(arg, 400, 599) }),
   },
-  'cut-stream': {
-    usage: 'cut-stream',
-    help: 'HTTP: cut the connection halfway through the response (a stream before [DONE], a JSON body before its end)',
-    make: () => ({ name: 'cut-stream' }),
-  },
 };
 
 /** Spellings from before the catalogue. */
 const ALIASES: ReadonlyArray<[RegExp, string]> = [
   [/^upgrade-status=/, 'upgrade:'],
   [/^close=/, 'close:'],
+  [/^stall-after=/, 'stall-after:'],
 ];
 
 /**

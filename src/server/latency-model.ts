@@ -37,6 +37,11 @@ export const DEFAULT_LATENCY: LatencyModelOptions = {
   batchSpeed: 50,
 };
 
+/** How much slower a server with `capacity` works with `openSessions` open: 1 up to capacity, then (open/capacity)^2. */
+export function kneeSlowdown(openSessions: number, capacity: number): number {
+  return openSessions <= capacity ? 1 : (openSessions / capacity) ** 2;
+}
+
 export class LatencyModel {
   private readonly random: () => number;
 
@@ -45,7 +50,7 @@ export class LatencyModel {
   }
 
   slowdown(openSessions: number): number {
-    return openSessions <= this.options.capacity ? 1 : (openSessions / this.options.capacity) ** 2;
+    return kneeSlowdown(openSessions, this.options.capacity);
   }
 
   /** Delay before text for newly heard audio is emitted. */

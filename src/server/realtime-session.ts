@@ -7,9 +7,10 @@ export const SAMPLE_RATE = 24_000;
 
 /** One connection speaking an OpenAI Realtime conversation session (GA event names): the conversation core as it is. */
 export class RealtimeSession extends ConversationSession {
-  constructor(ws: WebSocket, ctx: SessionContext, private readonly model: string) {
+  /** `greeted`: the connection has its `session.created` already (see realtime-dispatch.ts). */
+  constructor(ws: WebSocket, ctx: SessionContext, private readonly model: string, { greeted = false } = {}) {
     super(ws, ctx, SAMPLE_RATE);
-    this.open({ type: 'session.created', session: this.describe() });
+    this.open(greeted ? undefined : { type: 'session.created', session: this.describe() });
   }
 
   protected onOwnEvent(): boolean {

@@ -3,6 +3,7 @@ import { FRAME_MS, DEFAULT_SPEECH_RMS, pcm16Rms } from '../audio/energy.js';
 import { toPcm16 } from '../audio/pcm.js';
 import { resample } from '../audio/resample.js';
 import type { Sample } from '../data/dataset.js';
+import { ToneWord } from './speech-tones.js';
 
 /** Audio the simulated server knows: its PCM16, where its sound starts, and when each word ends. */
 export interface Reference {
@@ -23,6 +24,7 @@ export interface HeardWord {
 const ANCHOR_BYTES = 128;
 const WORD_MAX_MS = 400;
 const WORD_MIN_MS = 100;
+const TONE_WINDOW_MS = 40;
 export const PLACEHOLDER_WORD = 'speech';
 
 export async function buildReferences(samples: readonly Sample[], sampleRate: number): Promise<Reference[]> {
@@ -83,8 +85,9 @@ interface Match {
  * Follows a session's audio stream as it arrives and reports the words it completes.
  * A known reference is recognized wherever it starts after silence (at its first
  * non-zero sample) and, while the audio keeps matching it byte for byte, yields its
- * words at their timings. Any other audio yields placeholder words at the pace of
- * its speech energy.
+ * words at their timings. Audio of the simulated speech server's voice
+ * (speech-synth.ts) yields the words it spells, one per voiced run. Any other audio
+ * yields placeholder words at the pace of its speech energy.
  */
 export class StreamRecognizer {
   /** Unconsumed stream bytes, starting at stream byte `bufStart`. */
@@ -98,6 +101,8 @@ export class StreamRecognizer {
   private energyPos = 0;
   private voicedMs = 0;
   private lastVoicedEnd = 0;
+  /** The voiced run in progress is the simulated speech server's voice, read back tone by tone. */
+  private toneWord: ToneWord | undefined;
   private readonly frameBytes: number;
 
   constructor(
@@ -177,6 +182,7 @@ export class StreamRecognizer {
           this.match = { ref, start: p - ref.anchor, verified: p, nextWord: 0 };
           this.energyPos = p - ref.anchor + ref.pcm.length;
           this.voicedMs = 0;
+          this.toneWord = undefined;
           return true;
         }
       }
@@ -200,24 +206,32 @@ export class StreamRecognizer {
     return this.buf.compare(m.ref.pcm, refOffset, refOffset + (upto - m.verified), local, local + (upto - m.verified)) === 0;
   }
 
-  /** Placeholder words from speech energy, for frames of unknown audio before `limit`. */
+  /** Words from speech energy, for frames of unknown audio before `limit`: the simulated voice's, else placeholders. */
   private energy(words: HeardWord[], limit: number, atEnd: boolean): void {
+    const frameSamples = this.frameBytes / 2;
     for (; this.energyPos + this.frameBytes <= limit; this.energyPos += this.frameBytes) {
       const frameEnd = this.energyPos + this.frameBytes;
-      if (pcm16Rms(this.buf, this.energyPos - this.bufStart, this.frameBytes / 2) >= DEFAULT_SPEECH_RMS) {
+      const local = this.energyPos - this.bufStart;
+      if (pcm16Rms(this.buf, local, frameSamples) >= DEFAULT_SPEECH_RMS) {
+        // A run is the simulated voice when its opening tone is heard within its first TONE_WINDOW_MS (its first frame may hold only a fade).
+        if (this.voicedMs === 0) this.toneWord = new ToneWord(this.sampleRate, DEFAULT_SPEECH_RMS);
+        this.toneWord?.add(this.buf, local, frameSamples);
         this.voicedMs += FRAME_MS;
         this.lastVoicedEnd = frameEnd;
-        if (this.voicedMs >= WORD_MAX_MS) this.placeholder(words);
+        if (this.toneWord && this.voicedMs >= TONE_WINDOW_MS && !this.toneWord.opened) this.toneWord = undefined;
+        if (!this.toneWord && this.voicedMs >= WORD_MAX_MS) this.placeholder(words);
       } else if (this.voicedMs > 0) {
-        if (this.voicedMs >= WORD_MIN_MS) this.placeholder(words);
+        if (this.toneWord || this.voicedMs >= WORD_MIN_MS) this.placeholder(words);
         this.voicedMs = 0;
       }
     }
-    if (atEnd && this.voicedMs >= WORD_MIN_MS) this.placeholder(words);
+    if (atEnd && (this.toneWord || this.voicedMs >= WORD_MIN_MS)) this.placeholder(words);
   }
 
+  /** Ends a word: the one the simulated voice spelled, else a placeholder. */
   private placeholder(words: HeardWord[]): void {
-    words.push({ text: PLACEHOLDER_WORD, endMs: this.ms(this.lastVoicedEnd) });
+    words.push({ text: this.toneWord?.word() ?? PLACEHOLDER_WORD, endMs: this.ms(this.lastVoicedEnd) });
+    this.toneWord = undefined;
     this.voicedMs = 0;
   }
 

@@ -12,7 +12,14 @@ import type { SessionContext } from './session-context.js';
 import { TRANSCRIPTION_PATHS, transcriptionEndpoint } from './transcription-endpoint.js';
 import { VllmSession, SAMPLE_RATE as VLLM_RATE } from './vllm-session.js';
 import { DuplexSession } from './duplex-session.js';
-import { RealtimeSession } from './realtime-session.js';
+import { openRealtime } from './realtime-dispatch.js';
+import { AURA_PATH, AuraSession } from './aura-session.js';
+import { CARTESIA_PATH, CartesiaSession } from './cartesia-session.js';
+import { ELEVENLABS_PATH, ElevenLabsSession } from './elevenlabs-session.js';
+import { OMNI_SPEECH_PATH, OmniSpeechSession } from './omni-speech-session.js';
+import { OPENAI_TTS_MODELS, serveSpeech, SPEECH_PATH } from './speech-endpoint.js';
+import { DEFAULT_SPEECH_LATENCY, DEFAULT_VOICE, SpeechLatencyModel, type SpeechLatencyOptions, type VoiceOptions } from './speech-synth.js';
+import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../dialects/vllm-omni-speech.js';
 
 export const DEFAULT_MODEL = 'mistralai/Voxtral-Mini-4B-Realtime-2602';
 export const OPENAI_MODELS = ['gpt-4o-transcribe', 'gpt-4o-mini-transcribe', 'whisper-1'];
@@ -34,8 +41,14 @@ export interface ServerOptions {
   /** Samples the server recognizes and transcribes with their reference words. */
   references: Sample[];
   latency: LatencyModelOptions;
-  /** Send Voxtral-style empty deltas (vLLM dialect). Default false. */
+  /** Send Voxtral-style empty deltas (vLLM dialect; speech SSE: one before the first audio). Default false. */
   emptyDeltas: boolean;
+  /** Speech generation: the simulated voice (rate, leading silence, level). */
+  voice: VoiceOptions;
+  /** Speech generation: first-audio delay, real-time factor, jitter, capacity knee, chunk size. */
+  speechLatency: SpeechLatencyOptions;
+  /** Speech generation: answer `stream: true` with raw bytes whatever `stream_format` says, as vLLM-Omni did before mid-2026. Default false. */
+  legacySpeechStream: boolean;
   /** OpenAI dialects: stream deltas while speech arrives, not after the commit. Default false. */
   streamDuringSpeech: boolean;
   /** Serve `wss://` with this certificate and key (PEM). */
@@ -54,9 +67,11 @@ export interface ServerOptions {
   faultRate: number;
   /** Told of every upgrade, accepted or refused, once; `serve` logs them. Its text holds the client's path, unsanitised. */
   onConnection?: (event: ConnectionEvent) => void;
+  /** Told of each speech response as its first audio is written: ms after the request was read. */
+  onSpeechFirstAudio?: (ms: number) => void;
 }
 
-export type ServedDialect = 'vllm' | 'openai' | 'vllm-omni-duplex' | 'openai-realtime';
+export type ServedDialect = 'vllm' | 'openai' | 'vllm-omni-duplex' | 'openai-realtime' | 'vllm-omni-speech-ws' | 'elevenlabs' | 'deepgram-aura' | 'cartesia';
 
 export interface ConnectionEvent {
   /** The client's address and port. */
@@ -65,13 +80,17 @@ export interface ConnectionEvent {
   outcome: { dialect: ServedDialect } | { refused: number; reason: string };
 }
 
+
 export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
   host: '127.0.0.1',
   port: 8000,
-  models: [DEFAULT_MODEL, ...OPENAI_MODELS, WHISPER_MODEL],
+  models: [DEFAULT_MODEL, ...OPENAI_MODELS, WHISPER_MODEL, DEFAULT_VLLM_OMNI_TTS_MODEL, ...OPENAI_TTS_MODELS],
   references: [],
   latency: DEFAULT_LATENCY,
   emptyDeltas: false,
+  voice: DEFAULT_VOICE,
+  speechLatency: DEFAULT_SPEECH_LATENCY,
+  legacySpeechStream: false,
   streamDuringSpeech: false,
   maxAudioMb: 25,
   progressAcks: false,
@@ -106,6 +125,16 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
   /** Upgrades that slow-accept is holding. */
   const held = new Set<Duplex>();
   let open = 0;
+  const speech = {
+    servedModels: options.models,
+    voice: options.voice,
+    latency: new SpeechLatencyModel(options.speechLatency),
+    legacyStream: options.legacySpeechStream,
+    emptyDeltas: options.emptyDeltas,
+    ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
+    ...(options.onSpeechFirstAudio ? { onFirstAudio: options.onSpeechFirstAudio } : {}),
+    openSessions: () => open,
+  };
 
   const transcribe = transcriptionEndpoint({
     servedModels: options.models,
@@ -118,9 +147,16 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
     openSessions: () => open,
   });
   const onRequest = (req: IncomingMessage, res: import('node:http').ServerResponse): void => {
-    const task = TRANSCRIPTION_PATHS[new URL(req.url ?? '/', 'http://localhost').pathname];
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const task = TRANSCRIPTION_PATHS[path];
     if (task) return transcribe(req, res, task);
-    res.writeHead(426, { 'content-type': 'text/plain' }).end(`voxbench simulated server: connect a WebSocket to ${REALTIME_PATH}\n`);
+    if (path === SPEECH_PATH) {
+      // A speech request is a session: it counts toward the capacity knee while it is open.
+      open++;
+      res.once('close', () => open--);
+      return serveSpeech(req, res, speech, pickFaults());
+    }
+    res.writeHead(426, { 'content-type': 'text/plain' }).end(`voxbench simulated server: connect a WebSocket to ${REALTIME_PATH}, or POST to ${SPEECH_PATH} or ${Object.keys(TRANSCRIPTION_PATHS).join(' or ')}\n`);
   };
   const http = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, onRequest) : createHttpServer(onRequest);
   http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -131,21 +167,28 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
       options.onConnection?.({ from, outcome: { refused: status, reason } });
       refuse(socket, status, { error: reason });
     };
-    if (path !== REALTIME_PATH && path !== DUPLEX_PATH) return refuseWith(404, `Not Found: ${path}`);
+    const betaHeader = request.headers['openai-beta'];
+    const model = url.searchParams.get('model');
+    const dialect: ServedDialect | undefined =
+      path === OMNI_SPEECH_PATH ? 'vllm-omni-speech-ws'
+      : ELEVENLABS_PATH.test(path) ? 'elevenlabs'
+      : path === AURA_PATH ? 'deepgram-aura'
+      : path === CARTESIA_PATH ? 'cartesia'
+      : path === DUPLEX_PATH ? 'vllm-omni-duplex'
+      : path !== REALTIME_PATH ? undefined
+      : ['1', 'true', 'on'].includes(url.searchParams.get('duplex') ?? '') ? 'vllm-omni-duplex'
+      : model !== null && REALTIME_MODEL.test(model) ? 'openai-realtime'
+      : url.searchParams.has('intent') || model !== null || betaHeader !== undefined ? 'openai'
+      : 'vllm';
+    if (dialect === undefined) return refuseWith(404, `Not Found: ${path}`);
     const faults = pickFaults();
     const refused = faultOf(faults, 'upgrade');
     if (refused) return refuseWith(refused.status, 'injected fault');
-    if (options.apiKey !== undefined && request.headers.authorization !== `Bearer ${options.apiKey}`) return refuseWith(401, 'Unauthorized');
-    const betaHeader = request.headers['openai-beta'];
-    const model = url.searchParams.get('model');
-    const dialect: ServedDialect =
-      path === DUPLEX_PATH || ['1', 'true', 'on'].includes(url.searchParams.get('duplex') ?? '')
-        ? 'vllm-omni-duplex'
-        : model !== null && REALTIME_MODEL.test(model)
-          ? 'openai-realtime'
-          : url.searchParams.has('intent') || model !== null || betaHeader !== undefined
-            ? 'openai'
-            : 'vllm';
+    const authorized =
+      dialect === 'elevenlabs' ? request.headers['xi-api-key'] === options.apiKey
+      : dialect === 'deepgram-aura' ? [`Token ${options.apiKey}`, `Bearer ${options.apiKey}`].includes(request.headers.authorization ?? '')
+      : request.headers.authorization === `Bearer ${options.apiKey}`;
+    if (options.apiKey !== undefined && !authorized) return refuseWith(401, 'Unauthorized');
     const openai = dialect === 'openai' || dialect === 'openai-realtime';
     const accept = (): void =>
       wss.handleUpgrade(request, socket, head, (ws) => {
@@ -163,11 +206,17 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
           ingestSpeed: options.ingestSpeed,
           faults,
           socket: socket as Socket,
+          speech,
         };
-        if (dialect === 'vllm') new VllmSession(ws, ctx);
-        else if (dialect === 'openai') new OpenAISession(ws, ctx, { beta: String(betaHeader).includes('realtime=v1'), streamDuringSpeech: options.streamDuringSpeech });
+        const beta = String(betaHeader).includes('realtime=v1');
+        if (dialect === 'vllm-omni-speech-ws') new OmniSpeechSession(ws, ctx);
+        else if (dialect === 'elevenlabs') new ElevenLabsSession(ws, ctx, url.searchParams);
+        else if (dialect === 'deepgram-aura') new AuraSession(ws, ctx, url.searchParams);
+        else if (dialect === 'cartesia') new CartesiaSession(ws, ctx);
         else if (dialect === 'vllm-omni-duplex') new DuplexSession(ws, ctx, model ?? 'openbmb/MiniCPM-o-4_5');
-        else new RealtimeSession(ws, ctx, model!);
+        else if (dialect === 'openai-realtime') openRealtime(ws, ctx, model!, beta);
+        else if (dialect === 'vllm') new VllmSession(ws, ctx);
+        else new OpenAISession(ws, ctx, { beta, streamDuringSpeech: options.streamDuringSpeech });
       });
     const slow = faultOf(faults, 'slow-accept');
     if (!slow) return accept();

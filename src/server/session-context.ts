@@ -2,6 +2,7 @@ import type { Socket } from 'node:net';
 import type { FaultScenario } from './faults.js';
 import type { LatencyModel } from './latency-model.js';
 import type { ReferenceIndex } from './recognizer.js';
+import type { SpeechLatencyModel, VoiceOptions } from './speech-synth.js';
 
 /** What a simulated session needs from its server. */
 export interface SessionContext {
@@ -23,5 +24,7 @@ export interface SessionContext {
   faults: FaultScenario;
   /** The connection's socket, for faults below the WebSocket layer. */
   socket: Socket;
+  /** Speech generation: the server's voice, and its timing (shared by every session). */
+  speech: { latency: SpeechLatencyModel; voice: VoiceOptions };
 }
 

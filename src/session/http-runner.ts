@@ -3,6 +3,7 @@ import https from 'node:https';
 import type { DecodedEvent, HttpDialect, HttpRequest } from '../dialects/dialect.js';
 import type { HttpExchange, HttpTransport, InputRecord, SentFrame } from '../timeline/types.js';
 import { TextBudget } from './bounds.js';
+import { AudioKeeper } from './received-audio.js';
 import { classifySocketError, Ending, newTimeline, type RunnerBase, type SessionResult } from './runner.js';
 import { serverTimingOf } from './server-timing.js';
 
@@ -40,6 +41,7 @@ export function runHttpSession(plan: HttpPlan): Promise<SessionResult> {
   const { counters } = timeline;
   const ending = new Ending(clock);
   const text = new TextBudget();
+  const audio = new AudioKeeper(plan.keepAudioBytes ?? 0);
   const removeAbort = ending.onAbort(plan.signal);
   let current: http.ClientRequest | undefined;
 
@@ -51,7 +53,7 @@ export function runHttpSession(plan: HttpPlan): Promise<SessionResult> {
     transport.requests.push(record);
     const receive = (t: number, events: DecodedEvent[]): void => {
       for (const event of events) {
-        const received = { t, input: index, ...text.bound(event) };
+        const received = { t, input: index, ...text.bound(audio.take(event, index)) };
         timeline.received.push(received);
         const verdict = policy.observe(received);
         if (verdict) ending.fail(verdict.end);
@@ -152,7 +154,8 @@ export function runHttpSession(plan: HttpPlan): Promise<SessionResult> {
       current.on('error', () => {});
       current.destroy();
     }
-    return { timeline, outcome: ending.outcome! };
+    const kept = audio.result();
+    return { timeline, outcome: ending.outcome!, ...(kept ? { audio: kept } : {}) };
   });
 }
 

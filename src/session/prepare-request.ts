@@ -5,7 +5,7 @@ import { sniffFormat, type AudioFormat } from '../audio/format.js';
 import { toPcm16 } from '../audio/pcm.js';
 import { resample } from '../audio/resample.js';
 import type { MonoAudio } from '../audio/decode.js';
-import type { Sample } from '../data/dataset.js';
+import type { Sample, TextSample } from '../data/dataset.js';
 import type { PreparedRequest } from './http-runner.js';
 import { findSpeech, type EosPreference } from './prepare.js';
 
@@ -52,4 +52,21 @@ function uploadFile(sample: Sample, audio: MonoAudio, format: UploadFormat | und
         ? encodeFlac(audio.samples, audio.sampleRate)
         : Buffer.from(encodeWaveFromFloat32Channels([audio.samples], audio.sampleRate, 16));
   return { file, fileName: `${sample.id}.${EXTENSIONS[as]}`, contentType: CONTENT_TYPES[as] };
+}
+
+/**
+ * A sample's text as one speech-generation request, built before the clock starts: the
+ * dataset's reference text is the prompt (so a transcription dataset drives both
+ * directions), with the sample's voice and language when it names them.
+ */
+export function prepareTextRequest(sample: Pick<TextSample, 'id' | 'split' | 'text' | 'voice' | 'language'>, dialect: HttpDialect): PreparedRequest {
+  return {
+    input: { kind: 'text', sampleId: sample.id, split: sample.split, text: sample.text, chars: [...sample.text].length },
+    request: dialect.request({
+      kind: 'text',
+      text: sample.text,
+      ...(sample.voice !== undefined ? { voice: sample.voice } : {}),
+      ...(sample.language !== undefined ? { language: sample.language } : {}),
+    }),
+  };
 }

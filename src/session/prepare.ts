@@ -23,6 +23,7 @@ export interface PreparedChunk {
 
 /** A turn's audio, chunked and encoded, with where its speech is; positions are ms into the turn. Its session settings apply when it opens a session. */
 export interface PreparedTurn extends SessionSettings {
+  kind?: 'audio';
   sampleId: string;
   split: string;
   reference: string | null;

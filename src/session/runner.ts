@@ -1,3 +1,4 @@
+import type { ReceivedAudio } from './received-audio.js';
 import type { Clock } from '../clock.js';
 import type { Failure, IncompleteReason, SessionOutcome, SessionTimeline, Stage, Task, TurnDetection } from '../timeline/types.js';
 
@@ -19,12 +20,16 @@ export interface RunnerBase {
   clock: Clock;
   /** Aborting ends the session as incomplete; the reason must be an IncompleteReason. */
   signal?: AbortSignal;
+  /** Received audio payloads kept for the after-run analysis, bytes per session; 0 or absent keeps none. */
+  keepAudioBytes?: number;
 }
 
 /** What a runner returns: the same shape for every transport. */
 export interface SessionResult {
   timeline: SessionTimeline;
   outcome: SessionOutcome;
+  /** The audio payloads received, undecoded, when the plan asked to keep them. */
+  audio?: ReceivedAudio;
 }
 
 /** A session's timeline before anything was sent or received, started now. */

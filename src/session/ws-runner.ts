@@ -3,15 +3,17 @@ import { ProtocolViolation, type Reaction, type WebSocketDialect } from '../dial
 import type { Control, SentFrame, WebSocketTransport } from '../timeline/types.js';
 import type { Pace } from './pace.js';
 import type { PreparedTurn } from './prepare.js';
+import type { PreparedText } from './prepare-text.js';
 import { TextBudget } from './bounds.js';
+import { AudioKeeper } from './received-audio.js';
 import { classifySocketError, Ending, newTimeline, type RunnerBase, type SessionResult } from './runner.js';
 
 export interface WebSocketPlan extends RunnerBase {
   url: string;
   headers: Record<string, string>;
   dialect: WebSocketDialect;
-  /** The audio inputs, chunked and encoded before the clock starts. */
-  inputs: PreparedTurn[];
+  /** The inputs, chunked and encoded before the clock starts: audio turns, or prompts (speech generation). */
+  inputs: Array<PreparedTurn | PreparedText>;
   pace: Pace;
   /** Stay connected this long after the last input, as idle sessions do. */
   idleMs?: number;
@@ -80,6 +82,7 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
   const { counters } = timeline;
   const ending = new Ending(clock);
   const text = new TextBudget();
+  const audio = new AudioKeeper(plan.keepAudioBytes ?? 0);
   let input = 0;
   /** Audio position the server acknowledged consuming, when it acknowledges at all. */
   let ackedMs: number | undefined;
@@ -142,7 +145,7 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
       return;
     }
     for (const event of events) {
-      const received = { t, input, ...text.bound(event) };
+      const received = { t, input, ...text.bound(audio.take(event, input)) };
       timeline.received.push(received);
       if (event.kind === 'progress') {
         ackedMs = Math.max(ackedMs ?? 0, event.audioEndMs ?? 0);
@@ -189,22 +192,47 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
   let ticker: NodeJS.Timeout | undefined;
 
   /**
-   * Streams one input's chunks. Paced chunks are due at `t0 + (offsetMs + position) / speed`:
-   * deadlines are absolute, so timer lateness never accumulates, within an input or across
-   * the inputs of one continuous stream.
+   * Sends `count` frames, frame i once its deadline `due(i)` has passed. Deadlines are
+   * absolute, so timer lateness never accumulates, within an input or across the inputs
+   * of one continuous stream.
    */
+  const onSchedule = (count: number, due: (i: number) => number, sendOne: (i: number, plannedMs: number) => void): Promise<void> =>
+    new Promise((resolve) => {
+      let k = 0;
+      let timer: NodeJS.Timeout | undefined;
+      const done = (): void => {
+        clearTimeout(timer);
+        ending.recheck = undefined;
+        resolve();
+      };
+      ending.recheck = () => {
+        if (ending.outcome) done();
+      };
+      const tick = (): void => {
+        if (ending.outcome) return done();
+        let now = clock.now();
+        while (k < count && due(k) <= now) {
+          sendOne(k, due(k));
+          k++;
+          now = clock.now();
+        }
+        if (k === count) return done();
+        timer = setTimeout(tick, Math.ceil(due(k) - now));
+      };
+      tick();
+    });
+
+  /** Streams one input's audio chunks; paced chunks are due at `t0 + (offsetMs + position) / speed`. */
   const stream = (prepared: PreparedTurn, offsetMs: number, t0: number): Promise<void> => {
     ending.stage = 'streaming';
     const chunks = prepared.chunks;
     let k = 0;
     let sentEndMs = offsetMs;
     return new Promise((resolve) => {
-      let timer: NodeJS.Timeout | undefined;
       let probe: NodeJS.Timeout | undefined;
       let stall: NodeJS.Timeout | undefined;
       let drain: NodeJS.Timeout | undefined;
       const done = (): void => {
-        clearTimeout(timer);
         clearTimeout(probe);
         clearTimeout(stall);
         clearTimeout(drain);
@@ -263,20 +291,25 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
         return pump();
       }
       const speed = plan.pace.speed;
-      const due = (i: number): number => t0 + (offsetMs + chunks[i]!.audioStartMs) / speed;
-      const tick = (): void => {
-        if (ending.outcome) return done();
-        let now = clock.now();
-        while (k < chunks.length && due(k) <= now) {
-          record(k, due(k), send(chunks[k]!.frame, chunks[k]!.binary));
-          k++;
-          now = clock.now();
-        }
-        if (k === chunks.length) return done();
-        timer = setTimeout(tick, Math.ceil(due(k) - now));
-      };
-      tick();
+      void onSchedule(chunks.length, (i) => t0 + (offsetMs + chunks[i]!.audioStartMs) / speed, (i, plannedMs) => record(i, plannedMs, send(chunks[i]!.frame, chunks[i]!.binary))).then(resolve);
     });
+  };
+
+  /** Sends a prompt: every piece at once, or (streamed, and paced) each on its token schedule from `t0`. */
+  const sendText = (prepared: PreparedText, t0: number): Promise<void> => {
+    ending.stage = 'streaming';
+    const { chunks } = prepared;
+    const sendOne = (i: number, plannedMs: number | null): void => {
+      const chunk = chunks[i]!;
+      const t = send(chunk.frame);
+      timeline.sent.push({ t, input, bytes: chunk.frame.length, kind: 'text', plannedMs, charStart: chunk.charStart, charEnd: chunk.charEnd });
+    };
+    if (!prepared.streamed || plan.pace.kind === 'none') {
+      for (let i = 0; i < chunks.length; i++) sendOne(i, null);
+      return Promise.resolve();
+    }
+    const speed = plan.pace.speed;
+    return onSchedule(chunks.length, (i) => t0 + chunks[i]!.atMs / speed, sendOne);
   };
 
   /** Sends the mid-stream `session.update` at its time, if one is planned. */
@@ -287,7 +320,11 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
     }, Math.max(0, t0 + plan.updateAtMs / speedOf(plan.pace) - clock.now()));
   };
 
-  const startInput = (prepared: PreparedTurn, offsetMs: number): void => {
+  const startInput = (prepared: PreparedTurn | PreparedText, offsetMs: number): void => {
+    if (prepared.kind === 'text') {
+      timeline.inputs.push({ kind: 'text', index: input, sampleId: prepared.sampleId, split: prepared.split, text: prepared.text, chars: prepared.chars });
+      return;
+    }
     timeline.inputs.push({
       kind: 'audio',
       index: input,
@@ -314,13 +351,17 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
       const startFrame = dialect.inputStartFrame();
       if (startFrame) sendControl(startFrame, 'input_start');
       const t0 = clock.now();
-      update ??= scheduleUpdate(t0);
-      await stream(prepared, offsetMs, t0 - offsetMs / speedOf(plan.pace));
-      offsetMs += prepared.audioMs;
+      if (prepared.kind === 'text') {
+        await sendText(prepared, t0);
+      } else {
+        update ??= scheduleUpdate(t0);
+        await stream(prepared, offsetMs, t0 - offsetMs / speedOf(plan.pace));
+        offsetMs += prepared.audioMs;
+      }
       if (ending.outcome) break;
       sendControl(dialect.inputEndFrame(), 'input_end');
       const index = input;
-      await until('final', () => policy.inputDone(index), timeouts.finalMs, `the ${result}`);
+      await until('final', () => policy.inputDone(index), timeouts.finalMs, prepared.kind === 'text' ? 'the end of the generated speech' : `the ${result}`);
     }
     clearTimeout(update);
   };
@@ -336,6 +377,10 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
     for (; input < plan.inputs.length && !ending.outcome; input++) {
       const prepared = plan.inputs[input]!;
       startInput(prepared, offsetMs);
+      if (prepared.kind === 'text') {
+        await sendText(prepared, clock.now());
+        continue;
+      }
       await stream(prepared, offsetMs, t0);
       offsetMs += prepared.audioMs;
       if ((plan.waitForAnswer || plan.bargeInAtMs !== undefined) && input < plan.inputs.length - 1 && !ending.outcome) {
@@ -364,7 +409,8 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
     await until('connect', () => transport.openMs !== undefined, timeouts.connectMs, 'the WebSocket to open');
     await until('ready', () => policy.ready, timeouts.readyMs, `the server's ${dialect.readyEvent} event`);
     if (ending.outcome) return;
-    for (const frame of dialect.sessionFrames(plan.inputs[0])) sendControl(frame, 'session_config');
+    const first = plan.inputs[0];
+    for (const frame of dialect.sessionFrames(first?.kind === 'text' ? undefined : first)) sendControl(frame, 'session_config');
     if (reactions?.tickMs) ticker = setInterval(() => react(reactions.tick(clock.now())), reactions.tickMs);
     await (dialect.turnDetection === 'client' ? clientInputs() : serverInputs());
     if (ending.outcome) return;
@@ -388,7 +434,8 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
     } else {
       ws.terminate();
     }
-    return { timeline, outcome: ending.outcome! };
+    const kept = audio.result();
+    return { timeline, outcome: ending.outcome!, ...(kept ? { audio: kept } : {}) };
   });
 }
 

@@ -162,8 +162,8 @@ export interface ReceivedFrame {
   message?: string;
   /** Errors: whether the dialect says it ends the session or fails one response. */
   scope?: 'session' | 'response';
-  /** Usage the server reported with the event (`seconds`, `input_tokens`, ...), its numbers as sent; the wire `type` says whose. */
-  usage?: Record<string, number>;
+  /** What the server reported about its work (token counts, timings), as numbers under their wire names, and where it said so. */
+  usage?: { source: string; values: Record<string, number> };
 }
 
 export interface CloseRecord {
@@ -223,7 +223,34 @@ export interface SessionTimeline {
   received: ReceivedFrame[];
   transport: WebSocketTransport | HttpTransport;
   counters: Counters;
+  /** Speech generation: the audio the listener's simulated player buffers before it starts, ms (default 200). */
+  playbackBufferMs?: number;
+  /** Speech generation: the after-run analysis of each input's received audio (computed once its benchmark has finished). */
+  analysis?: SpeechAnalysis[];
 }
+
+/** What the after-run analysis found in one input's received audio; never computed while sessions run. */
+export interface SpeechAnalysis {
+  input: number;
+  /** The audio as decoded: its duration and sample rate. */
+  audioMs: number;
+  sampleRate: number;
+  /** Silence before the first audible 10 ms frame (energy onset); null when none is audible. */
+  leadingSilenceMs: number | null;
+  /** Samples at full scale, and 20 ms frames below the speech threshold, as shares of the audio. */
+  clippingRatio: number;
+  silenceRatio: number;
+  /** Where the audio disagrees with what was declared (rate, sample format, whole samples); empty when it agrees. */
+  formatProblems: string[];
+  /** Set when the session's audio limit kept only part of the audio: the figures are of that part. */
+  truncated?: true;
+  /** The round trip: the audio transcribed by a transcription server, scored against the text sent. */
+  asr?: AsrResult;
+}
+
+export type AsrResult =
+  | { target: string; protocol: string; model: string; normalizer: string; text: string; errors: { substitutions: number; deletions: number; insertions: number; words: number } }
+  | { target: string; protocol: string; model: string; error: string };
 
 /** The stage a session was in when it stopped; timeouts name it. HTTP: writing the request, awaiting its status, reading its body. */
 export type Stage = 'connect' | 'ready' | 'streaming' | 'final' | 'idle' | 'upload' | 'status' | 'body';

@@ -13,6 +13,9 @@ export interface Playback {
   endMs?: number;
 }
 
+/** Audio a simulated player buffers before it starts, unless the run says otherwise (`--playback-buffer-ms`). */
+export const DEFAULT_PLAYBACK_BUFFER_MS = 200;
+
 export function playback(chunks: ReadonlyArray<{ t: number; ms: number }>, bufferMs: number): Playback {
   if (chunks.length === 0) return { stalls: [], stallMs: 0 };
   let buffered = 0;

@@ -1,8 +1,8 @@
 import { normalizerById } from '../metrics/normalizers/index.js';
 import { transcriptErrors, type CharErrors, type TranscriptErrors, type WordErrors } from '../metrics/wer.js';
 import { finalsLedger, type AnomalyReason } from '../timeline/finals.js';
-import type { HttpExchange, InputRecord, ReceivedFrame, SentFrame, SessionTimeline } from '../timeline/types.js';
-import { playback, type Playback } from './playback.js';
+import type { HttpExchange, InputRecord, ReceivedFrame, SentFrame, SessionTimeline, SpeechAnalysis } from '../timeline/types.js';
+import { DEFAULT_PLAYBACK_BUFFER_MS, playback, type Playback } from './playback.js';
 
 /**
  * Views: what every metric and renderer reads instead of raw events. A session's view is
@@ -86,12 +86,20 @@ export interface InputView {
   responses: ResponseView[];
   /** Speech to speech: the response still in progress when this input's speech started to leave (the user spoke over the agent). */
   bargeIn?: { speechSentMs: number; response: ResponseView };
+  /** Every frame received while it was in progress, in arrival order. */
+  received: ReceivedFrame[];
+  /** The audio of its responses, in arrival order (speech generation). */
+  audio: AudioStream;
+  /** That audio played by a player that starts once the timeline's playback buffer (default 200 ms) is full (memoized). */
+  playback(): Playback;
   /** The audio frame holding stream position `ms` (start exclusive, end inclusive). */
   frameAt(ms: number): SentFrame | undefined;
   /** Word errors of the transcript against the reference, after the input's normalizer; undefined without both (memoized). */
   wordErrors(): WordErrors | undefined;
   /** Character errors, likewise. */
   charErrors(): CharErrors | undefined;
+  /** Speech generation: the after-run analysis of the audio received for it. */
+  analysis?: SpeechAnalysis;
 }
 
 export interface SessionView {
@@ -128,6 +136,7 @@ function buildView(timeline: SessionTimeline): SessionView {
   const transcripts = Array.from({ length: count }, () => [] as ReceivedFrame[]);
   const items = Array.from({ length: count }, () => new Set<string>());
   const responseFrames = new Map<string, { input: number; frames: ReceivedFrame[] }>();
+  const received = Array.from({ length: count }, () => [] as ReceivedFrame[]);
   const ledger = finalsLedger(timeline.turnDetection);
   const controls = timeline.sent.filter((f) => f.kind === 'control');
   let replayed = 0;
@@ -136,6 +145,7 @@ function buildView(timeline: SessionTimeline): SessionView {
   // When each input's content started to leave: its first media frame, or its request.
   for (const frame of timeline.sent) if (frame.kind !== 'control' || frame.control === 'request') firstMediaMs[frame.input] ??= frame.t;
   for (const event of timeline.received) {
+    if (count > 0) received[clamp(event.input)]!.push(event);
     if (TEXT_KINDS.has(event.kind) && (event.channel ?? 'input_transcript') === 'input_transcript') {
       if (count === 0) continue;
       let input = clamp((event.itemId !== undefined ? inputOf?.get(event.itemId) : undefined) ?? event.input);
@@ -197,6 +207,9 @@ function buildView(timeline: SessionTimeline): SessionView {
       return errors;
     };
     const transcript = textStream(events);
+    const answers = responses.filter((r) => r.input === index);
+    const audio = answers.length === 1 ? answers[0]!.audio : audioStream(answers.flatMap((r) => r.audio.chunks).sort((a, b) => a.t - b.t));
+    let played: Playback | undefined;
     return {
       index,
       ...optional('plan', plan),
@@ -208,8 +221,12 @@ function buildView(timeline: SessionTimeline): SessionView {
       transcript,
       items: items[index]!.size,
       anomalies: anomalies.filter((a) => a.input === index),
-      responses: responses.filter((r) => r.input === index),
+      responses: answers,
       ...optional('bargeIn', timeline.task === 's2s' && plan?.kind === 'audio' ? bargeInOf(frames, plan.speechStartMs, responses) : undefined),
+      received: received[index]!,
+      audio,
+      playback: () => (played ??= playback(audio.chunks, timeline.playbackBufferMs ?? DEFAULT_PLAYBACK_BUFFER_MS)),
+      ...optional('analysis', timeline.analysis?.find((a) => a.input === index)),
       frameAt,
       wordErrors: () => scored()?.words,
       charErrors: () => scored()?.chars,
@@ -253,7 +270,6 @@ function responseView(id: string, input: number, frames: ReceivedFrame[], reques
   const done = frames.find((f) => f.kind === 'response_done' || f.kind === 'response_cancelled');
   const failed = frames.some((f) => f.kind === 'error');
   const chunks = frames.filter((f) => f.kind === 'audio').map((f) => ({ t: f.t, ms: f.audioMs ?? 0, bytes: f.audioBytes ?? 0 }));
-  const totalMs = chunks.reduce((sum, c) => sum + c.ms, 0);
   const reported = frames.flatMap((f) => (f.kind === 'audio' && f.cumulativeAudioMs !== undefined ? [f.cumulativeAudioMs] : []));
   const onChannel = (channel: string) => textStream(frames.filter((f) => TEXT_KINDS.has(f.kind) && f.channel === channel));
   const played = new Map<number, Playback>();
@@ -266,13 +282,19 @@ function responseView(id: string, input: number, frames: ReceivedFrame[], reques
     status: failed ? 'failed' : done?.kind === 'response_cancelled' ? 'cancelled' : done ? 'done' : 'pending',
     text: onChannel('response_text'),
     transcript: onChannel('response_transcript'),
-    audio: { chunks, totalMs, emittedMs: reported.length > 0 ? reported.reduce((a, b) => Math.max(a, b)) : totalMs },
+    audio: audioStream(chunks, reported),
     playback(bufferMs) {
       let result = played.get(bufferMs);
       if (!result) played.set(bufferMs, (result = playback(chunks, bufferMs)));
       return result;
     },
   };
+}
+
+/** Audio chunks in arrival order, with what the server reported emitting (cumulative durations, when it reports them). */
+function audioStream(chunks: AudioStream['chunks'], reported: readonly number[] = []): AudioStream {
+  const totalMs = chunks.reduce((sum, c) => sum + c.ms, 0);
+  return { chunks, totalMs, emittedMs: reported.length > 0 ? reported.reduce((a, b) => Math.max(a, b)) : totalMs };
 }
 
 /** Binary search over audio frames in stream order. */

@@ -5,6 +5,7 @@ import { failuresSection } from './failures.js';
 import { figuresSection } from './figures.js';
 import { loadCurvesSection } from './load-curves.js';
 import { overviewSection } from './overview.js';
+import { playbackSection } from './playback.js';
 import { renderPage } from './page.js';
 import { recordSection } from './record.js';
 import { waterfallSection } from './waterfall.js';
@@ -17,6 +18,7 @@ const SECTIONS = [
   distributionsSection,
   loadCurvesSection,
   waterfallSection,
+  playbackSection,
   werSection,
   failuresSection,
   figuresSection,
@@ -35,6 +37,7 @@ export function renderHtml(report: Report): string {
     title: `voxbench · ${config.model} · ${report.startedAt}`,
     heading: `voxbench report · ${config.model}`,
     subtitle: `${config.target} · ${config.protocol} · ${report.startedAt}`,
-    sections: SECTIONS.map((section) => section(report)),
+    // A section that does not apply to the report's task (speech playback for transcription) is left out.
+    sections: SECTIONS.flatMap((section) => section(report) ?? []),
   });
 }

@@ -1,0 +1,84 @@
+import { decodeAudio } from './decode.js';
+import { DEFAULT_SPEECH_RMS, energyOnsetMs, FRAME_MS, pcm16Rms } from './energy.js';
+import { toPcm16 } from './pcm.js';
+
+/** Received speech as PCM16 mono, with what its bytes disagree with in what was declared. */
+export interface DecodedSpeech {
+  pcm: Buffer;
+  sampleRate: number;
+  formatProblems: string[];
+}
+
+/**
+ * Decodes a response's undecoded payloads (base64 text or raw bytes, in arrival order),
+ * after the run: a WAV stream by its header (streamed WAV declares 0xFFFFFFFF sizes), an
+ * encoded body (MP3, FLAC, Opus, ...) by its decoder, anything else as headerless PCM16
+ * at `declaredRate`.
+ */
+export async function decodeReceivedAudio(payloads: ReadonlyArray<string | Buffer>, declaredRate: number): Promise<DecodedSpeech> {
+  const bytes = Buffer.concat(payloads.map((p) => (typeof p === 'string' ? Buffer.from(p, 'base64') : p)));
+  const problems: string[] = [];
+  if (bytes.length >= 12 && bytes.toString('latin1', 0, 4) === 'RIFF' && bytes.toString('latin1', 8, 12) === 'WAVE') return fromWav(bytes, problems);
+  if (looksEncoded(bytes)) {
+    const audio = await decodeAudio(bytes, 'the received audio');
+    return { pcm: toPcm16(audio.samples), sampleRate: audio.sampleRate, formatProblems: problems };
+  }
+  if (bytes.length % 2 !== 0) problems.push(`${bytes.length} bytes of PCM16 is not a whole number of samples`);
+  return { pcm: bytes.subarray(0, bytes.length & ~1), sampleRate: declaredRate, formatProblems: problems };
+}
+
+function looksEncoded(bytes: Buffer): boolean {
+  const head = bytes.toString('latin1', 0, 4);
+  return head === 'fLaC' || head === 'OggS' || head.startsWith('ID3') || (bytes[0] === 0xff && ((bytes[1] ?? 0) & 0xe0) === 0xe0);
+}
+
+function fromWav(bytes: Buffer, problems: string[]): DecodedSpeech {
+  let format: { id: number; channels: number; rate: number; byteRate: number; blockAlign: number; bits: number } | undefined;
+  for (let offset = 12; offset + 8 <= bytes.length; ) {
+    const id = bytes.toString('latin1', offset, offset + 4);
+    const size = bytes.readUInt32LE(offset + 4);
+    if (id === 'fmt ' && offset + 24 <= bytes.length) {
+      const at = offset + 8;
+      format = { id: bytes.readUInt16LE(at), channels: bytes.readUInt16LE(at + 2), rate: bytes.readUInt32LE(at + 4), byteRate: bytes.readUInt32LE(at + 8), blockAlign: bytes.readUInt16LE(at + 12), bits: bytes.readUInt16LE(at + 14) };
+    }
+    if (id === 'data') {
+      if (!format) break;
+      const data = bytes.subarray(offset + 8);
+      if (format.id !== 1 || format.bits !== 16) problems.push(`the WAV header declares format ${format.id} at ${format.bits} bits, not 16-bit PCM`);
+      if (format.byteRate !== format.rate * format.blockAlign) problems.push(`the WAV header's byte rate ${format.byteRate} is not its rate × block align (${format.rate} × ${format.blockAlign})`);
+      if (size !== 0xffffffff && size !== data.length) problems.push(`the WAV header declares ${size} bytes of audio, ${data.length} arrived`);
+      if (data.length % Math.max(1, format.blockAlign) !== 0) problems.push(`${data.length} bytes of audio is not a whole number of ${format.blockAlign}-byte frames`);
+      return { pcm: mono(data.subarray(0, data.length - (data.length % Math.max(2, format.blockAlign))), format.channels), sampleRate: format.rate, formatProblems: problems };
+    }
+    offset += 8 + size + (size % 2);
+  }
+  problems.push("the WAV header has no 'fmt ' chunk before its 'data' chunk");
+  return { pcm: Buffer.alloc(0), sampleRate: 1, formatProblems: problems };
+}
+
+function mono(pcm: Buffer, channels: number): Buffer {
+  if (channels <= 1) return pcm;
+  const frames = Math.floor(pcm.length / 2 / channels);
+  const out = Buffer.alloc(frames * 2);
+  for (let f = 0; f < frames; f++) {
+    let sum = 0;
+    for (let c = 0; c < channels; c++) sum += pcm.readInt16LE((f * channels + c) * 2);
+    out.writeInt16LE(Math.round(sum / channels), f * 2);
+  }
+  return out;
+}
+
+/** Level checks of PCM16 speech: leading silence (energy onset), clipped samples and silent frames, as shares. */
+export function speechLevels(pcm: Buffer, sampleRate: number): { leadingSilenceMs: number | null; clippingRatio: number; silenceRatio: number } {
+  const samples = pcm.length >> 1;
+  let clipped = 0;
+  for (let i = 0; i < samples; i++) {
+    const s = pcm.readInt16LE(i * 2);
+    if (s >= 32767 || s <= -32768) clipped++;
+  }
+  const frame = Math.max(1, Math.round((sampleRate * FRAME_MS) / 1000));
+  let frames = 0;
+  let silent = 0;
+  for (let i = 0; i + frame <= samples; i += frame, frames++) if (pcm16Rms(pcm, i * 2, frame) < DEFAULT_SPEECH_RMS) silent++;
+  return { leadingSilenceMs: energyOnsetMs(pcm, sampleRate), clippingRatio: samples ? clipped / samples : 0, silenceRatio: frames ? silent / frames : 0 };
+}

@@ -1,0 +1,246 @@
+import { ProtocolViolation, usageOf, type BodyDecoder, type DecodedEvent, type HttpDialect, type RequestInput } from './dialect.js';
+import { audioEvent, base64Bytes, speechPolicy } from './tts-common.js';
+import type { Task } from '../timeline/types.js';
+
+/**
+ * What the HTTP speech-generation dialects share: the stream formats, the body decoders
+ * (raw PCM, streamed or whole WAV, server-sent events), and the completion policy.
+ *
+ * Audio is measured from the payload's length, never decoded here: an audio event
+ * carries its bytes and duration, and its undecoded `payload` for the after-run analysis
+ * (the runner takes it off the recorded frame). A WAV header is never audio: it is an
+ * `other` event, its rate and channels giving the durations of what follows, and so is
+ * an empty delta.
+ */
+export type StreamFormat = 'sse' | 'audio' | 'none';
+export const STREAM_FORMATS: readonly StreamFormat[] = ['sse', 'audio', 'none'];
+
+/** What an HTTP speech dialect is built with. */
+export interface SpeechSettings {
+  model: string;
+  /** The voice, unless a sample names its own. */
+  voice?: string;
+  /** vLLM-Omni's `language`, unless a sample names its own. */
+  language?: string;
+  instructions?: string;
+  /** `pcm` or `wav` to stream; one body may be any format the server offers. */
+  responseFormat: string;
+  streamFormat: StreamFormat;
+  /** Sample rate of headerless PCM (a WAV header names its own). */
+  outputRate: number;
+}
+
+/** Streamed, speech generation is `tts`; one body (`--stream-format none`) is `batch_tts`. */
+export function speechTask(streamFormat: StreamFormat): Task {
+  return streamFormat === 'none' ? 'batch_tts' : 'tts';
+}
+
+/** The longest server-sent event kept while waiting for its end; a longer one is a protocol violation. */
+export const SSE_EVENT_LIMIT = 16 * 1024 * 1024;
+/** A WAV header longer than this (it has chunks before `data`) is a protocol violation. */
+const WAV_HEADER_LIMIT = 64 * 1024;
+
+/** PCM16 audio as it arrives: bytes and duration at `rate` Hz and `channels`. */
+interface PcmFormat {
+  rate: number;
+  channels: number;
+}
+
+/**
+ * Strips a WAV header off the front of a stream: streamed WAV opens with a 44-byte
+ * header whose sizes are 0xFFFFFFFF; a whole file may have more chunks before `data`.
+ * `take` returns the bytes after the header (empty until it is complete), and the
+ * header's format once it has been read.
+ */
+class WavHeader {
+  private head = Buffer.alloc(0);
+  format: PcmFormat | undefined;
+
+  constructor(private readonly fallback: PcmFormat) {}
+
+  take(data: Buffer): Buffer {
+    if (this.format) return data;
+    this.head = Buffer.concat([this.head, data]);
+    const dataStart = wavDataStart(this.head);
+    if (dataStart === undefined) {
+      if (this.head.length > WAV_HEADER_LIMIT) throw new ProtocolViolation(`no WAV 'data' chunk in the first ${WAV_HEADER_LIMIT} bytes of the body`);
+      return Buffer.alloc(0);
+    }
+    this.format = dataStart.format ?? this.fallback;
+    const rest = this.head.subarray(dataStart.offset);
+    this.head = Buffer.alloc(0);
+    return rest;
+  }
+}
+
+/** Where the audio of a WAV stream starts, once the header up to `data` is in `bytes`, with its PCM format. */
+function wavDataStart(bytes: Buffer): { offset: number; format?: PcmFormat } | undefined {
+  if (bytes.length < 12) return undefined;
+  if (bytes.toString('latin1', 0, 4) !== 'RIFF' || bytes.toString('latin1', 8, 12) !== 'WAVE') {
+    throw new ProtocolViolation(`the body is not WAV: it starts with ${JSON.stringify(bytes.toString('latin1', 0, 12))}`);
+  }
+  let format: PcmFormat | undefined;
+  for (let offset = 12; offset + 8 <= bytes.length; ) {
+    const id = bytes.toString('latin1', offset, offset + 4);
+    const size = bytes.readUInt32LE(offset + 4);
+    if (id === 'data') return { offset: offset + 8, ...(format ? { format } : {}) };
+    if (id === 'fmt ' && offset + 16 <= bytes.length) format = { channels: bytes.readUInt16LE(offset + 10), rate: bytes.readUInt32LE(offset + 12) };
+    offset += 8 + size + (size % 2);
+  }
+  return undefined;
+}
+
+/**
+ * A raw audio body (streamed or whole): every chunk is audio (after a WAV header), and
+ * the end of the body is the end of the response. An encoded body (MP3, FLAC, Opus, ...)
+ * has its bytes counted and its duration left to the after-run analysis, which decodes it.
+ */
+export function rawAudioDecoder(kind: 'pcm' | 'wav' | 'encoded', format: PcmFormat): BodyDecoder {
+  const header = kind === 'wav' ? new WavHeader(format) : undefined;
+  return {
+    chunk(data) {
+      if (kind === 'encoded') return [{ type: 'audio.chunk', kind: 'audio', audioBytes: data.length, payload: data }];
+      if (!header) return [audioEvent('audio.chunk', data.length, data, format.rate * format.channels)];
+      const wasHeader = header.format === undefined;
+      const audio = header.take(data);
+      const events: DecodedEvent[] = [];
+      if (wasHeader && header.format) events.push({ type: 'wav.header', kind: 'other' });
+      if (audio.length > 0) events.push(audioEvent('audio.chunk', audio.length, audio, header.format!.rate * header.format!.channels));
+      return events;
+    },
+    end: () => [{ type: 'body.end', kind: 'response_done' }],
+  };
+}
+
+/** The bytes of a WAV header a base64 delta opens with: decoded as far as needed to find `data` (64 characters at a time). */
+function wavHeaderBytes(payload: string): Buffer {
+  return Buffer.from(payload.slice(0, Math.ceil(Math.min(payload.length, (WAV_HEADER_LIMIT * 4) / 3) / 4) * 4), 'base64');
+}
+
+/**
+ * Server-sent events of OpenAI's speech stream, which vLLM-Omni follows:
+ * `speech.audio.delta {audio: base64}`, then `speech.audio.done {usage}` or
+ * `speech.audio.error {error: {message, type, param, code}}`. Events are told apart by
+ * their JSON `type`, with or without `event:` lines; `data: [DONE]`, which some servers
+ * add, is skipped. With WAV, the first bytes of the audio are a header, not audio.
+ */
+export function speechSseDecoder(wav: boolean, format: PcmFormat): BodyDecoder {
+  let pending = '';
+  /** WAV: the header bytes still to skip, once known; undefined until the first delta. */
+  let headerLeft: number | undefined = wav ? undefined : 0;
+  let pcm = format;
+  const delta = (payload: string): DecodedEvent[] => {
+    let bytes = base64Bytes(payload);
+    if (headerLeft === undefined) {
+      const start = wavDataStart(wavHeaderBytes(payload));
+      if (!start) throw new ProtocolViolation('the first WAV delta does not hold the whole WAV header');
+      headerLeft = start.offset;
+      pcm = start.format ?? format;
+    }
+    const skipped = Math.min(headerLeft, bytes);
+    headerLeft -= skipped;
+    bytes -= skipped;
+    const events: DecodedEvent[] = skipped > 0 ? [{ type: 'wav.header', kind: 'other' }] : [];
+    // The header's bytes stay in the payload: the after-run analysis strips a header as it decodes.
+    if (bytes > 0) events.push(audioEvent('speech.audio.delta', bytes, payload, pcm.rate * pcm.channels));
+    else if (skipped === 0) events.push({ type: 'speech.audio.delta', kind: 'other' });
+    return events;
+  };
+  const event = (block: string): DecodedEvent[] => {
+    const data = block
+      .split(/\r?\n/)
+      .filter((line) => line.startsWith('data:'))
+      .map((line) => line.slice(line[5] === ' ' ? 6 : 5))
+      .join('\n');
+    if (data === '' || data === '[DONE]') return [];
+    let value: Record<string, unknown>;
+    try {
+      value = JSON.parse(data) as Record<string, unknown>;
+    } catch {
+      throw new ProtocolViolation(`server sent an event that is not JSON: ${JSON.stringify(data.slice(0, 80))}`);
+    }
+    switch (value.type) {
+      case 'speech.audio.delta':
+        if (typeof value.audio !== 'string') throw new ProtocolViolation('speech.audio.delta without a base64 "audio" string');
+        return delta(value.audio);
+      case 'speech.audio.done':
+        return [{ type: 'speech.audio.done', kind: 'response_done', ...usageOf(value.usage, 'speech.audio.done') }];
+      case 'speech.audio.error':
+      case 'error': {
+        const error = (value.error ?? {}) as { message?: unknown; code?: unknown; type?: unknown };
+        const code = error.code ?? error.type;
+        return [
+          {
+            type: String(value.type),
+            kind: 'error',
+            scope: 'session',
+            ...(code !== undefined && code !== null ? { code: String(code) } : {}),
+            message: typeof error.message === 'string' ? error.message : JSON.stringify(value.error ?? null),
+          },
+        ];
+      }
+      default:
+        return [{ type: String(value.type ?? 'unknown'), kind: 'other' }];
+    }
+  };
+  return {
+    chunk(data) {
+      pending += data.toString('utf8');
+      const events: DecodedEvent[] = [];
+      for (let end = pending.search(/\r?\n\r?\n/); end >= 0; end = pending.search(/\r?\n\r?\n/)) {
+        const block = pending.slice(0, end);
+        pending = pending.slice(end).replace(/^\r?\n\r?\n/, '');
+        events.push(...event(block));
+      }
+      if (pending.length > SSE_EVENT_LIMIT) throw new ProtocolViolation(`a server-sent event longer than ${SSE_EVENT_LIMIT} bytes`);
+      return events;
+    },
+    end: () => event(pending),
+  };
+}
+
+/**
+ * The body decoder for a response: by its Content-Type, not by what was asked, since
+ * older vLLM-Omni servers answer a streaming request with raw bytes whatever its
+ * `stream_format` says.
+ */
+export function speechBodyDecoder(contentType: string, wav: boolean, format: PcmFormat): BodyDecoder {
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  if (type === 'text/event-stream') return speechSseDecoder(wav, format);
+  if (WAV_TYPES.has(type)) return rawAudioDecoder('wav', format);
+  if (type === 'audio/pcm' || type === 'audio/l16' || !type.startsWith('audio/')) return rawAudioDecoder(wav ? 'wav' : 'pcm', format);
+  return rawAudioDecoder('encoded', format);
+}
+
+const WAV_TYPES = new Set(['audio/wav', 'audio/x-wav', 'audio/wave', 'audio/vnd.wave']);
+
+/**
+ * The request and codec both HTTP speech dialects share: `{model, input, voice,
+ * instructions, response_format, speed}` and what `extra` adds for the dialect.
+ */
+export function speechDialect(name: string, settings: SpeechSettings, extra: (input: Extract<RequestInput, { kind: 'text' }>) => object): HttpDialect {
+  const format = { rate: settings.outputRate, channels: 1 };
+  const wav = settings.responseFormat === 'wav';
+  return {
+    name,
+    task: speechTask(settings.streamFormat),
+    transport: 'http',
+    turnDetection: 'client',
+    sampleRate: settings.outputRate,
+    policy: () => speechPolicy(true),
+    request(input) {
+      if (input.kind !== 'text') throw new Error(`${name} sends text, not audio`);
+      const voice = input.voice ?? settings.voice;
+      const body = {
+        model: settings.model,
+        input: input.text,
+        ...(voice !== undefined ? { voice } : {}),
+        ...(settings.instructions !== undefined ? { instructions: settings.instructions } : {}),
+        response_format: settings.responseFormat,
+        ...extra(input),
+      };
+      return { method: 'POST', path: '/v1/audio/speech', headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(body)) };
+    },
+    bodyDecoder: (_status, contentType) => speechBodyDecoder(contentType, wav, format),
+  };
+}
