@@ -180,6 +180,6 @@ describe('voxbench run with the batch flags', () => {
     assert.equal(report.benchmarks[0]!.summary.sessions.completed, 1);
     const refused = await runNode([CLI, 'run', '--protocol', 'vllm', '--stream']);
     assert.equal(refused.code, 2);
-    assert.match(refused.stderr, /--stream is for the batch dialects/);
+    assert.match(refused.stderr, /--stream is for the batch transcription dialects/);
   });
 });

@@ -72,14 +72,19 @@ describe('HTTP speech generation against the built-in server', () => {
     try {
       for (const streamFormat of ['sse', 'audio'] as StreamFormat[]) {
         kept.length = 0;
-        const { report } = await run({ target: `http://127.0.0.1:${server.port}`, model: DEFAULT_VLLM_OMNI_TTS_MODEL, protocol: 'vllm-omni-speech', maxSessions: 4, speech: { streamFormat } });
+        const { report } = await run({ target: `http://127.0.0.1:${server.port}`, model: DEFAULT_VLLM_OMNI_TTS_MODEL, protocol: 'vllm-omni-speech', maxSessions: 6, speech: { streamFormat } });
+        const over: number[] = [];
         report.benchmarks[0]!.sessions.forEach((s, i) => {
           const request = s.timeline.transport.kind === 'http' ? s.timeline.transport.requests[0]!.startMs : NaN;
           const ttfa = s.timeline.received.find((f) => f.kind === 'audio')!.t - request;
           assert.ok(kept[i]! >= 150, `the server kept its delay: ${kept[i]}`);
+          assert.ok(ttfa >= kept[i]!, `${streamFormat}: TTFA ${ttfa} is never below the delay kept, ${kept[i]}`);
           // The run's first request also opens the connection and runs cold code on both sides; the rest are the measurement.
-          if (i > 0) assert.ok(ttfa >= kept[i]! && ttfa - kept[i]! < 2, `${streamFormat}: TTFA ${ttfa} against ${kept[i]}`);
+          if (i > 0) over.push(ttfa - kept[i]!);
         });
+        // The median, so one session the test machine's other work delayed does not decide it.
+        const median = over.sort((a, b) => a - b)[Math.floor(over.length / 2)]!;
+        assert.ok(median < 2, `${streamFormat}: TTFA over the delay kept, median ${median.toFixed(2)} ms (${over.map((d) => d.toFixed(2)).join(', ')})`);
       }
     } finally {
       await server.close();

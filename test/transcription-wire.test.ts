@@ -70,7 +70,7 @@ describe('transcription response bodies', () => {
   it('JSON, verbose JSON and text bodies give one final at the end', () => {
     assert.deepEqual(brief(decode('json', JSON.stringify({ text: ' Hello world', usage: { type: 'duration', seconds: 3 } }))), [['text_final', 'transcription', 'Hello world']]);
     const verbose = decode('json', JSON.stringify({ task: 'transcribe', duration: 3, text: 'a b', segments: [{ id: 0, start: 0, end: 3, text: 'a b' }], usage: { seconds: 3 } }));
-    assert.deepEqual(verbose[0]!.usage, { seconds: 3 });
+    assert.deepEqual(verbose[0]!.usage, { source: 'transcription', values: { seconds: 3 } });
     assert.deepEqual(brief(decode('text', 'Hello world\n')), [['text_final', 'text', 'Hello world']]);
   });
 
@@ -138,10 +138,10 @@ describe('batch settings', () => {
 
   it('refuse what cannot work, naming the flag', () => {
     refused({ protocol: 'vllm-transcriptions', transcription: { stream: true, responseFormat: 'text' } }, /--response-format text .* --stream/);
-    refused({ protocol: 'vllm', transcription: { stream: true } }, /--stream is for the batch dialects/);
-    refused({ protocol: 'openai', transcription: { uploadFormat: 'flac' } }, /--upload-format is for the batch dialects/);
+    refused({ protocol: 'vllm', transcription: { stream: true } }, /--stream is for the batch transcription dialects/);
+    refused({ protocol: 'openai', transcription: { uploadFormat: 'flac' } }, /--upload-format is for the batch transcription dialects/);
     refused({ protocol: 'vllm-transcriptions', target: 'ws://localhost:8000/v1/realtime', model: 'm' }, /http:\/\/ or https:\/\//);
-    refused({ protocol: 'openai-transcriptions', turnDetection: { type: 'semantic_vad', eagerness: 'auto' } }, /sends whole recordings/);
+    refused({ protocol: 'openai-transcriptions', turnDetection: { type: 'semantic_vad', eagerness: 'auto' } }, /sends each input in one request/);
     refused({ protocol: 'vllm-transcriptions', transcription: { temperature: -1 } }, /--temperature/);
   });
 
