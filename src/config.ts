@@ -1,4 +1,4 @@
-import { DIALECTS, HTTP_PROTOCOLS, isHttpProtocol, PROTOCOLS, type DialectSettings, type Protocol } from './dialects/index.js';
+import { DIALECTS, isHttpProtocol, PROTOCOLS, type DialectSettings, type Protocol } from './dialects/index.js';
 import { metricsFor } from './metrics/catalog.js';
 import { STREAM_FORMATS, type SpeechSettings, type StreamFormat } from './dialects/speech-http.js';
 import { DEFAULT_CARTESIA_MODEL } from './dialects/cartesia.js';
@@ -23,7 +23,7 @@ import type { MeasurementWindow } from './metrics/window.js';
 import type { Pricing } from './metrics/cost.js';
 import type { OutputFormat } from './report/outputs.js';
 import type { Meta, RunConfig } from './report/schema.js';
-import type { SessionRecord, Task } from './timeline/types.js';
+import { isSpeechTask, type SessionRecord, type Task } from './timeline/types.js';
 import { DEFAULT_MODEL, WHISPER_MODEL, type ServerOptions } from './server/server.js';
 import type { Pace } from './session/pace.js';
 import type { UploadFormat } from './session/prepare-request.js';
@@ -447,14 +447,14 @@ export function normalizerOption(text: string | undefined): NormalizerChoice {
 /** The speech-generation settings, checked: text delivery and the player's buffer, and what a dialect cannot do. */
 function checkSpeech(options: RunOptions, protocol: Protocol, turnsPerSession: number): Pick<Settings, 'speaks' | 'textDelivery' | 'playbackBufferMs'> {
   const task = DIALECTS[protocol] as Task;
-  const speaks = task === 'tts' || task === 'batch_tts';
+  const speaks = isSpeechTask(task);
   const textDelivery = options.textDelivery ?? { kind: 'all' };
   if (textDelivery.kind === 'stream') {
     if (!speaks) throw new UsageError(`--text-rate streams text into speech generation; --protocol ${protocol} sends audio`);
     positive('--text-rate', textDelivery.tokensPerS, false);
     nonNegative('--text-first-token-ms', textDelivery.firstTokenMs);
   }
-  if (textDelivery.kind === 'stream' && HTTP_PROTOCOLS.has(protocol)) throw new UsageError(`--text-rate streams text into WebSocket dialects; --protocol ${protocol} sends each text in one request`);
+  if (textDelivery.kind === 'stream' && isHttpProtocol(protocol)) throw new UsageError(`--text-rate streams text into WebSocket dialects; --protocol ${protocol} sends each text in one request`);
   if (options.speech?.voice !== undefined && !speaks) throw new UsageError(`--voice is for speech generation; --protocol ${protocol} sends audio`);
   if (options.speech?.responseFormat !== undefined && !speaks) {
     throw new UsageError(`--response-format is for speech generation and batch transcription; --protocol ${protocol} streams audio`);
@@ -491,7 +491,7 @@ function resolveQuality(quality: QualityOptions): QualitySettings {
     } catch {
       throw new UsageError('--asr-target is not a URL; give one like ws://localhost:8000/v1/realtime');
     }
-    const http = HTTP_PROTOCOLS.has(protocol);
+    const http = isHttpProtocol(protocol);
     if (http ? url.protocol !== 'http:' && url.protocol !== 'https:' : url.protocol !== 'ws:' && url.protocol !== 'wss:') {
       throw new UsageError(`--asr-target must be ${http ? 'an http:// or https://' : 'a ws:// or wss://'} URL for --asr-protocol ${protocol}, got ${url.protocol}//`);
     }

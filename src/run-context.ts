@@ -17,7 +17,7 @@ import { prepareAudioRequest, prepareTextRequest } from './session/prepare-reque
 import type { SessionResult } from './session/runner.js';
 import type { ReceivedAudio } from './session/received-audio.js';
 import { runWebSocketSession } from './session/ws-runner.js';
-import type { SessionRecord } from './timeline/types.js';
+import { isSpeechTask, type SessionRecord } from './timeline/types.js';
 
 /** Everything needed to run sessions against a target, prepared before any clock starts. */
 export interface RunContext {
@@ -87,11 +87,6 @@ export async function createRunContext(settings: Settings, dataset: RunDataset):
 function labelled(sample: Sample, settings: Settings): Sample {
   const language = sample.language ?? settings.dialect.language;
   return language === undefined ? sample : { ...sample, language };
-}
-
-/** Tasks whose responses are generated speech. */
-function isSpeechTask(task: string): boolean {
-  return task === 'tts' || task === 'batch_tts';
 }
 
 interface TransportSessions {

@@ -38,7 +38,7 @@ export const PROTOCOLS = Object.keys(DIALECTS) as Protocol[];
 export type DialectSettings = Omit<OpenAISettings, 'beta'> & { transcription?: TranscriptionOptions; speech: SpeechSettings };
 
 /** The dialects spoken over HTTP, one request per input (their targets are http:// URLs); the rest speak WebSocket. */
-export const HTTP_PROTOCOLS: ReadonlySet<Protocol> = new Set(['vllm-transcriptions', 'openai-transcriptions', 'vllm-omni-speech', 'openai-speech']);
+const HTTP_PROTOCOLS: ReadonlySet<Protocol> = new Set(['vllm-transcriptions', 'openai-transcriptions', 'vllm-omni-speech', 'openai-speech']);
 /** The dialects `voxbench proxy` meters: those that read the client's frames (speech to text and speech to speech). */
 export const METERED_PROTOCOLS: readonly Protocol[] = PROTOCOLS.filter((p) => ['stt', 's2s'].includes(DIALECTS[p]));
 

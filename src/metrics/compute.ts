@@ -1,5 +1,5 @@
 import type { SessionRecord, SessionTimeline, Task } from '../timeline/types.js';
-import { sessionEndMs } from '../timeline/types.js';
+import { isSpeechTask, sessionEndMs } from '../timeline/types.js';
 import { sessionView, type InputView, type ResponseView, type SessionView } from '../views/session-view.js';
 import { measure, METRICS, type PointMetric } from './catalog.js';
 import { costOf, type Cost, type Pricing } from './cost.js';
@@ -155,7 +155,7 @@ export function summarizeBenchmark(records: readonly SessionRecord[], phases: re
   const pooled = poolMetricValues(completed.map((r) => r.timeline));
   const views = completed.map((r) => sessionView(r.timeline));
   // Audio processed: streamed in for transcription, generated for speech generation.
-  const speech = isSpeechGeneration(records[0]?.timeline.task);
+  const speech = isSpeechTask(records[0]?.timeline.task);
   const audioS = ((speech ? pooled.audio_out_ms : pooled.audio_ms) ?? []).reduce((sum, v) => sum + v, 0) / 1000;
   const chars = speech ? (pooled.chars ?? []).reduce((sum, v) => sum + v, 0) : undefined;
   const wallS = measuredSpanMs(measured) / 1000;
@@ -182,10 +182,6 @@ export function summarizeBenchmark(records: readonly SessionRecord[], phases: re
       sessionsPerS: wallS > 0 ? completed.length / wallS : 0,
     },
   };
-}
-
-function isSpeechGeneration(task: Task | undefined): boolean {
-  return task === 'tts' || task === 'batch_tts';
 }
 
 /**

@@ -7,6 +7,7 @@ import { corpusMetrics, headlineLatencies, spanText, summaryMetrics } from './pi
 import { thinTailLines } from './thin-tails.js';
 import type { Benchmark, Report } from './schema.js';
 import { plural } from '../plural.js';
+import { isSpeechTask } from '../timeline/types.js';
 
 const COLUMNS = ['count', 'mean', 'p50', 'p90', 'p95', 'p99', 'max'] as const;
 
@@ -18,7 +19,7 @@ const COLUMNS = ['count', 'mean', 'p50', 'p90', 'p95', 'p99', 'max'] as const;
  */
 export function renderSummary(report: Report, { definitions = false } = {}): string {
   const { config } = report;
-  const speech = config.task === 'tts' || config.task === 'batch_tts';
+  const speech = isSpeechTask(config.task);
   const data = speech ? plural(report.dataset.count, 'prompt') : `${plural(report.dataset.count, 'sample')}, ${report.dataset.totalAudioS.toFixed(1)} s audio`;
   const lines = [
     `voxbench ${report.voxbenchVersion} · ${config.protocol} · ${config.target}${config.builtInServer ? ' (built-in server)' : ''}`,

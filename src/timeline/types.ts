@@ -14,6 +14,11 @@
 export type Task = 'stt' | 'tts' | 's2s' | 'batch_stt' | 'batch_tts';
 export const TASKS: readonly Task[] = ['stt', 'tts', 's2s', 'batch_stt', 'batch_tts'];
 
+/** Tasks whose responses are generated speech: streamed, or one body per request. */
+export function isSpeechTask(task: string | undefined): boolean {
+  return task === 'tts' || task === 'batch_tts';
+}
+
 /** Where end of speech comes from: dataset word timings, an energy detector, or the end of the audio. */
 export type EosSource = 'label' | 'vad' | 'audio_end';
 
