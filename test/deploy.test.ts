@@ -1,14 +1,44 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { chmod, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { execFileSync, spawn } from 'node:child_process';
+import { chmod, cp, mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { readReport } from '../src/report/recompute.js';
-import { CLI, tempDir, testServer } from './helpers.js';
+import { CLI, runNode, tempDir, testServer } from './helpers.js';
 
 const DEPLOY = fileURLToPath(new URL('../../deploy/kubernetes/', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * The Dockerfile's last stage laid out in `app` as the image would hold it: each COPY of
+ * the build context copied from the repository, the build stage's `/app/dist/src` taken
+ * from this build, and node_modules holding only the production dependencies (what
+ * `npm ci --omit=dev` installs), linked from the repository's. No Docker engine needed.
+ */
+async function imageLayout(app: string): Promise<void> {
+  const dockerfile = await readFile(join(ROOT, 'Dockerfile'), 'utf8');
+  const stage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+  for (const [, from, args] of stage.matchAll(/^COPY (?:--from=(\S+) )?(.+)$/gm)) {
+    const parts = args!.trim().split(/\s+/);
+    const dest = parts.pop()!;
+    for (const source of parts) {
+      const path = from ? join(ROOT, relative('/app', source)) : join(ROOT, source);
+      const target = join(app, dest.endsWith('/') || parts.length > 1 ? join(dest, source.split('/').pop()!) : dest);
+      await mkdir(dirname(target), { recursive: true });
+      await cp(path, target, { recursive: true });
+    }
+  }
+  const production = execFileSync('npm', ['ls', '--omit=dev', '--parseable', '--all'], { cwd: ROOT, encoding: 'utf8' })
+    .split('\n')
+    .map((line) => relative(join(ROOT, 'node_modules'), line))
+    .filter((name) => name && !name.startsWith('..') && !name.includes('node_modules'));
+  for (const name of production) {
+    await mkdir(dirname(join(app, 'node_modules', name)), { recursive: true });
+    await symlink(join(ROOT, 'node_modules', name), join(app, 'node_modules', name));
+  }
+}
 
 interface Container {
   command: string[];
@@ -70,5 +100,20 @@ describe('deploy/kubernetes', () => {
     const report = await readReport(join(results, 'uid-1', 'merged'));
     assert.deepEqual(report.benchmarks[0]!.sessions.map((s) => s.index), Array.from({ length: 2 * shards }, (_, i) => i));
     assert.equal(report.mergedFrom?.length, shards);
+  });
+
+  it('the image holds what voxbench needs at run time: a run of each task, and every report format, from its files and production dependencies alone', async () => {
+    const app = await tempDir();
+    await imageLayout(app);
+    const files = (JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { files: string[] }).files;
+    const present = new Set(await readdir(app));
+    for (const file of files.filter((f) => f !== 'docs')) assert.ok(present.has(file.split('/')[0]!), `the image lacks ${file}, which the package ships`);
+    const cli = join(app, 'dist/src/cli/main.js');
+    for (const protocol of ['vllm', 'vllm-omni-speech', 'vllm-omni-duplex', 'vllm-transcriptions']) {
+      const out = join(app, `out-${protocol}`);
+      const run = await runNode([cli, 'run', '--protocol', protocol, '--pace', 'none', '--max-sessions', '2', '--outputs', 'json,csv,html,md', '--output-dir', out, '--quiet'], { NODE_ENV: 'production' });
+      assert.equal(run.code, 0, `${protocol}: ${run.stderr}`);
+      assert.ok((await readdir(out)).includes('report.html'), protocol);
+    }
   });
 });
