@@ -1,11 +1,9 @@
-import { readFile } from 'node:fs/promises';
-import { extname } from 'node:path';
 import type { SessionSettings, WebSocketDialect } from '../dialects/dialect.js';
 import { speechSegments } from '../audio/energy.js';
+import { CONTENT_TYPES, sniffFormat } from '../audio/format.js';
 import { pcm16DurationMs, toPcm16 } from '../audio/pcm.js';
 import { resample } from '../audio/resample.js';
 import type { Sample } from '../data/dataset.js';
-import { DatasetError } from '../data/errors.js';
 import type { EosSource } from '../timeline/types.js';
 
 /** What preparing audio needs of a dialect: its rate, and how it frames a chunk. */
@@ -87,7 +85,7 @@ export async function prepareSample(
       eosSource: speech.source,
     };
   };
-  const settings = await sessionSettings(sample);
+  const settings = sessionSettings(sample);
   const first = { ...turn(padding.leadMs), ...settings };
   return { first, later: padding.gapMs === 0 ? first : turn(padding.gapMs + padding.leadMs) };
 }
@@ -125,21 +123,14 @@ export function findSpeech(sample: Sample, pcm: Buffer, rate: number, preference
   return { startMs: 0, endMs: pcm16DurationMs(pcm.length, rate), source: 'audio_end' };
 }
 
-const AUDIO_TYPES: Record<string, string> = { '.wav': 'audio/wav', '.flac': 'audio/flac', '.mp3': 'audio/mpeg', '.ogg': 'audio/ogg' };
-
-/** A sample's own session settings; its reference voice read now, as the data URI vLLM-Omni's `ref_audio` takes. */
-async function sessionSettings(sample: Sample): Promise<SessionSettings> {
-  let referenceAudio: string | undefined;
-  if (sample.referenceAudio !== undefined) {
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(sample.referenceAudio);
-    } catch (err) {
-      throw new DatasetError(`sample ${sample.id}: cannot read its reference audio ${sample.referenceAudio} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-    }
-    referenceAudio = `data:${AUDIO_TYPES[extname(sample.referenceAudio).toLowerCase()] ?? 'application/octet-stream'};base64,${bytes.toString('base64')}`;
-  }
-  return { ...(sample.instructions !== undefined ? { instructions: sample.instructions } : {}), ...(referenceAudio !== undefined ? { referenceAudio } : {}) };
+/** A sample's own session settings; its reference voice as the data URI vLLM-Omni's `ref_audio` takes. */
+function sessionSettings(sample: Sample): SessionSettings {
+  const voice = sample.referenceAudio;
+  const format = voice ? sniffFormat(voice) : null;
+  return {
+    ...(sample.instructions !== undefined ? { instructions: sample.instructions } : {}),
+    ...(voice ? { referenceAudio: `data:${typeof format === 'string' ? CONTENT_TYPES[format] : 'application/octet-stream'};base64,${Buffer.from(voice.buffer, voice.byteOffset, voice.byteLength).toString('base64')}` } : {}),
+  };
 }
 
 function silence(ms: number, rate: number): Buffer {
