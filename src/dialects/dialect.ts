@@ -73,6 +73,12 @@ export interface WebSocketDialect extends DialectBase {
   inputStartFrame(): string | null;
   /** Frame carrying one chunk of PCM16 audio; `span` is where it sits in its utterance, ms. */
   audioFrame(pcm16: Buffer, span: { startMs: number; endMs: number }): string | Buffer;
+  /**
+   * Where a frame names its position: one chunk's payload encoded once, then framed at
+   * any span (the silence a client streams while it waits, reused). Absent where a frame
+   * does not depend on its span, so one frame is reused as it is.
+   */
+  audioFramer?(pcm16: Buffer): (span: { startMs: number; endMs: number }) => string | Buffer;
   /** Frame that ends an input and asks for its final result. */
   inputEndFrame(): string;
   /** Server turn detection: frame that commits speech still in progress. */

@@ -65,8 +65,8 @@ export function vllmOmniDuplexDialect(settings: { model: string; turnDetection: 
     sessionFrames: (session) => [session?.instructions === undefined && session?.referenceAudio === undefined ? sessionUpdate : update(session)],
     sessionUpdateFrame: () => sessionUpdate,
     inputStartFrame: () => null,
-    audioFrame: (pcm16, span) =>
-      `{"type":"input_audio_buffer.append","audio":"${pcm16.toString('base64')}","format":"pcm16","sample_rate_hz":${INPUT_RATE},"duration_ms":${round(span.endMs - span.startMs)},"audio_end_ms":${round(span.endMs)}}`,
+    audioFrame: (pcm16, span) => appendFramer(pcm16)(span),
+    audioFramer: appendFramer,
     inputEndFrame: () => commit,
     flushFrame: () => commit,
     decode: jsonTextDecoder('vllm-omni-duplex', (data) => interpretConversationEvent(data, OUTPUT_RATE)),
@@ -118,6 +118,12 @@ function duplexReactions({ speed }: { speed: number }): Reactions {
     },
     closing: () => [{ frame: '{"type":"session.close"}', control: 'session_close' }],
   };
+}
+
+/** `input_audio_buffer.append` frames of one payload, base64-encoded once, at any span. */
+function appendFramer(pcm16: Buffer): (span: { startMs: number; endMs: number }) => string {
+  const head = `{"type":"input_audio_buffer.append","audio":"${pcm16.toString('base64')}","format":"pcm16","sample_rate_hz":${INPUT_RATE},"duration_ms":`;
+  return (span) => `${head}${round(span.endMs - span.startMs)},"audio_end_ms":${round(span.endMs)}}`;
 }
 
 function round(ms: number): number {

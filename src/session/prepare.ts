@@ -7,7 +7,7 @@ import type { Sample } from '../data/dataset.js';
 import type { EosSource } from '../timeline/types.js';
 
 /** What preparing audio needs of a dialect: its rate, and how it frames a chunk. */
-export type AudioFraming = Pick<WebSocketDialect, 'sampleRate' | 'audioFrame'>;
+export type AudioFraming = Pick<WebSocketDialect, 'sampleRate' | 'audioFrame' | 'audioFramer'>;
 
 /** One audio chunk, already framed and encoded: the hot path only hands `frame` to the socket. */
 export interface PreparedChunk {
@@ -33,6 +33,28 @@ export interface PreparedTurn extends SessionSettings {
   speechStartMs: number;
   speechEndMs: number;
   eosSource: EosSource;
+}
+
+/**
+ * One chunk of silence, encoded before the clock starts, that a client streams while it
+ * waits between utterances as a live microphone does: `frame` gives it at a span of the
+ * utterance it follows, reusing the one encoded payload.
+ */
+export interface PreparedSilence {
+  chunkMs: number;
+  binary: boolean;
+  frame(span: { startMs: number; endMs: number }): Buffer;
+}
+
+/** The dialect's frame of `chunkMs` of silence: one buffer for every span, unless the dialect's frames name their span. */
+export function prepareSilence(dialect: AudioFraming, chunkMs: number): PreparedSilence {
+  const pcm = silence(chunkMs, dialect.sampleRate);
+  const chunk = { startMs: 0, endMs: pcm16DurationMs(pcm.length, dialect.sampleRate) };
+  const asBuffer = (frame: string | Buffer): Buffer => (typeof frame === 'string' ? Buffer.from(frame) : frame);
+  const framer = dialect.audioFramer?.(pcm);
+  const first = framer ? framer(chunk) : dialect.audioFrame(pcm, chunk);
+  const once = framer ? undefined : asBuffer(first);
+  return { chunkMs: chunk.endMs, binary: typeof first !== 'string', frame: (span) => once ?? asBuffer(framer!(span)) };
 }
 
 /** Silence around utterances, ms. */
