@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
-import WebSocket, { WebSocketServer } from 'ws';
+import { describe, it } from 'node:test';
 import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
 import { loadDataset } from '../src/data/load.js';
 import { run } from '../src/run.js';
 import { DEFAULT_LATENCY } from '../src/server/latency-model.js';
 import { toneWav, writeArrowShard, writeParquetShard, type AudioCell, type Columns } from './data-fixtures.js';
-import { tempDir, testServer } from './helpers.js';
+import { recordingRelay, tempDir, testServer } from './helpers.js';
 
 const cell = (bytes: Uint8Array | null, path: string | null): AudioCell => ({ bytes, path });
 const question = await Promise.all(['harvard-01', 'harvard-02'].map((name) => readFile(join(BUNDLED_SAMPLES_DIR, `${name}.wav`))));
@@ -30,30 +29,8 @@ const ROWS: Columns = {
 };
 
 const base64 = (bytes: Uint8Array): string => Buffer.from(bytes).toString('base64');
-
-/** A relay in front of the built-in server that keeps every `session.update` its clients send. */
-async function recordingRelay(target: string): Promise<{ url: string; updates: Array<Record<string, unknown>> }> {
-  const updates: Array<Record<string, unknown>> = [];
-  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
-  await new Promise((ok) => wss.once('listening', ok));
-  after(() => wss.close());
-  wss.on('connection', (client, request) => {
-    const upstream = new WebSocket(new URL(request.url!, target));
-    const waiting: Array<[WebSocket.RawData, boolean]> = [];
-    upstream.on('open', () => waiting.splice(0).forEach(([data, binary]) => upstream.send(data, { binary })));
-    client.on('message', (data, binary) => {
-      const event = binary ? undefined : (JSON.parse(data.toString()) as { type?: string; session?: Record<string, unknown> });
-      if (event?.type === 'session.update') updates.push(event.session!);
-      if (upstream.readyState === WebSocket.OPEN) upstream.send(data, { binary });
-      else waiting.push([data, binary]);
-    });
-    upstream.on('message', (data, binary) => client.send(data, { binary }));
-    client.on('close', () => upstream.close());
-    upstream.on('close', () => client.close());
-  });
-  const { port } = wss.address() as { port: number };
-  return { url: `ws://127.0.0.1:${port}${new URL(target).pathname}`, updates };
-}
+/** The sessions of the `session.update` events a relay saw. */
+const updates = (relay: { sent: Array<Record<string, unknown>> }) => relay.sent.filter((e) => e.type === 'session.update').map((e) => e.session as Record<string, unknown>);
 
 describe('duplex samples from Hugging Face tables', () => {
   it('Parquet and Arrow rows: sample_id, the split column, instructions and the reference voice read with the audio; a reference that is not audio skips its row', async () => {
@@ -96,7 +73,7 @@ describe('duplex samples from Hugging Face tables', () => {
       instructions: 'Be kind.', maxSessions: 2, pace: { kind: 'realtime', speed: 8 },
     });
     assert.deepEqual(report.benchmarks[0]!.sessions.map((s) => s.outcome.status), ['completed', 'completed']);
-    const seen = relay.updates.map((u) => [u.instructions, u.ref_audio]).sort();
+    const seen = updates(relay).map((u) => [u.instructions, u.ref_audio]).sort();
     assert.deepEqual(seen, [['Answer in one sentence.', `data:audio/wav;base64,${base64(VOICE)}`], ['Be kind.', undefined]]);
   });
 
@@ -116,6 +93,6 @@ describe('duplex samples from Hugging Face tables', () => {
     const relay = await recordingRelay(server.url);
     const { report } = await run({ target: relay.url, protocol: 'openai-realtime', model: 'gpt-realtime', data: join(root, 'duplex.jsonl'), maxSessions: 1, pace: { kind: 'realtime', speed: 8 } });
     assert.equal(report.benchmarks[0]!.sessions[0]!.outcome.status, 'completed');
-    assert.deepEqual(relay.updates.map((u) => u.instructions), ['Answer in one sentence.'], 'OpenAI takes the instructions, and no reference voice');
+    assert.deepEqual(updates(relay).map((u) => u.instructions), ['Answer in one sentence.'], 'OpenAI takes the instructions, and no reference voice');
   });
 });

@@ -74,7 +74,7 @@ describe('speech-to-speech reports: resume, compare, merge, capacity', () => {
     const [a, b] = [join(root, 'a'), join(root, 'b')];
     await Promise.all([run({ ...DUPLEX, target: server.url, maxSessions: 2, outputDir: a }), run({ ...DUPLEX, target: server.url, maxSessions: 3, turnsPerSession: 2, outputDir: b })]);
     const out = join(root, 'merged');
-    const cli = await runNode([CLI, 'report', 'merge', join(a, 'report.json'), join(b, 'report.json'), '--output-dir', out]);
+    const cli = await runNode([CLI, 'report', 'merge', join(a, 'report.json'), join(b, 'report.json'), '--output-dir', out, '--outputs', 'json,csv,md']);
     assert.equal(cli.code, 0, cli.stderr);
     const merged = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as Report;
     assert.equal(merged.benchmarks[0]!.summary.sessions.total, 5);
@@ -87,6 +87,10 @@ describe('speech-to-speech reports: resume, compare, merge, capacity', () => {
     const streamTtfp = [...fromA.duplex_session_metrics, ...fromB.duplex_session_metrics].map((r) => r.stream_ttfp_ms as number).sort((x, y) => x - y);
     assert.equal((duplex.duplex_stream_ttfp_ms as { count: number; p99: number }).count, 5);
     assert.equal((duplex.duplex_stream_ttfp_ms as { p99: number }).p99, streamTtfp[4], 'the p99 of both runs, by nearest rank');
+    const turns = (await readFile(join(out, 'turns.csv'), 'utf8')).trim().split('\r\n');
+    assert.equal(turns.length, 1 + 2 + 3 * 2);
+    assert.match(turns[0]!, /,voice_to_voice_ms \[ms\],barge_in_stop_ms \[ms\]/);
+    assert.match(await readFile(join(out, 'summary.md'), 'utf8'), /\| voice_to_voice_ms p50 \/ p95 \(ms\) \|[^]*\n\| synchronous \| 5 \| 5 \| 0 \|/);
   });
 
   it('capacity search against p95(voice_to_voice_ms)<800: passes below the knee, fails above it, each probe judged by its own p95', async () => {

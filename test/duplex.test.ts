@@ -10,7 +10,7 @@ import type { AudioInput, SessionTimeline } from '../src/timeline/types.js';
 import { openaiRealtimeDialect } from '../src/dialects/openai-realtime.js';
 import { vllmOmniDuplexDialect } from '../src/dialects/vllm-omni-duplex.js';
 import { prepareSilence } from '../src/session/prepare.js';
-import { testServer } from './helpers.js';
+import { recordingRelay, testServer } from './helpers.js';
 
 const VAD = { type: 'server_vad', threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 } as const;
 const FAST = { kind: 'realtime', speed: 8 } as const;
@@ -59,6 +59,26 @@ describe('vllm-omni-duplex against the built-in server', () => {
     assert.equal(metrics.session.unprompted_responses, 0);
     const [v2v] = report.benchmarks[0]!.summary.slos;
     assert.ok(v2v!.pass && v2v!.value! > 0);
+  });
+
+  it('--wait-for-answer on vLLM-Omni: audio_end_ms counts the whole stream, silence included, as DuplexClient counts it', async () => {
+    const target = await testServer(QUICK);
+    const relay = await recordingRelay(target.url);
+    const { report } = await run({ target: relay.url, protocol: 'vllm-omni-duplex', model: 'openbmb/MiniCPM-o-4_5', turnDetection: VAD, turnsPerSession: 2, padding: { trailMs: 700 }, waitForAnswer: true, maxSessions: 1, pace: FAST });
+    const { timeline, outcome } = report.benchmarks[0]!.sessions[0]!;
+    assert.deepEqual(outcome, { status: 'completed' });
+    const sent = timeline.sent.filter((f) => f.kind === 'audio');
+    const wire = relay.sent.filter((e) => e.type === 'input_audio_buffer.append') as Array<{ duration_ms: number; audio_end_ms: number; audio: string }>;
+    assert.equal(wire.length, sent.length);
+    assert.ok(sent.some((f) => f.silence) && sent.some((f) => f.input === 1));
+    let end = 0;
+    for (const [i, append] of wire.entries()) {
+      end += append.duration_ms;
+      assert.equal(append.audio_end_ms, end, `append ${i}: the end of its span of the session's stream`);
+      assert.equal(append.audio_end_ms, Math.round(sent[i]!.audioEndMs!));
+      if (sent[i]!.silence) assert.ok(Buffer.from(append.audio, 'base64').every((b) => b === 0), 'silence');
+    }
+    assert.equal(end, Math.round((timeline.inputs[1] as AudioInput).audioEndMs), 'the second utterance continues the count');
   });
 
   it("refuses an SLO on another task's metric, which could only fail", async () => {

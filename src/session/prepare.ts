@@ -9,11 +9,20 @@ import type { EosSource } from '../timeline/types.js';
 /** What preparing audio needs of a dialect: its rate, and how it frames a chunk. */
 export type AudioFraming = Pick<WebSocketDialect, 'sampleRate' | 'audioFrame' | 'audioFramer'>;
 
-/** One audio chunk, already framed and encoded: the hot path only hands `frame` to the socket. */
-export interface PreparedChunk {
-  frame: Buffer;
+/**
+ * A chunk's frame, encoded before the clock starts: `frame(span)` at its span of the
+ * session's audio stream (ms) is one ready buffer, the same for every span, unless the
+ * dialect's frames name their position (`audioFramer`); then the payload is encoded once
+ * and only the position is written per send.
+ */
+export interface FramedAudio {
+  frame(span: { startMs: number; endMs: number }): Buffer;
   /** Sent as a binary frame (raw audio), else as a text frame (e.g. JSON with base64 audio). */
   binary: boolean;
+}
+
+/** One audio chunk, already framed and encoded. */
+export interface PreparedChunk extends FramedAudio {
   /** Position in the turn's audio, ms. */
   audioStartMs: number;
   audioEndMs: number;
@@ -40,21 +49,24 @@ export interface PreparedTurn extends SessionSettings {
  * waits between utterances as a live microphone does: `frame` gives it at a span of the
  * utterance it follows, reusing the one encoded payload.
  */
-export interface PreparedSilence {
+export interface PreparedSilence extends FramedAudio {
   chunkMs: number;
-  binary: boolean;
-  frame(span: { startMs: number; endMs: number }): Buffer;
 }
 
-/** The dialect's frame of `chunkMs` of silence: one buffer for every span, unless the dialect's frames name their span. */
+/** `chunkMs` of silence as the dialect frames audio. */
 export function prepareSilence(dialect: AudioFraming, chunkMs: number): PreparedSilence {
   const pcm = silence(chunkMs, dialect.sampleRate);
   const chunk = { startMs: 0, endMs: pcm16DurationMs(pcm.length, dialect.sampleRate) };
-  const asBuffer = (frame: string | Buffer): Buffer => (typeof frame === 'string' ? Buffer.from(frame) : frame);
-  const framer = dialect.audioFramer?.(pcm);
-  const first = framer ? framer(chunk) : dialect.audioFrame(pcm, chunk);
-  const once = framer ? undefined : asBuffer(first);
-  return { chunkMs: chunk.endMs, binary: typeof first !== 'string', frame: (span) => once ?? asBuffer(framer!(span)) };
+  return { chunkMs: chunk.endMs, ...framed(dialect, pcm, chunk) };
+}
+
+/** `pcm16` as the dialect frames it (`span`: where it sits in the turn, for a frame that does not depend on it). */
+function framed(dialect: AudioFraming, pcm16: Buffer, span: { startMs: number; endMs: number }): FramedAudio {
+  const framer = dialect.audioFramer?.(pcm16);
+  if (framer) return { binary: false, frame: (at) => Buffer.from(framer(at)) };
+  const frame = dialect.audioFrame(pcm16, span);
+  const bytes = typeof frame === 'string' ? Buffer.from(frame) : frame;
+  return { binary: typeof frame !== 'string', frame: () => bytes };
 }
 
 /** Silence around utterances, ms. */
@@ -119,8 +131,7 @@ export function chunkAudio(pcm16: Buffer, sampleRate: number, chunkMs: number, d
   for (let offset = 0; offset < pcm16.length; offset += chunkBytes) {
     const end = Math.min(offset + chunkBytes, pcm16.length);
     const span = { startMs: pcm16DurationMs(offset, sampleRate), endMs: pcm16DurationMs(end, sampleRate) };
-    const frame = dialect.audioFrame(pcm16.subarray(offset, end), span);
-    chunks.push({ frame: typeof frame === 'string' ? Buffer.from(frame) : frame, binary: typeof frame !== 'string', audioStartMs: span.startMs, audioEndMs: span.endMs });
+    chunks.push({ ...framed(dialect, pcm16.subarray(offset, end), span), audioStartMs: span.startMs, audioEndMs: span.endMs });
   }
   return { chunks, audioMs: pcm16DurationMs(pcm16.length, sampleRate) };
 }

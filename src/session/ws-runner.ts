@@ -244,10 +244,14 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
       ending.recheck = () => {
         if (ending.outcome) done();
       };
-      const record = (seq: number, plannedMs: number | null, t: number): void => {
+      /** Sends chunk `seq` framed at its place in the stream, and records it. */
+      const sendChunk = (seq: number, plannedMs: number | null, written?: () => void): void => {
         const chunk = chunks[seq]!;
-        sentEndMs = offsetMs + chunk.audioEndMs;
-        timeline.sent.push({ t, input, bytes: chunk.frame.length, kind: 'audio', plannedMs, audioStartMs: offsetMs + chunk.audioStartMs, audioEndMs: sentEndMs });
+        const span = { startMs: offsetMs + chunk.audioStartMs, endMs: offsetMs + chunk.audioEndMs };
+        const frame = chunk.frame(span);
+        const t = send(frame, chunk.binary, written);
+        sentEndMs = span.endMs;
+        timeline.sent.push({ t, input, bytes: frame.length, kind: 'audio', plannedMs, audioStartMs: span.startMs, audioEndMs: span.endMs });
       };
       if (plan.pace.kind === 'none') {
         let inFlight = 0;
@@ -281,11 +285,11 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
           while (k < chunks.length && inFlight < UNPACED_WINDOW && acknowledged()) {
             inFlight++;
             const seq = k++;
-            record(seq, null, send(chunks[seq]!.frame, chunks[seq]!.binary, () => {
+            sendChunk(seq, null, () => {
               inFlight--;
               if (k === chunks.length && inFlight === 0) done();
               else pump();
-            }));
+            });
           }
           watchDrain();
         };
@@ -293,25 +297,24 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
         return pump();
       }
       const speed = plan.pace.speed;
-      void onSchedule(chunks.length, (i) => t0 + (offsetMs + chunks[i]!.audioStartMs) / speed, (i, plannedMs) => record(i, plannedMs, send(chunks[i]!.frame, chunks[i]!.binary))).then(resolve);
+      void onSchedule(chunks.length, (i) => t0 + (offsetMs + chunks[i]!.audioStartMs) / speed, sendChunk).then(resolve);
     });
   };
 
   /**
    * Streams silence from `fromMs` of the stream, each chunk due at `t0 + position / speed`,
-   * until stopped; `turnMs` is where the utterance it follows ends, for the frames' spans.
-   * `stop` says where the stream has got to.
+   * until stopped; `stop` says where the stream has got to.
    */
-  const streamSilence = (silence: PreparedSilence, turnMs: number, fromMs: number, t0: number, speed: number): { stop(): number } => {
+  const streamSilence = (silence: PreparedSilence, fromMs: number, t0: number, speed: number): { stop(): number } => {
     let sentMs = fromMs;
     let timer: NodeJS.Timeout | undefined;
     const tick = (): void => {
       let now = clock.now();
       while (!ending.outcome && t0 + sentMs / speed <= now) {
-        const at = turnMs + sentMs - fromMs;
-        const frame = silence.frame({ startMs: at, endMs: at + silence.chunkMs });
+        const span = { startMs: sentMs, endMs: sentMs + silence.chunkMs };
+        const frame = silence.frame(span);
         const plannedMs = t0 + sentMs / speed;
-        timeline.sent.push({ t: send(frame, silence.binary), input, bytes: frame.length, kind: 'audio', plannedMs, audioStartMs: sentMs, audioEndMs: sentMs + silence.chunkMs, silence: true });
+        timeline.sent.push({ t: send(frame, silence.binary), input, bytes: frame.length, kind: 'audio', plannedMs, audioStartMs: span.startMs, audioEndMs: span.endMs, silence: true });
         sentMs += silence.chunkMs;
         now = clock.now();
       }
@@ -417,7 +420,7 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
       if ((plan.waitForAnswer || plan.bargeInAtMs !== undefined) && input < plan.inputs.length - 1 && !ending.outcome) {
         const answered = input + 1;
         // The microphone stays open while the user waits: silence, bounded by the waits' own limits.
-        const filler = plan.silence && plan.pace.kind !== 'none' ? streamSilence(plan.silence, prepared.audioMs, offsetMs, t0, plan.pace.speed) : undefined;
+        const filler = plan.silence && plan.pace.kind !== 'none' ? streamSilence(plan.silence, offsetMs, t0, plan.pace.speed) : undefined;
         if (plan.bargeInAtMs === undefined) {
           await until('final', () => policy.allFinal(answered), timeouts.finalMs, `the ${result} to utterance ${answered}`);
         } else {
