@@ -63,7 +63,7 @@ export function prepareSilence(dialect: AudioFraming, chunkMs: number): Prepared
 /** `pcm16` as the dialect frames it (`span`: where it sits in the turn, for a frame that does not depend on it). */
 function framed(dialect: AudioFraming, pcm16: Buffer, span: { startMs: number; endMs: number }): FramedAudio {
   const framer = dialect.audioFramer?.(pcm16);
-  if (framer) return { binary: false, frame: (at) => Buffer.from(framer(at)) };
+  if (framer) return { binary: false, frame: framer };
   const frame = dialect.audioFrame(pcm16, span);
   const bytes = typeof frame === 'string' ? Buffer.from(frame) : frame;
   return { binary: typeof frame !== 'string', frame: () => bytes };
