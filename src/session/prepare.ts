@@ -46,8 +46,8 @@ export interface PreparedTurn extends SessionSettings {
 
 /**
  * One chunk of silence, encoded before the clock starts, that a client streams while it
- * waits between utterances as a live microphone does: `frame` gives it at a span of the
- * utterance it follows, reusing the one encoded payload.
+ * waits between utterances as a live microphone does, framed at each span of the
+ * stream it fills, reusing the one encoded payload.
  */
 export interface PreparedSilence extends FramedAudio {
   chunkMs: number;
@@ -60,7 +60,7 @@ export function prepareSilence(dialect: AudioFraming, chunkMs: number): Prepared
   return { chunkMs: chunk.endMs, ...framed(dialect, pcm, chunk) };
 }
 
-/** `pcm16` as the dialect frames it (`span`: where it sits in the turn, for a frame that does not depend on it). */
+/** `pcm16` as the dialect frames it; a frame that names no position is built once, at `span` (where it sits in its turn). */
 function framed(dialect: AudioFraming, pcm16: Buffer, span: { startMs: number; endMs: number }): FramedAudio {
   const framer = dialect.audioFramer?.(pcm16);
   if (framer) return { binary: false, frame: framer };
