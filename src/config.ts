@@ -31,6 +31,10 @@ import { NO_PADDING, type EosPreference, type Padding } from './session/prepare.
 import { DEFAULT_TIMEOUTS, type StageTimeouts } from './session/runner.js';
 import { DEFAULT_ACK_WINDOW_MS } from './session/ws-runner.js';
 
+/** What the client streams while it waits between utterances: silence, as a live microphone does, or nothing (a paused stream). */
+export const WAIT_AUDIO = ['silence', 'pause'] as const;
+export type WaitAudio = (typeof WAIT_AUDIO)[number];
+
 export interface RunOptions {
   /** WebSocket URL of the server; omitted, the built-in simulated server is started on loopback. */
   target?: string;
@@ -107,6 +111,8 @@ export interface RunOptions {
   waitForAnswer?: boolean;
   /** Speech to speech, server turn detection: start each later utterance this long after the previous answer begins to sound (a barge-in), ms of audio. */
   bargeInAtMs?: number;
+  /** While waiting between utterances (`waitForAnswer`, `bargeInAtMs`): stream silence at the run's pace, as a live microphone does, or pause the stream. Default `silence`. */
+  waitAudio?: WaitAudio;
   /** Unpaced: most audio sent but not acknowledged by a server that acknowledges, ms; 0 ignores acknowledgements. Default 1000. */
   ackWindowMs?: number;
   /** Mask client frames with random keys, as browsers must; by default the key is all zeros (see ws-runner.ts). */
@@ -242,6 +248,7 @@ export interface Settings {
   maskFrames: boolean;
   waitForAnswer: boolean;
   bargeInAtMs?: number;
+  waitAudio: WaitAudio;
   timeouts: StageTimeouts;
   workers: number;
   shard?: Shard;
@@ -373,6 +380,10 @@ export function resolveSettings(options: RunOptions): Settings {
     if (turnsPerSession < 2) throw new UsageError('--barge-in-at-ms needs --turns-per-session 2 or more: each later utterance is the one spoken over an answer');
     if (options.waitForAnswer) throw new UsageError('--barge-in-at-ms and --wait-for-answer exclude each other: one speaks over the answer, the other waits for its end');
   }
+  if (options.waitAudio !== undefined) {
+    if (!WAIT_AUDIO.includes(options.waitAudio)) throw new UsageError(`--wait-audio must be ${WAIT_AUDIO.join(' or ')}, got "${options.waitAudio}"`);
+    if (!options.waitForAnswer && options.bargeInAtMs === undefined) throw new UsageError('--wait-audio applies only while the client waits between utterances: give --wait-for-answer or --barge-in-at-ms');
+  }
   if (options.pricing) {
     nonNegative('--cost-per-hour', options.pricing.perReplicaHour);
     positive('--replicas', options.pricing.replicas, true);
@@ -424,6 +435,7 @@ export function resolveSettings(options: RunOptions): Settings {
     ackWindowMs: options.ackWindowMs ?? DEFAULT_ACK_WINDOW_MS,
     maskFrames: options.maskFrames ?? false,
     waitForAnswer: options.waitForAnswer ?? false,
+    waitAudio: options.waitAudio ?? 'silence',
     ...(options.bargeInAtMs !== undefined ? { bargeInAtMs: options.bargeInAtMs } : {}),
     timeouts,
     workers,

@@ -11,7 +11,7 @@ import { loadTextDataset } from './data/text.js';
 import { execute, type Execution } from './load/execute.js';
 import { arrivalSchedule, isOpenLoop, lanes, type LoadProfile } from './load/profiles.js';
 import { runHttpSession, type PreparedRequest } from './session/http-runner.js';
-import { prepareSample, type PreparedTurn } from './session/prepare.js';
+import { prepareSample, prepareSilence, type PreparedTurn } from './session/prepare.js';
 import { prepareText, type PreparedText } from './session/prepare-text.js';
 import { prepareAudioRequest, prepareTextRequest } from './session/prepare-request.js';
 import type { SessionResult } from './session/runner.js';
@@ -105,6 +105,8 @@ async function webSocketSessions(settings: Settings, dataset: RunDataset, dialec
       prepared.set(sample.id, await prepareSample(labelled(sample, settings), dialect, settings.chunkMs, settings.padding, settings.eos));
     }
   }
+  const waits = settings.waitForAnswer || settings.bargeInAtMs !== undefined;
+  const silence = waits && settings.waitAudio === 'silence' ? prepareSilence(dialect, settings.chunkMs) : undefined;
   /** Whether the server acknowledges audio, once a session has found out. */
   const serverAcks: { known?: boolean } = {};
   return {
@@ -124,6 +126,7 @@ async function webSocketSessions(settings: Settings, dataset: RunDataset, dialec
       maskFrames: settings.maskFrames,
       waitForAnswer: settings.waitForAnswer,
       ...(settings.bargeInAtMs !== undefined ? { bargeInAtMs: settings.bargeInAtMs } : {}),
+      ...(silence ? { silence } : {}),
       serverAcks,
       timeouts: settings.timeouts,
       clock,

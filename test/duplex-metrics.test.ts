@@ -90,7 +90,8 @@ describe('duplex datasets', () => {
     assert.equal(session.ref_audio, `data:audio/wav;base64,${(await readFile(voice)).toString('base64')}`);
     assert.equal(JSON.parse(dialect.sessionFrames()[0]!).session.instructions, 'Be brief.');
     await writeFile(manifest, `${JSON.stringify({ id: 'q1', question_audio: join(BUNDLED_SAMPLES_DIR, 'harvard-01.wav'), ref_audio: 'missing.wav' })}\n`);
-    await assert.rejects(prepareSample((await loadDataset(manifest)).samples[0]!, dialect, 100, NO_PADDING, 'auto'), /sample q1: cannot read its reference audio .*missing\.wav \(ENOENT\)/);
+    // A reference voice that cannot be read skips its row when the dataset loads, as missing audio does.
+    await assert.rejects(loadDataset(manifest), /duplex\.jsonl line 1: the reference audio file .*missing\.wav does not exist\)$/);
   });
 
   it("read vLLM-Omni's eval rows (sample_id, split, question_audio, question_text), and tag the metric rows with them", async () => {

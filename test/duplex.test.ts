@@ -6,8 +6,11 @@ import { DEFAULT_LATENCY } from '../src/server/latency-model.js';
 import type { ServerOptions } from '../src/server/server.js';
 import { renderHtml } from '../src/report/html/index.js';
 import type { Report, ReportSession } from '../src/report/schema.js';
-import type { SessionTimeline } from '../src/timeline/types.js';
-import { testServer } from './helpers.js';
+import type { AudioInput, SessionTimeline } from '../src/timeline/types.js';
+import { openaiRealtimeDialect } from '../src/dialects/openai-realtime.js';
+import { vllmOmniDuplexDialect } from '../src/dialects/vllm-omni-duplex.js';
+import { prepareSilence } from '../src/session/prepare.js';
+import { recordingRelay, testServer } from './helpers.js';
 
 const VAD = { type: 'server_vad', threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 } as const;
 const FAST = { kind: 'realtime', speed: 8 } as const;
@@ -56,6 +59,26 @@ describe('vllm-omni-duplex against the built-in server', () => {
     assert.equal(metrics.session.unprompted_responses, 0);
     const [v2v] = report.benchmarks[0]!.summary.slos;
     assert.ok(v2v!.pass && v2v!.value! > 0);
+  });
+
+  it('--wait-for-answer on vLLM-Omni: audio_end_ms counts the whole stream, silence included, as DuplexClient counts it', async () => {
+    const target = await testServer(QUICK);
+    const relay = await recordingRelay(target.url);
+    const { report } = await run({ target: relay.url, protocol: 'vllm-omni-duplex', model: 'openbmb/MiniCPM-o-4_5', turnDetection: VAD, turnsPerSession: 2, padding: { trailMs: 700 }, waitForAnswer: true, maxSessions: 1, pace: FAST });
+    const { timeline, outcome } = report.benchmarks[0]!.sessions[0]!;
+    assert.deepEqual(outcome, { status: 'completed' });
+    const sent = timeline.sent.filter((f) => f.kind === 'audio');
+    const wire = relay.sent.filter((e) => e.type === 'input_audio_buffer.append') as Array<{ duration_ms: number; audio_end_ms: number; audio: string }>;
+    assert.equal(wire.length, sent.length);
+    assert.ok(sent.some((f) => f.silence) && sent.some((f) => f.input === 1));
+    let end = 0;
+    for (const [i, append] of wire.entries()) {
+      end += append.duration_ms;
+      assert.equal(append.audio_end_ms, end, `append ${i}: the end of its span of the session's stream`);
+      assert.equal(append.audio_end_ms, Math.round(sent[i]!.audioEndMs!));
+      if (sent[i]!.silence) assert.ok(Buffer.from(append.audio, 'base64').every((b) => b === 0), 'silence');
+    }
+    assert.equal(end, Math.round((timeline.inputs[1] as AudioInput).audioEndMs), 'the second utterance continues the count');
   });
 
   it("refuses an SLO on another task's metric, which could only fail", async () => {
@@ -112,6 +135,8 @@ describe('openai-realtime against the built-in server', () => {
     assert.ok(resumed.t >= firstAudio.t + 400 / 4, 'the second utterance waited 400 ms of audio (100 ms at 4x) into the answer');
     assert.equal(metrics.inputs[1]!.barge_in_cancelled, 1);
     assert.ok(metrics.inputs[1]!.barge_in_stop_ms! > 0);
+    const silence = timeline.sent.filter((f) => f.silence);
+    assert.ok(silence.length > 0 && silence[silence.length - 1]!.t <= resumed.t, 'the microphone streamed silence until the user spoke over the answer');
   });
 
   it('--barge-in-at-ms is refused where no server would hear the user over its answer', async () => {
@@ -119,15 +144,64 @@ describe('openai-realtime against the built-in server', () => {
     await assert.rejects(run({ protocol: 'openai-realtime', turnDetection: VAD, bargeInAtMs: 400 }), /--turns-per-session 2 or more/);
   });
 
-  it('--wait-for-answer: under server VAD the next utterance streams only once the last one is answered', async () => {
-    const { timeline, outcome } = await session({ protocol: 'openai-realtime', turnDetection: VAD, turnsPerSession: 2, padding: { trailMs: 700 }, waitForAnswer: true });
+  it('--wait-for-answer: under server VAD the next utterance streams once the last one is answered, silence streamed in real time meanwhile', async () => {
+    const { timeline, outcome, metrics, report } = await session({ protocol: 'openai-realtime', turnDetection: VAD, turnsPerSession: 2, padding: { trailMs: 700 }, waitForAnswer: true });
     assert.deepEqual(outcome, { status: 'completed' });
+    assert.equal(report.config.waitAudio, 'silence');
+    const firstDone = timeline.received.find((e) => e.kind === 'response_done')!;
+    const secondAudio = timeline.sent.find((f) => f.kind === 'audio' && f.input === 1 && !f.silence)!;
+    assert.ok(secondAudio.t >= firstDone.t, 'the second utterance waited for the first answer');
+    const silence = timeline.sent.filter((f) => f.silence);
+    const [first, second] = timeline.inputs as AudioInput[];
+    assert.ok(silence.length > 3, 'the microphone stayed open while the user waited');
+    // One continuous stream: the silence starts where the first utterance ends and the second starts where it ends, chunk after chunk.
+    assert.equal(silence[0]!.audioStartMs, first!.audioEndMs);
+    assert.equal(silence[silence.length - 1]!.audioEndMs, second!.audioStartMs);
+    for (const [i, f] of silence.entries()) {
+      assert.equal(f.input, 0);
+      if (i > 0) assert.equal(f.audioStartMs, silence[i - 1]!.audioEndMs);
+      // Paced like the audio: due at its stream position at 8 times real time, from the stream's own start.
+      assert.ok(Math.abs(f.plannedMs! - (timeline.sent.find((s) => s.kind === 'audio')!.plannedMs! + f.audioStartMs! / 8)) < 1e-6);
+      assert.ok(f.t >= f.plannedMs!);
+    }
+    assert.ok(silence[silence.length - 1]!.t < firstDone.t + 100 / 8 + 5, 'and stopped once the answer was done');
+    assert.ok(secondAudio.plannedMs! >= silence[silence.length - 1]!.plannedMs!, 'no burst to catch up');
+    // The silence is sent audio, of no input: the figures stay those of the utterances.
+    const firstSent = timeline.sent.find((f) => f.kind === 'audio')!;
+    const firstReceived = timeline.received.find((e) => e.kind === 'audio' && (e.audioBytes ?? 0) > 0)!;
+    assert.equal(metrics.session.stream_ttfp_ms, firstReceived.t - firstSent.t);
+    assert.equal(metrics.session.audio_sent_ms, second!.audioEndMs);
+    for (const [i, input] of timeline.inputs.entries()) {
+      if (input.kind !== 'audio') continue;
+      const eos = timeline.sent.find((f) => f.kind === 'audio' && !f.silence && f.input === i && f.audioStartMs! < input.speechEndMs && input.speechEndMs <= f.audioEndMs!)!;
+      const answer = timeline.received.find((e) => e.kind === 'audio' && (e.audioBytes ?? 0) > 0 && e.t >= eos.t)!;
+      assert.equal(metrics.inputs[i]!.voice_to_voice_ms, answer.t - eos.t, `utterance ${i}`);
+    }
+    assert.deepEqual(spoken(timeline).map(normalize), REFERENCES.map((r) => normalize(`You said ${r}`)));
+    assert.ok(renderHtml(report).includes('"label":"silence sent while waiting"'), 'the waterfall draws it apart from the utterances');
+  });
+
+  it('--wait-audio pause: the stream stops while waiting, and resumes at real-time pace from where it paused', async () => {
+    const { timeline, outcome, report } = await session({ protocol: 'openai-realtime', turnDetection: VAD, turnsPerSession: 2, padding: { trailMs: 700 }, waitForAnswer: true, waitAudio: 'pause' });
+    assert.deepEqual(outcome, { status: 'completed' });
+    assert.equal(report.config.waitAudio, 'pause');
+    assert.deepEqual(timeline.sent.filter((f) => f.silence), []);
     const firstDone = timeline.received.find((e) => e.kind === 'response_done')!;
     const secondAudio = timeline.sent.find((f) => f.kind === 'audio' && f.input === 1)!;
-    assert.ok(secondAudio.t >= firstDone.t, 'the second utterance waited for the first answer');
-    // Its chunks keep their real-time spacing from where the stream resumed: no burst to catch up.
     assert.ok(secondAudio.plannedMs! >= firstDone.t);
-    assert.deepEqual(spoken(timeline).map(normalize), REFERENCES.map((r) => normalize(`You said ${r}`)));
+    assert.equal(timeline.inputs[1]!.kind === 'audio' && timeline.inputs[1]!.audioStartMs, timeline.inputs[0]!.kind === 'audio' && timeline.inputs[0]!.audioEndMs);
+    await assert.rejects(run({ protocol: 'openai-realtime', turnDetection: VAD, turnsPerSession: 2, waitAudio: 'pause' }), /^UsageError: --wait-audio applies only while the client waits between utterances: give --wait-for-answer or --barge-in-at-ms$/);
+  });
+
+  it('the silence is encoded once: one frame reused where frames name no position, one payload framed at each span for vLLM-Omni', () => {
+    const openai = prepareSilence(openaiRealtimeDialect({ model: 'gpt-realtime', turnDetection: { type: 'none' } }), 100);
+    assert.equal(openai.frame({ startMs: 0, endMs: 100 }), openai.frame({ startMs: 5000, endMs: 5100 }), 'the same buffer');
+    const omni = prepareSilence(vllmOmniDuplexDialect({ model: 'm', turnDetection: { type: 'none' } }), 100);
+    const frame = JSON.parse(omni.frame({ startMs: 2000, endMs: 2100 }).toString()) as Record<string, unknown>;
+    assert.deepEqual({ ...frame, audio: Buffer.from(frame.audio as string, 'base64').equals(Buffer.alloc(3200)) }, {
+      type: 'input_audio_buffer.append', audio: true, format: 'pcm16', sample_rate_hz: 16000, duration_ms: 100, audio_end_ms: 2100,
+    });
+    assert.equal(omni.binary, false);
   });
 
   it('cut-mid-response: the connection closed halfway through the answer is an abnormal close', async () => {

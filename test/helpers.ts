@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after } from 'node:test';
+import WebSocket, { WebSocketServer } from 'ws';
 import { loadFolderDataset } from '../src/data/load.js';
 import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
 import { startServer, type RunningServer, type ServerOptions } from '../src/server/server.js';
@@ -43,4 +44,27 @@ export function runNode(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Sp
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** A relay in front of a WebSocket server that keeps every JSON event its clients send, in order; closed when the file ends. */
+export async function recordingRelay(target: string): Promise<{ url: string; sent: Array<Record<string, unknown>> }> {
+  const sent: Array<Record<string, unknown>> = [];
+  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+  await new Promise((ok) => wss.once('listening', ok));
+  after(() => wss.close());
+  wss.on('connection', (client, request) => {
+    const upstream = new WebSocket(new URL(request.url!, target));
+    const waiting: Array<[WebSocket.RawData, boolean]> = [];
+    upstream.on('open', () => waiting.splice(0).forEach(([data, binary]) => upstream.send(data, { binary })));
+    client.on('message', (data, binary) => {
+      if (!binary) sent.push(JSON.parse(data.toString()) as Record<string, unknown>);
+      if (upstream.readyState === WebSocket.OPEN) upstream.send(data, { binary });
+      else waiting.push([data, binary]);
+    });
+    upstream.on('message', (data, binary) => client.send(data, { binary }));
+    client.on('close', () => upstream.close());
+    upstream.on('close', () => client.close());
+  });
+  const { port } = wss.address() as { port: number };
+  return { url: `ws://127.0.0.1:${port}${new URL(target).pathname}`, sent };
 }

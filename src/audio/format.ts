@@ -3,6 +3,9 @@ export type AudioFormat = 'wav' | 'flac' | 'mp3' | 'vorbis' | 'opus';
 
 export const SUPPORTED_FORMATS = 'WAV, FLAC, MP3, Ogg Vorbis, Opus';
 
+/** The media type of a file in each format (an upload's Content-Type, a `data:` URI's type). */
+export const CONTENT_TYPES: Record<AudioFormat, string> = { wav: 'audio/wav', flac: 'audio/flac', mp3: 'audio/mpeg', vorbis: 'audio/ogg', opus: 'audio/ogg' };
+
 /** A recognised format voxbench does not decode, named for the error message. */
 export interface UnsupportedFormat {
   unsupported: string;

@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
-import { Command, Option } from '@commander-js/extra-typings';
+import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { DIALECTS, PROTOCOLS } from '../dialects/index.js';
 import type { TranscriptionOptions } from '../dialects/transcriptions.js';
 import type { OpenAITurnDetection } from '../dialects/openai.js';
 import { STREAM_FORMATS } from '../dialects/speech-http.js';
 import { resolveApiKey } from '../api-key.js';
-import { UsageError } from '../config.js';
+import { UsageError, WAIT_AUDIO } from '../config.js';
 import { PROFILE_KINDS } from '../load/profiles.js';
 import { NORMALIZER_NAMES } from '../metrics/normalizers/index.js';
-import type { RunOptions } from '../config.js';
+import type { RunOptions, WaitAudio } from '../config.js';
 import { renderSummary } from '../report/console.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../report/outputs.js';
 import { parseMetaEntry } from '../report/record.js';
@@ -90,7 +90,7 @@ export const runCommand = new Command('run')
   .addOption(new Option('--eos-source <source>', 'end of speech for finalization_ms: auto (label, else vad, else audio_end), label, vad or audio_end').choices(['auto', 'label', 'vad', 'audio_end'] as const).default('auto' as const))
   .option('--chunk-ms <ms>', 'audio per append, ms', num, 100)
   .option('--pace <pace>', 'realtime, Nx (e.g. 2x, 0.5x) or none (as fast as the server takes audio: at most 8 frames wait on the socket and, with a server that acknowledges audio, at most --ack-window-ms of it goes unacknowledged)', 'realtime')
-  .option('--wait-for-answer', 'server turn detection: wait for each utterance to be answered before streaming the next (client commits always wait)', false)
+  .option('--wait-for-answer', 'server turn detection: wait for each utterance to be answered before streaming the next, streaming silence meanwhile (see --wait-audio; client commits always wait)', false)
   .option('--barge-in-at-ms <ms>', 'speech to speech, server VAD: start each later utterance this long after the previous answer begins to sound, so the user speaks over it', num)
   .option('--ack-window-ms <ms>', 'unpaced: most audio sent but not yet acknowledged, with servers that send progress events (0: ignore them)', num, 1000)
   .option('--mask-frames', 'mask client frames with random keys, as browsers must (default: an all-zero key, which costs no copy or XOR per frame)')
@@ -196,6 +196,7 @@ export const runCommand = new Command('run')
       ...(opts.maskFrames ? { maskFrames: true } : {}),
       waitForAnswer: opts.waitForAnswer,
       ...(opts.bargeInAtMs !== undefined ? { bargeInAtMs: opts.bargeInAtMs } : {}),
+      ...waitAudioOption(runCommand.opts() as { waitAudio?: WaitAudio }),
       workers: opts.workers,
       ...shardOptions(opts.shard, opts.shards, opts.runId),
       timeouts: { connectMs: opts.connectTimeoutMs, readyMs: opts.readyTimeoutMs, finalMs: opts.finalTimeoutMs },
@@ -223,7 +224,11 @@ export const runCommand = new Command('run')
     if (why !== undefined) process.stderr.write(`${printable(why)}\n`);
     process.exitCode = exitCodeOf(report);
   });
+// Added untyped, outside the chain above, whose option types are as deep as TypeScript follows.
+(runCommand as CommandUnknownOpts).addOption(new Option('--wait-audio <audio>', 'while waiting between utterances (--wait-for-answer, --barge-in-at-ms): silence (streamed at the pace, as a live microphone does; the default) or pause (the stream stops; unpaced it always does)').choices(WAIT_AUDIO));
 addDatasetFlags(runCommand);
+
+const waitAudioOption = ({ waitAudio }: { waitAudio?: WaitAudio }): Pick<RunOptions, 'waitAudio'> => (waitAudio !== undefined ? { waitAudio } : {});
 
 type LoadFlags = { profile: ProfileFlag; concurrency: number[]; rate: number; maxOpen?: number; seed: number; capacityBy: 'concurrency' | 'rate'; capacityMax?: number; capacityTolerance: number };
 

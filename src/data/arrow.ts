@@ -5,7 +5,7 @@ import { RecordBatchReader, type RecordBatch } from 'apache-arrow';
 import type { DatasetColumns, Need } from './columns.js';
 import { DatasetError } from './errors.js';
 import { groupRuns, type DatasetSource } from './source.js';
-import { SplitCounter, audioCellBytes, resolveTableColumns, tableEntry, type TableColumns } from './table.js';
+import { SplitCounter, audioCellBytes, listedColumns, referenceCellBytes, resolveTableColumns, tableEntry, type TableColumns } from './table.js';
 
 interface ArrowShard {
   file: string;
@@ -31,8 +31,8 @@ export function arrowSource(path: string, columns: DatasetColumns, isFile: boole
         try {
           for await (const { batch, firstRow, columns: cols } of readBatches(file, columns, need)) {
             for (let i = 0; i < batch.numRows; i++) {
-              const row = Object.fromEntries([cols.id, cols.text, cols.language].flatMap((c) => (c === undefined ? [] : [[c, batch.getChild(c)?.get(i)]])));
-              yield tableEntry(row, cols, { file, row: firstRow + i, split, indexInSplit: counter.take(split), order: order++ });
+              const row = Object.fromEntries(listedColumns(cols).map((c) => [c, batch.getChild(c)?.get(i)]));
+              yield tableEntry(row, cols, { file, row: firstRow + i, split, counter, order: order++ });
             }
           }
         } catch (err) {
@@ -47,10 +47,13 @@ export function arrowSource(path: string, columns: DatasetColumns, isFile: boole
         try {
           for await (const { batch, firstRow, columns: cols } of readBatches(file, columns)) {
             const audio = batch.getChild(cols.audio);
+            const voice = cols.referenceAudio === undefined ? null : batch.getChild(cols.referenceAudio);
             for (; next < inFile.length && inFile[next]!.at.row! < firstRow + batch.numRows; next++) {
               const entry = inFile[next]!;
+              const i = entry.at.row! - firstRow;
               try {
-                yield { entry, bytes: await audioCellBytes(audio?.get(entry.at.row! - firstRow), file) };
+                const reference = await referenceCellBytes(voice ? { [cols.referenceAudio!]: voice.get(i) } : undefined, cols, file);
+                yield { entry, bytes: await audioCellBytes(audio?.get(i), file), ...(reference ? { reference } : {}) };
               } catch (err) {
                 yield { entry, error: (err as Error).message };
               }

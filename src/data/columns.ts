@@ -30,6 +30,24 @@ export const COLUMN_FLAGS: Record<ColumnRole, string> = {
   language: '--language-column',
 };
 
+/**
+ * A sample's other fields, found by these names in JSONL keys and table columns alike:
+ * its split, and for speech to speech the agent's instructions and a reference voice
+ * (vLLM-Omni's duplex eval rows).
+ */
+export const FIELD_CANDIDATES = {
+  split: ['split'],
+  instructions: ['instructions'],
+  referenceAudio: ['ref_audio', 'reference_audio'],
+} as const;
+
+export type SampleField = keyof typeof FIELD_CANDIDATES;
+
+/** The first name of `field`'s candidates that `has`. */
+export function pickField(field: SampleField, has: (name: string) => boolean): string | undefined {
+  return FIELD_CANDIDATES[field].find(has);
+}
+
 /** The column for `role`: the mapped name as given, else the first candidate that `has`. */
 export function pickColumn(role: ColumnRole, mapping: DatasetColumns, has: (name: string) => boolean): string | undefined {
   return mapping[role] ?? COLUMN_CANDIDATES[role].find(has);

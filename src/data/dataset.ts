@@ -26,9 +26,10 @@ export interface Sample {
   words?: WordTiming[];
   /** Language as the dataset labels it (e.g. `en`, `en-US`). */
   language?: string;
-  /** Speech to speech: the agent's instructions for this sample's session, and the path of a reference voice (vLLM-Omni's `ref_audio`). */
+  /** Speech to speech: the agent's instructions for this sample's session. */
   instructions?: string;
-  referenceAudio?: string;
+  /** Speech to speech: a reference voice (vLLM-Omni's `ref_audio`), the audio file's bytes as the dataset holds them, checked to decode. */
+  referenceAudio?: Uint8Array;
   segments?: SpeechSpan[];
   audio: MonoAudio;
   /** The audio file's bytes as the dataset holds them, when the loader was asked to keep them. */

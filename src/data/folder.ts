@@ -45,17 +45,25 @@ export function folderSource(dir: string): DatasetSource {
   };
 }
 
-/** Reads each entry's `path` as a whole file, one at a time. */
+/** Reads each entry's `path` as a whole file, and its reference voice's file if it names one, one entry at a time. */
 export async function* readAudioFiles(entries: Entry[]): AsyncIterable<AudioRead> {
   for (const entry of entries) {
     try {
-      yield { entry, bytes: await readFile(entry.path) };
+      const bytes = await readWhole(entry.path, entry.path === entry.at.file ? 'the audio file' : `the audio file ${entry.path}`);
+      yield { entry, bytes, ...(entry.referenceAudio !== undefined ? { reference: await readWhole(entry.referenceAudio, `the reference audio file ${entry.referenceAudio}`) } : {}) };
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      // A manifest's problem names the manifest, so the audio file is named in the reason.
-      const file = entry.path === entry.at.file ? 'the audio file' : `the audio file ${entry.path}`;
-      yield { entry, error: code === 'ENOENT' ? `${file} does not exist` : `cannot read ${file} (${code ?? String(err)})` };
+      yield { entry, error: (err as Error).message };
     }
+  }
+}
+
+/** A file's bytes; a failure names the file as `what` (a manifest's problem names the manifest, so the file is named in the reason). */
+async function readWhole(path: string, what: string): Promise<Uint8Array> {
+  try {
+    return await readFile(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new Error(code === 'ENOENT' ? `${what} does not exist` : `cannot read ${what} (${code ?? String(err)})`);
   }
 }
 

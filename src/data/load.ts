@@ -212,9 +212,22 @@ async function checkSample(read: AudioRead, options: DatasetOptions): Promise<{ 
     (entry.segments && timingsBeyondAudio(entry.segments, durationS, 'the speech segments'));
   if (badTimings) return badTimings;
   if (durationS < (options.minDurationS ?? 0) || durationS > (options.maxDurationS ?? Infinity)) return 'filtered';
-  const { at: _at, order: _order, ...fields } = entry;
-  // A copy: the bytes may be a view of a whole Parquet row group.
-  return { sample: { ...fields, audio, ...(options.keepFiles ? { file: bytes.slice() } : {}) }, digest: createHash('sha256').update(bytes).digest('hex') };
+  const { reference } = read;
+  if (reference) {
+    try {
+      await decodeAudio(reference, entry.path);
+    } catch (err) {
+      return `the reference audio: ${err instanceof AudioDecodeError ? err.reason : (err as Error).message}`;
+    }
+  }
+  const { at: _at, order: _order, referenceAudio: _path, ...fields } = entry;
+  // What the session is sent beyond the audio counts in the digest, so a resumed run sends the same.
+  const digest = createHash('sha256').update(bytes);
+  if (reference) digest.update('\0ref_audio\0').update(reference);
+  if (entry.instructions !== undefined) digest.update('\0instructions\0').update(entry.instructions);
+  // Copies: the bytes may be views of a whole Parquet row group.
+  const sample: Sample = { ...fields, audio, ...(reference ? { referenceAudio: reference.slice() } : {}), ...(options.keepFiles ? { file: bytes.slice() } : {}) };
+  return { sample, digest: digest.digest('hex') };
 }
 
 export function checkOptions(options: DatasetOptions): void {

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { dirname, extname, isAbsolute, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { COLUMN_FLAGS, pickColumn, type DatasetColumns, type Need } from './columns.js';
+import { COLUMN_FLAGS, pickColumn, pickField, type DatasetColumns, type Need } from './columns.js';
 import { DatasetError } from './errors.js';
 import { readAudioFiles } from './folder.js';
 import type { DatasetSource, Entry } from './source.js';
@@ -54,7 +54,8 @@ function parseRow(json: string, base: string, columns: DatasetColumns, need: Nee
   }
   if (typeof row !== 'object' || row === null || Array.isArray(row)) throw new Error('must be a JSON object');
   const fields = row as Record<string, unknown>;
-  const key = (role: keyof DatasetColumns): string | undefined => pickColumn(role, columns, (name) => name in fields);
+  const has = (name: string): boolean => name in fields;
+  const key = (role: keyof DatasetColumns): string | undefined => pickColumn(role, columns, has);
   const string = (name: string | undefined, what: string): string | undefined => {
     const value = name === undefined ? undefined : fields[name];
     if (value === undefined || value === null) return undefined;
@@ -68,12 +69,12 @@ function parseRow(json: string, base: string, columns: DatasetColumns, need: Nee
   const id = string(key('id'), 'the sample id') ?? (audio ? withoutExtension(isAbsolute(audio) ? relative(base, audio) : audio) : `line-${line}`);
   const text = string(key('text'), need === 'text' ? 'the text' : 'the reference text');
   const language = string(key('language'), 'the language');
-  const instructions = string('instructions', 'the instructions');
-  const reference = string('ref_audio' in fields ? 'ref_audio' : 'reference_audio', 'the reference audio path');
+  const instructions = string(pickField('instructions', has), 'the instructions');
+  const reference = string(pickField('referenceAudio', has), 'the reference audio path');
   const voice = need === 'text' ? string('voice', 'the voice') : undefined;
   return {
     id,
-    split: string('split', 'the split') ?? 'default',
+    split: string(pickField('split', has), 'the split') ?? 'default',
     text: text?.trim() ?? null,
     ...(language !== undefined ? { language } : {}),
     ...(instructions !== undefined ? { instructions } : {}),

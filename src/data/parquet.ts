@@ -5,7 +5,7 @@ import { compressors } from 'hyparquet-compressors';
 import type { DatasetColumns, Need } from './columns.js';
 import { DatasetError } from './errors.js';
 import { groupRuns, type AudioRead, type DatasetSource, type Entry } from './source.js';
-import { SplitCounter, audioCellBytes, resolveTableColumns, splitOfShard, tableEntry, type TableColumns } from './table.js';
+import { SplitCounter, audioCellBytes, listedColumns, referenceCellBytes, resolveTableColumns, splitOfShard, tableEntry, type TableColumns } from './table.js';
 
 interface Shard {
   file: AsyncBuffer;
@@ -18,8 +18,8 @@ interface Shard {
 /**
  * Hugging Face Parquet shards: one `.parquet` file, or every one under a folder
  * (`data/train-00000-of-00002.parquet` …). Read one row group at a time: listing
- * reads only the id, text and language columns; audio is read only for the row
- * groups that hold chosen samples.
+ * reads only the id, text, language, split and instructions columns; audio (and a
+ * reference voice) is read only for the row groups that hold chosen samples.
  */
 export function parquetSource(path: string, columns: DatasetColumns, isFile: boolean, need: Need = 'audio'): DatasetSource {
   const root = resolve(path);
@@ -40,12 +40,12 @@ export function parquetSource(path: string, columns: DatasetColumns, isFile: boo
           continue;
         }
         const split = splitOfShard(file, isFile ? resolve(root, '..') : root);
-        const wanted = [shard.columns.id, shard.columns.text, shard.columns.language].filter((c): c is string => c !== undefined);
+        const wanted = listedColumns(shard.columns);
         for (let g = 0; g + 1 < shard.groupStarts.length; g++) {
           const [start, end] = [shard.groupStarts[g]!, shard.groupStarts[g + 1]!];
           const rows = wanted.length > 0 ? await readRows(shard, wanted, start, end) : Array.from({ length: end - start }, () => ({}));
           for (const [i, row] of rows.entries()) {
-            yield tableEntry(row, shard.columns, { file, row: start + i, split, indexInSplit: counter.take(split), order: order++ });
+            yield tableEntry(row, shard.columns, { file, row: start + i, split, counter, order: order++ });
           }
         }
       }
@@ -71,14 +71,16 @@ async function* readAudioByRowGroup(shard: Shard, file: string, entries: Entry[]
     const [start, end] = [shard.groupStarts[group]!, shard.groupStarts[group + 1]!];
     let rows: Record<string, unknown>[];
     try {
-      rows = await readRows(shard, [shard.columns.audio], start, end);
+      rows = await readRows(shard, [shard.columns.audio, ...(shard.columns.referenceAudio !== undefined ? [shard.columns.referenceAudio] : [])], start, end);
     } catch (err) {
       for (const entry of inGroup) yield { entry, error: `cannot read row group ${group} (${(err as Error).message})` };
       continue;
     }
     for (const entry of inGroup) {
+      const row = rows[entry.at.row! - start];
       try {
-        yield { entry, bytes: await audioCellBytes(rows[entry.at.row! - start]?.[shard.columns.audio], file) };
+        const reference = await referenceCellBytes(row, shard.columns, file);
+        yield { entry, bytes: await audioCellBytes(row?.[shard.columns.audio], file), ...(reference ? { reference } : {}) };
       } catch (err) {
         yield { entry, error: (err as Error).message };
       }

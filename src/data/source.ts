@@ -6,8 +6,9 @@ export interface Entry {
   split: string;
   text: string | null;
   language?: string;
-  /** Speech to speech: the agent's instructions for this sample's session, and a reference voice (an audio file). */
+  /** Speech to speech: the agent's instructions for this sample's session. */
   instructions?: string;
+  /** A JSONL row's reference voice: the audio file's path (a table's is a column, read with the audio). */
   referenceAudio?: string;
   /** The voice a prompt asks for (JSONL `voice`). */
   voice?: string;
@@ -21,7 +22,8 @@ export interface Entry {
   order: number;
 }
 
-export type AudioRead = { entry: Entry; bytes: Uint8Array } | { entry: Entry; error: string };
+/** An entry's audio bytes, and its reference voice's bytes when it has one; or why they cannot be read. */
+export type AudioRead = { entry: Entry; bytes: Uint8Array; reference?: Uint8Array } | { entry: Entry; error: string };
 
 /**
  * One kind of dataset on disk. Listing is cheap (no audio bytes), so selection can
@@ -32,7 +34,7 @@ export interface DatasetSource {
   root: string;
   /** Every sample's metadata in storage order; a malformed one is passed to `problem` and left out. */
   entries(problem: (p: DatasetProblem) => void): AsyncIterable<Entry>;
-  /** The audio bytes of `entries` (given in storage order), holding at most one file, row group or batch at a time. */
+  /** The audio (and reference voice) bytes of `entries` (given in storage order), holding at most one file, row group or batch at a time. */
   audio(entries: Entry[]): AsyncIterable<AudioRead>;
 }
 

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, relative, resolve, sep } from 'node:path';
-import { COLUMN_CANDIDATES, COLUMN_FLAGS, cellText, pickColumn, type ColumnRole, type DatasetColumns, type Need } from './columns.js';
+import { COLUMN_CANDIDATES, COLUMN_FLAGS, FIELD_CANDIDATES, cellText, pickColumn, pickField, type ColumnRole, type DatasetColumns, type Need, type SampleField } from './columns.js';
 import { DatasetError } from './errors.js';
 import type { Entry } from './source.js';
 
@@ -11,6 +11,16 @@ export interface TableColumns {
   text?: string;
   id?: string;
   language?: string;
+  /** A row's own split, over the shard's. */
+  split?: string;
+  instructions?: string;
+  /** A reference voice: an Audio struct, like the audio column. */
+  referenceAudio?: string;
+}
+
+/** The columns a listing reads: everything but the audio and the reference voice, which are read only for chosen samples. */
+export function listedColumns(columns: TableColumns): string[] {
+  return [columns.id, columns.text, columns.language, columns.split, columns.instructions].filter((c): c is string => c !== undefined);
 }
 
 /**
@@ -18,7 +28,7 @@ export interface TableColumns {
  * the mapped one, else the feature the `huggingface` metadata types as Audio, else a
  * common name. A mapped column that is missing is an error naming the columns there are.
  * Read for prompts, the audio column may be missing (it is never read) and the text
- * column may not.
+ * column may not. The split, instructions and reference voice columns are found by name.
  */
 export function resolveTableColumns(names: string[], hfMetadata: string | undefined, mapping: DatasetColumns, file: string, need: Need = 'audio'): TableColumns {
   const has = (name: string): boolean => names.includes(name);
@@ -34,18 +44,23 @@ export function resolveTableColumns(names: string[], hfMetadata: string | undefi
     const name = require(role, pickColumn(role, mapping, has));
     if (name !== undefined) columns[role] = name;
   }
+  for (const field of (need === 'audio' ? ['split', 'instructions', 'referenceAudio'] : ['split']) satisfies SampleField[]) {
+    const name = pickField(field, has);
+    if (name !== undefined) columns[field] = name;
+  }
   if (need === 'text' && columns.text === undefined) {
     throw new DatasetError(`${file}: no text column (columns: ${names.join(', ')}); name the one holding the prompts with ${COLUMN_FLAGS.text}`);
   }
   return columns;
 }
 
-/** The column the `huggingface` schema metadata declares as `{"_type": "Audio"}`. */
+/** The column the `huggingface` schema metadata declares as `{"_type": "Audio"}`, other than a reference voice's. */
 function hfAudioFeature(metadata: string | undefined): string | undefined {
   if (metadata === undefined) return undefined;
+  const reference: readonly string[] = FIELD_CANDIDATES.referenceAudio;
   try {
     const features = (JSON.parse(metadata) as { info?: { features?: Record<string, { _type?: string }> } }).info?.features ?? {};
-    return Object.entries(features).find(([, feature]) => feature?._type === 'Audio')?.[0];
+    return Object.entries(features).find(([name, feature]) => feature?._type === 'Audio' && !reference.includes(name))?.[0];
   } catch {
     return undefined;
   }
@@ -73,15 +88,22 @@ export class SplitCounter {
   }
 }
 
-/** A table row's entry; without an id column the id is `<split>-<row in split>`. */
-export function tableEntry(row: Record<string, unknown>, columns: TableColumns, place: { file: string; row: number; split: string; indexInSplit: number; order: number }): Entry {
+/**
+ * A table row's entry, of the row's split (its split column, else the shard's); without
+ * an id column the id is `<split>-<row in split>`. The reference voice is read with the audio.
+ */
+export function tableEntry(row: Record<string, unknown>, columns: TableColumns, place: { file: string; row: number; split: string; counter: SplitCounter; order: number }): Entry {
   const cell = (name: string | undefined): string | undefined => (name === undefined ? undefined : cellText(row[name]));
   const language = cell(columns.language);
+  const instructions = cell(columns.instructions);
+  const split = cell(columns.split) || place.split;
+  const indexInSplit = place.counter.take(split);
   return {
-    id: cell(columns.id) ?? `${place.split}-${place.indexInSplit}`,
-    split: place.split,
+    id: cell(columns.id) ?? `${split}-${indexInSplit}`,
+    split,
     text: cell(columns.text)?.trim() ?? null,
     ...(language !== undefined ? { language } : {}),
+    ...(instructions !== undefined ? { instructions } : {}),
     at: { file: place.file, row: place.row },
     path: `${place.file} row ${place.row}`,
     order: place.order,
@@ -104,4 +126,16 @@ export async function audioCellBytes(cell: unknown, shard: string): Promise<Uint
     }
   }
   throw new Error('the audio cell is empty (no bytes, no path)');
+}
+
+/** The bytes of a row's reference voice (read as the audio is); none for an empty cell. Errors name the column. */
+export async function referenceCellBytes(row: Record<string, unknown> | undefined, columns: TableColumns, shard: string): Promise<Uint8Array | undefined> {
+  if (columns.referenceAudio === undefined) return undefined;
+  const cell = row?.[columns.referenceAudio] as { bytes?: unknown; path?: unknown } | string | null | undefined;
+  if (cell === null || cell === undefined || cell === '' || (typeof cell === 'object' && cell.bytes == null && (cell.path == null || cell.path === ''))) return undefined;
+  try {
+    return await audioCellBytes(cell, shard);
+  } catch (err) {
+    throw new Error(`${columns.referenceAudio}: ${(err as Error).message}`);
+  }
 }

@@ -71,8 +71,15 @@ export interface WebSocketDialect extends DialectBase {
   sessionUpdateFrame(): string;
   /** Frame that opens an input, or null when the dialect has none. */
   inputStartFrame(): string | null;
-  /** Frame carrying one chunk of PCM16 audio; `span` is where it sits in its utterance, ms. */
+  /** Frame carrying one chunk of PCM16 audio; `span` is where it sits in the session's audio stream, ms. */
   audioFrame(pcm16: Buffer, span: { startMs: number; endMs: number }): string | Buffer;
+  /**
+   * Where text frames (their UTF-8 bytes) name their stream position (vLLM-Omni's `audio_end_ms`): one
+   * chunk's payload encoded once before the clock, then framed at the span each send
+   * has (a later turn, the silence streamed while waiting). Absent where a frame does
+   * not depend on its span, so each chunk's one frame is reused as it is.
+   */
+  audioFramer?(pcm16: Buffer): (span: { startMs: number; endMs: number }) => Buffer;
   /** Frame that ends an input and asks for its final result. */
   inputEndFrame(): string;
   /** Server turn detection: frame that commits speech still in progress. */

@@ -65,8 +65,8 @@ export function vllmOmniDuplexDialect(settings: { model: string; turnDetection: 
     sessionFrames: (session) => [session?.instructions === undefined && session?.referenceAudio === undefined ? sessionUpdate : update(session)],
     sessionUpdateFrame: () => sessionUpdate,
     inputStartFrame: () => null,
-    audioFrame: (pcm16, span) =>
-      `{"type":"input_audio_buffer.append","audio":"${pcm16.toString('base64')}","format":"pcm16","sample_rate_hz":${INPUT_RATE},"duration_ms":${round(span.endMs - span.startMs)},"audio_end_ms":${round(span.endMs)}}`,
+    audioFrame: (pcm16, span) => appendFramer(pcm16)(span).toString(),
+    audioFramer: appendFramer,
     inputEndFrame: () => commit,
     flushFrame: () => commit,
     decode: jsonTextDecoder('vllm-omni-duplex', (data) => interpretConversationEvent(data, OUTPUT_RATE)),
@@ -117,6 +117,15 @@ function duplexReactions({ speed }: { speed: number }): Reactions {
       return frames;
     },
     closing: () => [{ frame: '{"type":"session.close"}', control: 'session_close' }],
+  };
+}
+
+/** `input_audio_buffer.append` frames of one payload, base64-encoded once; a send copies it beside its span's few bytes. */
+function appendFramer(pcm16: Buffer): (span: { startMs: number; endMs: number }) => Buffer {
+  const head = Buffer.from(`{"type":"input_audio_buffer.append","audio":"${pcm16.toString('base64')}","format":"pcm16","sample_rate_hz":${INPUT_RATE},"duration_ms":`);
+  return (span) => {
+    const tail = Buffer.from(`${round(span.endMs - span.startMs)},"audio_end_ms":${round(span.endMs)}}`);
+    return Buffer.concat([head, tail], head.length + tail.length);
   };
 }
 

@@ -117,6 +117,8 @@ export interface RunConfig {
   waitForAnswer?: boolean;
   /** Speech to speech: each later utterance started this long after the previous answer began to sound, when set. */
   bargeInAtMs?: number;
+  /** What the client streamed while it waited between utterances (with `waitForAnswer` or `bargeInAtMs`); absent in reports from before it existed: it paused. */
+  waitAudio?: 'silence' | 'pause';
   timeouts: { connectMs: number; readyMs: number; finalMs: number };
   apiKey: string | null;
   tls: { ca: boolean; insecure: boolean };

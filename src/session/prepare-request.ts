@@ -1,7 +1,7 @@
 import { encodeWaveFromFloat32Channels } from '@echogarden/wave-codec';
 import type { HttpDialect, RequestInput } from '../dialects/dialect.js';
 import { encodeFlac } from '../audio/flac-encode.js';
-import { sniffFormat, type AudioFormat } from '../audio/format.js';
+import { CONTENT_TYPES, sniffFormat, type AudioFormat } from '../audio/format.js';
 import { toPcm16 } from '../audio/pcm.js';
 import { resample } from '../audio/resample.js';
 import type { MonoAudio } from '../audio/decode.js';
@@ -39,7 +39,6 @@ export async function prepareAudioRequest(sample: Sample, dialect: HttpDialect, 
   };
 }
 
-const CONTENT_TYPES: Record<AudioFormat, string> = { wav: 'audio/wav', flac: 'audio/flac', mp3: 'audio/mpeg', vorbis: 'audio/ogg', opus: 'audio/ogg' };
 const EXTENSIONS: Record<AudioFormat, string> = { wav: 'wav', flac: 'flac', mp3: 'mp3', vorbis: 'ogg', opus: 'opus' };
 
 function uploadFile(sample: Sample, audio: MonoAudio, format: UploadFormat | undefined): Pick<Extract<RequestInput, { kind: 'audio' }>, 'file' | 'fileName' | 'contentType'> {

@@ -1,21 +1,28 @@
-import { readFile } from 'node:fs/promises';
-import { extname } from 'node:path';
 import type { SessionSettings, WebSocketDialect } from '../dialects/dialect.js';
 import { speechSegments } from '../audio/energy.js';
+import { CONTENT_TYPES, sniffFormat } from '../audio/format.js';
 import { pcm16DurationMs, toPcm16 } from '../audio/pcm.js';
 import { resample } from '../audio/resample.js';
 import type { Sample } from '../data/dataset.js';
-import { DatasetError } from '../data/errors.js';
 import type { EosSource } from '../timeline/types.js';
 
 /** What preparing audio needs of a dialect: its rate, and how it frames a chunk. */
-export type AudioFraming = Pick<WebSocketDialect, 'sampleRate' | 'audioFrame'>;
+export type AudioFraming = Pick<WebSocketDialect, 'sampleRate' | 'audioFrame' | 'audioFramer'>;
 
-/** One audio chunk, already framed and encoded: the hot path only hands `frame` to the socket. */
-export interface PreparedChunk {
-  frame: Buffer;
+/**
+ * A chunk's frame, encoded before the clock starts: `frame(span)` at its span of the
+ * session's audio stream (ms) is one ready buffer, the same for every span, unless the
+ * dialect's frames name their position (`audioFramer`); then the payload is encoded once
+ * and only the position is written per send.
+ */
+export interface FramedAudio {
+  frame(span: { startMs: number; endMs: number }): Buffer;
   /** Sent as a binary frame (raw audio), else as a text frame (e.g. JSON with base64 audio). */
   binary: boolean;
+}
+
+/** One audio chunk, already framed and encoded. */
+export interface PreparedChunk extends FramedAudio {
   /** Position in the turn's audio, ms. */
   audioStartMs: number;
   audioEndMs: number;
@@ -35,6 +42,31 @@ export interface PreparedTurn extends SessionSettings {
   speechStartMs: number;
   speechEndMs: number;
   eosSource: EosSource;
+}
+
+/**
+ * One chunk of silence, encoded before the clock starts, that a client streams while it
+ * waits between utterances as a live microphone does, framed at each span of the
+ * stream it fills, reusing the one encoded payload.
+ */
+export interface PreparedSilence extends FramedAudio {
+  chunkMs: number;
+}
+
+/** `chunkMs` of silence as the dialect frames audio. */
+export function prepareSilence(dialect: AudioFraming, chunkMs: number): PreparedSilence {
+  const pcm = silence(chunkMs, dialect.sampleRate);
+  const chunk = { startMs: 0, endMs: pcm16DurationMs(pcm.length, dialect.sampleRate) };
+  return { chunkMs: chunk.endMs, ...framed(dialect, pcm, chunk) };
+}
+
+/** `pcm16` as the dialect frames it; a frame that names no position is built once, at `span` (where it sits in its turn). */
+function framed(dialect: AudioFraming, pcm16: Buffer, span: { startMs: number; endMs: number }): FramedAudio {
+  const framer = dialect.audioFramer?.(pcm16);
+  if (framer) return { binary: false, frame: framer };
+  const frame = dialect.audioFrame(pcm16, span);
+  const bytes = typeof frame === 'string' ? Buffer.from(frame) : frame;
+  return { binary: typeof frame !== 'string', frame: () => bytes };
 }
 
 /** Silence around utterances, ms. */
@@ -87,7 +119,7 @@ export async function prepareSample(
       eosSource: speech.source,
     };
   };
-  const settings = await sessionSettings(sample);
+  const settings = sessionSettings(sample);
   const first = { ...turn(padding.leadMs), ...settings };
   return { first, later: padding.gapMs === 0 ? first : turn(padding.gapMs + padding.leadMs) };
 }
@@ -99,8 +131,7 @@ export function chunkAudio(pcm16: Buffer, sampleRate: number, chunkMs: number, d
   for (let offset = 0; offset < pcm16.length; offset += chunkBytes) {
     const end = Math.min(offset + chunkBytes, pcm16.length);
     const span = { startMs: pcm16DurationMs(offset, sampleRate), endMs: pcm16DurationMs(end, sampleRate) };
-    const frame = dialect.audioFrame(pcm16.subarray(offset, end), span);
-    chunks.push({ frame: typeof frame === 'string' ? Buffer.from(frame) : frame, binary: typeof frame !== 'string', audioStartMs: span.startMs, audioEndMs: span.endMs });
+    chunks.push({ ...framed(dialect, pcm16.subarray(offset, end), span), audioStartMs: span.startMs, audioEndMs: span.endMs });
   }
   return { chunks, audioMs: pcm16DurationMs(pcm16.length, sampleRate) };
 }
@@ -125,21 +156,14 @@ export function findSpeech(sample: Sample, pcm: Buffer, rate: number, preference
   return { startMs: 0, endMs: pcm16DurationMs(pcm.length, rate), source: 'audio_end' };
 }
 
-const AUDIO_TYPES: Record<string, string> = { '.wav': 'audio/wav', '.flac': 'audio/flac', '.mp3': 'audio/mpeg', '.ogg': 'audio/ogg' };
-
-/** A sample's own session settings; its reference voice read now, as the data URI vLLM-Omni's `ref_audio` takes. */
-async function sessionSettings(sample: Sample): Promise<SessionSettings> {
-  let referenceAudio: string | undefined;
-  if (sample.referenceAudio !== undefined) {
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(sample.referenceAudio);
-    } catch (err) {
-      throw new DatasetError(`sample ${sample.id}: cannot read its reference audio ${sample.referenceAudio} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-    }
-    referenceAudio = `data:${AUDIO_TYPES[extname(sample.referenceAudio).toLowerCase()] ?? 'application/octet-stream'};base64,${bytes.toString('base64')}`;
-  }
-  return { ...(sample.instructions !== undefined ? { instructions: sample.instructions } : {}), ...(referenceAudio !== undefined ? { referenceAudio } : {}) };
+/** A sample's own session settings; its reference voice as the data URI vLLM-Omni's `ref_audio` takes. */
+function sessionSettings(sample: Sample): SessionSettings {
+  const voice = sample.referenceAudio;
+  const format = voice ? sniffFormat(voice) : null;
+  return {
+    ...(sample.instructions !== undefined ? { instructions: sample.instructions } : {}),
+    ...(voice ? { referenceAudio: `data:${typeof format === 'string' ? CONTENT_TYPES[format] : 'application/octet-stream'};base64,${Buffer.from(voice.buffer, voice.byteOffset, voice.byteLength).toString('base64')}` } : {}),
+  };
 }
 
 function silence(ms: number, rate: number): Buffer {

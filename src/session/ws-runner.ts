@@ -2,7 +2,7 @@ import WebSocket, { type RawData } from 'ws';
 import { ProtocolViolation, type Reaction, type WebSocketDialect } from '../dialects/dialect.js';
 import type { Control, SentFrame, WebSocketTransport } from '../timeline/types.js';
 import type { Pace } from './pace.js';
-import type { PreparedTurn } from './prepare.js';
+import type { PreparedSilence, PreparedTurn } from './prepare.js';
 import type { PreparedText } from './prepare-text.js';
 import { TextBudget } from './bounds.js';
 import { AudioKeeper } from './received-audio.js';
@@ -36,6 +36,8 @@ export interface WebSocketPlan extends RunnerBase {
   waitForAnswer?: boolean;
   /** Server turn detection: start the next utterance this long (ms of audio) after the answer to the last one begins to sound, so the user speaks over it. */
   bargeInAtMs?: number;
+  /** While it waits between utterances (`waitForAnswer`, `bargeInAtMs`), the client streams this silence at its pace, as a live microphone does; without it, or unpaced, the stream pauses. */
+  silence?: PreparedSilence;
   /** Extra options for the `ws` client (TLS settings, agents). */
   socketOptions?: WebSocket.ClientOptions;
 }
@@ -242,10 +244,14 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
       ending.recheck = () => {
         if (ending.outcome) done();
       };
-      const record = (seq: number, plannedMs: number | null, t: number): void => {
+      /** Sends chunk `seq` framed at its place in the stream, and records it. */
+      const sendChunk = (seq: number, plannedMs: number | null, written?: () => void): void => {
         const chunk = chunks[seq]!;
-        sentEndMs = offsetMs + chunk.audioEndMs;
-        timeline.sent.push({ t, input, bytes: chunk.frame.length, kind: 'audio', plannedMs, audioStartMs: offsetMs + chunk.audioStartMs, audioEndMs: sentEndMs });
+        const span = { startMs: offsetMs + chunk.audioStartMs, endMs: offsetMs + chunk.audioEndMs };
+        const frame = chunk.frame(span);
+        const t = send(frame, chunk.binary, written);
+        sentEndMs = span.endMs;
+        timeline.sent.push({ t, input, bytes: frame.length, kind: 'audio', plannedMs, audioStartMs: span.startMs, audioEndMs: span.endMs });
       };
       if (plan.pace.kind === 'none') {
         let inFlight = 0;
@@ -279,11 +285,11 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
           while (k < chunks.length && inFlight < UNPACED_WINDOW && acknowledged()) {
             inFlight++;
             const seq = k++;
-            record(seq, null, send(chunks[seq]!.frame, chunks[seq]!.binary, () => {
+            sendChunk(seq, null, () => {
               inFlight--;
               if (k === chunks.length && inFlight === 0) done();
               else pump();
-            }));
+            });
           }
           watchDrain();
         };
@@ -291,8 +297,36 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
         return pump();
       }
       const speed = plan.pace.speed;
-      void onSchedule(chunks.length, (i) => t0 + (offsetMs + chunks[i]!.audioStartMs) / speed, (i, plannedMs) => record(i, plannedMs, send(chunks[i]!.frame, chunks[i]!.binary))).then(resolve);
+      void onSchedule(chunks.length, (i) => t0 + (offsetMs + chunks[i]!.audioStartMs) / speed, sendChunk).then(resolve);
     });
+  };
+
+  /**
+   * Streams silence from `fromMs` of the stream, each chunk due at `t0 + position / speed`,
+   * until stopped; `stop` says where the stream has got to.
+   */
+  const streamSilence = (silence: PreparedSilence, fromMs: number, t0: number, speed: number): { stop(): number } => {
+    let sentMs = fromMs;
+    let timer: NodeJS.Timeout | undefined;
+    const tick = (): void => {
+      let now = clock.now();
+      while (!ending.outcome && t0 + sentMs / speed <= now) {
+        const span = { startMs: sentMs, endMs: sentMs + silence.chunkMs };
+        const frame = silence.frame(span);
+        const plannedMs = t0 + sentMs / speed;
+        timeline.sent.push({ t: send(frame, silence.binary), input, bytes: frame.length, kind: 'audio', plannedMs, audioStartMs: span.startMs, audioEndMs: span.endMs, silence: true });
+        sentMs += silence.chunkMs;
+        now = clock.now();
+      }
+      if (!ending.outcome) timer = setTimeout(tick, Math.ceil(t0 + sentMs / speed - now));
+    };
+    tick();
+    return {
+      stop: () => {
+        clearTimeout(timer);
+        return sentMs;
+      },
+    };
   };
 
   /** Sends a prompt: every piece at once, or (streamed, and paced) each on its token schedule from `t0`. */
@@ -385,13 +419,16 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
       offsetMs += prepared.audioMs;
       if ((plan.waitForAnswer || plan.bargeInAtMs !== undefined) && input < plan.inputs.length - 1 && !ending.outcome) {
         const answered = input + 1;
+        // The microphone stays open while the user waits: silence, bounded by the waits' own limits.
+        const filler = plan.silence && plan.pace.kind !== 'none' ? streamSilence(plan.silence, offsetMs, t0, plan.pace.speed) : undefined;
         if (plan.bargeInAtMs === undefined) {
           await until('final', () => policy.allFinal(answered), timeouts.finalMs, `the ${result} to utterance ${answered}`);
         } else {
           await until('final', () => policy.answering?.(answered) ?? true, timeouts.finalMs, `the ${result} to utterance ${answered} to begin`);
           if (!ending.outcome) await until('streaming', () => false, plan.bargeInAtMs / speedOf(plan.pace));
         }
-        t0 = clock.now() - offsetMs / speedOf(plan.pace); // the stream resumes where it paused
+        if (filler) offsetMs = filler.stop(); // the next utterance follows the silence on the same schedule
+        else t0 = clock.now() - offsetMs / speedOf(plan.pace); // the stream resumes where it paused
       }
     }
     clearTimeout(update);

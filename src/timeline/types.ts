@@ -105,6 +105,8 @@ export interface SentFrame {
   /** Audio: position in the session's audio stream, ms. */
   audioStartMs?: number;
   audioEndMs?: number;
+  /** Audio: silence the client streamed while it waited between utterances (`--wait-audio silence`), part of no input's media. */
+  silence?: true;
   /** Text: the characters of the input's text it carries, [start, end). */
   charStart?: number;
   charEnd?: number;

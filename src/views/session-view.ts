@@ -177,6 +177,7 @@ function buildView(timeline: SessionTimeline): SessionView {
   const ends: Array<SentFrame | undefined> = [];
   const updates: SentFrame[] = [];
   for (const frame of timeline.sent) {
+    if (frame.silence) continue; // streamed while waiting, of no input
     if (frame.kind !== 'control') media[frame.input]?.push(frame);
     else if (frame.control === 'input_start') starts[frame.input] ??= frame;
     else if (frame.control === 'input_end' || frame.control === 'flush') ends[frame.input] ??= frame;

@@ -13,6 +13,8 @@ export const COLORS = {
   capacity: '#15803d',
   failsAt: '#9ca3af',
   audio: '#60a5fa',
+  /** Silence the client streams while it waits between utterances. */
+  silence: '#cbd5e1',
   delta: '#f59e0b',
   final: '#111827',
   error: '#dc2626',

@@ -64,7 +64,8 @@ function waterfallChart(id: string, sessions: readonly ReportSession[]): ChartSp
     s.timeline.received.filter(test).map((e) => ({ t: e.t, note: clip(e.text ?? [e.code, e.message].filter(Boolean).join(': ')) }));
   const agent = (s: ReportSession) => sessionView(s.timeline).responses;
   const series = [
-    collect('audio chunk sent', (s) => s.timeline.sent.flatMap((f) => (f.kind === 'audio' ? [{ t: f.t }] : [])), -0.18, 4, COLORS.audio),
+    collect('audio chunk sent', (s) => s.timeline.sent.flatMap((f) => (f.kind === 'audio' && !f.silence ? [{ t: f.t }] : [])), -0.18, 4, COLORS.audio),
+    collect('silence sent while waiting', (s) => s.timeline.sent.flatMap((f) => (f.silence ? [{ t: f.t }] : [])), -0.18, 3, COLORS.silence),
     collect('agent audio received', (s) => eventsOf(s, (e) => e.kind === 'audio' && Boolean(e.audioBytes)), 0.02, 4, COLORS.agentAudio),
     collect('answer playback starts', (s) => agent(s).flatMap((r) => {
       const { startMs } = r.playback(AGENT_PLAYBACK_BUFFER_MS);
