@@ -12,6 +12,7 @@
  *
  *   npm run bench:proxy -- "LABEL"    # writes the row LABEL into BENCHMARKS.md
  *   npm run bench:proxy               # prints only
+ *   npm run bench:proxy -- --sessions 20 --seconds 5   # a smaller load (a shared machine)
  *   node dist/bench/proxy-overhead.js --ack-server   # (the server role, spawned by the bench)
  */
 import { spawn } from 'node:child_process';
@@ -20,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import WebSocket, { WebSocketServer } from 'ws';
 import { summarize } from '../src/metrics/stats.js';
 import { readReport } from '../src/report/recompute.js';
@@ -27,14 +29,16 @@ import { run } from '../src/run.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
 import { measuredOn, tableRow, upsertRow } from './figures.js';
 
-const SESSIONS = 200;
-const SECONDS = 15;
+const { values: flags, positionals } = parseArgs({ allowPositionals: true, options: { 'ack-server': { type: 'boolean' }, sessions: { type: 'string', default: '200' }, seconds: { type: 'string', default: '15' } } });
+const SESSIONS = Number(flags.sessions);
+const SECONDS = Number(flags.seconds);
+const LABEL = positionals[0];
 const CHUNK_MS = 100;
 const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const USAGE = fileURLToPath(new URL('./child-usage.js', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
 
-if (process.argv[2] === '--ack-server') {
+if (flags['ack-server']) {
   // Answers every append with the audio consumed so far, as seed 001's server does.
   const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false });
   wss.on('connection', (ws) => {
@@ -129,7 +133,7 @@ async function bench(): Promise<void> {
   };
 
   const row = tableRow([
-    process.argv[2] ?? 'this run',
+    LABEL ?? `this run (${SESSIONS} sessions, ${SECONDS} s)`,
     measuredOn(),
     `${direct.count} / ${through.count}`,
     direct.p50.toFixed(2),
@@ -143,5 +147,5 @@ async function bench(): Promise<void> {
     gap('commit_to_flush_ms'),
   ]);
   process.stdout.write(`${row}\n`);
-  if (process.argv[2] !== undefined) await upsertRow('proxy-overhead', row);
+  if (LABEL !== undefined) await upsertRow('proxy-overhead', row);
 }
