@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { OpenAIRealtimeWS } from 'openai/realtime/ws';
@@ -231,6 +231,80 @@ describe('voxbench proxy', () => {
       ws.send(message);
       assert.equal(await new Promise<number>((resolve) => ws.once('close', resolve)), code, message);
     }
+  });
+
+  it('passes every byte unchanged both ways, the 101 as the server sent it, and negotiates no compression', async () => {
+    const wss = new WebSocketServer({ port: 0, perMessageDeflate: true });
+    after(() => wss.close());
+    wss.on('headers', (headers) => headers.push('X-Upstream: 101 as sent'));
+    const atServer = { in: [] as Buffer[], out: [] as Buffer[], extensions: 'unset' as string | undefined };
+    wss.on('connection', (ws, request) => {
+      atServer.extensions = request.headers['sec-websocket-extensions'];
+      const raw = request.socket;
+      raw.prependListener('data', (d: Buffer) => atServer.in.push(Buffer.from(d))); // before ws unmasks it in place
+      const write = raw.write.bind(raw) as (chunk: Buffer) => boolean;
+      raw.write = ((chunk: Buffer, ...rest: unknown[]) => (atServer.out.push(Buffer.from(chunk)), (write as (...a: unknown[]) => boolean)(chunk, ...rest))) as typeof raw.write;
+      ws.on('message', (data, isBinary) => {
+        ws.send(data, { binary: isBinary });
+        ws.send(Buffer.alloc(200_000, 7), { fin: false });
+        ws.send(Buffer.alloc(10, 8), { fin: true });
+      });
+    });
+    const proxy = await proxyTo(`ws://127.0.0.1:${(wss.address() as { port: number }).port}`);
+    const atClient = { in: [] as Buffer[], out: [] as Buffer[] };
+    let upgradeHeaders: Record<string, unknown> = {};
+    const tapped = (o: { port: number; host: string }): Socket => {
+      const socket = connect(o);
+      const write = socket.write.bind(socket) as (...a: unknown[]) => boolean;
+      socket.write = ((chunk: Buffer, ...rest: unknown[]) => (client.readyState === WebSocket.OPEN && atClient.out.push(Buffer.from(chunk)), write(chunk, ...rest))) as typeof socket.write;
+      socket.on('data', (d: Buffer) => client.readyState === WebSocket.OPEN && atClient.in.push(Buffer.from(d)));
+      return socket;
+    };
+    const client: WebSocket = new WebSocket(`${proxy.url}/raw`, { createConnection: tapped as typeof connect });
+    client.on('upgrade', (response) => (upgradeHeaders = response.headers));
+    const got: number[] = [];
+    const answered = new Promise<void>((resolve) => client.on('message', (data: Buffer) => got.push(data.length) === 3 && resolve()));
+    await new Promise((resolve) => client.once('open', resolve));
+    client.send(Buffer.alloc(70_000, 3));
+    client.send('text');
+    await answered;
+    client.close(1000);
+    await new Promise((resolve) => client.once('close', resolve));
+    await until(() => proxy.open() === 0);
+    assert.equal(upgradeHeaders['x-upstream'], '101 as sent');
+    assert.equal(atServer.extensions, undefined, 'Sec-WebSocket-Extensions is not forwarded');
+    assert.equal(client.extensions, '', 'so no compression is negotiated');
+    assert.deepEqual(got.slice(0, 3), [70_000, 200_010, 4]);
+    // The client's frames (masked with its own keys) reach the server as sent, and the server's reach the client.
+    // (Each side's capture may stop at a different point of the close, so the shorter is the one compared.)
+    const samePrefix = (a: Buffer, b: Buffer): boolean => a.subarray(0, b.length).equals(b.subarray(0, a.length));
+    const [sent, received] = [Buffer.concat(atClient.out), Buffer.concat(atServer.in)];
+    assert.ok(Math.min(sent.length, received.length) > 70_000 && samePrefix(sent, received), 'client frames byte-identical at the server');
+    const [answer, heard] = [Buffer.concat(atServer.out.filter((c) => !c.toString('latin1').startsWith('HTTP/1.1 101'))), Buffer.concat(atClient.in)];
+    assert.ok(Math.min(answer.length, heard.length) > 270_000 && samePrefix(answer, heard), 'server frames byte-identical at the client');
+  });
+
+  it('a frame it cannot read stops the metering of that connection, not its forwarding', async () => {
+    const wss = new WebSocketServer({ port: 0 });
+    after(() => wss.close());
+    wss.on('connection', (ws) => {
+      ws.send(Buffer.from([0xff, 0xfe]), { binary: false }); // a text frame that is not UTF-8
+      ws.on('message', (data) => ws.send(`echo ${String(data)}`));
+    });
+    const proxy = await proxyTo(`ws://127.0.0.1:${(wss.address() as { port: number }).port}`, { protocol: 'vllm', outputDir: await tempDir() });
+    const client = new WebSocket(`${proxy.url}/v1/realtime`, { skipUTF8Validation: true });
+    const messages: string[] = [];
+    const echoed = new Promise<void>((resolve) => client.on('message', (data) => messages.push(String(data)) === 2 && resolve()));
+    await new Promise((resolve) => client.once('open', resolve));
+    client.send('still there?');
+    await echoed;
+    assert.equal(messages[1], 'echo still there?');
+    client.close();
+    await until(() => proxy.open() === 0);
+    const { report } = await proxy.close();
+    const outcome = report!.benchmarks[0]!.sessions[0]!.outcome;
+    assert.equal(outcome.status, 'failed');
+    assert.match(outcome.status === 'failed' ? outcome.failure.message : '', /cannot read the server's frames \(.*UTF-8.*\); the connection is still forwarded/);
   });
 
   it('gives the client the status, headers and body of a refused upgrade, 502 when the server is down, and counts them', async () => {

@@ -52,7 +52,7 @@ export const proxyCommand = new Command('proxy')
       ...(opts.metricsPort ? { metrics: opts.metricsPort } : {}),
       ...(opts.outputDir !== undefined ? { outputDir: opts.outputDir, outputs: opts.outputs } : {}),
       connectTimeoutMs: opts.connectTimeoutMs,
-      socketOptions: { ...(opts.ca !== undefined ? { ca: readCa(opts.ca) } : {}), ...(opts.insecure ? { rejectUnauthorized: false } : {}) },
+      tls: { ...(opts.ca !== undefined ? { ca: readCa(opts.ca) } : {}), ...(opts.insecure ? { rejectUnauthorized: false } : {}) },
       ...(opts.quiet ? {} : { onSession: (record: SessionRecord, protocol: string, model: string) => say(sessionLine(record, protocol, model)) }),
     });
     say(`voxbench proxy listening on ${proxy.url}, forwarding to ${redactUrl(opts.upstream)}${proxy.metrics ? `; metrics on ${proxy.metrics.url}/metrics` : ''}`);

@@ -132,6 +132,10 @@ export class ObservedSession implements ConnectionHooks {
     }
   }
 
+  unreadable(_t: number, side: 'client' | 'server', message: string): void {
+    this.fail({ class: 'protocol_violation', message: `the proxy cannot read the ${side}'s frames (${message}); the connection is still forwarded but no longer metered` });
+  }
+
   closed(t: number, code: number, reason: string, by: 'client' | 'server'): void {
     if (!this.events) return;
     this.transport.close = { t, code, reason, by };

@@ -1,5 +1,4 @@
 import type { IncomingMessage } from 'node:http';
-import type WebSocket from 'ws';
 import { monotonicClock } from '../clock.js';
 import type { WebSocketDialect } from '../dialects/dialect.js';
 import { createDialect, METERED_PROTOCOLS, type Protocol } from '../dialects/index.js';
@@ -11,7 +10,7 @@ import type { Report } from '../report/schema.js';
 import type { SessionRecord, TurnDetection } from '../timeline/types.js';
 import { observedReport } from './observed-report.js';
 import { ObservedSession } from './observer.js';
-import { startRelay } from './relay.js';
+import { startRelay, type RelayOptions } from './relay.js';
 
 export interface ProxyOptions {
   listen: Listen;
@@ -27,7 +26,7 @@ export interface ProxyOptions {
   /** Upstream handshake limit, ms. Default 10000. */
   connectTimeoutMs?: number;
   /** For a `wss://` upstream. */
-  socketOptions?: WebSocket.ClientOptions;
+  tls?: RelayOptions['tls'];
   /** Each ended session, e.g. for a log line. Its timeline holds no header, so no secret. */
   onSession?(record: SessionRecord, protocol: Protocol, model: string): void;
 }
@@ -93,7 +92,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     now: clock.now,
     connection,
     connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
-    ...(options.socketOptions ? { socketOptions: options.socketOptions } : {}),
+    ...(options.tls ? { tls: options.tls } : {}),
   });
   const metrics = options.metrics ? await serveMetrics(live.registry, options.metrics).catch(async (err: unknown) => {
     await relay.close();
