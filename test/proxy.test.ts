@@ -13,11 +13,12 @@ import { loadFolderDataset } from '../src/data/load.js';
 import { summarize } from '../src/metrics/stats.js';
 import { startProxy, type ProxyOptions, type RunningProxy } from '../src/proxy/proxy.js';
 import { readReport } from '../src/report/recompute.js';
+import { readSessionLog } from '../src/report/session-log.js';
 import type { Report, ReportSession } from '../src/report/schema.js';
 import { run } from '../src/run.js';
 import { sessionView } from '../src/views/session-view.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
-import { CLI, tempDir, testServer } from './helpers.js';
+import { CLI, runNode, tempDir, testServer } from './helpers.js';
 import { parsePrometheusText, type Family } from './prometheus-text.js';
 
 const { samples } = await loadFolderDataset(BUNDLED_SAMPLES_DIR);
@@ -284,6 +285,29 @@ describe('voxbench proxy', () => {
     assert.ok(Math.min(answer.length, heard.length) > 270_000 && samePrefix(answer, heard), 'server frames byte-identical at the client');
   });
 
+  it('logs each session to sessions.jsonl as it ends and builds the report from the log when it stops; the folder renders, even mid-run', async () => {
+    const server = await testServer();
+    const dir = await tempDir();
+    const proxy = await proxyTo(origin(server.url), { outputDir: dir });
+    const logged = async () => (await readSessionLog(dir)).map((e) => e.record);
+    await run({ target: `${proxy.url}/v1/realtime`, model: DEFAULT_MODEL, maxSessions: 2, pace: { kind: 'none' } });
+    await until(() => proxy.open() === 0);
+    await untilAsync(async () => (await logged()).length === 2);
+    assert.deepEqual((await logged()).map((r) => [r.index, r.outcome.status]), [[0, 'completed'], [1, 'completed']], 'in the log before the proxy stops');
+    // What a killed proxy leaves, a placeholder report beside the log, renders already.
+    const midRun = await runNode([CLI, 'report', 'render', dir, '--output-dir', await tempDir()]);
+    assert.equal(midRun.code, 0, midRun.stderr);
+    assert.match(midRun.stdout, /concurrent@\d+: 2 sessions · 2 completed/);
+    const { report, written } = await proxy.close();
+    assert.deepEqual(written.map((f) => f.slice(dir.length + 1)), ['report.json', 'sessions.jsonl']);
+    assert.deepEqual(report!.benchmarks[0]!.sessions.map((s) => s.timeline), (await logged()).map((r) => r.timeline), 'the report holds the logged sessions');
+    const rendered = await runNode([CLI, 'report', 'render', dir, '--outputs', 'json,html']);
+    assert.equal(rendered.code, 0, rendered.stderr);
+    const reread = await readReport(dir);
+    assert.equal(reread.benchmarks[0]!.sessions.length, 2, 'each session once: the report and the log agree');
+    assert.equal(reread.observed?.by, 'voxbench proxy');
+  });
+
   it('a frame it cannot read stops the metering of that connection, not its forwarding', async () => {
     const wss = new WebSocketServer({ port: 0 });
     after(() => wss.close());
@@ -368,6 +392,14 @@ describe('voxbench proxy (the command)', () => {
     client.close();
   });
 });
+
+async function untilAsync(condition: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { join } from 'node:path';
 import { monotonicClock } from '../clock.js';
 import type { WebSocketDialect } from '../dialects/dialect.js';
 import { createDialect, METERED_PROTOCOLS, type Protocol } from '../dialects/index.js';
@@ -8,6 +9,7 @@ import { writeOutputs, type OutputFormat } from '../report/outputs.js';
 import { redactUrl } from '../report/redact.js';
 import type { Report } from '../report/schema.js';
 import type { SessionRecord, TurnDetection } from '../timeline/types.js';
+import { readSessionLog, SESSION_LOG, SessionLog } from '../report/session-log.js';
 import { observedReport } from './observed-report.js';
 import { ObservedSession } from './observer.js';
 import { startRelay, type RelayOptions } from './relay.js';
@@ -20,7 +22,7 @@ export interface ProxyOptions {
   protocol?: Protocol;
   /** Serve `/metrics` and `/healthz` here. */
   metrics?: Listen;
-  /** Keep the observed sessions and write them here as a report when the proxy stops. */
+  /** Log each observed session here as it ends (sessions.jsonl), and build the report from the log when the proxy stops. */
   outputDir?: string;
   outputs?: OutputFormat[];
   /** Upstream handshake limit, ms. Default 10000. */
@@ -30,6 +32,9 @@ export interface ProxyOptions {
   /** Each ended session, e.g. for a log line. Its timeline holds no header, so no secret. */
   onSession?(record: SessionRecord, protocol: Protocol, model: string): void;
 }
+
+/** The session log's level for observed sessions: one level, whatever the concurrency seen. */
+const OBSERVED_LEVEL = 'observed';
 
 /** Distinct model labels kept: clients name the model, and a label per name would let them grow the registry without bound. */
 export const MODEL_LABELS = 32;
@@ -41,7 +46,7 @@ export interface RunningProxy {
   live: LiveMetrics;
   /** Connections open now. */
   open(): number;
-  /** Stops: open connections are cut and end incomplete; with `outputDir`, writes the report and returns it. */
+  /** Stops: open connections are cut and end incomplete; with `outputDir`, builds the report from the session log, writes it and returns it. */
   close(): Promise<{ report?: Report; written: string[] }>;
 }
 
@@ -50,12 +55,14 @@ export interface RunningProxy {
  * connection passively. The relay forwards everything unchanged; a copy of each frame
  * goes to the connection's `ObservedSession`, which builds the neutral timeline with
  * the dialect's codec, and each ended session goes through the metric catalog into the
- * Prometheus registry (and, with an output folder, into the observed report).
+ * Prometheus registry (and, with an output folder, into the session log, from which
+ * the observed report is built when the proxy stops: it keeps no ended session).
  */
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const clock = monotonicClock();
+  // Opened first, so that a folder that cannot be written leaves nothing listening.
+  const log = options.outputDir === undefined ? undefined : await SessionLog.open(options.outputDir, false);
   const live = new LiveMetrics();
-  const records: SessionRecord[] | undefined = options.outputDir === undefined ? undefined : [];
   const models = new Map<string, number>();
   const sessions = new Set<ObservedSession>();
   const protocols = new Set<Protocol>();
@@ -77,7 +84,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         if (s.model && (models.has(s.model) || models.size < MODEL_LABELS)) models.set(s.model, (models.get(s.model) ?? 0) + 1);
         const model = !s.model || models.has(s.model) ? s.model : 'other';
         live.sessionEnded(record, { protocol, model }, s.upgraded);
-        records?.push(record);
+        log?.append({ level: OBSERVED_LEVEL, profile: { kind: 'concurrent', concurrency: Math.max(1, peakOpen) }, startedAt, record });
         options.onSession?.(record, protocol, model);
       },
     });
@@ -85,6 +92,17 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     return session;
   };
 
+  const startedAt = clock.wallStart.toISOString();
+  const observedRun = (records: SessionRecord[], placeholder = false): Report =>
+    observedReport({
+      startedAt: clock.wallStart,
+      protocol: options.protocol ?? ([...protocols].join('+') || 'vllm'),
+      model: [...models].sort((a, b) => b[1] - a[1])[0]?.[0] ?? '',
+      records,
+      peakOpen,
+      observed: { listen: relay.url, upstream: redactUrl(options.upstream) },
+      placeholder,
+    });
   const relay = await startRelay({
     host: options.listen.host,
     port: options.listen.port,
@@ -93,11 +111,16 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     connection,
     connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
     ...(options.tls ? { tls: options.tls } : {}),
+  }).catch(async (err: unknown) => {
+    await log?.close();
+    throw err;
   });
   const metrics = options.metrics ? await serveMetrics(live.registry, options.metrics).catch(async (err: unknown) => {
     await relay.close();
+    await log?.close();
     throw err;
   }) : undefined;
+  if (options.outputDir !== undefined) await writeOutputs(observedRun([], true), options.outputDir);
 
   return {
     url: relay.url,
@@ -108,16 +131,11 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       for (const session of [...sessions]) session.interrupt();
       await relay.close();
       await metrics?.close();
-      if (records === undefined || options.outputDir === undefined) return { written: [] };
-      const report = observedReport({
-        startedAt: clock.wallStart,
-        protocol: options.protocol ?? ([...protocols].join('+') || 'vllm'),
-        model: [...models].sort((a, b) => b[1] - a[1])[0]?.[0] ?? '',
-        records,
-        peakOpen,
-        observed: { listen: relay.url, upstream: redactUrl(options.upstream) },
-      });
-      return { report, written: await writeOutputs(report, options.outputDir, options.outputs) };
+      if (!log || options.outputDir === undefined) return { written: [] };
+      await log.close();
+      // Built from the log, as `report render` does: the proxy kept no session in memory.
+      const report = observedRun((await readSessionLog(options.outputDir)).map((entry) => entry.record));
+      return { report, written: [...(await writeOutputs(report, options.outputDir, options.outputs)), join(options.outputDir, SESSION_LOG)] };
     },
   };
 }
