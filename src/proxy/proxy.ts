@@ -159,6 +159,6 @@ function meteringDialect(protocol: Protocol, turnDetection: TurnDetection): WebS
     turnDetection: turnDetection === 'client' ? { type: 'none' } : { type: 'server_vad', threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 },
     speech: { model: '', responseFormat: 'pcm', streamFormat: 'audio', outputRate: 24_000 },
   });
-  if (dialect.transport !== 'websocket' || !dialect.readSent) throw new Error(`--protocol ${protocol}: the proxy meters speech-to-text and speech-to-speech WebSockets (${METERED_PROTOCOLS.join(', ')})`);
+  if (dialect.transport !== 'websocket' || !dialect.readSent) throw new Error(`--protocol ${protocol}: the proxy meters WebSocket dialects (${METERED_PROTOCOLS.join(', ')})`);
   return dialect as WebSocketDialect & Required<Pick<WebSocketDialect, 'readSent'>>;
 }
