@@ -378,7 +378,9 @@ describe('voxbench proxy: speech generation', () => {
       const server = await testServer({ speechLatency: FAST });
       const proxy = await proxyTo(origin(server.url), { protocol, outputDir: await tempDir(), metrics: { host: '127.0.0.1', port: 0 } });
       const textDelivery = protocol === 'vllm-omni-speech-ws' ? { kind: 'stream', tokensPerS: 200, firstTokenMs: 5 } as const : { kind: 'all' } as const;
-      const { report } = await run({ target: `${proxy.url}/`, protocol, model: TTS_MODELS[protocol], maxSessions: 2, pace: { kind: 'realtime', speed: 10 }, textDelivery });
+      // Two dialects ask for their rate in the URL: the proxy sizes their audio by it.
+      const speech = protocol === 'elevenlabs' || protocol === 'deepgram-aura' ? { speech: { outputRate: 16_000 } } : {};
+      const { report } = await run({ target: `${proxy.url}/`, protocol, model: TTS_MODELS[protocol], maxSessions: 2, pace: { kind: 'realtime', speed: 10 }, textDelivery, ...speech });
       await until(() => proxy.open() === 0);
       const families = await scrape(proxy);
       const { report: observed } = await proxy.close();
@@ -396,11 +398,13 @@ describe('voxbench proxy: speech generation', () => {
       assert.ok(seen.every((s) => s.timeline.received.every((e) => !('payload' in e))), 'audio is measured, not kept');
       for (const [o, p] of own.map((s, k) => [s, seen[k]!] as const)) {
         const [mine, proxied] = [o.metrics.inputs[0]!.ttfa_ms!, p.metrics.inputs[0]!.ttfa_ms!];
-        // The proxy sees the forcing send after the client and the audio before it: never more, a hop or two less.
-        assert.ok(proxied <= mine + 5 && proxied > mine - 20, `ttfa ${proxied} ms at the proxy, ${mine} ms at the client`);
+        // The proxy sees the forcing send after the client and the audio before it: never more (causality;
+        // one process here, so how much less depends on the load; the next test compares medians).
+        assert.ok(proxied > 0 && proxied <= mine + 5, `ttfa ${proxied} ms at the proxy, ${mine} ms at the client`);
       }
-      const ttfa = samplesOf(families, 'voxbench_latency_seconds', 'voxbench_latency_seconds_count', ['protocol', 'metric']).filter(([, m]) => m === 'ttfa');
-      assert.deepEqual(ttfa, [[protocol, 'ttfa', 2]], 'TTFA in /metrics, one per input');
+      const ttfa = samplesOf(families, 'voxbench_latency_seconds', 'voxbench_latency_seconds_count', ['protocol', 'model', 'metric']).filter(([, , m]) => m === 'ttfa');
+      assert.deepEqual(ttfa, [[protocol, TTS_MODELS[protocol], 'ttfa', 2]], 'TTFA in /metrics, one per input, with the model the client named');
+      assert.equal(observed!.config.model, TTS_MODELS[protocol]);
     });
   }
 

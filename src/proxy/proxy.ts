@@ -7,6 +7,7 @@ import { LiveMetrics } from '../live/metrics.js';
 import { serveMetrics, type Listen, type MetricsEndpoint } from '../live/serve.js';
 import { writeOutputs, type OutputFormat } from '../report/outputs.js';
 import { redactUrl } from '../report/redact.js';
+import { TEXT_LIMITS } from '../session/bounds.js';
 import type { Report } from '../report/schema.js';
 import type { SessionRecord, TurnDetection } from '../timeline/types.js';
 import { readSessionLog, SESSION_LOG, SessionLog } from '../report/session-log.js';
@@ -73,7 +74,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const connection = (request: IncomingMessage): ObservedSession => {
     const protocol = options.protocol ?? protocolOfUpgrade(request);
     protocols.add(protocol);
-    const session = new ObservedSession(next++, clock.now(), meteringDialect(protocol, 'client'), (td) => meteringDialect(protocol, td).policy(), options.upstream, {
+    const query = new URL(request.url ?? '/', 'http://localhost').searchParams;
+    const outputRate = outputRateOf(query);
+    const session = new ObservedSession(next++, clock.now(), meteringDialect(protocol, 'client', outputRate), (td) => meteringDialect(protocol, td, outputRate).policy(), options.upstream, {
       opened: () => {
         live.sessionOpened(protocol);
         peakOpen = Math.max(peakOpen, ++open);
@@ -88,6 +91,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         options.onSession?.(record, protocol, model);
       },
     });
+    // A model named in the URL (OpenAI's ?model=, ElevenLabs' model_id, Deepgram's model) until the client's configuration names one.
+    session.model = (query.get('model') ?? query.get('model_id') ?? '').slice(0, TEXT_LIMITS.fieldChars);
     sessions.add(session);
     return session;
   };
@@ -152,12 +157,22 @@ export function protocolOfUpgrade(request: IncomingMessage): Protocol {
   return url.searchParams.has('intent') || url.searchParams.has('model') || beta !== undefined ? 'openai' : 'vllm';
 }
 
-/** A dialect to read a connection with: only its codec and policy are used, so its settings are placeholders, bar who ends turns. */
-function meteringDialect(protocol: Protocol, turnDetection: TurnDetection): WebSocketDialect & Required<Pick<WebSocketDialect, 'readSent'>> {
+/**
+ * The PCM rate a speech-generation client asked for in its URL (Deepgram's
+ * `sample_rate`, ElevenLabs' `output_format=pcm_<rate>`), which sizes the audio it gets;
+ * else 24 kHz, what the other dialects speak at unless their messages say otherwise.
+ */
+export function outputRateOf(query: URLSearchParams): number {
+  const rate = Number(query.get('sample_rate') ?? /^pcm_(\d+)$/.exec(query.get('output_format') ?? '')?.[1]);
+  return Number.isInteger(rate) && rate >= 8_000 && rate <= 192_000 ? rate : 24_000;
+}
+
+/** A dialect to read a connection with: only its codec and policy are used, so its settings are placeholders, bar who ends turns and the audio's rate. */
+function meteringDialect(protocol: Protocol, turnDetection: TurnDetection, outputRate: number): WebSocketDialect & Required<Pick<WebSocketDialect, 'readSent'>> {
   const dialect = createDialect(protocol, {
     model: '',
     turnDetection: turnDetection === 'client' ? { type: 'none' } : { type: 'server_vad', threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 },
-    speech: { model: '', responseFormat: 'pcm', streamFormat: 'audio', outputRate: 24_000 },
+    speech: { model: '', responseFormat: 'pcm', streamFormat: 'audio', outputRate },
   });
   if (dialect.transport !== 'websocket' || !dialect.readSent) throw new Error(`--protocol ${protocol}: the proxy meters WebSocket dialects (${METERED_PROTOCOLS.join(', ')})`);
   return dialect as WebSocketDialect & Required<Pick<WebSocketDialect, 'readSent'>>;

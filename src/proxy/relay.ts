@@ -96,6 +96,10 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     socket.once('close', abandon);
     upstream.on('upgrade', (response: IncomingMessage, server: Socket, serverHead: Buffer) => {
       const t = options.now();
+      if (socket.destroyed) {
+        server.destroy(); // the client left as the server accepted
+        return abandon();
+      }
       settle();
       server.on('error', () => server.destroy());
       socket.write(responseHead(response));
@@ -187,6 +191,7 @@ function join(client: Socket, server: Socket, heads: { client: Buffer; server: B
   direction(server, client, 'server');
   direction(client, server, 'client');
   client.resume();
+  server.resume();
   return () => {
     first ??= { t: now(), code: 1001, reason: 'proxy shutting down', by: 'client' };
     client.destroy();
