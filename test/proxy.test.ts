@@ -314,6 +314,18 @@ describe('voxbench proxy', () => {
     assert.equal(reread.observed?.by, 'voxbench proxy');
   });
 
+  it('stopping cuts the connections still open: their clients see a drop, their sessions end incomplete in the report', async () => {
+    const wss = new WebSocketServer({ port: 0 });
+    after(() => wss.close());
+    const proxy = await proxyTo(`ws://127.0.0.1:${(wss.address() as { port: number }).port}`, { protocol: 'vllm', outputDir: await tempDir() });
+    const client = new WebSocket(`${proxy.url}/v1/realtime`);
+    await new Promise((resolve) => client.once('open', resolve));
+    const closed = new Promise<number>((resolve) => client.once('close', resolve));
+    const { report } = await proxy.close();
+    assert.equal(await closed, 1006);
+    assert.deepEqual(report!.benchmarks[0]!.sessions.map((s) => s.outcome), [{ status: 'incomplete', reason: 'interrupted', stage: 'ready' }]);
+  });
+
   it('a frame it cannot read stops the metering of that connection, not its forwarding', async () => {
     const wss = new WebSocketServer({ port: 0 });
     after(() => wss.close());
