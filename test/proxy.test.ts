@@ -424,7 +424,7 @@ describe('voxbench proxy: speech generation', () => {
     // Server, proxy and benchmark in three processes, as deployed.
     const server = await spawnCli(['serve', '--port', '0', '--quiet', '--speech-jitter-ms', '0', '--first-audio-ms', '40', '--speech-rtf', '0.1'], /listening on (\S+) /);
     const dir = await tempDir();
-    const proxy = await spawnCli(['proxy', '--listen', '127.0.0.1:0', '--upstream', origin(server.url), '--protocol', 'vllm-omni-speech-ws', '--output-dir', dir, '--quiet'], /listening on (\S+),/);
+    const proxy = await spawnCli(['proxy', '--listen', '127.0.0.1:0', '--upstream', origin(server.url), '--protocol', 'vllm-omni-speech-ws', '--output-dir', dir, '--outputs', 'json,html,md,csv', '--quiet'], /listening on (\S+),/);
     const settings = { target: `${proxy.url}/`, protocol: 'vllm-omni-speech-ws', model: DEFAULT_VLLM_OMNI_TTS_MODEL, pace: { kind: 'realtime', speed: 4 } } as const;
     await run({ ...settings, maxSessions: 1 }); // warms the proxy's code first
     const { report } = await run({ ...settings, maxSessions: 8 });
@@ -436,6 +436,7 @@ describe('voxbench proxy: speech generation', () => {
     assert.equal(observed.length, own.length);
     const ttfa = (sessions: ReportSession[]) => sessions.flatMap((s) => s.metrics.inputs.map((i) => i.ttfa_ms!));
     assert.equal(ttfa(observed).filter((v) => v !== undefined).length, own.length);
+    assert.match(await readFile(`${dir}/report.html`, 'utf8'), /ttfa_ms/, 'the observed speech report renders, TTFA in it');
     const gap = median(ttfa(own)) - median(ttfa(observed));
     // The client's TTFA less the proxy's is the two hops between them: causally never below zero (1 ms of
     // slack for the client's stamp after its write), and on one quiet host under 1 ms, which

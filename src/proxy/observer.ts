@@ -23,9 +23,10 @@ const NORMAL_CLOSES = new Set([1000, 1001, 1005]);
  * proxy. Inputs are what the client ended: an input opens with its first audio, text or
  * start control and ends with its end control (for speech generation, the send that
  * forces synthesis, TTFA's anchor), its end of speech the end of its audio
- * (`eos_source: audio_end`: the proxy knows no dataset, so no reference either). Under server turn detection, once the session ends, the one
- * stream is cut into an input per utterance the server's VAD found (at each speech
- * start after the first), its end of speech where the server said (`eos_source: vad`).
+ * (`eos_source: audio_end`: the proxy knows no dataset, so no reference either). Under
+ * server turn detection, once the session ends, the one stream is cut into an input
+ * per utterance the server's VAD found (at each speech start after the first), its end
+ * of speech where the server said (`eos_source: vad`).
  * The dialect's completion policy judges server errors as in a benchmark; the outcome
  * comes from them and from the close.
  */
@@ -41,7 +42,7 @@ export class ObservedSession implements ConnectionHooks {
   /** Characters of the client's text (speech generation) still kept, all inputs together. */
   private textLeft = TEXT_LIMITS.sessionChars;
   private configured = false;
-  /** The model the client's session configuration named, else ''. */
+  /** The model the client's session configuration (else its URL) named, else ''. */
   model = '';
   /** Cleared once the session is told ended: the record is final. */
   private events: SessionEvents | undefined;
