@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
@@ -324,6 +324,23 @@ describe('voxbench proxy', () => {
     const { report } = await proxy.close();
     assert.equal(await closed, 1006);
     assert.deepEqual(report!.benchmarks[0]!.sessions.map((s) => s.outcome), [{ status: 'incomplete', reason: 'interrupted', stage: 'ready' }]);
+  });
+
+  it('reaches a wss:// upstream with the CA it is given, and refuses one it cannot trust with 502, recorded as tls', async () => {
+    const dir = await tempDir();
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1',
+      '-keyout', `${dir}/key.pem`, '-out', `${dir}/cert.pem`], { stdio: 'ignore' });
+    const [cert, key] = await Promise.all([readFile(`${dir}/cert.pem`, 'utf8'), readFile(`${dir}/key.pem`, 'utf8')]);
+    const server = await testServer({ tls: { cert, key } });
+    const trusted = await proxyTo(new URL(server.url).origin.replace(/^https/, 'wss'), { tls: { ca: cert } });
+    const { report } = await run({ target: `${trusted.url}/v1/realtime`, model: DEFAULT_MODEL, maxSessions: 1, pace: { kind: 'none' } });
+    assert.equal(report.benchmarks[0]!.sessions[0]!.outcome.status, 'completed');
+    const untrusted = await proxyTo(new URL(server.url).origin.replace(/^https/, 'wss'), { outputDir: await tempDir() });
+    const refused = (await run({ target: `${untrusted.url}/v1/realtime`, model: DEFAULT_MODEL, maxSessions: 1, pace: { kind: 'none' } })).report.benchmarks[0]!.sessions[0]!.outcome;
+    assert.equal(refused.status === 'failed' && refused.failure.httpStatus, 502);
+    await until(() => untrusted.open() === 0);
+    const observed = (await untrusted.close()).report!.benchmarks[0]!.sessions[0]!.outcome;
+    assert.equal(observed.status === 'failed' && observed.failure.class, 'tls');
   });
 
   it('a frame it cannot read stops the metering of that connection, not its forwarding', async () => {
