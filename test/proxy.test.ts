@@ -446,7 +446,7 @@ describe('voxbench proxy: speech generation', () => {
     await run({ ...settings, maxSessions: 1 }); // warms the proxy's code first
     const { report } = await run({ ...settings, maxSessions: 8 });
     await new Promise((resolve) => setTimeout(resolve, 200));
-    await proxy.stop();
+    assert.match(await proxy.stop(), /ttfa_ms[\s\S]*Wrote: .*report\.html/, 'the console summary of the observed speech, then the files');
     await server.stop();
     const observed = (await readReport(dir)).benchmarks[0]!.sessions.slice(1);
     const own = report.benchmarks[0]!.sessions;
