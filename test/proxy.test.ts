@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
 import OpenAI from 'openai';
@@ -11,7 +12,7 @@ import { resample } from '../src/audio/resample.js';
 import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
 import { loadFolderDataset } from '../src/data/load.js';
 import { summarize } from '../src/metrics/stats.js';
-import { startProxy, type ProxyOptions, type RunningProxy } from '../src/proxy/proxy.js';
+import { protocolOfUpgrade, startProxy, type ProxyOptions, type RunningProxy } from '../src/proxy/proxy.js';
 import { readReport } from '../src/report/recompute.js';
 import { readSessionLog } from '../src/report/session-log.js';
 import type { Report, ReportSession } from '../src/report/schema.js';
@@ -405,7 +406,9 @@ describe('voxbench proxy: speech generation', () => {
   for (const protocol of TTS_PROTOCOLS) {
     it(`${protocol}: the proxy records the timeline the benchmark does: the text sent, the send that forces synthesis, the audio, TTFA`, async () => {
       const server = await testServer({ speechLatency: FAST });
-      const proxy = await proxyTo(origin(server.url), { protocol, outputDir: await tempDir(), metrics: { host: '127.0.0.1', port: 0 } });
+      // The dialect from the server's own path, bar OpenAI Realtime's (shared with transcription).
+      const told = protocol.startsWith('openai-realtime-tts') ? { protocol } : {};
+      const proxy = await proxyTo(origin(server.url), { ...told, outputDir: await tempDir(), metrics: { host: '127.0.0.1', port: 0 } });
       const textDelivery = protocol === 'vllm-omni-speech-ws' ? { kind: 'stream', tokensPerS: 200, firstTokenMs: 5 } as const : { kind: 'all' } as const;
       // Two dialects ask for their rate in the URL: the proxy sizes their audio by it.
       const speech = protocol === 'elevenlabs' || protocol === 'deepgram-aura' ? { speech: { outputRate: 16_000 } } : {};
@@ -436,6 +439,15 @@ describe('voxbench proxy: speech generation', () => {
       assert.equal(observed!.config.model, TTS_MODELS[protocol]);
     });
   }
+
+  it('infers the dialect from the upgrade: a speech server\'s own path, else the OpenAI and vLLM rule', () => {
+    const of = (url: string, headers: Record<string, string> = {}) => protocolOfUpgrade({ url, headers } as unknown as IncomingMessage);
+    assert.deepEqual(
+      ['/v1/audio/speech/stream', '/v1/text-to-speech/voice1/stream-input?model_id=m', '/v1/speak?model=aura', '/tts/websocket', '/v1/realtime?model=m', '/v1/realtime?intent=transcription', '/v1/realtime'].map((u) => of(u)),
+      ['vllm-omni-speech-ws', 'elevenlabs', 'deepgram-aura', 'cartesia', 'openai', 'openai', 'vllm'],
+    );
+    assert.equal(of('/v1/realtime', { 'openai-beta': 'realtime=v1' }), 'openai-beta');
+  });
 
   it("a voxbench speech benchmark through the proxy: the proxy's TTFA matches the benchmark's own on the same sessions", async () => {
     // Server, proxy and benchmark in three processes, as deployed.

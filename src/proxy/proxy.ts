@@ -145,13 +145,25 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   };
 }
 
+/** The speech-generation servers' own paths, each a dialect's alone (OpenAI Realtime's is shared with transcription: it needs --protocol). */
+const SPEECH_PATHS: ReadonlyArray<[RegExp, Protocol]> = [
+  [/\/v1\/audio\/speech\/stream$/, 'vllm-omni-speech-ws'],
+  [/\/v1\/text-to-speech\/[^/]+\/stream-input$/, 'elevenlabs'],
+  [/\/v1\/speak$/, 'deepgram-aura'],
+  [/\/tts\/websocket$/, 'cartesia'],
+];
+
 /**
- * The dialect of an upgrade, by the rule the OpenAI and vLLM servers' paths follow:
- * `?intent=` or `?model=` in the URL, or an `OpenAI-Beta` header, is OpenAI Realtime
- * (beta with `realtime=v1`); anything else is vLLM's.
+ * The dialect of an upgrade: a speech-generation server's own path is its dialect
+ * (vLLM-Omni's `/v1/audio/speech/stream`, ElevenLabs' `…/stream-input`, Deepgram's
+ * `/v1/speak`, Cartesia's `/tts/websocket`); otherwise, by the rule the OpenAI and
+ * vLLM servers' paths follow, `?intent=` or `?model=` in the URL, or an `OpenAI-Beta`
+ * header, is OpenAI Realtime transcription (beta with `realtime=v1`); anything else is vLLM's.
  */
 export function protocolOfUpgrade(request: IncomingMessage): Protocol {
   const url = new URL(request.url ?? '/', 'http://localhost');
+  const speech = SPEECH_PATHS.find(([path]) => path.test(url.pathname));
+  if (speech) return speech[1];
   const beta = request.headers['openai-beta'];
   if (beta !== undefined && String(beta).includes('realtime=v1')) return 'openai-beta';
   return url.searchParams.has('intent') || url.searchParams.has('model') || beta !== undefined ? 'openai' : 'vllm';
