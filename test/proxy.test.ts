@@ -292,6 +292,23 @@ describe('voxbench proxy', () => {
     assert.ok(Math.min(answer.length, heard.length) > 270_000 && samePrefix(answer, heard), 'server frames byte-identical at the client');
   });
 
+  it("forwards a frame the client sent with its upgrade request once the server has accepted, and meters it", async () => {
+    const wss = new WebSocketServer({ port: 0 });
+    after(() => wss.close());
+    const heard = new Promise<string>((resolve) => wss.on('connection', (ws) => ws.once('message', (data) => resolve(String(data)))));
+    const proxy = await proxyTo(`ws://127.0.0.1:${(wss.address() as { port: number }).port}`, { protocol: 'vllm', outputDir: await tempDir() });
+    const early = Buffer.from('{"type":"input_audio_buffer.commit"}');
+    // A masked text frame (mask key 0000) in the same write as the request.
+    const frame = Buffer.concat([Buffer.from([0x81, 0x80 | early.length, 0, 0, 0, 0]), early]);
+    const socket = connect(Number(new URL(proxy.url).port), '127.0.0.1');
+    socket.write(Buffer.concat([Buffer.from('GET /v1/realtime HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n'), frame]));
+    assert.equal(await heard, String(early));
+    socket.destroy();
+    await until(() => proxy.open() === 0);
+    const { report } = await proxy.close();
+    assert.deepEqual(report!.benchmarks[0]!.sessions[0]!.timeline.sent.map((f) => f.control), ['input_start'], 'read as the client sent it');
+  });
+
   it('logs each session to sessions.jsonl as it ends and builds the report from the log when it stops; the folder renders, even mid-run', async () => {
     const server = await testServer();
     const dir = await tempDir();

@@ -158,7 +158,7 @@ function join(client: Socket, server: Socket, heads: { client: Buffer; server: B
   server.setNoDelay(true);
   let first: Close | undefined;
   let closedSockets = 0;
-  const direction = (from: Socket, to: Socket, side: 'client' | 'server'): void => {
+  const direction = (from: Socket, to: Socket, side: 'client' | 'server'): ((t: number, chunk: Buffer) => void) => {
     const tap: Tap = frameTap(side === 'client', FRAME_LIMITS.messageBytes, {
       message: side === 'client' ? hooks.clientFrame.bind(hooks) : hooks.serverFrame.bind(hooks),
       close: (t, code, reason) => (first ??= { t, code, reason, by: side }),
@@ -186,12 +186,15 @@ function join(client: Socket, server: Socket, heads: { client: Buffer; server: B
       done();
       hooks.closed(first.t, first.code, first.reason, first.by);
     });
-    if (heads[side].length > 0) forward(t0, heads[side]);
+    return forward;
   };
-  direction(server, client, 'server');
-  direction(client, server, 'client');
+  const toClient = direction(server, client, 'server');
+  const toServer = direction(client, server, 'client');
   client.resume();
   server.resume();
+  // What each side sent with its half of the handshake goes first (reading resumes on a later tick), paused by backpressure like the rest.
+  if (heads.server.length > 0) toClient(t0, heads.server);
+  if (heads.client.length > 0) toServer(t0, heads.client);
   return () => {
     first ??= { t: now(), code: 1001, reason: 'proxy shutting down', by: 'client' };
     client.destroy();
