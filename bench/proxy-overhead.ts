@@ -8,10 +8,12 @@
  * way: the frame up and its acknowledgement down). The proxy's CPU time over the run
  * gives its CPU per 100 sessions. Then 10 sessions of `voxbench run` go through the
  * proxy, and the median TTFT and commit-to-flush it observes are set against the
- * benchmark's own on the same sessions.
+ * benchmark's own on the same sessions; and 10 of speech generation (vLLM-Omni's
+ * speech WebSocket), their median TTFA.
  *
  *   npm run bench:proxy -- "LABEL"    # writes the row LABEL into BENCHMARKS.md
  *   npm run bench:proxy               # prints only
+ *   npm run bench:proxy -- --sessions 20 --seconds 5   # a smaller load (a shared machine)
  *   node dist/bench/proxy-overhead.js --ack-server   # (the server role, spawned by the bench)
  */
 import { spawn } from 'node:child_process';
@@ -20,21 +22,26 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import WebSocket, { WebSocketServer } from 'ws';
 import { summarize } from '../src/metrics/stats.js';
 import { readReport } from '../src/report/recompute.js';
-import { run } from '../src/run.js';
+import { run, type RunOptions } from '../src/run.js';
+import type { Report } from '../src/report/schema.js';
+import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../src/dialects/vllm-omni-speech.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
 import { measuredOn, tableRow, upsertRow } from './figures.js';
 
-const SESSIONS = 200;
-const SECONDS = 15;
+const { values: flags, positionals } = parseArgs({ allowPositionals: true, options: { 'ack-server': { type: 'boolean' }, sessions: { type: 'string', default: '200' }, seconds: { type: 'string', default: '15' } } });
+const SESSIONS = Number(flags.sessions);
+const SECONDS = Number(flags.seconds);
+const LABEL = positionals[0];
 const CHUNK_MS = 100;
 const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const USAGE = fileURLToPath(new URL('./child-usage.js', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
 
-if (process.argv[2] === '--ack-server') {
+if (flags['ack-server']) {
   // Answers every append with the audio consumed so far, as seed 001's server does.
   const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false });
   wss.on('connection', (ws) => {
@@ -113,23 +120,14 @@ async function bench(): Promise<void> {
   await server.stop();
   const cpuPer100 = proxyCpuMs / (SESSIONS / 100) / (SECONDS + 0.5);
 
-  // The same sessions, measured by the benchmark and observed by the proxy.
-  const dir = await mkdtemp(join(tmpdir(), 'voxbench-proxy-bench-'));
-  const speech = await child([CLI, 'serve', '--port', '0', '--quiet']);
-  const observer = await child([CLI, 'proxy', '--listen', '127.0.0.1:0', '--upstream', new URL(speech.url).origin.replace(/^http/, 'ws'), '--output-dir', dir, '--quiet']);
-  const { report } = await run({ target: `${observer.url}/v1/realtime`, model: DEFAULT_MODEL, maxSessions: 10, eos: 'audio_end' });
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  await observer.stop();
-  await speech.stop();
-  const observed = await readReport(dir);
-  await rm(dir, { recursive: true, force: true });
-  const gap = (metric: string): string => {
-    const values = (r: typeof report) => r.benchmarks[0]!.sessions.flatMap((s) => s.metrics.inputs.map((i) => i[metric]!));
-    return (summarize(values(report))!.p50 - summarize(values(observed))!.p50).toFixed(2);
-  };
+  // The same sessions, measured by the benchmark and observed by the proxy: transcription, then speech generation.
+  const [stt, tts] = [
+    await observedBeside([], [], { target: '/v1/realtime', model: DEFAULT_MODEL, eos: 'audio_end' }),
+    await observedBeside(['--speech-jitter-ms', '0'], ['--protocol', 'vllm-omni-speech-ws'], { target: '/', protocol: 'vllm-omni-speech-ws', model: DEFAULT_VLLM_OMNI_TTS_MODEL }),
+  ];
 
   const row = tableRow([
-    process.argv[2] ?? 'this run',
+    LABEL ?? `this run (${SESSIONS} sessions, ${SECONDS} s)`,
     measuredOn(),
     `${direct.count} / ${through.count}`,
     direct.p50.toFixed(2),
@@ -139,9 +137,33 @@ async function bench(): Promise<void> {
     through.p99.toFixed(2),
     (through.p99 - direct.p99).toFixed(2),
     `${(cpuPer100 / 10).toFixed(1)}%`,
-    gap('ttft_ms'),
-    gap('commit_to_flush_ms'),
+    gap(stt, 'ttft_ms'),
+    gap(stt, 'commit_to_flush_ms'),
+    gap(tts, 'ttfa_ms'),
   ]);
   process.stdout.write(`${row}\n`);
-  if (process.argv[2] !== undefined) await upsertRow('proxy-overhead', row);
+  if (LABEL !== undefined) await upsertRow('proxy-overhead', row);
+}
+
+/**
+ * 10 sessions of `voxbench run` against a built-in server (`serveArgs`) through a proxy
+ * (`proxyArgs`), each in its own process: the benchmark's report and the proxy's.
+ */
+async function observedBeside(serveArgs: string[], proxyArgs: string[], options: { target: string } & Omit<RunOptions, 'target'>): Promise<{ report: Report; observed: Report }> {
+  const dir = await mkdtemp(join(tmpdir(), 'voxbench-proxy-bench-'));
+  const server = await child([CLI, 'serve', '--port', '0', '--quiet', ...serveArgs]);
+  const observer = await child([CLI, 'proxy', '--listen', '127.0.0.1:0', '--upstream', new URL(server.url).origin.replace(/^http/, 'ws'), '--output-dir', dir, '--quiet', ...proxyArgs]);
+  const { report } = await run({ ...options, target: `${observer.url}${options.target}`, maxSessions: 10 });
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  await observer.stop();
+  await server.stop();
+  const observed = await readReport(dir);
+  await rm(dir, { recursive: true, force: true });
+  return { report, observed };
+}
+
+/** The benchmark's median of `metric` less the proxy's, on the same sessions, ms. */
+function gap({ report, observed }: { report: Report; observed: Report }, metric: string): string {
+  const values = (r: Report) => r.benchmarks[0]!.sessions.flatMap((s) => s.metrics.inputs.map((i) => i[metric]!));
+  return (summarize(values(report))!.p50 - summarize(values(observed))!.p50).toFixed(2);
 }

@@ -49,4 +49,25 @@ describe("dialects read the client's frames (for the proxy)", () => {
     assert.deepEqual(read(d, Buffer.from([1, 2, 3]), true), { kind: 'other', type: '(binary)' });
     assert.deepEqual(read(dialect('vllm'), '{"type":"input_audio_buffer.commit","final":true}'), { kind: 'control', control: 'input_end' });
   });
+
+  it('reads the speech-generation dialects\' frames as the benchmark records them: text pieces, the send that forces synthesis, the configuration', () => {
+    for (const protocol of ['vllm-omni-speech-ws', 'openai-realtime-tts', 'openai-realtime-tts-beta', 'elevenlabs', 'deepgram-aura', 'cartesia'] as const) {
+      const d = createDialect(protocol, { model: 'm', speech: SPEECH, turnDetection: { type: 'none' } }) as WebSocketDialect;
+      assert.deepEqual(read(d, d.textFrame!('Hello there, ')), { kind: 'text', text: 'Hello there, ', ...(protocol === 'cartesia' ? { model: 'm' } : {}) }, protocol);
+      assert.deepEqual(read(d, d.inputEndFrame()), { kind: 'control', control: 'input_end', ...(protocol === 'cartesia' ? { model: 'm' } : {}) }, protocol);
+      for (const frame of d.sessionFrames()) assert.deepEqual(read(d, frame), { kind: 'control', control: 'session_config', ...(protocol === 'vllm-omni-speech-ws' ? { model: 'm' } : {}) }, protocol);
+      assert.deepEqual(read(d, Buffer.from([1, 2]), true), { kind: 'other', type: '(binary)' }, protocol);
+      assert.deepEqual(read(d, '[1, 2'), { kind: 'other', type: '(invalid)' }, protocol);
+    }
+  });
+
+  it("reads what other speech clients send: Cartesia's one-shot request and ElevenLabs' flush force synthesis with their own text", () => {
+    const d = (protocol: 'elevenlabs' | 'cartesia' | 'deepgram-aura') => createDialect(protocol, { model: 'm', speech: SPEECH, turnDetection: { type: 'none' } }) as WebSocketDialect;
+    assert.deepEqual(read(d('cartesia'), JSON.stringify({ model_id: 'sonic-2', transcript: 'Hi.', context_id: 'c' })), { kind: 'text', text: 'Hi.', ends: true, model: 'sonic-2' });
+    assert.deepEqual(read(d('cartesia'), JSON.stringify({ context_id: 'c', cancel: true })), { kind: 'control', control: 'cancel' });
+    assert.deepEqual(read(d('elevenlabs'), JSON.stringify({ text: 'Now. ', flush: true })), { kind: 'text', text: 'Now. ', ends: true });
+    assert.deepEqual(read(d('elevenlabs'), JSON.stringify({ text: 'x', voice_settings: {} })), { kind: 'text', text: 'x' });
+    assert.deepEqual(read(d('deepgram-aura'), '{"type":"Clear"}'), { kind: 'control', control: 'cancel' });
+    assert.deepEqual(read(d('deepgram-aura'), '{"type":"Close"}'), { kind: 'other', type: 'Close' });
+  });
 });

@@ -18,13 +18,13 @@ export const proxyCommand = new Command('proxy')
   .summary('Meter live speech WebSocket traffic passively: a reverse proxy with Prometheus /metrics and observed reports.')
   .description(
     'A reverse proxy for speech WebSockets that meters live traffic passively: applications connect to it instead of the server and notice nothing. ' +
-      'It forwards everything unchanged (path, query, headers, subprotocols, frames, pings, close codes; a refused upgrade keeps its status) and measures every connection with the benchmark\'s dialect codecs and metric catalog.',
+      'It forwards everything unchanged (path, query, headers, subprotocols, every frame byte for byte, pings, close codes; a refused upgrade keeps its status) and measures every connection with the benchmark\'s dialect codecs and metric catalog, from a copy of the bytes.',
   )
   .requiredOption('--upstream <url>', 'the server: ws://host:port (or wss://, with a path prefix if any); each client\'s path and query are appended as they came')
   .addOption(new Option('--listen <[host:]port>', 'where clients connect').argParser(listenAddress).default({ host: '127.0.0.1', port: 9000 }, '127.0.0.1:9000'))
-  .addOption(new Option('--protocol <name>', 'dialect to meter with (default: inferred per connection: ?intent= or ?model= or an OpenAI-Beta header is openai, else vllm)').choices(METERED_PROTOCOLS))
+  .addOption(new Option('--protocol <name>', 'dialect to meter with (default: inferred per connection: a speech-generation path is its dialect (/v1/audio/speech/stream, .../stream-input, /v1/speak, /tts/websocket); else ?intent= or ?model= or an OpenAI-Beta header is openai, else vllm; OpenAI Realtime speech generation needs it)').choices(METERED_PROTOCOLS))
   .option('--metrics-port <[host:]port>', 'serve Prometheus /metrics and /healthz here', listenAddress)
-  .option('--output-dir <dir>', 'when the proxy stops, write the observed sessions there as a voxbench report (report.json; report render, compare and the HTML read it)')
+  .option('--output-dir <dir>', 'log each observed session there as it ends (sessions.jsonl) and, when the proxy stops, build a voxbench report from the log (report.json; report render, compare and the HTML read it)')
   .option('--outputs <list>', `formats written to --output-dir, from: ${OUTPUT_FORMATS.join(', ')}`, outputList, ['json'] as OutputFormat[])
   .option('--connect-timeout-ms <ms>', 'how long the upstream may take to accept an upgrade (then the client gets 504)', positiveInt, 10_000)
   .option('--ca <file>', 'wss:// upstream: extra trusted CA certificates (PEM)')
@@ -34,10 +34,13 @@ export const proxyCommand = new Command('proxy')
     'after',
     [
       '',
-      'Latencies are as the proxy sees them: client and server frames are stamped as they',
-      'reach the proxy. An input is what the client ended (its end-of-input control), its',
-      'end of speech the end of its audio; under server turn detection, each utterance the',
-      "server's VAD reported. Headers (authorization included) are forwarded, never logged.",
+      'Every byte passes unchanged; Sec-WebSocket-Extensions is not forwarded, so no',
+      'compression is negotiated and every frame stays readable. Latencies are as the proxy',
+      'sees them: client and server frames are stamped as they reach the proxy. An input is',
+      'what the client ended (its end-of-input control; for speech generation, the send that',
+      'forces synthesis), its end of speech the end of its audio; under server turn',
+      "detection, each utterance the server's VAD reported. Headers (authorization",
+      'included) are forwarded, never logged.',
     ].join('\n'),
   )
   .action(async (opts) => {
@@ -52,7 +55,7 @@ export const proxyCommand = new Command('proxy')
       ...(opts.metricsPort ? { metrics: opts.metricsPort } : {}),
       ...(opts.outputDir !== undefined ? { outputDir: opts.outputDir, outputs: opts.outputs } : {}),
       connectTimeoutMs: opts.connectTimeoutMs,
-      socketOptions: { ...(opts.ca !== undefined ? { ca: readCa(opts.ca) } : {}), ...(opts.insecure ? { rejectUnauthorized: false } : {}) },
+      tls: { ...(opts.ca !== undefined ? { ca: readCa(opts.ca) } : {}), ...(opts.insecure ? { rejectUnauthorized: false } : {}) },
       ...(opts.quiet ? {} : { onSession: (record: SessionRecord, protocol: string, model: string) => say(sessionLine(record, protocol, model)) }),
     });
     say(`voxbench proxy listening on ${proxy.url}, forwarding to ${redactUrl(opts.upstream)}${proxy.metrics ? `; metrics on ${proxy.metrics.url}/metrics` : ''}`);

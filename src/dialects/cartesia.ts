@@ -1,5 +1,6 @@
 import { jsonTextDecoder, parseEventObject, type DecodedEvent, type WebSocketDialect } from './dialect.js';
 import { audioEvent, base64Bytes, noAudioInput, speechPolicy, stringField, TTS_RATE, withDefaultPath } from './tts-common.js';
+import { readCartesiaSent } from './tts-sent.js';
 import type { SpeechWsSettings } from './vllm-omni-speech-ws.js';
 
 export const DEFAULT_CARTESIA_MODEL = 'sonic-3';
@@ -50,6 +51,7 @@ export function cartesiaDialect(settings: SpeechWsSettings): WebSocketDialect {
     audioFrame: noAudioInput('cartesia'),
     inputEndFrame: () => end,
     flushFrame: () => end,
+    readSent: readCartesiaSent,
     decode: jsonTextDecoder('cartesia', (data) => interpretCartesiaEvent(data, rate)),
   };
 }

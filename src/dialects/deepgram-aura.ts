@@ -1,5 +1,6 @@
 import { jsonTextDecoder, parseEventObject, type DecodedEvent, type WebSocketDialect } from './dialect.js';
 import { audioEvent, noAudioInput, speechPolicy, stringField, TTS_RATE, withDefaultPath } from './tts-common.js';
+import { readAuraSent } from './tts-sent.js';
 import type { SpeechWsSettings } from './vllm-omni-speech-ws.js';
 
 export const DEFAULT_AURA_MODEL = 'aura-2-thalia-en';
@@ -41,6 +42,7 @@ export function deepgramAuraDialect(settings: SpeechWsSettings): WebSocketDialec
     audioFrame: noAudioInput('deepgram-aura'),
     inputEndFrame: () => flush,
     flushFrame: () => flush,
+    readSent: readAuraSent,
     decode: (data, isBinary) => (isBinary ? [audioEvent('(binary)', data.length, data, rate)] : decodeJson(data, false)),
   };
 }

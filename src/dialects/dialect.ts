@@ -88,8 +88,9 @@ export interface WebSocketDialect extends DialectBase {
   decode(data: Buffer, isBinary: boolean): DecodedEvent[];
   /**
    * Reads one frame a client sent, for `voxbench proxy`, which meters traffic it did
-   * not make: media (its PCM16 byte count, never decoded) or the control it is. Never
-   * throws. Absent where the proxy cannot meter the dialect yet (speech generation).
+   * not make: media (its PCM16 byte count, never decoded; or a piece of text to speak)
+   * or the control it is. Never throws. Absent where the proxy cannot meter the dialect
+   * (the HTTP ones).
    */
   readSent?(data: Buffer, isBinary: boolean): SentReading;
   /** Frames the client sends on its own (acknowledgements, playback reports, heartbeats, a closing event): fresh per session; absent when the dialect sends none. */
@@ -131,6 +132,8 @@ export interface Reactions {
  */
 export type SentReading =
   | { kind: 'audio'; pcmBytes: number }
+  /** A piece of an input's text (speech generation); `ends`: the same frame forces its synthesis (end of input). */
+  | { kind: 'text'; text: string; ends?: boolean; model?: string }
   | { kind: 'control'; control: Control; model?: string; turnDetection?: TurnDetection }
   | { kind: 'other'; type: string };
 

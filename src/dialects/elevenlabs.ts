@@ -1,5 +1,6 @@
 import { ProtocolViolation, type DecodedEvent, type WebSocketDialect } from './dialect.js';
 import { audioEvent, base64Bytes, noAudioInput, speechPolicy, stringField, TTS_RATE } from './tts-common.js';
+import { readElevenLabsSent } from './tts-sent.js';
 import type { SpeechWsSettings } from './vllm-omni-speech-ws.js';
 
 export const DEFAULT_ELEVENLABS_MODEL = 'eleven_flash_v2_5';
@@ -46,6 +47,7 @@ export function elevenlabsDialect(settings: SpeechWsSettings): WebSocketDialect 
     audioFrame: noAudioInput('elevenlabs'),
     inputEndFrame: () => end,
     flushFrame: () => end,
+    readSent: readElevenLabsSent,
     decode: (data, isBinary) => {
       if (isBinary) throw new ProtocolViolation(`server sent a binary frame (${data.length} bytes); elevenlabs speaks JSON text frames`);
       return interpretElevenLabsMessage(data.toString('utf8'), rate);

@@ -39,8 +39,8 @@ export type DialectSettings = Omit<OpenAISettings, 'beta'> & { transcription?: T
 
 /** The dialects spoken over HTTP, one request per input (their targets are http:// URLs); the rest speak WebSocket. */
 const HTTP_PROTOCOLS: ReadonlySet<Protocol> = new Set(['vllm-transcriptions', 'openai-transcriptions', 'vllm-omni-speech', 'openai-speech']);
-/** The dialects `voxbench proxy` meters: those that read the client's frames (speech to text and speech to speech). */
-export const METERED_PROTOCOLS: readonly Protocol[] = PROTOCOLS.filter((p) => ['stt', 's2s'].includes(DIALECTS[p]));
+/** The dialects `voxbench proxy` meters: every WebSocket one (each reads the client's frames). */
+export const METERED_PROTOCOLS: readonly Protocol[] = PROTOCOLS.filter((p) => !HTTP_PROTOCOLS.has(p));
 
 export const isHttpProtocol = (protocol: Protocol): boolean => HTTP_PROTOCOLS.has(protocol);
 

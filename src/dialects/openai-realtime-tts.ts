@@ -1,5 +1,6 @@
 import { jsonTextDecoder, parseEventObject, usageOf, type DecodedEvent, type WebSocketDialect } from './dialect.js';
 import { audioEvent, base64Bytes, noAudioInput, speechPolicy, stringField, TTS_RATE, withDefaultPath } from './tts-common.js';
+import { readRealtimeTtsSent } from './tts-sent.js';
 import type { SpeechWsSettings } from './vllm-omni-speech-ws.js';
 
 export const DEFAULT_REALTIME_TTS_MODEL = 'gpt-realtime';
@@ -50,6 +51,7 @@ export function openaiRealtimeTtsDialect(settings: SpeechWsSettings & { beta: bo
     audioFrame: noAudioInput(name),
     inputEndFrame: () => responseCreate,
     flushFrame: () => responseCreate,
+    readSent: readRealtimeTtsSent,
     decode: jsonTextDecoder(name, interpretRealtimeTtsEvent),
   };
 }

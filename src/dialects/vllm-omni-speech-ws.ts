@@ -1,5 +1,6 @@
 import { parseEventObject, type DecodedEvent, type WebSocketDialect } from './dialect.js';
 import { audioEvent, base64Bytes, noAudioInput, speechPolicy, stringField, TTS_RATE, withDefaultPath } from './tts-common.js';
+import { readOmniSpeechSent } from './tts-sent.js';
 
 export const VLLM_OMNI_SPEECH_PATH = '/v1/audio/speech/stream';
 /** A 44-byte RIFF header opens a WAV file; it is never audio. */
@@ -54,6 +55,7 @@ export function vllmOmniSpeechWsDialect(settings: SpeechWsSettings): WebSocketDi
     audioFrame: noAudioInput('vllm-omni-speech-ws'),
     inputEndFrame: () => done,
     flushFrame: () => done,
+    readSent: readOmniSpeechSent,
     decode: (data, isBinary) => [isBinary ? binaryAudio(data, rate) : interpretSpeechStreamEvent(data.toString('utf8'), rate)],
   };
 }

@@ -21,6 +21,8 @@ export interface ObservedRun {
   /** The most connections open at once: the observed level's concurrency. */
   peakOpen: number;
   observed: Omit<ObservedTraffic, 'by' | 'position'>;
+  /** A report of nothing yet, written as the proxy starts: what a killed proxy leaves beside its session log. */
+  placeholder?: boolean;
 }
 
 /**
@@ -98,7 +100,8 @@ export function observedReport(run: ObservedRun): Report {
     },
     metricDefinitions: describeMetrics(),
     percentileMethod: PERCENTILE_METHOD,
-    benchmarks: [benchmark],
+    benchmarks: run.placeholder ? [] : [benchmark],
+    ...(run.placeholder ? { stoppedBy: 'interrupted' as const } : {}),
     observed: { by: 'voxbench proxy', ...run.observed, position: PROXY_POSITION },
   };
   return { ...partial, record: buildRecord(partial, config.meta) };

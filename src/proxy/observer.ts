@@ -2,7 +2,7 @@ import type { CompletionPolicy, WebSocketDialect } from '../dialects/dialect.js'
 import { ProtocolViolation } from '../dialects/dialect.js';
 import { TEXT_LIMITS, TextBudget } from '../session/bounds.js';
 import { classifySocketError, newTimeline } from '../session/runner.js';
-import type { AudioInput, Control, Failure, SentFrame, SessionOutcome, SessionRecord, SessionTimeline, Stage, TurnDetection, WebSocketTransport } from '../timeline/types.js';
+import { isSpeechTask, type AudioInput, type Control, type Failure, type SentFrame, type SessionOutcome, type SessionRecord, type SessionTimeline, type Stage, type TextInput, type TurnDetection, type WebSocketTransport } from '../timeline/types.js';
 import type { ConnectionHooks } from './relay.js';
 
 /** What the proxy hears of a session: it reached the server, and it ended (once). */
@@ -18,13 +18,15 @@ const NORMAL_CLOSES = new Set([1000, 1001, 1005]);
  * One proxied connection, metered passively: the neutral timeline the benchmark's
  * runner would have recorded, built from copies of the frames as the proxy sees them.
  * Client frames become `sent` (the dialect's `readSent`: audio spans from the payload's
- * length, controls by name), server frames `received` (the dialect's `decode`), both
- * stamped on arrival at the proxy. Inputs are what the client ended: an input opens
- * with its first audio or start control and ends with its end control, its end of
- * speech the end of its audio (`eos_source: audio_end`: the proxy knows no dataset, so
- * no reference either). Under server turn detection, once the session ends, the one
- * stream is cut into an input per utterance the server's VAD found (at each speech
- * start after the first), its end of speech where the server said (`eos_source: vad`).
+ * length, text pieces by their characters, controls by name), server frames `received`
+ * (the dialect's `decode`, audio measured but not kept), both stamped on arrival at the
+ * proxy. Inputs are what the client ended: an input opens with its first audio, text or
+ * start control and ends with its end control (for speech generation, the send that
+ * forces synthesis, TTFA's anchor), its end of speech the end of its audio
+ * (`eos_source: audio_end`: the proxy knows no dataset, so no reference either). Under
+ * server turn detection, once the session ends, the one stream is cut into an input
+ * per utterance the server's VAD found (at each speech start after the first), its end
+ * of speech where the server said (`eos_source: vad`).
  * The dialect's completion policy judges server errors as in a benchmark; the outcome
  * comes from them and from the close.
  */
@@ -37,8 +39,10 @@ export class ObservedSession implements ConnectionHooks {
   private input = 0;
   private inputOpen = false;
   private streamMs = 0;
+  /** Characters of the client's text (speech generation) still kept, all inputs together. */
+  private textLeft = TEXT_LIMITS.sessionChars;
   private configured = false;
-  /** The model the client's session configuration named, else ''. */
+  /** The model the client's session configuration (else its URL) named, else ''. */
   model = '';
   /** Cleared once the session is told ended: the record is final. */
   private events: SessionEvents | undefined;
@@ -80,6 +84,20 @@ export class ObservedSession implements ConnectionHooks {
     counters.framesSent++;
     counters.bytesSent += data.length;
     const reading = this.dialect.readSent(data, isBinary);
+    if (reading.kind === 'text') {
+      this.openInput();
+      const current = this.timeline.inputs[this.input] as TextInput;
+      const charStart = current.chars;
+      current.chars += codePoints(reading.text);
+      const kept = reading.text.slice(0, Math.max(0, this.textLeft));
+      this.textLeft -= kept.length;
+      current.text += kept;
+      if (reading.model !== undefined) this.model ||= reading.model.slice(0, TEXT_LIMITS.fieldChars);
+      sent.push({ t, input: this.input, bytes: data.length, kind: 'text', plannedMs: null, charStart, charEnd: current.chars });
+      // The same frame forces synthesis: an end of input, carried by it (so no bytes of its own).
+      if (reading.ends) this.sendControl(t, 0, 'input_end');
+      return;
+    }
     if (reading.kind === 'audio') {
       this.openInput();
       const audioStartMs = this.streamMs;
@@ -90,12 +108,17 @@ export class ObservedSession implements ConnectionHooks {
       return;
     }
     if (reading.kind !== 'control') return;
-    let control: Control = reading.control;
+    if (reading.model !== undefined) this.model = reading.model.slice(0, TEXT_LIMITS.fieldChars);
+    if (reading.control === 'session_config' && reading.turnDetection !== undefined) this.detectTurnsBy(reading.turnDetection);
+    this.sendControl(t, data.length, reading.control);
+  }
+
+  /** A control the client sent, as the benchmark's runner records it. */
+  private sendControl(t: number, bytes: number, sent: Control): void {
+    let control = sent;
     if (control === 'session_config') {
       if (this.configured) control = 'session_update';
       this.configured = true;
-      if (reading.model !== undefined) this.model = reading.model.slice(0, TEXT_LIMITS.fieldChars);
-      if (reading.turnDetection !== undefined) this.detectTurnsBy(reading.turnDetection);
     } else if (control === 'input_start') {
       this.inputOpen = false; // a start control always opens the next input
       this.openInput();
@@ -103,8 +126,8 @@ export class ObservedSession implements ConnectionHooks {
       if (this.timeline.turnDetection === 'server') control = 'flush';
       else this.openInput();
     }
-    const frame: SentFrame = { t, input: this.input, bytes: data.length, kind: 'control', control };
-    sent.push(frame);
+    const frame: SentFrame = { t, input: this.input, bytes, kind: 'control', control };
+    this.timeline.sent.push(frame);
     this.policy.controlSent(frame);
     if (control === 'input_end') this.inputOpen = false;
   }
@@ -123,13 +146,18 @@ export class ObservedSession implements ConnectionHooks {
       this.fail({ class: 'protocol_violation', message: err instanceof ProtocolViolation ? err.message : `cannot decode a frame: ${(err as Error).message}` });
       return;
     }
-    for (const event of events) {
+    for (const { payload: _audio, ...event } of events) {
+      // Audio is measured, never kept: the record stays small whatever the server speaks.
       const frame = { t, input: this.input, ...this.text.bound(event) };
       received.push(frame);
       const verdict = this.policy.observe(frame);
       if (this.policy.ready) this.transport.readyMs ??= t;
       if (verdict) this.fail(verdict.end);
     }
+  }
+
+  unreadable(_t: number, side: 'client' | 'server', message: string): void {
+    this.fail({ class: 'protocol_violation', message: `the proxy cannot read the ${side}'s frames (${message}); the connection is still forwarded but no longer metered` });
   }
 
   closed(t: number, code: number, reason: string, by: 'client' | 'server'): void {
@@ -214,6 +242,10 @@ export class ObservedSession implements ConnectionHooks {
     this.inputOpen = true;
     const { inputs } = this.timeline;
     this.input = inputs.length;
+    if (isSpeechTask(this.timeline.task)) {
+      inputs.push({ kind: 'text', index: this.input, sampleId: `observed:${this.index}.${this.input}`, split: 'observed', text: '', chars: 0 });
+      return;
+    }
     const at = this.streamMs;
     inputs.push({ kind: 'audio', index: this.input, sampleId: `observed:${this.index}.${this.input}`, split: 'observed', reference: null, audioStartMs: at, speechStartMs: at, speechEndMs: at, eosSource: 'audio_end', audioEndMs: at });
   }
@@ -226,4 +258,11 @@ export class ObservedSession implements ConnectionHooks {
     for (const frame of this.timeline.received) this.policy.observe(frame);
     for (const frame of this.timeline.sent) if (frame.kind === 'control') this.policy.controlSent(frame);
   }
+}
+
+/** Characters of `text` as the benchmark counts them: code points. */
+function codePoints(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
 }

@@ -1,12 +1,13 @@
-import { createServer, STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Duplex } from 'node:stream';
-import WebSocket, { WebSocketServer, type RawData } from 'ws';
+import { createServer, request as httpRequest, STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import { FRAME_LIMITS } from '../session/bounds.js';
+import { frameTap, type Tap } from './frame-tap.js';
 
 /**
  * What the relay tells of one connection, in order: `opened` or `refused` once, frames
- * each way (a copy to read: the frame is already forwarded), and `closed` once. `t` is
- * taken as the frame arrives, before it is forwarded.
+ * each way (read from a copy of the bytes, already forwarded), and `closed` once. `t` is
+ * taken as the frame's last bytes arrive, before they are forwarded.
  */
 export interface ConnectionHooks {
   opened(t: number): void;
@@ -14,7 +15,9 @@ export interface ConnectionHooks {
   refused(t: number, status: number, error?: NodeJS.ErrnoException): void;
   clientFrame(t: number, data: Buffer, isBinary: boolean): void;
   serverFrame(t: number, data: Buffer, isBinary: boolean): void;
-  /** Both sides are closed; `by` is the side whose close (or drop) came first. */
+  /** The frames of one side cannot be read (or metering them threw): no more frames are told; forwarding goes on. */
+  unreadable?(t: number, side: 'client' | 'server', message: string): void;
+  /** Both sides are closed; `by` is the side whose close frame (or drop, 1006) came first. */
   closed(t: number, code: number, reason: string, by: 'client' | 'server'): void;
 }
 
@@ -28,8 +31,8 @@ export interface RelayOptions {
   connection(request: IncomingMessage): ConnectionHooks;
   /** Upstream handshake limit, ms. */
   connectTimeoutMs: number;
-  /** TLS options for a `wss://` upstream. */
-  socketOptions?: WebSocket.ClientOptions;
+  /** TLS settings for a `wss://` upstream. */
+  tls?: { ca?: string; rejectUnauthorized?: boolean };
 }
 
 export interface Relay {
@@ -41,101 +44,82 @@ export interface Relay {
   close(): Promise<void>;
 }
 
-/** Bytes queued toward one side before the other side's reading pauses; it resumes below half. */
-export const HIGH_WATER = 1 << 20;
 /** The most of a refusal's body passed on to the client. */
 const REFUSAL_BODY = 64 * 1024;
-/** Request headers that belong to one hop (and the handshake `ws` makes itself), never forwarded. */
-const HOP_HEADERS = new Set([
-  'host', 'connection', 'upgrade', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding',
-  'sec-websocket-key', 'sec-websocket-version', 'sec-websocket-extensions', 'sec-websocket-protocol', 'sec-websocket-accept', 'content-length',
-]);
+/** How long one side may stay open once the other has closed its socket. */
+const CLOSE_GRACE_MS = 30_000;
+/** Request headers that belong to one hop, never forwarded; extensions too, so that no compression is negotiated and every frame stays readable. */
+const HOP_REQUEST_HEADERS = new Set(['host', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'content-length', 'sec-websocket-extensions']);
+/** Refusal headers that belong to one hop: the proxy sets its own length and closes. */
+const HOP_RESPONSE_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade']);
 
 /**
- * A WebSocket reverse proxy that passes everything through unchanged: the path, query,
- * headers (authorization included) and subprotocols of the upgrade; text and binary
- * messages, pings and pongs; close codes and reasons; and, when the upstream refuses the
- * upgrade, its status, headers and body. Each direction has backpressure: when more than
- * HIGH_WATER bytes wait to be written to one side, the other side's socket stops being
- * read until they drain, so nothing is buffered without bound. It never reads a header
- * or payload except to copy it; the hooks read the copies.
+ * A WebSocket reverse proxy that passes every byte through unchanged. The client's
+ * upgrade request goes to the upstream as it came (path, query, headers with
+ * authorization, its own Sec-WebSocket-Key and subprotocols), less hop headers and
+ * Sec-WebSocket-Extensions; the upstream's answer comes back verbatim: its 101, or its
+ * refusal's status, headers and body. Then the two sockets are joined, so each frame
+ * passes byte-identical (no decoding, re-masking or copying on the way), with
+ * backpressure both ways: a side whose socket cannot take more stops the other side
+ * being read, so nothing is buffered without bound. After forwarding, a copy of each
+ * direction's bytes goes to a passive frame parser (frame-tap.ts) for the hooks.
  */
 export async function startRelay(options: RelayOptions): Promise<Relay> {
-  const upstreamBase = options.upstream.replace(/\/+$/, '');
-  /** The upstream's chosen subprotocol and 101 headers, for the client's handshake. */
-  const accepted = new WeakMap<IncomingMessage, { protocol: string; headers: string[] }>();
-  const wss = new WebSocketServer({
-    noServer: true,
-    perMessageDeflate: false,
-    autoPong: false,
-    clientTracking: false,
-    handleProtocols: (_offered, request) => accepted.get(request)?.protocol || false,
-  });
-  wss.on('headers', (headers, request) => headers.push(...(accepted.get(request)?.headers ?? [])));
+  const upstreamBase = options.upstream.replace(/\/+$/, '').replace(/^ws/, 'http');
   const live = new Set<() => void>();
-  let upgraded = 0;
 
   const http: Server = createServer((_req, res) => res.writeHead(426, { 'content-type': 'text/plain' }).end('voxbench proxy: WebSocket upgrades only\n'));
-  http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+  http.on('upgrade', (request: IncomingMessage, socket: Socket, head: Buffer) => {
+    socket.pause(); // the client's first frames wait for the server's answer
     const hooks = options.connection(request);
-    const protocols = String(request.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter(Boolean);
-    const upstream = new WebSocket(upstreamBase + (request.url ?? '/'), protocols, {
+    const secure = upstreamBase.startsWith('https:');
+    const upstream = (secure ? httpsRequest : httpRequest)(upstreamBase + (request.url ?? '/'), {
+      method: 'GET',
       headers: forwardedHeaders(request.rawHeaders),
-      perMessageDeflate: false,
-      autoPong: false,
-      followRedirects: false,
-      handshakeTimeout: options.connectTimeoutMs,
-      ...options.socketOptions,
+      agent: false,
+      ...(secure ? options.tls : {}),
     });
     let settled = false;
+    const settle = (): void => {
+      settled = true;
+      clearTimeout(timer);
+      socket.off('close', abandon);
+    };
+    const timer = setTimeout(() => upstream.destroy(Object.assign(new Error('the server did not answer the upgrade in time'), { code: 'ETIMEDOUT' })), options.connectTimeoutMs);
     const abandon = (): void => {
       if (settled) return;
-      settled = true;
-      upstream.terminate();
+      settle();
+      upstream.destroy();
       hooks.closed(options.now(), 1006, 'the client left before the server accepted the upgrade', 'client');
     };
     socket.on('error', () => socket.destroy());
     socket.once('close', abandon);
-    upstream.on('upgrade', (response) => {
-      const headers: string[] = [];
-      for (let i = 0; i < response.rawHeaders.length; i += 2) {
-        const name = response.rawHeaders[i]!;
-        if (!HOP_HEADERS.has(name.toLowerCase())) headers.push(`${name}: ${response.rawHeaders[i + 1]}`);
+    upstream.on('upgrade', (response: IncomingMessage, server: Socket, serverHead: Buffer) => {
+      const t = options.now();
+      if (socket.destroyed) {
+        server.destroy(); // the client left as the server accepted
+        return abandon();
       }
-      accepted.set(request, { protocol: String(response.headers['sec-websocket-protocol'] ?? ''), headers });
+      settle();
+      server.on('error', () => server.destroy());
+      socket.write(responseHead(response));
+      hooks.opened(t);
+      const cut = join(socket, server, { client: head, server: serverHead }, t, options.now, hooks, () => live.delete(cut));
+      live.add(cut);
     });
-    upstream.on('unexpected-response', (req, response) => {
-      settled = true;
-      socket.off('close', abandon);
+    upstream.on('response', (response: IncomingMessage) => {
+      settle();
       hooks.refused(options.now(), response.statusCode ?? 0);
-      passRefusal(socket, response, () => req.destroy());
+      passRefusal(socket, response, () => upstream.destroy());
     });
     upstream.on('error', (err: NodeJS.ErrnoException) => {
-      if (settled) return; // after the upgrade, the close tells
-      settled = true;
-      socket.off('close', abandon);
-      const status = err.message.includes('timed out') ? 504 : 502;
+      if (settled) return; // after the upgrade, the sockets tell
+      settle();
+      const status = err.code === 'ETIMEDOUT' ? 504 : 502;
       hooks.refused(options.now(), status, err);
       socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: text/plain\r\nContent-Length: ${STATUS_CODES[status]!.length + 1}\r\nConnection: close\r\n\r\n${STATUS_CODES[status]}\n`);
     });
-    upstream.on('open', () => {
-      settled = true;
-      socket.off('close', abandon);
-      wss.handleUpgrade(request, socket, head, (client) => {
-        upgraded++;
-        hooks.opened(options.now());
-        const cut = (): void => {
-          client.close(1001, 'proxy shutting down');
-          upstream.close(1001, 'proxy shutting down');
-          setTimeout(() => (client.terminate(), upstream.terminate()), 1000).unref();
-        };
-        live.add(cut);
-        pipe(client, upstream, options.now, hooks, () => {
-          upgraded--;
-          live.delete(cut);
-        });
-      });
-    });
+    upstream.end();
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -146,7 +130,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   return {
     url: `ws://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`,
     port,
-    open: () => upgraded,
+    open: () => live.size,
     close: async () => {
       for (const cut of live) cut();
       await new Promise<void>((resolve) => {
@@ -158,65 +142,75 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   };
 }
 
-/** Both directions of one upgraded connection; `done` once both sides are closed. */
-function pipe(client: WebSocket, upstream: WebSocket, now: () => number, hooks: ConnectionHooks, done: () => void): void {
-  let first: { t: number; code: number; reason: string; by: 'client' | 'server' } | undefined;
-  let closedSides = 0;
-  const direction = (from: WebSocket, to: WebSocket, side: 'client' | 'server', frame: (t: number, data: Buffer, isBinary: boolean) => void): void => {
-    let queued = 0;
-    let paused = false;
-    const written = (bytes: number) => (): void => {
-      queued -= bytes;
-      if (paused && queued < HIGH_WATER / 2) {
-        paused = false;
-        from.resume();
-      }
-    };
-    const queue = (bytes: number): (() => void) => {
-      queued += bytes;
-      if (!paused && queued > HIGH_WATER) {
-        paused = true;
-        from.pause();
-      }
-      return written(bytes);
-    };
-    from.on('message', (data: RawData, isBinary: boolean) => {
-      const t = now();
-      const bytes = data as Buffer;
-      if (to.readyState === WebSocket.OPEN) to.send(bytes, { binary: isBinary }, queue(bytes.length));
-      frame(t, bytes, isBinary);
-    });
-    from.on('ping', (data: Buffer) => {
-      if (to.readyState === WebSocket.OPEN) to.ping(data, undefined, queue(data.length));
-    });
-    from.on('pong', (data: Buffer) => {
-      if (to.readyState === WebSocket.OPEN) to.pong(data, undefined, queue(data.length));
-    });
-    from.on('error', () => {}); // the close that follows tells
-    from.on('close', (code: number, reason: Buffer) => {
-      first ??= { t: now(), code, reason: reason.toString(), by: side };
-      passClose(to, code, reason);
-      if (++closedSides === 2) {
-        done();
-        hooks.closed(first.t, first.code, first.reason, first.by);
-      }
-    });
-  };
-  direction(client, upstream, 'client', hooks.clientFrame.bind(hooks));
-  direction(upstream, client, 'server', hooks.serverFrame.bind(hooks));
+interface Close {
+  t: number;
+  code: number;
+  reason: string;
+  by: 'client' | 'server';
 }
 
-/** Closes `to` as the other side closed: the same code and reason; none for 1005; a cut for 1006 and codes no endpoint may send. */
-function passClose(to: WebSocket, code: number, reason: Buffer): void {
-  if (to.readyState === WebSocket.CLOSED) return;
-  if (code === 1005) return to.close();
-  const sendable = (code >= 1000 && code <= 1003) || (code >= 1007 && code <= 1014) || (code >= 3000 && code <= 4999);
-  if (!sendable) return to.terminate();
-  to.close(code, reason);
+/**
+ * Joins an upgraded client socket to its server socket, each direction forwarded then
+ * read by a tap; `done` once both sockets are closed. Returns the cut, for shutdown.
+ */
+function join(client: Socket, server: Socket, heads: { client: Buffer; server: Buffer }, t0: number, now: () => number, hooks: ConnectionHooks, done: () => void): () => void {
+  client.setNoDelay(true);
+  server.setNoDelay(true);
+  let first: Close | undefined;
+  let closedSockets = 0;
+  const direction = (from: Socket, to: Socket, side: 'client' | 'server'): ((t: number, chunk: Buffer) => void) => {
+    const tap: Tap = frameTap(side === 'client', FRAME_LIMITS.messageBytes, {
+      message: side === 'client' ? hooks.clientFrame.bind(hooks) : hooks.serverFrame.bind(hooks),
+      close: (t, code, reason) => (first ??= { t, code, reason, by: side }),
+      unreadable: (t, message) => hooks.unreadable?.(t, side, message),
+    });
+    const forward = (t: number, chunk: Buffer): void => {
+      if (!to.write(chunk)) from.pause();
+      tap(t, chunk);
+    };
+    to.on('drain', () => from.resume());
+    from.on('data', (chunk: Buffer) => forward(now(), chunk));
+    // A socket ended or cut without a close frame first is a drop (1006) by its side.
+    from.once('end', () => {
+      first ??= { t: now(), code: 1006, reason: '', by: side };
+      to.end();
+    });
+    from.once('close', (hadError: boolean) => {
+      first ??= { t: now(), code: 1006, reason: '', by: side };
+      if (hadError) to.destroy();
+      else if (!to.destroyed) {
+        const grace = setTimeout(() => to.destroy(), CLOSE_GRACE_MS).unref();
+        to.once('close', () => clearTimeout(grace));
+      }
+      if (++closedSockets < 2) return;
+      done();
+      hooks.closed(first.t, first.code, first.reason, first.by);
+    });
+    return forward;
+  };
+  const toClient = direction(server, client, 'server');
+  const toServer = direction(client, server, 'client');
+  client.resume();
+  server.resume();
+  // What each side sent with its half of the handshake goes first (reading resumes on a later tick), paused by backpressure like the rest.
+  if (heads.server.length > 0) toClient(t0, heads.server);
+  if (heads.client.length > 0) toServer(t0, heads.client);
+  return () => {
+    first ??= { t: now(), code: 1001, reason: 'proxy shutting down', by: 'client' };
+    client.destroy();
+    server.destroy();
+  };
+}
+
+/** The upstream's answer to an upgrade as it came: status line and headers, names and order kept. */
+function responseHead(response: IncomingMessage): string {
+  const lines = [`HTTP/1.1 ${response.statusCode} ${response.statusMessage ?? ''}`];
+  for (let i = 0; i < response.rawHeaders.length; i += 2) lines.push(`${response.rawHeaders[i]}: ${response.rawHeaders[i + 1]}`);
+  return `${lines.join('\r\n')}\r\n\r\n`;
 }
 
 /** Passes an upstream's refusal of the upgrade to the client: its status, its headers and (up to REFUSAL_BODY) its body. */
-function passRefusal(socket: Duplex, response: IncomingMessage, release: () => void): void {
+function passRefusal(socket: Socket, response: IncomingMessage, release: () => void): void {
   const chunks: Buffer[] = [];
   let length = 0;
   const finish = (): void => {
@@ -226,7 +220,7 @@ function passRefusal(socket: Duplex, response: IncomingMessage, release: () => v
     const lines = [`HTTP/1.1 ${response.statusCode} ${response.statusMessage ?? STATUS_CODES[response.statusCode ?? 500] ?? ''}`];
     for (let i = 0; i < response.rawHeaders.length; i += 2) {
       const name = response.rawHeaders[i]!;
-      if (!HOP_HEADERS.has(name.toLowerCase())) lines.push(`${name}: ${response.rawHeaders[i + 1]}`);
+      if (!HOP_RESPONSE_HEADERS.has(name.toLowerCase())) lines.push(`${name}: ${response.rawHeaders[i + 1]}`);
     }
     lines.push(`Content-Length: ${body.length}`, 'Connection: close');
     socket.end(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), body]));
@@ -239,15 +233,15 @@ function passRefusal(socket: Duplex, response: IncomingMessage, release: () => v
   response.once('error', finish);
 }
 
-/** The client's upgrade headers, names as sent, less those of one hop; a repeated header joined as HTTP allows (cookies with `; `). */
-function forwardedHeaders(raw: string[]): Record<string, string> {
-  const headers: Record<string, string> = {};
+/** The client's upgrade headers, names as sent, less those of one hop; a repeated header stays repeated (cookies are joined with `; `). */
+function forwardedHeaders(raw: string[]): Record<string, string[]> {
+  const headers: Record<string, string[]> = {};
+  const names = new Map<string, string>();
   for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!;
-    if (HOP_HEADERS.has(name.toLowerCase())) continue;
-    const value = raw[i + 1]!;
-    const prior = headers[name];
-    headers[name] = prior === undefined ? value : `${prior}${name.toLowerCase() === 'cookie' ? '; ' : ', '}${value}`;
+    const lower = raw[i]!.toLowerCase();
+    if (HOP_REQUEST_HEADERS.has(lower)) continue;
+    if (!names.has(lower)) names.set(lower, raw[i]!);
+    (headers[names.get(lower)!] ??= []).push(raw[i + 1]!);
   }
   return headers;
 }

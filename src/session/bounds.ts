@@ -15,6 +15,15 @@ export const TEXT_LIMITS = {
   fieldChars: 1_024,
 };
 
+/**
+ * The largest WebSocket message `voxbench proxy` reads (its parser holds a message until
+ * it is whole): a larger one is still forwarded, but ends the metering of its connection.
+ * Speech frames are kilobytes; a whole utterance of 24 kHz PCM16 in one message, minutes.
+ */
+export const FRAME_LIMITS = {
+  messageBytes: 16 * 1024 * 1024,
+};
+
 /** A session's budget of text, spent as events arrive. */
 export class TextBudget {
   private left = TEXT_LIMITS.sessionChars;

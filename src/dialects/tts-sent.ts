@@ -1,0 +1,92 @@
+import type { SentReading, WebSocketDialect } from './dialect.js';
+
+/**
+ * How `voxbench proxy` reads the client's frames of the WebSocket speech-generation
+ * dialects, as the benchmark records its own: pieces of text (`text`, charged to the
+ * input they open or continue) and the send that forces synthesis (`input_end`: the
+ * anchor of TTFA), with the session's configuration and the model it names.
+ */
+
+type Message = Record<string, unknown>;
+
+const END: SentReading = { kind: 'control', control: 'input_end' };
+const other = (type: unknown): SentReading => ({ kind: 'other', type: typeof type === 'string' ? type : '(message)' });
+const model = (value: unknown): { model?: string } => (typeof value === 'string' ? { model: value } : {});
+const text = (value: unknown, extra: { ends?: boolean; model?: string } = {}): SentReading => (typeof value === 'string' ? { kind: 'text', text: value, ...extra } : other('(message)'));
+
+/** A reader of a client's JSON text frames, typed or not (ElevenLabs and Cartesia messages carry no `type`); never throws. */
+function jsonMessageReader(interpret: (message: Message) => SentReading): NonNullable<WebSocketDialect['readSent']> {
+  return (data, isBinary) => {
+    if (isBinary) return { kind: 'other', type: '(binary)' };
+    let message: unknown;
+    try {
+      message = JSON.parse(data.toString('utf8'));
+    } catch {
+      return { kind: 'other', type: '(invalid)' };
+    }
+    return typeof message === 'object' && message !== null && !Array.isArray(message) ? interpret(message as Message) : { kind: 'other', type: '(invalid)' };
+  };
+}
+
+/** vLLM-Omni `/v1/audio/speech/stream`: `session.config`, `input.text`*, `input.done`. */
+export const readOmniSpeechSent = jsonMessageReader((m) => {
+  switch (m.type) {
+    case 'session.config':
+      return { kind: 'control', control: 'session_config', ...model(m.model) };
+    case 'input.text':
+      return text(m.text);
+    case 'input.done':
+      return END;
+    default:
+      return other(m.type);
+  }
+});
+
+/** OpenAI Realtime as a speech generator: `session.update`, user `input_text` items, `response.create`. */
+export const readRealtimeTtsSent = jsonMessageReader((m) => {
+  switch (m.type) {
+    case 'session.update':
+      return { kind: 'control', control: 'session_config', ...model((m.session as Message | undefined)?.model) };
+    case 'conversation.item.create': {
+      const content = (m.item as { content?: unknown } | undefined)?.content;
+      const pieces = Array.isArray(content) ? content.filter((c: Message | null) => c?.type === 'input_text' && typeof c.text === 'string').map((c: Message) => c.text as string) : [];
+      return pieces.length > 0 ? text(pieces.join('')) : other(m.type);
+    }
+    case 'response.create':
+      return END;
+    case 'response.cancel':
+      return { kind: 'control', control: 'cancel' };
+    default:
+      return other(m.type);
+  }
+});
+
+/** ElevenLabs `stream-input`: the opening `{"text": " "}`, text pieces (`flush: true` forces synthesis), and `{"text": ""}` to end. */
+export const readElevenLabsSent = jsonMessageReader((m) => {
+  if (m.text === '') return END;
+  if (m.text === ' ') return { kind: 'control', control: 'session_config' };
+  return text(m.text, m.flush === true ? { ends: true } : {});
+});
+
+/** Deepgram Aura `/v1/speak`: `Speak`*, `Flush`; `Clear` drops what is buffered. */
+export const readAuraSent = jsonMessageReader((m) => {
+  switch (m.type) {
+    case 'Speak':
+      return text(m.text);
+    case 'Flush':
+      return END;
+    case 'Clear':
+      return { kind: 'control', control: 'cancel' };
+    default:
+      return other(m.type);
+  }
+});
+
+/** Cartesia `/tts/websocket`: every message a request; `continue: true` adds text, anything else ends the input (with its own text, if any). */
+export const readCartesiaSent = jsonMessageReader((m) => {
+  if (m.cancel === true) return { kind: 'control', control: 'cancel' };
+  if (typeof m.transcript !== 'string') return other(m.type);
+  const named = model(m.model_id);
+  if (m.continue === true) return m.transcript === '' ? other('(empty)') : text(m.transcript, named);
+  return m.transcript === '' ? { ...END, ...named } : text(m.transcript, { ends: true, ...named });
+});
