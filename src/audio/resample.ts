@@ -17,6 +17,8 @@ const ZERO_CROSSINGS = 12;
 const ROLLOFF = 0.95;
 /** Kaiser window shape: about 95 dB of stopband attenuation. */
 const KAISER_BETA = 10;
+/** Names the filter; the prepared-audio cache keys entries by it, so a changed filter prepares again. */
+export const RESAMPLER = `polyphase Kaiser sinc, ${ZERO_CROSSINGS} zero crossings, rolloff ${ROLLOFF}, beta ${KAISER_BETA}`;
 
 export function resampleSamples(input: Float32Array, fromRate: number, toRate: number): Float32Array {
   const g = gcd(fromRate, toRate);

@@ -30,7 +30,10 @@ export interface Sample {
   instructions?: string;
   referenceAudio?: string;
   segments?: SpeechSpan[];
+  /** Mono audio: at the file's own rate, or at a run's rate when the run prepared it as it loaded (see `sourceRate`). */
   audio: MonoAudio;
+  /** The file's own rate, when `audio` is at another. */
+  sourceRate?: number;
   /** The audio file's bytes as the dataset holds them, when the loader was asked to keep them. */
   file?: Uint8Array;
 }
@@ -114,7 +117,7 @@ export function sampleFacts(sample: Sample | TextSample): SampleFacts {
     split: sample.split,
     ...(sample.language !== undefined ? { language: sample.language } : {}),
     durationS: audio ? audio.samples.length / audio.sampleRate : 0,
-    ...(audio ? { sampleRate: audio.sampleRate } : {}),
+    ...(audio ? { sampleRate: (sample.kind !== 'text' && sample.sourceRate) || audio.sampleRate } : {}),
     hasReference: sample.text !== null,
     hasWordTimings: sample.kind !== 'text' && sample.words !== undefined,
   };

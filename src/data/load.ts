@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readdir, stat } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { AudioDecodeError, decodeAudio, type MonoAudio } from '../audio/decode.js';
+import { AudioDecodeError, type MonoAudio } from '../audio/decode.js';
+import { DECODE_IN_THREAD, type AudioReader } from '../audio/prepared-source.js';
 import { DEFAULT_SPEECH_RMS, loudestFrameRms } from '../audio/energy.js';
 import { arrowSource } from './arrow.js';
 import type { DatasetColumns, Need } from './columns.js';
@@ -33,6 +34,8 @@ export interface DatasetOptions {
   strict?: boolean;
   /** Keep each sample's file as the dataset holds it (`Sample.file`), for requests that upload it unchanged. */
   keepFiles?: boolean;
+  /** How each file becomes a sample's audio; default decoded at its own rate, in this thread. A run's reader prepares it at the run's rate, cached and across threads. */
+  audio?: AudioReader;
 }
 
 const MANIFEST_EXTENSIONS = new Set(['.jsonl', '.ndjson', '.json']);
@@ -173,17 +176,24 @@ async function readInOrder<T>(source: DatasetSource, ordered: Entry[], options: 
     const rank = new Map(round.map((entry, i) => [entry, next + i]));
     next += round.length;
     const passedOver: Array<{ rank: number; problem: DatasetProblem | null }> = [];
-    for await (const read of source.audio([...round].sort((a, b) => a.order - b.order))) {
-      const checked = await checkSample(read, options);
+    const settle = async ({ read, checking }: { read: AudioRead; checking: ReturnType<typeof checkSample> }): Promise<void> => {
+      const checked = await checking;
       if (typeof checked === 'object') {
         kept.push({ rank: rank.get(read.entry)!, item: keep(checked.sample), id: read.entry.id, digest: checked.digest, text: read.entry.text });
-        continue;
+        return;
       }
       const problem = checked === 'filtered' ? null : { ...read.entry.at, reason: checked };
       // Without a cut every candidate is reached, so strict can stop at once.
       if (wanted === Infinity) passOver(problem);
       else passedOver.push({ rank: rank.get(read.entry)!, problem });
+    };
+    // Up to `parallel` files are being decoded at once (a reader with threads); they are settled in the order read.
+    const inFlight: Array<Parameters<typeof settle>[0]> = [];
+    for await (const read of source.audio([...round].sort((a, b) => a.order - b.order))) {
+      inFlight.push({ read, checking: checkSample(read, options) });
+      if (inFlight.length >= (options.audio?.parallel ?? 1)) await settle(inFlight.shift()!);
     }
+    while (inFlight.length > 0) await settle(inFlight.shift()!);
     kept = kept.sort((a, b) => a.rank - b.rank).slice(0, wanted);
     // A candidate ranked after the last sample kept was read only because rounds are
     // batched; it was never needed, so it is not a problem but left out by maxSamples.
@@ -200,9 +210,11 @@ const MIN_ROUND = 32;
 async function checkSample(read: AudioRead, options: DatasetOptions): Promise<{ sample: Sample; digest: string } | 'filtered' | string> {
   if ('error' in read) return read.error;
   const { entry, bytes } = read;
+  const digest = createHash('sha256').update(bytes).digest('hex');
   let audio: MonoAudio;
+  let sourceRate: number | undefined;
   try {
-    audio = await decodeAudio(bytes, entry.path);
+    ({ audio, sourceRate } = await (options.audio ?? DECODE_IN_THREAD).read(bytes, entry.path, digest));
   } catch (err) {
     return err instanceof AudioDecodeError ? err.reason : `cannot decode the audio (${(err as Error).message})`;
   }
@@ -214,7 +226,7 @@ async function checkSample(read: AudioRead, options: DatasetOptions): Promise<{ 
   if (durationS < (options.minDurationS ?? 0) || durationS > (options.maxDurationS ?? Infinity)) return 'filtered';
   const { at: _at, order: _order, ...fields } = entry;
   // A copy: the bytes may be a view of a whole Parquet row group.
-  return { sample: { ...fields, audio, ...(options.keepFiles ? { file: bytes.slice() } : {}) }, digest: createHash('sha256').update(bytes).digest('hex') };
+  return { sample: { ...fields, audio, ...(sourceRate !== undefined ? { sourceRate } : {}), ...(options.keepFiles ? { file: bytes.slice() } : {}) }, digest };
 }
 
 export function checkOptions(options: DatasetOptions): void {

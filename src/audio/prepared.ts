@@ -1,0 +1,27 @@
+import { decodeAudio, type MonoAudio } from './decode.js';
+import { fromPcm16, toPcm16 } from './pcm.js';
+import { resampleSamples } from './resample.js';
+
+/** A file's audio as a run sends it: mono 16-bit PCM at the run's rate, and the rate the file had. */
+export interface PreparedAudio {
+  pcm: Int16Array;
+  rate: number;
+  sourceRate: number;
+}
+
+/**
+ * The expensive part of preparing a recording, done once per file (in a worker thread,
+ * or read back from the disk cache): decode, downmix, resample to `rate`, quantise to
+ * 16 bits. Throws AudioDecodeError as `decodeAudio` does.
+ */
+export async function prepareAudio(bytes: Uint8Array, name: string, rate: number): Promise<PreparedAudio> {
+  const decoded = await decodeAudio(bytes, name);
+  const samples = decoded.sampleRate === rate ? decoded.samples : resampleSamples(decoded.samples, decoded.sampleRate, rate);
+  const pcm = toPcm16(samples);
+  return { pcm: new Int16Array(pcm.buffer, pcm.byteOffset, samples.length), rate, sourceRate: decoded.sampleRate };
+}
+
+/** The float samples of prepared audio: what a run converts back to PCM16 unchanged (16-bit values round-trip exactly). */
+export function preparedMono(prepared: PreparedAudio): MonoAudio {
+  return { samples: fromPcm16(Buffer.from(prepared.pcm.buffer, prepared.pcm.byteOffset, prepared.pcm.byteLength)), sampleRate: prepared.rate };
+}
