@@ -106,11 +106,10 @@ describe('the prepared-audio cache', () => {
 describe('preparing across worker threads', () => {
   it('gives the samples and problems that preparing in this thread gives', { timeout: 30_000 }, async () => {
     const data = await flacFolder();
-    // More files than the reader prepares in its own thread before it starts the pool.
     for (let i = 5; i < 9; i++) await writeFile(join(data, `clip${i}.flac`), encodeFlac(tone(200 + 50 * i, 44_100, 0.4), 44_100));
     await writeFile(join(data, 'zbroken.wav'), Buffer.from('RIFF....WAVEdata'));
     const load = async (threads: number) => {
-      const audio = preparedAudioReader(16_000, { threads });
+      const audio = preparedAudioReader(16_000, { threads, poolAfterMs: 0 });
       try {
         return await loadDataset(data, { audio });
       } finally {

@@ -7,6 +7,13 @@ import { DECODABLE_WAV_FORMATS, readWavLayout, wavFormatName } from './wav-layou
 export interface MonoAudio {
   samples: Float32Array;
   sampleRate: number;
+  /** The same samples as 16-bit PCM, when they are exactly that (prepared audio): what `toPcm16(samples)` would give. */
+  pcm16?: Buffer;
+}
+
+/** Length in seconds, read without turning prepared PCM into floats. */
+export function audioSeconds(audio: MonoAudio): number {
+  return (audio.pcm16 ? audio.pcm16.length / 2 : audio.samples.length) / audio.sampleRate;
 }
 
 /** Audio that cannot be used; `reason` says why without naming the file, `message` names it. */

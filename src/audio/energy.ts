@@ -1,3 +1,5 @@
+import type { MonoAudio } from './decode.js';
+
 /**
  * Speech energy: the one detector behind the client's `vad` end-of-speech source,
  * the simulated server's VAD and its placeholder words. A 20 ms frame is speech
@@ -13,12 +15,15 @@ export interface SpeechSegment {
 
 /** RMS of `count` PCM16 samples starting at byte `offset`, in [0, 1]. */
 export function pcm16Rms(pcm: Buffer, offset: number, count: number): number {
+  // Integer squares sum exactly in a double (count · 2^30 stays far below 2^53).
   let sum = 0;
-  for (let i = 0; i < count; i++) {
-    const s = pcm.readInt16LE(offset + i * 2) / 32768;
-    sum += s * s;
+  if ((pcm.byteOffset + offset) % 2 === 0) {
+    const samples = new Int16Array(pcm.buffer, pcm.byteOffset + offset, count);
+    for (let i = 0; i < count; i++) sum += samples[i]! * samples[i]!;
+  } else {
+    for (let i = 0; i < count; i++) sum += pcm.readInt16LE(offset + i * 2) ** 2;
   }
-  return Math.sqrt(sum / count);
+  return Math.sqrt(sum / count) / 32768;
 }
 
 /**
@@ -39,10 +44,16 @@ export function speechSegments(pcm: Buffer, sampleRate: number, minSilenceMs = 3
   return segments;
 }
 
-/** RMS of the loudest 20 ms frame of float audio; below DEFAULT_SPEECH_RMS the audio holds no speech. */
-export function loudestFrameRms(samples: Float32Array, sampleRate: number): number {
-  const frame = Math.max(1, Math.round((sampleRate * FRAME_MS) / 1000));
+/** RMS of the loudest 20 ms frame (of the PCM16 when the audio has it); below DEFAULT_SPEECH_RMS the audio holds no speech. */
+export function loudestFrameRms(audio: MonoAudio): number {
+  const frame = Math.max(1, Math.round((audio.sampleRate * FRAME_MS) / 1000));
+  const { pcm16 } = audio;
   let loudest = 0;
+  if (pcm16) {
+    for (let start = 0; start < pcm16.length >> 1; start += frame) loudest = Math.max(loudest, pcm16Rms(pcm16, start * 2, Math.min(frame, (pcm16.length >> 1) - start)));
+    return loudest;
+  }
+  const { samples } = audio;
   for (let start = 0; start < samples.length; start += frame) {
     const end = Math.min(start + frame, samples.length);
     let sum = 0;

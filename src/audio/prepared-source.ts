@@ -19,17 +19,24 @@ export const DECODE_IN_THREAD: AudioReader = { parallel: 1, read: async (bytes, 
 
 /**
  * Files prepared as a run sends them (mono PCM16 at `rate`, see prepared.ts): read
- * from `cache` when it holds them, else prepared and written to it. The first few
- * files left to prepare are done in this thread; from then on a pool of `threads`
- * worker threads prepares them in parallel (starting threads only pays once there are
- * files enough to share out).
+ * from `cache` when it holds them, else prepared and written to it. Files are
+ * prepared in this thread until that has taken 0.2 s; from then on a pool of `threads`
+ * worker threads prepares the rest in parallel (starting threads pays only for a
+ * dataset that takes that long).
  */
-export function preparedAudioReader(rate: number, options: { cache?: PreparedAudioCache; threads?: number } = {}): AudioReader {
+export function preparedAudioReader(rate: number, options: { cache?: PreparedAudioCache; threads?: number; poolAfterMs?: number } = {}): AudioReader {
   const threads = options.threads ?? availableParallelism();
-  let prepared = 0;
+  let spentMs = 0;
   let pool: PreparePool | undefined;
-  const prepare = (bytes: Uint8Array, name: string): Promise<PreparedAudio> =>
-    threads > 1 && prepared++ >= IN_THREAD ? (pool ??= new PreparePool(threads)).prepare(bytes, name, rate) : prepareAudio(bytes, name, rate);
+  const prepare = async (bytes: Uint8Array, name: string): Promise<PreparedAudio> => {
+    if (threads > 1 && spentMs >= (options.poolAfterMs ?? POOL_AFTER_MS)) return (pool ??= new PreparePool(threads)).prepare(bytes, name, rate);
+    const start = performance.now();
+    try {
+      return await prepareAudio(bytes, name, rate);
+    } finally {
+      spentMs += performance.now() - start;
+    }
+  };
   return {
     parallel: threads > 1 ? 2 * threads : 1,
     async read(bytes, name, digest) {
@@ -45,5 +52,5 @@ export function preparedAudioReader(rate: number, options: { cache?: PreparedAud
   };
 }
 
-/** Files prepared in this thread before the pool starts. */
-const IN_THREAD = 4;
+/** Preparing this long in this thread starts the pool: a few short files never start threads (about 50 ms each). */
+const POOL_AFTER_MS = 200;

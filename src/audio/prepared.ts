@@ -21,7 +21,18 @@ export async function prepareAudio(bytes: Uint8Array, name: string, rate: number
   return { pcm: new Int16Array(pcm.buffer, pcm.byteOffset, samples.length), rate, sourceRate: decoded.sampleRate };
 }
 
-/** The float samples of prepared audio: what a run converts back to PCM16 unchanged (16-bit values round-trip exactly). */
+/**
+ * Prepared audio as a sample holds it: its PCM16, and float samples made from it the
+ * first time something asks (a streaming run never does; 16-bit values round-trip exactly).
+ */
 export function preparedMono(prepared: PreparedAudio): MonoAudio {
-  return { samples: fromPcm16(Buffer.from(prepared.pcm.buffer, prepared.pcm.byteOffset, prepared.pcm.byteLength)), sampleRate: prepared.rate };
+  const pcm16 = Buffer.from(prepared.pcm.buffer, prepared.pcm.byteOffset, prepared.pcm.byteLength);
+  let samples: Float32Array | undefined;
+  return {
+    sampleRate: prepared.rate,
+    pcm16,
+    get samples() {
+      return (samples ??= fromPcm16(pcm16));
+    },
+  };
 }

@@ -1,4 +1,4 @@
-import type { MonoAudio } from '../audio/decode.js';
+import { audioSeconds, type MonoAudio } from '../audio/decode.js';
 
 /** A word of the reference transcript and where it is spoken, in seconds from the audio start. */
 export interface WordTiming {
@@ -116,7 +116,7 @@ export function sampleFacts(sample: Sample | TextSample): SampleFacts {
   return {
     split: sample.split,
     ...(sample.language !== undefined ? { language: sample.language } : {}),
-    durationS: audio ? audio.samples.length / audio.sampleRate : 0,
+    durationS: audio ? audioSeconds(audio) : 0,
     ...(audio ? { sampleRate: (sample.kind !== 'text' && sample.sourceRate) || audio.sampleRate } : {}),
     hasReference: sample.text !== null,
     hasWordTimings: sample.kind !== 'text' && sample.words !== undefined,

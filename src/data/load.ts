@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdir, stat } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { AudioDecodeError, type MonoAudio } from '../audio/decode.js';
+import { AudioDecodeError, audioSeconds, type MonoAudio } from '../audio/decode.js';
 import { DECODE_IN_THREAD, type AudioReader } from '../audio/prepared-source.js';
 import { DEFAULT_SPEECH_RMS, loudestFrameRms } from '../audio/energy.js';
 import { arrowSource } from './arrow.js';
@@ -218,8 +218,8 @@ async function checkSample(read: AudioRead, options: DatasetOptions): Promise<{ 
   } catch (err) {
     return err instanceof AudioDecodeError ? err.reason : `cannot decode the audio (${(err as Error).message})`;
   }
-  if (loudestFrameRms(audio.samples, audio.sampleRate) < DEFAULT_SPEECH_RMS) return 'the audio is silent: no 20 ms frame reaches -40 dBFS';
-  const durationS = audio.samples.length / audio.sampleRate;
+  if (loudestFrameRms(audio) < DEFAULT_SPEECH_RMS) return 'the audio is silent: no 20 ms frame reaches -40 dBFS';
+  const durationS = audioSeconds(audio);
   const badTimings = (entry.words && timingsBeyondAudio(entry.words, durationS, 'the word timings')) ||
     (entry.segments && timingsBeyondAudio(entry.segments, durationS, 'the speech segments'));
   if (badTimings) return badTimings;

@@ -70,7 +70,8 @@ export async function prepareSample(
   eos: EosPreference,
 ): Promise<PreparedSample> {
   const rate = dialect.sampleRate;
-  const utterance = toPcm16((await resample(sample.audio, rate)).samples);
+  const audio = await resample(sample.audio, rate);
+  const utterance = audio.pcm16 ?? toPcm16(audio.samples);
   const speech = findSpeech(sample, utterance, rate, eos);
   const turn = (silenceBeforeMs: number): PreparedTurn => {
     const pcm = Buffer.concat([silence(silenceBeforeMs, rate), utterance, silence(padding.trailMs, rate)]);
