@@ -179,12 +179,20 @@ function interleavedToMono(data: Uint8Array, channels: number, bits: number, flo
   return mono;
 }
 
+/** The average of the channels, summed in doubles (one pass each for the common stereo case). */
 function downmix(channels: Float32Array[]): Float32Array {
   if (channels.length === 1) return channels[0]!;
   const length = channels[0]!.length;
   const mono = new Float32Array(length);
-  for (const channel of channels) {
-    for (let i = 0; i < length; i++) mono[i]! += channel[i]! / channels.length;
+  if (channels.length === 2) {
+    const [left, right] = channels as [Float32Array, Float32Array];
+    for (let i = 0; i < length; i++) mono[i] = (left[i]! + right[i]!) * 0.5;
+    return mono;
+  }
+  for (let i = 0; i < length; i++) {
+    let sum = 0;
+    for (const channel of channels) sum += channel[i]!;
+    mono[i] = sum / channels.length;
   }
   return mono;
 }
