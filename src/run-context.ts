@@ -70,7 +70,7 @@ async function audioCache(given: string | false | undefined): Promise<{ cache?: 
   return { cache: new PreparedAudioCache(dir) };
 }
 
-/** Builds the dialect and prepares every sample's media once (decoded, resampled, chunked, encoded). */
+/** Builds the dialect and prepares every sample's media once (chunked and encoded; the audio came decoded and resampled from loadRunDataset). */
 export async function createRunContext(settings: Settings, dataset: RunDataset): Promise<RunContext> {
   const dialect = createDialect(settings.protocol, settings.dialect);
   const perSession = settings.turnsPerSession;
