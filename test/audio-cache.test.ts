@@ -91,7 +91,7 @@ describe('the prepared-audio cache', () => {
     assert.match(defaultCacheDir({ HOME: '/home/u' }) ?? '', /\/\.cache\/voxbench\/audio$/);
   });
 
-  it('is where `voxbench run --cache-dir` says, and `--no-cache` leaves it empty', { timeout: 30_000 }, async () => {
+  it('is where `voxbench run --cache-dir` says, `--no-cache` leaves it empty, and `voxbench cache` sizes and clears it', { timeout: 30_000 }, async () => {
     const data = await flacFolder();
     const cache = await tempDir();
     const ran = await runNode([CLI, 'run', '--data', data, '--pace', '10x', '--quiet', '--no-cache', '--cache-dir', cache]);
@@ -100,6 +100,12 @@ describe('the prepared-audio cache', () => {
     const cached = await runNode([CLI, 'run', '--data', data, '--pace', '10x', '--quiet', '--cache-dir', cache]);
     assert.equal(cached.code, 0, cached.stderr);
     assert.equal((await readdir(cache)).length, 5);
+    const info = await runNode([CLI, 'cache', 'info', '--cache-dir', cache]);
+    assert.match(info.stdout, /: 5 files, 0\.\d MB\n$/);
+    await writeFile(join(cache, 'notes.txt'), 'mine');
+    const cleared = await runNode([CLI, 'cache', 'clear', '--cache-dir', cache]);
+    assert.match(cleared.stdout, /removed 5 files/);
+    assert.deepEqual(await readdir(cache), ['notes.txt'], 'only the entries are removed');
   });
 });
 

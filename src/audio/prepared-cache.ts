@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -54,6 +54,28 @@ export class PreparedAudioCache {
     }
   }
 
+  /** How many entries (and temporary files a crash left) the folder holds, and their bytes. */
+  async size(): Promise<{ files: number; bytes: number }> {
+    const files = await this.files();
+    const sizes = await Promise.all(files.map(async (f) => (await stat(f).catch(() => ({ size: 0 }))).size));
+    return { files: files.length, bytes: sizes.reduce((a, b) => a + b, 0) };
+  }
+
+  /** Removes the entries and temporary files, nothing else: a folder given by mistake loses no other file. */
+  async clear(): Promise<{ files: number; bytes: number }> {
+    const before = await this.size();
+    await Promise.all((await this.files()).map((f) => unlink(f).catch(() => {})));
+    return before;
+  }
+
+  private async files(): Promise<string[]> {
+    const names = await readdir(this.dir).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return [];
+      throw err;
+    });
+    return names.filter((n) => ENTRY_NAME.test(n)).map((n) => join(this.dir, n));
+  }
+
   private path(digest: string, rate: number): string {
     return join(this.dir, `${createHash('sha256').update(`${VERSION}\0${RESAMPLER}\0${rate}\0${digest}`).digest('hex')}.pcm`);
   }
@@ -61,6 +83,8 @@ export class PreparedAudioCache {
 
 const MAGIC = 0x31415856; // 'VXA1'
 const HEADER = 20;
+/** An entry, or a temporary file of one. */
+const ENTRY_NAME = /^[0-9a-f]{64}\.pcm(\.[0-9a-f]{12}\.tmp)?$/;
 
 /**
  * The cache folder when none is given: `$XDG_CACHE_HOME/voxbench/audio`, else
