@@ -94,10 +94,11 @@ describe('the prepared-audio cache', () => {
   it('is where `voxbench run --cache-dir` says, `--no-cache` leaves it empty, and `voxbench cache` sizes and clears it', { timeout: 30_000 }, async () => {
     const data = await flacFolder();
     const cache = await tempDir();
-    const ran = await runNode([CLI, 'run', '--data', data, '--pace', '10x', '--quiet', '--no-cache', '--cache-dir', cache]);
+    const out = await tempDir();
+    const ran = await runNode([CLI, 'run', '--data', data, '--pace', '10x', '--quiet', '--output-dir', join(out, 'a'), '--no-cache', '--cache-dir', cache]);
     assert.equal(ran.code, 0, ran.stderr);
     assert.deepEqual(await readdir(cache), []);
-    const cached = await runNode([CLI, 'run', '--data', data, '--pace', '10x', '--quiet', '--cache-dir', cache]);
+    const cached = await runNode([CLI, 'run', '--data', data, '--pace', '10x', '--quiet', '--output-dir', join(out, 'b'), '--cache-dir', cache]);
     assert.equal(cached.code, 0, cached.stderr);
     assert.equal((await readdir(cache)).length, 5);
     const info = await runNode([CLI, 'cache', 'info', '--cache-dir', cache]);
