@@ -53,7 +53,7 @@ function atEnds(input: Float32Array, out: Float32Array, filter: PolyphaseFilter,
 }
 
 /**
- * Outputs [from, to) by the WebAssembly kernel (fir.wat: about five times the speed of
+ * Outputs [from, to) by the WebAssembly kernel (fir.wat: five to ten times the speed of
  * the best JavaScript loop), a block at a time so that its memory stays a few MB
  * whatever the length of the input.
  */
