@@ -118,7 +118,7 @@ describe('preparing across worker threads', () => {
     const load = async (threads: number) => {
       const audio = preparedAudioReader(16_000, { threads, poolAfterMs: 0 });
       try {
-        return await loadDataset(data, { audio });
+        return await loadDataset(data, { audio, keepFiles: true });
       } finally {
         await audio.close();
       }
@@ -126,6 +126,8 @@ describe('preparing across worker threads', () => {
     const [alone, pooled] = [await load(1), await load(2)];
     assert.equal(pooled.samples.length, 9);
     assert.deepEqual(pooled.samples, alone.samples);
+    // The files went to the threads as copies: the loader's own bytes are intact.
+    for (const sample of pooled.samples) assert.ok(Buffer.from(sample.file!).equals(await readFile(sample.path)), sample.id);
     assert.deepEqual(pooled.problems, alone.problems);
     assert.equal(pooled.problems.length, 2);
     assert.match(pooled.problems[0]!.reason, /FLAC/);

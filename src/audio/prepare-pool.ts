@@ -34,8 +34,9 @@ export class PreparePool {
   constructor(readonly size: number) {}
 
   prepare(bytes: Uint8Array, name: string, rate: number): Promise<PreparedAudio> {
-    // A copy of just these bytes (they may be a view of a whole Parquet row group), moved to the thread.
-    const own = bytes.slice();
+    // A copy of just these bytes, moved to the thread: the caller keeps its own (which
+    // may be a view of a whole Parquet row group). Not `slice`, which on a Buffer is a view.
+    const own = new Uint8Array(bytes);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, name });
