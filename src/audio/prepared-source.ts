@@ -52,5 +52,5 @@ export function preparedAudioReader(rate: number, options: { cache?: PreparedAud
   };
 }
 
-/** Preparing this long in this thread starts the pool (a thread takes about 50 ms to start): a few short files never start one. */
+/** Preparing this long in this thread starts the pool (a thread takes about 70 ms to start): a few short files never start one. */
 const POOL_AFTER_MS = 200;

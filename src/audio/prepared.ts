@@ -1,5 +1,5 @@
 import { decodeAudio, type MonoAudio } from './decode.js';
-import { fromPcm16, toPcm16 } from './pcm.js';
+import { fromPcm16, writePcm16 } from './pcm.js';
 import { resampleSamples } from './resample.js';
 
 /** A file's audio as a run sends it: mono 16-bit PCM at the run's rate, and the rate the file had. */
@@ -17,8 +17,10 @@ export interface PreparedAudio {
 export async function prepareAudio(bytes: Uint8Array, name: string, rate: number): Promise<PreparedAudio> {
   const decoded = await decodeAudio(bytes, name);
   const samples = decoded.sampleRate === rate ? decoded.samples : resampleSamples(decoded.samples, decoded.sampleRate, rate);
-  const pcm = toPcm16(samples);
-  return { pcm: new Int16Array(pcm.buffer, pcm.byteOffset, samples.length), rate, sourceRate: decoded.sampleRate };
+  // Its own memory, exactly its size, so that a thread can transfer it (small Buffers share Node's pool).
+  const pcm = new Int16Array(samples.length);
+  writePcm16(samples, Buffer.from(pcm.buffer), 0);
+  return { pcm, rate, sourceRate: decoded.sampleRate };
 }
 
 /**
