@@ -11,7 +11,7 @@ import { loadDataset } from '../src/data/load.js';
 import { vllmDialect } from '../src/dialects/vllm.js';
 import { loadRunDataset } from '../src/run-context.js';
 import { NO_PADDING, prepareSample } from '../src/session/prepare.js';
-import { tone } from './data-fixtures.js';
+import { tone, toneWav, writeParquetShard } from './data-fixtures.js';
 import { CLI, runNode, tempDir } from './helpers.js';
 
 /** Five half-second 48 kHz stereo FLAC files of different tones, and one that is not audio. */
@@ -111,6 +111,17 @@ describe('the prepared-audio cache', () => {
 });
 
 describe('preparing across worker threads', () => {
+  it('leaves a Parquet row group whole for its other rows', { timeout: 30_000 }, async () => {
+    const file = join(await tempDir(), 'train.parquet');
+    const ids = ['a', 'b', 'c', 'd', 'e', 'f'];
+    writeParquetShard(file, { id: ids, text: ids, audio: ids.map((_, i) => ({ bytes: toneWav(0.3, { hz: 300 + 50 * i }), path: null })) }, { rowGroupSize: 3 });
+    const audio = preparedAudioReader(16_000, { threads: 2, poolAfterMs: 0 });
+    const pooled = await loadDataset(file, { audio }).finally(() => audio.close());
+    const alone = await loadDataset(file, { audio: preparedAudioReader(16_000, { threads: 1 }) });
+    assert.equal(pooled.samples.length, 6);
+    assert.deepEqual(pooled.samples, alone.samples);
+  });
+
   it('gives the samples and problems that preparing in this thread gives', { timeout: 30_000 }, async () => {
     const data = await flacFolder();
     for (let i = 5; i < 9; i++) await writeFile(join(data, `clip${i}.flac`), encodeFlac(tone(200 + 50 * i, 44_100, 0.4), 44_100));

@@ -62,19 +62,30 @@ export class PreparePool {
       const worker = this.idle.pop() ?? (this.busy.size < this.size ? this.spawn() : undefined);
       if (!worker) return;
       const { transfer, ...job } = this.queue.shift()!;
+      try {
+        worker.postMessage(job, [transfer]);
+      } catch (err) {
+        // A file that cannot be posted fails alone; the thread stays free for the next.
+        this.idle.push(worker);
+        this.settle(job.id, (pending) => pending.reject(err as Error));
+        continue;
+      }
       this.busy.set(worker, job.id);
-      worker.postMessage(job, [transfer]);
     }
+  }
+
+  private settle(id: number, how: (job: Pending & { name: string }) => void): void {
+    const job = this.pending.get(id);
+    this.pending.delete(id);
+    if (job) how(job);
   }
 
   private spawn(): Worker {
     const worker = new Worker(new URL('./prepare-worker.js', import.meta.url));
     worker.on('message', (reply: PrepareReply) => {
-      const job = this.pending.get(reply.id);
-      this.pending.delete(reply.id);
       this.busy.delete(worker);
       this.idle.push(worker);
-      if (job) 'prepared' in reply ? job.resolve(reply.prepared) : job.reject(new AudioDecodeError(job.name, reply.error));
+      this.settle(reply.id, (job) => ('prepared' in reply ? job.resolve(reply.prepared) : job.reject(new AudioDecodeError(job.name, reply.error))));
       this.dispatch();
     });
     const lost = (err: Error): void => {
@@ -82,9 +93,7 @@ export class PreparePool {
       this.busy.delete(worker);
       const at = this.idle.indexOf(worker);
       if (at >= 0) this.idle.splice(at, 1);
-      const job = id === undefined ? undefined : this.pending.get(id);
-      if (id !== undefined) this.pending.delete(id);
-      job?.reject(err);
+      if (id !== undefined) this.settle(id, (job) => job.reject(err));
       this.dispatch();
     };
     worker.on('error', lost);
