@@ -6,8 +6,9 @@
  *   level of a tone at 0.43 of the lower rate (the passband edge), and the rejection of
  *   one at 0.6 of it (above the new Nyquist frequency: it must not alias back).
  * - Preparing a sample end to end, as a run does before its clock starts: a 30 s
- *   48 kHz stereo 16-bit WAV decoded, downmixed, resampled to 16 kHz, chunked into
- *   100 ms frames and base64-encoded as vLLM's JSON appends.
+ *   48 kHz stereo 16-bit WAV, and the same as FLAC (made with src/audio/flac-encode.ts),
+ *   decoded, downmixed, resampled to 16 kHz, chunked into 100 ms frames and
+ *   base64-encoded as vLLM's JSON appends.
  *
  * Median of five runs each.
  *
@@ -16,6 +17,7 @@
  */
 import { encodeWaveFromFloat32Channels } from '@echogarden/wave-codec';
 import { decodeAudio } from '../src/audio/decode.js';
+import { encodeFlac } from '../src/audio/flac-encode.js';
 import { resampleSamples } from '../src/audio/resample.js';
 import { vllmDialect } from '../src/dialects/vllm.js';
 import { prepareSample, NO_PADDING } from '../src/session/prepare.js';
@@ -72,16 +74,22 @@ for (const [from, to] of [[44_100, 16_000], [48_000, 16_000], [48_000, 24_000], 
 }
 
 const stereo = tone(220, 48_000, 30);
-const wav = encodeWaveFromFloat32Channels([stereo, stereo], 48_000, 16);
 const dialect = vllmDialect({ model: 'm' });
-const prepTimes: number[] = [];
-for (let i = 0; i < 5; i++) {
-  const start = performance.now();
-  const audio = await decodeAudio(wav, 'clip.wav');
-  await prepareSample({ id: 'clip', split: 'test', path: 'clip.wav', text: null, audio }, dialect, 100, NO_PADDING, 'auto');
-  prepTimes.push(performance.now() - start);
+const files = {
+  WAV: encodeWaveFromFloat32Channels([stereo, stereo], 48_000, 16),
+  // The project's own encoder (independent channels), as the issue measured FLAC.
+  FLAC: encodeFlac([stereo, tone(330, 48_000, 30)], 48_000),
+};
+for (const [format, bytes] of Object.entries(files)) {
+  const prepTimes: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const start = performance.now();
+    const audio = await decodeAudio(bytes, `clip.${format}`);
+    await prepareSample({ id: 'clip', split: 'test', path: 'clip', text: null, audio }, dialect, 100, NO_PADDING, 'auto');
+    prepTimes.push(performance.now() - start);
+  }
+  rows.push(tableRow([`prepare 30 s 48 kHz stereo ${format} → 16 kHz vLLM appends`, label ?? '', measuredOn(), Math.round(30_000 / median(prepTimes)), '—', '—', '—', '—']));
 }
-rows.push(tableRow(['prepare 30 s 48 kHz stereo WAV → 16 kHz vLLM appends', label ?? '', measuredOn(), Math.round(30_000 / median(prepTimes)), '—', '—', '—', '—']));
 
 for (const row of rows) {
   console.log(row);

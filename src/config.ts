@@ -63,6 +63,8 @@ export interface RunOptions {
   data?: string;
   /** Which samples of the dataset, in which order, and how to read its columns. */
   dataset?: DatasetOptions;
+  /** Where prepared audio is kept between runs (`--cache-dir`), or false for nowhere (`--no-cache`); default `$XDG_CACHE_HOME/voxbench/audio` or `~/.cache/voxbench/audio`. */
+  audioCache?: string | false;
   /** One benchmark under this profile (default synchronous). */
   profile?: LoadProfile;
   /** Instead: one `concurrent` benchmark per level, in order. */

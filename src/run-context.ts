@@ -1,9 +1,13 @@
+import { mkdir } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
+import { isMainThread } from 'node:worker_threads';
+import { defaultCacheDir, PreparedAudioCache } from './audio/prepared-cache.js';
+import { preparedAudioReader } from './audio/prepared-source.js';
 import type { Dialect, HttpDialect, WebSocketDialect } from './dialects/dialect.js';
 import { createDialect, DIALECTS, isHttpProtocol } from './dialects/index.js';
 import type { Clock } from './clock.js';
-import type { RunOptions, Settings } from './config.js';
+import { resolveSettings, UsageError, type RunOptions, type Settings } from './config.js';
 import { BUNDLED_SAMPLES_DIR } from './data/bundled.js';
 import type { Dataset, Sample, TextSample } from './data/dataset.js';
 import { loadDataset } from './data/load.js';
@@ -35,15 +39,38 @@ export interface RunContext {
 /** What a run sends: recordings, or, for speech generation, prompts (a transcription dataset's references among them). */
 export type RunDataset = Dataset<Sample> | Dataset<TextSample>;
 
-export function loadRunDataset(options: RunOptions): Promise<RunDataset> {
+/**
+ * The run's samples, each recording already prepared at the dialect's rate (mono PCM16:
+ * decoded and resampled across worker threads, or read from the prepared-audio cache).
+ */
+export async function loadRunDataset(options: RunOptions): Promise<RunDataset> {
   const protocol = options.protocol ?? 'vllm';
   if (isSpeechTask(DIALECTS[protocol])) return loadTextDataset(options.data ?? BUNDLED_SAMPLES_DIR, options.dataset);
   // Requests upload each file as the dataset holds it unless told to re-encode it.
   const keepFiles = isHttpProtocol(protocol) && options.transcription?.uploadFormat === undefined;
-  return loadDataset(options.data ?? BUNDLED_SAMPLES_DIR, { ...options.dataset, ...(keepFiles ? { keepFiles } : {}) });
+  const rate = createDialect(protocol, resolveSettings(options).dialect).sampleRate;
+  // A --workers thread reads what the main thread prepared (from the cache) or prepares its copy alone.
+  const audio = preparedAudioReader(rate, { ...(await audioCache(options.audioCache)), ...(isMainThread ? {} : { threads: 1 }) });
+  try {
+    return await loadDataset(options.data ?? BUNDLED_SAMPLES_DIR, { ...options.dataset, ...(keepFiles ? { keepFiles } : {}), audio });
+  } finally {
+    await audio.close();
+  }
 }
 
-/** Builds the dialect and prepares every sample's media once (decoded, resampled, chunked, encoded). */
+/** The prepared-audio cache: a folder given must be writable; the default one is used when it can be. */
+async function audioCache(given: string | false | undefined): Promise<{ cache?: PreparedAudioCache }> {
+  const dir = given === false ? undefined : (given ?? defaultCacheDir());
+  if (dir === undefined) return {};
+  if (given !== undefined) {
+    await mkdir(dir, { recursive: true }).catch((err: NodeJS.ErrnoException) => {
+      throw new UsageError(`--cache-dir ${dir}: cannot create the folder (${err.code ?? err.message}); give a folder you can write, or --no-cache`);
+    });
+  }
+  return { cache: new PreparedAudioCache(dir) };
+}
+
+/** Builds the dialect and prepares every sample's media once (chunked and encoded; the audio came decoded and resampled from loadRunDataset). */
 export async function createRunContext(settings: Settings, dataset: RunDataset): Promise<RunContext> {
   const dialect = createDialect(settings.protocol, settings.dialect);
   const perSession = settings.turnsPerSession;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { decodeWaveToFloat32Channels } from '@echogarden/wave-codec';
 import { AudioDecodeError, decodeAudio } from '../src/audio/decode.js';
 import { resample } from '../src/audio/resample.js';
 import { AUDIO_FIXTURES, tone, toneWav } from './data-fixtures.js';
@@ -49,6 +50,16 @@ describe('decodeAudio', () => {
       assert.equal(audio.samples.length, frames);
     });
   }
+
+  it('reads every WAV sample format straight to mono as the codec library decodes and averages its channels', async () => {
+    for (const [name] of DECODABLE.filter(([n]) => n.endsWith('.wav'))) {
+      const bytes = await fixture(name);
+      const { audioChannels } = decodeWaveToFloat32Channels(bytes);
+      const { samples } = await decodeAudio(bytes, name);
+      const worst = samples.reduce((max, x, i) => Math.max(max, Math.abs(x - (audioChannels[0]![i]! + audioChannels[1]![i]!) / 2)), 0);
+      assert.ok(worst < 1e-7, `${name} differs by ${worst}`);
+    }
+  });
 
   it('decodes FLAC to exactly the samples of the 16-bit WAV it was made from (lossless), downmixed', async () => {
     const wav = await decodeAudio(await fixture('pcm-s16.wav'), 'wav');

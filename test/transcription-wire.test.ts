@@ -130,6 +130,18 @@ describe('the FLAC upload encoder', () => {
     const odd = await decodeAudio(encodeFlac(samples.subarray(0, 1000), 11_025), 'odd-rate.flac');
     assert.equal(odd.sampleRate, 11_025, 'a rate without a header code is written in Hz');
   });
+
+  it('writes stereo as two independent channels that a FLAC decoder reads back exactly', async () => {
+    const left = Float32Array.from({ length: 4096 + 77 }, (_, i) => Math.round(Math.sin(i / 5) * 9_000) / 32768);
+    const right = Float32Array.from(left, (_, i) => ((i * 7919) % 2001 - 1000) / 32768);
+    const { decoder } = await import('@audio/decode-flac');
+    const flac = await decoder();
+    const { channelData, sampleRate } = flac.decode(encodeFlac([left, right], 48_000));
+    flac.free();
+    assert.equal(sampleRate, 48_000);
+    // The decoder scales 16-bit integers by 1/32767.
+    assert.deepEqual(channelData.map((c) => Array.from(c, (s) => Math.round(s * 32767) + 0)), [left, right].map((c) => Array.from(c, (s) => Math.round(s * 32768) + 0)));
+  });
 });
 
 describe('batch settings', () => {

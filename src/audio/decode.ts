@@ -1,4 +1,4 @@
-import { decodeWaveToFloat32Channels } from '@echogarden/wave-codec';
+import { bufferToFloat32Channels, decodeWaveToBuffer, SampleFormat } from '@echogarden/wave-codec';
 import { declaredLength, type DeclaredLength } from './declared-length.js';
 import { SUPPORTED_FORMATS, sniffFormat, type AudioFormat } from './format.js';
 import { DECODABLE_WAV_FORMATS, readWavLayout, wavFormatName } from './wav-layout.js';
@@ -7,6 +7,13 @@ import { DECODABLE_WAV_FORMATS, readWavLayout, wavFormatName } from './wav-layou
 export interface MonoAudio {
   samples: Float32Array;
   sampleRate: number;
+  /** The same samples as 16-bit PCM, when they are exactly that (prepared audio): what `toPcm16(samples)` would give. */
+  pcm16?: Buffer;
+}
+
+/** Length in seconds, read without turning prepared PCM into floats. */
+export function audioSeconds(audio: MonoAudio): number {
+  return (audio.pcm16 ? audio.pcm16.length / 2 : audio.samples.length) / audio.sampleRate;
 }
 
 /** Audio that cannot be used; `reason` says why without naming the file, `message` names it. */
@@ -22,10 +29,8 @@ export class AudioDecodeError extends Error {
 
 /** Decodes a WAV file (PCM 8/16/24/32-bit, float, mu-law, A-law) and downmixes it to mono. */
 export function decodeWav(bytes: Uint8Array): MonoAudio {
-  const { audioChannels, sampleRate } = decodeWaveToFloat32Channels(bytes);
-  const first = audioChannels[0];
-  if (!first) throw new Error('the file has no audio channels');
-  return { samples: downmix(audioChannels), sampleRate };
+  const { channelData, sampleRate } = decodeWavChannels(bytes);
+  return { samples: channelData[0]!, sampleRate };
 }
 
 interface Channels {
@@ -120,21 +125,74 @@ export async function decodeAudio(bytes: Uint8Array, name: string): Promise<Mono
 
 const FORMAT_NAMES: Record<AudioFormat, string> = { wav: 'WAV', flac: 'FLAC', mp3: 'MP3', vorbis: 'Ogg Vorbis', opus: 'Opus' };
 
+/**
+ * A WAV file's audio, downmixed as it is read: PCM and float samples go straight from
+ * the interleaved bytes into one mono array (no per-channel arrays); mu-law and A-law
+ * through the codec library's own tables.
+ */
 function decodeWavChannels(bytes: Uint8Array): Channels {
   const { formatId } = readWavLayout(bytes);
   if (!DECODABLE_WAV_FORMATS.has(formatId)) {
     throw new Error(`${wavFormatName(formatId)} in WAV is not supported; convert it to PCM (e.g. sox in.wav -e signed -b 16 out.wav)`);
   }
-  const { audioChannels, sampleRate } = decodeWaveToFloat32Channels(bytes);
-  return { channelData: audioChannels, sampleRate };
+  const { decodedAudioBuffer: data, sampleRate, channelCount, bitDepth, sampleFormat } = decodeWaveToBuffer(bytes);
+  if (sampleFormat === SampleFormat.PCM || sampleFormat === SampleFormat.Float) {
+    return { channelData: [interleavedToMono(data, channelCount, bitDepth, sampleFormat === SampleFormat.Float)], sampleRate };
+  }
+  return { channelData: [downmix(bufferToFloat32Channels(data, channelCount, bitDepth, sampleFormat))], sampleRate };
 }
 
+/**
+ * Whole frames of interleaved little-endian samples averaged into mono, scaled as the
+ * codec library scales them (16-bit by 1/32768, so 16-bit mono round-trips exactly).
+ * `data` is the library's own aligned copy of the data chunk, so typed views need no copy.
+ */
+function interleavedToMono(data: Uint8Array, channels: number, bits: number, float: boolean): Float32Array {
+  const frames = Math.floor(data.length / ((bits / 8) * channels));
+  const count = frames * channels;
+  const mono = new Float32Array(frames);
+  if (bits === 24) {
+    const scale = 1 / (8_388_608 * channels);
+    for (let f = 0, b = 0; f < frames; f++) {
+      let sum = 0;
+      for (let c = 0; c < channels; c++, b += 3) sum += ((data[b]! | (data[b + 1]! << 8) | (data[b + 2]! << 16)) << 8) >> 8;
+      mono[f] = sum * scale;
+    }
+    return mono;
+  }
+  const [values, full] = float
+    ? bits === 32 ? [new Float32Array(data.buffer, data.byteOffset, count), 1] : [new Float64Array(data.buffer, data.byteOffset, count), 1]
+    : bits === 8 ? [data, 128] : bits === 16 ? [new Int16Array(data.buffer, data.byteOffset, count), 32_768] : [new Int32Array(data.buffer, data.byteOffset, count), 2_147_483_648];
+  const offset = bits === 8 && !float ? 128 * channels : 0;
+  const scale = 1 / (full * channels);
+  if (channels === 1) {
+    for (let f = 0; f < frames; f++) mono[f] = (values[f]! - offset) * scale;
+  } else if (channels === 2) {
+    for (let f = 0; f < frames; f++) mono[f] = (values[2 * f]! + values[2 * f + 1]! - offset) * scale;
+  } else {
+    for (let f = 0, i = 0; f < frames; f++) {
+      let sum = -offset;
+      for (let c = 0; c < channels; c++) sum += values[i++]!;
+      mono[f] = sum * scale;
+    }
+  }
+  return mono;
+}
+
+/** The average of the channels, summed in doubles (one pass each for the common stereo case). */
 function downmix(channels: Float32Array[]): Float32Array {
   if (channels.length === 1) return channels[0]!;
   const length = channels[0]!.length;
   const mono = new Float32Array(length);
-  for (const channel of channels) {
-    for (let i = 0; i < length; i++) mono[i]! += channel[i]! / channels.length;
+  if (channels.length === 2) {
+    const [left, right] = channels as [Float32Array, Float32Array];
+    for (let i = 0; i < length; i++) mono[i] = (left[i]! + right[i]!) * 0.5;
+    return mono;
+  }
+  for (let i = 0; i < length; i++) {
+    let sum = 0;
+    for (const channel of channels) sum += channel[i]!;
+    mono[i] = sum / channels.length;
   }
   return mono;
 }

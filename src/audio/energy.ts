@@ -1,3 +1,5 @@
+import type { MonoAudio } from './decode.js';
+
 /**
  * Speech energy: the one detector behind the client's `vad` end-of-speech source,
  * the simulated server's VAD and its placeholder words. A 20 ms frame is speech
@@ -13,12 +15,20 @@ export interface SpeechSegment {
 
 /** RMS of `count` PCM16 samples starting at byte `offset`, in [0, 1]. */
 export function pcm16Rms(pcm: Buffer, offset: number, count: number): number {
+  return samplesRms(int16Samples(pcm.subarray(offset, offset + count * 2)), 0, count);
+}
+
+/** A view of PCM16 as samples (a copy only when its byte offset is odd). */
+function int16Samples(pcm: Buffer): Int16Array {
+  const whole = pcm.subarray(0, pcm.length & ~1);
+  return whole.byteOffset % 2 === 0 ? new Int16Array(whole.buffer, whole.byteOffset, whole.length >> 1) : new Int16Array(Uint8Array.from(whole).buffer);
+}
+
+/** RMS of samples [start, start + count), in [0, 1]; integer squares sum exactly in a double (count · 2^30 stays far below 2^53). */
+function samplesRms(samples: Int16Array, start: number, count: number): number {
   let sum = 0;
-  for (let i = 0; i < count; i++) {
-    const s = pcm.readInt16LE(offset + i * 2) / 32768;
-    sum += s * s;
-  }
-  return Math.sqrt(sum / count);
+  for (let i = start; i < start + count; i++) sum += samples[i]! * samples[i]!;
+  return Math.sqrt(sum / count) / 32768;
 }
 
 /**
@@ -27,9 +37,10 @@ export function pcm16Rms(pcm: Buffer, offset: number, count: number): number {
  */
 export function speechSegments(pcm: Buffer, sampleRate: number, minSilenceMs = 300, threshold = DEFAULT_SPEECH_RMS): SpeechSegment[] {
   const frame = Math.round((sampleRate * FRAME_MS) / 1000);
+  const samples = int16Samples(pcm);
   const segments: SpeechSegment[] = [];
-  for (let i = 0; (i + frame) * 2 <= pcm.length; i += frame) {
-    if (pcm16Rms(pcm, i * 2, frame) < threshold) continue;
+  for (let i = 0; i + frame <= samples.length; i += frame) {
+    if (samplesRms(samples, i, frame) < threshold) continue;
     const startMs = (i / sampleRate) * 1000;
     const endMs = startMs + FRAME_MS;
     const last = segments[segments.length - 1];
@@ -39,10 +50,17 @@ export function speechSegments(pcm: Buffer, sampleRate: number, minSilenceMs = 3
   return segments;
 }
 
-/** RMS of the loudest 20 ms frame of float audio; below DEFAULT_SPEECH_RMS the audio holds no speech. */
-export function loudestFrameRms(samples: Float32Array, sampleRate: number): number {
-  const frame = Math.max(1, Math.round((sampleRate * FRAME_MS) / 1000));
+/** RMS of the loudest 20 ms frame (of the PCM16 when the audio has it); below DEFAULT_SPEECH_RMS the audio holds no speech. */
+export function loudestFrameRms(audio: MonoAudio): number {
+  const frame = Math.max(1, Math.round((audio.sampleRate * FRAME_MS) / 1000));
+  const { pcm16 } = audio;
   let loudest = 0;
+  if (pcm16) {
+    const samples = int16Samples(pcm16);
+    for (let start = 0; start < samples.length; start += frame) loudest = Math.max(loudest, samplesRms(samples, start, Math.min(frame, samples.length - start)));
+    return loudest;
+  }
+  const { samples } = audio;
   for (let start = 0; start < samples.length; start += frame) {
     const end = Math.min(start + frame, samples.length);
     let sum = 0;

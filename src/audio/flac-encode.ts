@@ -1,35 +1,44 @@
 /**
- * A small FLAC encoder for `--upload-format flac`: 16-bit mono, blocks of 4096 samples,
- * each a FIXED order-2 predictor with one Rice partition. Lossless and about half the
- * size of a WAV for speech; not as small as libFLAC, which a benchmark need not be.
+ * A small FLAC encoder for `--upload-format flac` (and the benches' FLAC files): 16-bit,
+ * mono or independent channels, blocks of 4096 samples, each subframe a FIXED order-2
+ * predictor with one Rice partition. Lossless and about half the size of a WAV for
+ * speech; not as small as libFLAC, which a benchmark need not be.
  */
 const BLOCK = 4096;
 
-export function encodeFlac(samples: Float32Array, sampleRate: number): Buffer {
-  const pcm16 = Int16Array.from(samples, (s) => Math.max(-32768, Math.min(32767, Math.round(s * 32768))));
+export function encodeFlac(audio: Float32Array | Float32Array[], sampleRate: number): Buffer {
+  const channels = (Array.isArray(audio) ? audio : [audio]).map((samples) => Int16Array.from(samples, (s) => Math.max(-32768, Math.min(32767, Math.round(s * 32768)))));
+  const frames = channels[0]!.length;
   const out = new BitWriter();
   for (const byte of Buffer.from('fLaC', 'ascii')) out.bits(byte, 8);
   // STREAMINFO, the last metadata block: sizes, rate, channels, depth, length, no MD5.
   out.bits(0x80, 8).bits(34, 24);
   out.bits(BLOCK, 16).bits(BLOCK, 16).bits(0, 24).bits(0, 24);
-  out.bits(sampleRate, 20).bits(0, 3).bits(15, 5).bits(Math.floor(pcm16.length / 2 ** 32), 4).bits(pcm16.length >>> 0, 32);
+  out.bits(sampleRate, 20).bits(channels.length - 1, 3).bits(15, 5).bits(Math.floor(frames / 2 ** 32), 4).bits(frames >>> 0, 32);
   for (let i = 0; i < 16; i++) out.bits(0, 8);
-  for (let start = 0, frame = 0; start < pcm16.length; start += BLOCK, frame++) writeFrame(out, pcm16.subarray(start, start + BLOCK), frame, sampleRate);
+  for (let start = 0, frame = 0; start < frames; start += BLOCK, frame++) writeFrame(out, channels.map((c) => c.subarray(start, start + BLOCK)), frame, sampleRate);
   return out.done();
 }
 
 /** Frame header codes of the common rates; others are written in Hz at the end of the header (code 13). */
 const RATE_CODES: Record<number, number> = { 8000: 4, 16000: 5, 22050: 6, 24000: 7, 32000: 8, 44100: 9, 48000: 10, 96000: 11 };
 
-function writeFrame(out: BitWriter, block: Int16Array, frame: number, sampleRate: number): void {
+function writeFrame(out: BitWriter, blocks: Int16Array[], frame: number, sampleRate: number): void {
   const headerStart = out.length();
   const rateCode = RATE_CODES[sampleRate] ?? 13;
-  // Sync and fixed blocking; block size at the end of the header; the rate; mono; 16 bits.
-  out.bits(0xfff8, 16).bits(0b0111, 4).bits(rateCode, 4).bits(0, 4).bits(0b100, 3).bits(0, 1);
+  const length = blocks[0]!.length;
+  // Sync and fixed blocking; block size at the end of the header; the rate; independent channels; 16 bits.
+  out.bits(0xfff8, 16).bits(0b0111, 4).bits(rateCode, 4).bits(blocks.length - 1, 4).bits(0b100, 3).bits(0, 1);
   utf8Number(out, frame);
-  out.bits(block.length - 1, 16);
+  out.bits(length - 1, 16);
   if (rateCode === 13) out.bits(sampleRate, 16);
   out.bits(crc8(out.bytesFrom(headerStart)), 8);
+  for (const block of blocks) writeSubframe(out, block);
+  out.align();
+  out.bits(crc16(out.bytesFrom(headerStart)), 16);
+}
+
+function writeSubframe(out: BitWriter, block: Int16Array): void {
   const order = block.length > 2 ? 2 : 0;
   out.bits(0, 1).bits(0b001000 | order, 6).bits(0, 1);
   for (let i = 0; i < order; i++) out.bits(block[i]! & 0xffff, 16);
@@ -43,8 +52,6 @@ function writeFrame(out: BitWriter, block: Int16Array, frame: number, sampleRate
     for (let q = Math.floor(u / 2 ** k); q > 0; q--) out.bits(0, 1);
     out.bits(1, 1).bits(u % 2 ** k, k);
   }
-  out.align();
-  out.bits(crc16(out.bytesFrom(headerStart)), 16);
 }
 
 /** FLAC's frame number: UTF-8's variable-length coding of an integer. */

@@ -9,6 +9,7 @@ import { EXIT } from '../run-outcome.js';
 import { describeMetrics } from '../metrics/catalog.js';
 import { spanText } from '../report/picks.js';
 import { VERSION } from '../version.js';
+import { cacheCommand } from './cache-command.js';
 import { datasetCommand } from './dataset-command.js';
 import { optionDescription } from './help.js';
 import { proxyCommand } from './proxy-command.js';
@@ -39,7 +40,7 @@ const program = conventions(new Command())
   .description('Benchmark realtime speech servers over WebSockets the way live applications use them.')
   .version(VERSION);
 // addCommand does not copy settings to a command built on its own, so each gets them too.
-for (const command of [runCommand, serveCommand, proxyCommand, reportCommand, datasetCommand, metricsCommand]) program.addCommand(conventions(command));
+for (const command of [runCommand, serveCommand, proxyCommand, reportCommand, datasetCommand, cacheCommand, metricsCommand]) program.addCommand(conventions(command));
 
 /** One line on stderr: messages quote flags, file names and file contents, which may hold newlines or escapes. */
 const fail = (text: string): void => void process.stderr.write(`voxbench: ${printable(text)}\n`);

@@ -59,6 +59,8 @@ export const runCommand = new Command('run')
   .option('--asr-api-key-env <name>', 'environment variable holding its API key (default: OPENAI_API_KEY for OpenAI dialects, then VOXBENCH_API_KEY)')
   .option('--keep-audio-mb <mb>', 'speech generation: received audio kept per checked session', num, 16)
   .option('--data <path>', 'dataset: a folder of audio files with .txt transcripts, a .jsonl manifest, Parquet shards or a save_to_disk folder (default: bundled samples); select with the dataset flags below')
+  .option('--cache-dir <dir>', 'keep prepared audio (decoded, resampled to the dialect\'s rate) here, so a later run over the same files starts at once (default: $XDG_CACHE_HOME/voxbench/audio or ~/.cache/voxbench/audio; clear it with rm -rf)')
+  .option('--no-cache', 'prepare every file again and keep nothing')
   .addOption(new Option('--profile <kind>', 'load profile: synchronous, concurrent, constant or poisson arrivals, a sweep of concurrency levels, or a capacity search (default: from the load flags given: --concurrency N concurrent, --concurrency 1,2,4 sweep, --rate constant, --rate with --seed poisson; else synchronous)').choices([...PROFILE_KINDS, 'sweep', 'capacity'] as const))
   .option('--concurrency <n>', 'sessions open at once (concurrent); the levels of a sweep, e.g. 1,2,4,8; the first level of a capacity search', intList, [1])
   .option('--rate <r>', 'session arrivals per second (constant, poisson; the first level of a capacity search by rate)', positiveNum, 1)
@@ -176,6 +178,7 @@ export const runCommand = new Command('run')
       },
       ...(opts.data !== undefined ? { data: opts.data } : {}),
       dataset: datasetOptionsFromFlags(runCommand.opts() as DatasetFlags),
+      ...(!opts.cache ? { audioCache: false as const } : opts.cacheDir !== undefined ? { audioCache: opts.cacheDir } : {}),
       ...load,
       ...(opts.maxSessions !== undefined ? { maxSessions: opts.maxSessions } : {}),
       ...(opts.rampUpS ? { rampUpMs: opts.rampUpS * 1000 } : {}),

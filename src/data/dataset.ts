@@ -1,4 +1,4 @@
-import type { MonoAudio } from '../audio/decode.js';
+import { audioSeconds, type MonoAudio } from '../audio/decode.js';
 
 /** A word of the reference transcript and where it is spoken, in seconds from the audio start. */
 export interface WordTiming {
@@ -31,7 +31,10 @@ export interface Sample {
   /** Speech to speech: a reference voice (vLLM-Omni's `ref_audio`), the audio file's bytes as the dataset holds them, checked to decode. */
   referenceAudio?: Uint8Array;
   segments?: SpeechSpan[];
+  /** Mono audio: at the file's own rate, or at a run's rate when the run prepared it as it loaded (see `sourceRate`). */
   audio: MonoAudio;
+  /** The file's own rate, when `audio` is at another. */
+  sourceRate?: number;
   /** The audio file's bytes as the dataset holds them, when the loader was asked to keep them. */
   file?: Uint8Array;
 }
@@ -114,8 +117,8 @@ export function sampleFacts(sample: Sample | TextSample): SampleFacts {
   return {
     split: sample.split,
     ...(sample.language !== undefined ? { language: sample.language } : {}),
-    durationS: audio ? audio.samples.length / audio.sampleRate : 0,
-    ...(audio ? { sampleRate: audio.sampleRate } : {}),
+    durationS: audio ? audioSeconds(audio) : 0,
+    ...(audio ? { sampleRate: (sample.kind !== 'text' && sample.sourceRate) || audio.sampleRate } : {}),
     hasReference: sample.text !== null,
     hasWordTimings: sample.kind !== 'text' && sample.words !== undefined,
   };

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readdir, stat } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { AudioDecodeError, decodeAudio, type MonoAudio } from '../audio/decode.js';
+import { AudioDecodeError, audioSeconds, decodeAudio, type MonoAudio } from '../audio/decode.js';
+import { DECODE_IN_THREAD, type AudioReader } from '../audio/prepared-source.js';
 import { DEFAULT_SPEECH_RMS, loudestFrameRms } from '../audio/energy.js';
 import { arrowSource } from './arrow.js';
 import type { DatasetColumns, Need } from './columns.js';
@@ -33,6 +34,8 @@ export interface DatasetOptions {
   strict?: boolean;
   /** Keep each sample's file as the dataset holds it (`Sample.file`), for requests that upload it unchanged. */
   keepFiles?: boolean;
+  /** How each file becomes a sample's audio; default decoded at its own rate, in this thread. A run's reader prepares it at the run's rate, cached and across threads. */
+  audio?: AudioReader;
 }
 
 const MANIFEST_EXTENSIONS = new Set(['.jsonl', '.ndjson', '.json']);
@@ -173,17 +176,24 @@ async function readInOrder<T>(source: DatasetSource, ordered: Entry[], options: 
     const rank = new Map(round.map((entry, i) => [entry, next + i]));
     next += round.length;
     const passedOver: Array<{ rank: number; problem: DatasetProblem | null }> = [];
-    for await (const read of source.audio([...round].sort((a, b) => a.order - b.order))) {
-      const checked = await checkSample(read, options);
+    const settle = async ({ read, checking }: { read: AudioRead; checking: ReturnType<typeof checkSample> }): Promise<void> => {
+      const checked = await checking;
       if (typeof checked === 'object') {
         kept.push({ rank: rank.get(read.entry)!, item: keep(checked.sample), id: read.entry.id, digest: checked.digest, text: read.entry.text });
-        continue;
+        return;
       }
       const problem = checked === 'filtered' ? null : { ...read.entry.at, reason: checked };
       // Without a cut every candidate is reached, so strict can stop at once.
       if (wanted === Infinity) passOver(problem);
       else passedOver.push({ rank: rank.get(read.entry)!, problem });
+    };
+    // Up to `parallel` files are being decoded at once (a reader with threads); they are settled in the order read.
+    const inFlight: Array<Parameters<typeof settle>[0]> = [];
+    for await (const read of source.audio([...round].sort((a, b) => a.order - b.order))) {
+      inFlight.push({ read, checking: checkSample(read, options) });
+      if (inFlight.length >= (options.audio?.parallel ?? 1)) await settle(inFlight.shift()!);
     }
+    while (inFlight.length > 0) await settle(inFlight.shift()!);
     kept = kept.sort((a, b) => a.rank - b.rank).slice(0, wanted);
     // A candidate ranked after the last sample kept was read only because rounds are
     // batched; it was never needed, so it is not a problem but left out by maxSamples.
@@ -200,14 +210,16 @@ const MIN_ROUND = 32;
 async function checkSample(read: AudioRead, options: DatasetOptions): Promise<{ sample: Sample; digest: string } | 'filtered' | string> {
   if ('error' in read) return read.error;
   const { entry, bytes } = read;
+  const digest = createHash('sha256').update(bytes).digest('hex');
   let audio: MonoAudio;
+  let sourceRate: number | undefined;
   try {
-    audio = await decodeAudio(bytes, entry.path);
+    ({ audio, sourceRate } = await (options.audio ?? DECODE_IN_THREAD).read(bytes, entry.path, digest));
   } catch (err) {
     return err instanceof AudioDecodeError ? err.reason : `cannot decode the audio (${(err as Error).message})`;
   }
-  if (loudestFrameRms(audio.samples, audio.sampleRate) < DEFAULT_SPEECH_RMS) return 'the audio is silent: no 20 ms frame reaches -40 dBFS';
-  const durationS = audio.samples.length / audio.sampleRate;
+  if (loudestFrameRms(audio) < DEFAULT_SPEECH_RMS) return 'the audio is silent: no 20 ms frame reaches -40 dBFS';
+  const durationS = audioSeconds(audio);
   const badTimings = (entry.words && timingsBeyondAudio(entry.words, durationS, 'the word timings')) ||
     (entry.segments && timingsBeyondAudio(entry.segments, durationS, 'the speech segments'));
   if (badTimings) return badTimings;
@@ -221,13 +233,23 @@ async function checkSample(read: AudioRead, options: DatasetOptions): Promise<{ 
     }
   }
   const { at: _at, order: _order, referenceAudio: _path, ...fields } = entry;
-  // What the session is sent beyond the audio counts in the digest, so a resumed run sends the same.
-  const digest = createHash('sha256').update(bytes);
-  if (reference) digest.update('\0ref_audio\0').update(reference);
-  if (entry.instructions !== undefined) digest.update('\0instructions\0').update(entry.instructions);
+  // What the session is sent beyond the audio counts in the fingerprint, so a resumed run sends the same.
+  let fingerprint = digest;
+  if (reference || entry.instructions !== undefined) {
+    const extended = createHash('sha256').update(bytes);
+    if (reference) extended.update('\0ref_audio\0').update(reference);
+    if (entry.instructions !== undefined) extended.update('\0instructions\0').update(entry.instructions);
+    fingerprint = extended.digest('hex');
+  }
   // Copies: the bytes may be views of a whole Parquet row group.
-  const sample: Sample = { ...fields, audio, ...(reference ? { referenceAudio: reference.slice() } : {}), ...(options.keepFiles ? { file: bytes.slice() } : {}) };
-  return { sample, digest: digest.digest('hex') };
+  const sample: Sample = {
+    ...fields,
+    audio,
+    ...(sourceRate !== undefined ? { sourceRate } : {}),
+    ...(reference ? { referenceAudio: reference.slice() } : {}),
+    ...(options.keepFiles ? { file: bytes.slice() } : {}),
+  };
+  return { sample, digest: fingerprint };
 }
 
 export function checkOptions(options: DatasetOptions): void {

@@ -1,7 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema, type AsyncBuffer, type FileMetaData } from 'hyparquet';
-import { compressors } from 'hyparquet-compressors';
+import type { AsyncBuffer, FileMetaData } from 'hyparquet';
 import type { DatasetColumns, Need } from './columns.js';
 import { DatasetError } from './errors.js';
 import { groupRuns, type AudioRead, type DatasetSource, type Entry } from './source.js';
@@ -88,7 +87,11 @@ async function* readAudioByRowGroup(shard: Shard, file: string, entries: Entry[]
   }
 }
 
+/** The Parquet reader and its codecs, loaded on first use (about 0.1 s), so runs over other datasets start without them. */
+const parquet = async () => ({ ...(await import('hyparquet')), ...(await import('hyparquet-compressors')) });
+
 async function openShard(path: string, mapping: DatasetColumns, need: Need = 'audio'): Promise<Shard> {
+  const { asyncBufferFromFile, parquetMetadataAsync, parquetSchema } = await parquet();
   const file = await asyncBufferFromFile(path);
   const metadata = await parquetMetadataAsync(file);
   const names = parquetSchema(metadata).children.map((c) => c.element.name);
@@ -99,7 +102,8 @@ async function openShard(path: string, mapping: DatasetColumns, need: Need = 'au
 }
 
 /** Rows [start, end) of some columns; `utf8: false` keeps the audio bytes binary (the default would decode them as text). */
-function readRows(shard: Shard, columns: string[], start: number, end: number): Promise<Record<string, unknown>[]> {
+async function readRows(shard: Shard, columns: string[], start: number, end: number): Promise<Record<string, unknown>[]> {
+  const { parquetReadObjects, compressors } = await parquet();
   return parquetReadObjects({ file: shard.file, metadata: shard.metadata, columns, rowStart: start, rowEnd: end, utf8: false, compressors });
 }
 

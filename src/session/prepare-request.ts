@@ -4,7 +4,7 @@ import { encodeFlac } from '../audio/flac-encode.js';
 import { CONTENT_TYPES, sniffFormat, type AudioFormat } from '../audio/format.js';
 import { toPcm16 } from '../audio/pcm.js';
 import { resample } from '../audio/resample.js';
-import type { MonoAudio } from '../audio/decode.js';
+import { audioSeconds, type MonoAudio } from '../audio/decode.js';
 import type { Sample, TextSample } from '../data/dataset.js';
 import type { PreparedRequest } from './http-runner.js';
 import { findSpeech, type EosPreference } from './prepare.js';
@@ -20,7 +20,7 @@ export type UploadFormat = 'wav' | 'flac';
  */
 export async function prepareAudioRequest(sample: Sample, dialect: HttpDialect, eos: EosPreference, format?: UploadFormat): Promise<PreparedRequest> {
   const audio = await resample(sample.audio, dialect.sampleRate);
-  const speech = findSpeech(sample, toPcm16(audio.samples), audio.sampleRate, eos);
+  const speech = findSpeech(sample, audio.pcm16 ?? toPcm16(audio.samples), audio.sampleRate, eos);
   return {
     input: {
       kind: 'audio',
@@ -33,7 +33,7 @@ export async function prepareAudioRequest(sample: Sample, dialect: HttpDialect, 
       speechStartMs: speech.startMs,
       speechEndMs: speech.endMs,
       eosSource: speech.source,
-      audioEndMs: (audio.samples.length / audio.sampleRate) * 1000,
+      audioEndMs: audioSeconds(audio) * 1000,
     },
     request: dialect.request({ kind: 'audio', ...uploadFile(sample, audio, format), ...(sample.language ? { language: sample.language } : {}) }),
   };

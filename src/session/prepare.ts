@@ -102,11 +102,14 @@ export async function prepareSample(
   eos: EosPreference,
 ): Promise<PreparedSample> {
   const rate = dialect.sampleRate;
-  const utterance = toPcm16((await resample(sample.audio, rate)).samples);
+  const audio = await resample(sample.audio, rate);
+  const utterance = audio.pcm16 ?? toPcm16(audio.samples);
   const speech = findSpeech(sample, utterance, rate, eos);
   const turn = (silenceBeforeMs: number): PreparedTurn => {
-    const pcm = Buffer.concat([silence(silenceBeforeMs, rate), utterance, silence(padding.trailMs, rate)]);
-    const offset = pcm16DurationMs(silence(silenceBeforeMs, rate).length, rate);
+    const [before, after] = [silence(silenceBeforeMs, rate), silence(padding.trailMs, rate)];
+    // Unpadded, the chunks are views of the utterance itself.
+    const pcm = before.length + after.length === 0 ? utterance : Buffer.concat([before, utterance, after]);
+    const offset = pcm16DurationMs(before.length, rate);
     return {
       sampleId: sample.id,
       split: sample.split,

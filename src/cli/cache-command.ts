@@ -1,0 +1,36 @@
+import { Command } from '@commander-js/extra-typings';
+import { defaultCacheDir, PreparedAudioCache } from '../audio/prepared-cache.js';
+import { UsageError } from '../config.js';
+import { plural } from '../plural.js';
+
+/** The cache of `--cache-dir`, else the default one. */
+function cacheOf(dir: string | undefined): PreparedAudioCache {
+  const folder = dir ?? defaultCacheDir();
+  if (folder === undefined) throw new UsageError('there is no default cache folder here (the Node test runner turns it off); give --cache-dir');
+  return new PreparedAudioCache(folder);
+}
+
+const megabytes = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
+
+const infoCommand = new Command('info')
+  .description('Print where the prepared-audio cache is and how much it holds.')
+  .option('--cache-dir <dir>', 'the cache folder a run was given (default: $XDG_CACHE_HOME/voxbench/audio or ~/.cache/voxbench/audio)')
+  .action(async (opts) => {
+    const cache = cacheOf(opts.cacheDir);
+    const { files, bytes } = await cache.size();
+    process.stdout.write(`${cache.dir}: ${plural(files, 'file')}, ${megabytes(bytes)}\n`);
+  });
+
+const clearCommand = new Command('clear')
+  .description('Remove every prepared-audio entry (only those: other files in the folder stay).')
+  .option('--cache-dir <dir>', 'the cache folder a run was given (default: $XDG_CACHE_HOME/voxbench/audio or ~/.cache/voxbench/audio)')
+  .action(async (opts) => {
+    const cache = cacheOf(opts.cacheDir);
+    const { files, bytes } = await cache.clear();
+    process.stdout.write(`${cache.dir}: removed ${plural(files, 'file')}, ${megabytes(bytes)}\n`);
+  });
+
+export const cacheCommand = new Command('cache')
+  .description('The prepared-audio cache (decoded, resampled recordings kept between runs): its size, and clearing it.')
+  .addCommand(infoCommand)
+  .addCommand(clearCommand);
