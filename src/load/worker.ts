@@ -55,6 +55,7 @@ try {
       clock,
       signal: abort.signal,
       shard: (index) => share.owns(index) && !skip.has(index),
+      ...(share.lanes ? { lanes: share.lanes } : {}),
       onSessionStart: () => post({ type: 'started' }),
       onSessionEnd: (record) => post({ type: 'record', record }),
     });
