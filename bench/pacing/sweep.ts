@@ -120,7 +120,7 @@ async function row(tool: string, sessions: number, rep: number, measure: () => P
 async function voxbench(sessions: number, rep: number): Promise<Usage & { sendLagP99?: number }> {
   const out = join(WORK, `run-${sessions}-${rep}`);
   await rm(out, { recursive: true, force: true });
-  const args = ['run', '--target', url, '--model', 'meter', '--data', dataDir, '--concurrency', String(sessions), '--max-sessions', String(sessions), '--output-dir', out, '--quiet', ...flags.vox.split(' ').filter(Boolean)];
+  const args = ['run', '--target', url, '--model', 'meter', '--data', dataDir, '--concurrency', String(sessions), '--max-sessions', String(sessions), '--output-dir', out, ...flags.vox.split(' ').filter(Boolean)];
   const usage = await measured(spawn(process.execPath, ['--import', USAGE, CLI, ...args], { stdio: ['ignore', 'ignore', 'pipe'] }));
   const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as { benchmarks: Array<{ summary: { metrics: Record<string, { p99: number } | undefined> } }> };
   await rm(out, { recursive: true, force: true });

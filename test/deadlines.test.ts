@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict';
+import { describe, it, mock } from 'node:test';
+import type { Clock } from '../src/clock.js';
+import { Deadlines } from '../src/session/deadlines.js';
+
+describe('one scheduler for every session', () => {
+  it('fires every deadline due in one pass of one timer, in order, and drops cancelled ones', () => {
+    mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
+    const timeouts = mock.method(globalThis, 'setTimeout');
+    try {
+      const clock: Clock = { now: () => Date.now(), wallStart: new Date(0), origin: 0 };
+      const deadlines = new Deadlines(clock);
+      const fired: string[] = [];
+      const at = (name: string, due: number) => deadlines.at(due, () => fired.push(`${name}@${clock.now()}`));
+      at('c', 30);
+      at('a', 10);
+      at('b', 10);
+      at('gone', 20).cancel();
+      // A deadline that schedules its next one, as a session's chunks do.
+      deadlines.at(10, () => at('a2', 40));
+      mock.timers.tick(9);
+      assert.deepEqual(fired, []);
+      mock.timers.tick(1);
+      assert.deepEqual([...fired].sort(), ['a@10', 'b@10']);
+      for (let t = 0; t < 30; t++) mock.timers.tick(1);
+      assert.deepEqual(fired.slice(2), ['c@30', 'a2@40']);
+      assert.ok(timeouts.mock.callCount() <= 5, `${timeouts.mock.callCount()} timers armed for 5 deadlines`);
+    } finally {
+      mock.timers.reset();
+      mock.restoreAll();
+    }
+  });
+});
