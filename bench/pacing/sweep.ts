@@ -15,7 +15,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -66,7 +65,7 @@ interface Usage {
   wallMs: number;
 }
 
-console.log(`pacing: ${measuredOn()}; levels ${LEVELS.join(', ')}, ${REPS} each`);
+console.log(`pacing: levels ${LEVELS.join(', ')}, ${REPS} each`);
 await mkdir(WORK, { recursive: true });
 const dataDir = await utterance();
 const meter = spawn(process.execPath, [METER, String(CHUNK_MS)], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -88,7 +87,7 @@ try {
 /** Runs one measurement and prints (and, with a label, records) its row. */
 async function row(tool: string, sessions: number, rep: number, measure: () => Promise<Usage & { sendLagP99?: number }>): Promise<void> {
   await fetch(`${origin}/reset`, { method: 'POST' });
-  const load = loadavg()[0]!.toFixed(1);
+  const measured = measuredOn(); // the load average as the measurement starts
   const usage = await measure();
   const stats = (await (await fetch(`${origin}/stats`)).json()) as MeterStats;
   const f = (ms: number): string => ms.toFixed(2);
@@ -110,7 +109,7 @@ async function row(tool: string, sessions: number, rep: number, measure: () => P
     (usage.cpuMs / 1000).toFixed(1),
     sessionSeconds > 0 ? (usage.cpuMs / sessionSeconds).toFixed(2) : 'n/a',
     Math.round(usage.maxRssKib / 1024),
-    load,
+    measured,
   ]);
   console.log(line);
   if (label) await upsertRow('pacing', line, 4);
