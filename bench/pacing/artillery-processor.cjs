@@ -1,4 +1,4 @@
-// The pacing scenario's one step: session.update, a commit that opens the input, every
+// The `deadlines` scenario's one step: session.update, a commit that opens the input, every
 // append frame due at t0 + k * chunkMs (absolute, so timer lateness never accumulates),
 // the final commit, then the final transcript. The frames come prepared from the sweep
 // (PACING_FRAMES), as voxbench prepares its own before the clock starts.
@@ -24,4 +24,21 @@ function streamUtterance(context, events, done) {
   tick();
 }
 
-module.exports = { streamUtterance };
+// The `think` scenario's steps: one frame per loop turn, then the final transcript.
+function framesLeft(context, next) {
+  next((context.vars.sent ?? 0) < frames.length);
+}
+
+function sendNextFrame(context, events, done) {
+  const k = context.vars.sent ?? 0;
+  context.vars.sent = k + 1;
+  context.ws.send(frames[k], done);
+}
+
+function awaitFinal(context, events, done) {
+  context.ws.on('message', (data) => {
+    if (String(data).includes('"transcription.done"')) done();
+  });
+}
+
+module.exports = { streamUtterance, framesLeft, sendNextFrame, awaitFinal };

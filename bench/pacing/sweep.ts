@@ -4,9 +4,10 @@
  * streams a 20 s utterance in 100 ms chunks from every session of a level, all lanes
  * started within one chunk period. For each level: lateness against each connection's
  * best schedule (p50, p99, max over all chunks; p99 of the start, steady state and end),
- * and the client's CPU time and peak memory. `--artillery` runs the Artillery 2.0
- * scenario (artillery.yml) at the same levels against the same meter, Artillery
- * installed on demand into bench/.artillery (never a project dependency).
+ * and the client's CPU time and peak memory. `--artillery` runs the two Artillery 2.0
+ * scenarios (artillery.yml: `think`, and `deadlines`) at the same levels against the
+ * same meter, Artillery installed on demand into bench/.artillery (never a project
+ * dependency).
  *
  *   npm run bench:pacing -- LABEL                          # 100 .. 4,000 sessions, twice each; writes BENCHMARKS.md rows
  *   npm run bench:pacing -- "" 100 250 --reps 1            # other levels; prints only
@@ -77,7 +78,8 @@ try {
   for (const sessions of LEVELS) {
     for (let rep = 1; rep <= REPS; rep++) {
       await row('voxbench', sessions, rep, () => voxbench(sessions, rep));
-      if (artillery) await row('artillery', sessions, rep, () => artilleryRun(sessions));
+      if (!artillery) continue;
+      for (const scenario of ['think', 'deadlines']) await row(`artillery (${scenario})`, sessions, rep, () => artilleryRun(scenario, sessions));
     }
   }
 } finally {
@@ -127,13 +129,13 @@ async function voxbench(sessions: number, rep: number): Promise<Usage & { sendLa
   return { ...usage, ...(lag ? { sendLagP99: lag.p99 } : {}) };
 }
 
-/** The Artillery scenario against the meter, `sessions` virtual users arriving together. */
-function artilleryRun(sessions: number): Promise<Usage> {
+/** An Artillery scenario against the meter, `sessions` virtual users arriving together. */
+function artilleryRun(scenario: string, sessions: number): Promise<Usage> {
   const overrides = JSON.stringify({ config: { phases: [{ duration: 1, arrivalCount: sessions }] } });
   const env = { ...process.env, PACING_FRAMES: join(WORK, 'frames.json'), PACING_CHUNK_MS: String(CHUNK_MS) };
-  const scenario = fileURLToPath(new URL('../../../bench/pacing/artillery.yml', import.meta.url));
+  const script = root('bench/pacing/artillery.yml');
   return measured(
-    spawn(process.execPath, ['--import', USAGE, ARTILLERY_BIN, 'run', '--quiet', '--target', url, '--overrides', overrides, scenario], { stdio: ['ignore', 'ignore', 'pipe'], env }),
+    spawn(process.execPath, ['--import', USAGE, ARTILLERY_BIN, 'run', '--quiet', '--scenario-name', scenario, '--target', url, '--overrides', overrides, script], { stdio: ['ignore', 'ignore', 'pipe'], env }),
   );
 }
 
