@@ -3,18 +3,13 @@ import { metricsFor } from '../metrics/catalog.js';
 import { computeSessionMetrics } from '../metrics/compute.js';
 import { LogHistogram } from '../metrics/log-histogram.js';
 import { printable } from '../printable.js';
+import { SlicedWork } from '../sliced-work.js';
 import type { RunConfig } from '../report/schema.js';
 import type { SessionRecord } from '../timeline/types.js';
 
 /** How often the line is redrawn on a terminal, and printed anew elsewhere (a CI log shows life, not noise). */
 const TERMINAL_MS = 250;
 const PLAIN_MS = 2000;
-/**
- * How long one macrotask computes ended sessions' headline figures before yielding:
- * sessions end while others still stream, and chunk deadlines that fall due meanwhile
- * run at most about this late.
- */
-const SLICE_MS = 0.5;
 
 interface Level extends LevelStart {
   startedAt: number;
@@ -36,9 +31,8 @@ export class Progress {
   private headline: string | undefined;
   private timer: NodeJS.Timeout | undefined;
   private runStart = 0;
-  /** Ended sessions whose headline figures are still to be added to their level's median. */
-  private pending: Array<[Level, SessionRecord]> = [];
-  private computing = false;
+  /** Ended sessions' headline figures, added to their level's median off the deadlines of the sessions still streaming. */
+  private readonly figures = new SlicedWork<[Level, SessionRecord]>(([level, record]) => this.addFigures(level, record));
 
   constructor(private readonly stream: NodeJS.WriteStream) {}
 
@@ -64,23 +58,8 @@ export class Progress {
     if (!level) return;
     level.ended++;
     if (record.outcome.status === 'failed') level.failed++;
-    if (!this.headline) return;
-    this.pending.push([level, record]);
-    if (!this.computing) {
-      this.computing = true;
-      setImmediate(this.computeSlice);
-    }
+    if (this.headline) this.figures.push([level, record]);
   }
-
-  /** Adds pending sessions' figures for about SLICE_MS, and yields to due timers and I/O before the next slice. */
-  private readonly computeSlice = (): void => {
-    const until = performance.now() + SLICE_MS;
-    let done = 0;
-    while (done < this.pending.length && performance.now() < until) this.addFigures(...this.pending[done++]!);
-    this.pending = this.pending.slice(done);
-    if (this.pending.length > 0) setImmediate(this.computeSlice);
-    else this.computing = false;
-  };
 
   private addFigures(level: Level, record: SessionRecord): void {
     const name = this.headline!;
@@ -96,8 +75,7 @@ export class Progress {
   private endLevel(): void {
     if (!this.level) return;
     // Its sessions have all ended: nothing streams, and its last line has every figure.
-    for (const [level, record] of this.pending) this.addFigures(level, record);
-    this.pending = [];
+    this.figures.flush();
     if (this.stream.isTTY) this.stream.write('\r\x1b[K');
     else this.draw();
     this.level = undefined;
