@@ -12,6 +12,7 @@ import type { Execution } from './execute.js';
 import type { LoadProfile } from './profiles.js';
 import { shareOf } from './shards.js';
 import { NO_DELAY } from './stamp-probe.js';
+import { SlicedWork } from '../sliced-work.js';
 
 export interface WorkerInit {
   options: RunOptions;
@@ -34,6 +35,8 @@ export type FromWorker =
 const init = workerData as WorkerInit;
 const port = parentPort!;
 const post = (message: FromWorker): void => port.postMessage(message);
+/** Ended sessions' records, copied to the main thread (a structured clone of tens of KB each) off the deadlines of the sessions still streaming. */
+const records = new SlicedWork<SessionRecord>((record) => post({ type: 'record', record }));
 
 try {
   const settings = resolveSettings(init.options);
@@ -57,8 +60,9 @@ try {
       shard: (index) => share.owns(index) && !skip.has(index),
       ...(share.lanes ? { lanes: share.lanes } : {}),
       onSessionStart: () => post({ type: 'started' }),
-      onSessionEnd: (record) => post({ type: 'record', record }),
+      onSessionEnd: (record) => records.push(record),
     });
+    records.flush(); // every record before the level's end
     post({ type: 'done', execution });
   });
   post({ type: 'ready' });
