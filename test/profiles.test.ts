@@ -59,6 +59,7 @@ describe('load profiles against the simulated server', () => {
     assert.equal(report.config.workers, 2);
     // Lanes 0 and 2 run on one worker, 1 and 3 on the other: phases by lane of the whole level, a quarter of the 12.5 ms chunk period apart.
     assert.deepEqual(sessions.slice(0, 4).map((s) => s.laneOffsetMs), [0, 3.125, 6.25, 9.375]);
+    assert.deepEqual(sessions.slice(0, 4).map((s) => Number((s.timeline.plannedStartMs - startMs).toFixed(6))), [0, 3.125, 6.25, 9.375], 'on one level start shared by the workers');
   });
 });
 

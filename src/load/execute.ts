@@ -25,6 +25,8 @@ export interface ExecuteOptions {
   rampUpMs?: number;
   /** Closed loop with no ramp-up: spread lane starts evenly over this long (one chunk period), so no two lanes' deadlines coincide. */
   phaseSpreadMs?: number;
+  /** When the level starts on `clock` (worker threads share one, so their lanes' phases interleave exactly); default now. */
+  startAtMs?: number;
   /** Closed loop: the lanes of the whole level that run here (workers, shards), so phases are spread by global lane; default all. */
   lanes?: { mine: number[]; of: number };
   stopOnErrorRate?: ErrorRateStop;
@@ -73,7 +75,7 @@ export async function execute(options: ExecuteOptions): Promise<Execution> {
   const loopDelay = monitorEventLoopDelay({ resolution: LOOP_SAMPLE_MS });
   loopDelay.enable();
   const probe = await startStampProbe();
-  const startMs = clock.now();
+  const startMs = options.startAtMs ?? clock.now();
   const before = (): boolean => options.durationMs === undefined || clock.now() < startMs + options.durationMs;
   const records: SessionRecord[] = [];
   let finished = 0;

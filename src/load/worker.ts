@@ -24,7 +24,7 @@ export interface WorkerInit {
 }
 
 /** `skip`: sessions a resumed run already has. */
-export type ToWorker = { type: 'run'; profile: LoadProfile; maxSessions: number; skip: number[] } | { type: 'abort'; reason: string };
+export type ToWorker = { type: 'run'; profile: LoadProfile; maxSessions: number; skip: number[]; startAtMs: number } | { type: 'abort'; reason: string };
 export type FromWorker =
   | { type: 'ready' }
   | { type: 'started' }
@@ -59,6 +59,7 @@ try {
       signal: abort.signal,
       shard: (index) => share.owns(index) && !skip.has(index),
       ...(share.lanes ? { lanes: share.lanes } : {}),
+      startAtMs: message.startAtMs,
       onSessionStart: () => post({ type: 'started' }),
       onSessionEnd: (record) => records.push(record),
     });
