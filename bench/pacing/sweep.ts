@@ -11,7 +11,7 @@
  *
  *   npm run bench:pacing -- LABEL                          # 100 .. 4,000 sessions, twice each; writes BENCHMARKS.md rows
  *   npm run bench:pacing -- "" 100 250 --reps 1            # other levels; prints only
- *   npm run bench:pacing -- LABEL 100 --vox "--ramp-up-s 1" --artillery
+ *   npm run bench:pacing -- LABEL 100 --vox="--ramp-up-s 1" --artillery
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';

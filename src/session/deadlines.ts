@@ -49,7 +49,10 @@ export class Deadlines {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.timerDue = this.heap[0]?.due ?? Infinity;
-    if (this.timerDue !== Infinity) this.timer = setTimeout(this.run, Math.max(0, Math.ceil(this.timerDue - this.clock.now())));
+    if (this.timerDue === Infinity) return;
+    this.timer = setTimeout(this.run, Math.max(0, Math.ceil(this.timerDue - this.clock.now())));
+    // A streaming session's socket keeps the process alive; cancelled deadlines must not.
+    this.timer.unref?.();
   }
 
   private push(entry: Entry): void {
