@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it, mock } from 'node:test';
 import type { Clock } from '../src/clock.js';
-import { Deadlines } from '../src/session/deadlines.js';
+import { Deadlines } from '../src/deadlines.js';
 
 describe('one scheduler for every session', () => {
   it('fires every deadline due in one pass of one timer, in order, and drops cancelled ones', () => {
@@ -29,5 +29,23 @@ describe('one scheduler for every session', () => {
       mock.timers.reset();
       mock.restoreAll();
     }
+  });
+});
+
+describe('work that can wait', () => {
+  it('waits while a deadline is overdue and goes once every due one has fired; a cancelled deadline holds nothing up', async () => {
+    let now = 0;
+    const clock: Clock = { now: () => now, wallStart: new Date(0), origin: 0 };
+    const deadlines = new Deadlines(clock);
+    const order: string[] = [];
+    deadlines.at(1, () => order.push('cancelled')).cancel();
+    deadlines.at(5, () => order.push('chunk'));
+    now = 2;
+    assert.equal(deadlines.overdue(), false, 'the cancelled deadline is not waited for');
+    now = 5;
+    assert.equal(deadlines.overdue(), true);
+    await deadlines.caughtUp().then(() => order.push('session start'));
+    assert.deepEqual(order, ['chunk', 'session start']);
+    assert.equal(deadlines.overdue(), false);
   });
 });

@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import type { IncompleteReason, SessionRecord } from '../timeline/types.js';
 import { arrivalSchedule, isOpenLoop, lanes, laneStarts, type LoadProfile } from './profiles.js';
 import { startStampProbe, type DelaySummary } from './stamp-probe.js';
+import { deadlinesOf } from '../deadlines.js';
 
 /** Event-loop delay sampling interval, ms. */
 const LOOP_SAMPLE_MS = 10;
@@ -80,7 +81,10 @@ export async function execute(options: ExecuteOptions): Promise<Execution> {
   const records: SessionRecord[] = [];
   let finished = 0;
   let failed = 0;
+  const deadlines = deadlinesOf(clock);
   const runOne = async (index: number, plannedStartMs: number, laneOffsetMs?: number): Promise<void> => {
+    // A session's start (connect, handshake) waits while chunks of the sessions already streaming are due; its start lag shows the wait.
+    await deadlines.caughtUp();
     options.onSessionStart?.();
     const ran = await options.runSession(index, plannedStartMs, stop.signal);
     const record = laneOffsetMs === undefined ? ran : { ...ran, laneOffsetMs };

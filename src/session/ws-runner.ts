@@ -5,7 +5,7 @@ import type { Pace } from './pace.js';
 import type { PreparedTurn } from './prepare.js';
 import type { PreparedText } from './prepare-text.js';
 import { TextBudget } from './bounds.js';
-import { deadlinesOf, type Deadline } from './deadlines.js';
+import { deadlinesOf, type Deadline } from '../deadlines.js';
 import { AudioKeeper } from './received-audio.js';
 import { classifySocketError, Ending, newTimeline, type RunnerBase, type SessionResult } from './runner.js';
 

@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.js';
+import type { Clock } from './clock.js';
 
 /** A deadline waiting in a `Deadlines`; `cancel` drops it. */
 export interface Deadline {
@@ -33,6 +33,22 @@ export class Deadlines {
     this.push(entry);
     if (!this.running && due < this.timerDue) this.arm();
     return { cancel: () => (entry.fire = undefined) };
+  }
+
+  /** Whether a deadline has passed and not yet fired: the thread is behind its sessions' schedules. */
+  overdue(): boolean {
+    const { heap } = this;
+    while (heap.length > 0 && heap[0]!.fire === undefined) this.pop(); // cancelled
+    return heap.length > 0 && heap[0]!.due <= this.clock.now();
+  }
+
+  /**
+   * Resolves once no deadline is overdue, so work that can wait (starting a session:
+   * a connect and a handshake, far more than a chunk costs) lets the due chunks of
+   * the sessions already streaming go first.
+   */
+  async caughtUp(): Promise<void> {
+    while (this.overdue()) await new Promise((resolve) => setImmediate(resolve));
   }
 
   private readonly run = (): void => {
