@@ -26,8 +26,8 @@ describe('one scheduler for every session', () => {
       assert.deepEqual(fired.slice(2), ['c@30', 'a2@40']);
       assert.ok(timeouts.mock.callCount() <= 5, `${timeouts.mock.callCount()} timers armed for 5 deadlines`);
     } finally {
+      mock.restoreAll(); // before the timers, so setTimeout is restored to the real one
       mock.timers.reset();
-      mock.restoreAll();
     }
   });
 });
