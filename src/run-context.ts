@@ -198,6 +198,10 @@ export interface LevelRun {
   clock: Clock;
   signal?: AbortSignal;
   shard?: (index: number) => boolean;
+  /** Closed loop: the lanes of the whole level that run here (see shards.ts). */
+  lanes?: { mine: number[]; of: number };
+  /** The level's start shared by worker threads; default when this thread starts it. */
+  startAtMs?: number;
   onSessionStart?(): void;
   onSessionEnd?(record: SessionRecord): void;
 }
@@ -210,6 +214,10 @@ export function runLevel(context: RunContext, settings: Settings, target: string
     ...(settings.maxSeconds !== undefined ? { maxSeconds: settings.maxSeconds } : {}),
     ...(settings.duration !== undefined ? { durationMs: settings.duration * 1000 } : {}),
     rampUpMs: settings.rampUpMs,
+    // Paced lanes start one chunk period apart in all, so their deadlines interleave.
+    phaseSpreadMs: settings.pace.kind === 'none' ? 0 : settings.chunkMs / settings.pace.speed,
+    ...(level.lanes ? { lanes: level.lanes } : {}),
+    ...(level.startAtMs !== undefined ? { startAtMs: level.startAtMs } : {}),
     ...(settings.stopOnErrorRate ? { stopOnErrorRate: settings.stopOnErrorRate } : {}),
     clock: level.clock,
     ...(level.signal ? { signal: level.signal } : {}),

@@ -9,7 +9,7 @@ import { lockFolder } from './folder-lock.js';
 import { searchCapacity } from './load/capacity.js';
 import { profileAt } from './load/plan.js';
 import { profileLabel, type LoadProfile } from './load/profiles.js';
-import { shareOf } from './load/shards.js';
+import { shareOf, type Share } from './load/shards.js';
 import { WorkerPool } from './load/workers.js';
 import { describeMetrics } from './metrics/catalog.js';
 import { PERCENTILE_METHOD } from './metrics/stats.js';
@@ -117,7 +117,7 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
       let done = kept.size;
       const maxSessions = context.sessionsFor(profile);
       // A shard runs its share of the level (see shards.ts), and reports it as the level it belongs to.
-      const share = settings.shard ? shareOf(profile, settings.shard.index, settings.shard.count) : { profile, owns: () => true };
+      const share: Share = settings.shard ? shareOf(profile, settings.shard.index, settings.shard.count) : { profile, owns: () => true };
       const expected = settings.shard && Number.isFinite(maxSessions) ? Array.from({ length: maxSessions }, (_, i) => i).filter(share.owns).length : maxSessions;
       options.onLevelStart?.({
         label,
@@ -142,6 +142,7 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
               clock,
               ...(options.signal ? { signal: options.signal } : {}),
               ...(kept.size > 0 || settings.shard ? { shard: (index: number) => share.owns(index) && !kept.has(index) } : {}),
+              ...(share.lanes ? { lanes: share.lanes } : {}),
               onSessionStart,
               onSessionEnd,
             });

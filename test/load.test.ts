@@ -3,7 +3,7 @@ import { fromV1 } from '../src/timeline/v1.js';
 import { describe, it, mock } from 'node:test';
 import type { Clock } from '../src/clock.js';
 import { searchCapacity } from '../src/load/capacity.js';
-import { execute } from '../src/load/execute.js';
+import { execute, type ExecuteOptions } from '../src/load/execute.js';
 import { arrivalSchedule, laneStarts, type LoadProfile } from '../src/load/profiles.js';
 import { shareOf } from '../src/load/shards.js';
 import { parseSlo, SloError } from '../src/metrics/slo.js';
@@ -119,7 +119,7 @@ describe('warm-up and cool-down', () => {
 
 describe('execute on a fake clock', () => {
   /** Runs `execute` with mocked timers, advancing time 1 ms at a time; sessions last `durationMs`. */
-  async function simulate(profile: LoadProfile, maxSessions: number, durationMs: number) {
+  async function simulate(profile: LoadProfile, maxSessions: number, durationMs: number, lanes: Pick<ExecuteOptions, 'phaseSpreadMs' | 'lanes' | 'shard'> = {}) {
     mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
     try {
       const clock: Clock = { now: () => Date.now(), wallStart: new Date(0), origin: 0 };
@@ -128,6 +128,7 @@ describe('execute on a fake clock', () => {
         profile,
         maxSessions,
         clock,
+        ...lanes,
         runSession: (index, plannedStartMs) => {
           starts.push([plannedStartMs, clock.now()]);
           return new Promise((resolve) => setTimeout(() => resolve({ index, sampleIds: ['s'], split: 'default', timeline: span(plannedStartMs, clock.now()), outcome: { status: 'completed' } }), durationMs));
@@ -160,5 +161,17 @@ describe('execute on a fake clock', () => {
   it('closed loop starts each lane\'s next session when its previous one ends', async () => {
     const { starts } = await simulate({ kind: 'concurrent', concurrency: 2 }, 4, 800);
     assert.deepEqual(starts, [[0, 0], [0, 0], [800, 800], [800, 800]]);
+  });
+
+  it('closed-loop lanes start one phase spread apart, and each session records its lane\'s phase', async () => {
+    const { starts, execution } = await simulate({ kind: 'concurrent', concurrency: 4 }, 8, 800, { phaseSpreadMs: 100 });
+    assert.deepEqual(starts.slice(0, 4), [[0, 0], [25, 25], [50, 50], [75, 75]]);
+    assert.deepEqual(execution.records.map((r) => r.laneOffsetMs), [0, 25, 50, 75, 0, 25, 50, 75]);
+  });
+
+  it('a worker\'s lanes keep their phases in the whole level, so workers interleave', async () => {
+    const share = shareOf({ kind: 'concurrent', concurrency: 4 }, 1, 2);
+    const { execution } = await simulate(share.profile!, 8, 800, { phaseSpreadMs: 100, lanes: share.lanes!, shard: share.owns });
+    assert.deepEqual(execution.records.map((r) => [r.index, r.laneOffsetMs]), [[1, 25], [3, 75], [5, 25], [7, 75]]);
   });
 });

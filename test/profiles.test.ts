@@ -57,6 +57,9 @@ describe('load profiles against the simulated server', () => {
     assert.deepEqual(sessions.map((s) => s.timeline.inputs[0]!.sampleId), ['harvard-01', 'harvard-02', 'harvard-03', 'harvard-04', 'harvard-05', 'harvard-06', 'harvard-01', 'harvard-02', 'harvard-03', 'harvard-04']);
     for (const s of sessions) assert.ok(s.timeline.startMs >= startMs && closeOf(s.timeline)!.t <= endMs + 1, 'timelines share the run clock');
     assert.equal(report.config.workers, 2);
+    // Lanes 0 and 2 run on one worker, 1 and 3 on the other: phases by lane of the whole level, a quarter of the 12.5 ms chunk period apart.
+    assert.deepEqual(sessions.slice(0, 4).map((s) => s.laneOffsetMs), [0, 3.125, 6.25, 9.375]);
+    assert.deepEqual(sessions.slice(0, 4).map((s) => Number((s.timeline.plannedStartMs - startMs).toFixed(6))), [0, 3.125, 6.25, 9.375], 'on one level start shared by the workers');
   });
 });
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { Progress } from '../src/cli/progress.js';
 import type { RunConfig } from '../src/report/schema.js';
+import { run } from '../src/run.js';
 
 /** A stream that records what is written, as a terminal or not. */
 function stream(isTTY: boolean): NodeJS.WriteStream & { text: string } {
@@ -27,4 +28,20 @@ it('on a terminal: one line redrawn in place with the sweep level, in-flight cou
       '\r\x1b[Kconcurrent@2 (level 2 of 3) · 0:00 elapsed · ETA 2:00 · sessions 0/10 done · 2 in flight · 0 failed · ttft_ms p50 n/a' +
       '\r\x1b[K',
   );
+});
+
+it('an ended session\'s headline figure reaches the line after the session-end callback, and every one by the level\'s last line', async () => {
+  const { report } = await run({ pace: { kind: 'realtime', speed: 8 }, maxSessions: 2, profile: { kind: 'concurrent', concurrency: 2 } });
+  const sessions = report.benchmarks[0]!.sessions;
+  const ttft = sessions.flatMap((s) => s.metrics.inputs.map((i) => i.ttft_ms!));
+  const out = stream(false);
+  const progress = new Progress(out);
+  progress.start(CONFIG, 'runs/x');
+  progress.levelStart({ label: 'concurrent@2', number: 1, of: 1, expected: 2, kept: 0 });
+  progress.sessionEnd(sessions[0]!);
+  progress.sessionEnd(sessions[1]!);
+  progress.stop();
+  const median = [...ttft].sort((a, b) => a - b)[1]!; // the log histogram's p50 of two is the upper one, to its bucket
+  const shown = Number(/ttft_ms p50 (\d+) ms/.exec(out.text)?.[1]);
+  assert.ok(Math.abs(shown - median) <= Math.max(2, median * 0.05), `line says ${shown} ms, sessions ${ttft.join(', ')}`);
 });

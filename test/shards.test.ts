@@ -40,12 +40,16 @@ describe('sharded runs', () => {
     assert.ok(parts.every((p) => p.config.runId === 'run-a' && p.benchmarks[0]!.label === 'concurrent@3'));
     // Each shard ran one lane: sessions i with i mod 3 = its index.
     assert.deepEqual(parts.map((p) => sessionsOf(p).map((s) => s.index)), [[0, 3, 6, 9], [1, 4, 7, 10], [2, 5, 8, 11]]);
+    // Each lane starts at its phase of the whole level (one 12.5 ms chunk period at 8x), in its shard as in the unsharded run.
+    const phases = (reports: Report[]) => sessionsOf({ benchmarks: reports.flatMap((r) => r.benchmarks) } as Report).filter((s) => s.index < 3).sort((x, y) => x.index - y.index).map((s) => s.laneOffsetMs);
+    assert.deepEqual(phases(parts), [0, 12.5 / 3, 25 / 3]);
 
     const out = await tempDir();
     const merge = await runNode([CLI, 'report', 'merge', ...shards, '--output-dir', out]);
     assert.equal(merge.code, 0, merge.stderr);
     const merged = await readReport(out);
     const unsharded = await readReport(whole);
+    assert.deepEqual(phases([unsharded]), phases(parts));
     assert.equal(merged.config.shard, undefined, 'the merge is the whole run');
     assert.deepEqual(sessionsOf(merged).map(identity), sessionsOf(unsharded).map(identity), 'identical session sets and per-session figures');
     assert.deepEqual(merged.dataset, unsharded.dataset, 'the shared dataset counts once');

@@ -3,6 +3,7 @@ import { metricsFor } from '../metrics/catalog.js';
 import { computeSessionMetrics } from '../metrics/compute.js';
 import { LogHistogram } from '../metrics/log-histogram.js';
 import { printable } from '../printable.js';
+import { SlicedWork } from '../sliced-work.js';
 import type { RunConfig } from '../report/schema.js';
 import type { SessionRecord } from '../timeline/types.js';
 
@@ -30,6 +31,8 @@ export class Progress {
   private headline: string | undefined;
   private timer: NodeJS.Timeout | undefined;
   private runStart = 0;
+  /** Ended sessions' headline figures, added to their level's median off the deadlines of the sessions still streaming. */
+  private readonly figures = new SlicedWork<[Level, SessionRecord]>(([level, record]) => this.addFigures(level, record));
 
   constructor(private readonly stream: NodeJS.WriteStream) {}
 
@@ -55,8 +58,12 @@ export class Progress {
     if (!level) return;
     level.ended++;
     if (record.outcome.status === 'failed') level.failed++;
-    const name = this.headline;
-    if (name) for (const values of computeSessionMetrics(record.timeline).inputs) if (values[name] !== undefined) level.latency.add(values[name]!);
+    if (this.headline) this.figures.push([level, record]);
+  }
+
+  private addFigures(level: Level, record: SessionRecord): void {
+    const name = this.headline!;
+    for (const values of computeSessionMetrics(record.timeline).inputs) if (values[name] !== undefined) level.latency.add(values[name]!);
   }
 
   stop(): void {
@@ -67,6 +74,8 @@ export class Progress {
   /** A terminal's line is cleared for the summary; a log keeps each level's last line. */
   private endLevel(): void {
     if (!this.level) return;
+    // Its sessions have all ended: nothing streams, and its last line has every figure.
+    this.figures.flush();
     if (this.stream.isTTY) this.stream.write('\r\x1b[K');
     else this.draw();
     this.level = undefined;

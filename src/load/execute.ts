@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import type { IncompleteReason, SessionRecord } from '../timeline/types.js';
 import { arrivalSchedule, isOpenLoop, lanes, laneStarts, type LoadProfile } from './profiles.js';
 import { startStampProbe, type DelaySummary } from './stamp-probe.js';
+import { deadlinesOf } from '../deadlines.js';
 
 /** Event-loop delay sampling interval, ms. */
 const LOOP_SAMPLE_MS = 10;
@@ -23,6 +24,12 @@ export interface ExecuteOptions {
   durationMs?: number;
   /** Spread lane starts (closed loop) or ramp the arrival rate (open loop) over this long. */
   rampUpMs?: number;
+  /** Closed loop with no ramp-up: spread lane starts evenly over this long (one chunk period), so no two lanes' deadlines coincide. */
+  phaseSpreadMs?: number;
+  /** When the level starts on `clock` (worker threads share one, so their lanes' phases interleave exactly); default now. */
+  startAtMs?: number;
+  /** Closed loop: the lanes of the whole level that run here (workers, shards), so phases are spread by global lane; default all. */
+  lanes?: { mine: number[]; of: number };
   stopOnErrorRate?: ErrorRateStop;
   clock: Clock;
   /** Aborting (e.g. on Ctrl-C) ends running sessions as incomplete and starts no more. */
@@ -69,14 +76,18 @@ export async function execute(options: ExecuteOptions): Promise<Execution> {
   const loopDelay = monitorEventLoopDelay({ resolution: LOOP_SAMPLE_MS });
   loopDelay.enable();
   const probe = await startStampProbe();
-  const startMs = clock.now();
+  const startMs = options.startAtMs ?? clock.now();
   const before = (): boolean => options.durationMs === undefined || clock.now() < startMs + options.durationMs;
   const records: SessionRecord[] = [];
   let finished = 0;
   let failed = 0;
-  const runOne = async (index: number, plannedStartMs: number): Promise<void> => {
+  const deadlines = deadlinesOf(clock);
+  const runOne = async (index: number, plannedStartMs: number, laneOffsetMs?: number): Promise<void> => {
+    // A session's start (connect, handshake) waits while chunks of the sessions already streaming are due; its start lag shows the wait.
+    await deadlines.caughtUp();
     options.onSessionStart?.();
-    const record = await options.runSession(index, plannedStartMs, stop.signal);
+    const ran = await options.runSession(index, plannedStartMs, stop.signal);
+    const record = laneOffsetMs === undefined ? ran : { ...ran, laneOffsetMs };
     records.push(record);
     if (record.outcome.status !== 'incomplete') finished++;
     if (record.outcome.status === 'failed') failed++;
@@ -117,11 +128,14 @@ export async function execute(options: ExecuteOptions): Promise<Execution> {
       await sleepUntil(clock, startMs + offsetMs, stop.signal);
       let plannedStartMs = startMs + offsetMs;
       for (let index = takeNext(); index !== undefined && !stop.signal.aborted; index = takeNext()) {
-        await runOne(index, plannedStartMs);
+        await runOne(index, plannedStartMs, offsetMs);
         plannedStartMs = clock.now();
       }
     };
-    await Promise.all(laneStarts(Math.min(lanes(options.profile), options.maxSessions), rampUpMs).map(lane));
+    const count = Math.min(options.lanes?.of ?? lanes(options.profile), options.maxSessions);
+    const starts = laneStarts(count, rampUpMs > 0 ? rampUpMs : (options.phaseSpreadMs ?? 0));
+    const here = options.lanes?.mine.filter((l) => l < count) ?? starts.map((_, l) => l);
+    await Promise.all(here.map((l) => lane(starts[l]!)));
   }
 
   const endMs = clock.now();

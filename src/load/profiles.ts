@@ -44,11 +44,12 @@ export function profileLabel(profile: LoadProfile): string {
 }
 
 /**
- * When each lane of a closed-loop profile starts, ms from the benchmark start: all at
- * once, or spread evenly over `rampUpMs`.
+ * When each lane of a closed-loop profile starts, ms from the benchmark start: spread
+ * evenly over `spreadMs` (a ramp-up, or by default one chunk period, so that no two
+ * lanes' chunks fall due in the same instant), or all at once when it is 0.
  */
-export function laneStarts(laneCount: number, rampUpMs: number): number[] {
-  return Array.from({ length: laneCount }, (_, lane) => (rampUpMs * lane) / laneCount);
+export function laneStarts(laneCount: number, spreadMs: number): number[] {
+  return Array.from({ length: laneCount }, (_, lane) => (spreadMs * lane) / laneCount);
 }
 
 /**

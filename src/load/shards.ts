@@ -5,6 +5,8 @@ export interface Share {
   /** Null when the worker has no lane of a closed-loop profile. */
   profile: LoadProfile | null;
   owns(index: number): boolean;
+  /** Closed loop: the lanes of the whole level this worker runs, so each starts at its own phase of the level's spread. */
+  lanes?: { mine: number[]; of: number };
 }
 
 /**
@@ -20,9 +22,10 @@ export function shareOf(profile: LoadProfile, worker: number, count: number): Sh
     return { profile: { ...profile, ...maxOpen }, owns: (index) => index % count === worker };
   }
   const total = lanes(profile);
-  const mine = Array.from({ length: total }, (_, lane) => lane).filter((lane) => lane % count === worker).length;
+  const mine = Array.from({ length: total }, (_, lane) => lane).filter((lane) => lane % count === worker);
   return {
-    profile: mine === 0 ? null : { kind: 'concurrent', concurrency: mine },
+    profile: mine.length === 0 ? null : { kind: 'concurrent', concurrency: mine.length },
     owns: (index) => (index % total) % count === worker,
+    lanes: { mine, of: total },
   };
 }

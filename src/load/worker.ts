@@ -12,6 +12,7 @@ import type { Execution } from './execute.js';
 import type { LoadProfile } from './profiles.js';
 import { shareOf } from './shards.js';
 import { NO_DELAY } from './stamp-probe.js';
+import { SlicedWork } from '../sliced-work.js';
 
 export interface WorkerInit {
   options: RunOptions;
@@ -23,7 +24,7 @@ export interface WorkerInit {
 }
 
 /** `skip`: sessions a resumed run already has. */
-export type ToWorker = { type: 'run'; profile: LoadProfile; maxSessions: number; skip: number[] } | { type: 'abort'; reason: string };
+export type ToWorker = { type: 'run'; profile: LoadProfile; maxSessions: number; skip: number[]; startAtMs: number } | { type: 'abort'; reason: string };
 export type FromWorker =
   | { type: 'ready' }
   | { type: 'started' }
@@ -34,6 +35,8 @@ export type FromWorker =
 const init = workerData as WorkerInit;
 const port = parentPort!;
 const post = (message: FromWorker): void => port.postMessage(message);
+/** Ended sessions' records, copied to the main thread (a structured clone of tens of KB each) off the deadlines of the sessions still streaming. */
+const records = new SlicedWork<SessionRecord>((record) => post({ type: 'record', record }));
 
 try {
   const settings = resolveSettings(init.options);
@@ -55,9 +58,12 @@ try {
       clock,
       signal: abort.signal,
       shard: (index) => share.owns(index) && !skip.has(index),
+      ...(share.lanes ? { lanes: share.lanes } : {}),
+      startAtMs: message.startAtMs,
       onSessionStart: () => post({ type: 'started' }),
-      onSessionEnd: (record) => post({ type: 'record', record }),
+      onSessionEnd: (record) => records.push(record),
     });
+    records.flush(); // every record before the level's end
     post({ type: 'done', execution });
   });
   post({ type: 'ready' });

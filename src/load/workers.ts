@@ -7,6 +7,9 @@ import type { LoadProfile } from './profiles.js';
 import type { FromWorker, ToWorker, WorkerInit } from './worker.js';
 import { worstDelay } from './stamp-probe.js';
 
+/** How far ahead of the run message the workers' common level start is: time to receive it and start the level's probe. */
+const LEVEL_START_MS = 50;
+
 /**
  * Worker threads that run a benchmark together (`--workers`). Each runs its share of
  * the sessions (see shards.ts) on the main thread's clock, so their records merge
@@ -14,7 +17,10 @@ import { worstDelay } from './stamp-probe.js';
  * the worst of the workers'.
  */
 export class WorkerPool {
-  private constructor(private readonly workers: Worker[]) {}
+  private constructor(
+    private readonly workers: Worker[],
+    private readonly clock: Clock,
+  ) {}
 
   static async start(count: number, options: RunOptions, target: string, clock: Clock): Promise<WorkerPool> {
     // The signal, the built-in server's settings and the callbacks stay on this thread.
@@ -24,7 +30,7 @@ export class WorkerPool {
       const init: WorkerInit = { options: portable, target, worker, count, clockOrigin: clock.origin, wallStart: clock.wallStart.toISOString() };
       return new Worker(new URL('./worker.js', import.meta.url), { workerData: init });
     });
-    const pool = new WorkerPool(workers);
+    const pool = new WorkerPool(workers, clock);
     try {
       await Promise.all(workers.map((w) => pool.next(w, 'ready')));
     } catch (err) {
@@ -48,7 +54,7 @@ export class WorkerPool {
     for (const w of this.workers) w.on('message', collect);
     try {
       const done = this.workers.map((w) => this.next(w, 'done'));
-      this.broadcast({ type: 'run', profile, maxSessions, skip });
+      this.broadcast({ type: 'run', profile, maxSessions, skip, startAtMs: this.clock.now() + LEVEL_START_MS });
       const parts = (await Promise.all(done)).map((m) => (m as Extract<FromWorker, { type: 'done' }>).execution);
       const stoppedBy = parts.find((p) => p.stoppedBy)?.stoppedBy;
       return {

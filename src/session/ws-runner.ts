@@ -5,6 +5,7 @@ import type { Pace } from './pace.js';
 import type { PreparedSilence, PreparedTurn } from './prepare.js';
 import type { PreparedText } from './prepare-text.js';
 import { TextBudget } from './bounds.js';
+import { deadlinesOf, type Deadline } from '../deadlines.js';
 import { AudioKeeper } from './received-audio.js';
 import { classifySocketError, Ending, newTimeline, type RunnerBase, type SessionResult } from './runner.js';
 
@@ -83,6 +84,7 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
   const timeline = newTimeline(dialect.task, dialect.turnDetection, plan.plannedStartMs, clock.now(), transport);
   const { counters } = timeline;
   const ending = new Ending(clock);
+  const deadlines = deadlinesOf(clock);
   const text = new TextBudget();
   const audio = new AudioKeeper(plan.keepAudioBytes ?? 0);
   let input = 0;
@@ -196,14 +198,15 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
   /**
    * Sends `count` frames, frame i once its deadline `due(i)` has passed. Deadlines are
    * absolute, so timer lateness never accumulates, within an input or across the inputs
-   * of one continuous stream.
+   * of one continuous stream; they wait in the thread's one scheduler with every other
+   * session's.
    */
   const onSchedule = (count: number, due: (i: number) => number, sendOne: (i: number, plannedMs: number) => void): Promise<void> =>
     new Promise((resolve) => {
       let k = 0;
-      let timer: NodeJS.Timeout | undefined;
+      let next: Deadline | undefined;
       const done = (): void => {
-        clearTimeout(timer);
+        next?.cancel();
         ending.recheck = undefined;
         resolve();
       };
@@ -219,7 +222,7 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
           now = clock.now();
         }
         if (k === count) return done();
-        timer = setTimeout(tick, Math.ceil(due(k) - now));
+        next = deadlines.at(due(k), tick);
       };
       tick();
     });

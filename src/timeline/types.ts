@@ -309,6 +309,11 @@ export interface SessionRecord {
    * run's own span, not the gap between them.
    */
   resumedFrom?: string;
+  /**
+   * Closed loop: when the session's lane started, ms after the benchmark start: its
+   * phase, as lanes start spread over one chunk period (or `--ramp-up-s`).
+   */
+  laneOffsetMs?: number;
   timeline: SessionTimeline;
   outcome: SessionOutcome;
 }

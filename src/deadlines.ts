@@ -1,0 +1,113 @@
+import type { Clock } from './clock.js';
+
+/** A deadline waiting in a `Deadlines`; `cancel` drops it. */
+export interface Deadline {
+  cancel(): void;
+}
+
+interface Entry {
+  due: number;
+  fire: (() => void) | undefined;
+}
+
+/**
+ * Every session's next deadline in this thread, in one min-heap on one timer. When the
+ * timer fires, every deadline due by then (the clock read again after each) fires in
+ * the same pass, so a thousand sessions due in the same millisecond cost one timer, not
+ * a thousand, and none waits for another timer's turn. Deadlines are absolute times on
+ * `clock`; a cancelled one stays in the heap, inert, until its time comes.
+ */
+export class Deadlines {
+  private readonly heap: Entry[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  /** When the armed timer is due (Infinity when none is armed). */
+  private timerDue = Infinity;
+  /** Set during a pass: deadlines added then are armed once, at its end. */
+  private running = false;
+
+  constructor(private readonly clock: Clock) {}
+
+  /** Calls `fire` once `clock.now()` has reached `due`. */
+  at(due: number, fire: () => void): Deadline {
+    const entry: Entry = { due, fire };
+    this.push(entry);
+    if (!this.running && due < this.timerDue) this.arm();
+    return { cancel: () => (entry.fire = undefined) };
+  }
+
+  /** Whether a deadline has passed and not yet fired: the thread is behind its sessions' schedules. */
+  overdue(): boolean {
+    const { heap } = this;
+    while (heap.length > 0 && heap[0]!.fire === undefined) this.pop(); // cancelled
+    return heap.length > 0 && heap[0]!.due <= this.clock.now();
+  }
+
+  /**
+   * Resolves once no deadline is overdue, so work that can wait (starting a session:
+   * a connect and a handshake, far more than a chunk costs) lets the due chunks of
+   * the sessions already streaming go first.
+   */
+  async caughtUp(): Promise<void> {
+    while (this.overdue()) await new Promise((resolve) => setImmediate(resolve));
+  }
+
+  private readonly run = (): void => {
+    this.running = true;
+    try {
+      while (this.heap.length > 0 && this.heap[0]!.due <= this.clock.now()) this.pop().fire?.();
+    } finally {
+      this.running = false;
+      this.arm();
+    }
+  };
+
+  private arm(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerDue = this.heap[0]?.due ?? Infinity;
+    if (this.timerDue === Infinity) return;
+    this.timer = setTimeout(this.run, Math.max(0, Math.ceil(this.timerDue - this.clock.now())));
+    // A streaming session's socket keeps the process alive; cancelled deadlines must not.
+    this.timer.unref?.();
+  }
+
+  private push(entry: Entry): void {
+    const { heap } = this;
+    let i = heap.push(entry) - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (heap[parent]!.due <= entry.due) break;
+      heap[i] = heap[parent]!;
+      i = parent;
+    }
+    heap[i] = entry;
+  }
+
+  private pop(): Entry {
+    const { heap } = this;
+    const top = heap[0]!;
+    const last = heap.pop()!;
+    if (heap.length > 0) {
+      let i = 0;
+      for (;;) {
+        const left = 2 * i + 1;
+        if (left >= heap.length) break;
+        const child = left + 1 < heap.length && heap[left + 1]!.due < heap[left]!.due ? left + 1 : left;
+        if (heap[child]!.due >= last.due) break;
+        heap[i] = heap[child]!;
+        i = child;
+      }
+      heap[i] = last;
+    }
+    return top;
+  }
+}
+
+const byClock = new WeakMap<Clock, Deadlines>();
+
+/** The one scheduler of the sessions that run on `clock` in this thread. */
+export function deadlinesOf(clock: Clock): Deadlines {
+  let deadlines = byClock.get(clock);
+  if (!deadlines) byClock.set(clock, (deadlines = new Deadlines(clock)));
+  return deadlines;
+}

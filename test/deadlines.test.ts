@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { describe, it, mock } from 'node:test';
+import type { Clock } from '../src/clock.js';
+import { Deadlines } from '../src/deadlines.js';
+
+describe('one scheduler for every session', () => {
+  it('fires every deadline due in one pass of one timer, in order, and drops cancelled ones', () => {
+    mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
+    const timeouts = mock.method(globalThis, 'setTimeout');
+    try {
+      const clock: Clock = { now: () => Date.now(), wallStart: new Date(0), origin: 0 };
+      const deadlines = new Deadlines(clock);
+      const fired: string[] = [];
+      const at = (name: string, due: number) => deadlines.at(due, () => fired.push(`${name}@${clock.now()}`));
+      at('c', 30);
+      at('a', 10);
+      at('b', 10);
+      at('gone', 20).cancel();
+      // A deadline that schedules its next one, as a session's chunks do.
+      deadlines.at(10, () => at('a2', 40));
+      mock.timers.tick(9);
+      assert.deepEqual(fired, []);
+      mock.timers.tick(1);
+      assert.deepEqual([...fired].sort(), ['a@10', 'b@10']);
+      for (let t = 0; t < 30; t++) mock.timers.tick(1);
+      assert.deepEqual(fired.slice(2), ['c@30', 'a2@40']);
+      assert.ok(timeouts.mock.callCount() <= 5, `${timeouts.mock.callCount()} timers armed for 5 deadlines`);
+    } finally {
+      mock.restoreAll(); // before the timers, so setTimeout is restored to the real one
+      mock.timers.reset();
+    }
+  });
+});
+
+describe('work that can wait', () => {
+  it('waits while a deadline is overdue and goes once every due one has fired; a cancelled deadline holds nothing up', async () => {
+    let now = 0;
+    const clock: Clock = { now: () => now, wallStart: new Date(0), origin: 0 };
+    const deadlines = new Deadlines(clock);
+    const order: string[] = [];
+    deadlines.at(1, () => order.push('cancelled')).cancel();
+    deadlines.at(5, () => order.push('chunk'));
+    now = 2;
+    assert.equal(deadlines.overdue(), false, 'the cancelled deadline is not waited for');
+    now = 5;
+    assert.equal(deadlines.overdue(), true);
+    await deadlines.caughtUp().then(() => order.push('session start'));
+    assert.deepEqual(order, ['chunk', 'session start']);
+    assert.equal(deadlines.overdue(), false);
+  });
+});
