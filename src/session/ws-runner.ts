@@ -305,12 +305,12 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
   };
 
   /**
-   * Streams silence from `fromMs` of the stream, each chunk due at `t0 + position / speed`,
-   * until stopped; `stop` says where the stream has got to.
+   * Streams silence from `fromMs` of the stream, each chunk due at `t0 + position / speed`
+   * in the thread's one scheduler, until stopped; `stop` says where the stream has got to.
    */
   const streamSilence = (silence: PreparedSilence, fromMs: number, t0: number, speed: number): { stop(): number } => {
     let sentMs = fromMs;
-    let timer: NodeJS.Timeout | undefined;
+    let next: Deadline | undefined;
     const tick = (): void => {
       let now = clock.now();
       while (!ending.outcome && t0 + sentMs / speed <= now) {
@@ -321,12 +321,12 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
         sentMs += silence.chunkMs;
         now = clock.now();
       }
-      if (!ending.outcome) timer = setTimeout(tick, Math.ceil(t0 + sentMs / speed - now));
+      if (!ending.outcome) next = deadlines.at(t0 + sentMs / speed, tick);
     };
     tick();
     return {
       stop: () => {
-        clearTimeout(timer);
+        next?.cancel();
         return sentMs;
       },
     };
