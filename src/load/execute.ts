@@ -86,8 +86,9 @@ export async function execute(options: ExecuteOptions): Promise<Execution> {
     // A session's start (connect, handshake) waits while chunks of the sessions already streaming are due; its start lag shows the wait.
     await deadlines.caughtUp();
     options.onSessionStart?.();
-    const ran = await options.runSession(index, plannedStartMs, stop.signal);
-    const record = laneOffsetMs === undefined ? ran : { ...ran, laneOffsetMs };
+    const record = await options.runSession(index, plannedStartMs, stop.signal);
+    // Set on the record itself: the run keys what it keeps of a session (its audio) by the record.
+    if (laneOffsetMs !== undefined) record.laneOffsetMs = laneOffsetMs;
     records.push(record);
     if (record.outcome.status !== 'incomplete') finished++;
     if (record.outcome.status === 'failed') failed++;
