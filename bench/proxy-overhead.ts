@@ -76,19 +76,28 @@ async function child(args: string[]): Promise<{ url: string; stop(): Promise<num
   };
 }
 
-/** 200 real-time sessions against `url` for SECONDS; every append's round trip, ms. */
-async function load(url: string): Promise<number[]> {
+/**
+ * 200 real-time sessions against `url` for SECONDS: every append's round trip, ms, and
+ * those of the steady state, sent a second or more after the last session opened (while
+ * sessions connect, the proxy's upgrade work delays the frames of those already open).
+ */
+async function load(url: string): Promise<{ all: number[]; steady: number[] }> {
   const frame = `{"type":"input_audio_buffer.append","audio":"${Buffer.alloc((16_000 * 2 * CHUNK_MS) / 1000).toString('base64')}"}`;
-  const rtts: number[] = [];
+  const rtts: Array<{ sentMs: number; ms: number }> = [];
+  let lastOpenMs = 0;
   const session = (offset: number) =>
     new Promise<void>((resolve, reject) => {
       const ws = new WebSocket(url, { perMessageDeflate: false });
       const pending: number[] = [];
       ws.on('error', reject);
       ws.on('message', (data) => {
-        if (String(data).includes('progress')) rtts.push(performance.now() - pending.shift()!);
+        if (String(data).includes('progress')) {
+          const sentMs = pending.shift()!;
+          rtts.push({ sentMs, ms: performance.now() - sentMs });
+        }
       });
       ws.on('open', () => {
+        lastOpenMs = Math.max(lastOpenMs, performance.now());
         ws.send('{"type":"session.update","model":"m"}');
         ws.send('{"type":"input_audio_buffer.commit"}');
         const start = performance.now() + offset;
@@ -108,14 +117,16 @@ async function load(url: string): Promise<number[]> {
     });
   // Sessions spread over one chunk interval, as independent callers are.
   await Promise.all(Array.from({ length: SESSIONS }, (_, i) => session((i * CHUNK_MS) / SESSIONS)));
-  return rtts;
+  return { all: rtts.map((r) => r.ms), steady: rtts.filter((r) => r.sentMs >= lastOpenMs + 1000).map((r) => r.ms) };
 }
 
 async function bench(): Promise<void> {
   const server = await child([SELF, '--ack-server']);
-  const direct = summarize(await load(server.url))!;
+  const directRtts = await load(server.url);
+  const [direct, directSteady] = [summarize(directRtts.all)!, summarize(directRtts.steady)!];
   const proxy = await child([CLI, 'proxy', '--listen', '127.0.0.1:0', '--upstream', new URL(server.url).origin.replace(/^http/, 'ws'), '--protocol', 'vllm', '--quiet']);
-  const through = summarize(await load(`${proxy.url}/v1/realtime`))!;
+  const throughRtts = await load(`${proxy.url}/v1/realtime`);
+  const [through, throughSteady] = [summarize(throughRtts.all)!, summarize(throughRtts.steady)!];
   const proxyCpuMs = await proxy.stop();
   await server.stop();
   const cpuPer100 = proxyCpuMs / (SESSIONS / 100) / (SECONDS + 0.5);
@@ -136,6 +147,7 @@ async function bench(): Promise<void> {
     direct.p99.toFixed(2),
     through.p99.toFixed(2),
     (through.p99 - direct.p99).toFixed(2),
+    (throughSteady.p99 - directSteady.p99).toFixed(2),
     `${(cpuPer100 / 10).toFixed(1)}%`,
     gap(stt, 'ttft_ms'),
     gap(stt, 'commit_to_flush_ms'),

@@ -12,14 +12,13 @@ interface Entry {
 
 /**
  * Every session's next deadline in this thread, in one min-heap on one timer. When the
- * timer fires, every deadline due by then (the clock read again after each) fires in
- * the same pass, so a thousand sessions due in the same millisecond cost one timer, not
+ * timer fires, every deadline due by then fires in the same pass, so a thousand sessions due in the same millisecond cost one timer, not
  * a thousand, and none waits for another timer's turn. Deadlines are absolute times on
  * `clock`; a cancelled one stays in the heap, inert, until its time comes.
  */
 export class Deadlines {
   private readonly heap: Entry[] = [];
-  private timer: NodeJS.Timeout | undefined;
+  private timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   /** When the armed timer is due (Infinity when none is armed). */
   private timerDue = Infinity;
   /** Set during a pass: deadlines added then are armed once, at its end. */
@@ -51,10 +50,16 @@ export class Deadlines {
     while (this.overdue()) await new Promise((resolve) => setImmediate(resolve));
   }
 
+  /**
+   * One pass fires what was due when it began; deadlines that fall due during it wait
+   * for the next pass, after the event loop has read the sockets (else, behind its
+   * schedule, one pass could run on and leave received frames unstamped).
+   */
   private readonly run = (): void => {
     this.running = true;
     try {
-      while (this.heap.length > 0 && this.heap[0]!.due <= this.clock.now()) this.pop().fire?.();
+      const until = this.clock.now();
+      while (this.heap.length > 0 && this.heap[0]!.due <= until) this.pop().fire?.();
     } finally {
       this.running = false;
       this.arm();
@@ -62,11 +67,14 @@ export class Deadlines {
   };
 
   private arm(): void {
-    clearTimeout(this.timer);
+    clearTimeout(this.timer as NodeJS.Timeout);
+    clearImmediate(this.timer as NodeJS.Immediate);
     this.timer = undefined;
     this.timerDue = this.heap[0]?.due ?? Infinity;
     if (this.timerDue === Infinity) return;
-    this.timer = setTimeout(this.run, Math.max(0, Math.ceil(this.timerDue - this.clock.now())));
+    const wait = Math.ceil(this.timerDue - this.clock.now());
+    // Already due: after this turn's socket reads (a timer would run in this turn's timers phase).
+    this.timer = wait <= 0 ? setImmediate(this.run) : setTimeout(this.run, wait);
     // A streaming session's socket keeps the process alive; cancelled deadlines must not.
     this.timer.unref?.();
   }

@@ -32,6 +32,29 @@ describe('one scheduler for every session', () => {
   });
 });
 
+describe('a pass of the scheduler', () => {
+  it('fires what was due when it began: a deadline that falls due during the pass waits for the next turn of the event loop, so sockets are read in between', async () => {
+    const clock: Clock = { now: () => performance.now(), wallStart: new Date(0), origin: 0 };
+    const deadlines = new Deadlines(clock);
+    const order: string[] = [];
+    const due = clock.now() + 5;
+    const alive = setTimeout(() => {}, 10_000); // the scheduler's timer is unref'd: a socket would hold the process
+    await new Promise<void>((resolve) => {
+      deadlines.at(due, () => {
+        order.push('a');
+        while (clock.now() < due + 3); // sending took 3 ms
+        setImmediate(() => order.push('the loop turned'));
+      });
+      deadlines.at(due + 1, () => {
+        order.push('b');
+        resolve();
+      });
+    });
+    clearTimeout(alive);
+    assert.deepEqual(order, ['a', 'the loop turned', 'b']);
+  });
+});
+
 describe('work that can wait', () => {
   it('waits while a deadline is overdue and goes once every due one has fired; a cancelled deadline holds nothing up', async () => {
     let now = 0;
