@@ -73,10 +73,11 @@ export class Deadlines {
     this.timerDue = this.heap[0]?.due ?? Infinity;
     if (this.timerDue === Infinity) return;
     const wait = Math.ceil(this.timerDue - this.clock.now());
-    // Already due: after this turn's socket reads (a timer would run in this turn's timers phase).
-    this.timer = wait <= 0 ? setImmediate(this.run) : setTimeout(this.run, wait);
+    // Already due: after this turn's socket reads (a timer would run in this turn's timers
+    // phase). Left ref'd: an unref'd immediate lets the loop block in its poll for I/O.
+    if (wait <= 0) this.timer = setImmediate(this.run);
     // A streaming session's socket keeps the process alive; cancelled deadlines must not.
-    this.timer.unref?.();
+    else this.timer = setTimeout(this.run, wait).unref();
   }
 
   private push(entry: Entry): void {

@@ -42,12 +42,14 @@ describe('a pass of the scheduler', () => {
     await new Promise<void>((resolve) => {
       deadlines.at(due, () => {
         order.push('a');
-        while (clock.now() < due + 3); // sending took 3 ms
+        const started = clock.now();
+        while (clock.now() < started + 2); // sending took 2 ms
         setImmediate(() => order.push('the loop turned'));
-      });
-      deadlines.at(due + 1, () => {
-        order.push('b');
-        resolve();
+        // Fell due during this pass, after it began.
+        deadlines.at(clock.now() - 1, () => {
+          order.push('b');
+          resolve();
+        });
       });
     });
     clearTimeout(alive);
