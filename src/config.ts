@@ -263,7 +263,7 @@ export interface Settings {
 }
 
 /** The model each dialect names when none is given (the built-in server serves it). */
-const DEFAULT_MODELS: Record<Protocol, string> = {
+export const DEFAULT_MODELS: Record<Protocol, string> = {
   vllm: DEFAULT_MODEL,
   openai: DEFAULT_OPENAI_MODEL,
   'openai-beta': DEFAULT_OPENAI_MODEL,

@@ -20,10 +20,7 @@ import { run } from '../src/run.js';
 import { sessionView } from '../src/views/session-view.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
 import { DEFAULT_SPEECH_LATENCY } from '../src/server/speech-synth.js';
-import { DEFAULT_CARTESIA_MODEL } from '../src/dialects/cartesia.js';
-import { DEFAULT_AURA_MODEL } from '../src/dialects/deepgram-aura.js';
-import { DEFAULT_ELEVENLABS_MODEL } from '../src/dialects/elevenlabs.js';
-import { DEFAULT_REALTIME_TTS_MODEL } from '../src/dialects/openai-realtime-tts.js';
+import { DEFAULT_MODELS } from '../src/config.js';
 import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../src/dialects/vllm-omni-speech.js';
 import { CLI, runNode, tempDir, testServer } from './helpers.js';
 import { parsePrometheusText, type Family } from './prometheus-text.js';
@@ -408,15 +405,8 @@ describe('voxbench proxy', () => {
 });
 
 describe('voxbench proxy: speech generation', () => {
-  const TTS_MODELS = {
-    'vllm-omni-speech-ws': DEFAULT_VLLM_OMNI_TTS_MODEL,
-    'openai-realtime-tts': DEFAULT_REALTIME_TTS_MODEL,
-    'openai-realtime-tts-beta': DEFAULT_REALTIME_TTS_MODEL,
-    elevenlabs: DEFAULT_ELEVENLABS_MODEL,
-    'deepgram-aura': DEFAULT_AURA_MODEL,
-    cartesia: DEFAULT_CARTESIA_MODEL,
-  } as const;
-  const TTS_PROTOCOLS = Object.keys(TTS_MODELS) as Array<keyof typeof TTS_MODELS>;
+  const TTS_PROTOCOLS = ['vllm-omni-speech-ws', 'openai-realtime-tts', 'openai-realtime-tts-beta', 'elevenlabs', 'deepgram-aura', 'cartesia'] as const;
+  const TTS_MODELS = DEFAULT_MODELS;
   /** Fast, exact speech: no jitter, generation ten times faster than real time. */
   const FAST = { ...DEFAULT_SPEECH_LATENCY, firstAudioMs: 40, rtf: 0.1, jitterMs: 0, chunkMs: 100 };
 
