@@ -21,15 +21,15 @@ import { prepareAudioRequest, prepareTextRequest } from './session/prepare-reque
 import type { SessionResult } from './session/runner.js';
 import type { ReceivedAudio } from './session/received-audio.js';
 import { runWebSocketSession } from './session/ws-runner.js';
-import { isSpeechTask, type SessionRecord } from './timeline/types.js';
+import { isSpeechTask, type SessionRecord, type StreamGate } from './timeline/types.js';
 
 /** Everything needed to run sessions against a target, prepared before any clock starts. */
 export interface RunContext {
   dialect: Dialect;
   /** Sessions a benchmark under `profile` runs: Infinity when a closed-loop duration alone bounds it. */
   sessionsFor(profile: LoadProfile): number;
-  /** Runs session `index` against `target`, due at `plannedStartMs`. */
-  runSession(target: string, index: number, plannedStartMs: number, clock: Clock, signal: AbortSignal): Promise<SessionRecord>;
+  /** Runs session `index` against `target`, due at `plannedStartMs` (its stream held by `gate` in a connect phase). */
+  runSession(target: string, index: number, plannedStartMs: number, clock: Clock, signal: AbortSignal, gate?: StreamGate): Promise<SessionRecord>;
   /** The audio a session received, undecoded, kept for the after-run analysis (speech generation, the first `--quality-sessions` of a benchmark). */
   audioOf(record: SessionRecord): ReceivedAudio | undefined;
   /** Lets go of what the sessions shared (idle keep-alive connections). */
@@ -90,10 +90,10 @@ export async function createRunContext(settings: Settings, dataset: RunDataset):
   const audio = new WeakMap<SessionRecord, ReceivedAudio>();
   return {
     dialect,
-    runSession: async (target, index, plannedStartMs, clock, signal) => {
+    runSession: async (target, index, plannedStartMs, clock, signal, gate) => {
       const samples = samplesOf(index);
       const keepAudioBytes = speaks && index < settings.quality.sessions ? settings.quality.keepAudioBytes : 0;
-      const result = await sessions.run(target, samples, plannedStartMs, clock, signal, keepAudioBytes);
+      const result = await sessions.run(target, samples, plannedStartMs, clock, signal, keepAudioBytes, gate);
       const done = record(index, samples, { timeline: result.timeline, outcome: result.outcome });
       if (result.audio) audio.set(done, result.audio);
       return done;
@@ -117,7 +117,7 @@ function labelled(sample: Sample, settings: Settings): Sample {
 }
 
 interface TransportSessions {
-  run(target: string, samples: Array<Sample | TextSample>, plannedStartMs: number, clock: Clock, signal: AbortSignal, keepAudioBytes: number): Promise<SessionResult>;
+  run(target: string, samples: Array<Sample | TextSample>, plannedStartMs: number, clock: Clock, signal: AbortSignal, keepAudioBytes: number, gate?: StreamGate): Promise<SessionResult>;
   close(): void;
 }
 
@@ -138,7 +138,7 @@ async function webSocketSessions(settings: Settings, dataset: RunDataset, dialec
   const serverAcks: { known?: boolean } = {};
   return {
     close: () => {},
-    run: (target, samples, plannedStartMs, clock, signal, keepAudioBytes) =>
+    run: (target, samples, plannedStartMs, clock, signal, keepAudioBytes, gate) =>
     runWebSocketSession({
       keepAudioBytes,
       url: target,
@@ -147,6 +147,7 @@ async function webSocketSessions(settings: Settings, dataset: RunDataset, dialec
       inputs: samples.map((sample, k) => (k === 0 ? prepared.get(sample.id)!.first : prepared.get(sample.id)!.later)),
       pace: settings.pace,
       plannedStartMs,
+      ...(gate ? { gate } : {}),
       idleMs: settings.idleMs,
       ...(settings.updateAtMs !== undefined ? { updateAtMs: settings.updateAtMs } : {}),
       ackWindowMs: settings.ackWindowMs,
@@ -202,6 +203,8 @@ export interface LevelRun {
   lanes?: { mine: number[]; of: number };
   /** The level's start shared by worker threads; default when this thread starts it. */
   startAtMs?: number;
+  /** The end of the level's connect phase, shared by worker threads (see execute.ts). */
+  streamStart?(): Promise<number>;
   onSessionStart?(): void;
   onSessionEnd?(record: SessionRecord): void;
 }
@@ -214,15 +217,17 @@ export function runLevel(context: RunContext, settings: Settings, target: string
     ...(settings.maxSeconds !== undefined ? { maxSeconds: settings.maxSeconds } : {}),
     ...(settings.duration !== undefined ? { durationMs: settings.duration * 1000 } : {}),
     rampUpMs: settings.rampUpMs,
-    // Paced lanes start one chunk period apart in all, so their deadlines interleave.
+    // Paced lanes start one chunk period apart in all, so their deadlines interleave; streaming ones after a connect phase.
     phaseSpreadMs: settings.pace.kind === 'none' ? 0 : settings.chunkMs / settings.pace.speed,
+    connectFirst: context.dialect.transport === 'websocket',
+    ...(level.streamStart ? { streamStart: level.streamStart } : {}),
     ...(level.lanes ? { lanes: level.lanes } : {}),
     ...(level.startAtMs !== undefined ? { startAtMs: level.startAtMs } : {}),
     ...(settings.stopOnErrorRate ? { stopOnErrorRate: settings.stopOnErrorRate } : {}),
     clock: level.clock,
     ...(level.signal ? { signal: level.signal } : {}),
     ...(level.shard ? { shard: level.shard } : {}),
-    runSession: (index, plannedStartMs, signal) => context.runSession(target, index, plannedStartMs, level.clock, signal),
+    runSession: (index, plannedStartMs, signal, gate) => context.runSession(target, index, plannedStartMs, level.clock, signal, gate),
     ...(level.onSessionStart ? { onSessionStart: level.onSessionStart } : {}),
     ...(level.onSessionEnd ? { onSessionEnd: level.onSessionEnd } : {}),
   });

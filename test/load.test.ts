@@ -6,6 +6,7 @@ import { searchCapacity } from '../src/load/capacity.js';
 import { execute, type ExecuteOptions } from '../src/load/execute.js';
 import { arrivalSchedule, laneStarts, type LoadProfile } from '../src/load/profiles.js';
 import { shareOf } from '../src/load/shards.js';
+import { connectPhase } from '../src/load/connect-phase.js';
 import { parseSlo, SloError } from '../src/metrics/slo.js';
 import { phases } from '../src/metrics/window.js';
 import type { SessionRecord, SessionTimeline } from '../src/timeline/types.js';
@@ -167,6 +168,58 @@ describe('execute on a fake clock', () => {
     const { starts, execution } = await simulate({ kind: 'concurrent', concurrency: 4 }, 8, 800, { phaseSpreadMs: 100 });
     assert.deepEqual(starts.slice(0, 4), [[0, 0], [25, 25], [50, 50], [75, 75]]);
     assert.deepEqual(execution.records.map((r) => r.laneOffsetMs), [0, 25, 50, 75, 0, 25, 50, 75]);
+  });
+
+  it('a connect phase holds every lane\'s first session until all are ready, then streams each at its phase', async () => {
+    mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
+    try {
+      const clock: Clock = { now: () => Date.now(), wallStart: new Date(0), origin: 0 };
+      const events: Array<[number, string]> = [];
+      const running = execute({
+        profile: { kind: 'concurrent', concurrency: 3 },
+        maxSessions: 5,
+        clock,
+        phaseSpreadMs: 90,
+        connectFirst: true,
+        // Session 1 never gets ready: it fails at 40 ms, which must release the others too.
+        runSession: async (index, plannedStartMs, _signal, gate) => {
+          events.push([clock.now(), `start ${index} planned ${plannedStartMs}`]);
+          await new Promise((resolve) => setTimeout(resolve, 10 + 30 * index));
+          gate?.ready();
+          if (index !== 1 && gate) events.push([await gate.startAt, `stream ${index}`]);
+          return { index, sampleIds: ['s'], split: 'default', timeline: span(plannedStartMs, clock.now()), outcome: index === 1 ? { status: 'failed', failure: { class: 'connect_error', stage: 'connect', message: 'no' } } : { status: 'completed' } };
+        },
+      });
+      let finished = false;
+      void running.then(() => (finished = true));
+      for (let t = 0; t < 1000 && !finished; t++) {
+        await new Promise((resolve) => setImmediate(resolve));
+        mock.timers.tick(1);
+      }
+      await running;
+      // All three lanes connect at 0; the last is ready at 70 ms; lanes stream at 70 + 0, 30, 60.
+      // Sessions 3 and 4 take the free lanes (session 1's at 40 ms, session 0's at 70 ms) with no gate.
+      assert.deepEqual(events.sort((a, b) => a[0] - b[0] || a[1].localeCompare(b[1])), [
+        [0, 'start 0 planned 0'], [0, 'start 1 planned 0'], [0, 'start 2 planned 0'],
+        [40, 'start 3 planned 40'],
+        [70, 'start 4 planned 70'], [70, 'stream 0'], [130, 'stream 2'],
+      ]);
+    } finally {
+      mock.timers.reset();
+    }
+  });
+
+  it('a connect phase opens when every lane has said it is ready, once each', async () => {
+    let opens = 0;
+    const phase = connectPhase(2, async () => (opens++, 1000));
+    const [a, b] = [phase.gate(0), phase.gate(50)];
+    a.ready();
+    a.ready(); // a second word from the same lane does not count
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(opens, 0);
+    b.ready();
+    assert.deepEqual(await Promise.all([a.startAt, b.startAt]), [1000, 1050]);
+    assert.equal(opens, 1);
   });
 
   it('a worker\'s lanes keep their phases in the whole level, so workers interleave', async () => {

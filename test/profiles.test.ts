@@ -11,6 +11,19 @@ const FAST = { kind: 'realtime', speed: 8 } as const;
 const closeOf = (timeline: SessionTimeline) => (timeline.transport.kind === 'websocket' ? timeline.transport.close : undefined);
 const audioFrames = (timeline: SessionTimeline) => timeline.sent.filter((f) => f.kind === 'audio');
 
+/**
+ * The connect phase of a level's first sessions: none streams before the last is ready,
+ * and each one's first chunk is planned at one common start plus its lane's phase.
+ */
+function assertConnectPhase(first: Array<SessionTimeline & { laneOffsetMs: number }>): void {
+  const lastReady = Math.max(...first.map((t) => (t.transport.kind === 'websocket' ? t.transport.readyMs! : NaN)));
+  const planned = first.map((t) => audioFrames(t)[0]!.plannedMs!);
+  for (const [i, t] of first.entries()) assert.ok(audioFrames(t)[0]!.t >= lastReady, `lane ${i} streamed ${lastReady - audioFrames(t)[0]!.t} ms before the last lane was ready`);
+  const common = planned[0]! - first[0]!.laneOffsetMs;
+  assert.ok(common >= lastReady, 'the streams start after the connect phase');
+  assert.deepEqual(planned.map((p) => Number((p - common).toFixed(6))), first.map((t) => t.laneOffsetMs));
+}
+
 describe('load profiles against the simulated server', () => {
   it('a sweep runs one benchmark per concurrency level, in order', async () => {
     const server = await testServer();
@@ -59,7 +72,16 @@ describe('load profiles against the simulated server', () => {
     assert.equal(report.config.workers, 2);
     // Lanes 0 and 2 run on one worker, 1 and 3 on the other: phases by lane of the whole level, a quarter of the 12.5 ms chunk period apart.
     assert.deepEqual(sessions.slice(0, 4).map((s) => s.laneOffsetMs), [0, 3.125, 6.25, 9.375]);
-    assert.deepEqual(sessions.slice(0, 4).map((s) => Number((s.timeline.plannedStartMs - startMs).toFixed(6))), [0, 3.125, 6.25, 9.375], 'on one level start shared by the workers');
+    assert.deepEqual(sessions.slice(0, 4).map((s) => s.timeline.plannedStartMs - startMs), [0, 0, 0, 0], 'every lane connects at the level start shared by the workers');
+    assertConnectPhase(sessions.slice(0, 4).map((s) => ({ ...s.timeline, laneOffsetMs: s.laneOffsetMs! })));
+  });
+
+  it('a closed-loop level connects every lane\'s first session before any streams, then each streams at its phase', async () => {
+    const server = await testServer();
+    const { report } = await run({ target: server.url, model: DEFAULT_MODEL, profile: { kind: 'concurrent', concurrency: 4 }, maxSessions: 8, pace: FAST });
+    const { sessions, summary } = report.benchmarks[0]!;
+    assert.equal(summary.sessions.completed, 8);
+    assertConnectPhase(sessions.slice(0, 4).map((s) => ({ ...s.timeline, laneOffsetMs: s.laneOffsetMs! })));
   });
 });
 

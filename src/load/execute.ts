@@ -5,6 +5,8 @@ import type { IncompleteReason, SessionRecord } from '../timeline/types.js';
 import { arrivalSchedule, isOpenLoop, lanes, laneStarts, type LoadProfile } from './profiles.js';
 import { startStampProbe, type DelaySummary } from './stamp-probe.js';
 import { deadlinesOf } from '../deadlines.js';
+import type { StreamGate } from '../timeline/types.js';
+import { connectPhase } from './connect-phase.js';
 
 /** Event-loop delay sampling interval, ms. */
 const LOOP_SAMPLE_MS = 10;
@@ -26,6 +28,14 @@ export interface ExecuteOptions {
   rampUpMs?: number;
   /** Closed loop with no ramp-up: spread lane starts evenly over this long (one chunk period), so no two lanes' deadlines coincide. */
   phaseSpreadMs?: number;
+  /**
+   * Closed loop, lanes spread by phase (no ramp-up): each lane's first session connects
+   * at the level's start and streams at its phase once every lane's first session is
+   * ready (connect-phase.ts).
+   */
+  connectFirst?: boolean;
+  /** With `connectFirst`: called once this thread's lanes are all ready; resolves when they stream from (other threads' lanes too). Default: at once. */
+  streamStart?(): Promise<number>;
   /** When the level starts on `clock` (worker threads share one, so their lanes' phases interleave exactly); default now. */
   startAtMs?: number;
   /** Closed loop: the lanes of the whole level that run here (workers, shards), so phases are spread by global lane; default all. */
@@ -36,8 +46,8 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
   /** Only these session indices run here (the rest run in other workers); default all. */
   shard?: (index: number) => boolean;
-  /** Runs session `index`; must never reject. */
-  runSession(index: number, plannedStartMs: number, signal: AbortSignal): Promise<SessionRecord>;
+  /** Runs session `index` (held by `gate` in a connect phase); must never reject. */
+  runSession(index: number, plannedStartMs: number, signal: AbortSignal, gate?: StreamGate): Promise<SessionRecord>;
   onSessionStart?(): void;
   onSessionEnd?(record: SessionRecord): void;
 }
@@ -82,11 +92,11 @@ export async function execute(options: ExecuteOptions): Promise<Execution> {
   let finished = 0;
   let failed = 0;
   const deadlines = deadlinesOf(clock);
-  const runOne = async (index: number, plannedStartMs: number, laneOffsetMs?: number): Promise<void> => {
+  const runOne = async (index: number, plannedStartMs: number, laneOffsetMs?: number, gate?: StreamGate): Promise<void> => {
     // A session's start (connect, handshake) waits while chunks of the sessions already streaming are due; its start lag shows the wait.
     await deadlines.caughtUp();
     options.onSessionStart?.();
-    const record = await options.runSession(index, plannedStartMs, stop.signal);
+    const record = await options.runSession(index, plannedStartMs, stop.signal, gate);
     // Set on the record itself: the run keys what it keeps of a session (its audio) by the record.
     if (laneOffsetMs !== undefined) record.laneOffsetMs = laneOffsetMs;
     records.push(record);
@@ -125,18 +135,25 @@ export async function execute(options: ExecuteOptions): Promise<Execution> {
       while (next < options.maxSessions && !mine(next)) next++;
       return next < options.maxSessions && before() ? next++ : undefined;
     };
-    const lane = async (offsetMs: number): Promise<void> => {
-      await sleepUntil(clock, startMs + offsetMs, stop.signal);
-      let plannedStartMs = startMs + offsetMs;
+    /** A lane: its sessions one after another, from its offset (or, gated, connecting at the start and streaming from its offset after the connect phase). */
+    const lane = async (offsetMs: number, gate: StreamGate | undefined): Promise<void> => {
+      if (!gate) await sleepUntil(clock, startMs + offsetMs, stop.signal);
+      let plannedStartMs = gate ? startMs : startMs + offsetMs;
       for (let index = takeNext(); index !== undefined && !stop.signal.aborted; index = takeNext()) {
-        await runOne(index, plannedStartMs, offsetMs);
+        await runOne(index, plannedStartMs, offsetMs, gate);
+        gate = undefined; // later sessions of the lane stream once ready
         plannedStartMs = clock.now();
       }
+      gate?.ready(); // the lane ran no session (a resumed run had them all, or an abort)
     };
     const count = Math.min(options.lanes?.of ?? lanes(options.profile), options.maxSessions);
+    const gated = options.connectFirst === true && rampUpMs === 0 && (options.phaseSpreadMs ?? 0) > 0;
     const starts = laneStarts(count, rampUpMs > 0 ? rampUpMs : (options.phaseSpreadMs ?? 0));
     const here = options.lanes?.mine.filter((l) => l < count) ?? starts.map((_, l) => l);
-    await Promise.all(here.map((l) => lane(starts[l]!)));
+    const phase = gated ? connectPhase(here.length, options.streamStart ?? (async () => clock.now())) : undefined;
+    // Gated lanes all start at the level's start, and take their first sessions in lane order.
+    if (phase) await sleepUntil(clock, startMs, stop.signal);
+    await Promise.all(here.map((l) => lane(starts[l]!, phase?.gate(starts[l]!))));
   }
 
   const endMs = clock.now();

@@ -24,9 +24,15 @@ export interface WorkerInit {
 }
 
 /** `skip`: sessions a resumed run already has. */
-export type ToWorker = { type: 'run'; profile: LoadProfile; maxSessions: number; skip: number[]; startAtMs: number } | { type: 'abort'; reason: string };
+export type ToWorker =
+  | { type: 'run'; profile: LoadProfile; maxSessions: number; skip: number[]; startAtMs: number }
+  /** The level's connect phase is over in every worker: lanes stream from `atMs` plus their phase. */
+  | { type: 'stream'; atMs: number }
+  | { type: 'abort'; reason: string };
 export type FromWorker =
   | { type: 'ready' }
+  /** Every lane of this worker has its first session ready (or ended): its connect phase is over. */
+  | { type: 'connected' }
   | { type: 'started' }
   | { type: 'record'; record: SessionRecord }
   | { type: 'done'; execution: Omit<Execution, 'records'> }
@@ -43,8 +49,10 @@ try {
   const context = await createRunContext(settings, await loadRunDataset(init.options));
   const clock = alignedClock(init.clockOrigin, new Date(init.wallStart));
   let abort = new AbortController();
+  let streamFrom: ((atMs: number) => void) | undefined;
   port.on('message', async (message: ToWorker) => {
     if (message.type === 'abort') return abort.abort(message.reason);
+    if (message.type === 'stream') return streamFrom?.(message.atMs);
     const share = shareOf(message.profile, init.worker, init.count);
     const skip = new Set(message.skip);
     abort = new AbortController();
@@ -60,6 +68,10 @@ try {
       shard: (index) => share.owns(index) && !skip.has(index),
       ...(share.lanes ? { lanes: share.lanes } : {}),
       startAtMs: message.startAtMs,
+      streamStart: () => {
+        post({ type: 'connected' });
+        return new Promise((resolve) => (streamFrom = resolve));
+      },
       onSessionStart: () => post({ type: 'started' }),
       onSessionEnd: (record) => records.push(record),
     });

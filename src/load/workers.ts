@@ -9,6 +9,8 @@ import { worstDelay } from './stamp-probe.js';
 
 /** How far ahead of the run message the workers' common level start is: time to receive it and start the level's probe. */
 const LEVEL_START_MS = 50;
+/** How far ahead of the stream message the workers' lanes begin streaming: time for every worker to receive it. */
+const STREAM_START_MS = 20;
 
 /**
  * Worker threads that run a benchmark together (`--workers`). Each runs its share of
@@ -43,7 +45,10 @@ export class WorkerPool {
   /** Runs one benchmark level across the workers (`skip`: sessions a resumed run already has). */
   async runLevel(profile: LoadProfile, maxSessions: number, skip: number[], signal: AbortSignal | undefined, onSessionStart: () => void, onSessionEnd: (record: SessionRecord) => void): Promise<Execution> {
     const records: SessionRecord[] = [];
-    const collect = (message: FromWorker): void => {
+    // The connect phase ends once every worker is connected (or done: it had no lane, or the phase was not needed).
+    const connecting = new Set(this.workers);
+    const collect = (worker: Worker, message: FromWorker): void => {
+      if ((message.type === 'connected' || message.type === 'done') && connecting.delete(worker) && connecting.size === 0) this.broadcast({ type: 'stream', atMs: this.clock.now() + STREAM_START_MS });
       if (message.type === 'started') onSessionStart();
       if (message.type !== 'record') return;
       records.push(message.record);
@@ -51,7 +56,8 @@ export class WorkerPool {
     };
     const abort = (): void => this.broadcast({ type: 'abort', reason: String(signal!.reason ?? 'interrupted') });
     signal?.addEventListener('abort', abort, { once: true });
-    for (const w of this.workers) w.on('message', collect);
+    const listeners = new Map(this.workers.map((w) => [w, (message: FromWorker) => collect(w, message)]));
+    for (const [w, listener] of listeners) w.on('message', listener);
     try {
       const done = this.workers.map((w) => this.next(w, 'done'));
       this.broadcast({ type: 'run', profile, maxSessions, skip, startAtMs: this.clock.now() + LEVEL_START_MS });
@@ -67,7 +73,7 @@ export class WorkerPool {
         receiveDelay: worstDelay(parts.map((p) => p.receiveDelay)),
       };
     } finally {
-      for (const w of this.workers) w.off('message', collect);
+      for (const [w, listener] of listeners) w.off('message', listener);
       signal?.removeEventListener('abort', abort);
     }
   }

@@ -1,6 +1,6 @@
 import WebSocket, { type RawData } from 'ws';
 import { ProtocolViolation, type Reaction, type WebSocketDialect } from '../dialects/dialect.js';
-import type { Control, SentFrame, WebSocketTransport } from '../timeline/types.js';
+import type { Control, SentFrame, StreamGate, WebSocketTransport } from '../timeline/types.js';
 import type { Pace } from './pace.js';
 import type { PreparedSilence, PreparedTurn } from './prepare.js';
 import type { PreparedText } from './prepare-text.js';
@@ -39,6 +39,8 @@ export interface WebSocketPlan extends RunnerBase {
   bargeInAtMs?: number;
   /** While it waits between utterances (`waitForAnswer`, `bargeInAtMs`), the client streams this silence at its pace, as a live microphone does; without it, or unpaced, the stream pauses. */
   silence?: PreparedSilence;
+  /** Holds the stream until the level's other sessions are connected too (a connect phase); absent, the session streams once it is ready. */
+  gate?: StreamGate;
   /** Extra options for the `ws` client (TLS settings, agents). */
   socketOptions?: WebSocket.ClientOptions;
 }
@@ -378,8 +380,28 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
     });
   };
 
-  /** Client turn detection: each input is ended, and its final awaited, before the next. */
-  const clientInputs = async (): Promise<void> => {
+  /**
+   * Waits at the level's gate: says the session is ready, then waits for the gate's time
+   * (which it returns). A gate held longer than a connect and a ready timeout opens for
+   * this session alone: its stream then starts late, never not at all.
+   */
+  const gated = async (gate: StreamGate): Promise<number> => {
+    gate.ready();
+    let openAt: number | undefined;
+    let due: Deadline | undefined;
+    void gate.startAt.then((t) => {
+      due = deadlines.at(t, () => {
+        openAt = t;
+        ending.recheck?.();
+      });
+    });
+    await until('ready', () => openAt !== undefined, timeouts.connectMs + timeouts.readyMs);
+    due?.cancel();
+    return openAt ?? clock.now();
+  };
+
+  /** Client turn detection: each input is ended, and its final awaited, before the next; the first streams from `startAt` (default now). */
+  const clientInputs = async (startAt?: number): Promise<void> => {
     let offsetMs = 0;
     let update: NodeJS.Timeout | undefined;
     for (; input < plan.inputs.length && !ending.outcome; input++) {
@@ -387,7 +409,7 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
       startInput(prepared, offsetMs);
       const startFrame = dialect.inputStartFrame();
       if (startFrame) sendControl(startFrame, 'input_start');
-      const t0 = clock.now();
+      const t0 = input === 0 && startAt !== undefined ? startAt : clock.now();
       if (prepared.kind === 'text') {
         await sendText(prepared, t0);
       } else {
@@ -406,9 +428,10 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
   /**
    * Server turn detection: one continuous stream; the server's VAD commits inputs. At the
    * end, speech still in progress is flushed, then every committed item's result is awaited.
+   * The stream starts at `startAt` (default now).
    */
-  const serverInputs = async (): Promise<void> => {
-    let t0 = clock.now();
+  const serverInputs = async (startAt?: number): Promise<void> => {
+    let t0 = startAt ?? clock.now();
     const update = scheduleUpdate(t0);
     let offsetMs = 0;
     for (; input < plan.inputs.length && !ending.outcome; input++) {
@@ -451,14 +474,17 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
     if (ending.outcome) return;
     const first = plan.inputs[0];
     for (const frame of dialect.sessionFrames(first?.kind === 'text' ? undefined : first)) sendControl(frame, 'session_config');
+    const startAt = plan.gate ? await gated(plan.gate) : undefined;
+    if (ending.outcome) return;
     if (reactions?.tickMs) ticker = setInterval(() => react(reactions.tick(clock.now())), reactions.tickMs);
-    await (dialect.turnDetection === 'client' ? clientInputs() : serverInputs());
+    await (dialect.turnDetection === 'client' ? clientInputs(startAt) : serverInputs(startAt));
     if (ending.outcome) return;
     if (plan.idleMs) await until('idle', () => false, plan.idleMs);
     ending.end({ status: 'completed' });
   };
 
   return flow().then(() => {
+    plan.gate?.ready(); // a session that ended before it was ready must not hold the others
     removeAbort();
     clearInterval(ticker);
     if (reactions) react(reactions.closing(clock.now()));

@@ -362,3 +362,14 @@ export function shiftTimeline(timeline: SessionTimeline, deltaMs: number): Sessi
 export function defined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
+
+/**
+ * A level's connect phase, as one session sees it: the session says once it is ready
+ * to stream (or has ended without getting there), and streams from `startAt`, a time
+ * on the session's clock, so that no session's connect and handshake runs while
+ * another's chunks are due. `ready` may be called more than once; the first counts.
+ */
+export interface StreamGate {
+  ready(): void;
+  readonly startAt: Promise<number>;
+}
