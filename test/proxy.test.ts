@@ -413,7 +413,7 @@ describe('voxbench proxy: speech generation', () => {
   for (const protocol of TTS_PROTOCOLS) {
     it(`${protocol}: the proxy records the timeline the benchmark does: the text sent, the send that forces synthesis, the audio, TTFA`, async () => {
       const server = await testServer({ speechLatency: FAST });
-      // The dialect from the server's own path, bar OpenAI Realtime's (shared with transcription).
+      // The dialect from the server's own path; OpenAI Realtime's is told here (test/proxy-dialects.test.ts infers it).
       const told = protocol.startsWith('openai-realtime-tts') ? { protocol } : {};
       const proxy = await proxyTo(origin(server.url), { ...told, outputDir: await tempDir(), metrics: { host: '127.0.0.1', port: 0 } });
       const textDelivery = protocol === 'vllm-omni-speech-ws' ? { kind: 'stream', tokensPerS: 200, firstTokenMs: 5 } as const : { kind: 'all' } as const;

@@ -16,7 +16,8 @@ describe("dialects read the client's frames (for the proxy)", () => {
         const d = dialect(protocol, td);
         for (const bytes of [3200, 3199, 3198, 0]) assert.deepEqual(read(d, d.audioFrame(Buffer.alloc(bytes, 7), { startMs: 0, endMs: 100 })), { kind: 'audio', pcmBytes: bytes });
         const config = read(d, d.sessionFrames()[0]!);
-        assert.deepEqual(config, { kind: 'control', control: 'session_config', model: 'm', turnDetection: td === 'none' ? 'client' : 'server' }, `${protocol} ${td}`);
+        const task = protocol === 'vllm' ? {} : { task: 'stt' }; // OpenAI's says what the session is for
+        assert.deepEqual(config, { kind: 'control', control: 'session_config', model: 'm', turnDetection: td === 'none' ? 'client' : 'server', ...task }, `${protocol} ${td}`);
         assert.deepEqual(read(d, d.inputEndFrame()), { kind: 'control', control: 'input_end' });
         const start = d.inputStartFrame();
         if (start) assert.deepEqual(read(d, start), { kind: 'control', control: 'input_start' });
@@ -53,9 +54,12 @@ describe("dialects read the client's frames (for the proxy)", () => {
   it('reads the speech-generation dialects\' frames as the benchmark records them: text pieces, the send that forces synthesis, the configuration', () => {
     for (const protocol of ['vllm-omni-speech-ws', 'openai-realtime-tts', 'openai-realtime-tts-beta', 'elevenlabs', 'deepgram-aura', 'cartesia'] as const) {
       const d = createDialect(protocol, { model: 'm', speech: SPEECH, turnDetection: { type: 'none' } }) as WebSocketDialect;
-      assert.deepEqual(read(d, d.textFrame!('Hello there, ')), { kind: 'text', text: 'Hello there, ', ...(protocol === 'cartesia' ? { model: 'm' } : {}) }, protocol);
-      assert.deepEqual(read(d, d.inputEndFrame()), { kind: 'control', control: 'input_end', ...(protocol === 'cartesia' ? { model: 'm' } : {}) }, protocol);
-      for (const frame of d.sessionFrames()) assert.deepEqual(read(d, frame), { kind: 'control', control: 'session_config', ...(protocol === 'vllm-omni-speech-ws' ? { model: 'm' } : {}) }, protocol);
+      // Cartesia names its model and rate in every request, OpenAI Realtime (GA) its rate in its configuration.
+      const request = protocol === 'cartesia' ? { model: 'm', outputRate: 24_000 } : {};
+      assert.deepEqual(read(d, d.textFrame!('Hello there, ')), { kind: 'text', text: 'Hello there, ', ...request }, protocol);
+      assert.deepEqual(read(d, d.inputEndFrame()), { kind: 'control', control: 'input_end', ...request }, protocol);
+      const configured = protocol === 'vllm-omni-speech-ws' ? { model: 'm' } : protocol === 'openai-realtime-tts' ? { outputRate: 24_000 } : {};
+      for (const frame of d.sessionFrames()) assert.deepEqual(read(d, frame), { kind: 'control', control: 'session_config', ...configured }, protocol);
       assert.deepEqual(read(d, Buffer.from([1, 2]), true), { kind: 'other', type: '(binary)' }, protocol);
       assert.deepEqual(read(d, '[1, 2'), { kind: 'other', type: '(invalid)' }, protocol);
     }
@@ -65,6 +69,9 @@ describe("dialects read the client's frames (for the proxy)", () => {
     const d = (protocol: 'elevenlabs' | 'cartesia' | 'deepgram-aura') => createDialect(protocol, { model: 'm', speech: SPEECH, turnDetection: { type: 'none' } }) as WebSocketDialect;
     assert.deepEqual(read(d('cartesia'), JSON.stringify({ model_id: 'sonic-2', transcript: 'Hi.', context_id: 'c' })), { kind: 'text', text: 'Hi.', ends: true, model: 'sonic-2' });
     assert.deepEqual(read(d('cartesia'), JSON.stringify({ context_id: 'c', cancel: true })), { kind: 'control', control: 'cancel' });
+    const format = (encoding: string, sample_rate: unknown) => JSON.stringify({ transcript: 'Hi ', continue: true, output_format: { container: 'raw', encoding, sample_rate } });
+    assert.deepEqual(read(d('cartesia'), format('pcm_s16le', 16_000)), { kind: 'text', text: 'Hi ', outputRate: 16_000 }, 'the rate of 16-bit PCM');
+    for (const [encoding, rate] of [['pcm_f32le', 44_100], ['pcm_s16le', 7], ['pcm_s16le', '16000']] as const) assert.deepEqual(read(d('cartesia'), format(encoding, rate)), { kind: 'text', text: 'Hi ' }, `${encoding} ${rate}: no PCM16 rate`);
     assert.deepEqual(read(d('elevenlabs'), JSON.stringify({ text: 'Now. ', flush: true })), { kind: 'text', text: 'Now. ', ends: true });
     assert.deepEqual(read(d('elevenlabs'), JSON.stringify({ text: 'x', voice_settings: {} })), { kind: 'text', text: 'x' });
     assert.deepEqual(read(d('deepgram-aura'), '{"type":"Clear"}'), { kind: 'control', control: 'cancel' });

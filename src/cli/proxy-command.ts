@@ -22,7 +22,7 @@ export const proxyCommand = new Command('proxy')
   )
   .requiredOption('--upstream <url>', 'the server: ws://host:port (or wss://, with a path prefix if any); each client\'s path and query are appended as they came')
   .addOption(new Option('--listen <[host:]port>', 'where clients connect').argParser(listenAddress).default({ host: '127.0.0.1', port: 9000 }, '127.0.0.1:9000'))
-  .addOption(new Option('--protocol <name>', 'dialect to meter with (default: inferred per connection: a speech-generation path is its dialect (/v1/audio/speech/stream, .../stream-input, /v1/speak, /tts/websocket); else ?intent= or ?model= or an OpenAI-Beta header is openai, else vllm; OpenAI Realtime speech generation needs it)').choices(METERED_PROTOCOLS))
+  .addOption(new Option('--protocol <name>', 'dialect to meter with (default: inferred per connection: a speech-generation path is its dialect (/v1/audio/speech/stream, .../stream-input, /v1/speak, /tts/websocket); else ?intent= or ?model= or an OpenAI-Beta header is OpenAI Realtime, its client\'s first session.update saying transcription (openai, openai-beta) or a conversation, whose first input says speech to speech (audio: openai-realtime) or speech generation (text: openai-realtime-tts, -beta); else vllm)').choices(METERED_PROTOCOLS))
   .option('--metrics-port <[host:]port>', 'serve Prometheus /metrics and /healthz here', listenAddress)
   .option('--output-dir <dir>', 'log each observed session there as it ends (sessions.jsonl) and, when the proxy stops, build a voxbench report from the log (report.json; report render, compare and the HTML read it)')
   .option('--outputs <list>', `formats written to --output-dir, from: ${OUTPUT_FORMATS.join(', ')}`, outputList, ['json'] as OutputFormat[])
@@ -39,7 +39,10 @@ export const proxyCommand = new Command('proxy')
       'sees them: client and server frames are stamped as they reach the proxy. An input is',
       'what the client ended (its end-of-input control; for speech generation, the send that',
       'forces synthesis), its end of speech the end of its audio; under server turn',
-      "detection, each utterance the server's VAD reported. Headers (authorization",
+      "detection, each utterance the server's VAD reported. Speech audio is sized at the",
+      'PCM rate the client asked for: in its URL (sample_rate, output_format=pcm_<rate>),',
+      "else in its messages (Cartesia's output_format, vLLM-Omni's session.config",
+      "sample_rate, OpenAI Realtime's output format), else 24 kHz. Headers (authorization",
       'included) are forwarded, never logged.',
     ].join('\n'),
   )

@@ -129,12 +129,16 @@ export interface Reactions {
  * What a client's frame is, as far as the timeline needs: audio, a control (with the
  * model and turn detection a session configuration names), or something else. A control
  * that ends an input is `input_end`; under server turn detection it is the flush.
+ * `outputRate`: the PCM16 rate the frame asks the server's audio in (Cartesia names it
+ * in every request, vLLM-Omni and OpenAI Realtime in their session configuration), which
+ * sizes the audio that follows.
  */
 export type SentReading =
   | { kind: 'audio'; pcmBytes: number }
   /** A piece of an input's text (speech generation); `ends`: the same frame forces its synthesis (end of input). */
-  | { kind: 'text'; text: string; ends?: boolean; model?: string }
-  | { kind: 'control'; control: Control; model?: string; turnDetection?: TurnDetection }
+  | { kind: 'text'; text: string; ends?: boolean; model?: string; outputRate?: number }
+  /** `task`: what a configuration opens the session for, where its wire says (OpenAI Realtime's session type: `stt` for transcription, `s2s` for a conversation). */
+  | { kind: 'control'; control: Control; model?: string; turnDetection?: TurnDetection; outputRate?: number; task?: Task }
   | { kind: 'other'; type: string };
 
 /** One HTTP request, prepared before the clock starts. */

@@ -82,7 +82,10 @@ export function openaiDialect(settings: OpenAISettings): WebSocketDialect {
 
 /**
  * A client's frame. A session configuration names the model and who ends turns
- * (`turn_detection: null` is the client), in the GA or the beta shape.
+ * (`turn_detection: null` is the client), in the GA or the beta shape, and what the
+ * session is for: transcription (GA `type: "transcription"`, beta
+ * `transcription_session.update`) or a conversation (`type: "realtime"`, beta
+ * `session.update`), which the proxy settles the dialect by.
  */
 function readOpenAISent(event: Record<string, unknown> & { type: string }): SentReading {
   switch (event.type) {
@@ -92,9 +95,11 @@ function readOpenAISent(event: Record<string, unknown> & { type: string }): Sent
       const input = record(record(session.audio).input);
       const transcription = record(input.transcription ?? session.input_audio_transcription);
       const detection = 'turn_detection' in input ? input.turn_detection : session.turn_detection;
+      const type = session.type ?? (event.type === 'session.update' ? 'realtime' : 'transcription');
       return {
         kind: 'control',
         control: 'session_config',
+        ...(type === 'transcription' ? { task: 'stt' as const } : type === 'realtime' ? { task: 's2s' as const } : {}),
         ...(typeof transcription.model === 'string' ? { model: transcription.model } : {}),
         ...(detection !== undefined ? { turnDetection: detection === null ? ('client' as const) : ('server' as const) } : {}),
       };

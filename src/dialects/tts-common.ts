@@ -6,6 +6,11 @@ import type { ReceivedFrame } from '../timeline/types.js';
 /** PCM16 mono at 24 kHz: what each WebSocket TTS dialect asks its server for (Qwen3-TTS's rate, OpenAI's `pcm`, ElevenLabs `pcm_24000`). */
 export const TTS_RATE = 24_000;
 
+/** A PCM rate a client named, if it is one (an integer from 8 to 192 kHz). */
+export function pcmRate(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 8_000 && value <= 192_000 ? value : undefined;
+}
+
 /** Decoded bytes of a base64 string, from its length alone (the payload is never decoded on the hot path). */
 export function base64Bytes(b64: string): number {
   const padding = b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0;

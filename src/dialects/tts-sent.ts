@@ -1,10 +1,12 @@
 import type { SentReading, WebSocketDialect } from './dialect.js';
+import { pcmRate } from './tts-common.js';
 
 /**
  * How `voxbench proxy` reads the client's frames of the WebSocket speech-generation
  * dialects, as the benchmark records its own: pieces of text (`text`, charged to the
  * input they open or continue) and the send that forces synthesis (`input_end`: the
- * anchor of TTFA), with the session's configuration and the model it names.
+ * anchor of TTFA), with the session's configuration, the model it names and the PCM
+ * rate it asks the audio in.
  */
 
 type Message = Record<string, unknown>;
@@ -12,7 +14,11 @@ type Message = Record<string, unknown>;
 const END: SentReading = { kind: 'control', control: 'input_end' };
 const other = (type: unknown): SentReading => ({ kind: 'other', type: typeof type === 'string' ? type : '(message)' });
 const model = (value: unknown): { model?: string } => (typeof value === 'string' ? { model: value } : {});
-const text = (value: unknown, extra: { ends?: boolean; model?: string } = {}): SentReading => (typeof value === 'string' ? { kind: 'text', text: value, ...extra } : other('(message)'));
+const rate = (value: unknown): { outputRate?: number } => {
+  const named = pcmRate(value);
+  return named !== undefined ? { outputRate: named } : {};
+};
+const text = (value: unknown, extra: { ends?: boolean; model?: string; outputRate?: number } = {}): SentReading => (typeof value === 'string' ? { kind: 'text', text: value, ...extra } : other('(message)'));
 
 /** A reader of a client's JSON text frames, typed or not (ElevenLabs and Cartesia messages carry no `type`); never throws. */
 function jsonMessageReader(interpret: (message: Message) => SentReading): NonNullable<WebSocketDialect['readSent']> {
@@ -28,11 +34,11 @@ function jsonMessageReader(interpret: (message: Message) => SentReading): NonNul
   };
 }
 
-/** vLLM-Omni `/v1/audio/speech/stream`: `session.config`, `input.text`*, `input.done`. */
+/** vLLM-Omni `/v1/audio/speech/stream`: `session.config` (with the `sample_rate` newer servers resample to), `input.text`*, `input.done`. */
 export const readOmniSpeechSent = jsonMessageReader((m) => {
   switch (m.type) {
     case 'session.config':
-      return { kind: 'control', control: 'session_config', ...model(m.model) };
+      return { kind: 'control', control: 'session_config', ...model(m.model), ...rate(m.sample_rate) };
     case 'input.text':
       return text(m.text);
     case 'input.done':
@@ -42,11 +48,14 @@ export const readOmniSpeechSent = jsonMessageReader((m) => {
   }
 });
 
-/** OpenAI Realtime as a speech generator: `session.update`, user `input_text` items, `response.create`. */
+/** OpenAI Realtime as a speech generator: `session.update` (GA: its `audio/pcm` output format's rate), user `input_text` items, `response.create`. */
 export const readRealtimeTtsSent = jsonMessageReader((m) => {
   switch (m.type) {
-    case 'session.update':
-      return { kind: 'control', control: 'session_config', ...model((m.session as Message | undefined)?.model) };
+    case 'session.update': {
+      const session = (m.session ?? {}) as Message;
+      const format = ((session.audio as Message | undefined)?.output as Message | undefined)?.format as Message | undefined;
+      return { kind: 'control', control: 'session_config', ...model(session.model), ...(format?.type === 'audio/pcm' ? rate(format.rate) : {}) };
+    }
     case 'conversation.item.create': {
       const content = (m.item as { content?: unknown } | undefined)?.content;
       const pieces = Array.isArray(content) ? content.filter((c: Message | null) => c?.type === 'input_text' && typeof c.text === 'string').map((c: Message) => c.text as string) : [];
@@ -82,11 +91,16 @@ export const readAuraSent = jsonMessageReader((m) => {
   }
 });
 
-/** Cartesia `/tts/websocket`: every message a request; `continue: true` adds text, anything else ends the input (with its own text, if any). */
+/**
+ * Cartesia `/tts/websocket`: every message a request, naming its model and output format
+ * (its `sample_rate`, when raw `pcm_s16le`); `continue: true` adds text, anything else
+ * ends the input (with its own text, if any).
+ */
 export const readCartesiaSent = jsonMessageReader((m) => {
   if (m.cancel === true) return { kind: 'control', control: 'cancel' };
   if (typeof m.transcript !== 'string') return other(m.type);
-  const named = model(m.model_id);
+  const format = (m.output_format ?? {}) as Message;
+  const named = { ...model(m.model_id), ...(format.encoding === 'pcm_s16le' ? rate(format.sample_rate) : {}) };
   if (m.continue === true) return m.transcript === '' ? other('(empty)') : text(m.transcript, named);
   return m.transcript === '' ? { ...END, ...named } : text(m.transcript, { ends: true, ...named });
 });

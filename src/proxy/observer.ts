@@ -11,6 +11,15 @@ export interface SessionEvents {
   ended(record: SessionRecord, session: ObservedSession): void;
 }
 
+/** A dialect the proxy can read a connection with. */
+export type MeteredDialect = WebSocketDialect & Required<Pick<WebSocketDialect, 'readSent'>>;
+
+/** What a connection's dialect is read with, as the client's configuration says: who ends turns, and the rate the server's audio is in. */
+export interface MeterSettings {
+  turnDetection: TurnDetection;
+  outputRate: number;
+}
+
 /** Close codes that end a session normally: normal closure, going away, none given. */
 const NORMAL_CLOSES = new Set([1000, 1001, 1005]);
 
@@ -28,12 +37,15 @@ const NORMAL_CLOSES = new Set([1000, 1001, 1005]);
  * per utterance the server's VAD found (at each speech start after the first), its end
  * of speech where the server said (`eos_source: vad`).
  * The dialect's completion policy judges server errors as in a benchmark; the outcome
- * comes from them and from the close.
+ * comes from them and from the close. The dialect is read with what the client asked
+ * for (`meter`): a change of who ends turns starts the policy over on what it has seen,
+ * and a PCM rate the client names sizes the server's audio that follows.
  */
 export class ObservedSession implements ConnectionHooks {
   readonly timeline: SessionTimeline;
   private readonly transport: WebSocketTransport = { kind: 'websocket' };
   private readonly text = new TextBudget();
+  private dialect: MeteredDialect;
   private policy: CompletionPolicy;
   private failure: Omit<Failure, 'stage'> & { stage: Stage } | undefined;
   private input = 0;
@@ -50,13 +62,15 @@ export class ObservedSession implements ConnectionHooks {
   constructor(
     private readonly index: number,
     startMs: number,
-    private readonly dialect: WebSocketDialect & Required<Pick<WebSocketDialect, 'readSent'>>,
-    private readonly policyFor: (turnDetection: TurnDetection) => CompletionPolicy,
+    /** The dialect with these settings. */
+    private readonly meter: (settings: MeterSettings) => MeteredDialect,
+    private settings: MeterSettings,
     private readonly upstreamUrl: string,
     events: SessionEvents,
   ) {
-    this.timeline = newTimeline(dialect.task, dialect.turnDetection, startMs, startMs, this.transport);
-    this.policy = policyFor(dialect.turnDetection);
+    this.dialect = meter(settings);
+    this.timeline = newTimeline(this.dialect.task, settings.turnDetection, startMs, startMs, this.transport);
+    this.policy = this.dialect.policy();
     this.events = events;
   }
 
@@ -84,6 +98,10 @@ export class ObservedSession implements ConnectionHooks {
     counters.framesSent++;
     counters.bytesSent += data.length;
     const reading = this.dialect.readSent(data, isBinary);
+    if ((reading.kind === 'text' || reading.kind === 'control') && reading.outputRate !== undefined && reading.outputRate !== this.settings.outputRate) {
+      this.settings = { ...this.settings, outputRate: reading.outputRate };
+      this.dialect = this.meter(this.settings);
+    }
     if (reading.kind === 'text') {
       this.openInput();
       const current = this.timeline.inputs[this.input] as TextInput;
@@ -254,7 +272,9 @@ export class ObservedSession implements ConnectionHooks {
   private detectTurnsBy(turnDetection: TurnDetection): void {
     if (turnDetection === this.timeline.turnDetection) return;
     this.timeline.turnDetection = turnDetection;
-    this.policy = this.policyFor(turnDetection);
+    this.settings = { ...this.settings, turnDetection };
+    this.dialect = this.meter(this.settings);
+    this.policy = this.dialect.policy();
     for (const frame of this.timeline.received) this.policy.observe(frame);
     for (const frame of this.timeline.sent) if (frame.kind === 'control') this.policy.controlSent(frame);
   }

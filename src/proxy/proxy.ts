@@ -1,25 +1,27 @@
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { monotonicClock } from '../clock.js';
-import type { WebSocketDialect } from '../dialects/dialect.js';
-import { createDialect, METERED_PROTOCOLS, type Protocol } from '../dialects/index.js';
+import type { Protocol } from '../dialects/index.js';
+import { pcmRate, TTS_RATE } from '../dialects/tts-common.js';
 import { LiveMetrics } from '../live/metrics.js';
 import { serveMetrics, type Listen, type MetricsEndpoint } from '../live/serve.js';
 import { writeOutputs, type OutputFormat } from '../report/outputs.js';
 import { redactUrl } from '../report/redact.js';
 import { TEXT_LIMITS } from '../session/bounds.js';
 import type { Report } from '../report/schema.js';
-import type { SessionRecord, TurnDetection } from '../timeline/types.js';
+import type { SessionRecord } from '../timeline/types.js';
 import { readSessionLog, SESSION_LOG, SessionLog } from '../report/session-log.js';
 import { observedReport } from './observed-report.js';
-import { ObservedSession } from './observer.js';
-import { startRelay, type RelayOptions } from './relay.js';
+import { dialectInference, meteringDialect } from './metering.js';
+import { ObservedSession, type MeterSettings } from './observer.js';
+import { startRelay, type ConnectionHooks, type RelayOptions } from './relay.js';
+import { SettlingConnection } from './settling.js';
 
 export interface ProxyOptions {
   listen: Listen;
   /** The server: `ws://host:port` or `wss://`; each client's path and query are appended. */
   upstream: string;
-  /** The dialect to meter with; omitted, each connection's is inferred from its upgrade. */
+  /** The dialect to meter with; omitted, each connection's is inferred from its upgrade (and, on OpenAI Realtime's path, its client's first messages). */
   protocol?: Protocol;
   /** Serve `/metrics` and `/healthz` here. */
   metrics?: Listen;
@@ -65,36 +67,44 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const log = options.outputDir === undefined ? undefined : await SessionLog.open(options.outputDir, false);
   const live = new LiveMetrics();
   const models = new Map<string, number>();
-  const sessions = new Set<ObservedSession>();
+  /** Connections not yet ended, to cut when the proxy stops. */
+  const sessions = new Set<{ interrupt(): void }>();
   const protocols = new Set<Protocol>();
   let next = 0;
   let open = 0;
   let peakOpen = 0;
 
-  const connection = (request: IncomingMessage): ObservedSession => {
-    const protocol = options.protocol ?? protocolOfUpgrade(request);
-    protocols.add(protocol);
+  const connection = (request: IncomingMessage): ConnectionHooks => {
+    const [index, startMs] = [next++, clock.now()];
     const query = new URL(request.url ?? '/', 'http://localhost').searchParams;
-    const outputRate = outputRateOf(query);
-    const session = new ObservedSession(next++, clock.now(), meteringDialect(protocol, 'client', outputRate), (td) => meteringDialect(protocol, td, outputRate).policy(), options.upstream, {
-      opened: () => {
-        live.sessionOpened(protocol);
-        peakOpen = Math.max(peakOpen, ++open);
-      },
-      ended: (record, s) => {
-        sessions.delete(s);
-        if (s.upgraded) open--;
-        if (s.model && (models.has(s.model) || models.size < MODEL_LABELS)) models.set(s.model, (models.get(s.model) ?? 0) + 1);
-        const model = !s.model || models.has(s.model) ? s.model : 'other';
-        live.sessionEnded(record, { protocol, model }, s.upgraded);
-        log?.append({ level: OBSERVED_LEVEL, profile: { kind: 'concurrent', concurrency: Math.max(1, peakOpen) }, startedAt, record });
-        options.onSession?.(record, protocol, model);
-      },
-    });
-    // A model named in the URL (OpenAI's ?model=, ElevenLabs' model_id, Deepgram's model) until the client's configuration names one.
-    session.model = (query.get('model') ?? query.get('model_id') ?? '').slice(0, TEXT_LIMITS.fieldChars);
-    sessions.add(session);
-    return session;
+    const settings: MeterSettings = { turnDetection: 'client', outputRate: outputRateOf(query) };
+    const start = (protocol: Protocol): ObservedSession => {
+      protocols.add(protocol);
+      const session = new ObservedSession(index, startMs, (s) => meteringDialect(protocol, s), settings, options.upstream, {
+        opened: () => {
+          live.sessionOpened(protocol);
+          peakOpen = Math.max(peakOpen, ++open);
+        },
+        ended: (record, s) => {
+          sessions.delete(hooks);
+          if (s.upgraded) open--;
+          if (s.model && (models.has(s.model) || models.size < MODEL_LABELS)) models.set(s.model, (models.get(s.model) ?? 0) + 1);
+          const model = !s.model || models.has(s.model) ? s.model : 'other';
+          live.sessionEnded(record, { protocol, model }, s.upgraded);
+          log?.append({ level: OBSERVED_LEVEL, profile: { kind: 'concurrent', concurrency: Math.max(1, peakOpen) }, startedAt, record });
+          options.onSession?.(record, protocol, model);
+        },
+      });
+      // A model named in the URL (OpenAI's ?model=, ElevenLabs' model_id, Deepgram's model) until the client's configuration names one.
+      session.model = (query.get('model') ?? query.get('model_id') ?? '').slice(0, TEXT_LIMITS.fieldChars);
+      return session;
+    };
+    const provisional = options.protocol ?? protocolOfUpgrade(request);
+    // Without --protocol, a dialect the upgrade leaves open is settled by what the client sends first.
+    const inference = options.protocol === undefined ? dialectInference(provisional, query) : undefined;
+    const hooks = inference ? new SettlingConnection(inference, start) : start(provisional);
+    sessions.add(hooks);
+    return hooks;
   };
 
   const startedAt = clock.wallStart.toISOString();
@@ -145,7 +155,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   };
 }
 
-/** The speech-generation servers' own paths, each a dialect's alone (OpenAI Realtime's is shared with transcription: it needs --protocol). */
+/** The speech-generation servers' own paths, each a dialect's alone (OpenAI Realtime's is shared with transcription and conversations: its client's first messages tell, see metering.ts). */
 const SPEECH_PATHS: ReadonlyArray<[RegExp, Protocol]> = [
   [/\/v1\/audio\/speech\/stream$/, 'vllm-omni-speech-ws'],
   [/\/v1\/text-to-speech\/[^/]+\/stream-input$/, 'elevenlabs'],
@@ -158,7 +168,8 @@ const SPEECH_PATHS: ReadonlyArray<[RegExp, Protocol]> = [
  * (vLLM-Omni's `/v1/audio/speech/stream`, ElevenLabs' `…/stream-input`, Deepgram's
  * `/v1/speak`, Cartesia's `/tts/websocket`); otherwise, by the rule the OpenAI and
  * vLLM servers' paths follow, `?intent=` or `?model=` in the URL, or an `OpenAI-Beta`
- * header, is OpenAI Realtime transcription (beta with `realtime=v1`); anything else is vLLM's.
+ * header, is OpenAI Realtime (beta with `realtime=v1`): transcription, unless the
+ * client's first configuration says otherwise (`dialectInference`); anything else is vLLM's.
  */
 export function protocolOfUpgrade(request: IncomingMessage): Protocol {
   const url = new URL(request.url ?? '/', 'http://localhost');
@@ -172,20 +183,10 @@ export function protocolOfUpgrade(request: IncomingMessage): Protocol {
 /**
  * The PCM rate a speech-generation client asked for in its URL (Deepgram's
  * `sample_rate`, ElevenLabs' `output_format=pcm_<rate>`), which sizes the audio it gets;
- * else 24 kHz, what the other dialects speak at unless their messages say otherwise.
+ * else 24 kHz, until the client's messages name another (Cartesia's requests, vLLM-Omni's
+ * and OpenAI Realtime's session configuration: the dialect's `readSent`).
  */
 export function outputRateOf(query: URLSearchParams): number {
-  const rate = Number(query.get('sample_rate') ?? /^pcm_(\d+)$/.exec(query.get('output_format') ?? '')?.[1]);
-  return Number.isInteger(rate) && rate >= 8_000 && rate <= 192_000 ? rate : 24_000;
+  return pcmRate(Number(query.get('sample_rate') ?? /^pcm_(\d+)$/.exec(query.get('output_format') ?? '')?.[1])) ?? TTS_RATE;
 }
 
-/** A dialect to read a connection with: only its codec and policy are used, so its settings are placeholders, bar who ends turns and the audio's rate. */
-function meteringDialect(protocol: Protocol, turnDetection: TurnDetection, outputRate: number): WebSocketDialect & Required<Pick<WebSocketDialect, 'readSent'>> {
-  const dialect = createDialect(protocol, {
-    model: '',
-    turnDetection: turnDetection === 'client' ? { type: 'none' } : { type: 'server_vad', threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 },
-    speech: { model: '', responseFormat: 'pcm', streamFormat: 'audio', outputRate },
-  });
-  if (dialect.transport !== 'websocket' || !dialect.readSent) throw new Error(`--protocol ${protocol}: the proxy meters WebSocket dialects (${METERED_PROTOCOLS.join(', ')})`);
-  return dialect as WebSocketDialect & Required<Pick<WebSocketDialect, 'readSent'>>;
-}

@@ -5,11 +5,14 @@ import { SpeechStream } from './speech-stream.js';
 
 export const CARTESIA_PATH = '/tts/websocket';
 
+/** The `sample_rate`s Cartesia's raw output formats take. */
+const CARTESIA_RATES = [8_000, 16_000, 22_050, 24_000, 44_100, 48_000];
+
 /**
  * One connection speaking Cartesia's `/tts/websocket`: generation requests buffered per
  * `context_id` while `continue` is true, spoken at the end of a context (`continue:
- * false`) as base64 `chunk` messages of raw `pcm_s16le` at 24 kHz, then `done`. A bad
- * request is an `error` event (`status_code` 400); the connection stays open.
+ * false`) as base64 `chunk` messages of raw `pcm_s16le` at the request's `sample_rate`,
+ * then `done`. A bad request is an `error` event (`status_code` 400); the connection stays open.
  */
 export class CartesiaSession {
   private readonly speech: SpeechStream;
@@ -34,8 +37,9 @@ export class CartesiaSession {
     const context = typeof request.context_id === 'string' ? request.context_id : undefined;
     const format = request.output_format ?? {};
     if (typeof request.transcript !== 'string') return this.error(context, 'transcript must be a string');
-    if (format.container !== 'raw' || format.encoding !== 'pcm_s16le' || format.sample_rate !== SPEECH_RATE) {
-      return this.error(context, `this server speaks output_format {container: "raw", encoding: "pcm_s16le", sample_rate: ${SPEECH_RATE}}`);
+    const rate = CARTESIA_RATES.find((r) => r === format.sample_rate);
+    if (format.container !== 'raw' || format.encoding !== 'pcm_s16le' || rate === undefined) {
+      return this.error(context, `this server speaks output_format {container: "raw", encoding: "pcm_s16le", sample_rate: ${CARTESIA_RATES.join('|')}}`);
     }
     const key = context ?? '';
     const text = (this.text.get(key) ?? '') + request.transcript;
@@ -47,7 +51,7 @@ export class CartesiaSession {
       chunk: (pcm) => this.speech.send(`{"type":"chunk","data":"${pcm.toString('base64')}","done":false,"status_code":206${tail}}`),
       done: () => this.speech.send(JSON.stringify({ type: 'done', done: true, status_code: 200, ...ids })),
       error: (code) => this.speech.send(JSON.stringify({ type: 'error', done: true, status_code: 500, error_code: code, message: 'generation failed', ...ids })),
-    });
+    }, rate);
   }
 
   private error(context: string | undefined, message: string): void {

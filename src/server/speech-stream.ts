@@ -24,7 +24,7 @@ export interface SpeechSink {
  */
 export class SpeechStream {
   readonly faults: SessionFaults;
-  private readonly queue: Array<{ text: string; sink: SpeechSink }> = [];
+  private readonly queue: Array<{ text: string; sink: SpeechSink; sampleRate: number }> = [];
   private stop: (() => void) | undefined;
 
   constructor(
@@ -45,9 +45,9 @@ export class SpeechStream {
     return this.stop !== undefined || this.queue.length > 0;
   }
 
-  /** Speaks `text` once every generation asked before it has ended. */
-  speak(text: string, sink: SpeechSink): void {
-    this.queue.push({ text, sink });
+  /** Speaks `text` once every generation asked before it has ended, at the session's rate unless the request names its own (Cartesia's). */
+  speak(text: string, sink: SpeechSink, sampleRate = this.sampleRate): void {
+    this.queue.push({ text, sink, sampleRate });
     if (!this.stop) this.next();
   }
 
@@ -59,11 +59,11 @@ export class SpeechStream {
   private next(): void {
     const item = this.queue.shift();
     if (!item || this.faults.gone) return;
-    const { text, sink } = item;
+    const { text, sink, sampleRate } = item;
     // The latency model counts from the request, so synthesizing the audio takes none of its first-audio delay.
     const startMs = performance.now();
-    const pcm = synthesizeSpeech(text, this.sampleRate, this.ctx.speech.voice);
-    const plan = this.ctx.speech.latency.plan(pcm, this.sampleRate, this.ctx.openSessions(), this.ctx.faults);
+    const pcm = synthesizeSpeech(text, sampleRate, this.ctx.speech.voice);
+    const plan = this.ctx.speech.latency.plan(pcm, sampleRate, this.ctx.openSessions(), this.ctx.faults);
     let sentBytes = 0;
     sink.start?.();
     this.stop = playSpeech(plan, startMs, {
