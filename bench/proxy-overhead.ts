@@ -14,6 +14,7 @@
  *   npm run bench:proxy -- "LABEL"    # writes the row LABEL into BENCHMARKS.md
  *   npm run bench:proxy               # prints only
  *   npm run bench:proxy -- --sessions 20 --seconds 5   # a smaller load (a shared machine)
+ *   npm run bench:proxy -- LABEL --node-defaults        # the processes on V8's default heap, not the bin's (node-flags.ts)
  *   node dist/bench/proxy-overhead.js --ack-server   # (the server role, spawned by the bench)
  */
 import { spawn } from 'node:child_process';
@@ -30,9 +31,10 @@ import { run, type RunOptions } from '../src/run.js';
 import type { Report } from '../src/report/schema.js';
 import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../src/dialects/vllm-omni-speech.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
+import { NODE_FLAGS } from '../src/cli/node-flags.js';
 import { measuredOn, tableRow, upsertRow } from './figures.js';
 
-const { values: flags, positionals } = parseArgs({ allowPositionals: true, options: { 'ack-server': { type: 'boolean' }, sessions: { type: 'string', default: '200' }, seconds: { type: 'string', default: '15' } } });
+const { values: flags, positionals } = parseArgs({ allowPositionals: true, options: { 'ack-server': { type: 'boolean' }, 'node-defaults': { type: 'boolean', default: false }, sessions: { type: 'string', default: '200' }, seconds: { type: 'string', default: '15' } } });
 const SESSIONS = Number(flags.sessions);
 const SECONDS = Number(flags.seconds);
 const LABEL = positionals[0];
@@ -57,9 +59,9 @@ if (flags['ack-server']) {
   await bench();
 }
 
-/** A child process that prints `listening on URL`; `stop` ends it and returns its CPU ms (child-usage). */
+/** A child process that prints `listening on URL`, on the heap the `voxbench` bin runs with; `stop` ends it and returns its CPU ms (child-usage). */
 async function child(args: string[]): Promise<{ url: string; stop(): Promise<number> }> {
-  const proc = spawn(process.execPath, ['--import', USAGE, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [...(flags['node-defaults'] ? [] : NODE_FLAGS), '--import', USAGE, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   proc.stdout.on('data', (d) => (out += d));

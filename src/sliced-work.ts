@@ -21,6 +21,11 @@ export class SlicedWork<T> {
     }
   }
 
+  /** Items queued, not yet done. */
+  get length(): number {
+    return this.items.length;
+  }
+
   flush(): void {
     const items = this.items;
     this.items = [];

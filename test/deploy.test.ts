@@ -5,6 +5,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
+import { NODE_FLAGS } from '../src/cli/node-flags.js';
 import { readReport } from '../src/report/recompute.js';
 import { CLI, runNode, tempDir, testServer } from './helpers.js';
 
@@ -115,5 +116,17 @@ describe('deploy/kubernetes', () => {
       assert.equal(run.code, 0, `${protocol}: ${run.stderr}`);
       assert.ok((await readdir(out)).includes('report.html'), protocol);
     }
+  });
+
+  it('the image\'s voxbench runs Node with the heap settings of node-flags.ts, through its shebang line', async () => {
+    const app = await tempDir();
+    await imageLayout(app);
+    const cli = join(app, 'dist/src/cli/main.js');
+    const [shebang] = (await readFile(cli, 'utf8')).split('\n', 1);
+    assert.equal(shebang, `#!/usr/bin/env -S node ${NODE_FLAGS.join(' ')}`);
+    // As the image's `RUN chmod +x` and link make it, run by the kernel through its first line.
+    await chmod(cli, 0o755);
+    const version = execFileSync(cli, ['--version'], { encoding: 'utf8', env: { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}` } });
+    assert.match(version, /^\d+\.\d+\.\d+/);
   });
 });

@@ -12,6 +12,7 @@
  *   npm run bench:pacing -- LABEL                          # 100 .. 4,000 sessions, twice each; writes BENCHMARKS.md rows
  *   npm run bench:pacing -- "" 100 250 --reps 1            # other levels; prints only
  *   npm run bench:pacing -- LABEL 100 --vox="--ramp-up-s 1" --artillery
+ *   npm run bench:pacing -- LABEL 1000 --node-defaults     # voxbench on V8's default heap, not the bin's (node-flags.ts)
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -20,6 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { encodeWaveFromFloat32Channels } from '@echogarden/wave-codec';
+import { NODE_FLAGS } from '../../src/cli/node-flags.js';
 import { measuredOn, tableRow, upsertRow } from '../figures.js';
 
 const { values: flags, positionals } = parseArgs({
@@ -30,6 +32,7 @@ const { values: flags, positionals } = parseArgs({
     /** Extra `voxbench run` arguments, e.g. "--workers 2" or "--ramp-up-s 1". */
     vox: { type: 'string', default: '' },
     seconds: { type: 'string', default: '20' },
+    'node-defaults': { type: 'boolean', default: false },
   },
 });
 const [label = '', ...given] = positionals;
@@ -122,7 +125,7 @@ async function voxbench(sessions: number, rep: number): Promise<Usage & { sendLa
   const out = join(WORK, `run-${sessions}-${rep}`);
   await rm(out, { recursive: true, force: true });
   const args = ['run', '--target', url, '--model', 'meter', '--data', dataDir, '--concurrency', String(sessions), '--max-sessions', String(sessions), '--output-dir', out, ...flags.vox.split(' ').filter(Boolean)];
-  const usage = await measured(spawn(process.execPath, ['--import', USAGE, CLI, ...args], { stdio: ['ignore', 'ignore', 'pipe'] }));
+  const usage = await measured(spawn(process.execPath, [...(flags['node-defaults'] ? [] : NODE_FLAGS), '--import', USAGE, CLI, ...args], { stdio: ['ignore', 'ignore', 'pipe'] }));
   const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as { benchmarks: Array<{ summary: { metrics: Record<string, { p99: number } | undefined> } }> };
   await rm(out, { recursive: true, force: true });
   const lag = report.benchmarks[0]?.summary.metrics.send_lag_ms;

@@ -26,9 +26,9 @@ export type Tap = (t: number, chunk: Buffer) => void;
 /**
  * A passive reader of one direction of a WebSocket connection: the bytes, already
  * forwarded, go through ws's own frame parser (pings and pongs are read and dropped).
- * `masked` is the client's direction: the parser unmasks in place, so it reads a copy,
- * never the bytes still queued for the other socket. It never throws: the first error,
- * its own or an event handler's, stops it for good.
+ * `masked` is the client's direction: the parser unmasks those frames in place, so a
+ * chunk given to it must be one no socket still has to write. It never throws: the
+ * first error, its own or an event handler's, stops it for good.
  */
 export function frameTap(masked: boolean, maxPayload: number, events: TapEvents): Tap {
   const parser = new Receiver({ isServer: masked, maxPayload });
@@ -49,7 +49,7 @@ export function frameTap(masked: boolean, maxPayload: number, events: TapEvents)
     if (!reading) return;
     t = at;
     try {
-      parser.write(masked ? Buffer.from(chunk) : chunk);
+      parser.write(chunk);
     } catch (err) {
       stop(err);
     }

@@ -2,6 +2,7 @@ import { createServer, request as httpRequest, STATUS_CODES, type IncomingMessag
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { FRAME_LIMITS } from '../session/bounds.js';
+import { SlicedWork } from '../sliced-work.js';
 import { frameTap, type Tap } from './frame-tap.js';
 
 /**
@@ -52,6 +53,19 @@ const CLOSE_GRACE_MS = 30_000;
 const HOP_REQUEST_HEADERS = new Set(['host', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'content-length', 'sec-websocket-extensions']);
 /** Refusal headers that belong to one hop: the proxy sets its own length and closes. */
 const HOP_RESPONSE_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade']);
+/** The most metering work left queued (each a chunk already forwarded): past it, the queue is done at once, so memory stays bounded when metering falls behind. */
+const METERING_BACKLOG = 1024;
+
+/**
+ * Every connection's metering, in arrival order: it runs after the event loop's socket
+ * reads, in slices of half a millisecond, so reading a frame never holds up forwarding
+ * the frames read in the same turn, and a frame that arrives meanwhile waits at most a slice.
+ */
+const metering = new SlicedWork<() => void>((read) => read());
+function meter(read: () => void): void {
+  metering.push(read);
+  if (metering.length > METERING_BACKLOG) metering.flush();
+}
 
 /**
  * A WebSocket reverse proxy that passes every byte through unchanged. The client's
@@ -61,8 +75,9 @@ const HOP_RESPONSE_HEADERS = new Set(['connection', 'keep-alive', 'transfer-enco
  * refusal's status, headers and body. Then the two sockets are joined, so each frame
  * passes byte-identical (no decoding, re-masking or copying on the way), with
  * backpressure both ways: a side whose socket cannot take more stops the other side
- * being read, so nothing is buffered without bound. After forwarding, a copy of each
- * direction's bytes goes to a passive frame parser (frame-tap.ts) for the hooks.
+ * being read, so nothing is buffered without bound. After forwarding, each direction's
+ * bytes go to a passive frame parser (frame-tap.ts) for the hooks, off the forwarding
+ * path (`meter`); socket ends and closes are told in the same order.
  */
 export async function startRelay(options: RelayOptions): Promise<Relay> {
   const upstreamBase = options.upstream.replace(/\/+$/, '').replace(/^ws/, 'http');
@@ -166,25 +181,31 @@ function join(client: Socket, server: Socket, heads: { client: Buffer; server: B
     });
     const forward = (t: number, chunk: Buffer): void => {
       if (!to.write(chunk)) from.pause();
-      tap(t, chunk);
+      // The client's frames are unmasked in place: a chunk the socket still holds (written only in part, under backpressure) is read from a copy.
+      const bytes = side === 'client' && to.writableLength > 0 ? Buffer.from(chunk) : chunk;
+      meter(() => tap(t, bytes));
     };
     to.on('drain', () => from.resume());
     from.on('data', (chunk: Buffer) => forward(now(), chunk));
     // A socket ended or cut without a close frame first is a drop (1006) by its side.
     from.once('end', () => {
-      first ??= { t: now(), code: 1006, reason: '', by: side };
+      const t = now();
+      meter(() => (first ??= { t, code: 1006, reason: '', by: side }));
       to.end();
     });
     from.once('close', (hadError: boolean) => {
-      first ??= { t: now(), code: 1006, reason: '', by: side };
+      const t = now();
       if (hadError) to.destroy();
       else if (!to.destroyed) {
         const grace = setTimeout(() => to.destroy(), CLOSE_GRACE_MS).unref();
         to.once('close', () => clearTimeout(grace));
       }
-      if (++closedSockets < 2) return;
-      done();
-      hooks.closed(first.t, first.code, first.reason, first.by);
+      meter(() => {
+        first ??= { t, code: 1006, reason: '', by: side };
+        if (++closedSockets < 2) return;
+        done();
+        hooks.closed(first.t, first.code, first.reason, first.by);
+      });
     });
     return forward;
   };
@@ -196,7 +217,8 @@ function join(client: Socket, server: Socket, heads: { client: Buffer; server: B
   if (heads.server.length > 0) toClient(t0, heads.server);
   if (heads.client.length > 0) toServer(t0, heads.client);
   return () => {
-    first ??= { t: now(), code: 1001, reason: 'proxy shutting down', by: 'client' };
+    const t = now();
+    meter(() => (first ??= { t, code: 1001, reason: 'proxy shutting down', by: 'client' }));
     client.destroy();
     server.destroy();
   };
