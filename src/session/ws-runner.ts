@@ -7,6 +7,7 @@ import type { PreparedText } from './prepare-text.js';
 import { TextBudget } from './bounds.js';
 import { deadlinesOf, type Deadline } from '../deadlines.js';
 import { AudioKeeper } from './received-audio.js';
+import { SlicedWork } from '../sliced-work.js';
 import { classifySocketError, Ending, newTimeline, type RunnerBase, type SessionResult } from './runner.js';
 
 export interface WebSocketPlan extends RunnerBase {
@@ -493,10 +494,7 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
     ws.on('error', () => {});
     if (ws.readyState === WebSocket.OPEN) {
       transport.close ??= { t: clock.now(), code: 1000, reason: '', by: 'client' };
-      ws.close(1000);
-      // A server that ignores the closing handshake must not keep the process alive (ws waits 30 s).
-      const grace = setTimeout(() => ws.terminate(), CLOSE_GRACE_MS);
-      ws.once('close', () => clearTimeout(grace));
+      closings.push(ws);
     } else {
       ws.terminate();
     }
@@ -504,6 +502,21 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
     return { timeline, outcome: ending.outcome!, ...(kept ? { audio: kept } : {}) };
   });
 }
+
+/**
+ * Closing handshakes of sessions that are over, done in slices (the close frame, then
+ * the server's answer and the socket's end to read), so that when many sessions end
+ * at once (a level's lanes end within one chunk period) their closes do not delay the
+ * last chunks of the sessions still streaming. The close is recorded when it is
+ * decided; the frame follows within a slice or so.
+ */
+const closings = new SlicedWork<WebSocket>((ws) => {
+  if (ws.readyState !== WebSocket.OPEN) return;
+  ws.close(1000);
+  // A server that ignores the closing handshake must not keep the process alive (ws waits 30 s).
+  const grace = setTimeout(() => ws.terminate(), CLOSE_GRACE_MS);
+  ws.once('close', () => clearTimeout(grace));
+});
 
 function speedOf(pace: Pace): number {
   return pace.kind === 'none' ? 1 : pace.speed;
