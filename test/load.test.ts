@@ -120,6 +120,11 @@ describe('warm-up and cool-down', () => {
 
 describe('execute on a fake clock', () => {
   /** Runs `execute` with mocked timers, advancing time 1 ms at a time; sessions last `durationMs`. */
+  /** Lets everything due at the fake clock's now run: timers, and session starts, which run a macrotask later. */
+  async function letDueWorkRun(): Promise<void> {
+    for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+  }
+
   async function simulate(profile: LoadProfile, maxSessions: number, durationMs: number, lanes: Pick<ExecuteOptions, 'phaseSpreadMs' | 'lanes' | 'shard'> = {}) {
     mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
     try {
@@ -138,7 +143,7 @@ describe('execute on a fake clock', () => {
       let finished = false;
       void running.then(() => (finished = true));
       for (let t = 0; t < 20_000 && !finished; t++) {
-        await new Promise((resolve) => setImmediate(resolve)); // let everything due now run
+        await letDueWorkRun();
         mock.timers.tick(1);
       }
       return { execution: await running, starts };
@@ -193,7 +198,7 @@ describe('execute on a fake clock', () => {
       let finished = false;
       void running.then(() => (finished = true));
       for (let t = 0; t < 1000 && !finished; t++) {
-        await new Promise((resolve) => setImmediate(resolve));
+        await letDueWorkRun();
         mock.timers.tick(1);
       }
       await running;

@@ -7,6 +7,7 @@ import { startStampProbe, type DelaySummary } from './stamp-probe.js';
 import { deadlinesOf } from '../deadlines.js';
 import type { StreamGate } from '../timeline/types.js';
 import { connectPhase } from './connect-phase.js';
+import { SlicedWork } from '../sliced-work.js';
 
 /** Event-loop delay sampling interval, ms. */
 const LOOP_SAMPLE_MS = 10;
@@ -92,11 +93,19 @@ export async function execute(options: ExecuteOptions): Promise<Execution> {
   let finished = 0;
   let failed = 0;
   const deadlines = deadlinesOf(clock);
+  // Sessions start (a connect: far more work than a chunk) in slices of about 0.5 ms,
+  // with the event loop's socket reads between them, so a level's thousand starts do
+  // not keep the frames of sessions already connected waiting to be stamped.
+  const starts = new SlicedWork<() => void>((start) => start());
   const runOne = async (index: number, plannedStartMs: number, laneOffsetMs?: number, gate?: StreamGate): Promise<void> => {
-    // A session's start (connect, handshake) waits while chunks of the sessions already streaming are due; its start lag shows the wait.
+    // A session's start waits while chunks of the sessions already streaming are due; its start lag shows the wait.
     await deadlines.caughtUp();
-    options.onSessionStart?.();
-    const record = await options.runSession(index, plannedStartMs, stop.signal, gate);
+    const record = await new Promise<SessionRecord>((resolve) =>
+      starts.push(() => {
+        options.onSessionStart?.();
+        resolve(options.runSession(index, plannedStartMs, stop.signal, gate));
+      }),
+    );
     // Set on the record itself: the run keys what it keeps of a session (its audio) by the record.
     if (laneOffsetMs !== undefined) record.laneOffsetMs = laneOffsetMs;
     records.push(record);
