@@ -260,10 +260,10 @@ function restoreFixed(s: Samples, n: number, order: number): void {
 }
 
 /**
- * The linear predictor, applied in place over the residual. When no sum can leave 32
- * bits (the coefficients' magnitudes times the largest sample stay under 2^31, as in
- * 16-bit audio) it runs in int32 arithmetic, with the coefficients and, for orders up
- * to 12 (what encoders use at 48 kHz and below), the last 12 samples in locals,
+ * The linear predictor, applied in place over the residual. Orders up to 12 (what
+ * encoders use at 48 kHz and below), when no sum can leave 32 bits (the coefficients'
+ * magnitudes times the largest sample stay under 2^31, as in 16-bit audio), run in
+ * int32 arithmetic with the coefficients and the last 12 samples in locals,
  * zero-padded, summed as a tree. Otherwise the sums are doubles: exact for any valid
  * stream (at most 33 + 15 + 5 bits), as libFLAC's 64-bit sums are.
  */
@@ -271,33 +271,27 @@ function restoreLpc(s: Samples, n: number, coefs: Int32Array, shift: number, bit
   const order = coefs.length;
   let magnitude = 0;
   for (const c of coefs) magnitude += Math.abs(c);
-  if (magnitude * 2 ** (bits - 1) >= 2 ** 31) {
+  if (order > 12 || magnitude * 2 ** (bits - 1) >= 2 ** 31) {
     const unit = 2 ** -shift;
     for (let i = order; i < n; i++) {
       let sum = 0;
       for (let j = 0; j < order; j++) sum += coefs[j]! * s[i - 1 - j]!;
       s[i] = s[i]! + Math.floor(sum * unit);
     }
-  } else if (order > 12) {
-    for (let i = order; i < n; i++) {
-      let sum = 0;
-      for (let j = 0; j < order; j++) sum = (sum + Math.imul(coefs[j]!, s[i - 1 - j]!)) | 0;
-      s[i] = (s[i]! + (sum >> shift)) | 0;
-    }
-  } else {
-    const c = (j: number): number => (j < order ? coefs[j]! : 0);
-    const c0 = c(0), c1 = c(1), c2 = c(2), c3 = c(3), c4 = c(4), c5 = c(5), c6 = c(6), c7 = c(7), c8 = c(8), c9 = c(9), c10 = c(10), c11 = c(11);
-    const h = (k: number): number => (k <= order ? s[order - k]! : 0);
-    let h1 = h(1), h2 = h(2), h3 = h(3), h4 = h(4), h5 = h(5), h6 = h(6), h7 = h(7), h8 = h(8), h9 = h(9), h10 = h(10), h11 = h(11), h12 = h(12);
-    const { imul } = Math;
-    for (let i = order; i < n; i++) {
-      const sum =
-        (((imul(c0, h1) + imul(c1, h2)) | 0) + ((imul(c2, h3) + imul(c3, h4)) | 0) + ((imul(c4, h5) + imul(c5, h6)) | 0) +
-          ((imul(c6, h7) + imul(c7, h8)) | 0) + ((imul(c8, h9) + imul(c9, h10)) | 0) + ((imul(c10, h11) + imul(c11, h12)) | 0)) | 0;
-      const x = (s[i]! + (sum >> shift)) | 0;
-      s[i] = x;
-      h12 = h11; h11 = h10; h10 = h9; h9 = h8; h8 = h7; h7 = h6; h6 = h5; h5 = h4; h4 = h3; h3 = h2; h2 = h1; h1 = x;
-    }
+    return;
+  }
+  const c = (j: number): number => (j < order ? coefs[j]! : 0);
+  const c0 = c(0), c1 = c(1), c2 = c(2), c3 = c(3), c4 = c(4), c5 = c(5), c6 = c(6), c7 = c(7), c8 = c(8), c9 = c(9), c10 = c(10), c11 = c(11);
+  const h = (k: number): number => (k <= order ? s[order - k]! : 0);
+  let h1 = h(1), h2 = h(2), h3 = h(3), h4 = h(4), h5 = h(5), h6 = h(6), h7 = h(7), h8 = h(8), h9 = h(9), h10 = h(10), h11 = h(11), h12 = h(12);
+  const { imul } = Math;
+  for (let i = order; i < n; i++) {
+    const sum =
+      (((imul(c0, h1) + imul(c1, h2)) | 0) + ((imul(c2, h3) + imul(c3, h4)) | 0) + ((imul(c4, h5) + imul(c5, h6)) | 0) +
+        ((imul(c6, h7) + imul(c7, h8)) | 0) + ((imul(c8, h9) + imul(c9, h10)) | 0) + ((imul(c10, h11) + imul(c11, h12)) | 0)) | 0;
+    const x = (s[i]! + (sum >> shift)) | 0;
+    s[i] = x;
+    h12 = h11; h11 = h10; h10 = h9; h9 = h8; h8 = h7; h7 = h6; h6 = h5; h5 = h4; h4 = h3; h3 = h2; h2 = h1; h1 = x;
   }
 }
 
@@ -442,14 +436,15 @@ const CRC16 = Uint16Array.from({ length: 256 }, (_, i) => {
   return c;
 });
 
-function crc8(bytes: Uint8Array, from: number, to: number): number {
+/** FLAC's frame-header CRC-8 (polynomial 0x07) of `bytes[from..to)`. */
+export function crc8(bytes: Uint8Array, from: number, to: number): number {
   let crc = 0;
   for (let i = from; i < to; i++) crc = CRC8[crc ^ bytes[i]!]!;
   return crc;
 }
 
-/** CRC-16 of `bytes[from..to)`; 0 when the range ends with its own CRC. */
-function crc16(bytes: Uint8Array, from: number, to: number): number {
+/** FLAC's frame CRC-16 (polynomial 0x8005) of `bytes[from..to)`; 0 when the range ends with its own CRC. */
+export function crc16(bytes: Uint8Array, from: number, to: number): number {
   let crc = 0;
   for (let i = from; i < to; i++) crc = ((crc << 8) & 0xffff) ^ CRC16[(crc >> 8) ^ bytes[i]!]!;
   return crc;
