@@ -296,57 +296,46 @@ function restoreLpc(s: Samples, n: number, coefs: Int32Array, shift: number, bit
 }
 
 /**
- * Big-endian bits from a byte array through a 32-bit word: `cache` holds `count` bits,
- * left-aligned. Reads past the end give zeros and set `overrun`, checked per partition.
+ * Big-endian bits from a byte array, by bit position: every read is a 32-bit load at
+ * the byte that holds the next bit, shifted past the bits of it already read (so at
+ * least 25 bits are at hand), and nothing is carried between reads. Loads past the
+ * end give zeros; `overrun` says a read went there, checked per partition.
  */
 class BitReader {
-  private pos = 0;
-  private cache = 0;
-  private count = 0;
-
+  private at = 0;
   private readonly view: DataView;
+  private readonly last: number;
 
   constructor(private readonly bytes: Uint8Array) {
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.last = bytes.length - 4;
   }
 
   seek(byte: number): void {
-    this.pos = byte;
-    this.cache = 0;
-    this.count = 0;
+    this.at = byte * 8;
   }
 
   /** The byte after the last bit read, skipping the rest of a partly read byte. */
   alignedByte(): number {
-    return this.pos - (this.count >> 3);
+    return (this.at + 7) >>> 3;
   }
 
   overrun(): boolean {
-    return this.alignedByte() > this.bytes.length;
+    return this.at > this.bytes.length * 8;
   }
 
-  private word(): number {
-    const b = this.bytes;
-    const p = this.pos;
-    this.pos = p + 4;
-    return p + 4 <= b.length ? (b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]! : this.tail(p);
+  /** The 32 bits from bit `at`, left-aligned; those past its fourth byte are zeros. */
+  private peek(at: number): number {
+    const byte = at >>> 3;
+    return (byte <= this.last ? this.view.getUint32(byte) : this.tail(byte)) << (at & 7);
   }
 
   /** `n` (0 to 32) bits as an unsigned number. */
   read(n: number): number {
-    if (n === 0) return 0;
-    if (n <= this.count) {
-      const value = this.cache >>> (32 - n);
-      this.cache = n === 32 ? 0 : this.cache << n;
-      this.count -= n;
-      return value;
-    }
-    const high = this.count === 0 ? 0 : this.cache >>> (32 - this.count);
-    const rest = n - this.count;
-    const word = this.word();
-    this.cache = rest === 32 ? 0 : word << rest;
-    this.count = 32 - rest;
-    return high * 2 ** rest + (word >>> (32 - rest));
+    if (n > 24) return this.read(n - 16) * 65_536 + this.read(16);
+    const value = n === 0 ? 0 : this.peek(this.at) >>> (32 - n);
+    this.at += n;
+    return value;
   }
 
   /** `n` (0 to 33) bits as a two's-complement number. */
@@ -361,58 +350,47 @@ class BitReader {
   unary(): number {
     let zeros = 0;
     for (;;) {
-      const lead = Math.clz32(this.cache);
-      if (lead < this.count) {
-        this.cache <<= lead + 1;
-        this.count -= lead + 1;
+      const lead = Math.clz32(this.peek(this.at));
+      const valid = 32 - (this.at & 7);
+      if (lead < valid) {
+        this.at += lead + 1;
         return zeros + lead;
       }
-      zeros += this.count;
-      this.cache = this.word();
-      this.count = 32;
-      if (this.pos > this.bytes.length + 4) return zeros;
+      zeros += valid;
+      this.at += valid;
+      if (this.overrun()) return zeros;
     }
   }
 
   /**
-   * Rice-coded values with parameter `k` into `out[from..to)`: the hot loop. Each value
-   * is read from a 32-bit big-endian load at its own bit position (at least 25 bits
-   * past it), so a code that fits takes no branch on where words end; longer codes
-   * and the last bytes of the file go through `unary` and `read`.
+   * Rice-coded values with parameter `k` into `out[from..to)`: the hot loop. A code
+   * that fits in the 32-bit load at its position takes no other branch; longer ones
+   * go through `unary` and `read`.
    */
   rice(out: Samples, from: number, to: number, k: number): void {
-    const view = this.view;
-    const last = this.bytes.length - 4;
-    let at = this.pos * 8 - this.count;
-    let i = from;
-    for (; i < to; i++) {
+    const { view, last } = this;
+    let at = this.at;
+    for (let i = from; i < to; i++) {
       const byte = at >>> 3;
-      if (byte > last) break;
       const bit = at & 7;
-      const word = view.getUint32(byte) << bit;
+      const word = (byte <= last ? view.getUint32(byte) : this.tail(byte)) << bit;
       const lead = Math.clz32(word);
       const used = lead + 1 + k;
       if (used > 32 - bit) {
-        this.moveTo(at);
+        this.at = at;
         out[i] = zigzag((this.unary() << k) | this.read(k));
-        at = this.pos * 8 - this.count;
+        at = this.at;
+        if (this.overrun()) return;
         continue;
       }
       // The k bits after the one bit (two shifts, so that k = 0 gives 0).
       out[i] = zigzag((lead << k) | ((word << (lead + 1)) >>> (31 - k) >>> 1));
       at += used;
     }
-    this.moveTo(at);
-    for (; i < to && !this.overrun(); i++) out[i] = zigzag((this.unary() << k) | this.read(k));
+    this.at = at;
   }
 
-  /** To bit `at` of the bytes. */
-  private moveTo(at: number): void {
-    this.seek(at >>> 3);
-    this.read(at & 7);
-  }
-
-  /** The word at `p` near the end of the bytes, zeros past it. */
+  /** The word at byte `p` near the end of the bytes, zeros past it. */
   private tail(p: number): number {
     const b = this.bytes;
     return ((b[p] ?? 0) << 24) | ((b[p + 1] ?? 0) << 16) | ((b[p + 2] ?? 0) << 8) | (b[p + 3] ?? 0);
@@ -430,11 +408,17 @@ const CRC8 = Uint8Array.from({ length: 256 }, (_, i) => {
   return c;
 });
 
-const CRC16 = Uint16Array.from({ length: 256 }, (_, i) => {
-  let c = i << 8;
+/**
+ * CRC-16 tables for four bytes a step: `CRC16[k * 256 + x]` is the CRC of byte x
+ * followed by k zero bytes, so the four lookups of a step are independent.
+ */
+const CRC16 = new Uint16Array(4 * 256);
+for (let x = 0; x < 256; x++) {
+  let c = x << 8;
   for (let k = 0; k < 8; k++) c = c & 0x8000 ? ((c << 1) ^ 0x8005) & 0xffff : (c << 1) & 0xffff;
-  return c;
-});
+  CRC16[x] = c;
+}
+for (let i = 256; i < CRC16.length; i++) CRC16[i] = ((CRC16[i - 256]! << 8) & 0xffff) ^ CRC16[CRC16[i - 256]! >> 8]!;
 
 /** FLAC's frame-header CRC-8 (polynomial 0x07) of `bytes[from..to)`. */
 export function crc8(bytes: Uint8Array, from: number, to: number): number {
@@ -446,6 +430,10 @@ export function crc8(bytes: Uint8Array, from: number, to: number): number {
 /** FLAC's frame CRC-16 (polynomial 0x8005) of `bytes[from..to)`; 0 when the range ends with its own CRC. */
 export function crc16(bytes: Uint8Array, from: number, to: number): number {
   let crc = 0;
-  for (let i = from; i < to; i++) crc = ((crc << 8) & 0xffff) ^ CRC16[(crc >> 8) ^ bytes[i]!]!;
+  let i = from;
+  for (; i + 4 <= to; i += 4) {
+    crc = CRC16[768 + ((crc >> 8) ^ bytes[i]!)]! ^ CRC16[512 + ((crc & 0xff) ^ bytes[i + 1]!)]! ^ CRC16[256 + bytes[i + 2]!]! ^ CRC16[bytes[i + 3]!]!;
+  }
+  for (; i < to; i++) crc = ((crc << 8) & 0xffff) ^ CRC16[(crc >> 8) ^ bytes[i]!]!;
   return crc;
 }
