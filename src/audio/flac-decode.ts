@@ -281,10 +281,21 @@ function restoreLpc(s: Samples, n: number, coefs: Int32Array, shift: number, bit
     return;
   }
   const c = (j: number): number => (j < order ? coefs[j]! : 0);
-  const c0 = c(0), c1 = c(1), c2 = c(2), c3 = c(3), c4 = c(4), c5 = c(5), c6 = c(6), c7 = c(7), c8 = c(8), c9 = c(9), c10 = c(10), c11 = c(11);
   const h = (k: number): number => (k <= order ? s[order - k]! : 0);
-  let h1 = h(1), h2 = h(2), h3 = h(3), h4 = h(4), h5 = h(5), h6 = h(6), h7 = h(7), h8 = h(8), h9 = h(9), h10 = h(10), h11 = h(11), h12 = h(12);
   const { imul } = Math;
+  if (order <= 4) {
+    // The same with 4 taps, for the low orders that tonal audio gets.
+    const c0 = c(0), c1 = c(1), c2 = c(2), c3 = c(3);
+    let h1 = h(1), h2 = h(2), h3 = h(3), h4 = h(4);
+    for (let i = order; i < n; i++) {
+      const x = (s[i]! + ((((imul(c0, h1) + imul(c1, h2)) | 0) + ((imul(c2, h3) + imul(c3, h4)) | 0)) >> shift)) | 0;
+      s[i] = x;
+      h4 = h3; h3 = h2; h2 = h1; h1 = x;
+    }
+    return;
+  }
+  const c0 = c(0), c1 = c(1), c2 = c(2), c3 = c(3), c4 = c(4), c5 = c(5), c6 = c(6), c7 = c(7), c8 = c(8), c9 = c(9), c10 = c(10), c11 = c(11);
+  let h1 = h(1), h2 = h(2), h3 = h(3), h4 = h(4), h5 = h(5), h6 = h(6), h7 = h(7), h8 = h(8), h9 = h(9), h10 = h(10), h11 = h(11), h12 = h(12);
   for (let i = order; i < n; i++) {
     const sum =
       (((imul(c0, h1) + imul(c1, h2)) | 0) + ((imul(c2, h3) + imul(c3, h4)) | 0) + ((imul(c4, h5) + imul(c5, h6)) | 0) +
