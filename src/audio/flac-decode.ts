@@ -231,10 +231,9 @@ function readResidual(reader: BitReader, out: Samples, n: number, order: number)
     const k = reader.read(paramBits);
     if (k === escape) {
       const raw = reader.read(5);
-      for (; i < end; i++) out[i] = raw === 0 ? 0 : reader.signed(raw);
+      for (; i < end; i++) out[i] = reader.signed(raw);
     } else {
-      reader.rice(out, i, end, k);
-      i = end;
+      while ((i = reader.rice(out, i, end, k)) < end && !reader.overrun()) out[i++] = zigzag((reader.unary() << k) | reader.read(k));
     }
     if (reader.overrun()) return 'runs past the end of the file: the file is truncated';
   }
@@ -263,7 +262,7 @@ function restoreFixed(s: Samples, n: number, order: number): void {
  * The linear predictor, applied in place over the residual. Orders up to 12 (what
  * encoders use at 48 kHz and below), when no sum can leave 32 bits (the coefficients'
  * magnitudes times the largest sample stay under 2^31, as in 16-bit audio), run in
- * int32 arithmetic with the coefficients and the last 12 samples in locals,
+ * int32 arithmetic with the coefficients and the last 4 or 12 samples in locals,
  * zero-padded, summed as a tree. Otherwise the sums are doubles: exact for any valid
  * stream (at most 33 + 15 + 5 bits), as libFLAC's 64-bit sums are.
  */
@@ -374,31 +373,29 @@ class BitReader {
   }
 
   /**
-   * Rice-coded values with parameter `k` into `out[from..to)`: the hot loop. A code
-   * that fits in the 32-bit load at its position takes no other branch; longer ones
-   * go through `unary` and `read`.
+   * Rice-coded values with parameter `k` into `out[from..to)`, as long as each fits in
+   * the 32-bit load at its position (nearly all do): the hot loop, with no call in it.
+   * Returns where it stopped; the caller reads a longer code, or one in the file's last
+   * bytes, with `unary` and `read`.
    */
-  rice(out: Samples, from: number, to: number, k: number): void {
+  rice(out: Samples, from: number, to: number, k: number): number {
     const { view, last } = this;
     let at = this.at;
-    for (let i = from; i < to; i++) {
+    let i = from;
+    for (; i < to; i++) {
       const byte = at >>> 3;
       const bit = at & 7;
-      const word = (byte <= last ? view.getUint32(byte) : this.tail(byte)) << bit;
+      if (byte > last) break;
+      const word = view.getUint32(byte) << bit;
       const lead = Math.clz32(word);
       const used = lead + 1 + k;
-      if (used > 32 - bit) {
-        this.at = at;
-        out[i] = zigzag((this.unary() << k) | this.read(k));
-        at = this.at;
-        if (this.overrun()) return;
-        continue;
-      }
+      if (used > 32 - bit) break;
       // The k bits after the one bit (two shifts, so that k = 0 gives 0).
       out[i] = zigzag((lead << k) | ((word << (lead + 1)) >>> (31 - k) >>> 1));
       at += used;
     }
     this.at = at;
+    return i;
   }
 
   /** The word at byte `p` near the end of the bytes, zeros past it. */
