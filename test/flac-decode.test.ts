@@ -128,6 +128,15 @@ describe('the FLAC decoder', () => {
     assert.deepEqual((await decodeAudio(tagged, 'tagged.flac')).samples, expected);
   });
 
+  it('decodes what a file holds when STREAMINFO claims the most a header can (2^36 − 1 samples), without allocating for the claim', async () => {
+    const bytes = Uint8Array.from(await readFile(join(FLAC_FIXTURES, 's16-48k-stereo-8.flac')));
+    const expected = decodeFlac(bytes).samples;
+    bytes[21]! |= 0x0f;
+    bytes.fill(0xff, 22, 26);
+    assert.deepEqual(decodeFlac(bytes).samples, expected);
+    await rejects(bytes, /^the header declares 1431655\.77 s of audio but only 0\.25 s could be decoded/);
+  });
+
   describe('fails a damaged file with one reason naming the file and the frame', () => {
     const file = (): Buffer => encodeFlac(testSignal(4096 * 3, 1), 16_000);
 

@@ -57,14 +57,17 @@ export function readFlacStreamInfo(bytes: Uint8Array): FlacStreamInfo {
 export function decodeFlac(bytes: Uint8Array): FlacAudio {
   const info = readFlacStreamInfo(bytes);
   const scale = 1 / (2 ** (info.bitsPerSample - 1) * info.channels);
+  // STREAMINFO's length, unless it claims more than 8 samples a byte (a header can claim
+  // 2^36): then, or when the length is unknown, the array grows as frames arrive.
+  const expected = Math.min(info.totalFrames, bytes.length * 8);
   let mono = new Float32Array(0);
   let done = 0;
   readFlacFrames(bytes, info, (subframes, blockSize, assignment) => {
-    if (done + blockSize > mono.length) mono = grown(mono, Math.max(info.totalFrames, done + blockSize));
+    if (done + blockSize > mono.length) mono = grown(mono, Math.max(expected, done + blockSize));
     mix(subframes, assignment, blockSize, scale, mono, done);
     done += blockSize;
   });
-  return { samples: mono.subarray(0, done), sampleRate: info.sampleRate };
+  return { samples: mono.length === done ? mono : mono.slice(0, done), sampleRate: info.sampleRate };
 }
 
 /**
