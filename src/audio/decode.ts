@@ -1,5 +1,6 @@
 import { bufferToFloat32Channels, decodeWaveToBuffer, SampleFormat } from '@echogarden/wave-codec';
 import { declaredLength, type DeclaredLength } from './declared-length.js';
+import { decodeFlac } from './flac-decode.js';
 import { SUPPORTED_FORMATS, sniffFormat, type AudioFormat } from './format.js';
 import { DECODABLE_WAV_FORMATS, readWavLayout, wavFormatName } from './wav-layout.js';
 
@@ -44,15 +45,14 @@ interface ChunkDecoder {
   free(): void;
 }
 
-/** The compressed-format decoders (WASM), each module loaded the first time a file needs it. */
-const COMPRESSED: Record<Exclude<AudioFormat, 'wav'>, () => Promise<ChunkDecoder>> = {
-  flac: async () => (await import('@audio/decode-flac')).decoder(),
+/** The lossy formats' decoders (WASM), each module loaded the first time a file needs it. */
+const COMPRESSED: Record<Exclude<AudioFormat, 'wav' | 'flac'>, () => Promise<ChunkDecoder>> = {
   mp3: async () => (await import('@audio/decode-mp3')).decoder(),
   vorbis: async () => (await import('@audio/decode-vorbis')).decoder(),
   opus: async () => (await import('@audio/decode-opus')).decoder(),
 };
 
-async function decodeCompressed(format: Exclude<AudioFormat, 'wav'>, bytes: Uint8Array): Promise<Channels> {
+async function decodeCompressed(format: Exclude<AudioFormat, 'wav' | 'flac'>, bytes: Uint8Array): Promise<Channels> {
   const decoder = await COMPRESSED[format]();
   try {
     // The decoders print a line per bad frame; the caller reports one reason per file instead.
@@ -90,7 +90,7 @@ function concatChannels(a: Channels, b: Channels): Channels {
 }
 
 /**
- * Decodes WAV (any PCM depth, float, mu-law, A-law), FLAC, MP3, Ogg Vorbis or Opus,
+ * Decodes WAV (any PCM depth, float, mu-law, A-law), FLAC (any depth), MP3, Ogg Vorbis or Opus,
  * recognised from the bytes, and downmixes to mono. `name` only labels errors.
  * Throws AudioDecodeError for an empty, unrecognised, unsupported, corrupt or
  * truncated file, one that decodes to no samples, and one whose header declares more
@@ -108,7 +108,7 @@ export async function decodeAudio(bytes: Uint8Array, name: string): Promise<Mono
   let declared: DeclaredLength | null;
   try {
     declared = declaredLength(format, bytes);
-    channels = format === 'wav' ? decodeWavChannels(bytes) : await decodeCompressed(format, bytes);
+    channels = format === 'wav' ? decodeWavChannels(bytes) : format === 'flac' ? decodeFlacChannels(bytes) : await decodeCompressed(format, bytes);
   } catch (err) {
     return fail((err as Error).message);
   }
@@ -177,6 +177,12 @@ function interleavedToMono(data: Uint8Array, channels: number, bits: number, flo
     }
   }
   return mono;
+}
+
+/** A FLAC file's audio, decoded straight to mono, scaled as WAV's PCM (`flac-decode.ts`). */
+function decodeFlacChannels(bytes: Uint8Array): Channels {
+  const { samples, sampleRate } = decodeFlac(bytes);
+  return { channelData: [samples], sampleRate };
 }
 
 /** The average of the channels, summed in doubles (one pass each for the common stereo case). */

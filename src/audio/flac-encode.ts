@@ -1,7 +1,10 @@
+import { crc16, crc8 } from './flac-decode.js';
+
 /**
  * A small FLAC encoder for `--upload-format flac` (and the benches' FLAC files): 16-bit,
  * mono or independent channels, blocks of 4096 samples, each subframe a FIXED order-2
- * predictor with one Rice partition. Lossless and about half the size of a WAV for
+ * predictor with one Rice partition, or raw residuals (an escaped partition) where
+ * those are smaller, as for noise. Lossless and about half the size of a WAV for
  * speech; not as small as libFLAC, which a benchmark need not be.
  */
 const BLOCK = 4096;
@@ -32,10 +35,12 @@ function writeFrame(out: BitWriter, blocks: Int16Array[], frame: number, sampleR
   utf8Number(out, frame);
   out.bits(length - 1, 16);
   if (rateCode === 13) out.bits(sampleRate, 16);
-  out.bits(crc8(out.bytesFrom(headerStart)), 8);
+  const header = out.bytesFrom(headerStart);
+  out.bits(crc8(header, 0, header.length), 8);
   for (const block of blocks) writeSubframe(out, block);
   out.align();
-  out.bits(crc16(out.bytesFrom(headerStart)), 16);
+  const written = out.bytesFrom(headerStart);
+  out.bits(crc16(written, 0, written.length), 16);
 }
 
 function writeSubframe(out: BitWriter, block: Int16Array): void {
@@ -47,11 +52,26 @@ function writeSubframe(out: BitWriter, block: Int16Array): void {
   const folded = residuals.map((r) => (r >= 0 ? 2 * r : -2 * r - 1));
   const mean = folded.reduce((sum, u) => sum + u, 0) / Math.max(1, folded.length);
   const k = Math.min(14, Math.max(0, Math.floor(Math.log2(mean + 1))));
-  out.bits(0, 2).bits(0, 4).bits(k, 4);
+  // Raw residuals in the fewest two's-complement bits that hold them all, when that is smaller.
+  const rawBits = residuals.reduce((most, r) => Math.max(most, signedWidth(r)), 0);
+  const riceBits = folded.reduce((sum, u) => sum + Math.floor(u / 2 ** k) + 1 + k, 0);
+  out.bits(0, 2).bits(0, 4);
+  if (5 + rawBits * residuals.length < riceBits) {
+    out.bits(15, 4).bits(rawBits, 5);
+    for (const r of residuals) out.bits(r & (2 ** rawBits - 1), rawBits);
+    return;
+  }
+  out.bits(k, 4);
   for (const u of folded) {
     for (let q = Math.floor(u / 2 ** k); q > 0; q--) out.bits(0, 1);
     out.bits(1, 1).bits(u % 2 ** k, k);
   }
+}
+
+/** The fewest two's-complement bits that hold `n`. */
+function signedWidth(n: number): number {
+  const magnitude = n < 0 ? -n - 1 : n;
+  return magnitude === 0 ? 1 : Math.floor(Math.log2(magnitude)) + 2;
 }
 
 /** FLAC's frame number: UTF-8's variable-length coding of an integer. */
@@ -99,22 +119,4 @@ class BitWriter {
     this.align();
     return Buffer.from(this.bytes.subarray(0, this.byte));
   }
-}
-
-function crc8(bytes: Uint8Array): number {
-  let crc = 0;
-  for (const b of bytes) {
-    crc ^= b;
-    for (let i = 0; i < 8; i++) crc = crc & 0x80 ? ((crc << 1) ^ 0x07) & 0xff : (crc << 1) & 0xff;
-  }
-  return crc;
-}
-
-function crc16(bytes: Uint8Array): number {
-  let crc = 0;
-  for (const b of bytes) {
-    crc ^= b << 8;
-    for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x8005) & 0xffff : (crc << 1) & 0xffff;
-  }
-  return crc;
 }
