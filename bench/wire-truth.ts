@@ -30,6 +30,7 @@ import type { ReportSession } from '../src/report/schema.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
 import type { ReceivedFrame, SessionTimeline } from '../src/timeline/types.js';
 import { readConnections, type Connection } from './pcap.js';
+import { NODE_FLAGS } from '../src/cli/node-flags.js';
 import { measuredOn, tableRow, upsertRow } from './figures.js';
 
 const [label, ...counts] = process.argv.slice(2);
@@ -39,12 +40,17 @@ const METRICS = ['ttft_ms', 'ttlt_ms', 'avg_rtt_ms', 'commit_to_flush_ms', 'fina
 const DATA_OPCODES = new Set([1, 2]);
 const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 
+// The run measured is this process's: on the heap the `voxbench` command runs with.
+if (!NODE_FLAGS.every((flag) => process.execArgv.includes(flag))) {
+  process.exit(spawnSync(process.execPath, [...NODE_FLAGS, ...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit' }).status ?? 1);
+}
+
 if (spawnSync('tcpdump', ['--version']).error) {
   console.log('wire-truth: tcpdump is not installed (Debian: apt-get install tcpdump); nothing measured');
   process.exit(0);
 }
 
-const server = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--capacity', '100000'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const server = spawn(process.execPath, [...NODE_FLAGS, CLI, 'serve', '--port', '0', '--capacity', '100000'], { stdio: ['ignore', 'pipe', 'inherit'] });
 const url = await new Promise<string>((resolve) => server.stdout.once('data', (d) => resolve(/ws:\/\/\S+/.exec(String(d))![0])));
 const port = Number(new URL(url).port);
 const dir = await mkdtemp(join(tmpdir(), 'voxbench-wire-'));

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=32 --initial-old-space-size=256
+#!/usr/bin/env -S node --initial-old-space-size=256
 import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { UsageError } from '../config.js';
 import { DatasetError } from '../data/errors.js';
