@@ -10,14 +10,21 @@
  * so the earliest chunk relative to the schedule has lateness 0 and none is negative:
  * what is measured is the pacing error the server sees, whatever the client's clock.
  *
- *   node dist/bench/pacing/meter.js [chunkMs]   # prints `meter ws://127.0.0.1:PORT/v1/realtime`
- *   GET /stats                                   # the figures since the last reset, JSON
- *   POST /reset                                  # forget every connection measured so far
+ *   node dist/bench/pacing/meter.js [chunkMs] [processes]
+ *       # prints `meter ws://127.0.0.1:PORT/v1/realtime control http://127.0.0.1:PORT`
+ *   GET /stats on the control URL                # the figures since the last reset, JSON
+ *   POST /reset on the control URL               # forget every connection measured so far
+ *
+ * With more than one process (node:cluster), the workers share the WebSocket port (the
+ * primary deals out connections in turn), so no one event loop stamps every chunk of a
+ * large level; the primary serves the control URL and merges the workers' figures.
  */
-import { createServer } from 'node:http';
+import cluster, { type Worker } from 'node:cluster';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { WebSocketServer, type RawData } from 'ws';
 
 const CHUNK_MS = Number(process.argv[2] ?? 100);
+const PROCESSES = Number(process.argv[3] ?? 1);
 /** Chunks from this one to STEADY_END are the steady state; before it the start, after it the end. */
 const STEADY_START = 20;
 const STEADY_END = 180;
@@ -42,39 +49,86 @@ class Arrivals {
 
 let measured: Arrivals[] = [];
 
-const http = createServer((request, response) => {
-  if (request.method === 'POST' && request.url === '/reset') {
-    measured = [];
-    response.end('{}');
-  } else if (request.url === '/stats') {
-    response.setHeader('content-type', 'application/json');
-    response.end(JSON.stringify(stats(measured)));
-  } else {
-    response.statusCode = 404;
-    response.end();
+/** The control requests, answered from `reset` and `parts` (this process's, or the workers' merged). */
+function control(reset: () => Promise<void>, parts: () => Promise<Parts>): (request: IncomingMessage, response: ServerResponse) => void {
+  return (request, response) => {
+    if (request.method === 'POST' && request.url === '/reset') {
+      void reset().then(() => response.end('{}'));
+    } else if (request.url === '/stats') {
+      void parts().then((p) => {
+        response.setHeader('content-type', 'application/json');
+        response.end(JSON.stringify(stats(p)));
+      });
+    } else {
+      response.statusCode = 404;
+      response.end();
+    }
+  };
+}
+
+type Request = { type: 'reset' | 'parts' };
+type Reply = { type: 'listening'; port: number } | { type: 'reset' } | { type: 'parts'; parts: Parts };
+
+if (cluster.isPrimary && PROCESSES > 1) {
+  const workers = Array.from({ length: PROCESSES }, () => cluster.fork());
+  /** Asks every worker, and resolves with their replies. */
+  const ask = (type: Request['type']): Promise<Reply[]> =>
+    Promise.all(workers.map((w: Worker) => new Promise<Reply>((resolve) => {
+      const listener = (reply: Reply): void => {
+        if (reply.type !== type) return;
+        w.off('message', listener);
+        resolve(reply);
+      };
+      w.on('message', listener);
+      w.send({ type } satisfies Request);
+    })));
+  const ports = await Promise.all(workers.map((w) => new Promise<number>((resolve) => w.once('message', (m: Reply) => m.type === 'listening' && resolve(m.port)))));
+  const http = createServer(control(async () => void (await ask('reset')), async () => {
+    const merged: Parts = { connections: 0, start: [], steady: [], end: [] };
+    for (const reply of await ask('parts')) {
+      if (reply.type !== 'parts') continue;
+      merged.connections += reply.parts.connections;
+      for (const key of PART_NAMES) for (const ms of reply.parts[key]) merged[key].push(ms);
+    }
+    return merged;
+  }));
+  http.listen(0, '127.0.0.1', () => console.log(`meter ws://127.0.0.1:${ports[0]}/v1/realtime control http://127.0.0.1:${(http.address() as { port: number }).port}`));
+} else {
+  serve();
+}
+
+/** The WebSocket side: every connection's chunks stamped; alone, it serves the control requests too. */
+function serve(): void {
+  const alone = !cluster.isWorker;
+  const http = createServer(alone ? control(async () => void (measured = []), async () => parts(measured)) : (_q, response) => response.end());
+  if (!alone) {
+    process.on('disconnect', () => process.exit(0)); // the primary is gone
+    process.on('message', (request: Request) => {
+      if (request.type === 'reset') measured = [];
+      process.send!(request.type === 'reset' ? ({ type: 'reset' } satisfies Reply) : ({ type: 'parts', parts: parts(measured) } satisfies Reply));
+    });
   }
-});
-const wss = new WebSocketServer({ server: http, perMessageDeflate: false });
-const created = JSON.stringify({ type: 'session.created', id: 'meter' });
-const done = JSON.stringify({ type: 'transcription.done', text: '' });
-
-wss.on('connection', (ws) => {
-  const arrivals = new Arrivals();
-  measured.push(arrivals);
-  ws.on('message', (data: RawData) => {
-    const t = now();
-    const bytes = data as Buffer;
-    if (bytes.length > AUDIO_FRAME_BYTES) return arrivals.push(t);
-    const event = JSON.parse(bytes.toString()) as { type?: string; final?: boolean };
-    if (event.type === 'input_audio_buffer.commit' && event.final) ws.send(done);
+  const wss = new WebSocketServer({ server: http, perMessageDeflate: false });
+  const created = JSON.stringify({ type: 'session.created', id: 'meter' });
+  const done = JSON.stringify({ type: 'transcription.done', text: '' });
+  wss.on('connection', (ws) => {
+    const arrivals = new Arrivals();
+    measured.push(arrivals);
+    ws.on('message', (data: RawData) => {
+      const t = now();
+      const bytes = data as Buffer;
+      if (bytes.length > AUDIO_FRAME_BYTES) return arrivals.push(t);
+      const event = JSON.parse(bytes.toString()) as { type?: string; final?: boolean };
+      if (event.type === 'input_audio_buffer.commit' && event.final) ws.send(done);
+    });
+    ws.send(created);
   });
-  ws.send(created);
-});
-
-http.listen(0, '127.0.0.1', () => {
-  const { port } = http.address() as { port: number };
-  console.log(`meter ws://127.0.0.1:${port}/v1/realtime`);
-});
+  http.listen(0, '127.0.0.1', () => {
+    const { port } = http.address() as { port: number };
+    if (alone) console.log(`meter ws://127.0.0.1:${port}/v1/realtime control http://127.0.0.1:${port}`);
+    else process.send!({ type: 'listening', port } satisfies Reply);
+  });
+}
 
 interface Spread {
   count: number;
@@ -83,25 +137,29 @@ interface Spread {
   max: number;
 }
 
-/** Lateness of every chunk measured, ms: over all chunks, and by part of the stream. */
-function stats(connections: Arrivals[]): { connections: number; all: Spread; start: Spread; steady: Spread; end: Spread } {
-  const parts = { all: [] as number[], start: [] as number[], steady: [] as number[], end: [] as number[] };
+const PART_NAMES = ['start', 'steady', 'end'] as const;
+/** Every chunk's lateness, ms, by part of the stream, and the connections they came on. */
+interface Parts {
+  connections: number;
+  start: number[];
+  steady: number[];
+  end: number[];
+}
+
+/** Each chunk's lateness against its connection's best schedule. */
+function parts(connections: Arrivals[]): Parts {
+  const result: Parts = { connections: connections.length, start: [], steady: [], end: [] };
   for (const { times, count } of connections) {
     let t0 = Infinity;
     for (let k = 0; k < count; k++) t0 = Math.min(t0, times[k]! - k * CHUNK_MS);
-    for (let k = 0; k < count; k++) {
-      const lateness = times[k]! - (t0 + k * CHUNK_MS);
-      parts.all.push(lateness);
-      (k < STEADY_START ? parts.start : k <= STEADY_END ? parts.steady : parts.end).push(lateness);
-    }
+    for (let k = 0; k < count; k++) (k < STEADY_START ? result.start : k <= STEADY_END ? result.steady : result.end).push(times[k]! - (t0 + k * CHUNK_MS));
   }
-  return {
-    connections: connections.length,
-    all: spread(parts.all),
-    start: spread(parts.start),
-    steady: spread(parts.steady),
-    end: spread(parts.end),
-  };
+  return result;
+}
+
+/** The figures: over all chunks, and by part of the stream. */
+function stats(p: Parts): { connections: number; all: Spread; start: Spread; steady: Spread; end: Spread } {
+  return { connections: p.connections, all: spread([...p.start, ...p.steady, ...p.end]), start: spread(p.start), steady: spread(p.steady), end: spread(p.end) };
 }
 
 /** Nearest-rank percentiles. */

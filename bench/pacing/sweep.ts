@@ -13,6 +13,7 @@
  *   npm run bench:pacing -- "" 100 250 --reps 1            # other levels; prints only
  *   npm run bench:pacing -- LABEL 100 --vox="--ramp-up-s 1" --artillery
  *   npm run bench:pacing -- LABEL 1000 --node-defaults     # voxbench on V8's default heap, not the bin's (node-flags.ts)
+ *   npm run bench:pacing -- LABEL 2000 --meter-processes 2 # the meter's connections dealt out to two processes
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -33,6 +34,7 @@ const { values: flags, positionals } = parseArgs({
     vox: { type: 'string', default: '' },
     seconds: { type: 'string', default: '20' },
     'node-defaults': { type: 'boolean', default: false },
+    'meter-processes': { type: 'string', default: '1' },
   },
 });
 const [label = '', ...given] = positionals;
@@ -72,9 +74,8 @@ interface Usage {
 console.log(`pacing: levels ${LEVELS.join(', ')}, ${REPS} each`);
 await mkdir(WORK, { recursive: true });
 const dataDir = await utterance();
-const meter = spawn(process.execPath, [METER, String(CHUNK_MS)], { stdio: ['ignore', 'pipe', 'inherit'] });
-const url = await new Promise<string>((resolve) => meter.stdout!.once('data', (d) => resolve(/ws:\/\/\S+/.exec(String(d))![0])));
-const origin = url.replace(/^ws/, 'http').replace(/\/v1\/realtime$/, '');
+const meter = spawn(process.execPath, [METER, String(CHUNK_MS), flags['meter-processes']], { stdio: ['ignore', 'pipe', 'inherit'] });
+const [url, origin] = await new Promise<[string, string]>((resolve) => meter.stdout!.once('data', (d) => resolve(/meter (\S+) control (\S+)/.exec(String(d))!.slice(1) as [string, string])));
 const artillery = flags.artillery ? installArtillery() : false;
 
 try {

@@ -401,6 +401,12 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
     return openAt ?? clock.now();
   };
 
+  /** Sends the dialect's start of an input, if it has one (vLLM's opening commit). */
+  const startControl = (): void => {
+    const frame = dialect.inputStartFrame();
+    if (frame) sendControl(frame, 'input_start');
+  };
+
   /** Client turn detection: each input is ended, and its final awaited, before the next; the first streams from `startAt` (default now). */
   const clientInputs = async (startAt?: number): Promise<void> => {
     let offsetMs = 0;
@@ -408,8 +414,8 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
     for (; input < plan.inputs.length && !ending.outcome; input++) {
       const prepared = plan.inputs[input]!;
       startInput(prepared, offsetMs);
-      const startFrame = dialect.inputStartFrame();
-      if (startFrame) sendControl(startFrame, 'input_start');
+      // Held at a gate, the first input's start went before the wait, with the session's configuration.
+      if (input > 0 || startAt === undefined) startControl();
       const t0 = input === 0 && startAt !== undefined ? startAt : clock.now();
       if (prepared.kind === 'text') {
         await sendText(prepared, t0);
@@ -475,6 +481,7 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
     if (ending.outcome) return;
     const first = plan.inputs[0];
     for (const frame of dialect.sessionFrames(first?.kind === 'text' ? undefined : first)) sendControl(frame, 'session_config');
+    if (plan.gate && dialect.turnDetection === 'client') startControl();
     const startAt = plan.gate ? await gated(plan.gate) : undefined;
     if (ending.outcome) return;
     if (reactions?.tickMs) ticker = setInterval(() => react(reactions.tick(clock.now())), reactions.tickMs);
