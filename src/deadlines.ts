@@ -24,7 +24,9 @@ export class Deadlines {
   /** Set during a pass: deadlines added then are armed once, at its end. */
   private running = false;
 
-  constructor(private readonly clock: Clock) {}
+  constructor(private readonly clock: Clock) {
+    schedulers.add(new WeakRef(this));
+  }
 
   /** Calls `fire` once `clock.now()` has reached `due`. */
   at(due: number, fire: () => void): Deadline {
@@ -110,6 +112,23 @@ export class Deadlines {
     }
     return top;
   }
+}
+
+/** This thread's schedulers, for `behindSchedule`. */
+const schedulers = new Set<WeakRef<Deadlines>>();
+
+/**
+ * Whether a scheduler of this thread has a deadline past due: work that can wait (the
+ * slices of session-end work, the session log) waits until it has caught up, so the
+ * chunks of the sessions still streaming always go first.
+ */
+export function behindSchedule(): boolean {
+  for (const ref of schedulers) {
+    const deadlines = ref.deref();
+    if (!deadlines) schedulers.delete(ref);
+    else if (deadlines.overdue()) return true;
+  }
+  return false;
 }
 
 const byClock = new WeakMap<Clock, Deadlines>();

@@ -1,8 +1,11 @@
+import { behindSchedule } from './deadlines.js';
+
 /**
  * Work queued while sessions stream against their deadlines (the figures of sessions
  * that ended), done in slices of about `sliceMs` with a macrotask between them, so a
- * chunk that falls due meanwhile waits at most about one slice. The queue holds only
- * references to records the run keeps anyway; `flush` does what is left at once.
+ * chunk that falls due meanwhile waits at most about one slice, and none while this
+ * thread's chunks are overdue (`behindSchedule`). The queue holds only references to
+ * what the caller keeps anyway; `flush` does what is left at once.
  */
 export class SlicedWork<T> {
   private items: T[] = [];
@@ -33,6 +36,7 @@ export class SlicedWork<T> {
   }
 
   private readonly slice = (): void => {
+    if (behindSchedule()) return void setImmediate(this.slice);
     const until = performance.now() + this.sliceMs;
     let done = 0;
     while (done < this.items.length && performance.now() < until) this.work(this.items[done++]!);

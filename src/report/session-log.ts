@@ -6,6 +6,7 @@ import { setImmediate } from 'node:timers/promises';
 import type { LoadProfile } from '../load/profiles.js';
 import { shiftTimeline, type SessionRecord } from '../timeline/types.js';
 import { jsonPieces } from './json-pieces.js';
+import { behindSchedule } from '../deadlines.js';
 
 export const SESSION_LOG = 'sessions.jsonl';
 
@@ -81,6 +82,7 @@ export class SessionLog {
     try {
       while (this.line || this.queue.length > 0) {
         await setImmediate(); // off the caller's callback, and lets due timers and I/O run between slices
+        while (behindSchedule()) await setImmediate(); // the chunks of sessions still streaming go first
         if (this.failure) return;
         if (!this.stream.write(this.serializeSlice())) await once(this.stream, 'drain');
       }
