@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { SlicedWork } from '../src/sliced-work.js';
+import type { Clock } from '../src/clock.js';
+import { behindSchedule, deadlinesOf } from '../src/deadlines.js';
+import { MAX_WAIT_MS, SlicedWork } from '../src/sliced-work.js';
 
 it('does queued work after the caller returns, in slices that let due timers run between them, and the rest on flush', async () => {
   const done: number[] = [];
@@ -15,4 +17,26 @@ it('does queued work after the caller returns, in slices that let due timers run
   assert.ok(timerRanAfter >= 1 && timerRanAfter < 40, `a due timer waited for ${timerRanAfter} of 40 items`);
   work.flush();
   assert.deepEqual(done, Array.from({ length: 40 }, (_, i) => i), 'every item, in order, once');
+});
+
+it('waits while a deadline of the thread is overdue, but no longer than MAX_WAIT_MS', async () => {
+  let now = 0;
+  const clock: Clock = { now: () => now, wallStart: new Date(0), origin: 0 };
+  const due = deadlinesOf(clock).at(1000, () => {});
+  now = 5000; // its timer, a second away in real time, has not fired: the thread is behind
+  try {
+    assert.ok(behindSchedule());
+    const done: number[] = [];
+    const work = new SlicedWork<number>((i) => done.push(i));
+    const pushed = performance.now();
+    work.push(1);
+    for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(done, [], 'the work waits for the overdue chunk');
+    while (done.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    assert.ok(behindSchedule(), 'still behind: the work ran because it had waited long enough');
+    assert.ok(performance.now() - pushed >= MAX_WAIT_MS, 'not before MAX_WAIT_MS');
+  } finally {
+    due.cancel();
+  }
+  assert.ok(!behindSchedule());
 });

@@ -96,14 +96,18 @@ export async function execute(options: ExecuteOptions): Promise<Execution> {
   // Sessions start (a connect: far more work than a chunk) in slices of about 0.5 ms,
   // with the event loop's socket reads between them, so a level's thousand starts do
   // not keep the frames of sessions already connected waiting to be stamped.
-  const starts = new SlicedWork<() => void>((start) => start());
+  const sessionStarts = new SlicedWork<() => void>((start) => start());
   const runOne = async (index: number, plannedStartMs: number, laneOffsetMs?: number, gate?: StreamGate): Promise<void> => {
     // A session's start waits while chunks of the sessions already streaming are due; its start lag shows the wait.
     await deadlines.caughtUp();
-    const record = await new Promise<SessionRecord>((resolve) =>
-      starts.push(() => {
-        options.onSessionStart?.();
-        resolve(options.runSession(index, plannedStartMs, stop.signal, gate));
+    const record = await new Promise<SessionRecord>((resolve, reject) =>
+      sessionStarts.push(() => {
+        try {
+          options.onSessionStart?.();
+          resolve(options.runSession(index, plannedStartMs, stop.signal, gate));
+        } catch (err) {
+          reject(err); // the caller's callback threw: the level fails with it, as before
+        }
       }),
     );
     // Set on the record itself: the run keys what it keeps of a session (its audio) by the record.
@@ -150,6 +154,7 @@ export async function execute(options: ExecuteOptions): Promise<Execution> {
       let plannedStartMs = gate ? startMs : startMs + offsetMs;
       for (let index = takeNext(); index !== undefined && !stop.signal.aborted; index = takeNext()) {
         await runOne(index, plannedStartMs, offsetMs, gate);
+        gate?.ready(); // (the runner says so itself; a session that never reached it must not hold the others)
         gate = undefined; // later sessions of the lane stream once ready
         plannedStartMs = clock.now();
       }

@@ -143,6 +143,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     live,
     open: () => open,
     close: async () => {
+      // What passed before the stop is metered first: a connection that has closed ends as it did, not interrupted.
+      relay.flush();
       for (const session of [...sessions]) session.interrupt();
       await relay.close();
       await metrics?.close();

@@ -41,6 +41,8 @@ export interface Relay {
   port: number;
   /** Open connections, both sides upgraded. */
   open(): number;
+  /** Meters at once what was forwarded and still waits in the metering queue, so the hooks have heard everything that passed. */
+  flush(): void;
   /** Stops listening and cuts every connection (their hooks are told, by: 'client' with code 1001). */
   close(): Promise<void>;
 }
@@ -146,6 +148,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     url: `ws://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`,
     port,
     open: () => live.size,
+    flush: () => metering.flush(),
     close: async () => {
       for (const cut of live) cut();
       await new Promise<void>((resolve) => {

@@ -7,6 +7,7 @@ import type { LoadProfile } from '../load/profiles.js';
 import { shiftTimeline, type SessionRecord } from '../timeline/types.js';
 import { jsonPieces } from './json-pieces.js';
 import { behindSchedule } from '../deadlines.js';
+import { MAX_WAIT_MS } from '../sliced-work.js';
 
 export const SESSION_LOG = 'sessions.jsonl';
 
@@ -82,7 +83,8 @@ export class SessionLog {
     try {
       while (this.line || this.queue.length > 0) {
         await setImmediate(); // off the caller's callback, and lets due timers and I/O run between slices
-        while (behindSchedule()) await setImmediate(); // the chunks of sessions still streaming go first
+        // The chunks of sessions still streaming go first, for up to MAX_WAIT_MS.
+        for (const since = performance.now(); behindSchedule() && performance.now() - since < MAX_WAIT_MS; ) await setImmediate();
         if (this.failure) return;
         if (!this.stream.write(this.serializeSlice())) await once(this.stream, 'drain');
       }

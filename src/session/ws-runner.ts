@@ -389,14 +389,17 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
   const gated = async (gate: StreamGate): Promise<number> => {
     gate.ready();
     let openAt: number | undefined;
+    let waiting = true;
     let due: Deadline | undefined;
     void gate.startAt.then((t) => {
+      if (!waiting) return;
       due = deadlines.at(t, () => {
         openAt = t;
         ending.recheck?.();
       });
     });
     await until('ready', () => openAt !== undefined, timeouts.connectMs + timeouts.readyMs);
+    waiting = false;
     due?.cancel();
     return openAt ?? clock.now();
   };
@@ -515,7 +518,7 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
  * the server's answer and the socket's end to read), so that when many sessions end
  * at once (a level's lanes end within one chunk period) their closes do not delay the
  * last chunks of the sessions still streaming. The close is recorded when it is
- * decided; the frame follows within a slice or so.
+ * decided; the frame follows within a slice or so, or MAX_WAIT_MS behind schedule.
  */
 const closings = new SlicedWork<WebSocket>((ws) => {
   if (ws.readyState !== WebSocket.OPEN) return;
