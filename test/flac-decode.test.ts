@@ -7,6 +7,8 @@ import { decoder as libflac } from '@audio/decode-flac';
 import { AudioDecodeError, decodeAudio } from '../src/audio/decode.js';
 import { decodeFlac, readFlacFrames, readFlacStreamInfo } from '../src/audio/flac-decode.js';
 import { encodeFlac } from '../src/audio/flac-encode.js';
+import { toPcm16 } from '../src/audio/pcm.js';
+import { decodeReceivedAudio } from '../src/audio/received.js';
 import { AUDIO_FIXTURES } from './data-fixtures.js';
 
 /** Files from Debian's flac (scripts/make-flac-fixtures.sh): every depth, subframe type, stereo mode and header form. */
@@ -161,6 +163,15 @@ describe('the FLAC decoder', () => {
     it('a file cut inside a frame', async () => {
       const bytes = file();
       await rejects(bytes.subarray(0, bytes.length - 100), /^the FLAC data ends inside the frame at 0\.51 s .*: the file is truncated$|runs past the end of the file: the file is truncated$/);
+    });
+
+    it('received audio cut inside a frame (a stream kept up to its byte limit): the frames before it, and where it ended', async () => {
+      const whole = decodeFlac(file());
+      const received = await decodeReceivedAudio([file().subarray(0, file().length - 100)], 24_000);
+      assert.equal(received.sampleRate, 16_000);
+      assert.equal(received.pcm.length / 2, 4096 * 2, 'the two whole frames');
+      assert.deepEqual([...received.pcm.subarray(0, 64)], [...toPcm16(whole.samples.subarray(0, 32))]);
+      assert.match(received.formatProblems.join(), /^the FLAC data ends inside the frame at 0\.51 s .*: the file is truncated$/);
     });
 
     it('a file cut between frames (fewer samples than STREAMINFO declares)', async () => {

@@ -53,8 +53,18 @@ export function readFlacStreamInfo(bytes: Uint8Array): FlacStreamInfo {
   return info;
 }
 
-/** Decodes a FLAC file to mono. Throws on a corrupt or truncated frame. */
-export function decodeFlac(bytes: Uint8Array): FlacAudio {
+/** How the decoder's messages about data that ends inside a frame end. */
+const TRUNCATED = 'the file is truncated';
+
+/** The data ends inside a frame; `message` says where. */
+export class FlacCutShort extends Error {}
+
+/**
+ * Decodes a FLAC file to mono. Throws on a corrupt or truncated frame; with `keepCutShort`
+ * (a stream that was cut off, as kept received audio can be), data that ends inside a
+ * frame gives the frames before it, and `cutShort` says where it ended.
+ */
+export function decodeFlac(bytes: Uint8Array, options: { keepCutShort?: boolean } = {}): FlacAudio & { cutShort?: string } {
   const info = readFlacStreamInfo(bytes);
   const scale = 1 / (2 ** (info.bitsPerSample - 1) * info.channels);
   // STREAMINFO's length, unless it claims more than 8 samples a byte (a header can claim
@@ -62,12 +72,18 @@ export function decodeFlac(bytes: Uint8Array): FlacAudio {
   const expected = Math.min(info.totalFrames, bytes.length * 8);
   let mono = new Float32Array(0);
   let done = 0;
-  readFlacFrames(bytes, info, (subframes, blockSize, assignment) => {
-    if (done + blockSize > mono.length) mono = grown(mono, Math.max(expected, done + blockSize));
-    mix(subframes, assignment, blockSize, scale, mono, done);
-    done += blockSize;
-  });
-  return { samples: mono.length === done ? mono : mono.slice(0, done), sampleRate: info.sampleRate };
+  let cutShort: string | undefined;
+  try {
+    readFlacFrames(bytes, info, (subframes, blockSize, assignment) => {
+      if (done + blockSize > mono.length) mono = grown(mono, Math.max(expected, done + blockSize));
+      mix(subframes, assignment, blockSize, scale, mono, done);
+      done += blockSize;
+    });
+  } catch (err) {
+    if (!(err instanceof FlacCutShort && options.keepCutShort)) throw err;
+    cutShort = err.message;
+  }
+  return { samples: mono.length === done ? mono : mono.slice(0, done), sampleRate: info.sampleRate, ...(cutShort ? { cutShort } : {}) };
 }
 
 /**
@@ -89,7 +105,7 @@ export function readFlacFrames(bytes: Uint8Array, info: FlacStreamInfo, onFrame:
   while (at < bytes.length && (totalFrames === 0 || done < totalFrames)) {
     const where = (): string => `the frame at ${(done / sampleRate).toFixed(2)} s (byte ${at})`;
     const header = readFrameHeader(bytes, at, info);
-    if (typeof header === 'string') throw new Error(`corrupt FLAC data: ${where()} ${header}`);
+    if (typeof header === 'string') throw flacError(where(), header);
     const { blockSize, assignment } = header;
     if (work[0]!.length < blockSize) work = work.map(() => new Work(blockSize));
     reader.seek(at + header.length);
@@ -97,15 +113,20 @@ export function readFlacFrames(bytes: Uint8Array, info: FlacStreamInfo, onFrame:
       // The side channel carries one bit more than the others.
       const side = (assignment === LEFT_SIDE && c === 1) || (assignment === RIGHT_SIDE && c === 0) || (assignment === MID_SIDE && c === 1);
       const problem = readSubframe(reader, work[c]!, blockSize, bitsPerSample + (side ? 1 : 0));
-      if (problem) throw new Error(`corrupt FLAC data: ${where()} ${problem}`);
+      if (problem) throw flacError(where(), problem);
     }
     const end = reader.alignedByte() + 2;
-    if (end > bytes.length) throw new Error(`the FLAC data ends inside ${where()}: the file is truncated`);
+    if (end > bytes.length) throw flacError(where(), TRUNCATED);
     if (crc16(bytes, at, end) !== 0) throw new Error(`corrupt FLAC data: ${where()} fails its CRC-16 check`);
     onFrame(work, blockSize, assignment);
     done += blockSize;
     at = end;
   }
+}
+
+/** What is wrong with the frame `where`: the data ends inside it, or it is corrupt. */
+function flacError(where: string, problem: string): Error {
+  return problem.endsWith(TRUNCATED) ? new FlacCutShort(`the FLAC data ends inside ${where}: ${TRUNCATED}`) : new Error(`corrupt FLAC data: ${where} ${problem}`);
 }
 
 function grown(samples: Float32Array, needed: number): Float32Array<ArrayBuffer> {
@@ -150,7 +171,7 @@ const DEPTHS = [0, 8, 12, -1, 16, 20, 24, 32];
 
 /** The frame header at `at`, or what is wrong with it. The stream must keep STREAMINFO's rate, channels and depth. */
 function readFrameHeader(bytes: Uint8Array, at: number, info: FlacStreamInfo): FrameHeader | string {
-  if (at + 6 > bytes.length) return 'is cut short: the file is truncated';
+  if (at + 6 > bytes.length) return `is cut short: ${TRUNCATED}`;
   if (bytes[at] !== 0xff || (bytes[at + 1]! & 0xfe) !== 0xf8) return 'does not start with a frame sync code';
   const sizeCode = bytes[at + 2]! >> 4;
   const rateCode = bytes[at + 2]! & 0x0f;
@@ -166,7 +187,7 @@ function readFrameHeader(bytes: Uint8Array, at: number, info: FlacStreamInfo): F
   let rate = rateCode === 0 ? info.sampleRate : RATES[rateCode] ?? 0;
   if (rateCode === 12) rate = bytes[p++]! * 1000;
   else if (rateCode === 13 || rateCode === 14) rate = ((bytes[p]! << 8) | bytes[p + 1]!) * (rateCode === 14 ? 10 : 1), p += 2;
-  if (p + 1 > bytes.length) return 'is cut short: the file is truncated';
+  if (p + 1 > bytes.length) return `is cut short: ${TRUNCATED}`;
   if (crc8(bytes, at, p) !== bytes[p]) return 'fails its header CRC-8 check';
   if (sizeCode === 0 || rateCode === 15 || assignment > MID_SIDE || depthCode === 3 || (bytes[at + 3]! & 1) !== 0) return 'has a reserved code in its header';
   const channels = assignment >= LEFT_SIDE ? 2 : assignment + 1;
@@ -214,7 +235,7 @@ function readSubframe(reader: BitReader, out: Samples, n: number, bits: number):
   } else {
     return `has a reserved subframe type (${type})`;
   }
-  if (reader.overrun()) return 'runs past the end of the file: the file is truncated';
+  if (reader.overrun()) return `runs past the end of the file: ${TRUNCATED}`;
   if (wasted) for (let i = 0, unit = 2 ** wasted; i < n; i++) out[i] = out[i]! * unit;
   return null;
 }
@@ -238,7 +259,7 @@ function readResidual(reader: BitReader, out: Samples, n: number, order: number)
     } else {
       while ((i = reader.rice(out, i, end, k)) < end && !reader.overrun()) out[i++] = zigzag((reader.unary() << k) | reader.read(k));
     }
-    if (reader.overrun()) return 'runs past the end of the file: the file is truncated';
+    if (reader.overrun()) return `runs past the end of the file: ${TRUNCATED}`;
   }
   return null;
 }

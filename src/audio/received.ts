@@ -1,4 +1,5 @@
 import { decodeAudio } from './decode.js';
+import { decodeFlac } from './flac-decode.js';
 import { DEFAULT_SPEECH_RMS, energyOnsetMs, FRAME_MS, pcm16Rms } from './energy.js';
 import { toPcm16 } from './pcm.js';
 
@@ -19,6 +20,12 @@ export async function decodeReceivedAudio(payloads: ReadonlyArray<string | Buffe
   const bytes = Buffer.concat(payloads.map((p) => (typeof p === 'string' ? Buffer.from(p, 'base64') : p)));
   const problems: string[] = [];
   if (bytes.length >= 12 && bytes.toString('latin1', 0, 4) === 'RIFF' && bytes.toString('latin1', 8, 12) === 'WAVE') return fromWav(bytes, problems);
+  if (bytes.toString('latin1', 0, 4) === 'fLaC') {
+    // A stream kept up to a byte limit can end inside a frame: the frames before it are the audio.
+    const audio = decodeFlac(bytes, { keepCutShort: true });
+    if (audio.cutShort) problems.push(audio.cutShort);
+    return { pcm: toPcm16(audio.samples), sampleRate: audio.sampleRate, formatProblems: problems };
+  }
   if (looksEncoded(bytes)) {
     const audio = await decodeAudio(bytes, 'the received audio');
     return { pcm: toPcm16(audio.samples), sampleRate: audio.sampleRate, formatProblems: problems };
