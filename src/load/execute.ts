@@ -154,7 +154,7 @@ export async function execute(options: ExecuteOptions): Promise<Execution> {
       let plannedStartMs = gate ? startMs : startMs + offsetMs;
       for (let index = takeNext(); index !== undefined && !stop.signal.aborted; index = takeNext()) {
         await runOne(index, plannedStartMs, offsetMs, gate);
-        gate?.ready(); // (the runner says so itself; a session that never reached it must not hold the others)
+        gate?.ready(); // the runner tells the gate itself; a session that ended without doing so must not hold the others
         gate = undefined; // later sessions of the lane stream once ready
         plannedStartMs = clock.now();
       }
