@@ -12,23 +12,20 @@ function cacheOf(dir: string | undefined): PreparedAudioCache {
 
 const megabytes = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
 
-const infoCommand = new Command('info')
-  .description('Print where the prepared-audio cache is and how much it holds.')
-  .option('--cache-dir <dir>', 'the cache folder a run was given (default: $XDG_CACHE_HOME/voxbench/audio or ~/.cache/voxbench/audio)')
-  .action(async (opts) => {
-    const cache = cacheOf(opts.cacheDir);
-    const { files, bytes } = await cache.size();
-    process.stdout.write(`${cache.dir}: ${plural(files, 'file')}, ${megabytes(bytes)}\n`);
-  });
+/** A subcommand that does `act` to the cache of `--cache-dir` and prints its folder and what `act` counted, after `verb`. */
+function cacheSubcommand(name: string, description: string, verb: string, act: (cache: PreparedAudioCache) => Promise<{ files: number; bytes: number }>) {
+  return new Command(name)
+    .description(description)
+    .option('--cache-dir <dir>', 'the cache folder a run was given (default: $XDG_CACHE_HOME/voxbench/audio or ~/.cache/voxbench/audio)')
+    .action(async (opts) => {
+      const cache = cacheOf(opts.cacheDir);
+      const { files, bytes } = await act(cache);
+      process.stdout.write(`${cache.dir}: ${verb}${plural(files, 'file')}, ${megabytes(bytes)}\n`);
+    });
+}
 
-const clearCommand = new Command('clear')
-  .description('Remove every prepared-audio entry (only those: other files in the folder stay).')
-  .option('--cache-dir <dir>', 'the cache folder a run was given (default: $XDG_CACHE_HOME/voxbench/audio or ~/.cache/voxbench/audio)')
-  .action(async (opts) => {
-    const cache = cacheOf(opts.cacheDir);
-    const { files, bytes } = await cache.clear();
-    process.stdout.write(`${cache.dir}: removed ${plural(files, 'file')}, ${megabytes(bytes)}\n`);
-  });
+const infoCommand = cacheSubcommand('info', 'Print where the prepared-audio cache is and how much it holds.', '', (cache) => cache.size());
+const clearCommand = cacheSubcommand('clear', 'Remove every prepared-audio entry (only those: other files in the folder stay).', 'removed ', (cache) => cache.clear());
 
 export const cacheCommand = new Command('cache')
   .description('The prepared-audio cache (decoded, resampled recordings kept between runs): its size, and clearing it.')
