@@ -36,11 +36,16 @@ export class Deadlines {
     return { cancel: () => (entry.fire = undefined) };
   }
 
-  /** Whether a deadline has passed and not yet fired: the thread is behind its sessions' schedules. */
-  overdue(): boolean {
+  /** How long until the next deadline is due, ms: 0 or less when one has passed and not yet fired, Infinity when none waits. */
+  untilNext(): number {
     const { heap } = this;
     while (heap.length > 0 && heap[0]!.fire === undefined) this.pop(); // cancelled
-    return heap.length > 0 && heap[0]!.due <= this.clock.now();
+    return heap.length > 0 ? heap[0]!.due - this.clock.now() : Infinity;
+  }
+
+  /** Whether a deadline has passed and not yet fired: the thread is behind its sessions' schedules. */
+  overdue(): boolean {
+    return this.untilNext() <= 0;
   }
 
   /**
@@ -114,21 +119,23 @@ export class Deadlines {
   }
 }
 
-/** This thread's schedulers, for `behindSchedule`. */
+/** This thread's schedulers, for `untilNextDeadline`. */
 const schedulers = new Set<WeakRef<Deadlines>>();
 
 /**
- * Whether a scheduler of this thread has a deadline past due: work that can wait (the
- * slices of session-end work, the session log) waits until it has caught up, so the
- * chunks of the sessions still streaming always go first.
+ * How long until the next deadline of any of this thread's schedulers, ms (0 or less:
+ * the thread is behind; Infinity: none waits). Work that can wait (session-end work,
+ * the session log) fits itself in the gaps, so the chunks of the sessions still
+ * streaming always go first.
  */
-export function behindSchedule(): boolean {
+export function untilNextDeadline(): number {
+  let least = Infinity;
   for (const ref of schedulers) {
     const deadlines = ref.deref();
     if (!deadlines) schedulers.delete(ref);
-    else if (deadlines.overdue()) return true;
+    else least = Math.min(least, deadlines.untilNext());
   }
-  return false;
+  return least;
 }
 
 const byClock = new WeakMap<Clock, Deadlines>();

@@ -1,28 +1,59 @@
-import { behindSchedule } from './deadlines.js';
+import { untilNextDeadline } from './deadlines.js';
 
-/** The longest queued work waits while this thread's chunks are overdue, ms. */
-export const MAX_WAIT_MS = 10;
+/** The longest deferred work waits for a gap between the chunks of the sessions still streaming, ms (one default chunk period). */
+export const MAX_WAIT_MS = 100;
+/** The shortest gap before this thread's next deadline that deferred work starts in, ms; a shorter one is left to the chunks. */
+export const MIN_GAP_MS = 0.1;
+/** How often waiting work looks for a gap, ms (a timer: an immediate would spin the event loop). */
+const RETRY_MS = 1;
 
 /**
- * Work queued while sessions stream against their deadlines (the figures of sessions
- * that ended), done in slices of about `sliceMs` with a macrotask between them, so a
- * chunk that falls due meanwhile waits at most about one slice; while this thread's
- * chunks are overdue (`behindSchedule`), a slice waits for them, up to MAX_WAIT_MS. The queue holds only references to
- * what the caller keeps anyway; `flush` does what is left at once.
+ * Until when (performance.now) a slice of deferred work that has waited `waitedMs` may
+ * run, or undefined while it should wait. It runs in a gap of at least MIN_GAP_MS
+ * before the thread's next deadline, and ends with the gap; work that has waited
+ * `maxWaitMs` runs a whole slice whatever is due, so an overloaded client still closes
+ * and logs its sessions.
+ */
+export function sliceUntil(sliceMs: number, waitedMs: number, maxWaitMs = MAX_WAIT_MS): number | undefined {
+  const now = performance.now();
+  if (waitedMs >= maxWaitMs) return now + sliceMs;
+  const gap = untilNextDeadline();
+  return gap < MIN_GAP_MS ? undefined : now + Math.min(sliceMs, gap);
+}
+
+/** Resolves when deferred work that started waiting at `since` may run a slice of `sliceMs`, with the time that slice ends. */
+export async function gapFor(sliceMs: number, since: number): Promise<number> {
+  for (;;) {
+    const until = sliceUntil(sliceMs, performance.now() - since);
+    if (until !== undefined) return until;
+    await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+  }
+}
+
+/**
+ * Work queued while sessions stream against their deadlines (closing handshakes, the
+ * figures of sessions that ended), done in slices with a macrotask between them. A
+ * slice fits in a gap between the thread's deadlines (`sliceUntil`): when a level's
+ * sessions all end within one chunk period, their end work waits until the sessions
+ * still streaming have sent their last chunks, up to `maxWaitMs`. A slice does at least
+ * one item. The queue holds only references to what the caller keeps anyway; `flush`
+ * does what is left at once.
  */
 export class SlicedWork<T> {
   private items: T[] = [];
+  /** When each queued item was pushed (performance.now). */
+  private pushedAt: number[] = [];
   private scheduled = false;
-  /** Since when the next slice has waited for overdue chunks, ms (performance.now). */
-  private waitingSince: number | undefined;
 
   constructor(
     private readonly work: (item: T) => void,
     private readonly sliceMs = 0.5,
+    private readonly maxWaitMs = MAX_WAIT_MS,
   ) {}
 
   push(item: T): void {
     this.items.push(item);
+    this.pushedAt.push(performance.now());
     if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(this.slice);
@@ -37,23 +68,21 @@ export class SlicedWork<T> {
   flush(): void {
     const items = this.items;
     this.items = [];
+    this.pushedAt = [];
     for (const item of items) this.work(item);
   }
 
   private readonly slice = (): void => {
-    const now = performance.now();
-    // Behind schedule, a slice waits, but never longer than MAX_WAIT_MS: an overloaded client still closes and logs its sessions.
-    if (behindSchedule()) {
-      this.waitingSince ??= now;
-      if (now - this.waitingSince < MAX_WAIT_MS) return void setImmediate(this.slice);
-    }
-    this.waitingSince = undefined;
-    const until = now + this.sliceMs;
+    if (this.items.length === 0) return void (this.scheduled = false); // flushed meanwhile
+    const until = sliceUntil(this.sliceMs, performance.now() - this.pushedAt[0]!, this.maxWaitMs);
+    if (until === undefined) return void setTimeout(this.slice, RETRY_MS);
     let done = 0;
     try {
-      while (done < this.items.length && performance.now() < until) this.work(this.items[done++]!);
+      do this.work(this.items[done++]!);
+      while (done < this.items.length && performance.now() < until);
     } finally {
       this.items = this.items.slice(done);
+      this.pushedAt = this.pushedAt.slice(done);
       this.scheduled = this.items.length > 0;
       if (this.scheduled) setImmediate(this.slice);
     }

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { Clock } from '../src/clock.js';
-import { behindSchedule, deadlinesOf } from '../src/deadlines.js';
-import { MAX_WAIT_MS, SlicedWork } from '../src/sliced-work.js';
+import { deadlinesOf, untilNextDeadline } from '../src/deadlines.js';
+import { MAX_WAIT_MS, MIN_GAP_MS, SlicedWork } from '../src/sliced-work.js';
 
 it('does queued work after the caller returns, in slices that let due timers run between them, and the rest on flush', async () => {
   const done: number[] = [];
@@ -25,7 +25,7 @@ it('waits while a deadline of the thread is overdue, but no longer than MAX_WAIT
   const due = deadlinesOf(clock).at(1000, () => {});
   now = 5000; // its timer, a second away in real time, has not fired: the thread is behind
   try {
-    assert.ok(behindSchedule());
+    assert.ok(untilNextDeadline() <= 0);
     const done: number[] = [];
     const work = new SlicedWork<number>((i) => done.push(i));
     const pushed = performance.now();
@@ -33,10 +33,48 @@ it('waits while a deadline of the thread is overdue, but no longer than MAX_WAIT
     for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
     assert.deepEqual(done, [], 'the work waits for the overdue chunk');
     while (done.length === 0) await new Promise((resolve) => setImmediate(resolve));
-    assert.ok(behindSchedule(), 'still behind: the work ran because it had waited long enough');
+    assert.ok(untilNextDeadline() <= 0, 'still behind: the work ran because it had waited long enough');
     assert.ok(performance.now() - pushed >= MAX_WAIT_MS, 'not before MAX_WAIT_MS');
   } finally {
     due.cancel();
   }
-  assert.ok(!behindSchedule());
+  assert.equal(untilNextDeadline(), Infinity);
+});
+
+/** Queues `count` items and returns how many the first slice did (an immediate queued after it runs before the next). */
+async function firstSlice(work: (item: number) => void, count: number): Promise<number> {
+  let done = 0;
+  const sliced = new SlicedWork<number>((i) => {
+    work(i);
+    done++;
+  }, 5);
+  for (let i = 0; i < count; i++) sliced.push(i);
+  const first = await new Promise<number>((resolve) => setImmediate(() => resolve(done)));
+  sliced.flush();
+  return first;
+}
+
+it('fits a slice in the gap before the next deadline, and waits while the gap is shorter than MIN_GAP_MS', async () => {
+  let now = 0;
+  const clock: Clock = { now: () => now, wallStart: new Date(0), origin: 0 };
+  const busy = (): void => {
+    for (const until = performance.now() + 0.2; performance.now() < until; );
+  };
+  assert.ok((await firstSlice(busy, 40)) >= 10, 'with no deadline, a 5 ms slice does many 0.2 ms items');
+  const soon = deadlinesOf(clock).at(0.5, () => {}); // 0.5 ms away on the clock, which stands still
+  try {
+    const fitted = await firstSlice(busy, 40);
+    assert.ok(fitted >= 1 && fitted <= 3, `a 0.5 ms gap holds two or three 0.2 ms items, not ${fitted}`);
+    now = 0.5 - MIN_GAP_MS / 2;
+    const done: number[] = [];
+    const waiting = new SlicedWork<number>((i) => done.push(i));
+    waiting.push(1);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(done, [], 'a gap shorter than MIN_GAP_MS is left to the chunk');
+    soon.cancel();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(done, [1], 'once nothing is due, the work runs');
+  } finally {
+    soon.cancel();
+  }
 });

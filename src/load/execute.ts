@@ -11,6 +11,8 @@ import { SlicedWork } from '../sliced-work.js';
 
 /** Event-loop delay sampling interval, ms. */
 const LOOP_SAMPLE_MS = 10;
+/** The longest a session's start waits for a gap between other sessions' chunks, ms: its start lag shows the wait. */
+const START_WAIT_MS = 10;
 
 /** Stop a benchmark whose error rate exceeds `maxErrorRate` once `minSessions` have finished. */
 export interface ErrorRateStop {
@@ -95,8 +97,9 @@ export async function execute(options: ExecuteOptions): Promise<Execution> {
   const deadlines = deadlinesOf(clock);
   // Sessions start (a connect: far more work than a chunk) in slices of about 0.5 ms,
   // with the event loop's socket reads between them, so a level's thousand starts do
-  // not keep the frames of sessions already connected waiting to be stamped.
-  const sessionStarts = new SlicedWork<() => void>((start) => start());
+  // not keep the frames of sessions already connected waiting to be stamped; a start
+  // waits for a gap between the chunks of the sessions streaming for at most START_WAIT_MS.
+  const sessionStarts = new SlicedWork<() => void>((start) => start(), 0.5, START_WAIT_MS);
   const runOne = async (index: number, plannedStartMs: number, laneOffsetMs?: number, gate?: StreamGate): Promise<void> => {
     // A session's start waits while chunks of the sessions already streaming are due; its start lag shows the wait.
     await deadlines.caughtUp();

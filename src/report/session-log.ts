@@ -6,8 +6,7 @@ import { setImmediate } from 'node:timers/promises';
 import type { LoadProfile } from '../load/profiles.js';
 import { shiftTimeline, type SessionRecord } from '../timeline/types.js';
 import { jsonPieces } from './json-pieces.js';
-import { behindSchedule } from '../deadlines.js';
-import { MAX_WAIT_MS } from '../sliced-work.js';
+import { gapFor } from '../sliced-work.js';
 
 export const SESSION_LOG = 'sessions.jsonl';
 
@@ -25,10 +24,7 @@ export interface LoggedSession {
   record: SessionRecord;
 }
 
-/**
- * How long one macrotask serializes log lines before yielding: chunk timers that fall
- * due meanwhile run at most about this late.
- */
+/** The longest one macrotask serializes log lines before yielding (less where the gap before the next deadline is shorter). */
 const SLICE_MS = 1;
 
 /**
@@ -37,15 +33,18 @@ const SLICE_MS = 1;
  * from it, and `--resume DIR` continues without repeating finished sessions.
  *
  * Sessions end while others still stream against their deadlines, so `append` only
- * queues: lines are serialized later, in slices of about SLICE_MS with a macrotask
- * between them (a record is 5–20 KB for a short session, far more for a long one, and
+ * queues: lines are serialized later, in slices of at most SLICE_MS that fit in the
+ * gaps between the streaming sessions' deadlines (sliced-work.ts), with a macrotask between them (a record is 5–20 KB for a short session, far more for a long one, and
  * many sessions end at once), and written in order, waiting whenever the file is
  * behind. `close` writes everything still queued.
  */
 export class SessionLog {
   private readonly queue: LoggedSession[] = [];
-  /** The line being serialized, where the last slice stopped. */
+  /** When each queued entry was appended (performance.now). */
+  private readonly queuedAt: number[] = [];
+  /** The line being serialized, where the last slice stopped, and when its entry was appended. */
   private line: Iterator<string> | undefined;
+  private lineAt = 0;
   private writing: Promise<void> | undefined;
   private failure: Error | undefined;
 
@@ -66,6 +65,7 @@ export class SessionLog {
   /** Queues a finished session for the log; the entry must not change afterwards. */
   append(entry: LoggedSession): void {
     this.queue.push(entry);
+    this.queuedAt.push(performance.now());
     this.writing ??= this.writeQueued();
   }
 
@@ -83,10 +83,10 @@ export class SessionLog {
     try {
       while (this.line || this.queue.length > 0) {
         await setImmediate(); // off the caller's callback, and lets due timers and I/O run between slices
-        // The chunks of sessions still streaming go first, for up to MAX_WAIT_MS.
-        for (const since = performance.now(); behindSchedule() && performance.now() - since < MAX_WAIT_MS; ) await setImmediate();
+        // The chunks of sessions still streaming go first (sliced-work.ts), for as long as the oldest entry may wait.
+        const until = await gapFor(SLICE_MS, this.line ? this.lineAt : this.queuedAt[0]!);
         if (this.failure) return;
-        if (!this.stream.write(this.serializeSlice())) await once(this.stream, 'drain');
+        if (!this.stream.write(this.serializeSlice(until))) await once(this.stream, 'drain');
       }
     } catch (err) {
       this.failure ??= err as Error; // the stream failed while we waited for it to drain
@@ -95,14 +95,14 @@ export class SessionLog {
     }
   }
 
-  /** Serializes queued lines for about SLICE_MS, resuming the line the last slice left unfinished. */
-  private serializeSlice(): string {
-    const until = performance.now() + SLICE_MS;
+  /** Serializes queued lines until `until` (at least one piece), resuming the line the last slice left unfinished. */
+  private serializeSlice(until: number): string {
     let text = '';
-    while (performance.now() < until) {
+    do {
       if (!this.line) {
         const entry = this.queue.shift();
         if (!entry) break;
+        this.lineAt = this.queuedAt.shift()!;
         this.line = jsonPieces(entry);
       }
       const piece = this.line.next();
@@ -111,7 +111,7 @@ export class SessionLog {
         text += '\n';
         this.line = undefined;
       }
-    }
+    } while (performance.now() < until);
     return text;
   }
 }
