@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { connect, type NetConnectOpts, type Socket } from 'node:net';
 import { describe, it } from 'node:test';
 import { monotonicClock } from '../src/clock.js';
 import { vllmDialect } from '../src/dialects/vllm.js';
@@ -10,7 +9,7 @@ import { DEFAULT_MODEL } from '../src/server/server.js';
 import type { Pace } from '../src/session/pace.js';
 import { NO_PADDING, prepareSample } from '../src/session/prepare.js';
 import { DEFAULT_TIMEOUTS } from '../src/session/runner.js';
-import { runWebSocketSession, type WebSocketPlan } from '../src/session/ws-runner.js';
+import { runWebSocketSession } from '../src/session/ws-runner.js';
 import type { SessionTimeline } from '../src/timeline/types.js';
 import { testServer } from './helpers.js';
 
@@ -23,9 +22,8 @@ const chunksOf = (timeline: SessionTimeline) => timeline.sent.filter((f) => f.ki
 const commitsOf = (timeline: SessionTimeline) =>
   timeline.sent.filter((f) => f.kind === 'control' && (f.control === 'input_start' || f.control === 'input_end' || f.control === 'flush'));
 
-async function session(url: string, pace: Pace, chunkMs = 100, socketOptions?: WebSocketPlan['socketOptions']) {
+async function session(url: string, pace: Pace, chunkMs = 100) {
   return runWebSocketSession({
-    ...(socketOptions ? { socketOptions } : {}),
     url,
     headers: {},
     dialect,
@@ -80,26 +78,6 @@ describe('pacing', () => {
       assert.equal(c.plannedMs, t0 + c.audioStartMs! / 2, `chunk ${seq} is planned at start + offset / speed`);
       assert.ok(c.t >= c.plannedMs!, `chunk ${seq} sent ${c.plannedMs! - c.t} ms early`);
     });
-  });
-
-  it("writes the input's end control in the same system call as its last chunk", async () => {
-    const server = await testServer();
-    /** What each write to the socket carried (one `_write` or `_writev`: one system call). */
-    const writes: string[] = [];
-    const createConnection = (options: object): Socket => {
-      const socket = connect(options as NetConnectOpts);
-      const write = socket._write.bind(socket);
-      const writev = socket._writev!.bind(socket);
-      socket._write = (chunk: Buffer, encoding, callback) => (writes.push(String(chunk)), write(chunk, encoding, callback));
-      socket._writev = (chunks, callback) => (writes.push(chunks.map((c) => String(c.chunk)).join('')), writev(chunks, callback));
-      return socket;
-    };
-    const { outcome } = await session(server.url, { kind: 'realtime', speed: 8 }, 100, { createConnection } as WebSocketPlan['socketOptions']);
-    assert.equal(outcome.status, 'completed');
-    const end = writes.findIndex((w) => w.includes('"final":true'));
-    assert.ok(end > 0, 'the final commit was written');
-    assert.ok(writes[end]!.includes('input_audio_buffer.append'), 'the last chunk went in the same write');
-    assert.equal(writes.slice(end + 1).filter((w) => w.includes('input_audio_buffer.append')).length, 0, 'and no chunk after it');
   });
 
   it('sends unpaced audio without a plan', async () => {

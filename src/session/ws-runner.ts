@@ -1,4 +1,3 @@
-import type { Socket } from 'node:net';
 import WebSocket, { type RawData } from 'ws';
 import { ProtocolViolation, type Reaction, type WebSocketDialect } from '../dialects/dialect.js';
 import type { Control, SentFrame, StreamGate, WebSocketTransport } from '../timeline/types.js';
@@ -106,12 +105,9 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
     ...plan.socketOptions,
   });
   let pongsOwed = 0;
-  /** The connection's TCP socket, corked to write two frames in one system call. */
-  let socket: Socket | undefined;
 
   ws.on('upgrade', (response) => {
-    socket = response.socket;
-    transport.localPort = socket.localPort;
+    transport.localPort = response.socket.localPort;
   });
   ws.on('open', () => {
     transport.openMs = clock.now();
@@ -234,13 +230,8 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
       tick();
     });
 
-  /**
-   * Streams one input's audio chunks; paced chunks are due at `t0 + (offsetMs + position) / speed`.
-   * `last` (the input's end control) is sent right behind the last chunk, paced in the
-   * same write: when a level's sessions all end within one chunk period, one system call
-   * per session's end instead of two keeps the other sessions' last chunks on time.
-   */
-  const stream = (prepared: PreparedTurn, offsetMs: number, t0: number, last?: () => void): Promise<void> => {
+  /** Streams one input's audio chunks; paced chunks are due at `t0 + (offsetMs + position) / speed`. */
+  const stream = (prepared: PreparedTurn, offsetMs: number, t0: number): Promise<void> => {
     ending.stage = 'streaming';
     const chunks = prepared.chunks;
     let k = 0;
@@ -302,9 +293,8 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
             const seq = k++;
             sendChunk(seq, null, () => {
               inFlight--;
-              if (k < chunks.length || inFlight > 0) return pump();
-              if (!ending.outcome) last?.();
-              done();
+              if (k === chunks.length && inFlight === 0) done();
+              else pump();
             });
           }
           watchDrain();
@@ -313,14 +303,7 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
         return pump();
       }
       const speed = plan.pace.speed;
-      const sendPaced = (seq: number, plannedMs: number): void => {
-        if (seq < chunks.length - 1 || !last) return sendChunk(seq, plannedMs);
-        socket?.cork();
-        sendChunk(seq, plannedMs);
-        last();
-        socket?.uncork();
-      };
-      void onSchedule(chunks.length, (i) => t0 + (offsetMs + chunks[i]!.audioStartMs) / speed, sendPaced).then(resolve);
+      void onSchedule(chunks.length, (i) => t0 + (offsetMs + chunks[i]!.audioStartMs) / speed, sendChunk).then(resolve);
     });
   };
 
@@ -437,16 +420,15 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
       // Held at a gate, the first input's start went before the wait, with the session's configuration.
       if (input > 0 || startAt === undefined) startControl();
       const t0 = input === 0 && startAt !== undefined ? startAt : clock.now();
-      const end = (): void => void sendControl(dialect.inputEndFrame(), 'input_end');
       if (prepared.kind === 'text') {
         await sendText(prepared, t0);
-        if (!ending.outcome) end();
       } else {
         update ??= scheduleUpdate(t0);
-        await stream(prepared, offsetMs, t0 - offsetMs / speedOf(plan.pace), end);
+        await stream(prepared, offsetMs, t0 - offsetMs / speedOf(plan.pace));
         offsetMs += prepared.audioMs;
       }
       if (ending.outcome) break;
+      sendControl(dialect.inputEndFrame(), 'input_end');
       const index = input;
       await until('final', () => policy.inputDone(index), timeouts.finalMs, prepared.kind === 'text' ? 'the end of the generated speech' : `the ${result}`);
     }
