@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -15,9 +16,31 @@ export function tableRow(cells: Array<string | number>): string {
   return `| ${cells.join(' | ')} |`;
 }
 
-/** Where and with what a figure was measured, for its row; the load average says how busy the machine was with other work. */
+/** The machine's CPU time so far (Linux's /proc/stat, in ticks): in all, and stolen by the hypervisor for other guests. */
+function cpuTicks(): { total: number; steal: number } | undefined {
+  try {
+    // cpu user nice system idle iowait irq softirq steal (guest time is counted in user)
+    const ticks = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+    return { total: ticks.reduce((sum, t) => sum + t, 0), steal: ticks[7] ?? 0 };
+  } catch {
+    return undefined; // not Linux
+  }
+}
+
+let ticksBefore = cpuTicks();
+
+/**
+ * Where and with what a figure was measured, for its row. The load average says how busy
+ * the machine was with other work; steal, where the system reports it, is the share of
+ * the CPU time since the last call (or the bench's start) that a virtual machine's host
+ * gave to other guests: on a shared host it is what makes one run's tail unlike the next.
+ */
 export function measuredOn(): string {
-  return `${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}, load ${loadavg()[0]!.toFixed(1)}`;
+  const ticks = cpuTicks();
+  const spent = ticks && ticksBefore ? ticks.total - ticksBefore.total : 0;
+  const steal = spent > 0 ? `, steal ${((100 * (ticks!.steal - ticksBefore!.steal)) / spent).toFixed(0)}%` : '';
+  ticksBefore = ticks;
+  return `${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}, load ${loadavg()[0]!.toFixed(1)}${steal}`;
 }
 
 /**

@@ -93,8 +93,9 @@ try {
 /** Runs one measurement and prints (and, with a label, records) its row. */
 async function row(tool: string, sessions: number, rep: number, measure: () => Promise<Usage & { sendLagP99?: number }>): Promise<void> {
   await fetch(`${origin}/reset`, { method: 'POST' });
-  const measured = measuredOn(); // the load average as the measurement starts
+  measuredOn(); // the steal share is counted from here
   const usage = await measure();
+  const measured = measuredOn();
   const stats = (await (await fetch(`${origin}/stats`)).json()) as MeterStats;
   const f = (ms: number): string => ms.toFixed(2);
   const sessionSeconds = (stats.all.count * CHUNK_MS) / 1000;
