@@ -14,7 +14,7 @@ const RETRY_MS = 1;
  * `maxWaitMs` runs a whole slice whatever is due, so an overloaded client still closes
  * and logs its sessions.
  */
-export function sliceUntil(sliceMs: number, waitedMs: number, maxWaitMs = MAX_WAIT_MS): number | undefined {
+function sliceUntil(sliceMs: number, waitedMs: number, maxWaitMs = MAX_WAIT_MS): number | undefined {
   const now = performance.now();
   if (waitedMs >= maxWaitMs) return now + sliceMs;
   const gap = untilNextDeadline();

@@ -34,7 +34,8 @@ const SLICE_MS = 1;
  *
  * Sessions end while others still stream against their deadlines, so `append` only
  * queues: lines are serialized later, in slices of at most SLICE_MS that fit in the
- * gaps between the streaming sessions' deadlines (sliced-work.ts), with a macrotask between them (a record is 5–20 KB for a short session, far more for a long one, and
+ * gaps between the streaming sessions' deadlines (sliced-work.ts), with a macrotask
+ * between them (a record is 5–20 KB for a short session, far more for a long one, and
  * many sessions end at once), and written in order, waiting whenever the file is
  * behind. `close` writes everything still queued.
  */
