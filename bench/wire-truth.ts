@@ -38,7 +38,7 @@ const SESSIONS = counts.length > 0 ? counts.map(Number) : [1, 100, 1000];
 const METRICS = ['ttft_ms', 'ttlt_ms', 'avg_rtt_ms', 'commit_to_flush_ms', 'finalization_ms'];
 /**
  * Each level runs at least this many sessions (at N concurrent, one after another in each
- * lane), so a single session's p99 is over some 400 frames rather than its worst few.
+ * lane), so a single session's p99 is over some 800 frames rather than its worst few.
  */
 const MIN_SESSIONS = 20;
 /** WebSocket data frames; pings, pongs and closes are not in a session's records. */
