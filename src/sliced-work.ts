@@ -43,6 +43,8 @@ export class SlicedWork<T> {
   private items: T[] = [];
   /** When each queued item was pushed (performance.now). */
   private pushedAt: number[] = [];
+  /** The first item not yet done: slices move it on, and the arrays are cut only when half is done (a slice may do a single item). */
+  private head = 0;
   private scheduled = false;
 
   constructor(
@@ -62,28 +64,31 @@ export class SlicedWork<T> {
 
   /** Items queued, not yet done. */
   get length(): number {
-    return this.items.length;
+    return this.items.length - this.head;
   }
 
   flush(): void {
-    const items = this.items;
+    const items = this.items.slice(this.head);
     this.items = [];
     this.pushedAt = [];
+    this.head = 0;
     for (const item of items) this.work(item);
   }
 
   private readonly slice = (): void => {
-    if (this.items.length === 0) return void (this.scheduled = false); // flushed meanwhile
-    const until = sliceUntil(this.sliceMs, performance.now() - this.pushedAt[0]!, this.maxWaitMs);
+    if (this.length === 0) return void (this.scheduled = false); // flushed meanwhile
+    const until = sliceUntil(this.sliceMs, performance.now() - this.pushedAt[this.head]!, this.maxWaitMs);
     if (until === undefined) return void setTimeout(this.slice, RETRY_MS);
-    let done = 0;
     try {
-      do this.work(this.items[done++]!);
-      while (done < this.items.length && performance.now() < until);
+      do this.work(this.items[this.head++]!);
+      while (this.head < this.items.length && performance.now() < until);
     } finally {
-      this.items = this.items.slice(done);
-      this.pushedAt = this.pushedAt.slice(done);
-      this.scheduled = this.items.length > 0;
+      if (this.head * 2 >= this.items.length) {
+        this.items = this.items.slice(this.head);
+        this.pushedAt = this.pushedAt.slice(this.head);
+        this.head = 0;
+      }
+      this.scheduled = this.length > 0;
       if (this.scheduled) setImmediate(this.slice);
     }
   };
