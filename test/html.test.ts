@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { launchChromium, NO_CHROMIUM, openOffline, type PageFlags } from './browser.js';
+import { chromiumSkipReason, launchChromium, NO_CHROMIUM, openOffline, type PageFlags } from './browser.js';
 import type { PageData } from '../src/report/html/client.js';
 import type { WebSocketTransport } from '../src/timeline/types.js';
 import { CONTENT_SECURITY_POLICY, renderHtml } from '../src/report/html/index.js';
@@ -12,7 +12,6 @@ import { escapeHtml } from '../src/report/html/markup.js';
 import type { Report, ReportSession } from '../src/report/schema.js';
 import { run } from '../src/run.js';
 
-/** Debian's Chromium, as `.ci/run` installs it; never a downloaded browser. */
 /** Set to a folder to keep the pages' screenshots for a look. */
 const SCREENSHOTS = process.env.VOXBENCH_SCREENSHOTS;
 
@@ -26,6 +25,16 @@ const PAYLOADS = [
 
 
 const clone = (report: Report): Report => structuredClone(report);
+
+describe('the browser tests', () => {
+  it('skip without Chromium only outside CI, so CI cannot pass without them', () => {
+    assert.match(String(chromiumSkipReason(undefined, false, '/x/chromium')), /no Chromium at \/x\/chromium/);
+    assert.match(String(chromiumSkipReason('false', false)), /no Chromium/);
+    assert.equal(chromiumSkipReason('true', false), false);
+    assert.equal(chromiumSkipReason('1', false), false);
+    assert.equal(chromiumSkipReason(undefined, true), false);
+  });
+});
 
 /** The JSON block the page script reads, as the page holds it. */
 function pageData(page: string): PageData {
