@@ -30,6 +30,7 @@ import type { UploadFormat } from './session/prepare-request.js';
 import { NO_PADDING, type EosPreference, type Padding } from './session/prepare.js';
 import { DEFAULT_TIMEOUTS, type StageTimeouts } from './session/runner.js';
 import { DEFAULT_ACK_WINDOW_MS } from './session/ws-runner.js';
+import { DEFAULT_SESSION_CAPS, type SessionCaps } from './session/session-caps.js';
 
 /** What the client streams while it waits between utterances: silence, as a live microphone does, or nothing (a paused stream). */
 export const WAIT_AUDIO = ['silence', 'pause'] as const;
@@ -120,6 +121,8 @@ export interface RunOptions {
   /** Mask client frames with random keys, as browsers must; by default the key is all zeros (see ws-runner.ts). */
   maskFrames?: boolean;
   timeouts?: Partial<StageTimeouts>;
+  /** How much of what the server sends one session keeps (events) and takes (bytes). Default DEFAULT_SESSION_CAPS. */
+  caps?: Partial<SessionCaps>;
   /** Sent as `Authorization: Bearer`; never written to reports. */
   apiKey?: string;
   /** TLS for `wss://` targets: extra trusted CA certificates (PEM), or no verification at all. */
@@ -252,6 +255,7 @@ export interface Settings {
   bargeInAtMs?: number;
   waitAudio: WaitAudio;
   timeouts: StageTimeouts;
+  caps: SessionCaps;
   workers: number;
   shard?: Shard;
   /** Headers every connection sends (authentication). */
@@ -401,6 +405,9 @@ export function resolveSettings(options: RunOptions): Settings {
     timerLimit(flag, ms, 'ms');
   }
   if (options.rampUpMs !== undefined) timerLimit('--ramp-up-s', options.rampUpMs, 's');
+  const caps = { ...DEFAULT_SESSION_CAPS, ...options.caps };
+  positive('--max-session-events', caps.maxEvents, true);
+  positive('--max-session-mb', caps.maxBytes / 1024 / 1024, false);
   const speaking = checkSpeech(options, protocol, turnsPerSession);
   const model = options.model ?? DEFAULT_MODELS[protocol];
   const { uploadFormat, ...requestOptions } = transcription;
@@ -440,6 +447,7 @@ export function resolveSettings(options: RunOptions): Settings {
     waitAudio: options.waitAudio ?? 'silence',
     ...(options.bargeInAtMs !== undefined ? { bargeInAtMs: options.bargeInAtMs } : {}),
     timeouts,
+    caps,
     workers,
     ...(options.shard ? { shard: options.shard } : {}),
     headers: options.apiKey ? authHeaders(protocol, options.apiKey) : {},

@@ -141,6 +141,7 @@ async function webSocketSessions(settings: Settings, dataset: RunDataset, dialec
     run: (target, samples, plannedStartMs, clock, signal, keepAudioBytes, gate) =>
     runWebSocketSession({
       keepAudioBytes,
+      caps: settings.caps,
       url: target,
       headers: settings.headers,
       dialect,
@@ -180,6 +181,7 @@ async function httpSessions(settings: Settings, dataset: RunDataset, dialect: Ht
     run: (target, samples, plannedStartMs, clock, signal, keepAudioBytes) =>
     runHttpSession({
       keepAudioBytes,
+      caps: settings.caps,
       url: target,
       headers: settings.headers,
       dialect,

@@ -27,6 +27,7 @@ import { startServerThread } from './server/thread.js';
 import { NO_DELAY } from './load/stamp-probe.js';
 import { analyseSpeech } from './speech-quality.js';
 import { formatPace } from './session/pace.js';
+import { DEFAULT_SESSION_CAPS } from './session/session-caps.js';
 import type { SessionRecord } from './timeline/types.js';
 import { VERSION } from './version.js';
 
@@ -224,6 +225,7 @@ function runConfig(options: RunOptions, settings: Settings, context: RunContext,
     ...(settings.bargeInAtMs !== undefined ? { bargeInAtMs: settings.bargeInAtMs } : {}),
     ...(settings.waitForAnswer || settings.bargeInAtMs !== undefined ? { waitAudio: settings.waitAudio } : {}),
     timeouts: settings.timeouts,
+    ...(settings.caps.maxEvents !== DEFAULT_SESSION_CAPS.maxEvents || settings.caps.maxBytes !== DEFAULT_SESSION_CAPS.maxBytes ? { caps: settings.caps } : {}),
     apiKey: options.apiKey ? REDACTED : null,
     tls: { ca: options.tls?.ca !== undefined, insecure: options.tls?.insecure === true },
     ...(settings.dialect.transcription

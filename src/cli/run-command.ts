@@ -23,6 +23,7 @@ import { DEFAULT_REALTIME_MODEL } from '../dialects/openai-realtime.js';
 import { DEFAULT_DUPLEX_MODEL } from '../dialects/vllm-omni-duplex.js';
 import { parsePace } from '../session/pace.js';
 import { DEFAULT_TIMEOUTS } from '../session/runner.js';
+import { addSessionCapFlags, sessionCapsFromFlags, type SessionCapFlags } from './session-cap-flags.js';
 import { addDatasetFlags, datasetOptionsFromFlags, type DatasetFlags } from './dataset-flags.js';
 import { profileOfFlags, type ProfileFlag } from './load-flags.js';
 import { checkWritableDir, defaultOutputDir } from './output-dir.js';
@@ -203,6 +204,7 @@ export const runCommand = new Command('run')
       workers: opts.workers,
       ...shardOptions(opts.shard, opts.shards, opts.runId),
       timeouts: { connectMs: opts.connectTimeoutMs, readyMs: opts.readyTimeoutMs, finalMs: opts.finalTimeoutMs },
+      caps: sessionCapsFromFlags(runCommand.opts() as SessionCapFlags),
       ...(apiKey !== undefined ? { apiKey } : {}),
       tls: { ...(opts.ca !== undefined ? { ca: readCa(opts.ca) } : {}), insecure: opts.insecure === true },
       ...(opts.resume !== undefined ? { resume: opts.resume } : {}),
@@ -230,6 +232,7 @@ export const runCommand = new Command('run')
 // Added untyped, outside the chain above, whose option types are as deep as TypeScript follows.
 (runCommand as CommandUnknownOpts).addOption(new Option('--wait-audio <audio>', 'while waiting between utterances (--wait-for-answer, --barge-in-at-ms): silence (streamed at the pace, as a live microphone does; the default) or pause (the stream stops; unpaced it always does)').choices(WAIT_AUDIO));
 addDatasetFlags(runCommand);
+addSessionCapFlags(runCommand);
 
 const waitAudioOption = ({ waitAudio }: { waitAudio?: WaitAudio }): Pick<RunOptions, 'waitAudio'> => (waitAudio !== undefined ? { waitAudio } : {});
 

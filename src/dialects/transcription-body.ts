@@ -1,4 +1,5 @@
 import { ProtocolViolation, usageOf, type BodyDecoder, type DecodedEvent } from './dialect.js';
+import { JoinedText } from '../session/bounds.js';
 
 /** What a transcription response body is, from its content type, else from what was asked. */
 export type BodyKind = 'sse' | 'json' | 'text';
@@ -51,14 +52,14 @@ function wholeBodyDecoder(kind: 'json' | 'text'): BodyDecoder {
 
 function sseDecoder(): BodyDecoder {
   let pending = '';
-  /** Text of the deltas so far: the final of a stream that ends with `[DONE]` alone. */
-  let deltas = '';
+  /** Text of the deltas so far: the final of a stream that ends with `[DONE]` alone (bounded: an endless stream must not build an endless string). */
+  const deltas = new JoinedText();
   let final = false;
   const interpret = (data: string): DecodedEvent => {
     if (data === '[DONE]') {
       if (final) return { type: '[DONE]', kind: 'other' };
       final = true;
-      return { type: '[DONE]', kind: 'text_final', channel: 'input_transcript', text: deltas.trim() };
+      return { type: '[DONE]', kind: 'text_final', channel: 'input_transcript', ...deltas.result() };
     }
     const event = parseJson(data, 'a server-sent event');
     const error = errorOf(event);
@@ -66,7 +67,7 @@ function sseDecoder(): BodyDecoder {
     const usage = usageOf(event.usage, typeof event.object === 'string' ? event.object : typeof event.type === 'string' ? event.type : 'message');
     switch (event.type) {
       case 'transcript.text.delta':
-        deltas += stringOf(event.delta);
+        deltas.add(stringOf(event.delta));
         return { type: event.type, kind: 'text_delta', channel: 'input_transcript', text: stringOf(event.delta) };
       case 'transcript.text.done':
         final = true;
@@ -76,7 +77,7 @@ function sseDecoder(): BodyDecoder {
     const choices = Array.isArray(event.choices) ? (event.choices as Array<{ delta?: { content?: unknown } }>) : [];
     if (choices.length > 0) {
       const content = stringOf(choices[0]?.delta?.content);
-      deltas += content;
+      deltas.add(content);
       return { type, kind: 'text_delta', channel: 'input_transcript', text: content, ...usage };
     }
     return { type, kind: 'other', ...usage };

@@ -120,6 +120,8 @@ export interface RunConfig {
   /** What the client streamed while it waited between utterances (with `waitForAnswer` or `bargeInAtMs`); absent in reports from before it existed: it paused. */
   waitAudio?: 'silence' | 'pause';
   timeouts: { connectMs: number; readyMs: number; finalMs: number };
+  /** What one session kept and took of what the server sent (`--max-session-events`, `--max-session-mb`, in bytes); absent when the defaults. */
+  caps?: { maxEvents: number; maxBytes: number };
   apiKey: string | null;
   tls: { ca: boolean; insecure: boolean };
   /** Batch transcription requests (HTTP dialects): what each asked for, and how its file was uploaded (`dataset`: as the dataset holds it). */

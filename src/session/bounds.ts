@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import type { DecodedEvent } from '../dialects/dialect.js';
 
 /**
@@ -30,7 +30,8 @@ export class TextBudget {
 
   /**
    * The event with its strings cut to the limits. A cut text keeps its full length
-   * and SHA-256, so it is still known what the server sent.
+   * and SHA-256, so it is still known what the server sent (an event a decoder already
+   * cut, a JoinedText's, keeps its own).
    */
   bound(event: DecodedEvent): DecodedEvent {
     let bounded = event;
@@ -43,6 +44,34 @@ export class TextBudget {
     const keep = Math.min(text.length, TEXT_LIMITS.eventChars, this.left);
     this.left -= keep;
     if (keep === text.length) return bounded;
-    return { ...bounded, text: text.slice(0, keep), truncated: { chars: text.length, sha256: createHash('sha256').update(text).digest('hex') } };
+    return { ...bounded, text: text.slice(0, keep), truncated: bounded.truncated ?? { chars: text.length, sha256: createHash('sha256').update(text).digest('hex') } };
+  }
+}
+
+/**
+ * Text joined from a stream's pieces (its deltas), kept up to what one event carries
+ * (TEXT_LIMITS.eventChars); past it only its length and a running SHA-256 grow, so an
+ * endless stream never builds an endless string.
+ */
+export class JoinedText {
+  private kept = '';
+  private chars = 0;
+  private hash: Hash | undefined;
+
+  add(piece: string): void {
+    this.chars += piece.length;
+    const room = TEXT_LIMITS.eventChars - this.kept.length;
+    if (!this.hash && piece.length <= room) {
+      this.kept += piece;
+      return;
+    }
+    (this.hash ??= createHash('sha256').update(this.kept)).update(piece);
+    if (room > 0) this.kept += piece.slice(0, room);
+  }
+
+  /** The text, trimmed; when it was cut, with the whole text's length and SHA-256 (as joined, untrimmed). */
+  result(): Pick<DecodedEvent, 'text' | 'truncated'> {
+    if (!this.hash) return { text: this.kept.trim() };
+    return { text: this.kept.trimStart(), truncated: { chars: this.chars, sha256: this.hash.copy().digest('hex') } };
   }
 }

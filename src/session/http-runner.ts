@@ -4,6 +4,7 @@ import type { DecodedEvent, HttpDialect, HttpRequest } from '../dialects/dialect
 import type { HttpExchange, HttpTransport, InputRecord, SentFrame } from '../timeline/types.js';
 import { TextBudget } from './bounds.js';
 import { AudioKeeper } from './received-audio.js';
+import { CappedReceived } from './session-caps.js';
 import { classifySocketError, Ending, newTimeline, type RunnerBase, type SessionResult } from './runner.js';
 import { serverTimingOf } from './server-timing.js';
 
@@ -42,6 +43,14 @@ export function runHttpSession(plan: HttpPlan): Promise<SessionResult> {
   const ending = new Ending(clock);
   const text = new TextBudget();
   const audio = new AudioKeeper(plan.keepAudioBytes ?? 0);
+  const capped = new CappedReceived(timeline.received, plan.caps);
+  /** Counts body bytes; past `--max-session-mb` the session ends, and this says so. */
+  const receivedBytes = (bytes: number): boolean => {
+    counters.bytesReceived += bytes;
+    const tooLarge = capped.overBytes(counters.bytesReceived);
+    if (tooLarge) ending.fail(tooLarge);
+    return tooLarge !== undefined;
+  };
   const removeAbort = ending.onAbort(plan.signal);
   let current: http.ClientRequest | undefined;
 
@@ -54,7 +63,7 @@ export function runHttpSession(plan: HttpPlan): Promise<SessionResult> {
     const receive = (t: number, events: DecodedEvent[]): void => {
       for (const event of events) {
         const received = { t, input: index, ...text.bound(audio.take(event, index)) };
-        timeline.received.push(received);
+        capped.record(received, event.text);
         const verdict = policy.observe(received);
         if (verdict) ending.fail(verdict.end);
       }
@@ -94,7 +103,7 @@ export function runHttpSession(plan: HttpPlan): Promise<SessionResult> {
         const kept: Buffer[] = [];
         let size = 0;
         res.on('data', (chunk: Buffer) => {
-          counters.bytesReceived += chunk.length;
+          receivedBytes(chunk.length);
           if (size < ERROR_BODY_BYTES) kept.push(chunk.subarray(0, ERROR_BODY_BYTES - size));
           size += chunk.length;
         });
@@ -118,7 +127,7 @@ export function runHttpSession(plan: HttpPlan): Promise<SessionResult> {
       res.on('data', (chunk: Buffer) => {
         const t = clock.now();
         counters.framesReceived++;
-        counters.bytesReceived += chunk.length;
+        if (receivedBytes(chunk.length)) return;
         decode(t, () => decoder.chunk(chunk));
         ending.recheck?.();
       });
@@ -143,6 +152,8 @@ export function runHttpSession(plan: HttpPlan): Promise<SessionResult> {
 
   const flow = async (): Promise<void> => {
     for (let index = 0; index < plan.inputs.length && !ending.outcome; index++) await exchange(index, plan.inputs[index]!);
+    const unkept = capped.unkept();
+    if (unkept) ending.fail(unkept);
     ending.end({ status: 'completed' });
   };
 
@@ -155,6 +166,8 @@ export function runHttpSession(plan: HttpPlan): Promise<SessionResult> {
       current.destroy();
     }
     const kept = audio.result();
+    const overflow = capped.result();
+    if (overflow) timeline.overflow = overflow;
     return { timeline, outcome: ending.outcome!, ...(kept ? { audio: kept } : {}) };
   });
 }

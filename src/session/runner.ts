@@ -1,4 +1,5 @@
 import type { ReceivedAudio } from './received-audio.js';
+import type { SessionCaps } from './session-caps.js';
 import type { Clock } from '../clock.js';
 import type { Failure, IncompleteReason, SessionOutcome, SessionTimeline, Stage, Task, TurnDetection } from '../timeline/types.js';
 
@@ -22,6 +23,8 @@ export interface RunnerBase {
   signal?: AbortSignal;
   /** Received audio payloads kept for the after-run analysis, bytes per session; 0 or absent keeps none. */
   keepAudioBytes?: number;
+  /** How much of what the server sends the session keeps or takes; default DEFAULT_SESSION_CAPS. */
+  caps?: SessionCaps;
 }
 
 /** What a runner returns: the same shape for every transport. */

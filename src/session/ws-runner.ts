@@ -7,6 +7,7 @@ import type { PreparedText } from './prepare-text.js';
 import { TextBudget } from './bounds.js';
 import { deadlinesOf, type Deadline } from '../deadlines.js';
 import { AudioKeeper } from './received-audio.js';
+import { CappedReceived } from './session-caps.js';
 import { SlicedWork } from '../sliced-work.js';
 import { classifySocketError, Ending, newTimeline, type RunnerBase, type SessionResult } from './runner.js';
 
@@ -90,6 +91,7 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
   const deadlines = deadlinesOf(clock);
   const text = new TextBudget();
   const audio = new AudioKeeper(plan.keepAudioBytes ?? 0);
+  const received = new CappedReceived(timeline.received, plan.caps);
   let input = 0;
   /** Audio position the server acknowledged consuming, when it acknowledges at all. */
   let ackedMs: number | undefined;
@@ -143,25 +145,27 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
     counters.framesReceived++;
     counters.bytesReceived += bytes.length;
     transport.firstReceivedMs ??= t;
+    const tooLarge = received.overBytes(counters.bytesReceived);
+    if (tooLarge) return fail(tooLarge);
     let events;
     try {
       events = dialect.decode(bytes, isBinary);
     } catch (err) {
-      timeline.received.push({ t, type: isBinary ? '(binary)' : '(invalid)', kind: 'other', input });
+      received.record({ t, type: isBinary ? '(binary)' : '(invalid)', kind: 'other', input });
       fail({ class: 'protocol_violation', message: err instanceof ProtocolViolation ? err.message : `cannot decode a frame: ${(err as Error).message}` });
       return;
     }
     for (const event of events) {
-      const received = { t, input, ...text.bound(audio.take(event, input)) };
-      timeline.received.push(received);
+      const frame = { t, input, ...text.bound(audio.take(event, input)) };
+      received.record(frame, event.text);
       if (event.kind === 'progress') {
         ackedMs = Math.max(ackedMs ?? 0, event.audioEndMs ?? 0);
         if (plan.serverAcks) plan.serverAcks.known = true;
       }
-      const verdict = policy.observe(received);
+      const verdict = policy.observe(frame);
       if (policy.ready) transport.readyMs ??= t;
       if (verdict) fail(verdict.end);
-      if (reactions) react(reactions.received(received));
+      if (reactions) react(reactions.received(frame));
     }
     ending.recheck?.();
   });
@@ -491,6 +495,8 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
     await (dialect.turnDetection === 'client' ? clientInputs(startAt) : serverInputs(startAt));
     if (ending.outcome) return;
     if (plan.idleMs) await until('idle', () => false, plan.idleMs);
+    const unkept = received.unkept();
+    if (unkept) fail(unkept);
     ending.end({ status: 'completed' });
   };
 
@@ -509,6 +515,8 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
       ws.terminate();
     }
     const kept = audio.result();
+    const overflow = received.result();
+    if (overflow) timeline.overflow = overflow;
     return { timeline, outcome: ending.outcome!, ...(kept ? { audio: kept } : {}) };
   });
 }

@@ -234,6 +234,22 @@ export interface SessionTimeline {
   playbackBufferMs?: number;
   /** Speech generation: the after-run analysis of each input's received audio (computed once its benchmark has finished). */
   analysis?: SpeechAnalysis[];
+  /** Events received past the session's `--max-session-events`: counted, not kept (the session failed as `answer_too_large`). */
+  overflow?: ReceivedOverflow;
+}
+
+/** What a session received past the events it keeps (src/session/session-caps.ts). */
+export interface ReceivedOverflow {
+  events: number;
+  /** Audio payload bytes and duration those events carried. */
+  audioBytes: number;
+  audioMs: number;
+  /** Characters of text they carried, and the SHA-256 of that text joined in arrival order (absent when none). */
+  textChars: number;
+  textSha256?: string;
+  /** Arrival of the first and the last of them. */
+  firstMs: number;
+  lastMs: number;
 }
 
 /** What the after-run analysis found in one input's received audio; never computed while sessions run. */
@@ -273,6 +289,8 @@ export type FailureClass =
   | 'server_closed'
   /** An HTTP response body that ended before the dialect saw it complete. */
   | 'stream_cut'
+  /** The server sent more than a session keeps or takes: `--max-session-events`, `--max-session-mb`. */
+  | 'answer_too_large'
   | 'server_error'
   | 'protocol_violation';
 
@@ -325,6 +343,7 @@ export function sessionEndMs(timeline: SessionTimeline): number {
   let end = timeline.startMs;
   for (const frame of timeline.sent) if (frame.t > end) end = frame.t;
   for (const frame of timeline.received) if (frame.t > end) end = frame.t;
+  if (timeline.overflow && timeline.overflow.lastMs > end) end = timeline.overflow.lastMs;
   if (transport.kind === 'http') for (const r of transport.requests) if (r.endMs !== undefined && r.endMs > end) end = r.endMs;
   return end;
 }
@@ -340,6 +359,7 @@ export function shiftTimeline(timeline: SessionTimeline, deltaMs: number): Sessi
     startMs: at(timeline.startMs),
     sent: timeline.sent.map((f) => ({ ...f, t: at(f.t), ...(typeof f.plannedMs === 'number' ? { plannedMs: at(f.plannedMs) } : {}) })),
     received: timeline.received.map((f) => ({ ...f, t: at(f.t) })),
+    ...(timeline.overflow ? { overflow: { ...timeline.overflow, firstMs: at(timeline.overflow.firstMs), lastMs: at(timeline.overflow.lastMs) } } : {}),
     transport:
       transport.kind === 'websocket'
         ? defined({
