@@ -1,6 +1,7 @@
 import { ProtocolViolation, usageOf, type BodyDecoder, type DecodedEvent, type HttpDialect, type RequestInput } from './dialect.js';
-import { audioEvent, base64Bytes, speechPolicy } from './tts-common.js';
+import { audioEvent, base64Bytes, speechPolicy, wavAudioStart } from './tts-common.js';
 import type { Task } from '../timeline/types.js';
+import { AnswerKind } from '../audio/answer-kind.js';
 
 /**
  * What the HTTP speech-generation dialects share: the stream formats, the body decoders
@@ -79,15 +80,7 @@ function wavDataStart(bytes: Buffer): { offset: number; format?: PcmFormat } | u
   if (bytes.toString('latin1', 0, 4) !== 'RIFF' || bytes.toString('latin1', 8, 12) !== 'WAVE') {
     throw new ProtocolViolation(`the body is not WAV: it starts with ${JSON.stringify(bytes.toString('latin1', 0, 12))}`);
   }
-  let format: PcmFormat | undefined;
-  for (let offset = 12; offset + 8 <= bytes.length; ) {
-    const id = bytes.toString('latin1', offset, offset + 4);
-    const size = bytes.readUInt32LE(offset + 4);
-    if (id === 'data') return { offset: offset + 8, ...(format ? { format } : {}) };
-    if (id === 'fmt ' && offset + 16 <= bytes.length) format = { channels: bytes.readUInt16LE(offset + 10), rate: bytes.readUInt32LE(offset + 12) };
-    offset += 8 + size + (size % 2);
-  }
-  return undefined;
+  return wavAudioStart(bytes, false);
 }
 
 /**
@@ -212,6 +205,24 @@ export function speechBodyDecoder(contentType: string, wav: boolean, format: Pcm
   return rawAudioDecoder('encoded', format);
 }
 
+/** `decoder`, failing with `not_audio` as soon as the answer's first bytes show it is not audio. */
+function audioAnswer(kind: AnswerKind, decoder: BodyDecoder): BodyDecoder {
+  const check = (chunk: Buffer, ended: boolean): void => {
+    const notAudio = kind.see(chunk, ended);
+    if (notAudio) throw new ProtocolViolation(notAudio, 'not_audio');
+  };
+  return {
+    chunk(data) {
+      check(data, false);
+      return decoder.chunk(data);
+    },
+    end() {
+      check(Buffer.alloc(0), true);
+      return decoder.end();
+    },
+  };
+}
+
 const WAV_TYPES = new Set(['audio/wav', 'audio/x-wav', 'audio/wave', 'audio/vnd.wave']);
 
 /**
@@ -241,6 +252,6 @@ export function speechDialect(name: string, settings: SpeechSettings, extra: (in
       };
       return { method: 'POST', path: '/v1/audio/speech', headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(body)) };
     },
-    bodyDecoder: (_status, contentType) => speechBodyDecoder(contentType, wav, format),
+    bodyDecoder: (status, contentType) => audioAnswer(new AnswerKind(status, contentType, settings.responseFormat), speechBodyDecoder(contentType, wav, format)),
   };
 }

@@ -274,6 +274,8 @@ export type FailureClass =
   /** An HTTP response body that ended before the dialect saw it complete. */
   | 'stream_cut'
   | 'server_error'
+  /** A successful speech answer whose body is not audio (an error page, a JSON error). */
+  | 'not_audio'
   | 'protocol_violation';
 
 export interface Failure {
