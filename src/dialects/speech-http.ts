@@ -51,10 +51,12 @@ interface PcmFormat {
  * Strips a WAV header off the front of a stream: streamed WAV opens with a 44-byte
  * header whose sizes are 0xFFFFFFFF; a whole file may have more chunks before `data`.
  * `take` returns the bytes after the header (empty until it is complete), and the
- * header's format once it has been read.
+ * header's format once it has been read. The header's bytes go in front of the first
+ * audio's payload, so that the after-run check reads the header as it was sent.
  */
 class WavHeader {
   private head = Buffer.alloc(0);
+  private unsent: Buffer | undefined;
   format: PcmFormat | undefined;
 
   constructor(private readonly fallback: PcmFormat) {}
@@ -69,8 +71,16 @@ class WavHeader {
     }
     this.format = dataStart.format ?? this.fallback;
     const rest = this.head.subarray(dataStart.offset);
+    this.unsent = this.head.subarray(0, dataStart.offset);
     this.head = Buffer.alloc(0);
     return rest;
+  }
+
+  /** `audio` as a payload: the first carries the header in front of it. */
+  payload(audio: Buffer): Buffer {
+    const payload = this.unsent ? Buffer.concat([this.unsent, audio]) : audio;
+    this.unsent = undefined;
+    return payload;
   }
 }
 
@@ -98,7 +108,7 @@ export function rawAudioDecoder(kind: 'pcm' | 'wav' | 'encoded', format: PcmForm
       const audio = header.take(data);
       const events: DecodedEvent[] = [];
       if (wasHeader && header.format) events.push({ type: 'wav.header', kind: 'other' });
-      if (audio.length > 0) events.push(audioEvent('audio.chunk', audio.length, audio, header.format!.rate * header.format!.channels));
+      if (audio.length > 0) events.push(audioEvent('audio.chunk', audio.length, header.payload(audio), header.format!.rate * header.format!.channels));
       return events;
     },
     end: () => [{ type: 'body.end', kind: 'response_done' }],
