@@ -45,7 +45,7 @@ export async function analyseSpeech(records: readonly SessionRecord[], audioOf: 
       }
       const analysis: SpeechAnalysis = {
         input,
-        audioMs: ((decoded.pcm.length / 2) * 1000) / decoded.sampleRate,
+        audioMs: decoded.pcm.length > 0 ? ((decoded.pcm.length / 2) * 1000) / decoded.sampleRate : 0,
         sampleRate: decoded.sampleRate,
         ...speechLevels(decoded.pcm, decoded.sampleRate),
         formatProblems: decoded.formatProblems,
@@ -88,12 +88,15 @@ async function roundTrip(clips: Clip[], quality: QualitySettings): Promise<void>
     maxSessions: samples.length,
     pace: { kind: 'none' },
   });
-  const server = asr.target === undefined ? await startServerThread({ port: 0, models: [settings.model] }) : undefined;
-  const target = asr.target ?? server!.url;
   const label = { target: asr.target !== undefined ? redactUrl(asr.target) : 'built-in', protocol: asr.protocol, model: settings.model };
-  const context = await createRunContext(settings, dataset);
+  // Whatever fails in here is the check's own failure, never the run's: an error left
+  // to escape would skip closing the server thread, whose handle keeps the process alive.
+  const server = asr.target === undefined ? await startServerThread({ port: 0, models: [settings.model] }).catch((err: Error) => err) : undefined;
+  if (server instanceof Error) return unchecked(clips, label, server);
+  let context: Awaited<ReturnType<typeof createRunContext>> | undefined;
   try {
-    const { records } = await runLevel(context, settings, target, { profile: { kind: 'concurrent', concurrency: ASR_CONCURRENCY }, maxSessions: samples.length, clock: monotonicClock() });
+    context = await createRunContext(settings, dataset);
+    const { records } = await runLevel(context, settings, asr.target ?? server!.url, { profile: { kind: 'concurrent', concurrency: ASR_CONCURRENCY }, maxSessions: samples.length, clock: monotonicClock() });
     for (const record of records) {
       const clip = clips[record.index]!;
       const text = sessionView(record.timeline).inputs[0]?.transcript.text;
@@ -103,8 +106,15 @@ async function roundTrip(clips: Clip[], quality: QualitySettings): Promise<void>
           : { ...label, error: record.outcome.status === 'failed' ? `${record.outcome.failure.class}: ${record.outcome.failure.message}` : `the transcription ended ${record.outcome.status}` };
       clip.analysis.asr = result;
     }
+  } catch (err) {
+    unchecked(clips, label, err as Error);
   } finally {
-    context.close();
+    context?.close();
     await server?.close();
   }
+}
+
+/** Every clip not yet transcribed records why the round trip could not run. */
+function unchecked(clips: Clip[], label: { target: string; protocol: string; model: string }, err: Error): void {
+  for (const clip of clips) clip.analysis.asr ??= { ...label, error: `the round trip could not run: ${err.message}` };
 }

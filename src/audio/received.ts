@@ -2,9 +2,11 @@ import { decodeAudio } from './decode.js';
 import { decodeFlac } from './flac-decode.js';
 import { DEFAULT_SPEECH_RMS, energyOnsetMs, FRAME_MS, pcm16Rms } from './energy.js';
 import { toPcm16 } from './pcm.js';
+import { readWavHead, timelessFormat } from './wav-layout.js';
 
 /** Received speech as PCM16 mono, with what its bytes disagree with in what was declared. */
 export interface DecodedSpeech {
+  /** Empty when the sample rate is 0: audio with no duration is no audio. */
   pcm: Buffer;
   sampleRate: number;
   formatProblems: string[];
@@ -17,6 +19,12 @@ export interface DecodedSpeech {
  * at `declaredRate`.
  */
 export async function decodeReceivedAudio(payloads: ReadonlyArray<string | Buffer>, declaredRate: number): Promise<DecodedSpeech> {
+  const decoded = await decodeBytes(payloads, declaredRate);
+  if (decoded.sampleRate > 0 || decoded.pcm.length === 0) return decoded;
+  return { pcm: Buffer.alloc(0), sampleRate: 0, formatProblems: [...decoded.formatProblems, `the audio declares a sample rate of ${decoded.sampleRate} Hz: it has no duration`] };
+}
+
+async function decodeBytes(payloads: ReadonlyArray<string | Buffer>, declaredRate: number): Promise<DecodedSpeech> {
   const bytes = Buffer.concat(payloads.map((p) => (typeof p === 'string' ? Buffer.from(p, 'base64') : p)));
   const problems: string[] = [];
   if (bytes.length >= 12 && bytes.toString('latin1', 0, 4) === 'RIFF' && bytes.toString('latin1', 8, 12) === 'WAVE') return fromWav(bytes, problems);
@@ -40,27 +48,24 @@ function looksEncoded(bytes: Buffer): boolean {
 }
 
 function fromWav(bytes: Buffer, problems: string[]): DecodedSpeech {
-  let format: { id: number; channels: number; rate: number; byteRate: number; blockAlign: number; bits: number } | undefined;
-  for (let offset = 12; offset + 8 <= bytes.length; ) {
-    const id = bytes.toString('latin1', offset, offset + 4);
-    const size = bytes.readUInt32LE(offset + 4);
-    if (id === 'fmt ' && offset + 24 <= bytes.length) {
-      const at = offset + 8;
-      format = { id: bytes.readUInt16LE(at), channels: bytes.readUInt16LE(at + 2), rate: bytes.readUInt32LE(at + 4), byteRate: bytes.readUInt32LE(at + 8), blockAlign: bytes.readUInt16LE(at + 12), bits: bytes.readUInt16LE(at + 14) };
-    }
-    if (id === 'data') {
-      if (!format) break;
-      const data = bytes.subarray(offset + 8);
-      if (format.id !== 1 || format.bits !== 16) problems.push(`the WAV header declares format ${format.id} at ${format.bits} bits, not 16-bit PCM`);
-      if (format.byteRate !== format.rate * format.blockAlign) problems.push(`the WAV header's byte rate ${format.byteRate} is not its rate × block align (${format.rate} × ${format.blockAlign})`);
-      if (size !== 0xffffffff && size !== data.length) problems.push(`the WAV header declares ${size} bytes of audio, ${data.length} arrived`);
-      if (data.length % Math.max(1, format.blockAlign) !== 0) problems.push(`${data.length} bytes of audio is not a whole number of ${format.blockAlign}-byte frames`);
-      return { pcm: mono(data.subarray(0, data.length - (data.length % Math.max(2, format.blockAlign))), format.channels), sampleRate: format.rate, formatProblems: problems };
-    }
-    offset += 8 + size + (size % 2);
+  const head = readWavHead(bytes, true);
+  if (!head?.format) {
+    problems.push(head ? "the WAV header has no 'fmt ' chunk before its 'data' chunk" : "the WAV file has no 'data' chunk");
+    return { pcm: Buffer.alloc(0), sampleRate: 0, formatProblems: problems };
   }
-  problems.push("the WAV header has no 'fmt ' chunk before its 'data' chunk");
-  return { pcm: Buffer.alloc(0), sampleRate: 1, formatProblems: problems };
+  const { format, declaredDataBytes: size } = head;
+  problems.push(...head.problems);
+  const timeless = timelessFormat(format);
+  if (timeless) {
+    problems.push(`${timeless}: its audio has no duration`);
+    return { pcm: Buffer.alloc(0), sampleRate: 0, formatProblems: problems };
+  }
+  const data = bytes.subarray(head.dataOffset);
+  if (format.formatId !== 1 || format.bits !== 16) problems.push(`the WAV header declares format ${format.formatId} at ${format.bits} bits, not 16-bit PCM`);
+  if (format.byteRate !== format.rate * format.blockAlign) problems.push(`the WAV header's byte rate ${format.byteRate} is not its rate × block align (${format.rate} × ${format.blockAlign})`);
+  if (size !== 0xffffffff && size !== data.length) problems.push(`the WAV header declares ${size} bytes of audio, ${data.length} arrived`);
+  if (data.length % Math.max(1, format.blockAlign) !== 0) problems.push(`${data.length} bytes of audio is not a whole number of ${format.blockAlign}-byte frames`);
+  return { pcm: mono(data.subarray(0, data.length - (data.length % Math.max(2, format.blockAlign))), format.channels), sampleRate: format.rate, formatProblems: problems };
 }
 
 function mono(pcm: Buffer, channels: number): Buffer {

@@ -176,8 +176,16 @@ export interface HttpDialect extends DialectBase {
 
 export type Dialect = WebSocketDialect | HttpDialect;
 
+/** What the server sent breaks its protocol; the session fails with `failureClass`. */
 export class ProtocolViolation extends Error {
   override name = 'ProtocolViolation';
+
+  constructor(
+    message: string,
+    readonly failureClass: 'protocol_violation' | 'not_audio' = 'protocol_violation',
+  ) {
+    super(message);
+  }
 }
 
 /** Parses a frame that must be a JSON object with a string `type`. */

@@ -1,6 +1,7 @@
 import { ProtocolViolation, usageOf, type BodyDecoder, type DecodedEvent, type HttpDialect, type RequestInput } from './dialect.js';
-import { audioEvent, base64Bytes, speechPolicy } from './tts-common.js';
+import { audioEvent, base64Bytes, speechPolicy, wavAudioStart } from './tts-common.js';
 import type { Task } from '../timeline/types.js';
+import { AnswerKind } from '../audio/answer-kind.js';
 
 /**
  * What the HTTP speech-generation dialects share: the stream formats, the body decoders
@@ -50,10 +51,12 @@ interface PcmFormat {
  * Strips a WAV header off the front of a stream: streamed WAV opens with a 44-byte
  * header whose sizes are 0xFFFFFFFF; a whole file may have more chunks before `data`.
  * `take` returns the bytes after the header (empty until it is complete), and the
- * header's format once it has been read.
+ * header's format once it has been read. The header's bytes go in front of the first
+ * audio's payload, so that the after-run check reads the header as it was sent.
  */
 class WavHeader {
   private head = Buffer.alloc(0);
+  private unsent: Buffer | undefined;
   format: PcmFormat | undefined;
 
   constructor(private readonly fallback: PcmFormat) {}
@@ -68,8 +71,16 @@ class WavHeader {
     }
     this.format = dataStart.format ?? this.fallback;
     const rest = this.head.subarray(dataStart.offset);
+    this.unsent = this.head.subarray(0, dataStart.offset);
     this.head = Buffer.alloc(0);
     return rest;
+  }
+
+  /** `audio` as a payload: the first carries the header in front of it. */
+  payload(audio: Buffer): Buffer {
+    const payload = this.unsent ? Buffer.concat([this.unsent, audio]) : audio;
+    this.unsent = undefined;
+    return payload;
   }
 }
 
@@ -79,15 +90,7 @@ function wavDataStart(bytes: Buffer): { offset: number; format?: PcmFormat } | u
   if (bytes.toString('latin1', 0, 4) !== 'RIFF' || bytes.toString('latin1', 8, 12) !== 'WAVE') {
     throw new ProtocolViolation(`the body is not WAV: it starts with ${JSON.stringify(bytes.toString('latin1', 0, 12))}`);
   }
-  let format: PcmFormat | undefined;
-  for (let offset = 12; offset + 8 <= bytes.length; ) {
-    const id = bytes.toString('latin1', offset, offset + 4);
-    const size = bytes.readUInt32LE(offset + 4);
-    if (id === 'data') return { offset: offset + 8, ...(format ? { format } : {}) };
-    if (id === 'fmt ' && offset + 16 <= bytes.length) format = { channels: bytes.readUInt16LE(offset + 10), rate: bytes.readUInt32LE(offset + 12) };
-    offset += 8 + size + (size % 2);
-  }
-  return undefined;
+  return wavAudioStart(bytes, false);
 }
 
 /**
@@ -105,7 +108,7 @@ export function rawAudioDecoder(kind: 'pcm' | 'wav' | 'encoded', format: PcmForm
       const audio = header.take(data);
       const events: DecodedEvent[] = [];
       if (wasHeader && header.format) events.push({ type: 'wav.header', kind: 'other' });
-      if (audio.length > 0) events.push(audioEvent('audio.chunk', audio.length, audio, header.format!.rate * header.format!.channels));
+      if (audio.length > 0) events.push(audioEvent('audio.chunk', audio.length, header.payload(audio), header.format!.rate * header.format!.channels));
       return events;
     },
     end: () => [{ type: 'body.end', kind: 'response_done' }],
@@ -212,6 +215,24 @@ export function speechBodyDecoder(contentType: string, wav: boolean, format: Pcm
   return rawAudioDecoder('encoded', format);
 }
 
+/** `decoder`, failing with `not_audio` as soon as the answer's first bytes show it is not audio. */
+function audioAnswer(kind: AnswerKind, decoder: BodyDecoder): BodyDecoder {
+  const check = (chunk: Buffer, ended: boolean): void => {
+    const notAudio = kind.see(chunk, ended);
+    if (notAudio) throw new ProtocolViolation(notAudio, 'not_audio');
+  };
+  return {
+    chunk(data) {
+      check(data, false);
+      return decoder.chunk(data);
+    },
+    end() {
+      check(Buffer.alloc(0), true);
+      return decoder.end();
+    },
+  };
+}
+
 const WAV_TYPES = new Set(['audio/wav', 'audio/x-wav', 'audio/wave', 'audio/vnd.wave']);
 
 /**
@@ -241,6 +262,6 @@ export function speechDialect(name: string, settings: SpeechSettings, extra: (in
       };
       return { method: 'POST', path: '/v1/audio/speech', headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(body)) };
     },
-    bodyDecoder: (_status, contentType) => speechBodyDecoder(contentType, wav, format),
+    bodyDecoder: (status, contentType) => audioAnswer(new AnswerKind(status, contentType, settings.responseFormat), speechBodyDecoder(contentType, wav, format)),
   };
 }

@@ -1,4 +1,5 @@
-import type { CompletionPolicy, DecodedEvent, Verdict } from './dialect.js';
+import { readWavHead, timelessFormat } from '../audio/wav-layout.js';
+import { ProtocolViolation, type CompletionPolicy, type DecodedEvent, type Verdict } from './dialect.js';
 import type { ReceivedFrame } from '../timeline/types.js';
 
 /** What the speech-generation dialects share: the output rate they ask for, audio sizes, and the completion policy. */
@@ -24,6 +25,20 @@ export function base64Bytes(b64: string): number {
 export function audioEvent(type: string, bytes: number, payload: string | Buffer, rate = TTS_RATE): DecodedEvent {
   if (bytes === 0) return { type, kind: 'other' };
   return { type, kind: 'audio', audioBytes: bytes, audioMs: (bytes / 2 / rate) * 1000, payload };
+}
+
+/**
+ * Where the audio of a received WAV file (`bytes` from 'RIFF') starts, with its rate and
+ * channels; undefined until the header reaches 'data' (`whole`: the file is complete, so
+ * it has none). A format whose audio has no duration (rate or channels 0) is a protocol
+ * violation: no figure can be made of it.
+ */
+export function wavAudioStart(bytes: Buffer, whole: boolean): { offset: number; format?: { rate: number; channels: number } } | undefined {
+  const head = readWavHead(bytes, whole);
+  if (!head?.format) return head && { offset: head.dataOffset };
+  const timeless = timelessFormat(head.format);
+  if (timeless) throw new ProtocolViolation(`${timeless}: its audio has no duration`);
+  return { offset: head.dataOffset, format: { rate: head.format.rate, channels: head.format.channels } };
 }
 
 /** A speech-generation dialect has no audio input; preparing audio for one is a programming error. */

@@ -1,10 +1,8 @@
-import { parseEventObject, type DecodedEvent, type WebSocketDialect } from './dialect.js';
-import { audioEvent, base64Bytes, noAudioInput, speechPolicy, stringField, TTS_RATE, withDefaultPath } from './tts-common.js';
+import { parseEventObject, ProtocolViolation, type DecodedEvent, type WebSocketDialect } from './dialect.js';
+import { audioEvent, base64Bytes, noAudioInput, speechPolicy, stringField, TTS_RATE, wavAudioStart, withDefaultPath } from './tts-common.js';
 import { readOmniSpeechSent } from './tts-sent.js';
 
 export const VLLM_OMNI_SPEECH_PATH = '/v1/audio/speech/stream';
-/** A 44-byte RIFF header opens a WAV file; it is never audio. */
-const WAV_HEADER_BYTES = 44;
 
 export interface SpeechWsSettings {
   model: string;
@@ -60,10 +58,13 @@ export function vllmOmniSpeechWsDialect(settings: SpeechWsSettings): WebSocketDi
   };
 }
 
-/** A binary frame: raw PCM16, or a whole WAV file whose header is not audio. */
+/** A binary frame: raw PCM16, or a whole WAV file whose header is not audio (its rate and channels size what follows). */
 function binaryAudio(data: Buffer, rate: number): DecodedEvent {
-  const wav = data.length >= WAV_HEADER_BYTES && data.toString('latin1', 0, 4) === 'RIFF';
-  return audioEvent('(binary)', wav ? data.length - WAV_HEADER_BYTES : data.length, data, rate);
+  if (data.length < 12 || data.toString('latin1', 0, 4) !== 'RIFF' || data.toString('latin1', 8, 12) !== 'WAVE') return audioEvent('(binary)', data.length, data, rate);
+  const start = wavAudioStart(data, true);
+  if (!start) throw new ProtocolViolation("a binary frame is a WAV file without a 'data' chunk");
+  const format = start.format ?? { rate, channels: 1 };
+  return audioEvent('(binary)', data.length - start.offset, data, format.rate * format.channels);
 }
 
 export function interpretSpeechStreamEvent(data: string, rate = TTS_RATE): DecodedEvent {

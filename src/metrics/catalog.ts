@@ -61,8 +61,13 @@ export function measure(metric: PointMetric, view: InputView | ResponseView | Se
   return measureOn(metric as Measure<typeof view>, view);
 }
 
+/** A value that is not finite (a division by a zero duration) is no figure at all. */
 function measureOn<V>(metric: Measure<V>, view: V): number | undefined {
-  if ('value' in metric) return metric.value(view);
+  const value = 'value' in metric ? metric.value(view) : spanOf(metric, view);
+  return value !== undefined && Number.isFinite(value) ? value : undefined;
+}
+
+function spanOf<V>(metric: Exclude<Measure<V>, { value: unknown }>, view: V): number | undefined {
   const from = metric.from.at(view);
   const to = metric.to.at(view);
   return from === undefined || to === undefined ? undefined : to - from;

@@ -8,6 +8,7 @@ import { thinTailLines } from './thin-tails.js';
 import type { Benchmark, Report } from './schema.js';
 import { plural } from '../plural.js';
 import { isSpeechTask } from '../timeline/types.js';
+import { fixed } from './fixed.js';
 
 const COLUMNS = ['count', 'mean', 'p50', 'p90', 'p95', 'p99', 'max'] as const;
 
@@ -20,7 +21,7 @@ const COLUMNS = ['count', 'mean', 'p50', 'p90', 'p95', 'p99', 'max'] as const;
 export function renderSummary(report: Report, { definitions = false } = {}): string {
   const { config } = report;
   const speech = isSpeechTask(config.task);
-  const data = speech ? plural(report.dataset.count, 'prompt') : `${plural(report.dataset.count, 'sample')}, ${report.dataset.totalAudioS.toFixed(1)} s audio`;
+  const data = speech ? plural(report.dataset.count, 'prompt') : `${plural(report.dataset.count, 'sample')}, ${fixed(report.dataset.totalAudioS, 1)} s audio`;
   const lines = [
     `voxbench ${report.voxbenchVersion} · ${config.protocol} · ${config.target}${config.builtInServer ? ' (built-in server)' : ''}`,
     `model ${config.model} · data ${config.data} (${data}` +
@@ -51,14 +52,14 @@ export function renderSummary(report: Report, { definitions = false } = {}): str
 function renderBenchmark(benchmark: Benchmark, shown: readonly MetricDescription[], corpus: readonly MetricDescription[], speech: boolean): string[] {
   const { summary } = benchmark;
   const { sessions, throughput } = summary;
-  const errorRate = summary.errorRate === null ? 'n/a' : `${(summary.errorRate * 100).toFixed(2)}%`;
+  const errorRate = summary.errorRate === null ? 'n/a' : `${fixed(summary.errorRate * 100, 2)}%`;
   const excluded = summary.excluded.warmup + summary.excluded.cooldown;
   const lines = [
     `${benchmark.label}: ${plural(sessions.total, 'session')} · ${sessions.completed} completed · ${sessions.failed} failed · ` +
       `${sessions.incomplete} incomplete · error rate ${errorRate}` +
       (excluded ? ` (figures leave out ${summary.excluded.warmup} warm-up and ${summary.excluded.cooldown} cool-down sessions)` : ''),
-    `throughput ${throughput.audioSPerWallS.toFixed(2)} audio s/s · ${throughput.sessionsPerS.toFixed(2)} sessions/s · ` +
-      `wall ${throughput.wallS.toFixed(1)} s`,
+    `throughput ${fixed(throughput.audioSPerWallS, 2)} audio s/s · ${fixed(throughput.sessionsPerS, 2)} sessions/s · ` +
+      `wall ${fixed(throughput.wallS, 1)} s`,
     ...(speech
       ? []
       : [
@@ -92,10 +93,10 @@ function renderBenchmark(benchmark: Benchmark, shown: readonly MetricDescription
   if (summary.cost) {
     const c = summary.cost;
     lines.push(
-      `cost: ${c.perAudioHour === null ? 'n/a (no audio processed)' : `${c.perAudioHour.toFixed(4)} per audio hour`} ` +
-        `(${c.perReplicaHour}/replica-hour × ${c.replicas} over ${c.intervalS.toFixed(1)} s, ${c.audioS.toFixed(1)} s of audio)`,
+      `cost: ${c.perAudioHour === null ? 'n/a (no audio processed)' : `${fixed(c.perAudioHour, 4)} per audio hour`} ` +
+        `(${c.perReplicaHour}/replica-hour × ${c.replicas} over ${fixed(c.intervalS, 1)} s, ${fixed(c.audioS, 1)} s of audio)`,
     );
-    if (c.perMillionChars !== undefined) lines.push(`cost: ${c.perMillionChars === null ? 'n/a (no characters)' : `${c.perMillionChars.toFixed(4)} per million input characters`} (${c.chars} characters)`);
+    if (c.perMillionChars !== undefined) lines.push(`cost: ${c.perMillionChars === null ? 'n/a (no characters)' : `${fixed(c.perMillionChars, 4)} per million input characters`} (${c.chars} characters)`);
   }
   for (const slo of summary.slos) lines.push(`SLO ${slo.pass ? 'pass' : 'FAIL'}: ${slo.slo} (measured ${slo.value === null ? 'no data' : formatNumber(slo.value)})`);
   const health = benchmark.clientHealth;
@@ -118,7 +119,7 @@ function renderBenchmark(benchmark: Benchmark, shown: readonly MetricDescription
  */
 function qualityLines(quality: Benchmark['summary']['quality']): string[] {
   if (quality.wer === null) return [];
-  const percent = (x: number | null): string => (x === null ? 'n/a' : `${(x * 100).toFixed(2)}%`);
+  const percent = (x: number | null): string => (x === null ? 'n/a' : `${fixed(x * 100, 2)}%`);
   const ci = quality.werCi95 ? ` (95% CI ${percent(quality.werCi95[0])} to ${percent(quality.werCi95[1])})` : '';
   const lines = [
     `quality: corpus WER ${percent(quality.wer)}${ci} · CER ${percent(quality.cer)} over ${plural(quality.turns, 'turn')} ` +
@@ -143,22 +144,23 @@ function renderLevels(report: Report): string[] {
     benchmarksByLevel(report).map((b) => [
       b.label,
       String(b.summary.sessions.total),
-      b.summary.errorRate === null ? 'n/a' : `${(b.summary.errorRate * 100).toFixed(1)}%`,
-      b.summary.throughput.audioSPerWallS.toFixed(2),
-      ...names.flatMap((n) => [b.summary.metrics[n]?.p50, b.summary.metrics[n]?.p95].map((v) => (v === undefined ? 'n/a' : v.toFixed(1)))),
+      b.summary.errorRate === null ? 'n/a' : `${fixed(b.summary.errorRate * 100, 1)}%`,
+      fixed(b.summary.throughput.audioSPerWallS, 2),
+      ...names.flatMap((n) => [b.summary.metrics[n]?.p50, b.summary.metrics[n]?.p95].map((v) => (v === undefined ? 'n/a' : fixed(v, 1)))),
       b.summary.slos.length === 0 ? '' : b.summary.slos.every((slo) => slo.pass) ? 'pass' : 'FAIL',
     ]),
   );
 }
 
 function formatNumber(value: number): string {
+  if (!Number.isFinite(value)) return 'n/a';
   return Number.isInteger(value) ? String(value) : value.toPrecision(4);
 }
 
 function format(value: number, unit: Unit): string {
-  if (unit === 'ratio') return value.toFixed(3);
-  if (unit === 'ms') return value.toFixed(1);
-  return Math.round(value).toString();
+  if (unit === 'ratio') return fixed(value, 3);
+  if (unit === 'ms') return fixed(value, 1);
+  return fixed(Math.round(value), 0);
 }
 
 function table(header: string[], rows: string[][]): string[] {

@@ -77,7 +77,8 @@ function levelsCsv(report: Report): string {
  */
 function csv(head: string[], rows: unknown[][]): string {
   const field = (value: unknown): string => {
-    if (value === undefined || value === null) return '';
+    // A number that is not finite has no figure: the cell stays empty, as a missing value's does.
+    if (value === undefined || value === null || (typeof value === 'number' && !Number.isFinite(value))) return '';
     const text = typeof value === 'string' && /^[=+\-@\t\r]/.test(value) ? `'${value}` : String(value);
     return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
   };

@@ -2,6 +2,7 @@ import { benchmarksByLevel, capacityText } from './levels.js';
 import { corpusMetrics, definitionIn, metricsOf } from './picks.js';
 import type { Benchmark, Report } from './schema.js';
 import { plural } from '../plural.js';
+import { fixed } from './fixed.js';
 
 /** A Markdown summary for pull requests and issues: the question, the answer, the figures per level. */
 export function renderMarkdown(report: Report): string {
@@ -12,7 +13,7 @@ export function renderMarkdown(report: Report): string {
     `## voxbench: ${config.protocol} · ${config.model}`,
     '',
     `Target \`${config.target}\`${config.builtInServer ? ' (built-in simulated server)' : ''} · data ${config.data} ` +
-      `(${plural(report.dataset.count, 'sample')}, ${report.dataset.totalAudioS.toFixed(1)} s) · pace ${config.pace} · chunk ${config.chunkMs} ms · ` +
+      `(${plural(report.dataset.count, 'sample')}, ${fixed(report.dataset.totalAudioS, 1)} s) · pace ${config.pace} · chunk ${config.chunkMs} ms · ` +
       `${config.turnsPerSession} turn(s)/session · voxbench ${report.voxbenchVersion} · ${report.startedAt}`,
     '',
   ];
@@ -54,7 +55,7 @@ function row(b: Benchmark, names: string[]): string {
   return `| ${b.label} | ${sessions.total} | ${sessions.completed} | ${sessions.failed} | ${errorRate === null ? 'n/a' : percent(errorRate)} | ${figures.join(' | ')} | ${wer} | ${verdict} |`;
 }
 
-const percent = (x: number | null): string => (x === null ? 'n/a' : `${(x * 100).toFixed(1)}%`);
+const percent = (x: number | null): string => (x === null ? 'n/a' : `${fixed(x * 100, 1)}%`);
 
 /** Corpus WER and CER by split and by language, where a level has more than one of either. */
 function qualityTable(report: Report): string[] {
@@ -68,7 +69,7 @@ function qualityTable(report: Report): string[] {
 }
 
 function round(value: number): string {
-  return Math.abs(value) >= 100 ? value.toFixed(0) : Math.abs(value) >= 1 ? value.toFixed(1) : value.toFixed(3);
+  return fixed(value, Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 1 ? 1 : 3);
 }
 
 /** Server text in a table cell: pipes and line breaks would break the table, markup must stay text. */

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { DecodedEvent, HttpDialect, HttpRequest } from '../dialects/dialect.js';
+import { ProtocolViolation } from '../dialects/dialect.js';
 import type { HttpExchange, HttpTransport, InputRecord, SentFrame } from '../timeline/types.js';
 import { TextBudget } from './bounds.js';
 import { AudioKeeper } from './received-audio.js';
@@ -121,7 +122,7 @@ export function runHttpSession(plan: HttpPlan): Promise<SessionResult> {
         try {
           receive(t, decodeStep());
         } catch (err) {
-          ending.fail({ class: 'protocol_violation', message: (err as Error).message });
+          ending.fail({ class: err instanceof ProtocolViolation ? err.failureClass : 'protocol_violation', message: (err as Error).message });
         }
       };
       res.on('data', (chunk: Buffer) => {

@@ -292,6 +292,8 @@ export type FailureClass =
   /** The server sent more than a session keeps or takes: `--max-session-events`, `--max-session-mb`. */
   | 'answer_too_large'
   | 'server_error'
+  /** A successful speech answer whose body is not audio (an error page, a JSON error). */
+  | 'not_audio'
   | 'protocol_violation';
 
 export interface Failure {

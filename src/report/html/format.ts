@@ -2,6 +2,7 @@ import type { MetricDescription } from '../../metrics/catalog.js';
 
 /** Figures as people read them: fixed decimals per unit, digit grouping, and the unit always written. */
 export function formatNumber(value: number, decimals: number): string {
+  if (!Number.isFinite(value)) return 'n/a';
   return value.toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
 }
 
