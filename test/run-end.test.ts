@@ -5,8 +5,10 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { LOCK_FILE } from '../src/folder-lock.js';
+import { ErrorStop, UNREACHABLE_AFTER } from '../src/load/error-stop.js';
 import { readSessionLog } from '../src/report/session-log.js';
 import type { Report } from '../src/report/schema.js';
+import type { SessionOutcome, SessionRecord } from '../src/timeline/types.js';
 import { run } from '../src/run.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
 import { CLI, tempDir, testServer } from './helpers.js';
@@ -73,6 +75,20 @@ describe('runs that cannot succeed stop early', () => {
     const { report } = await run({ target: server.url, model: DEFAULT_MODEL, maxSessions: 12 });
     assert.equal(report.benchmarks[0]!.stoppedBy, undefined);
     assert.equal(report.benchmarks[0]!.summary.sessions.failed, 12);
+  });
+
+  it('only the first sessions started judge a target unreachable: one answered among them, however late it ends, keeps the level running', () => {
+    const ended = (outcome: SessionOutcome): SessionRecord => ({ outcome }) as SessionRecord;
+    const refused = ended({ status: 'failed', failure: { class: 'connect_refused', stage: 'connect', message: 'refused' } });
+    const stop = new ErrorStop();
+    const first = stop.start();
+    for (let i = 1; i < UNREACHABLE_AFTER; i++) assert.equal(stop.ended(refused, stop.start()), undefined);
+    assert.equal(stop.ended(ended({ status: 'completed' }), first), undefined, 'the first session started was answered');
+    assert.equal(stop.ended(refused, stop.start()), undefined, 'sessions started later do not count');
+    const dead = new ErrorStop();
+    const reasons = Array.from({ length: UNREACHABLE_AFTER }, () => dead.ended(refused, dead.start()));
+    assert.deepEqual(reasons.at(-1), 'unreachable');
+    assert.equal(reasons.filter(Boolean).length, 1);
   });
 
   it('--max-errors 3 stops a level at its third failure; sessions in flight end incomplete and stay in the counts; exit 3', { timeout: CHILD_LIMIT_MS }, async () => {

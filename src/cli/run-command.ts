@@ -136,7 +136,7 @@ export const runCommand = new Command('run')
     const interrupt = new AbortController();
     const onSignal = (signal: NodeJS.Signals): void => {
       if (interrupt.signal.aborted) process.exit(EXIT.interrupted);
-      process.stderr.write(`\ninterrupted (${signal}): finishing the report (Ctrl-C again to quit at once)\n`);
+      process.stderr.write(`\ninterrupted (${signal}): finishing the report (${signal === 'SIGINT' ? 'Ctrl-C' : signal} again to quit at once)\n`);
       interrupt.abort('interrupted');
     };
     // A closed terminal (SIGHUP) or a stop request (SIGTERM) finishes the report as Ctrl-C does.
