@@ -14,7 +14,7 @@ import { DEFAULT_TRANSCRIPTION, TRANSCRIPTION_FORMATS, type TranscriptionOptions
 import { DEFAULT_DUPLEX_MODEL } from './dialects/vllm-omni-duplex.js';
 import { DEFAULT_VLLM_OMNI_TTS_MODEL } from './dialects/vllm-omni-speech.js';
 import type { DatasetOptions } from './data/load.js';
-import type { ErrorRateStop } from './load/execute.js';
+import type { ErrorRateStop } from './load/error-stop.js';
 import type { LoadPlan } from './load/plan.js';
 import { isOpenLoop, type LoadProfile } from './load/profiles.js';
 import { NORMALIZER_NAMES, normalizerChoice, type NormalizerChoice } from './metrics/normalizers/index.js';
@@ -84,6 +84,8 @@ export interface RunOptions {
   window?: MeasurementWindow;
   /** Stop a benchmark once its error rate exceeds a limit. */
   stopOnErrorRate?: ErrorRateStop;
+  /** Stop a benchmark once this many of its sessions failed. */
+  maxErrors?: number;
   /** SLO expressions (see src/metrics/slo.ts), judged per benchmark. */
   slos?: string[];
   /** How transcripts are normalized for WER and CER: `auto` (default: whisper-english for English or unlabelled inputs, whisper-basic otherwise) or a normalizer's name or id. */
@@ -242,6 +244,7 @@ export interface Settings {
   duration?: number;
   rampUpMs: number;
   stopOnErrorRate?: ErrorRateStop;
+  maxErrors?: number;
   turnsPerSession: number;
   padding: Padding;
   idleMs: number;
@@ -356,6 +359,7 @@ export function resolveSettings(options: RunOptions): Settings {
     if (!(maxErrorRate >= 0 && maxErrorRate <= 1)) throw new UsageError(`--max-error-rate must be from 0 to 1, got ${maxErrorRate}`);
     positive('--error-min-sessions', minSessions, true);
   }
+  if (options.maxErrors !== undefined) positive('--max-errors', options.maxErrors, true);
   const chunkMs = options.chunkMs ?? 100;
   positive('--chunk-ms', chunkMs, false);
   const turnsPerSession = options.turnsPerSession ?? 1;
@@ -434,6 +438,7 @@ export function resolveSettings(options: RunOptions): Settings {
     ...(options.duration !== undefined ? { duration: options.duration } : {}),
     rampUpMs: options.rampUpMs ?? 0,
     ...(options.stopOnErrorRate ? { stopOnErrorRate: options.stopOnErrorRate } : {}),
+    ...(options.maxErrors !== undefined ? { maxErrors: options.maxErrors } : {}),
     turnsPerSession,
     padding,
     idleMs: options.idleMs ?? 0,

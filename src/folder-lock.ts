@@ -1,3 +1,4 @@
+import { unlinkSync } from 'node:fs';
 import { mkdir, open, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from './config.js';
@@ -8,6 +9,7 @@ export const LOCK_FILE = '.voxbench.lock';
  * Takes `dir` for one run: a lock file created exclusively, holding the pid, so two
  * runs never write one session log or report. A lock left by a process that is gone
  * (a killed run) is taken over; one held by a live process is refused. Returns its release.
+ * A process that exits holding it (a second Ctrl-C, an uncaught error) removes it as it goes.
  */
 export async function lockFolder(dir: string): Promise<() => Promise<void>> {
   await mkdir(dir, { recursive: true });
@@ -17,7 +19,18 @@ export async function lockFolder(dir: string): Promise<() => Promise<void>> {
       const file = await open(path, 'wx');
       await file.writeFile(`${process.pid}\n`);
       await file.close();
-      return () => unlink(path).catch(() => undefined);
+      const onExit = (): void => {
+        try {
+          unlinkSync(path);
+        } catch {
+          // already gone
+        }
+      };
+      process.once('exit', onExit);
+      return () => {
+        process.off('exit', onExit);
+        return unlink(path).catch(() => undefined);
+      };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }

@@ -226,6 +226,7 @@ export function runLevel(context: RunContext, settings: Settings, target: string
     ...(level.lanes ? { lanes: level.lanes } : {}),
     ...(level.startAtMs !== undefined ? { startAtMs: level.startAtMs } : {}),
     ...(settings.stopOnErrorRate ? { stopOnErrorRate: settings.stopOnErrorRate } : {}),
+    ...(settings.maxErrors !== undefined ? { maxErrors: settings.maxErrors } : {}),
     clock: level.clock,
     ...(level.signal ? { signal: level.signal } : {}),
     ...(level.shard ? { shard: level.shard } : {}),

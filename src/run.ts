@@ -155,15 +155,17 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
     };
 
     let capacity: Report['capacity'];
+    // A level that found the target unreachable ends the run: every later level would too.
+    const stopped = (): boolean => options.signal?.aborted === true || benchmarks.some((b) => b.stoppedBy === 'unreachable');
     if (plan.kind === 'single') await runBenchmark(plan.profile);
     else if (plan.kind === 'sweep') {
       for (const level of plan.levels) {
-        if (options.signal?.aborted) break;
+        if (stopped()) break;
         await runBenchmark(profileAt(plan, level));
       }
     } else {
       const result = await searchCapacity(plan.search, async (level) => {
-        if (options.signal?.aborted) return false;
+        if (stopped()) return false;
         const { summary } = await runBenchmark(profileAt(plan, level));
         return summary.slos.every((slo) => slo.pass);
       });
@@ -207,6 +209,7 @@ function runConfig(options: RunOptions, settings: Settings, context: RunContext,
     rampUpMs: settings.rampUpMs,
     window: options.window ?? {},
     stopOnErrorRate: options.stopOnErrorRate ?? null,
+    ...(options.maxErrors !== undefined ? { maxErrors: options.maxErrors } : {}),
     slos: settings.slos.map((slo) => slo.text),
     normalizer: settings.normalizer,
     pricing: options.pricing ?? null,

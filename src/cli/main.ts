@@ -10,6 +10,7 @@ import { describeMetrics } from '../metrics/catalog.js';
 import { spanText } from '../report/picks.js';
 import { VERSION } from '../version.js';
 import { cacheCommand } from './cache-command.js';
+import { outliveClosedOutput } from './closed-output.js';
 import { datasetCommand } from './dataset-command.js';
 import { optionDescription } from './help.js';
 import { proxyCommand } from './proxy-command.js';
@@ -45,6 +46,7 @@ for (const command of [runCommand, serveCommand, proxyCommand, reportCommand, da
 /** One line on stderr: messages quote flags, file names and file contents, which may hold newlines or escapes. */
 const fail = (text: string): void => void process.stderr.write(`voxbench: ${printable(text)}\n`);
 
+outliveClosedOutput();
 try {
   await program.parseAsync();
 } catch (err) {

@@ -7,6 +7,7 @@ import { STREAM_FORMATS } from '../dialects/speech-http.js';
 import { resolveApiKey } from '../api-key.js';
 import { UsageError, WAIT_AUDIO } from '../config.js';
 import { PROFILE_KINDS } from '../load/profiles.js';
+import { UNREACHABLE_AFTER } from '../load/error-stop.js';
 import { NORMALIZER_NAMES } from '../metrics/normalizers/index.js';
 import type { RunOptions, WaitAudio } from '../config.js';
 import { renderSummary } from '../report/console.js';
@@ -70,7 +71,7 @@ export const runCommand = new Command('run')
   .option('--ramp-up-s <s>', 'spread lane starts, connects included (closed loop; default: every lane connects first, then streams at its phase of one chunk period, so deadlines never coincide) or ramp the arrival rate up (open loop) over this long', num, 0)
   .option('--warmup <n|Ns>', 'leave the first N sessions, or those starting in the first N seconds, out of the figures', sessionsOrSeconds)
   .option('--cooldown <n|Ns>', 'leave the last N sessions to end, or those ending in the last N seconds, out of the figures', sessionsOrSeconds)
-  .option('--max-error-rate <x>', 'stop a benchmark once its error rate exceeds this (0 to 1)', fraction)
+  .option('--max-error-rate <x>', 'stop a benchmark once its error rate exceeds this (0 to 1; exit code 3)', fraction)
   .option('--error-min-sessions <n>', 'finished sessions needed before --max-error-rate applies', int, 10)
   .option('--normalizer <name>', `how transcripts are normalized for WER and CER: auto (whisper-english for English or unlabelled samples, whisper-basic for other languages) or one of: ${NORMALIZER_NAMES}`, 'auto')
   .option('--slo <expr...>', 'service-level objective, e.g. "p95(finalization_ms)<800" "error_rate<0.01"; exit code 4 when one fails')
@@ -134,13 +135,13 @@ export const runCommand = new Command('run')
     const outputDir = opts.resume === undefined || opts.outputDir !== undefined ? (opts.outputDir ?? defaultOutputDir()) : undefined;
     await checkWritableDir(outputDir ?? opts.resume!, '--output-dir');
     const interrupt = new AbortController();
-    const onSignal = (): void => {
+    const onSignal = (signal: NodeJS.Signals): void => {
       if (interrupt.signal.aborted) process.exit(EXIT.interrupted);
-      process.stderr.write('\ninterrupted: finishing the report (Ctrl-C again to quit at once)\n');
+      process.stderr.write(`\ninterrupted (${signal}): finishing the report (${signal === 'SIGINT' ? 'Ctrl-C' : signal} again to quit at once)\n`);
       interrupt.abort('interrupted');
     };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    // A closed terminal (SIGHUP) or a stop request (SIGTERM) finishes the report as Ctrl-C does.
+    for (const signal of INTERRUPTS) process.on(signal, onSignal);
     const progress = opts.quiet ? undefined : new Progress(process.stderr);
     const live = opts.metricsPort ? await serveRunMetrics(opts.metricsPort) : undefined;
     if (live && !opts.quiet) process.stderr.write(`metrics on ${live.endpoint.url}/metrics\n`);
@@ -185,6 +186,7 @@ export const runCommand = new Command('run')
       ...(opts.rampUpS ? { rampUpMs: opts.rampUpS * 1000 } : {}),
       window: { ...(opts.warmup ? { warmup: opts.warmup } : {}), ...(opts.cooldown ? { cooldown: opts.cooldown } : {}) },
       ...(opts.maxErrorRate !== undefined ? { stopOnErrorRate: { maxErrorRate: opts.maxErrorRate, minSessions: opts.errorMinSessions } } : {}),
+      ...maxErrorsOption(runCommand.opts() as { maxErrors?: number }),
       ...(opts.slo ? { slos: opts.slo } : {}),
       normalizer: opts.normalizer,
       ...(opts.maxSeconds !== undefined ? { maxSeconds: opts.maxSeconds } : {}),
@@ -222,8 +224,7 @@ export const runCommand = new Command('run')
           }
         : {}),
     }).finally(() => (progress?.stop(), live?.close()));
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    for (const signal of INTERRUPTS) process.off(signal, onSignal);
     process.stdout.write(opts.json ? JSON.stringify(report, null, 1) + '\n' : [renderSummary(report, { definitions: opts.definitions === true }), `Wrote: ${written.join(', ')}\n`].join('\n'));
     const why = outcomeLine(report);
     if (why !== undefined) process.stderr.write(`${printable(why)}\n`);
@@ -231,10 +232,13 @@ export const runCommand = new Command('run')
   });
 // Added untyped, outside the chain above, whose option types are as deep as TypeScript follows.
 (runCommand as CommandUnknownOpts).addOption(new Option('--wait-audio <audio>', 'while waiting between utterances (--wait-for-answer, --barge-in-at-ms): silence (streamed at the pace, as a live microphone does; the default) or pause (the stream stops; unpaced it always does)').choices(WAIT_AUDIO));
+(runCommand as CommandUnknownOpts).addOption(new Option('--max-errors <n>', `stop a benchmark once this many of its sessions failed (exit code 3); whatever the flags, one whose first ${UNREACHABLE_AFTER} sessions all fail before the server answers stops`).argParser(int));
 addDatasetFlags(runCommand);
 addSessionCapFlags(runCommand);
 
+const INTERRUPTS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 const waitAudioOption = ({ waitAudio }: { waitAudio?: WaitAudio }): Pick<RunOptions, 'waitAudio'> => (waitAudio !== undefined ? { waitAudio } : {});
+const maxErrorsOption = ({ maxErrors }: { maxErrors?: number }): Pick<RunOptions, 'maxErrors'> => (maxErrors !== undefined ? { maxErrors } : {});
 
 type LoadFlags = { profile: ProfileFlag; concurrency: number[]; rate: number; maxOpen?: number; seed: number; capacityBy: 'concurrency' | 'rate'; capacityMax?: number; capacityTolerance: number };
 

@@ -8,17 +8,12 @@ import { deadlinesOf } from '../deadlines.js';
 import type { StreamGate } from '../timeline/types.js';
 import { connectPhase } from './connect-phase.js';
 import { SlicedWork } from '../sliced-work.js';
+import { ErrorStop, type ErrorRateStop } from './error-stop.js';
 
 /** Event-loop delay sampling interval, ms. */
 const LOOP_SAMPLE_MS = 10;
 /** The longest a session's start waits for a gap between other sessions' chunks, ms: its start lag shows the wait. */
 const START_WAIT_MS = 10;
-
-/** Stop a benchmark whose error rate exceeds `maxErrorRate` once `minSessions` have finished. */
-export interface ErrorRateStop {
-  maxErrorRate: number;
-  minSessions: number;
-}
 
 export interface ExecuteOptions {
   profile: LoadProfile;
@@ -44,6 +39,8 @@ export interface ExecuteOptions {
   /** Closed loop: the lanes of the whole level that run here (workers, shards), so phases are spread by global lane; default all. */
   lanes?: { mine: number[]; of: number };
   stopOnErrorRate?: ErrorRateStop;
+  /** Stop once this many sessions have failed. Whatever the rules, a level whose first sessions all fail before any answer stops (error-stop.ts). */
+  maxErrors?: number;
   clock: Clock;
   /** Aborting (e.g. on Ctrl-C) ends running sessions as incomplete and starts no more. */
   signal?: AbortSignal;
@@ -73,7 +70,7 @@ export interface Execution {
 
 /**
  * Runs one benchmark's sessions under a load profile until `maxSessions` or the
- * duration (sessions then running finish), or until a time limit, the error-rate rule
+ * duration (sessions then running finish), or until a time limit, an error rule
  * or an abort (sessions then running end incomplete). Every session started is in the records.
  */
 export async function execute(options: ExecuteOptions): Promise<Execution> {
@@ -92,8 +89,10 @@ export async function execute(options: ExecuteOptions): Promise<Execution> {
   const startMs = options.startAtMs ?? clock.now();
   const before = (): boolean => options.durationMs === undefined || clock.now() < startMs + options.durationMs;
   const records: SessionRecord[] = [];
-  let finished = 0;
-  let failed = 0;
+  const errorStop = new ErrorStop({
+    ...(options.maxErrors !== undefined ? { maxErrors: options.maxErrors } : {}),
+    ...(options.stopOnErrorRate ? { rate: options.stopOnErrorRate } : {}),
+  });
   const deadlines = deadlinesOf(clock);
   // Sessions start (a connect: far more work than a chunk) in slices of about 0.5 ms,
   // with the event loop's socket reads between them, so a level's thousand starts do
@@ -103,9 +102,11 @@ export async function execute(options: ExecuteOptions): Promise<Execution> {
   const runOne = async (index: number, plannedStartMs: number, laneOffsetMs?: number, gate?: StreamGate): Promise<void> => {
     // A session's start waits while chunks of the sessions already streaming are due; its start lag shows the wait.
     await deadlines.caughtUp();
+    let order = 0;
     const record = await new Promise<SessionRecord>((resolve, reject) =>
       sessionStarts.push(() => {
         try {
+          order = errorStop.start();
           options.onSessionStart?.();
           resolve(options.runSession(index, plannedStartMs, stop.signal, gate));
         } catch (err) {
@@ -116,10 +117,9 @@ export async function execute(options: ExecuteOptions): Promise<Execution> {
     // Set on the record itself: the run keys what it keeps of a session (its audio) by the record.
     if (laneOffsetMs !== undefined) record.laneOffsetMs = laneOffsetMs;
     records.push(record);
-    if (record.outcome.status !== 'incomplete') finished++;
-    if (record.outcome.status === 'failed') failed++;
-    const rule = options.stopOnErrorRate;
-    if (rule && !stop.signal.aborted && finished >= rule.minSessions && failed / finished > rule.maxErrorRate) stop.abort('error_rate');
+    const errors = errorStop.ended(record, order);
+    // The sessions still running end incomplete with the reason; none is dropped.
+    if (errors && !stop.signal.aborted) stop.abort(errors);
     options.onSessionEnd?.(record);
   };
   const mine = options.shard ?? (() => true);

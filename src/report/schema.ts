@@ -89,6 +89,8 @@ export interface RunConfig {
   rampUpMs: number;
   window: MeasurementWindow;
   stopOnErrorRate: { maxErrorRate: number; minSessions: number } | null;
+  /** `--max-errors`; absent when not given. */
+  maxErrors?: number;
   slos: string[];
   /**
    * How transcripts were normalized for WER and CER: `auto` (whisper-english for English

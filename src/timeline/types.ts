@@ -308,8 +308,8 @@ export interface Failure {
   code?: string;
 }
 
-/** Why a session was cut: a time limit, Ctrl-C, or the benchmark's error-rate rule. */
-export type IncompleteReason = 'max_seconds' | 'interrupted' | 'error_rate';
+/** Why a session was cut: a time limit, Ctrl-C (or SIGTERM, SIGHUP), or one of the level's error rules (load/error-stop.ts). */
+export type IncompleteReason = 'max_seconds' | 'interrupted' | 'max_errors' | 'error_rate' | 'unreachable';
 
 export type SessionOutcome =
   | { status: 'completed' }
