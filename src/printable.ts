@@ -1,12 +1,23 @@
 /**
- * Control characters (C0, DEL, C1: newlines, ANSI and OSC escapes), Unicode line and
- * paragraph separators, and bidirectional formatting characters. A terminal acts on
- * them, so text a server or a file supplied could clear the screen, set the title,
- * start a line that looks like voxbench's own, or display reordered.
+ * Control characters (C0, DEL, C1: ANSI and OSC escapes, the bell) and bidirectional
+ * formatting characters. A terminal acts on them, so text a server or a file supplied
+ * could clear the screen, set the title, or display reordered.
  */
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]+/g;
+const CONTROL = /[\u0000-\u0008\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
-/** Text for one line of a terminal: each run of characters a terminal would act on becomes one space. */
+/** Line breaks and tabs: could start a line that looks like voxbench's own, or break a table row. */
+const BREAKS = /[\t\n\u000b\u000c\r\u2028\u2029]+/g;
+
+/**
+ * Text for one line of a terminal, a CSV cell or a Markdown table: each run of line
+ * breaks and tabs becomes one space, and every other character a terminal would act on
+ * is shown as its escape (`\x1b`, `\u202e`), so it is inert and still seen.
+ */
 export function printable(text: string): string {
-  return text.replace(UNPRINTABLE, ' ');
+  return text.replace(BREAKS, ' ').replace(CONTROL, escape);
+}
+
+function escape(c: string): string {
+  const code = c.charCodeAt(0);
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
 }
