@@ -14,7 +14,20 @@ const BREAKS = /[\t\n\u000b\u000c\r\u2028\u2029]+/g;
  * is shown as its escape (`\x1b`, `\u202e`), so it is inert and still seen.
  */
 export function printable(text: string): string {
-  return text.replace(BREAKS, ' ').replace(CONTROL, escape);
+  return inert(text.replace(BREAKS, ' '));
+}
+
+/** Text with each control and bidi character shown as its escape, line breaks and tabs kept (a web page lays them out itself). */
+export function inert(text: string): string {
+  return text.replace(CONTROL, escape);
+}
+
+/**
+ * JSON with every character a terminal acts on written as a `\u` escape (JSON.stringify
+ * escapes only C0): `JSON.parse` reads the same value back, and `cat` shows it inert.
+ */
+export function inertJson(json: string): string {
+  return json.replace(/[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 function escape(c: string): string {

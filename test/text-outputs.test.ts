@@ -18,7 +18,7 @@ const SHOWN = '\\x1b]0;pwned\\x07\\x1b[2J\\x00\\x08\\x7f\\x85\\x9b31m\\u202eevil
 
 /** Characters a terminal acts on, other than the line ends and tabs a file's own layout holds. */
 const RAW_CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
-const TEXT_OUTPUTS = ['summary.md', 'sessions.csv', 'turns.csv', 'levels.csv'];
+const TEXT_OUTPUTS = ['summary.md', 'sessions.csv', 'turns.csv', 'levels.csv', 'report.html'];
 
 async function outputsOf(dir: string): Promise<Record<string, string>> {
   return Object.fromEntries(await Promise.all(TEXT_OUTPUTS.map(async (name) => [name, await readFile(join(dir, name), 'utf8')] as const)));
@@ -29,14 +29,14 @@ function noRawControl(files: Record<string, string>): void {
 }
 
 describe('server text in the text outputs', () => {
-  it('an error code, message and label with escapes, C1 and bidi characters are shown as escapes in summary.md and the CSVs', async () => {
+  it('an error code, message and model with escapes, C1 and bidi characters are shown as escapes in summary.md, the CSVs and report.html', async () => {
     const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
     await new Promise((resolve) => wss.once('listening', resolve));
     after(() => new Promise((resolve) => wss.close(resolve)));
     wss.on('connection', (ws) => ws.send(JSON.stringify({ type: 'error', error: `boom${HOSTILE}`, code: `bad${HOSTILE}` })));
     const { port } = wss.address() as { port: number };
     const dir = await tempDir();
-    await run({ target: `ws://127.0.0.1:${port}/v1/realtime`, model: `m${HOSTILE}`, maxSessions: 1, pace: { kind: 'none' }, outputDir: dir, outputs: ['json', 'csv', 'md'] });
+    await run({ target: `ws://127.0.0.1:${port}/v1/realtime`, model: `m${HOSTILE}`, maxSessions: 1, pace: { kind: 'none' }, outputDir: dir, outputs: ['json', 'csv', 'md', 'html'] });
     const files = await outputsOf(dir);
     noRawControl(files);
     const session = files['sessions.csv']!.split('\r\n')[1]!;
@@ -46,13 +46,14 @@ describe('server text in the text outputs', () => {
     const markdown = SHOWN.replace(/[\\[\]]/g, '\\$&');
     assert.ok(files['summary.md']!.includes(`## voxbench: vllm · m${markdown}\n`), files['summary.md']);
     assert.ok(files['summary.md']!.includes(`| bad${markdown} |`), files['summary.md']);
+    assert.ok(files['report.html']!.includes('bad\\x1b]0;pwned\\x07\\x1b[2J'), 'report.html shows the escapes');
   });
 
   for (const [fault, file, column] of [['markup-strings', 'turns.csv', 'a transcript'], ['markup-strings+close:4001@final', 'sessions.csv', 'a close reason']] as const) {
     it(`${column} with escapes is shown as escapes in ${file} (${fault})`, async () => {
       const server = await testServer({ faults: [parseFaultScenario(fault)] });
       const dir = await tempDir();
-      await run({ target: server.url, protocol: 'openai', model: OPENAI_MODELS[0], maxSessions: 1, pace: { kind: 'none' }, outputDir: dir, outputs: ['json', 'csv', 'md'] });
+      await run({ target: server.url, protocol: 'openai', model: OPENAI_MODELS[0], maxSessions: 1, pace: { kind: 'none' }, outputDir: dir, outputs: ['json', 'csv', 'md', 'html'] });
       const files = await outputsOf(dir);
       noRawControl(files);
       assert.ok(files[file]!.split('\r\n')[1]!.includes('<img src=x onerror=alert(1)>\\x1b[31m\\x1b]0;pwned\\x07\\x1b[2J'), files[file]);
