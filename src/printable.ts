@@ -1,12 +1,36 @@
 /**
- * Control characters (C0, DEL, C1: newlines, ANSI and OSC escapes), Unicode line and
- * paragraph separators, and bidirectional formatting characters. A terminal acts on
- * them, so text a server or a file supplied could clear the screen, set the title,
- * start a line that looks like voxbench's own, or display reordered.
+ * Control characters (C0, DEL, C1: ANSI and OSC escapes, the bell) and bidirectional
+ * formatting characters. A terminal acts on them, so text a server or a file supplied
+ * could clear the screen, set the title, or display reordered.
  */
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]+/g;
+const CONTROL = /[\u0000-\u0008\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
-/** Text for one line of a terminal: each run of characters a terminal would act on becomes one space. */
+/** Line breaks and tabs: could start a line that looks like voxbench's own, or break a table row. */
+const BREAKS = /[\t\n\u000b\u000c\r\u2028\u2029]+/g;
+
+/**
+ * Text for one line of a terminal, a CSV cell or a Markdown table: each run of line
+ * breaks and tabs becomes one space, and every other character a terminal would act on
+ * is shown as its escape (`\x1b`, `\u202e`), so it is inert and still seen.
+ */
 export function printable(text: string): string {
-  return text.replace(UNPRINTABLE, ' ');
+  return inert(text.replace(BREAKS, ' '));
+}
+
+/** Text with each control and bidi character shown as its escape, line breaks and tabs kept (a web page lays them out itself). */
+export function inert(text: string): string {
+  return text.replace(CONTROL, escape);
+}
+
+/**
+ * JSON with every character a terminal acts on written as a `\u` escape (JSON.stringify
+ * escapes only C0): `JSON.parse` reads the same value back, and `cat` shows it inert.
+ */
+export function inertJson(json: string): string {
+  return json.replace(/[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+function escape(c: string): string {
+  const code = c.charCodeAt(0);
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
 }

@@ -65,8 +65,8 @@ describe('folder dataset', () => {
     assert.deepEqual(dataset.samples.map((s) => s.id), ['good']);
     assert.deepEqual(dataset.problems.map(describeProblem), [
       `${join(dir, 'broken.wav')}: broken.words.json must be a JSON array of {"word", "start", "end"} with end >= start (seconds)`,
-      `${join(dir, 'good.wav')}: duplicate sample id "good" (first at ${join(dir, 'good.flac')})`,
       `${join(dir, 'empty.wav')}: the file is empty (0 bytes)`,
+      `${join(dir, 'good.wav')}: duplicate sample id "good" (first at ${join(dir, 'good.flac')})`,
       `${join(dir, 'late.wav')}: the word timings end at 0.90 s but the audio is 0.30 s long`,
       `${join(dir, 'silent.wav')}: the audio is silent: no 20 ms frame reaches -40 dBFS`,
       `${join(dir, 'song.m4a')}: MP4/M4A (AAC) is not supported; convert it to one of WAV, FLAC, MP3, Ogg Vorbis, Opus (e.g. with sox or ffmpeg)`,

@@ -57,10 +57,11 @@ describe('JSONL manifest', () => {
       [3, 'not valid JSON (Unexpected end of JSON input)'],
       [4, 'must be a JSON object'],
       [5, 'no audio path: give each row an "audio" key, or name the key with --audio-column'],
+      // Found once the audio is read, after the listing found the rest; reported in line order.
+      [6, `the audio file ${join(file, '..', 'clips', 'missing.wav')} does not exist`],
       [7, '"words" must be a JSON array of {"word", "start", "end"} with end >= start (seconds)'],
       [8, `duplicate sample id "a" (first at ${file} line 1)`],
       [9, '"text" (the reference text) must be a string'],
-      [6, `the audio file ${join(file, '..', 'clips', 'missing.wav')} does not exist`],
     ]);
     assert.ok(dataset.problems.every((p) => p.file === file));
   });

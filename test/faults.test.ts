@@ -125,7 +125,7 @@ const ROWS: Row[] = [
   { fault: 'binary-frame@final', protocol: 'openai', expect: { class: 'protocol_violation', stage: 'final', message: 'server sent a binary frame (4 bytes); openai speaks JSON text frames' } },
   {
     fault: 'oversized-frame',
-    expect: { class: 'protocol_violation', stage: 'streaming', message: 'Max payload size exceeded' },
+    expect: { class: 'protocol_violation', stage: 'streaming', message: 'server sent a WebSocket message of 134217728 bytes (128.0 MiB), over the limit of 104857600 bytes (100.0 MiB)' },
     // The client refuses the frame and closes with 1009 itself.
     check: (report) => {
       for (const s of report.benchmarks[0]!.sessions) assert.deepEqual(s.timeline.transport.kind === 'websocket' && s.timeline.transport.close && { code: s.timeline.transport.close.code, by: s.timeline.transport.close.by }, { code: 1009, by: 'client' });

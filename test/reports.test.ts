@@ -51,7 +51,7 @@ describe('outputs', () => {
     // Views are memoized per timeline; a report read back from JSON, as outputs get it, has fresh ones.
     report = JSON.parse(JSON.stringify(report)) as typeof report;
     const row = renderCsv(report)['turns.csv']!.split('\r\n')[1]!;
-    assert.ok(row.includes(`"'=HYPERLINK(""x""), ""quoted""\nline"`), row);
+    assert.ok(row.includes(`"'=HYPERLINK(""x""), ""quoted"" line"`), row);
     assert.doesNotMatch(renderMarkdown(report), /<script/);
   });
 

@@ -19,9 +19,9 @@ const ESCAPES = '\u001b[2J\u001b]0;pwned\u0007\u009b31m';
 const UNPRINTABLE_IN_LINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 describe('printable', () => {
-  it('turns each run of control, separator and bidi characters into one space and keeps other text', () => {
-    assert.equal(printable(`code${ESCAPES}end`), 'code [2J ]0;pwned 31mend');
-    assert.equal(printable('a\r\nb\tc\u2028d\u202eevil\u2066e'), 'a b c d evil e');
+  it('shows control and bidi characters as escapes, turns each run of line breaks and tabs into one space, and keeps other text', () => {
+    assert.equal(printable(`code${ESCAPES}end`), 'code\\x1b[2J\\x1b]0;pwned\\x07\\x9b31mend');
+    assert.equal(printable('a\r\nb\tc\u2028d\u202eevil\u2066e\u0000\u007f'), 'a b c d\\u202eevil\\u2066e\\x00\\x7f');
     assert.equal(printable('naïve 🎙 日本語 — ok'), 'naïve 🎙 日本語 — ok');
   });
 });
@@ -49,8 +49,8 @@ describe('server- and file-supplied strings reach the console only through print
     const text = renderSummary(hostile, { definitions: true });
     assert.equal(text.split('\n').length, renderSummary(withText(''), { definitions: true }).split('\n').length, 'no line was split');
     assert.doesNotMatch(text, UNPRINTABLE_IN_LINE);
-    assert.match(text, /^failed ×1: server_error \(bad \[2J \]0;pwned 31m\) at ready: closed reason \[2J \]0;pwned 31m$/m);
-    assert.match(text, /^model m \[2J \]0;pwned 31m · data d \[2J \]0;pwned 31m /m);
+    assert.match(text, /^failed ×1: server_error \(bad \\x1b\[2J\\x1b\]0;pwned\\x07\\x9b31m\) at ready: closed reason \\x1b\[2J\\x1b\]0;pwned\\x07\\x9b31m$/m);
+    assert.match(text, /^model m \\x1b\[2J\\x1b\]0;pwned\\x07\\x9b31m · data d \\x1b\[2J\\x1b\]0;pwned\\x07\\x9b31m /m);
   });
 
   it('the compare table: labels, models and targets from report files', async () => {
@@ -58,7 +58,7 @@ describe('server- and file-supplied strings reach the console only through print
     const hostile: Report = { ...report, config: { ...report.config, model: `m\n${ESCAPES}` }, benchmarks: report.benchmarks.map((b) => ({ ...b, label: `l${ESCAPES}` })) };
     const text = renderComparison(compareReports(hostile, hostile));
     assert.doesNotMatch(text, UNPRINTABLE_IN_LINE);
-    assert.match(text, /^A: l \[2J \]0;pwned 31m · m \[2J \]0;pwned 31m · /m);
+    assert.match(text, /^A: l\\x1b\[2J\\x1b\]0;pwned\\x07\\x9b31m · m \\x1b\[2J\\x1b\]0;pwned\\x07\\x9b31m · /m);
   });
 
   it('dataset inspect: file names, labels and the file content a problem quotes', async () => {
@@ -72,8 +72,8 @@ describe('server- and file-supplied strings reach the console only through print
     ].join('\n'));
     const { code, stdout, stderr } = await runNode([CLI, 'dataset', 'inspect', manifest]);
     assert.equal(code, 0, stderr);
-    assert.match(stdout, /^languages +en \[2J \]0;pwned 31m 1$/m);
-    assert.match(stdout, /^ {2}.*set\.jsonl line 2: .*missing \[2J \]0;pwned 31m\.wav/m);
+    assert.match(stdout, /^languages +en\\x1b\[2J\\x1b\]0;pwned\\x07\\x9b31m 1$/m);
+    assert.match(stdout, /^ {2}.*set\.jsonl line 2: .*missing\\x1b\[2J\\x1b\]0;pwned\\x07\\x9b31m\.wav/m);
     assert.match(stdout, /^ {2}.*set\.jsonl line 3: not valid JSON/m);
     assert.doesNotMatch(stdout, UNPRINTABLE_IN_LINE);
   });
@@ -86,7 +86,7 @@ describe('server- and file-supplied strings reach the console only through print
     const { port } = wss.address() as { port: number };
     const { code, stdout, stderr } = await runNode([CLI, 'run', '--target', `ws://127.0.0.1:${port}/v1/realtime`, '--model', 'm', '--max-sessions', '1', '--output-dir', await tempDir()]);
     assert.equal(code, 3, stderr);
-    assert.match(stdout, /^failed ×1: server_error \(model_not_found \[2J \]0;pwned 31m\) at ready: server error model_not_found \[2J \]0;pwned 31m: boom \[2J \]0;pwned 31m$/m);
+    assert.match(stdout, /^failed ×1: server_error \(model_not_found\\x1b\[2J\\x1b\]0;pwned\\x07\\x9b31m\) at ready: server error model_not_found\\x1b\[2J\\x1b\]0;pwned\\x07\\x9b31m: boom \\x1b\[2J\\x1b\]0;pwned\\x07\\x9b31m$/m);
     assert.doesNotMatch(stdout + stderr, UNPRINTABLE_IN_LINE);
   });
 });

@@ -1,5 +1,5 @@
 import { Command, Option } from '@commander-js/extra-typings';
-import { inspectDataset, renderInspection } from '../data/inspect.js';
+import { inspectDataset, renderInspection, UnusableDatasetError, type DatasetInspection } from '../data/inspect.js';
 import { DEFAULT_WORD_GAP_MS, SYNTH_ENGINES, synthesizeDataset, type SynthEngine } from '../data/synth.js';
 import { addDatasetFlags, datasetOptionsFromFlags, type DatasetFlags } from './dataset-flags.js';
 import { checkWritableDir } from './output-dir.js';
@@ -11,8 +11,14 @@ const inspectCommand = new Command('inspect')
   .argument('<path>', 'a folder of audio files, a .jsonl manifest, Parquet shards (a file or folder) or a save_to_disk folder')
   .option('--json', 'print the summary and problems as JSON')
   .action(async (path, opts) => {
-    const inspection = await inspectDataset(path, datasetOptionsFromFlags(inspectCommand.opts() as DatasetFlags));
-    process.stdout.write(opts.json ? `${JSON.stringify(inspection, null, 2)}\n` : renderInspection(inspection));
+    const print = (inspection: DatasetInspection): boolean => process.stdout.write(opts.json ? `${JSON.stringify(inspection, null, 2)}\n` : renderInspection(inspection));
+    try {
+      print(await inspectDataset(path, datasetOptionsFromFlags(inspectCommand.opts() as DatasetFlags)));
+    } catch (err) {
+      // Refused as a run refuses it, but with every problem listed, not only the first.
+      if (err instanceof UnusableDatasetError) print(err.inspection);
+      throw err;
+    }
   });
 addDatasetFlags(inspectCommand);
 

@@ -9,16 +9,26 @@ export interface DatasetInspection {
   problems: DatasetProblem[];
 }
 
+/** A dataset with no usable sample, refused as a run refuses it; the inspection lists every reason. */
+export class UnusableDatasetError extends DatasetError {
+  constructor(
+    message: string,
+    readonly inspection: DatasetInspection,
+  ) {
+    super(message);
+  }
+}
+
 /**
  * Reads a dataset as `loadDataset` would, with the same selection and checks, but
  * keeps only each sample's facts, so memory stays flat however much audio there is.
- * Throws, as loading does, when no sample is usable.
+ * Throws an UnusableDatasetError, with the same line as loading, when no sample is usable.
  */
 export async function inspectDataset(path: string, options: DatasetOptions = {}): Promise<DatasetInspection> {
   const { dataset, items } = await readSelection(await openDataset(path, options.columns), options, sampleFacts);
-  // A dataset a run would refuse is refused here too, with the same line.
-  if (items.length === 0) throw new DatasetError(nothingUsable(dataset));
-  return { summary: summarizeFacts(dataset, items), problems: dataset.problems };
+  const inspection = { summary: summarizeFacts(dataset, items), problems: dataset.problems };
+  if (items.length === 0) throw new UnusableDatasetError(nothingUsable(dataset), inspection);
+  return inspection;
 }
 
 export function renderInspection({ summary: s, problems }: DatasetInspection): string {

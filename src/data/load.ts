@@ -115,18 +115,31 @@ export async function readSelection<T>(source: DatasetSource, options: DatasetOp
   const hash = createHash('sha256');
   for (const k of read.kept) hash.update(k.id).update('\0').update(k.digest).update('\0').update(k.text ?? '').update('\0');
   return {
-    dataset: { root: source.root, kind: source.kind, problems, filteredOut: listed.filteredOut + read.filteredOut, fingerprint: `sha256:${hash.digest('hex')}` },
+    dataset: { root: source.root, kind: source.kind, problems: inDatasetOrder(problems, listed.files), filteredOut: listed.filteredOut + read.filteredOut, fingerprint: `sha256:${hash.digest('hex')}` },
     items: read.kept.map((k) => k.item),
   };
 }
 
-/** The entries that pass split and language, without duplicate ids. */
-export async function listCandidates(source: Pick<DatasetSource, 'root' | 'entries'>, options: DatasetOptions, report: Report): Promise<{ candidates: Entry[]; filteredOut: number }> {
+/**
+ * The entries that pass split and language, without duplicate ids, and the dataset's
+ * files in the order the listing met them (to put problems in order, `inDatasetOrder`).
+ */
+export async function listCandidates(
+  source: Pick<DatasetSource, 'root' | 'entries'>,
+  options: DatasetOptions,
+  report: Report,
+): Promise<{ candidates: Entry[]; filteredOut: number; files: string[] }> {
   const candidates: Entry[] = [];
   const firstSeen = new Map<string, Entry['at']>();
   const splits = new Set<string>();
+  const files = new Set<string>();
   let filteredOut = 0;
-  for await (const entry of source.entries(report)) {
+  const listingProblem: Report = (p) => {
+    files.add(p.file);
+    report(p);
+  };
+  for await (const entry of source.entries(listingProblem)) {
+    files.add(entry.at.file);
     splits.add(entry.split);
     if ((options.split !== undefined && entry.split !== options.split) || (options.language !== undefined && !languageMatches(entry.language, options.language))) {
       filteredOut++;
@@ -143,7 +156,20 @@ export async function listCandidates(source: Pick<DatasetSource, 'root' | 'entri
   if (options.split !== undefined && !splits.has(options.split) && splits.size > 0) {
     throw new DatasetError(`${source.root}: no split "${options.split}"; it has ${[...splits].sort().join(', ')}`);
   }
-  return { candidates, filteredOut };
+  return { candidates, filteredOut, files: [...files] };
+}
+
+/**
+ * Problems by file, in the dataset's order of files, then by line or row. They are
+ * found out of that order: a listing problem before the audio of an earlier row is
+ * read, and audio is read in the shuffled order of a seed.
+ */
+export function inDatasetOrder(problems: readonly DatasetProblem[], files: readonly string[]): DatasetProblem[] {
+  const rank = new Map(files.map((file, i) => [file, i]));
+  const fileRank = (p: DatasetProblem): number => rank.get(p.file) ?? files.length;
+  const place = (p: DatasetProblem): number => p.line ?? p.row ?? 0;
+  // A stable sort: problems at one place keep the order they were found in.
+  return [...problems].sort((a, b) => fileRank(a) - fileRank(b) || place(a) - place(b));
 }
 
 interface Kept<T> {

@@ -4,7 +4,7 @@ import { extname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Dataset, DatasetProblem, TextSample } from './dataset.js';
 import { DatasetError, describePlace } from './errors.js';
-import { checkOptions, listCandidates, nothingUsable, openDataset, problemRecorder, type DatasetOptions } from './load.js';
+import { checkOptions, inDatasetOrder, listCandidates, nothingUsable, openDataset, problemRecorder, type DatasetOptions } from './load.js';
 import { seededOrder } from './select.js';
 import type { DatasetSource, Entry } from './source.js';
 
@@ -37,7 +37,7 @@ export async function loadTextDataset(path: string, options: DatasetOptions = {}
   const kept = ordered.slice(0, options.maxSamples ?? Infinity);
   const hash = createHash('sha256');
   for (const entry of kept) hash.update(entry.id).update('\0').update(entry.text!).update('\0');
-  const dataset = { root: source.root, kind: source.kind, problems, filteredOut: listed.filteredOut + ordered.length - kept.length, fingerprint: `sha256:${hash.digest('hex')}` };
+  const dataset = { root: source.root, kind: source.kind, problems: inDatasetOrder(problems, listed.files), filteredOut: listed.filteredOut + ordered.length - kept.length, fingerprint: `sha256:${hash.digest('hex')}` };
   if (kept.length === 0) throw new DatasetError(nothingUsable(dataset, 'text'));
   return { ...dataset, samples: kept.map(prompt) };
 }

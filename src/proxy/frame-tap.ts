@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { errorText } from '../session/message-size.js';
 
 /** ws's frame parser, which ws exports but does not type: the part of it used here. */
 interface FrameParser {
@@ -37,7 +38,7 @@ export function frameTap(masked: boolean, maxPayload: number, events: TapEvents)
   const stop = (err: unknown): void => {
     if (!reading) return;
     reading = false;
-    events.unreadable(t, err instanceof Error ? err.message : String(err));
+    events.unreadable(t, err instanceof Error ? errorText(err, parser, masked ? 'the client' : 'the server') : String(err));
   };
   parser.on('message', (data, isBinary) => events.message(t, data, isBinary));
   parser.on('conclude', (code, reason) => {

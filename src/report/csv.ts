@@ -1,3 +1,4 @@
+import { printable } from '../printable.js';
 import { sessionView } from '../views/session-view.js';
 import { metricsOf } from './picks.js';
 import type { Report } from './schema.js';
@@ -72,15 +73,19 @@ function levelsCsv(report: Report): string {
 
 /**
  * RFC 4180: fields with commas, quotes or line breaks are quoted, quotes doubled;
- * missing values are empty. Text that a spreadsheet would run as a formula (a
- * transcript starting with `=`, say) is prefixed with `'`.
+ * missing values are empty. Text is made printable, as on the console (one line,
+ * control characters shown as escapes), so `cat` or a pager shows it and acts on
+ * nothing; text that a spreadsheet would run as a formula (a transcript starting
+ * with `=`, say) is prefixed with `'`.
  */
 function csv(head: string[], rows: unknown[][]): string {
   const field = (value: unknown): string => {
     // A number that is not finite has no figure: the cell stays empty, as a missing value's does.
     if (value === undefined || value === null || (typeof value === 'number' && !Number.isFinite(value))) return '';
-    const text = typeof value === 'string' && /^[=+\-@\t\r]/.test(value) ? `'${value}` : String(value);
+    const text = typeof value === 'string' ? formulaSafe(printable(value)) : String(value);
     return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
   };
   return [head, ...rows].map((row) => row.map(field).join(',')).join('\r\n') + '\r\n';
 }
+
+const formulaSafe = (text: string): string => (/^[=+\-@]/.test(text) ? `'${text}` : text);

@@ -3,6 +3,7 @@ import { corpusMetrics, definitionIn, metricsOf } from './picks.js';
 import type { Benchmark, Report } from './schema.js';
 import { plural } from '../plural.js';
 import { fixed } from './fixed.js';
+import { printable } from '../printable.js';
 
 /** A Markdown summary for pull requests and issues: the question, the answer, the figures per level. */
 export function renderMarkdown(report: Report): string {
@@ -10,9 +11,9 @@ export function renderMarkdown(report: Report): string {
   const names = metricsOf(report, 'headline').map((d) => d.name).filter((n) => report.benchmarks.some((b) => b.summary.metrics[n]));
   const unit = (name: string): string => definitionIn(report, name)!.unit;
   const lines = [
-    `## voxbench: ${config.protocol} · ${config.model}`,
+    `## voxbench: ${config.protocol} · ${text(config.model)}`,
     '',
-    `Target \`${config.target}\`${config.builtInServer ? ' (built-in simulated server)' : ''} · data ${config.data} ` +
+    `Target ${code(config.target)}${config.builtInServer ? ' (built-in simulated server)' : ''} · data ${text(config.data)} ` +
       `(${plural(report.dataset.count, 'sample')}, ${fixed(report.dataset.totalAudioS, 1)} s) · pace ${config.pace} · chunk ${config.chunkMs} ms · ` +
       `${config.turnsPerSession} turn(s)/session · voxbench ${report.voxbenchVersion} · ${report.startedAt}`,
     '',
@@ -27,23 +28,23 @@ export function renderMarkdown(report: Report): string {
   const corpus = corpusMetrics(report);
   for (const b of benchmarksByLevel(report)) {
     const figures = corpus.flatMap((d) => (typeof b.summary.corpus[d.name] === 'number' ? [`${d.name} ${round(b.summary.corpus[d.name]!)}`] : []));
-    if (figures.length > 0) lines.push('', `${b.label}: ${figures.join(' · ')}`);
+    if (figures.length > 0) lines.push('', `${text(b.label)}: ${figures.join(' · ')}`);
   }
   const slos = report.benchmarks.flatMap((b) => b.summary.slos.map((slo) => ({ level: b.label, ...slo })));
   if (slos.length > 0) {
     lines.push('', '| level | SLO | measured | verdict |', '|---|---|---:|---|');
-    for (const slo of slos) lines.push(`| ${slo.level} | \`${slo.slo}\` | ${slo.value === null ? 'no data' : round(slo.value)} | ${slo.pass ? 'pass' : '**FAIL**'} |`);
+    for (const slo of slos) lines.push(`| ${text(slo.level)} | ${code(slo.slo)} | ${slo.value === null ? 'no data' : round(slo.value)} | ${slo.pass ? 'pass' : '**FAIL**'} |`);
   }
   const failures = report.benchmarks.flatMap((b) => b.summary.failures.map((f) => ({ level: b.label, ...f })));
   if (failures.length > 0) {
     lines.push('', '| level | failures | class | stage | detail |', '|---|---:|---|---|---|');
     for (const f of failures) {
       const detail = [f.code, f.httpStatus && `HTTP ${f.httpStatus}`, f.closeCode && `close ${f.closeCode}`].filter(Boolean).join(', ');
-      lines.push(`| ${f.level} | ${f.count} | ${f.class} | ${f.stage} | ${escapeCell(detail)} |`);
+      lines.push(`| ${text(f.level)} | ${f.count} | ${f.class} | ${f.stage} | ${text(detail)} |`);
     }
   }
   const bottlenecks = report.benchmarks.filter((b) => b.clientHealth.bottleneck);
-  lines.push('', bottlenecks.length === 0 ? 'The client kept up at every level.' : `Client warning at ${bottlenecks.map((b) => b.label).join(', ')}: ${bottlenecks[0]!.clientHealth.verdict}`);
+  lines.push('', bottlenecks.length === 0 ? 'The client kept up at every level.' : `Client warning at ${text(bottlenecks.map((b) => b.label).join(', '))}: ${bottlenecks[0]!.clientHealth.verdict}`);
   return lines.join('\n') + '\n';
 }
 
@@ -52,7 +53,7 @@ function row(b: Benchmark, names: string[]): string {
   const figures = names.map((n) => (metrics[n] ? `${round(metrics[n]!.p50)} / ${round(metrics[n]!.p95)}` : 'n/a'));
   const verdict = slos.length === 0 ? '' : slos.every((s) => s.pass) ? 'pass' : '**FAIL**';
   const wer = quality.wer === null ? 'n/a' : `${percent(quality.wer)}${quality.werCi95 ? ` [${percent(quality.werCi95[0])}, ${percent(quality.werCi95[1])}]` : ''}`;
-  return `| ${b.label} | ${sessions.total} | ${sessions.completed} | ${sessions.failed} | ${errorRate === null ? 'n/a' : percent(errorRate)} | ${figures.join(' | ')} | ${wer} | ${verdict} |`;
+  return `| ${text(b.label)} | ${sessions.total} | ${sessions.completed} | ${sessions.failed} | ${errorRate === null ? 'n/a' : percent(errorRate)} | ${figures.join(' | ')} | ${wer} | ${verdict} |`;
 }
 
 const percent = (x: number | null): string => (x === null ? 'n/a' : `${fixed(x * 100, 1)}%`);
@@ -62,7 +63,7 @@ function qualityTable(report: Report): string[] {
   const rows = report.benchmarks.flatMap((b) =>
     (['split', 'language'] as const).flatMap((by) => {
       const groups = Object.entries(by === 'split' ? b.summary.quality.bySplit : b.summary.quality.byLanguage);
-      return groups.length < 2 ? [] : groups.map(([name, g]) => `| ${b.label} | ${by} ${escapeCell(name)} | ${g.turns} | ${percent(g.wer)} | ${percent(g.cer)} | ${g.normalizer} |`);
+      return groups.length < 2 ? [] : groups.map(([name, g]) => `| ${text(b.label)} | ${by} ${text(name)} | ${g.turns} | ${percent(g.wer)} | ${percent(g.cer)} | ${g.normalizer} |`);
     }),
   );
   return rows.length === 0 ? [] : ['', '| level | group | turns | WER | CER | normalizer |', '|---|---|---:|---:|---:|---|', ...rows];
@@ -72,7 +73,22 @@ function round(value: number): string {
   return fixed(value, Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 1 ? 1 : 3);
 }
 
-/** Server text in a table cell: pipes and line breaks would break the table, markup must stay text. */
-function escapeCell(text: string): string {
-  return text.replace(/[|\\`*_<>]/g, (c) => `\\${c}`).replace(/\s+/g, ' ');
+/**
+ * Text from the server, a report file or the command line, inline or in a table cell:
+ * on one line with control characters shown (printable), pipes (which would end the
+ * cell) and markup escaped.
+ */
+function text(value: string): string {
+  return printable(value).replace(/[|\\`*_<>[\]]/g, (c) => `\\${c}`).replace(/\s+/g, ' ');
+}
+
+/**
+ * A code span: fenced by more backticks than any run inside it (CommonMark), pipes
+ * escaped, since a table row ends at a pipe even inside a code span (GFM).
+ */
+function code(value: string): string {
+  const inside = printable(value).replace(/\|/g, '\\|');
+  const fence = '`'.repeat(Math.max(0, ...(inside.match(/`+/g) ?? []).map((run) => run.length)) + 1);
+  const pad = /^`|`$/.test(inside) ? ' ' : '';
+  return `${fence}${pad}${inside}${pad}${fence}`;
 }

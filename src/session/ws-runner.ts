@@ -5,6 +5,7 @@ import type { Pace } from './pace.js';
 import type { PreparedSilence, PreparedTurn } from './prepare.js';
 import type { PreparedText } from './prepare-text.js';
 import { TextBudget } from './bounds.js';
+import { errorText, parserOf } from './message-size.js';
 import { deadlinesOf, type Deadline } from '../deadlines.js';
 import { AudioKeeper } from './received-audio.js';
 import { CappedReceived } from './session-caps.js';
@@ -125,6 +126,7 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
     transport.close ??= { t: clock.now(), code, reason, by: 'client' };
   };
   ws.on('error', (err: NodeJS.ErrnoException) => {
+    err.message = errorText(err, parserOf(ws), 'server');
     // ws answers a malformed frame by closing with the RFC 6455 code for it.
     if (err.code?.startsWith('WS_ERR_')) closeByClient(LIBRARY_CLOSE_CODES[err.code] ?? 1002, err.message);
     fail(classifySocketError(err, ending.stage, plan.url));

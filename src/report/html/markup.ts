@@ -1,3 +1,5 @@
+import { inert, inertJson } from '../../printable.js';
+
 /**
  * Safe HTML building. Every string that reaches the page (transcripts, error
  * messages, close reasons, config values) may come from the server under test, so
@@ -12,8 +14,9 @@ export type Content = Html | string | number | null | undefined | readonly Conte
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
+/** Escaped for HTML, control and bidi characters shown as escapes, as in the other outputs, so `cat` acts on none. */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
+  return inert(text).replace(/[&<>"']/g, (c) => ENTITIES[c]!);
 }
 
 /** Markup known to be safe, e.g. assets read from node_modules. */
@@ -43,10 +46,11 @@ export function toHtmlString(content: Content): string {
 
 /**
  * JSON for a `<script type="application/json">` block: `<` becomes `\u003c`, so no
- * value can close the script element or open a comment; JSON.parse reads it back unchanged.
+ * value can close the script element or open a comment, and control characters are
+ * escaped too (`inertJson`); JSON.parse reads it back unchanged.
  */
 export function jsonScript(id: string, value: unknown): Html {
-  const json = JSON.stringify(value).replace(/</g, '\\u003c');
+  const json = inertJson(JSON.stringify(value)).replace(/</g, '\\u003c');
   return trusted(`<script type="application/json" id="${escapeHtml(id)}">${json}</script>`);
 }
 
