@@ -18,12 +18,13 @@ export interface EventStream {
  * joined by LF, and a blank line ending it. Unlike the spec, an event the body ends
  * without its blank line is kept: servers end a stream with `data: [DONE]\n`.
  *
- * Only what an event holds counts toward `limit`, and the chunk that passes it throws,
- * so a hostile server that never ends an event costs one limit of memory.
+ * What an event holds counts toward `limit`: its `data` lines as read, their field names
+ * and line ends included (so endless empty `data:` lines are refused too), and the line
+ * being read. The chunk that passes it throws, so a hostile server that never ends an
+ * event costs about one limit of memory; comments and other fields are not kept.
  */
 export function eventStream(limit = SSE_EVENT_LIMIT): EventStream {
   const text = new StringDecoder('utf8');
-  const lineEnd = /[\r\n]/g;
   let line = '';
   let lineBytes = 0;
   const data: string[] = [];
@@ -48,8 +49,7 @@ export function eventStream(limit = SSE_EVENT_LIMIT): EventStream {
       const value = line[4] === ':' ? line.slice(line[5] === ' ' ? 6 : 5) : line.length === 4 ? '' : undefined;
       if (value !== undefined) {
         data.push(value);
-        // The field's name is ASCII: one byte a character.
-        dataBytes += lineBytes - (line.length - value.length);
+        dataBytes += lineBytes + 1;
       }
     }
     line = '';
@@ -66,17 +66,25 @@ export function eventStream(limit = SSE_EVENT_LIMIT): EventStream {
       afterCr = false;
       if (decoded[at] === '\n') at++;
     }
+    // The next LF and CR (the length when there is none), each searched for again only once passed: linear in the chunk.
+    const next = (char: string, from: number): number => {
+      const found = decoded.indexOf(char, from);
+      return found < 0 ? decoded.length : found;
+    };
+    let lf = -1;
+    let cr = -1;
     while (at < decoded.length) {
-      lineEnd.lastIndex = at;
-      const found = lineEnd.exec(decoded);
-      if (!found) {
+      if (lf < at) lf = next('\n', at);
+      if (cr < at) cr = next('\r', at);
+      const end = Math.min(lf, cr);
+      if (end === decoded.length) {
         hold(decoded.slice(at));
         break;
       }
-      hold(decoded.slice(at, found.index));
+      hold(decoded.slice(at, end));
       endLine(events);
-      at = found.index + 1;
-      if (found[0] === '\r') {
+      at = end + 1;
+      if (end === cr) {
         if (at === decoded.length) afterCr = true;
         else if (decoded[at] === '\n') at++;
       }
