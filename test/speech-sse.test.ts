@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ProtocolViolation } from '../src/dialects/dialect.js';
-import { SSE_EVENT_LIMIT, speechBodyDecoder } from '../src/dialects/speech-http.js';
+import { SSE_EVENT_LIMIT } from '../src/dialects/event-stream.js';
+import { speechBodyDecoder } from '../src/dialects/speech-http.js';
 import { pcm16WavHeader } from '../src/audio/wav-header.js';
 
 const PCM = { rate: 24_000, channels: 1 };

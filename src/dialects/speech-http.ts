@@ -1,4 +1,5 @@
 import { ProtocolViolation, usageOf, type BodyDecoder, type DecodedEvent, type HttpDialect, type RequestInput } from './dialect.js';
+import { eventStreamDecoder } from './event-stream.js';
 import { audioEvent, base64Bytes, speechPolicy, wavAudioStart } from './tts-common.js';
 import type { Task } from '../timeline/types.js';
 import { AnswerKind } from '../audio/answer-kind.js';
@@ -36,8 +37,6 @@ export function speechTask(streamFormat: StreamFormat): Task {
   return streamFormat === 'none' ? 'batch_tts' : 'tts';
 }
 
-/** The longest server-sent event kept while waiting for its end; a longer one is a protocol violation. */
-export const SSE_EVENT_LIMIT = 16 * 1024 * 1024;
 /** A WAV header longer than this (it has chunks before `data`) is a protocol violation. */
 const WAV_HEADER_LIMIT = 64 * 1024;
 
@@ -128,7 +127,6 @@ function wavHeaderBytes(payload: string): Buffer {
  * add, is skipped. With WAV, the first bytes of the audio are a header, not audio.
  */
 export function speechSseDecoder(wav: boolean, format: PcmFormat): BodyDecoder {
-  let pending = '';
   /** WAV: the header bytes still to skip, once known; undefined until the first delta. */
   let headerLeft: number | undefined = wav ? undefined : 0;
   let pcm = format;
@@ -149,12 +147,7 @@ export function speechSseDecoder(wav: boolean, format: PcmFormat): BodyDecoder {
     else if (skipped === 0) events.push({ type: 'speech.audio.delta', kind: 'other' });
     return events;
   };
-  const event = (block: string): DecodedEvent[] => {
-    const data = block
-      .split(/\r?\n/)
-      .filter((line) => line.startsWith('data:'))
-      .map((line) => line.slice(line[5] === ' ' ? 6 : 5))
-      .join('\n');
+  return eventStreamDecoder((data): DecodedEvent[] => {
     if (data === '' || data === '[DONE]') return [];
     let value: Record<string, unknown>;
     try {
@@ -185,21 +178,7 @@ export function speechSseDecoder(wav: boolean, format: PcmFormat): BodyDecoder {
       default:
         return [{ type: String(value.type ?? 'unknown'), kind: 'other' }];
     }
-  };
-  return {
-    chunk(data) {
-      pending += data.toString('utf8');
-      const events: DecodedEvent[] = [];
-      for (let end = pending.search(/\r?\n\r?\n/); end >= 0; end = pending.search(/\r?\n\r?\n/)) {
-        const block = pending.slice(0, end);
-        pending = pending.slice(end).replace(/^\r?\n\r?\n/, '');
-        events.push(...event(block));
-      }
-      if (pending.length > SSE_EVENT_LIMIT) throw new ProtocolViolation(`a server-sent event longer than ${SSE_EVENT_LIMIT} bytes`);
-      return events;
-    },
-    end: () => event(pending),
-  };
+  });
 }
 
 /**

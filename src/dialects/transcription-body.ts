@@ -1,10 +1,11 @@
 import { ProtocolViolation, usageOf, type BodyDecoder, type DecodedEvent } from './dialect.js';
 import { JoinedText } from '../session/bounds.js';
+import { eventStreamDecoder } from './event-stream.js';
 
 /** What a transcription response body is, from its content type, else from what was asked. */
 export type BodyKind = 'sse' | 'json' | 'text';
 
-/** Most bytes of one JSON or text body, or of one server-sent event, held before it is parsed. */
+/** Most bytes of one JSON or text body held before it is parsed (an event stream's limit is per event: `SSE_EVENT_LIMIT`). */
 export const BODY_LIMIT_BYTES = 8 * 1024 * 1024;
 
 export function bodyKindOf(contentType: string, requested: BodyKind): BodyKind {
@@ -51,7 +52,6 @@ function wholeBodyDecoder(kind: 'json' | 'text'): BodyDecoder {
 }
 
 function sseDecoder(): BodyDecoder {
-  let pending = '';
   /** Text of the deltas so far: the final of a stream that ends with `[DONE]` alone (bounded: an endless stream must not build an endless string). */
   const deltas = new JoinedText();
   let final = false;
@@ -82,24 +82,7 @@ function sseDecoder(): BodyDecoder {
     }
     return { type, kind: 'other', ...usage };
   };
-  const events = (blocks: string[]): DecodedEvent[] =>
-    blocks.flatMap((block) => {
-      const data = block
-        .split(/\r?\n/)
-        .filter((line) => line.startsWith('data:'))
-        .map((line) => line.slice(line[5] === ' ' ? 6 : 5));
-      return data.length > 0 ? [interpret(data.join('\n'))] : [];
-    });
-  return {
-    chunk(data) {
-      pending += data.toString('utf8');
-      const blocks = pending.split(/\r?\n\r?\n/);
-      pending = blocks.pop()!;
-      if (pending.length > BODY_LIMIT_BYTES) throw new ProtocolViolation(`a server-sent event is longer than ${BODY_LIMIT_BYTES} characters`);
-      return events(blocks);
-    },
-    end: () => events(pending.trim() === '' ? [] : [pending]),
-  };
+  return eventStreamDecoder((data) => [interpret(data)]);
 }
 
 function parseJson(text: string, what: string): Record<string, unknown> {
