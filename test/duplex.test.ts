@@ -48,6 +48,7 @@ describe('vllm-omni-duplex against the built-in server', () => {
     assert.ok(controls(timeline, 'playback_ack').length > 0, 'the player reports what it played');
     assert.equal(timeline.sent[timeline.sent.length - 1]!.control, 'session_close');
     assert.ok(timeline.received.some((e) => e.type === 'response.listen' && e.kind === 'response_done'));
+    assert.equal(metrics.session.protocol_anomalies, 0, "a terminal response.listen and the response.done after it are one end");
     assert.equal(metrics.responses.length, 2);
     for (const r of metrics.responses) {
       assert.ok(r.response_ttfp_ms! > 0 && r.response_ttft_ms! > 0, 'measured from the commit');

@@ -1,4 +1,5 @@
 import type { CompletionPolicy, Verdict } from './dialect.js';
+import { responseLedger } from '../timeline/responses.js';
 import type { ReceivedFrame, SentFrame } from '../timeline/types.js';
 
 /**
@@ -9,6 +10,9 @@ import type { ReceivedFrame, SentFrame } from '../timeline/types.js';
  * response start, and every response has ended. A response that starts before any
  * commit (the model speaking unprompted) is waited for too, but answers no input. Only
  * session-scope errors end the session; a response's own failure ends that response.
+ * An event out of order (`timeline/responses.ts`: a done before its response was
+ * created, a second done or `response.created`) starts, ends and answers nothing, so a
+ * premature done never ends the session before its response has arrived.
  */
 export function conversationPolicy(): CompletionPolicy {
   let ready = false;
@@ -24,9 +28,13 @@ export function conversationPolicy(): CompletionPolicy {
   let lastCommittedMs = -Infinity;
   /** Responses whose audio has begun. */
   const audible = new Set<string>();
+  const ledger = responseLedger();
+  /** Ends an open response (once: a response-scope error may end it before its done). */
   const end = (event: ReceivedFrame): void => {
     const id = event.responseId ?? '';
-    ended.push(open.get(id) ?? event.t);
+    const startedMs = open.get(id);
+    if (startedMs === undefined) return;
+    ended.push(startedMs);
     open.delete(id);
   };
   return {
@@ -37,6 +45,7 @@ export function conversationPolicy(): CompletionPolicy {
       if (frame.control === 'input_end') commits[frame.input] ??= frame.t;
     },
     observe(event: ReceivedFrame): Verdict {
+      if (ledger.judge(event) !== undefined) return undefined; // an anomaly, which the views count
       const item = event.itemId ?? '';
       switch (event.kind) {
         case 'ready':
@@ -66,7 +75,7 @@ export function conversationPolicy(): CompletionPolicy {
           break;
         case 'error':
           if (event.scope === 'response') {
-            if (event.responseId !== undefined && open.has(event.responseId)) end(event);
+            if (event.responseId !== undefined) end(event);
             break;
           }
           return { end: { class: 'server_error', ...(event.code ? { code: event.code } : {}), message: `server error${event.code ? ` ${event.code}` : ''}: ${event.message ?? ''}`.trim() } };

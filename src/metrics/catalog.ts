@@ -281,9 +281,9 @@ const catalog: MetricDefinition[] = [
   transportCounter('frames_sent', 'count', 'frames sent', 'Frames (or requests) the client sent.', (s) => s.timeline.counters.framesSent),
   transportCounter('frames_received', 'count', 'frames received', 'Frames (or response body chunks) the server sent.', (s) => s.timeline.counters.framesReceived),
   {
-    name: 'protocol_anomalies', unit: 'count', scope: 'session', tasks: ['stt', 'batch_stt'], tags: ['transport'], better: 'lower',
-    quantity: 'final transcripts that answered no input: before the final commit, or a repeat',
-    description: "Finals that arrived while no end control awaited one (before the turn's final commit, or an extra one), or that repeat an item's final: recorded in the timeline, never a turn's final or text.",
+    name: 'protocol_anomalies', unit: 'count', scope: 'session', tasks: ['stt', 'batch_stt', 's2s'], tags: ['transport'], better: 'lower',
+    quantity: "events out of the protocol's order: finals that answered no input, response events out of their response's order",
+    description: "Finals that arrived while no end control awaited one (before the turn's final commit, or an extra one), or that repeat an item's final; speech to speech, a response's done before its creation or for no response, a second done or creation, audio after its done, an absurd audio_duration_ms: recorded in the timeline, never a turn's final or text, and a response any of them names is in no figure.",
     value: (s) => s.anomalies.length,
   },
   {

@@ -128,7 +128,7 @@ export interface BenchmarkSummary {
     bySplit: Record<string, GroupQuality>;
     byLanguage: Record<string, GroupQuality>;
   };
-  /** Finals that answered no input (`protocol_anomalies`), over measured sessions, failed ones included: sessions with any, and the count of each reason. */
+  /** Events out of the protocol's order (`protocol_anomalies`), over measured sessions, failed ones included: sessions with any, and the count of each reason. */
   anomalies: { sessions: number; reasons: Record<string, number> };
   /** Distributions over measured completed sessions. */
   metrics: Record<string, Distribution | null>;

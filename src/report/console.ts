@@ -7,6 +7,7 @@ import { corpusMetrics, headlineLatencies, spanText, summaryMetrics } from './pi
 import { thinTailLines } from './thin-tails.js';
 import type { Benchmark, Report } from './schema.js';
 import { plural } from '../plural.js';
+import { isResponseAnomaly } from '../timeline/responses.js';
 import { isSpeechTask } from '../timeline/types.js';
 import { fixed } from './fixed.js';
 
@@ -81,7 +82,10 @@ function renderBenchmark(benchmark: Benchmark, shown: readonly MetricDescription
   }
   for (const i of summary.incomplete) lines.push(`incomplete ×${i.count}: ${i.reason} during ${i.stage}`);
   const { sessions: n, reasons } = summary.anomalies;
-  if (n > 0) lines.push(`protocol anomalies: ${Object.entries(reasons).map(([reason, count]) => `${reason} final ×${count}`).join(', ')} in ${n} session${n === 1 ? '' : 's'} (recorded, never used as a turn's final)`);
+  if (n > 0) {
+    const named = Object.entries(reasons).map(([reason, count]) => `${isResponseAnomaly(reason) ? reason : `${reason} final`} ×${count}`);
+    lines.push(`protocol anomalies: ${named.join(', ')} in ${n} session${n === 1 ? '' : 's'} (recorded, never used as a turn's final or in a figure)`);
+  }
   if (benchmark.stoppedBy) lines.push(`stopped early: ${benchmark.stoppedBy}`);
   lines.push(...cautions(summary));
   lines.push(...qualityLines(summary.quality));

@@ -1,6 +1,7 @@
 import { normalizerById } from '../metrics/normalizers/index.js';
 import { transcriptErrors, type CharErrors, type TranscriptErrors, type WordErrors } from '../metrics/wer.js';
 import { finalsLedger, type AnomalyReason } from '../timeline/finals.js';
+import { responseLedger, type ResponseAnomaly } from '../timeline/responses.js';
 import type { HttpExchange, InputRecord, ReceivedFrame, SentFrame, SessionTimeline, SpeechAnalysis } from '../timeline/types.js';
 import { DEFAULT_PLAYBACK_BUFFER_MS, playback, type Playback } from './playback.js';
 
@@ -28,10 +29,14 @@ export interface TextStream {
   text?: string;
 }
 
-/** A final transcript that answered no input (see `timeline/finals.ts`): recorded, counted, never used. */
+/**
+ * An event out of the protocol's order, recorded, counted, never used: a final transcript
+ * that answered no input (`timeline/finals.ts`), or a speech-to-speech response event out
+ * of its response's order (`timeline/responses.ts`).
+ */
 export interface Anomaly {
   event: ReceivedFrame;
-  reason: AnomalyReason;
+  reason: AnomalyReason | ResponseAnomaly;
   /** The input in progress when it arrived (with server turn detection, its item's input). */
   input: number;
 }
@@ -81,8 +86,9 @@ export interface InputView {
   transcript: TextStream;
   /** Server items attributed to this input. */
   items: number;
-  /** Finals received while it was in progress (its items', with server turn detection) that answered no input. */
+  /** Anomalies received while it was in progress (finals: its items', with server turn detection). */
   anomalies: Anomaly[];
+  /** The well-formed responses that answered it. */
   responses: ResponseView[];
   /** Speech to speech: the response still in progress when this input's speech started to leave (the user spoke over the agent). */
   bargeIn?: { speechSentMs: number; response: ResponseView };
@@ -105,6 +111,7 @@ export interface InputView {
 export interface SessionView {
   timeline: SessionTimeline;
   inputs: InputView[];
+  /** The well-formed responses: a response any anomaly names is left out of every figure. */
   responses: ResponseView[];
   /** Every anomaly of the session, in arrival order. */
   anomalies: Anomaly[];
@@ -141,6 +148,13 @@ function buildView(timeline: SessionTimeline): SessionView {
   const controls = timeline.sent.filter((f) => f.kind === 'control');
   let replayed = 0;
   const anomalies: Anomaly[] = [];
+  /** Transcript deltas no final has closed yet: the text of their item's next final. */
+  let unsettled: ReceivedFrame[] = [];
+  /** Deltas of finals that answered no input: never a turn's text. */
+  const dropped = new Set<ReceivedFrame>();
+  const responseOrder = timeline.task === 's2s' ? responseLedger(new Set(timeline.received.flatMap((e) => (e.kind === 'response_started' && e.responseId !== undefined ? [e.responseId] : [])))) : undefined;
+  /** Responses an anomaly names. */
+  const illFormed = new Set<string>();
   const firstMediaMs: number[] = [];
   // When each input's content started to leave: its first media frame, or its request.
   for (const frame of timeline.sent) if (frame.kind !== 'control' || frame.control === 'request') firstMediaMs[frame.input] ??= frame.t;
@@ -157,15 +171,27 @@ function buildView(timeline: SessionTimeline): SessionView {
         // The controls sent before it arrived, so the ledger judges it as the policy did live.
         while (replayed < controls.length && controls[replayed]!.t <= event.t) ledger.sent(controls[replayed++]!);
         const answer = ledger.final(event);
+        const own = unsettled.filter((d) => d.itemId === event.itemId);
+        unsettled = unsettled.filter((d) => d.itemId !== event.itemId);
         if ('anomaly' in answer) {
           anomalies.push({ event, reason: answer.anomaly, input });
+          // Its deltas go with it: a late repeat of an earlier turn's text is never this turn's first text.
+          for (const delta of own) dropped.add(delta);
           continue;
         }
         if (timeline.turnDetection === 'client') input = clamp(answer.input);
+      } else {
+        unsettled.push(event);
       }
       transcripts[input]!.push(event);
       if (event.itemId !== undefined) items[input]!.add(event.itemId);
     } else if (event.responseId !== undefined || RESPONSE_KINDS.has(event.kind) || (event.channel && event.channel !== 'input_transcript')) {
+      const reason = responseOrder?.judge(event);
+      if (reason !== undefined) {
+        anomalies.push({ event, reason, input: clamp(event.input) });
+        illFormed.add(event.responseId!);
+        continue;
+      }
       const id = event.responseId ?? `input:${event.input}`;
       const group = responseFrames.get(id) ?? { input: event.input, frames: [] };
       group.frames.push(event);
@@ -188,7 +214,7 @@ function buildView(timeline: SessionTimeline): SessionView {
     const plan = timeline.inputs[index];
     return plan?.kind === 'audio' ? audioFrameAt(frames, plan.speechEndMs) : undefined;
   });
-  const responses = [...responseFrames].map(([id, group]) => {
+  const responses = [...responseFrames].filter(([id]) => !illFormed.has(id)).map(([id, group]) => {
     const startedMs = group.frames.find((f) => f.kind === 'response_started')?.t ?? group.frames[0]!.t;
     const input = timeline.task === 's2s' ? answeredInput(eosFrames, startedMs) ?? group.input : group.input;
     const end = ends[input];
@@ -207,7 +233,7 @@ function buildView(timeline: SessionTimeline): SessionView {
       }
       return errors;
     };
-    const transcript = textStream(events);
+    const transcript = textStream(dropped.size > 0 ? events.filter((e) => !dropped.has(e)) : events);
     const answers = responses.filter((r) => r.input === index);
     const audio = answers.length === 1 ? answers[0]!.audio : audioStream(answers.flatMap((r) => r.audio.chunks).sort((a, b) => a.t - b.t));
     let played: Playback | undefined;
