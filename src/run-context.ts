@@ -14,6 +14,7 @@ import { execute, type Execution } from './load/execute.js';
 import { arrivalSchedule, isOpenLoop, lanes, type LoadProfile } from './load/profiles.js';
 import { httpAgents } from './session/http-agents.js';
 import { runHttpSession, type PreparedRequest } from './session/http-runner.js';
+import { warmHttpClient } from './session/http-warm-up.js';
 import { prepareSample, prepareSilence, type PreparedTurn } from './session/prepare.js';
 import { prepareText, type PreparedText } from './session/prepare-text.js';
 import { prepareAudioRequest, prepareTextRequest } from './session/prepare-request.js';
@@ -163,13 +164,14 @@ async function webSocketSessions(settings: Settings, dataset: RunDataset, dialec
   };
 }
 
-/** Request sessions: one request per sample, over a keep-alive pool shared by the run's sessions. */
+/** Request sessions: one request per sample, over a keep-alive pool shared by the run's sessions, the client's HTTP path warmed. */
 async function httpSessions(settings: Settings, dataset: RunDataset, dialect: HttpDialect): Promise<TransportSessions> {
   const prepared = new Map<string, PreparedRequest>();
   for (const sample of dataset.samples) {
     if (sample.kind === 'text') prepared.set(sample.id, prepareTextRequest(sample, dialect));
     else prepared.set(sample.id, await prepareAudioRequest(labelled(sample, settings), dialect, settings.eos, settings.uploadFormat));
   }
+  await warmHttpClient(settings.tls);
   const agents = httpAgents(settings.tls);
   return {
     close: () => agents.destroy(),

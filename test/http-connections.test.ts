@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { ClientRequest } from 'node:http';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { monotonicClock } from '../src/clock.js';
@@ -141,4 +143,26 @@ describe('HTTP connections against a server that closes them after each answer',
       if (closing === 'on-next-request') assert.equal(retries, 3, 'every second session finds the pooled connection dead');
     });
   }
+});
+
+describe('the HTTP client warmed before the clock', () => {
+  it("runs a request of its own before the clock starts, so the first session's figures carry no client start-up, and the target sees none of it", async () => {
+    const server = await hostileServer('at-once');
+    const targetHost = new URL(server.origin).host;
+    const seen: string[] = [];
+    const onRequest = (message: unknown): void => {
+      seen.push((message as { request: ClientRequest }).request.getHeader('host') === targetHost ? 'target' : 'warm-up');
+    };
+    subscribe('http.client.request.start', onRequest);
+    try {
+      const { report } = await run({ protocol: 'vllm-transcriptions', target: server.origin, model: 'whisper', maxSessions: 2, onRunStart: () => seen.push('clock') });
+      assert.equal(report.benchmarks[0]!.summary.sessions.completed, 2);
+    } finally {
+      unsubscribe('http.client.request.start', onRequest);
+    }
+    const clock = seen.indexOf('clock');
+    assert.ok(clock > 0 && seen.slice(0, clock).every((s) => s === 'warm-up'), seen.join(' '));
+    assert.ok(seen.slice(clock + 1).every((s) => s === 'target'), seen.join(' '));
+    assert.equal(server.connections(), 2, 'the target saw the two sessions only');
+  });
 });
