@@ -1,6 +1,4 @@
 import { mkdir } from 'node:fs/promises';
-import http from 'node:http';
-import https from 'node:https';
 import { isMainThread } from 'node:worker_threads';
 import { defaultCacheDir, PreparedAudioCache } from './audio/prepared-cache.js';
 import { preparedAudioReader } from './audio/prepared-source.js';
@@ -14,7 +12,9 @@ import { loadDataset } from './data/load.js';
 import { loadTextDataset } from './data/text.js';
 import { execute, type Execution } from './load/execute.js';
 import { arrivalSchedule, isOpenLoop, lanes, type LoadProfile } from './load/profiles.js';
+import { httpAgents } from './session/http-agents.js';
 import { runHttpSession, type PreparedRequest } from './session/http-runner.js';
+import { warmHttpClient } from './session/http-warm-up.js';
 import { prepareSample, prepareSilence, type PreparedTurn } from './session/prepare.js';
 import { prepareText, type PreparedText } from './session/prepare-text.js';
 import { prepareAudioRequest, prepareTextRequest } from './session/prepare-request.js';
@@ -165,19 +165,17 @@ async function webSocketSessions(settings: Settings, dataset: RunDataset, dialec
   };
 }
 
-/** Request sessions: one request per sample, over a keep-alive pool shared by the run's sessions. */
+/** Request sessions: one request per sample, over a keep-alive pool shared by the run's sessions, the client's HTTP path warmed. */
 async function httpSessions(settings: Settings, dataset: RunDataset, dialect: HttpDialect): Promise<TransportSessions> {
   const prepared = new Map<string, PreparedRequest>();
   for (const sample of dataset.samples) {
     if (sample.kind === 'text') prepared.set(sample.id, prepareTextRequest(sample, dialect));
     else prepared.set(sample.id, await prepareAudioRequest(labelled(sample, settings), dialect, settings.eos, settings.uploadFormat));
   }
-  const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true, ...settings.tls }) };
+  await warmHttpClient(settings.tls);
+  const agents = httpAgents(settings.tls);
   return {
-    close: () => {
-      agents.http.destroy();
-      agents.https.destroy();
-    },
+    close: () => agents.destroy(),
     run: (target, samples, plannedStartMs, clock, signal, keepAudioBytes) =>
     runHttpSession({
       keepAudioBytes,
@@ -186,7 +184,7 @@ async function httpSessions(settings: Settings, dataset: RunDataset, dialect: Ht
       headers: settings.headers,
       dialect,
       inputs: samples.map((sample) => prepared.get(sample.id)!),
-      agent: new URL(target).protocol === 'https:' ? agents.https : agents.http,
+      agents: agents.of(target),
       plannedStartMs,
       timeouts: settings.timeouts,
       clock,

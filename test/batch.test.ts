@@ -47,7 +47,7 @@ describe('batch transcription end to end against the built-in server', () => {
         for (const name of ['upload_ms', 'processing_ms', 'ttft_ms', 'rtf', 'rtfx', 'audio_ms', 'server_processing_ms']) assert.ok(summary.metrics[name], `${name} measured`);
         assert.ok(summary.corpus.corpus_rtfx! > 0);
         assert.ok(summary.throughput.audioS > 0, 'audio counts toward throughput');
-        assert.match(renderSummary(report), /^corpus: corpus_rtfx [\d.]+ · connection_reuse 0\.6667$/m);
+        assert.match(renderSummary(report), /^corpus: corpus_rtfx [\d.]+ · connection_reuse 0\.6667 · connection_retries 0$/m);
         const metrics = sessions[0]!.metrics.inputs[0]!;
         assert.ok(metrics.upload_ms! <= metrics.processing_ms!);
         if (transcription?.stream) {

@@ -5,6 +5,7 @@ import { after, describe, it } from 'node:test';
 import { monotonicClock } from '../src/clock.js';
 import type { DecodedEvent, HttpDialect } from '../src/dialects/dialect.js';
 import { transcriptionPolicy } from '../src/dialects/stt-policy.js';
+import { httpAgents } from '../src/session/http-agents.js';
 import { runHttpSession, type PreparedRequest } from '../src/session/http-runner.js';
 import { DEFAULT_TIMEOUTS } from '../src/session/runner.js';
 import { sessionView } from '../src/views/session-view.js';
@@ -86,14 +87,15 @@ const request = (path: string, text: string): PreparedRequest => ({
 });
 
 describe('HTTP runner', () => {
-  const agent = new http.Agent({ keepAlive: true });
-  after(() => agent.destroy());
+  const run = httpAgents();
+  after(() => run.destroy());
+  const agents = run.of('http://localhost');
 
   it('stamps each request, its upload, headers and every body chunk, and reuses the connection', async () => {
     const url = await echoServer();
     const clock = monotonicClock();
     const { timeline, outcome } = await runHttpSession({
-      url, headers: {}, dialect: echoDialect, agent, inputs: [request('/v1/echo', 'one two three'), request('/v1/echo', 'four')],
+      url, headers: {}, dialect: echoDialect, agents, inputs: [request('/v1/echo', 'one two three'), request('/v1/echo', 'four')],
       plannedStartMs: 0, timeouts: DEFAULT_TIMEOUTS, clock,
     });
     assert.deepEqual(outcome, { status: 'completed' });
@@ -117,7 +119,7 @@ describe('HTTP runner', () => {
   it('classifies an error status, with the start of its body as the message', async () => {
     const url = await echoServer();
     const { outcome, timeline } = await runHttpSession({
-      url, headers: {}, dialect: echoDialect, agent, inputs: [request('/missing', 'x')], plannedStartMs: 0, timeouts: DEFAULT_TIMEOUTS, clock: monotonicClock(),
+      url, headers: {}, dialect: echoDialect, agents, inputs: [request('/missing', 'x')], plannedStartMs: 0, timeouts: DEFAULT_TIMEOUTS, clock: monotonicClock(),
     });
     assert.equal(outcome.status, 'failed');
     if (outcome.status !== 'failed') return;
@@ -130,7 +132,7 @@ describe('HTTP runner', () => {
   it('calls a body that ends before the response is complete a cut stream, keeping what arrived', async () => {
     const url = await echoServer();
     const { outcome, timeline } = await runHttpSession({
-      url, headers: {}, dialect: echoDialect, agent, inputs: [request('/cut', 'a b')], plannedStartMs: 0, timeouts: DEFAULT_TIMEOUTS, clock: monotonicClock(),
+      url, headers: {}, dialect: echoDialect, agents, inputs: [request('/cut', 'a b')], plannedStartMs: 0, timeouts: DEFAULT_TIMEOUTS, clock: monotonicClock(),
     });
     assert.equal(outcome.status, 'failed');
     if (outcome.status !== 'failed') return;
@@ -141,7 +143,7 @@ describe('HTTP runner', () => {
 
   it('refused connections fail at upload with their class', async () => {
     const { outcome } = await runHttpSession({
-      url: 'http://127.0.0.1:9', headers: {}, dialect: echoDialect, agent, inputs: [request('/v1/echo', 'x')], plannedStartMs: 0, timeouts: DEFAULT_TIMEOUTS, clock: monotonicClock(),
+      url: 'http://127.0.0.1:9', headers: {}, dialect: echoDialect, agents, inputs: [request('/v1/echo', 'x')], plannedStartMs: 0, timeouts: DEFAULT_TIMEOUTS, clock: monotonicClock(),
     });
     assert.equal(outcome.status === 'failed' && outcome.failure.class, 'connect_refused');
   });

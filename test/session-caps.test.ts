@@ -96,7 +96,7 @@ const speak = (url: string, caps: SessionCaps): Promise<SessionResult> =>
   });
 
 const request = (url: string, dialect: HttpDialect, prepared: PreparedRequest, caps: SessionCaps): Promise<SessionResult> =>
-  runHttpSession({ url, headers: {}, dialect, inputs: [prepared], agent: new http.Agent(), plannedStartMs: 0, timeouts, clock: monotonicClock(), caps });
+  runHttpSession({ url, headers: {}, dialect, inputs: [prepared], agents: { pooled: new http.Agent(), fresh: new http.Agent() }, plannedStartMs: 0, timeouts, clock: monotonicClock(), caps });
 
 function failureOf(result: SessionResult): { class: string; message: string } {
   assert.equal(result.outcome.status, 'failed', JSON.stringify(result.outcome));

@@ -32,7 +32,7 @@ import { fraction, int, intList, listenAddress, num, outputList, positiveInt, po
 
 export const runCommand = new Command('run')
   .description('Run a benchmark. With no --target, starts the built-in simulated server and uses the bundled samples.')
-  .option('--target <url>', 'server URL: WebSocket, e.g. ws://localhost:8000/v1/realtime, or for HTTP dialects the origin, e.g. http://localhost:8000 (default: built-in server)')
+  .option('--target <url>', 'server URL: WebSocket, e.g. ws://localhost:8000/v1/realtime, or for HTTP dialects the origin, e.g. http://localhost:8000, whose requests share a keep-alive pool and go once more on a new connection when a pooled one died before answering (default: built-in server)')
   .addOption(new Option('--protocol <name>', 'wire dialect').choices(PROTOCOLS).default('vllm' as const))
   .option('--model <name>', `model: named in vLLM's session.update, the OpenAI transcription model, the form's model, the speech-to-speech or the speech generation model (required with --target; built-in server: ${DEFAULT_MODEL}, gpt-4o-transcribe, openai/whisper-large-v3 for vllm-transcriptions, ${DEFAULT_DUPLEX_MODEL} or ${DEFAULT_REALTIME_MODEL})`)
   .option('--language <code>', "transcription language, e.g. en (OpenAI and batch dialects; batch default: each sample's language label)")

@@ -325,6 +325,12 @@ const catalog: MetricDefinition[] = [
     },
   },
   {
+    name: 'connection_retries', unit: 'count', scope: 'corpus', tasks: ['batch_stt', 'batch_tts'], tags: ['transport'], better: 'lower',
+    quantity: 'requests sent once more on a new connection, their kept-alive one having died before any byte of the answer',
+    description: 'A server that closes connections after each answer without saying so, or whose idle timeout races the client; the retried requests are timed from the attempt that got the answer.',
+    reduce: (views) => views.reduce((n, v) => n + (v.timeline.transport.kind === 'http' ? v.timeline.transport.requests.filter((r) => r.retries).length : 0), 0),
+  },
+  {
     name: 'response_ttft_ms', unit: 'ms', scope: 'response', tasks: S2S_TASK, tags: ['headline', 'latency'], better: 'lower',
     quantity: 'first non-empty text or transcript delta of the response minus its start (the commit sent when the client committed, else response.created received)',
     description: "vLLM-Omni's per-response TTFT: how soon the answer's words begin.",

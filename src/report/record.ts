@@ -40,7 +40,9 @@ export function buildRecord(report: Omit<Report, 'record'>, meta: Meta = {}): Re
       node: environment.node,
       host: `${environment.hostname} (${environment.platform}/${environment.arch}, ${environment.cpus} CPUs)`,
       location: null,
-      connection_reuse: config.turnsPerSession > 1 ? `one connection per session, ${config.turnsPerSession} turns on it` : 'one connection per session',
+      connection_reuse: config.task === 'batch_stt' || config.task === 'batch_tts'
+        ? 'one keep-alive pool for all sessions; a request whose pooled connection died before any answer is sent once more on a new one'
+        : config.turnsPerSession > 1 ? `one connection per session, ${config.turnsPerSession} turns on it` : 'one connection per session',
       chunk_ms: config.chunkMs,
       pacing: config.pace,
       workers: config.workers,

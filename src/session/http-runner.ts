@@ -4,6 +4,7 @@ import type { DecodedEvent, HttpDialect, HttpRequest } from '../dialects/dialect
 import { ProtocolViolation } from '../dialects/dialect.js';
 import type { HttpExchange, HttpTransport, InputRecord, SentFrame } from '../timeline/types.js';
 import { TextBudget } from './bounds.js';
+import type { HttpAgents } from './http-agents.js';
 import { AudioKeeper } from './received-audio.js';
 import { CappedReceived } from './session-caps.js';
 import { classifySocketError, Ending, newTimeline, type RunnerBase, type SessionResult } from './runner.js';
@@ -22,8 +23,8 @@ export interface HttpPlan extends RunnerBase {
   headers: Record<string, string>;
   dialect: HttpDialect;
   inputs: PreparedRequest[];
-  /** The keep-alive connection pool shared by the run's sessions. */
-  agent: http.Agent;
+  /** The keep-alive pool shared by the run's sessions, and new connections for a retry. */
+  agents: HttpAgents;
 }
 
 /** How much of an error response's body is kept for its message. */
@@ -33,7 +34,8 @@ const ERROR_BODY_BYTES = 2048;
  * Runs one HTTP session: the inputs' requests one after another, each stamped at its
  * start, at the last byte of its body written, at its response headers and at every
  * body chunk (before the dialect decodes it). The dialect's policy says when a response
- * is complete; a body that ends before that was cut. It never throws.
+ * is complete; a body that ends before that was cut. Requests reuse the run's pooled
+ * connections, and one that finds its connection dead goes once more on a new one. It never throws.
  */
 export function runHttpSession(plan: HttpPlan): Promise<SessionResult> {
   const { dialect, clock, timeouts } = plan;
@@ -61,6 +63,7 @@ export function runHttpSession(plan: HttpPlan): Promise<SessionResult> {
     const url = new URL(request.path, plan.url);
     const record: HttpExchange = { input: index, startMs: clock.now() };
     transport.requests.push(record);
+    const sent: SentFrame = { t: 0, input: index, bytes: request.body.length, kind: 'control', control: 'request' };
     const receive = (t: number, events: DecodedEvent[]): void => {
       for (const event of events) {
         const received = { t, input: index, ...text.bound(audio.take(event, index)) };
@@ -69,31 +72,7 @@ export function runHttpSession(plan: HttpPlan): Promise<SessionResult> {
         if (verdict) ending.fail(verdict.end);
       }
     };
-    const req = (url.protocol === 'https:' ? https : http).request(url, {
-      method: request.method,
-      headers: { ...request.headers, ...plan.headers, 'content-length': String(request.body.length) },
-      agent: plan.agent,
-    });
-    current = req;
-    // Until the connection is up (TCP, and TLS for https), a failure is the connect stage's.
-    let connected = false;
-    req.on('socket', (socket) => {
-      record.reusedConnection = req.reusedSocket;
-      if (req.reusedSocket) connected = true;
-      else socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => (connected = true));
-    });
-    req.on('finish', () => {
-      record.uploadEndMs = clock.now();
-      if (ending.stage === 'upload') ending.stage = 'status';
-    });
-    req.on('error', (err: NodeJS.ErrnoException) => {
-      if (ending.stage === 'body') ending.fail({ class: 'stream_cut', message: `the response body was cut: ${err.message}` });
-      else {
-        if (!connected) ending.stage = 'connect';
-        ending.fail(classifySocketError(err, ending.stage, plan.url));
-      }
-    });
-    req.on('response', (res) => {
+    const onResponse = (res: http.IncomingMessage): void => {
       const headersMs = clock.now();
       record.headersMs = headersMs;
       record.status = res.statusCode ?? 0;
@@ -140,12 +119,54 @@ export function runHttpSession(plan: HttpPlan): Promise<SessionResult> {
         ending.recheck?.();
       });
       res.on('aborted', () => ending.fail({ class: 'stream_cut', message: 'the response body was cut' }));
-    });
-    req.end(request.body);
-    const t = clock.now();
-    counters.framesSent++;
-    counters.bytesSent += request.body.length;
-    const sent: SentFrame = { t, input: index, bytes: request.body.length, kind: 'control', control: 'request' };
+    };
+    /**
+     * One attempt at the request. A pooled connection the server had already closed (it
+     * closes after each answer without saying so, or its idle timeout won the race) fails
+     * before any byte of the answer: the request goes once more, on a new connection, and
+     * the record keeps that attempt's times.
+     */
+    const attempt = (agent: http.Agent): void => {
+      record.startMs = clock.now();
+      const req = (url.protocol === 'https:' ? https : http).request(url, {
+        method: request.method,
+        headers: { ...request.headers, ...plan.headers, 'content-length': String(request.body.length) },
+        agent,
+      });
+      current = req;
+      // Until the connection is up (TCP, and TLS for https), a failure is the connect stage's.
+      let connected = false;
+      let answered = (): boolean => true;
+      req.on('socket', (socket) => {
+        record.reusedConnection = req.reusedSocket;
+        const readBefore = socket.bytesRead;
+        answered = () => socket.bytesRead > readBefore;
+        if (req.reusedSocket) connected = true;
+        else socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => (connected = true));
+      });
+      req.on('finish', () => {
+        record.uploadEndMs = clock.now();
+        if (ending.stage === 'upload') ending.stage = 'status';
+      });
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        if (ending.stage === 'body') ending.fail({ class: 'stream_cut', message: `the response body was cut: ${err.message}` });
+        else if (req.reusedSocket && !answered() && !ending.outcome && record.retries === undefined) {
+          record.retries = 1;
+          delete record.uploadEndMs;
+          ending.stage = 'upload';
+          attempt(plan.agents.fresh);
+        } else {
+          if (!connected) ending.stage = 'connect';
+          ending.fail(classifySocketError(err, ending.stage, plan.url, 'http'));
+        }
+      });
+      req.on('response', onResponse);
+      req.end(request.body);
+      sent.t = clock.now();
+      counters.framesSent++;
+      counters.bytesSent += request.body.length;
+    };
+    attempt(plan.agents.pooled);
     timeline.sent.push(sent);
     policy.controlSent(sent);
     return ending.until('upload', () => record.endMs !== undefined && policy.inputDone(index), timeouts.finalMs, 'the response');

@@ -116,12 +116,16 @@ export class Ending {
 
 const TLS_CODE = /^(ERR_SSL|ERR_TLS|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|HOSTNAME_MISMATCH)/;
 
-/** A socket error as a failure: refused, TLS, a WebSocket protocol error, a failed connect, or a connection lost. */
-export function classifySocketError(err: NodeJS.ErrnoException, stage: Stage, url: string): Omit<Failure, 'stage'> {
+/**
+ * A socket error as a failure: refused, TLS, a WebSocket protocol error, a failed connect,
+ * or a connection lost: a WebSocket's with close code 1006, an HTTP request's before its status.
+ */
+export function classifySocketError(err: NodeJS.ErrnoException, stage: Stage, url: string, transport: 'websocket' | 'http' = 'websocket'): Omit<Failure, 'stage'> {
   const code = err.code ?? '';
   if (code === 'ECONNREFUSED') return { class: 'connect_refused', message: `connection refused by ${new URL(url).host} (is the server running?)` };
   if (TLS_CODE.test(code)) return { class: 'tls', message: `TLS error: ${err.message}` };
   if (code.startsWith('WS_ERR_')) return { class: 'protocol_violation', message: err.message };
   if (stage === 'connect') return { class: 'connect_error', message: `cannot connect to ${new URL(url).host}: ${err.message}` };
+  if (transport === 'http') return { class: 'connection_lost', message: `connection lost before the response status: ${err.message}` };
   return { class: 'abnormal_close', closeCode: 1006, message: `connection lost: ${err.message}` };
 }

@@ -201,8 +201,13 @@ export interface HttpExchange {
   status?: number;
   /** The response body complete (or cut). */
   endMs?: number;
-  /** Whether the request went over a kept-alive connection. */
+  /** Whether the request went over a kept-alive connection (the attempt that got the answer, after a retry). */
   reusedConnection?: boolean;
+  /**
+   * Times the request was sent again on a new connection because a kept-alive one died
+   * before any byte of its answer (at most 1); the times above are then the last attempt's.
+   */
+  retries?: number;
   /** The server's own timings from its response headers (`server-timing` durations, `openai-processing-ms`), ms by name. */
   serverTiming?: Record<string, number>;
 }
@@ -287,6 +292,8 @@ export type FailureClass =
   | 'timeout'
   | 'abnormal_close'
   | 'server_closed'
+  /** An HTTP connection that closed or reset before the response's status line. */
+  | 'connection_lost'
   /** An HTTP response body that ended before the dialect saw it complete. */
   | 'stream_cut'
   /** The server sent more than a session keeps or takes: `--max-session-events`, `--max-session-mb`. */
