@@ -182,11 +182,12 @@ export class OpenAISession {
     this.bufferedMs = 0;
     const words = this.heard.filter((w) => w.endMs <= untilMs).map((w) => w.text);
     this.heard = this.heard.filter((w) => w.endMs > untilMs);
-    this.send({ type: 'input_audio_buffer.committed', item_id: item.id, previous_item_id: this.previousItemId });
+    const previous = this.previousItemId;
     this.previousItemId = item.id;
+    this.send({ type: 'input_audio_buffer.committed', item_id: item.id, previous_item_id: previous });
     // The API omits the transcript until it is known (conversation.item.done).
     const conversationItem = { id: item.id, type: 'message', role: 'user', content: [{ type: 'input_audio' }] };
-    this.send({ type: this.options.beta ? 'conversation.item.created' : 'conversation.item.added', previous_item_id: null, item: conversationItem });
+    this.send({ type: this.options.beta ? 'conversation.item.created' : 'conversation.item.added', previous_item_id: previous, item: conversationItem });
     const open = this.ctx.openSessions();
     for (let i = item.emitted; i < words.length; i++) this.delta(item.id, words, i, open, i - item.emitted);
     if (this.faults.has('never-finalize')) return;
@@ -197,7 +198,7 @@ export class OpenAISession {
         const usage = transcriptionTokens(audioMs, words.length);
         this.sendCompleted(item.id, transcript, usage);
         if (this.faults.has('duplicate-final')) this.sendCompleted(item.id, transcript, usage);
-        if (!this.options.beta) this.send({ type: 'conversation.item.done', previous_item_id: null, item: { ...conversationItem, content: [{ type: 'input_audio', transcript }] } });
+        if (!this.options.beta) this.send({ type: 'conversation.item.done', previous_item_id: previous, item: { ...conversationItem, content: [{ type: 'input_audio', transcript }] } });
       };
       this.unfinished--;
       const held = this.heldFinal;
