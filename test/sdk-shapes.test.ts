@@ -93,6 +93,20 @@ describe('the simulated server in the shapes of the official SDKs', () => {
     assert.match(answer.output[0]!.content[0]!.transcript, /^You said .*canoe/i, 'response.done lists the answer it spoke');
   });
 
+  it('a Realtime answer the user speaks over: cancelled in the SDK types, its item closed incomplete', async () => {
+    const server = await testServer(QUICK);
+    const update = { type: 'session.update', session: { type: 'realtime', audio: { input: { format: PCM24, turn_detection: VAD } } } };
+    const turn = appends(await speech());
+    const cancelled = (seen: Event[]): boolean => seen.some((e) => e.type === 'response.done' && (e.response as { status: string }).status === 'cancelled');
+    // The user speaks again as soon as the answer's audio starts.
+    const reply = (event: Event, seen: Event[]): object[] => (event.type === 'response.output_audio.delta' && seen.filter((e) => e.type === event.type).length === 1 ? turn : []);
+    const events = await converse(`${origin(server.url)}/v1/realtime?model=gpt-realtime`, [update, ...turn], cancelled, reply);
+    assertTypes(events.map((value) => ({ value, type: 'ServerEvent' })));
+    const done = events.find((e) => e.type === 'response.done')!.response as { status_details: { reason: string }; output: Array<{ status: string }> };
+    assert.equal(done.status_details.reason, 'turn_detected');
+    assert.equal(done.output[0]!.status, 'incomplete');
+  });
+
   it('verbose_json through the openai SDK client, with word and segment timestamps', async () => {
     const server = await testServer(QUICK);
     const client = new OpenAI({ apiKey: 'unused', baseURL: `${origin(server.url).replace(/^ws/, 'http')}/v1`, maxRetries: 0, timeout: 20_000 });
@@ -139,8 +153,8 @@ function appends(pcm: Buffer): object[] {
   return out;
 }
 
-/** Opens a WebSocket, sends `messages`, and collects what the server sends until `enough` says so (or 20 s pass). */
-function converse(url: string, messages: object[], enough: (seen: Event[]) => boolean): Promise<Event[]> {
+/** Opens a WebSocket, sends `messages` (and what `reply` answers each event with), and collects what the server sends until `enough` says so (or 20 s pass). */
+function converse(url: string, messages: object[], enough: (seen: Event[]) => boolean, reply: (event: Event, seen: Event[]) => object[] = () => []): Promise<Event[]> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url);
     const seen: Event[] = [];
@@ -150,7 +164,9 @@ function converse(url: string, messages: object[], enough: (seen: Event[]) => bo
     }, 20_000);
     ws.on('open', () => messages.forEach((m) => ws.send(JSON.stringify(m))));
     ws.on('message', (data) => {
-      seen.push(JSON.parse(data.toString()) as Event);
+      const event = JSON.parse(data.toString()) as Event;
+      seen.push(event);
+      reply(event, seen).forEach((m) => ws.send(JSON.stringify(m)));
       if (!enough(seen)) return;
       clearTimeout(timer);
       ws.close();
