@@ -47,8 +47,16 @@ export class CartesiaSession {
     this.text.delete(key);
     const ids = context !== undefined ? { context_id: context } : {};
     const tail = context !== undefined ? `,"context_id":${JSON.stringify(context)}` : '';
+    // `step_time`: ms the server spent on this chunk, since the generation started or the chunk before.
+    let stepFrom = 0;
     this.speech.speak(text.trim(), {
-      chunk: (pcm) => this.speech.send(`{"type":"chunk","data":"${pcm.toString('base64')}","done":false,"status_code":206${tail}}`),
+      start: () => (stepFrom = performance.now()),
+      chunk: (pcm) => {
+        const now = performance.now();
+        const stepTime = Math.round((now - stepFrom) * 1000) / 1000;
+        stepFrom = now;
+        this.speech.send(`{"type":"chunk","data":"${pcm.toString('base64')}","done":false,"status_code":206,"step_time":${stepTime}${tail}}`);
+      },
       done: () => this.speech.send(JSON.stringify({ type: 'done', done: true, status_code: 200, ...ids })),
       error: (code) => this.speech.send(JSON.stringify({ type: 'error', done: true, status_code: 500, error_code: code, message: 'generation failed', ...ids })),
     }, rate);

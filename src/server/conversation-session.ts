@@ -5,6 +5,7 @@ import { StreamRecognizer, type HeardWord } from './recognizer.js';
 import { replyAudio } from './reply-audio.js';
 import type { SessionContext } from './session-context.js';
 import { SessionFaults } from './session-faults.js';
+import { transcriptionTokens } from './transcription-usage.js';
 import { SEMANTIC_SILENCE_MS, StreamingVad } from './vad.js';
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -16,11 +17,12 @@ const OUTPUT_CHUNK_MS = 200;
 
 type TurnDetection = null | { type?: unknown; threshold?: unknown; prefix_padding_ms?: unknown; silence_duration_ms?: unknown; eagerness?: unknown };
 
-/** A response being generated: its ids, and whether it was cancelled or cut. */
+/** A response being generated: its ids, whether it was cancelled or cut, and its output item once announced (`response.output_item.added`). */
 interface Response {
   id: string;
   itemId: string;
   stopped: boolean;
+  item?: { transcript: string; previous: string | null };
 }
 
 /**
@@ -44,12 +46,15 @@ export abstract class ConversationSession {
   private response: Response | undefined;
   private responses = 0;
   protected readonly emissions = new EmissionQueue();
-  protected readonly sessionId = `sess_${randomBytes(12).toString('hex')}`;
+  /** The last item in the conversation, which the next one follows (`previous_item_id`). */
+  private lastItem: string | null = null;
 
   constructor(
     protected readonly ws: WebSocket,
     protected readonly ctx: SessionContext,
     private readonly inputRate: number,
+    /** One id for the whole session, whoever sent its `session.created`. */
+    protected readonly sessionId = `sess_${randomBytes(12).toString('hex')}`,
   ) {
     this.recognizer = new StreamRecognizer(ctx.references, inputRate);
     this.faults = new SessionFaults(ctx.faults, ws, ctx.socket, {
@@ -85,6 +90,8 @@ export abstract class ConversationSession {
   protected responseEnding(_response: Response): Array<Record<string, unknown>> {
     return [];
   }
+  /** `status_details.reason` of a response the user spoke over. */
+  protected abstract readonly bargeInReason: string;
 
   private onMessage(data: Buffer, isBinary: boolean): void {
     if (this.faults.gone) return;
@@ -151,7 +158,7 @@ export abstract class ConversationSession {
       if (event.type === 'started') {
         this.item = newId('item');
         this.send({ type: 'input_audio_buffer.speech_started', audio_start_ms: Math.round(event.audioStartMs), item_id: this.item });
-        if (this.response) this.stop('barge_in');
+        if (this.response) this.stop(this.bargeInReason);
       } else if (this.item) {
         this.send({ type: 'input_audio_buffer.speech_stopped', audio_end_ms: Math.round(event.audioEndMs), item_id: this.item });
         if (this.commit(event.audioEndMs + WORD_TOLERANCE_MS)) this.answer();
@@ -183,17 +190,23 @@ export abstract class ConversationSession {
   private commit(untilMs: number): boolean {
     if (this.faults.reach('final')) return false;
     const itemId = this.item ?? newId('item');
+    const audioMs = this.bufferedMs;
     this.item = undefined;
     this.bufferedMs = 0;
     const words = this.heard.filter((w) => w.endMs <= untilMs).map((w) => w.text);
     this.heard = this.heard.filter((w) => w.endMs > untilMs);
-    this.send({ type: 'input_audio_buffer.committed', item_id: itemId, previous_item_id: null });
-    this.send({ type: 'conversation.item.added', previous_item_id: null, item: { id: itemId, type: 'message', role: 'user', content: [{ type: 'input_audio', transcript: null }] } });
+    const previous = this.follow(itemId);
+    this.send({ type: 'input_audio_buffer.committed', item_id: itemId, previous_item_id: previous });
+    // The transcript is left out until it is known, as the API does.
+    const item = { id: itemId, object: 'realtime.item', type: 'message', role: 'user', status: 'completed' };
+    this.send({ type: 'conversation.item.added', previous_item_id: previous, item: { ...item, content: [{ type: 'input_audio' }] } });
     this.unanswered.push({ itemId, words });
     const open = this.ctx.openSessions();
-    this.emissions.push(performance.now() + this.ctx.latency.finalize(open), () =>
-      this.send({ type: 'conversation.item.input_audio_transcription.completed', item_id: itemId, content_index: 0, transcript: words.join(' ') }),
-    );
+    this.emissions.push(performance.now() + this.ctx.latency.finalize(open), () => {
+      const transcript = words.join(' ');
+      this.send({ type: 'conversation.item.input_audio_transcription.completed', item_id: itemId, content_index: 0, transcript, usage: transcriptionTokens(audioMs, words.length) });
+      this.send({ type: 'conversation.item.done', previous_item_id: previous, item: { ...item, content: [{ type: 'input_audio', transcript }] } });
+    });
     return true;
   }
 
@@ -217,9 +230,11 @@ export abstract class ConversationSession {
     const createdAt = at;
     at += this.ctx.latency.delay(open);
     const plannedFirstMs = at - requestedAt;
-    this.emissions.push(createdAt, () =>
-      this.send({ type: 'response.created', response: { id: response.id, object: 'realtime.response', status: 'in_progress', output: [], ...this.responseMetadata(plannedFirstMs) } }),
-    );
+    this.emissions.push(createdAt, () => {
+      if (response.stopped) return;
+      this.send({ type: 'response.created', response: { id: response.id, object: 'realtime.response', status: 'in_progress', output: [], ...this.responseMetadata(plannedFirstMs) } });
+      this.addOutputItem(response);
+    });
     let spoken = 0;
     for (let k = 0; k < chunks; k++) {
       const startMs = k * OUTPUT_CHUNK_MS;
@@ -236,6 +251,7 @@ export abstract class ConversationSession {
         }
         this.send({ type: 'response.output_audio.delta', ...ids, delta: audio, ...this.audioMetadata(endMs) });
         if (delta) this.send({ type: 'response.output_audio_transcript.delta', ...ids, delta });
+        response.item!.transcript += delta;
       });
       at += this.ctx.latency.generation(endMs - startMs, open);
     }
@@ -248,16 +264,45 @@ export abstract class ConversationSession {
     });
   }
 
+  /** Announces the response's assistant message and its audio part, as the API does before the first delta. */
+  private addOutputItem(response: Response): void {
+    const previous = this.follow(response.itemId);
+    response.item = { transcript: '', previous };
+    const item = { id: response.itemId, object: 'realtime.item', type: 'message', role: 'assistant', status: 'in_progress', content: [] };
+    this.send({ type: 'response.output_item.added', response_id: response.id, output_index: 0, item });
+    this.send({ type: 'conversation.item.added', previous_item_id: previous, item });
+    this.send({ type: 'response.content_part.added', response_id: response.id, item_id: response.itemId, output_index: 0, content_index: 0, part: { type: 'audio', transcript: '' } });
+  }
+
+  /** Closes the response's output item, whole or cut short, and returns it as `response.done` lists it. */
+  private doneOutputItem(response: Response, status: 'completed' | 'incomplete'): Record<string, unknown> {
+    const { transcript, previous } = response.item!;
+    const item = { id: response.itemId, object: 'realtime.item', type: 'message', role: 'assistant', status, content: [{ type: 'output_audio', transcript }] };
+    this.send({ type: 'response.content_part.done', response_id: response.id, item_id: response.itemId, output_index: 0, content_index: 0, part: { type: 'audio', transcript } });
+    this.send({ type: 'response.output_item.done', response_id: response.id, output_index: 0, item });
+    this.send({ type: 'conversation.item.done', previous_item_id: previous, item });
+    return item;
+  }
+
+  /** Makes `itemId` the conversation's last item; returns the one it follows. */
+  private follow(itemId: string): string | null {
+    const previous = this.lastItem;
+    this.lastItem = itemId;
+    return previous;
+  }
+
   /** Stops the response in progress: cancelled by the client or by the user speaking over it. */
-  private stop(reason: 'barge_in' | 'client_cancelled'): void {
+  private stop(reason: string): void {
     const response = this.response!;
     response.stopped = true;
     this.finish(response, 'cancelled', reason);
   }
 
+  /** Ends a response with `response.done`; `status_details` only says why one was cancelled, as the API leaves it out otherwise. */
   private finish(response: Response, status: 'completed' | 'cancelled', reason?: string): void {
     if (this.response === response) this.response = undefined;
-    this.send({ type: 'response.done', response: { id: response.id, object: 'realtime.response', status, status_details: reason ? { type: status, reason } : null, output: [] } });
+    const output = response.item ? [this.doneOutputItem(response, status === 'completed' ? 'completed' : 'incomplete')] : [];
+    this.send({ type: 'response.done', response: { id: response.id, object: 'realtime.response', status, ...(reason ? { status_details: { type: status, reason } } : {}), output } });
   }
 
   protected error(type: string, code: string, message: string, param: string | null = null): void {

@@ -18,6 +18,7 @@ export class DuplexSession extends ConversationSession {
   private seq = 0;
   private acked = 0;
   private overflowed = false;
+  protected readonly bargeInReason = 'barge_in';
 
   constructor(ws: WebSocket, ctx: SessionContext, private readonly model: string) {
     super(ws, ctx, SAMPLE_RATE);

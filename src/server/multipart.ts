@@ -12,6 +12,8 @@ export interface FormFile {
 /** A parsed form: text fields and file fields by name (the first of each name). */
 export interface Form {
   fields: Map<string, string>;
+  /** Every value of each text field, in order: array fields (`timestamp_granularities[]`) repeat their name. */
+  values: Map<string, string[]>;
   files: Map<string, FormFile>;
 }
 
@@ -29,7 +31,7 @@ export function parseMultipart(body: Buffer, contentType: string): Form {
   const boundary = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
   if (!/^multipart\/form-data/i.test(contentType) || !boundary) throw new MultipartError('expected a multipart/form-data body with a boundary');
   const delimiter = Buffer.from(`--${boundary[1] ?? boundary[2]}`);
-  const form: Form = { fields: new Map(), files: new Map() };
+  const form: Form = { fields: new Map(), values: new Map(), files: new Map() };
   let at = body.indexOf(delimiter);
   if (at < 0) throw new MultipartError('the body holds no part');
   for (let parts = 0; ; parts++) {
@@ -51,7 +53,9 @@ export function parseMultipart(body: Buffer, contentType: string): Form {
       if (!form.files.has(name)) form.files.set(name, { fileName, contentType: /^content-type:\s*(.+)$/im.exec(headers)?.[1]?.trim() ?? 'application/octet-stream', data });
     } else {
       if (data.length > MAX_FIELD_BYTES) throw new MultipartError(`field "${name}" is longer than ${MAX_FIELD_BYTES} bytes`);
-      if (!form.fields.has(name)) form.fields.set(name, data.toString('utf8'));
+      const value = data.toString('utf8');
+      if (!form.fields.has(name)) form.fields.set(name, value);
+      form.values.set(name, [...(form.values.get(name) ?? []), value]);
     }
     at = next + 2;
   }

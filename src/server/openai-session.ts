@@ -3,6 +3,7 @@ import type WebSocket from 'ws';
 import { EmissionQueue } from './emission-queue.js';
 import type { HeardWord } from './recognizer.js';
 import { StreamRecognizer } from './recognizer.js';
+import { transcriptionTokens } from './transcription-usage.js';
 import type { SessionContext } from './session-context.js';
 import { SessionFaults } from './session-faults.js';
 import { SEMANTIC_SILENCE_MS, StreamingVad, type VadSettings } from './vad.js';
@@ -22,6 +23,8 @@ export interface OpenAISessionOptions {
   beta: boolean;
   /** Stream transcription deltas while speech is still arriving, instead of after the commit. */
   streamDuringSpeech: boolean;
+  /** The transcription model the session starts with (the connection's `?model=`, or the server's default) until a session update names another. */
+  model: string;
 }
 
 /**
@@ -55,7 +58,7 @@ export class OpenAISession {
     private readonly ctx: SessionContext,
     private readonly options: OpenAISessionOptions,
   ) {
-    this.model = ctx.servedModels[0] ?? 'gpt-4o-transcribe';
+    this.model = options.model;
     this.recognizer = new StreamRecognizer(ctx.references, SAMPLE_RATE);
     this.faults = new SessionFaults(ctx.faults, ws, ctx.socket, {
       errorFrame: (code, message) => this.frame({ type: 'error', error: { type: 'server_error', code, message, param: null, event_id: null } }),
@@ -174,14 +177,17 @@ export class OpenAISession {
   private commit(untilMs: number): void {
     if (this.faults.reach('final')) return;
     const item = this.item ?? { id: this.newItemId(), emitted: 0 };
+    const audioMs = this.bufferedMs;
     this.item = undefined;
     this.bufferedMs = 0;
     const words = this.heard.filter((w) => w.endMs <= untilMs).map((w) => w.text);
     this.heard = this.heard.filter((w) => w.endMs > untilMs);
-    this.send({ type: 'input_audio_buffer.committed', item_id: item.id, previous_item_id: this.previousItemId });
+    const previous = this.previousItemId;
     this.previousItemId = item.id;
-    const conversationItem = { id: item.id, type: 'message', role: 'user', content: [{ type: 'input_audio', transcript: null }] };
-    this.send({ type: this.options.beta ? 'conversation.item.created' : 'conversation.item.added', previous_item_id: null, item: conversationItem });
+    this.send({ type: 'input_audio_buffer.committed', item_id: item.id, previous_item_id: previous });
+    // The API omits the transcript until it is known (conversation.item.done).
+    const conversationItem = { id: item.id, type: 'message', role: 'user', content: [{ type: 'input_audio' }] };
+    this.send({ type: this.options.beta ? 'conversation.item.created' : 'conversation.item.added', previous_item_id: previous, item: conversationItem });
     const open = this.ctx.openSessions();
     for (let i = item.emitted; i < words.length; i++) this.delta(item.id, words, i, open, i - item.emitted);
     if (this.faults.has('never-finalize')) return;
@@ -189,9 +195,10 @@ export class OpenAISession {
     this.emissions.push(performance.now() + this.ctx.latency.finalize(open), () => {
       const transcript = words.join(' ');
       const final = (): void => {
-        this.sendCompleted(item.id, transcript);
-        if (this.faults.has('duplicate-final')) this.sendCompleted(item.id, transcript);
-        if (!this.options.beta) this.send({ type: 'conversation.item.done', previous_item_id: null, item: { ...conversationItem, content: [{ type: 'input_audio', transcript }] } });
+        const usage = transcriptionTokens(audioMs, words.length);
+        this.sendCompleted(item.id, transcript, usage);
+        if (this.faults.has('duplicate-final')) this.sendCompleted(item.id, transcript, usage);
+        if (!this.options.beta) this.send({ type: 'conversation.item.done', previous_item_id: previous, item: { ...conversationItem, content: [{ type: 'input_audio', transcript }] } });
       };
       this.unfinished--;
       const held = this.heldFinal;
@@ -205,8 +212,8 @@ export class OpenAISession {
     });
   }
 
-  private sendCompleted(itemId: string, transcript: string): void {
-    this.send({ type: 'conversation.item.input_audio_transcription.completed', item_id: itemId, content_index: 0, transcript, usage: { type: 'duration', seconds: 0 } });
+  private sendCompleted(itemId: string, transcript: string, usage: object): void {
+    this.send({ type: 'conversation.item.input_audio_transcription.completed', item_id: itemId, content_index: 0, transcript, usage });
   }
 
   /** Streams the words heard so far for an item still receiving speech. */
@@ -223,7 +230,7 @@ export class OpenAISession {
     const compute = queued * this.ctx.latency.options.perWordMs * this.ctx.latency.slowdown(open);
     this.emissions.push(performance.now() + this.ctx.latency.delay(open) + compute, () => {
       this.send({ type: 'conversation.item.input_audio_transcription.delta', item_id: itemId, content_index: 0, delta });
-      if (this.faults.once('early-final')) this.sendCompleted(itemId, words.slice(0, i + 1).join(' '));
+      if (this.faults.once('early-final')) this.sendCompleted(itemId, words.slice(0, i + 1).join(' '), transcriptionTokens(0, i + 1));
     });
   }
 
@@ -232,7 +239,8 @@ export class OpenAISession {
   }
 
   private describe(): object {
-    const transcription = { model: this.model, language: this.language, prompt: this.prompt };
+    // Fields not set are left out, as the API does (no nulls).
+    const transcription = { model: this.model, ...(this.language !== null ? { language: this.language } : {}), ...(this.prompt ? { prompt: this.prompt } : {}) };
     return this.options.beta
       ? { id: this.sessionId, object: 'realtime.transcription_session', input_audio_format: 'pcm16', input_audio_transcription: transcription, turn_detection: this.turnDetection }
       : { type: 'transcription', id: this.sessionId, object: 'realtime.transcription_session', audio: { input: { format: { type: 'audio/pcm', rate: SAMPLE_RATE }, transcription, turn_detection: this.turnDetection } } };

@@ -13,9 +13,10 @@ import type { SessionContext } from './session-context.js';
  * sent here; the first message is handed to the session chosen.
  */
 export function openRealtime(ws: WebSocket, ctx: SessionContext, model: string, beta: boolean): void {
-  ws.send(JSON.stringify({ type: 'session.created', event_id: `event_${randomBytes(8).toString('hex')}`, session: { id: `sess_${randomBytes(8).toString('hex')}`, object: 'realtime.session', type: 'realtime', model } }));
+  const sessionId = `sess_${randomBytes(12).toString('hex')}`;
+  ws.send(JSON.stringify({ type: 'session.created', event_id: `event_${randomBytes(8).toString('hex')}`, session: { id: sessionId, object: 'realtime.session', type: 'realtime', model } }));
   ws.once('message', (data, isBinary) => {
-    if (wantsConversation(data as Buffer, isBinary)) new RealtimeSession(ws, ctx, model, { greeted: true });
+    if (wantsConversation(data as Buffer, isBinary)) new RealtimeSession(ws, ctx, model, { greeted: { sessionId } });
     else new RealtimeTtsSession(ws, ctx, { model, beta, greeted: true });
     ws.emit('message', data, isBinary);
   });

@@ -7,9 +7,11 @@ export const SAMPLE_RATE = 24_000;
 
 /** One connection speaking an OpenAI Realtime conversation session (GA event names): the conversation core as it is. */
 export class RealtimeSession extends ConversationSession {
-  /** `greeted`: the connection has its `session.created` already (see realtime-dispatch.ts). */
-  constructor(ws: WebSocket, ctx: SessionContext, private readonly model: string, { greeted = false } = {}) {
-    super(ws, ctx, SAMPLE_RATE);
+  protected readonly bargeInReason = 'turn_detected';
+
+  /** `greeted`: the connection has its `session.created` already, for the session of this id (see realtime-dispatch.ts). */
+  constructor(ws: WebSocket, ctx: SessionContext, private readonly model: string, { greeted }: { greeted?: { sessionId: string } } = {}) {
+    super(ws, ctx, SAMPLE_RATE, greeted?.sessionId);
     this.open(greeted ? undefined : { type: 'session.created', session: this.describe() });
   }
 

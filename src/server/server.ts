@@ -216,7 +216,7 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
         else if (dialect === 'vllm-omni-duplex') new DuplexSession(ws, ctx, model ?? 'openbmb/MiniCPM-o-4_5');
         else if (dialect === 'openai-realtime') openRealtime(ws, ctx, model!, beta);
         else if (dialect === 'vllm') new VllmSession(ws, ctx);
-        else new OpenAISession(ws, ctx, { beta, streamDuringSpeech: options.streamDuringSpeech });
+        else new OpenAISession(ws, ctx, { beta, streamDuringSpeech: options.streamDuringSpeech, model: transcriptionModel(model, options.models) });
       });
     const slow = faultOf(faults, 'slow-accept');
     if (!slow) return accept();
@@ -265,4 +265,10 @@ function refuse(socket: Duplex, status: number, body: object): void {
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\n` +
       `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
   );
+}
+
+/** The model an OpenAI transcription session starts with: the one the connection's `?model=` asked for, else the first OpenAI model served. */
+function transcriptionModel(asked: string | null, served: readonly string[]): string {
+  if (asked !== null && served.includes(asked)) return asked;
+  return served.find((m) => OPENAI_MODELS.includes(m)) ?? served[0] ?? OPENAI_MODELS[0]!;
 }

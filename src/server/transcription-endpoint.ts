@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { deflateSync } from 'node:zlib';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AudioDecodeError, decodeAudio } from '../audio/decode.js';
 import { toPcm16 } from '../audio/pcm.js';
@@ -8,6 +9,7 @@ import { faultOf, type FaultScenario } from './faults.js';
 import type { LatencyModel } from './latency-model.js';
 import { MultipartError, parseMultipart } from './multipart.js';
 import { StreamRecognizer, type HeardWord, type ReferenceIndex } from './recognizer.js';
+import { transcriptionTokens } from './transcription-usage.js';
 
 /** The batch endpoints, and whether each transcribes or translates. */
 export const TRANSCRIPTION_PATHS: Readonly<Record<string, 'transcribe' | 'translate'>> = {
@@ -19,6 +21,8 @@ export const TRANSCRIPTION_PATHS: Readonly<Record<string, 'transcribe' | 'transl
 export const SAMPLE_RATE = 16_000;
 /** Whisper-class servers cut long audio into windows of this length (vLLM's `max_audio_clip_s`), each with its own finish. */
 const WINDOW_MS = 30_000;
+/** Whisper's `seek` counts 10 ms mel frames. */
+const SEEK_FRAMES_PER_MS = 0.1;
 /** Room for the form's fields around the file. */
 const FORM_OVERHEAD_BYTES = 64 * 1024;
 
@@ -44,6 +48,9 @@ interface Job {
   model: string;
   language: string;
   responseFormat: 'json' | 'verbose_json' | 'text';
+  /** verbose_json: `timestamp_granularities[]`; segments unless only words are asked for, as OpenAI answers. */
+  granularities: { words: boolean; segments: boolean };
+  temperature: number;
   stream: boolean;
   includeUsage: boolean;
   words: HeardWord[];
@@ -85,6 +92,11 @@ export function transcriptionEndpoint(ctx: EndpointContext): (req: IncomingMessa
     if (responseFormat !== 'json' && responseFormat !== 'verbose_json' && responseFormat !== 'text') {
       return { status: 400, type: 'BadRequestError', message: `response_format ${responseFormat} is not served here; use json, verbose_json or text` };
     }
+    // The SDKs send the array as repeated `timestamp_granularities[]` fields.
+    const granularities = [...(form.values.get('timestamp_granularities[]') ?? []), ...(form.values.get('timestamp_granularities') ?? [])];
+    const unknown = granularities.find((g) => g !== 'word' && g !== 'segment');
+    if (unknown !== undefined) return { status: 400, type: 'BadRequestError', message: `timestamp_granularities ${unknown} is not one of word, segment` };
+    const temperature = Number(form.fields.get('temperature') ?? 0);
     const stream = form.fields.get('stream') === 'true';
     const includeUsage = form.fields.get('stream_include_usage') === 'true';
     if (includeUsage && !stream) return { status: 400, type: 'BadRequestError', message: 'Stream options can only be defined when `stream=True`.' };
@@ -97,7 +109,11 @@ export function transcriptionEndpoint(ctx: EndpointContext): (req: IncomingMessa
     }
     const recognizer = new StreamRecognizer(ctx.references, SAMPLE_RATE);
     const words = [...recognizer.feed(toPcm16(audio.samples)), ...recognizer.flush()];
-    return { task, model, language: form.fields.get('language') ?? 'en', responseFormat, stream, includeUsage, words, audioMs: (audio.samples.length / SAMPLE_RATE) * 1000, faults };
+    return {
+      task, model, language: form.fields.get('language') ?? 'en', responseFormat, stream, includeUsage, words, audioMs: (audio.samples.length / SAMPLE_RATE) * 1000, faults,
+      granularities: { words: granularities.includes('word'), segments: granularities.length === 0 || granularities.includes('segment') },
+      temperature: Number.isFinite(temperature) ? temperature : 0,
+    };
   };
 
   return (req, res, task) => {
@@ -177,16 +193,17 @@ function answer(res: ServerResponse, job: Job, processingMs: number, shape: 'ope
     if (malformed) return void res.end('data: {"object": "transcription.ch\n\n');
     // vLLM sends an error inside a stream as an error object, then [DONE].
     if (errorEvent) return void res.end(`data: ${JSON.stringify({ error: { message: 'injected fault', type: 'InternalServerError', param: null, code: errorEvent.code } })}\n\ndata: [DONE]\n\n`);
-    const tokens = { input: Math.ceil(job.audioMs / 20), output: job.words.length };
+    const tokens = transcriptionTokens(job.audioMs, job.words.length);
     if (shape === 'openai') {
-      send({ type: 'transcript.text.done', text, usage: { type: 'tokens', input_tokens: tokens.input, output_tokens: tokens.output, total_tokens: tokens.input + tokens.output } });
+      send({ type: 'transcript.text.done', text, usage: tokens });
       return void res.end();
     }
-    if (job.includeUsage) send({ ...head(), choices: [], usage: { prompt_tokens: tokens.input, completion_tokens: tokens.output, total_tokens: tokens.input + tokens.output } });
+    if (job.includeUsage) send({ ...head(), choices: [], usage: { prompt_tokens: tokens.input_tokens, completion_tokens: tokens.output_tokens, total_tokens: tokens.total_tokens } });
     res.end('data: [DONE]\n\n');
   });
 }
 
+/** The JSON body: `text` (and usage), or verbose JSON with Whisper's segments (one per window) and words as asked. */
 function jsonAnswer(job: Job, text: string, usage: object): object {
   if (job.task === 'translate' && job.responseFormat === 'json') return { text };
   if (job.responseFormat === 'json') return { text, usage };
@@ -195,13 +212,41 @@ function jsonAnswer(job: Job, text: string, usage: object): object {
     const window = Math.floor(word.endMs / WINDOW_MS);
     windows.set(window, [...(windows.get(window) ?? []), word]);
   }
-  const segments = [...windows].map(([window, words], id) => ({
+  let heard = 0;
+  const segments = [...windows].map(([window, words], id) => {
+    const first = heard;
+    heard += words.length;
+    return segment(id, window * WINDOW_MS, Math.min(job.audioMs, (window + 1) * WINDOW_MS), words, first, job.temperature);
+  });
+  // The recognizer knows where words end; each starts where the one before it ended.
+  const words = job.words.map((w, i) => ({ word: w.text, start: (i === 0 ? 0 : job.words[i - 1]!.endMs) / 1000, end: w.endMs / 1000 }));
+  return {
+    task: job.task,
+    language: job.language,
+    duration: job.audioMs / 1000,
+    text,
+    ...(job.granularities.segments ? { segments } : {}),
+    ...(job.granularities.words && job.task === 'transcribe' ? { words } : {}),
+    ...(job.task === 'transcribe' ? { usage } : {}),
+  };
+}
+
+/** One Whisper segment: the recognizer is sure of what it heard (log-probability 0, no chance of silence); its tokens are one a word, numbered through the transcript from `firstWord`. */
+function segment(id: number, startMs: number, endMs: number, words: HeardWord[], firstWord: number, temperature: number): object {
+  const text = words.map((w) => w.text).join(' ');
+  return {
     id,
-    start: (window * WINDOW_MS) / 1000,
-    end: Math.min(job.audioMs, (window + 1) * WINDOW_MS) / 1000,
-    text: words.map((w) => w.text).join(' '),
-  }));
-  return { task: job.task, language: job.language, duration: job.audioMs / 1000, text, segments, ...(job.task === 'transcribe' ? { usage } : {}) };
+    seek: Math.round(startMs * SEEK_FRAMES_PER_MS),
+    start: startMs / 1000,
+    end: endMs / 1000,
+    text,
+    tokens: words.map((_, i) => firstWord + i),
+    temperature,
+    avg_logprob: 0,
+    // Whisper's measure of repetition: the text's size over its compressed size.
+    compression_ratio: text.length === 0 ? 0 : Buffer.byteLength(text) / deflateSync(text).length,
+    no_speech_prob: 0,
+  };
 }
 
 /** Writes half of `body`, then drops the connection: a response cut short. */
