@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { describe, it } from 'node:test';
+import { rawServer } from './helpers.js';
 import { renderSummary } from '../src/report/console.js';
 import type { Report } from '../src/report/schema.js';
 import { run, type RunOptions } from '../src/run.js';
@@ -18,15 +18,6 @@ const REFERENCE_1 = 'The birch canoe slid on the smooth planks.';
 const REFERENCE_2 = 'Glue the sheet to the dark blue background.';
 /** Two substitutions in eight words: WER 0.25. */
 const FIRST_FINAL_1 = 'the birch canoe slid on a smooth plank';
-
-/** A WebSocket server on a free loopback port that talks to each client with `talk`. */
-async function rawServer(talk: (send: (event: object) => void, ws: WebSocket) => void): Promise<string> {
-  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
-  await new Promise((resolve) => wss.once('listening', resolve));
-  after(() => new Promise((resolve) => wss.close(resolve)));
-  wss.on('connection', (ws) => talk((event) => ws.send(JSON.stringify(event)), ws));
-  return `ws://127.0.0.1:${(wss.address() as { port: number }).port}/v1/realtime`;
-}
 
 /** vLLM's wire: `answer` is called on every append and commit the client sends. */
 function vllmServer(answer: (event: { type: string; final?: boolean }, send: (event: object) => void) => void): Promise<string> {

@@ -68,3 +68,12 @@ export async function recordingRelay(target: string): Promise<{ url: string; sen
   const { port } = wss.address() as { port: number };
   return { url: `ws://127.0.0.1:${port}${new URL(target).pathname}`, sent };
 }
+
+/** A WebSocket server on a free loopback port that talks to each client with `talk`; closed when the file ends. */
+export async function rawServer(talk: (send: (event: object) => void, ws: WebSocket) => void): Promise<string> {
+  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+  await new Promise((resolve) => wss.once('listening', resolve));
+  after(() => new Promise((resolve) => wss.close(resolve)));
+  wss.on('connection', (ws) => talk((event) => ws.send(JSON.stringify(event)), ws));
+  return `ws://127.0.0.1:${(wss.address() as { port: number }).port}/v1/realtime`;
+}

@@ -201,11 +201,12 @@ describe('summarize', () => {
 });
 
 describe('console summary', () => {
-  it('prints server text without its control characters', async () => {
+  it('prints server text with its control characters shown as escapes, never raw', async () => {
     const { renderSummary } = await import('../src/report/console.js');
     const { run } = await import('../src/run.js');
     const { report } = await run({ target: 'ws://127.0.0.1:9/v1/realtime', model: 'm', maxSessions: 1 });
     report.benchmarks[0]!.summary.failures[0]!.message = 'bad\u001b[31mred\nline';
-    assert.match(renderSummary(report), /^failed ×1: connect_refused at connect: bad \[31mred line$/m);
+    assert.match(renderSummary(report), /^failed ×1: connect_refused at connect: bad\\x1b\[31mred line$/m);
+    assert.doesNotMatch(renderSummary(report), /\u001b/);
   });
 });

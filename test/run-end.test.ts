@@ -145,13 +145,13 @@ describe('how a run ends', () => {
     assert.equal(await lockLeft(dir), false);
   });
 
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    it(`${signal} finishes report.json with what was measured, exit 130, no lock left`, { timeout: CHILD_LIMIT_MS }, async () => {
+  for (const [signal, exit] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+    it(`${signal} finishes report.json with what was measured, exit ${exit}, no lock left`, { timeout: CHILD_LIMIT_MS }, async () => {
       const dir = await tempDir();
       const cli = spawnCli(['--pace', '4x', '--max-sessions', '20', '--output-dir', dir]);
       for (let logged = 0; logged < 1; logged = (await readSessionLog(dir).catch(() => [])).length) await new Promise((r) => setTimeout(r, 50));
       cli.child.kill(signal);
-      assert.deepEqual(await cli.exit, { code: 130, signal: null });
+      assert.deepEqual(await cli.exit, { code: exit, signal: null });
       const report = await readReport(dir);
       assert.equal(report.stoppedBy, 'interrupted');
       const { completed, total } = report.benchmarks[0]!.summary.sessions;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { describe, it } from 'node:test';
+import { rawServer } from './helpers.js';
 import { wordEmissionLatencies } from '../src/metrics/emission.js';
 import { renderSummary } from '../src/report/console.js';
 import type { ReportSession } from '../src/report/schema.js';
@@ -19,15 +19,6 @@ const FAST = { kind: 'realtime', speed: 8 } as const;
 /** Every well-formed answer is five 100 ms chunks. */
 const CHUNKS = 5;
 const CHUNK_MS = 100;
-
-/** A WebSocket server on a free loopback port that talks to each client with `talk`; closed when the file ends. */
-async function rawServer(talk: (send: (event: object) => void, ws: WebSocket) => void): Promise<string> {
-  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
-  await new Promise((resolve) => wss.once('listening', resolve));
-  after(() => new Promise((resolve) => wss.close(resolve)));
-  wss.on('connection', (ws) => talk((event) => ws.send(JSON.stringify(event)), ws));
-  return `ws://127.0.0.1:${(wss.address() as { port: number }).port}/v1/realtime`;
-}
 
 /** An event to send, or a pause (ms) before the next. */
 type Step = object | number;

@@ -122,6 +122,23 @@ describe('a session keeps what a server sends up to its caps, then counts', () =
     assert.equal(counters.framesReceived, 202);
   });
 
+  it('WebSocket speech: events padded to their strings\' limits are kept up to a size, not only a count, so the report stays bounded', { timeout: 30_000 }, async () => {
+    const padded = JSON.stringify({ type: `Unknown${'x'.repeat(TEXT_LIMITS.fieldChars + 100)}` });
+    const url = await auraServer((ws) => {
+      for (let i = 0; i < 16_000; i++) ws.send(padded);
+      ws.send(JSON.stringify({ type: 'Flushed' }));
+    });
+    const result = await speak(url, { maxEvents: 100_000, maxBytes: 64 * MB });
+    const failure = failureOf(result);
+    assert.equal(failure.class, 'answer_too_large');
+    assert.match(failure.message, /passed the 16 MiB one session keeps after \d+ events/);
+    const { received, overflow } = result.timeline;
+    const keptJson = JSON.stringify(received).length;
+    assert.ok(received.length > 10_000 && received.length < 16_000, `${received.length} kept`);
+    assert.ok(keptJson < 20 * MB, `${keptJson} characters kept`);
+    assert.equal(received.length + overflow!.events, 16_002);
+  });
+
   it('WebSocket speech: an endless answer ends at once at --max-session-mb, its kept events at the cap', { timeout: 20_000 }, async () => {
     const url = await auraServer((ws) => {
       const stop = flood((frame) => (ws.send(frame, { binary: true }), ws.bufferedAmount < MB), (resume) => setTimeout(resume, 1), () => FRAME);

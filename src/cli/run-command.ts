@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { constants as osConstants } from 'node:os';
 import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { DIALECTS, PROTOCOLS } from '../dialects/index.js';
 import type { TranscriptionOptions } from '../dialects/transcriptions.js';
@@ -135,8 +136,10 @@ export const runCommand = new Command('run')
     const outputDir = opts.resume === undefined || opts.outputDir !== undefined ? (opts.outputDir ?? defaultOutputDir()) : undefined;
     await checkWritableDir(outputDir ?? opts.resume!, '--output-dir');
     const interrupt = new AbortController();
+    let stoppedBy: NodeJS.Signals | undefined;
     const onSignal = (signal: NodeJS.Signals): void => {
-      if (interrupt.signal.aborted) process.exit(EXIT.interrupted);
+      if (interrupt.signal.aborted) process.exit(signalExit(signal));
+      stoppedBy = signal;
       process.stderr.write(`\ninterrupted (${signal}): finishing the report (${signal === 'SIGINT' ? 'Ctrl-C' : signal} again to quit at once)\n`);
       interrupt.abort('interrupted');
     };
@@ -228,7 +231,9 @@ export const runCommand = new Command('run')
     process.stdout.write(opts.json ? JSON.stringify(report, null, 1) + '\n' : [renderSummary(report, { definitions: opts.definitions === true }), `Wrote: ${written.join(', ')}\n`].join('\n'));
     const why = outcomeLine(report);
     if (why !== undefined) process.stderr.write(`${printable(why)}\n`);
-    process.exitCode = exitCodeOf(report);
+    const code = exitCodeOf(report);
+    // An interrupted run exits as a shell expects of the signal that stopped it: 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP.
+    process.exitCode = code === EXIT.interrupted && stoppedBy ? signalExit(stoppedBy) : code;
   });
 // Added untyped, outside the chain above, whose option types are as deep as TypeScript follows.
 (runCommand as CommandUnknownOpts).addOption(new Option('--wait-audio <audio>', 'while waiting between utterances (--wait-for-answer, --barge-in-at-ms): silence (streamed at the pace, as a live microphone does; the default) or pause (the stream stops; unpaced it always does)').choices(WAIT_AUDIO));
@@ -237,6 +242,7 @@ addDatasetFlags(runCommand);
 addSessionCapFlags(runCommand);
 
 const INTERRUPTS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+const signalExit = (signal: NodeJS.Signals): number => 128 + osConstants.signals[signal];
 const waitAudioOption = ({ waitAudio }: { waitAudio?: WaitAudio }): Pick<RunOptions, 'waitAudio'> => (waitAudio !== undefined ? { waitAudio } : {});
 const maxErrorsOption = ({ maxErrors }: { maxErrors?: number }): Pick<RunOptions, 'maxErrors'> => (maxErrors !== undefined ? { maxErrors } : {});
 

@@ -35,6 +35,7 @@ export const DEFAULT_SESSION_CAPS: SessionCaps = { maxEvents: 100_000, maxBytes:
 export class CappedReceived {
   private overflow: ReceivedOverflow | undefined;
   private hash: Hash | undefined;
+  private keptChars = 0;
 
   constructor(
     private readonly received: ReceivedFrame[],
@@ -43,9 +44,12 @@ export class CappedReceived {
 
   /** Keeps the frame, or past the cap counts it; `text` is its text as the server sent it (the frame's may have been cut). */
   record(frame: ReceivedFrame, text = frame.text): void {
-    if (this.received.length < this.caps.maxEvents) {
-      this.received.push(frame);
-      return;
+    if (!this.overflow && this.received.length < this.caps.maxEvents) {
+      this.keptChars += keptSize(frame);
+      if (this.keptChars <= KEPT_CHARS) {
+        this.received.push(frame);
+        return;
+      }
     }
     const o = (this.overflow ??= { events: 0, audioBytes: 0, audioMs: 0, textChars: 0, firstMs: frame.t, lastMs: frame.t });
     o.events++;
@@ -70,7 +74,10 @@ export class CappedReceived {
     if (!o) return undefined;
     return {
       class: 'answer_too_large',
-      message: `the server sent ${this.caps.maxEvents + o.events} events, more than the ${this.caps.maxEvents} one session keeps (--max-session-events): the ${o.events} past it were counted, not kept, so the session gives no figures`,
+      message:
+        this.received.length < this.caps.maxEvents
+          ? `the server's events passed the ${KEPT_CHARS / MiB} MiB one session keeps after ${this.received.length} events (their strings padded to the limits): the ${o.events} past it were counted, not kept, so the session gives no figures`
+          : `the server sent ${this.caps.maxEvents + o.events} events, more than the ${this.caps.maxEvents} one session keeps (--max-session-events): the ${o.events} past it were counted, not kept, so the session gives no figures`,
     };
   }
 
@@ -79,6 +86,25 @@ export class CappedReceived {
     if (!this.overflow) return undefined;
     return { ...this.overflow, ...(this.hash ? { textSha256: this.hash.copy().digest('hex') } : {}) };
   }
+}
+
+const MiB = 1024 * 1024;
+
+/**
+ * What the kept events of one session may weigh, about the characters of their JSON,
+ * so that one session's report stays under 20 MB: with every string cut to its own
+ * limit (bounds.ts), a server could still pad each kept event's type, code, message, ids
+ * and usage keys to kilobytes, and the count alone would not bound the report. A
+ * well-behaved session's event weighs under 200.
+ */
+const KEPT_CHARS = 16 * MiB;
+
+/** About the characters a frame takes in report.json: its fixed fields, then its strings. */
+function keptSize(frame: ReceivedFrame): number {
+  let size = 160;
+  for (const value of [frame.type, frame.code, frame.message, frame.itemId, frame.responseId, frame.text]) size += value?.length ?? 0;
+  if (frame.usage) for (const key in frame.usage.values) size += key.length + 24;
+  return size;
 }
 
 function mib(bytes: number): string {
