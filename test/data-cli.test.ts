@@ -115,14 +115,14 @@ describe('voxbench dataset synth', () => {
   });
 });
 
-describe('README documents the dataset commands', () => {
+describe('docs/datasets.md documents the dataset commands', () => {
   for (const command of ['inspect', 'synth']) {
     it(`lists every flag of voxbench dataset ${command}`, async () => {
-      const readme = await readFile(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+      const readme = await readFile(fileURLToPath(new URL('../../docs/datasets.md', import.meta.url)), 'utf8');
       const help = (await runNode([CLI, 'dataset', command, '--help'])).stdout;
       const flags = [...help.matchAll(/^\s+(?:-\w, )?(--[a-z-]+)/gm)].map((m) => m[1]!).filter((f) => f !== '--help');
       assert.ok(flags.length >= 4);
-      for (const flag of flags) assert.ok(readme.includes(`\`${flag}`), `${flag} of dataset ${command} is missing from the README`);
+      for (const flag of flags) assert.ok(readme.includes(`\`${flag}`), `${flag} of dataset ${command} is missing from docs/datasets.md`);
     });
   }
 });

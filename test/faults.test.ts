@@ -302,12 +302,12 @@ describe('--fault-rate', () => {
 });
 
 describe('voxbench serve --fault', () => {
-  it('documents every fault in serve --help and the README', async () => {
+  it('documents every fault in serve --help and docs/simulated-server.md', async () => {
     const help = (await runNode([CLI, 'serve', '--help'])).stdout;
-    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+    const readme = await readFile(new URL('../../docs/simulated-server.md', import.meta.url), 'utf8');
     for (const { usage } of Object.values(FAULT_CATALOGUE)) {
       assert.ok(help.includes(usage), `${usage} is missing from serve --help`);
-      assert.ok(readme.includes(`\`${usage}\``), `${usage} is missing from the README`);
+      assert.ok(readme.includes(`\`${usage}\``), `${usage} is missing from docs/simulated-server.md`);
     }
   });
 

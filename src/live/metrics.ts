@@ -113,6 +113,6 @@ export class LiveMetrics {
 }
 
 /** The task's metrics in milliseconds that a dashboard watches: latencies, and the client's own lag. */
-function latencyMetrics(task: Task): MetricDefinition[] {
+export function latencyMetrics(task: Task): MetricDefinition[] {
   return metricsFor(task, 'latency', 'client').filter((m) => m.unit === 'ms');
 }
