@@ -14,3 +14,8 @@ export function formatPace(pace: Pace): string {
   if (pace.kind === 'none') return 'none';
   return pace.speed === 1 ? 'realtime' : `${pace.speed}x`;
 }
+
+/** How many times real time the stream runs: unpaced streams count as real time where a speed is needed (ms of audio into ms of clock). */
+export function speedOf(pace: Pace): number {
+  return pace.kind === 'none' ? 1 : pace.speed;
+}

@@ -1,0 +1,272 @@
+import WebSocket, { type RawData } from 'ws';
+import { ProtocolViolation, type CompletionPolicy, type Reaction, type Reactions, type WebSocketDialect } from '../dialects/dialect.js';
+import type { Clock } from '../clock.js';
+import type { Control, Counters, Failure, SentFrame, SessionTimeline, StreamGate, WebSocketTransport } from '../timeline/types.js';
+import { speedOf, type Pace } from './pace.js';
+import type { PreparedChunk, PreparedSilence, PreparedTurn } from './prepare.js';
+import type { PreparedText, PreparedTextChunk } from './prepare-text.js';
+import { TextBudget } from './bounds.js';
+import { errorText, parserOf } from './message-size.js';
+import { deadlinesOf, type Deadlines } from '../deadlines.js';
+import { AudioKeeper } from './received-audio.js';
+import { CappedReceived } from './session-caps.js';
+import { classifySocketError, Ending, newTimeline, type RunnerBase, type SessionResult, type StageTimeouts } from './runner.js';
+import { closeAfterSession, libraryCloseCode, PING_FLOOD, PONG_BACKLOG, serverCloseFailure } from './ws-close.js';
+
+export interface WebSocketPlan extends RunnerBase {
+  url: string;
+  headers: Record<string, string>;
+  dialect: WebSocketDialect;
+  /** The inputs, chunked and encoded before the clock starts: audio turns, or prompts (speech generation). */
+  inputs: Array<PreparedTurn | PreparedText>;
+  pace: Pace;
+  /** Stay connected this long after the last input, as idle sessions do. */
+  idleMs?: number;
+  /** Send a mid-stream `session.update` this far into the audio (ms of audio, so pace-independent). */
+  updateAtMs?: number;
+  /**
+   * Unpaced: the most audio (ms) sent but not yet acknowledged by the server's
+   * `progress` events; 0 turns acknowledgements off.
+   */
+  ackWindowMs?: number;
+  /**
+   * What the run has learnt about the server, shared by its sessions: whether it
+   * acknowledges audio. Unknown, a session that fills the window waits up to
+   * `ACK_PROBE_MS` for a first acknowledgement before concluding it never comes.
+   */
+  serverAcks?: { known?: boolean };
+  /** Mask frames with random keys; else with the all-zero key. */
+  maskFrames?: boolean;
+  /** Server turn detection: before streaming the next utterance, wait until the server has answered every one so far. */
+  waitForAnswer?: boolean;
+  /** Server turn detection: start the next utterance this long (ms of audio) after the answer to the last one begins to sound, so the user speaks over it. */
+  bargeInAtMs?: number;
+  /** While it waits between utterances (`waitForAnswer`, `bargeInAtMs`), the client streams this silence at its pace, as a live microphone does; without it, or unpaced, the stream pauses. */
+  silence?: PreparedSilence;
+  /** Holds the stream until the level's other sessions are connected too (a connect phase); absent, the session streams once it is ready. */
+  gate?: StreamGate;
+  /** Extra options for the `ws` client (TLS settings, agents). */
+  socketOptions?: WebSocket.ClientOptions;
+}
+
+/**
+ * The masking key for every client frame, left all zeros. RFC 6455 (section 5.3) has
+ * clients mask with random keys so that script in a browser cannot craft bytes that a
+ * caching proxy on the path misreads; a benchmark client runs no one else's script. A
+ * zero key leaves each frame's payload as it is, so `ws` sends the prepared buffer
+ * without copying it or XOR-ing every byte (`--mask-frames` restores random keys).
+ * Given this function, `ws` keeps a zeroed key buffer per socket, and it stays zero.
+ */
+function zeroMask(): void {}
+
+/**
+ * One WebSocket session's state, and the work done per frame: its socket and what
+ * the socket's events do, every send stamped and recorded, every received frame
+ * stamped, kept and shown to the dialect's policy. What the session waits for is
+ * `ending.recheck`, owned by one wait at a time: an `Ending.until`, or a send loop
+ * (ws-send-loop.ts); socket events and the ending re-check it.
+ */
+export class WebSocketSession {
+  readonly dialect: WebSocketDialect;
+  readonly clock: Clock;
+  readonly timeouts: StageTimeouts;
+  readonly policy: CompletionPolicy;
+  readonly reactions: Reactions | undefined;
+  /** What an input's result is called in timeout messages. */
+  readonly resultName: string;
+  readonly transport: WebSocketTransport = { kind: 'websocket' };
+  readonly timeline: SessionTimeline;
+  readonly ending: Ending;
+  /** The thread's one deadline scheduler, shared with every session on this clock. */
+  readonly deadlines: Deadlines;
+  /** The input being sent or awaited: frames sent and received are recorded against it. */
+  input = 0;
+  /** Audio position the server acknowledged consuming, when it acknowledges at all. */
+  ackedMs: number | undefined;
+  /** The dialect's periodic reactions, while the inputs run. */
+  ticker: NodeJS.Timeout | undefined;
+  private readonly counters: Counters;
+  private readonly text = new TextBudget();
+  private readonly audio: AudioKeeper;
+  private readonly received: CappedReceived;
+  private readonly ws: WebSocket;
+  private pongsOwed = 0;
+  private readonly removeAbort: () => void;
+
+  constructor(readonly plan: WebSocketPlan) {
+    const { dialect, clock } = plan;
+    this.dialect = dialect;
+    this.clock = clock;
+    this.timeouts = plan.timeouts;
+    this.policy = dialect.policy();
+    this.reactions = dialect.reactions?.({ speed: speedOf(plan.pace) });
+    this.resultName = dialect.task === 's2s' ? 'answer' : 'final transcript';
+    this.timeline = newTimeline(dialect.task, dialect.turnDetection, plan.plannedStartMs, clock.now(), this.transport);
+    this.counters = this.timeline.counters;
+    this.ending = new Ending(clock);
+    this.deadlines = deadlinesOf(clock);
+    this.audio = new AudioKeeper(plan.keepAudioBytes ?? 0);
+    this.received = new CappedReceived(this.timeline.received, plan.caps);
+    this.ws = new WebSocket(dialect.connectUrl(plan.url), {
+      headers: { ...dialect.upgradeHeaders(), ...plan.headers },
+      perMessageDeflate: false,
+      // Pongs are answered here, so a close the client makes on a ping flood is known to be the client's.
+      autoPong: false,
+      ...(plan.maskFrames ? {} : { generateMask: zeroMask }),
+      ...plan.socketOptions,
+    });
+    this.listen(this.ws);
+    this.removeAbort = this.ending.onAbort(plan.signal);
+  }
+
+  fail(failure: Omit<Failure, 'stage'>): void {
+    this.ending.fail(failure);
+  }
+
+  /** Writes a frame and stamps it right after the write (a stamp before it could precede the wire). */
+  send(frame: Buffer | string, binary = false, callback?: () => void): number {
+    this.ws.send(frame, { binary }, callback);
+    const t = this.clock.now();
+    this.counters.framesSent++;
+    this.counters.bytesSent += typeof frame === 'string' ? Buffer.byteLength(frame) : frame.length;
+    return t;
+  }
+
+  sendControl(frame: string, control: Control): number {
+    const t = this.send(frame);
+    const sent: SentFrame = { t, input: this.input, bytes: Buffer.byteLength(frame), kind: 'control', control };
+    this.timeline.sent.push(sent);
+    this.policy.controlSent(sent);
+    if (this.reactions) this.react(this.reactions.sent(sent));
+    return t;
+  }
+
+  /** Sends what the dialect's reactions ask for, while the socket is open. */
+  react(frames: Reaction[]): void {
+    for (const { frame, control } of frames) if (this.ws.readyState === WebSocket.OPEN) this.sendControl(frame, control);
+  }
+
+  /** Sends audio chunk `chunk` framed at its place in the stream, `offsetMs` on, and records it; returns where it ends. */
+  sendAudio(chunk: PreparedChunk, offsetMs: number, plannedMs: number | null, written?: () => void): number {
+    const span = { startMs: offsetMs + chunk.audioStartMs, endMs: offsetMs + chunk.audioEndMs };
+    const frame = chunk.frame(span);
+    const t = this.send(frame, chunk.binary, written);
+    this.timeline.sent.push({ t, input: this.input, bytes: frame.length, kind: 'audio', plannedMs, audioStartMs: span.startMs, audioEndMs: span.endMs });
+    return span.endMs;
+  }
+
+  /** Sends one chunk of the silence a waiting microphone streams, from `startMs` of the stream, and records it. */
+  sendSilence(silence: PreparedSilence, startMs: number, plannedMs: number): void {
+    const span = { startMs, endMs: startMs + silence.chunkMs };
+    const frame = silence.frame(span);
+    this.timeline.sent.push({ t: this.send(frame, silence.binary), input: this.input, bytes: frame.length, kind: 'audio', plannedMs, audioStartMs: span.startMs, audioEndMs: span.endMs, silence: true });
+  }
+
+  /** Sends one piece of a prompt, and records it. */
+  sendTextChunk(chunk: PreparedTextChunk, plannedMs: number | null): void {
+    const t = this.send(chunk.frame);
+    this.timeline.sent.push({ t, input: this.input, bytes: chunk.frame.length, kind: 'text', plannedMs, charStart: chunk.charStart, charEnd: chunk.charEnd });
+  }
+
+  /** Sends the dialect's start of an input, if it has one (vLLM's opening commit). */
+  sendInputStart(): void {
+    const frame = this.dialect.inputStartFrame();
+    if (frame) this.sendControl(frame, 'input_start');
+  }
+
+  /** Ends the session's work once its outcome is decided: frees the gate and the timers, closes the socket, returns the result. */
+  finish(): SessionResult {
+    this.plan.gate?.ready(); // a session that ended before it was ready must not hold the others
+    this.removeAbort();
+    clearInterval(this.ticker);
+    if (this.reactions) this.react(this.reactions.closing(this.clock.now()));
+    closeAfterSession(this.ws, this.transport, this.clock);
+    const kept = this.audio.result();
+    const overflow = this.received.result();
+    if (overflow) this.timeline.overflow = overflow;
+    return { timeline: this.timeline, outcome: this.ending.outcome!, ...(kept ? { audio: kept } : {}) };
+  }
+
+  /** The failure of a session whose received events were not all kept; undefined when all were. */
+  unkept(): Omit<Failure, 'stage'> | undefined {
+    return this.received.unkept();
+  }
+
+  /** Each received frame: stamped before anything else, counted, decoded, kept and shown to the policy. */
+  private readonly receive = (data: RawData, isBinary: boolean): void => {
+    const t = this.clock.now();
+    const bytes = data as Buffer;
+    const { counters, transport, received } = this;
+    counters.framesReceived++;
+    counters.bytesReceived += bytes.length;
+    transport.firstReceivedMs ??= t;
+    const tooLarge = received.overBytes(counters.bytesReceived);
+    if (tooLarge) return this.fail(tooLarge);
+    let events;
+    try {
+      events = this.dialect.decode(bytes, isBinary);
+    } catch (err) {
+      received.record({ t, type: isBinary ? '(binary)' : '(invalid)', kind: 'other', input: this.input });
+      this.fail({ class: 'protocol_violation', message: err instanceof ProtocolViolation ? err.message : `cannot decode a frame: ${(err as Error).message}` });
+      return;
+    }
+    const { policy, reactions } = this;
+    for (const event of events) {
+      const frame = { t, input: this.input, ...this.text.bound(this.audio.take(event, this.input)) };
+      received.record(frame, event.text);
+      if (event.kind === 'progress') {
+        this.ackedMs = Math.max(this.ackedMs ?? 0, event.audioEndMs ?? 0);
+        if (this.plan.serverAcks) this.plan.serverAcks.known = true;
+      }
+      const verdict = policy.observe(frame);
+      if (policy.ready) transport.readyMs ??= t;
+      if (verdict) this.fail(verdict.end);
+      if (reactions) this.react(reactions.received(frame));
+    }
+    this.ending.recheck?.();
+  };
+
+  /** The client closes the connection itself: recorded now, since the socket's close event may come after the session is over. */
+  private closeByClient(code: number, reason: string): void {
+    this.transport.close ??= { t: this.clock.now(), code, reason, by: 'client' };
+  }
+
+  private listen(ws: WebSocket): void {
+    const { transport, clock, ending } = this;
+    ws.on('upgrade', (response) => {
+      transport.localPort = response.socket.localPort;
+    });
+    ws.on('open', () => {
+      transport.openMs = clock.now();
+      ending.stage = 'ready'; // frames may arrive before the flow resumes
+      ending.recheck?.();
+    });
+    ws.on('unexpected-response', (request, response) => {
+      this.fail({ class: 'upgrade_status', httpStatus: response.statusCode ?? 0, message: `server answered the WebSocket upgrade with HTTP ${response.statusCode} ${response.statusMessage ?? ''}`.trim() });
+      request.destroy();
+    });
+    ws.on('error', (err: NodeJS.ErrnoException) => {
+      err.message = errorText(err, parserOf(ws), 'server');
+      // ws answers a malformed frame by closing with the RFC 6455 code for it.
+      const code = libraryCloseCode(err);
+      if (code !== undefined) this.closeByClient(code, err.message);
+      this.fail(classifySocketError(err, ending.stage, this.plan.url));
+    });
+    ws.on('ping', (data: Buffer) => {
+      if (this.pongsOwed >= PONG_BACKLOG) {
+        this.closeByClient(1006, `${PONG_BACKLOG} pongs were still owed to the server's pings`);
+        this.fail(PING_FLOOD);
+        ws.terminate();
+        return;
+      }
+      this.pongsOwed++;
+      ws.pong(data, undefined, () => this.pongsOwed--);
+    });
+    ws.on('message', this.receive);
+    ws.on('close', (code: number, reason: Buffer) => {
+      // A close the client made itself is already recorded, with its reason.
+      transport.close ??= { t: clock.now(), code, reason: reason.toString(), by: 'server' };
+      this.fail(serverCloseFailure(code, reason));
+    });
+  }
+}
