@@ -120,7 +120,7 @@ export interface RunOptions {
   waitAudio?: WaitAudio;
   /** Unpaced: most audio sent but not acknowledged by a server that acknowledges, ms; 0 ignores acknowledgements. Default 1000. */
   ackWindowMs?: number;
-  /** Mask client frames with random keys, as browsers must; by default the key is all zeros (see ws-runner.ts). */
+  /** Mask client frames with random keys, as browsers must; by default the key is all zeros (see ws-session.ts). */
   maskFrames?: boolean;
   timeouts?: Partial<StageTimeouts>;
   /** How much of what the server sends one session keeps (events) and takes (bytes). Default DEFAULT_SESSION_CAPS. */
