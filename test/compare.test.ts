@@ -6,7 +6,7 @@ import type { Browser } from 'playwright-core';
 import { compareReports, renderComparison, verdictOf, type Comparison, type MetricComparison } from '../src/report/compare.js';
 import { renderComparisonHtml } from '../src/report/compare-html.js';
 import { decimalsFor, fixed, metricCells, signed } from '../src/report/compare-text.js';
-import type { PageData } from '../src/report/html/client.js';
+import type { PageData } from '../src/report/html/page/data.js';
 import { CONTENT_SECURITY_POLICY } from '../src/report/html/index.js';
 import { escapeHtml } from '../src/report/html/markup.js';
 import type { Report } from '../src/report/schema.js';

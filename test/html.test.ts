@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { chromiumSkipReason, launchChromium, NO_CHROMIUM, openOffline, type PageFlags } from './browser.js';
-import type { PageData } from '../src/report/html/client.js';
+import type { PageData } from '../src/report/html/page/data.js';
 import type { WebSocketTransport } from '../src/timeline/types.js';
 import { CONTENT_SECURITY_POLICY, renderHtml } from '../src/report/html/index.js';
 import { escapeHtml } from '../src/report/html/markup.js';

@@ -1,15 +1,11 @@
-import { chartLibrary } from './assets.js';
-import { axisRange, wholeSplits } from './axes.js';
-import { drawReportPage, type PageData } from './client.js';
+import { chartLibrary, pageScript } from './assets.js';
 import { html, inlineScript, inlineStyle, jsonScript, toHtmlString, type Content } from './markup.js';
+import { DATA_ELEMENT_ID, type PageData } from './page/data.js';
 import type { Section } from './section.js';
 import { PAGE_STYLE } from './styles.js';
 
 /** Nothing may leave the page: inline scripts and styles only, images from data: and blob: URLs. */
 export const CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:";
-
-/** The id of the JSON block the page script reads. */
-const DATA_ELEMENT_ID = 'voxbench-data';
 
 export interface Page {
   title: string;
@@ -52,7 +48,7 @@ ${page.sections.map((s) => html`<section id="${s.id}"><h2>${s.title}</h2>${s.bod
 </main>
 ${jsonScript(DATA_ELEMENT_ID, data)}
 ${inlineScript(library.script)}
-${inlineScript(`(${drawReportPage.toString()})(window, uPlot, ${JSON.stringify(DATA_ELEMENT_ID)}, { range: ${axisRange.toString()}, splits: ${wholeSplits.toString()} });`)}
+${inlineScript(pageScript())}
 </body>
 </html>
 `);
