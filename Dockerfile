@@ -6,7 +6,8 @@ RUN npm ci --ignore-scripts
 COPY src src
 COPY test test
 COPY bench bench
-RUN npx tsc -p tsconfig.json
+COPY scripts scripts
+RUN npm run build
 
 FROM node:20.19-slim
 WORKDIR /app

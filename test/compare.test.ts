@@ -6,8 +6,8 @@ import type { Browser } from 'playwright-core';
 import { compareReports, renderComparison, verdictOf, type Comparison, type MetricComparison } from '../src/report/compare.js';
 import { renderComparisonHtml } from '../src/report/compare-html.js';
 import { decimalsFor, fixed, metricCells, signed } from '../src/report/compare-text.js';
-import type { PageData } from '../src/report/html/client.js';
-import { CONTENT_SECURITY_POLICY } from '../src/report/html/index.js';
+import type { PageData } from '../src/report/html/page/data.js';
+import { contentSecurityPolicy } from '../src/report/html/index.js';
 import { escapeHtml } from '../src/report/html/markup.js';
 import type { Report } from '../src/report/schema.js';
 import { run } from '../src/run.js';
@@ -163,7 +163,7 @@ describe('report compare', () => {
     it('is self-contained, under the report’s content security policy, with every report string escaped', () => {
       const c = hostile();
       const page = renderComparisonHtml(c);
-      assert.ok(page.includes(`<meta http-equiv="Content-Security-Policy" content="${escapeHtml(CONTENT_SECURITY_POLICY)}">`));
+      assert.ok(page.includes(`<meta http-equiv="Content-Security-Policy" content="${escapeHtml(contentSecurityPolicy())}">`));
       assert.doesNotMatch(page, /\b(?:src|href)="(?!#|data:)/, 'no external source or link');
       assert.equal(page.match(/<script/g)?.length, 3, 'data, chart library, page script');
       for (const tag of ['<img', '<svg', '<!--']) assert.ok(!page.includes(tag), `no ${tag}`);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { axisRange, wholeSplits } from '../src/report/html/axes.js';
+import { axisRange, wholeSplits } from '../src/report/html/page/axes.js';
 import { formatFigure, formatMetric } from '../src/report/html/format.js';
 import { COLORS } from '../src/report/html/palette.js';
 

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { chromiumSkipReason, launchChromium, NO_CHROMIUM, openOffline, type PageFlags } from './browser.js';
-import type { PageData } from '../src/report/html/client.js';
+import type { PageData } from '../src/report/html/page/data.js';
 import type { WebSocketTransport } from '../src/timeline/types.js';
-import { CONTENT_SECURITY_POLICY, renderHtml } from '../src/report/html/index.js';
+import { contentSecurityPolicy, renderHtml } from '../src/report/html/index.js';
 import { escapeHtml } from '../src/report/html/markup.js';
 import type { Report, ReportSession } from '../src/report/schema.js';
 import { run } from '../src/run.js';
@@ -124,8 +124,10 @@ describe('HTML report', () => {
     it('is one self-contained document with a CSP that forbids every fetch', () => {
       const page = renderHtml(sweep);
       assert.match(page, /^<!doctype html>/);
-      assert.equal(CONTENT_SECURITY_POLICY, "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:");
-      assert.ok(page.includes(`<meta http-equiv="Content-Security-Policy" content="${escapeHtml(CONTENT_SECURITY_POLICY)}">`));
+      // Only the chart library and the page script may run, by their hashes: no 'unsafe-inline'.
+      const policy = contentSecurityPolicy();
+      assert.match(policy, /^default-src 'none'; script-src 'sha256-[\w+/]+=*' 'sha256-[\w+/]+=*'; style-src 'unsafe-inline'; img-src data: blob:$/);
+      assert.ok(page.includes(`<meta http-equiv="Content-Security-Policy" content="${escapeHtml(policy)}">`));
       assert.doesNotMatch(page, /\b(?:src|href)="(?!#|data:)/, 'no external source or link');
       assert.equal(page.match(/<script/g)?.length, 3, 'data, chart library, page script');
     });

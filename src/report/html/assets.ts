@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 /**
- * The chart library, read from node_modules at render time and inlined, so the
- * page needs nothing but itself. Its files carry their own licence header.
+ * What every page inlines, so it needs nothing but itself, each read once at the
+ * first render. The chart library comes from node_modules; its files carry their own
+ * licence header.
  */
 const require = createRequire(import.meta.url);
 
@@ -20,4 +21,15 @@ export function chartLibrary(): ChartLibrary {
     style: readFileSync(require.resolve('uplot/dist/uPlot.min.css'), 'utf8'),
   };
   return cached;
+}
+
+let script: string | undefined;
+
+/**
+ * The page script: the page modules (./page/) bundled by scripts/bundle-page.ts into
+ * one classic script beside this module when the package is built.
+ */
+export function pageScript(): string {
+  script ??= readFileSync(new URL('./page-script.js', import.meta.url), 'utf8');
+  return script;
 }

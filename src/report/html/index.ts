@@ -11,7 +11,7 @@ import { recordSection } from './record.js';
 import { waterfallSection } from './waterfall.js';
 import { werSection } from './wer.js';
 
-export { CONTENT_SECURITY_POLICY } from './page.js';
+export { contentSecurityPolicy } from './page.js';
 
 const SECTIONS = [
   overviewSection,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { inert, inertJson } from '../../printable.js';
 
 /**
@@ -54,9 +55,18 @@ export function jsonScript(id: string, value: unknown): Html {
   return trusted(`<script type="application/json" id="${escapeHtml(id)}">${json}</script>`);
 }
 
-/** An inline script; `</script` inside it is written `<\/script` so it cannot end the element early. */
+/** A script's text inline: `</script` inside it is written `<\/script` so it cannot end the element early. */
+function scriptText(source: string): string {
+  return source.replace(/<\/script/gi, '<\\/script');
+}
+
 export function inlineScript(source: string): Html {
-  return trusted(`<script>${source.replace(/<\/script/gi, '<\\/script')}</script>`);
+  return trusted(`<script>${scriptText(source)}</script>`);
+}
+
+/** The CSP source that lets `inlineScript(source)`, and no other script, run. */
+export function scriptHashSource(source: string): string {
+  return `'sha256-${createHash('sha256').update(scriptText(source)).digest('base64')}'`;
 }
 
 export function inlineStyle(css: string): Html {

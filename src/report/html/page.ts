@@ -1,15 +1,19 @@
-import { chartLibrary } from './assets.js';
-import { axisRange, wholeSplits } from './axes.js';
-import { drawReportPage, type PageData } from './client.js';
-import { html, inlineScript, inlineStyle, jsonScript, toHtmlString, type Content } from './markup.js';
+import { chartLibrary, pageScript } from './assets.js';
+import { html, inlineScript, inlineStyle, jsonScript, scriptHashSource, toHtmlString, type Content } from './markup.js';
+import { DATA_ELEMENT_ID, type PageData } from './page/data.js';
 import type { Section } from './section.js';
 import { PAGE_STYLE } from './styles.js';
 
-/** Nothing may leave the page: inline scripts and styles only, images from data: and blob: URLs. */
-export const CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:";
-
-/** The id of the JSON block the page script reads. */
-const DATA_ELEMENT_ID = 'voxbench-data';
+/**
+ * Nothing may leave the page, and only its own two scripts may run, allowed by their
+ * hashes (the chart library and the page script, the same on every page), so markup
+ * that slipped past escaping could run nothing; inline styles, images from data: and
+ * blob: URLs.
+ */
+export function contentSecurityPolicy(): string {
+  const scripts = [chartLibrary().script, pageScript()].map(scriptHashSource).join(' ');
+  return `default-src 'none'; script-src ${scripts}; style-src 'unsafe-inline'; img-src data: blob:`;
+}
 
 export interface Page {
   title: string;
@@ -33,7 +37,7 @@ export function renderPage(page: Page): string {
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY}">
+<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy()}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="data:,">
 <title>${page.title}</title>
@@ -52,7 +56,7 @@ ${page.sections.map((s) => html`<section id="${s.id}"><h2>${s.title}</h2>${s.bod
 </main>
 ${jsonScript(DATA_ELEMENT_ID, data)}
 ${inlineScript(library.script)}
-${inlineScript(`(${drawReportPage.toString()})(window, uPlot, ${JSON.stringify(DATA_ELEMENT_ID)}, { range: ${axisRange.toString()}, splits: ${wholeSplits.toString()} });`)}
+${inlineScript(pageScript())}
 </body>
 </html>
 `);

@@ -1,14 +1,12 @@
 import type UPlot from 'uplot';
-import type { AxisMath } from './axes.js';
-import type { AxisSpec, ChartSpec, RuleSpec, SeriesSpec } from './chart-spec.js';
+import type { AxisSpec, ChartSpec, RuleSpec, SeriesSpec } from '../chart-spec.js';
+import { axisRange, wholeSplits } from './axes.js';
+import { DATA_ELEMENT_ID, type PageData } from './data.js';
 
 /**
- * The page's script. It runs in the browser, not in Node: `renderHtml` inlines its
- * source (Function.prototype.toString), so it may use only its parameters and
- * language built-ins, never this module's imports or other functions (the axis
- * scaling comes in as `math`, inlined the same way). It draws
- * each chart placeholder from the embedded JSON, sets every text with textContent,
- * and raises `window.__ready` (or `window.__error`) for tests.
+ * Draws each chart placeholder from the page's JSON block, sets every text with
+ * textContent, and raises `window.__ready` (or `window.__error`) for tests. It runs
+ * in the browser, bundled with the other page modules into the page's one script.
  */
 
 /** The few DOM features the script uses; the project's type library has no DOM. */
@@ -34,11 +32,6 @@ export interface PageWindow {
   __error?: string;
 }
 
-/** What the script reads from the page's JSON block. */
-export interface PageData {
-  charts: Record<string, ChartSpec>;
-}
-
 interface Canvas2D {
   strokeStyle: string;
   fillStyle: string;
@@ -56,7 +49,7 @@ interface Canvas2D {
   fillText(text: string, x: number, y: number): void;
 }
 
-export function drawReportPage(win: PageWindow, uPlot: typeof UPlot, dataElementId: string, math: AxisMath): void {
+export function drawReportPage(win: PageWindow, uPlot: typeof UPlot): void {
   const doc = win.document;
   const fail = (message: string): void => {
     win.__error = win.__error ?? message;
@@ -80,7 +73,7 @@ export function drawReportPage(win: PageWindow, uPlot: typeof UPlot, dataElement
   };
 
   const range = (axis: AxisSpec, rules: RuleSpec[]) => (_u: UPlot, dataMin: number | null, dataMax: number | null): [number, number] =>
-    math.range(axis, [dataMin, dataMax, ...rules.map((r) => r.value)].filter((v): v is number => v !== null));
+    axisRange(axis, [dataMin, dataMax, ...rules.map((r) => r.value)].filter((v): v is number => v !== null));
 
   // Steps a whole-unit axis may tick at: never a fraction of a session.
   const WHOLE_INCREMENTS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000];
@@ -152,7 +145,7 @@ export function drawReportPage(win: PageWindow, uPlot: typeof UPlot, dataElement
     labelFont: `600 12px ${FONT}`,
     grid: { stroke: '#eceef1', width: 1 },
     ticks: { show: true, stroke: '#d1d5db', width: 1, size: 4 },
-    ...(spec.whole ? { incrs: WHOLE_INCREMENTS, splits: (_u: UPlot, _i: number, min: number, max: number, increment: number) => math.splits(min, max, increment) } : {}),
+    ...(spec.whole ? { incrs: WHOLE_INCREMENTS, splits: (_u: UPlot, _i: number, min: number, max: number, increment: number) => wholeSplits(min, max, increment) } : {}),
     ...(spec.ticks ? { splits: () => spec.ticks!.map((t) => t.value), values: () => spec.ticks!.map((t) => t.label), size: 56 } : {}),
   });
 
@@ -210,7 +203,7 @@ export function drawReportPage(win: PageWindow, uPlot: typeof UPlot, dataElement
   };
 
   try {
-    const data = JSON.parse(doc.getElementById(dataElementId)?.textContent ?? 'null') as PageData;
+    const data = JSON.parse(doc.getElementById(DATA_ELEMENT_ID)?.textContent ?? 'null') as PageData;
     const specFor = (id: string | null): ChartSpec => {
       const spec = id === null ? undefined : data.charts[id];
       if (!spec) throw new Error(`no chart data for ${id}`);

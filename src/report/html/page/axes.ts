@@ -1,14 +1,6 @@
-import type { AxisSpec } from './chart-spec.js';
+import type { AxisSpec } from '../chart-spec.js';
 
-/**
- * Axis scaling, computed in the browser but kept out of the page script so it can be
- * tested in Node. `renderPage` inlines these functions' source and hands them to the
- * script, so each may use only its parameters and language built-ins.
- */
-export interface AxisMath {
-  range: typeof axisRange;
-  splits: typeof wholeSplits;
-}
+/** Axis scaling, computed in the browser by the page script; a module of its own so Node tests it too. */
 
 /**
  * An axis's bounds: the data and reference lines, with a little air, within any fixed
