@@ -29,7 +29,7 @@ import { summarize } from '../src/metrics/stats.js';
 import { readReport } from '../src/report/recompute.js';
 import { run, type RunOptions } from '../src/run.js';
 import type { Report } from '../src/report/schema.js';
-import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../src/dialects/vllm-omni-speech.js';
+import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../src/dialects/vllm-omni-speech/spec.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
 import { NODE_FLAGS } from '../src/cli/node-flags.js';
 import { measuredOn, tableRow, upsertRow } from './figures.js';

@@ -1,18 +1,11 @@
-import { DIALECTS, isHttpProtocol, PROTOCOLS, type DialectSettings, type Protocol } from './dialects/index.js';
+import { descriptorOf, DIALECTS, isHttpProtocol, PROTOCOLS, type DialectSettings, type Protocol } from './dialects/index.js';
+import { authHeaders } from './dialects/spec.js';
 import { metricsFor } from './metrics/catalog.js';
 import { STREAM_FORMATS, type SpeechSettings, type StreamFormat } from './dialects/speech-http.js';
-import { DEFAULT_CARTESIA_MODEL } from './dialects/cartesia.js';
-import { DEFAULT_AURA_MODEL } from './dialects/deepgram-aura.js';
-import { DEFAULT_ELEVENLABS_MODEL } from './dialects/elevenlabs.js';
-import { DEFAULT_REALTIME_TTS_MODEL } from './dialects/openai-realtime-tts.js';
 import type { TextDelivery } from './session/prepare-text.js';
 import { DEFAULT_PLAYBACK_BUFFER_MS } from './views/playback.js';
-import { DEFAULT_OPENAI_MODEL, type OpenAITurnDetection } from './dialects/openai.js';
-import { DEFAULT_REALTIME_MODEL } from './dialects/openai-realtime.js';
-import { DEFAULT_OPENAI_TTS_MODEL } from './dialects/openai-speech.js';
+import type { OpenAITurnDetection } from './dialects/openai.js';
 import { DEFAULT_TRANSCRIPTION, TRANSCRIPTION_FORMATS, type TranscriptionOptions } from './dialects/transcriptions.js';
-import { DEFAULT_DUPLEX_MODEL } from './dialects/vllm-omni-duplex.js';
-import { DEFAULT_VLLM_OMNI_TTS_MODEL } from './dialects/vllm-omni-speech.js';
 import type { DatasetOptions } from './data/load.js';
 import type { ErrorRateStop } from './load/error-stop.js';
 import type { LoadPlan } from './load/plan.js';
@@ -24,7 +17,7 @@ import type { Pricing } from './metrics/cost.js';
 import type { OutputFormat } from './report/outputs.js';
 import type { Meta, RunConfig } from './report/schema.js';
 import { isSpeechTask, type SessionRecord, type Task } from './timeline/types.js';
-import { DEFAULT_MODEL, WHISPER_MODEL, type ServerOptions } from './server/server.js';
+import type { ServerOptions } from './server/server.js';
 import type { Pace } from './session/pace.js';
 import type { UploadFormat } from './session/prepare-request.js';
 import { NO_PADDING, type EosPreference, type Padding } from './session/prepare.js';
@@ -270,29 +263,7 @@ export interface Settings {
 }
 
 /** The model each dialect names when none is given (the built-in server serves it). */
-export const DEFAULT_MODELS: Record<Protocol, string> = {
-  vllm: DEFAULT_MODEL,
-  openai: DEFAULT_OPENAI_MODEL,
-  'openai-beta': DEFAULT_OPENAI_MODEL,
-  'vllm-omni-speech': DEFAULT_VLLM_OMNI_TTS_MODEL,
-  'openai-speech': DEFAULT_OPENAI_TTS_MODEL,
-  'vllm-omni-speech-ws': DEFAULT_VLLM_OMNI_TTS_MODEL,
-  'openai-realtime-tts': DEFAULT_REALTIME_TTS_MODEL,
-  'openai-realtime-tts-beta': DEFAULT_REALTIME_TTS_MODEL,
-  elevenlabs: DEFAULT_ELEVENLABS_MODEL,
-  'deepgram-aura': DEFAULT_AURA_MODEL,
-  cartesia: DEFAULT_CARTESIA_MODEL,
-  'vllm-transcriptions': WHISPER_MODEL,
-  'openai-transcriptions': DEFAULT_OPENAI_MODEL,
-  'vllm-omni-duplex': DEFAULT_DUPLEX_MODEL,
-  'openai-realtime': DEFAULT_REALTIME_MODEL,
-};
-
-/** How a dialect's server takes its key: ElevenLabs in `xi-api-key`, Deepgram as `Token`, the rest as `Bearer`. */
-function authHeaders(protocol: Protocol, key: string): Record<string, string> {
-  if (protocol === 'elevenlabs') return { 'xi-api-key': key };
-  return { authorization: protocol === 'deepgram-aura' ? `Token ${key}` : `Bearer ${key}` };
-}
+export const DEFAULT_MODELS = Object.fromEntries(PROTOCOLS.map((p) => [p, descriptorOf(p).defaultModel])) as Record<Protocol, string>;
 
 export function resolveSettings(options: RunOptions): Settings {
   const protocol = options.protocol ?? 'vllm';
@@ -455,7 +426,7 @@ export function resolveSettings(options: RunOptions): Settings {
     caps,
     workers,
     ...(options.shard ? { shard: options.shard } : {}),
-    headers: options.apiKey ? authHeaders(protocol, options.apiKey) : {},
+    headers: options.apiKey ? authHeaders(descriptorOf(protocol).auth, options.apiKey) : {},
     tls: {
       ...(options.tls?.ca !== undefined ? { ca: options.tls.ca } : {}),
       ...(options.tls?.insecure ? { rejectUnauthorized: false as const } : {}),
@@ -488,14 +459,14 @@ function checkSpeech(options: RunOptions, protocol: Protocol, turnsPerSession: n
   }
   const playbackBufferMs = options.playbackBufferMs ?? DEFAULT_PLAYBACK_BUFFER_MS;
   nonNegative('--playback-buffer-ms', playbackBufferMs);
-  if (protocol === 'elevenlabs' && turnsPerSession > 1) {
-    throw new UsageError('--protocol elevenlabs takes one input per session: its end of input closes the socket; leave --turns-per-session at 1');
+  const { limits } = descriptorOf(protocol);
+  if (limits?.oneInputPerSession !== undefined && turnsPerSession > 1) {
+    throw new UsageError(`--protocol ${protocol} takes one input per session${limits.oneInputPerSession}; leave --turns-per-session at 1`);
   }
   const outputRate = options.speech?.outputRate;
-  if (protocol.startsWith('openai-realtime-tts') && outputRate !== undefined && outputRate !== 24_000) {
-    throw new UsageError(`--protocol ${protocol} speaks PCM16 at 24000 Hz only; leave --output-rate at 24000`);
+  if (limits?.outputRate !== undefined && outputRate !== undefined && outputRate !== limits.outputRate) {
+    throw new UsageError(`--protocol ${protocol} speaks PCM16 at ${limits.outputRate} Hz only; leave --output-rate at ${limits.outputRate}`);
   }
-  if (protocol === 'cartesia' && turnsPerSession > 1) throw new UsageError('--protocol cartesia takes one input per session (one context); leave --turns-per-session at 1');
   return { speaks, textDelivery, playbackBufferMs };
 }
 

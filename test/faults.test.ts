@@ -18,7 +18,7 @@ import { DEFAULT_LATENCY } from '../src/server/latency-model.js';
 import { DEFAULT_MODEL, OPENAI_MODELS, startServer, type ServerOptions } from '../src/server/server.js';
 import type { Failure, SessionRecord } from '../src/timeline/types.js';
 import { CLI, runNode, tempDir } from './helpers.js';
-import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../src/dialects/vllm-omni-speech.js';
+import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../src/dialects/vllm-omni-speech/spec.js';
 
 const { samples } = await loadFolderDataset(BUNDLED_SAMPLES_DIR);
 const certs = await tempDir();

@@ -74,6 +74,14 @@ describe('layers import one way', () => {
     assert.deepEqual([...reachable(graph, 'live/run-metrics.js')].filter((path) => /^(proxy\/|run\.js|session\/|server\/)/.test(path)), []);
   });
 
+  it('keeps the simulated server and the client dialects apart: they share only the dialects\' specs', () => {
+    const simulated = (path: string): boolean => path.startsWith('server/') || /^dialects\/[^/]+\/simulated\.js$/.test(path);
+    const shared = (path: string): boolean => /^dialects\/([^/]+\/)?spec\.js$/.test(path);
+    assert.ok(graph['server/simulated-dialects.js'] && graph['dialects/deepgram-aura/simulated.js'] && graph['dialects/deepgram-aura/spec.js']);
+    assert.deepEqual(violations(graph, (from, to) => !simulated(from) || !to.startsWith('dialects/') || shared(to) || simulated(to)), []);
+    assert.deepEqual([...reachable(graph, 'dialects/index.js')].filter(simulated), []);
+  });
+
   it('keeps the timeline free of imports from other layers', () => {
     assert.deepEqual(violations(graph, (from, to) => !from.startsWith('timeline/') || to.startsWith('timeline/')), []);
   });

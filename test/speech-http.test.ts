@@ -4,7 +4,7 @@ import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
 import { loadDataset } from '../src/data/load.js';
 import type { StreamFormat } from '../src/dialects/speech-http.js';
 import { run, type RunOptions } from '../src/run.js';
-import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../src/dialects/vllm-omni-speech.js';
+import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../src/dialects/vllm-omni-speech/spec.js';
 import { parseFaultScenario } from '../src/server/faults.js';
 import { startServer } from '../src/server/server.js';
 import { SPEECH_RATE } from '../src/server/speech-endpoint.js';

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ProtocolViolation } from '../src/dialects/dialect.js';
-import { cartesiaDialect, interpretCartesiaEvent } from '../src/dialects/cartesia.js';
-import { deepgramAuraDialect, interpretAuraEvent } from '../src/dialects/deepgram-aura.js';
-import { elevenlabsDialect, interpretElevenLabsMessage } from '../src/dialects/elevenlabs.js';
+import { cartesiaDialect, interpretCartesiaEvent } from '../src/dialects/cartesia/client.js';
+import { deepgramAuraDialect, interpretAuraEvent } from '../src/dialects/deepgram-aura/client.js';
+import { elevenlabsDialect, interpretElevenLabsMessage } from '../src/dialects/elevenlabs/client.js';
 import { interpretRealtimeTtsEvent, openaiRealtimeTtsDialect } from '../src/dialects/openai-realtime-tts.js';
 import { base64Bytes, speechPolicy } from '../src/dialects/tts-common.js';
-import { vllmOmniSpeechWsDialect } from '../src/dialects/vllm-omni-speech-ws.js';
+import { vllmOmniSpeechWsDialect } from '../src/dialects/vllm-omni-speech-ws/client.js';
 import { pcm16WavHeader } from '../src/audio/wav-header.js';
 
 const b64 = (bytes: number): string => Buffer.alloc(bytes, 7).toString('base64');

@@ -7,13 +7,13 @@ import { resolveSettings } from '../src/config.js';
 import { run } from '../src/run.js';
 import type { WebSocketDialect } from '../src/dialects/dialect.js';
 import { createDialect, type Protocol } from '../src/dialects/index.js';
-import { DEFAULT_CARTESIA_MODEL } from '../src/dialects/cartesia.js';
-import { DEFAULT_AURA_MODEL } from '../src/dialects/deepgram-aura.js';
-import { DEFAULT_ELEVENLABS_MODEL } from '../src/dialects/elevenlabs.js';
-import { DEFAULT_REALTIME_TTS_MODEL } from '../src/dialects/openai-realtime-tts.js';
+import { CARTESIA } from '../src/dialects/cartesia/spec.js';
+import { DEEPGRAM_AURA } from '../src/dialects/deepgram-aura/spec.js';
+import { ELEVENLABS } from '../src/dialects/elevenlabs/spec.js';
+import { OPENAI_REALTIME_TTS } from '../src/dialects/openai-realtime-tts/spec.js';
 import type { TextSample } from '../src/data/dataset.js';
 import { computeSessionMetrics } from '../src/metrics/compute.js';
-import { DEFAULT_VLLM_OMNI_TTS_MODEL as DEFAULT_OMNI_SPEECH_MODEL } from '../src/dialects/vllm-omni-speech.js';
+import { DEFAULT_VLLM_OMNI_TTS_MODEL as DEFAULT_OMNI_SPEECH_MODEL } from '../src/dialects/vllm-omni-speech/spec.js';
 import { parseFaultScenario } from '../src/server/faults.js';
 import { startServer, type ServerOptions } from '../src/server/server.js';
 import { DEFAULT_SPEECH_LATENCY, synthesizeSpeech } from '../src/server/speech-synth.js';
@@ -24,11 +24,11 @@ import type { SessionTimeline } from '../src/timeline/types.js';
 
 const MODELS: Partial<Record<Protocol, string>> = {
   'vllm-omni-speech-ws': DEFAULT_OMNI_SPEECH_MODEL,
-  'openai-realtime-tts': DEFAULT_REALTIME_TTS_MODEL,
-  'openai-realtime-tts-beta': DEFAULT_REALTIME_TTS_MODEL,
-  elevenlabs: DEFAULT_ELEVENLABS_MODEL,
-  'deepgram-aura': DEFAULT_AURA_MODEL,
-  cartesia: DEFAULT_CARTESIA_MODEL,
+  'openai-realtime-tts': OPENAI_REALTIME_TTS.defaultModel,
+  'openai-realtime-tts-beta': OPENAI_REALTIME_TTS.defaultModel,
+  elevenlabs: ELEVENLABS.defaultModel,
+  'deepgram-aura': DEEPGRAM_AURA.defaultModel,
+  cartesia: CARTESIA.defaultModel,
 };
 const PROTOCOLS = Object.keys(MODELS) as Protocol[];
 const TEXT = 'The quick brown fox jumps over the lazy dog.';

@@ -21,8 +21,8 @@ import { run } from '../run.js';
 import { EXIT, exitCodeOf, outcomeLine } from '../run-outcome.js';
 import { printable } from '../printable.js';
 import { DEFAULT_MODEL } from '../server/server.js';
-import { DEFAULT_REALTIME_MODEL } from '../dialects/openai-realtime.js';
-import { DEFAULT_DUPLEX_MODEL } from '../dialects/vllm-omni-duplex.js';
+import { OPENAI_REALTIME } from '../dialects/openai-realtime/spec.js';
+import { VLLM_OMNI_DUPLEX } from '../dialects/vllm-omni-duplex/spec.js';
 import { parsePace } from '../session/pace.js';
 import { DEFAULT_TIMEOUTS } from '../session/runner.js';
 import { addSessionCapFlags, sessionCapsFromFlags, type SessionCapFlags } from './session-cap-flags.js';
@@ -35,7 +35,7 @@ export const runCommand = new Command('run')
   .description('Run a benchmark. With no --target, starts the built-in simulated server and uses the bundled samples.')
   .option('--target <url>', 'server URL: WebSocket, e.g. ws://localhost:8000/v1/realtime, or for HTTP dialects the origin, e.g. http://localhost:8000, whose requests share a keep-alive pool and go once more on a new connection when a pooled one died before answering (default: built-in server)')
   .addOption(new Option('--protocol <name>', 'wire dialect').choices(PROTOCOLS).default('vllm' as const))
-  .option('--model <name>', `model: named in vLLM's session.update, the OpenAI transcription model, the form's model, the speech-to-speech or the speech generation model (required with --target; built-in server: ${DEFAULT_MODEL}, gpt-4o-transcribe, openai/whisper-large-v3 for vllm-transcriptions, ${DEFAULT_DUPLEX_MODEL} or ${DEFAULT_REALTIME_MODEL})`)
+  .option('--model <name>', `model: named in vLLM's session.update, the OpenAI transcription model, the form's model, the speech-to-speech or the speech generation model (required with --target; built-in server: ${DEFAULT_MODEL}, gpt-4o-transcribe, openai/whisper-large-v3 for vllm-transcriptions, ${VLLM_OMNI_DUPLEX.defaultModel} or ${OPENAI_REALTIME.defaultModel})`)
   .option('--language <code>', "transcription language, e.g. en (OpenAI and batch dialects; batch default: each sample's language label)")
   .option('--prompt <text>', 'transcription prompt (OpenAI and batch dialects)')
   .option('--stream', 'batch dialects: ask for a server-sent event stream (stream=true), so ttft_ms times the first text')

@@ -1,77 +1,67 @@
 import type { Task } from '../timeline/types.js';
 import type { Dialect } from './dialect.js';
-import { openaiDialect, type OpenAISettings } from './openai.js';
-import { transcriptionsDialect, type TranscriptionOptions } from './transcriptions.js';
-import { openaiRealtimeDialect } from './openai-realtime.js';
-import { cartesiaDialect } from './cartesia.js';
-import { deepgramAuraDialect } from './deepgram-aura.js';
-import { elevenlabsDialect } from './elevenlabs.js';
-import { openaiRealtimeTtsDialect } from './openai-realtime-tts.js';
-import { openaiSpeechDialect } from './openai-speech.js';
-import type { SpeechSettings } from './speech-http.js';
-import { vllmOmniSpeechDialect } from './vllm-omni-speech.js';
-import { vllmOmniSpeechWsDialect } from './vllm-omni-speech-ws.js';
-import { vllmDialect } from './vllm.js';
-import { vllmOmniDuplexDialect } from './vllm-omni-duplex.js';
+import type { DialectDescriptor, DialectSettings } from './descriptor.js';
+import { cartesia } from './cartesia/index.js';
+import { deepgramAura } from './deepgram-aura/index.js';
+import { elevenlabs } from './elevenlabs/index.js';
+import { openai, openaiBeta } from './openai/index.js';
+import { openaiRealtime } from './openai-realtime/index.js';
+import { openaiRealtimeTts, openaiRealtimeTtsBeta } from './openai-realtime-tts/index.js';
+import { openaiSpeech } from './openai-speech/index.js';
+import { openaiTranscriptions, vllmTranscriptions } from './transcriptions/index.js';
+import { vllm } from './vllm/index.js';
+import { vllmOmniDuplex } from './vllm-omni-duplex/index.js';
+import { vllmOmniSpeech } from './vllm-omni-speech/index.js';
+import { vllmOmniSpeechWs } from './vllm-omni-speech-ws/index.js';
 
-/** Every wire dialect voxbench speaks, by its `--protocol` name, with the task it serves. */
-export const DIALECTS = {
-  vllm: 'stt',
-  openai: 'stt',
-  'openai-beta': 'stt',
-  'vllm-transcriptions': 'batch_stt',
-  'openai-transcriptions': 'batch_stt',
-  'vllm-omni-duplex': 's2s',
-  'openai-realtime': 's2s',
-  // Streamed; with --stream-format none these are batch_tts (the dialect's own `task` says which).
-  'vllm-omni-speech': 'tts',
-  'openai-speech': 'tts',
-  'vllm-omni-speech-ws': 'tts',
-  'openai-realtime-tts': 'tts',
-  'openai-realtime-tts-beta': 'tts',
-  elevenlabs: 'tts',
-  'deepgram-aura': 'tts',
-  cartesia: 'tts',
-} as const satisfies Record<string, Task>;
-export type Protocol = keyof typeof DIALECTS;
-export const PROTOCOLS = Object.keys(DIALECTS) as Protocol[];
-export type DialectSettings = Omit<OpenAISettings, 'beta'> & { transcription?: TranscriptionOptions; speech: SpeechSettings };
+export type { DialectSettings } from './descriptor.js';
+
+/**
+ * The registry: every wire dialect voxbench speaks, one line each, in the order
+ * `--protocol` lists them. Everything else that names dialects derives from it
+ * (the choices and help, default models, auth headers, proxy routing, limits).
+ */
+const REGISTRY = [
+  vllm,
+  openai,
+  openaiBeta,
+  vllmTranscriptions,
+  openaiTranscriptions,
+  vllmOmniDuplex,
+  openaiRealtime,
+  // Streamed; with --stream-format none the HTTP ones are batch_tts (the dialect's own `task` says which).
+  vllmOmniSpeech,
+  openaiSpeech,
+  vllmOmniSpeechWs,
+  openaiRealtimeTts,
+  openaiRealtimeTtsBeta,
+  elevenlabs,
+  deepgramAura,
+  cartesia,
+] as const satisfies readonly DialectDescriptor[];
+
+export type Protocol = (typeof REGISTRY)[number]['name'];
+export const PROTOCOLS: Protocol[] = REGISTRY.map((d) => d.name);
+const BY_NAME = new Map<Protocol, DialectDescriptor>(REGISTRY.map((d) => [d.name, d]));
+
+/** A dialect's descriptor: its spec (task, transport, path, auth, default model), codec factory and limits. */
+export const descriptorOf = (protocol: Protocol): DialectDescriptor => BY_NAME.get(protocol)!;
+
+/** Every dialect, by its `--protocol` name, with the task it serves. */
+export const DIALECTS = Object.fromEntries(REGISTRY.map((d) => [d.name, d.task])) as Record<Protocol, Task>;
+
+/** The dialects `voxbench proxy` meters: every WebSocket one (each reads the client's frames). */
+export const METERED_PROTOCOLS: readonly Protocol[] = REGISTRY.filter((d) => d.transport === 'websocket').map((d) => d.name);
 
 /** The dialects spoken over HTTP, one request per input (their targets are http:// URLs); the rest speak WebSocket. */
-const HTTP_PROTOCOLS: ReadonlySet<Protocol> = new Set(['vllm-transcriptions', 'openai-transcriptions', 'vllm-omni-speech', 'openai-speech']);
-/** The dialects `voxbench proxy` meters: every WebSocket one (each reads the client's frames). */
-export const METERED_PROTOCOLS: readonly Protocol[] = PROTOCOLS.filter((p) => !HTTP_PROTOCOLS.has(p));
+export const isHttpProtocol = (protocol: Protocol): boolean => descriptorOf(protocol).transport === 'http';
 
-export const isHttpProtocol = (protocol: Protocol): boolean => HTTP_PROTOCOLS.has(protocol);
+/** The dialects with a WebSocket path of their own (`spec.path`): the proxy tells them by it. */
+export const OWN_PATHS: ReadonlyArray<{ protocol: Protocol; path: string }> = REGISTRY.flatMap((d) => {
+  const { path } = d as DialectDescriptor;
+  return path !== undefined ? [{ protocol: d.name, path }] : [];
+});
 
 export function createDialect(protocol: Protocol, settings: DialectSettings): Dialect {
-  switch (protocol) {
-    case 'vllm':
-      return vllmDialect(settings);
-    case 'openai':
-    case 'openai-beta':
-      return openaiDialect({ ...settings, beta: protocol === 'openai-beta' });
-    case 'vllm-transcriptions':
-    case 'openai-transcriptions':
-      return transcriptionsDialect(protocol, settings);
-    case 'vllm-omni-duplex':
-      return vllmOmniDuplexDialect(settings);
-    case 'openai-realtime':
-      return openaiRealtimeDialect(settings);
-    case 'vllm-omni-speech':
-      return vllmOmniSpeechDialect(settings.speech);
-    case 'openai-speech':
-      return openaiSpeechDialect(settings.speech);
-    case 'vllm-omni-speech-ws':
-      return vllmOmniSpeechWsDialect(settings.speech);
-    case 'openai-realtime-tts':
-    case 'openai-realtime-tts-beta':
-      return openaiRealtimeTtsDialect({ ...settings.speech, beta: protocol === 'openai-realtime-tts-beta' });
-    case 'elevenlabs':
-      return elevenlabsDialect(settings.speech);
-    case 'deepgram-aura':
-      return deepgramAuraDialect(settings.speech);
-    case 'cartesia':
-      return cartesiaDialect(settings.speech);
-  }
+  return descriptorOf(protocol).create(settings);
 }

@@ -1,9 +1,7 @@
 import { jsonTextDecoder, parseEventObject, usageOf, type DecodedEvent, type WebSocketDialect } from './dialect.js';
-import { audioEvent, base64Bytes, noAudioInput, speechPolicy, stringField, TTS_RATE, withDefaultPath } from './tts-common.js';
+import { audioEvent, base64Bytes, noAudioInput, speechPolicy, stringField, TTS_RATE, withDefaultPath, type SpeechWsSettings } from './tts-common.js';
 import { readRealtimeTtsSent } from './tts-sent.js';
-import type { SpeechWsSettings } from './vllm-omni-speech-ws.js';
 
-export const DEFAULT_REALTIME_TTS_MODEL = 'gpt-realtime';
 export const DEFAULT_REALTIME_TTS_VOICE = 'marin';
 /** A realtime model is not a TTS: it is told to read the text, and its transcript shows whether it did. */
 export const READ_ALOUD = 'Read the user\'s text aloud exactly as written, word for word, adding nothing.';

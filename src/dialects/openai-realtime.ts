@@ -5,7 +5,6 @@ import { conversationPolicy } from './s2s-policy.js';
 
 /** OpenAI's `audio/pcm`: PCM16 at 24 kHz, both ways. */
 const RATE = 24_000;
-export const DEFAULT_REALTIME_MODEL = 'gpt-realtime';
 
 /**
  * OpenAI Realtime conversation sessions (`?model=gpt-realtime`), as voice agents use them.

@@ -19,7 +19,6 @@ export interface OpenAISettings {
   beta: boolean;
 }
 
-export const DEFAULT_OPENAI_MODEL = 'gpt-4o-transcribe';
 
 /**
  * OpenAI Realtime transcription sessions (`?intent=transcription`), GA or beta format.

@@ -91,3 +91,12 @@ export function withDefaultPath(target: string, path: string): URL {
 export function stringField(value: unknown): string {
   return typeof value === 'string' ? value : '';
 }
+
+export interface SpeechWsSettings {
+  model: string;
+  /** The server's voice (vLLM-Omni `voice`, ElevenLabs voice id, OpenAI Realtime voice); the server's default when unset. */
+  voice?: string;
+  language?: string;
+  /** PCM16 rate the server speaks at (`--output-rate`): the model's (24 kHz Qwen3-TTS, 44.1 kHz Fish S2). Default 24000. */
+  outputRate?: number;
+}

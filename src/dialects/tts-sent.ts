@@ -9,19 +9,19 @@ import { pcmRate } from './tts-common.js';
  * rate it asks the audio in.
  */
 
-type Message = Record<string, unknown>;
+export type Message = Record<string, unknown>;
 
-const END: SentReading = { kind: 'control', control: 'input_end' };
-const other = (type: unknown): SentReading => ({ kind: 'other', type: typeof type === 'string' ? type : '(message)' });
-const model = (value: unknown): { model?: string } => (typeof value === 'string' ? { model: value } : {});
-const rate = (value: unknown): { outputRate?: number } => {
+export const END: SentReading = { kind: 'control', control: 'input_end' };
+export const other = (type: unknown): SentReading => ({ kind: 'other', type: typeof type === 'string' ? type : '(message)' });
+export const model = (value: unknown): { model?: string } => (typeof value === 'string' ? { model: value } : {});
+export const rate = (value: unknown): { outputRate?: number } => {
   const named = pcmRate(value);
   return named !== undefined ? { outputRate: named } : {};
 };
-const text = (value: unknown, extra: { ends?: boolean; model?: string; outputRate?: number } = {}): SentReading => (typeof value === 'string' ? { kind: 'text', text: value, ...extra } : other('(message)'));
+export const text = (value: unknown, extra: { ends?: boolean; model?: string; outputRate?: number } = {}): SentReading => (typeof value === 'string' ? { kind: 'text', text: value, ...extra } : other('(message)'));
 
 /** A reader of a client's JSON text frames, typed or not (ElevenLabs and Cartesia messages carry no `type`); never throws. */
-function jsonMessageReader(interpret: (message: Message) => SentReading): NonNullable<WebSocketDialect['readSent']> {
+export function jsonMessageReader(interpret: (message: Message) => SentReading): NonNullable<WebSocketDialect['readSent']> {
   return (data, isBinary) => {
     if (isBinary) return { kind: 'other', type: '(binary)' };
     let message: unknown;
@@ -33,20 +33,6 @@ function jsonMessageReader(interpret: (message: Message) => SentReading): NonNul
     return typeof message === 'object' && message !== null && !Array.isArray(message) ? interpret(message as Message) : { kind: 'other', type: '(invalid)' };
   };
 }
-
-/** vLLM-Omni `/v1/audio/speech/stream`: `session.config` (with the `sample_rate` newer servers resample to), `input.text`*, `input.done`. */
-export const readOmniSpeechSent = jsonMessageReader((m) => {
-  switch (m.type) {
-    case 'session.config':
-      return { kind: 'control', control: 'session_config', ...model(m.model), ...rate(m.sample_rate) };
-    case 'input.text':
-      return text(m.text);
-    case 'input.done':
-      return END;
-    default:
-      return other(m.type);
-  }
-});
 
 /** OpenAI Realtime as a speech generator: `session.update` (GA: its `audio/pcm` output format's rate), user `input_text` items, `response.create`. */
 export const readRealtimeTtsSent = jsonMessageReader((m) => {
@@ -70,37 +56,3 @@ export const readRealtimeTtsSent = jsonMessageReader((m) => {
   }
 });
 
-/** ElevenLabs `stream-input`: the opening `{"text": " "}`, text pieces (`flush: true` forces synthesis), and `{"text": ""}` to end. */
-export const readElevenLabsSent = jsonMessageReader((m) => {
-  if (m.text === '') return END;
-  if (m.text === ' ') return { kind: 'control', control: 'session_config' };
-  return text(m.text, m.flush === true ? { ends: true } : {});
-});
-
-/** Deepgram Aura `/v1/speak`: `Speak`*, `Flush`; `Clear` drops what is buffered. */
-export const readAuraSent = jsonMessageReader((m) => {
-  switch (m.type) {
-    case 'Speak':
-      return text(m.text);
-    case 'Flush':
-      return END;
-    case 'Clear':
-      return { kind: 'control', control: 'cancel' };
-    default:
-      return other(m.type);
-  }
-});
-
-/**
- * Cartesia `/tts/websocket`: every message a request, naming its model and output format
- * (its `sample_rate`, when raw `pcm_s16le`); `continue: true` adds text, anything else
- * ends the input (with its own text, if any).
- */
-export const readCartesiaSent = jsonMessageReader((m) => {
-  if (m.cancel === true) return { kind: 'control', control: 'cancel' };
-  if (typeof m.transcript !== 'string') return other(m.type);
-  const format = (m.output_format ?? {}) as Message;
-  const named = { ...model(m.model_id), ...(format.encoding === 'pcm_s16le' ? rate(format.sample_rate) : {}) };
-  if (m.continue === true) return m.transcript === '' ? other('(empty)') : text(m.transcript, named);
-  return m.transcript === '' ? { ...END, ...named } : text(m.transcript, { ends: true, ...named });
-});

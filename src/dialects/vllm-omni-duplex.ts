@@ -5,7 +5,6 @@ import { conversationPolicy } from './s2s-policy.js';
 import type { ReceivedFrame } from '../timeline/types.js';
 
 const INPUT_RATE = 16_000;
-export const DEFAULT_DUPLEX_MODEL = 'openbmb/MiniCPM-o-4_5';
 const OUTPUT_RATE = 24_000;
 /** How often a player reports its playback (vLLM-Omni's eval runner acks every 0.25 s). */
 export const PLAYBACK_ACK_MS = 250;

@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { monotonicClock } from '../clock.js';
-import type { Protocol } from '../dialects/index.js';
+import { OWN_PATHS, type Protocol } from '../dialects/index.js';
+import { pathPattern } from '../dialects/spec.js';
 import { pcmRate, TTS_RATE } from '../dialects/tts-common.js';
 import { LiveMetrics } from '../live/metrics.js';
 import { serveMetrics, type Listen, type MetricsEndpoint } from '../live/serve.js';
@@ -157,13 +158,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   };
 }
 
-/** The speech-generation servers' own paths, each a dialect's alone (OpenAI Realtime's is shared with transcription and conversations: its client's first messages tell, see metering.ts). */
-const SPEECH_PATHS: ReadonlyArray<[RegExp, Protocol]> = [
-  [/\/v1\/audio\/speech\/stream$/, 'vllm-omni-speech-ws'],
-  [/\/v1\/text-to-speech\/[^/]+\/stream-input$/, 'elevenlabs'],
-  [/\/v1\/speak$/, 'deepgram-aura'],
-  [/\/tts\/websocket$/, 'cartesia'],
-];
+/** The dialects' own paths, each a dialect's alone (OpenAI Realtime's is shared with transcription and conversations: its client's first messages tell, see metering.ts). */
+const OWN_PATH_ROUTES = OWN_PATHS.map(({ protocol, path }) => ({ protocol, path: pathPattern(path, false) }));
 
 /**
  * The dialect of an upgrade: a speech-generation server's own path is its dialect
@@ -175,8 +171,8 @@ const SPEECH_PATHS: ReadonlyArray<[RegExp, Protocol]> = [
  */
 export function protocolOfUpgrade(request: IncomingMessage): Protocol {
   const url = new URL(request.url ?? '/', 'http://localhost');
-  const speech = SPEECH_PATHS.find(([path]) => path.test(url.pathname));
-  if (speech) return speech[1];
+  const own = OWN_PATH_ROUTES.find(({ path }) => path.test(url.pathname));
+  if (own) return own.protocol;
   const beta = request.headers['openai-beta'];
   if (beta !== undefined && String(beta).includes('realtime=v1')) return 'openai-beta';
   return url.searchParams.has('intent') || url.searchParams.has('model') || beta !== undefined ? 'openai' : 'vllm';

@@ -13,18 +13,19 @@ import { TRANSCRIPTION_PATHS, transcriptionEndpoint } from './transcription-endp
 import { VllmSession, SAMPLE_RATE as VLLM_RATE } from './vllm-session.js';
 import { DuplexSession } from './duplex-session.js';
 import { openRealtime } from './realtime-dispatch.js';
-import { AURA_PATH, AuraSession } from './aura-session.js';
-import { CARTESIA_PATH, CartesiaSession } from './cartesia-session.js';
-import { ELEVENLABS_PATH, ElevenLabsSession } from './elevenlabs-session.js';
-import { OMNI_SPEECH_PATH, OmniSpeechSession } from './omni-speech-session.js';
 import { OPENAI_TTS_MODELS, serveSpeech, SPEECH_PATH } from './speech-endpoint.js';
 import { DEFAULT_SPEECH_LATENCY, DEFAULT_VOICE, SpeechLatencyModel, type SpeechLatencyOptions, type VoiceOptions } from './speech-synth.js';
-import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../dialects/vllm-omni-speech.js';
+import { keyAccepted } from '../dialects/spec.js';
+import { VLLM_TRANSCRIPTIONS } from '../dialects/transcriptions/spec.js';
+import { VLLM } from '../dialects/vllm/spec.js';
+import { VLLM_OMNI_DUPLEX } from '../dialects/vllm-omni-duplex/spec.js';
+import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../dialects/vllm-omni-speech/spec.js';
+import { simulatedDialectAt, type SimulatedName } from './simulated-dialects.js';
 
-export const DEFAULT_MODEL = 'mistralai/Voxtral-Mini-4B-Realtime-2602';
+export const DEFAULT_MODEL = VLLM.defaultModel;
 export const OPENAI_MODELS = ['gpt-4o-transcribe', 'gpt-4o-mini-transcribe', 'whisper-1'];
 /** The model vLLM's batch transcription is benchmarked with here by default. */
-export const WHISPER_MODEL = 'openai/whisper-large-v3';
+export const WHISPER_MODEL = VLLM_TRANSCRIPTIONS.defaultModel;
 export const REALTIME_PATH = '/v1/realtime';
 /** vLLM-Omni's alias of `/v1/realtime?duplex=1`. */
 export const DUPLEX_PATH = '/v1/duplex';
@@ -71,7 +72,7 @@ export interface ServerOptions {
   onSpeechFirstAudio?: (ms: number) => void;
 }
 
-export type ServedDialect = 'vllm' | 'openai' | 'vllm-omni-duplex' | 'openai-realtime' | 'vllm-omni-speech-ws' | 'elevenlabs' | 'deepgram-aura' | 'cartesia';
+export type ServedDialect = 'vllm' | 'openai' | 'vllm-omni-duplex' | 'openai-realtime' | SimulatedName;
 
 export interface ConnectionEvent {
   /** The client's address and port. */
@@ -169,11 +170,9 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
     };
     const betaHeader = request.headers['openai-beta'];
     const model = url.searchParams.get('model');
+    const simulated = simulatedDialectAt(path);
     const dialect: ServedDialect | undefined =
-      path === OMNI_SPEECH_PATH ? 'vllm-omni-speech-ws'
-      : ELEVENLABS_PATH.test(path) ? 'elevenlabs'
-      : path === AURA_PATH ? 'deepgram-aura'
-      : path === CARTESIA_PATH ? 'cartesia'
+      simulated ? simulated.name
       : path === DUPLEX_PATH ? 'vllm-omni-duplex'
       : path !== REALTIME_PATH ? undefined
       : ['1', 'true', 'on'].includes(url.searchParams.get('duplex') ?? '') ? 'vllm-omni-duplex'
@@ -184,11 +183,7 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
     const faults = pickFaults();
     const refused = faultOf(faults, 'upgrade');
     if (refused) return refuseWith(refused.status, 'injected fault');
-    const authorized =
-      dialect === 'elevenlabs' ? request.headers['xi-api-key'] === options.apiKey
-      : dialect === 'deepgram-aura' ? [`Token ${options.apiKey}`, `Bearer ${options.apiKey}`].includes(request.headers.authorization ?? '')
-      : request.headers.authorization === `Bearer ${options.apiKey}`;
-    if (options.apiKey !== undefined && !authorized) return refuseWith(401, 'Unauthorized');
+    if (options.apiKey !== undefined && !keyAccepted(simulated?.auth ?? 'bearer', request.headers, options.apiKey)) return refuseWith(401, 'Unauthorized');
     const openai = dialect === 'openai' || dialect === 'openai-realtime';
     const accept = (): void =>
       wss.handleUpgrade(request, socket, head, (ws) => {
@@ -209,11 +204,8 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
           speech,
         };
         const beta = String(betaHeader).includes('realtime=v1');
-        if (dialect === 'vllm-omni-speech-ws') new OmniSpeechSession(ws, ctx);
-        else if (dialect === 'elevenlabs') new ElevenLabsSession(ws, ctx, url.searchParams);
-        else if (dialect === 'deepgram-aura') new AuraSession(ws, ctx, url.searchParams);
-        else if (dialect === 'cartesia') new CartesiaSession(ws, ctx);
-        else if (dialect === 'vllm-omni-duplex') new DuplexSession(ws, ctx, model ?? 'openbmb/MiniCPM-o-4_5');
+        if (simulated) simulated.open(ws, ctx, url);
+        else if (dialect === 'vllm-omni-duplex') new DuplexSession(ws, ctx, model ?? VLLM_OMNI_DUPLEX.defaultModel);
         else if (dialect === 'openai-realtime') openRealtime(ws, ctx, model!, beta);
         else if (dialect === 'vllm') new VllmSession(ws, ctx);
         else new OpenAISession(ws, ctx, { beta, streamDuringSpeech: options.streamDuringSpeech, model: transcriptionModel(model, options.models) });

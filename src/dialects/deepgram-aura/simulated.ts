@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type WebSocket from 'ws';
-import type { SessionContext } from './session-context.js';
-import { SpeechStream } from './speech-stream.js';
-
-export const AURA_PATH = '/v1/speak';
+import type { SessionContext } from '../../server/session-context.js';
+import { SpeechStream } from '../../server/speech-stream.js';
+import type { SimulatedDialect } from '../../server/simulated-dialect.js';
+import { DEEPGRAM_AURA } from './spec.js';
 
 /**
  * One connection speaking Deepgram Aura's `/v1/speak`: `Metadata` on connect, `Speak`
@@ -80,3 +80,5 @@ export class AuraSession {
     this.speech.send(JSON.stringify({ type: 'Warning', code, description }));
   }
 }
+
+export const simulatedDeepgramAura = { ...DEEPGRAM_AURA, open: (ws, ctx, url) => new AuraSession(ws, ctx, url.searchParams) } satisfies SimulatedDialect;

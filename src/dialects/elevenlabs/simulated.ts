@@ -1,13 +1,13 @@
 import type WebSocket from 'ws';
-import type { SessionContext } from './session-context.js';
-import { SpeechStream } from './speech-stream.js';
+import type { SessionContext } from '../../server/session-context.js';
+import { SpeechStream } from '../../server/speech-stream.js';
+import type { SimulatedDialect } from '../../server/simulated-dialect.js';
+import { ELEVENLABS } from './spec.js';
 
 /** Characters buffered before generation starts unprompted: the first value of ElevenLabs' default `chunk_length_schedule`. */
 const FIRST_CHUNK_CHARS = 120;
 /** Seconds without a message before the server gives up (`inactivity_timeout`, default 20). */
 const DEFAULT_INACTIVITY_S = 20;
-export const ELEVENLABS_PATH = /^\/v1\/text-to-speech\/[^/]+\/stream-input$/;
-
 /**
  * One connection speaking ElevenLabs' `stream-input`: the opening `{"text": " "}`,
  * text buffered until 120 characters, a `flush: true` or the end of input
@@ -102,3 +102,5 @@ export class ElevenLabsSession {
     this.idle = setTimeout(() => this.fail('input_timeout_exceeded', `no message for ${this.inactivityMs / 1000} s`), this.inactivityMs);
   }
 }
+
+export const simulatedElevenLabs = { ...ELEVENLABS, open: (ws, ctx, url) => new ElevenLabsSession(ws, ctx, url.searchParams) } satisfies SimulatedDialect;

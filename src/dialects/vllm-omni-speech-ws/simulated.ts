@@ -1,10 +1,10 @@
 import type WebSocket from 'ws';
-import { pcm16WavHeader } from '../audio/wav-header.js';
-import type { SessionContext } from './session-context.js';
-import { SPEECH_RATE } from './speech-endpoint.js';
-import { SpeechStream } from './speech-stream.js';
-
-export const OMNI_SPEECH_PATH = '/v1/audio/speech/stream';
+import { pcm16WavHeader } from '../../audio/wav-header.js';
+import type { SessionContext } from '../../server/session-context.js';
+import { SPEECH_RATE } from '../../server/speech-endpoint.js';
+import { SpeechStream } from '../../server/speech-stream.js';
+import type { SimulatedDialect } from '../../server/simulated-dialect.js';
+import { VLLM_OMNI_SPEECH_WS } from './spec.js';
 
 /** Largest `input.text` message vLLM-Omni takes, bytes. */
 const MAX_TEXT_BYTES = 128 * 1024;
@@ -113,3 +113,5 @@ export class OmniSpeechSession {
     if (fatal) this.ws.close(1008, message.slice(0, 120));
   }
 }
+
+export const simulatedVllmOmniSpeechWs = { ...VLLM_OMNI_SPEECH_WS, open: (ws, ctx) => new OmniSpeechSession(ws, ctx) } satisfies SimulatedDialect;

@@ -1,9 +1,8 @@
-import { ProtocolViolation, type DecodedEvent, type WebSocketDialect } from './dialect.js';
-import { audioEvent, base64Bytes, noAudioInput, speechPolicy, stringField, TTS_RATE } from './tts-common.js';
-import { readElevenLabsSent } from './tts-sent.js';
-import type { SpeechWsSettings } from './vllm-omni-speech-ws.js';
+import { ProtocolViolation, type DecodedEvent, type WebSocketDialect } from '../dialect.js';
+import { audioEvent, base64Bytes, noAudioInput, speechPolicy, stringField, TTS_RATE, type SpeechWsSettings } from '../tts-common.js';
+import { END, text, jsonMessageReader } from '../tts-sent.js';
+import { ELEVENLABS } from './spec.js';
 
-export const DEFAULT_ELEVENLABS_MODEL = 'eleven_flash_v2_5';
 /** ElevenLabs' long-standing default voice ("Rachel"). */
 export const DEFAULT_ELEVENLABS_VOICE = '21m00Tcm4TlvDq8ikWAM';
 
@@ -33,7 +32,7 @@ export function elevenlabsDialect(settings: SpeechWsSettings): WebSocketDialect 
     policy: () => speechPolicy(true),
     connectUrl: (target) => {
       const url = new URL(target);
-      if (url.pathname === '/' || url.pathname === '') url.pathname = `/v1/text-to-speech/${encodeURIComponent(voice)}/stream-input`;
+      if (url.pathname === '/' || url.pathname === '') url.pathname = ELEVENLABS.path.replace('{voice_id}', encodeURIComponent(voice));
       if (!url.searchParams.has('model_id')) url.searchParams.set('model_id', settings.model);
       if (!url.searchParams.has('output_format')) url.searchParams.set('output_format', `pcm_${rate}`);
       if (settings.language !== undefined && !url.searchParams.has('language_code')) url.searchParams.set('language_code', settings.language);
@@ -73,3 +72,10 @@ export function interpretElevenLabsMessage(data: string, rate = TTS_RATE): Decod
   if (message.isFinal === true || message.is_final === true) events.push({ type: 'isFinal', kind: 'response_done' });
   return events.length > 0 ? events : [{ type: message.audio === null ? 'audio' : '(message)', kind: 'other' }];
 }
+
+/** ElevenLabs `stream-input`: the opening `{"text": " "}`, text pieces (`flush: true` forces synthesis), and `{"text": ""}` to end. */
+export const readElevenLabsSent = jsonMessageReader((m) => {
+  if (m.text === '') return END;
+  if (m.text === ' ') return { kind: 'control', control: 'session_config' };
+  return text(m.text, m.flush === true ? { ends: true } : {});
+});

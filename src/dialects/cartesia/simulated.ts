@@ -1,9 +1,9 @@
 import type WebSocket from 'ws';
-import type { SessionContext } from './session-context.js';
-import { SPEECH_RATE } from './speech-endpoint.js';
-import { SpeechStream } from './speech-stream.js';
-
-export const CARTESIA_PATH = '/tts/websocket';
+import type { SessionContext } from '../../server/session-context.js';
+import { SPEECH_RATE } from '../../server/speech-endpoint.js';
+import { SpeechStream } from '../../server/speech-stream.js';
+import type { SimulatedDialect } from '../../server/simulated-dialect.js';
+import { CARTESIA } from './spec.js';
 
 /** The `sample_rate`s Cartesia's raw output formats take. */
 const CARTESIA_RATES = [8_000, 16_000, 22_050, 24_000, 44_100, 48_000];
@@ -66,3 +66,5 @@ export class CartesiaSession {
     this.speech.send(JSON.stringify({ type: 'error', done: true, status_code: 400, title: 'Bad Request', message, ...(context !== undefined ? { context_id: context } : {}) }));
   }
 }
+
+export const simulatedCartesia = { ...CARTESIA, open: (ws, ctx) => new CartesiaSession(ws, ctx) } satisfies SimulatedDialect;

@@ -1,9 +1,8 @@
-import { jsonTextDecoder, parseEventObject, type DecodedEvent, type WebSocketDialect } from './dialect.js';
-import { audioEvent, base64Bytes, noAudioInput, speechPolicy, stringField, TTS_RATE, withDefaultPath } from './tts-common.js';
-import { readCartesiaSent } from './tts-sent.js';
-import type { SpeechWsSettings } from './vllm-omni-speech-ws.js';
+import { jsonTextDecoder, parseEventObject, type DecodedEvent, type WebSocketDialect } from '../dialect.js';
+import { audioEvent, base64Bytes, noAudioInput, speechPolicy, stringField, TTS_RATE, withDefaultPath, type SpeechWsSettings } from '../tts-common.js';
+import { END, other, model, rate, text, jsonMessageReader, type Message } from '../tts-sent.js';
+import { CARTESIA } from './spec.js';
 
-export const DEFAULT_CARTESIA_MODEL = 'sonic-3';
 /** A stock Cartesia voice ("Barbershop Man"); any id the account has works. */
 export const DEFAULT_CARTESIA_VOICE = 'a0e99841-438c-4a64-b679-ae501e7d6091';
 /** The `Cartesia-Version` the wire facts were read at. */
@@ -42,7 +41,7 @@ export function cartesiaDialect(settings: SpeechWsSettings): WebSocketDialect {
     turnDetection: 'client',
     readyEvent: 'open',
     policy: () => speechPolicy(true),
-    connectUrl: (target) => withDefaultPath(target, '/tts/websocket').toString(),
+    connectUrl: (target) => withDefaultPath(target, CARTESIA.path).toString(),
     upgradeHeaders: () => ({ 'Cartesia-Version': CARTESIA_VERSION }),
     textFrame: (text) => request(text, true),
     sessionFrames: () => [],
@@ -74,3 +73,17 @@ export function interpretCartesiaEvent(data: string, rate = TTS_RATE): DecodedEv
       return { type, kind: 'other' };
   }
 }
+
+/**
+ * Cartesia `/tts/websocket`: every message a request, naming its model and output format
+ * (its `sample_rate`, when raw `pcm_s16le`); `continue: true` adds text, anything else
+ * ends the input (with its own text, if any).
+ */
+export const readCartesiaSent = jsonMessageReader((m) => {
+  if (m.cancel === true) return { kind: 'control', control: 'cancel' };
+  if (typeof m.transcript !== 'string') return other(m.type);
+  const format = (m.output_format ?? {}) as Message;
+  const named = { ...model(m.model_id), ...(format.encoding === 'pcm_s16le' ? rate(format.sample_rate) : {}) };
+  if (m.continue === true) return m.transcript === '' ? other('(empty)') : text(m.transcript, named);
+  return m.transcript === '' ? { ...END, ...named } : text(m.transcript, { ends: true, ...named });
+});

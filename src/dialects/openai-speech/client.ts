@@ -1,7 +1,6 @@
-import type { HttpDialect } from './dialect.js';
-import { speechDialect, type SpeechSettings } from './speech-http.js';
+import type { HttpDialect } from '../dialect.js';
+import { speechDialect, type SpeechSettings } from '../speech-http.js';
 
-export const DEFAULT_OPENAI_TTS_MODEL = 'gpt-4o-mini-tts';
 export const DEFAULT_OPENAI_VOICE = 'alloy';
 
 /**

@@ -1,9 +1,8 @@
-import { jsonTextDecoder, parseEventObject, type DecodedEvent, type WebSocketDialect } from './dialect.js';
-import { audioEvent, noAudioInput, speechPolicy, stringField, TTS_RATE, withDefaultPath } from './tts-common.js';
-import { readAuraSent } from './tts-sent.js';
-import type { SpeechWsSettings } from './vllm-omni-speech-ws.js';
+import { jsonTextDecoder, parseEventObject, type DecodedEvent, type WebSocketDialect } from '../dialect.js';
+import { audioEvent, noAudioInput, speechPolicy, stringField, TTS_RATE, withDefaultPath, type SpeechWsSettings } from '../tts-common.js';
+import { END, other, text, jsonMessageReader } from '../tts-sent.js';
+import { DEEPGRAM_AURA } from './spec.js';
 
-export const DEFAULT_AURA_MODEL = 'aura-2-thalia-en';
 
 /**
  * Deepgram Aura's `/v1/speak` WebSocket (`model`, `encoding=linear16`, `sample_rate` in
@@ -29,7 +28,7 @@ export function deepgramAuraDialect(settings: SpeechWsSettings): WebSocketDialec
     readyEvent: 'Metadata',
     policy: () => speechPolicy(false),
     connectUrl: (target) => {
-      const url = withDefaultPath(target, '/v1/speak');
+      const url = withDefaultPath(target, DEEPGRAM_AURA.path);
       const query = { model: settings.model, encoding: 'linear16', sample_rate: String(rate), container: 'none' };
       for (const [key, value] of Object.entries(query)) if (!url.searchParams.has(key)) url.searchParams.set(key, value);
       return url.toString();
@@ -63,3 +62,17 @@ export function interpretAuraEvent(data: string): DecodedEvent {
       return { type, kind: 'other' };
   }
 }
+
+/** Deepgram Aura `/v1/speak`: `Speak`*, `Flush`; `Clear` drops what is buffered. */
+export const readAuraSent = jsonMessageReader((m) => {
+  switch (m.type) {
+    case 'Speak':
+      return text(m.text);
+    case 'Flush':
+      return END;
+    case 'Clear':
+      return { kind: 'control', control: 'cancel' };
+    default:
+      return other(m.type);
+  }
+});

@@ -1,17 +1,7 @@
-import { parseEventObject, ProtocolViolation, type DecodedEvent, type WebSocketDialect } from './dialect.js';
-import { audioEvent, base64Bytes, noAudioInput, speechPolicy, stringField, TTS_RATE, wavAudioStart, withDefaultPath } from './tts-common.js';
-import { readOmniSpeechSent } from './tts-sent.js';
-
-export const VLLM_OMNI_SPEECH_PATH = '/v1/audio/speech/stream';
-
-export interface SpeechWsSettings {
-  model: string;
-  /** The server's voice (vLLM-Omni `voice`, ElevenLabs voice id, OpenAI Realtime voice); the server's default when unset. */
-  voice?: string;
-  language?: string;
-  /** PCM16 rate the server speaks at (`--output-rate`): the model's (24 kHz Qwen3-TTS, 44.1 kHz Fish S2). Default 24000. */
-  outputRate?: number;
-}
+import { parseEventObject, ProtocolViolation, type DecodedEvent, type WebSocketDialect } from '../dialect.js';
+import { audioEvent, base64Bytes, noAudioInput, speechPolicy, stringField, TTS_RATE, wavAudioStart, withDefaultPath, type SpeechWsSettings } from '../tts-common.js';
+import { END, other, model, rate, text, jsonMessageReader } from '../tts-sent.js';
+import { VLLM_OMNI_SPEECH_WS } from './spec.js';
 
 /**
  * vLLM-Omni's streaming-text speech WebSocket, `/v1/audio/speech/stream`.
@@ -44,7 +34,7 @@ export function vllmOmniSpeechWsDialect(settings: SpeechWsSettings): WebSocketDi
     turnDetection: 'client',
     readyEvent: 'open',
     policy: () => speechPolicy(true),
-    connectUrl: (target) => withDefaultPath(target, VLLM_OMNI_SPEECH_PATH).toString(),
+    connectUrl: (target) => withDefaultPath(target, VLLM_OMNI_SPEECH_WS.path).toString(),
     upgradeHeaders: () => ({}),
     textFrame: (text) => JSON.stringify({ type: 'input.text', text }),
     sessionFrames: () => [config],
@@ -87,3 +77,17 @@ export function interpretSpeechStreamEvent(data: string, rate = TTS_RATE): Decod
       return { type, kind: 'other' };
   }
 }
+
+/** vLLM-Omni `/v1/audio/speech/stream`: `session.config` (with the `sample_rate` newer servers resample to), `input.text`*, `input.done`. */
+export const readOmniSpeechSent = jsonMessageReader((m) => {
+  switch (m.type) {
+    case 'session.config':
+      return { kind: 'control', control: 'session_config', ...model(m.model), ...rate(m.sample_rate) };
+    case 'input.text':
+      return text(m.text);
+    case 'input.done':
+      return END;
+    default:
+      return other(m.type);
+  }
+});

@@ -1,7 +1,6 @@
-import type { HttpDialect } from './dialect.js';
-import { speechDialect, type SpeechSettings } from './speech-http.js';
+import type { HttpDialect } from '../dialect.js';
+import { speechDialect, type SpeechSettings } from '../speech-http.js';
 
-export const DEFAULT_VLLM_OMNI_TTS_MODEL = 'Qwen/Qwen3-TTS-12Hz-1.7B-CustomVoice';
 
 /**
  * vLLM-Omni's `POST /v1/audio/speech`, in its three modes: one body (no streaming

@@ -1,0 +1,26 @@
+import type { Dialect } from './dialect.js';
+import type { OpenAISettings } from './openai.js';
+import type { SpeechSettings } from './speech-http.js';
+import type { DialectSpec } from './spec.js';
+import type { TranscriptionOptions } from './transcriptions.js';
+
+export type DialectSettings = Omit<OpenAISettings, 'beta'> & { transcription?: TranscriptionOptions; speech: SpeechSettings };
+
+/** What a dialect cannot do, which `resolveSettings` refuses with a usage error naming it. */
+export interface DialectLimits {
+  /** One input per session, and why (appended to the message: `: its end of input closes the socket`). */
+  oneInputPerSession?: string;
+  /** The only PCM rate it speaks at (`--output-rate`). */
+  outputRate?: number;
+}
+
+/** The client side of a dialect: its shared spec, how to build its codec, and its limits. `dialects/index.ts` lists them. */
+export interface DialectDescriptor extends DialectSpec {
+  create(settings: DialectSettings): Dialect;
+  readonly limits?: DialectLimits;
+}
+
+/** A descriptor that keeps its spec's literal name, from which `Protocol` is derived. */
+export function dialectDescriptor<const S extends DialectSpec>(spec: S, client: Pick<DialectDescriptor, 'create' | 'limits'>): S & DialectDescriptor {
+  return { ...spec, ...client };
+}

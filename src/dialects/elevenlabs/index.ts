@@ -1,0 +1,8 @@
+import { dialectDescriptor } from '../descriptor.js';
+import { elevenlabsDialect } from './client.js';
+import { ELEVENLABS } from './spec.js';
+
+export const elevenlabs = dialectDescriptor(ELEVENLABS, {
+  create: (settings) => elevenlabsDialect(settings.speech),
+  limits: { oneInputPerSession: ': its end of input closes the socket' },
+});

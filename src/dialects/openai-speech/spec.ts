@@ -1,0 +1,10 @@
+import type { DialectSpec } from '../spec.js';
+
+/** OpenAI's `POST /v1/audio/speech`. */
+export const OPENAI_SPEECH = {
+  name: 'openai-speech',
+  task: 'tts',
+  transport: 'http',
+  auth: 'bearer',
+  defaultModel: 'gpt-4o-mini-tts',
+} as const satisfies DialectSpec;

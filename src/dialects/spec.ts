@@ -1,0 +1,45 @@
+import type { Task } from '../timeline/types.js';
+
+/** How a dialect's server takes the API key. */
+export type AuthScheme = 'bearer' | 'token' | 'xi-api-key';
+
+/**
+ * What both sides know of a dialect, and nothing they run: the client's descriptor and
+ * the simulated server's both spread it, so the server never imports client code.
+ * Each dialect's `spec.ts` holds one; `dialects/index.ts` lists the client descriptors.
+ */
+export interface DialectSpec {
+  /** Its `--protocol` name. */
+  readonly name: string;
+  readonly task: Task;
+  /** HTTP dialects send one request per input (their targets are http:// URLs). */
+  readonly transport: 'websocket' | 'http';
+  /**
+   * Its server's own WebSocket path, `{…}` marking a segment that varies (a voice id):
+   * the client's default path, the proxy's and the simulated server's route to it.
+   * Omitted where the path is shared (OpenAI Realtime's `/v1/realtime`, the HTTP endpoints).
+   */
+  readonly path?: string;
+  readonly auth: AuthScheme;
+  /** The model it names when none is given (the built-in server serves it). */
+  readonly defaultModel: string;
+}
+
+/** The headers a client sends its key in. */
+export function authHeaders(scheme: AuthScheme, key: string): Record<string, string> {
+  if (scheme === 'xi-api-key') return { 'xi-api-key': key };
+  return { authorization: scheme === 'token' ? `Token ${key}` : `Bearer ${key}` };
+}
+
+/** Whether a request's headers carry `key` as a server of this scheme takes it (Deepgram takes `Bearer` as well as `Token`). */
+export function keyAccepted(scheme: AuthScheme, headers: Readonly<Record<string, string | string[] | undefined>>, key: string): boolean {
+  if (scheme === 'xi-api-key') return headers['xi-api-key'] === key;
+  const accepted = scheme === 'token' ? [`Token ${key}`, `Bearer ${key}`] : [`Bearer ${key}`];
+  return accepted.includes(String(headers.authorization ?? ''));
+}
+
+/** A dialect's `path` as a pattern: the whole path (the simulated server's route), or its end (the proxy's: a prefix before it is the deployment's). */
+export function pathPattern(path: string, whole: boolean): RegExp {
+  const source = path.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^$()[\]|\\/]/g, '\\$&')).join('[^/]+');
+  return new RegExp(`${whole ? '^' : ''}${source}$`);
+}
