@@ -9,7 +9,8 @@ import { writeFile } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { CommandUnknownOpts, Option } from '@commander-js/extra-typings';
 import { Counter, Gauge, Histogram } from 'prom-client';
-import { DIALECTS, isHttpProtocol, METERED_PROTOCOLS, type Protocol } from '../dialects/index.js';
+import { descriptorOf, METERED_PROTOCOLS, PROTOCOLS } from '../dialects/index.js';
+import type { AuthScheme, DialectSpec } from '../dialects/spec.js';
 import { LiveMetrics, latencyMetrics } from '../live/metrics.js';
 import { describeMetrics } from '../metrics/catalog.js';
 import { TASKS, type Task } from '../timeline/types.js';
@@ -127,22 +128,12 @@ export function renderMetricsReference(): string {
 // ---------------------------------------------------------------------------------
 // Dialects
 
-interface DialectRow {
-  name: string;
-  task: Task;
-  transport: 'HTTP' | 'WebSocket';
-  metered: boolean;
+/** Each dialect's row, from the registry: its spec and whether the proxy meters it. */
+function dialectRows(): Array<DialectSpec & { metered: boolean }> {
+  return PROTOCOLS.map((name) => ({ ...descriptorOf(name), metered: METERED_PROTOCOLS.includes(name) }));
 }
 
-/** The one place the generator reads the dialect list: point it at the dialect registry when that replaces DIALECTS. */
-export function dialectRows(): DialectRow[] {
-  return (Object.entries(DIALECTS) as [Protocol, Task][]).map(([name, task]) => ({
-    name,
-    task,
-    transport: isHttpProtocol(name) ? 'HTTP' : 'WebSocket',
-    metered: METERED_PROTOCOLS.includes(name),
-  }));
-}
+const AUTH: Record<AuthScheme, string> = { bearer: '`Authorization: Bearer`', token: '`Authorization: Token`', 'xi-api-key': '`xi-api-key`' };
 
 const WORKLOAD_PAGE: Record<Task, string> = {
   stt: '../streaming-transcription.md',
@@ -153,14 +144,23 @@ const WORKLOAD_PAGE: Record<Task, string> = {
 };
 
 export function renderDialectsReference(): string {
-  let out = HEADER('the dialect list (src/dialects/index.ts)') + '# Dialect reference\n\n';
+  let out = HEADER('the dialect registry (src/dialects/index.ts)') + '# Dialect reference\n\n';
   out +=
     'Every `--protocol` voxbench speaks, with its task and transport. The built-in server speaks all of them; ' +
     '`voxbench proxy` meters the WebSocket ones. Each workload page describes its dialects on the wire; ' +
     '[adding a dialect](../adding-a-dialect.md) says how to add one.\n\n';
   out += table(
-    ['`--protocol`', 'task', 'transport', 'metered by the proxy', 'described in'],
-    dialectRows().map((d) => [code(d.name), `${code(d.task)} (${TASK_NAMES[d.task]})`, d.transport, d.metered ? 'yes' : 'no', `[${WORKLOAD_PAGE[d.task].slice(3, -3)}](${WORKLOAD_PAGE[d.task]})`]),
+    ['`--protocol`', 'task', 'transport', 'own path', 'key sent as', 'default model', 'metered by the proxy', 'described in'],
+    dialectRows().map((d) => [
+      code(d.name),
+      `${code(d.task)} (${TASK_NAMES[d.task]})`,
+      d.transport === 'http' ? 'HTTP' : 'WebSocket',
+      d.path === undefined ? '' : code(d.path),
+      AUTH[d.auth],
+      code(d.defaultModel),
+      d.metered ? 'yes' : 'no',
+      `[${WORKLOAD_PAGE[d.task].slice(3, -3)}](${WORKLOAD_PAGE[d.task]})`,
+    ]),
   );
   out += '\nThe HTTP speech dialects are task `batch_tts` with `--stream-format none`.\n';
   return out;
