@@ -2,7 +2,7 @@ import type { Task } from '../../timeline/types.js';
 import type { InputView } from '../../views/session-view.js';
 import { ANCHORS as A, span } from '../anchors.js';
 import { wordEmissionLatencies } from '../emission.js';
-import { pooledErrors, scoredInputs } from '../quality.js';
+import { pooledErrors, scoredInputs, transcriptErrorsOf } from '../quality.js';
 import { mean } from '../stats.js';
 import { errorRate, type EditCounts } from '../wer.js';
 import type { MetricDefinition } from './definition.js';
@@ -28,7 +28,7 @@ function wordEdit(name: string, kind: keyof EditCounts, description: string): Me
   return {
     name, unit: 'count', scope: 'input', tasks: TRANSCRIPTION, tags: ['quality'], better: 'lower',
     quantity: `word ${kind} of the final transcript against the reference, ${SCORED}`, description,
-    value: (v) => v.wordErrors()?.[kind],
+    value: (v) => transcriptErrorsOf(v)?.words[kind],
   };
 }
 
@@ -113,7 +113,7 @@ export const TRANSCRIPTION_FIGURES: MetricDefinition[] = [
     quantity: `word error rate of the final transcript against the reference, ${SCORED}`,
     description: '(substitutions + deletions + insertions) / reference words, for one input; the summary also pools errors over the corpus.',
     value: (v) => {
-      const errors = v.wordErrors();
+      const errors = transcriptErrorsOf(v)?.words;
       return errors ? errorRate(errors) ?? undefined : undefined;
     },
   },
@@ -122,7 +122,7 @@ export const TRANSCRIPTION_FIGURES: MetricDefinition[] = [
     quantity: `character error rate of the final transcript against the reference, ${SCORED}`,
     description: 'Character edits over reference characters, the spaces between normalized words included (as jiwer counts them): the figure for languages written without spaces, and one that counts a near miss as less than the whole word WER counts.',
     value: (v) => {
-      const errors = v.charErrors();
+      const errors = transcriptErrorsOf(v)?.chars;
       return errors ? errorRate(errors) ?? undefined : undefined;
     },
   },
