@@ -1,11 +1,11 @@
-import type { Task } from '../../timeline/types.js';
-import { sessionEndMs } from '../../timeline/types.js';
+import { sessionEndMs, type Task } from '../../timeline/types.js';
 import { ANCHORS as A } from '../anchors.js';
 import { maxOf } from '../stats.js';
 import type { MetricDefinition } from './definition.js';
 import { audioMs } from './stt.js';
 
 /** One HTTP request per input: its upload and processing, the corpus throughput and the connection pool. */
+
 const BATCH_STT: readonly Task[] = ['batch_stt'];
 
 export const REQUEST_LATENCY: MetricDefinition[] = [

@@ -1,10 +1,11 @@
 import { TASKS, type Task } from '../../timeline/types.js';
+import type { SessionView } from '../../views/session-view.js';
 import { ANCHORS as A } from '../anchors.js';
 import { maxOf } from '../stats.js';
 import type { MetricDefinition, Unit } from './definition.js';
-import type { SessionView } from '../../views/session-view.js';
 
 /** Figures of every task: the connection, the client's own timing, and transport counts. */
+
 const ALL = TASKS;
 /** Tasks whose audio is streamed in chunks (a batch request's recording is one body). */
 const STREAMED: readonly Task[] = ['stt', 'tts', 's2s'];
