@@ -19,6 +19,7 @@ export { computeSessionMetrics, summarizeBenchmark, type BenchmarkSummary, type 
 export { summarize, PERCENTILE_METHOD, type Distribution } from './metrics/stats.js';
 export { findNormalizer, normalizerFor, type Normalizer } from './metrics/normalizers/index.js';
 export { transcriptErrors, errorRate, type TranscriptErrors, type WordErrors, type CharErrors } from './metrics/wer.js';
+export { transcriptErrorsOf } from './metrics/quality.js';
 export { renderSummary } from './report/console.js';
 export { renderHtml } from './report/html/index.js';
 export { renderCsv } from './report/csv.js';

@@ -24,7 +24,7 @@ import { onClockOf, resumeSessionLog, SESSION_LOG, SessionLog, SessionLogError, 
 import { checkResumable } from './resume-check.js';
 import { createRunContext, loadRunDataset, runLevel, type RunContext, type RunDataset } from './run-context.js';
 import { startServerThread } from './server/thread.js';
-import { NO_DELAY } from './load/stamp-probe.js';
+import { NO_DELAY } from './metrics/delay.js';
 import { analyseSpeech } from './speech-quality.js';
 import { formatPace } from './session/pace.js';
 import { DEFAULT_SESSION_CAPS } from './session/session-caps.js';

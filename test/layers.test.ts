@@ -64,6 +64,11 @@ describe('layers import one way', () => {
     assert.deepEqual([...reachable(graph, 'report/schema.js')].filter((path) => above.test(path)), []);
   });
 
+  it('keeps views below the metrics (they arrange events; the metrics score them) and the metrics below the load', () => {
+    const breaks = (from: string, to: string): boolean => (from.startsWith('views/') && to.startsWith('metrics/')) || (from.startsWith('metrics/') && to.startsWith('load/'));
+    assert.deepEqual(violations(graph, (from, to) => !breaks(from, to)), []);
+  });
+
   it('lets only the CLI import the CLI', () => {
     assert.deepEqual(violations(graph, (from, to) => inCli(from) || !inCli(to)), []);
   });

@@ -11,7 +11,7 @@ import type { SessionRecord } from '../timeline/types.js';
 import type { Execution } from './execute.js';
 import type { LoadProfile } from './profiles.js';
 import { shareOf } from './shards.js';
-import { NO_DELAY } from './stamp-probe.js';
+import { NO_DELAY } from '../metrics/delay.js';
 import { SlicedWork } from '../sliced-work.js';
 
 export interface WorkerInit {

@@ -5,7 +5,7 @@ import type { SessionRecord } from '../timeline/types.js';
 import type { Execution } from './execute.js';
 import type { LoadProfile } from './profiles.js';
 import type { FromWorker, ToWorker, WorkerInit } from './worker.js';
-import { worstDelay } from './stamp-probe.js';
+import { worstDelay } from '../metrics/delay.js';
 
 /** How far ahead of the run message the workers' common level start is: time to receive it and start the level's probe. */
 const LEVEL_START_MS = 50;

@@ -10,6 +10,14 @@ export interface Anchor<V> {
 
 export const anchor = <V>(name: string, description: string, at: (view: V) => number | undefined): Anchor<V> => ({ name, description, at });
 
+/** `to - from` when both moments exist: every interval voxbench reports is this one subtraction. */
+export function elapsed(from: number | undefined, to: number | undefined): number | undefined {
+  return from === undefined || to === undefined ? undefined : to - from;
+}
+
+/** The interval from one anchor to another on a view. */
+export const span = <V>(from: Anchor<V>, to: Anchor<V>, view: V): number | undefined => elapsed(from.at(view), to.at(view));
+
 /** Every anchor a metric may start or end at, by the view it reads. */
 export const ANCHORS = {
   input: {

@@ -1,10 +1,10 @@
-import type { EventLoopDelay } from '../load/execute.js';
-import type { DelaySummary } from '../load/stamp-probe.js';
+import type { DelaySummary } from './delay.js';
 import type { BenchmarkSummary } from './compute.js';
 
 /** The client's own lateness, and whether it is small against what it measured. */
 export interface ClientHealth {
-  eventLoopDelay: EventLoopDelay;
+  /** How late the event loop ran timers during the benchmark, beyond their due time. */
+  eventLoopDelay: DelaySummary;
   /** How long a received frame waited to be stamped, by the loopback probe; absent in reports from before it. */
   receiveDelay?: DelaySummary;
   /** Open loop: sessions that found the open-session cap reached at their planned start. */
@@ -23,7 +23,7 @@ const FLOOR_MS = 10;
  * receive-stamp delay p99) against 10% of the median latency it measured (voice to
  * voice, else TTFT, else TTFA, else turn time), with a 10 ms floor.
  */
-export function judgeClient(summary: BenchmarkSummary, eventLoopDelay: EventLoopDelay, capHits: number, receiveDelay?: DelaySummary): ClientHealth {
+export function judgeClient(summary: BenchmarkSummary, eventLoopDelay: DelaySummary, capHits: number, receiveDelay?: DelaySummary): ClientHealth {
   const sendLag = summary.metrics.send_lag_ms?.p99 ?? 0;
   const lag = Math.max(sendLag, eventLoopDelay.p99Ms, receiveDelay?.p99Ms ?? 0);
   // Speech to speech has voice-to-voice latency (and no transcription TTFT worth the name).

@@ -1,8 +1,22 @@
-import type { SessionView } from '../views/session-view.js';
+import type { InputView, SessionView } from '../views/session-view.js';
 import { BOOTSTRAP_SEED, pooledRatioInterval, type Interval } from './bootstrap.js';
-import { LEGACY_NORMALIZER } from './normalizers/index.js';
-import { errorRate, type CharErrors, type EditCounts, type WordErrors } from './wer.js';
+import { LEGACY_NORMALIZER, normalizerById } from './normalizers/index.js';
+import { errorRate, transcriptErrors, type CharErrors, type EditCounts, type TranscriptErrors, type WordErrors } from './wer.js';
 import { seededRandom } from '../random.js';
+
+/** Each view's errors, scored once however many figures ask (views are memoized per timeline, so this is too). */
+const scores = new WeakMap<InputView, TranscriptErrors | undefined>();
+
+/** Word and character errors of the input's transcript against its reference, after the input's normalizer; undefined without both. */
+export function transcriptErrorsOf(input: InputView): TranscriptErrors | undefined {
+  if (scores.has(input)) return scores.get(input);
+  const plan = input.plan?.kind === 'audio' ? input.plan : undefined;
+  const reference = plan?.reference;
+  const text = input.transcript.text;
+  const errors = reference && text !== undefined ? transcriptErrors(reference, text, normalizerById(plan?.normalizer)) : undefined;
+  scores.set(input, errors);
+  return errors;
+}
 
 /** An input with a reference and a final transcript, scored. */
 export interface ScoredInput {
@@ -17,9 +31,10 @@ export interface ScoredInput {
 export function scoredInputs(views: readonly SessionView[]): ScoredInput[] {
   return views.flatMap((view) =>
     view.inputs.flatMap((input): ScoredInput[] => {
-      const [words, chars] = [input.wordErrors(), input.charErrors()];
+      const errors = transcriptErrorsOf(input);
       const plan = input.plan?.kind === 'audio' ? input.plan : undefined;
-      if (!words || !chars || !plan) return [];
+      if (!errors || !plan) return [];
+      const { words, chars } = errors;
       return [{ split: plan.split, ...(plan.language !== undefined ? { language: plan.language } : {}), normalizer: plan.normalizer ?? LEGACY_NORMALIZER, words, chars }];
     }),
   );

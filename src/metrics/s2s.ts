@@ -1,4 +1,5 @@
 import type { InputView, ResponseView, SessionView } from '../views/session-view.js';
+import { elapsed } from './anchors.js';
 
 /**
  * Speech-to-speech figures as vLLM-Omni's duplex client defines them
@@ -32,11 +33,12 @@ export function lastAudio(r: ResponseView): number | undefined {
   return undefined;
 }
 
-const since = (from: number | undefined, to: number | undefined): number | undefined => (from === undefined || to === undefined ? undefined : to - from);
+/** A response's audio generation: `response.created` received to its last audio packet. */
+export const responseGeneration = (r: ResponseView): number | undefined => elapsed(r.started?.t, lastAudio(r));
 
 /** (last audio packet − `response.created`) / emitted audio duration. */
 export function responseRtf(r: ResponseView): number | undefined {
-  const generation = since(r.started?.t, lastAudio(r));
+  const generation = responseGeneration(r);
   return generation !== undefined && r.audio.emittedMs > 0 ? generation / r.audio.emittedMs : undefined;
 }
 
@@ -59,19 +61,26 @@ function earliest(s: SessionView, at: (r: ResponseView) => number | undefined): 
   return first;
 }
 
-export const streamTtft = (s: SessionView): number | undefined => since(streamStart(s), earliest(s, firstText));
-export const streamTtfp = (s: SessionView): number | undefined => since(streamStart(s), earliest(s, firstAudio));
+export const streamTtft = (s: SessionView): number | undefined => elapsed(streamStart(s), earliest(s, firstText));
+export const streamTtfp = (s: SessionView): number | undefined => elapsed(streamStart(s), earliest(s, firstAudio));
 
-/** (last audio received − stream start) / the sum of each response's emitted audio. */
-export function streamRtf(s: SessionView): number | undefined {
+/** The session's audio generation: input stream start to the last audio received. */
+export function streamGeneration(s: SessionView): number | undefined {
   let last: number | undefined;
-  let emitted = 0;
   for (const r of s.responses) {
     const t = lastAudio(r);
     if (t !== undefined && (last === undefined || t > last)) last = t;
-    emitted += r.audio.emittedMs;
   }
-  const generation = since(streamStart(s), last);
+  return elapsed(streamStart(s), last);
+}
+
+/** The sum of each response's emitted audio. */
+export const streamEmittedMs = (s: SessionView): number => s.responses.reduce((sum, r) => sum + r.audio.emittedMs, 0);
+
+/** (last audio received − stream start) / the sum of each response's emitted audio. */
+export function streamRtf(s: SessionView): number | undefined {
+  const generation = streamGeneration(s);
+  const emitted = streamEmittedMs(s);
   return generation !== undefined && emitted > 0 ? generation / emitted : undefined;
 }
 
@@ -84,7 +93,7 @@ export function voiceToVoice(v: InputView): number | undefined {
     const t = r.audio.chunks.find((c) => c.bytes > 0 && c.t >= eos)?.t;
     if (t !== undefined && (first === undefined || t < first)) first = t;
   }
-  return since(eos, first);
+  return elapsed(eos, first);
 }
 
 /** The user's speech over the agent, to the agent stopping: its cancellation (or its last audio after it), else its last audio. */
@@ -93,7 +102,7 @@ export function bargeInStop(v: InputView): number | undefined {
   const { response, speechSentMs } = v.bargeIn;
   const last = lastAudio(response);
   const stop = response.status === 'cancelled' ? Math.max(response.done!.t, last ?? -Infinity) : last;
-  return since(speechSentMs, stop);
+  return elapsed(speechSentMs, stop);
 }
 
 /** Responses no end of speech asked for: none was sent since the previous response started (the model speaking unprompted). */

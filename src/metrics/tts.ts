@@ -48,10 +48,3 @@ export function charsOf(v: InputView): number | undefined {
 export function audioOutMs(v: InputView): number | undefined {
   return v.audio.chunks.length > 0 ? v.audio.totalMs : undefined;
 }
-
-/** `to - from` of two anchors on `v`, when both are there. */
-export function between(v: InputView, from: keyof typeof TTS_ANCHORS, to: keyof typeof TTS_ANCHORS): number | undefined {
-  const start = TTS_ANCHORS[from].at(v);
-  const end = TTS_ANCHORS[to].at(v);
-  return start === undefined || end === undefined ? undefined : end - start;
-}

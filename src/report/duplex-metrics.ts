@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { firstAudio, firstText, lastAudio, responseStart, streamRtf, streamStart, streamTtfp, streamTtft } from '../metrics/s2s.js';
-import { sessionView, type ResponseView } from '../views/session-view.js';
+import { elapsed } from '../metrics/anchors.js';
+import { measure, metricByName, type PointMetric } from '../metrics/catalog.js';
+import { firstAudio, firstText, responseGeneration, streamEmittedMs, streamGeneration } from '../metrics/s2s.js';
+import { sessionView, type ResponseView, type SessionView } from '../views/session-view.js';
 import { ReportError } from './recompute.js';
 import type { Report } from './schema.js';
 
@@ -37,9 +39,27 @@ export function distributionSummary(values: readonly unknown[], digits = 3): Dis
   return { count: kept.length, mean: round(kept.reduce((a, b) => a + b, 0) / kept.length), p50: round(rank(0.5)), p99: round(rank(0.99)) };
 }
 
-const since = (from: number | undefined, to: number | undefined): number | null => (from === undefined || to === undefined ? null : round3(to - from));
 const round3 = (v: number): number => Number(v.toFixed(3));
-const rtfOf = (generation: number | null, duration: number): number | null => (generation !== null && duration > 0 ? Number((generation / duration).toFixed(6)) : null);
+const round6 = (v: number): number => Number(v.toFixed(6));
+const rounded = (v: number | undefined): number | null => (v === undefined ? null : round3(v));
+const rtfOf = (generation: number | null, duration: number): number | null => (generation !== null && duration > 0 ? round6(generation / duration) : null);
+
+/** The catalog's entry for a figure the file shares with it, so both define it once. */
+function catalogMetric(name: string): PointMetric {
+  const metric = metricByName(name);
+  if (metric?.scope !== 'response' && metric?.scope !== 'session') throw new Error(`the metric catalog has no response or session metric ${name}`);
+  return metric;
+}
+const RESPONSE_TTFT = catalogMetric('response_ttft_ms');
+const RESPONSE_TTFP = catalogMetric('response_ttfp_ms');
+const SERVER_TTFT = catalogMetric('server_ttft_ms');
+const SERVER_TTFP = catalogMetric('server_ttfp_ms');
+const STREAM_TTFT = catalogMetric('stream_ttft_ms');
+const STREAM_TTFP = catalogMetric('stream_ttfp_ms');
+const STREAM_RTF = catalogMetric('stream_rtf');
+
+/** A catalog metric on a view, rounded as the file rounds milliseconds; null without one. */
+const figure = (metric: PointMetric, view: ResponseView | SessionView): number | null => rounded(measure(metric, view));
 
 const ORIGIN = {
   client_commit: 'client input commit sent to first non-empty delta / first audio packet received',
@@ -52,27 +72,31 @@ const STREAM_ORIGIN = {
   rtf: 'input stream start-to-last-audio receive time divided by total emitted audio duration; includes concurrent realtime input',
 };
 
-/** The request row of one response; the server's own TTFT/TTFP take precedence, as in vLLM-Omni, with their origin. */
+/**
+ * The request row of one response; the server's own TTFT/TTFP take precedence, as in
+ * vLLM-Omni, with their origin. Its rtf divides the row's own rounded columns, so a
+ * reader recomputes it exactly from them.
+ */
 function requestRow(r: ResponseView, index: number, identity: Row): Row {
-  const start = responseStart(r);
   const created = r.started?.t;
-  const server = r.started?.serverMetrics;
-  const generation = since(created, lastAudio(r));
+  const [serverTtft, serverTtfp] = [measure(SERVER_TTFT, r), measure(SERVER_TTFP, r)];
+  const serverOrigin = `server: ${r.started?.serverMetrics?.origin ?? 'server_request_start_and_client_receive'}`;
+  const generation = rounded(responseGeneration(r));
   const clientOrigin = r.requested ? ORIGIN.client_commit : ORIGIN.client_response_created;
   return {
     ...identity,
     request_index: index,
     response_id: r.id,
-    ttft_ms: server?.ttftMs ?? since(start, firstText(r)),
-    ttfp_ms: server?.ttfpMs ?? since(start, firstAudio(r)),
+    ttft_ms: serverTtft ?? figure(RESPONSE_TTFT, r),
+    ttfp_ms: serverTtfp ?? figure(RESPONSE_TTFP, r),
     audio_generation_ms: generation,
     audio_duration_ms: round3(r.audio.emittedMs),
     rtf: rtfOf(generation, r.audio.emittedMs),
-    client_ttft_ms: since(created, firstText(r)),
-    client_ttfp_ms: since(created, firstAudio(r)),
+    client_ttft_ms: rounded(elapsed(created, firstText(r))),
+    client_ttfp_ms: rounded(elapsed(created, firstAudio(r))),
     measurement_origin: {
-      ttft: server?.ttftMs !== undefined ? `server: ${server.origin ?? 'server_request_start_and_client_receive'}` : clientOrigin,
-      ttfp: server?.ttfpMs !== undefined ? `server: ${server.origin ?? 'server_request_start_and_client_receive'}` : clientOrigin,
+      ttft: serverTtft !== undefined ? serverOrigin : clientOrigin,
+      ttfp: serverTtfp !== undefined ? serverOrigin : clientOrigin,
       rtf: ORIGIN.rtf,
     },
   };
@@ -90,13 +114,8 @@ export function duplexRows(report: Report): { requests: Row[]; sessions: Row[] }
       const identity = (input: number): Row => ({ split: session.split, sample_id: session.sampleIds[input] ?? session.sampleIds[0] ?? null, session_id: sessionId });
       const rows = view.responses.map((r, i) => requestRow(r, i, identity(r.input)));
       requests.push(...rows);
-      const emitted = view.responses.reduce((sum, r) => sum + r.audio.emittedMs, 0);
-      const lastMs = view.responses.reduce<number | undefined>((last, r) => {
-        const t = lastAudio(r);
-        return t !== undefined && (last === undefined || t > last) ? t : last;
-      }, undefined);
       const column = (name: string): unknown[] => rows.map((row) => row[name]);
-      const rtf = streamRtf(view);
+      const rtf = measure(STREAM_RTF, view);
       sessions.push({
         ...identity(0),
         audio_turn_count: rows.length,
@@ -105,19 +124,17 @@ export function duplexRows(report: Report): { requests: Row[]; sessions: Row[] }
         rtf: distributionSummary(column('rtf'), 6),
         client_ttft_ms: distributionSummary(column('client_ttft_ms')),
         client_ttfp_ms: distributionSummary(column('client_ttfp_ms')),
-        stream_ttft_ms: nullable(streamTtft(view)),
-        stream_ttfp_ms: nullable(streamTtfp(view)),
-        stream_rtf: rtf === undefined ? null : Number(rtf.toFixed(6)),
-        stream_audio_generation_ms: since(streamStart(view), lastMs),
-        stream_audio_duration_ms: round3(emitted),
+        stream_ttft_ms: figure(STREAM_TTFT, view),
+        stream_ttfp_ms: figure(STREAM_TTFP, view),
+        stream_rtf: rtf === undefined ? null : round6(rtf),
+        stream_audio_generation_ms: rounded(streamGeneration(view)),
+        stream_audio_duration_ms: round3(streamEmittedMs(view)),
         stream_measurement_origin: STREAM_ORIGIN,
       });
     }
   }
   return { requests, sessions };
 }
-
-const nullable = (v: number | undefined): number | null => (v === undefined ? null : round3(v));
 
 /** The report of these rows: the rows, the stream summaries and the response-latency aggregates, vLLM-Omni's field names. */
 export function duplexReport(requests: Row[], sessions: Row[]): DuplexMetrics {

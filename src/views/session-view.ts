@@ -1,5 +1,3 @@
-import { normalizerById } from '../metrics/normalizers/index.js';
-import { transcriptErrors, type CharErrors, type TranscriptErrors, type WordErrors } from '../metrics/wer.js';
 import { finalsLedger, type AnomalyReason } from '../timeline/finals.js';
 import { responseLedger, type ResponseAnomaly } from '../timeline/responses.js';
 import type { HttpExchange, InputRecord, ReceivedFrame, SentFrame, SessionTimeline, SpeechAnalysis } from '../timeline/types.js';
@@ -8,8 +6,8 @@ import { DEFAULT_PLAYBACK_BUFFER_MS, playback, type Playback } from './playback.
 /**
  * Views: what every metric and renderer reads instead of raw events. A session's view is
  * derived once per timeline and memoized, so splitting into inputs, attributing
- * transcripts, aligning words and finding chunks happen once, however many metrics and
- * outputs ask.
+ * transcripts and finding chunks happen once, however many metrics and outputs ask.
+ * Views only arrange events; scoring transcripts is the metrics' (`metrics/quality.ts`).
  */
 
 /** A stream of text events on one channel. */
@@ -100,10 +98,6 @@ export interface InputView {
   playback(): Playback;
   /** The audio frame holding stream position `ms` (start exclusive, end inclusive). */
   frameAt(ms: number): SentFrame | undefined;
-  /** Word errors of the transcript against the reference, after the input's normalizer; undefined without both (memoized). */
-  wordErrors(): WordErrors | undefined;
-  /** Character errors, likewise. */
-  charErrors(): CharErrors | undefined;
   /** Speech generation: the after-run analysis of the audio received for it. */
   analysis?: SpeechAnalysis;
 }
@@ -225,14 +219,6 @@ function buildView(timeline: SessionTimeline): SessionView {
     const plan = timeline.inputs[index];
     const frames = media[index]!;
     const frameAt = (ms: number): SentFrame | undefined => audioFrameAt(frames, ms);
-    let errors: TranscriptErrors | undefined | null = null;
-    const scored = (): TranscriptErrors | undefined => {
-      if (errors === null) {
-        const reference = plan?.kind === 'audio' ? plan.reference : null;
-        errors = reference && transcript.text !== undefined ? transcriptErrors(reference, transcript.text, normalizerById(plan?.kind === 'audio' ? plan.normalizer : undefined)) : undefined;
-      }
-      return errors;
-    };
     const transcript = textStream(dropped.size > 0 ? events.filter((e) => !dropped.has(e)) : events);
     const answers = responses.filter((r) => r.input === index);
     const audio = answers.length === 1 ? answers[0]!.audio : audioStream(answers.flatMap((r) => r.audio.chunks).sort((a, b) => a.t - b.t));
@@ -255,8 +241,6 @@ function buildView(timeline: SessionTimeline): SessionView {
       playback: () => (played ??= playback(audio.chunks, timeline.playbackBufferMs ?? DEFAULT_PLAYBACK_BUFFER_MS)),
       ...optional('analysis', timeline.analysis?.find((a) => a.input === index)),
       frameAt,
-      wordErrors: () => scored()?.words,
-      charErrors: () => scored()?.chars,
     };
   });
   return { timeline, inputs, responses, anomalies, updates };

@@ -1,0 +1,59 @@
+import type { Task } from '../../timeline/types.js';
+import type { InputView, ResponseView, SessionView } from '../../views/session-view.js';
+import { span, type Anchor } from '../anchors.js';
+
+/**
+ * What a catalog entry is. Each declares its unit, the tasks it applies to, tags that
+ * say where it belongs, which direction is better, and either two named anchors (an
+ * interval from one event to the next), a function of one view, samples of one view,
+ * or a reduction over a corpus.
+ */
+export type Unit = 'ms' | 'ratio' | 'bytes' | 'count';
+
+/** Where a metric belongs: the headline figures, or a family. */
+export type Tag = 'headline' | 'latency' | 'quality' | 'throughput' | 'transport' | 'client';
+
+/** Which way is better, for colouring comparisons; `neither` for quantities. */
+export type Better = 'lower' | 'higher' | 'neither';
+
+interface Base {
+  /** Name with unit suffix, e.g. `ttft_ms`. */
+  name: string;
+  unit: Unit;
+  tasks: readonly Task[];
+  tags: readonly Tag[];
+  better: Better;
+  description: string;
+}
+
+/** An interval between two anchors, or a quantity computed from one view. */
+type Measure<V> = { from: Anchor<V>; to: Anchor<V> } | { quantity: string; value(view: V): number | undefined };
+
+export type MetricDefinition =
+  | (Base & { scope: 'input' } & Measure<InputView>)
+  | (Base & { scope: 'response' } & Measure<ResponseView>)
+  | (Base & { scope: 'session' } & Measure<SessionView>)
+  /** Many values per input, pooled into one distribution (e.g. every inter-text gap). */
+  | (Base & { scope: 'input_samples'; from: string; to: string; samples(view: InputView): number[] })
+  /**
+   * One value over all measured completed sessions of a benchmark. `resample` is the
+   * unit its bootstrap interval redraws: whole sessions (the default), or inputs, each
+   * then reduced as a view of that one input.
+   */
+  | (Base & { scope: 'corpus'; quantity: string; reduce(views: readonly SessionView[]): number | null; resample?: 'sessions' | 'inputs' });
+
+export type Scope = MetricDefinition['scope'];
+
+/** A metric with one value per view. */
+export type PointMetric = Extract<MetricDefinition, { scope: 'input' | 'response' | 'session' }>;
+
+/** A metric's value on one view of its scope: the interval between its anchors, or its function. */
+export function measure(metric: PointMetric, view: InputView | ResponseView | SessionView): number | undefined {
+  return measureOn(metric as Measure<typeof view>, view);
+}
+
+/** A value that is not finite (a division by a zero duration) is no figure at all. */
+function measureOn<V>(metric: Measure<V>, view: V): number | undefined {
+  const value = 'value' in metric ? metric.value(view) : span(metric.from, metric.to, view);
+  return value !== undefined && Number.isFinite(value) ? value : undefined;
+}
