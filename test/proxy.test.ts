@@ -36,7 +36,7 @@ async function proxyTo(upstream: string, options: Partial<ProxyOptions> = {}): P
 }
 
 /** A voxbench command in its own process (as in production: no event loop shared with the client); resolves once it prints its URL. */
-async function spawnCli(args: string[], listening: RegExp): Promise<{ url: string; stop(): Promise<string> }> {
+async function spawnCli(args: string[], listening: RegExp): Promise<{ url: string; output(): string; stop(): Promise<string> }> {
   const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
@@ -49,6 +49,7 @@ async function spawnCli(args: string[], listening: RegExp): Promise<{ url: strin
   });
   return {
     url,
+    output: () => out,
     stop: async () => {
       child.kill('SIGTERM');
       await exited;
@@ -476,10 +477,11 @@ describe('voxbench proxy (the command)', () => {
   it('forwards credentials but never prints or stores them, and writes its report when stopped', async () => {
     const server = await testServer({ apiKey: 's3cret-key' });
     const dir = await tempDir();
-    const { url, stop } = await spawnCli(['proxy', '--listen', '127.0.0.1:0', '--upstream', origin(server.url), '--output-dir', dir], /listening on (\S+),/);
+    const { url, output, stop } = await spawnCli(['proxy', '--listen', '127.0.0.1:0', '--upstream', origin(server.url), '--output-dir', dir], /listening on (\S+),/);
     const { report } = await run({ target: `${url}/v1/realtime?token=s3cret-query`, model: DEFAULT_MODEL, apiKey: 's3cret-key', maxSessions: 1, pace: { kind: 'none' } });
     assert.equal(report.benchmarks[0]!.sessions[0]!.outcome.status, 'completed', 'the key reached the server');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Until the proxy has seen the session end (its closing handshake), not a fixed 100 ms a busy machine may not keep.
+    await until(() => /^session 0 /m.test(output()));
     const out = await stop();
     assert.match(out, /session 0 \(vllm, mistralai\/Voxtral-Mini-4B-Realtime-2602\): completed, 1 input, closed 1000 by the client/);
     assert.match(out, /voxbench proxy stopped \(SIGTERM\)/);
