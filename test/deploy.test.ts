@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { chmod, cp, mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { NODE_FLAGS } from '../src/cli/node-flags.js';
 import { readReport } from '../src/report/recompute.js';
@@ -40,6 +41,17 @@ async function imageLayout(app: string): Promise<void> {
     await symlink(join(ROOT, 'node_modules', name), join(app, 'node_modules', name));
   }
 }
+
+let laidOut: Promise<string> | undefined;
+/** One image layout for the tests that read it (it lists the production dependencies with `npm ls`: seconds), removed when the file ends. */
+const image = (): Promise<string> =>
+  (laidOut ??= mkdtemp(join(tmpdir(), 'voxbench-test-')).then(async (app) => {
+    await imageLayout(app);
+    return app;
+  }));
+after(async () => {
+  if (laidOut) await rm(await laidOut, { recursive: true, force: true });
+});
 
 interface Container {
   command: string[];
@@ -104,23 +116,22 @@ describe('deploy/kubernetes', () => {
   });
 
   it('the image holds what voxbench needs at run time: a run of each task, and every report format, from its files and production dependencies alone', async () => {
-    const app = await tempDir();
-    await imageLayout(app);
+    const app = await image();
     const files = (JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { files: string[] }).files;
     const present = new Set(await readdir(app));
     for (const file of files.filter((f) => f !== 'docs')) assert.ok(present.has(file.split('/')[0]!), `the image lacks ${file}, which the package ships`);
     const cli = join(app, 'dist/src/cli/main.js');
-    for (const protocol of ['vllm', 'vllm-omni-speech', 'vllm-omni-duplex', 'vllm-transcriptions']) {
+    // Each run its own process and folder, so all four at once.
+    await Promise.all(['vllm', 'vllm-omni-speech', 'vllm-omni-duplex', 'vllm-transcriptions'].map(async (protocol) => {
       const out = join(app, `out-${protocol}`);
       const run = await runNode([cli, 'run', '--protocol', protocol, '--pace', 'none', '--max-sessions', '2', '--outputs', 'json,csv,html,md', '--output-dir', out, '--quiet'], { NODE_ENV: 'production' });
       assert.equal(run.code, 0, `${protocol}: ${run.stderr}`);
       assert.ok((await readdir(out)).includes('report.html'), protocol);
-    }
+    }));
   });
 
   it('the image\'s voxbench runs Node with the heap settings of node-flags.ts, through its shebang line', async () => {
-    const app = await tempDir();
-    await imageLayout(app);
+    const app = await image();
     const cli = join(app, 'dist/src/cli/main.js');
     const [shebang] = (await readFile(cli, 'utf8')).split('\n', 1);
     assert.equal(shebang, `#!/usr/bin/env -S node ${NODE_FLAGS.join(' ')}`);

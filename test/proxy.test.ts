@@ -24,6 +24,7 @@ import { DEFAULT_MODELS } from '../src/config.js';
 import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../src/dialects/vllm-omni-speech/spec.js';
 import { CLI, runNode, tempDir, testServer } from './helpers.js';
 import { parsePrometheusText, type Family } from './prometheus-text.js';
+import { assertSeenNoLater } from './proxy-checks.js';
 
 const { samples } = await loadFolderDataset(BUNDLED_SAMPLES_DIR);
 
@@ -35,7 +36,7 @@ async function proxyTo(upstream: string, options: Partial<ProxyOptions> = {}): P
 }
 
 /** A voxbench command in its own process (as in production: no event loop shared with the client); resolves once it prints its URL. */
-async function spawnCli(args: string[], listening: RegExp): Promise<{ url: string; stop(): Promise<string> }> {
+async function spawnCli(args: string[], listening: RegExp): Promise<{ url: string; output(): string; stop(): Promise<string> }> {
   const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
@@ -48,6 +49,7 @@ async function spawnCli(args: string[], listening: RegExp): Promise<{ url: strin
   });
   return {
     url,
+    output: () => out,
     stop: async () => {
       child.kill('SIGTERM');
       await exited;
@@ -81,7 +83,7 @@ describe('voxbench proxy', () => {
     const server = await spawnCli(['serve', '--port', '0', '--quiet'], /listening on (\S+) /);
     const dir = await tempDir();
     const proxy = await spawnCli(['proxy', '--listen', '127.0.0.1:0', '--upstream', origin(server.url), '--output-dir', dir, '--outputs', 'json,html', '--quiet'], /listening on (\S+),/);
-    const settings = { model: DEFAULT_MODEL, turnsPerSession: 2, maxSessions: 3, eos: 'audio_end', pace: { kind: 'realtime', speed: 4 } } as const;
+    const settings = { model: DEFAULT_MODEL, turnsPerSession: 2, maxSessions: 3, eos: 'audio_end', pace: { kind: 'realtime', speed: 8 } } as const;
     const direct = (await run({ target: server.url, ...settings })).report;
     // One session first, so that no figure compared times code the proxy's JIT has not compiled yet.
     await run({ target: `${proxy.url}/v1/realtime`, ...settings, maxSessions: 1 });
@@ -105,18 +107,12 @@ describe('voxbench proxy', () => {
     });
     const audio = perTurn('audio_ms');
     assert.deepEqual(audio.proxied.map((v) => v.toFixed(6)), audio.own.map((v) => v.toFixed(6)), 'the audio of every turn, from the payload lengths');
-    // The proxy sees each client frame after the client sent it and each server frame before the
-    // client gets it, so its latencies are the client's less the two hops between them: never
-    // more (causality, not timing; the client stamps right after its write, so a client
-    // descheduled there may stamp late, hence 5 ms of slack), and on one host a fraction of a
-    // millisecond less; the 1 ms claim is measured by bench/proxy-overhead.ts (BENCHMARKS.md).
-    // Both bounds catch a misattributed frame (chunks are 25 ms apart at 4x) on a loaded machine.
-    for (const metric of ['ttft_ms', 'commit_to_flush_ms', 'finalization_ms']) {
-      const { own, proxied } = perTurn(metric);
-      assert.equal(proxied.filter((v) => v !== undefined).length, own.length, `${metric}: a value per turn`);
-      proxied.forEach((v, i) => assert.ok(v <= own[i]! + 5, `${metric}: ${v} ms at the proxy, more than ${own[i]} ms at the client`));
-      assert.ok(median(own) - median(proxied) < 10, `${metric}: median ${median(proxied)} ms at the proxy, ${median(own)} ms at the client`);
-    }
+    // Every server event, in order, read as the benchmark read it: a frame the proxy put in another turn, or took
+    // for another kind, shows here whatever the machine's load (the old median-gap bound of 10 ms was a timing claim;
+    // bench/proxy-overhead.ts measures the gap).
+    const events = (s: ReportSession) => s.timeline.received.map((e) => [e.kind, e.type, e.input]);
+    assert.deepEqual(pairs.map(([, o]) => events(o)), sessions.map(events), 'the same events, in the same order, in the same turns');
+    for (const metric of ['ttft_ms', 'commit_to_flush_ms', 'finalization_ms']) assertSeenNoLater(pairs.map(([s]) => s), pairs.map(([, o]) => o), metric);
     assert.ok(observed.observed?.position.includes('between the clients and the server'));
     assert.equal(observed.config.model, DEFAULT_MODEL);
     assert.match(await readFile(`${dir}/report.html`, 'utf8'), /stamped at the proxy, between the clients and the server/, 'the page says where the figures were taken');
@@ -435,12 +431,8 @@ describe('voxbench proxy: speech generation', () => {
       });
       assert.deepEqual(seen.map(shape), own.map(shape), 'the same inputs, frames, bytes and audio');
       assert.ok(seen.every((s) => s.timeline.received.every((e) => !('payload' in e))), 'audio is measured, not kept');
-      for (const [o, p] of own.map((s, k) => [s, seen[k]!] as const)) {
-        const [mine, proxied] = [o.metrics.inputs[0]!.ttfa_ms!, p.metrics.inputs[0]!.ttfa_ms!];
-        // The proxy sees the forcing send after the client and the audio before it: never more (causality;
-        // one process here, so how much less depends on the load; the next test compares medians).
-        assert.ok(proxied > 0 && proxied <= mine + 5, `ttfa ${proxied} ms at the proxy, ${mine} ms at the client`);
-      }
+      // The proxy sees the forcing send after the client and the audio before it (the next test compares medians).
+      assertSeenNoLater(own, seen, 'ttfa_ms');
       const ttfa = samplesOf(families, 'voxbench_latency_seconds', 'voxbench_latency_seconds_count', ['protocol', 'model', 'metric']).filter(([, , m]) => m === 'ttfa');
       assert.deepEqual(ttfa, [[protocol, TTS_MODELS[protocol], 'ttfa', 2]], 'TTFA in /metrics, one per input, with the model the client named');
       assert.equal(observed!.config.model, TTS_MODELS[protocol]);
@@ -475,9 +467,9 @@ describe('voxbench proxy: speech generation', () => {
     assert.match(await readFile(`${dir}/report.html`, 'utf8'), /ttfa_ms/, 'the observed speech report renders, TTFA in it');
     const gap = median(ttfa(own)) - median(ttfa(observed));
     // The client's TTFA less the proxy's is the two hops between them: causally never below zero (1 ms of
-    // slack for the client's stamp after its write), and on one quiet host under 1 ms, which
-    // bench/proxy-overhead.ts measures (BENCHMARKS.md); 5 ms here still catches a misread or missing send.
-    assert.ok(gap >= -1 && gap < 5, `ttfa median ${median(ttfa(observed))} ms at the proxy, ${median(ttfa(own))} ms at the client`);
+    // slack for the client's stamp after its write). How small it is (under 1 ms on one quiet host) is a timing
+    // claim, measured by bench/proxy-overhead.ts (BENCHMARKS.md), not asserted where the machine may be busy.
+    assert.ok(gap >= -1, `ttfa median ${median(ttfa(observed))} ms at the proxy, ${median(ttfa(own))} ms at the client`);
   });
 });
 
@@ -485,10 +477,11 @@ describe('voxbench proxy (the command)', () => {
   it('forwards credentials but never prints or stores them, and writes its report when stopped', async () => {
     const server = await testServer({ apiKey: 's3cret-key' });
     const dir = await tempDir();
-    const { url, stop } = await spawnCli(['proxy', '--listen', '127.0.0.1:0', '--upstream', origin(server.url), '--output-dir', dir], /listening on (\S+),/);
+    const { url, output, stop } = await spawnCli(['proxy', '--listen', '127.0.0.1:0', '--upstream', origin(server.url), '--output-dir', dir], /listening on (\S+),/);
     const { report } = await run({ target: `${url}/v1/realtime?token=s3cret-query`, model: DEFAULT_MODEL, apiKey: 's3cret-key', maxSessions: 1, pace: { kind: 'none' } });
     assert.equal(report.benchmarks[0]!.sessions[0]!.outcome.status, 'completed', 'the key reached the server');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Until the proxy has seen the session end (its closing handshake), not a fixed 100 ms a busy machine may not keep.
+    await until(() => /^session 0 /m.test(output()));
     const out = await stop();
     assert.match(out, /session 0 \(vllm, mistralai\/Voxtral-Mini-4B-Realtime-2602\): completed, 1 input, closed 1000 by the client/);
     assert.match(out, /voxbench proxy stopped \(SIGTERM\)/);

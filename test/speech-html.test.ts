@@ -17,15 +17,20 @@ describe('HTML report of speech generation', () => {
     const { report } = await run({
       protocol: 'vllm-omni-speech',
       maxSessions: 2,
-      server: { speechLatency: { ...DEFAULT_SPEECH_LATENCY, firstAudioMs: 20, rtf: 0.1, jitterMs: 0 }, faults: [parseFaultScenario('stall-after:600,700')] },
+      // Playback starts with 200 ms buffered; after 300 ms of audio (due by 40 ms) the server pauses 1000 ms: a stall
+      // in playback unless that audio came some 700 ms late. (After 600 ms of audio, a pause of 700 ms left a stall
+      // only if the audio came within about 100 ms of its time, which a busy machine does not promise.)
+      server: { speechLatency: { ...DEFAULT_SPEECH_LATENCY, firstAudioMs: 20, rtf: 0.1, jitterMs: 0 }, faults: [parseFaultScenario('stall-after:300,1000')] },
     });
     const page = renderHtml(report);
     assert.match(page, /<section id="playback"><h2>Speech playback<\/h2>/);
     const playback = charts(page).filter((c) => c.id.startsWith('playback-'));
     assert.equal(playback.length, 2);
     for (const chart of playback) {
-      const stall = chart.series.find((s) => s.label === 'stall')!;
-      assert.equal(stall.x.length, 1, 'one stall');
+      const stall = chart.series.find((s) => s.label === 'stall');
+      assert.ok(stall, `a stall series: ${chart.series.map((s) => s.label).join(', ')}`);
+      // The fault's stall; a machine that kept the client from reading for 100 ms after it may add one.
+      assert.ok(stall.x.length >= 1, 'the stall is marked');
       assert.match(stall.notes![0]!, /^stall of \d+(\.\d)? ms$/);
       const received = chart.series.find((s) => s.label === 'audio received')!;
       const played = chart.series.find((s) => s.label === 'audio played')!;

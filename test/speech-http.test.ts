@@ -65,7 +65,7 @@ describe('HTTP speech generation against the built-in server', () => {
     assert.equal(audioBytes(s!), synthesizeSpeech(textOf.get(s!.sampleIds[0]!)!, SPEECH_RATE).length);
   });
 
-  it('recovers a known first-audio delay within 2 ms', async () => {
+  it('recovers a known first-audio delay: never below it, and within 2 ms in the best of several sessions', async () => {
     // The server's timers run late on a busy machine, so each session is held to the delay the server says it kept.
     const kept: number[] = [];
     const server = await startServer({ port: 0, speechLatency: { ...FAST, firstAudioMs: 150 }, onSpeechFirstAudio: (ms) => kept.push(ms) });
@@ -82,9 +82,11 @@ describe('HTTP speech generation against the built-in server', () => {
           // The run's first request also opens the connection and runs cold code on both sides; the rest are the measurement.
           if (i > 0) over.push(ttfa - kept[i]!);
         });
-        // The median, so one session the test machine's other work delayed does not decide it.
-        const median = over.sort((a, b) => a - b)[Math.floor(over.length / 2)]!;
-        assert.ok(median < 2, `${streamFormat}: TTFA over the delay kept, median ${median.toFixed(2)} ms (${over.map((d) => d.toFixed(2)).join(', ')})`);
+        // Load only ever adds to a session's excess (the time either side was kept from running), while a fault of
+        // the client's own (a stamp taken late, or from the wrong frame) adds to every session's: so the best session
+        // holds the client to 2 ms and a busy machine cannot fail it. bench/tts-client.ts measures the stamp delay.
+        const best = Math.min(...over);
+        assert.ok(best < 2, `${streamFormat}: TTFA over the delay kept, best ${best.toFixed(2)} ms (${over.map((d) => d.toFixed(2)).join(', ')})`);
       }
     } finally {
       await server.close();
@@ -127,8 +129,17 @@ describe('HTTP speech generation against the built-in server', () => {
 
   it('pauses the stream where stall-after says', async () => {
     const [stalled] = await sessions({ protocol: 'vllm-omni-speech', maxSessions: 1, speech: { streamFormat: 'audio' }, faults: 'stall-after=200,400' });
-    const times = stalled!.timeline.received.filter((f) => f.kind === 'audio').map((f) => f.t);
-    const gaps = times.slice(1).map((t, i) => t - times[i]!);
-    assert.ok(Math.max(...gaps) >= 350, `${Math.max(...gaps)}`); // 400 ms, less a late timer on the chunk before
+    assert.deepEqual(stalled!.outcome, { status: 'completed' });
+    const request = stalled!.timeline.transport.kind === 'http' ? stalled!.timeline.transport.requests[0]!.startMs : NaN;
+    const audio = stalled!.timeline.received.filter((f) => f.kind === 'audio');
+    // The first frame that carries audio past the first 200 ms (100 ms chunks: the third chunk on), however the
+    // reads split the stream. The server plays its plan on absolute deadlines, so a late timer on a chunk before
+    // shortens the gap in front of it (what made a gap of 400 ms flaky) but nothing arrives before its planned time:
+    // without the stall all of it is due within 20 + 0.02 x its length ms. Where the plan puts the stall is
+    // test/speech-synth.test.ts's, exactly.
+    let heard = 0;
+    const past = audio.find((f) => (heard += f.audioMs!) > 200 + 1e-6)!;
+    assert.ok(past, 'audio past the stall point');
+    assert.ok(past.t - request >= FAST.firstAudioMs + 400, `the audio after 200 ms came ${past.t - request} ms after the request, before the 400 ms stall ended`);
   });
 });
