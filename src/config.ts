@@ -444,7 +444,7 @@ export function normalizerOption(text: string | undefined): NormalizerChoice {
 
 /** The speech-generation settings, checked: text delivery and the player's buffer, and what a dialect cannot do. */
 function checkSpeech(options: RunOptions, protocol: Protocol, turnsPerSession: number): Pick<Settings, 'speaks' | 'textDelivery' | 'playbackBufferMs'> {
-  const task = DIALECTS[protocol] as Task;
+  const task = DIALECTS[protocol];
   const speaks = isSpeechTask(task);
   const textDelivery = options.textDelivery ?? { kind: 'all' };
   if (textDelivery.kind === 'stream') {

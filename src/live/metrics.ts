@@ -105,7 +105,7 @@ export class LiveMetrics {
       if (metric.scope === 'corpus') continue;
       const views = metric.scope === 'input' ? view.inputs : metric.scope === 'response' ? view.responses : [view];
       for (const v of views) {
-        const value = measure(metric as PointMetric, v);
+        const value = measure(metric, v);
         if (value !== undefined) this.latency.observe(labels, value / 1000);
       }
     }

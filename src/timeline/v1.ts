@@ -83,7 +83,7 @@ export function fromV1(v1: V1Timeline): SessionTimeline {
       ...e,
       kind: KINDS[kind] ?? (kind as ReceivedKind),
       input: turn,
-      ...(TRANSCRIPT.has(kind) ? { channel: 'input_transcript' as TextChannel } : {}),
+      ...(TRANSCRIPT.has(kind) ? { channel: 'input_transcript' } : {}),
     })),
     transport: {
       kind: 'websocket',

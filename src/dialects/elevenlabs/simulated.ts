@@ -52,7 +52,7 @@ export class ElevenLabsSession {
     } catch {
       return this.fail('invalid_input_message', 'each message must be a JSON object with a string "text"');
     }
-    const text = message.text as string;
+    const text = message.text;
     if (!this.opened) {
       if (text !== ' ') return this.fail('invalid_input_message', 'the first message must have "text": " " (one space)');
       this.opened = true;

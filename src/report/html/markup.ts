@@ -38,7 +38,7 @@ function render(value: Content): string {
 
 /** Tagged template: html`<td title=${definition}>${value}</td>`; interpolations are escaped unless they are `Html`. */
 export function html(strings: TemplateStringsArray, ...values: readonly Content[]): Html {
-  return trusted(strings.reduce((out, s, i) => out + s + (i < values.length ? render(values[i]!) : ''), ''));
+  return trusted(strings.reduce((out, s, i) => out + s + (i < values.length ? render(values[i]) : ''), ''));
 }
 
 export function toHtmlString(content: Content): string {

@@ -37,7 +37,7 @@ ${keyValues('Configuration', flatten(report.config))}
 ${Object.entries(record ?? {}).map(([name, values]) => keyValues(name, values))}
 </div>
 ${problems.length > 0 ? html`<h3 class="subhead">Dataset problems</h3>${table(['file', 'reason'], problems.map((p) => [p.file, p.reason]))}` : ''}
-${costs.length > 0 ? html`<h3 class="subhead">Cost</h3>${table(['level', ...costKeys], costs.map((c) => [c.level, ...costKeys.map((k) => (c.cost[k] === undefined ? '–' : formatPlain(c.cost[k]!)))]))}` : ''}
+${costs.length > 0 ? html`<h3 class="subhead">Cost</h3>${table(['level', ...costKeys], costs.map((c) => [c.level, ...costKeys.map((k) => (c.cost[k] === undefined ? '–' : formatPlain(c.cost[k])))]))}` : ''}
 ${record ? '' : note('This report carries no deployment record (GPU, runtime version, replicas); the settings above are what voxbench knows.')}`,
   };
 }
