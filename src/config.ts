@@ -16,7 +16,7 @@ import type { MeasurementWindow } from './metrics/window.js';
 import type { Pricing } from './metrics/cost.js';
 import type { OutputFormat } from './report/outputs.js';
 import type { Meta, RunConfig } from './report/schema.js';
-import { isSpeechTask, type SessionRecord, type Task } from './timeline/types.js';
+import { isSpeechTask, type SessionRecord } from './timeline/types.js';
 import type { ServerOptions } from './server/server.js';
 import type { Pace } from './session/pace.js';
 import type { UploadFormat } from './session/prepare-request.js';

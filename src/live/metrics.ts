@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { measure, metricsFor, type MetricDefinition, type PointMetric } from '../metrics/catalog.js';
+import { measure, metricsFor, type MetricDefinition } from '../metrics/catalog.js';
 import { sessionEndMs, type SessionRecord, type Task } from '../timeline/types.js';
 import { sessionView } from '../views/session-view.js';
 

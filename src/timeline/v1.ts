@@ -1,4 +1,4 @@
-import type { ReceivedKind, SessionRecord, SessionTimeline, SentFrame, TextChannel } from './types.js';
+import type { ReceivedKind, SessionRecord, SessionTimeline, SentFrame } from './types.js';
 
 /**
  * The version 1 timeline (voxbench 0.1: streaming speech-to-text over WebSocket only),

@@ -47,7 +47,7 @@ export class ElevenLabsSession {
     let message: { text?: unknown; flush?: unknown };
     try {
       if (isBinary) throw new Error();
-      message = JSON.parse(data.toString('utf8'));
+      message = JSON.parse(data.toString('utf8')) as typeof message;
       if (typeof message !== 'object' || message === null || typeof message.text !== 'string') throw new Error();
     } catch {
       return this.fail('invalid_input_message', 'each message must be a JSON object with a string "text"');

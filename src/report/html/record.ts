@@ -54,7 +54,7 @@ function flatten(value: object, prefix = ''): Record<string, Scalar> {
     if (v === undefined) continue;
     if (v === null || typeof v !== 'object') out[name] = v as Scalar;
     else if (Array.isArray(v)) out[name] = v.every((item) => item === null || typeof item !== 'object') ? v.join(', ') : JSON.stringify(v);
-    else Object.assign(out, flatten(v, `${name}.`));
+    else Object.assign(out, flatten(v as object, `${name}.`));
   }
   return out;
 }
