@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
  * that every thread of the process shares, so worker threads can read the same clock.
  */
 export interface Clock {
-  now(): number;
+  now: () => number;
   readonly wallStart: Date;
   readonly origin: number;
 }

@@ -16,7 +16,7 @@ import type { MeasurementWindow } from './metrics/window.js';
 import type { Pricing } from './metrics/cost.js';
 import type { OutputFormat } from './report/outputs.js';
 import type { Meta, RunConfig } from './report/schema.js';
-import { isSpeechTask, type SessionRecord, type Task } from './timeline/types.js';
+import { isSpeechTask, type SessionRecord } from './timeline/types.js';
 import type { ServerOptions } from './server/server.js';
 import type { Pace } from './session/pace.js';
 import type { UploadFormat } from './session/prepare-request.js';
@@ -444,7 +444,7 @@ export function normalizerOption(text: string | undefined): NormalizerChoice {
 
 /** The speech-generation settings, checked: text delivery and the player's buffer, and what a dialect cannot do. */
 function checkSpeech(options: RunOptions, protocol: Protocol, turnsPerSession: number): Pick<Settings, 'speaks' | 'textDelivery' | 'playbackBufferMs'> {
-  const task = DIALECTS[protocol] as Task;
+  const task = DIALECTS[protocol];
   const speaks = isSpeechTask(task);
   const textDelivery = options.textDelivery ?? { kind: 'all' };
   if (textDelivery.kind === 'stream') {

@@ -3,9 +3,11 @@
  * formatting characters. A terminal acts on them, so text a server or a file supplied
  * could clear the screen, set the title, or display reordered.
  */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\u0000-\u0008\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /** Line breaks and tabs: could start a line that looks like voxbench's own, or break a table row. */
+// eslint-disable-next-line no-control-regex -- as above: vertical tab and form feed
 const BREAKS = /[\t\n\u000b\u000c\r\u2028\u2029]+/g;
 
 /**

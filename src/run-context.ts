@@ -31,7 +31,7 @@ export interface RunContext {
   /** Runs session `index` against `target`, due at `plannedStartMs` (its stream held by `gate` in a connect phase). */
   runSession(target: string, index: number, plannedStartMs: number, clock: Clock, signal: AbortSignal, gate?: StreamGate): Promise<SessionRecord>;
   /** The audio a session received, undecoded, kept for the after-run analysis (speech generation, the first `--quality-sessions` of a benchmark). */
-  audioOf(record: SessionRecord): ReceivedAudio | undefined;
+  audioOf: (record: SessionRecord) => ReceivedAudio | undefined;
   /** Lets go of what the sessions shared (idle keep-alive connections). */
   close(): void;
 }
@@ -204,9 +204,9 @@ export interface LevelRun {
   /** The level's start shared by worker threads; default when this thread starts it. */
   startAtMs?: number;
   /** The end of the level's connect phase, shared by worker threads (see execute.ts). */
-  streamStart?(): Promise<number>;
-  onSessionStart?(): void;
-  onSessionEnd?(record: SessionRecord): void;
+  streamStart?: () => Promise<number>;
+  onSessionStart?: () => void;
+  onSessionEnd?: (record: SessionRecord) => void;
 }
 
 /** Runs one benchmark level's sessions (or this worker's share of them) in this thread. */

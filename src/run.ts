@@ -184,7 +184,10 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
     await server?.close();
     const failure = await logClosed;
     // The report holds every session whether or not the log could be written; say which is the case.
+    // A log that could not be written is the run's failure, over any other: its sessions may be lost.
+    // eslint-disable-next-line no-unsafe-finally
     if (failure instanceof SessionLogError) throw new SessionLogError(`${failure.message}; ${written ? `${written} holds every session that finished` : 'the run did not finish'}`);
+    // eslint-disable-next-line no-unsafe-finally
     if (failure) throw failure;
   }
 }

@@ -83,7 +83,7 @@ describe('voxbench CLI (spawned)', () => {
   it('metrics lists every metric with its unit and events', async () => {
     const result = await runNode([CLI, 'metrics']);
     assert.equal(result.code, 0);
-    assert.match(result.stdout, /^ttft_ms \[ms, per turn\]\n  first audio chunk of the turn sent \(streams\), or its request started \(HTTP\) → first non-empty transcript text received$/m);
+    assert.match(result.stdout, /^ttft_ms \[ms, per turn\]\n {2}first audio chunk of the turn sent \(streams\), or its request started \(HTTP\) → first non-empty transcript text received$/m);
   });
 
   it('serve starts the simulated server and reports where it listens', async () => {

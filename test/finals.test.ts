@@ -69,7 +69,7 @@ describe('finals out of turn', () => {
     assertLatencies(metrics);
     assert.equal(turn.commit_to_flush_ms, input.transcript.final!.t - input.endControl!.t);
     assert.equal(turn.turn_ms, input.transcript.final!.t - input.media[0]!.t);
-    assert.equal(turn.rtfx, turn.audio_ms! / turn.turn_ms!);
+    assert.equal(turn.rtfx, turn.audio_ms! / turn.turn_ms);
     assert.equal(turn.wer, 0);
     assert.equal(metrics.session.protocol_anomalies, 1);
 

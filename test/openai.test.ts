@@ -39,7 +39,7 @@ const commits = (timeline: SessionTimeline): SentFrame[] =>
   timeline.sent.filter((f) => f.kind === 'control' && (f.control === 'input_start' || f.control === 'input_end' || f.control === 'flush'));
 const audioInput = (input: InputRecord | undefined): AudioInput => {
   assert.equal(input?.kind, 'audio');
-  return input as AudioInput;
+  return input;
 };
 const closeOf = (timeline: SessionTimeline) => (timeline.transport.kind === 'websocket' ? timeline.transport.close : undefined);
 

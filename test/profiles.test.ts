@@ -46,7 +46,7 @@ describe('load profiles against the simulated server', () => {
     });
     const { answer, failsAt, probes } = report.capacity!;
     assert.ok(answer !== null && Math.abs(answer - 4) <= 1, `capacity ${answer}, fails at ${failsAt}; probes ${JSON.stringify(probes)}`);
-    assert.equal(failsAt, answer! + 1);
+    assert.equal(failsAt, answer + 1);
     assert.equal(report.benchmarks.length, probes.length, 'every probe is a benchmark in the report');
   });
 

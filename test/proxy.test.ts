@@ -244,7 +244,7 @@ describe('voxbench proxy', () => {
       const raw = request.socket;
       raw.prependListener('data', (d: Buffer) => atServer.in.push(Buffer.from(d))); // before ws unmasks it in place
       const write = raw.write.bind(raw) as (chunk: Buffer) => boolean;
-      raw.write = ((chunk: Buffer, ...rest: unknown[]) => (atServer.out.push(Buffer.from(chunk)), (write as (...a: unknown[]) => boolean)(chunk, ...rest))) as typeof raw.write;
+      raw.write = ((chunk: Buffer, ...rest: unknown[]) => (atServer.out.push(Buffer.from(chunk)), (write as (...a: unknown[]) => boolean)(chunk, ...rest)));
       ws.on('message', (data, isBinary) => {
         ws.send(data, { binary: isBinary });
         ws.send(Buffer.alloc(200_000, 7), { fin: false });
@@ -257,7 +257,7 @@ describe('voxbench proxy', () => {
     const tapped = (o: { port: number; host: string }): Socket => {
       const socket = connect(o);
       const write = socket.write.bind(socket) as (...a: unknown[]) => boolean;
-      socket.write = ((chunk: Buffer, ...rest: unknown[]) => (client.readyState === WebSocket.OPEN && atClient.out.push(Buffer.from(chunk)), write(chunk, ...rest))) as typeof socket.write;
+      socket.write = ((chunk: Buffer, ...rest: unknown[]) => (client.readyState === WebSocket.OPEN && atClient.out.push(Buffer.from(chunk)), write(chunk, ...rest)));
       socket.on('data', (d: Buffer) => client.readyState === WebSocket.OPEN && atClient.in.push(Buffer.from(d)));
       return socket;
     };

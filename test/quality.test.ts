@@ -30,7 +30,7 @@ function record(index: number, reference: string, heard: string, { split = 'test
     events: [{ t: 50, type: 'transcription.done', kind: 'transcript_final', turn: 0, text: heard }],
     close: { t: 60, code: 1000, reason: '', by: 'client' },
     bytesSent: 100, bytesReceived: 10, framesSent: 3, framesReceived: 1,
-  } as Parameters<typeof fromV1>[0]);
+  });
   return { index, sampleIds: [`s${index}`], split, timeline, outcome: { status: 'completed' } };
 }
 
@@ -92,7 +92,7 @@ describe('corpus quality in the summary', () => {
     assert.equal(benchmark.summary.corpus.corpus_cer, q.cer);
     assert.equal(q.cer, (q.chars.substitutions + q.chars.deletions + q.chars.insertions) / q.chars.reference);
     const [lo, hi] = q.werCi95!;
-    assert.ok(lo <= q.wer! && q.wer! <= hi && lo < hi, `${lo} ≤ ${q.wer} ≤ ${hi}`);
+    assert.ok(lo <= q.wer && q.wer <= hi && lo < hi, `${lo} ≤ ${q.wer} ≤ ${hi}`);
     assert.deepEqual(benchmark.sessions[1]!.metrics.inputs[0]!.word_substitutions, 1);
   });
 

@@ -25,8 +25,8 @@ interface Cli {
 function spawnCli(args: string[]): Cli {
   const child = spawn(process.execPath, [CLI, 'run', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
-  child.stderr!.on('data', (d) => (stderr += d));
-  child.stdout!.resume();
+  child.stderr.on('data', (d) => (stderr += d));
+  child.stdout.resume();
   const timer = setTimeout(() => child.kill('SIGKILL'), CHILD_LIMIT_MS);
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => {

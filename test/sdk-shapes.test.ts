@@ -119,7 +119,7 @@ describe('the simulated server in the shapes of the official SDKs', () => {
     assertTypes([{ value: verbose, type: 'Verbose' }]);
     assert.match(verbose.text, /canoe/);
     assert.equal(verbose.words?.map((w) => w.word).join(' '), verbose.text, 'one timed word for each word of the text');
-    assert.ok(verbose.words!.every((w) => w.end >= w.start && w.end <= verbose.duration));
+    assert.ok(verbose.words.every((w) => w.end >= w.start && w.end <= verbose.duration));
     assert.equal(verbose.segments?.length, 1, 'one segment per 30 s window');
     const words = await client.audio.transcriptions.create({ file: await toFile(await readFile(WAV), 'harvard-01.wav'), model: 'whisper-1', response_format: 'verbose_json', timestamp_granularities: ['word'] });
     assert.ok(words.words!.length > 0 && words.segments === undefined, 'words alone when only words are asked for');

@@ -76,7 +76,7 @@ describe('pacing', () => {
     const t0 = chunks[0]!.plannedMs!;
     chunks.forEach((c, seq) => {
       assert.equal(c.plannedMs, t0 + c.audioStartMs! / 2, `chunk ${seq} is planned at start + offset / speed`);
-      assert.ok(c.t >= c.plannedMs!, `chunk ${seq} sent ${c.plannedMs! - c.t} ms early`);
+      assert.ok(c.t >= c.plannedMs, `chunk ${seq} sent ${c.plannedMs - c.t} ms early`);
     });
   });
 

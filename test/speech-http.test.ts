@@ -113,7 +113,7 @@ describe('HTTP speech generation against the built-in server', () => {
     ['a refused request', { faults: 'upgrade:503' }, { class: 'http_status', httpStatus: 503 }],
   ] as Array<[string, RunOptions & { faults?: string }, object, object?]>) {
     it(`classifies ${name}`, async () => {
-      const { faults, ...rest } = options as RunOptions & { faults?: string };
+      const { faults, ...rest } = options;
       for (const protocol of ['vllm-omni-speech', 'openai-speech'] as const) {
         if (protocol === 'openai-speech' && 'model' in rest) continue;
         const expected = (protocol === 'openai-speech' ? (openaiFailure ?? failure) : failure) as unknown as { message?: RegExp };

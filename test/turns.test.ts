@@ -13,7 +13,7 @@ import { testServer } from './helpers.js';
 
 const audioInput = (input: InputRecord | undefined): AudioInput => {
   assert.equal(input?.kind, 'audio');
-  return input as AudioInput;
+  return input;
 };
 
 /** 1 s at 16 kHz: silence, a 440 Hz tone from 200 to 700 ms, silence. */

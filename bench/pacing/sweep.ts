@@ -75,7 +75,7 @@ console.log(`pacing: levels ${LEVELS.join(', ')}, ${REPS} each`);
 await mkdir(WORK, { recursive: true });
 const dataDir = await utterance();
 const meter = spawn(process.execPath, [METER, String(CHUNK_MS), flags['meter-processes']], { stdio: ['ignore', 'pipe', 'inherit'] });
-const [url, origin] = await new Promise<[string, string]>((resolve) => meter.stdout!.once('data', (d) => resolve(/meter (\S+) control (\S+)/.exec(String(d))!.slice(1) as [string, string])));
+const [url, origin] = await new Promise<[string, string]>((resolve) => meter.stdout.once('data', (d) => resolve(/meter (\S+) control (\S+)/.exec(String(d))!.slice(1) as [string, string])));
 const artillery = flags.artillery ? installArtillery() : false;
 
 try {

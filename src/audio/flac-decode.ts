@@ -183,10 +183,16 @@ function readFrameHeader(bytes: Uint8Array, at: number, info: FlacStreamInfo): F
   p += lead < 0x80 ? 1 : lead < 0xe0 ? 2 : lead < 0xf0 ? 3 : lead < 0xf8 ? 4 : lead < 0xfc ? 5 : lead < 0xfe ? 6 : 7;
   let blockSize = sizeCode === 1 ? 192 : sizeCode <= 5 ? 576 << (sizeCode - 2) : 256 << (sizeCode - 8);
   if (sizeCode === 6) blockSize = bytes[p++]! + 1;
-  else if (sizeCode === 7) blockSize = ((bytes[p]! << 8) | bytes[p + 1]!) + 1, p += 2;
+  else if (sizeCode === 7) {
+    blockSize = ((bytes[p]! << 8) | bytes[p + 1]!) + 1;
+    p += 2;
+  }
   let rate = rateCode === 0 ? info.sampleRate : RATES[rateCode] ?? 0;
   if (rateCode === 12) rate = bytes[p++]! * 1000;
-  else if (rateCode === 13 || rateCode === 14) rate = ((bytes[p]! << 8) | bytes[p + 1]!) * (rateCode === 14 ? 10 : 1), p += 2;
+  else if (rateCode === 13 || rateCode === 14) {
+    rate = ((bytes[p]! << 8) | bytes[p + 1]!) * (rateCode === 14 ? 10 : 1);
+    p += 2;
+  }
   if (p + 1 > bytes.length) return `is cut short: ${TRUNCATED}`;
   if (crc8(bytes, at, p) !== bytes[p]) return 'fails its header CRC-8 check';
   if (sizeCode === 0 || rateCode === 15 || assignment > MID_SIDE || depthCode === 3 || (bytes[at + 3]! & 1) !== 0) return 'has a reserved code in its header';

@@ -5,7 +5,10 @@ import { prepareAudio } from './prepared.js';
 import type { PrepareJob, PrepareReply } from './prepare-pool.js';
 
 const port = parentPort!;
-port.on('message', async ({ id, bytes, name, rate }: PrepareJob) => {
+port.on('message', (job: PrepareJob) => void prepare(job));
+
+/** Prepares one file and posts the samples, or why it could not (it never throws). */
+async function prepare({ id, bytes, name, rate }: PrepareJob): Promise<void> {
   let reply: PrepareReply;
   try {
     const prepared = await prepareAudio(bytes, name, rate);
@@ -14,4 +17,4 @@ port.on('message', async ({ id, bytes, name, rate }: PrepareJob) => {
     reply = { id, error: err instanceof AudioDecodeError ? err.reason : `cannot decode the audio (${(err as Error).message})` };
   }
   port.postMessage(reply, 'prepared' in reply ? [reply.prepared.pcm.buffer as ArrayBuffer] : []);
-});
+}

@@ -7,9 +7,9 @@ import { FIR_WASM } from './fir-wasm.js';
  * starts, never per chunk. The output has exactly round(n · to / from) samples, and
  * each phase's taps sum to 1, so silence stays silence and DC passes unchanged.
  */
-export async function resample(audio: MonoAudio, targetRate: number): Promise<MonoAudio> {
-  if (audio.sampleRate === targetRate) return audio;
-  return { samples: resampleSamples(audio.samples, audio.sampleRate, targetRate), sampleRate: targetRate };
+export function resample(audio: MonoAudio, targetRate: number): Promise<MonoAudio> {
+  if (audio.sampleRate === targetRate) return Promise.resolve(audio);
+  return Promise.resolve({ samples: resampleSamples(audio.samples, audio.sampleRate, targetRate), sampleRate: targetRate });
 }
 
 /** Zero crossings of the sinc on each side of the centre, at the lower of the two rates. */
@@ -85,7 +85,8 @@ declare const WebAssembly: { Module: new (bytes: Uint8Array) => object; Instance
 
 interface Kernel {
   memory: { buffer: ArrayBuffer; grow(pages: number): number };
-  fir(coefficients: number, input: number, output: number, count: number, first: number, phase: number, taps: number, up: number, baseStep: number, phaseStep: number): void;
+  /** A WebAssembly export: a plain function, no `this`. */
+  fir: (coefficients: number, input: number, output: number, count: number, first: number, phase: number, taps: number, up: number, baseStep: number, phaseStep: number) => void;
 }
 
 let instance: Kernel | undefined;

@@ -63,7 +63,7 @@ export class Progress {
 
   private addFigures(level: Level, record: SessionRecord): void {
     const name = this.headline!;
-    for (const values of computeSessionMetrics(record.timeline).inputs) if (values[name] !== undefined) level.latency.add(values[name]!);
+    for (const values of computeSessionMetrics(record.timeline).inputs) if (values[name] !== undefined) level.latency.add(values[name]);
   }
 
   stop(): void {

@@ -52,7 +52,7 @@ export function arrowSource(path: string, columns: DatasetColumns, isFile: boole
               const entry = inFile[next]!;
               const i = entry.at.row! - firstRow;
               try {
-                const reference = await referenceCellBytes(voice ? { [cols.referenceAudio!]: voice.get(i) } : undefined, cols, file);
+                const reference = await referenceCellBytes(voice ? { [cols.referenceAudio!]: voice.get(i) as unknown } : undefined, cols, file);
                 yield { entry, bytes: await audioCellBytes(audio?.get(i), file), ...(reference ? { reference } : {}) };
               } catch (err) {
                 yield { entry, error: (err as Error).message };

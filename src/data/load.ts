@@ -204,11 +204,11 @@ async function readInOrder<T>(source: DatasetSource, ordered: Entry[], options: 
     const passedOver: Array<{ rank: number; problem: DatasetProblem | null }> = [];
     const settle = async ({ read, checking }: { read: AudioRead; checking: ReturnType<typeof checkSample> }): Promise<void> => {
       const checked = await checking;
-      if (typeof checked === 'object') {
+      if (checked !== null && typeof checked === 'object') {
         kept.push({ rank: rank.get(read.entry)!, item: keep(checked.sample), id: read.entry.id, digest: checked.digest, text: read.entry.text });
         return;
       }
-      const problem = checked === 'filtered' ? null : { ...read.entry.at, reason: checked };
+      const problem = checked === null ? null : { ...read.entry.at, reason: checked };
       // Without a cut every candidate is reached, so strict can stop at once.
       if (wanted === Infinity) passOver(problem);
       else passedOver.push({ rank: rank.get(read.entry)!, problem });
@@ -232,8 +232,8 @@ async function readInOrder<T>(source: DatasetSource, ordered: Entry[], options: 
 
 const MIN_ROUND = 32;
 
-/** The decoded sample and a digest of its bytes, 'filtered' when outside the duration bounds, or the reason it is unusable. */
-async function checkSample(read: AudioRead, options: DatasetOptions): Promise<{ sample: Sample; digest: string } | 'filtered' | string> {
+/** The decoded sample and a digest of its bytes, null when outside the duration bounds, or the reason it is unusable. */
+async function checkSample(read: AudioRead, options: DatasetOptions): Promise<{ sample: Sample; digest: string } | null | string> {
   if ('error' in read) return read.error;
   const { entry, bytes } = read;
   const digest = createHash('sha256').update(bytes).digest('hex');
@@ -249,7 +249,7 @@ async function checkSample(read: AudioRead, options: DatasetOptions): Promise<{ 
   const badTimings = (entry.words && timingsBeyondAudio(entry.words, durationS, 'the word timings')) ||
     (entry.segments && timingsBeyondAudio(entry.segments, durationS, 'the speech segments'));
   if (badTimings) return badTimings;
-  if (durationS < (options.minDurationS ?? 0) || durationS > (options.maxDurationS ?? Infinity)) return 'filtered';
+  if (durationS < (options.minDurationS ?? 0) || durationS > (options.maxDurationS ?? Infinity)) return null;
   const { reference } = read;
   if (reference) {
     try {

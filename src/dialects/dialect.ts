@@ -92,7 +92,7 @@ export interface WebSocketDialect extends DialectBase {
    * or the control it is. Never throws. Absent where the proxy cannot meter the dialect
    * (the HTTP ones).
    */
-  readSent?(data: Buffer, isBinary: boolean): SentReading;
+  readSent?: (data: Buffer, isBinary: boolean) => SentReading;
   /** Frames the client sends on its own (acknowledgements, playback reports, heartbeats, a closing event): fresh per session; absent when the dialect sends none. */
   reactions?(settings: { speed: number }): Reactions;
 }
@@ -254,6 +254,13 @@ function base64Bytes(data: Buffer, start: number, end: number): number {
 /** Most usage figures kept from one event. */
 const USAGE_KEYS = 16;
 
+/** A value from a server's JSON as text: a string as it is, a number or boolean printed, anything else as JSON (never "[object Object]"). */
+export function wireText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value) ?? String(value);
+}
+
 /**
  * The numbers of a usage object a server sent (nested ones as `outer.inner`), as sent,
  * with the event that carried them; at most 16 figures with names of 64 characters.
@@ -265,7 +272,7 @@ export function usageOf(value: unknown, source: string): Pick<DecodedEvent, 'usa
     for (const [key, v] of Object.entries(object)) {
       if (Object.keys(values).length >= USAGE_KEYS) return;
       if (typeof v === 'number' && Number.isFinite(v)) values[`${prefix}${key}`.slice(0, 64)] = v;
-      else if (prefix === '' && typeof v === 'object' && v !== null) add(`${key}.`, v);
+      else if (prefix === '' && typeof v === 'object' && v !== null) add(`${key}.`, v as object);
     }
   };
   add('', value);

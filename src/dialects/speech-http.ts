@@ -1,4 +1,4 @@
-import { ProtocolViolation, usageOf, type BodyDecoder, type DecodedEvent, type HttpDialect, type RequestInput } from './dialect.js';
+import { ProtocolViolation, usageOf, wireText, type BodyDecoder, type DecodedEvent, type HttpDialect, type RequestInput } from './dialect.js';
 import { eventStreamDecoder } from './event-stream.js';
 import { audioEvent, base64Bytes, speechPolicy, wavAudioStart } from './tts-common.js';
 import type { Task } from '../timeline/types.js';
@@ -170,13 +170,13 @@ export function speechSseDecoder(wav: boolean, format: PcmFormat): BodyDecoder {
             type: String(value.type),
             kind: 'error',
             scope: 'session',
-            ...(code !== undefined && code !== null ? { code: String(code) } : {}),
+            ...(code !== undefined && code !== null ? { code: wireText(code) } : {}),
             message: typeof error.message === 'string' ? error.message : JSON.stringify(value.error ?? null),
           },
         ];
       }
       default:
-        return [{ type: String(value.type ?? 'unknown'), kind: 'other' }];
+        return [{ type: wireText(value.type ?? 'unknown'), kind: 'other' }];
     }
   });
 }

@@ -1,4 +1,4 @@
-import { ProtocolViolation, usageOf, type BodyDecoder, type DecodedEvent } from './dialect.js';
+import { ProtocolViolation, usageOf, wireText, type BodyDecoder, type DecodedEvent } from './dialect.js';
 import { JoinedText } from '../session/bounds.js';
 import { eventStreamDecoder } from './event-stream.js';
 
@@ -106,7 +106,7 @@ function errorOf(value: Record<string, unknown>): DecodedEvent | undefined {
     type: 'error',
     kind: 'error',
     message: typeof source.message === 'string' ? source.message : typeof value.error === 'string' ? value.error : '',
-    ...(code !== undefined && code !== 'error' ? { code: String(code) } : {}),
+    ...(code !== undefined && code !== 'error' ? { code: wireText(code) } : {}),
   };
 }
 

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { measure, metricsFor, type MetricDefinition, type PointMetric } from '../metrics/catalog.js';
+import { measure, metricsFor, type MetricDefinition } from '../metrics/catalog.js';
 import { sessionEndMs, type SessionRecord, type Task } from '../timeline/types.js';
 import { sessionView } from '../views/session-view.js';
 
@@ -105,7 +105,7 @@ export class LiveMetrics {
       if (metric.scope === 'corpus') continue;
       const views = metric.scope === 'input' ? view.inputs : metric.scope === 'response' ? view.responses : [view];
       for (const v of views) {
-        const value = measure(metric as PointMetric, v);
+        const value = measure(metric, v);
         if (value !== undefined) this.latency.observe(labels, value / 1000);
       }
     }

@@ -34,7 +34,7 @@ export interface ExecuteOptions {
    */
   connectFirst?: boolean;
   /** With `connectFirst`: called once this thread's lanes are all ready; resolves when they stream from (other threads' lanes too). Default: at once. */
-  streamStart?(): Promise<number>;
+  streamStart?: () => Promise<number>;
   /** When the level starts on `clock` (worker threads share one, so their lanes' phases interleave exactly); default now. */
   startAtMs?: number;
   /** Closed loop: the lanes of the whole level that run here (workers, shards), so phases are spread by global lane; default all. */
@@ -49,8 +49,8 @@ export interface ExecuteOptions {
   shard?: (index: number) => boolean;
   /** Runs session `index` (held by `gate` in a connect phase); must never reject. */
   runSession(index: number, plannedStartMs: number, signal: AbortSignal, gate?: StreamGate): Promise<SessionRecord>;
-  onSessionStart?(): void;
-  onSessionEnd?(record: SessionRecord): void;
+  onSessionStart?: () => void;
+  onSessionEnd?: (record: SessionRecord) => void;
 }
 
 /** How late the event loop ran timers during the benchmark, beyond their due time. */
@@ -111,7 +111,7 @@ export async function execute(options: ExecuteOptions): Promise<Execution> {
           options.onSessionStart?.();
           resolve(options.runSession(index, plannedStartMs, stop.signal, gate));
         } catch (err) {
-          reject(err); // the caller's callback threw: the level fails with it, as before
+          reject(err instanceof Error ? err : new Error(String(err))); // the caller's callback threw: the level fails with it, as before
         }
       }),
     );
@@ -168,7 +168,7 @@ export async function execute(options: ExecuteOptions): Promise<Execution> {
     const gated = options.connectFirst === true && rampUpMs === 0 && (options.phaseSpreadMs ?? 0) > 0;
     const starts = laneStarts(count, rampUpMs > 0 ? rampUpMs : (options.phaseSpreadMs ?? 0));
     const here = options.lanes?.mine.filter((l) => l < count) ?? starts.map((_, l) => l);
-    const phase = gated ? connectPhase(here.length, options.streamStart ?? (async () => clock.now())) : undefined;
+    const phase = gated ? connectPhase(here.length, options.streamStart ?? (() => Promise.resolve(clock.now()))) : undefined;
     // Gated lanes all start at the level's start, and take their first sessions in lane order.
     if (phase) await sleepUntil(clock, startMs, stop.signal);
     await Promise.all(here.map((l) => lane(starts[l]!, phase?.gate(starts[l]!))));

@@ -4,7 +4,7 @@ import { isOpenLoop, lanes, type LoadProfile } from './profiles.js';
 export interface Share {
   /** Null when the worker has no lane of a closed-loop profile. */
   profile: LoadProfile | null;
-  owns(index: number): boolean;
+  owns: (index: number) => boolean;
   /** Closed loop: the lanes of the whole level this worker runs, so each starts at its own phase of the level's spread. */
   lanes?: { mine: number[]; of: number };
 }

@@ -50,7 +50,8 @@ try {
   const clock = alignedClock(init.clockOrigin, new Date(init.wallStart));
   let abort = new AbortController();
   let streamFrom: ((atMs: number) => void) | undefined;
-  port.on('message', async (message: ToWorker) => {
+  // A level that throws rejects here, unhandled: the worker dies with the error, which the pool reports.
+  const onMessage = async (message: ToWorker): Promise<void> => {
     if (message.type === 'abort') return abort.abort(message.reason);
     if (message.type === 'stream') return streamFrom?.(message.atMs);
     const share = shareOf(message.profile, init.worker, init.count);
@@ -77,7 +78,8 @@ try {
     });
     records.flush(); // every record before the level's end
     post({ type: 'done', execution });
-  });
+  };
+  port.on('message', (message: ToWorker) => void onMessage(message));
   post({ type: 'ready' });
 } catch (err) {
   post({ type: 'error', message: (err as Error).message });

@@ -27,7 +27,7 @@ export interface RelayOptions {
   port: number;
   /** `ws://host:port` (or `wss://`): the client's path and query are appended as they came. */
   upstream: string;
-  now(): number;
+  now: () => number;
   /** A new connection's hooks; `url` is its path and query. */
   connection(request: IncomingMessage): ConnectionHooks;
   /** Upstream handshake limit, ms. */

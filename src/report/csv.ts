@@ -82,7 +82,7 @@ function csv(head: string[], rows: unknown[][]): string {
   const field = (value: unknown): string => {
     // A number that is not finite has no figure: the cell stays empty, as a missing value's does.
     if (value === undefined || value === null || (typeof value === 'number' && !Number.isFinite(value))) return '';
-    const text = typeof value === 'string' ? formulaSafe(printable(value)) : String(value);
+    const text = typeof value === 'string' ? formulaSafe(printable(value)) : typeof value === 'number' || typeof value === 'boolean' ? String(value) : JSON.stringify(value);
     return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
   };
   return [head, ...rows].map((row) => row.map(field).join(',')).join('\r\n') + '\r\n';

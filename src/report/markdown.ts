@@ -50,7 +50,7 @@ export function renderMarkdown(report: Report): string {
 
 function row(b: Benchmark, names: string[]): string {
   const { sessions, errorRate, metrics, quality, slos } = b.summary;
-  const figures = names.map((n) => (metrics[n] ? `${round(metrics[n]!.p50)} / ${round(metrics[n]!.p95)}` : 'n/a'));
+  const figures = names.map((n) => (metrics[n] ? `${round(metrics[n].p50)} / ${round(metrics[n].p95)}` : 'n/a'));
   const verdict = slos.length === 0 ? '' : slos.every((s) => s.pass) ? 'pass' : '**FAIL**';
   const wer = quality.wer === null ? 'n/a' : `${percent(quality.wer)}${quality.werCi95 ? ` [${percent(quality.werCi95[0])}, ${percent(quality.werCi95[1])}]` : ''}`;
   return `| ${text(b.label)} | ${sessions.total} | ${sessions.completed} | ${sessions.failed} | ${errorRate === null ? 'n/a' : percent(errorRate)} | ${figures.join(' | ')} | ${wer} | ${verdict} |`;

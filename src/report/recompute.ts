@@ -33,9 +33,10 @@ export async function readReport(path: string, normalizer?: NormalizerChoice): P
     const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
     throw new ReportError(`${file}: cannot read the report (${why}); give a report.json or a run folder`);
   }
-  if (report.schema !== REPORT_SCHEMA) throw new ReportError(`${file} is not a voxbench report (no "schema": "${REPORT_SCHEMA}")`);
-  if (report.version !== REPORT_VERSION && report.version !== (1 as number)) {
-    throw new ReportError(`${file} is a version ${report.version} report; this voxbench reads versions 1 to ${REPORT_VERSION}`);
+  if (report.schema !== REPORT_SCHEMA) throw new ReportError(`${file} is not a voxbench report (no "schema": "${String(REPORT_SCHEMA)}")`);
+  const version: number = report.version;
+  if (version !== REPORT_VERSION && version !== 1) {
+    throw new ReportError(`${file} is a version ${version} report; this voxbench reads versions 1 to ${String(REPORT_VERSION)}`);
   }
   if (!Array.isArray(report.benchmarks) || typeof report.config !== 'object' || report.config === null) {
     throw new ReportError(`${file} is an incomplete voxbench report (no benchmarks or config)`);

@@ -98,7 +98,7 @@ export abstract class ConversationSession {
     if (isBinary) return this.error('invalid_request_error', 'invalid_json', 'Binary frames are not supported; send JSON text frames.');
     let event: Record<string, unknown>;
     try {
-      event = JSON.parse(data.toString('utf8'));
+      event = JSON.parse(data.toString('utf8')) as typeof event;
       if (typeof event !== 'object' || event === null) throw new Error();
     } catch {
       return this.error('invalid_request_error', 'invalid_json', 'Invalid JSON: the event could not be parsed.');

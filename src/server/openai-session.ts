@@ -77,7 +77,7 @@ export class OpenAISession {
     if (isBinary) return this.error('invalid_request_error', 'invalid_json', 'Binary frames are not supported; send JSON text frames.');
     let event: Record<string, unknown>;
     try {
-      event = JSON.parse(data.toString('utf8'));
+      event = JSON.parse(data.toString('utf8')) as typeof event;
       if (typeof event !== 'object' || event === null) throw new Error();
     } catch {
       return this.error('invalid_request_error', 'invalid_json', 'Invalid JSON: the event could not be parsed.');
@@ -115,7 +115,7 @@ export class OpenAISession {
     const transcription = (this.options.beta ? input.input_audio_transcription : input.transcription) as Record<string, unknown> | undefined;
     if (transcription?.model !== undefined) {
       if (typeof transcription.model !== 'string' || !this.ctx.servedModels.includes(transcription.model)) {
-        return this.error('invalid_request_error', 'invalid_value', `Invalid value: '${String(transcription.model)}'. Supported values are: ${this.ctx.servedModels.map((m) => `'${m}'`).join(', ')}.`, 'session.audio.input.transcription.model');
+        return this.error('invalid_request_error', 'invalid_value', `Invalid value: '${typeof transcription.model === 'string' ? transcription.model : JSON.stringify(transcription.model)}'. Supported values are: ${this.ctx.servedModels.map((m) => `'${m}'`).join(', ')}.`, 'session.audio.input.transcription.model');
       }
       this.model = transcription.model;
     }

@@ -38,7 +38,7 @@ export class RealtimeTtsSession {
     let event: Record<string, unknown>;
     try {
       if (isBinary) throw new Error();
-      event = JSON.parse(data.toString('utf8'));
+      event = JSON.parse(data.toString('utf8')) as typeof event;
       if (typeof event !== 'object' || event === null) throw new Error();
     } catch {
       return this.speech.send(errorEvent('invalid_json', 'The message is not valid JSON.'));

@@ -83,7 +83,7 @@ export function serveSpeech(req: IncomingMessage, res: ServerResponse, ctx: Spee
     } catch (err) {
       return fail(err instanceof RequestError ? err : new RequestError(500, 'server_error', (err as Error).message));
     }
-    const socket = req.socket as Socket;
+    const socket = req.socket;
     const go = (): void => respond(request, res, socket, ctx, faults, markup, startMs);
     if (faults.some((f) => f.name === 'silent')) return; // holds the request open, answering nothing
     if (faults.some((f) => f.name === 'tcp-reset')) return void socket.resetAndDestroy();

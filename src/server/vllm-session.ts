@@ -57,7 +57,7 @@ export class VllmSession {
     }
     let event: Record<string, unknown>;
     try {
-      event = JSON.parse(data.toString('utf8'));
+      event = JSON.parse(data.toString('utf8')) as typeof event;
       if (typeof event !== 'object' || event === null) throw new Error();
     } catch {
       return this.error('invalid_json', 'Invalid JSON');

@@ -58,7 +58,7 @@ export function runHttpSession(plan: HttpPlan): Promise<SessionResult> {
   let current: http.ClientRequest | undefined;
 
   const exchange = (index: number, prepared: PreparedRequest): Promise<void> => {
-    timeline.inputs.push({ ...prepared.input, index } as InputRecord);
+    timeline.inputs.push({ ...prepared.input, index });
     const { request } = prepared;
     const url = new URL(request.path, plan.url);
     const record: HttpExchange = { input: index, startMs: clock.now() };

@@ -1,4 +1,4 @@
-import type { ReceivedKind, SessionRecord, SessionTimeline, SentFrame, TextChannel } from './types.js';
+import type { ReceivedKind, SessionRecord, SessionTimeline, SentFrame } from './types.js';
 
 /**
  * The version 1 timeline (voxbench 0.1: streaming speech-to-text over WebSocket only),
@@ -83,7 +83,7 @@ export function fromV1(v1: V1Timeline): SessionTimeline {
       ...e,
       kind: KINDS[kind] ?? (kind as ReceivedKind),
       input: turn,
-      ...(TRANSCRIPT.has(kind) ? { channel: 'input_transcript' as TextChannel } : {}),
+      ...(TRANSCRIPT.has(kind) ? { channel: 'input_transcript' } : {}),
     })),
     transport: {
       kind: 'websocket',

@@ -1,4 +1,4 @@
-import { jsonTextDecoder, parseEventObject, type DecodedEvent, type WebSocketDialect } from '../dialect.js';
+import { jsonTextDecoder, parseEventObject, wireText, type DecodedEvent, type WebSocketDialect } from '../dialect.js';
 import { audioEvent, base64Bytes, noAudioInput, speechPolicy, stringField, TTS_RATE, withDefaultPath, type SpeechWsSettings } from '../tts-common.js';
 import { END, other, model, rate, text, jsonMessageReader, type Message } from '../tts-sent.js';
 import { CARTESIA } from './spec.js';
@@ -67,7 +67,7 @@ export function interpretCartesiaEvent(data: string, rate = TTS_RATE): DecodedEv
       return { type, kind: 'response_done' };
     case 'error': {
       const code = event.error_code ?? event.status_code;
-      return { type, kind: 'error', message: stringField(event.message) || stringField(event.title) || stringField(event.error), ...(code !== undefined ? { code: String(code) } : {}) };
+      return { type, kind: 'error', message: stringField(event.message) || stringField(event.title) || stringField(event.error), ...(code !== undefined ? { code: wireText(code) } : {}) };
     }
     default:
       return { type, kind: 'other' };

@@ -29,7 +29,7 @@ export class CartesiaSession {
     let request: { context_id?: unknown; transcript?: unknown; continue?: unknown; output_format?: { container?: unknown; encoding?: unknown; sample_rate?: unknown } };
     try {
       if (isBinary) throw new Error();
-      request = JSON.parse(data.toString('utf8'));
+      request = JSON.parse(data.toString('utf8')) as typeof request;
       if (typeof request !== 'object' || request === null) throw new Error();
     } catch {
       return this.error(undefined, 'the message is not a JSON object');

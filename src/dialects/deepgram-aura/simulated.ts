@@ -39,7 +39,7 @@ export class AuraSession {
     let message: { type?: unknown; text?: unknown };
     try {
       if (isBinary) throw new Error();
-      message = JSON.parse(data.toString('utf8'));
+      message = JSON.parse(data.toString('utf8')) as typeof message;
       if (typeof message !== 'object' || message === null) throw new Error();
     } catch {
       return this.warn('INVALID_MESSAGE', 'messages must be JSON objects');

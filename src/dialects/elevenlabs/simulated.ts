@@ -47,12 +47,12 @@ export class ElevenLabsSession {
     let message: { text?: unknown; flush?: unknown };
     try {
       if (isBinary) throw new Error();
-      message = JSON.parse(data.toString('utf8'));
+      message = JSON.parse(data.toString('utf8')) as typeof message;
       if (typeof message !== 'object' || message === null || typeof message.text !== 'string') throw new Error();
     } catch {
       return this.fail('invalid_input_message', 'each message must be a JSON object with a string "text"');
     }
-    const text = message.text as string;
+    const text = message.text;
     if (!this.opened) {
       if (text !== ' ') return this.fail('invalid_input_message', 'the first message must have "text": " " (one space)');
       this.opened = true;

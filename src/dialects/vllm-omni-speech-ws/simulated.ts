@@ -39,7 +39,7 @@ export class OmniSpeechSession {
     let event: Record<string, unknown>;
     try {
       if (isBinary) throw new Error();
-      event = JSON.parse(data.toString('utf8'));
+      event = JSON.parse(data.toString('utf8')) as typeof event;
       if (typeof event !== 'object' || event === null) throw new Error();
     } catch {
       return this.refuse('Invalid JSON message');
@@ -69,7 +69,7 @@ export class OmniSpeechSession {
   private configure(event: Record<string, unknown>): void {
     if (typeof event.model === 'string' && !this.ctx.servedModels.includes(event.model)) return this.refuse(`The model \`${event.model}\` does not exist.`, true);
     const format = event.response_format ?? 'wav';
-    if (format !== 'pcm' && format !== 'wav') return this.refuse(`response_format ${String(format)} is not served here; use pcm or wav`, true);
+    if (format !== 'pcm' && format !== 'wav') return this.refuse(`response_format ${typeof format === 'string' ? format : JSON.stringify(format)} is not served here; use pcm or wav`, true);
     this.streamAudio = event.stream_audio === true;
     if (this.streamAudio && format !== 'pcm') return this.refuse('stream_audio requires response_format "pcm"', true);
     this.configured = true;

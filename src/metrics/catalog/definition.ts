@@ -40,7 +40,7 @@ export type MetricDefinition =
    * unit its bootstrap interval redraws: whole sessions (the default), or inputs, each
    * then reduced as a view of that one input.
    */
-  | (Base & { scope: 'corpus'; quantity: string; reduce(views: readonly SessionView[]): number | null; resample?: 'sessions' | 'inputs' });
+  | (Base & { scope: 'corpus'; quantity: string; reduce: (views: readonly SessionView[]) => number | null; resample?: 'sessions' | 'inputs' });
 
 export type Scope = MetricDefinition['scope'];
 

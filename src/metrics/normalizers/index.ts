@@ -38,7 +38,7 @@ const NORMALIZERS: readonly Normalizer[] = [
 export const LEGACY_NORMALIZER = 'voxbench-basic-2';
 
 /** `--normalizer`: one normalizer for every input, or `auto`: whisper-english for English or unlabelled inputs, whisper-basic for other languages. */
-export type NormalizerChoice = 'auto' | string;
+export type NormalizerChoice = string;
 
 /** What `--normalizer` accepts besides auto, for help texts and errors. */
 export const NORMALIZER_NAMES = NORMALIZERS.map((n) => `${n.name} (${n.id})`).join(', ');

@@ -200,14 +200,14 @@ function* processWords(input: readonly string[]): Generator<string> {
         yield output(current);
       }
     } else if (current === 'double' || current === 'triple') {
-      if (ONES.has(next!) || ZEROS.has(next!)) {
-        value = digitsSoFar(value) + String(ONES.get(next!) ?? 0).repeat(current === 'double' ? 2 : 3);
+      if (ONES.has(next) || ZEROS.has(next)) {
+        value = digitsSoFar(value) + String(ONES.get(next) ?? 0).repeat(current === 'double' ? 2 : 3);
         skip = true;
       } else {
         if (value !== null) yield output(value);
         yield output(current);
       }
-    } else if (DECIMALS.has(next!) || nextIsNumeric) {
+    } else if (DECIMALS.has(next) || nextIsNumeric) {
       // "point"
       value = `${digitsSoFar(value)}.`;
     }

@@ -75,7 +75,7 @@ ${chartFigure(errorRate, `error rate against ${axis.label}`, ERROR_RATE_TITLE)}
 
 /** Points of a curve, levels without a value left out. */
 function points(xs: readonly number[], ys: ReadonlyArray<number | null>): { x: number[]; y: number[] } {
-  const kept = xs.flatMap((x, i) => (ys[i] === null || ys[i] === undefined ? [] : [[x, ys[i]!] as const]));
+  const kept = xs.flatMap((x, i) => (ys[i] === null || ys[i] === undefined ? [] : [[x, ys[i]] as const]));
   return { x: kept.map(([x]) => x), y: kept.map(([, y]) => round(y, 2)) };
 }
 

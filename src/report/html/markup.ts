@@ -31,14 +31,14 @@ function isHtml(value: Content): value is Html {
 
 function render(value: Content): string {
   if (value === null || value === undefined) return '';
+  if (typeof value === 'string' || typeof value === 'number') return escapeHtml(String(value));
   if (isHtml(value)) return value.__html;
-  if (Array.isArray(value)) return value.map(render).join('');
-  return escapeHtml(String(value));
+  return value.map(render).join('');
 }
 
 /** Tagged template: html`<td title=${definition}>${value}</td>`; interpolations are escaped unless they are `Html`. */
 export function html(strings: TemplateStringsArray, ...values: readonly Content[]): Html {
-  return trusted(strings.reduce((out, s, i) => out + s + (i < values.length ? render(values[i]!) : ''), ''));
+  return trusted(strings.reduce((out, s, i) => out + s + (i < values.length ? render(values[i]) : ''), ''));
 }
 
 export function toHtmlString(content: Content): string {

@@ -56,7 +56,7 @@ export function storedValues(sessions: readonly ReportSession[], name: string): 
   for (const { metrics } of sessions) {
     const own = metrics.session[name];
     if (own !== undefined) values.push(own);
-    else for (const values_ of [metrics.inputs, metrics.responses]) for (const one of values_) if (one[name] !== undefined) values.push(one[name]!);
+    else for (const values_ of [metrics.inputs, metrics.responses]) for (const one of values_) if (one[name] !== undefined) values.push(one[name]);
   }
   return values;
 }

@@ -37,7 +37,7 @@ ${keyValues('Configuration', flatten(report.config))}
 ${Object.entries(record ?? {}).map(([name, values]) => keyValues(name, values))}
 </div>
 ${problems.length > 0 ? html`<h3 class="subhead">Dataset problems</h3>${table(['file', 'reason'], problems.map((p) => [p.file, p.reason]))}` : ''}
-${costs.length > 0 ? html`<h3 class="subhead">Cost</h3>${table(['level', ...costKeys], costs.map((c) => [c.level, ...costKeys.map((k) => (c.cost[k] === undefined ? '–' : formatPlain(c.cost[k]!)))]))}` : ''}
+${costs.length > 0 ? html`<h3 class="subhead">Cost</h3>${table(['level', ...costKeys], costs.map((c) => [c.level, ...costKeys.map((k) => (c.cost[k] === undefined ? '–' : formatPlain(c.cost[k])))]))}` : ''}
 ${record ? '' : note('This report carries no deployment record (GPU, runtime version, replicas); the settings above are what voxbench knows.')}`,
   };
 }
@@ -54,7 +54,7 @@ function flatten(value: object, prefix = ''): Record<string, Scalar> {
     if (v === undefined) continue;
     if (v === null || typeof v !== 'object') out[name] = v as Scalar;
     else if (Array.isArray(v)) out[name] = v.every((item) => item === null || typeof item !== 'object') ? v.join(', ') : JSON.stringify(v);
-    else Object.assign(out, flatten(v, `${name}.`));
+    else Object.assign(out, flatten(v as object, `${name}.`));
   }
   return out;
 }

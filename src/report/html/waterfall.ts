@@ -92,7 +92,7 @@ function waterfallChart(id: string, sessions: readonly ReportSession[]): ChartSp
 function sessionTable(report: Report, sessions: readonly ReportSession[]): Html {
   const latencies = headlineLatencies(report).filter((d) => d.scope === 'input').slice(0, 2);
   const perTurn = (s: ReportSession, name: string): string => {
-    const values = s.metrics.inputs.flatMap((t) => (t[name] === undefined ? [] : [formatNumber(t[name]!, 1)]));
+    const values = s.metrics.inputs.flatMap((t) => (t[name] === undefined ? [] : [formatNumber(t[name], 1)]));
     return values.length > 0 ? values.join(', ') : '–';
   };
   return table(

@@ -34,7 +34,7 @@ export function werSection(report: Report): Section {
     legend: false,
     series: levels.flatMap((b, i) => {
       const turns = evenly(
-        sessions[i]!.flatMap((s) => s.metrics.inputs.flatMap((t) => (t[WER] !== undefined && t[latency] !== undefined ? [{ wer: t[WER]!, at: t[latency]! }] : []))),
+        sessions[i]!.flatMap((s) => s.metrics.inputs.flatMap((t) => (t[WER] !== undefined && t[latency] !== undefined ? [{ wer: t[WER], at: t[latency] }] : []))),
         POINTS_PER_LEVEL,
       );
       return turns.length === 0

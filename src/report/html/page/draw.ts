@@ -198,7 +198,7 @@ export function drawReportPage(win: PageWindow, uPlot: typeof UPlot): void {
       },
     };
     const data = [null, ...spec.series.map((s) => [s.x, s.y])] as unknown as UPlot.AlignedData;
-    const chart = new uPlot(options, data, container as never);
+    const chart = new uPlot(options, data, container);
     drawn.set(container, { chart, spec });
   };
 
