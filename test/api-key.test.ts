@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { resolveApiKey } from '../src/api-key.js';
-import { UsageError } from '../src/config.js';
+import { resolveApiKey } from '../src/config/api-key.js';
+import { UsageError } from '../src/config/settings.js';
 
 const env = { OPENAI_API_KEY: 'openai', VOXBENCH_API_KEY: 'voxbench', MY_KEY: 'mine' };
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { run, UsageError } from '../src/run.js';
+import { run, UsageError } from '../src/run/run.js';
 import { parseFaultScenario } from '../src/server/faults.js';
 import { DEFAULT_LATENCY } from '../src/server/latency-model.js';
 import type { ServerOptions } from '../src/server/server.js';

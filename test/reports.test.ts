@@ -15,7 +15,7 @@ import { parseMetaEntry } from '../src/report/record.js';
 import { reportJsonChunks } from '../src/report/report-json.js';
 import type { Report } from '../src/report/schema.js';
 import { readSessionLog, SESSION_LOG } from '../src/report/session-log.js';
-import { run } from '../src/run.js';
+import { run } from '../src/run/run.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
 import { CLI, runNode, tempDir, testServer } from './helpers.js';
 

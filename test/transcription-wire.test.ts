@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { decodeAudio } from '../src/audio/decode.js';
 import { encodeFlac } from '../src/audio/flac-encode.js';
-import { resolveSettings, UsageError } from '../src/config.js';
+import { resolveSettings, UsageError } from '../src/config/settings.js';
 import { ProtocolViolation, type DecodedEvent } from '../src/dialects/dialect.js';
 import { multipartBody } from '../src/dialects/multipart.js';
 import { transcriptionBodyDecoder, type BodyKind } from '../src/dialects/transcription-body.js';

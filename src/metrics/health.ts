@@ -1,5 +1,4 @@
-import type { EventLoopDelay } from '../load/execute.js';
-import type { DelaySummary } from '../load/stamp-probe.js';
+import type { DelaySummary, EventLoopDelay } from '../runtime/delay.js';
 import type { BenchmarkSummary } from './compute.js';
 
 /** The client's own lateness, and whether it is small against what it measured. */

@@ -2,7 +2,7 @@ import type { SessionView } from '../views/session-view.js';
 import { BOOTSTRAP_SEED, pooledRatioInterval, type Interval } from './bootstrap.js';
 import { LEGACY_NORMALIZER } from './normalizers/index.js';
 import { errorRate, type CharErrors, type EditCounts, type WordErrors } from './wer.js';
-import { seededRandom } from '../random.js';
+import { seededRandom } from '../util/random.js';
 
 /** An input with a reference and a final transcript, scored. */
 export interface ScoredInput {

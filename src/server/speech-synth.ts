@@ -1,5 +1,5 @@
 import { voxbenchBasic as normalizeWords } from '../metrics/normalizers/voxbench-basic.js';
-import { seededRandom } from '../random.js';
+import { seededRandom } from '../util/random.js';
 import { faultOf, type FaultScenario } from './faults.js';
 import { kneeSlowdown } from './latency-model.js';
 import { toneHz, wordTones } from './speech-tones.js';

@@ -1,24 +1,9 @@
 import { createServer, type Socket } from 'node:net';
 import { createHistogram, performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
+import { NO_DELAY, type DelaySummary } from './delay.js';
 
 export const PROBE_INTERVAL_MS = 10;
-
-/** A delay distribution the client measured on itself, ms. */
-export interface DelaySummary {
-  meanMs: number;
-  p50Ms: number;
-  p99Ms: number;
-  maxMs: number;
-}
-
-export const NO_DELAY: DelaySummary = { meanMs: 0, p50Ms: 0, p99Ms: 0, maxMs: 0 };
-
-/** Each figure's worst over several threads or runs: what the slowest of them could have added. */
-export function worstDelay(summaries: readonly DelaySummary[]): DelaySummary {
-  const worst = (key: keyof DelaySummary): number => Math.max(0, ...summaries.map((s) => s[key]));
-  return { meanMs: worst('meanMs'), p50Ms: worst('p50Ms'), p99Ms: worst('p99Ms'), maxMs: worst('maxMs') };
-}
 
 export interface StampProbe {
   /** Messages stamped so far. */

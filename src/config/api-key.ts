@@ -1,5 +1,5 @@
-import type { Protocol } from './dialects/index.js';
-import { UsageError } from './config.js';
+import type { Protocol } from '../dialects/index.js';
+import { UsageError } from './settings.js';
 
 /** Where a run's API key may come from, as the CLI's `--api-key` and `--api-key-env` give them. */
 export interface ApiKeySources {

@@ -1,6 +1,6 @@
-import { UsageError } from './config.js';
-import type { ReportHeader } from './report/report-header.js';
-import type { RunConfig } from './report/schema.js';
+import { UsageError } from '../config/settings.js';
+import type { ReportHeader } from '../report/report-header.js';
+import type { RunConfig } from '../report/schema.js';
 
 /**
  * Settings a resumed run may change: how far it goes (sessions, seconds), and what is

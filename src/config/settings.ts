@@ -1,29 +1,32 @@
-import { descriptorOf, DIALECTS, isHttpProtocol, PROTOCOLS, type DialectSettings, type Protocol } from './dialects/index.js';
-import { authHeaders } from './dialects/spec.js';
-import { metricsFor } from './metrics/catalog.js';
-import { STREAM_FORMATS, type SpeechSettings, type StreamFormat } from './dialects/speech-http.js';
-import type { TextDelivery } from './session/prepare-text.js';
-import { DEFAULT_PLAYBACK_BUFFER_MS } from './views/playback.js';
-import type { OpenAITurnDetection } from './dialects/openai.js';
-import { DEFAULT_TRANSCRIPTION, TRANSCRIPTION_FORMATS, type TranscriptionOptions } from './dialects/transcriptions.js';
-import type { DatasetOptions } from './data/load.js';
-import type { ErrorRateStop } from './load/error-stop.js';
-import type { LoadPlan } from './load/plan.js';
-import { isOpenLoop, type LoadProfile } from './load/profiles.js';
-import { NORMALIZER_NAMES, normalizerChoice, type NormalizerChoice } from './metrics/normalizers/index.js';
-import { parseSlo, SloError, type Slo } from './metrics/slo.js';
-import type { MeasurementWindow } from './metrics/window.js';
-import type { Pricing } from './metrics/cost.js';
-import type { OutputFormat } from './report/outputs.js';
-import type { Meta, RunConfig } from './report/schema.js';
-import { isSpeechTask, type SessionRecord, type Task } from './timeline/types.js';
-import type { ServerOptions } from './server/server.js';
-import type { Pace } from './session/pace.js';
-import type { UploadFormat } from './session/prepare-request.js';
-import { NO_PADDING, type EosPreference, type Padding } from './session/prepare.js';
-import { DEFAULT_TIMEOUTS, type StageTimeouts } from './session/runner.js';
-import { DEFAULT_ACK_WINDOW_MS } from './session/ws-runner.js';
-import { DEFAULT_SESSION_CAPS, type SessionCaps } from './session/session-caps.js';
+import { descriptorOf, DIALECTS, isHttpProtocol, PROTOCOLS, type DialectSettings, type Protocol } from '../dialects/index.js';
+import { authHeaders } from '../dialects/spec.js';
+import { metricsFor } from '../metrics/catalog.js';
+import { STREAM_FORMATS, type SpeechSettings, type StreamFormat } from '../dialects/speech-http.js';
+import type { TextDelivery } from '../session/prepare-text.js';
+import { DEFAULT_PLAYBACK_BUFFER_MS } from '../views/playback.js';
+import type { OpenAITurnDetection } from '../dialects/openai.js';
+import { DEFAULT_TRANSCRIPTION, TRANSCRIPTION_FORMATS, type TranscriptionOptions } from '../dialects/transcriptions.js';
+import type { DatasetOptions } from '../data/load.js';
+import type { ErrorRateStop } from '../load/error-stop.js';
+import type { LoadPlan } from '../load/plan.js';
+import { isOpenLoop, type LoadProfile } from '../load/profiles.js';
+import { NORMALIZER_NAMES, normalizerChoice, type NormalizerChoice } from '../metrics/normalizers/index.js';
+import { parseSlo, SloError, type Slo } from '../metrics/slo.js';
+import type { MeasurementWindow } from '../metrics/window.js';
+import type { Pricing } from '../metrics/cost.js';
+import type { OutputFormat } from '../report/outputs.js';
+import type { Meta, RunConfig } from '../report/schema.js';
+import { isSpeechTask, type SessionRecord, type Task } from '../timeline/types.js';
+import type { ServerOptions } from '../server/server.js';
+import type { Pace } from '../session/pace.js';
+import type { UploadFormat } from '../session/prepare-request.js';
+import { NO_PADDING, type EosPreference, type Padding } from '../session/prepare.js';
+import { DEFAULT_TIMEOUTS, type StageTimeouts } from '../session/runner.js';
+import { DEFAULT_ACK_WINDOW_MS } from '../session/ws-runner.js';
+import { DEFAULT_SESSION_CAPS, type SessionCaps } from '../session/session-caps.js';
+import { UsageError } from '../util/errors.js';
+
+export { UsageError };
 
 /** What the client streams while it waits between utterances: silence, as a live microphone does, or nothing (a paused stream). */
 export const WAIT_AUDIO = ['silence', 'pause'] as const;
@@ -209,10 +212,6 @@ export interface Shard {
   count: number;
 }
 
-/** Invalid options or input; the message says which and what to do. */
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
 
 /** Options with defaults applied and every value checked. */
 export interface Settings {
