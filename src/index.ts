@@ -2,6 +2,7 @@
 export { run, UsageError, type RunOptions, type RunResult } from './run/run.js';
 export { EXIT, exitCodeOf, runOutcome, slosHeld, type RunOutcome } from './run/run-outcome.js';
 export { resolveApiKey, type ApiKeySources } from './config/api-key.js';
+export { OptionsError } from './config/errors.js';
 export { writeOutputs, OUTPUT_FORMATS, type OutputFormat } from './report/outputs.js';
 export { PROTOCOLS, DIALECTS, createDialect, type Protocol } from './dialects/index.js';
 export { ProtocolViolation, type Dialect, type WebSocketDialect, type HttpDialect, type CompletionPolicy, type DecodedEvent, type BodyDecoder, type HttpRequest } from './dialects/dialect.js';

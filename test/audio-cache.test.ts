@@ -82,7 +82,7 @@ describe('the prepared-audio cache', () => {
     assert.equal((await framesOf(data, false)).length > 0, true);
     const file = join(await tempDir(), 'a-file');
     await writeFile(file, 'x');
-    await assert.rejects(loadRunDataset({ data, audioCache: join(file, 'cache') }), (err) => err instanceof UsageError && /^--cache-dir .*a-file\/cache: cannot create the folder \(ENOTDIR\)/.test(err.message));
+    await assert.rejects(loadRunDataset({ data, audioCache: join(file, 'cache') }), (err) => err instanceof UsageError && /^audioCache .*a-file\/cache: cannot create the folder \(ENOTDIR\); give a folder you can write, or audioCache: false$/.test(err.message));
   });
 
   it('is off by default under the test runner, else under XDG_CACHE_HOME or ~/.cache', () => {

@@ -79,7 +79,7 @@ describe('multi-turn vLLM sessions', () => {
   it('rejects server turn detection for vLLM', async () => {
     await assert.rejects(
       run({ turnDetection: { type: 'semantic_vad', eagerness: 'auto' } }),
-      /^UsageError: --turn-detection needs --protocol openai or openai-beta/,
+      /^OptionsError: turnDetection needs protocol openai or openai-beta/,
     );
   });
 });

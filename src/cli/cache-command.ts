@@ -1,6 +1,6 @@
 import { Command } from '@commander-js/extra-typings';
 import { defaultCacheDir, PreparedAudioCache } from '../audio/prepared-cache.js';
-import { UsageError } from '../config/settings.js';
+import { UsageError } from '../util/errors.js';
 import { plural } from '../util/plural.js';
 
 /** The cache of `--cache-dir`, else the default one. */

@@ -1,6 +1,8 @@
 #!/usr/bin/env -S node --initial-old-space-size=256
 import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
-import { UsageError } from '../config/settings.js';
+import { OptionsError } from '../config/errors.js';
+import { UsageError } from '../util/errors.js';
+import { flagMessage } from './option-flags.js';
 import { DatasetError } from '../data/errors.js';
 import { printable } from '../util/printable.js';
 import { ReportError } from '../report/recompute.js';
@@ -50,7 +52,7 @@ outliveClosedOutput();
 try {
   await program.parseAsync();
 } catch (err) {
-  const message = (err as Error).message;
+  const message = err instanceof OptionsError ? flagMessage(err) : (err as Error).message;
   if (err instanceof UsageError || err instanceof DatasetError || err instanceof ReportError || err instanceof DamagedLogError) {
     fail(`error: ${message}`);
     process.exitCode = EXIT.usage;

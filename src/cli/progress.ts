@@ -1,4 +1,4 @@
-import type { LevelStart } from '../config/settings.js';
+import type { LevelStart } from '../config/options.js';
 import { metricsFor } from '../metrics/catalog.js';
 import { computeSessionMetrics } from '../metrics/compute.js';
 import { LogHistogram } from '../metrics/log-histogram.js';

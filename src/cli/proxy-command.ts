@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option } from '@commander-js/extra-typings';
-import { UsageError } from '../config/settings.js';
+import { UsageError } from '../util/errors.js';
 import { lockFolder } from '../util/folder-lock.js';
 import { METERED_PROTOCOLS } from '../dialects/index.js';
 import { plural } from '../util/plural.js';

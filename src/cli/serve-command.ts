@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option } from '@commander-js/extra-typings';
-import { UsageError } from '../config/settings.js';
+import { UsageError } from '../util/errors.js';
 import { BUNDLED_SAMPLES_DIR } from '../data/bundled.js';
 import { loadDataset } from '../data/load.js';
 import { DEFAULT_GENERATION_RTF, DEFAULT_LATENCY } from '../server/latency-model.js';

@@ -5,7 +5,9 @@ import { preparedAudioReader } from '../audio/prepared-source.js';
 import type { Dialect, HttpDialect, WebSocketDialect } from '../dialects/dialect.js';
 import { createDialect, DIALECTS, isHttpProtocol } from '../dialects/index.js';
 import type { Clock } from '../runtime/clock.js';
-import { resolveSettings, UsageError, type RunOptions, type Settings } from '../config/settings.js';
+import type { RunOptions } from '../config/options.js';
+import { resolveSettings, type Settings } from '../config/settings.js';
+import { option, optionsError } from '../config/errors.js';
 import { BUNDLED_SAMPLES_DIR } from '../data/bundled.js';
 import type { Dataset, Sample, TextSample } from '../data/dataset.js';
 import { loadDataset } from '../data/load.js';
@@ -64,7 +66,7 @@ async function audioCache(given: string | false | undefined): Promise<{ cache?: 
   if (dir === undefined) return {};
   if (given !== undefined) {
     await mkdir(dir, { recursive: true }).catch((err: NodeJS.ErrnoException) => {
-      throw new UsageError(`--cache-dir ${dir}: cannot create the folder (${err.code ?? err.message}); give a folder you can write, or --no-cache`);
+      throw optionsError`${option('audioCache')} ${dir}: cannot create the folder (${err.code ?? err.message}); give a folder you can write, or ${option('audioCache: false', 'audioCache.off')}`;
     });
   }
   return { cache: new PreparedAudioCache(dir) };

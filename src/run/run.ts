@@ -3,7 +3,9 @@ import { access } from 'node:fs/promises';
 import { cpus, hostname } from 'node:os';
 import { join } from 'node:path';
 import { monotonicClock, type Clock } from '../runtime/clock.js';
-import { resolveSettings, UsageError, type RunOptions, type Settings } from '../config/settings.js';
+import type { RunOptions } from '../config/options.js';
+import { resolveSettings, type Settings } from '../config/settings.js';
+import { option, optionsError } from '../config/errors.js';
 import { summarizeDataset, type Sample } from '../data/dataset.js';
 import { lockFolder } from '../util/folder-lock.js';
 import { searchCapacity } from '../load/capacity.js';
@@ -31,7 +33,8 @@ import { DEFAULT_SESSION_CAPS } from '../session/session-caps.js';
 import type { SessionRecord } from '../timeline/types.js';
 import { VERSION } from '../util/version.js';
 
-export { UsageError, type RunOptions } from '../config/settings.js';
+export { UsageError } from '../util/errors.js';
+export type { RunOptions } from '../config/options.js';
 
 export interface RunResult {
   report: Report;
@@ -271,6 +274,6 @@ async function checkResumeLog(dir: string): Promise<void> {
   try {
     await access(join(dir, SESSION_LOG));
   } catch {
-    throw new UsageError(`--resume ${dir}: no ${SESSION_LOG} there; give the output folder of the run to continue`);
+    throw optionsError`${option('resume')} ${dir}: no ${SESSION_LOG} there; give the output folder of the run to continue`;
   }
 }

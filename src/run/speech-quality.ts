@@ -1,7 +1,8 @@
 import { monotonicClock } from '../runtime/clock.js';
 import { decodeReceivedAudio, speechLevels } from '../audio/received.js';
 import { fromPcm16 } from '../audio/pcm.js';
-import { resolveSettings, type QualitySettings } from '../config/settings.js';
+import type { QualitySettings } from '../config/dialect-rules.js';
+import { resolveSettings } from '../config/settings.js';
 import type { Dataset, Sample } from '../data/dataset.js';
 import { normalizerById, normalizerFor } from '../metrics/normalizers/index.js';
 import { transcriptErrors } from '../metrics/wer.js';

@@ -5,7 +5,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { alignedClock } from '../runtime/clock.js';
-import { resolveSettings, type RunOptions } from '../config/settings.js';
+import type { RunOptions } from '../config/options.js';
+import { resolveSettings } from '../config/settings.js';
 import { createRunContext, loadRunDataset, runLevel } from './run-context.js';
 import type { SessionRecord } from '../timeline/types.js';
 import type { Execution } from './execute.js';

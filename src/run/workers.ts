@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { Clock } from '../runtime/clock.js';
-import type { RunOptions } from '../config/settings.js';
+import type { RunOptions } from '../config/options.js';
 import type { SessionRecord } from '../timeline/types.js';
 import type { Execution } from './execute.js';
 import type { LoadProfile } from '../load/profiles.js';
