@@ -11,7 +11,7 @@
  *   npm run bench:batch                 # prints only
  */
 import { Worker } from 'node:worker_threads';
-import { run } from '../src/run.js';
+import { run } from '../src/run/run.js';
 import { measuredOn, tableRow, upsertRow } from './figures.js';
 
 const LEVELS = [1, 16, 64];

@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { run } from '../src/run.js';
+import { run } from '../src/run/run.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
 
 const given = process.argv.slice(2);

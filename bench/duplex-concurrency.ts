@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { run } from '../src/run.js';
+import { run } from '../src/run/run.js';
 
 const given = process.argv.slice(2).map(Number);
 const LEVELS = given.length > 0 ? given : [1, 25, 50, 100];

@@ -17,7 +17,7 @@
  */
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { run } from '../src/run.js';
+import { run } from '../src/run/run.js';
 import { DEFAULT_LATENCY } from '../src/server/latency-model.js';
 import { median, measuredOn, tableRow, upsertRow } from './figures.js';
 
@@ -30,7 +30,7 @@ const [label, flag, otherCheckout, otherLabel] = process.argv.slice(2);
 
 const builds: Array<{ label: string; run: typeof run }> = [{ label: label ?? 'this run', run }];
 if (flag === '--against') {
-  const other = (await import(pathToFileURL(join(resolve(otherCheckout!), 'dist/src/run.js')).href)) as { run: typeof run };
+  const other = (await import(pathToFileURL(join(resolve(otherCheckout!), 'dist/src/index.js')).href)) as { run: typeof run };
   builds.push({ label: otherLabel ?? otherCheckout!, run: other.run });
 }
 

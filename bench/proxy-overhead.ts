@@ -27,7 +27,7 @@ import { parseArgs } from 'node:util';
 import WebSocket, { WebSocketServer } from 'ws';
 import { summarize } from '../src/metrics/stats.js';
 import { readReport } from '../src/report/recompute.js';
-import { run, type RunOptions } from '../src/run.js';
+import { run, type RunOptions } from '../src/run/run.js';
 import type { Report } from '../src/report/schema.js';
 import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../src/dialects/vllm-omni-speech/spec.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';

@@ -16,7 +16,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { run } from '../src/run.js';
+import { run } from '../src/run/run.js';
 import { renderHtml } from '../src/report/html/index.js';
 import { writeOutputs } from '../src/report/outputs.js';
 import { readReport } from '../src/report/recompute.js';

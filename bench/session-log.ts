@@ -28,7 +28,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as sessionLog from '../src/report/session-log.js';
-import { run } from '../src/run.js';
+import { run } from '../src/run/run.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
 import { median, measuredOn, tableRow, upsertRow } from './figures.js';
 

@@ -14,7 +14,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../src/dialects/vllm-omni-speech/spec.js';
-import { run } from '../src/run.js';
+import { run } from '../src/run/run.js';
 
 const given = process.argv.slice(2).map(Number);
 const LEVELS = given.length > 0 ? given : [1, 10, 25, 50, 100, 200];

@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { computeSessionMetrics } from '../src/metrics/compute.js';
 import { percentile } from '../src/metrics/stats.js';
-import { run } from '../src/run.js';
+import { run } from '../src/run/run.js';
 import type { ReportSession } from '../src/report/schema.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
 import type { ReceivedFrame, SessionTimeline } from '../src/timeline/types.js';

@@ -1,7 +1,8 @@
 /** voxbench as a library: the CLI is a thin layer over these. */
-export { run, UsageError, type RunOptions, type RunResult } from './run.js';
-export { EXIT, exitCodeOf, runOutcome, slosHeld, type RunOutcome } from './run-outcome.js';
-export { resolveApiKey, type ApiKeySources } from './api-key.js';
+export { run, UsageError, type RunOptions, type RunResult } from './run/run.js';
+export { EXIT, exitCodeOf, runOutcome, slosHeld, type RunOutcome } from './run/run-outcome.js';
+export { resolveApiKey, type ApiKeySources } from './config/api-key.js';
+export { OptionsError } from './config/errors.js';
 export { writeOutputs, OUTPUT_FORMATS, type OutputFormat } from './report/outputs.js';
 export { PROTOCOLS, DIALECTS, createDialect, type Protocol } from './dialects/index.js';
 export { ProtocolViolation, type Dialect, type WebSocketDialect, type HttpDialect, type CompletionPolicy, type DecodedEvent, type BodyDecoder, type HttpRequest } from './dialects/dialect.js';
@@ -39,4 +40,4 @@ export type * from './timeline/types.js';
 export { startProxy, protocolOfUpgrade, type ProxyOptions, type RunningProxy } from './proxy/proxy.js';
 export { LiveMetrics, LATENCY_BUCKETS, type SessionLabels } from './live/metrics.js';
 export { serveMetrics, type MetricsEndpoint } from './live/serve.js';
-export { VERSION } from './version.js';
+export { VERSION } from './util/version.js';

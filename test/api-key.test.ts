@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { resolveApiKey } from '../src/api-key.js';
-import { UsageError } from '../src/config.js';
+import { resolveApiKey } from '../src/config/api-key.js';
+import { UsageError } from '../src/config/settings.js';
 
 const env = { OPENAI_API_KEY: 'openai', VOXBENCH_API_KEY: 'voxbench', MY_KEY: 'mine' };
 
@@ -12,7 +12,7 @@ describe('resolveApiKey', () => {
 
   it('then the variable named, and refuses an unset one instead of running without a key', () => {
     assert.equal(resolveApiKey({ apiKeyEnv: 'MY_KEY', protocol: 'openai' }, env), 'mine');
-    assert.throws(() => resolveApiKey({ apiKeyEnv: 'UNSET' }, env), (err) => err instanceof UsageError && /--api-key-env UNSET/.test(err.message));
+    assert.throws(() => resolveApiKey({ apiKeyEnv: 'UNSET' }, env), (err) => err instanceof UsageError && /^apiKeyEnv UNSET: that environment variable is not set$/.test(err.message));
   });
 
   it('then OPENAI_API_KEY for OpenAI dialects only, then VOXBENCH_API_KEY', () => {

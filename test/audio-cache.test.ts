@@ -6,10 +6,10 @@ import { describe, it } from 'node:test';
 import { encodeFlac } from '../src/audio/flac-encode.js';
 import { defaultCacheDir, PreparedAudioCache } from '../src/audio/prepared-cache.js';
 import { preparedAudioReader } from '../src/audio/prepared-source.js';
-import { UsageError } from '../src/config.js';
+import { UsageError } from '../src/config/settings.js';
 import { loadDataset } from '../src/data/load.js';
 import { vllmDialect } from '../src/dialects/vllm.js';
-import { loadRunDataset } from '../src/run-context.js';
+import { loadRunDataset } from '../src/run/run-context.js';
 import { NO_PADDING, prepareSample } from '../src/session/prepare.js';
 import { tone, toneWav, writeParquetShard } from './data-fixtures.js';
 import { CLI, runNode, tempDir } from './helpers.js';
@@ -82,7 +82,7 @@ describe('the prepared-audio cache', () => {
     assert.equal((await framesOf(data, false)).length > 0, true);
     const file = join(await tempDir(), 'a-file');
     await writeFile(file, 'x');
-    await assert.rejects(loadRunDataset({ data, audioCache: join(file, 'cache') }), (err) => err instanceof UsageError && /^--cache-dir .*a-file\/cache: cannot create the folder \(ENOTDIR\)/.test(err.message));
+    await assert.rejects(loadRunDataset({ data, audioCache: join(file, 'cache') }), (err) => err instanceof UsageError && /^audioCache .*a-file\/cache: cannot create the folder \(ENOTDIR\); give a folder you can write, or audioCache: false$/.test(err.message));
   });
 
   it('is off by default under the test runner, else under XDG_CACHE_HOME or ~/.cache', () => {

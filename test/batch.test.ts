@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { renderSummary } from '../src/report/console.js';
 import { DEFAULT_LATENCY } from '../src/server/latency-model.js';
 import type { Report } from '../src/report/schema.js';
-import { run, type RunOptions } from '../src/run.js';
+import { run, type RunOptions } from '../src/run/run.js';
 import type { ServerOptions } from '../src/server/server.js';
 import type { Failure } from '../src/timeline/types.js';
 import { CLI, runNode, tempDir, testServer } from './helpers.js';

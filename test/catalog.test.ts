@@ -7,7 +7,7 @@ import { renderSummary } from '../src/report/console.js';
 import { renderCsv } from '../src/report/csv.js';
 import { renderHtml } from '../src/report/html/index.js';
 import { renderMarkdown } from '../src/report/markdown.js';
-import { run } from '../src/run.js';
+import { run } from '../src/run/run.js';
 
 describe('the metric catalog drives every output', () => {
   it('a metric added as one entry appears in the console, CSV, Markdown, HTML and SLOs', async () => {

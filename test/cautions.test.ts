@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { renderSummary } from '../src/report/console.js';
 import type { Report } from '../src/report/schema.js';
-import { run } from '../src/run.js';
+import { run } from '../src/run/run.js';
 
 const FAST = { kind: 'realtime', speed: 8 } as const;
 

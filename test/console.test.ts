@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { renderSummary } from '../src/report/console.js';
 import type { Report } from '../src/report/schema.js';
-import { run } from '../src/run.js';
+import { run } from '../src/run/run.js';
 
 /** The rows of the per-level table: the lines after its header, up to the blank line. */
 function levelRows(text: string): string[] {

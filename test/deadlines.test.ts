@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it, mock } from 'node:test';
-import type { Clock } from '../src/clock.js';
-import { Deadlines } from '../src/deadlines.js';
+import type { Clock } from '../src/runtime/clock.js';
+import { Deadlines } from '../src/runtime/deadlines.js';
 
 describe('one scheduler for every session', () => {
   it('fires every deadline due in one pass of one timer, in order, and drops cancelled ones', () => {

@@ -6,7 +6,7 @@ import { compareReports } from '../src/report/compare.js';
 import { renderComparison } from '../src/report/compare-console.js';
 import { DUPLEX_METRICS_FILENAME, type DuplexMetrics } from '../src/report/duplex-metrics.js';
 import type { Report } from '../src/report/schema.js';
-import { run } from '../src/run.js';
+import { run } from '../src/run/run.js';
 import { DEFAULT_LATENCY, type LatencyModelOptions } from '../src/server/latency-model.js';
 import { CLI, runNode, tempDir, testServer } from './helpers.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { run, UsageError } from '../src/run.js';
+import { run, UsageError } from '../src/run/run.js';
 import { parseFaultScenario } from '../src/server/faults.js';
 import { DEFAULT_LATENCY } from '../src/server/latency-model.js';
 import type { ServerOptions } from '../src/server/server.js';
@@ -84,7 +84,7 @@ describe('vllm-omni-duplex against the built-in server', () => {
 
   it("refuses an SLO on another task's metric, which could only fail", async () => {
     await assert.rejects(run({ protocol: 'vllm-omni-duplex', slos: ['p50(ttft_ms)<800'] }), (err: Error) =>
-      err instanceof UsageError && err.message.startsWith('--slo "p50(ttft_ms)<800": ttft_ms is not a metric of --protocol vllm-omni-duplex (task s2s); its metrics: connect_ms,'));
+      err instanceof UsageError && err.message.startsWith('slos "p50(ttft_ms)<800": ttft_ms is not a metric of protocol vllm-omni-duplex (task s2s); its metrics: connect_ms,'));
   });
 
   it('drop-acks: the server loses the acknowledgements and fails the session with its error code', async () => {
@@ -141,8 +141,8 @@ describe('openai-realtime against the built-in server', () => {
   });
 
   it('--barge-in-at-ms is refused where no server would hear the user over its answer', async () => {
-    await assert.rejects(run({ protocol: 'openai-realtime', turnsPerSession: 2, bargeInAtMs: 400 }), /--barge-in-at-ms needs a speech-to-speech --protocol with --turn-detection server_vad/);
-    await assert.rejects(run({ protocol: 'openai-realtime', turnDetection: VAD, bargeInAtMs: 400 }), /--turns-per-session 2 or more/);
+    await assert.rejects(run({ protocol: 'openai-realtime', turnsPerSession: 2, bargeInAtMs: 400 }), /bargeInAtMs needs a speech-to-speech protocol with turnDetection server_vad/);
+    await assert.rejects(run({ protocol: 'openai-realtime', turnDetection: VAD, bargeInAtMs: 400 }), /turnsPerSession 2 or more/);
   });
 
   it('--wait-for-answer: under server VAD the next utterance streams once the last one is answered, silence streamed in real time meanwhile', async () => {
@@ -191,7 +191,7 @@ describe('openai-realtime against the built-in server', () => {
     const secondAudio = timeline.sent.find((f) => f.kind === 'audio' && f.input === 1)!;
     assert.ok(secondAudio.plannedMs! >= firstDone.t);
     assert.equal(timeline.inputs[1]!.kind === 'audio' && timeline.inputs[1]!.audioStartMs, timeline.inputs[0]!.kind === 'audio' && timeline.inputs[0]!.audioEndMs);
-    await assert.rejects(run({ protocol: 'openai-realtime', turnDetection: VAD, turnsPerSession: 2, waitAudio: 'pause' }), /^UsageError: --wait-audio applies only while the client waits between utterances: give --wait-for-answer or --barge-in-at-ms$/);
+    await assert.rejects(run({ protocol: 'openai-realtime', turnDetection: VAD, turnsPerSession: 2, waitAudio: 'pause' }), /^OptionsError: waitAudio applies only while the client waits between utterances: give waitForAnswer or bargeInAtMs$/);
   });
 
   it('the silence is encoded once: one frame reused where frames name no position, one payload framed at each span for vLLM-Omni', () => {

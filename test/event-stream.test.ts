@@ -9,7 +9,7 @@ import { ProtocolViolation, type BodyDecoder, type DecodedEvent } from '../src/d
 import { eventStream, SSE_EVENT_LIMIT } from '../src/dialects/event-stream.js';
 import { speechBodyDecoder } from '../src/dialects/speech-http.js';
 import { transcriptionBodyDecoder } from '../src/dialects/transcription-body.js';
-import { run } from '../src/run.js';
+import { run } from '../src/run/run.js';
 import { toneWav } from './data-fixtures.js';
 import { tempDir } from './helpers.js';
 

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { describe, it } from 'node:test';
 import { WebSocketServer } from 'ws';
 import type { Report } from '../src/report/schema.js';
-import { run, type RunOptions } from '../src/run.js';
+import { run, type RunOptions } from '../src/run/run.js';
 import type { Failure } from '../src/timeline/types.js';
 import { tempDir, testServer } from './helpers.js';
 

@@ -3,8 +3,8 @@ import { describe, it } from 'node:test';
 import { rawServer } from './helpers.js';
 import { renderSummary } from '../src/report/console.js';
 import type { Report } from '../src/report/schema.js';
-import { run, type RunOptions } from '../src/run.js';
-import { exitCodeOf } from '../src/run-outcome.js';
+import { run, type RunOptions } from '../src/run/run.js';
+import { exitCodeOf } from '../src/run/run-outcome.js';
 import { sessionView, type SessionView } from '../src/views/session-view.js';
 
 /**

@@ -9,7 +9,7 @@ import { renderCsv } from '../src/report/csv.js';
 import { renderSummary } from '../src/report/console.js';
 import { renderMarkdown } from '../src/report/markdown.js';
 import type { Report } from '../src/report/schema.js';
-import { run, type RunOptions } from '../src/run.js';
+import { run, type RunOptions } from '../src/run/run.js';
 import type { SessionRecord } from '../src/timeline/types.js';
 import { CLI, tempDir } from './helpers.js';
 

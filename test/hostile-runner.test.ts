@@ -3,8 +3,8 @@ import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { monotonicClock } from '../src/clock.js';
-import { resolveSettings, UsageError } from '../src/config.js';
+import { monotonicClock } from '../src/runtime/clock.js';
+import { resolveSettings, UsageError } from '../src/config/settings.js';
 import { vllmDialect } from '../src/dialects/vllm.js';
 import { TEXT_LIMITS } from '../src/session/bounds.js';
 import { chunkAudio, type PreparedTurn } from '../src/session/prepare.js';
@@ -108,8 +108,8 @@ describe('server text is kept within bounds', () => {
 
 describe('limits beyond what a timer can hold', () => {
   it('are refused with the flag named, instead of firing at once', () => {
-    assert.throws(() => resolveSettings({ maxSeconds: 3_000_000 }), (err: Error) => err instanceof UsageError && /--max-seconds is at most 2147483 s/.test(err.message));
-    assert.throws(() => resolveSettings({ timeouts: { finalMs: 3_000_000_000 } }), /--final-timeout-ms is at most/);
+    assert.throws(() => resolveSettings({ maxSeconds: 3_000_000 }), (err: Error) => err instanceof UsageError && /^maxSeconds is at most 2147483 s/.test(err.message));
+    assert.throws(() => resolveSettings({ timeouts: { finalMs: 3_000_000_000 } }), /^OptionsError: timeouts\.finalMs is at most/);
     assert.doesNotThrow(() => resolveSettings({ maxSeconds: 2_000_000 }));
   });
 

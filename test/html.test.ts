@@ -10,7 +10,7 @@ import type { WebSocketTransport } from '../src/timeline/types.js';
 import { contentSecurityPolicy, renderHtml } from '../src/report/html/index.js';
 import { escapeHtml } from '../src/report/html/markup.js';
 import type { Report, ReportSession } from '../src/report/schema.js';
-import { run } from '../src/run.js';
+import { run } from '../src/run/run.js';
 
 /** Set to a folder to keep the pages' screenshots for a look. */
 const SCREENSHOTS = process.env.VOXBENCH_SCREENSHOTS;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
-import { monotonicClock } from '../src/clock.js';
+import { monotonicClock } from '../src/runtime/clock.js';
 import type { DecodedEvent, HttpDialect } from '../src/dialects/dialect.js';
 import { transcriptionPolicy } from '../src/dialects/stt-policy.js';
 import { httpAgents } from '../src/session/http-agents.js';

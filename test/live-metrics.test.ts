@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { serveRunMetrics } from '../src/live/run-metrics.js';
-import { run } from '../src/run.js';
+import { run } from '../src/run/run.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
 import { CLI, runNode, tempDir } from './helpers.js';
 import { parsePrometheusText } from './prometheus-text.js';

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { fromV1 } from '../src/timeline/v1.js';
 import { describe, it, mock } from 'node:test';
-import type { Clock } from '../src/clock.js';
+import type { Clock } from '../src/runtime/clock.js';
 import { searchCapacity } from '../src/load/capacity.js';
-import { execute, type ExecuteOptions } from '../src/load/execute.js';
+import { execute, type ExecuteOptions } from '../src/run/execute.js';
 import { arrivalSchedule, laneStarts, type LoadProfile } from '../src/load/profiles.js';
 import { shareOf } from '../src/load/shards.js';
-import { connectPhase } from '../src/load/connect-phase.js';
+import { connectPhase } from '../src/run/connect-phase.js';
 import { parseSlo, SloError } from '../src/metrics/slo.js';
 import { phases } from '../src/metrics/window.js';
 import type { SessionRecord, SessionTimeline } from '../src/timeline/types.js';

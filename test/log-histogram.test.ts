@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { LogHistogram } from '../src/metrics/log-histogram.js';
 import { percentile } from '../src/metrics/stats.js';
-import { seededRandom } from '../src/random.js';
+import { seededRandom } from '../src/util/random.js';
 
 describe('LogHistogram', () => {
   it('estimates percentiles within 2% of the exact type-7 value', () => {

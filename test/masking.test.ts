@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
-import { monotonicClock } from '../src/clock.js';
+import { monotonicClock } from '../src/runtime/clock.js';
 import { vllmDialect } from '../src/dialects/vllm.js';
 import { DEFAULT_TIMEOUTS } from '../src/session/runner.js';
 import { runWebSocketSession } from '../src/session/ws-runner.js';

@@ -203,7 +203,7 @@ describe('summarize', () => {
 describe('console summary', () => {
   it('prints server text with its control characters shown as escapes, never raw', async () => {
     const { renderSummary } = await import('../src/report/console.js');
-    const { run } = await import('../src/run.js');
+    const { run } = await import('../src/run/run.js');
     const { report } = await run({ target: 'ws://127.0.0.1:9/v1/realtime', model: 'm', maxSessions: 1 });
     report.benchmarks[0]!.summary.failures[0]!.message = 'bad\u001b[31mred\nline';
     assert.match(renderSummary(report), /^failed ×1: connect_refused at connect: bad\\x1b\[31mred line$/m);

@@ -4,7 +4,7 @@ import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { defaultOutputDir } from '../src/cli/output-dir.js';
-import { LOCK_FILE, lockFolder } from '../src/folder-lock.js';
+import { LOCK_FILE, lockFolder } from '../src/util/folder-lock.js';
 import { writeText } from '../src/report/write-text.js';
 import { CLI, runNode, tempDir } from './helpers.js';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { Progress } from '../src/cli/progress.js';
 import type { RunConfig } from '../src/report/schema.js';
-import { run } from '../src/run.js';
+import { run } from '../src/run/run.js';
 
 /** A stream that records what is written, as a terminal or not. */
 function stream(isTTY: boolean): NodeJS.WriteStream & { text: string } {

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import WebSocket, { WebSocketServer } from 'ws';
-import { DEFAULT_MODELS } from '../src/config.js';
+import { DEFAULT_MODELS } from '../src/config/settings.js';
 import type { Protocol } from '../src/dialects/index.js';
 import { startProxy, type ProxyOptions, type RunningProxy } from '../src/proxy/proxy.js';
 import type { ReportSession } from '../src/report/schema.js';
-import { run, type RunOptions } from '../src/run.js';
+import { run, type RunOptions } from '../src/run/run.js';
 import { DEFAULT_LATENCY } from '../src/server/latency-model.js';
 import { DEFAULT_SPEECH_LATENCY } from '../src/server/speech-synth.js';
 import { tempDir, testServer } from './helpers.js';

@@ -15,7 +15,7 @@ import { parseMetaEntry } from '../src/report/record.js';
 import { reportJsonChunks } from '../src/report/report-json.js';
 import type { Report } from '../src/report/schema.js';
 import { readSessionLog, SESSION_LOG } from '../src/report/session-log.js';
-import { run } from '../src/run.js';
+import { run } from '../src/run/run.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
 import { CLI, runNode, tempDir, testServer } from './helpers.js';
 
@@ -130,7 +130,7 @@ describe('render, merge, resume, compare', () => {
     const before = await Promise.all(['report.json', SESSION_LOG].map((name) => readFile(join(dir, name), 'utf8')));
     await assert.rejects(
       run({ maxSessions: 4, pace: FAST, turnsPerSession: 1, profile: { kind: 'concurrent', concurrency: 2 }, resume: dir }),
-      /^UsageError: --resume .*: the run there has another plan\.profile\.kind \("synchronous" there, "concurrent" now\); resume with the same flags, or start a new run$/,
+      /^OptionsError: resume .*: the run there has another plan\.profile\.kind \("synchronous" there, "concurrent" now\); resume with the same options, or start a new run$/,
     );
     await assert.rejects(run({ maxSessions: 4, pace: FAST, turnsPerSession: 1, dataset: { maxSamples: 3 }, resume: dir }), /another dataset\.fingerprint /);
     const cli = await runNode([CLI, 'run', '--resume', dir, '--max-sessions', '4', '--pace', '8x', '--chunk-ms', '50']);
@@ -144,7 +144,7 @@ describe('render, merge, resume, compare', () => {
     await run({ maxSessions: 3, pace: FAST, outputDir: dir });
     await run({ maxSessions: 1, pace: FAST, outputDir: dir });
     assert.equal((await readReport(dir)).benchmarks[0]!.summary.sessions.total, 1);
-    await assert.rejects(run({ resume: join(dir, 'nope') }), /^UsageError: --resume .*nope: no sessions\.jsonl there; give the output folder of the run to continue$/);
+    await assert.rejects(run({ resume: join(dir, 'nope') }), /^OptionsError: resume .*nope: no sessions\.jsonl there; give the output folder of the run to continue$/);
   });
 
   it('merge keys sessions by run, level and index: a sample used twice stays twice, the same session merged twice once', async () => {

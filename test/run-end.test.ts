@@ -4,12 +4,12 @@ import { access, readFile, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { LOCK_FILE } from '../src/folder-lock.js';
+import { LOCK_FILE } from '../src/util/folder-lock.js';
 import { ErrorStop, UNREACHABLE_AFTER } from '../src/load/error-stop.js';
 import { readSessionLog } from '../src/report/session-log.js';
 import type { Report } from '../src/report/schema.js';
 import type { SessionOutcome, SessionRecord } from '../src/timeline/types.js';
-import { run } from '../src/run.js';
+import { run } from '../src/run/run.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
 import { CLI, tempDir, testServer } from './helpers.js';
 
@@ -163,7 +163,7 @@ describe('how a run ends', () => {
 
   it('a process that exits holding a folder lock (a second Ctrl-C quits at once) removes it', { timeout: CHILD_LIMIT_MS }, async () => {
     const dir = await tempDir();
-    const lock = new URL('../src/folder-lock.js', import.meta.url).href;
+    const lock = new URL('../src/util/folder-lock.js', import.meta.url).href;
     const child = spawn(process.execPath, ['--input-type=module', '-e', `const { lockFolder } = await import(${JSON.stringify(lock)}); await lockFolder(${JSON.stringify(dir)}); process.exit(130);`], { stdio: 'inherit' });
     assert.equal(await new Promise((resolve) => child.once('exit', resolve)), 130);
     assert.equal(await lockLeft(dir), false);

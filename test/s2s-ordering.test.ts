@@ -4,7 +4,7 @@ import { rawServer } from './helpers.js';
 import { wordEmissionLatencies } from '../src/metrics/emission.js';
 import { renderSummary } from '../src/report/console.js';
 import type { ReportSession } from '../src/report/schema.js';
-import { run, type RunOptions } from '../src/run.js';
+import { run, type RunOptions } from '../src/run/run.js';
 import { sessionView } from '../src/views/session-view.js';
 
 /**

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { run } from '../src/run.js';
+import { run } from '../src/run/run.js';
 import { CLI, runNode, tempDir, testServer } from './helpers.js';
 
 const KEY = 'sk-test-SECRET-7f3a9c1e';

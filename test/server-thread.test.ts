@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { connect, createServer } from 'node:net';
 import { describe, it } from 'node:test';
-import { run } from '../src/run.js';
+import { run } from '../src/run/run.js';
 import { startServerThread } from '../src/server/thread.js';
 
 interface Handle {

@@ -4,12 +4,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { monotonicClock } from '../src/clock.js';
-import { resolveSettings, UsageError } from '../src/config.js';
+import { monotonicClock } from '../src/runtime/clock.js';
+import { resolveSettings, UsageError } from '../src/config/settings.js';
 import type { HttpDialect, WebSocketDialect } from '../src/dialects/dialect.js';
 import { createDialect } from '../src/dialects/index.js';
 import { transcriptionBodyDecoder } from '../src/dialects/transcription-body.js';
-import { run } from '../src/run.js';
+import { run } from '../src/run/run.js';
 import { TEXT_LIMITS } from '../src/session/bounds.js';
 import { runHttpSession, type PreparedRequest } from '../src/session/http-runner.js';
 import { prepareTextRequest } from '../src/session/prepare-request.js';
@@ -203,8 +203,8 @@ describe('a session keeps what a server sends up to its caps, then counts', () =
   });
 
   it('caps are options of run() and flags of the CLI, recorded in the report when not the defaults; bad values are refused', { timeout: 60_000 }, async () => {
-    assert.throws(() => resolveSettings({ caps: { maxEvents: 0 } }), (err: Error) => err instanceof UsageError && /--max-session-events must be a positive integer, got 0/.test(err.message));
-    assert.throws(() => resolveSettings({ caps: { maxBytes: -MB } }), (err: Error) => err instanceof UsageError && /--max-session-mb must be a positive number, got -1/.test(err.message));
+    assert.throws(() => resolveSettings({ caps: { maxEvents: 0 } }), (err: Error) => err instanceof UsageError && /^caps\.maxEvents must be a positive integer, got 0$/.test(err.message));
+    assert.throws(() => resolveSettings({ caps: { maxBytes: -MB } }), (err: Error) => err instanceof UsageError && /^caps\.maxBytes in MiB must be a positive number, got -1$/.test(err.message));
     const { report } = await run({ maxSessions: 1, caps: { maxEvents: 3 } });
     const [session] = report.benchmarks[0]!.sessions;
     assert.equal(session!.outcome.status === 'failed' && session!.outcome.failure.class, 'answer_too_large');

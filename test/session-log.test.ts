@@ -47,7 +47,7 @@ describe('a session log that cannot be written during a run', () => {
     const { mkdtemp, readFile, rm, symlink } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
-    const { run } = await import('../src/run.js');
+    const { run } = await import('../src/run/run.js');
     const dir = await mkdtemp(join(tmpdir(), 'voxbench-full-'));
     try {
       // Every write to /dev/full fails with ENOSPC, as on a full disk.

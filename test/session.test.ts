@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { monotonicClock } from '../src/clock.js';
+import { monotonicClock } from '../src/runtime/clock.js';
 import { vllmDialect } from '../src/dialects/vllm.js';
 import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
 import { loadFolderDataset } from '../src/data/load.js';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { it, mock } from 'node:test';
-import type { Clock } from '../src/clock.js';
-import { deadlinesOf, untilNextDeadline } from '../src/deadlines.js';
-import { MAX_WAIT_MS, MIN_GAP_MS, SlicedWork } from '../src/sliced-work.js';
+import type { Clock } from '../src/runtime/clock.js';
+import { deadlinesOf, untilNextDeadline } from '../src/runtime/deadlines.js';
+import { MAX_WAIT_MS, MIN_GAP_MS, SlicedWork } from '../src/runtime/sliced-work.js';
 
 it('does queued work after the caller returns, in slices that let due timers run between them, and the rest on flush', async () => {
   const done: number[] = [];

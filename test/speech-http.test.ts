@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
 import { loadDataset } from '../src/data/load.js';
 import type { StreamFormat } from '../src/dialects/speech-http.js';
-import { run, type RunOptions } from '../src/run.js';
+import { run, type RunOptions } from '../src/run/run.js';
 import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../src/dialects/vllm-omni-speech/spec.js';
 import { parseFaultScenario } from '../src/server/faults.js';
 import { startServer } from '../src/server/server.js';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout } from 'node:timers/promises';
-import { worstDelay } from '../src/metrics/delay.js';
-import { startStampProbe } from '../src/load/stamp-probe.js';
+import { worstDelay } from '../src/runtime/delay.js';
+import { startStampProbe } from '../src/runtime/stamp-probe.js';
 
 describe('receive-stamp probe', () => {
   it('sees a blocked event loop: messages that arrived meanwhile wait until it is free', async () => {

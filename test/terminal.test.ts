@@ -3,12 +3,12 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { WebSocketServer } from 'ws';
-import { printable } from '../src/printable.js';
+import { printable } from '../src/util/printable.js';
 import { renderComparison } from '../src/report/compare-console.js';
 import { compareReports } from '../src/report/compare.js';
 import { renderSummary } from '../src/report/console.js';
 import type { Report } from '../src/report/schema.js';
-import { run } from '../src/run.js';
+import { run } from '../src/run/run.js';
 import { toneWav } from './data-fixtures.js';
 import { CLI, runNode, tempDir } from './helpers.js';
 

@@ -5,7 +5,7 @@ import { after, describe, it } from 'node:test';
 import { WebSocketServer } from 'ws';
 import { inspectDataset } from '../src/data/inspect.js';
 import { frameTap } from '../src/proxy/frame-tap.js';
-import { run } from '../src/run.js';
+import { run } from '../src/run/run.js';
 import { parseFaultScenario } from '../src/server/faults.js';
 import { DEFAULT_MODEL, OPENAI_MODELS } from '../src/server/server.js';
 import { toneWav } from './data-fixtures.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { decodeAudio } from '../src/audio/decode.js';
 import { encodeFlac } from '../src/audio/flac-encode.js';
-import { resolveSettings, UsageError } from '../src/config.js';
+import { resolveSettings, UsageError } from '../src/config/settings.js';
 import { ProtocolViolation, type DecodedEvent } from '../src/dialects/dialect.js';
 import { multipartBody } from '../src/dialects/multipart.js';
 import { transcriptionBodyDecoder, type BodyKind } from '../src/dialects/transcription-body.js';
@@ -148,13 +148,13 @@ describe('batch settings', () => {
   const refused = (options: Parameters<typeof resolveSettings>[0], pattern: RegExp) =>
     assert.throws(() => resolveSettings(options), (err) => err instanceof UsageError && pattern.test(err.message));
 
-  it('refuse what cannot work, naming the flag', () => {
-    refused({ protocol: 'vllm-transcriptions', transcription: { stream: true, responseFormat: 'text' } }, /--response-format text .* --stream/);
-    refused({ protocol: 'vllm', transcription: { stream: true } }, /--stream is for the batch transcription dialects/);
-    refused({ protocol: 'openai', transcription: { uploadFormat: 'flac' } }, /--upload-format is for the batch transcription dialects/);
+  it('refuse what cannot work, naming the option', () => {
+    refused({ protocol: 'vllm-transcriptions', transcription: { stream: true, responseFormat: 'text' } }, /^transcription\.responseFormat text .* transcription\.stream /);
+    refused({ protocol: 'vllm', transcription: { stream: true } }, /^transcription\.stream is for the batch transcription dialects/);
+    refused({ protocol: 'openai', transcription: { uploadFormat: 'flac' } }, /^transcription\.uploadFormat is for the batch transcription dialects/);
     refused({ protocol: 'vllm-transcriptions', target: 'ws://localhost:8000/v1/realtime', model: 'm' }, /http:\/\/ or https:\/\//);
     refused({ protocol: 'openai-transcriptions', turnDetection: { type: 'semantic_vad', eagerness: 'auto' } }, /sends each input in one request/);
-    refused({ protocol: 'vllm-transcriptions', transcription: { temperature: -1 } }, /--temperature/);
+    refused({ protocol: 'vllm-transcriptions', transcription: { temperature: -1 } }, /^transcription\.temperature must be zero or more/);
   });
 
   it('default the model per dialect and keep the upload format', () => {

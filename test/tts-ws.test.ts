@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { WebSocketServer } from 'ws';
-import { monotonicClock } from '../src/clock.js';
-import { resolveSettings } from '../src/config.js';
-import { run } from '../src/run.js';
+import { monotonicClock } from '../src/runtime/clock.js';
+import { resolveSettings } from '../src/config/settings.js';
+import { run } from '../src/run/run.js';
 import type { WebSocketDialect } from '../src/dialects/dialect.js';
 import { createDialect, type Protocol } from '../src/dialects/index.js';
 import { CARTESIA } from '../src/dialects/cartesia/spec.js';
@@ -241,11 +241,11 @@ describe('speech generation through run()', () => {
   });
 
   it('refuses settings a speech dialect cannot honour, with one line naming the flag', () => {
-    assert.throws(() => resolveSettings({ protocol: 'elevenlabs', turnsPerSession: 2 }), /--protocol elevenlabs takes one input per session/);
-    assert.throws(() => resolveSettings({ protocol: 'vllm', textDelivery: { kind: 'stream', tokensPerS: 10, firstTokenMs: 0 } }), /--text-rate streams text into speech generation; --protocol vllm sends audio/);
-    assert.throws(() => resolveSettings({ protocol: 'openai-speech', textDelivery: { kind: 'stream', tokensPerS: 10, firstTokenMs: 0 } }), /--text-rate streams text into WebSocket dialects/);
-    assert.throws(() => resolveSettings({ protocol: 'elevenlabs', textDelivery: { kind: 'stream', tokensPerS: 0, firstTokenMs: 0 } }), /--text-rate must be a positive number, got 0/);
-    assert.throws(() => resolveSettings({ protocol: 'elevenlabs', playbackBufferMs: -1 }), /--playback-buffer-ms must be zero or more/);
+    assert.throws(() => resolveSettings({ protocol: 'elevenlabs', turnsPerSession: 2 }), /^OptionsError: protocol elevenlabs takes one input per session/);
+    assert.throws(() => resolveSettings({ protocol: 'vllm', textDelivery: { kind: 'stream', tokensPerS: 10, firstTokenMs: 0 } }), /textDelivery streams text into speech generation; protocol vllm sends audio/);
+    assert.throws(() => resolveSettings({ protocol: 'openai-speech', textDelivery: { kind: 'stream', tokensPerS: 10, firstTokenMs: 0 } }), /textDelivery streams text into WebSocket dialects/);
+    assert.throws(() => resolveSettings({ protocol: 'elevenlabs', textDelivery: { kind: 'stream', tokensPerS: 0, firstTokenMs: 0 } }), /textDelivery\.tokensPerS must be a positive number, got 0/);
+    assert.throws(() => resolveSettings({ protocol: 'elevenlabs', playbackBufferMs: -1 }), /playbackBufferMs must be zero or more/);
     assert.deepEqual(resolveSettings({ protocol: 'elevenlabs', apiKey: 'k' }).headers, { 'xi-api-key': 'k' });
   });
 });

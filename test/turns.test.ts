@@ -5,7 +5,7 @@ import { vllmDialect } from '../src/dialects/vllm.js';
 import { decodeWav } from '../src/audio/decode.js';
 import { toPcm16 } from '../src/audio/pcm.js';
 import type { Sample } from '../src/data/dataset.js';
-import { run } from '../src/run.js';
+import { run } from '../src/run/run.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
 import { findSpeech, prepareSample } from '../src/session/prepare.js';
 import type { AudioInput, InputRecord } from '../src/timeline/types.js';
@@ -79,7 +79,7 @@ describe('multi-turn vLLM sessions', () => {
   it('rejects server turn detection for vLLM', async () => {
     await assert.rejects(
       run({ turnDetection: { type: 'semantic_vad', eagerness: 'auto' } }),
-      /^UsageError: --turn-detection needs --protocol openai or openai-beta/,
+      /^OptionsError: turnDetection needs protocol openai or openai-beta/,
     );
   });
 });

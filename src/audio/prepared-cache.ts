@@ -3,7 +3,7 @@ import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { VERSION } from '../version.js';
+import { VERSION } from '../util/version.js';
 import type { PreparedAudio } from './prepared.js';
 import { RESAMPLER } from './resample.js';
 

@@ -1,7 +1,7 @@
 import { Command } from '@commander-js/extra-typings';
 import { defaultCacheDir, PreparedAudioCache } from '../audio/prepared-cache.js';
-import { UsageError } from '../config.js';
-import { plural } from '../plural.js';
+import { UsageError } from '../util/errors.js';
+import { plural } from '../util/plural.js';
 
 /** The cache of `--cache-dir`, else the default one. */
 function cacheOf(dir: string | undefined): PreparedAudioCache {

@@ -4,7 +4,7 @@ import { DEFAULT_WORD_GAP_MS, SYNTH_ENGINES, synthesizeDataset, type SynthEngine
 import { addDatasetFlags, datasetOptionsFromFlags, type DatasetFlags } from './dataset-flags.js';
 import { checkWritableDir } from './output-dir.js';
 import { num } from './parse.js';
-import { plural } from '../plural.js';
+import { plural } from '../util/plural.js';
 
 const inspectCommand = new Command('inspect')
   .description('Read a dataset as a run would, then print its summary and every problem found.')

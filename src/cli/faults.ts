@@ -1,4 +1,4 @@
-import { UsageError } from '../run.js';
+import { UsageError } from '../run/run.js';
 import { FAULT_CATALOGUE, FaultError, parseFaultScenario, type FaultScenario } from '../server/faults.js';
 
 /** Parses the `--fault` values, each one scenario; a bad one is a usage error that says why. */

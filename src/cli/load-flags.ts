@@ -1,4 +1,4 @@
-import { UsageError } from '../config.js';
+import { UsageError } from '../util/errors.js';
 import type { PROFILE_KINDS } from '../load/profiles.js';
 
 export type ProfileFlag = (typeof PROFILE_KINDS)[number] | 'sweep' | 'capacity';

@@ -1,14 +1,16 @@
 #!/usr/bin/env -S node --initial-old-space-size=256
 import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
-import { UsageError } from '../config.js';
+import { OptionsError } from '../config/errors.js';
+import { UsageError } from '../util/errors.js';
+import { flagMessage } from './option-flags.js';
 import { DatasetError } from '../data/errors.js';
-import { printable } from '../printable.js';
+import { printable } from '../util/printable.js';
 import { ReportError } from '../report/recompute.js';
 import { DamagedLogError, SessionLogError } from '../report/session-log.js';
-import { EXIT } from '../run-outcome.js';
+import { EXIT } from '../run/run-outcome.js';
 import { describeMetrics } from '../metrics/catalog.js';
 import { spanText } from '../report/picks.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../util/version.js';
 import { cacheCommand } from './cache-command.js';
 import { outliveClosedOutput } from './closed-output.js';
 import { datasetCommand } from './dataset-command.js';
@@ -50,7 +52,7 @@ outliveClosedOutput();
 try {
   await program.parseAsync();
 } catch (err) {
-  const message = (err as Error).message;
+  const message = err instanceof OptionsError ? flagMessage(err) : (err as Error).message;
   if (err instanceof UsageError || err instanceof DatasetError || err instanceof ReportError || err instanceof DamagedLogError) {
     fail(`error: ${message}`);
     process.exitCode = EXIT.usage;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { UsageError } from '../config.js';
+import { UsageError } from '../util/errors.js';
 
 /**
  * Checks, before any work, that a command can create and write the folder it writes

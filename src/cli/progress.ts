@@ -1,9 +1,9 @@
-import type { LevelStart } from '../config.js';
+import type { LevelStart } from '../config/options.js';
 import { metricsFor } from '../metrics/catalog.js';
 import { computeSessionMetrics } from '../metrics/compute.js';
 import { LogHistogram } from '../metrics/log-histogram.js';
-import { printable } from '../printable.js';
-import { SlicedWork } from '../sliced-work.js';
+import { printable } from '../util/printable.js';
+import { SlicedWork } from '../runtime/sliced-work.js';
 import type { RunConfig } from '../report/schema.js';
 import type { SessionRecord } from '../timeline/types.js';
 

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option } from '@commander-js/extra-typings';
-import { UsageError } from '../config.js';
+import { UsageError } from '../util/errors.js';
 import { BUNDLED_SAMPLES_DIR } from '../data/bundled.js';
 import { loadDataset } from '../data/load.js';
 import { DEFAULT_GENERATION_RTF, DEFAULT_LATENCY } from '../server/latency-model.js';
-import { EXIT } from '../run-outcome.js';
-import { printable } from '../printable.js';
-import { plural } from '../plural.js';
+import { EXIT } from '../run/run-outcome.js';
+import { printable } from '../util/printable.js';
+import { plural } from '../util/plural.js';
 import { DEFAULT_SERVER_OPTIONS, startServer, type ConnectionEvent } from '../server/server.js';
 import { FAULT_HELP, parseFaults } from './faults.js';
 import { fraction, int, num, port, positiveInt, positiveNum } from './parse.js';

@@ -1,4 +1,4 @@
-import { printable } from '../printable.js';
+import { printable } from '../util/printable.js';
 import type { DatasetProblem, DatasetSummary } from './dataset.js';
 import { sampleFacts, summarizeFacts } from './dataset.js';
 import { DatasetError, describeProblem } from './errors.js';

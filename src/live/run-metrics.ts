@@ -1,6 +1,6 @@
 import type { RunConfig } from '../report/schema.js';
 import type { SessionRecord } from '../timeline/types.js';
-import { SlicedWork } from '../sliced-work.js';
+import { SlicedWork } from '../runtime/sliced-work.js';
 import { LiveMetrics, type SessionLabels } from './metrics.js';
 import { serveMetrics, type Listen, type MetricsEndpoint } from './serve.js';
 

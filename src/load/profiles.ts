@@ -1,4 +1,4 @@
-import { seededRandom } from '../random.js';
+import { seededRandom } from '../util/random.js';
 
 /**
  * Load profiles: pure descriptions of who starts when.

@@ -1,4 +1,4 @@
-import type { DelaySummary } from './delay.js';
+import type { DelaySummary } from '../runtime/delay.js';
 import type { BenchmarkSummary } from './compute.js';
 
 /** The client's own lateness, and whether it is small against what it measured. */

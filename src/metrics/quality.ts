@@ -2,7 +2,7 @@ import type { InputView, SessionView } from '../views/session-view.js';
 import { BOOTSTRAP_SEED, pooledRatioInterval, type Interval } from './bootstrap.js';
 import { LEGACY_NORMALIZER, normalizerById } from './normalizers/index.js';
 import { errorRate, transcriptErrors, type CharErrors, type EditCounts, type TranscriptErrors, type WordErrors } from './wer.js';
-import { seededRandom } from '../random.js';
+import { seededRandom } from '../util/random.js';
 
 /** Each view's errors, scored once however many figures ask (views are memoized per timeline, so this is too). */
 const scores = new WeakMap<InputView, TranscriptErrors | undefined>();

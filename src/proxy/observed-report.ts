@@ -5,7 +5,7 @@ import { buildBenchmark } from '../report/build.js';
 import { buildRecord } from '../report/record.js';
 import { REPORT_SCHEMA, REPORT_VERSION, type ObservedTraffic, type Report, type RunConfig } from '../report/schema.js';
 import { sessionEndMs, type SessionRecord } from '../timeline/types.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../util/version.js';
 
 /** What the proxy says of its place in the path: what observed latencies include and leave out. */
 export const PROXY_POSITION =

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
-import { monotonicClock } from '../clock.js';
+import { monotonicClock } from '../runtime/clock.js';
 import { OWN_PATHS, type Protocol } from '../dialects/index.js';
 import { pathPattern } from '../dialects/spec.js';
 import { pcmRate, TTS_RATE } from '../dialects/tts-common.js';

@@ -2,7 +2,7 @@ import { createServer, request as httpRequest, STATUS_CODES, type IncomingMessag
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { FRAME_LIMITS } from '../session/bounds.js';
-import { SlicedWork } from '../sliced-work.js';
+import { SlicedWork } from '../runtime/sliced-work.js';
 import { frameTap, type Tap } from './frame-tap.js';
 
 /**

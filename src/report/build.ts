@@ -1,5 +1,4 @@
-import type { EventLoopDelay } from '../load/execute.js';
-import type { DelaySummary } from '../metrics/delay.js';
+import type { DelaySummary, EventLoopDelay } from '../runtime/delay.js';
 import { profileLabel, type LoadProfile } from '../load/profiles.js';
 import { computeSessionMetrics, summarizeBenchmark } from '../metrics/compute.js';
 import { judgeClient } from '../metrics/health.js';

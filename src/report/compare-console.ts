@@ -1,4 +1,4 @@
-import { printable } from '../printable.js';
+import { printable } from '../util/printable.js';
 import { corpusCell, findings, LEGEND, metricCells, sideRows } from './compare-text.js';
 import type { Comparison, Verdict } from './compare-types.js';
 

@@ -1,7 +1,7 @@
 import { metricByName, type Better, type MetricDescription } from '../metrics/catalog.js';
 import { poolMetricValues } from '../metrics/compute.js';
 import { percentile } from '../metrics/stats.js';
-import { seededRandom } from '../random.js';
+import { seededRandom } from '../util/random.js';
 import { sessionView, type SessionView } from '../views/session-view.js';
 import { corpusIntervals, medianDelta, RESAMPLES, type Interval } from './compare-bootstrap.js';
 import { mismatches, sideOf } from './compare-side.js';

@@ -1,12 +1,12 @@
 import type { MetricDescription, Unit } from '../metrics/catalog.js';
 import type { Distribution } from '../metrics/stats.js';
-import { printable } from '../printable.js';
+import { printable } from '../util/printable.js';
 import { cautions } from './cautions.js';
 import { benchmarksByLevel, capacityText } from './levels.js';
 import { corpusMetrics, headlineLatencies, spanText, summaryMetrics } from './picks.js';
 import { thinTailLines } from './thin-tails.js';
 import type { Benchmark, Report } from './schema.js';
-import { plural } from '../plural.js';
+import { plural } from '../util/plural.js';
 import { isResponseAnomaly } from '../timeline/responses.js';
 import { isSpeechTask } from '../timeline/types.js';
 import { fixed } from './fixed.js';

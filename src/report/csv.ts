@@ -1,4 +1,4 @@
-import { printable } from '../printable.js';
+import { printable } from '../util/printable.js';
 import { sessionView } from '../views/session-view.js';
 import { metricsOf } from './picks.js';
 import type { Report } from './schema.js';

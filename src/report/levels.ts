@@ -1,6 +1,6 @@
 import type { LoadProfile } from '../load/profiles.js';
 import type { Benchmark, Report } from './schema.js';
-import { plural } from '../plural.js';
+import { plural } from '../util/plural.js';
 
 /**
  * Load levels: what a benchmark's load was, as one number on a chart axis.

@@ -1,9 +1,9 @@
 import { benchmarksByLevel, capacityText } from './levels.js';
 import { corpusMetrics, definitionIn, metricsOf } from './picks.js';
 import type { Benchmark, Report } from './schema.js';
-import { plural } from '../plural.js';
+import { plural } from '../util/plural.js';
 import { fixed } from './fixed.js';
-import { printable } from '../printable.js';
+import { printable } from '../util/printable.js';
 
 /** A Markdown summary for pull requests and issues: the question, the answer, the figures per level. */
 export function renderMarkdown(report: Report): string {

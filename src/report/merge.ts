@@ -4,7 +4,7 @@ import type { Measured } from './build.js';
 import { measuredOf } from './build.js';
 import { recompute, ReportError } from './recompute.js';
 import type { Report } from './schema.js';
-import { NO_DELAY, worstDelay } from '../metrics/delay.js';
+import { NO_DELAY, worstDelay } from '../runtime/delay.js';
 
 /**
  * Merges runs or shards exactly. Benchmarks are matched by level; within a level,

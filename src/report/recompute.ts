@@ -10,7 +10,7 @@ import { upgradeRecord, upgradeReport } from './migrate.js';
 import { redactUrl } from './redact.js';
 import { onClockOf, readSessionLog } from './session-log.js';
 import { sessionEndMs } from '../timeline/types.js';
-import { NO_DELAY } from '../metrics/delay.js';
+import { NO_DELAY } from '../runtime/delay.js';
 
 /** A report file that cannot be used; the message names it and says why. */
 export class ReportError extends Error {

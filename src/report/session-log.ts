@@ -6,7 +6,7 @@ import { setImmediate } from 'node:timers/promises';
 import type { LoadProfile } from '../load/profiles.js';
 import { shiftTimeline, type SessionRecord } from '../timeline/types.js';
 import { jsonPieces } from './json-pieces.js';
-import { gapFor } from '../sliced-work.js';
+import { gapFor } from '../runtime/sliced-work.js';
 
 export const SESSION_LOG = 'sessions.jsonl';
 

@@ -1,5 +1,5 @@
-import { voxbenchBasic as normalizeWords } from '../metrics/normalizers/voxbench-basic.js';
-import { seededRandom } from '../random.js';
+import { splitWords } from '../util/words.js';
+import { seededRandom } from '../util/random.js';
 import { faultOf, type FaultScenario } from './faults.js';
 import { kneeSlowdown } from './latency-model.js';
 import { toneHz, wordTones } from './speech-tones.js';
@@ -35,7 +35,7 @@ export function synthesizeSpeech(text: string, sampleRate: number, voice: VoiceO
   const perMs = sampleRate / 1000;
   const pieces: Array<{ tones: number[]; pauseMs: number }> = [];
   for (const token of text.split(/\s+/)) {
-    const words = normalizeWords(token);
+    const words = splitWords(token);
     // A pause after each word, twice as long after , ; : and four times after . ! ?
     const pause = /[.!?]["')\]]*$/.test(token) ? 4 : /[,;:]["')\]]*$/.test(token) ? 2 : 1;
     words.forEach((word, i) => pieces.push({ tones: wordTones(word), pauseMs: gapMs * (i === words.length - 1 ? pause : 1) }));

@@ -1,6 +1,6 @@
 import type { ReceivedAudio } from './received-audio.js';
 import type { SessionCaps } from './session-caps.js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../runtime/clock.js';
 import type { Failure, IncompleteReason, SessionOutcome, SessionTimeline, Stage, Task, TurnDetection } from '../timeline/types.js';
 
 /** Per-stage time limits in ms; a session that exceeds one fails with that stage named. */

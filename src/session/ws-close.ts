@@ -1,7 +1,7 @@
 import WebSocket from 'ws';
 import type { Failure, WebSocketTransport } from '../timeline/types.js';
-import type { Clock } from '../clock.js';
-import { SlicedWork } from '../sliced-work.js';
+import type { Clock } from '../runtime/clock.js';
+import { SlicedWork } from '../runtime/sliced-work.js';
 
 /** After the session, how long a server has to answer the closing handshake before the socket is cut. */
 const CLOSE_GRACE_MS = 1000;

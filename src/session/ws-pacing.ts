@@ -1,4 +1,4 @@
-import type { Deadline } from '../deadlines.js';
+import type { Deadline } from '../runtime/deadlines.js';
 import type { PreparedChunk, PreparedSilence, PreparedTurn } from './prepare.js';
 import type { PreparedText, PreparedTextChunk } from './prepare-text.js';
 import { SendLoop } from './ws-send-loop.js';

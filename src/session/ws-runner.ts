@@ -1,5 +1,5 @@
 import type { StreamGate } from '../timeline/types.js';
-import type { Deadline } from '../deadlines.js';
+import type { Deadline } from '../runtime/deadlines.js';
 import type { SessionResult } from './runner.js';
 import { WebSocketSession, type WebSocketPlan } from './ws-session.js';
 import { clientInputs, serverInputs } from './ws-turns.js';

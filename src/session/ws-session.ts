@@ -1,13 +1,13 @@
 import WebSocket, { type RawData } from 'ws';
 import { ProtocolViolation, type CompletionPolicy, type Reaction, type Reactions, type WebSocketDialect } from '../dialects/dialect.js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../runtime/clock.js';
 import type { Control, Counters, Failure, SentFrame, SessionTimeline, StreamGate, WebSocketTransport } from '../timeline/types.js';
 import { speedOf, type Pace } from './pace.js';
 import type { PreparedChunk, PreparedSilence, PreparedTurn } from './prepare.js';
 import type { PreparedText, PreparedTextChunk } from './prepare-text.js';
 import { TextBudget } from './bounds.js';
 import { errorText, parserOf } from './message-size.js';
-import { deadlinesOf, type Deadlines } from '../deadlines.js';
+import { deadlinesOf, type Deadlines } from '../runtime/deadlines.js';
 import { AudioKeeper } from './received-audio.js';
 import { CappedReceived } from './session-caps.js';
 import { classifySocketError, Ending, newTimeline, type RunnerBase, type SessionResult, type StageTimeouts } from './runner.js';

@@ -1,17 +1,2 @@
-/**
- * voxbench's own normalizer since its first version: folds Unicode compatibility forms
- * (NFKC), lowercases, reads typographic apostrophes (’ ʼ) as ', turns every character
- * that is not a letter, digit or apostrophe into a space, drops apostrophes that do not
- * sit inside a word, and splits on whitespace. It neither spells out numbers nor maps
- * British to American spelling, and keeps contractions as they are.
- */
-export function voxbenchBasic(text: string): string[] {
-  return text
-    .normalize('NFKC')
-    .toLowerCase()
-    .replace(/[\u2019\u02bc]/g, "'")
-    .replace(/[^\p{L}\p{N}']+/gu, ' ')
-    .replace(/(^|\s)'+|'+(?=\s|$)/g, '$1')
-    .split(/\s+/)
-    .filter(Boolean);
-}
+/** voxbench's own normalizer since its first version: its word split (util/words.ts), nothing more. */
+export { splitWords as voxbenchBasic } from '../../util/words.js';

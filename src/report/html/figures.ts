@@ -6,7 +6,7 @@ import { html, type Html } from './markup.js';
 import { metricTitle } from './metrics.js';
 import { corpusMetrics } from '../picks.js';
 import { table, type Section } from './section.js';
-import { plural } from '../../plural.js';
+import { plural } from '../../util/plural.js';
 
 const STATS = ['mean', 'min', 'p50', 'p90', 'p95', 'p99', 'max'] as const satisfies ReadonlyArray<keyof Distribution>;
 

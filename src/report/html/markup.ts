@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { inert, inertJson } from '../../printable.js';
+import { inert, inertJson } from '../../util/printable.js';
 
 /**
  * Safe HTML building. Every string that reaches the page (transcripts, error

@@ -9,7 +9,7 @@ import { benchmarksByLevel, capacityText, loadAxis, loadLevel, type LoadAxis } f
 import { html, type Html } from './markup.js';
 import { ERROR_RATE_TITLE, latencyMetrics, metricTitle, readSlo, THROUGHPUT_TITLE } from './metrics.js';
 import { breakable, table, type Section } from './section.js';
-import { plural } from '../../plural.js';
+import { plural } from '../../util/plural.js';
 
 /** The run's question (what was benchmarked, how) and its answer (capacity, SLO verdicts, headline figures). */
 export function overviewSection(report: Report): Section {

@@ -1,11 +1,11 @@
 import { Worker } from 'node:worker_threads';
-import type { Clock } from '../clock.js';
-import type { RunOptions } from '../config.js';
+import type { Clock } from '../runtime/clock.js';
+import type { RunOptions } from '../config/options.js';
 import type { SessionRecord } from '../timeline/types.js';
 import type { Execution } from './execute.js';
-import type { LoadProfile } from './profiles.js';
+import type { LoadProfile } from '../load/profiles.js';
 import type { FromWorker, ToWorker, WorkerInit } from './worker.js';
-import { worstDelay } from '../metrics/delay.js';
+import { worstDelay } from '../runtime/delay.js';
 
 /** How far ahead of the run message the workers' common level start is: time to receive it and start the level's probe. */
 const LEVEL_START_MS = 50;

@@ -1,15 +1,15 @@
 import { setMaxListeners } from 'node:events';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../runtime/clock.js';
 import type { IncompleteReason, SessionRecord } from '../timeline/types.js';
-import { arrivalSchedule, isOpenLoop, lanes, laneStarts, type LoadProfile } from './profiles.js';
-import type { DelaySummary } from '../metrics/delay.js';
-import { startStampProbe } from './stamp-probe.js';
-import { deadlinesOf } from '../deadlines.js';
+import { arrivalSchedule, isOpenLoop, lanes, laneStarts, type LoadProfile } from '../load/profiles.js';
+import { startStampProbe } from '../runtime/stamp-probe.js';
+import type { DelaySummary, EventLoopDelay } from '../runtime/delay.js';
+import { deadlinesOf } from '../runtime/deadlines.js';
 import type { StreamGate } from '../timeline/types.js';
 import { connectPhase } from './connect-phase.js';
-import { SlicedWork } from '../sliced-work.js';
-import { ErrorStop, type ErrorRateStop } from './error-stop.js';
+import { SlicedWork } from '../runtime/sliced-work.js';
+import { ErrorStop, type ErrorRateStop } from '../load/error-stop.js';
 
 /** Event-loop delay sampling interval, ms. */
 const LOOP_SAMPLE_MS = 10;
@@ -52,9 +52,6 @@ export interface ExecuteOptions {
   onSessionStart?: () => void;
   onSessionEnd?: (record: SessionRecord) => void;
 }
-
-/** How late the event loop ran timers during the benchmark, beyond their due time. */
-export type EventLoopDelay = DelaySummary;
 
 export interface Execution {
   records: SessionRecord[];

@@ -1,7 +1,7 @@
 import { createServer, type Socket } from 'node:net';
 import { createHistogram, performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
-import { NO_DELAY, type DelaySummary } from '../metrics/delay.js';
+import { NO_DELAY, type DelaySummary } from './delay.js';
 
 export const PROBE_INTERVAL_MS = 10;
 

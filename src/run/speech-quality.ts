@@ -1,16 +1,17 @@
-import { monotonicClock } from './clock.js';
-import { decodeReceivedAudio, speechLevels } from './audio/received.js';
-import { fromPcm16 } from './audio/pcm.js';
-import { resolveSettings, type QualitySettings } from './config.js';
-import type { Dataset, Sample } from './data/dataset.js';
-import { normalizerById, normalizerFor } from './metrics/normalizers/index.js';
-import { transcriptErrors } from './metrics/wer.js';
-import { redactUrl } from './report/redact.js';
+import { monotonicClock } from '../runtime/clock.js';
+import { decodeReceivedAudio, speechLevels } from '../audio/received.js';
+import { fromPcm16 } from '../audio/pcm.js';
+import type { QualitySettings } from '../config/dialect-rules.js';
+import { resolveSettings } from '../config/settings.js';
+import type { Dataset, Sample } from '../data/dataset.js';
+import { normalizerById, normalizerFor } from '../metrics/normalizers/index.js';
+import { transcriptErrors } from '../metrics/wer.js';
+import { redactUrl } from '../report/redact.js';
 import { createRunContext, runLevel } from './run-context.js';
-import { startServerThread } from './server/thread.js';
-import type { ReceivedAudio } from './session/received-audio.js';
-import type { AsrResult, SessionRecord, SpeechAnalysis } from './timeline/types.js';
-import { sessionView } from './views/session-view.js';
+import { startServerThread } from '../server/thread.js';
+import type { ReceivedAudio } from '../session/received-audio.js';
+import type { AsrResult, SessionRecord, SpeechAnalysis } from '../timeline/types.js';
+import { sessionView } from '../views/session-view.js';
 
 /** Transcriptions of the round trip run at once. */
 const ASR_CONCURRENCY = 4;

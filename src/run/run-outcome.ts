@@ -1,5 +1,5 @@
-import { UNREACHABLE_AFTER } from './load/error-stop.js';
-import type { Benchmark, Report } from './report/schema.js';
+import { UNREACHABLE_AFTER } from '../load/error-stop.js';
+import type { Benchmark, Report } from '../report/schema.js';
 
 /** The exit codes of `voxbench`, documented in the README; a library caller gating CI can use the same ones. */
 export const EXIT = { ok: 0, internal: 1, usage: 2, nothingCompleted: 3, stoppedForErrors: 3, sloFailed: 4, interrupted: 130 } as const;

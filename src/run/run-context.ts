@@ -1,27 +1,29 @@
 import { mkdir } from 'node:fs/promises';
 import { isMainThread } from 'node:worker_threads';
-import { defaultCacheDir, PreparedAudioCache } from './audio/prepared-cache.js';
-import { preparedAudioReader } from './audio/prepared-source.js';
-import type { Dialect, HttpDialect, WebSocketDialect } from './dialects/dialect.js';
-import { createDialect, DIALECTS, isHttpProtocol } from './dialects/index.js';
-import type { Clock } from './clock.js';
-import { resolveSettings, UsageError, type RunOptions, type Settings } from './config.js';
-import { BUNDLED_SAMPLES_DIR } from './data/bundled.js';
-import type { Dataset, Sample, TextSample } from './data/dataset.js';
-import { loadDataset } from './data/load.js';
-import { loadTextDataset } from './data/text.js';
-import { execute, type Execution } from './load/execute.js';
-import { arrivalSchedule, isOpenLoop, lanes, type LoadProfile } from './load/profiles.js';
-import { httpAgents } from './session/http-agents.js';
-import { runHttpSession, type PreparedRequest } from './session/http-runner.js';
-import { warmHttpClient } from './session/http-warm-up.js';
-import { prepareSample, prepareSilence, type PreparedTurn } from './session/prepare.js';
-import { prepareText, type PreparedText } from './session/prepare-text.js';
-import { prepareAudioRequest, prepareTextRequest } from './session/prepare-request.js';
-import type { SessionResult } from './session/runner.js';
-import type { ReceivedAudio } from './session/received-audio.js';
-import { runWebSocketSession } from './session/ws-runner.js';
-import { isSpeechTask, type SessionRecord, type StreamGate } from './timeline/types.js';
+import { defaultCacheDir, PreparedAudioCache } from '../audio/prepared-cache.js';
+import { preparedAudioReader } from '../audio/prepared-source.js';
+import type { Dialect, HttpDialect, WebSocketDialect } from '../dialects/dialect.js';
+import { createDialect, DIALECTS, isHttpProtocol } from '../dialects/index.js';
+import type { Clock } from '../runtime/clock.js';
+import type { RunOptions } from '../config/options.js';
+import { resolveSettings, type Settings } from '../config/settings.js';
+import { option, optionsError } from '../config/errors.js';
+import { BUNDLED_SAMPLES_DIR } from '../data/bundled.js';
+import type { Dataset, Sample, TextSample } from '../data/dataset.js';
+import { loadDataset } from '../data/load.js';
+import { loadTextDataset } from '../data/text.js';
+import { execute, type Execution } from './execute.js';
+import { arrivalSchedule, isOpenLoop, lanes, type LoadProfile } from '../load/profiles.js';
+import { httpAgents } from '../session/http-agents.js';
+import { runHttpSession, type PreparedRequest } from '../session/http-runner.js';
+import { warmHttpClient } from '../session/http-warm-up.js';
+import { prepareSample, prepareSilence, type PreparedTurn } from '../session/prepare.js';
+import { prepareText, type PreparedText } from '../session/prepare-text.js';
+import { prepareAudioRequest, prepareTextRequest } from '../session/prepare-request.js';
+import type { SessionResult } from '../session/runner.js';
+import type { ReceivedAudio } from '../session/received-audio.js';
+import { runWebSocketSession } from '../session/ws-runner.js';
+import { isSpeechTask, type SessionRecord, type StreamGate } from '../timeline/types.js';
 
 /** Everything needed to run sessions against a target, prepared before any clock starts. */
 export interface RunContext {
@@ -64,7 +66,7 @@ async function audioCache(given: string | false | undefined): Promise<{ cache?: 
   if (dir === undefined) return {};
   if (given !== undefined) {
     await mkdir(dir, { recursive: true }).catch((err: NodeJS.ErrnoException) => {
-      throw new UsageError(`--cache-dir ${dir}: cannot create the folder (${err.code ?? err.message}); give a folder you can write, or --no-cache`);
+      throw optionsError`${option('audioCache')} ${dir}: cannot create the folder (${err.code ?? err.message}); give a folder you can write, or ${option('audioCache: false', 'audioCache.off')}`;
     });
   }
   return { cache: new PreparedAudioCache(dir) };

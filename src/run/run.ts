@@ -2,36 +2,39 @@ import { randomUUID } from 'node:crypto';
 import { access } from 'node:fs/promises';
 import { cpus, hostname } from 'node:os';
 import { join } from 'node:path';
-import { monotonicClock, type Clock } from './clock.js';
-import { resolveSettings, UsageError, type RunOptions, type Settings } from './config.js';
-import { summarizeDataset, type Sample } from './data/dataset.js';
-import { lockFolder } from './folder-lock.js';
-import { searchCapacity } from './load/capacity.js';
-import { profileAt } from './load/plan.js';
-import { profileLabel, type LoadProfile } from './load/profiles.js';
-import { shareOf, type Share } from './load/shards.js';
-import { WorkerPool } from './load/workers.js';
-import { describeMetrics } from './metrics/catalog.js';
-import { PERCENTILE_METHOD } from './metrics/stats.js';
-import { buildBenchmark } from './report/build.js';
-import { writeOutputs } from './report/outputs.js';
-import { upgradeRecord } from './report/migrate.js';
-import { buildRecord } from './report/record.js';
-import { REDACTED, redactUrl } from './report/redact.js';
-import { readReportHeader } from './report/report-header.js';
-import { REPORT_SCHEMA, REPORT_VERSION, type Benchmark, type Report, type RunConfig } from './report/schema.js';
-import { onClockOf, resumeSessionLog, SESSION_LOG, SessionLog, SessionLogError, type LoggedSession } from './report/session-log.js';
+import { monotonicClock, type Clock } from '../runtime/clock.js';
+import type { RunOptions } from '../config/options.js';
+import { resolveSettings, type Settings } from '../config/settings.js';
+import { option, optionsError } from '../config/errors.js';
+import { summarizeDataset, type Sample } from '../data/dataset.js';
+import { lockFolder } from '../util/folder-lock.js';
+import { searchCapacity } from '../load/capacity.js';
+import { profileAt } from '../load/plan.js';
+import { profileLabel, type LoadProfile } from '../load/profiles.js';
+import { shareOf, type Share } from '../load/shards.js';
+import { WorkerPool } from './workers.js';
+import { describeMetrics } from '../metrics/catalog.js';
+import { PERCENTILE_METHOD } from '../metrics/stats.js';
+import { buildBenchmark } from '../report/build.js';
+import { writeOutputs } from '../report/outputs.js';
+import { upgradeRecord } from '../report/migrate.js';
+import { buildRecord } from '../report/record.js';
+import { REDACTED, redactUrl } from '../report/redact.js';
+import { readReportHeader } from '../report/report-header.js';
+import { REPORT_SCHEMA, REPORT_VERSION, type Benchmark, type Report, type RunConfig } from '../report/schema.js';
+import { onClockOf, resumeSessionLog, SESSION_LOG, SessionLog, SessionLogError, type LoggedSession } from '../report/session-log.js';
 import { checkResumable } from './resume-check.js';
 import { createRunContext, loadRunDataset, runLevel, type RunContext, type RunDataset } from './run-context.js';
-import { startServerThread } from './server/thread.js';
-import { NO_DELAY } from './metrics/delay.js';
+import { startServerThread } from '../server/thread.js';
+import { NO_DELAY } from '../runtime/delay.js';
 import { analyseSpeech } from './speech-quality.js';
-import { formatPace } from './session/pace.js';
-import { DEFAULT_SESSION_CAPS } from './session/session-caps.js';
-import type { SessionRecord } from './timeline/types.js';
-import { VERSION } from './version.js';
+import { formatPace } from '../session/pace.js';
+import { DEFAULT_SESSION_CAPS } from '../session/session-caps.js';
+import type { SessionRecord } from '../timeline/types.js';
+import { VERSION } from '../util/version.js';
 
-export { UsageError, type RunOptions } from './config.js';
+export { UsageError } from '../util/errors.js';
+export type { RunOptions } from '../config/options.js';
 
 export interface RunResult {
   report: Report;
@@ -274,6 +277,6 @@ async function checkResumeLog(dir: string): Promise<void> {
   try {
     await access(join(dir, SESSION_LOG));
   } catch {
-    throw new UsageError(`--resume ${dir}: no ${SESSION_LOG} there; give the output folder of the run to continue`);
+    throw optionsError`${option('resume')} ${dir}: no ${SESSION_LOG} there; give the output folder of the run to continue`;
   }
 }

@@ -1,5 +1,5 @@
-import type { Protocol } from './dialects/index.js';
-import { UsageError } from './config.js';
+import type { Protocol } from '../dialects/index.js';
+import { option, optionsError } from './errors.js';
 
 /** Where a run's API key may come from, as the CLI's `--api-key` and `--api-key-env` give them. */
 export interface ApiKeySources {
@@ -19,7 +19,7 @@ export function resolveApiKey(sources: ApiKeySources, env: NodeJS.ProcessEnv = p
   if (sources.apiKey !== undefined) return sources.apiKey;
   if (sources.apiKeyEnv !== undefined) {
     const value = env[sources.apiKeyEnv];
-    if (!value) throw new UsageError(`--api-key-env ${sources.apiKeyEnv}: that environment variable is not set`);
+    if (!value) throw optionsError`${option('apiKeyEnv')} ${sources.apiKeyEnv}: that environment variable is not set`;
     return value;
   }
   const openai = sources.protocol?.startsWith('openai') === true;

@@ -4,15 +4,16 @@
  * session record as it ends.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { alignedClock } from '../clock.js';
-import { resolveSettings, type RunOptions } from '../config.js';
-import { createRunContext, loadRunDataset, runLevel } from '../run-context.js';
+import { alignedClock } from '../runtime/clock.js';
+import type { RunOptions } from '../config/options.js';
+import { resolveSettings } from '../config/settings.js';
+import { createRunContext, loadRunDataset, runLevel } from './run-context.js';
 import type { SessionRecord } from '../timeline/types.js';
 import type { Execution } from './execute.js';
-import type { LoadProfile } from './profiles.js';
-import { shareOf } from './shards.js';
-import { NO_DELAY } from '../metrics/delay.js';
-import { SlicedWork } from '../sliced-work.js';
+import type { LoadProfile } from '../load/profiles.js';
+import { shareOf } from '../load/shards.js';
+import { NO_DELAY } from '../runtime/delay.js';
+import { SlicedWork } from '../runtime/sliced-work.js';
 
 export interface WorkerInit {
   options: RunOptions;

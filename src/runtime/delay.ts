@@ -1,6 +1,7 @@
 /**
- * The client's own delays (its event loop's, the loopback stamp probe's): figures the
- * load layer measures and the report judges, so they are defined here, below both.
+ * The delays the client measures on itself while it runs: plain data and its
+ * combination, apart from the probe that measures them (which starts a worker thread),
+ * so reports and metrics read them without loading the probe.
  */
 
 /** A delay distribution the client measured on itself, ms. */
@@ -18,3 +19,6 @@ export function worstDelay(summaries: readonly DelaySummary[]): DelaySummary {
   const worst = (key: keyof DelaySummary): number => Math.max(0, ...summaries.map((s) => s[key]));
   return { meanMs: worst('meanMs'), p50Ms: worst('p50Ms'), p99Ms: worst('p99Ms'), maxMs: worst('maxMs') };
 }
+
+/** How late the event loop ran timers during the benchmark, beyond their due time. */
+export type EventLoopDelay = DelaySummary;

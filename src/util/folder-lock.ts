@@ -1,7 +1,7 @@
 import { unlinkSync } from 'node:fs';
 import { mkdir, open, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { UsageError } from './config.js';
+import { UsageError } from './errors.js';
 
 export const LOCK_FILE = '.voxbench.lock';
 

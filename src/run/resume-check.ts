@@ -1,6 +1,6 @@
-import { UsageError } from './config.js';
-import type { ReportHeader } from './report/report-header.js';
-import type { RunConfig } from './report/schema.js';
+import { option, optionsError } from '../config/errors.js';
+import type { ReportHeader } from '../report/report-header.js';
+import type { RunConfig } from '../report/schema.js';
 
 /**
  * Settings a resumed run may change: how far it goes (sessions, seconds), and what is
@@ -14,7 +14,7 @@ const MAY_DIFFER: readonly string[] = ['maxSessions', 'maxSeconds', 'slos', 'pri
  * setting that differs, as a path into the report's `config` (or its dataset).
  */
 export function checkResumable(dir: string, header: ReportHeader | undefined, config: RunConfig, fingerprint: string): void {
-  if (header?.config === undefined) throw new UsageError(`--resume ${dir}: no readable report.json there to check the run's settings against`);
+  if (header?.config === undefined) throw optionsError`${option('resume')} ${dir}: no readable report.json there to check the run's settings against`;
   // The built-in server listens on a new port each run.
   const ignored = new Set([...MAY_DIFFER, ...(config.builtInServer && header.config.builtInServer ? ['target'] : [])]);
   const comparable = (settings: RunConfig, datasetFingerprint: unknown): Record<string, unknown> => ({
@@ -22,7 +22,7 @@ export function checkResumable(dir: string, header: ReportHeader | undefined, co
     dataset: { fingerprint: datasetFingerprint },
   });
   const differs = firstDifference(comparable(header.config, header.dataset?.fingerprint), comparable(config, fingerprint), '');
-  if (differs) throw new UsageError(`--resume ${dir}: the run there has another ${differs.path} (${differs.there} there, ${differs.now} now); resume with the same flags, or start a new run`);
+  if (differs) throw optionsError`${option('resume')} ${dir}: the run there has another ${differs.path} (${differs.there} there, ${differs.now} now); resume with ${option('the same options', 'same-options')}, or start a new run`;
 }
 
 function firstDifference(there: unknown, now: unknown, path: string): { path: string; there: string; now: string } | undefined {

@@ -1,0 +1,59 @@
+/**
+ * The layers of src/ and what each may import: the one place the architecture's
+ * import rules are written down. `layers.test.ts` checks every import of the compiled
+ * library (run-time imports and type imports alike) against them, with madge's graph.
+ * A folder is named by its path under src/; '.' is the top level (index.ts, the
+ * library's exports). A layer may always import within itself.
+ */
+export const LAYERS: Readonly<Record<string, readonly string[]>> = {
+  // Shared utilities: nothing above them.
+  util: [],
+  // The neutral timeline: the data shape every layer meets at; it imports nothing else.
+  timeline: [],
+  // The run's clock, deadlines, sliced work and the client's own delay probe.
+  runtime: ['util'],
+  audio: ['util'],
+  data: ['audio', 'util'],
+  // Pure schedules: who starts when.
+  load: ['timeline', 'runtime', 'util'],
+  views: ['timeline', 'util'],
+  // Figures are computed on views; never on a schedule, a report or a run.
+  metrics: ['views', 'timeline', 'runtime', 'util'],
+  report: ['metrics', 'views', 'load', 'data', 'timeline', 'runtime', 'util'],
+  // The runners, the wire dialects and the simulated server meet at the dialects' specs
+  // (see SIMULATED below for what the server may take from a dialect folder).
+  session: ['dialects', 'audio', 'data', 'timeline', 'runtime', 'util'],
+  dialects: ['session', 'server', 'audio', 'data', 'timeline', 'runtime', 'util'],
+  server: ['dialects', 'metrics', 'audio', 'data', 'timeline', 'runtime', 'util'],
+  // Options checked into settings and a load plan.
+  config: ['dialects', 'session', 'server', 'report', 'metrics', 'views', 'load', 'data', 'audio', 'timeline', 'runtime', 'util'],
+  live: ['report', 'metrics', 'views', 'timeline', 'runtime', 'util'],
+  proxy: ['live', 'dialects', 'session', 'report', 'metrics', 'views', 'data', 'audio', 'timeline', 'runtime', 'util'],
+  // Run orchestration: the run, its context, the level executor and its worker threads.
+  run: ['config', 'server', 'dialects', 'session', 'report', 'metrics', 'views', 'load', 'data', 'audio', 'timeline', 'runtime', 'util'],
+  // The library's exports: everything but the CLI.
+  '.': ['run', 'config', 'proxy', 'live', 'server', 'dialects', 'session', 'report', 'metrics', 'views', 'load', 'data', 'audio', 'timeline', 'runtime', 'util'],
+  // Only the CLI imports the CLI.
+  cli: ['*'],
+};
+
+/** Imports between two modules that no layer may have, whatever the layers allow. */
+export const FORBIDDEN: ReadonlyArray<{ from: RegExp; to: RegExp; why: string }> = [
+  { from: /^server\//, to: /^metrics\/normalizers\//, why: "the simulated server does not score transcripts; it shares no normalizer with the client's figures" },
+];
+
+/**
+ * The simulated server and the client dialects share only the dialects' specs: a
+ * server module (server/, or a dialect folder's simulated.ts) imports from dialects/
+ * only specs and other simulated modules, and the client's registry reaches none of them.
+ */
+export const SIMULATED = {
+  module: (path: string): boolean => path.startsWith('server/') || /^dialects\/[^/]+\/simulated\.js$/.test(path),
+  shared: (path: string): boolean => /^dialects\/([^/]+\/)?spec\.js$/.test(path),
+};
+
+/** Layers that read reports, and so never load, at run time, a module that starts a worker thread (`new Worker(`). */
+export const NO_WORKERS: readonly string[] = ['report', 'metrics', 'views', 'timeline', 'load', 'util'];
+
+/** The layer of a module, by its path under src/ (`report/schema.js` is in `report`). */
+export const layerOf = (path: string): string => (path.includes('/') ? path.slice(0, path.indexOf('/')) : '.');
