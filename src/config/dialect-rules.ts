@@ -4,7 +4,7 @@ import type { OpenAITurnDetection } from '../dialects/openai.js';
 import { DEFAULT_TRANSCRIPTION, TRANSCRIPTION_FORMATS, type TranscriptionOptions } from '../dialects/transcriptions.js';
 import type { UploadFormat } from '../session/prepare-request.js';
 import type { TextDelivery } from '../session/prepare-text.js';
-import { isSpeechTask, type Task } from '../timeline/types.js';
+import { isSpeechTask } from '../timeline/types.js';
 import { DEFAULT_PLAYBACK_BUFFER_MS } from '../views/playback.js';
 import { nonNegative, positive } from './checks.js';
 import { option, optionsError } from './errors.js';
