@@ -5,7 +5,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'vendor/', 'bench/out/', 'voxbench-runs/', 'bench/pacing/artillery-processor.cjs'] },
+  { ignores: ['dist/', 'node_modules/', 'vendor/', 'bench/out/', 'voxbench-runs/', 'bench/pacing/artillery-processor.cjs', 'test/fixtures/vllm-example-client.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

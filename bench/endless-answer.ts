@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer } from 'ws';
+import { messageText } from './ws-text.js';
 
 const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const USAGE = fileURLToPath(new URL('./child-usage.js', import.meta.url));
@@ -72,7 +73,7 @@ const CASES: Case[] = [
         ws.send(JSON.stringify({ type: 'Metadata' }));
         let flooding = false;
         ws.on('message', (data) => {
-          if (flooding || !String(data).includes('"Flush"')) return;
+          if (flooding || !messageText(data).includes('"Flush"')) return;
           flooding = true;
           flood(() => (ws.send(FRAME, { binary: true }), ws.bufferedAmount < 1 << 20), (resume) => setTimeout(resume, 1), () => ws.readyState === ws.OPEN);
         });

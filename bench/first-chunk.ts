@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { WebSocketServer } from 'ws';
 import { encodeFlac } from '../src/audio/flac-encode.js';
 import { measuredOn, tableRow, upsertRow } from './figures.js';
+import { messageText } from './ws-text.js';
 
 const label = process.argv[2];
 const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
@@ -53,7 +54,7 @@ async function firstChunkS(data: string, out: string, cacheFlags: string[]): Pro
       server.on('connection', (socket) => {
         socket.send(JSON.stringify({ type: 'session.created' }));
         socket.on('message', (data) => {
-          if (String(data).includes('input_audio_buffer.append')) resolve((performance.now() - start) / 1000);
+          if (messageText(data).includes('input_audio_buffer.append')) resolve((performance.now() - start) / 1000);
         });
       });
     });

@@ -113,7 +113,7 @@ function reassemble(direction: Direction): { bytes: Buffer; timeAt(offset: numbe
 function frames(direction: Direction): WireFrame[] | null {
   const stream = reassemble(direction);
   if (!stream) return null;
-  const { bytes, timeAt } = stream;
+  const { bytes } = stream;
   const headerEnd = bytes.indexOf('\r\n\r\n');
   const out: WireFrame[] = [];
   if (headerEnd < 0) return out;
@@ -131,7 +131,7 @@ function frames(direction: Direction): WireFrame[] | null {
     }
     const end = at + header + (masked ? 4 : 0) + length;
     if (end > bytes.length) break; // cut by the end of the capture
-    out.push({ opcode, t: timeAt(end - 1) });
+    out.push({ opcode, t: stream.timeAt(end - 1) });
     at = end;
   }
   return out;

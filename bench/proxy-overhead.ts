@@ -33,6 +33,7 @@ import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../src/dialects/vllm-omni-speech/sp
 import { DEFAULT_MODEL } from '../src/server/server.js';
 import { NODE_FLAGS } from '../src/cli/node-flags.js';
 import { measuredOn, tableRow, upsertRow } from './figures.js';
+import { messageText } from './ws-text.js';
 
 const { values: flags, positionals } = parseArgs({ allowPositionals: true, options: { 'ack-server': { type: 'boolean' }, 'node-defaults': { type: 'boolean', default: false }, sessions: { type: 'string', default: '200' }, seconds: { type: 'string', default: '15' } } });
 const SESSIONS = Number(flags.sessions);
@@ -93,7 +94,7 @@ async function load(url: string): Promise<{ all: number[]; steady: number[] }> {
       const pending: number[] = [];
       ws.on('error', reject);
       ws.on('message', (data) => {
-        if (String(data).includes('progress')) {
+        if (messageText(data).includes('progress')) {
           const sentMs = pending.shift()!;
           rtts.push({ sentMs, ms: performance.now() - sentMs });
         }

@@ -118,7 +118,7 @@ describe('audio', () => {
     const turn = chunkAudio(Buffer.alloc(16_000 * 2 * 0.25), 16_000, 100, adapter);
     assert.deepEqual(turn.chunks.map((c) => [c.audioStartMs, c.audioEndMs]), [[0, 100], [100, 200], [200, 250]]);
     assert.equal(turn.audioMs, 250);
-    const frame = JSON.parse(turn.chunks[2]!.frame({ startMs: 200, endMs: 250 }).toString());
+    const frame = JSON.parse(turn.chunks[2]!.frame({ startMs: 200, endMs: 250 }).toString()) as { type: string; audio: string };
     assert.equal(frame.type, 'input_audio_buffer.append');
     assert.equal(Buffer.from(frame.audio, 'base64').length, 1600);
   });

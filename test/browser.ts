@@ -31,6 +31,12 @@ export interface PageFlags {
   __xss?: number;
 }
 
+/** The little of a DOM element the chart check reads (the project's type library has no DOM). */
+interface ChartElement {
+  getAttribute(name: string): string | null;
+  querySelectorAll(selector: string): { length: number };
+}
+
 export interface OpenedPage {
   page: Page;
   context: BrowserContext;
@@ -60,7 +66,7 @@ export async function openOffline(browser: Browser, file: string): Promise<Opene
     return { ready: w.__ready, error: w.__error, xss: w.__xss };
   });
   assert.deepEqual(state, { ready: true, error: undefined, xss: undefined });
-  const charts = await page.$$eval('.chart', (els) =>
+  const charts = await page.$$eval('.chart', (els: ChartElement[]) =>
     els.map((el) => ({ id: el.getAttribute('data-chart'), canvases: el.querySelectorAll('canvas').length, points: Number(el.getAttribute('data-points')), series: Number(el.getAttribute('data-series')) })),
   );
   return { page, context, url, problems, requests, charts };

@@ -41,11 +41,11 @@ describe('report compare', () => {
     assert.deepEqual(c.warnings, []);
     for (const name of ['ttft_ms', 'finalization_ms', 'avg_rtt_ms']) {
       const m = metric(c, name);
-      assert.ok(m.headline && m.deltaP50 < -300 && m.ci95[1] < 0, `${name}: Δ ${m.deltaP50} ${m.ci95}`);
+      assert.ok(m.headline && m.deltaP50 < -300 && m.ci95[1] < 0, `${name}: Δ ${m.deltaP50} ${m.ci95.join(',')}`);
       assert.equal(m.verdict, 'better', name);
     }
     const rtfx = metric(c, 'rtfx');
-    assert.ok(rtfx.deltaP50 > 0 && rtfx.ci95[0] > 0, `rtfx: Δ ${rtfx.deltaP50} ${rtfx.ci95}`);
+    assert.ok(rtfx.deltaP50 > 0 && rtfx.ci95[0] > 0, `rtfx: Δ ${rtfx.deltaP50} ${rtfx.ci95.join(',')}`);
     assert.equal(rtfx.verdict, 'better', 'higher rtfx is better');
     assert.equal(metric(c, 'session_ms').verdict, 'different', 'a quantity that is neither better nor worse');
     assert.equal(metric(c, 'bytes_sent').verdict, 'unclear', 'the same audio sent');

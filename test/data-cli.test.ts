@@ -33,7 +33,7 @@ describe('voxbench dataset inspect', () => {
     const file = await manifestWithBadRow();
     const { code, stdout } = await runNode([CLI, 'dataset', 'inspect', file, '--data-language', 'fr', '--max-duration', '2', '--json']);
     assert.equal(code, 0);
-    const { summary, problems } = JSON.parse(stdout);
+    const { summary, problems } = JSON.parse(stdout) as { summary: { count: number; filteredOut: number; languages: Record<string, number> }; problems: unknown[] };
     assert.deepEqual([summary.count, summary.filteredOut, summary.languages, problems.length], [1, 1, { fr: 1 }, 1]);
   });
 

@@ -23,7 +23,7 @@ const TEST: Columns = {
   text: ['ex zero', 'ex one', 'ex two'],
 };
 const slice = (columns: Columns, start: number, end: number): Columns =>
-  Object.fromEntries(Object.entries(columns).map(([k, v]) => [k, v.slice(start, end)])) as Columns;
+  Object.fromEntries<Columns[string]>(Object.entries(columns).map(([k, v]) => [k, v.slice(start, end)]));
 
 /** The layout of a dataset downloaded from the Hub: data/<split>-0000N-of-0000M.parquet, two-row row groups. */
 async function parquetDataset(): Promise<string> {

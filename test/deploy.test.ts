@@ -59,6 +59,20 @@ interface Container {
   volumeMounts: Array<{ name: string; mountPath: string }>;
 }
 
+/** The fields of deploy/kubernetes's documents that the test reads: the Job's, and its claim's. */
+interface Manifest {
+  kind: string;
+  apiVersion: string;
+  metadata: { name: string };
+  spec: {
+    completionMode?: string;
+    completions?: number;
+    parallelism?: number;
+    template?: { spec: { containers: Container[]; volumes: Array<{ name: string; persistentVolumeClaim?: { claimName: string } }> } };
+    accessModes?: string[];
+  };
+}
+
 /** Runs a shell command line as a pod would, with `voxbench` on the PATH being this build's CLI. */
 async function sh(line: string, env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   const bin = await tempDir();
@@ -75,13 +89,14 @@ async function sh(line: string, env: Record<string, string>): Promise<{ code: nu
 
 describe('deploy/kubernetes', () => {
   it('the Indexed Job runs voxbench run with the shard index, one run id and a folder per shard; its pods and the documented merge make one report', async () => {
-    const documents = parseAllDocuments(await readFile(join(DEPLOY, 'voxbench-job.yaml'), 'utf8')).map((d) => d.toJS() as Record<string, any>);
+    const documents = parseAllDocuments(await readFile(join(DEPLOY, 'voxbench-job.yaml'), 'utf8')).map((d) => d.toJS() as Manifest);
     const job = documents.find((d) => d.kind === 'Job')!;
     assert.equal(job.apiVersion, 'batch/v1');
     assert.equal(job.spec.completionMode, 'Indexed');
-    const shards = job.spec.completions as number;
+    const shards = job.spec.completions!;
     assert.equal(job.spec.parallelism, shards, 'every shard runs at once');
-    const container = job.spec.template.spec.containers[0] as Container;
+    const { containers, volumes } = job.spec.template!.spec;
+    const container = containers[0]!;
     const [shell, flag, line] = container.command;
     assert.deepEqual([shell, flag], ['sh', '-c']);
     assert.match(line!, /^exec voxbench run /);
@@ -90,8 +105,8 @@ describe('deploy/kubernetes', () => {
     assert.match(line!, /--output-dir "\/results\/\$RUN_ID\/shard-\$JOB_COMPLETION_INDEX"/);
     assert.equal(container.env.find((e) => e.name === 'RUN_ID')?.valueFrom?.fieldRef?.fieldPath, "metadata.labels['batch.kubernetes.io/controller-uid']");
     const mount = container.volumeMounts.find((m) => m.mountPath === '/results')!;
-    const claim = job.spec.template.spec.volumes.find((v: { name: string }) => v.name === mount.name).persistentVolumeClaim.claimName;
-    assert.ok(documents.some((d) => d.kind === 'PersistentVolumeClaim' && d.metadata.name === claim && d.spec.accessModes.includes('ReadWriteMany')));
+    const claim = volumes.find((v) => v.name === mount.name)!.persistentVolumeClaim!.claimName;
+    assert.ok(documents.some((d) => d.kind === 'PersistentVolumeClaim' && d.metadata.name === claim && d.spec.accessModes!.includes('ReadWriteMany')));
 
     // Each pod's command, as the pod runs it (the results volume a temporary folder), then the README's merge step.
     const server = await testServer();

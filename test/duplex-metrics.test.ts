@@ -85,10 +85,10 @@ describe('duplex datasets', () => {
     const { samples } = await loadDataset(manifest);
     const dialect = vllmOmniDuplexDialect({ model: 'm', turnDetection: { type: 'none' }, instructions: 'Be brief.' });
     const { first } = await prepareSample(samples[0]!, dialect, 100, NO_PADDING, 'auto');
-    const session = JSON.parse(dialect.sessionFrames(first)[0]!).session;
+    const { session } = JSON.parse(dialect.sessionFrames(first)[0]!) as { session: { instructions?: string; ref_audio?: string } };
     assert.equal(session.instructions, 'Count the birds.', "the row's instructions win over the run's");
     assert.equal(session.ref_audio, `data:audio/wav;base64,${(await readFile(voice)).toString('base64')}`);
-    assert.equal(JSON.parse(dialect.sessionFrames()[0]!).session.instructions, 'Be brief.');
+    assert.equal((JSON.parse(dialect.sessionFrames()[0]!) as { session: { instructions?: string } }).session.instructions, 'Be brief.');
     await writeFile(manifest, `${JSON.stringify({ id: 'q1', question_audio: join(BUNDLED_SAMPLES_DIR, 'harvard-01.wav'), ref_audio: 'missing.wav' })}\n`);
     // A reference voice that cannot be read skips its row when the dataset loads, as missing audio does.
     await assert.rejects(loadDataset(manifest), /duplex\.jsonl line 1: the reference audio file .*missing\.wav does not exist\)$/);

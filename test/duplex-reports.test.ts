@@ -14,7 +14,7 @@ import { CLI, runNode, tempDir, testServer } from './helpers.js';
 const DUPLEX = { protocol: 'vllm-omni-duplex', model: 'openbmb/MiniCPM-o-4_5', pace: { kind: 'realtime', speed: 8 } } as const;
 const latency = (change: Partial<LatencyModelOptions> = {}): { latency: LatencyModelOptions } => ({ latency: { ...DEFAULT_LATENCY, generationRtf: 0.1, ...change } });
 const readDuplex = async (dir: string): Promise<DuplexMetrics> => JSON.parse(await readFile(join(dir, DUPLEX_METRICS_FILENAME), 'utf8')) as DuplexMetrics;
-const keys = (rows: Array<Record<string, unknown>>): string[] => rows.map((r) => `${r.split}/${r.sample_id}`);
+const keys = (rows: Array<Record<string, unknown>>): string[] => rows.map((r) => `${String(r.split)}/${String(r.sample_id)}`);
 const completed = (report: Report): number => report.benchmarks[0]!.summary.sessions.completed;
 
 describe('speech-to-speech reports: resume, compare, merge, capacity', () => {

@@ -89,6 +89,7 @@ const everyTurnRight = (report: Report): void => assert.deepEqual(wers(report), 
 const closedByClient = (report: Report): void => {
   for (const s of report.benchmarks[0]!.sessions) assert.equal(s.timeline.transport.kind === 'websocket' && s.timeline.transport.close?.by, 'client');
 };
+// eslint-disable-next-line no-control-regex -- the escape and bell characters are what the summary must not hold
 const noEscapes = (report: Report): void => assert.doesNotMatch(renderSummary(report), /[\u001b\u0007]/);
 
 const ROWS: Row[] = [

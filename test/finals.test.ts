@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { rawServer } from './helpers.js';
+import { rawServer, messageText } from './helpers.js';
 import { renderSummary } from '../src/report/console.js';
 import type { Report } from '../src/report/schema.js';
 import { run, type RunOptions } from '../src/run/run.js';
@@ -23,7 +23,7 @@ const FIRST_FINAL_1 = 'the birch canoe slid on a smooth plank';
 function vllmServer(answer: (event: { type: string; final?: boolean }, send: (event: object) => void) => void): Promise<string> {
   return rawServer((send, ws) => {
     send({ type: 'session.created' });
-    ws.on('message', (raw) => answer(JSON.parse(raw.toString()) as { type: string; final?: boolean }, send));
+    ws.on('message', (raw) => answer(JSON.parse(messageText(raw)) as { type: string; final?: boolean }, send));
   });
 }
 
@@ -111,7 +111,7 @@ describe('finals out of turn', () => {
     const target = await rawServer((send, ws) => {
       send({ type: 'session.created', session: {} });
       ws.on('message', (raw) => {
-        if ((JSON.parse(raw.toString()) as { type: string }).type !== 'input_audio_buffer.commit') return;
+        if ((JSON.parse(messageText(raw)) as { type: string }).type !== 'input_audio_buffer.commit') return;
         const item = `item_${++commits}`;
         send({ type: 'input_audio_buffer.committed', item_id: item });
         const completed = (item_id: string, transcript: string) => send({ type: 'conversation.item.input_audio_transcription.completed', item_id, transcript });

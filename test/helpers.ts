@@ -46,6 +46,12 @@ export function runNode(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Sp
   });
 }
 
+/** A ws message as text, whichever shape it arrived in: a Buffer, an ArrayBuffer, or the fragments of one message. */
+export function messageText(data: WebSocket.RawData): string {
+  if (Buffer.isBuffer(data)) return data.toString();
+  return Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]).toString();
+}
+
 /** A relay in front of a WebSocket server that keeps every JSON event its clients send, in order; closed when the file ends. */
 export async function recordingRelay(target: string): Promise<{ url: string; sent: Array<Record<string, unknown>> }> {
   const sent: Array<Record<string, unknown>> = [];
@@ -57,7 +63,7 @@ export async function recordingRelay(target: string): Promise<{ url: string; sen
     const waiting: Array<[WebSocket.RawData, boolean]> = [];
     upstream.on('open', () => waiting.splice(0).forEach(([data, binary]) => upstream.send(data, { binary })));
     client.on('message', (data, binary) => {
-      if (!binary) sent.push(JSON.parse(data.toString()) as Record<string, unknown>);
+      if (!binary) sent.push(JSON.parse(messageText(data)) as Record<string, unknown>);
       if (upstream.readyState === WebSocket.OPEN) upstream.send(data, { binary });
       else waiting.push([data, binary]);
     });

@@ -11,7 +11,7 @@ import { renderMarkdown } from '../src/report/markdown.js';
 import type { Report } from '../src/report/schema.js';
 import { run, type RunOptions } from '../src/run/run.js';
 import type { SessionRecord } from '../src/timeline/types.js';
-import { CLI, tempDir } from './helpers.js';
+import { CLI, tempDir, messageText } from './helpers.js';
 
 /** 0.3 s of a 440 Hz tone, PCM16 mono at 24 kHz: the good answer. */
 const RATE = 24_000;
@@ -74,7 +74,7 @@ async function wsServer(hostile: Buffer): Promise<string> {
   wss.on('connection', (ws) => {
     const frame = sessions++ === 0 ? hostile : wav();
     ws.on('message', (data) => {
-      if ((JSON.parse(String(data)) as { type: string }).type !== 'input.done') return;
+      if ((JSON.parse(messageText(data)) as { type: string }).type !== 'input.done') return;
       ws.send(frame);
       ws.send(JSON.stringify({ type: 'session.done' }));
     });

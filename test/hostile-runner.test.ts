@@ -11,7 +11,7 @@ import { chunkAudio, type PreparedTurn } from '../src/session/prepare.js';
 import { DEFAULT_TIMEOUTS } from '../src/session/runner.js';
 import { runWebSocketSession } from '../src/session/ws-runner.js';
 import type { Pace } from '../src/session/pace.js';
-import { CLI, runNode } from './helpers.js';
+import { CLI, runNode, messageText } from './helpers.js';
 
 const dialect = vllmDialect({ model: 'm' });
 
@@ -56,7 +56,7 @@ describe('a hostile server cannot hold or mislead the runner', () => {
     const url = await hostileServer((ws) => {
       serverSideClosed = new Promise((resolve) => ws.once('close', () => resolve()));
       ws.on('message', (data) => {
-        if (!String(data).includes('"final":true')) return;
+        if (!messageText(data).includes('"final":true')) return;
         ws.send(JSON.stringify({ type: 'transcription.done', text: '' }));
         // Discard everything from now on: the client's close frame is never seen, so never answered.
         const socket = (ws as unknown as { _socket: NodeJS.EventEmitter })._socket;
@@ -89,7 +89,7 @@ describe('server text is kept within bounds', () => {
     const huge = 'word '.repeat(1_000_000); // 5 MB per event
     const url = await hostileServer((ws) => {
       ws.on('message', (data) => {
-        if (!String(data).includes('"final":true')) return;
+        if (!messageText(data).includes('"final":true')) return;
         for (let i = 0; i < 20; i++) ws.send(JSON.stringify({ type: 'transcription.delta', delta: huge }));
         ws.send(JSON.stringify({ type: 'transcription.done', text: huge }));
       });

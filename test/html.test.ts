@@ -239,7 +239,7 @@ describe('HTML report', () => {
       for (const width of [1024, 1400]) {
         await page.setViewportSize({ width, height: 900 });
         // A string, as the project's type library has no DOM.
-        const layout = (await page.evaluate(`(() => {
+        const layout = await page.evaluate<{ scrollWidth: number; clientWidth: number; pageOverflow: number; hidden: string[]; headers: string[] }>(`(() => {
           const table = document.querySelector('table.levels');
           const wrap = table.parentElement;
           const right = wrap.getBoundingClientRect().right;
@@ -251,7 +251,7 @@ describe('HTML report', () => {
             hidden: headers.filter((th) => th.getBoundingClientRect().right > right + 0.5).map((th) => th.textContent),
             headers: headers.map((th) => th.textContent),
           };
-        })()`)) as { scrollWidth: number; clientWidth: number; pageOverflow: number; hidden: string[]; headers: string[] };
+        })()`);
         assert.ok(layout.scrollWidth <= layout.clientWidth, `${width} px: the table scrolls (${layout.scrollWidth} > ${layout.clientWidth})`);
         assert.equal(layout.pageOverflow, 0, `${width} px: the page scrolls sideways`);
         assert.deepEqual(layout.hidden, [], `${width} px: columns past the edge`);
@@ -285,7 +285,7 @@ describe('HTML report', () => {
       await plot.scrollIntoViewIfNeeded();
       const box = (await plot.boundingBox())!;
       for (let y = box.y + 2; y < box.y + box.height; y += 30) for (let x = box.x + 2; x < box.x + box.width; x += 30) await page.mouse.move(x, y);
-      const seen = (await page.evaluate('globalThis.__readouts')) as string[];
+      const seen = await page.evaluate<string[]>('globalThis.__readouts');
       assert.ok(seen.some((text) => PAYLOADS.some((p) => text.includes(`“${p}”`))), 'hovering a transcript marker reads out its markup as text');
       assert.deepEqual(problems, []);
       assert.equal(await page.evaluate(() => (globalThis as PageFlags).__xss), undefined);

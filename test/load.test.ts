@@ -54,20 +54,20 @@ describe('worker shares', () => {
 
 describe('capacity search', () => {
   it('doubles, then bisects to adjacent levels', async () => {
-    const { answer, failsAt, probes } = await searchCapacity({ start: 1, max: 256, integer: true, tolerance: 0.1 }, async (level) => level <= 13);
+    const { answer, failsAt, probes } = await searchCapacity({ start: 1, max: 256, integer: true, tolerance: 0.1 }, (level) => Promise.resolve(level <= 13));
     assert.equal(answer, 13);
     assert.equal(failsAt, 14);
     assert.deepEqual(probes.map((p) => p.level), [1, 2, 4, 8, 16, 12, 14, 13]);
   });
 
   it('bisects rates to the tolerance', async () => {
-    const { answer, failsAt } = await searchCapacity({ start: 1, max: 1000, integer: false, tolerance: 0.05 }, async (rate) => rate <= 5.3);
+    const { answer, failsAt } = await searchCapacity({ start: 1, max: 1000, integer: false, tolerance: 0.05 }, (rate) => Promise.resolve(rate <= 5.3));
     assert.ok(answer! <= 5.3 && failsAt! > 5.3 && (failsAt! - answer!) / answer! <= 0.05, `${answer} .. ${failsAt}`);
   });
 
   it('reports no answer when the first level fails, and no failure when the limit passes', async () => {
-    assert.deepEqual(await searchCapacity({ start: 1, max: 8, integer: true, tolerance: 0.1 }, async () => false), { answer: null, failsAt: 1, probes: [{ level: 1, pass: false }] });
-    const all = await searchCapacity({ start: 1, max: 6, integer: true, tolerance: 0.1 }, async () => true);
+    assert.deepEqual(await searchCapacity({ start: 1, max: 8, integer: true, tolerance: 0.1 }, () => Promise.resolve(false)), { answer: null, failsAt: 1, probes: [{ level: 1, pass: false }] });
+    const all = await searchCapacity({ start: 1, max: 6, integer: true, tolerance: 0.1 }, () => Promise.resolve(true));
     assert.deepEqual([all.answer, all.failsAt, all.probes.map((p) => p.level)], [6, null, [1, 2, 4, 6]]);
   });
 });
@@ -216,7 +216,10 @@ describe('execute on a fake clock', () => {
 
   it('a connect phase opens when every lane has said it is ready, once each', async () => {
     let opens = 0;
-    const phase = connectPhase(2, async () => (opens++, 1000));
+    const phase = connectPhase(2, () => {
+      opens++;
+      return Promise.resolve(1000);
+    });
     const [a, b] = [phase.gate(0), phase.gate(50)];
     a.ready();
     a.ready(); // a second word from the same lane does not count
@@ -229,7 +232,7 @@ describe('execute on a fake clock', () => {
 
   it('a worker\'s lanes keep their phases in the whole level, so workers interleave', async () => {
     const share = shareOf({ kind: 'concurrent', concurrency: 4 }, 1, 2);
-    const { execution } = await simulate(share.profile!, 8, 800, { phaseSpreadMs: 100, lanes: share.lanes!, shard: share.owns });
+    const { execution } = await simulate(share.profile!, 8, 800, { phaseSpreadMs: 100, lanes: share.lanes!, shard: (index) => share.owns(index) });
     assert.deepEqual(execution.records.map((r) => [r.index, r.laneOffsetMs]), [[1, 25], [3, 75], [5, 25], [7, 75]]);
   });
 });

@@ -207,6 +207,7 @@ describe('console summary', () => {
     const { report } = await run({ target: 'ws://127.0.0.1:9/v1/realtime', model: 'm', maxSessions: 1 });
     report.benchmarks[0]!.summary.failures[0]!.message = 'bad\u001b[31mred\nline';
     assert.match(renderSummary(report), /^failed ×1: connect_refused at connect: bad\\x1b\[31mred line$/m);
+    // eslint-disable-next-line no-control-regex -- the escape character is what the summary must not hold
     assert.doesNotMatch(renderSummary(report), /\u001b/);
   });
 });

@@ -4,7 +4,7 @@ import WebSocket, { WebSocketServer } from 'ws';
 import { interpretOpenAIEvent } from '../src/dialects/openai.js';
 import { run } from '../src/run/run.js';
 import type { AudioInput, InputRecord, ReceivedFrame, SentFrame, SessionTimeline } from '../src/timeline/types.js';
-import { testServer } from './helpers.js';
+import { testServer, messageText } from './helpers.js';
 
 const MODEL = 'gpt-4o-transcribe';
 const REFERENCES = [
@@ -21,7 +21,7 @@ async function exchange(url: string, frames: unknown[], until: (e: Record<string
     const timer = setTimeout(() => reject(new Error(`no matching event; got ${JSON.stringify(events.map((e) => e.type))}`)), 5000);
     ws.on('error', reject);
     ws.on('message', (raw) => {
-      const event = JSON.parse(raw.toString()) as Record<string, unknown>;
+      const event = JSON.parse(messageText(raw)) as Record<string, unknown>;
       events.push(event);
       if (event.type === 'session.created' || event.type === 'transcription_session.created') for (const f of frames) ws.send(JSON.stringify(f));
       if (until(event)) {
@@ -172,7 +172,7 @@ describe('OpenAI client tolerance', () => {
       send({ type: 'session.created', session: {} });
       send({ type: 'rate_limits.updated', rate_limits: [] });
       ws.on('message', (raw) => {
-        if (JSON.parse(raw.toString()).type !== 'input_audio_buffer.commit') return;
+        if ((JSON.parse(messageText(raw)) as { type: string }).type !== 'input_audio_buffer.commit') return;
         send({ type: 'input_audio_buffer.committed', item_id: 'item_1' });
         send({ type: 'conversation.item.added', item: { id: 'item_1' } });
         send({ type: 'something.new', item_id: 'item_1' });

@@ -3,6 +3,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, it } from 'node:test';
+import { runInNewContext } from 'node:vm';
 import { bundlePage, PAGE_ENTRY, PAGE_SCRIPT } from '../scripts/bundle-page.js';
 import { renderPage } from '../src/report/html/page.js';
 import { tempDir } from './helpers.js';
@@ -43,7 +44,7 @@ describe('the page script', () => {
       'one.js': 'const local = 1;\nexport const one = local;\n//# sourceMappingURL=one.js.map\n',
     });
     const scope: { result?: number } = {};
-    new Function('globalThis', script)(scope);
+    runInNewContext(script, scope);
     assert.equal(scope.result, 2);
     assert.equal(script.match(/const local = 1/g)?.length, 1);
     assert.doesNotMatch(script, /sourceMappingURL|^import|^export/m);

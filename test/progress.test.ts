@@ -12,7 +12,7 @@ function stream(isTTY: boolean): NodeJS.WriteStream & { text: string } {
 
 const CONFIG = { target: 'ws://h/v1/realtime', builtInServer: false, task: 'stt', model: 'm', data: 'd' } as RunConfig;
 
-it('on a terminal: one line redrawn in place with the sweep level, in-flight count and ETA, cleared at the end', async (t) => {
+it('on a terminal: one line redrawn in place with the sweep level, in-flight count and ETA, cleared at the end', (t) => {
   t.mock.timers.enable({ apis: ['setInterval', 'Date'] });
   const out = stream(true);
   const progress = new Progress(out);

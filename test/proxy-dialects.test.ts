@@ -8,7 +8,7 @@ import type { ReportSession } from '../src/report/schema.js';
 import { run, type RunOptions } from '../src/run/run.js';
 import { DEFAULT_LATENCY } from '../src/server/latency-model.js';
 import { DEFAULT_SPEECH_LATENCY } from '../src/server/speech-synth.js';
-import { tempDir, testServer } from './helpers.js';
+import { messageText, tempDir, testServer } from './helpers.js';
 import { assertSeenNoLater } from './proxy-checks.js';
 
 /** Fast, exact speech: no jitter, generation ten times faster than real time. */
@@ -67,7 +67,7 @@ describe('voxbench proxy: the audio rate a speech client names', () => {
     wss.on('connection', (ws) => {
       let rate = 24_000;
       ws.on('message', (data) => {
-        const message = JSON.parse(String(data)) as { type: string; sample_rate?: number };
+        const message = JSON.parse(messageText(data)) as { type: string; sample_rate?: number };
         if (message.type === 'session.config') rate = message.sample_rate ?? rate;
         if (message.type !== 'input.done') return;
         ws.send(JSON.stringify({ type: 'audio.start' }));
@@ -82,7 +82,7 @@ describe('voxbench proxy: the audio rate a speech client names', () => {
       client.send(JSON.stringify({ type: 'session.config', model: 'm', response_format: 'pcm', stream_audio: true, ...(sampleRate ? { sample_rate: sampleRate } : {}) }));
       client.send(JSON.stringify({ type: 'input.text', text: 'One second. ' }));
       client.send(JSON.stringify({ type: 'input.done' }));
-      await new Promise<void>((resolve) => client.on('message', (data, binary) => !binary && String(data).includes('session.done') && resolve()));
+      await new Promise<void>((resolve) => client.on('message', (data, binary) => !binary && messageText(data).includes('session.done') && resolve()));
       client.close();
       await new Promise((resolve) => client.once('close', resolve));
     }

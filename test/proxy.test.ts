@@ -22,7 +22,7 @@ import { DEFAULT_MODEL } from '../src/server/server.js';
 import { DEFAULT_SPEECH_LATENCY } from '../src/server/speech-synth.js';
 import { DEFAULT_MODELS } from '../src/config/settings.js';
 import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../src/dialects/vllm-omni-speech/spec.js';
-import { CLI, runNode, tempDir, testServer } from './helpers.js';
+import { CLI, runNode, tempDir, testServer, messageText } from './helpers.js';
 import { parsePrometheusText, type Family } from './prometheus-text.js';
 import { assertSeenNoLater } from './proxy-checks.js';
 
@@ -36,7 +36,7 @@ async function proxyTo(upstream: string, options: Partial<ProxyOptions> = {}): P
 }
 
 /** A voxbench command in its own process (as in production: no event loop shared with the client); resolves once it prints its URL. */
-async function spawnCli(args: string[], listening: RegExp): Promise<{ url: string; output(): string; stop(): Promise<string> }> {
+async function spawnCli(args: string[], listening: RegExp): Promise<{ url: string; output: () => string; stop: () => Promise<string> }> {
   const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
@@ -182,11 +182,12 @@ describe('voxbench proxy', () => {
       seen.url = request.url;
       seen.headers = request.headers;
       ws.on('message', (data, isBinary) => {
-        seen.frames.push([isBinary ? (data as Buffer).toString('hex') : String(data), isBinary]);
+        const text = messageText(data);
+        seen.frames.push([isBinary ? (data as Buffer).toString('hex') : text, isBinary]);
         ws.send(data, { binary: isBinary });
-        if (String(data) === 'bye') ws.close(4001, 'server says bye');
-        if (String(data) === 'no code') ws.close();
-        if (String(data) === 'cut') ws.terminate();
+        if (text === 'bye') ws.close(4001, 'server says bye');
+        if (text === 'no code') ws.close();
+        if (text === 'cut') ws.terminate();
       });
       ws.on('ping', (data) => {
         seen.pings.push(String(data));
@@ -201,7 +202,7 @@ describe('voxbench proxy', () => {
     await new Promise((resolve) => client.once('open', resolve));
     assert.equal(client.protocol, 'second');
     const echoes: Array<[string, boolean]> = [];
-    client.on('message', (data, isBinary) => echoes.push([isBinary ? (data as Buffer).toString('hex') : String(data), isBinary]));
+    client.on('message', (data, isBinary) => echoes.push([isBinary ? (data as Buffer).toString('hex') : messageText(data), isBinary]));
     const pong = new Promise<string>((resolve) => client.once('pong', (d) => resolve(String(d))));
     client.ping('are you there');
     client.send('{"type":"hello"}');
@@ -243,8 +244,8 @@ describe('voxbench proxy', () => {
       atServer.extensions = request.headers['sec-websocket-extensions'];
       const raw = request.socket;
       raw.prependListener('data', (d: Buffer) => atServer.in.push(Buffer.from(d))); // before ws unmasks it in place
-      const write = raw.write.bind(raw) as (chunk: Buffer) => boolean;
-      raw.write = ((chunk: Buffer, ...rest: unknown[]) => (atServer.out.push(Buffer.from(chunk)), (write as (...a: unknown[]) => boolean)(chunk, ...rest)));
+      const write = raw.write.bind(raw) as (...a: unknown[]) => boolean;
+      raw.write = ((chunk: Buffer, ...rest: unknown[]) => (atServer.out.push(Buffer.from(chunk)), write(chunk, ...rest)));
       ws.on('message', (data, isBinary) => {
         ws.send(data, { binary: isBinary });
         ws.send(Buffer.alloc(200_000, 7), { fin: false });
@@ -288,7 +289,7 @@ describe('voxbench proxy', () => {
   it("forwards a frame the client sent with its upgrade request once the server has accepted, and meters it", async () => {
     const wss = new WebSocketServer({ port: 0 });
     after(() => wss.close());
-    const heard = new Promise<string>((resolve) => wss.on('connection', (ws) => ws.once('message', (data) => resolve(String(data)))));
+    const heard = new Promise<string>((resolve) => wss.on('connection', (ws) => ws.once('message', (data) => resolve(messageText(data)))));
     const proxy = await proxyTo(`ws://127.0.0.1:${(wss.address() as { port: number }).port}`, { protocol: 'vllm', outputDir: await tempDir() });
     const early = Buffer.from('{"type":"input_audio_buffer.commit"}');
     // A masked text frame (mask key 0000) in the same write as the request.
@@ -359,12 +360,12 @@ describe('voxbench proxy', () => {
     after(() => wss.close());
     wss.on('connection', (ws) => {
       ws.send(Buffer.from([0xff, 0xfe]), { binary: false }); // a text frame that is not UTF-8
-      ws.on('message', (data) => ws.send(`echo ${String(data)}`));
+      ws.on('message', (data) => ws.send(`echo ${messageText(data)}`));
     });
     const proxy = await proxyTo(`ws://127.0.0.1:${(wss.address() as { port: number }).port}`, { protocol: 'vllm', outputDir: await tempDir() });
     const client = new WebSocket(`${proxy.url}/v1/realtime`, { skipUTF8Validation: true });
     const messages: string[] = [];
-    const echoed = new Promise<void>((resolve) => client.on('message', (data) => messages.push(String(data)) === 2 && resolve()));
+    const echoed = new Promise<void>((resolve) => client.on('message', (data) => messages.push(messageText(data)) === 2 && resolve()));
     await new Promise((resolve) => client.once('open', resolve));
     client.send('still there?');
     await echoed;

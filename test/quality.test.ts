@@ -137,7 +137,7 @@ describe('quality across runs', () => {
     const c = compareReports(report, b);
     const wer = c.corpus.find((k) => k.metric === 'corpus_wer')!;
     assert.equal(wer.a!.value, 0);
-    assert.ok(wer.delta!.value > 0.05 && wer.delta!.ci95[0] > 0, `Δ ${wer.delta!.value} ${wer.delta!.ci95}`);
+    assert.ok(wer.delta!.value > 0.05 && wer.delta!.ci95[0] > 0, `Δ ${wer.delta!.value} ${wer.delta!.ci95.join(',')}`);
     assert.equal(wer.delta!.verdict, 'worse');
     assert.equal(c.corpus.find((k) => k.metric === 'corpus_cer')!.delta!.verdict, 'worse');
     assert.match(renderComparison(c), /^ {2}worse\s+corpus_wer 0\.0+ → 0\.\d+, Δ \+0\.\d+ \[0\.\d+, 0\.\d+\]$/m);

@@ -58,7 +58,7 @@ describe('credentials in the target URL reach no output of a real run', () => {
       const text = await readFile(join(out, name), 'utf8');
       assert.ok(!text.includes('SECRET'), `${name} holds a credential`);
     }
-    const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8'));
+    const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as { config: { target: string } };
     assert.match(report.config.target, /^ws:\/\/REDACTED:REDACTED@127\.0\.0\.1:\d+\/v1\/realtime\?X-Amz-Algorithm=REDACTED&/);
   });
 });

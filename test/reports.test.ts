@@ -176,7 +176,7 @@ describe('render, merge, resume, compare', () => {
       run({ target: slow.url, model: DEFAULT_MODEL, maxSessions: 6, pace: FAST }),
     ]);
     const ttft = compareReports(a.report, b.report).metrics.find((m) => m.metric === 'ttft_ms')!;
-    assert.ok(ttft.deltaP50 > 250 && ttft.ci95[0] > 0, `Δ ${ttft.deltaP50} [${ttft.ci95}]`);
+    assert.ok(ttft.deltaP50 > 250 && ttft.ci95[0] > 0, `Δ ${ttft.deltaP50} [${ttft.ci95.join(',')}]`);
     const same = compareReports(a.report, a.report).metrics.find((m) => m.metric === 'ttft_ms')!;
     assert.equal(same.deltaP50, 0);
     assert.ok(same.ci95[0] <= 0 && same.ci95[1] >= 0);

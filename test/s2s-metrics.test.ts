@@ -8,6 +8,8 @@ import { computeSessionMetrics } from '../src/metrics/compute.js';
 import type { AudioInput, ReceivedFrame, SentFrame, SessionTimeline, TurnDetection } from '../src/timeline/types.js';
 
 const decode = (event: object) => interpretConversationEvent(JSON.stringify(event), 24_000);
+/** The session a session.update frame carries. */
+const sessionOf = (frame: string): Record<string, unknown> => (JSON.parse(frame) as { session: Record<string, unknown> }).session;
 /** 100 ms of PCM16 at 24 kHz, base64. */
 const B64_100MS = Buffer.alloc(4800).toString('base64');
 
@@ -43,19 +45,19 @@ describe('conversation events', () => {
 
   it('duplex frames carry the chunk and stream positions vLLM-Omni reads, and the URL asks for duplex without autostart', () => {
     const dialect = vllmOmniDuplexDialect({ model: 'm', turnDetection: { type: 'none' } });
-    const frame = JSON.parse(dialect.audioFrame(Buffer.alloc(6400), { startMs: 1000, endMs: 1200 }) as string);
+    const frame = JSON.parse(dialect.audioFrame(Buffer.alloc(6400), { startMs: 1000, endMs: 1200 }) as string) as Record<string, unknown>;
     assert.deepEqual({ ...frame, audio: undefined }, { type: 'input_audio_buffer.append', audio: undefined, format: 'pcm16', sample_rate_hz: 16_000, duration_ms: 200, audio_end_ms: 1200 });
     assert.equal(dialect.connectUrl('ws://h/v1/realtime'), 'ws://h/v1/realtime?duplex=1&model=m&autostart=0');
     assert.deepEqual(JSON.parse(dialect.inputEndFrame()), { type: 'input_audio_buffer.commit', final: true, response_create: true });
-    assert.equal(JSON.parse(dialect.sessionFrames()[0]!).session.turn_detection, null, 'the client commits');
+    assert.equal(sessionOf(dialect.sessionFrames()[0]!).turn_detection, null, 'the client commits');
   });
 
   it('send the agent instructions in session.update, where each dialect keeps them', () => {
     const settings = { model: 'm', turnDetection: { type: 'none' } as const, instructions: 'Answer briefly.' };
-    assert.equal(JSON.parse(vllmOmniDuplexDialect(settings).sessionFrames()[0]!).session.instructions, 'Answer briefly.');
-    const realtime = JSON.parse(openaiRealtimeDialect(settings).sessionFrames()[0]!).session;
+    assert.equal(sessionOf(vllmOmniDuplexDialect(settings).sessionFrames()[0]!).instructions, 'Answer briefly.');
+    const realtime = sessionOf(openaiRealtimeDialect(settings).sessionFrames()[0]!);
     assert.deepEqual([realtime.type, realtime.instructions], ['realtime', 'Answer briefly.']);
-    assert.equal(JSON.parse(openaiRealtimeDialect({ ...settings, instructions: undefined }).sessionFrames()[0]!).session.instructions, undefined);
+    assert.equal(sessionOf(openaiRealtimeDialect({ ...settings, instructions: undefined }).sessionFrames()[0]!).instructions, undefined);
   });
 });
 
@@ -67,7 +69,7 @@ describe('duplex playback reports', () => {
     reactions.received(audio(1100, 400));
     // At 2x, 400 ms of audio plays in 200 ms: by 1250 ms, 500 ms of the 800 received have played.
     assert.deepEqual(reactions.tick(1250), [{ frame: '{"type":"playback.ack","played_ms":500,"committed_ms":500,"response_id":"r","item_id":"i"}', control: 'playback_ack' }]);
-    assert.deepEqual(reactions.tick(1500).map((r) => JSON.parse(r.frame).played_ms), [800]);
+    assert.deepEqual(reactions.tick(1500).map((r) => (JSON.parse(r.frame) as { played_ms: number }).played_ms), [800]);
     assert.deepEqual(reactions.tick(1750), [], 'nothing new played');
     assert.deepEqual(reactions.closing(1800), [{ frame: '{"type":"session.close"}', control: 'session_close' }]);
   });

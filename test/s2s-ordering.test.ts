@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { rawServer } from './helpers.js';
+import type { RawData } from 'ws';
+import { rawServer, messageText } from './helpers.js';
 import { wordEmissionLatencies } from '../src/metrics/emission.js';
 import { renderSummary } from '../src/report/console.js';
 import type { ReportSession } from '../src/report/schema.js';
@@ -48,8 +49,8 @@ async function conversationServer(script: (turn: number) => Step[]): Promise<{ t
   const target = await rawServer((send, ws) => {
     let turn = 0;
     send({ type: 'session.created', session: {} });
-    ws.on('message', async (raw) => {
-      const event = JSON.parse(raw.toString()) as { type: string; response_create?: boolean };
+    const answer = async (raw: RawData): Promise<void> => {
+      const event = JSON.parse(messageText(raw)) as { type: string; response_create?: boolean };
       if (event.type !== 'response.create' && !(event.type === 'input_audio_buffer.commit' && event.response_create)) return;
       for (const step of script(turn++)) {
         if (typeof step === 'number') await new Promise((resolve) => setTimeout(resolve, step));
@@ -58,7 +59,9 @@ async function conversationServer(script: (turn: number) => Step[]): Promise<{ t
           send(step);
         }
       }
-    });
+    };
+    // An answer that fails cuts the connection, which the test sees as a failed session.
+    ws.on('message', (raw) => void answer(raw).catch(() => ws.terminate()));
   });
   return { target, audioSent: () => audioSent };
 }
@@ -167,7 +170,7 @@ describe('vLLM transcription: a stale final in the next turn', () => {
     const target = await rawServer((send, ws) => {
       send({ type: 'session.created' });
       ws.on('message', (raw) => {
-        const event = JSON.parse(raw.toString()) as { type: string; final?: boolean };
+        const event = JSON.parse(messageText(raw)) as { type: string; final?: boolean };
         if (event.type === 'input_audio_buffer.commit' && event.final) {
           const text = ++finals === 1 ? REFERENCE_1 : REFERENCE_2;
           send({ type: 'transcription.delta', delta: text });

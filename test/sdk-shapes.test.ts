@@ -11,7 +11,7 @@ import { toPcm16 } from '../src/audio/pcm.js';
 import { resample } from '../src/audio/resample.js';
 import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
 import { DEFAULT_LATENCY } from '../src/server/latency-model.js';
-import { testServer } from './helpers.js';
+import { testServer, messageText } from './helpers.js';
 
 /**
  * Users point the official SDKs at `voxbench serve`, so what it sends is checked
@@ -164,7 +164,7 @@ function converse(url: string, messages: object[], enough: (seen: Event[]) => bo
     }, 20_000);
     ws.on('open', () => messages.forEach((m) => ws.send(JSON.stringify(m))));
     ws.on('message', (data) => {
-      const event = JSON.parse(data.toString()) as Event;
+      const event = JSON.parse(messageText(data)) as Event;
       seen.push(event);
       reply(event, seen).forEach((m) => ws.send(JSON.stringify(m)));
       if (!enough(seen)) return;
@@ -197,10 +197,12 @@ function typeErrors(checks: Array<{ value: unknown; type: string }>): string[] {
   const source = [PREAMBLE, ...checks.map((c, i) => `export const check${i} = ${JSON.stringify(shortened(c.value))} satisfies ${c.type};`)].join('\n');
   const options: ts.CompilerOptions = { strict: true, noEmit: true, skipLibCheck: true, types: [], target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext };
   const host = ts.createCompilerHost(options);
-  const { getSourceFile, fileExists, readFile: read } = host;
-  host.getSourceFile = (name, language, ...rest) => (name === file ? ts.createSourceFile(name, source, language) : getSourceFile.call(host, name, language, ...rest));
-  host.fileExists = (name) => name === file || fileExists.call(host, name);
-  host.readFile = (name) => (name === file ? source : read.call(host, name));
+  const getSourceFile = host.getSourceFile.bind(host);
+  const fileExists = host.fileExists.bind(host);
+  const read = host.readFile.bind(host);
+  host.getSourceFile = (name, language, ...rest) => (name === file ? ts.createSourceFile(name, source, language) : getSourceFile(name, language, ...rest));
+  host.fileExists = (name) => name === file || fileExists(name);
+  host.readFile = (name) => (name === file ? source : read(name));
   const program = ts.createProgram([file], options, host);
   return ts.getPreEmitDiagnostics(program).map((d) => {
     const line = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line : -1;

@@ -6,7 +6,7 @@ import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
 import { LatencyModel, DEFAULT_LATENCY } from '../src/server/latency-model.js';
 import { run } from '../src/run/run.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
-import { FIXTURES, runNode, testServer } from './helpers.js';
+import { FIXTURES, runNode, testServer, messageText } from './helpers.js';
 
 /** Opens a raw client, sends `frames` after session.created, and collects events until `until` matches. */
 async function exchange(url: string, frames: unknown[], until: (e: Record<string, unknown>) => boolean): Promise<Array<Record<string, unknown>>> {
@@ -16,7 +16,7 @@ async function exchange(url: string, frames: unknown[], until: (e: Record<string
     const timer = setTimeout(() => reject(new Error(`no matching event; got ${JSON.stringify(events)}`)), 5000);
     ws.on('error', reject);
     ws.on('message', (raw) => {
-      const event = JSON.parse(raw.toString()) as Record<string, unknown>;
+      const event = JSON.parse(messageText(raw)) as Record<string, unknown>;
       events.push(event);
       if (event.type === 'session.created') for (const f of frames) ws.send(typeof f === 'string' ? f : JSON.stringify(f));
       if (until(event)) {
@@ -86,7 +86,7 @@ describe('simulated vLLM server', () => {
     await new Promise<void>((resolve, reject) => {
       ws.on('error', reject);
       ws.on('message', (raw) => {
-        const { type } = JSON.parse(raw.toString()) as { type: string };
+        const { type } = JSON.parse(messageText(raw)) as { type: string };
         types.push(type);
         if (type === 'session.created') ws.send(JSON.stringify({ type: 'session.update', model: DEFAULT_MODEL }));
         if (type === 'session.created' || (type === 'transcription.done' && types.length === 2)) {

@@ -18,7 +18,7 @@ import { DEFAULT_TIMEOUTS } from '../src/session/runner.js';
 import type { SessionCaps } from '../src/session/session-caps.js';
 import { runWebSocketSession } from '../src/session/ws-runner.js';
 import type { SessionResult } from '../src/session/runner.js';
-import { CLI, runNode } from './helpers.js';
+import { CLI, runNode, messageText } from './helpers.js';
 
 /** 10 ms of 24 kHz PCM16: one audio frame of the hostile servers. */
 const FRAME = Buffer.alloc(480);
@@ -49,7 +49,7 @@ async function auraServer(onFlush: (ws: WebSocket) => void): Promise<string> {
   server.on('connection', (ws) => {
     ws.send(JSON.stringify({ type: 'Metadata' }));
     ws.on('message', (data) => {
-      if (String(data).includes('"Flush"')) onFlush(ws);
+      if (messageText(data).includes('"Flush"')) onFlush(ws);
     });
   });
   after(() => {

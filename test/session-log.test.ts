@@ -46,7 +46,6 @@ describe('a session log that cannot be written during a run', () => {
   it('is a classified error naming the file, and the report still holds every session', async () => {
     const { mkdtemp, readFile, rm, symlink } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
     const { run } = await import('../src/run/run.js');
     const dir = await mkdtemp(join(tmpdir(), 'voxbench-full-'));
     try {

@@ -16,6 +16,7 @@ import { CLI, runNode, tempDir } from './helpers.js';
 const ESCAPES = '\u001b[2J\u001b]0;pwned\u0007\u009b31m';
 
 /** Characters a terminal acts on, other than the newlines between lines. */
+// eslint-disable-next-line no-control-regex -- control characters are what this pattern finds
 const UNPRINTABLE_IN_LINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 describe('printable', () => {

@@ -17,6 +17,7 @@ const HOSTILE = '\u001b]0;pwned\u0007\u001b[2J\u0000\u0008\u007f\u0085\u009b31m\
 const SHOWN = '\\x1b]0;pwned\\x07\\x1b[2J\\x00\\x08\\x7f\\x85\\x9b31m\\u202eevil\\u2066\\u200fx next';
 
 /** Characters a terminal acts on, other than the line ends and tabs a file's own layout holds. */
+// eslint-disable-next-line no-control-regex -- control characters are what this pattern finds
 const RAW_CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 const TEXT_OUTPUTS = ['summary.md', 'sessions.csv', 'turns.csv', 'levels.csv', 'report.html'];
 

@@ -78,7 +78,7 @@ describe('speech-generation dialects decode the wire', () => {
   it('cartesia: every piece a whole request on one context, the end an empty transcript; chunk, done and error', () => {
     const dialect = cartesiaDialect({ model: 'sonic-3', voice: 'v' });
     assert.deepEqual(JSON.parse(dialect.textFrame!('Hi ')), { context_id: 'voxbench', model_id: 'sonic-3', transcript: 'Hi ', voice: { mode: 'id', id: 'v' }, output_format: { container: 'raw', encoding: 'pcm_s16le', sample_rate: 24_000 }, continue: true, max_buffer_delay_ms: 0 });
-    assert.equal(JSON.parse(dialect.inputEndFrame()).continue, false);
+    assert.equal((JSON.parse(dialect.inputEndFrame()) as { continue: boolean }).continue, false);
     assert.deepEqual(dialect.upgradeHeaders(), { 'Cartesia-Version': '2025-04-16' });
     assert.deepEqual(interpretCartesiaEvent(JSON.stringify({ type: 'chunk', data: b64(480), done: false })), { type: 'chunk', kind: 'audio', audioBytes: 480, audioMs: 10, payload: b64(480) });
     assert.equal(interpretCartesiaEvent('{"type":"chunk","data":"","done":false}').kind, 'other');

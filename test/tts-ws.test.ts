@@ -21,6 +21,7 @@ import { prepareText, type TextDelivery } from '../src/session/prepare-text.js';
 import { DEFAULT_TIMEOUTS } from '../src/session/runner.js';
 import { runWebSocketSession } from '../src/session/ws-runner.js';
 import type { SessionTimeline } from '../src/timeline/types.js';
+import { messageText } from './helpers.js';
 
 const MODELS: Partial<Record<Protocol, string>> = {
   'vllm-omni-speech-ws': DEFAULT_OMNI_SPEECH_MODEL,
@@ -91,7 +92,7 @@ describe('speech-generation WebSocket dialects against the built-in server', () 
     await new Promise((resolve) => wss.once('listening', resolve));
     after(() => new Promise((resolve) => wss.close(resolve)));
     wss.on('connection', (ws) => ws.on('message', (data) => {
-      if (JSON.parse(String(data)).type !== 'input.done') return;
+      if ((JSON.parse(messageText(data)) as { type: string }).type !== 'input.done') return;
       const asked = performance.now();
       ws.send(JSON.stringify({ type: 'audio.start', utterance_index: 0, sentence_index: 0 }));
       setTimeout(() => {

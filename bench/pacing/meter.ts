@@ -100,7 +100,11 @@ if (cluster.isPrimary && PROCESSES > 1) {
 /** The WebSocket side: every connection's chunks stamped; alone, it serves the control requests too. */
 function serve(): void {
   const alone = !cluster.isWorker;
-  const http = createServer(alone ? control(async () => void (measured = []), async () => parts(measured)) : (_q, response) => response.end());
+  const reset = (): Promise<void> => {
+    measured = [];
+    return Promise.resolve();
+  };
+  const http = createServer(alone ? control(reset, () => Promise.resolve(parts(measured))) : (_q, response) => response.end());
   if (!alone) {
     process.on('disconnect', () => process.exit(0)); // the primary is gone
     process.on('message', (request: Request) => {
