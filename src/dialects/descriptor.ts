@@ -1,8 +1,8 @@
 import type { Dialect } from './dialect.js';
-import type { OpenAISettings } from './openai.js';
+import type { OpenAISettings } from './realtime-common.js';
 import type { SpeechSettings } from './speech-http.js';
 import type { DialectSpec } from './spec.js';
-import type { TranscriptionOptions } from './transcriptions.js';
+import type { TranscriptionOptions } from './transcriptions/client.js';
 
 export type DialectSettings = Omit<OpenAISettings, 'beta'> & { transcription?: TranscriptionOptions; speech: SpeechSettings };
 

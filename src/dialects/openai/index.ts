@@ -1,5 +1,5 @@
 import { dialectDescriptor } from '../descriptor.js';
-import { openaiDialect } from '../openai.js';
+import { openaiDialect } from './client.js';
 import { OPENAI, OPENAI_BETA } from './spec.js';
 
 export const openai = dialectDescriptor(OPENAI, { create: (settings) => openaiDialect({ ...settings, beta: false }) });
