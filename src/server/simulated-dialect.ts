@@ -1,13 +1,6 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import type WebSocket from 'ws';
-import type { DialectSpec } from '../dialects/spec.js';
+import type { DialectSpec, Upgrade } from '../dialects/spec.js';
 import type { SessionContext } from './session-context.js';
-
-/** A WebSocket upgrade as a dialect is told by it: its URL (path and query) and headers. */
-export interface Upgrade {
-  readonly url: URL;
-  readonly headers: IncomingHttpHeaders;
-}
 
 /**
  * The simulated side of a WebSocket dialect: its shared spec (path, auth) and the

@@ -6,8 +6,8 @@ import { simulatedOpenaiRealtime } from '../dialects/openai-realtime/simulated.j
 import { simulatedVllm } from '../dialects/vllm/simulated.js';
 import { simulatedVllmOmniDuplex } from '../dialects/vllm-omni-duplex/simulated.js';
 import { simulatedVllmOmniSpeechWs } from '../dialects/vllm-omni-speech-ws/simulated.js';
-import { pathPattern } from '../dialects/spec.js';
-import type { SimulatedDialect, Upgrade } from './simulated-dialect.js';
+import { pathPattern, type Upgrade } from '../dialects/spec.js';
+import type { SimulatedDialect } from './simulated-dialect.js';
 
 /** OpenAI Realtime's path, which vLLM, OpenAI and vLLM-Omni's duplex share: each upgrade's query and headers tell them apart. */
 export const REALTIME_PATH = '/v1/realtime';

@@ -4,7 +4,7 @@ import { ConversationSession } from '../../server/conversation-session.js';
 import { RealtimeTtsSession } from '../openai-realtime-tts/simulated.js';
 import type { SessionContext } from '../../server/session-context.js';
 import type { SimulatedDialect } from '../../server/simulated-dialect.js';
-import { asksBeta } from '../openai/simulated.js';
+import { asksBeta } from '../openai/spec.js';
 import { OPENAI_REALTIME } from './spec.js';
 
 /**

@@ -6,9 +6,9 @@ import { StreamRecognizer } from '../../server/recognizer.js';
 import { transcriptionTokens } from '../../server/transcription-usage.js';
 import type { SessionContext } from '../../server/session-context.js';
 import { SessionFaults } from '../../server/session-faults.js';
-import type { SimulatedDialect, Upgrade } from '../../server/simulated-dialect.js';
+import type { SimulatedDialect } from '../../server/simulated-dialect.js';
 import { SEMANTIC_SILENCE_MS, StreamingVad, type VadSettings } from '../../server/vad.js';
-import { OPENAI } from './spec.js';
+import { asksBeta, asksOpenai, OPENAI } from './spec.js';
 
 /** OpenAI's `audio/pcm` is PCM16 at 24 kHz. */
 export const SAMPLE_RATE = 24_000;
@@ -268,19 +268,16 @@ function isPcm24k(format: unknown): boolean {
   return typeof f === 'object' && f !== null && f.type === 'audio/pcm' && (f.rate === undefined || f.rate === SAMPLE_RATE);
 }
 
-/** Whether an upgrade asks for OpenAI Realtime's beta shape (`OpenAI-Beta: realtime=v1`). */
-export const asksBeta = ({ headers }: Upgrade): boolean => String(headers['openai-beta']).includes('realtime=v1');
-
 /** The model an OpenAI transcription session starts with: the one the connection's `?model=` asked for, else the first OpenAI model served. */
 function transcriptionModel(asked: string | null, served: readonly string[]): string {
   if (asked !== null && served.includes(asked)) return asked;
   return served.find((m) => OPENAI_MODELS.includes(m)) ?? served[0] ?? OPENAI_MODELS[0]!;
 }
 
-/** OpenAI Realtime transcription, GA or beta: an upgrade to `/v1/realtime` with `?intent=` or `?model=`, or an `OpenAI-Beta` header. */
+/** OpenAI Realtime transcription, GA or beta (`asksOpenai`; the simulated registry asks the realtime model first). */
 export const simulatedOpenai = {
   ...OPENAI,
   inputRate: SAMPLE_RATE,
-  onSharedPath: ({ url, headers }) => url.searchParams.has('intent') || url.searchParams.has('model') || headers['openai-beta'] !== undefined,
+  onSharedPath: asksOpenai,
   open: (ws, ctx, upgrade) => new OpenAISession(ws, ctx, { beta: asksBeta(upgrade), streamDuringSpeech: ctx.streamDuringSpeech, model: transcriptionModel(upgrade.url.searchParams.get('model'), ctx.servedModels) }),
 } satisfies SimulatedDialect;
