@@ -10,8 +10,8 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 /** The one file besides a dialect's folder that may name it: none does today, the registry lists descriptors by import. */
 const REGISTRY_FILES = ['dialects/index.ts'];
 /**
- * Dialects still named outside their folder: vLLM's as the default `--protocol` (the run's
- * options and CLI, the proxy's report), OpenAI's by the API-key lookup (`OPENAI_API_KEY`).
+ * Dialects still named outside their folder: vLLM's as the default `--protocol` in the run's
+ * options (config.ts, run-context.ts), OpenAI's by the API-key lookup (`OPENAI_API_KEY`).
  * Shrinks as each moves; a dialect moved is held.
  */
 const NOT_YET_MOVED = new Set(['vllm', 'openai']);

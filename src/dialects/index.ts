@@ -50,6 +50,8 @@ const SHARED_PATH = [openaiBeta, openai, vllm] as const satisfies readonly Diale
 
 export type Protocol = (typeof REGISTRY)[number]['name'];
 export const PROTOCOLS: Protocol[] = REGISTRY.map((d) => d.name);
+/** The dialect spoken when none is named: vLLM's realtime transcription. */
+export const DEFAULT_PROTOCOL = vllm.name;
 const BY_NAME = new Map<Protocol, DialectDescriptor>(REGISTRY.map((d) => [d.name, d]));
 
 /** A dialect's descriptor: its spec (task, transport, path, auth, default model), codec factory and limits. */

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { monotonicClock } from '../clock.js';
-import { OWN_PATHS, sharedPathProtocol, type Protocol } from '../dialects/index.js';
+import { DEFAULT_PROTOCOL, OWN_PATHS, sharedPathProtocol, type Protocol } from '../dialects/index.js';
 import { pathPattern } from '../dialects/spec.js';
 import { pcmRate, TTS_RATE } from '../dialects/tts-common.js';
 import { LiveMetrics } from '../live/metrics.js';
@@ -113,7 +113,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const observedRun = (records: SessionRecord[], placeholder = false): Report =>
     observedReport({
       startedAt: clock.wallStart,
-      protocol: options.protocol ?? ([...protocols].join('+') || 'vllm'),
+      protocol: options.protocol ?? ([...protocols].join('+') || DEFAULT_PROTOCOL),
       model: [...models].sort((a, b) => b[1] - a[1])[0]?.[0] ?? '',
       records,
       peakOpen,
