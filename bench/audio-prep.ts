@@ -22,7 +22,7 @@ import { encodeWaveFromFloat32Channels } from '@echogarden/wave-codec';
 import { decodeAudio } from '../src/audio/decode.js';
 import { encodeFlac } from '../src/audio/flac-encode.js';
 import { resampleSamples } from '../src/audio/resample.js';
-import { vllmDialect } from '../src/dialects/vllm.js';
+import { vllmDialect } from '../src/dialects/vllm/client.js';
 import { prepareSample, NO_PADDING } from '../src/session/prepare.js';
 import { measuredOn, median, tableRow, upsertRow } from './figures.js';
 

@@ -11,7 +11,7 @@ export { runHttpSession, type HttpPlan, type PreparedRequest } from './session/h
 export { sessionView, type SessionView, type InputView, type ResponseView, type TextStream, type Anomaly } from './views/session-view.js';
 export { playback, type Playback } from './views/playback.js';
 export { fromV1 } from './timeline/v1.js';
-export type { OpenAITurnDetection } from './dialects/openai.js';
+export type { OpenAITurnDetection } from './dialects/realtime-common.js';
 export { startServer, DEFAULT_MODEL, OPENAI_MODELS, DEFAULT_SERVER_OPTIONS, type RunningServer, type ServerOptions } from './server/server.js';
 export { DEFAULT_LATENCY, type LatencyModelOptions } from './server/latency-model.js';
 export { METRICS, addMetric, metricByName, metricsFor, describeMetrics, measure, type MetricDefinition, type MetricDescription, type Tag, type Unit } from './metrics/catalog.js';

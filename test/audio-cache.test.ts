@@ -8,7 +8,7 @@ import { defaultCacheDir, PreparedAudioCache } from '../src/audio/prepared-cache
 import { preparedAudioReader } from '../src/audio/prepared-source.js';
 import { UsageError } from '../src/config/settings.js';
 import { loadDataset } from '../src/data/load.js';
-import { vllmDialect } from '../src/dialects/vllm.js';
+import { vllmDialect } from '../src/dialects/vllm/client.js';
 import { loadRunDataset } from '../src/run/run-context.js';
 import { NO_PADDING, prepareSample } from '../src/session/prepare.js';
 import { tone, toneWav, writeParquetShard } from './data-fixtures.js';

@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { encodeWaveFromFloat32Channels } from '@echogarden/wave-codec';
-import { vllmDialect } from '../src/dialects/vllm.js';
+import { vllmDialect } from '../src/dialects/vllm/client.js';
 import { decodeWav } from '../src/audio/decode.js';
 import { toPcm16 } from '../src/audio/pcm.js';
 import { resample } from '../src/audio/resample.js';

@@ -10,11 +10,11 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 /** The one file besides a dialect's folder that may name it: none does today, the registry lists descriptors by import. */
 const REGISTRY_FILES = ['dialects/index.ts'];
 /**
- * Dialects whose client code still lives in a module of its own outside their folder,
- * and whose shared path (`/v1/realtime`) is routed in the server and the proxy: their
- * names may still appear elsewhere. Shrinks as each moves; a dialect moved is held.
+ * Dialects still named outside their folder: vLLM's as the default `--protocol` in the run's
+ * options (config.ts, run-context.ts), OpenAI's by the API-key lookup (`OPENAI_API_KEY`).
+ * Shrinks as each moves; a dialect moved is held.
  */
-const NOT_YET_MOVED = new Set(['vllm', 'openai', 'openai-beta', 'vllm-transcriptions', 'openai-transcriptions', 'vllm-omni-duplex', 'openai-realtime', 'openai-realtime-tts', 'openai-realtime-tts-beta']);
+const NOT_YET_MOVED = new Set(['vllm', 'openai']);
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? sources(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : []));

@@ -8,7 +8,7 @@ import { run } from '../src/run/run.js';
 import { DEFAULT_LATENCY } from '../src/server/latency-model.js';
 import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
 import { loadDataset } from '../src/data/load.js';
-import { vllmOmniDuplexDialect } from '../src/dialects/vllm-omni-duplex.js';
+import { vllmOmniDuplexDialect } from '../src/dialects/vllm-omni-duplex/client.js';
 import { NO_PADDING, prepareSample } from '../src/session/prepare.js';
 import { FIXTURES, tempDir, testServer } from './helpers.js';
 

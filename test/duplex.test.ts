@@ -7,8 +7,8 @@ import type { ServerOptions } from '../src/server/server.js';
 import { renderHtml } from '../src/report/html/index.js';
 import type { Report, ReportSession } from '../src/report/schema.js';
 import type { AudioInput, SessionTimeline } from '../src/timeline/types.js';
-import { openaiRealtimeDialect } from '../src/dialects/openai-realtime.js';
-import { vllmOmniDuplexDialect } from '../src/dialects/vllm-omni-duplex.js';
+import { openaiRealtimeDialect } from '../src/dialects/openai-realtime/client.js';
+import { vllmOmniDuplexDialect } from '../src/dialects/vllm-omni-duplex/client.js';
 import { prepareSilence } from '../src/session/prepare.js';
 import { recordingRelay, testServer } from './helpers.js';
 

@@ -5,7 +5,7 @@ import { after, describe, it } from 'node:test';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { monotonicClock } from '../src/runtime/clock.js';
 import { resolveSettings, UsageError } from '../src/config/settings.js';
-import { vllmDialect } from '../src/dialects/vllm.js';
+import { vllmDialect } from '../src/dialects/vllm/client.js';
 import { TEXT_LIMITS } from '../src/session/bounds.js';
 import { chunkAudio, type PreparedTurn } from '../src/session/prepare.js';
 import { DEFAULT_TIMEOUTS } from '../src/session/runner.js';

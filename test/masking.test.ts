@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { monotonicClock } from '../src/runtime/clock.js';
-import { vllmDialect } from '../src/dialects/vllm.js';
+import { vllmDialect } from '../src/dialects/vllm/client.js';
 import { DEFAULT_TIMEOUTS } from '../src/session/runner.js';
 import { runWebSocketSession } from '../src/session/ws-runner.js';
 

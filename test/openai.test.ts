@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import WebSocket, { WebSocketServer } from 'ws';
-import { interpretOpenAIEvent } from '../src/dialects/openai.js';
+import { interpretOpenAIEvent } from '../src/dialects/openai/client.js';
 import { run } from '../src/run/run.js';
 import type { AudioInput, InputRecord, ReceivedFrame, SentFrame, SessionTimeline } from '../src/timeline/types.js';
 import { testServer, messageText } from './helpers.js';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { interpretConversationEvent } from '../src/dialects/s2s-events.js';
-import { openaiRealtimeDialect } from '../src/dialects/openai-realtime.js';
-import { vllmOmniDuplexDialect } from '../src/dialects/vllm-omni-duplex.js';
+import { openaiRealtimeDialect } from '../src/dialects/openai-realtime/client.js';
+import { vllmOmniDuplexDialect } from '../src/dialects/vllm-omni-duplex/client.js';
 import { metricByName, metricsFor } from '../src/metrics/catalog.js';
 import { computeSessionMetrics } from '../src/metrics/compute.js';
 import type { AudioInput, ReceivedFrame, SentFrame, SessionTimeline, TurnDetection } from '../src/timeline/types.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { monotonicClock } from '../src/runtime/clock.js';
-import { vllmDialect } from '../src/dialects/vllm.js';
+import { vllmDialect } from '../src/dialects/vllm/client.js';
 import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
 import { loadFolderDataset } from '../src/data/load.js';
 import { computeSessionMetrics } from '../src/metrics/compute.js';

@@ -6,7 +6,7 @@ import { resolveSettings, UsageError } from '../src/config/settings.js';
 import { ProtocolViolation, type DecodedEvent } from '../src/dialects/dialect.js';
 import { multipartBody } from '../src/dialects/multipart.js';
 import { transcriptionBodyDecoder, type BodyKind } from '../src/dialects/transcription-body.js';
-import { transcriptionsDialect } from '../src/dialects/transcriptions.js';
+import { transcriptionsDialect } from '../src/dialects/transcriptions/client.js';
 import { MultipartError, parseMultipart } from '../src/server/multipart.js';
 
 /** Decodes `body` delivered in pieces of `size` bytes, as a server may cut it anywhere. */

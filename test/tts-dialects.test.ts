@@ -4,7 +4,7 @@ import { ProtocolViolation } from '../src/dialects/dialect.js';
 import { cartesiaDialect, interpretCartesiaEvent } from '../src/dialects/cartesia/client.js';
 import { deepgramAuraDialect, interpretAuraEvent } from '../src/dialects/deepgram-aura/client.js';
 import { elevenlabsDialect, interpretElevenLabsMessage } from '../src/dialects/elevenlabs/client.js';
-import { interpretRealtimeTtsEvent, openaiRealtimeTtsDialect } from '../src/dialects/openai-realtime-tts.js';
+import { interpretRealtimeTtsEvent, openaiRealtimeTtsDialect } from '../src/dialects/openai-realtime-tts/client.js';
 import { base64Bytes, speechPolicy } from '../src/dialects/tts-common.js';
 import { vllmOmniSpeechWsDialect } from '../src/dialects/vllm-omni-speech-ws/client.js';
 import { pcm16WavHeader } from '../src/audio/wav-header.js';

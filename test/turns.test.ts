@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { encodeWaveFromFloat32Channels } from '@echogarden/wave-codec';
-import { vllmDialect } from '../src/dialects/vllm.js';
+import { vllmDialect } from '../src/dialects/vllm/client.js';
 import { decodeWav } from '../src/audio/decode.js';
 import { toPcm16 } from '../src/audio/pcm.js';
 import type { Sample } from '../src/data/dataset.js';

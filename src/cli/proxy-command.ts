@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command, Option } from '@commander-js/extra-typings';
 import { UsageError } from '../util/errors.js';
 import { lockFolder } from '../util/folder-lock.js';
-import { METERED_PROTOCOLS } from '../dialects/index.js';
+import { METERED_PROTOCOLS, OWN_PATHS } from '../dialects/index.js';
 import { plural } from '../util/plural.js';
 import { printable } from '../util/printable.js';
 import { startProxy } from '../proxy/proxy.js';
@@ -14,6 +14,9 @@ import type { SessionRecord } from '../timeline/types.js';
 import { checkWritableDir } from './output-dir.js';
 import { listenAddress, outputList, positiveInt } from './parse.js';
 
+/** The dialects' own paths as the help lists them, a varying segment and what comes before it elided (`.../stream-input`). */
+const OWN_PATH_LIST = OWN_PATHS.map(({ path }) => path.replace(/^.*\}/, '...')).join(', ');
+
 export const proxyCommand = new Command('proxy')
   .summary('Meter live speech WebSocket traffic passively: a reverse proxy with Prometheus /metrics and observed reports.')
   .description(
@@ -22,7 +25,7 @@ export const proxyCommand = new Command('proxy')
   )
   .requiredOption('--upstream <url>', 'the server: ws://host:port (or wss://, with a path prefix if any); each client\'s path and query are appended as they came')
   .addOption(new Option('--listen <[host:]port>', 'where clients connect').argParser(listenAddress).default({ host: '127.0.0.1', port: 9000 }, '127.0.0.1:9000'))
-  .addOption(new Option('--protocol <name>', 'dialect to meter with (default: inferred per connection: a speech-generation path is its dialect (/v1/audio/speech/stream, .../stream-input, /v1/speak, /tts/websocket); else ?intent= or ?model= or an OpenAI-Beta header is OpenAI Realtime, its client\'s first session.update saying transcription (openai, openai-beta) or a conversation, whose first input says speech to speech (audio: openai-realtime) or speech generation (text: openai-realtime-tts, -beta); else vllm)').choices(METERED_PROTOCOLS))
+  .addOption(new Option('--protocol <name>', `dialect to meter with (default: inferred per connection: a speech-generation path is its dialect (${OWN_PATH_LIST}); else ?intent= or ?model= or an OpenAI-Beta header is OpenAI Realtime, its client's first session.update saying transcription (openai, openai-beta) or a conversation, whose first input says speech to speech (audio: openai-realtime) or speech generation (text: openai-realtime-tts, -beta); else vllm)`).choices(METERED_PROTOCOLS))
   .option('--metrics-port <[host:]port>', 'serve Prometheus /metrics and /healthz here', listenAddress)
   .option('--output-dir <dir>', 'log each observed session there as it ends (sessions.jsonl) and, when the proxy stops, build a voxbench report from the log (report.json; report render, compare and the HTML read it)')
   .option('--outputs <list>', `formats written to --output-dir, from: ${OUTPUT_FORMATS.join(', ')}`, outputList, ['json'] as OutputFormat[])

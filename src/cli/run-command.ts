@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
-import { DIALECTS, PROTOCOLS } from '../dialects/index.js';
-import type { TranscriptionOptions } from '../dialects/transcriptions.js';
-import type { OpenAITurnDetection } from '../dialects/openai.js';
+import { DEFAULT_PROTOCOL, DIALECTS, PROTOCOLS } from '../dialects/index.js';
+import type { TranscriptionOptions } from '../dialects/transcriptions/client.js';
+import type { OpenAITurnDetection } from '../dialects/realtime-common.js';
 import { STREAM_FORMATS } from '../dialects/speech-http.js';
 import { resolveApiKey } from '../config/api-key.js';
 import { WAIT_AUDIO } from '../config/options.js';
@@ -35,7 +35,7 @@ import { fraction, int, intList, listenAddress, num, outputList, positiveInt, po
 export const runCommand = new Command('run')
   .description('Run a benchmark. With no --target, starts the built-in simulated server and uses the bundled samples.')
   .option('--target <url>', 'server URL: WebSocket, e.g. ws://localhost:8000/v1/realtime, or for HTTP dialects the origin, e.g. http://localhost:8000, whose requests share a keep-alive pool and go once more on a new connection when a pooled one died before answering (default: built-in server)')
-  .addOption(new Option('--protocol <name>', 'wire dialect').choices(PROTOCOLS).default('vllm' as const))
+  .addOption(new Option('--protocol <name>', 'wire dialect').choices(PROTOCOLS).default(DEFAULT_PROTOCOL))
   .option('--model <name>', `model: named in vLLM's session.update, the OpenAI transcription model, the form's model, the speech-to-speech or the speech generation model (required with --target; built-in server: ${DEFAULT_MODEL}, gpt-4o-transcribe, openai/whisper-large-v3 for vllm-transcriptions, ${VLLM_OMNI_DUPLEX.defaultModel} or ${OPENAI_REALTIME.defaultModel})`)
   .option('--language <code>', "transcription language, e.g. en (OpenAI and batch dialects; batch default: each sample's language label)")
   .option('--prompt <text>', 'transcription prompt (OpenAI and batch dialects)')
@@ -58,7 +58,7 @@ export const runCommand = new Command('run')
   .option('--output-rate <hz>', 'speech generation: sample rate of headerless PCM audio (a WAV header names its own)', int, 24_000)
   .option('--quality-sessions <n>', 'speech generation: sessions per benchmark whose audio is checked after it (levels, format, and the round trip through --asr-target); 0: none', int, 20)
   .option('--asr-target <url>', 'speech generation: transcription server for the intelligibility round trip, e.g. ws://localhost:8001/v1/realtime (default: a built-in server)')
-  .addOption(new Option('--asr-protocol <name>', 'its dialect').choices(PROTOCOLS).default('vllm' as const))
+  .addOption(new Option('--asr-protocol <name>', 'its dialect').choices(PROTOCOLS).default(DEFAULT_PROTOCOL))
   .option('--asr-model <name>', 'its model (required with --asr-target)')
   .option('--asr-api-key-env <name>', 'environment variable holding its API key (default: OPENAI_API_KEY for OpenAI dialects, then VOXBENCH_API_KEY)')
   .option('--keep-audio-mb <mb>', 'speech generation: received audio kept per checked session', num, 16)

@@ -1,7 +1,7 @@
 import { descriptorOf, DIALECTS, isHttpProtocol, PROTOCOLS, type Protocol } from '../dialects/index.js';
 import { STREAM_FORMATS, type SpeechSettings } from '../dialects/speech-http.js';
-import type { OpenAITurnDetection } from '../dialects/openai.js';
-import { DEFAULT_TRANSCRIPTION, TRANSCRIPTION_FORMATS, type TranscriptionOptions } from '../dialects/transcriptions.js';
+import type { OpenAITurnDetection } from '../dialects/realtime-common.js';
+import { DEFAULT_TRANSCRIPTION, TRANSCRIPTION_FORMATS, type TranscriptionOptions } from '../dialects/transcriptions/client.js';
 import type { UploadFormat } from '../session/prepare-request.js';
 import type { TextDelivery } from '../session/prepare-text.js';
 import { isSpeechTask } from '../timeline/types.js';

@@ -1,7 +1,7 @@
 import type { Protocol } from '../dialects/index.js';
 import type { StreamFormat } from '../dialects/speech-http.js';
-import type { OpenAITurnDetection } from '../dialects/openai.js';
-import type { TranscriptionOptions } from '../dialects/transcriptions.js';
+import type { OpenAITurnDetection } from '../dialects/realtime-common.js';
+import type { TranscriptionOptions } from '../dialects/transcriptions/client.js';
 import type { DatasetOptions } from '../data/load.js';
 import type { ErrorRateStop } from '../load/error-stop.js';
 import type { LoadProfile } from '../load/profiles.js';

@@ -1,6 +1,6 @@
 import { descriptorOf, type DialectSettings, type Protocol } from '../dialects/index.js';
 import { authHeaders } from '../dialects/spec.js';
-import type { OpenAITurnDetection } from '../dialects/openai.js';
+import type { OpenAITurnDetection } from '../dialects/realtime-common.js';
 import type { ErrorRateStop } from '../load/error-stop.js';
 import type { LoadPlan } from '../load/plan.js';
 import { metricsFor } from '../metrics/catalog.js';

@@ -1,8 +1,8 @@
 import type { Dialect } from './dialect.js';
-import type { OpenAISettings } from './openai.js';
+import type { OpenAISettings } from './realtime-common.js';
 import type { SpeechSettings } from './speech-http.js';
-import type { DialectSpec } from './spec.js';
-import type { TranscriptionOptions } from './transcriptions.js';
+import type { DialectSpec, Upgrade } from './spec.js';
+import type { TranscriptionOptions } from './transcriptions/client.js';
 
 export type DialectSettings = Omit<OpenAISettings, 'beta'> & { transcription?: TranscriptionOptions; speech: SpeechSettings };
 
@@ -18,9 +18,21 @@ export interface DialectLimits {
 export interface DialectDescriptor extends DialectSpec {
   create(settings: DialectSettings): Dialect;
   readonly limits?: DialectLimits;
+  /**
+   * On the shared `/v1/realtime` (a dialect without a `path`), whether the proxy takes an
+   * upgrade to speak it, by its query and headers; the registry asks in `SHARED_PATH`'s order.
+   */
+  readonly claims?: (upgrade: Upgrade) => boolean;
+  /**
+   * Where the upgrade leaves it open, the dialects the client's first messages may settle on
+   * instead (OpenAI Realtime serves transcription, conversations and speech generation on one
+   * path): a conversation's, when its first input is audio, and speech generation's, when a
+   * text to speak. Undefined where the upgrade settles it.
+   */
+  readonly unsettled?: (upgrade: Upgrade) => { conversation: string; speech: string } | undefined;
 }
 
 /** A descriptor that keeps its spec's literal name, from which `Protocol` is derived. */
-export function dialectDescriptor<const S extends DialectSpec>(spec: S, client: Pick<DialectDescriptor, 'create' | 'limits'>): S & DialectDescriptor {
+export function dialectDescriptor<const S extends DialectSpec>(spec: S, client: Omit<DialectDescriptor, keyof DialectSpec>): S & DialectDescriptor {
   return { ...spec, ...client };
 }

@@ -1,6 +1,7 @@
 import type { Task } from '../timeline/types.js';
 import type { Dialect } from './dialect.js';
 import type { DialectDescriptor, DialectSettings } from './descriptor.js';
+import type { Upgrade } from './spec.js';
 import { cartesia } from './cartesia/index.js';
 import { deepgramAura } from './deepgram-aura/index.js';
 import { elevenlabs } from './elevenlabs/index.js';
@@ -40,8 +41,17 @@ const REGISTRY = [
   cartesia,
 ] as const satisfies readonly DialectDescriptor[];
 
+/**
+ * The dialects the proxy tells on the shared `/v1/realtime` at the upgrade, asked in this
+ * order (`claims`): the first to claim it is the connection's, until its client's first
+ * messages settle another (`unsettled`). vLLM's claims any.
+ */
+const SHARED_PATH = [openaiBeta, openai, vllm] as const satisfies readonly DialectDescriptor[];
+
 export type Protocol = (typeof REGISTRY)[number]['name'];
 export const PROTOCOLS: Protocol[] = REGISTRY.map((d) => d.name);
+/** The dialect spoken when none is named: vLLM's realtime transcription. */
+export const DEFAULT_PROTOCOL = vllm.name;
 const BY_NAME = new Map<Protocol, DialectDescriptor>(REGISTRY.map((d) => [d.name, d]));
 
 /** A dialect's descriptor: its spec (task, transport, path, auth, default model), codec factory and limits. */
@@ -61,6 +71,17 @@ export const OWN_PATHS: ReadonlyArray<{ protocol: Protocol; path: string }> = RE
   const { path } = d as DialectDescriptor;
   return path !== undefined ? [{ protocol: d.name, path }] : [];
 });
+
+/** The dialect an upgrade to the shared path speaks, as the proxy tells it: the first in `SHARED_PATH` to claim it. */
+export function sharedPathProtocol(upgrade: Upgrade): Protocol {
+  return SHARED_PATH.find((d) => d.claims?.(upgrade))!.name;
+}
+
+/** Where an upgrade leaves a dialect open, those its client's first messages may settle on instead (`DialectDescriptor.unsettled`). */
+export function unsettledOf(protocol: Protocol, upgrade: Upgrade): { conversation: Protocol; speech: Protocol } | undefined {
+  // The names are registry dialects': a descriptor names them by their specs.
+  return descriptorOf(protocol).unsettled?.(upgrade) as { conversation: Protocol; speech: Protocol } | undefined;
+}
 
 export function createDialect(protocol: Protocol, settings: DialectSettings): Dialect {
   return descriptorOf(protocol).create(settings);

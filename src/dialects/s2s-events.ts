@@ -1,5 +1,5 @@
 import { parseEventObject, type DecodedEvent, type SentReading } from './dialect.js';
-import { openAIEventOf } from './openai.js';
+import { openAIEventOf } from './realtime-common.js';
 
 /**
  * The server events of a speech-to-speech conversation, as OpenAI Realtime and

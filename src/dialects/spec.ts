@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Task } from '../timeline/types.js';
 
 /** How a dialect's server takes the API key. */
@@ -23,6 +24,12 @@ export interface DialectSpec {
   readonly auth: AuthScheme;
   /** The model it names when none is given (the built-in server serves it). */
   readonly defaultModel: string;
+}
+
+/** A WebSocket upgrade as a dialect is told by it: its URL (path and query) and headers. */
+export interface Upgrade {
+  readonly url: URL;
+  readonly headers: IncomingHttpHeaders;
 }
 
 /** The headers a client sends its key in. */

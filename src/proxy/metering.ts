@@ -1,4 +1,5 @@
-import { createDialect, METERED_PROTOCOLS, type Protocol } from '../dialects/index.js';
+import { createDialect, METERED_PROTOCOLS, unsettledOf, type Protocol } from '../dialects/index.js';
+import type { Upgrade } from '../dialects/spec.js';
 import { TTS_RATE } from '../dialects/tts-common.js';
 import type { MeterSettings, MeteredDialect } from './observer.js';
 
@@ -27,12 +28,14 @@ export interface DialectInference {
  * only the family: the client's first configuration says transcription or conversation
  * (the transcription reader's `task`), and a conversation's first input says which one:
  * audio is speech to speech, a text to speak (the speech generator's reader) speech
- * generation. `?intent=transcription` settles it at the upgrade; no other dialect needs
- * inferring (undefined).
+ * generation. The provisional dialect's descriptor names the others (`unsettled`), or
+ * none where the upgrade settles it (`?intent=transcription`, or no other dialect shares
+ * its path): then nothing needs inferring (undefined).
  */
-export function dialectInference(provisional: Protocol, query: URLSearchParams): DialectInference | undefined {
-  if ((provisional !== 'openai' && provisional !== 'openai-beta') || query.get('intent') === 'transcription') return undefined;
-  const speech: Protocol = provisional === 'openai-beta' ? 'openai-realtime-tts-beta' : 'openai-realtime-tts';
+export function dialectInference(provisional: Protocol, upgrade: Upgrade): DialectInference | undefined {
+  const unsettled = unsettledOf(provisional, upgrade);
+  if (!unsettled) return undefined;
+  const { conversation: conversationProtocol, speech } = unsettled;
   const placeholder: MeterSettings = { turnDetection: 'client', outputRate: TTS_RATE };
   const transcription = meteringDialect(provisional, placeholder).readSent;
   const speechText = meteringDialect(speech, placeholder).readSent;
@@ -46,9 +49,9 @@ export function dialectInference(provisional: Protocol, query: URLSearchParams):
         conversation = true;
         return undefined;
       }
-      if (reading.kind === 'audio') return 'openai-realtime';
+      if (reading.kind === 'audio') return conversationProtocol;
       return speechText(data, isBinary).kind === 'text' ? speech : undefined;
     },
-    guess: () => (conversation ? 'openai-realtime' : provisional),
+    guess: () => (conversation ? conversationProtocol : provisional),
   };
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { monotonicClock } from '../runtime/clock.js';
-import { OWN_PATHS, type Protocol } from '../dialects/index.js';
+import { DEFAULT_PROTOCOL, OWN_PATHS, sharedPathProtocol, type Protocol } from '../dialects/index.js';
 import { pathPattern } from '../dialects/spec.js';
 import { pcmRate, TTS_RATE } from '../dialects/tts-common.js';
 import { LiveMetrics } from '../live/metrics.js';
@@ -77,7 +77,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   const connection = (request: IncomingMessage): ConnectionHooks => {
     const [index, startMs] = [next++, clock.now()];
-    const query = new URL(request.url ?? '/', 'http://localhost').searchParams;
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const query = url.searchParams;
     const settings: MeterSettings = { turnDetection: 'client', outputRate: outputRateOf(query) };
     const start = (protocol: Protocol): ObservedSession => {
       protocols.add(protocol);
@@ -102,7 +103,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     };
     const provisional = options.protocol ?? protocolOfUpgrade(request);
     // Without --protocol, a dialect the upgrade leaves open is settled by what the client sends first.
-    const inference = options.protocol === undefined ? dialectInference(provisional, query) : undefined;
+    const inference = options.protocol === undefined ? dialectInference(provisional, { url, headers: request.headers }) : undefined;
     const hooks = inference ? new SettlingConnection(inference, start) : start(provisional);
     sessions.add(hooks);
     return hooks;
@@ -112,7 +113,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const observedRun = (records: SessionRecord[], placeholder = false): Report =>
     observedReport({
       startedAt: clock.wallStart,
-      protocol: options.protocol ?? ([...protocols].join('+') || 'vllm'),
+      protocol: options.protocol ?? ([...protocols].join('+') || DEFAULT_PROTOCOL),
       model: [...models].sort((a, b) => b[1] - a[1])[0]?.[0] ?? '',
       records,
       peakOpen,
@@ -164,18 +165,14 @@ const OWN_PATH_ROUTES = OWN_PATHS.map(({ protocol, path }) => ({ protocol, path:
 /**
  * The dialect of an upgrade: a speech-generation server's own path is its dialect
  * (vLLM-Omni's `/v1/audio/speech/stream`, ElevenLabs' `…/stream-input`, Deepgram's
- * `/v1/speak`, Cartesia's `/tts/websocket`); otherwise, by the rule the OpenAI and
- * vLLM servers' paths follow, `?intent=` or `?model=` in the URL, or an `OpenAI-Beta`
- * header, is OpenAI Realtime (beta with `realtime=v1`): transcription, unless the
- * client's first configuration says otherwise (`dialectInference`); anything else is vLLM's.
+ * `/v1/speak`, Cartesia's `/tts/websocket`); otherwise the shared path's dialects claim
+ * it by its query and headers (`sharedPathProtocol`): OpenAI Realtime's transcription,
+ * unless the client's first configuration says otherwise (`dialectInference`), or vLLM's.
  */
 export function protocolOfUpgrade(request: IncomingMessage): Protocol {
   const url = new URL(request.url ?? '/', 'http://localhost');
   const own = OWN_PATH_ROUTES.find(({ path }) => path.test(url.pathname));
-  if (own) return own.protocol;
-  const beta = request.headers['openai-beta'];
-  if (beta !== undefined && String(beta).includes('realtime=v1')) return 'openai-beta';
-  return url.searchParams.has('intent') || url.searchParams.has('model') || beta !== undefined ? 'openai' : 'vllm';
+  return own ? own.protocol : sharedPathProtocol({ url, headers: request.headers });
 }
 
 /**

@@ -6,31 +6,23 @@ import { WebSocketServer } from 'ws';
 import type { Sample } from '../data/dataset.js';
 import { faultOf, faultPicker, type FaultScenario } from './faults.js';
 import { DEFAULT_LATENCY, LatencyModel, type LatencyModelOptions } from './latency-model.js';
-import { OpenAISession, SAMPLE_RATE as OPENAI_RATE } from './openai-session.js';
 import { buildReferences, ReferenceIndex } from './recognizer.js';
 import type { SessionContext } from './session-context.js';
-import { TRANSCRIPTION_PATHS, transcriptionEndpoint } from './transcription-endpoint.js';
-import { VllmSession, SAMPLE_RATE as VLLM_RATE } from './vllm-session.js';
-import { DuplexSession } from './duplex-session.js';
-import { openRealtime } from './realtime-dispatch.js';
 import { OPENAI_TTS_MODELS, serveSpeech, SPEECH_PATH } from './speech-endpoint.js';
 import { DEFAULT_SPEECH_LATENCY, DEFAULT_VOICE, SpeechLatencyModel, type SpeechLatencyOptions, type VoiceOptions } from './speech-synth.js';
 import { keyAccepted } from '../dialects/spec.js';
+import { OPENAI_MODELS } from '../dialects/openai/simulated.js';
 import { VLLM_TRANSCRIPTIONS } from '../dialects/transcriptions/spec.js';
+import { SAMPLE_RATE as TRANSCRIPTION_RATE, TRANSCRIPTION_PATHS, transcriptionEndpoint } from '../dialects/transcriptions/simulated.js';
 import { VLLM } from '../dialects/vllm/spec.js';
-import { VLLM_OMNI_DUPLEX } from '../dialects/vllm-omni-duplex/spec.js';
 import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../dialects/vllm-omni-speech/spec.js';
-import { simulatedDialectAt, type SimulatedName } from './simulated-dialects.js';
+import { INPUT_RATES, REALTIME_PATH, simulatedDialectOf, type SimulatedName } from './simulated-dialects.js';
+
+export { OPENAI_MODELS };
 
 export const DEFAULT_MODEL = VLLM.defaultModel;
-export const OPENAI_MODELS = ['gpt-4o-transcribe', 'gpt-4o-mini-transcribe', 'whisper-1'];
 /** The model vLLM's batch transcription is benchmarked with here by default. */
 export const WHISPER_MODEL = VLLM_TRANSCRIPTIONS.defaultModel;
-export const REALTIME_PATH = '/v1/realtime';
-/** vLLM-Omni's alias of `/v1/realtime?duplex=1`. */
-export const DUPLEX_PATH = '/v1/duplex';
-/** An OpenAI `?model=` naming one of these opens a conversation session, not a transcription one. */
-export const REALTIME_MODEL = /^gpt-(4o-)?(mini-)?realtime/;
 
 export interface ServerOptions {
   /** Interface to listen on. Default 127.0.0.1. */
@@ -72,13 +64,11 @@ export interface ServerOptions {
   onSpeechFirstAudio?: (ms: number) => void;
 }
 
-export type ServedDialect = 'vllm' | 'openai' | 'vllm-omni-duplex' | 'openai-realtime' | SimulatedName;
-
 export interface ConnectionEvent {
   /** The client's address and port. */
   from: string;
   /** The dialect it will speak, or the HTTP status it was refused with. */
-  outcome: { dialect: ServedDialect } | { refused: number; reason: string };
+  outcome: { dialect: SimulatedName } | { refused: number; reason: string };
 }
 
 
@@ -112,13 +102,13 @@ export interface RunningServer {
 
 /**
  * Starts the simulated realtime transcription server over a latency and capacity
- * model, no GPU and no network needed. One path serves every dialect: an upgrade
- * with `?intent=` or `?model=` in its URL, or an `OpenAI-Beta` header, speaks the
- * OpenAI Realtime dialect (beta with `OpenAI-Beta: realtime=v1`); any other speaks vLLM's.
+ * model, no GPU and no network needed. Each WebSocket dialect is served on its own
+ * path or told apart on the shared `/v1/realtime` by its upgrade (the simulated
+ * registry, `simulated-dialects.ts`); the HTTP endpoints are routed here.
  */
 export async function startServer(overrides: Partial<ServerOptions> = {}): Promise<RunningServer> {
   const { references, ...options }: ServerOptions = { ...DEFAULT_SERVER_OPTIONS, ...overrides };
-  const [vllmReferences, openaiReferences] = await indexReferences(references);
+  const referencesAt = await indexReferences(references, [TRANSCRIPTION_RATE, ...INPUT_RATES]);
   const latency = new LatencyModel(options.latency);
   // Sessions answer pings themselves, so that a silent server is silent and no pong lands inside a raw frame.
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, autoPong: false });
@@ -140,10 +130,9 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
   const transcribe = transcriptionEndpoint({
     servedModels: options.models,
     latency,
-    references: vllmReferences!,
+    references: referencesAt(TRANSCRIPTION_RATE),
     maxAudioBytes: options.maxAudioMb * 1024 * 1024,
     ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
-    eventShape: (model) => (OPENAI_MODELS.includes(model) ? 'openai' : 'vllm'),
     pickFaults,
     openSessions: () => open,
   });
@@ -168,47 +157,34 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
       options.onConnection?.({ from, outcome: { refused: status, reason } });
       refuse(socket, status, { error: reason });
     };
-    const betaHeader = request.headers['openai-beta'];
-    const model = url.searchParams.get('model');
-    const simulated = simulatedDialectAt(path);
-    const dialect: ServedDialect | undefined =
-      simulated ? simulated.name
-      : path === DUPLEX_PATH ? 'vllm-omni-duplex'
-      : path !== REALTIME_PATH ? undefined
-      : ['1', 'true', 'on'].includes(url.searchParams.get('duplex') ?? '') ? 'vllm-omni-duplex'
-      : model !== null && REALTIME_MODEL.test(model) ? 'openai-realtime'
-      : url.searchParams.has('intent') || model !== null || betaHeader !== undefined ? 'openai'
-      : 'vllm';
+    const upgrade = { url, headers: request.headers };
+    const dialect = simulatedDialectOf(upgrade);
     if (dialect === undefined) return refuseWith(404, `Not Found: ${path}`);
     const faults = pickFaults();
     const refused = faultOf(faults, 'upgrade');
     if (refused) return refuseWith(refused.status, 'injected fault');
-    if (options.apiKey !== undefined && !keyAccepted(simulated?.auth ?? 'bearer', request.headers, options.apiKey)) return refuseWith(401, 'Unauthorized');
-    const openai = dialect === 'openai' || dialect === 'openai-realtime';
+    if (options.apiKey !== undefined && !keyAccepted(dialect.auth, request.headers, options.apiKey)) return refuseWith(401, 'Unauthorized');
     const accept = (): void =>
       wss.handleUpgrade(request, socket, head, (ws) => {
-        options.onConnection?.({ from, outcome: { dialect } });
+        options.onConnection?.({ from, outcome: { dialect: dialect.name } });
         open++;
         ws.on('close', () => open--);
         const ctx: SessionContext = {
           servedModels: options.models,
           latency,
-          references: openai ? openaiReferences! : vllmReferences!,
+          // A speech generator hears no audio: any index does.
+          references: referencesAt(dialect.inputRate ?? TRANSCRIPTION_RATE),
           openSessions: () => open,
           emptyDeltas: options.emptyDeltas,
           maxAudioBytes: options.maxAudioMb * 1024 * 1024,
           progressAcks: options.progressAcks,
           ingestSpeed: options.ingestSpeed,
+          streamDuringSpeech: options.streamDuringSpeech,
           faults,
           socket: socket as Socket,
           speech,
         };
-        const beta = String(betaHeader).includes('realtime=v1');
-        if (simulated) simulated.open(ws, ctx, url);
-        else if (dialect === 'vllm-omni-duplex') new DuplexSession(ws, ctx, model ?? VLLM_OMNI_DUPLEX.defaultModel);
-        else if (dialect === 'openai-realtime') openRealtime(ws, ctx, model!, beta);
-        else if (dialect === 'vllm') new VllmSession(ws, ctx);
-        else new OpenAISession(ws, ctx, { beta, streamDuringSpeech: options.streamDuringSpeech, model: transcriptionModel(model, options.models) });
+        dialect.open(ws, ctx, upgrade);
       });
     const slow = faultOf(faults, 'slow-accept');
     if (!slow) return accept();
@@ -246,9 +222,11 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
   };
 }
 
-/** The samples indexed at each dialect's rate. Only the indexes are kept, not the samples' decoded audio. */
-function indexReferences(samples: readonly Sample[]): Promise<ReferenceIndex[]> {
-  return Promise.all([VLLM_RATE, OPENAI_RATE].map(async (rate) => new ReferenceIndex(await buildReferences(samples, rate))));
+/** The samples indexed at each rate audio is heard at, each rate once. Only the indexes are kept, not the samples' decoded audio. */
+async function indexReferences(samples: readonly Sample[], rates: readonly number[]): Promise<(rate: number) => ReferenceIndex> {
+  const unique = [...new Set(rates)];
+  const indexes = await Promise.all(unique.map(async (rate) => new ReferenceIndex(await buildReferences(samples, rate))));
+  return (rate) => indexes[unique.indexOf(rate)]!;
 }
 
 function refuse(socket: Duplex, status: number, body: object): void {
@@ -257,10 +235,4 @@ function refuse(socket: Duplex, status: number, body: object): void {
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\n` +
       `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
   );
-}
-
-/** The model an OpenAI transcription session starts with: the one the connection's `?model=` asked for, else the first OpenAI model served. */
-function transcriptionModel(asked: string | null, served: readonly string[]): string {
-  if (asked !== null && served.includes(asked)) return asked;
-  return served.find((m) => OPENAI_MODELS.includes(m)) ?? served[0] ?? OPENAI_MODELS[0]!;
 }

@@ -20,6 +20,8 @@ export interface SessionContext {
   progressAcks: boolean;
   /** vLLM: how fast audio is taken in, times real time (Infinity: at once). */
   ingestSpeed: number;
+  /** OpenAI transcription: stream deltas while speech arrives, not after the commit. */
+  streamDuringSpeech: boolean;
   /** The faults this connection gets (none for most). */
   faults: FaultScenario;
   /** The connection's socket, for faults below the WebSocket layer. */

@@ -1,14 +1,23 @@
 import type WebSocket from 'ws';
-import type { DialectSpec } from '../dialects/spec.js';
+import type { DialectSpec, Upgrade } from '../dialects/spec.js';
 import type { SessionContext } from './session-context.js';
 
 /**
- * The simulated side of a dialect with a WebSocket path of its own: its shared spec
- * (path, auth) and the session that speaks it. It lives beside the dialect's client
- * code but imports only its spec and the server, never the client.
+ * The simulated side of a WebSocket dialect: its shared spec (path, auth) and the
+ * session that speaks it. It lives beside the dialect's client code but imports only
+ * its spec and the server, never the client.
  */
 export interface SimulatedDialect extends DialectSpec {
-  readonly path: string;
-  /** Serves one accepted connection; `url` is its upgrade's (the query carries its settings). */
-  open(ws: WebSocket, ctx: SessionContext, url: URL): void;
+  /**
+   * On OpenAI Realtime's shared path (`REALTIME_PATH`), whether an upgrade speaks this
+   * dialect, by its query and headers; the simulated registry asks in its order and the
+   * first yes wins. Omitted by a dialect served only on a path of its own.
+   */
+  readonly onSharedPath?: (upgrade: Upgrade) => boolean;
+  /** A path of its own on the simulated server alone, besides the shared one (vLLM-Omni's `/v1/duplex` alias). */
+  readonly aliasPath?: string;
+  /** The PCM rate it hears its client's audio at: its session's references are indexed at it. Omitted by speech generators, which hear none. */
+  readonly inputRate?: number;
+  /** Serves one accepted connection; the upgrade's query carries its settings. */
+  open(ws: WebSocket, ctx: SessionContext, upgrade: Upgrade): void;
 }

@@ -81,4 +81,4 @@ export class AuraSession {
   }
 }
 
-export const simulatedDeepgramAura = { ...DEEPGRAM_AURA, open: (ws, ctx, url) => new AuraSession(ws, ctx, url.searchParams) } satisfies SimulatedDialect;
+export const simulatedDeepgramAura = { ...DEEPGRAM_AURA, open: (ws, ctx, { url }) => new AuraSession(ws, ctx, url.searchParams) } satisfies SimulatedDialect;

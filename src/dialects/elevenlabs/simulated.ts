@@ -103,4 +103,4 @@ export class ElevenLabsSession {
   }
 }
 
-export const simulatedElevenLabs = { ...ELEVENLABS, open: (ws, ctx, url) => new ElevenLabsSession(ws, ctx, url.searchParams) } satisfies SimulatedDialect;
+export const simulatedElevenLabs = { ...ELEVENLABS, open: (ws, ctx, { url }) => new ElevenLabsSession(ws, ctx, url.searchParams) } satisfies SimulatedDialect;

@@ -1,5 +1,5 @@
 import { dialectDescriptor, type DialectLimits } from '../descriptor.js';
-import { openaiRealtimeTtsDialect } from '../openai-realtime-tts.js';
+import { openaiRealtimeTtsDialect } from './client.js';
 import { OPENAI_REALTIME_TTS, OPENAI_REALTIME_TTS_BETA } from './spec.js';
 
 /** OpenAI Realtime speaks PCM16 at 24 kHz only. */

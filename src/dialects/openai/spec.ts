@@ -1,4 +1,4 @@
-import type { DialectSpec } from '../spec.js';
+import type { DialectSpec, Upgrade } from '../spec.js';
 
 /** OpenAI's transcription model, in both shapes. */
 const GPT_4O_TRANSCRIBE = 'gpt-4o-transcribe';
@@ -20,3 +20,13 @@ export const OPENAI_BETA = {
   auth: 'bearer',
   defaultModel: GPT_4O_TRANSCRIBE,
 } as const satisfies DialectSpec;
+
+/**
+ * On the shared `/v1/realtime`, OpenAI Realtime is an upgrade with `?intent=` or `?model=`,
+ * or an `OpenAI-Beta` header (anything else is vLLM's): the built-in server and the proxy
+ * tell it alike.
+ */
+export const asksOpenai = ({ url, headers }: Upgrade): boolean => url.searchParams.has('intent') || url.searchParams.has('model') || headers['openai-beta'] !== undefined;
+
+/** Whether an upgrade asks for OpenAI Realtime's beta shape (`OpenAI-Beta: realtime=v1`). */
+export const asksBeta = ({ headers }: Upgrade): boolean => String(headers['openai-beta']).includes('realtime=v1');

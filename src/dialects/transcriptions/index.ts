@@ -1,5 +1,5 @@
 import { dialectDescriptor } from '../descriptor.js';
-import { transcriptionsDialect } from '../transcriptions.js';
+import { transcriptionsDialect } from './client.js';
 import { OPENAI_TRANSCRIPTIONS, VLLM_TRANSCRIPTIONS } from './spec.js';
 
 export const vllmTranscriptions = dialectDescriptor(VLLM_TRANSCRIPTIONS, { create: (settings) => transcriptionsDialect(VLLM_TRANSCRIPTIONS.name, settings) });

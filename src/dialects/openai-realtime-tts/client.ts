@@ -1,6 +1,6 @@
-import { jsonTextDecoder, parseEventObject, usageOf, type DecodedEvent, type WebSocketDialect } from './dialect.js';
-import { audioEvent, base64Bytes, noAudioInput, speechPolicy, stringField, TTS_RATE, withDefaultPath, type SpeechWsSettings } from './tts-common.js';
-import { readRealtimeTtsSent } from './tts-sent.js';
+import { jsonTextDecoder, parseEventObject, usageOf, type DecodedEvent, type WebSocketDialect } from '../dialect.js';
+import { audioEvent, base64Bytes, noAudioInput, speechPolicy, stringField, TTS_RATE, withDefaultPath, type SpeechWsSettings } from '../tts-common.js';
+import { readRealtimeTtsSent } from '../tts-sent.js';
 
 export const DEFAULT_REALTIME_TTS_VOICE = 'marin';
 /** A realtime model is not a TTS: it is told to read the text, and its transcript shows whether it did. */

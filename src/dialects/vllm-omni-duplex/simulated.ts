@@ -1,6 +1,8 @@
 import type WebSocket from 'ws';
-import { ConversationSession, OUTPUT_RATE } from './conversation-session.js';
-import type { SessionContext } from './session-context.js';
+import { ConversationSession, OUTPUT_RATE } from '../../server/conversation-session.js';
+import type { SessionContext } from '../../server/session-context.js';
+import type { SimulatedDialect } from '../../server/simulated-dialect.js';
+import { VLLM_OMNI_DUPLEX } from './spec.js';
 
 /** vLLM-Omni duplex takes PCM16 at 16 kHz. */
 export const SAMPLE_RATE = 16_000;
@@ -73,3 +75,12 @@ export class DuplexSession extends ConversationSession {
     return [{ type: 'response.listen', response_id: response.id }];
   }
 }
+
+/** vLLM-Omni's duplex: `/v1/realtime?duplex=1`, or its alias `/v1/duplex`. */
+export const simulatedVllmOmniDuplex = {
+  ...VLLM_OMNI_DUPLEX,
+  aliasPath: '/v1/duplex',
+  inputRate: SAMPLE_RATE,
+  onSharedPath: ({ url }) => ['1', 'true', 'on'].includes(url.searchParams.get('duplex') ?? ''),
+  open: (ws, ctx, { url }) => new DuplexSession(ws, ctx, url.searchParams.get('model') ?? VLLM_OMNI_DUPLEX.defaultModel),
+} satisfies SimulatedDialect;

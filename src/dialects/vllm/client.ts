@@ -1,5 +1,5 @@
-import { jsonSentReader, jsonTextDecoder, parseEventObject, type DecodedEvent, type SentReading, type WebSocketDialect } from './dialect.js';
-import { transcriptionPolicy } from './stt-policy.js';
+import { jsonSentReader, jsonTextDecoder, parseEventObject, type DecodedEvent, type SentReading, type WebSocketDialect } from '../dialect.js';
+import { transcriptionPolicy } from '../stt-policy.js';
 
 /**
  * vLLM `/v1/realtime` (Voxtral realtime, Qwen3-ASR realtime).

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type WebSocket from 'ws';
-import type { SessionContext } from './session-context.js';
-import { SPEECH_RATE } from './speech-endpoint.js';
-import { SpeechStream } from './speech-stream.js';
+import type { SessionContext } from '../../server/session-context.js';
+import { SPEECH_RATE } from '../../server/speech-endpoint.js';
+import { SpeechStream } from '../../server/speech-stream.js';
 
 /**
  * One connection speaking the OpenAI Realtime API as a speech generator: text message
@@ -19,7 +19,7 @@ export class RealtimeTtsSession {
   constructor(
     ws: WebSocket,
     private readonly ctx: SessionContext,
-    /** `greeted`: the connection has its `session.created` already (see realtime-dispatch.ts). */
+    /** `greeted`: the connection has its `session.created` already (see `openRealtime`, `openai-realtime/simulated.ts`). */
     private readonly options: { model: string; beta: boolean; greeted?: boolean },
   ) {
     this.speech = new SpeechStream(ws, ctx, { errorFrame: (code, message) => errorEvent(code, message), deltaFrame: () => [`{"type":"${this.name('audio.delta')}","delta":"`, '"}'], noiseFrame: () => '{"type":"rate_limits.updated","rate_limits":[]}' }, SPEECH_RATE);

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type WebSocket from 'ws';
-import { EmissionQueue } from './emission-queue.js';
-import { StreamRecognizer } from './recognizer.js';
-import type { SessionContext } from './session-context.js';
-import { SessionFaults } from './session-faults.js';
+import { EmissionQueue } from '../../server/emission-queue.js';
+import { StreamRecognizer } from '../../server/recognizer.js';
+import type { SessionContext } from '../../server/session-context.js';
+import { SessionFaults } from '../../server/session-faults.js';
+import type { SimulatedDialect } from '../../server/simulated-dialect.js';
+import { VLLM } from './spec.js';
 
 /** vLLM takes PCM16 at 16 kHz. */
 export const SAMPLE_RATE = 16_000;
@@ -192,3 +194,6 @@ export class VllmSession {
     this.ingestion.clear();
   }
 }
+
+/** vLLM's dialect is what the shared `/v1/realtime` speaks when the upgrade asks for no other. */
+export const simulatedVllm = { ...VLLM, inputRate: SAMPLE_RATE, onSharedPath: () => true, open: (ws, ctx) => new VllmSession(ws, ctx) } satisfies SimulatedDialect;

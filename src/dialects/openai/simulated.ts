@@ -1,15 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import type WebSocket from 'ws';
-import { EmissionQueue } from './emission-queue.js';
-import type { HeardWord } from './recognizer.js';
-import { StreamRecognizer } from './recognizer.js';
-import { transcriptionTokens } from './transcription-usage.js';
-import type { SessionContext } from './session-context.js';
-import { SessionFaults } from './session-faults.js';
-import { SEMANTIC_SILENCE_MS, StreamingVad, type VadSettings } from './vad.js';
+import { EmissionQueue } from '../../server/emission-queue.js';
+import type { HeardWord } from '../../server/recognizer.js';
+import { StreamRecognizer } from '../../server/recognizer.js';
+import { transcriptionTokens } from '../../server/transcription-usage.js';
+import type { SessionContext } from '../../server/session-context.js';
+import { SessionFaults } from '../../server/session-faults.js';
+import type { SimulatedDialect } from '../../server/simulated-dialect.js';
+import { SEMANTIC_SILENCE_MS, StreamingVad, type VadSettings } from '../../server/vad.js';
+import { asksBeta, asksOpenai, OPENAI } from './spec.js';
 
 /** OpenAI's `audio/pcm` is PCM16 at 24 kHz. */
 export const SAMPLE_RATE = 24_000;
+/** The OpenAI transcription models the simulated server serves. */
+export const OPENAI_MODELS = ['gpt-4o-transcribe', 'gpt-4o-mini-transcribe', 'whisper-1'];
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 /** OpenAI refuses to commit less audio than this. */
 const MIN_COMMIT_MS = 100;
@@ -263,3 +267,17 @@ function isPcm24k(format: unknown): boolean {
   const f = format as { type?: unknown; rate?: unknown } | null;
   return typeof f === 'object' && f !== null && f.type === 'audio/pcm' && (f.rate === undefined || f.rate === SAMPLE_RATE);
 }
+
+/** The model an OpenAI transcription session starts with: the one the connection's `?model=` asked for, else the first OpenAI model served. */
+function transcriptionModel(asked: string | null, served: readonly string[]): string {
+  if (asked !== null && served.includes(asked)) return asked;
+  return served.find((m) => OPENAI_MODELS.includes(m)) ?? served[0] ?? OPENAI_MODELS[0]!;
+}
+
+/** OpenAI Realtime transcription, GA or beta (`asksOpenai`; the simulated registry asks the realtime model first). */
+export const simulatedOpenai = {
+  ...OPENAI,
+  inputRate: SAMPLE_RATE,
+  onSharedPath: asksOpenai,
+  open: (ws, ctx, upgrade) => new OpenAISession(ws, ctx, { beta: asksBeta(upgrade), streamDuringSpeech: ctx.streamDuringSpeech, model: transcriptionModel(upgrade.url.searchParams.get('model'), ctx.servedModels) }),
+} satisfies SimulatedDialect;

@@ -1,7 +1,7 @@
-import { jsonSentReader, jsonTextDecoder, type Reactions, type WebSocketDialect } from './dialect.js';
-import { wireTurnDetection, type OpenAITurnDetection } from './openai.js';
-import { interpretConversationEvent, readConversationSent } from './s2s-events.js';
-import { conversationPolicy } from './s2s-policy.js';
+import { jsonSentReader, jsonTextDecoder, type Reactions, type WebSocketDialect } from '../dialect.js';
+import { wireTurnDetection, type OpenAITurnDetection } from '../realtime-common.js';
+import { interpretConversationEvent, readConversationSent } from '../s2s-events.js';
+import { conversationPolicy } from '../s2s-policy.js';
 
 /** OpenAI's `audio/pcm`: PCM16 at 24 kHz, both ways. */
 const RATE = 24_000;

@@ -1,7 +1,7 @@
-import type { HttpDialect, RequestInput } from './dialect.js';
-import { multipartBody } from './multipart.js';
-import { transcriptionPolicy } from './stt-policy.js';
-import { bodyKindOf, transcriptionBodyDecoder, type BodyKind } from './transcription-body.js';
+import type { HttpDialect, RequestInput } from '../dialect.js';
+import { multipartBody } from '../multipart.js';
+import { transcriptionPolicy } from '../stt-policy.js';
+import { bodyKindOf, transcriptionBodyDecoder, type BodyKind } from '../transcription-body.js';
 
 /** What a batch transcription request asks for, beyond the model. */
 /** The `response_format`s an answer that is not streamed may take. */

@@ -1,15 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AudioDecodeError, decodeAudio } from '../audio/decode.js';
-import { toPcm16 } from '../audio/pcm.js';
-import { resample } from '../audio/resample.js';
-import { EmissionQueue } from './emission-queue.js';
-import { faultOf, type FaultScenario } from './faults.js';
-import type { LatencyModel } from './latency-model.js';
-import { MultipartError, parseMultipart } from './multipart.js';
-import { StreamRecognizer, type HeardWord, type ReferenceIndex } from './recognizer.js';
-import { transcriptionTokens } from './transcription-usage.js';
+import { AudioDecodeError, decodeAudio } from '../../audio/decode.js';
+import { toPcm16 } from '../../audio/pcm.js';
+import { resample } from '../../audio/resample.js';
+import { EmissionQueue } from '../../server/emission-queue.js';
+import { faultOf, type FaultScenario } from '../../server/faults.js';
+import type { LatencyModel } from '../../server/latency-model.js';
+import { MultipartError, parseMultipart } from '../../server/multipart.js';
+import { StreamRecognizer, type HeardWord, type ReferenceIndex } from '../../server/recognizer.js';
+import { transcriptionTokens } from '../../server/transcription-usage.js';
+import { OPENAI_MODELS } from '../openai/simulated.js';
 
 /** The batch endpoints, and whether each transcribes or translates. */
 export const TRANSCRIPTION_PATHS: Readonly<Record<string, 'transcribe' | 'translate'>> = {
@@ -26,6 +27,12 @@ const SEEK_FRAMES_PER_MS = 0.1;
 /** Room for the form's fields around the file. */
 const FORM_OVERHEAD_BYTES = 64 * 1024;
 
+/** The stream a model's server sends: OpenAI's `transcript.text.*` or vLLM's `transcription.chunk`. */
+type EventShape = 'openai-transcriptions' | 'vllm-transcriptions';
+
+/** OpenAI's transcription models answer in OpenAI's shape; any other in vLLM's. */
+const shapeOf = (model: string): EventShape => (OPENAI_MODELS.includes(model) ? 'openai-transcriptions' : 'vllm-transcriptions');
+
 export interface EndpointContext {
   servedModels: readonly string[];
   latency: LatencyModel;
@@ -34,8 +41,6 @@ export interface EndpointContext {
   /** The largest file accepted, bytes (vLLM: VLLM_MAX_AUDIO_CLIP_FILESIZE_MB); a larger one is answered 413. */
   maxAudioBytes: number;
   apiKey?: string;
-  /** Which stream shape a model's server sends: OpenAI's `transcript.text.*` or vLLM's `transcription.chunk`. */
-  eventShape(model: string): 'openai' | 'vllm';
   /** This request's faults. */
   pickFaults(): FaultScenario;
   /** WebSocket sessions open on the server, which share its capacity with requests. */
@@ -131,7 +136,7 @@ export function transcriptionEndpoint(ctx: EndpointContext): (req: IncomingMessa
       if (ctx.apiKey !== undefined && req.headers.authorization !== `Bearer ${ctx.apiKey}`) return answerError(res, { status: 401, type: 'Unauthorized', message: 'Unauthorized' });
       if (size > limit) return answerError(res, tooLarge(ctx.maxAudioBytes));
       checked(req, Buffer.concat(parts), task).then(
-        (job) => ('status' in job ? answerError(res, job) : answer(res, job, ctx.latency.batch(job.audioMs, load()), ctx.eventShape(job.model))),
+        (job) => ('status' in job ? answerError(res, job) : answer(res, job, ctx.latency.batch(job.audioMs, load()), shapeOf(job.model))),
         (err: Error) => answerError(res, { status: 500, type: 'InternalServerError', message: err.message }),
       );
     });
@@ -148,7 +153,7 @@ function answerError(res: ServerResponse, { status, type, message }: Refusal): v
 }
 
 /** Sends the answer, its text timed as if the model worked through the audio in `processingMs`. */
-function answer(res: ServerResponse, job: Job, processingMs: number, shape: 'openai' | 'vllm'): void {
+function answer(res: ServerResponse, job: Job, processingMs: number, shape: EventShape): void {
   if (res.destroyed) return;
   const start = performance.now();
   const queue = new EmissionQueue();
@@ -157,7 +162,7 @@ function answer(res: ServerResponse, job: Job, processingMs: number, shape: 'ope
   const cut = faultOf(job.faults, 'cut-stream') !== undefined;
   const malformed = faultOf(job.faults, 'malformed-json') !== undefined;
   const errorEvent = faultOf(job.faults, 'error-event');
-  const timing = { 'server-timing': `inference;dur=${processingMs.toFixed(1)}`, ...(shape === 'openai' ? { 'openai-processing-ms': String(Math.round(processingMs)) } : {}) };
+  const timing = { 'server-timing': `inference;dur=${processingMs.toFixed(1)}`, ...(shape === 'openai-transcriptions' ? { 'openai-processing-ms': String(Math.round(processingMs)) } : {}) };
   const usage = { type: 'duration', seconds: Math.ceil(job.audioMs / 1000) };
   if (!job.stream) {
     queue.push(start + processingMs, () => {
@@ -180,12 +185,12 @@ function answer(res: ServerResponse, job: Job, processingMs: number, shape: 'ope
     choices: [{ delta: { content }, ...(finish ? { finish_reason: finish, stop_reason: null } : {}) }],
   });
   // vLLM's first chunk may carry no text.
-  if (shape === 'vllm') send(chunk(''));
+  if (shape === 'vllm-transcriptions') send(chunk(''));
   job.words.forEach((word, i) => {
     const delta = i === 0 ? word.text : ` ${word.text}`;
     const lastInWindow = i === job.words.length - 1 || Math.floor(job.words[i + 1]!.endMs / WINDOW_MS) !== Math.floor(word.endMs / WINDOW_MS);
     queue.push(start + processingMs * Math.min(1, word.endMs / job.audioMs), () =>
-      send(shape === 'openai' ? { type: 'transcript.text.delta', delta } : chunk(delta, lastInWindow ? 'stop' : undefined)),
+      send(shape === 'openai-transcriptions' ? { type: 'transcript.text.delta', delta } : chunk(delta, lastInWindow ? 'stop' : undefined)),
     );
   });
   queue.push(start + processingMs, () => {
@@ -194,7 +199,7 @@ function answer(res: ServerResponse, job: Job, processingMs: number, shape: 'ope
     // vLLM sends an error inside a stream as an error object, then [DONE].
     if (errorEvent) return void res.end(`data: ${JSON.stringify({ error: { message: 'injected fault', type: 'InternalServerError', param: null, code: errorEvent.code } })}\n\ndata: [DONE]\n\n`);
     const tokens = transcriptionTokens(job.audioMs, job.words.length);
-    if (shape === 'openai') {
+    if (shape === 'openai-transcriptions') {
       send({ type: 'transcript.text.done', text, usage: tokens });
       return void res.end();
     }

@@ -1,8 +1,8 @@
-import { jsonSentReader, jsonTextDecoder, type Reaction, type Reactions, type SessionSettings, type WebSocketDialect } from './dialect.js';
-import { wireTurnDetection, type OpenAITurnDetection } from './openai.js';
-import { interpretConversationEvent, readConversationSent } from './s2s-events.js';
-import { conversationPolicy } from './s2s-policy.js';
-import type { ReceivedFrame } from '../timeline/types.js';
+import { jsonSentReader, jsonTextDecoder, type Reaction, type Reactions, type SessionSettings, type WebSocketDialect } from '../dialect.js';
+import { wireTurnDetection, type OpenAITurnDetection } from '../realtime-common.js';
+import { interpretConversationEvent, readConversationSent } from '../s2s-events.js';
+import { conversationPolicy } from '../s2s-policy.js';
+import type { ReceivedFrame } from '../../timeline/types.js';
 
 const INPUT_RATE = 16_000;
 const OUTPUT_RATE = 24_000;
