@@ -9,12 +9,6 @@ import { PROTOCOLS } from '../src/dialects/index.js';
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 /** The one file besides a dialect's folder that may name it: none does today, the registry lists descriptors by import. */
 const REGISTRY_FILES = ['dialects/index.ts'];
-/**
- * Dialects still named outside their folder: vLLM's as the default `--protocol` in the run's
- * options (config.ts, run-context.ts), OpenAI's by the API-key lookup (`OPENAI_API_KEY`).
- * Shrinks as each moves; a dialect moved is held.
- */
-const NOT_YET_MOVED = new Set(['vllm', 'openai']);
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? sources(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : []));
@@ -33,20 +27,12 @@ describe('a dialect is one place', () => {
     assert.deepEqual(PROTOCOLS.filter((p) => folderOf(p) === undefined), []);
   });
 
-  it('names a moved dialect only in its folder (its spec, client and simulated side)', () => {
-    const strays = PROTOCOLS.filter((p) => !NOT_YET_MOVED.has(p)).flatMap((protocol) => {
+  it('names every dialect only in its folder (its spec, client and simulated side)', () => {
+    const strays = PROTOCOLS.flatMap((protocol) => {
       const folder = folderOf(protocol)!;
       const quoted = new RegExp(`['"\`]${protocol}['"\`]`);
       return files.filter((f) => !f.path.startsWith(folder) && !REGISTRY_FILES.includes(f.path) && quoted.test(f.text)).map((f) => `${protocol} in ${f.path}`);
     });
     assert.deepEqual(strays, []);
-  });
-
-  it('keeps the allow-list honest: each dialect on it is still named outside its folder', () => {
-    const stillNamed = (protocol: string): boolean => {
-      const folder = folderOf(protocol)!;
-      return files.some((f) => !f.path.startsWith(folder) && new RegExp(`['"\`]${protocol}['"\`]`).test(f.text));
-    };
-    assert.deepEqual([...NOT_YET_MOVED].filter((p) => !stillNamed(p)), []);
   });
 });

@@ -1,4 +1,4 @@
-import { descriptorOf, DIALECTS, isHttpProtocol, PROTOCOLS, type Protocol } from '../dialects/index.js';
+import { DEFAULT_PROTOCOL, descriptorOf, DIALECTS, isHttpProtocol, PROTOCOLS, type Protocol } from '../dialects/index.js';
 import { STREAM_FORMATS, type SpeechSettings } from '../dialects/speech-http.js';
 import type { OpenAITurnDetection } from '../dialects/realtime-common.js';
 import { DEFAULT_TRANSCRIPTION, TRANSCRIPTION_FORMATS, type TranscriptionOptions } from '../dialects/transcriptions/client.js';
@@ -20,9 +20,12 @@ export const DEFAULT_MODELS = Object.fromEntries(PROTOCOLS.map((p) => [p, descri
 
 const PROTOCOL = option('protocol');
 
+/** The streaming transcription dialects whose servers can end inputs themselves (server VAD). */
+const SERVER_VAD_TRANSCRIPTION = PROTOCOLS.filter((p) => DIALECTS[p] === 'stt' && !isHttpProtocol(p) && descriptorOf(p).limits?.clientTurnsOnly === undefined);
+
 /** The dialect, checked: one there is, with a target it can reach and turn detection it has. */
 export function checkProtocol(options: RunOptions): { protocol: Protocol; turnDetection: OpenAITurnDetection } {
-  const protocol = options.protocol ?? 'vllm';
+  const protocol = options.protocol ?? DEFAULT_PROTOCOL;
   if (!PROTOCOLS.includes(protocol)) {
     throw optionsError`${PROTOCOL} ${protocol} is not supported; choose one of: ${PROTOCOLS.join(', ')}`;
   }
@@ -38,10 +41,12 @@ export function checkProtocol(options: RunOptions): { protocol: Protocol; turnDe
   }
   const turnDetection = options.turnDetection ?? { type: 'none' };
   const detection = option('turnDetection');
-  if (protocol === 'vllm' && turnDetection.type !== 'none') {
-    throw optionsError`${detection} needs ${PROTOCOL} openai or openai-beta; vLLM's /v1/realtime has no server VAD (the client commits)`;
+  if (turnDetection.type !== 'none') {
+    const vad = SERVER_VAD_TRANSCRIPTION.join(' or ');
+    const clientTurnsOnly = descriptorOf(protocol).limits?.clientTurnsOnly;
+    if (clientTurnsOnly !== undefined) throw optionsError`${detection} needs ${PROTOCOL} ${vad}; ${clientTurnsOnly}`;
+    if (http) throw optionsError`${detection} needs ${PROTOCOL} ${vad}; ${PROTOCOL} ${protocol} sends each input in one request`;
   }
-  if (http && turnDetection.type !== 'none') throw optionsError`${detection} needs ${PROTOCOL} openai or openai-beta; ${PROTOCOL} ${protocol} sends each input in one request`;
   return { protocol, turnDetection };
 }
 
@@ -142,7 +147,7 @@ export function resolveQuality(quality: QualityOptions): QualitySettings {
   if (!(Number.isInteger(sessions) && sessions >= 0)) throw optionsError`${option('quality.sessions')} must be a whole number, 0 or more, got ${sessions}`;
   const keepAudioMb = quality.keepAudioMb ?? 16;
   positive(option('quality.keepAudioMb'), keepAudioMb, false);
-  const protocol = quality.asrProtocol ?? 'vllm';
+  const protocol = quality.asrProtocol ?? DEFAULT_PROTOCOL;
   const asrProtocol = option('quality.asrProtocol');
   const transcribes = (p: Protocol): boolean => (['stt', 'batch_stt'] as string[]).includes(DIALECTS[p]);
   if (!PROTOCOLS.includes(protocol) || !transcribes(protocol)) {

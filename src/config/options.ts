@@ -27,7 +27,7 @@ export type WaitAudio = (typeof WAIT_AUDIO)[number];
 export interface RunOptions {
   /** WebSocket URL of the server; omitted, the built-in simulated server is started on loopback. */
   target?: string;
-  /** Wire dialect. Default `vllm`. */
+  /** Wire dialect. Default: the registry's first (`DEFAULT_PROTOCOL`). */
   protocol?: Protocol;
   /** The model: named in vLLM's `session.update`, or OpenAI's transcription model. Required with `target`. */
   model?: string;
@@ -156,7 +156,7 @@ export interface QualityOptions {
   sessions?: number;
   /** Transcription server for the round trip (ws:// or wss://); omitted, a built-in server is started. */
   asrTarget?: string;
-  /** Its dialect (a speech-to-text one). Default `vllm`. */
+  /** Its dialect (a speech-to-text one). Default: `DEFAULT_PROTOCOL`. */
   asrProtocol?: Protocol;
   /** Its model. Default the dialect's own default. */
   asrModel?: string;

@@ -12,6 +12,8 @@ export interface DialectLimits {
   oneInputPerSession?: string;
   /** The only PCM rate it speaks at (`--output-rate`). */
   outputRate?: number;
+  /** Why the client must end every input (no server turn detection), for the message refusing `--turn-detection`. */
+  clientTurnsOnly?: string;
 }
 
 /** The client side of a dialect: its shared spec, how to build its codec, and its limits. `dialects/index.ts` lists them. */

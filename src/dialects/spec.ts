@@ -24,6 +24,8 @@ export interface DialectSpec {
   readonly auth: AuthScheme;
   /** The model it names when none is given (the built-in server serves it). */
   readonly defaultModel: string;
+  /** The environment variable its vendor's own clients read the key from, tried before VOXBENCH_API_KEY. */
+  readonly keyEnv?: string;
 }
 
 /** A WebSocket upgrade as a dialect is told by it: its URL (path and query) and headers. */

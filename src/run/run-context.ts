@@ -3,7 +3,7 @@ import { isMainThread } from 'node:worker_threads';
 import { defaultCacheDir, PreparedAudioCache } from '../audio/prepared-cache.js';
 import { preparedAudioReader } from '../audio/prepared-source.js';
 import type { Dialect, HttpDialect, WebSocketDialect } from '../dialects/dialect.js';
-import { createDialect, DIALECTS, isHttpProtocol } from '../dialects/index.js';
+import { createDialect, DEFAULT_PROTOCOL, DIALECTS, isHttpProtocol } from '../dialects/index.js';
 import type { Clock } from '../runtime/clock.js';
 import type { RunOptions } from '../config/options.js';
 import { resolveSettings, type Settings } from '../config/settings.js';
@@ -46,7 +46,7 @@ export type RunDataset = Dataset<Sample> | Dataset<TextSample>;
  * decoded and resampled across worker threads, or read from the prepared-audio cache).
  */
 export async function loadRunDataset(options: RunOptions): Promise<RunDataset> {
-  const protocol = options.protocol ?? 'vllm';
+  const protocol = options.protocol ?? DEFAULT_PROTOCOL;
   if (isSpeechTask(DIALECTS[protocol])) return loadTextDataset(options.data ?? BUNDLED_SAMPLES_DIR, options.dataset);
   // Requests upload each file as the dataset holds it unless told to re-encode it.
   const keepFiles = isHttpProtocol(protocol) && options.transcription?.uploadFormat === undefined;

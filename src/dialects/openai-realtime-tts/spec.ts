@@ -10,6 +10,7 @@ export const OPENAI_REALTIME_TTS = {
   transport: 'websocket',
   auth: 'bearer',
   defaultModel: GPT_REALTIME,
+  keyEnv: 'OPENAI_API_KEY',
 } as const satisfies DialectSpec;
 
 /** OpenAI Realtime as a speech generator, beta shape. */
@@ -19,4 +20,5 @@ export const OPENAI_REALTIME_TTS_BETA = {
   transport: 'websocket',
   auth: 'bearer',
   defaultModel: GPT_REALTIME,
+  keyEnv: 'OPENAI_API_KEY',
 } as const satisfies DialectSpec;

@@ -7,4 +7,5 @@ export const OPENAI_REALTIME = {
   transport: 'websocket',
   auth: 'bearer',
   defaultModel: 'gpt-realtime',
+  keyEnv: 'OPENAI_API_KEY',
 } as const satisfies DialectSpec;

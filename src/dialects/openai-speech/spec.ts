@@ -7,4 +7,5 @@ export const OPENAI_SPEECH = {
   transport: 'http',
   auth: 'bearer',
   defaultModel: 'gpt-4o-mini-tts',
+  keyEnv: 'OPENAI_API_KEY',
 } as const satisfies DialectSpec;

@@ -10,6 +10,7 @@ export const OPENAI = {
   transport: 'websocket',
   auth: 'bearer',
   defaultModel: GPT_4O_TRANSCRIBE,
+  keyEnv: 'OPENAI_API_KEY',
 } as const satisfies DialectSpec;
 
 /** OpenAI Realtime transcription in the beta shape (`OpenAI-Beta: realtime=v1`). */
@@ -19,6 +20,7 @@ export const OPENAI_BETA = {
   transport: 'websocket',
   auth: 'bearer',
   defaultModel: GPT_4O_TRANSCRIBE,
+  keyEnv: 'OPENAI_API_KEY',
 } as const satisfies DialectSpec;
 
 /**

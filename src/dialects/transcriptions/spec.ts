@@ -16,4 +16,5 @@ export const OPENAI_TRANSCRIPTIONS = {
   transport: 'http',
   auth: 'bearer',
   defaultModel: 'gpt-4o-transcribe',
+  keyEnv: 'OPENAI_API_KEY',
 } as const satisfies DialectSpec;

@@ -3,4 +3,8 @@ import { vllmDialect } from './client.js';
 import { VLLM } from './spec.js';
 
 /** On the shared `/v1/realtime`, vLLM's is any upgrade OpenAI's does not claim. */
-export const vllm = dialectDescriptor(VLLM, { create: vllmDialect, claims: () => true });
+export const vllm = dialectDescriptor(VLLM, {
+  create: vllmDialect,
+  claims: () => true,
+  limits: { clientTurnsOnly: "vLLM's /v1/realtime has no server VAD (the client commits)" },
+});
