@@ -18,7 +18,7 @@
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { run } from '../src/run/run.js';
-import { DEFAULT_LATENCY } from '../src/server/latency-model.js';
+import { DEFAULT_LATENCY } from '../src/server/models/latency-model.js';
 import { median, measuredOn, tableRow, upsertRow } from './figures.js';
 
 const LEVELS = [

@@ -13,7 +13,7 @@ export { playback, type Playback } from './views/playback.js';
 export { fromV1 } from './timeline/v1.js';
 export type { OpenAITurnDetection } from './dialects/realtime-common.js';
 export { startServer, DEFAULT_MODEL, OPENAI_MODELS, DEFAULT_SERVER_OPTIONS, type RunningServer, type ServerOptions } from './server/server.js';
-export { DEFAULT_LATENCY, type LatencyModelOptions } from './server/latency-model.js';
+export { DEFAULT_LATENCY, type LatencyModelOptions } from './server/models/latency-model.js';
 export { METRICS, addMetric, metricByName, metricsFor, describeMetrics, measure, type MetricDefinition, type MetricDescription, type Tag, type Unit } from './metrics/catalog.js';
 export { ANCHORS, type Anchor } from './metrics/anchors.js';
 export { computeSessionMetrics, summarizeBenchmark, type BenchmarkSummary, type SessionMetrics } from './metrics/compute.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DEFAULT_LATENCY } from '../src/server/latency-model.js';
+import { DEFAULT_LATENCY } from '../src/server/models/latency-model.js';
 import { run } from '../src/run/run.js';
 
 /** 20 ms, plus the audio at 100 times real time (about 50 ms a sample), and a knee past one request in flight. */

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { renderSummary } from '../src/report/console.js';
-import { DEFAULT_LATENCY } from '../src/server/latency-model.js';
+import { DEFAULT_LATENCY } from '../src/server/models/latency-model.js';
 import type { Report } from '../src/report/schema.js';
 import { run, type RunOptions } from '../src/run/run.js';
 import type { ServerOptions } from '../src/server/server.js';

@@ -11,7 +11,7 @@ import { contentSecurityPolicy } from '../src/report/html/index.js';
 import { escapeHtml } from '../src/report/html/markup.js';
 import type { Report } from '../src/report/schema.js';
 import { run } from '../src/run/run.js';
-import { DEFAULT_LATENCY } from '../src/server/latency-model.js';
+import { DEFAULT_LATENCY } from '../src/server/models/latency-model.js';
 import { launchChromium, NO_CHROMIUM, openOffline } from './browser.js';
 import { CLI, runNode, tempDir } from './helpers.js';
 

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
 import { loadDataset } from '../src/data/load.js';
 import { run } from '../src/run/run.js';
-import { DEFAULT_LATENCY } from '../src/server/latency-model.js';
+import { DEFAULT_LATENCY } from '../src/server/models/latency-model.js';
 import { toneWav, writeArrowShard, writeParquetShard, type AudioCell, type Columns } from './data-fixtures.js';
 import { recordingRelay, tempDir, testServer } from './helpers.js';
 

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { distributionSummary, DUPLEX_METRICS_FILENAME, mergeDuplexMetrics } from '../src/report/duplex-metrics.js';
 import { ReportError } from '../src/report/recompute.js';
 import { run } from '../src/run/run.js';
-import { DEFAULT_LATENCY } from '../src/server/latency-model.js';
+import { DEFAULT_LATENCY } from '../src/server/models/latency-model.js';
 import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
 import { loadDataset } from '../src/data/load.js';
 import { vllmOmniDuplexDialect } from '../src/dialects/vllm-omni-duplex/client.js';

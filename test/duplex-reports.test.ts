@@ -7,7 +7,7 @@ import { renderComparison } from '../src/report/compare-console.js';
 import { DUPLEX_METRICS_FILENAME, type DuplexMetrics } from '../src/report/duplex-metrics.js';
 import type { Report } from '../src/report/schema.js';
 import { run } from '../src/run/run.js';
-import { DEFAULT_LATENCY, type LatencyModelOptions } from '../src/server/latency-model.js';
+import { DEFAULT_LATENCY, type LatencyModelOptions } from '../src/server/models/latency-model.js';
 import { CLI, runNode, tempDir, testServer } from './helpers.js';
 
 /** Speech to speech against the built-in server at 8 times real time, answers generated at 10 times real time. */

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { run, UsageError } from '../src/run/run.js';
-import { parseFaultScenario } from '../src/server/faults.js';
-import { DEFAULT_LATENCY } from '../src/server/latency-model.js';
+import { parseFaultScenario } from '../src/server/faults/faults.js';
+import { DEFAULT_LATENCY } from '../src/server/models/latency-model.js';
 import type { ServerOptions } from '../src/server/server.js';
 import { renderHtml } from '../src/report/html/index.js';
 import type { Report, ReportSession } from '../src/report/schema.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { WebSocketServer } from 'ws';
 import { run } from '../src/run/run.js';
-import { DEFAULT_LATENCY } from '../src/server/latency-model.js';
+import { DEFAULT_LATENCY } from '../src/server/models/latency-model.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
 import type { SessionTimeline } from '../src/timeline/types.js';
 import { CLI, runNode, tempDir, testServer } from './helpers.js';

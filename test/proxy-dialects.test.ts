@@ -6,8 +6,8 @@ import type { Protocol } from '../src/dialects/index.js';
 import { startProxy, type ProxyOptions, type RunningProxy } from '../src/proxy/proxy.js';
 import type { ReportSession } from '../src/report/schema.js';
 import { run, type RunOptions } from '../src/run/run.js';
-import { DEFAULT_LATENCY } from '../src/server/latency-model.js';
-import { DEFAULT_SPEECH_LATENCY } from '../src/server/speech-synth.js';
+import { DEFAULT_LATENCY } from '../src/server/models/latency-model.js';
+import { DEFAULT_SPEECH_LATENCY } from '../src/server/models/speech-synth.js';
 import { messageText, tempDir, testServer } from './helpers.js';
 import { assertSeenNoLater } from './proxy-checks.js';
 

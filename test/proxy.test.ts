@@ -19,7 +19,7 @@ import type { Report, ReportSession } from '../src/report/schema.js';
 import { run } from '../src/run/run.js';
 import { sessionView } from '../src/views/session-view.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
-import { DEFAULT_SPEECH_LATENCY } from '../src/server/speech-synth.js';
+import { DEFAULT_SPEECH_LATENCY } from '../src/server/models/speech-synth.js';
 import { DEFAULT_MODELS } from '../src/config/settings.js';
 import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../src/dialects/vllm-omni-speech/spec.js';
 import { CLI, runNode, tempDir, testServer, messageText } from './helpers.js';

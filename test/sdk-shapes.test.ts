@@ -10,7 +10,7 @@ import { decodeAudio } from '../src/audio/decode.js';
 import { toPcm16 } from '../src/audio/pcm.js';
 import { resample } from '../src/audio/resample.js';
 import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
-import { DEFAULT_LATENCY } from '../src/server/latency-model.js';
+import { DEFAULT_LATENCY } from '../src/server/models/latency-model.js';
 import { testServer, messageText } from './helpers.js';
 
 /**

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
-import { LatencyModel, DEFAULT_LATENCY } from '../src/server/latency-model.js';
+import { LatencyModel, DEFAULT_LATENCY } from '../src/server/models/latency-model.js';
 import { run } from '../src/run/run.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
 import { FIXTURES, runNode, testServer, messageText } from './helpers.js';

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { renderHtml } from '../src/report/html/index.js';
 import { run } from '../src/run/run.js';
-import { parseFaultScenario } from '../src/server/faults.js';
-import { DEFAULT_SPEECH_LATENCY } from '../src/server/speech-synth.js';
+import { parseFaultScenario } from '../src/server/faults/faults.js';
+import { DEFAULT_SPEECH_LATENCY } from '../src/server/models/speech-synth.js';
 import type { ChartSpec } from '../src/report/html/chart-spec.js';
 
 function charts(page: string): ChartSpec[] {

@@ -5,10 +5,10 @@ import { loadDataset } from '../src/data/load.js';
 import type { StreamFormat } from '../src/dialects/speech-http.js';
 import { run, type RunOptions } from '../src/run/run.js';
 import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../src/dialects/vllm-omni-speech/spec.js';
-import { parseFaultScenario } from '../src/server/faults.js';
+import { parseFaultScenario } from '../src/server/faults/faults.js';
 import { startServer } from '../src/server/server.js';
-import { SPEECH_RATE } from '../src/server/speech-endpoint.js';
-import { DEFAULT_SPEECH_LATENCY, DEFAULT_VOICE, synthesizeSpeech } from '../src/server/speech-synth.js';
+import { SPEECH_RATE } from '../src/server/sessions/speech-endpoint.js';
+import { DEFAULT_SPEECH_LATENCY, DEFAULT_VOICE, synthesizeSpeech } from '../src/server/models/speech-synth.js';
 import type { SessionRecord } from '../src/timeline/types.js';
 
 const FAST = { ...DEFAULT_SPEECH_LATENCY, firstAudioMs: 20, rtf: 0.02, jitterMs: 0 };

@@ -5,9 +5,9 @@ import { METRICS, measure, type PointMetric } from '../src/metrics/catalog.js';
 import { findNormalizer } from '../src/metrics/normalizers/index.js';
 import { voxbenchBasic as normalizeWords } from '../src/metrics/normalizers/voxbench-basic.js';
 import { run, type RunOptions } from '../src/run/run.js';
-import { parseFaultScenario } from '../src/server/faults.js';
+import { parseFaultScenario } from '../src/server/faults/faults.js';
 import { pcm16WavHeader } from '../src/audio/wav-header.js';
-import { DEFAULT_SPEECH_LATENCY, DEFAULT_VOICE } from '../src/server/speech-synth.js';
+import { DEFAULT_SPEECH_LATENCY, DEFAULT_VOICE } from '../src/server/models/speech-synth.js';
 import type { SessionRecord } from '../src/timeline/types.js';
 import { sessionView } from '../src/views/session-view.js';
 

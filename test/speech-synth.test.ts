@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it, mock } from 'node:test';
 import { fromPcm16, toPcm16 } from '../src/audio/pcm.js';
 import { resample } from '../src/audio/resample.js';
-import { parseFaultScenario } from '../src/server/faults.js';
-import { ReferenceIndex, StreamRecognizer } from '../src/server/recognizer.js';
-import { DEFAULT_SPEECH_LATENCY, DEFAULT_VOICE, playSpeech, SpeechLatencyModel, synthesizeSpeech } from '../src/server/speech-synth.js';
+import { parseFaultScenario } from '../src/server/faults/faults.js';
+import { ReferenceIndex, StreamRecognizer } from '../src/server/models/recognizer.js';
+import { DEFAULT_SPEECH_LATENCY, DEFAULT_VOICE, playSpeech, SpeechLatencyModel, synthesizeSpeech } from '../src/server/models/speech-synth.js';
 
 /** What the simulated transcription server hears in `pcm`, fed in `chunkMs` pieces. */
 function hear(pcm: Buffer, sampleRate: number, chunkMs = 100): string[] {

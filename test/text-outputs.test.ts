@@ -6,7 +6,7 @@ import { WebSocketServer } from 'ws';
 import { inspectDataset } from '../src/data/inspect.js';
 import { frameTap } from '../src/proxy/frame-tap.js';
 import { run } from '../src/run/run.js';
-import { parseFaultScenario } from '../src/server/faults.js';
+import { parseFaultScenario } from '../src/server/faults/faults.js';
 import { DEFAULT_MODEL, OPENAI_MODELS } from '../src/server/server.js';
 import { toneWav } from './data-fixtures.js';
 import { CLI, runNode, tempDir, testServer } from './helpers.js';

@@ -14,9 +14,9 @@ import { OPENAI_REALTIME_TTS } from '../src/dialects/openai-realtime-tts/spec.js
 import type { TextSample } from '../src/data/dataset.js';
 import { computeSessionMetrics } from '../src/metrics/compute.js';
 import { DEFAULT_VLLM_OMNI_TTS_MODEL as DEFAULT_OMNI_SPEECH_MODEL } from '../src/dialects/vllm-omni-speech/spec.js';
-import { parseFaultScenario } from '../src/server/faults.js';
+import { parseFaultScenario } from '../src/server/faults/faults.js';
 import { startServer, type ServerOptions } from '../src/server/server.js';
-import { DEFAULT_SPEECH_LATENCY, synthesizeSpeech } from '../src/server/speech-synth.js';
+import { DEFAULT_SPEECH_LATENCY, synthesizeSpeech } from '../src/server/models/speech-synth.js';
 import { prepareText, type TextDelivery } from '../src/session/prepare-text.js';
 import { DEFAULT_TIMEOUTS } from '../src/session/runner.js';
 import { runWebSocketSession } from '../src/session/ws-runner.js';

@@ -1,5 +1,5 @@
 import { UsageError } from '../run/run.js';
-import { FAULT_CATALOGUE, FaultError, parseFaultScenario, type FaultScenario } from '../server/faults.js';
+import { FAULT_CATALOGUE, FaultError, parseFaultScenario, type FaultScenario } from '../server/faults/faults.js';
 
 /** Parses the `--fault` values, each one scenario; a bad one is a usage error that says why. */
 export function parseFaults(values: readonly string[]): FaultScenario[] {

@@ -3,14 +3,14 @@ import { Command, Option } from '@commander-js/extra-typings';
 import { UsageError } from '../util/errors.js';
 import { BUNDLED_SAMPLES_DIR } from '../data/bundled.js';
 import { loadDataset } from '../data/load.js';
-import { DEFAULT_GENERATION_RTF, DEFAULT_LATENCY } from '../server/latency-model.js';
+import { DEFAULT_GENERATION_RTF, DEFAULT_LATENCY } from '../server/models/latency-model.js';
 import { EXIT } from '../run/run-outcome.js';
 import { printable } from '../util/printable.js';
 import { plural } from '../util/plural.js';
 import { DEFAULT_SERVER_OPTIONS, startServer, type ConnectionEvent } from '../server/server.js';
 import { FAULT_HELP, parseFaults } from './faults.js';
 import { fraction, int, num, port, positiveInt, positiveNum } from './parse.js';
-import { DEFAULT_SPEECH_LATENCY, DEFAULT_VOICE } from '../server/speech-synth.js';
+import { DEFAULT_SPEECH_LATENCY, DEFAULT_VOICE } from '../server/models/speech-synth.js';
 
 export const serveCommand = new Command('serve')
   .description('Start the simulated server: realtime transcription (vLLM /v1/realtime and OpenAI Realtime), batch transcription (POST /v1/audio/transcriptions and /translations), speech to speech (vLLM-Omni duplex, OpenAI Realtime conversations) and speech generation (POST /v1/audio/speech and the streaming TTS WebSockets).')

@@ -1,6 +1,6 @@
 import type WebSocket from 'ws';
 import type { DialectSpec, Upgrade } from '../dialects/spec.js';
-import type { SessionContext } from './session-context.js';
+import type { SessionContext } from './sessions/session-context.js';
 
 /**
  * The simulated side of a WebSocket dialect: its shared spec (path, auth) and the

@@ -1,7 +1,7 @@
 import type WebSocket from 'ws';
-import type { SessionContext } from '../../server/session-context.js';
-import { SPEECH_RATE } from '../../server/speech-endpoint.js';
-import { SpeechStream } from '../../server/speech-stream.js';
+import type { SessionContext } from '../../server/sessions/session-context.js';
+import { SPEECH_RATE } from '../../server/sessions/speech-endpoint.js';
+import { SpeechStream } from '../../server/sessions/speech-stream.js';
 import type { SimulatedDialect } from '../../server/simulated-dialect.js';
 import { CARTESIA } from './spec.js';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type WebSocket from 'ws';
-import type { SessionContext } from '../../server/session-context.js';
-import { SpeechStream } from '../../server/speech-stream.js';
+import type { SessionContext } from '../../server/sessions/session-context.js';
+import { SpeechStream } from '../../server/sessions/speech-stream.js';
 import type { SimulatedDialect } from '../../server/simulated-dialect.js';
 import { DEEPGRAM_AURA } from './spec.js';
 

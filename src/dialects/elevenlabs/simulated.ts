@@ -1,6 +1,6 @@
 import type WebSocket from 'ws';
-import type { SessionContext } from '../../server/session-context.js';
-import { SpeechStream } from '../../server/speech-stream.js';
+import type { SessionContext } from '../../server/sessions/session-context.js';
+import { SpeechStream } from '../../server/sessions/speech-stream.js';
 import type { SimulatedDialect } from '../../server/simulated-dialect.js';
 import { ELEVENLABS } from './spec.js';
 

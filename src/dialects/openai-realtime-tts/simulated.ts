@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type WebSocket from 'ws';
-import type { SessionContext } from '../../server/session-context.js';
-import { SPEECH_RATE } from '../../server/speech-endpoint.js';
-import { SpeechStream } from '../../server/speech-stream.js';
+import type { SessionContext } from '../../server/sessions/session-context.js';
+import { SPEECH_RATE } from '../../server/sessions/speech-endpoint.js';
+import { SpeechStream } from '../../server/sessions/speech-stream.js';
 
 /**
  * One connection speaking the OpenAI Realtime API as a speech generator: text message

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type WebSocket from 'ws';
-import { ConversationSession } from '../../server/conversation-session.js';
+import { ConversationSession } from '../../server/sessions/conversation-session.js';
 import { RealtimeTtsSession } from '../openai-realtime-tts/simulated.js';
-import type { SessionContext } from '../../server/session-context.js';
+import type { SessionContext } from '../../server/sessions/session-context.js';
 import type { SimulatedDialect } from '../../server/simulated-dialect.js';
 import { asksBeta } from '../openai/spec.js';
 import { OPENAI_REALTIME } from './spec.js';

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type WebSocket from 'ws';
-import { EmissionQueue } from '../../server/emission-queue.js';
-import type { HeardWord } from '../../server/recognizer.js';
-import { StreamRecognizer } from '../../server/recognizer.js';
-import { transcriptionTokens } from '../../server/transcription-usage.js';
-import type { SessionContext } from '../../server/session-context.js';
-import { SessionFaults } from '../../server/session-faults.js';
+import { EmissionQueue } from '../../server/sessions/emission-queue.js';
+import type { HeardWord } from '../../server/models/recognizer.js';
+import { StreamRecognizer } from '../../server/models/recognizer.js';
+import { transcriptionTokens } from '../../server/models/transcription-usage.js';
+import type { SessionContext } from '../../server/sessions/session-context.js';
+import { SessionFaults } from '../../server/faults/session-faults.js';
 import type { SimulatedDialect } from '../../server/simulated-dialect.js';
-import { SEMANTIC_SILENCE_MS, StreamingVad, type VadSettings } from '../../server/vad.js';
+import { SEMANTIC_SILENCE_MS, StreamingVad, type VadSettings } from '../../server/models/vad.js';
 import { asksBeta, asksOpenai, OPENAI } from './spec.js';
 
 /** OpenAI's `audio/pcm` is PCM16 at 24 kHz. */

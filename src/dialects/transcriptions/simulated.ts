@@ -4,12 +4,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AudioDecodeError, decodeAudio } from '../../audio/decode.js';
 import { toPcm16 } from '../../audio/pcm.js';
 import { resample } from '../../audio/resample.js';
-import { EmissionQueue } from '../../server/emission-queue.js';
-import { faultOf, type FaultScenario } from '../../server/faults.js';
-import type { LatencyModel } from '../../server/latency-model.js';
+import { EmissionQueue } from '../../server/sessions/emission-queue.js';
+import { faultOf, type FaultScenario } from '../../server/faults/faults.js';
+import type { LatencyModel } from '../../server/models/latency-model.js';
 import { MultipartError, parseMultipart } from '../../server/multipart.js';
-import { StreamRecognizer, type HeardWord, type ReferenceIndex } from '../../server/recognizer.js';
-import { transcriptionTokens } from '../../server/transcription-usage.js';
+import { StreamRecognizer, type HeardWord, type ReferenceIndex } from '../../server/models/recognizer.js';
+import { transcriptionTokens } from '../../server/models/transcription-usage.js';
 import { OPENAI_MODELS } from '../openai/simulated.js';
 
 /** The batch endpoints, and whether each transcribes or translates. */

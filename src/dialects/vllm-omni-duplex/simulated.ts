@@ -1,6 +1,6 @@
 import type WebSocket from 'ws';
-import { ConversationSession, OUTPUT_RATE } from '../../server/conversation-session.js';
-import type { SessionContext } from '../../server/session-context.js';
+import { ConversationSession, OUTPUT_RATE } from '../../server/sessions/conversation-session.js';
+import type { SessionContext } from '../../server/sessions/session-context.js';
 import type { SimulatedDialect } from '../../server/simulated-dialect.js';
 import { VLLM_OMNI_DUPLEX } from './spec.js';
 

@@ -1,8 +1,8 @@
 import type WebSocket from 'ws';
 import { pcm16WavHeader } from '../../audio/wav-header.js';
-import type { SessionContext } from '../../server/session-context.js';
-import { SPEECH_RATE } from '../../server/speech-endpoint.js';
-import { SpeechStream } from '../../server/speech-stream.js';
+import type { SessionContext } from '../../server/sessions/session-context.js';
+import { SPEECH_RATE } from '../../server/sessions/speech-endpoint.js';
+import { SpeechStream } from '../../server/sessions/speech-stream.js';
 import type { SimulatedDialect } from '../../server/simulated-dialect.js';
 import { VLLM_OMNI_SPEECH_WS } from './spec.js';
 

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type WebSocket from 'ws';
-import { EmissionQueue } from '../../server/emission-queue.js';
-import { StreamRecognizer } from '../../server/recognizer.js';
-import type { SessionContext } from '../../server/session-context.js';
-import { SessionFaults } from '../../server/session-faults.js';
+import { EmissionQueue } from '../../server/sessions/emission-queue.js';
+import { StreamRecognizer } from '../../server/models/recognizer.js';
+import type { SessionContext } from '../../server/sessions/session-context.js';
+import { SessionFaults } from '../../server/faults/session-faults.js';
 import type { SimulatedDialect } from '../../server/simulated-dialect.js';
 import { VLLM } from './spec.js';
 

@@ -1,8 +1,8 @@
 import type { Socket } from 'node:net';
-import type { FaultScenario } from './faults.js';
-import type { LatencyModel } from './latency-model.js';
-import type { ReferenceIndex } from './recognizer.js';
-import type { SpeechLatencyModel, VoiceOptions } from './speech-synth.js';
+import type { FaultScenario } from '../faults/faults.js';
+import type { LatencyModel } from '../models/latency-model.js';
+import type { ReferenceIndex } from '../models/recognizer.js';
+import type { SpeechLatencyModel, VoiceOptions } from '../models/speech-synth.js';
 
 /** What a simulated session needs from its server. */
 export interface SessionContext {

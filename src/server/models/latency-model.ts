@@ -1,4 +1,4 @@
-import { seededRandom } from '../util/random.js';
+import { seededRandom } from '../../util/random.js';
 
 /**
  * How fast the simulated server answers. Text for a piece of audio is emitted

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { FRAME_MS, DEFAULT_SPEECH_RMS, pcm16Rms } from '../audio/energy.js';
-import { toPcm16 } from '../audio/pcm.js';
-import { resample } from '../audio/resample.js';
-import type { Sample } from '../data/dataset.js';
+import { FRAME_MS, DEFAULT_SPEECH_RMS, pcm16Rms } from '../../audio/energy.js';
+import { toPcm16 } from '../../audio/pcm.js';
+import { resample } from '../../audio/resample.js';
+import type { Sample } from '../../data/dataset.js';
 import { ToneWord } from './speech-tones.js';
 
 /** Audio the simulated server knows: its PCM16, where its sound starts, and when each word ends. */

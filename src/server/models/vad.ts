@@ -1,4 +1,4 @@
-import { DEFAULT_SPEECH_RMS, FRAME_MS, pcm16Rms } from '../audio/energy.js';
+import { DEFAULT_SPEECH_RMS, FRAME_MS, pcm16Rms } from '../../audio/energy.js';
 
 export interface VadSettings {
   /** 0 to 1, as OpenAI's `threshold`; 0.5 maps to the default speech energy (about -40 dBFS). */

@@ -1,4 +1,4 @@
-import { seededRandom } from '../util/random.js';
+import { seededRandom } from '../../util/random.js';
 
 /**
  * Where in a session a fault strikes: `open` as the WebSocket opens, before

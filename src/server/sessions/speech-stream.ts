@@ -1,7 +1,7 @@
 import type WebSocket from 'ws';
 import type { SessionContext } from './session-context.js';
-import { SessionFaults, type FaultWire } from './session-faults.js';
-import { playSpeech, synthesizeSpeech, type SpeechEnd } from './speech-synth.js';
+import { SessionFaults, type FaultWire } from '../faults/session-faults.js';
+import { playSpeech, synthesizeSpeech, type SpeechEnd } from '../models/speech-synth.js';
 
 /** What one generation tells its session's dialect, each at its due time. */
 export interface SpeechSink {

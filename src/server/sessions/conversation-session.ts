@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type WebSocket from 'ws';
 import { EmissionQueue } from './emission-queue.js';
-import { StreamRecognizer, type HeardWord } from './recognizer.js';
-import { replyAudio } from './reply-audio.js';
+import { StreamRecognizer, type HeardWord } from '../models/recognizer.js';
+import { replyAudio } from '../models/reply-audio.js';
 import type { SessionContext } from './session-context.js';
-import { SessionFaults } from './session-faults.js';
-import { transcriptionTokens } from './transcription-usage.js';
-import { SEMANTIC_SILENCE_MS, StreamingVad } from './vad.js';
+import { SessionFaults } from '../faults/session-faults.js';
+import { transcriptionTokens } from '../models/transcription-usage.js';
+import { SEMANTIC_SILENCE_MS, StreamingVad } from '../models/vad.js';
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 /** A word ending this soon after speech stops still belongs to that turn. */

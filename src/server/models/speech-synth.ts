@@ -1,6 +1,6 @@
-import { splitWords } from '../util/words.js';
-import { seededRandom } from '../util/random.js';
-import { faultOf, type FaultScenario } from './faults.js';
+import { splitWords } from '../../util/words.js';
+import { seededRandom } from '../../util/random.js';
+import { faultOf, type FaultScenario } from '../faults/faults.js';
 import { kneeSlowdown } from './latency-model.js';
 import { toneHz, wordTones } from './speech-tones.js';
 

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { pcm16WavHeader } from '../audio/wav-header.js';
-import { faultOf, MARKUP, MARKUP_CODE, type FaultScenario } from './faults.js';
-import { playSpeech, synthesizeSpeech, type SpeechLatencyModel, type SpeechPlan, type VoiceOptions } from './speech-synth.js';
+import { pcm16WavHeader } from '../../audio/wav-header.js';
+import { faultOf, MARKUP, MARKUP_CODE, type FaultScenario } from '../faults/faults.js';
+import { playSpeech, synthesizeSpeech, type SpeechLatencyModel, type SpeechPlan, type VoiceOptions } from '../models/speech-synth.js';
 
 /** The path both HTTP speech dialects post to. */
 export const SPEECH_PATH = '/v1/audio/speech';
