@@ -5,7 +5,17 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'vendor/', 'bench/out/', 'voxbench-runs/', 'bench/pacing/artillery-processor.cjs', 'test/fixtures/vllm-example-client.mjs'] },
+  {
+    ignores: [
+      'dist/',
+      'node_modules/',
+      'vendor/',
+      'bench/out/',
+      'voxbench-runs/',
+      'bench/pacing/artillery-processor.cjs',
+      'test/fixtures/vllm-example-client.mjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -14,7 +24,10 @@ export default tseslint.config(
       // node:test's describe and it return promises the runner itself awaits.
       // A leading underscore marks a parameter or a destructured field left out on purpose.
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
-      '@typescript-eslint/no-floating-promises': ['error', { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['describe', 'it', 'test', 'suite'] }] }],
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['describe', 'it', 'test', 'suite'] }] },
+      ],
     },
   },
 );

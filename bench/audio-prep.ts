@@ -56,7 +56,13 @@ function timed(run: () => void): number {
 }
 
 const rows: string[] = [];
-for (const [from, to] of [[44_100, 16_000], [48_000, 16_000], [48_000, 24_000], [16_000, 24_000], [8_000, 16_000]] as const) {
+for (const [from, to] of [
+  [44_100, 16_000],
+  [48_000, 16_000],
+  [48_000, 24_000],
+  [16_000, 24_000],
+  [8_000, 16_000],
+] as const) {
   const input = tone(1000, from, 60);
   let out: Float32Array = new Float32Array();
   const ms = timed(() => (out = resampleSamples(input, from, to)));
@@ -91,7 +97,10 @@ const files: Record<string, Uint8Array> = {
   FLAC: encodeFlac([stereo, tone(330, 48_000, 30)], 48_000),
 };
 // libFLAC's own encoder at its highest level: LPC subframes and stereo decorrelation.
-const flac8 = spawnSync('flac', ['--silent', '-8', '--stdout', '-'], { input: encodeWaveFromFloat32Channels([stereo, tone(330, 48_000, 30)], 48_000, 16), maxBuffer: 1 << 26 });
+const flac8 = spawnSync('flac', ['--silent', '-8', '--stdout', '-'], {
+  input: encodeWaveFromFloat32Channels([stereo, tone(330, 48_000, 30)], 48_000, 16),
+  maxBuffer: 1 << 26,
+});
 if (flac8.status === 0) files['FLAC (flac -8)'] = flac8.stdout;
 else console.log("Debian's flac is not installed: the `flac -8` row is skipped");
 for (const [format, bytes] of Object.entries(files)) {
@@ -102,7 +111,18 @@ for (const [format, bytes] of Object.entries(files)) {
     await prepareSample({ id: 'clip', split: 'test', path: 'clip', text: null, audio }, dialect, 100, NO_PADDING, 'auto');
     if (i > 0) prepTimes.push(cpuMs() - start);
   }
-  rows.push(tableRow([`prepare 30 s 48 kHz stereo ${format} → 16 kHz vLLM appends`, label ?? '', measuredOn(), Math.round(30_000 / median(prepTimes)), '—', '—', '—', '—']));
+  rows.push(
+    tableRow([
+      `prepare 30 s 48 kHz stereo ${format} → 16 kHz vLLM appends`,
+      label ?? '',
+      measuredOn(),
+      Math.round(30_000 / median(prepTimes)),
+      '—',
+      '—',
+      '—',
+      '—',
+    ]),
+  );
 }
 
 for (const row of rows) {

@@ -72,7 +72,7 @@ if (given.length === 0) {
     '<!-- client-overhead:start -->',
     `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}; ` +
       'bundled samples (2.7–3.1 s each), 100 ms chunks, real-time pace, two sessions per lane (five at level 1), server in a second process. ' +
-      'With workers, event-loop delay is the worst worker\'s.',
+      "With workers, event-loop delay is the worst worker's.",
     '',
     table,
     '<!-- client-overhead:end -->',

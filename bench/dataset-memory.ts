@@ -61,7 +61,12 @@ async function main(): Promise<void> {
     const manifest = join(root, 'jsonl', 'all.jsonl');
     await generate(parquet, arrow, manifest);
     const rows: string[] = [];
-    const datasets = [['bundled samples (reference)', BUNDLED_SAMPLES_DIR], ['Parquet shards', parquet], ['save_to_disk (Arrow)', arrow], ['JSONL + WAV files', manifest]] as const;
+    const datasets = [
+      ['bundled samples (reference)', BUNDLED_SAMPLES_DIR],
+      ['Parquet shards', parquet],
+      ['save_to_disk (Arrow)', arrow],
+      ['JSONL + WAV files', manifest],
+    ] as const;
     for (const [name, path] of datasets) {
       process.stderr.write(`inspecting ${name} …\n`);
       const m = await measure(path);
@@ -130,7 +135,11 @@ async function generate(parquet: string, arrow: string, manifest: string): Promi
     const texts = ids.map((id) => `clip ${id}`);
     parquetWriteFile({
       filename: join(parquet, 'data', `train-${String(s).padStart(5, '0')}-of-${String(shards).padStart(5, '0')}.parquet`),
-      columnData: [{ name: 'id', data: ids }, { name: 'audio', data: audio }, { name: 'text', data: texts }],
+      columnData: [
+        { name: 'id', data: ids },
+        { name: 'audio', data: audio },
+        { name: 'text', data: texts },
+      ],
       schema: [
         { name: 'root', num_children: 3 },
         { name: 'id', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'OPTIONAL' },
@@ -144,7 +153,11 @@ async function generate(parquet: string, arrow: string, manifest: string): Promi
     });
     for (let start = 0; start < CLIPS_PER_SHARD; start += ROWS_PER_GROUP) {
       const rows = (values: unknown[]): unknown[] => values.slice(start, start + ROWS_PER_GROUP);
-      const batch = new Table({ id: vectorFromArray(rows(ids), new Utf8()), audio: vectorFromArray(rows(audio), audioType), text: vectorFromArray(rows(texts), new Utf8()) });
+      const batch = new Table({
+        id: vectorFromArray(rows(ids), new Utf8()),
+        audio: vectorFromArray(rows(audio), audioType),
+        text: vectorFromArray(rows(texts), new Utf8()),
+      });
       for (const b of batch.batches) arrowWriter.write(b);
     }
   }

@@ -55,7 +55,14 @@ for (const { concurrency, sessionsPerLane } of LEVELS) {
       });
       const { summary, clientHealth } = report.benchmarks[0]!;
       const lag = summary.metrics.send_lag_ms!;
-      const figures = { completed: summary.sessions.completed, p50: lag.p50, p99: lag.p99, max: lag.max, loopP99: clientHealth.eventLoopDelay.p99Ms, ttftP50: summary.metrics.ttft_ms?.p50 ?? NaN };
+      const figures = {
+        completed: summary.sessions.completed,
+        p50: lag.p50,
+        p99: lag.p99,
+        max: lag.max,
+        loopP99: clientHealth.eventLoopDelay.p99Ms,
+        ttftP50: summary.metrics.ttft_ms?.p50 ?? NaN,
+      };
       runs.get(build)!.push(figures);
       process.stdout.write(`${concurrency} at once, run ${round + 1}, ${build.label}: ${JSON.stringify(figures)}\n`);
     }

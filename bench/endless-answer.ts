@@ -49,7 +49,11 @@ async function httpServer(contentType: string, chunk: Buffer | string): Promise<
       res.writeHead(200, { 'content-type': contentType });
       let open = true;
       res.once('close', () => (open = false));
-      flood(() => res.write(chunk), (resume) => res.once('drain', resume), () => open);
+      flood(
+        () => res.write(chunk),
+        (resume) => res.once('drain', resume),
+        () => open,
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -75,7 +79,11 @@ const CASES: Case[] = [
         ws.on('message', (data) => {
           if (flooding || !messageText(data).includes('"Flush"')) return;
           flooding = true;
-          flood(() => (ws.send(FRAME, { binary: true }), ws.bufferedAmount < 1 << 20), (resume) => setTimeout(resume, 1), () => ws.readyState === ws.OPEN);
+          flood(
+            () => (ws.send(FRAME, { binary: true }), ws.bufferedAmount < 1 << 20),
+            (resume) => setTimeout(resume, 1),
+            () => ws.readyState === ws.OPEN,
+          );
         });
       });
       return {
@@ -113,7 +121,24 @@ async function measure(c: Case): Promise<Row> {
   const server = await c.start();
   const dir = await mkdtemp(join(tmpdir(), 'voxbench-endless-'));
   try {
-    const args = ['--import', USAGE, CLI, 'run', '--target', server.url, '--model', 'm', ...c.flags, '--max-sessions', '1', '--final-timeout-ms', String(SECONDS * 1000), '--output-dir', dir, '--quiet'];
+    const args = [
+      '--import',
+      USAGE,
+      CLI,
+      'run',
+      '--target',
+      server.url,
+      '--model',
+      'm',
+      ...c.flags,
+      '--max-sessions',
+      '1',
+      '--final-timeout-ms',
+      String(SECONDS * 1000),
+      '--output-dir',
+      dir,
+      '--quiet',
+    ];
     const started = performance.now();
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
@@ -124,7 +149,12 @@ async function measure(c: Case): Promise<Row> {
     if (!rss) throw new Error(`no usage line from the child: ${stderr}`);
     const reportPath = join(dir, 'report.json');
     const report = JSON.parse(await readFile(reportPath, 'utf8')) as {
-      benchmarks: Array<{ sessions: Array<{ outcome: { status: string; failure?: { class: string; message: string } }; timeline: { received: unknown[]; overflow?: { events: number } } }> }>;
+      benchmarks: Array<{
+        sessions: Array<{
+          outcome: { status: string; failure?: { class: string; message: string } };
+          timeline: { received: unknown[]; overflow?: { events: number } };
+        }>;
+      }>;
     };
     const session = report.benchmarks[0]!.sessions[0]!;
     const { failure } = session.outcome;
@@ -148,5 +178,7 @@ console.log('| case | run, s | kept events | counted past the cap | peak RSS, Mi
 console.log('|---|---|---|---|---|---|---|');
 for (const c of CASES) {
   const r = await measure(c);
-  console.log(`| ${r.name} | ${r.wallS.toFixed(1)} | ${r.kept.toLocaleString('en')} | ${r.counted.toLocaleString('en')} | ${r.peakRssMiB.toFixed(0)} | ${r.reportMiB.toFixed(1)} | ${r.ended} |`);
+  console.log(
+    `| ${r.name} | ${r.wallS.toFixed(1)} | ${r.kept.toLocaleString('en')} | ${r.counted.toLocaleString('en')} | ${r.peakRssMiB.toFixed(0)} | ${r.reportMiB.toFixed(1)} | ${r.ended} |`,
+  );
 }

@@ -54,10 +54,18 @@ export async function upsertRow(marker: string, row: string, keyCells = 1): Prom
   const section = new RegExp(`(<!-- ${marker}:start -->\\n)([\\s\\S]*?)(<!-- ${marker}:end -->)`);
   const match = section.exec(text);
   if (!match) throw new Error(`BENCHMARKS.md has no ${marker} section`);
-  const key = (line: string): string => line.split('|').slice(1, keyCells + 1).map((cell) => cell.trim()).join('|');
+  const key = (line: string): string =>
+    line
+      .split('|')
+      .slice(1, keyCells + 1)
+      .map((cell) => cell.trim())
+      .join('|');
   const lines = match[2]!.trimEnd().split('\n');
   const at = lines.findIndex((line) => line.startsWith('|') && key(line) === key(row));
   if (at >= 0) lines[at] = row;
   else lines.push(row);
-  await writeFile(BENCHMARKS_MD, text.replace(section, (_, start: string, _body, end: string) => `${start}${lines.join('\n')}\n${end}`));
+  await writeFile(
+    BENCHMARKS_MD,
+    text.replace(section, (_, start: string, _body, end: string) => `${start}${lines.join('\n')}\n${end}`),
+  );
 }

@@ -47,7 +47,26 @@ async function firstChunkS(data: string, out: string, cacheFlags: string[]): Pro
   await new Promise((resolve) => server.once('listening', resolve));
   const port = (server.address() as { port: number }).port;
   const start = performance.now();
-  const child = spawn(process.execPath, [CLI, 'run', '--target', `ws://127.0.0.1:${port}/v1/realtime`, '--model', 'm', '--data', data, '--max-sessions', '1', '--quiet', '--output-dir', out, ...cacheFlags], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [
+      CLI,
+      'run',
+      '--target',
+      `ws://127.0.0.1:${port}/v1/realtime`,
+      '--model',
+      'm',
+      '--data',
+      data,
+      '--max-sessions',
+      '1',
+      '--quiet',
+      '--output-dir',
+      out,
+      ...cacheFlags,
+    ],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
   try {
     return await new Promise<number>((resolve, reject) => {
       child.once('exit', (code) => reject(new Error(`voxbench run exited (${code}) before sending audio`)));
@@ -72,9 +91,21 @@ try {
   await writeDataset(data);
   const audioS = CLIPS * SECONDS;
   const rows: string[] = [];
-  for (const [name, flags] of [['no cache', ['--no-cache']], ['empty cache (first run)', ['--cache-dir', cache]], ['cache filled (second run)', ['--cache-dir', cache]]] as const) {
+  for (const [name, flags] of [
+    ['no cache', ['--no-cache']],
+    ['empty cache (first run)', ['--cache-dir', cache]],
+    ['cache filled (second run)', ['--cache-dir', cache]],
+  ] as const) {
     const s = await firstChunkS(data, join(dir, `run-${rows.length}`), [...flags]);
-    rows.push(tableRow([`${CLIPS} × ${SECONDS} s 48 kHz stereo FLAC, ${name}`, label ?? '', `${measuredOn()}, ${availableParallelism()} threads`, s.toFixed(2), Math.round(audioS / s)]));
+    rows.push(
+      tableRow([
+        `${CLIPS} × ${SECONDS} s 48 kHz stereo FLAC, ${name}`,
+        label ?? '',
+        `${measuredOn()}, ${availableParallelism()} threads`,
+        s.toFixed(2),
+        Math.round(audioS / s),
+      ]),
+    );
   }
   for (const row of rows) {
     console.log(row);

@@ -44,7 +44,7 @@ export async function readConnections(file: string, serverPort: number): Promise
   if (linkHeader < 0) throw new Error(`${file}: link type ${linkType} is not Ethernet or Linux cooked`);
 
   const flows = new Map<number, { up: Direction; down: Direction }>();
-  for (let at = 24; at + 16 <= data.length; ) {
+  for (let at = 24; at + 16 <= data.length;) {
     const t = data.readUInt32LE(at) * 1000 + data.readUInt32LE(at + 4) / (nano ? 1e6 : 1e3);
     const length = data.readUInt32LE(at + 8);
     const packet = data.subarray(at + 16, at + 16 + length);
@@ -117,7 +117,7 @@ function frames(direction: Direction): WireFrame[] | null {
   const headerEnd = bytes.indexOf('\r\n\r\n');
   const out: WireFrame[] = [];
   if (headerEnd < 0) return out;
-  for (let at = headerEnd + 4; at + 2 <= bytes.length; ) {
+  for (let at = headerEnd + 4; at + 2 <= bytes.length;) {
     const opcode = bytes[at]! & 0x0f;
     const masked = (bytes[at + 1]! & 0x80) !== 0;
     let length = bytes[at + 1]! & 0x7f;

@@ -35,7 +35,15 @@ import { NODE_FLAGS } from '../src/cli/node-flags.js';
 import { measuredOn, tableRow, upsertRow } from './figures.js';
 import { messageText } from './ws-text.js';
 
-const { values: flags, positionals } = parseArgs({ allowPositionals: true, options: { 'ack-server': { type: 'boolean' }, 'node-defaults': { type: 'boolean', default: false }, sessions: { type: 'string', default: '200' }, seconds: { type: 'string', default: '15' } } });
+const { values: flags, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    'ack-server': { type: 'boolean' },
+    'node-defaults': { type: 'boolean', default: false },
+    sessions: { type: 'string', default: '200' },
+    seconds: { type: 'string', default: '15' },
+  },
+});
 const SESSIONS = Number(flags.sessions);
 const SECONDS = Number(flags.seconds);
 const LABEL = positionals[0];
@@ -68,7 +76,9 @@ async function child(args: string[]): Promise<{ url: string; stop(): Promise<num
   proc.stdout.on('data', (d) => (out += d));
   proc.stderr.on('data', (d) => (err += d));
   const exited = new Promise((resolve) => proc.once('exit', resolve));
-  const url = await new Promise<string>((resolve) => proc.stdout.on('data', () => /listening on (\S+?)[, ]/.exec(out) && resolve(/listening on (\S+?)[, ]/.exec(out)![1]!)));
+  const url = await new Promise<string>((resolve) =>
+    proc.stdout.on('data', () => /listening on (\S+?)[, ]/.exec(out) && resolve(/listening on (\S+?)[, ]/.exec(out)![1]!)),
+  );
   return {
     url,
     stop: async () => {
@@ -127,7 +137,17 @@ async function bench(): Promise<void> {
   const server = await child([SELF, '--ack-server']);
   const directRtts = await load(server.url);
   const [direct, directSteady] = [summarize(directRtts.all)!, summarize(directRtts.steady)!];
-  const proxy = await child([CLI, 'proxy', '--listen', '127.0.0.1:0', '--upstream', new URL(server.url).origin.replace(/^http/, 'ws'), '--protocol', 'vllm', '--quiet']);
+  const proxy = await child([
+    CLI,
+    'proxy',
+    '--listen',
+    '127.0.0.1:0',
+    '--upstream',
+    new URL(server.url).origin.replace(/^http/, 'ws'),
+    '--protocol',
+    'vllm',
+    '--quiet',
+  ]);
   const throughRtts = await load(`${proxy.url}/v1/realtime`);
   const [through, throughSteady] = [summarize(throughRtts.all)!, summarize(throughRtts.steady)!];
   const proxyCpuMs = await proxy.stop();
@@ -137,7 +157,11 @@ async function bench(): Promise<void> {
   // The same sessions, measured by the benchmark and observed by the proxy: transcription, then speech generation.
   const [stt, tts] = [
     await observedBeside([], [], { target: '/v1/realtime', model: DEFAULT_MODEL, eos: 'audio_end' }),
-    await observedBeside(['--speech-jitter-ms', '0'], ['--protocol', 'vllm-omni-speech-ws'], { target: '/', protocol: 'vllm-omni-speech-ws', model: DEFAULT_VLLM_OMNI_TTS_MODEL }),
+    await observedBeside(['--speech-jitter-ms', '0'], ['--protocol', 'vllm-omni-speech-ws'], {
+      target: '/',
+      protocol: 'vllm-omni-speech-ws',
+      model: DEFAULT_VLLM_OMNI_TTS_MODEL,
+    }),
   ];
 
   const row = tableRow([
@@ -164,10 +188,25 @@ async function bench(): Promise<void> {
  * 10 sessions of `voxbench run` against a built-in server (`serveArgs`) through a proxy
  * (`proxyArgs`), each in its own process: the benchmark's report and the proxy's.
  */
-async function observedBeside(serveArgs: string[], proxyArgs: string[], options: { target: string } & Omit<RunOptions, 'target'>): Promise<{ report: Report; observed: Report }> {
+async function observedBeside(
+  serveArgs: string[],
+  proxyArgs: string[],
+  options: { target: string } & Omit<RunOptions, 'target'>,
+): Promise<{ report: Report; observed: Report }> {
   const dir = await mkdtemp(join(tmpdir(), 'voxbench-proxy-bench-'));
   const server = await child([CLI, 'serve', '--port', '0', '--quiet', ...serveArgs]);
-  const observer = await child([CLI, 'proxy', '--listen', '127.0.0.1:0', '--upstream', new URL(server.url).origin.replace(/^http/, 'ws'), '--output-dir', dir, '--quiet', ...proxyArgs]);
+  const observer = await child([
+    CLI,
+    'proxy',
+    '--listen',
+    '127.0.0.1:0',
+    '--upstream',
+    new URL(server.url).origin.replace(/^http/, 'ws'),
+    '--output-dir',
+    dir,
+    '--quiet',
+    ...proxyArgs,
+  ]);
   const { report } = await run({ ...options, target: `${observer.url}${options.target}`, maxSessions: 10 });
   await new Promise((resolve) => setTimeout(resolve, 200));
   await observer.stop();

@@ -47,7 +47,13 @@ if (process.argv[2] === '--receiver') {
   }
   receiver.kill();
   for (const key of ['random', 'zero'] as const) {
-    const row = tableRow([key === 'zero' ? 'all-zero key (default)' : 'random keys (--mask-frames)', label ?? '', measuredOn(), frame.length, median(cpu[key]!).toFixed(2)]);
+    const row = tableRow([
+      key === 'zero' ? 'all-zero key (default)' : 'random keys (--mask-frames)',
+      label ?? '',
+      measuredOn(),
+      frame.length,
+      median(cpu[key]!).toFixed(2),
+    ]);
     console.log(row);
     if (label) await upsertRow('send-path', row, 2);
   }

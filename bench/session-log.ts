@@ -51,7 +51,14 @@ interface Build {
   bursts: Stall[];
 }
 
-const build = (name: string, runFn: typeof run, log: typeof sessionLog): Build => ({ label: name, run: runFn, SessionLog: log.SessionLog, withLog: [], withoutLog: [], bursts: [] });
+const build = (name: string, runFn: typeof run, log: typeof sessionLog): Build => ({
+  label: name,
+  run: runFn,
+  SessionLog: log.SessionLog,
+  withLog: [],
+  withoutLog: [],
+  bursts: [],
+});
 const builds = [build(label ?? 'this run', run, sessionLog)];
 if (flag === '--against') {
   const dist = join(resolve(otherCheckout!), 'dist/src');
@@ -106,7 +113,9 @@ try {
         if (summary.sessions.completed !== SESSIONS) throw new Error(`only ${summary.sessions.completed}/${SESSIONS} sessions completed`);
         const lag = summary.metrics.send_lag_ms!;
         (logged ? b.withLog : b.withoutLog).push(lag);
-        process.stdout.write(`round ${round + 1}, ${b.label}, ${logged ? 'with' : 'without'} log: send lag p50 ${lag.p50.toFixed(2)} p99 ${lag.p99.toFixed(2)} max ${lag.max.toFixed(1)} ms\n`);
+        process.stdout.write(
+          `round ${round + 1}, ${b.label}, ${logged ? 'with' : 'without'} log: send lag p50 ${lag.p50.toFixed(2)} p99 ${lag.p99.toFixed(2)} max ${lag.max.toFixed(1)} ms\n`,
+        );
       }
     }
   }
@@ -128,7 +137,9 @@ const cells = (runs: Lag[]): string[] => [
   runs.map((r) => r.p99.toFixed(1)).join(', '),
 ];
 for (const b of builds) {
-  process.stdout.write(`${b.label}, bursts of ${BURST}: ${b.bursts.map((s) => `stall ${s.stallMs.toFixed(1)} ms, written in ${s.tookMs.toFixed(1)} ms`).join('; ')}\n`);
+  process.stdout.write(
+    `${b.label}, bursts of ${BURST}: ${b.bursts.map((s) => `stall ${s.stallMs.toFixed(1)} ms, written in ${s.tookMs.toFixed(1)} ms`).join('; ')}\n`,
+  );
   const row = tableRow([
     b.label,
     measuredOn(),

@@ -23,7 +23,9 @@ const LIMIT_MS = 5;
 const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const BENCHMARKS_MD = fileURLToPath(new URL('../../BENCHMARKS.md', import.meta.url));
 
-const server = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--capacity', '100000', '--speech-rtf', '1', '--speech-jitter-ms', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const server = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--capacity', '100000', '--speech-rtf', '1', '--speech-jitter-ms', '0'], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 const url = await new Promise<string>((resolve) => server.stdout.once('data', (d) => resolve(/ws:\/\/[^/\s]+/.exec(String(d))![0].replace(/^ws/, 'http'))));
 
 const rows: string[] = [];
@@ -45,7 +47,9 @@ try {
     const loop = clientHealth.eventLoopDelay;
     const chunks = sessions.reduce((n, s) => n + s.timeline.received.filter((f) => f.kind === 'audio').length, 0);
     if (loop.p99Ms < LIMIT_MS && summary.sessions.completed === summary.sessions.total) held = Math.max(held, concurrency);
-    rows.push(`| ${[concurrency, `${summary.sessions.completed}/${summary.sessions.total}`, chunks, loop.p50Ms.toFixed(2), loop.p99Ms.toFixed(2), loop.maxMs.toFixed(1)].join(' | ')} |`);
+    rows.push(
+      `| ${[concurrency, `${summary.sessions.completed}/${summary.sessions.total}`, chunks, loop.p50Ms.toFixed(2), loop.p99Ms.toFixed(2), loop.maxMs.toFixed(1)].join(' | ')} |`,
+    );
     process.stdout.write(`${rows.at(-1)}\n`);
   }
 } finally {

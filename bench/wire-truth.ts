@@ -80,9 +80,13 @@ try {
 
 /** Runs `work` while tcpdump writes the loopback traffic to `file`; the packets the kernel dropped, as tcpdump counts them. */
 async function captured<T>(file: string, work: () => Promise<T>): Promise<{ sessionsRun: T; dropped: number }> {
-  const dump = spawn('tcpdump', ['-i', 'lo', '-s', '0', '-B', '262144', '-U', '--immediate-mode', '--time-stamp-precision=nano', '-w', file, 'tcp', 'port', String(port)], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const dump = spawn(
+    'tcpdump',
+    ['-i', 'lo', '-s', '0', '-B', '262144', '-U', '--immediate-mode', '--time-stamp-precision=nano', '-w', file, 'tcp', 'port', String(port)],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let log = '';
   dump.stderr.on('data', (d) => (log += String(d)));
   await new Promise<void>((resolve, reject) => {
@@ -103,7 +107,8 @@ function compare(sessions: ReportSession[], connections: Map<number, Connection>
   const matched: Array<{ session: ReportSession; sentWire: number[]; receivedWire: number[] }> = [];
   for (const session of sessions) {
     const { timeline } = session;
-    const connection = timeline.transport.kind === 'websocket' && timeline.transport.localPort !== undefined ? connections.get(timeline.transport.localPort) : undefined;
+    const connection =
+      timeline.transport.kind === 'websocket' && timeline.transport.localPort !== undefined ? connections.get(timeline.transport.localPort) : undefined;
     if (!connection) continue;
     const sentWire = connection.fromClient.filter((f) => DATA_OPCODES.has(f.opcode)).map((f) => f.t);
     const receivedWire = connection.fromServer.filter((f) => DATA_OPCODES.has(f.opcode)).map((f) => f.t);

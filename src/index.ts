@@ -5,7 +5,16 @@ export { resolveApiKey, type ApiKeySources } from './config/api-key.js';
 export { OptionsError } from './config/errors.js';
 export { writeOutputs, OUTPUT_FORMATS, type OutputFormat } from './report/outputs.js';
 export { PROTOCOLS, DIALECTS, createDialect, type Protocol } from './dialects/index.js';
-export { ProtocolViolation, type Dialect, type WebSocketDialect, type HttpDialect, type CompletionPolicy, type DecodedEvent, type BodyDecoder, type HttpRequest } from './dialects/dialect.js';
+export {
+  ProtocolViolation,
+  type Dialect,
+  type WebSocketDialect,
+  type HttpDialect,
+  type CompletionPolicy,
+  type DecodedEvent,
+  type BodyDecoder,
+  type HttpRequest,
+} from './dialects/dialect.js';
 export { runWebSocketSession, type WebSocketPlan } from './session/ws-runner.js';
 export { runHttpSession, type HttpPlan, type PreparedRequest } from './session/http-runner.js';
 export { sessionView, type SessionView, type InputView, type ResponseView, type TextStream, type Anomaly } from './views/session-view.js';
@@ -14,7 +23,18 @@ export { fromV1 } from './timeline/v1.js';
 export type { OpenAITurnDetection } from './dialects/realtime-common.js';
 export { startServer, DEFAULT_MODEL, OPENAI_MODELS, DEFAULT_SERVER_OPTIONS, type RunningServer, type ServerOptions } from './server/server.js';
 export { DEFAULT_LATENCY, type LatencyModelOptions } from './server/models/latency-model.js';
-export { METRICS, addMetric, metricByName, metricsFor, describeMetrics, measure, type MetricDefinition, type MetricDescription, type Tag, type Unit } from './metrics/catalog.js';
+export {
+  METRICS,
+  addMetric,
+  metricByName,
+  metricsFor,
+  describeMetrics,
+  measure,
+  type MetricDefinition,
+  type MetricDescription,
+  type Tag,
+  type Unit,
+} from './metrics/catalog.js';
 export { ANCHORS, type Anchor } from './metrics/anchors.js';
 export { computeSessionMetrics, summarizeBenchmark, type BenchmarkSummary, type SessionMetrics } from './metrics/compute.js';
 export { summarize, PERCENTILE_METHOD, type Distribution } from './metrics/stats.js';

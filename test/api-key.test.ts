@@ -12,7 +12,10 @@ describe('resolveApiKey', () => {
 
   it('then the variable named, and refuses an unset one instead of running without a key', () => {
     assert.equal(resolveApiKey({ apiKeyEnv: 'MY_KEY', protocol: 'openai' }, env), 'mine');
-    assert.throws(() => resolveApiKey({ apiKeyEnv: 'UNSET' }, env), (err) => err instanceof UsageError && /^apiKeyEnv UNSET: that environment variable is not set$/.test(err.message));
+    assert.throws(
+      () => resolveApiKey({ apiKeyEnv: 'UNSET' }, env),
+      (err) => err instanceof UsageError && /^apiKeyEnv UNSET: that environment variable is not set$/.test(err.message),
+    );
   });
 
   it('then OPENAI_API_KEY for OpenAI dialects only, then VOXBENCH_API_KEY', () => {

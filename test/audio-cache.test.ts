@@ -30,7 +30,9 @@ async function framesOf(data: string, audioCache: string | false): Promise<Buffe
   const frames: Buffer[] = [];
   for (const sample of dataset.samples) {
     if (sample.kind === 'text') continue;
-    frames.push(...(await prepareSample(sample, dialect, 100, NO_PADDING, 'auto')).first.chunks.map((c) => c.frame({ startMs: c.audioStartMs, endMs: c.audioEndMs })));
+    frames.push(
+      ...(await prepareSample(sample, dialect, 100, NO_PADDING, 'auto')).first.chunks.map((c) => c.frame({ startMs: c.audioStartMs, endMs: c.audioEndMs })),
+    );
   }
   return frames;
 }
@@ -70,7 +72,7 @@ describe('the prepared-audio cache', () => {
 
   it('reads an entry back as it was written, and refuses one written for another rate', async () => {
     const cache = new PreparedAudioCache(await tempDir());
-    const pcm = Int16Array.from({ length: 1001 }, (_, i) => (i * 97) % 65536 - 32768);
+    const pcm = Int16Array.from({ length: 1001 }, (_, i) => ((i * 97) % 65536) - 32768);
     await cache.put('abc', { pcm, rate: 16_000, sourceRate: 44_100 });
     assert.deepEqual(await cache.get('abc', 16_000), { pcm, rate: 16_000, sourceRate: 44_100 });
     assert.equal(await cache.get('abc', 24_000), null);
@@ -82,7 +84,12 @@ describe('the prepared-audio cache', () => {
     assert.equal((await framesOf(data, false)).length > 0, true);
     const file = join(await tempDir(), 'a-file');
     await writeFile(file, 'x');
-    await assert.rejects(loadRunDataset({ data, audioCache: join(file, 'cache') }), (err) => err instanceof UsageError && /^audioCache .*a-file\/cache: cannot create the folder \(ENOTDIR\); give a folder you can write, or audioCache: false$/.test(err.message));
+    await assert.rejects(
+      loadRunDataset({ data, audioCache: join(file, 'cache') }),
+      (err) =>
+        err instanceof UsageError &&
+        /^audioCache .*a-file\/cache: cannot create the folder \(ENOTDIR\); give a folder you can write, or audioCache: false$/.test(err.message),
+    );
   });
 
   it('is off by default under the test runner, else under XDG_CACHE_HOME or ~/.cache', () => {
@@ -145,6 +152,9 @@ describe('preparing across worker threads', () => {
     assert.equal(pooled.problems.length, 2);
     assert.match(pooled.problems[0]!.reason, /FLAC/);
     assert.match(pooled.problems[1]!.reason, /WAV/);
-    assert.deepEqual(pooled.samples.map((s) => [s.audio.sampleRate, s.sourceRate]), alone.samples.map((s) => [16_000, s.id.startsWith('short') ? 16_000 : s.id < 'clip5' ? 48_000 : 44_100]));
+    assert.deepEqual(
+      pooled.samples.map((s) => [s.audio.sampleRate, s.sourceRate]),
+      alone.samples.map((s) => [16_000, s.id.startsWith('short') ? 16_000 : s.id < 'clip5' ? 48_000 : 44_100]),
+    );
   });
 });

@@ -80,7 +80,7 @@ describe('decodeAudio', () => {
     assert.ok(Math.abs(rms(middle(opus.samples)) - rms(middle(reference.samples))) < 0.01);
   });
 
-  it('upsamples 8 kHz to 24 kHz (the OpenAI rate) keeping a tone\'s frequency and level', async () => {
+  it("upsamples 8 kHz to 24 kHz (the OpenAI rate) keeping a tone's frequency and level", async () => {
     const { samples, sampleRate } = await resample({ samples: tone(1000, 8000, 1, 0.5), sampleRate: 8000 }, 24_000);
     assert.equal(sampleRate, 24_000);
     assert.ok(Math.abs(samples.length - 24_000) <= 1);
@@ -95,14 +95,15 @@ describe('decodeAudio', () => {
   describe('rejects bad input with one reason', { timeout: 10_000 }, () => {
     it('an empty file', () => rejects(new Uint8Array(0), /^the file is empty \(0 bytes\)$/));
 
-    it('bytes that are no audio format', () => rejects(new TextEncoder().encode('hello, not audio'), /^not a recognised audio file; voxbench reads WAV, FLAC, MP3, Ogg Vorbis, Opus$/));
+    it('bytes that are no audio format', () =>
+      rejects(new TextEncoder().encode('hello, not audio'), /^not a recognised audio file; voxbench reads WAV, FLAC, MP3, Ogg Vorbis, Opus$/));
 
-    it('a recognised but unsupported container', () =>
-      rejects(new TextEncoder().encode('FORM\0\0\0\x20AIFFCOMM'), /^AIFF is not supported; convert it/));
+    it('a recognised but unsupported container', () => rejects(new TextEncoder().encode('FORM\0\0\0\x20AIFFCOMM'), /^AIFF is not supported; convert it/));
 
     it('an unsupported WAV codec', async () => rejects(await fixture('adpcm.wav'), /^IMA ADPCM in WAV is not supported; convert it to PCM/));
 
-    it('a zero-length WAV (header, no samples)', () => rejects(withDataSize(toneWav(0.1), 0).subarray(0, 44), /^the file holds no audio samples \(zero length\)$/));
+    it('a zero-length WAV (header, no samples)', () =>
+      rejects(withDataSize(toneWav(0.1), 0).subarray(0, 44), /^the file holds no audio samples \(zero length\)$/));
 
     it('a WAV header that declares ten times the audio the file holds', () =>
       rejects(withDataSize(toneWav(0.5), 160_000), /^the header declares 5\.00 s of audio but only 0\.50 s could be decoded/));

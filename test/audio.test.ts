@@ -46,7 +46,14 @@ describe('audio', () => {
     assert.ok(Math.abs(samples[20]! - left[20]! / 2) < 1e-4);
   });
 
-  for (const [from, to] of [[44_100, 16_000], [48_000, 16_000], [48_000, 24_000], [8_000, 16_000], [16_000, 24_000], [22_050, 16_000]] as const) {
+  for (const [from, to] of [
+    [44_100, 16_000],
+    [48_000, 16_000],
+    [48_000, 24_000],
+    [8_000, 16_000],
+    [16_000, 24_000],
+    [22_050, 16_000],
+  ] as const) {
     it(`resamples ${from} Hz to ${to} Hz to the exact length, a tone within 90 dB of the ideal one`, async () => {
       const input = tone(1000, from, 3);
       const { samples, sampleRate } = await resample({ samples: input, sampleRate: from }, to);
@@ -75,7 +82,8 @@ describe('audio', () => {
         for (let k = 1; term > 1e-12 * sum; k++) sum += term *= (x / (2 * k)) ** 2;
         return sum;
       };
-      const tap = (t: number): number => (Math.abs(t / half) >= 1 ? 0 : (t === 0 ? 1 : Math.sin(Math.PI * cutoff * t) / (Math.PI * cutoff * t)) * i0(10 * Math.sqrt(1 - (t / half) ** 2)));
+      const tap = (t: number): number =>
+        Math.abs(t / half) >= 1 ? 0 : (t === 0 ? 1 : Math.sin(Math.PI * cutoff * t) / (Math.PI * cutoff * t)) * i0(10 * Math.sqrt(1 - (t / half) ** 2));
       return Float64Array.from({ length: Math.round((input.length * to) / from) }, (_, k) => {
         const position = (k * from) / to;
         const base = Math.floor(position + 1e-9);
@@ -90,7 +98,13 @@ describe('audio', () => {
     };
     let seed = 7;
     const noise = (n: number): Float32Array => Float32Array.from({ length: n }, () => ((seed = (seed * 48_271) % 2_147_483_647) / 2_147_483_647 - 0.5) * 0.8);
-    for (const [from, to, n] of [[48_000, 16_000, 250_000], [44_100, 16_000, 3_000], [8_000, 24_000, 500], [22_050, 16_000, 30], [48_000, 16_000, 3]] as const) {
+    for (const [from, to, n] of [
+      [48_000, 16_000, 250_000],
+      [44_100, 16_000, 3_000],
+      [8_000, 24_000, 500],
+      [22_050, 16_000, 30],
+      [48_000, 16_000, 3],
+    ] as const) {
       const input = noise(n);
       const { samples } = await resample({ samples: input, sampleRate: from }, to);
       const expected = direct(input, from, to);
@@ -116,7 +130,14 @@ describe('audio', () => {
   it('chunks PCM into chunk-ms frames with the remainder last', () => {
     const adapter = vllmDialect({ model: 'm' });
     const turn = chunkAudio(Buffer.alloc(16_000 * 2 * 0.25), 16_000, 100, adapter);
-    assert.deepEqual(turn.chunks.map((c) => [c.audioStartMs, c.audioEndMs]), [[0, 100], [100, 200], [200, 250]]);
+    assert.deepEqual(
+      turn.chunks.map((c) => [c.audioStartMs, c.audioEndMs]),
+      [
+        [0, 100],
+        [100, 200],
+        [200, 250],
+      ],
+    );
     assert.equal(turn.audioMs, 250);
     const frame = JSON.parse(turn.chunks[2]!.frame({ startMs: 200, endMs: 250 }).toString()) as { type: string; audio: string };
     assert.equal(frame.type, 'input_audio_buffer.append');
@@ -143,8 +164,14 @@ describe('folder dataset', () => {
     await writeFile(join(dir, 'badtimes.wav'), encodeWaveFromFloat32Channels([tone(440, 16_000, 0.2)], 16_000, 16));
     await writeFile(join(dir, 'badtimes.words.json'), '[{"word": "x"}]');
     const dataset = await loadFolderDataset(dir);
-    assert.deepEqual(dataset.samples.map((s) => [s.id, s.text]), [['good', 'a tone']]);
-    assert.deepEqual(dataset.problems.map((p) => p.file), [join(dir, 'badtimes.wav'), join(dir, 'broken.wav')]);
+    assert.deepEqual(
+      dataset.samples.map((s) => [s.id, s.text]),
+      [['good', 'a tone']],
+    );
+    assert.deepEqual(
+      dataset.problems.map((p) => p.file),
+      [join(dir, 'badtimes.wav'), join(dir, 'broken.wav')],
+    );
     assert.match(dataset.problems[0]!.reason, /^badtimes\.words\.json must be a JSON array/);
   });
 });

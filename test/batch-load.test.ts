@@ -10,10 +10,16 @@ const base = { protocol: 'vllm-transcriptions', server } as const;
 describe('load profiles with batch transcription', () => {
   it('runs a sweep of concurrency levels, judging an SLO on processing_ms at each', async () => {
     const { report } = await run({ ...base, sweep: [1, 3], maxSessions: 6, slos: ['p95(processing_ms)<2000'] });
-    assert.deepEqual(report.benchmarks.map((b) => b.label), ['concurrent@1', 'concurrent@3']);
+    assert.deepEqual(
+      report.benchmarks.map((b) => b.label),
+      ['concurrent@1', 'concurrent@3'],
+    );
     for (const b of report.benchmarks) {
       assert.equal(b.summary.sessions.completed, 6);
-      assert.deepEqual(b.summary.slos.map((s) => [s.slo, s.pass]), [['p95(processing_ms)<2000', true]]);
+      assert.deepEqual(
+        b.summary.slos.map((s) => [s.slo, s.pass]),
+        [['p95(processing_ms)<2000', true]],
+      );
     }
     const [one, three] = report.benchmarks.map((b) => b.summary.metrics.processing_ms!.p50);
     assert.ok(three! > one!, `requests in flight past the knee take longer (${one} ms at 1, ${three} ms at 3)`);

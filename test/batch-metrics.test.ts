@@ -15,7 +15,20 @@ function request(start: number, reused: boolean): SessionTimeline {
     turnDetection: 'client',
     plannedStartMs: start,
     startMs: start,
-    inputs: [{ kind: 'audio', index: 0, sampleId: 's', split: 'test', reference: 'hello world', audioStartMs: 0, speechStartMs: 100, speechEndMs: 2900, eosSource: 'audio_end', audioEndMs: 3000 }],
+    inputs: [
+      {
+        kind: 'audio',
+        index: 0,
+        sampleId: 's',
+        split: 'test',
+        reference: 'hello world',
+        audioStartMs: 0,
+        speechStartMs: 100,
+        speechEndMs: 2900,
+        eosSource: 'audio_end',
+        audioEndMs: 3000,
+      },
+    ],
     sent: [{ t: start + 1, input: 0, bytes: 96_000, kind: 'control', control: 'request' }],
     received: [
       { t: start + 220, type: 'transcription.chunk', kind: 'text_delta', channel: 'input_transcript', input: 0, text: '' },
@@ -25,13 +38,30 @@ function request(start: number, reused: boolean): SessionTimeline {
     ],
     transport: {
       kind: 'http',
-      requests: [{ input: 0, startMs: start, uploadEndMs: start + 10, headersMs: start + 200, status: 200, endMs: start + 500, reusedConnection: reused, serverTiming: { inference: 420, queue: 30 } }],
+      requests: [
+        {
+          input: 0,
+          startMs: start,
+          uploadEndMs: start + 10,
+          headersMs: start + 200,
+          status: 200,
+          endMs: start + 500,
+          reusedConnection: reused,
+          serverTiming: { inference: 420, queue: 30 },
+        },
+      ],
     },
     counters: { bytesSent: 96_000, bytesReceived: 400, framesSent: 1, framesReceived: 4 },
   };
 }
 
-const record = (index: number, timeline: SessionTimeline): SessionRecord => ({ index, sampleIds: ['s'], split: 'test', timeline, outcome: { status: 'completed' } });
+const record = (index: number, timeline: SessionTimeline): SessionRecord => ({
+  index,
+  sampleIds: ['s'],
+  split: 'test',
+  timeline,
+  outcome: { status: 'completed' },
+});
 
 describe('batch transcription metrics', () => {
   it('are exact on a hand-built request timeline', () => {
@@ -46,7 +76,8 @@ describe('batch transcription metrics', () => {
     assert.equal(m.server_processing_ms, 420, 'the longest Server-Timing duration');
     assert.deepEqual(sessionView(request(0, false)).inputs[0]!.transcript.text, 'hello world');
     assert.equal(m.wer, 0);
-    for (const streamOnly of ['finalization_ms', 'commit_to_flush_ms', 'turn_ms']) assert.equal(m[streamOnly], undefined, `${streamOnly} is not a batch figure`);
+    for (const streamOnly of ['finalization_ms', 'commit_to_flush_ms', 'turn_ms'])
+      assert.equal(m[streamOnly], undefined, `${streamOnly} is not a batch figure`);
   });
 
   it("take OpenAI's processing header over Server-Timing", () => {
@@ -63,10 +94,19 @@ describe('batch transcription metrics', () => {
     assert.equal(corpus.corpus_rtfx, 9000 / 1000);
     assert.equal(corpus.connection_reuse, 1 / 3);
     assert.equal(corpus.corpus_wer, 0);
-    const summary = summarizeBenchmark(records, ['measured', 'measured', 'measured'], [parseSlo('p95(processing_ms)<2000'), parseSlo('p50(upload_ms)<5')], { perReplicaHour: 3.6, replicas: 1 });
+    const summary = summarizeBenchmark(records, ['measured', 'measured', 'measured'], [parseSlo('p95(processing_ms)<2000'), parseSlo('p50(upload_ms)<5')], {
+      perReplicaHour: 3.6,
+      replicas: 1,
+    });
     assert.equal(summary.throughput.audioS, 9);
     assert.equal(summary.throughput.audioSPerWallS, 9, 'audio hours per hour: the corpus RTFx');
-    assert.deepEqual(summary.slos.map((s) => [s.slo, s.pass]), [['p95(processing_ms)<2000', true], ['p50(upload_ms)<5', false]]);
+    assert.deepEqual(
+      summary.slos.map((s) => [s.slo, s.pass]),
+      [
+        ['p95(processing_ms)<2000', true],
+        ['p50(upload_ms)<5', false],
+      ],
+    );
     // 3.60 per hour for 1 s is 0.001, for 9 s of audio (0.0025 h): 0.4 per audio hour.
     assert.ok(Math.abs(summary.cost!.perAudioHour! - 0.4) < 1e-12, String(summary.cost!.perAudioHour));
   });

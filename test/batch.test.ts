@@ -33,7 +33,12 @@ describe('batch transcription end to end against the built-in server', () => {
     { mode: 'verbose_json', transcription: { responseFormat: 'verbose_json' }, types: ['transcription'] },
     { mode: 'text', transcription: { responseFormat: 'text' }, types: ['text'] },
     { mode: "vLLM's transcription.chunk stream", transcription: { stream: true }, model: 'openai/whisper-large-v3', types: ['transcription.chunk', '[DONE]'] },
-    { mode: "OpenAI's transcript.text stream", transcription: { stream: true }, model: 'gpt-4o-transcribe', types: ['transcript.text.delta', 'transcript.text.done'] },
+    {
+      mode: "OpenAI's transcript.text stream",
+      transcription: { stream: true },
+      model: 'gpt-4o-transcribe',
+      types: ['transcript.text.delta', 'transcript.text.done'],
+    },
   ];
   for (const protocol of ['vllm-transcriptions', 'openai-transcriptions'] as const) {
     for (const { mode, transcription, model, types } of modes) {
@@ -44,7 +49,8 @@ describe('batch transcription end to end against the built-in server', () => {
         assert.deepEqual(summary.sessions, { total: 3, completed: 3, failed: 0, incomplete: 0 }, JSON.stringify(summary.failures));
         assert.equal(summary.quality.wer, 0, 'the recognizer knows the bundled samples: every transcript is exact');
         for (const type of types) assert.ok(wireTypes(report).has(type), `${type} among ${[...wireTypes(report)].join(', ')}`);
-        for (const name of ['upload_ms', 'processing_ms', 'ttft_ms', 'rtf', 'rtfx', 'audio_ms', 'server_processing_ms']) assert.ok(summary.metrics[name], `${name} measured`);
+        for (const name of ['upload_ms', 'processing_ms', 'ttft_ms', 'rtf', 'rtfx', 'audio_ms', 'server_processing_ms'])
+          assert.ok(summary.metrics[name], `${name} measured`);
         assert.ok(summary.corpus.corpus_rtfx! > 0);
         assert.ok(summary.throughput.audioS > 0, 'audio counts toward throughput');
         assert.match(renderSummary(report), /^corpus: corpus_rtfx [\d.]+ · connection_reuse 0\.6667 · connection_retries 0$/m);
@@ -54,7 +60,11 @@ describe('batch transcription end to end against the built-in server', () => {
           assert.ok(metrics.ttft_ms! < metrics.processing_ms!, 'a stream shows text before the response is complete');
           // vLLM's shape has usage when asked for it (vllm-transcriptions does); OpenAI's always.
           const usage = protocol === 'vllm-transcriptions' || model === 'gpt-4o-transcribe';
-          assert.equal(sessions[0]!.timeline.received.some((e) => e.usage), usage, 'usage kept as received');
+          assert.equal(
+            sessions[0]!.timeline.received.some((e) => e.usage),
+            usage,
+            'usage kept as received',
+          );
         }
       });
     }
@@ -66,7 +76,10 @@ describe('batch transcription end to end against the built-in server', () => {
     assert.equal(own.config.transcription?.upload, 'dataset');
     assert.equal(flac.config.transcription?.upload, 'flac');
     assert.equal(flac.benchmarks[0]!.summary.quality.wer, 0);
-    assert.ok(flac.benchmarks[0]!.sessions[0]!.timeline.counters.bytesSent < own.benchmarks[0]!.sessions[0]!.timeline.counters.bytesSent, 'FLAC at 16 kHz is smaller than the bundled WAV');
+    assert.ok(
+      flac.benchmarks[0]!.sessions[0]!.timeline.counters.bytesSent < own.benchmarks[0]!.sessions[0]!.timeline.counters.bytesSent,
+      'FLAC at 16 kHz is smaller than the bundled WAV',
+    );
   });
 
   it('translates at /v1/audio/translations', async () => {
@@ -128,7 +141,25 @@ describe('batch transcription failures, classified by stage', () => {
     const [refused] = await failuresOf({ target: 'http://127.0.0.1:9' });
     assert.deepEqual([refused!.class, refused!.stage], ['connect_refused', 'connect']);
     const certs = await tempDir();
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-keyout', join(certs, 'key.pem'), '-out', join(certs, 'cert.pem')], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-keyout',
+        join(certs, 'key.pem'),
+        '-out',
+        join(certs, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
     const tls = { cert: await readFile(join(certs, 'cert.pem'), 'utf8'), key: await readFile(join(certs, 'key.pem'), 'utf8') };
     const [untrusted] = await failuresOf({ server: { tls } });
     assert.equal(untrusted!.class, 'tls', untrusted!.message);
@@ -172,7 +203,20 @@ describe('the built-in batch endpoint', () => {
 
 describe('voxbench run with the batch flags', () => {
   it('passes them to the requests and records them; refuses them for streaming dialects', async () => {
-    const flags = ['--protocol', 'vllm-transcriptions', '--stream', '--upload-format', 'flac', '--temperature', '0', '--translate', '--max-sessions', '1', '--json', '--quiet'];
+    const flags = [
+      '--protocol',
+      'vllm-transcriptions',
+      '--stream',
+      '--upload-format',
+      'flac',
+      '--temperature',
+      '0',
+      '--translate',
+      '--max-sessions',
+      '1',
+      '--json',
+      '--quiet',
+    ];
     const result = await runNode([CLI, 'run', ...flags, '--output-dir', await tempDir()]);
     assert.equal(result.code, 0, result.stderr);
     const report = JSON.parse(result.stdout) as Report;

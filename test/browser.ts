@@ -20,7 +20,15 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -67,7 +75,12 @@ export async function openOffline(browser: Browser, file: string): Promise<Opene
   });
   assert.deepEqual(state, { ready: true, error: undefined, xss: undefined });
   const charts = await page.$$eval('.chart', (els: ChartElement[]) =>
-    els.map((el) => ({ id: el.getAttribute('data-chart'), canvases: el.querySelectorAll('canvas').length, points: Number(el.getAttribute('data-points')), series: Number(el.getAttribute('data-series')) })),
+    els.map((el) => ({
+      id: el.getAttribute('data-chart'),
+      canvases: el.querySelectorAll('canvas').length,
+      points: Number(el.getAttribute('data-points')),
+      series: Number(el.getAttribute('data-series')),
+    })),
   );
   return { page, context, url, problems, requests, charts };
 }

@@ -12,15 +12,24 @@ import { run } from '../src/run/run.js';
 describe('the metric catalog drives every output', () => {
   it('a metric added as one entry appears in the console, CSV, Markdown, HTML and SLOs', async () => {
     const remove = addMetric({
-      name: 'eos_to_first_text_ms', unit: 'ms', scope: 'input', tasks: ['stt'], tags: ['headline', 'latency'], better: 'lower',
-      from: ANCHORS.input.eos_sent, to: ANCHORS.input.transcript_first_text,
+      name: 'eos_to_first_text_ms',
+      unit: 'ms',
+      scope: 'input',
+      tasks: ['stt'],
+      tags: ['headline', 'latency'],
+      better: 'lower',
+      from: ANCHORS.input.eos_sent,
+      to: ANCHORS.input.transcript_first_text,
       description: 'A metric only this test defines.',
     });
     after(remove);
     const { report } = await run({ maxSessions: 2, pace: { kind: 'realtime', speed: 8 }, slos: ['p95(eos_to_first_text_ms)<100000'] });
     const summary = report.benchmarks[0]!.summary;
     assert.ok(summary.metrics.eos_to_first_text_ms, 'summarized');
-    assert.deepEqual(summary.slos.map((s) => [s.slo, s.pass]), [['p95(eos_to_first_text_ms)<100000', true]]);
+    assert.deepEqual(
+      summary.slos.map((s) => [s.slo, s.pass]),
+      [['p95(eos_to_first_text_ms)<100000', true]],
+    );
     assert.match(renderSummary(report), /^eos_to_first_text_ms\s+ms\s+2\s/m);
     const csv = renderCsv(report);
     assert.ok(csv['turns.csv']!.split('\r\n')[0]!.includes('eos_to_first_text_ms [ms]'));

@@ -10,7 +10,10 @@ describe('summary cautions', () => {
   it('warns when the measurement window leaves nothing to measure', async () => {
     // A warm-up in seconds: whether it covers every session is known only after the run.
     const { report } = await run({ maxSessions: 1, pace: FAST, window: { warmup: { ms: 3_600_000 } } });
-    assert.match(renderSummary(report, { definitions: false }), /^warning: warm-up and cool-down leave out all 1 sessions, so no figure or throughput measures anything;/m);
+    assert.match(
+      renderSummary(report, { definitions: false }),
+      /^warning: warm-up and cool-down leave out all 1 sessions, so no figure or throughput measures anything;/m,
+    );
   });
 
   it('explains a negative avg_rtt_ms or ttlt_ms median and points to word_emission_ms', async () => {

@@ -4,7 +4,16 @@ import { describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { CLI, runNode } from './helpers.js';
 
-const COMMANDS = [['run'], ['serve'], ['proxy'], ['report', 'render'], ['report', 'merge'], ['report', 'compare'], ['dataset', 'inspect'], ['dataset', 'synth']];
+const COMMANDS = [
+  ['run'],
+  ['serve'],
+  ['proxy'],
+  ['report', 'render'],
+  ['report', 'merge'],
+  ['report', 'compare'],
+  ['dataset', 'inspect'],
+  ['dataset', 'synth'],
+];
 
 describe('voxbench --help', () => {
   for (const command of COMMANDS) {
@@ -20,7 +29,7 @@ describe('voxbench --help', () => {
     const run = (await runNode([CLI, 'run', '--help'])).stdout;
     assert.match(run, /--concurrency <n>[^]*?\(default: 1\)/);
     assert.match(run, /--outputs <list>[^]*?\(default: json\)/);
-    assert.match(run.replace(/\s+/g, " "), /--protocol <name> wire dialect \(choices: vllm, openai, openai-beta(, [a-z-]+)*; default: vllm\)/);
+    assert.match(run.replace(/\s+/g, ' '), /--protocol <name> wire dialect \(choices: vllm, openai, openai-beta(, [a-z-]+)*; default: vllm\)/);
     assert.match(run, /--max-sample-duration <s>/);
     assert.doesNotMatch(run, /--max-duration/, 'the old name is accepted, not listed');
   });
@@ -28,7 +37,10 @@ describe('voxbench --help', () => {
   it('refuses --rate 0 and --rate 1,2 with one message', async () => {
     const messages = await Promise.all(['0', '1,2'].map(async (rate) => (await runNode([CLI, 'run', '--rate', rate])).stderr.trim()));
     for (const [i, rate] of ['0', '1,2'].entries()) {
-      assert.equal(messages[i], `voxbench: error: option '--rate <r>' argument '${rate}' is invalid. expected one number above 0, e.g. 2.5. (run with --help for usage)`);
+      assert.equal(
+        messages[i],
+        `voxbench: error: option '--rate <r>' argument '${rate}' is invalid. expected one number above 0, e.g. 2.5. (run with --help for usage)`,
+      );
     }
   });
 });
@@ -39,9 +51,14 @@ describe('voxbench serve logging', () => {
     const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...flags], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d) => (out += String(d)));
-    const url = await new Promise<string>((resolve) => child.stdout.on('data', () => /listening on (\S+)/.exec(out) && resolve(/listening on (\S+)/.exec(out)![1]!)));
+    const url = await new Promise<string>((resolve) =>
+      child.stdout.on('data', () => /listening on (\S+)/.exec(out) && resolve(/listening on (\S+)/.exec(out)![1]!)),
+    );
     await new Promise<void>((resolve, reject) => {
-      const ws = new WebSocket(url).once('open', () => ws.close()).once('close', () => resolve()).once('error', reject);
+      const ws = new WebSocket(url)
+        .once('open', () => ws.close())
+        .once('close', () => resolve())
+        .once('error', reject);
     });
     await new Promise<void>((resolve) => new WebSocket(url.replace('/v1/realtime', '/nowhere')).once('error', () => resolve()));
     // Lines reach stdout before the client sees the upgrade answered; give the pipe a moment.

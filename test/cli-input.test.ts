@@ -22,11 +22,15 @@ const run = await tempDir();
 assert.equal((await runNode([CLI, 'run', ...FAST, '--output-dir', run])).code, 0);
 
 describe('bad input is exit code 2 with one line on stderr', () => {
-  const unwritable = (flag: string): string => `voxbench: error: cannot write to /dev/null/x (ENOTDIR); give a folder that can be created and written with ${flag}`;
+  const unwritable = (flag: string): string =>
+    `voxbench: error: cannot write to /dev/null/x (ENOTDIR); give a folder that can be created and written with ${flag}`;
 
   it('an output folder that cannot be created, for every command that writes one', async () => {
     await rejects(['run', '--output-dir', '/dev/null/x'], unwritable('--output-dir'));
-    await rejects(['run', '--output-dir', join(run, 'report.json', 'x')], `voxbench: error: cannot write to ${join(run, 'report.json', 'x')} (ENOTDIR); give a folder that can be created and written with --output-dir`);
+    await rejects(
+      ['run', '--output-dir', join(run, 'report.json', 'x')],
+      `voxbench: error: cannot write to ${join(run, 'report.json', 'x')} (ENOTDIR); give a folder that can be created and written with --output-dir`,
+    );
     await rejects(['report', 'render', run, '--output-dir', '/dev/null/x'], unwritable('--output-dir'));
     await rejects(['report', 'merge', run, '--output-dir', '/dev/null/x'], unwritable('--output-dir'));
     await rejects(['report', 'compare', run, run, '--output-dir', '/dev/null/x'], unwritable('--output-dir'));
@@ -34,7 +38,10 @@ describe('bad input is exit code 2 with one line on stderr', () => {
   });
 
   it('a usage error from the option parser, with the hint to --help on the same line', async () => {
-    await rejects(['run', '--concurrency', 'many'], "voxbench: error: option '--concurrency <n>' argument 'many' is invalid. expected whole numbers from 1 up, separated by commas. (run with --help for usage)");
+    await rejects(
+      ['run', '--concurrency', 'many'],
+      "voxbench: error: option '--concurrency <n>' argument 'many' is invalid. expected whole numbers from 1 up, separated by commas. (run with --help for usage)",
+    );
     await rejects(['run', '--no-such-flag'], "voxbench: error: unknown option '--no-such-flag' (run with --help for usage)");
     await rejects(['rnu'], "voxbench: error: unknown command 'rnu' (Did you mean run?) (run with --help for usage)");
   });
@@ -61,11 +68,13 @@ describe('a session log that is not one', () => {
 
   it('entirely garbage: report render and --resume say where, and exit 2', async () => {
     // Each its own folder and processes, so all at once.
-    await Promise.all(['garbage\nmore garbage\n', 'no newline at all', '{"not": "an entry"}\n', '\u001b[2J\u001b]0;pwned\u0007\n'].map(async (garbage) => {
-      const dir = await runWithLog(() => garbage);
-      await rejects(['report', 'render', dir], notAnEntry(dir, 1));
-      await rejects(['run', ...FAST, '--resume', dir], notAnEntry(dir, 1));
-    }));
+    await Promise.all(
+      ['garbage\nmore garbage\n', 'no newline at all', '{"not": "an entry"}\n', '\u001b[2J\u001b]0;pwned\u0007\n'].map(async (garbage) => {
+        const dir = await runWithLog(() => garbage);
+        await rejects(['report', 'render', dir], notAnEntry(dir, 1));
+        await rejects(['run', ...FAST, '--resume', dir], notAnEntry(dir, 1));
+      }),
+    );
   });
 
   it('garbage between entries is an error naming its line', async () => {
@@ -81,7 +90,11 @@ describe('a session log that is not one', () => {
     const resumed = await runNode([CLI, 'run', ...FAST, '--resume', dir]);
     assert.equal(resumed.code, 0, resumed.stderr);
     const logged = await readSessionLog(dir);
-    assert.deepEqual(logged.map((e) => e.record.index), [0, 1, 2], 'the session that was torn ran again, on a line of its own');
+    assert.deepEqual(
+      logged.map((e) => e.record.index),
+      [0, 1, 2],
+      'the session that was torn ran again, on a line of its own',
+    );
     const report = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')) as Report;
     assert.equal(report.benchmarks[0]!.sessions.length, 3);
   });

@@ -16,7 +16,11 @@ describe('voxbench CLI (spawned)', () => {
     assert.match(result.stdout, /^ttft_ms +ms +6 /m);
     assert.match(result.stdout, /^Metric definitions: --definitions, or voxbench metrics$/m);
     assert.match(result.stdout, new RegExp(`^Wrote: ${join(out, 'report.json')}, ${join(out, 'sessions.jsonl')}$`, 'm'));
-    assert.match(result.stderr, /^target ws:\/\/127\.0\.0\.1:\d+\/v1\/realtime \(built-in server\) · model \S+ · data bundled samples · output /, 'the run header comes first on stderr');
+    assert.match(
+      result.stderr,
+      /^target ws:\/\/127\.0\.0\.1:\d+\/v1\/realtime \(built-in server\) · model \S+ · data bundled samples · output /,
+      'the run header comes first on stderr',
+    );
     const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as Report;
     assert.equal(report.schema, 'voxbench.report');
     assert.equal(report.version, 2);
@@ -51,11 +55,26 @@ describe('voxbench CLI (spawned)', () => {
     [['--target', 'http://x/v1/realtime', '--model', 'm'], 'voxbench: error: --target must be a ws:// or wss:// URL for --protocol vllm, got http://'],
     [['--target', 'ws://localhost:1/v1/realtime'], 'voxbench: error: --model is required with --target: name the model the server serves'],
     [['--data', '/nonexistent/dir'], 'voxbench: error: /nonexistent/dir: cannot read the dataset (ENOENT)'],
-    [['--concurrency', 'many'], "voxbench: error: option '--concurrency <n>' argument 'many' is invalid. expected whole numbers from 1 up, separated by commas. (run with --help for usage)"],
-    [['--profile', 'concurrent', '--concurrency', '1,2'], 'voxbench: error: --concurrency takes one level with --profile concurrent; lists are for --profile sweep'],
-    [['--profile', 'concurrent', '--rate', '5'], 'voxbench: error: --rate does not apply with --profile concurrent: it is arrivals per second, for --profile constant, poisson or capacity --capacity-by rate; sessions open at once are --concurrency'],
-    [['--concurrency', '2', '--rate', '5'], 'voxbench: error: --concurrency and --rate without --profile: give --profile concurrent (sessions open at once) or constant/poisson (arrivals per second)'],
-    [['--warmup', '10', '--max-sessions', '2'], 'voxbench: error: --warmup and --cooldown leave out every one of --max-sessions 2: nothing would be measured; leave out fewer sessions or run more'],
+    [
+      ['--concurrency', 'many'],
+      "voxbench: error: option '--concurrency <n>' argument 'many' is invalid. expected whole numbers from 1 up, separated by commas. (run with --help for usage)",
+    ],
+    [
+      ['--profile', 'concurrent', '--concurrency', '1,2'],
+      'voxbench: error: --concurrency takes one level with --profile concurrent; lists are for --profile sweep',
+    ],
+    [
+      ['--profile', 'concurrent', '--rate', '5'],
+      'voxbench: error: --rate does not apply with --profile concurrent: it is arrivals per second, for --profile constant, poisson or capacity --capacity-by rate; sessions open at once are --concurrency',
+    ],
+    [
+      ['--concurrency', '2', '--rate', '5'],
+      'voxbench: error: --concurrency and --rate without --profile: give --profile concurrent (sessions open at once) or constant/poisson (arrivals per second)',
+    ],
+    [
+      ['--warmup', '10', '--max-sessions', '2'],
+      'voxbench: error: --warmup and --cooldown leave out every one of --max-sessions 2: nothing would be measured; leave out fewer sessions or run more',
+    ],
     [['--profile', 'capacity'], 'voxbench: error: --profile capacity needs at least one --slo to search against, e.g. --slo "p95(ttft_ms)<800"'],
     [['--target', 'ws://localhost:1/v1/realtime#x', '--model', 'm'], 'voxbench: error: --target cannot have a #fragment (#x); WebSocket URLs do not carry one'],
   ] as const) {
@@ -69,10 +88,16 @@ describe('voxbench CLI (spawned)', () => {
   it('answers bad input to serve and report with one line and exit code 2', async () => {
     const port = await runNode([CLI, 'serve', '--port', '99999']);
     assert.equal(port.code, 2);
-    assert.match(port.stderr, /^voxbench: error: option '--port <port>' argument '99999' is invalid\. expected a port from 0 to 65535\. \(run with --help for usage\)\n$/);
+    assert.match(
+      port.stderr,
+      /^voxbench: error: option '--port <port>' argument '99999' is invalid\. expected a port from 0 to 65535\. \(run with --help for usage\)\n$/,
+    );
     const missing = await runNode([CLI, 'report', 'render', '/nonexistent/run']);
     assert.equal(missing.code, 2);
-    assert.match(missing.stderr, /^voxbench: error: \/nonexistent\/run\/report\.json: cannot read the report \(ENOENT\); give a report\.json or a run folder$/m);
+    assert.match(
+      missing.stderr,
+      /^voxbench: error: \/nonexistent\/run\/report\.json: cannot read the report \(ENOENT\); give a report\.json or a run folder$/m,
+    );
     const out = await tempDir();
     await runNode([CLI, 'run', '--pace', '8x', '--max-sessions', '1', '--output-dir', out]);
     const level = await runNode([CLI, 'report', 'compare', out, out, '--level', 'nope']);
@@ -83,7 +108,10 @@ describe('voxbench CLI (spawned)', () => {
   it('metrics lists every metric with its unit and events', async () => {
     const result = await runNode([CLI, 'metrics']);
     assert.equal(result.code, 0);
-    assert.match(result.stdout, /^ttft_ms \[ms, per turn\]\n {2}first audio chunk of the turn sent \(streams\), or its request started \(HTTP\) → first non-empty transcript text received$/m);
+    assert.match(
+      result.stdout,
+      /^ttft_ms \[ms, per turn\]\n {2}first audio chunk of the turn sent \(streams\), or its request started \(HTTP\) → first non-empty transcript text received$/m,
+    );
   });
 
   it('serve starts the simulated server and reports where it listens', async () => {
@@ -91,6 +119,9 @@ describe('voxbench CLI (spawned)', () => {
     const child = spawn(process.execPath, [CLI, 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
     const line = await new Promise<string>((resolve) => child.stdout.once('data', (d) => resolve(String(d))));
     child.kill('SIGTERM');
-    assert.match(line, /^voxbench simulated server listening on ws:\/\/127\.0\.0\.1:\d+\/v1\/realtime and http:\/\/127\.0\.0\.1:\d+\/v1\/audio\/transcriptions \(models: mistralai\/Voxtral-Mini-4B-Realtime-2602, gpt-4o-transcribe, gpt-4o-mini-transcribe, whisper-1, openai\/whisper-large-v3, Qwen\/Qwen3-TTS-12Hz-1.7B-CustomVoice, /);
+    assert.match(
+      line,
+      /^voxbench simulated server listening on ws:\/\/127\.0\.0\.1:\d+\/v1\/realtime and http:\/\/127\.0\.0\.1:\d+\/v1\/audio\/transcriptions \(models: mistralai\/Voxtral-Mini-4B-Realtime-2602, gpt-4o-transcribe, gpt-4o-mini-transcribe, whisper-1, openai\/whisper-large-v3, Qwen\/Qwen3-TTS-12Hz-1.7B-CustomVoice, /,
+    );
   });
 });

@@ -17,7 +17,12 @@ import { CLI, runNode, tempDir } from './helpers.js';
 
 const FAST = { kind: 'realtime', speed: 8 } as const;
 /** Markup a hostile server or a hand-edited report could carry; each, if it ran, would set window.__xss. */
-const PAYLOADS = ['<script>window.__xss = 1</script>', '<img src=x onerror="window.__xss = 2">', '</script><script>window.__xss = 3</script><!--', '"><svg onload="window.__xss = 4">'];
+const PAYLOADS = [
+  '<script>window.__xss = 1</script>',
+  '<img src=x onerror="window.__xss = 2">',
+  '</script><script>window.__xss = 3</script><!--',
+  '"><svg onload="window.__xss = 4">',
+];
 /** A negative zero as printed: `-0`, `-0.0`, `-0.000`, never followed by another digit. */
 const NEGATIVE_ZERO = /-0(?:\.0*)?(?![\d.])/;
 
@@ -67,7 +72,10 @@ describe('report compare', () => {
 
   it('shows each side’s sessions, failures, error rate, throughput and corpus WER with its interval', () => {
     const c = compareReports(slow, fast);
-    for (const [side, report] of [[c.a, slow], [c.b, fast]] as const) {
+    for (const [side, report] of [
+      [c.a, slow],
+      [c.b, fast],
+    ] as const) {
       const { summary } = report.benchmarks[0]!;
       assert.deepEqual(side.sessions, { total: 6, completed: 6, failed: 0, incomplete: 0 });
       assert.equal(side.errorRate, 0);
@@ -98,13 +106,28 @@ describe('report compare', () => {
     assert.equal(signed(0.053, 3), '+0.053');
     assert.equal(signed(-1.5, 1), '-1.5');
     const rtf: MetricComparison = {
-      metric: 'rtf', unit: 'ratio', better: 'lower', headline: false, description: '', countA: 9, countB: 9,
-      p50A: 0.995, p50B: 1.048, p95A: 1.0004, p95B: 1.1, deltaP50: 0.053, ci95: [-0.00004, 0.09], verdict: 'unclear',
+      metric: 'rtf',
+      unit: 'ratio',
+      better: 'lower',
+      headline: false,
+      description: '',
+      countA: 9,
+      countB: 9,
+      p50A: 0.995,
+      p50B: 1.048,
+      p95A: 1.0004,
+      p95B: 1.1,
+      deltaP50: 0.053,
+      ci95: [-0.00004, 0.09],
+      verdict: 'unclear',
     };
     assert.deepEqual(metricCells(rtf), { p50: '0.995 → 1.048', p95: '1.000 → 1.100', delta: '+0.053', ci: '[0.000, 0.090]' });
 
     const same = compareReports(fast, fast);
-    assert.ok(same.metrics.every((m) => m.deltaP50 === 0 && m.verdict === 'unclear'), 'a run against itself');
+    assert.ok(
+      same.metrics.every((m) => m.deltaP50 === 0 && m.verdict === 'unclear'),
+      'a run against itself',
+    );
     for (const c of [same, compareReports(slow, fast), compareReports(fast, slow)]) {
       const page = renderComparisonHtml(c);
       // What the page shows: its markup, not the inlined chart library.
@@ -129,7 +152,14 @@ describe('report compare', () => {
     const [a, b] = [join(dir, 'a'), join(dir, 'b')];
     await Promise.all([
       run({ maxSessions: 2, pace: FAST, outputDir: a }),
-      run({ protocol: 'openai', dataset: { maxSamples: 1 }, profile: { kind: 'concurrent', concurrency: 2 }, maxSessions: 2, pace: { kind: 'realtime', speed: 4 }, outputDir: b }),
+      run({
+        protocol: 'openai',
+        dataset: { maxSamples: 1 },
+        profile: { kind: 'concurrent', concurrency: 2 },
+        maxSessions: 2,
+        pace: { kind: 'realtime', speed: 4 },
+        outputDir: b,
+      }),
     ]);
     const out = join(dir, 'cmp');
     const result = await runNode([CLI, 'report', 'compare', a, b, '--output-dir', out]);
@@ -180,7 +210,10 @@ describe('report compare', () => {
       assert.deepEqual(Object.keys(charts), headline);
       assert.ok(headline.includes('cdf-ttft_ms') && headline.includes('cdf-rtfx'));
       for (const chart of Object.values(charts)) {
-        assert.deepEqual(chart.series.map((s) => s.label), ['A', 'B']);
+        assert.deepEqual(
+          chart.series.map((s) => s.label),
+          ['A', 'B'],
+        );
         for (const s of chart.series) assert.ok(s.x.length > 0 && s.x.length === s.y.length && s.y.at(-1) === 100, `${chart.id} ${s.label}`);
       }
     });

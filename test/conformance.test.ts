@@ -67,7 +67,12 @@ describe('openai SDK (OpenAIRealtimeWS, intent: transcription) against voxbench 
       (rt) => {
         rt.send({
           type: 'session.update',
-          session: { type: 'transcription', audio: { input: { format: { type: 'audio/pcm', rate: 24_000 }, transcription: { model: 'gpt-4o-transcribe', language: 'en' }, turn_detection: null } } },
+          session: {
+            type: 'transcription',
+            audio: {
+              input: { format: { type: 'audio/pcm', rate: 24_000 }, transcription: { model: 'gpt-4o-transcribe', language: 'en' }, turn_detection: null },
+            },
+          },
         });
         appendAll(rt, pcm24k);
         rt.send({ type: 'input_audio_buffer.commit' });
@@ -85,15 +90,32 @@ describe('openai SDK (OpenAIRealtimeWS, intent: transcription) against voxbench 
       (rt) => {
         rt.send({
           type: 'session.update',
-          session: { type: 'transcription', audio: { input: { format: { type: 'audio/pcm', rate: 24_000 }, transcription: { model: 'gpt-4o-transcribe' }, turn_detection: { type: 'server_vad', threshold: 0.5, prefix_padding_ms: 300, silence_duration_ms: 500 } } } },
+          session: {
+            type: 'transcription',
+            audio: {
+              input: {
+                format: { type: 'audio/pcm', rate: 24_000 },
+                transcription: { model: 'gpt-4o-transcribe' },
+                turn_detection: { type: 'server_vad', threshold: 0.5, prefix_padding_ms: 300, silence_duration_ms: 500 },
+              },
+            },
+          },
         });
         appendAll(rt, Buffer.concat([pcm24k, silence24k]));
       },
       (type) => type === 'conversation.item.input_audio_transcription.completed',
     );
-    const order = ['input_audio_buffer.speech_started', 'input_audio_buffer.speech_stopped', 'input_audio_buffer.committed', 'conversation.item.input_audio_transcription.completed'];
+    const order = [
+      'input_audio_buffer.speech_started',
+      'input_audio_buffer.speech_stopped',
+      'input_audio_buffer.committed',
+      'conversation.item.input_audio_transcription.completed',
+    ];
     const positions = order.map((t) => types.indexOf(t));
-    assert.ok(positions.every((p, i) => p >= 0 && (i === 0 || p > positions[i - 1]!)), `events in order: ${types.join(', ')}`);
+    assert.ok(
+      positions.every((p, i) => p >= 0 && (i === 0 || p > positions[i - 1]!)),
+      `events in order: ${types.join(', ')}`,
+    );
     assert.equal(transcript, samples[0]!.text);
   });
 });

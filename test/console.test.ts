@@ -21,13 +21,26 @@ describe('console summary of several levels', () => {
     // A capacity search runs its levels in probe order: 1, 4, then 2 to bisect.
     const [one, two, four] = report.benchmarks;
     report.benchmarks = [one!, four!, two!];
-    report.capacity = { by: 'concurrency', slos: report.config.slos, answer: 2, failsAt: 4, probes: [{ level: 1, pass: true }, { level: 4, pass: false }, { level: 2, pass: true }] };
+    report.capacity = {
+      by: 'concurrency',
+      slos: report.config.slos,
+      answer: 2,
+      failsAt: 4,
+      probes: [
+        { level: 1, pass: true },
+        { level: 4, pass: false },
+        { level: 2, pass: true },
+      ],
+    };
   });
 
   it('lists levels by increasing load, with their throughput', () => {
     const [header, ...rows] = levelRows(renderSummary(report));
     assert.match(header!, /^level\s+sessions\s+error rate\s+audio s\/s\s+p50 /);
-    assert.deepEqual(rows.map((r) => r.split(/\s+/)[0]), ['concurrent@1', 'concurrent@2', 'concurrent@4']);
+    assert.deepEqual(
+      rows.map((r) => r.split(/\s+/)[0]),
+      ['concurrent@1', 'concurrent@2', 'concurrent@4'],
+    );
     const byLabel = new Map(report.benchmarks.map((b) => [b.label, b.summary.throughput.audioSPerWallS.toFixed(2)]));
     for (const row of rows) assert.equal(row.split(/\s+/)[3], byLabel.get(row.split(/\s+/)[0]!), row);
   });

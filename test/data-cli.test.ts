@@ -13,7 +13,14 @@ async function manifestWithBadRow(): Promise<string> {
   await writeFile(join(dir, 'a.wav'), toneWav(0.5));
   await writeFile(join(dir, 'b.wav'), toneWav(1));
   const file = join(dir, 'set.jsonl');
-  await writeFile(file, ['{"id": "a", "audio": "a.wav", "text": "alpha", "language": "en"}', '{"id": "b", "audio": ', '{"id": "b", "audio": "b.wav", "text": "bravo", "language": "fr"}'].join('\n'));
+  await writeFile(
+    file,
+    [
+      '{"id": "a", "audio": "a.wav", "text": "alpha", "language": "en"}',
+      '{"id": "b", "audio": ',
+      '{"id": "b", "audio": "b.wav", "text": "bravo", "language": "fr"}',
+    ].join('\n'),
+  );
   return file;
 }
 
@@ -33,7 +40,10 @@ describe('voxbench dataset inspect', () => {
     const file = await manifestWithBadRow();
     const { code, stdout } = await runNode([CLI, 'dataset', 'inspect', file, '--data-language', 'fr', '--max-duration', '2', '--json']);
     assert.equal(code, 0);
-    const { summary, problems } = JSON.parse(stdout) as { summary: { count: number; filteredOut: number; languages: Record<string, number> }; problems: unknown[] };
+    const { summary, problems } = JSON.parse(stdout) as {
+      summary: { count: number; filteredOut: number; languages: Record<string, number> };
+      problems: unknown[];
+    };
     assert.deepEqual([summary.count, summary.filteredOut, summary.languages, problems.length], [1, 1, { fr: 1 }, 1]);
   });
 
@@ -46,7 +56,10 @@ describe('voxbench dataset inspect', () => {
   it('a dataset with no usable sample is refused as run refuses it: one line, exit code 2 (inspect lists the problems first)', async () => {
     const file = await manifestWithBadRow();
     const line = `voxbench: error: ${file}: no usable samples; 1 skipped (first: ${file} line 2: not valid JSON`;
-    for (const command of [['dataset', 'inspect', file], ['run', '--data', file]]) {
+    for (const command of [
+      ['dataset', 'inspect', file],
+      ['run', '--data', file],
+    ]) {
       const { code, stdout, stderr } = await runNode([CLI, ...command, '--max-duration', '0.1']);
       assert.equal(code, 2, command.join(' '));
       if (command[0] === 'run') assert.equal(stdout, '');
@@ -65,7 +78,10 @@ describe('voxbench dataset inspect', () => {
 
   for (const [args, expected] of [
     [['/nonexistent/set.jsonl'], /^voxbench: error: \/nonexistent\/set\.jsonl: cannot read the dataset \(ENOENT\)\n$/],
-    [['samples', '--max-samples', '0'], /^voxbench: error: option '--max-samples <n>' argument '0' is invalid\. expected a whole number from 1 up\. \(run with --help for usage\)\n$/],
+    [
+      ['samples', '--max-samples', '0'],
+      /^voxbench: error: option '--max-samples <n>' argument '0' is invalid\. expected a whole number from 1 up\. \(run with --help for usage\)\n$/,
+    ],
   ] as const) {
     it(`rejects ${args.join(' ')} with one clear line and exit code 2`, async () => {
       const { code, stderr } = await runNode([CLI, 'dataset', 'inspect', ...args]);
@@ -86,14 +102,20 @@ describe('voxbench dataset synth', () => {
     assert.equal(code, 0, stderr);
     assert.equal(stdout, `wrote 2 utterances to ${out} (espeak-ng, voice en-us)\n`);
     const dataset = await loadDataset(out);
-    assert.deepEqual(dataset.samples.map((s) => [s.id, s.text, s.audio.sampleRate]), [
-      ['harvard-001', 'The birch canoe slid on the smooth planks.', 16_000],
-      ['harvard-003', 'Glue the sheet to the dark blue background.', 16_000],
-    ]);
+    assert.deepEqual(
+      dataset.samples.map((s) => [s.id, s.text, s.audio.sampleRate]),
+      [
+        ['harvard-001', 'The birch canoe slid on the smooth planks.', 16_000],
+        ['harvard-003', 'Glue the sheet to the dark blue background.', 16_000],
+      ],
+    );
     for (const { words, audio } of dataset.samples) {
-      assert.deepEqual(words!.map((w) => w.word), audio === dataset.samples[0]!.audio
-        ? ['The', 'birch', 'canoe', 'slid', 'on', 'the', 'smooth', 'planks']
-        : ['Glue', 'the', 'sheet', 'to', 'the', 'dark', 'blue', 'background']);
+      assert.deepEqual(
+        words!.map((w) => w.word),
+        audio === dataset.samples[0]!.audio
+          ? ['The', 'birch', 'canoe', 'slid', 'on', 'the', 'smooth', 'planks']
+          : ['Glue', 'the', 'sheet', 'to', 'the', 'dark', 'blue', 'background'],
+      );
       // Each word starts and ends with sound, and the audio between words is silent
       // (up to the resampler's ringing within 2 ms of an edge).
       const at = (s: number): number => Math.round(s * audio.sampleRate);

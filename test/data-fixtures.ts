@@ -29,8 +29,9 @@ const isAudio = (values: unknown[]): values is AudioCell[] => typeof values[0] =
 
 /** The `huggingface` schema metadata `datasets` writes: every column's feature, the audio one typed Audio. */
 function hfMetadata(columns: Columns): string {
-  const features = Object.fromEntries(Object.entries(columns).map(([name, values]) =>
-    [name, isAudio(values) ? { sampling_rate: 16000, _type: 'Audio' } : { dtype: 'string', _type: 'Value' }]));
+  const features = Object.fromEntries(
+    Object.entries(columns).map(([name, values]) => [name, isAudio(values) ? { sampling_rate: 16000, _type: 'Audio' } : { dtype: 'string', _type: 'Value' }]),
+  );
   return JSON.stringify({ info: { features } });
 }
 
@@ -42,13 +43,15 @@ export function writeParquetShard(file: string, columns: Columns, { rowGroupSize
     columnData: names.map((name) => ({ name, data: columns[name]! })),
     schema: [
       { name: 'root', num_children: names.length },
-      ...names.flatMap((name) => isAudio(columns[name]!)
-        ? [
-            { name, num_children: 2, repetition_type: 'OPTIONAL' as const },
-            { name: 'bytes', type: 'BYTE_ARRAY' as const, repetition_type: 'OPTIONAL' as const },
-            { name: 'path', type: 'BYTE_ARRAY' as const, converted_type: 'UTF8' as const, repetition_type: 'OPTIONAL' as const },
-          ]
-        : [{ name, type: 'BYTE_ARRAY' as const, converted_type: 'UTF8' as const, repetition_type: 'OPTIONAL' as const }]),
+      ...names.flatMap((name) =>
+        isAudio(columns[name]!)
+          ? [
+              { name, num_children: 2, repetition_type: 'OPTIONAL' as const },
+              { name: 'bytes', type: 'BYTE_ARRAY' as const, repetition_type: 'OPTIONAL' as const },
+              { name: 'path', type: 'BYTE_ARRAY' as const, converted_type: 'UTF8' as const, repetition_type: 'OPTIONAL' as const },
+            ]
+          : [{ name, type: 'BYTE_ARRAY' as const, converted_type: 'UTF8' as const, repetition_type: 'OPTIONAL' as const }],
+      ),
     ],
     rowGroupSize,
     kvMetadata: [{ key: 'huggingface', value: hfMetadata(columns) }],
@@ -59,8 +62,11 @@ export function writeParquetShard(file: string, columns: Columns, { rowGroupSize
 /** An Arrow IPC stream as `save_to_disk` writes it (`data-00000-of-00001.arrow`), in batches of `batchSize` rows. */
 export function writeArrowShard(file: string, columns: Columns, { batchSize = 2 } = {}): void {
   const audioType = new Struct([new Field('bytes', new Binary(), true), new Field('path', new Utf8(), true)]);
-  const table = new Table(Object.fromEntries(Object.entries(columns).map(([name, values]) =>
-    [name, isAudio(values) ? vectorFromArray(values, audioType) : vectorFromArray(values, new Utf8())])));
+  const table = new Table(
+    Object.fromEntries(
+      Object.entries(columns).map(([name, values]) => [name, isAudio(values) ? vectorFromArray(values, audioType) : vectorFromArray(values, new Utf8())]),
+    ),
+  );
   const schema = new Schema(table.schema.fields, new Map([['huggingface', hfMetadata(columns)]]));
   const batches: RecordBatch[] = [];
   for (let start = 0; start < table.numRows; start += batchSize) {

@@ -33,13 +33,16 @@ describe('folder dataset', () => {
     });
     const dataset = await loadDataset(dir);
     assert.equal(dataset.kind, 'folder');
-    assert.deepEqual(dataset.samples.map((s) => [s.id, s.split, s.text, s.audio.sampleRate, s.audio.samples.length]), [
-      ['a', 'default', 'alpha', 22_050, 4410],
-      ['b', 'default', 'bravo', 22_050, 4410],
-      ['c', 'default', null, 22_050, 4410],
-      ['d', 'default', null, 22_050, 4410],
-      ['e', 'default', null, 48_000, 9600],
-    ]);
+    assert.deepEqual(
+      dataset.samples.map((s) => [s.id, s.split, s.text, s.audio.sampleRate, s.audio.samples.length]),
+      [
+        ['a', 'default', 'alpha', 22_050, 4410],
+        ['b', 'default', 'bravo', 22_050, 4410],
+        ['c', 'default', null, 22_050, 4410],
+        ['d', 'default', null, 22_050, 4410],
+        ['e', 'default', null, 48_000, 9600],
+      ],
+    );
     assert.deepEqual(dataset.samples[0]!.words, [{ word: 'alpha', start: 0.01, end: 0.19 }]);
     assert.deepEqual(dataset.problems, []);
     const summary = summarizeDataset(dataset);
@@ -62,7 +65,10 @@ describe('folder dataset', () => {
       'broken.wav': toneWav(0.3),
     });
     const dataset = await loadDataset(dir);
-    assert.deepEqual(dataset.samples.map((s) => s.id), ['good']);
+    assert.deepEqual(
+      dataset.samples.map((s) => s.id),
+      ['good'],
+    );
     assert.deepEqual(dataset.problems.map(describeProblem), [
       `${join(dir, 'broken.wav')}: broken.words.json must be a JSON array of {"word", "start", "end"} with end >= start (seconds)`,
       `${join(dir, 'empty.wav')}: the file is empty (0 bytes)`,

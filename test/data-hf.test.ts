@@ -40,7 +40,10 @@ async function parquetDataset(): Promise<string> {
 async function arrowDataset(): Promise<string> {
   const root = await tempDir();
   await writeFile(join(root, 'dataset_dict.json'), JSON.stringify({ splits: ['train', 'test'] }));
-  for (const [split, columns] of [['train', TRAIN], ['test', TEST]] as const) {
+  for (const [split, columns] of [
+    ['train', TRAIN],
+    ['test', TEST],
+  ] as const) {
     const dir = join(root, split);
     await mkdir(dir);
     writeArrowShard(join(dir, 'data-00000-of-00001.arrow'), columns);
@@ -71,14 +74,19 @@ describe('Hugging Face Parquet shards', () => {
       ['t2', 'train', 'two', 4000],
       ['t3', 'train', 'three', 16_000],
     ]);
-    assert.deepEqual(problems, [['data/test-00000-of-00002.parquet', 1, 'the audio cell holds no bytes, and its path not-here.wav is not a file next to the shard']]);
+    assert.deepEqual(problems, [
+      ['data/test-00000-of-00002.parquet', 1, 'the audio cell holds no bytes, and its path not-here.wav is not a file next to the shard'],
+    ]);
     assert.equal((await loadDataset(root)).kind, 'parquet');
   });
 
   it('selects a split, and names the splits there are when it is missing', async () => {
     const root = await parquetDataset();
     const dataset = await loadDataset(root, { split: 'train' });
-    assert.deepEqual(dataset.samples.map((s) => s.id), ['t0', 't1', 't2', 't3']);
+    assert.deepEqual(
+      dataset.samples.map((s) => s.id),
+      ['t0', 't1', 't2', 't3'],
+    );
     assert.equal(dataset.filteredOut, 3);
     await assert.rejects(loadDataset(root, { split: 'validation' }), { message: `${root}: no split "validation"; it has test, train` });
   });
@@ -88,7 +96,13 @@ describe('Hugging Face Parquet shards', () => {
     const file = join(root, 'clips.parquet');
     writeParquetShard(file, { sentence: ['hello', 'world'], audio: TRAIN_AUDIO.slice(0, 2) });
     const dataset = await loadDataset(file);
-    assert.deepEqual(dataset.samples.map((s) => [s.id, s.split, s.text]), [['default-0', 'default', 'hello'], ['default-1', 'default', 'world']]);
+    assert.deepEqual(
+      dataset.samples.map((s) => [s.id, s.split, s.text]),
+      [
+        ['default-0', 'default', 'hello'],
+        ['default-1', 'default', 'world'],
+      ],
+    );
   });
 
   it('maps columns, and names the columns there are when a mapped one is missing', async () => {
@@ -96,7 +110,10 @@ describe('Hugging Face Parquet shards', () => {
     const file = join(root, 'data.parquet');
     writeParquetShard(file, { key: ['k0'], wave: TRAIN_AUDIO.slice(0, 1), raw_text: ['Hello'], normalized_text: ['hello'] });
     const dataset = await loadDataset(file, { columns: { id: 'key', audio: 'wave', text: 'raw_text' } });
-    assert.deepEqual(dataset.samples.map((s) => [s.id, s.text]), [['k0', 'Hello']]);
+    assert.deepEqual(
+      dataset.samples.map((s) => [s.id, s.text]),
+      [['k0', 'Hello']],
+    );
     await assert.rejects(loadDataset(file, { columns: { text: 'transcript' } }), (err: unknown) => {
       assert.ok(err instanceof DatasetError);
       assert.equal(err.message, `${file}: no text column "transcript" (columns: key, wave, raw_text, normalized_text); name the right one with --text-column`);
@@ -120,28 +137,52 @@ describe('Hugging Face save_to_disk folders (Arrow)', () => {
     const parquet = await summaryOf(await parquetDataset(), { split: 'test' });
     assert.deepEqual(arrow.samples, parquet.samples);
     assert.equal(arrow.fingerprint, parquet.fingerprint);
-    assert.deepEqual(arrow.problems, [['test/data-00000-of-00001.arrow', 1, 'the audio cell holds no bytes, and its path not-here.wav is not a file next to the shard']]);
+    assert.deepEqual(arrow.problems, [
+      ['test/data-00000-of-00001.arrow', 1, 'the audio cell holds no bytes, and its path not-here.wav is not a file next to the shard'],
+    ]);
   });
 
   it('reads one saved Dataset folder, with its split from state.json, and a lone .arrow file', async () => {
     const root = await tempDir();
     writeArrowShard(join(root, 'data-00000-of-00002.arrow'), slice(TRAIN, 0, 3), { batchSize: 2 });
     writeArrowShard(join(root, 'data-00001-of-00002.arrow'), slice(TRAIN, 3, 4));
-    await writeFile(join(root, 'state.json'), JSON.stringify({
-      _data_files: [{ filename: 'data-00000-of-00002.arrow' }, { filename: 'data-00001-of-00002.arrow' }], _split: 'train',
-    }));
+    await writeFile(
+      join(root, 'state.json'),
+      JSON.stringify({
+        _data_files: [{ filename: 'data-00000-of-00002.arrow' }, { filename: 'data-00001-of-00002.arrow' }],
+        _split: 'train',
+      }),
+    );
     const dataset = await loadDataset(root);
     assert.equal(dataset.kind, 'arrow');
-    assert.deepEqual(dataset.samples.map((s) => [s.id, s.split]), [['t0', 'train'], ['t1', 'train'], ['t2', 'train'], ['t3', 'train']]);
+    assert.deepEqual(
+      dataset.samples.map((s) => [s.id, s.split]),
+      [
+        ['t0', 'train'],
+        ['t1', 'train'],
+        ['t2', 'train'],
+        ['t3', 'train'],
+      ],
+    );
     const single = await loadDataset(join(root, 'data-00000-of-00002.arrow'));
-    assert.deepEqual(single.samples.map((s) => [s.id, s.split]), [['t0', 'default'], ['t1', 'default'], ['t2', 'default']]);
+    assert.deepEqual(
+      single.samples.map((s) => [s.id, s.split]),
+      [
+        ['t0', 'default'],
+        ['t1', 'default'],
+        ['t2', 'default'],
+      ],
+    );
   });
 
   it('picks rows from the right batches when shuffled and cut', async () => {
     const root = await arrowDataset();
     const all = await loadDataset(root, { split: 'train', seed: 7 });
     const some = await loadDataset(root, { split: 'train', seed: 7, maxSamples: 2 });
-    assert.deepEqual(some.samples.map((s) => s.id), all.samples.slice(0, 2).map((s) => s.id));
+    assert.deepEqual(
+      some.samples.map((s) => s.id),
+      all.samples.slice(0, 2).map((s) => s.id),
+    );
     const byId = new Map(all.samples.map((s) => [s.id, s.audio.samples.length]));
     for (const s of some.samples) assert.equal(s.audio.samples.length, byId.get(s.id));
   });

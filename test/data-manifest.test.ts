@@ -22,7 +22,15 @@ async function manifestWith(lines: Array<object | string>, name = 'manifest.json
 describe('JSONL manifest', () => {
   it('reads ids, audio paths relative to the manifest, text, split, language, words and segments', async () => {
     const file = await manifestWith([
-      { id: 'a', audio: 'clips/a.wav', text: ' alpha ', split: 'test', language: 'en', words: [{ word: 'alpha', start: 0.1, end: 0.4 }], segments: [{ start: 0.05, end: 0.45 }] },
+      {
+        id: 'a',
+        audio: 'clips/a.wav',
+        text: ' alpha ',
+        split: 'test',
+        language: 'en',
+        words: [{ word: 'alpha', start: 0.1, end: 0.4 }],
+        segments: [{ start: 0.05, end: 0.45 }],
+      },
       { id: 'e', audio: 'clips/e.flac', text: 'echo', language: 'fr' },
       { audio_filepath: 'clips/f.wav', text: 'foxtrot', duration: 0.25 },
     ]);
@@ -30,10 +38,19 @@ describe('JSONL manifest', () => {
     assert.equal(dataset.kind, 'jsonl');
     assert.deepEqual(dataset.problems, []);
     const [a, e, f] = dataset.samples;
-    assert.deepEqual({ ...a!, audio: a!.audio.samples.length }, {
-      id: 'a', split: 'test', text: 'alpha', language: 'en', path: join(file, '..', 'clips', 'a.wav'),
-      words: [{ word: 'alpha', start: 0.1, end: 0.4 }], segments: [{ start: 0.05, end: 0.45 }], audio: 8000,
-    });
+    assert.deepEqual(
+      { ...a!, audio: a!.audio.samples.length },
+      {
+        id: 'a',
+        split: 'test',
+        text: 'alpha',
+        language: 'en',
+        path: join(file, '..', 'clips', 'a.wav'),
+        words: [{ word: 'alpha', start: 0.1, end: 0.4 }],
+        segments: [{ start: 0.05, end: 0.45 }],
+        audio: 8000,
+      },
+    );
     assert.deepEqual([e!.id, e!.split, e!.language, e!.audio.samples.length], ['e', 'default', 'fr', 4410]);
     // A NeMo-style row: the audio under audio_filepath, the id from the path.
     assert.deepEqual([f!.id, f!.text, f!.audio.samples.length], ['clips/f', 'foxtrot', 4000]);
@@ -52,17 +69,23 @@ describe('JSONL manifest', () => {
       { id: 'g', audio: 'clips/f.wav', text: 42 },
     ]);
     const dataset = await loadDataset(file);
-    assert.deepEqual(dataset.samples.map((s) => s.id), ['a']);
-    assert.deepEqual(dataset.problems.map((p) => [p.line, p.reason]), [
-      [3, 'not valid JSON (Unexpected end of JSON input)'],
-      [4, 'must be a JSON object'],
-      [5, 'no audio path: give each row an "audio" key, or name the key with --audio-column'],
-      // Found once the audio is read, after the listing found the rest; reported in line order.
-      [6, `the audio file ${join(file, '..', 'clips', 'missing.wav')} does not exist`],
-      [7, '"words" must be a JSON array of {"word", "start", "end"} with end >= start (seconds)'],
-      [8, `duplicate sample id "a" (first at ${file} line 1)`],
-      [9, '"text" (the reference text) must be a string'],
-    ]);
+    assert.deepEqual(
+      dataset.samples.map((s) => s.id),
+      ['a'],
+    );
+    assert.deepEqual(
+      dataset.problems.map((p) => [p.line, p.reason]),
+      [
+        [3, 'not valid JSON (Unexpected end of JSON input)'],
+        [4, 'must be a JSON object'],
+        [5, 'no audio path: give each row an "audio" key, or name the key with --audio-column'],
+        // Found once the audio is read, after the listing found the rest; reported in line order.
+        [6, `the audio file ${join(file, '..', 'clips', 'missing.wav')} does not exist`],
+        [7, '"words" must be a JSON array of {"word", "start", "end"} with end >= start (seconds)'],
+        [8, `duplicate sample id "a" (first at ${file} line 1)`],
+        [9, '"text" (the reference text) must be a string'],
+      ],
+    );
     assert.ok(dataset.problems.every((p) => p.file === file));
   });
 
@@ -79,7 +102,10 @@ describe('JSONL manifest', () => {
   it('maps keys with the column options', async () => {
     const file = await manifestWith([{ utt: 'u1', wav: 'clips/a.wav', transcript: 'alpha', lang: 'de' }], 'custom.ndjson');
     const dataset = await loadDataset(file, { columns: { id: 'utt', audio: 'wav' } });
-    assert.deepEqual(dataset.samples.map((s) => [s.id, s.text, s.language]), [['u1', 'alpha', 'de']]);
+    assert.deepEqual(
+      dataset.samples.map((s) => [s.id, s.text, s.language]),
+      [['u1', 'alpha', 'de']],
+    );
   });
 
   it('names a manifest that cannot be read', async () => {
@@ -90,7 +116,10 @@ describe('JSONL manifest', () => {
   });
 
   it('reports problems under the same message strict mode throws', async () => {
-    const file = await manifestWith([{ id: 'a', audio: 'clips/a.wav' }, { id: 'z', audio: 'clips/none.wav' }]);
+    const file = await manifestWith([
+      { id: 'a', audio: 'clips/a.wav' },
+      { id: 'z', audio: 'clips/none.wav' },
+    ]);
     const [problem] = (await loadDataset(file)).problems;
     await assert.rejects(loadDataset(file, { strict: true }), { message: describeProblem(problem!) });
   });

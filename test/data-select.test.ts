@@ -29,7 +29,10 @@ const ids = async (path: string, options = {}): Promise<string[]> => (await load
 describe('dataset selection', () => {
   it('keeps the dataset order without a seed, and a seeded shuffle gives the same order for the same seed', async () => {
     const file = await twelveClips();
-    assert.deepEqual(await ids(file), Array.from({ length: 12 }, (_, i) => `s${String(i).padStart(2, '0')}`));
+    assert.deepEqual(
+      await ids(file),
+      Array.from({ length: 12 }, (_, i) => `s${String(i).padStart(2, '0')}`),
+    );
     const first = await ids(file, { seed: 42 });
     assert.deepEqual(await ids(file, { seed: 42 }), first);
     assert.notDeepEqual(first, await ids(file));
@@ -59,7 +62,10 @@ describe('dataset selection', () => {
   it('keeps samples within the duration bounds, counting the rest as left out', async () => {
     const file = await twelveClips();
     const dataset = await loadDataset(file, { minDurationS: 0.5, maxDurationS: 0.8 });
-    assert.deepEqual(dataset.samples.map((s) => s.id), ['s02', 's03', 's04', 's05']);
+    assert.deepEqual(
+      dataset.samples.map((s) => s.id),
+      ['s02', 's03', 's04', 's05'],
+    );
     assert.equal(dataset.filteredOut, 8);
     assert.deepEqual(dataset.problems, []);
     await assert.rejects(loadDataset(file, { minDurationS: 2 }), { message: `${file}: no usable samples; 12 left out by the selection options` });
@@ -81,9 +87,20 @@ describe('dataset selection', () => {
     assert.deepEqual(
       { ...summary, totalAudioS: Number(summary.totalAudioS.toFixed(6)), shortestS: summary.shortestS, longestS: summary.longestS },
       {
-        root: file, kind: 'jsonl', fingerprint: dataset.fingerprint, count: 6, skipped: 0, filteredOut: 6,
-        totalAudioS: 3.3, shortestS: 0.3, longestS: 0.8, sampleRatesHz: [16_000],
-        splits: { train: 6 }, languages: { de: 1, en: 2, 'en-US': 2, fr: 1 }, withReference: 6, withWordTimings: 0,
+        root: file,
+        kind: 'jsonl',
+        fingerprint: dataset.fingerprint,
+        count: 6,
+        skipped: 0,
+        filteredOut: 6,
+        totalAudioS: 3.3,
+        shortestS: 0.3,
+        longestS: 0.8,
+        sampleRatesHz: [16_000],
+        splits: { train: 6 },
+        languages: { de: 1, en: 2, 'en-US': 2, fr: 1 },
+        withReference: 6,
+        withWordTimings: 0,
       },
     );
     const inspection = await inspectDataset(file, { maxSamples: 6 });

@@ -16,7 +16,14 @@ describe('text datasets (prompts for speech generation)', () => {
     await writeFile(file, 'Hello there.\n\n  Second prompt  \r\nThird\n');
     const dataset = await loadTextDataset(file);
     assert.equal(dataset.kind, 'text');
-    assert.deepEqual(dataset.samples.map((s) => [s.id, s.text]), [['line-1', 'Hello there.'], ['line-3', 'Second prompt'], ['line-4', 'Third']]);
+    assert.deepEqual(
+      dataset.samples.map((s) => [s.id, s.text]),
+      [
+        ['line-1', 'Hello there.'],
+        ['line-3', 'Second prompt'],
+        ['line-4', 'Third'],
+      ],
+    );
     assert.ok(dataset.samples.every((s) => s.kind === 'text' && s.split === 'default'));
     assert.match(dataset.fingerprint, /^sha256:[0-9a-f]{64}$/);
   });
@@ -24,26 +31,35 @@ describe('text datasets (prompts for speech generation)', () => {
   it('reads JSONL with id, text, voice, language and split, and names each bad row by its line', async () => {
     const dir = await tempDir();
     const file = join(dir, 'prompts.jsonl');
-    await writeFile(file, [
-      JSON.stringify({ id: 'a', text: 'Good morning.', voice: 'ryan', language: 'en', split: 'test' }),
-      '{"id": "b", "text": ',
-      JSON.stringify({ id: 'c' }),
-      JSON.stringify({ id: 'd', text: 'Fine', voice: 7 }),
-      JSON.stringify({ id: 'a', text: 'again' }),
-      JSON.stringify({ text: 'No id here' }),
-    ].join('\n'));
+    await writeFile(
+      file,
+      [
+        JSON.stringify({ id: 'a', text: 'Good morning.', voice: 'ryan', language: 'en', split: 'test' }),
+        '{"id": "b", "text": ',
+        JSON.stringify({ id: 'c' }),
+        JSON.stringify({ id: 'd', text: 'Fine', voice: 7 }),
+        JSON.stringify({ id: 'a', text: 'again' }),
+        JSON.stringify({ text: 'No id here' }),
+      ].join('\n'),
+    );
     const dataset = await loadTextDataset(file);
     assert.deepEqual(dataset.samples, [
       { kind: 'text', id: 'a', split: 'test', path: `${file} line 1`, text: 'Good morning.', voice: 'ryan', language: 'en' },
       { kind: 'text', id: 'line-6', split: 'default', path: `${file} line 6`, text: 'No id here' },
     ]);
-    assert.deepEqual(dataset.problems.map((p) => [p.line, p.reason.slice(0, 30)]), [
-      [2, 'not valid JSON (Unexpected end'],
-      [3, 'no text to speak: give the row'],
-      [4, '"voice" (the voice) must be a '],
-      [5, 'duplicate sample id "a" (first'],
-    ]);
-    await assert.rejects(loadTextDataset(file, { strict: true }), (err: Error) => err instanceof DatasetError && /prompts\.jsonl line 2: not valid JSON/.test(err.message));
+    assert.deepEqual(
+      dataset.problems.map((p) => [p.line, p.reason.slice(0, 30)]),
+      [
+        [2, 'not valid JSON (Unexpected end'],
+        [3, 'no text to speak: give the row'],
+        [4, '"voice" (the voice) must be a '],
+        [5, 'duplicate sample id "a" (first'],
+      ],
+    );
+    await assert.rejects(
+      loadTextDataset(file, { strict: true }),
+      (err: Error) => err instanceof DatasetError && /prompts\.jsonl line 2: not valid JSON/.test(err.message),
+    );
   });
 
   it('reads the text column of Parquet and Arrow tables that have no audio, and refuses a table without one', async () => {
@@ -51,11 +67,26 @@ describe('text datasets (prompts for speech generation)', () => {
     const parquet = join(dir, 'train-00000-of-00001.parquet');
     writeParquetShard(parquet, { id: ['p0', 'p1', 'p2'], sentence: ['One.', null, 'Three.'] });
     const fromParquet = await loadTextDataset(parquet);
-    assert.deepEqual(fromParquet.samples.map((s) => [s.id, s.split, s.text]), [['p0', 'train', 'One.'], ['p2', 'train', 'Three.']]);
-    assert.deepEqual(fromParquet.problems.map((p) => [p.row, p.reason.slice(0, 17)]), [[1, 'no text to speak:']]);
+    assert.deepEqual(
+      fromParquet.samples.map((s) => [s.id, s.split, s.text]),
+      [
+        ['p0', 'train', 'One.'],
+        ['p2', 'train', 'Three.'],
+      ],
+    );
+    assert.deepEqual(
+      fromParquet.problems.map((p) => [p.row, p.reason.slice(0, 17)]),
+      [[1, 'no text to speak:']],
+    );
     const arrow = join(dir, 'data.arrow');
     writeArrowShard(arrow, { text: ['Alpha', 'Beta'] });
-    assert.deepEqual((await loadTextDataset(arrow)).samples.map((s) => [s.id, s.text]), [['default-0', 'Alpha'], ['default-1', 'Beta']]);
+    assert.deepEqual(
+      (await loadTextDataset(arrow)).samples.map((s) => [s.id, s.text]),
+      [
+        ['default-0', 'Alpha'],
+        ['default-1', 'Beta'],
+      ],
+    );
     const bare = join(dir, 'bare.parquet');
     writeParquetShard(bare, { id: ['x'] });
     await assert.rejects(loadTextDataset(bare), /bare\.parquet: no text column \(columns: id\); name the one holding the prompts with --text-column/);
@@ -64,7 +95,10 @@ describe('text datasets (prompts for speech generation)', () => {
   it("makes a transcription dataset's references its prompts, reading no audio", async () => {
     const prompts = await loadTextDataset(BUNDLED_SAMPLES_DIR);
     const recordings = await loadFolderDataset(BUNDLED_SAMPLES_DIR);
-    assert.deepEqual(prompts.samples.map((s) => [s.id, s.text]), recordings.samples.map((s) => [s.id, s.text]));
+    assert.deepEqual(
+      prompts.samples.map((s) => [s.id, s.text]),
+      recordings.samples.map((s) => [s.id, s.text]),
+    );
   });
 
   it('applies split, seed and max samples, and refuses duration bounds and an empty dataset with one line', async () => {

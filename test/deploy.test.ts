@@ -120,13 +120,20 @@ describe('deploy/kubernetes', () => {
         JOB_COMPLETION_INDEX: String(index),
       });
     const pods = await Promise.all(Array.from({ length: shards }, (_, i) => pod(i)));
-    assert.deepEqual(pods.map((p) => p.code), pods.map(() => 0), pods.map((p) => p.stderr).join('\n'));
+    assert.deepEqual(
+      pods.map((p) => p.code),
+      pods.map(() => 0),
+      pods.map((p) => p.stderr).join('\n'),
+    );
     const readme = await readFile(join(DEPLOY, 'README.md'), 'utf8');
     const merge = /^\s*(voxbench report merge .*)$/m.exec(readme)![1]!;
     const merged = await sh(merge.replace(/\/results/g, results), { RUN_ID: 'uid-1' });
     assert.equal(merged.code, 0, merged.stderr);
     const report = await readReport(join(results, 'uid-1', 'merged'));
-    assert.deepEqual(report.benchmarks[0]!.sessions.map((s) => s.index), Array.from({ length: 2 * shards }, (_, i) => i));
+    assert.deepEqual(
+      report.benchmarks[0]!.sessions.map((s) => s.index),
+      Array.from({ length: 2 * shards }, (_, i) => i),
+    );
     assert.equal(report.mergedFrom?.length, shards);
   });
 
@@ -137,15 +144,20 @@ describe('deploy/kubernetes', () => {
     for (const file of files.filter((f) => f !== 'docs')) assert.ok(present.has(file.split('/')[0]!), `the image lacks ${file}, which the package ships`);
     const cli = join(app, 'dist/src/cli/main.js');
     // Each run its own process and folder, so all four at once.
-    await Promise.all(['vllm', 'vllm-omni-speech', 'vllm-omni-duplex', 'vllm-transcriptions'].map(async (protocol) => {
-      const out = join(app, `out-${protocol}`);
-      const run = await runNode([cli, 'run', '--protocol', protocol, '--pace', 'none', '--max-sessions', '2', '--outputs', 'json,csv,html,md', '--output-dir', out, '--quiet'], { NODE_ENV: 'production' });
-      assert.equal(run.code, 0, `${protocol}: ${run.stderr}`);
-      assert.ok((await readdir(out)).includes('report.html'), protocol);
-    }));
+    await Promise.all(
+      ['vllm', 'vllm-omni-speech', 'vllm-omni-duplex', 'vllm-transcriptions'].map(async (protocol) => {
+        const out = join(app, `out-${protocol}`);
+        const run = await runNode(
+          [cli, 'run', '--protocol', protocol, '--pace', 'none', '--max-sessions', '2', '--outputs', 'json,csv,html,md', '--output-dir', out, '--quiet'],
+          { NODE_ENV: 'production' },
+        );
+        assert.equal(run.code, 0, `${protocol}: ${run.stderr}`);
+        assert.ok((await readdir(out)).includes('report.html'), protocol);
+      }),
+    );
   });
 
-  it('the image\'s voxbench runs Node with the heap settings of node-flags.ts, through its shebang line', async () => {
+  it("the image's voxbench runs Node with the heap settings of node-flags.ts, through its shebang line", async () => {
     const app = await image();
     const cli = join(app, 'dist/src/cli/main.js');
     const [shebang] = (await readFile(cli, 'utf8')).split('\n', 1);

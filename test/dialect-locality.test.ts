@@ -11,7 +11,9 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 const REGISTRY_FILES = ['dialects/index.ts'];
 
 function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? sources(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? sources(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : [],
+  );
 }
 
 const files = sources(SRC).map((path) => ({ path: relative(SRC, path).split('\\').join('/'), text: readFileSync(path, 'utf8') }));
@@ -22,9 +24,12 @@ function folderOf(protocol: string): string | undefined {
 }
 
 describe('a dialect is one place', () => {
-  it('reads the sources and finds every dialect\'s folder by its spec', () => {
+  it("reads the sources and finds every dialect's folder by its spec", () => {
     assert.ok(files.length > 100 && files.some((f) => f.path === 'dialects/index.ts'));
-    assert.deepEqual(PROTOCOLS.filter((p) => folderOf(p) === undefined), []);
+    assert.deepEqual(
+      PROTOCOLS.filter((p) => folderOf(p) === undefined),
+      [],
+    );
   });
 
   it('names every dialect only in its folder (its spec, client and simulated side)', () => {

@@ -18,10 +18,13 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const read = (path: string): Promise<string> => readFile(join(ROOT, path), 'utf8');
 const readme = await read('README.md');
 /** The hand-written pages: docs/*.md, the generated reference/ left out. */
-const guides = await Promise.all((await readdir(join(ROOT, 'docs'))).filter((f) => f.endsWith('.md')).map(async (f) => ({ path: `docs/${f}`, text: await read(`docs/${f}`) })));
-const reference = await Promise.all((await readdir(join(ROOT, 'docs/reference'))).map(async (f) => ({ path: `docs/reference/${f}`, text: await read(`docs/reference/${f}`) })));
+const guides = await Promise.all(
+  (await readdir(join(ROOT, 'docs'))).filter((f) => f.endsWith('.md')).map(async (f) => ({ path: `docs/${f}`, text: await read(`docs/${f}`) })),
+);
+const reference = await Promise.all(
+  (await readdir(join(ROOT, 'docs/reference'))).map(async (f) => ({ path: `docs/reference/${f}`, text: await read(`docs/reference/${f}`) })),
+);
 const guideText = guides.map((g) => g.text).join('\n');
-
 
 const COMMANDS: Record<string, CommandUnknownOpts> = {};
 for (const command of [runCommand, serveCommand, proxyCommand, reportCommand, datasetCommand, cacheCommand] as CommandUnknownOpts[]) {
@@ -32,7 +35,10 @@ for (const command of [runCommand, serveCommand, proxyCommand, reportCommand, da
 /** Every `voxbench ...` command line in a page's sh code blocks, continuation lines joined. */
 function commandLines(markdown: string): string[] {
   const blocks = [...markdown.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.replace(/\\\n\s*/g, ' '));
-  return blocks.flatMap((b) => b.split('\n')).map((l) => l.replace(/\s+#.*$/, '')).filter((l) => /\bvoxbench (?!benchmarks)/.test(l));
+  return blocks
+    .flatMap((b) => b.split('\n'))
+    .map((l) => l.replace(/\s+#.*$/, ''))
+    .filter((l) => /\bvoxbench (?!benchmarks)/.test(l));
 }
 
 /** GitHub's anchor for a heading. */

@@ -30,7 +30,8 @@ const ROWS: Columns = {
 
 const base64 = (bytes: Uint8Array): string => Buffer.from(bytes).toString('base64');
 /** The sessions of the `session.update` events a relay saw. */
-const updates = (relay: { sent: Array<Record<string, unknown>> }) => relay.sent.filter((e) => e.type === 'session.update').map((e) => e.session as Record<string, unknown>);
+const updates = (relay: { sent: Array<Record<string, unknown>> }) =>
+  relay.sent.filter((e) => e.type === 'session.update').map((e) => e.session as Record<string, unknown>);
 
 describe('duplex samples from Hugging Face tables', () => {
   it('Parquet and Arrow rows: sample_id, the split column, instructions and the reference voice read with the audio; a reference that is not audio skips its row', async () => {
@@ -48,8 +49,16 @@ describe('duplex samples from Hugging Face tables', () => {
         file,
       );
       assert.equal(dataset.samples[0]!.audio.samples.length, 44_720, `${file}: the question audio, not the reference voice`);
-      assert.deepEqual(dataset.problems.map((p) => [p.row, p.reason]), [[2, 'the reference audio: not a recognised audio file; voxbench reads WAV, FLAC, MP3, Ogg Vorbis, Opus']], file);
-      await assert.rejects(loadDataset(join(root, file), { split: 'dev' }), /no usable samples; 1 skipped .*; 2 left out by the selection options$/, `${file}: the split column filters`);
+      assert.deepEqual(
+        dataset.problems.map((p) => [p.row, p.reason]),
+        [[2, 'the reference audio: not a recognised audio file; voxbench reads WAV, FLAC, MP3, Ogg Vorbis, Opus']],
+        file,
+      );
+      await assert.rejects(
+        loadDataset(join(root, file), { split: 'dev' }),
+        /no usable samples; 1 skipped .*; 2 left out by the selection options$/,
+        `${file}: the split column filters`,
+      );
     }
   });
 
@@ -69,12 +78,26 @@ describe('duplex samples from Hugging Face tables', () => {
     const server = await testServer({ latency: { ...DEFAULT_LATENCY, generationRtf: 0.1 } });
     const relay = await recordingRelay(server.url);
     const { report } = await run({
-      target: relay.url, protocol: 'vllm-omni-duplex', model: 'openbmb/MiniCPM-o-4_5', data: file, dataset: { split: 'test' },
-      instructions: 'Be kind.', maxSessions: 2, pace: { kind: 'realtime', speed: 8 },
+      target: relay.url,
+      protocol: 'vllm-omni-duplex',
+      model: 'openbmb/MiniCPM-o-4_5',
+      data: file,
+      dataset: { split: 'test' },
+      instructions: 'Be kind.',
+      maxSessions: 2,
+      pace: { kind: 'realtime', speed: 8 },
     });
-    assert.deepEqual(report.benchmarks[0]!.sessions.map((s) => s.outcome.status), ['completed', 'completed']);
-    const seen = updates(relay).map((u) => [u.instructions, u.ref_audio]).sort();
-    assert.deepEqual(seen, [['Answer in one sentence.', `data:audio/wav;base64,${base64(VOICE)}`], ['Be kind.', undefined]]);
+    assert.deepEqual(
+      report.benchmarks[0]!.sessions.map((s) => s.outcome.status),
+      ['completed', 'completed'],
+    );
+    const seen = updates(relay)
+      .map((u) => [u.instructions, u.ref_audio])
+      .sort();
+    assert.deepEqual(seen, [
+      ['Answer in one sentence.', `data:audio/wav;base64,${base64(VOICE)}`],
+      ['Be kind.', undefined],
+    ]);
   });
 
   it('a JSONL row names the same fields, and its ref_audio file reaches session.update the same way; a missing one skips the row', async () => {
@@ -87,12 +110,29 @@ describe('duplex samples from Hugging Face tables', () => {
     ];
     await writeFile(join(root, 'duplex.jsonl'), rows.map((r) => JSON.stringify(r)).join('\n'));
     const dataset = await loadDataset(join(root, 'duplex.jsonl'));
-    assert.deepEqual(dataset.samples.map((s) => [s.id, s.instructions, s.referenceAudio && base64(s.referenceAudio)]), [['q1', 'Answer in one sentence.', base64(VOICE)]]);
-    assert.deepEqual(dataset.problems.map((p) => [p.line, p.reason]), [[2, `the reference audio file ${join(root, 'gone.wav')} does not exist`]]);
+    assert.deepEqual(
+      dataset.samples.map((s) => [s.id, s.instructions, s.referenceAudio && base64(s.referenceAudio)]),
+      [['q1', 'Answer in one sentence.', base64(VOICE)]],
+    );
+    assert.deepEqual(
+      dataset.problems.map((p) => [p.line, p.reason]),
+      [[2, `the reference audio file ${join(root, 'gone.wav')} does not exist`]],
+    );
     const server = await testServer({ latency: { ...DEFAULT_LATENCY, generationRtf: 0.1 } });
     const relay = await recordingRelay(server.url);
-    const { report } = await run({ target: relay.url, protocol: 'openai-realtime', model: 'gpt-realtime', data: join(root, 'duplex.jsonl'), maxSessions: 1, pace: { kind: 'realtime', speed: 8 } });
+    const { report } = await run({
+      target: relay.url,
+      protocol: 'openai-realtime',
+      model: 'gpt-realtime',
+      data: join(root, 'duplex.jsonl'),
+      maxSessions: 1,
+      pace: { kind: 'realtime', speed: 8 },
+    });
     assert.equal(report.benchmarks[0]!.sessions[0]!.outcome.status, 'completed');
-    assert.deepEqual(updates(relay).map((u) => u.instructions), ['Answer in one sentence.'], 'OpenAI takes the instructions, and no reference voice');
+    assert.deepEqual(
+      updates(relay).map((u) => u.instructions),
+      ['Answer in one sentence.'],
+      'OpenAI takes the instructions, and no reference voice',
+    );
   });
 });

@@ -12,7 +12,9 @@ import { CLI, runNode, tempDir, testServer } from './helpers.js';
 
 /** Speech to speech against the built-in server at 8 times real time, answers generated at 10 times real time. */
 const DUPLEX = { protocol: 'vllm-omni-duplex', model: 'openbmb/MiniCPM-o-4_5', pace: { kind: 'realtime', speed: 8 } } as const;
-const latency = (change: Partial<LatencyModelOptions> = {}): { latency: LatencyModelOptions } => ({ latency: { ...DEFAULT_LATENCY, generationRtf: 0.1, ...change } });
+const latency = (change: Partial<LatencyModelOptions> = {}): { latency: LatencyModelOptions } => ({
+  latency: { ...DEFAULT_LATENCY, generationRtf: 0.1, ...change },
+});
 const readDuplex = async (dir: string): Promise<DuplexMetrics> => JSON.parse(await readFile(join(dir, DUPLEX_METRICS_FILENAME), 'utf8')) as DuplexMetrics;
 const keys = (rows: Array<Record<string, unknown>>): string[] => rows.map((r) => `${String(r.split)}/${String(r.sample_id)}`);
 const completed = (report: Report): number => report.benchmarks[0]!.summary.sessions.completed;
@@ -23,7 +25,11 @@ describe('speech-to-speech reports: resume, compare, merge, capacity', () => {
     const dir = await tempDir();
     const stop = new AbortController();
     const first = await run({
-      ...DUPLEX, target: server.url, maxSessions: 4, outputDir: dir, signal: stop.signal,
+      ...DUPLEX,
+      target: server.url,
+      maxSessions: 4,
+      outputDir: dir,
+      signal: stop.signal,
       onSessionEnd: (_record, done) => {
         if (done === 2) stop.abort('interrupted');
       },
@@ -32,11 +38,17 @@ describe('speech-to-speech reports: resume, compare, merge, capacity', () => {
     const kept = first.report.benchmarks[0]!.sessions.filter((s) => s.outcome.status === 'completed');
     assert.ok(kept.length >= 2 && kept.length < 4, `${kept.length} sessions finished before the interruption`);
     const partial = await readDuplex(dir);
-    assert.deepEqual(keys(partial.duplex_session_metrics), kept.map((s) => `default/${s.sampleIds[0]}`));
+    assert.deepEqual(
+      keys(partial.duplex_session_metrics),
+      kept.map((s) => `default/${s.sampleIds[0]}`),
+    );
 
     const { report } = await run({ ...DUPLEX, target: server.url, maxSessions: 4, resume: dir });
     const sessions = report.benchmarks[0]!.sessions;
-    assert.deepEqual(sessions.map((s) => [s.index, s.outcome.status]), [0, 1, 2, 3].map((i) => [i, 'completed']));
+    assert.deepEqual(
+      sessions.map((s) => [s.index, s.outcome.status]),
+      [0, 1, 2, 3].map((i) => [i, 'completed']),
+    );
     for (const s of kept) assert.equal(sessions[s.index]!.resumedFrom, first.report.startedAt, `session ${s.index} kept, not run again`);
     const merged = await readDuplex(dir);
     const samples = ['harvard-01', 'harvard-02', 'harvard-03', 'harvard-04'].map((id) => `default/${id}`);
@@ -75,7 +87,10 @@ describe('speech-to-speech reports: resume, compare, merge, capacity', () => {
     const server = await testServer(latency());
     const root = await tempDir();
     const [a, b] = [join(root, 'a'), join(root, 'b')];
-    await Promise.all([run({ ...DUPLEX, target: server.url, maxSessions: 2, outputDir: a }), run({ ...DUPLEX, target: server.url, maxSessions: 3, turnsPerSession: 2, outputDir: b })]);
+    await Promise.all([
+      run({ ...DUPLEX, target: server.url, maxSessions: 2, outputDir: a }),
+      run({ ...DUPLEX, target: server.url, maxSessions: 3, turnsPerSession: 2, outputDir: b }),
+    ]);
     const out = join(root, 'merged');
     const cli = await runNode([CLI, 'report', 'merge', join(a, 'report.json'), join(b, 'report.json'), '--output-dir', out, '--outputs', 'json,csv,md']);
     assert.equal(cli.code, 0, cli.stderr);
@@ -99,7 +114,13 @@ describe('speech-to-speech reports: resume, compare, merge, capacity', () => {
   it('capacity search against p95(voice_to_voice_ms)<800: passes below the knee, fails above it, each probe judged by its own p95', async () => {
     // One session at full speed; beyond it every delay grows with (open/1)^2.
     const server = await testServer(latency({ baseDelayMs: 200, jitterMs: 0, capacity: 1, generationRtf: 0.01 }));
-    const { report } = await run({ ...DUPLEX, target: server.url, capacity: { by: 'concurrency', start: 1, max: 4 }, maxSessions: 4, slos: ['p95(voice_to_voice_ms)<800'] });
+    const { report } = await run({
+      ...DUPLEX,
+      target: server.url,
+      capacity: { by: 'concurrency', start: 1, max: 4 },
+      maxSessions: 4,
+      slos: ['p95(voice_to_voice_ms)<800'],
+    });
     const capacity = report.capacity!;
     assert.equal(capacity.answer, 1, JSON.stringify(capacity.probes));
     assert.ok(capacity.failsAt !== null && capacity.failsAt <= 4, JSON.stringify(capacity.probes));

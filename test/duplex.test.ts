@@ -20,10 +20,9 @@ const REFERENCES = ['The birch canoe slid on the smooth planks.', 'Glue the shee
 
 const controls = (timeline: SessionTimeline, control: string) => timeline.sent.filter((f) => f.kind === 'control' && f.control === control);
 /** The agent's spoken words, response by response. */
-const spoken = (timeline: SessionTimeline) => timeline.received.filter((e) => e.kind === 'text_final' && e.channel === 'response_transcript').map((e) => e.text);
-const normalize = (text: string | undefined) => (text ?? '') 
-  .toLowerCase()
-  .replace(/[^a-z ]/g, '');
+const spoken = (timeline: SessionTimeline) =>
+  timeline.received.filter((e) => e.kind === 'text_final' && e.channel === 'response_transcript').map((e) => e.text);
+const normalize = (text: string | undefined) => (text ?? '').toLowerCase().replace(/[^a-z ]/g, '');
 
 /** The one session of a run against the built-in server, with its report. */
 async function session(options: NonNullable<Parameters<typeof run>[0]>, server: Partial<ServerOptions> = {}): Promise<ReportSession & { report: Report }> {
@@ -41,14 +40,17 @@ describe('vllm-omni-duplex against the built-in server', () => {
     assert.equal(timeline.task, 's2s');
     assert.equal(timeline.turnDetection, 'client');
     // The agent repeats what it heard, so the answer shows the server heard the user's audio.
-    assert.deepEqual(spoken(timeline).map(normalize), REFERENCES.map((r) => normalize(`You said ${r}`)));
+    assert.deepEqual(
+      spoken(timeline).map(normalize),
+      REFERENCES.map((r) => normalize(`You said ${r}`)),
+    );
     const sequenced = timeline.received.filter((e) => e.serverSeq !== undefined);
     assert.ok(sequenced.length > 20);
     assert.equal(controls(timeline, 'event_ack').length, sequenced.length, 'one session.event_ack per sequenced event');
     assert.ok(controls(timeline, 'playback_ack').length > 0, 'the player reports what it played');
     assert.equal(timeline.sent[timeline.sent.length - 1]!.control, 'session_close');
     assert.ok(timeline.received.some((e) => e.type === 'response.listen' && e.kind === 'response_done'));
-    assert.equal(metrics.session.protocol_anomalies, 0, "a terminal response.listen and the response.done after it are one end");
+    assert.equal(metrics.session.protocol_anomalies, 0, 'a terminal response.listen and the response.done after it are one end');
     assert.equal(metrics.responses.length, 2);
     for (const r of metrics.responses) {
       assert.ok(r.response_ttfp_ms! > 0 && r.response_ttft_ms! > 0, 'measured from the commit');
@@ -65,7 +67,17 @@ describe('vllm-omni-duplex against the built-in server', () => {
   it('--wait-for-answer on vLLM-Omni: audio_end_ms counts the whole stream, silence included, as DuplexClient counts it', async () => {
     const target = await testServer(QUICK);
     const relay = await recordingRelay(target.url);
-    const { report } = await run({ target: relay.url, protocol: 'vllm-omni-duplex', model: 'openbmb/MiniCPM-o-4_5', turnDetection: VAD, turnsPerSession: 2, padding: { trailMs: 700 }, waitForAnswer: true, maxSessions: 1, pace: FAST });
+    const { report } = await run({
+      target: relay.url,
+      protocol: 'vllm-omni-duplex',
+      model: 'openbmb/MiniCPM-o-4_5',
+      turnDetection: VAD,
+      turnsPerSession: 2,
+      padding: { trailMs: 700 },
+      waitForAnswer: true,
+      maxSessions: 1,
+      pace: FAST,
+    });
     const { timeline, outcome } = report.benchmarks[0]!.sessions[0]!;
     assert.deepEqual(outcome, { status: 'completed' });
     const sent = timeline.sent.filter((f) => f.kind === 'audio');
@@ -77,14 +89,22 @@ describe('vllm-omni-duplex against the built-in server', () => {
       end += append.duration_ms;
       assert.equal(append.audio_end_ms, end, `append ${i}: the end of its span of the session's stream`);
       assert.equal(append.audio_end_ms, Math.round(sent[i]!.audioEndMs!));
-      if (sent[i]!.silence) assert.ok(Buffer.from(append.audio, 'base64').every((b) => b === 0), 'silence');
+      if (sent[i]!.silence)
+        assert.ok(
+          Buffer.from(append.audio, 'base64').every((b) => b === 0),
+          'silence',
+        );
     }
     assert.equal(end, Math.round((timeline.inputs[1] as AudioInput).audioEndMs), 'the second utterance continues the count');
   });
 
   it("refuses an SLO on another task's metric, which could only fail", async () => {
-    await assert.rejects(run({ protocol: 'vllm-omni-duplex', slos: ['p50(ttft_ms)<800'] }), (err: Error) =>
-      err instanceof UsageError && err.message.startsWith('slos "p50(ttft_ms)<800": ttft_ms is not a metric of protocol vllm-omni-duplex (task s2s); its metrics: connect_ms,'));
+    await assert.rejects(
+      run({ protocol: 'vllm-omni-duplex', slos: ['p50(ttft_ms)<800'] }),
+      (err: Error) =>
+        err instanceof UsageError &&
+        err.message.startsWith('slos "p50(ttft_ms)<800": ttft_ms is not a metric of protocol vllm-omni-duplex (task s2s); its metrics: connect_ms,'),
+    );
   });
 
   it('drop-acks: the server loses the acknowledgements and fails the session with its error code', async () => {
@@ -114,10 +134,16 @@ describe('openai-realtime against the built-in server', () => {
   });
 
   it('barge-in: the user speaks over the answer, the server cancels it, and the stop is measured', async () => {
-    const { timeline, outcome, metrics, report } = await session({ protocol: 'openai-realtime', turnDetection: VAD, turnsPerSession: 2, padding: { gapMs: 1600, trailMs: 700 }, pace: { kind: 'realtime', speed: 4 } }, { latency: DEFAULT_LATENCY });
+    const { timeline, outcome, metrics, report } = await session(
+      { protocol: 'openai-realtime', turnDetection: VAD, turnsPerSession: 2, padding: { gapMs: 1600, trailMs: 700 }, pace: { kind: 'realtime', speed: 4 } },
+      { latency: DEFAULT_LATENCY },
+    );
     assert.deepEqual(outcome, { status: 'completed' });
     assert.equal(timeline.turnDetection, 'server');
-    assert.ok(timeline.received.some((e) => e.kind === 'response_cancelled'), 'the first answer was cancelled');
+    assert.ok(
+      timeline.received.some((e) => e.kind === 'response_cancelled'),
+      'the first answer was cancelled',
+    );
     assert.equal(metrics.inputs[1]!.barge_in_cancelled, 1);
     // The VAD hears speech in its first 20 ms frame: the answer stops within a round trip and a chunk.
     assert.ok(metrics.inputs[1]!.barge_in_stop_ms! > 0 && metrics.inputs[1]!.barge_in_stop_ms! < 500, `stopped in ${metrics.inputs[1]!.barge_in_stop_ms} ms`);
@@ -125,11 +151,22 @@ describe('openai-realtime against the built-in server', () => {
     assert.ok(spoken(timeline).length >= 1, 'the second turn is answered');
     // The conversation waterfall draws the agent's side and the barge-in.
     const page = renderHtml(report);
-    for (const series of ['agent audio received', 'answer playback starts', 'user speaks over an answer', 'answer cancelled']) assert.ok(page.includes(`"label":"${series}"`), series);
+    for (const series of ['agent audio received', 'answer playback starts', 'user speaks over an answer', 'answer cancelled'])
+      assert.ok(page.includes(`"label":"${series}"`), series);
   });
 
   it('--barge-in-at-ms: the next utterance starts that long into the answer, which the server then cancels', async () => {
-    const { timeline, outcome, metrics } = await session({ protocol: 'openai-realtime', turnDetection: VAD, turnsPerSession: 2, padding: { trailMs: 700 }, bargeInAtMs: 400, pace: { kind: 'realtime', speed: 4 } }, { latency: DEFAULT_LATENCY });
+    const { timeline, outcome, metrics } = await session(
+      {
+        protocol: 'openai-realtime',
+        turnDetection: VAD,
+        turnsPerSession: 2,
+        padding: { trailMs: 700 },
+        bargeInAtMs: 400,
+        pace: { kind: 'realtime', speed: 4 },
+      },
+      { latency: DEFAULT_LATENCY },
+    );
     assert.deepEqual(outcome, { status: 'completed' });
     const firstAudio = timeline.received.find((e) => e.kind === 'audio')!;
     const resumed = timeline.sent.find((f) => f.kind === 'audio' && f.input === 1)!;
@@ -141,12 +178,21 @@ describe('openai-realtime against the built-in server', () => {
   });
 
   it('--barge-in-at-ms is refused where no server would hear the user over its answer', async () => {
-    await assert.rejects(run({ protocol: 'openai-realtime', turnsPerSession: 2, bargeInAtMs: 400 }), /bargeInAtMs needs a speech-to-speech protocol with turnDetection server_vad/);
+    await assert.rejects(
+      run({ protocol: 'openai-realtime', turnsPerSession: 2, bargeInAtMs: 400 }),
+      /bargeInAtMs needs a speech-to-speech protocol with turnDetection server_vad/,
+    );
     await assert.rejects(run({ protocol: 'openai-realtime', turnDetection: VAD, bargeInAtMs: 400 }), /turnsPerSession 2 or more/);
   });
 
   it('--wait-for-answer: under server VAD the next utterance streams once the last one is answered, silence streamed in real time meanwhile', async () => {
-    const { timeline, outcome, metrics, report } = await session({ protocol: 'openai-realtime', turnDetection: VAD, turnsPerSession: 2, padding: { trailMs: 700 }, waitForAnswer: true });
+    const { timeline, outcome, metrics, report } = await session({
+      protocol: 'openai-realtime',
+      turnDetection: VAD,
+      turnsPerSession: 2,
+      padding: { trailMs: 700 },
+      waitForAnswer: true,
+    });
     assert.deepEqual(outcome, { status: 'completed' });
     assert.equal(report.config.waitAudio, 'silence');
     const firstDone = timeline.received.find((e) => e.kind === 'response_done')!;
@@ -174,24 +220,45 @@ describe('openai-realtime against the built-in server', () => {
     assert.equal(metrics.session.audio_sent_ms, second!.audioEndMs);
     for (const [i, input] of timeline.inputs.entries()) {
       if (input.kind !== 'audio') continue;
-      const eos = timeline.sent.find((f) => f.kind === 'audio' && !f.silence && f.input === i && f.audioStartMs! < input.speechEndMs && input.speechEndMs <= f.audioEndMs!)!;
+      const eos = timeline.sent.find(
+        (f) => f.kind === 'audio' && !f.silence && f.input === i && f.audioStartMs! < input.speechEndMs && input.speechEndMs <= f.audioEndMs!,
+      )!;
       const answer = timeline.received.find((e) => e.kind === 'audio' && (e.audioBytes ?? 0) > 0 && e.t >= eos.t)!;
       assert.equal(metrics.inputs[i]!.voice_to_voice_ms, answer.t - eos.t, `utterance ${i}`);
     }
-    assert.deepEqual(spoken(timeline).map(normalize), REFERENCES.map((r) => normalize(`You said ${r}`)));
+    assert.deepEqual(
+      spoken(timeline).map(normalize),
+      REFERENCES.map((r) => normalize(`You said ${r}`)),
+    );
     assert.ok(renderHtml(report).includes('"label":"silence sent while waiting"'), 'the waterfall draws it apart from the utterances');
   });
 
   it('--wait-audio pause: the stream stops while waiting, and resumes at real-time pace from where it paused', async () => {
-    const { timeline, outcome, report } = await session({ protocol: 'openai-realtime', turnDetection: VAD, turnsPerSession: 2, padding: { trailMs: 700 }, waitForAnswer: true, waitAudio: 'pause' });
+    const { timeline, outcome, report } = await session({
+      protocol: 'openai-realtime',
+      turnDetection: VAD,
+      turnsPerSession: 2,
+      padding: { trailMs: 700 },
+      waitForAnswer: true,
+      waitAudio: 'pause',
+    });
     assert.deepEqual(outcome, { status: 'completed' });
     assert.equal(report.config.waitAudio, 'pause');
-    assert.deepEqual(timeline.sent.filter((f) => f.silence), []);
+    assert.deepEqual(
+      timeline.sent.filter((f) => f.silence),
+      [],
+    );
     const firstDone = timeline.received.find((e) => e.kind === 'response_done')!;
     const secondAudio = timeline.sent.find((f) => f.kind === 'audio' && f.input === 1)!;
     assert.ok(secondAudio.plannedMs! >= firstDone.t);
-    assert.equal(timeline.inputs[1]!.kind === 'audio' && timeline.inputs[1]!.audioStartMs, timeline.inputs[0]!.kind === 'audio' && timeline.inputs[0]!.audioEndMs);
-    await assert.rejects(run({ protocol: 'openai-realtime', turnDetection: VAD, turnsPerSession: 2, waitAudio: 'pause' }), /^OptionsError: waitAudio applies only while the client waits between utterances: give waitForAnswer or bargeInAtMs$/);
+    assert.equal(
+      timeline.inputs[1]!.kind === 'audio' && timeline.inputs[1]!.audioStartMs,
+      timeline.inputs[0]!.kind === 'audio' && timeline.inputs[0]!.audioEndMs,
+    );
+    await assert.rejects(
+      run({ protocol: 'openai-realtime', turnDetection: VAD, turnsPerSession: 2, waitAudio: 'pause' }),
+      /^OptionsError: waitAudio applies only while the client waits between utterances: give waitForAnswer or bargeInAtMs$/,
+    );
   });
 
   it('the silence is encoded once: one frame reused where frames name no position, one payload framed at each span for vLLM-Omni', () => {
@@ -199,9 +266,17 @@ describe('openai-realtime against the built-in server', () => {
     assert.equal(openai.frame({ startMs: 0, endMs: 100 }), openai.frame({ startMs: 5000, endMs: 5100 }), 'the same buffer');
     const omni = prepareSilence(vllmOmniDuplexDialect({ model: 'm', turnDetection: { type: 'none' } }), 100);
     const frame = JSON.parse(omni.frame({ startMs: 2000, endMs: 2100 }).toString()) as Record<string, unknown>;
-    assert.deepEqual({ ...frame, audio: Buffer.from(frame.audio as string, 'base64').equals(Buffer.alloc(3200)) }, {
-      type: 'input_audio_buffer.append', audio: true, format: 'pcm16', sample_rate_hz: 16000, duration_ms: 100, audio_end_ms: 2100,
-    });
+    assert.deepEqual(
+      { ...frame, audio: Buffer.from(frame.audio as string, 'base64').equals(Buffer.alloc(3200)) },
+      {
+        type: 'input_audio_buffer.append',
+        audio: true,
+        format: 'pcm16',
+        sample_rate_hz: 16000,
+        duration_ms: 100,
+        audio_end_ms: 2100,
+      },
+    );
     assert.equal(omni.binary, false);
   });
 
@@ -209,6 +284,9 @@ describe('openai-realtime against the built-in server', () => {
     const { outcome, timeline } = await session({ protocol: 'openai-realtime' }, { faults: [parseFaultScenario('cut-mid-response')] });
     assert.equal(outcome.status, 'failed');
     assert.equal(outcome.status === 'failed' && outcome.failure.closeCode, 1011);
-    assert.ok(timeline.received.some((e) => e.kind === 'audio'), 'some audio came first');
+    assert.ok(
+      timeline.received.some((e) => e.kind === 'audio'),
+      'some audio came first',
+    );
   });
 });

@@ -32,7 +32,11 @@ const readIn = (body: Buffer, size: number): string[] => readCut(body, Array.fro
 
 describe('the event-stream parser', () => {
   const words = MULTILINGUAL.split(' ');
-  for (const [name, eol] of [['LF', '\n'], ['CRLF', '\r\n'], ['CR', '\r']] as const) {
+  for (const [name, eol] of [
+    ['LF', '\n'],
+    ['CRLF', '\r\n'],
+    ['CR', '\r'],
+  ] as const) {
     it(`keeps every character whole, each split at every byte offset, with ${name} line endings`, () => {
       const body = Buffer.from(words.map((word) => `data: ${word}${eol}${eol}`).join(''));
       for (let cut = 1; cut < body.length; cut++) assert.deepEqual(readCut(body, [cut]), words, `cut at byte ${cut}`);
@@ -59,10 +63,7 @@ describe('the event-stream parser', () => {
       '',
       'data: {"text":"ends with the body"}',
     ].join('\n');
-    const events = [
-      'first line\nsecond line\n\n two spaces keep one',
-      '{"text":"ends with the body"}',
-    ];
+    const events = ['first line\nsecond line\n\n two spaces keep one', '{"text":"ends with the body"}'];
     assert.deepEqual(readIn(Buffer.from(body), 4), events);
     assert.deepEqual(readIn(Buffer.from(body.replaceAll('\n', '\r\n')), 1), events, 'CRLF, its CR and LF in separate reads');
   });
@@ -105,14 +106,21 @@ describe('the event-stream parser', () => {
   it('counts what an event holds in bytes as read, and what it drops not at all', () => {
     const limit = 30;
     assert.throws(() => eventStream(limit).chunk(Buffer.from(`data: ${'東'.repeat(11)}`)), /passed 30 bytes/, '33 bytes of data');
-    assert.deepEqual(eventStream(limit).chunk(Buffer.from(`data: ${'東'.repeat(7)}\n\n`.repeat(5))), Array(5).fill('東'.repeat(7)), 'each event under the limit: 28 bytes, field name and line end included');
+    assert.deepEqual(
+      eventStream(limit).chunk(Buffer.from(`data: ${'東'.repeat(7)}\n\n`.repeat(5))),
+      Array(5).fill('東'.repeat(7)),
+      'each event under the limit: 28 bytes, field name and line end included',
+    );
     assert.deepEqual(eventStream(limit).chunk(Buffer.from(`: ${'x'.repeat(20)}\n`.repeat(5) + 'data: ok\n\n')), ['ok'], 'comments are not kept');
   });
 });
 
 describe('both HTTP dialects read event streams through the one parser', () => {
   /** The events `decoder` makes of `body` in 1-byte reads: every character split at every offset, CR endings too. */
-  const byteByByte = (decoder: BodyDecoder, body: string): DecodedEvent[] => [...[...Buffer.from(body)].flatMap((byte) => decoder.chunk(Buffer.from([byte]))), ...decoder.end()];
+  const byteByByte = (decoder: BodyDecoder, body: string): DecodedEvent[] => [
+    ...[...Buffer.from(body)].flatMap((byte) => decoder.chunk(Buffer.from([byte]))),
+    ...decoder.end(),
+  ];
 
   it('transcription: the final is the multilingual text, whole, with CR line endings', () => {
     const body = `data: ${JSON.stringify({ type: 'transcript.text.done', text: MULTILINGUAL })}\r\r`;
@@ -152,7 +160,7 @@ const streamRun = async (target: string, data: string) =>
   (await run({ target, data, protocol: 'vllm-transcriptions', model: 'm', transcription: { stream: true }, maxSessions: 1 })).report.benchmarks[0]!;
 
 describe('event streams end to end', () => {
-  it("a vLLM transcription stream sent in 3-byte pieces comes back exact: every character whole, WER 0", { timeout: 60_000 }, async () => {
+  it('a vLLM transcription stream sent in 3-byte pieces comes back exact: every character whole, WER 0', { timeout: 60_000 }, async () => {
     const chunk = (content: string) => `data: ${JSON.stringify({ object: 'transcription.chunk', choices: [{ delta: { content } }] })}\n\n`;
     const body = Buffer.from(MULTILINGUAL.split(/(?= )/).map(chunk).join('') + 'data: [DONE]\n\n');
     const target = await hostileServer(async (res) => {

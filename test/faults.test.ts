@@ -22,7 +22,11 @@ import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../src/dialects/vllm-omni-speech/sp
 
 const { samples } = await loadFolderDataset(BUNDLED_SAMPLES_DIR);
 const certs = await tempDir();
-execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-keyout', join(certs, 'key.pem'), '-out', join(certs, 'cert.pem')], { stdio: 'ignore' });
+execFileSync(
+  'openssl',
+  ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-keyout', join(certs, 'key.pem'), '-out', join(certs, 'cert.pem')],
+  { stdio: 'ignore' },
+);
 const TLS = { cert: await readFile(join(certs, 'cert.pem'), 'utf8'), key: await readFile(join(certs, 'key.pem'), 'utf8') };
 /** A short final-transcript limit, for faults where the final never comes. */
 const FINAL = { timeouts: { finalMs: 300 } };
@@ -53,7 +57,14 @@ async function runFault(row: Row): Promise<Report> {
     const { report, reportPath } = await run({
       target: row.batch || row.protocol === 'vllm-omni-speech' ? server.origin : server.url,
       protocol: row.batch ? 'vllm-transcriptions' : (row.protocol ?? 'vllm'),
-      model: row.protocol ? { openai: OPENAI_MODELS[0], 'vllm-omni-duplex': 'openbmb/MiniCPM-o-4_5', 'openai-realtime': 'gpt-realtime', 'vllm-omni-speech': DEFAULT_VLLM_OMNI_TTS_MODEL }[row.protocol] : DEFAULT_MODEL,
+      model: row.protocol
+        ? {
+            openai: OPENAI_MODELS[0],
+            'vllm-omni-duplex': 'openbmb/MiniCPM-o-4_5',
+            'openai-realtime': 'gpt-realtime',
+            'vllm-omni-speech': DEFAULT_VLLM_OMNI_TTS_MODEL,
+          }[row.protocol]
+        : DEFAULT_MODEL,
       profile: { kind: 'concurrent', concurrency: 2 },
       maxSessions: 2,
       pace: { kind: 'realtime', speed: 8 },
@@ -65,7 +76,11 @@ async function runFault(row: Row): Promise<Report> {
     const { total, completed, failed, incomplete } = summary.sessions;
     assert.equal(total, 2);
     assert.equal(completed + failed + incomplete, total, 'the counts add up');
-    assert.equal(summary.failures.reduce((n, f) => n + f.count, 0), failed, 'every failure is in a class');
+    assert.equal(
+      summary.failures.reduce((n, f) => n + f.count, 0),
+      failed,
+      'every failure is in a class',
+    );
     const back = await readReport(reportPath!);
     assert.deepEqual(back.benchmarks[0]!.summary, summary, 'the report reads back to the same figures');
     assert.doesNotMatch(renderSummary(report), STACK, 'no stack trace in the summary');
@@ -85,7 +100,11 @@ function wers(report: Report): number[] {
   return report.benchmarks[0]!.sessions.flatMap((s) => s.metrics.inputs.map((m) => m.wer!));
 }
 
-const everyTurnRight = (report: Report): void => assert.deepEqual(wers(report), wers(report).map(() => 0));
+const everyTurnRight = (report: Report): void =>
+  assert.deepEqual(
+    wers(report),
+    wers(report).map(() => 0),
+  );
 const closedByClient = (report: Report): void => {
   for (const s of report.benchmarks[0]!.sessions) assert.equal(s.timeline.transport.kind === 'websocket' && s.timeline.transport.close?.by, 'client');
 };
@@ -109,7 +128,11 @@ const ROWS: Row[] = [
     expect: { class: 'timeout', stage: 'streaming', message: 'no acknowledgement of the audio sent for 300 ms' },
   },
   { fault: 'close', expect: { class: 'abnormal_close', stage: 'streaming', closeCode: 1011 } },
-  { fault: 'close=1011', protocol: 'openai', expect: { class: 'abnormal_close', stage: 'streaming', closeCode: 1011, message: 'connection closed abnormally with code 1011 (injected fault)' } },
+  {
+    fault: 'close=1011',
+    protocol: 'openai',
+    expect: { class: 'abnormal_close', stage: 'streaming', closeCode: 1011, message: 'connection closed abnormally with code 1011 (injected fault)' },
+  },
   { fault: 'close:1000@open', expect: { class: 'server_closed', stage: 'ready', closeCode: 1000 } },
   { fault: 'close:1005@final', expect: { class: 'server_closed', stage: 'final', closeCode: 1005 } },
   { fault: 'close:1006', expect: { class: 'abnormal_close', stage: 'streaming', closeCode: 1006 } },
@@ -123,13 +146,26 @@ const ROWS: Row[] = [
   { fault: 'error-event', expect: { class: 'server_error', stage: 'streaming', code: 'server_error', message: 'server error server_error: injected fault' } },
   { fault: 'error-event:rate_limit_exceeded@open', protocol: 'openai', expect: { class: 'server_error', stage: 'ready', code: 'rate_limit_exceeded' } },
   { fault: 'malformed-json', expect: { class: 'protocol_violation', stage: 'streaming' } },
-  { fault: 'binary-frame@final', protocol: 'openai', expect: { class: 'protocol_violation', stage: 'final', message: 'server sent a binary frame (4 bytes); openai speaks JSON text frames' } },
+  {
+    fault: 'binary-frame@final',
+    protocol: 'openai',
+    expect: { class: 'protocol_violation', stage: 'final', message: 'server sent a binary frame (4 bytes); openai speaks JSON text frames' },
+  },
   {
     fault: 'oversized-frame',
-    expect: { class: 'protocol_violation', stage: 'streaming', message: 'server sent a WebSocket message of 134217728 bytes (128.0 MiB), over the limit of 104857600 bytes (100.0 MiB)' },
+    expect: {
+      class: 'protocol_violation',
+      stage: 'streaming',
+      message: 'server sent a WebSocket message of 134217728 bytes (128.0 MiB), over the limit of 104857600 bytes (100.0 MiB)',
+    },
     // The client refuses the frame and closes with 1009 itself.
     check: (report) => {
-      for (const s of report.benchmarks[0]!.sessions) assert.deepEqual(s.timeline.transport.kind === 'websocket' && s.timeline.transport.close && { code: s.timeline.transport.close.code, by: s.timeline.transport.close.by }, { code: 1009, by: 'client' });
+      for (const s of report.benchmarks[0]!.sessions)
+        assert.deepEqual(
+          s.timeline.transport.kind === 'websocket' &&
+            s.timeline.transport.close && { code: s.timeline.transport.close.code, by: s.timeline.transport.close.by },
+          { code: 1009, by: 'client' },
+        );
     },
   },
   {
@@ -202,10 +238,19 @@ const ROWS: Row[] = [
     },
   },
   // Speech to speech: an answer that never comes, one cut off, acknowledgements lost, a fatal resume error.
-  { fault: 'never-respond', protocol: 'vllm-omni-duplex', run: FINAL, expect: { class: 'timeout', stage: 'final', message: 'timed out after 300 ms waiting for the answer' } },
+  {
+    fault: 'never-respond',
+    protocol: 'vllm-omni-duplex',
+    run: FINAL,
+    expect: { class: 'timeout', stage: 'final', message: 'timed out after 300 ms waiting for the answer' },
+  },
   { fault: 'cut-mid-response', protocol: 'openai-realtime', expect: { class: 'abnormal_close', stage: 'final', closeCode: 1011 } },
   { fault: 'drop-acks', protocol: 'vllm-omni-duplex', expect: { class: 'server_error', stage: 'final', code: 'event_ack_timeout' } },
-  { fault: 'error-event:session_resume_expired', protocol: 'vllm-omni-duplex', expect: { class: 'server_error', stage: 'streaming', code: 'session_resume_expired' } },
+  {
+    fault: 'error-event:session_resume_expired',
+    protocol: 'vllm-omni-duplex',
+    expect: { class: 'server_error', stage: 'streaming', code: 'session_resume_expired' },
+  },
   {
     fault: 'markup-strings',
     protocol: 'openai',
@@ -222,7 +267,12 @@ const ROWS: Row[] = [
   { fault: 'status:413', batch: true, expect: { class: 'http_status', stage: 'status', httpStatus: 413, code: '413' } },
   { fault: 'cut-stream', batch: true, run: { transcription: { stream: true } }, expect: { class: 'stream_cut', stage: 'body' } },
   { fault: 'malformed-json', batch: true, expect: { class: 'protocol_violation', stage: 'body' } },
-  { fault: 'error-event:overloaded', batch: true, run: { transcription: { stream: true } }, expect: { class: 'server_error', stage: 'body', code: 'overloaded' } },
+  {
+    fault: 'error-event:overloaded',
+    batch: true,
+    run: { transcription: { stream: true } },
+    expect: { class: 'server_error', stage: 'body', code: 'overloaded' },
+  },
   // Speech generation's own faults (more in test/speech-http.test.ts).
   { fault: 'stall-after:200,300', protocol: 'vllm-omni-speech', expect: 'completed' },
   { fault: 'slow-chunks:2', protocol: 'vllm-omni-speech', expect: 'completed' },
@@ -264,21 +314,26 @@ describe('fault matrix: every fault of voxbench serve, and how voxbench classifi
     });
   }
 
-  it(
-    'stall-reads, unpaced, with more audio than the socket buffers hold: timeout at streaming',
-    async () => {
-      const data = await tempDir();
-      await writeFile(join(data, 'tone.wav'), toneWav(200));
-      const server = await startServer({ port: 0, faults: [parseFaultScenario('stall-reads')] });
-      try {
-        const { report } = await run({ target: server.url, model: DEFAULT_MODEL, data, maxSessions: 1, pace: { kind: 'none' }, maxSeconds: 3, timeouts: { finalMs: 1000 } });
-        const failure = failureOf(report.benchmarks[0]!.sessions[0]!);
-        assert.deepEqual([failure.class, failure.stage], ['timeout', 'streaming']);
-      } finally {
-        await server.close();
-      }
-    },
-  );
+  it('stall-reads, unpaced, with more audio than the socket buffers hold: timeout at streaming', async () => {
+    const data = await tempDir();
+    await writeFile(join(data, 'tone.wav'), toneWav(200));
+    const server = await startServer({ port: 0, faults: [parseFaultScenario('stall-reads')] });
+    try {
+      const { report } = await run({
+        target: server.url,
+        model: DEFAULT_MODEL,
+        data,
+        maxSessions: 1,
+        pace: { kind: 'none' },
+        maxSeconds: 3,
+        timeouts: { finalMs: 1000 },
+      });
+      const failure = failureOf(report.benchmarks[0]!.sessions[0]!);
+      assert.deepEqual([failure.class, failure.stage], ['timeout', 'streaming']);
+    } finally {
+      await server.close();
+    }
+  });
 });
 
 describe('--fault-rate', () => {
@@ -288,7 +343,13 @@ describe('--fault-rate', () => {
     const total = 40;
     const server = await startServer({ port: 0, references: samples, latency: INSTANT, faults: scenarios.map(parseFaultScenario), faultRate: rate });
     try {
-      const { report } = await run({ target: server.url, model: DEFAULT_MODEL, profile: { kind: 'concurrent', concurrency: 4 }, maxSessions: total, pace: { kind: 'none' } });
+      const { report } = await run({
+        target: server.url,
+        model: DEFAULT_MODEL,
+        profile: { kind: 'concurrent', concurrency: 4 },
+        maxSessions: total,
+        pace: { kind: 'none' },
+      });
       // The documented draw: u < rate faults a session, with scenario floor(u / rate × 2).
       const draw = seededRandom(DEFAULT_LATENCY.seed);
       const expected = { completed: 0, upgrade_status: 0, abnormal_close: 0 };
@@ -328,7 +389,10 @@ describe('voxbench serve --fault', () => {
       ['never-finalize:1', /^--fault never-finalize:1: never-finalize takes no argument$/],
       ['upgrade+flood:x', /^--fault upgrade\+flood:x: flood\[:N\]\[@POINT\]: expected a whole number from 1 to 10000000, not "x"$/],
     ] as const) {
-      assert.throws(() => parseFaults([fault]), (err: Error) => err instanceof UsageError && message.test(err.message));
+      assert.throws(
+        () => parseFaults([fault]),
+        (err: Error) => err instanceof UsageError && message.test(err.message),
+      );
     }
     const result = await runNode([CLI, 'serve', '--port', '0', '--fault', 'close:99']);
     assert.equal(result.code, 2);
@@ -336,12 +400,27 @@ describe('voxbench serve --fault', () => {
   });
 
   it('serves a mix of faults that voxbench run reports without a stack trace', async () => {
-    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--fault', 'upgrade:503', '--fault', 'malformed-json@open', '--fault-rate', '0.5'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--fault', 'upgrade:503', '--fault', 'malformed-json@open', '--fault-rate', '0.5'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
       const line = await new Promise<string>((resolve) => child.stdout.once('data', (d) => resolve(String(d))));
       assert.match(line, /; faults upgrade:503, malformed-json@open in 50% of sessions\)$/m);
       const target = /listening on (\S+)/.exec(line)![1]!;
-      const result = await runNode([CLI, 'run', '--target', target, '--model', DEFAULT_MODEL, '--max-sessions', '6', '--pace', 'none', '--output-dir', await tempDir()]);
+      const result = await runNode([
+        CLI,
+        'run',
+        '--target',
+        target,
+        '--model',
+        DEFAULT_MODEL,
+        '--max-sessions',
+        '6',
+        '--pace',
+        'none',
+        '--output-dir',
+        await tempDir(),
+      ]);
       assert.equal(result.code, 0, result.stderr);
       assert.doesNotMatch(result.stdout + result.stderr, STACK);
       assert.match(result.stdout, /^failed ×\d+: upgrade_status \(HTTP 503\) at connect: /m);

@@ -27,7 +27,9 @@ function vllmServer(answer: (event: { type: string; final?: boolean }, send: (ev
   });
 }
 
-async function oneSession(options: RunOptions): Promise<{ report: Report; view: SessionView; metrics: Report['benchmarks'][number]['sessions'][number]['metrics'] }> {
+async function oneSession(
+  options: RunOptions,
+): Promise<{ report: Report; view: SessionView; metrics: Report['benchmarks'][number]['sessions'][number]['metrics'] }> {
   const { report } = await run({ model: 'm', maxSessions: 1, ...options });
   const session = report.benchmarks[0]!.sessions[0]!;
   assert.deepEqual(session.outcome, { status: 'completed' });
@@ -62,7 +64,10 @@ describe('finals out of turn', () => {
     assert.equal(view.timeline.received.filter((e) => e.kind === 'text_final').length, 2, 'the real final was awaited');
     assert.equal(input.transcript.final!.text, REFERENCE_1);
     assert.equal(input.transcript.text, REFERENCE_1);
-    assert.deepEqual(view.anomalies.map((a) => [a.reason, a.event.text, a.input]), [['unrequested', 'premature', 0]]);
+    assert.deepEqual(
+      view.anomalies.map((a) => [a.reason, a.event.text, a.input]),
+      [['unrequested', 'premature', 0]],
+    );
     assert.deepEqual(input.anomalies, view.anomalies);
 
     const turn = metrics.inputs[0]!;
@@ -96,9 +101,18 @@ describe('finals out of turn', () => {
     });
     // Paced, so the extra finals arrive while the second turn streams, as late ones do.
     const { report, view, metrics } = await oneSession({ target, turnsPerSession: 2, pace: { kind: 'realtime', speed: 8 } });
-    assert.deepEqual(view.inputs.map((i) => i.transcript.text), [FIRST_FINAL_1, REFERENCE_2]);
-    assert.deepEqual(metrics.inputs.map((t) => t.wer), [0.25, 0]);
-    assert.deepEqual(view.anomalies.map((a) => a.reason), ['unrequested', 'unrequested']);
+    assert.deepEqual(
+      view.inputs.map((i) => i.transcript.text),
+      [FIRST_FINAL_1, REFERENCE_2],
+    );
+    assert.deepEqual(
+      metrics.inputs.map((t) => t.wer),
+      [0.25, 0],
+    );
+    assert.deepEqual(
+      view.anomalies.map((a) => a.reason),
+      ['unrequested', 'unrequested'],
+    );
     assert.equal(view.inputs[0]!.anomalies.length + view.inputs[1]!.anomalies.length, 2);
     assertLatencies(metrics);
     assert.equal(metrics.session.protocol_anomalies, 2);
@@ -120,10 +134,27 @@ describe('finals out of turn', () => {
         setTimeout(() => completed(item, REFERENCE_2), 100);
       });
     });
-    const { view, metrics } = await oneSession({ target, protocol: 'openai', model: 'gpt-4o-transcribe', turnsPerSession: 2, pace: { kind: 'none' }, ackWindowMs: 0 });
-    assert.deepEqual(view.inputs.map((i) => i.transcript.final?.itemId), ['item_1', 'item_2'], "turn 2's real final was awaited");
-    assert.deepEqual(view.anomalies.map((a) => [a.reason, a.event.itemId, a.input]), [['duplicate', 'item_1', 1]]);
-    assert.deepEqual(metrics.inputs.map((t) => t.wer), [0, 0]);
+    const { view, metrics } = await oneSession({
+      target,
+      protocol: 'openai',
+      model: 'gpt-4o-transcribe',
+      turnsPerSession: 2,
+      pace: { kind: 'none' },
+      ackWindowMs: 0,
+    });
+    assert.deepEqual(
+      view.inputs.map((i) => i.transcript.final?.itemId),
+      ['item_1', 'item_2'],
+      "turn 2's real final was awaited",
+    );
+    assert.deepEqual(
+      view.anomalies.map((a) => [a.reason, a.event.itemId, a.input]),
+      [['duplicate', 'item_1', 1]],
+    );
+    assert.deepEqual(
+      metrics.inputs.map((t) => t.wer),
+      [0, 0],
+    );
     assertLatencies(metrics);
     assert.equal(metrics.session.protocol_anomalies, 1);
   });

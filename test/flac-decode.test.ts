@@ -112,8 +112,17 @@ describe('the FLAC decoder', () => {
   });
 
   it("gives the samples libFLAC gives for voxbench's own encoder, at several rates and channel counts, escaped partitions included", async () => {
-    for (const [rate, channels, length] of [[8000, 1, 4096 * 3 + 1000], [11_025, 2, 4096 * 4], [16_000, 3, 4096 * 3 + 7], [44_100, 2, 100], [96_000, 1, 4096 * 4 + 1]] as const) {
-      const bytes = encodeFlac(Array.from({ length: channels }, (_, c) => testSignal(length, c + 1)), rate);
+    for (const [rate, channels, length] of [
+      [8000, 1, 4096 * 3 + 1000],
+      [11_025, 2, 4096 * 4],
+      [16_000, 3, 4096 * 3 + 7],
+      [44_100, 2, 100],
+      [96_000, 1, 4096 * 4 + 1],
+    ] as const) {
+      const bytes = encodeFlac(
+        Array.from({ length: channels }, (_, c) => testSignal(length, c + 1)),
+        rate,
+      );
       assert.equal(readFlacStreamInfo(bytes).sampleRate, rate);
       await assertSameAsLibflac(bytes, `${rate} Hz × ${channels}`);
     }
@@ -162,7 +171,10 @@ describe('the FLAC decoder', () => {
 
     it('a file cut inside a frame', async () => {
       const bytes = file();
-      await rejects(bytes.subarray(0, bytes.length - 100), /^the FLAC data ends inside the frame at 0\.51 s .*: the file is truncated$|runs past the end of the file: the file is truncated$/);
+      await rejects(
+        bytes.subarray(0, bytes.length - 100),
+        /^the FLAC data ends inside the frame at 0\.51 s .*: the file is truncated$|runs past the end of the file: the file is truncated$/,
+      );
     });
 
     it('received audio cut inside a frame (a stream kept up to its byte limit): the frames before it, and where it ended', async () => {

@@ -102,12 +102,18 @@ const failure = (s: SessionRecord) => (s.outcome.status === 'failed' ? s.outcome
 const HTTP = { protocol: 'openai-speech', speech: { streamFormat: 'audio', responseFormat: 'wav' } } as const;
 
 describe('hostile received audio', () => {
-  for (const [name, header] of [['sample rate 0', { rate: 0 }], ['0 channels', { channels: 0 }]] as const) {
+  for (const [name, header] of [
+    ['sample rate 0', { rate: 0 }],
+    ['0 channels', { channels: 0 }],
+  ] as const) {
     it(`a WAV header with ${name} over HTTP fails its session in one line; the run goes on, with the check after it, and no figure is Infinity`, async () => {
       const report = await runOn(await httpServer({ type: 'audio/wav', body: wav(header) }), HTTP);
       const [bad, good] = report.benchmarks[0]!.sessions;
       assert.equal(failure(bad!)?.class, 'protocol_violation');
-      assert.match(failure(bad!)!.message, new RegExp(`^the WAV header declares ${name === 'sample rate 0' ? 'a sample rate of 0 Hz' : '0 channels'}: its audio has no duration$`));
+      assert.match(
+        failure(bad!)!.message,
+        new RegExp(`^the WAV header declares ${name === 'sample rate 0' ? 'a sample rate of 0 Hz' : '0 channels'}: its audio has no duration$`),
+      );
       assert.deepEqual(good!.outcome, { status: 'completed' });
       assert.equal(bad!.timeline.received.filter((f) => f.kind === 'audio').length, 0, 'no audio counted');
       assert.deepEqual(good!.timeline.analysis![0]!.formatProblems, []);
@@ -125,10 +131,16 @@ describe('hostile received audio', () => {
   }
 
   it('a LIST chunk claiming 2^31 bytes: the audio behind it is kept, timed, and the header named as a format problem', async () => {
-    for (const report of [await runOn(await httpServer({ type: 'audio/wav', body: wav({ before: HUGE_LIST }) }), HTTP), await runOn(await wsServer(wav({ before: HUGE_LIST })), { protocol: 'vllm-omni-speech-ws' })]) {
+    for (const report of [
+      await runOn(await httpServer({ type: 'audio/wav', body: wav({ before: HUGE_LIST }) }), HTTP),
+      await runOn(await wsServer(wav({ before: HUGE_LIST })), { protocol: 'vllm-omni-speech-ws' }),
+    ]) {
       const [bad] = report.benchmarks[0]!.sessions;
       assert.deepEqual(bad!.outcome, { status: 'completed' });
-      assert.equal(bad!.timeline.received.filter((f) => f.kind === 'audio').reduce((n, f) => n + f.audioBytes!, 0), PCM.length);
+      assert.equal(
+        bad!.timeline.received.filter((f) => f.kind === 'audio').reduce((n, f) => n + f.audioBytes!, 0),
+        PCM.length,
+      );
       assert.ok(bad!.metrics.inputs[0]!.ttfa_ms! > 0);
       assert.equal(bad!.metrics.inputs[0]!.audio_out_ms, 300);
       const [analysis] = bad!.timeline.analysis!;
@@ -139,9 +151,24 @@ describe('hostile received audio', () => {
   });
 
   for (const [what, answer, responseFormat, came] of [
-    ['an HTML error page', { type: 'text/html; charset=utf-8', body: Buffer.from(HTML) }, 'wav', /^the server answered 200 with content type "text\/html; charset=utf-8" and a body starting "<!DOCTYPE html><html><head><titl", not wav audio$/],
-    ['a JSON error object', { type: 'application/json', body: Buffer.from(JSON_ERROR) }, 'pcm', /^the server answered 200 with content type "application\/json" and a body starting "\{\\"error\\":\{\\"message\\":\\"model overl", not pcm audio$/],
-    ['an HTML page labelled audio/pcm', { type: 'audio/pcm', body: Buffer.from(`\r\n${HTML}`) }, 'pcm', /^the server answered 200 with content type "audio\/pcm" and a body starting "\.\.<!DOCTYPE html>/],
+    [
+      'an HTML error page',
+      { type: 'text/html; charset=utf-8', body: Buffer.from(HTML) },
+      'wav',
+      /^the server answered 200 with content type "text\/html; charset=utf-8" and a body starting "<!DOCTYPE html><html><head><titl", not wav audio$/,
+    ],
+    [
+      'a JSON error object',
+      { type: 'application/json', body: Buffer.from(JSON_ERROR) },
+      'pcm',
+      /^the server answered 200 with content type "application\/json" and a body starting "\{\\"error\\":\{\\"message\\":\\"model overl", not pcm audio$/,
+    ],
+    [
+      'an HTML page labelled audio/pcm',
+      { type: 'audio/pcm', body: Buffer.from(`\r\n${HTML}`) },
+      'pcm',
+      /^the server answered 200 with content type "audio\/pcm" and a body starting "\.\.<!DOCTYPE html>/,
+    ],
   ] as const) {
     it(`a 200 answer that is ${what} fails not_audio, naming what came, and is never scored as audio`, async () => {
       const report = await runOn(await httpServer(answer), { protocol: 'openai-speech', speech: { streamFormat: 'audio', responseFormat } });
@@ -167,7 +194,24 @@ describe('hostile received audio', () => {
   it('the CLI, its quality check off or on, ends on a WAV header with sample rate 0, printing no Infinity', async () => {
     for (const quality of ['0', '20']) {
       const target = await httpServer({ type: 'audio/wav', body: wav({ rate: 0 }) });
-      const args = [CLI, 'run', '--target', target, '--protocol', 'openai-speech', '--model', 'tts', '--response-format', 'wav', '--max-sessions', '2', '--quality-sessions', quality, '--output-dir', await tempDir()];
+      const args = [
+        CLI,
+        'run',
+        '--target',
+        target,
+        '--protocol',
+        'openai-speech',
+        '--model',
+        'tts',
+        '--response-format',
+        'wav',
+        '--max-sessions',
+        '2',
+        '--quality-sessions',
+        quality,
+        '--output-dir',
+        await tempDir(),
+      ];
       const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
       let output = '';
       child.stdout.on('data', (d) => (output += d));

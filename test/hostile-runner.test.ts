@@ -99,7 +99,10 @@ describe('server text is kept within bounds', () => {
     const texts = timeline.received.filter((e) => e.text !== undefined);
     assert.equal(texts.length, 21);
     assert.ok(texts.every((e) => e.text!.length <= TEXT_LIMITS.eventChars));
-    assert.equal(texts.reduce((n, e) => n + e.text!.length, 0), TEXT_LIMITS.sessionChars);
+    assert.equal(
+      texts.reduce((n, e) => n + e.text!.length, 0),
+      TEXT_LIMITS.sessionChars,
+    );
     const sha256 = createHash('sha256').update(huge).digest('hex');
     assert.ok(texts.every((e) => e.truncated?.chars === huge.length && e.truncated.sha256 === sha256));
     assert.ok(JSON.stringify(timeline).length < 2 * TEXT_LIMITS.sessionChars, 'the stored timeline stays small');
@@ -108,7 +111,10 @@ describe('server text is kept within bounds', () => {
 
 describe('limits beyond what a timer can hold', () => {
   it('are refused with the flag named, instead of firing at once', () => {
-    assert.throws(() => resolveSettings({ maxSeconds: 3_000_000 }), (err: Error) => err instanceof UsageError && /^maxSeconds is at most 2147483 s/.test(err.message));
+    assert.throws(
+      () => resolveSettings({ maxSeconds: 3_000_000 }),
+      (err: Error) => err instanceof UsageError && /^maxSeconds is at most 2147483 s/.test(err.message),
+    );
     assert.throws(() => resolveSettings({ timeouts: { finalMs: 3_000_000_000 } }), /^OptionsError: timeouts\.finalMs is at most/);
     assert.doesNotThrow(() => resolveSettings({ maxSeconds: 2_000_000 }));
   });

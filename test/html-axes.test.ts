@@ -5,7 +5,7 @@ import { formatFigure, formatMetric } from '../src/report/html/format.js';
 import { COLORS } from '../src/report/html/palette.js';
 
 describe('chart axes', () => {
-  it('gives flat percentages their unit\'s span, not 0–1', () => {
+  it("gives flat percentages their unit's span, not 0–1", () => {
     assert.deepEqual(axisRange({ label: 'error rate', unit: '%', fromZero: true }, [0, 0]), [0, 100]);
     assert.deepEqual(axisRange({ label: 'WER', unit: '%', fromZero: true }, []), [0, 100]);
     assert.deepEqual(axisRange({ label: 'throughput', unit: 'audio s/s', fromZero: true }, [0, 0]), [0, 1]);
@@ -27,7 +27,7 @@ describe('chart axes', () => {
     assert.deepEqual(wholeSplits(0.6, 8.4, 0.5), [1, 2, 3, 4, 5, 6, 7, 8], 'never a fraction of a session');
   });
 
-  it('never draws a series in the SLO lines\' red', () => {
+  it("never draws a series in the SLO lines' red", () => {
     const series = Object.entries(COLORS).filter(([name]) => ['p50', 'p95', 'p99', 'throughput', 'errorRate'].includes(name));
     for (const [name, color] of series) assert.notEqual(color, COLORS.slo, name);
   });

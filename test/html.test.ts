@@ -23,7 +23,6 @@ const PAYLOADS = [
   '"><svg onload="window.__xss = 4">',
 ];
 
-
 const clone = (report: Report): Report => structuredClone(report);
 
 describe('the browser tests', () => {
@@ -136,28 +135,53 @@ describe('HTML report', () => {
       const data = pageData(renderHtml(sweep));
       assertChartsHaveData(data);
       const ids = Object.keys(data.charts);
-      for (const id of ['cdf-ttft_ms', 'cdf-finalization_ms', 'load-ttft_ms', 'load-throughput', 'load-error-rate', 'waterfall-0', 'waterfall-2']) assert.ok(ids.includes(id), id);
+      for (const id of ['cdf-ttft_ms', 'cdf-finalization_ms', 'load-ttft_ms', 'load-throughput', 'load-error-rate', 'waterfall-0', 'waterfall-2'])
+        assert.ok(ids.includes(id), id);
       assert.equal(data.charts['cdf-ttft_ms']!.series.length, 3, 'one CDF curve per level');
       const thresholds = data.charts['load-ttft_ms']!.rules.map((r) => r.value);
       assert.deepEqual(thresholds, [5000], 'the SLO threshold line');
-      assert.deepEqual(data.charts['load-error-rate']!.rules.map((r) => r.value), [10], 'error-rate SLO in %');
+      assert.deepEqual(
+        data.charts['load-error-rate']!.rules.map((r) => r.value),
+        [10],
+        'error-rate SLO in %',
+      );
     });
 
     it('draws the capacity found on every load curve', () => {
       const report = clone(sweep);
       // A capacity search traces the same levels; its answer is what the page adds.
-      report.capacity = { by: 'concurrency', slos: report.config.slos, answer: 2, failsAt: 4, probes: [{ level: 1, pass: true }, { level: 2, pass: true }, { level: 4, pass: false }] };
+      report.capacity = {
+        by: 'concurrency',
+        slos: report.config.slos,
+        answer: 2,
+        failsAt: 4,
+        probes: [
+          { level: 1, pass: true },
+          { level: 2, pass: true },
+          { level: 4, pass: false },
+        ],
+      };
       const page = renderHtml(report);
-      assert.match(page, /Capacity: 2 concurrent sessions, the most that met p95\(ttft_ms\)&lt;5000 and error_rate&lt;0.1 \(at 4 concurrent sessions they failed; 3 levels probed\)/);
+      assert.match(
+        page,
+        /Capacity: 2 concurrent sessions, the most that met p95\(ttft_ms\)&lt;5000 and error_rate&lt;0.1 \(at 4 concurrent sessions they failed; 3 levels probed\)/,
+      );
       for (const chart of Object.values(pageData(page).charts).filter((c) => c.id.startsWith('load-'))) {
-        assert.deepEqual(chart.rules.filter((r) => r.axis === 'x').map((r) => r.value), [2, 4], chart.id);
+        assert.deepEqual(
+          chart.rules.filter((r) => r.axis === 'x').map((r) => r.value),
+          [2, 4],
+          chart.id,
+        );
       }
     });
 
     it('plots WER against latency when turns carry it, and says so when they do not', () => {
       assert.match(renderHtml(withoutWer(sweep)), /No word error rate in this report/);
       const data = pageData(renderHtml(withWer(sweep)));
-      assert.deepEqual(Object.keys(data.charts).filter((id) => id.startsWith('wer-')), ['wer-ttft_ms', 'wer-finalization_ms']);
+      assert.deepEqual(
+        Object.keys(data.charts).filter((id) => id.startsWith('wer-')),
+        ['wer-ttft_ms', 'wer-finalization_ms'],
+      );
       assertChartsHaveData(data);
     });
 
@@ -166,7 +190,8 @@ describe('HTML report', () => {
       report.record = { ...report.record, deployment: { gpu: 'H100 80GB', replicas: 2, warm: true, region: null } };
       Object.assign(report.benchmarks[0]!.summary, { cost: { usdPerAudioHour: 0.125, usdPerHour: 4 } });
       const page = renderHtml(report);
-      for (const text of ['<h3>deployment</h3>', '<dt>gpu</dt><dd>H100 80GB</dd>', '<dt>replicas</dt><dd>2</dd>', '<th>usdPerAudioHour</th>', '<td>0.125</td>']) assert.ok(page.includes(text), text);
+      for (const text of ['<h3>deployment</h3>', '<dt>gpu</dt><dd>H100 80GB</dd>', '<dt>replicas</dt><dd>2</dd>', '<th>usdPerAudioHour</th>', '<td>0.125</td>'])
+        assert.ok(page.includes(text), text);
     });
 
     it('escapes everything the server sent', () => {
@@ -175,7 +200,10 @@ describe('HTML report', () => {
       for (const tag of ['<img', '<svg', '<!--']) assert.ok(!page.includes(tag), `no ${tag}`);
       assert.ok(page.includes('&lt;script&gt;window.__xss = 1&lt;/script&gt;'), 'transcripts are shown as text');
       const notes = Object.values(pageData(page).charts).flatMap((c) => c.series.flatMap((s) => s.notes ?? []));
-      assert.ok(PAYLOADS.every((p) => notes.includes(p)), 'the JSON block carries the text unchanged');
+      assert.ok(
+        PAYLOADS.every((p) => notes.includes(p)),
+        'the JSON block carries the text unchanged',
+      );
     });
 
     it('stays small for 1000 sessions: what it embeds is bounded per level, not per session', () => {
@@ -286,7 +314,10 @@ describe('HTML report', () => {
       const box = (await plot.boundingBox())!;
       for (let y = box.y + 2; y < box.y + box.height; y += 30) for (let x = box.x + 2; x < box.x + box.width; x += 30) await page.mouse.move(x, y);
       const seen = await page.evaluate<string[]>('globalThis.__readouts');
-      assert.ok(seen.some((text) => PAYLOADS.some((p) => text.includes(`“${p}”`))), 'hovering a transcript marker reads out its markup as text');
+      assert.ok(
+        seen.some((text) => PAYLOADS.some((p) => text.includes(`“${p}”`))),
+        'hovering a transcript marker reads out its markup as text',
+      );
       assert.deepEqual(problems, []);
       assert.equal(await page.evaluate(() => (globalThis as PageFlags).__xss), undefined);
       await context.close();

@@ -65,7 +65,12 @@ const jsonDialect: HttpDialect = {
   turnDetection: 'client',
   sampleRate: 16_000,
   policy: () => transcriptionPolicy('client'),
-  request: (input) => ({ method: 'POST', path: '/', headers: { 'content-type': 'text/plain' }, body: input.kind === 'text' ? Buffer.from(input.text) : input.file }),
+  request: (input) => ({
+    method: 'POST',
+    path: '/',
+    headers: { 'content-type': 'text/plain' },
+    body: input.kind === 'text' ? Buffer.from(input.text) : input.file,
+  }),
   bodyDecoder: () => {
     let body = '';
     return {
@@ -86,7 +91,16 @@ describe('HTTP connections against a server that closes them after each answer',
   const agents = httpAgents();
   after(() => agents.destroy());
   const session = (origin: string, paths: string[]) =>
-    runHttpSession({ url: origin, headers: {}, dialect: jsonDialect, agents: agents.of(origin), inputs: paths.map(request), plannedStartMs: 0, timeouts: DEFAULT_TIMEOUTS, clock: monotonicClock() });
+    runHttpSession({
+      url: origin,
+      headers: {},
+      dialect: jsonDialect,
+      agents: agents.of(origin),
+      inputs: paths.map(request),
+      plannedStartMs: 0,
+      timeouts: DEFAULT_TIMEOUTS,
+      clock: monotonicClock(),
+    });
 
   it('a request whose kept-alive connection died before any answer goes once more on a new one, and says so', async () => {
     const server = await hostileServer('on-next-request');
@@ -94,9 +108,30 @@ describe('HTTP connections against a server that closes them after each answer',
     assert.deepEqual(outcome, { status: 'completed' });
     const requests = requestsOf(timeline);
     // A retry's connection is not pooled (the server would drop it too), so the next request opens its own.
-    assert.deepEqual(requests.map((r) => [r.reusedConnection, r.retries, r.status]), [[false, undefined, 200], [false, 1, 200], [false, undefined, 200], [false, 1, 200]]);
-    for (const r of requests) assert.ok(r.startMs <= r.uploadEndMs! && r.uploadEndMs! <= r.headersMs! && r.headersMs! <= r.endMs!, `the answering attempt's times: ${JSON.stringify(r)}`);
-    assert.deepEqual(timeline.sent.map((f) => [f.input, f.control]), [[0, 'request'], [1, 'request'], [2, 'request'], [3, 'request']], 'one request each, however often sent');
+    assert.deepEqual(
+      requests.map((r) => [r.reusedConnection, r.retries, r.status]),
+      [
+        [false, undefined, 200],
+        [false, 1, 200],
+        [false, undefined, 200],
+        [false, 1, 200],
+      ],
+    );
+    for (const r of requests)
+      assert.ok(
+        r.startMs <= r.uploadEndMs! && r.uploadEndMs! <= r.headersMs! && r.headersMs! <= r.endMs!,
+        `the answering attempt's times: ${JSON.stringify(r)}`,
+      );
+    assert.deepEqual(
+      timeline.sent.map((f) => [f.input, f.control]),
+      [
+        [0, 'request'],
+        [1, 'request'],
+        [2, 'request'],
+        [3, 'request'],
+      ],
+      'one request each, however often sent',
+    );
     assert.equal(timeline.counters.framesSent, 6, 'the counters count every send');
     assert.equal(server.connections(), 4, 'each answer on a connection of its own');
   });
@@ -113,7 +148,13 @@ describe('HTTP connections against a server that closes them after each answer',
     // Pools one live connection, then resets the request that reuses it, and its retry.
     const reused = await session(server.origin, ['/a', '/reset']);
     assert.equal(reused.outcome.status === 'failed' && reused.outcome.failure.class, 'connection_lost');
-    assert.deepEqual(requestsOf(reused.timeline).map((r) => [r.reusedConnection, r.retries]), [[false, undefined], [false, 1]]);
+    assert.deepEqual(
+      requestsOf(reused.timeline).map((r) => [r.reusedConnection, r.retries]),
+      [
+        [false, undefined],
+        [false, 1],
+      ],
+    );
   });
 
   it('a body cut short is stream_cut at body, never retried and without a close code', async () => {
@@ -155,14 +196,23 @@ describe('the HTTP client warmed before the clock', () => {
     };
     subscribe('http.client.request.start', onRequest);
     try {
-      const { report } = await run({ protocol: 'vllm-transcriptions', target: server.origin, model: 'whisper', maxSessions: 2, onRunStart: () => seen.push('clock') });
+      const { report } = await run({
+        protocol: 'vllm-transcriptions',
+        target: server.origin,
+        model: 'whisper',
+        maxSessions: 2,
+        onRunStart: () => seen.push('clock'),
+      });
       assert.equal(report.benchmarks[0]!.summary.sessions.completed, 2);
     } finally {
       unsubscribe('http.client.request.start', onRequest);
     }
     const clock = seen.indexOf('clock');
     assert.ok(clock > 0 && seen.slice(0, clock).every((s) => s === 'warm-up'), seen.join(' '));
-    assert.ok(seen.slice(clock + 1).every((s) => s === 'target'), seen.join(' '));
+    assert.ok(
+      seen.slice(clock + 1).every((s) => s === 'target'),
+      seen.join(' '),
+    );
     assert.equal(server.connections(), 2, 'the target saw the two sessions only');
   });
 });

@@ -65,14 +65,17 @@ async function echoServer(): Promise<string> {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       const words = body.split(' ');
       words.forEach((word, i) =>
-        setTimeout(() => {
-          const last = i === words.length - 1;
-          // A cut stream: the last word reaches the client, then the connection drops.
-          res.write(`data: ${JSON.stringify({ delta: ` ${word}` })}\n\n`, () => {
-            if (last && req.url === '/cut') setTimeout(() => res.socket?.destroy(), 20);
-          });
-          if (last && req.url !== '/cut') res.end(`data: ${JSON.stringify({ text: body })}\n\ndata: [DONE]\n\n`);
-        }, 10 * (i + 1)),
+        setTimeout(
+          () => {
+            const last = i === words.length - 1;
+            // A cut stream: the last word reaches the client, then the connection drops.
+            res.write(`data: ${JSON.stringify({ delta: ` ${word}` })}\n\n`, () => {
+              if (last && req.url === '/cut') setTimeout(() => res.socket?.destroy(), 20);
+            });
+            if (last && req.url !== '/cut') res.end(`data: ${JSON.stringify({ text: body })}\n\ndata: [DONE]\n\n`);
+          },
+          10 * (i + 1),
+        ),
       );
     });
   });
@@ -95,8 +98,14 @@ describe('HTTP runner', () => {
     const url = await echoServer();
     const clock = monotonicClock();
     const { timeline, outcome } = await runHttpSession({
-      url, headers: {}, dialect: echoDialect, agents, inputs: [request('/v1/echo', 'one two three'), request('/v1/echo', 'four')],
-      plannedStartMs: 0, timeouts: DEFAULT_TIMEOUTS, clock,
+      url,
+      headers: {},
+      dialect: echoDialect,
+      agents,
+      inputs: [request('/v1/echo', 'one two three'), request('/v1/echo', 'four')],
+      plannedStartMs: 0,
+      timeouts: DEFAULT_TIMEOUTS,
+      clock,
     });
     assert.deepEqual(outcome, { status: 'completed' });
     assert.equal(timeline.transport.kind, 'http');
@@ -106,20 +115,39 @@ describe('HTTP runner', () => {
       assert.equal(r.status, 200);
       assert.ok(r.startMs <= r.uploadEndMs! && r.uploadEndMs! <= r.headersMs! && r.headersMs! <= r.endMs!, JSON.stringify(r));
     }
-    assert.deepEqual(requests.map((r) => r.reusedConnection), [false, true]);
+    assert.deepEqual(
+      requests.map((r) => r.reusedConnection),
+      [false, true],
+    );
     const [first, second] = sessionView(timeline).inputs;
     assert.equal(first!.transcript.text, 'one two three');
-    assert.deepEqual(first!.transcript.textEvents.map((e) => e.text), [' one', ' two', ' three']);
+    assert.deepEqual(
+      first!.transcript.textEvents.map((e) => e.text),
+      [' one', ' two', ' three'],
+    );
     assert.equal(second!.transcript.text, 'four');
     assert.ok(first!.transcript.textEvents[0]!.t >= requests[0]!.headersMs!, 'text is stamped as it arrives');
-    assert.deepEqual(timeline.sent.map((f) => [f.input, f.control]), [[0, 'request'], [1, 'request']]);
+    assert.deepEqual(
+      timeline.sent.map((f) => [f.input, f.control]),
+      [
+        [0, 'request'],
+        [1, 'request'],
+      ],
+    );
     assert.equal(timeline.counters.bytesSent, 'one two three'.length + 'four'.length);
   });
 
   it('classifies an error status, with the start of its body as the message', async () => {
     const url = await echoServer();
     const { outcome, timeline } = await runHttpSession({
-      url, headers: {}, dialect: echoDialect, agents, inputs: [request('/missing', 'x')], plannedStartMs: 0, timeouts: DEFAULT_TIMEOUTS, clock: monotonicClock(),
+      url,
+      headers: {},
+      dialect: echoDialect,
+      agents,
+      inputs: [request('/missing', 'x')],
+      plannedStartMs: 0,
+      timeouts: DEFAULT_TIMEOUTS,
+      clock: monotonicClock(),
     });
     assert.equal(outcome.status, 'failed');
     if (outcome.status !== 'failed') return;
@@ -132,18 +160,35 @@ describe('HTTP runner', () => {
   it('calls a body that ends before the response is complete a cut stream, keeping what arrived', async () => {
     const url = await echoServer();
     const { outcome, timeline } = await runHttpSession({
-      url, headers: {}, dialect: echoDialect, agents, inputs: [request('/cut', 'a b')], plannedStartMs: 0, timeouts: DEFAULT_TIMEOUTS, clock: monotonicClock(),
+      url,
+      headers: {},
+      dialect: echoDialect,
+      agents,
+      inputs: [request('/cut', 'a b')],
+      plannedStartMs: 0,
+      timeouts: DEFAULT_TIMEOUTS,
+      clock: monotonicClock(),
     });
     assert.equal(outcome.status, 'failed');
     if (outcome.status !== 'failed') return;
     assert.equal(outcome.failure.class, 'stream_cut');
     assert.equal(outcome.failure.stage, 'body');
-    assert.deepEqual(timeline.received.map((e) => e.text), [' a', ' b']);
+    assert.deepEqual(
+      timeline.received.map((e) => e.text),
+      [' a', ' b'],
+    );
   });
 
   it('refused connections fail at upload with their class', async () => {
     const { outcome } = await runHttpSession({
-      url: 'http://127.0.0.1:9', headers: {}, dialect: echoDialect, agents, inputs: [request('/v1/echo', 'x')], plannedStartMs: 0, timeouts: DEFAULT_TIMEOUTS, clock: monotonicClock(),
+      url: 'http://127.0.0.1:9',
+      headers: {},
+      dialect: echoDialect,
+      agents,
+      inputs: [request('/v1/echo', 'x')],
+      plannedStartMs: 0,
+      timeouts: DEFAULT_TIMEOUTS,
+      clock: monotonicClock(),
     });
     assert.equal(outcome.status === 'failed' && outcome.failure.class, 'connect_refused');
   });

@@ -32,14 +32,35 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   // Run orchestration: the run, its context, the level executor and its worker threads.
   run: ['config', 'server', 'dialects', 'session', 'report', 'metrics', 'views', 'load', 'data', 'audio', 'timeline', 'runtime', 'util'],
   // The library's exports: everything but the CLI.
-  '.': ['run', 'config', 'proxy', 'live', 'server', 'dialects', 'session', 'report', 'metrics', 'views', 'load', 'data', 'audio', 'timeline', 'runtime', 'util'],
+  '.': [
+    'run',
+    'config',
+    'proxy',
+    'live',
+    'server',
+    'dialects',
+    'session',
+    'report',
+    'metrics',
+    'views',
+    'load',
+    'data',
+    'audio',
+    'timeline',
+    'runtime',
+    'util',
+  ],
   // Only the CLI imports the CLI.
   cli: ['*'],
 };
 
 /** Imports between two modules that no layer may have, whatever the layers allow. */
 export const FORBIDDEN: ReadonlyArray<{ from: RegExp; to: RegExp; why: string }> = [
-  { from: /^server\//, to: /^metrics\/normalizers\//, why: "the simulated server does not score transcripts; it shares no normalizer with the client's figures" },
+  {
+    from: /^server\//,
+    to: /^metrics\/normalizers\//,
+    why: "the simulated server does not score transcripts; it shares no normalizer with the client's figures",
+  },
 ];
 
 /**

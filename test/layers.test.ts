@@ -58,13 +58,24 @@ describe('layers import one way', () => {
 
   it('declares every folder of src/ as a layer, and no layer that is not a folder', async () => {
     const folders = (await readdir(SRC, { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
-    assert.deepEqual(folders.sort(), Object.keys(LAYERS).filter((layer) => layer !== '.').sort());
-    assert.deepEqual([...new Set(Object.values(LAYERS).flat())].filter((layer) => layer !== '*' && !(layer in LAYERS)), []);
+    assert.deepEqual(
+      folders.sort(),
+      Object.keys(LAYERS)
+        .filter((layer) => layer !== '.')
+        .sort(),
+    );
+    assert.deepEqual(
+      [...new Set(Object.values(LAYERS).flat())].filter((layer) => layer !== '*' && !(layer in LAYERS)),
+      [],
+    );
   });
 
   it('has no import cycle', async () => {
     const cycles = (await madge(graph)).circular();
-    assert.deepEqual(cycles.map((cycle) => [...cycle, cycle[0]].join(' → ')), []);
+    assert.deepEqual(
+      cycles.map((cycle) => [...cycle, cycle[0]].join(' → ')),
+      [],
+    );
   });
 
   it('keeps each layer to the layers it may import (test/layer-rules.ts)', () => {
@@ -77,7 +88,11 @@ describe('layers import one way', () => {
 
   it('has none of the forbidden imports', () => {
     for (const rule of FORBIDDEN) {
-      assert.deepEqual(violations(graph, (from, to) => !rule.from.test(from) || !rule.to.test(to)), [], rule.why);
+      assert.deepEqual(
+        violations(graph, (from, to) => !rule.from.test(from) || !rule.to.test(to)),
+        [],
+        rule.why,
+      );
     }
   });
 
@@ -89,18 +104,30 @@ describe('layers import one way', () => {
     assert.ok(starters.includes('runtime/stamp-probe.js') && starters.includes('run/workers.js'), starters.join(', '));
     const readers = Object.keys(runtime).filter((module) => NO_WORKERS.includes(layerOf(module)));
     assert.ok(readers.includes('report/merge.js'));
-    assert.deepEqual(readers.flatMap((module) => [...reachable(runtime, module)].filter((to) => starters.includes(to)).map((to) => `${module} → ${to}`)), []);
+    assert.deepEqual(
+      readers.flatMap((module) => [...reachable(runtime, module)].filter((to) => starters.includes(to)).map((to) => `${module} → ${to}`)),
+      [],
+    );
   });
 
   it('keeps the proxy passive: it reaches no runner, no run and no server; the live metrics reach neither the proxy nor the run', () => {
     assert.ok(graph['proxy/proxy.js'] && graph['live/metrics.js']);
-    assert.deepEqual([...reachable(graph, 'proxy/proxy.js')].filter((path) => /^(session\/(ws|http)-runner|run\/|server\/)/.test(path)), []);
-    assert.deepEqual([...reachable(graph, 'live/run-metrics.js')].filter((path) => /^(proxy\/|run\/|session\/|server\/)/.test(path)), []);
+    assert.deepEqual(
+      [...reachable(graph, 'proxy/proxy.js')].filter((path) => /^(session\/(ws|http)-runner|run\/|server\/)/.test(path)),
+      [],
+    );
+    assert.deepEqual(
+      [...reachable(graph, 'live/run-metrics.js')].filter((path) => /^(proxy\/|run\/|session\/|server\/)/.test(path)),
+      [],
+    );
   });
 
   it("keeps the simulated server and the client dialects apart: they share only the dialects' specs", () => {
     assert.ok(graph['server/simulated-dialects.js'] && graph['dialects/deepgram-aura/simulated.js'] && graph['dialects/deepgram-aura/spec.js']);
-    assert.deepEqual(violations(graph, (from, to) => !SIMULATED.module(from) || !to.startsWith('dialects/') || SIMULATED.shared(to) || SIMULATED.module(to)), []);
+    assert.deepEqual(
+      violations(graph, (from, to) => !SIMULATED.module(from) || !to.startsWith('dialects/') || SIMULATED.shared(to) || SIMULATED.module(to)),
+      [],
+    );
     assert.deepEqual([...reachable(graph, 'dialects/index.js')].filter(SIMULATED.module), []);
   });
 });

@@ -16,11 +16,23 @@ describe('load flags', () => {
   });
 
   it('refuses a load flag the profile would ignore', () => {
-    assert.throws(() => profileOfFlags('synchronous', new Set(['concurrency']), 1, 'concurrency'), /^UsageError: --concurrency does not apply with --profile synchronous: it is sessions open at once/);
+    assert.throws(
+      () => profileOfFlags('synchronous', new Set(['concurrency']), 1, 'concurrency'),
+      /^UsageError: --concurrency does not apply with --profile synchronous: it is sessions open at once/,
+    );
     assert.throws(() => profileOfFlags('sweep', new Set(['rate']), 1, 'concurrency'), /^UsageError: --rate does not apply with --profile sweep/);
-    assert.throws(() => profileOfFlags('capacity', new Set(['rate']), 1, 'concurrency'), /^UsageError: --rate does not apply with --profile capacity --capacity-by concurrency/);
-    assert.throws(() => profileOfFlags(undefined, new Set(['seed']), 1, 'concurrency'), /^UsageError: --seed does not apply without --profile: it is the seed of Poisson arrivals/);
-    assert.throws(() => profileOfFlags(undefined, new Set(['concurrency', 'maxOpen']), 1, 'concurrency'), /^UsageError: --max-open does not apply without --profile/);
+    assert.throws(
+      () => profileOfFlags('capacity', new Set(['rate']), 1, 'concurrency'),
+      /^UsageError: --rate does not apply with --profile capacity --capacity-by concurrency/,
+    );
+    assert.throws(
+      () => profileOfFlags(undefined, new Set(['seed']), 1, 'concurrency'),
+      /^UsageError: --seed does not apply without --profile: it is the seed of Poisson arrivals/,
+    );
+    assert.throws(
+      () => profileOfFlags(undefined, new Set(['concurrency', 'maxOpen']), 1, 'concurrency'),
+      /^UsageError: --max-open does not apply without --profile/,
+    );
     assert.equal(profileOfFlags('capacity', new Set(['rate', 'seed', 'maxOpen']), 1, 'rate'), 'capacity');
   });
 

@@ -19,7 +19,10 @@ describe('schedules', () => {
   it('a ramp-up follows the inverse of the integrated rate, then the full rate', () => {
     // rate 2/s reached linearly over 2 s: 2 arrivals during the ramp, then one every 500 ms.
     const schedule = arrivalSchedule({ kind: 'constant', rate: 2 }, 5, 2000);
-    assert.deepEqual(schedule.map((t) => Number(t.toFixed(6))), [0, Number(Math.sqrt(2_000_000).toFixed(6)), 2000, 2500, 3000]);
+    assert.deepEqual(
+      schedule.map((t) => Number(t.toFixed(6))),
+      [0, Number(Math.sqrt(2_000_000).toFixed(6)), 2000, 2500, 3000],
+    );
   });
 
   it('Poisson arrivals are reproducible from the seed and average the rate', () => {
@@ -27,7 +30,10 @@ describe('schedules', () => {
     const a = arrivalSchedule(profile, 10_000, 0);
     assert.deepEqual(a, arrivalSchedule(profile, 10_000, 0));
     assert.notDeepEqual(a.slice(0, 5), arrivalSchedule({ ...profile, seed: 8 }, 5, 0));
-    assert.ok(a.every((t, i) => i === 0 || t > a[i - 1]!), 'increasing');
+    assert.ok(
+      a.every((t, i) => i === 0 || t > a[i - 1]!),
+      'increasing',
+    );
     const meanGap = a.at(-1)! / a.length;
     assert.ok(Math.abs(meanGap - 250) / 250 < 0.03, `mean gap ${meanGap} ms for 4 arrivals/s`);
   });
@@ -44,10 +50,21 @@ describe('worker shares', () => {
       const shares = [0, 1, 2].map((w) => shareOf(profile, w, 3));
       for (let i = 0; i < 100; i++) assert.equal(shares.filter((s) => s.owns(i)).length, 1, `session ${i} has one owner`);
       if (profile.kind === 'concurrent') {
-        assert.deepEqual(shares.map((s) => (s.profile as { concurrency: number }).concurrency), [2, 2, 1]);
+        assert.deepEqual(
+          shares.map((s) => (s.profile as { concurrency: number }).concurrency),
+          [2, 2, 1],
+        );
       }
-      if (profile.kind === 'synchronous') assert.deepEqual(shares.map((s) => s.profile !== null), [true, false, false]);
-      if (profile.kind === 'poisson') assert.deepEqual(shares.map((s) => (s.profile as { maxOpen: number }).maxOpen), [2, 2, 2]);
+      if (profile.kind === 'synchronous')
+        assert.deepEqual(
+          shares.map((s) => s.profile !== null),
+          [true, false, false],
+        );
+      if (profile.kind === 'poisson')
+        assert.deepEqual(
+          shares.map((s) => (s.profile as { maxOpen: number }).maxOpen),
+          [2, 2, 2],
+        );
     });
   }
 });
@@ -57,7 +74,10 @@ describe('capacity search', () => {
     const { answer, failsAt, probes } = await searchCapacity({ start: 1, max: 256, integer: true, tolerance: 0.1 }, (level) => Promise.resolve(level <= 13));
     assert.equal(answer, 13);
     assert.equal(failsAt, 14);
-    assert.deepEqual(probes.map((p) => p.level), [1, 2, 4, 8, 16, 12, 14, 13]);
+    assert.deepEqual(
+      probes.map((p) => p.level),
+      [1, 2, 4, 8, 16, 12, 14, 13],
+    );
   });
 
   it('bisects rates to the tolerance', async () => {
@@ -66,7 +86,11 @@ describe('capacity search', () => {
   });
 
   it('reports no answer when the first level fails, and no failure when the limit passes', async () => {
-    assert.deepEqual(await searchCapacity({ start: 1, max: 8, integer: true, tolerance: 0.1 }, () => Promise.resolve(false)), { answer: null, failsAt: 1, probes: [{ level: 1, pass: false }] });
+    assert.deepEqual(await searchCapacity({ start: 1, max: 8, integer: true, tolerance: 0.1 }, () => Promise.resolve(false)), {
+      answer: null,
+      failsAt: 1,
+      probes: [{ level: 1, pass: false }],
+    });
     const all = await searchCapacity({ start: 1, max: 6, integer: true, tolerance: 0.1 }, () => Promise.resolve(true));
     assert.deepEqual([all.answer, all.failsAt, all.probes.map((p) => p.level)], [6, null, [1, 2, 4, 6]]);
   });
@@ -91,7 +115,10 @@ describe('SLO grammar', () => {
     ['p95(ttft_ms)=800', '"p95(ttft_ms)=800" is not an SLO'],
   ] as const) {
     it(`rejects ${text} clearly`, () => {
-      assert.throws(() => parseSlo(text), (err: Error) => err instanceof SloError && err.message.startsWith(message));
+      assert.throws(
+        () => parseSlo(text),
+        (err: Error) => err instanceof SloError && err.message.startsWith(message),
+      );
     });
   }
 });
@@ -99,18 +126,45 @@ describe('SLO grammar', () => {
 /** A timeline that starts at `start` and closes at `end`. */
 function span(plannedStartMs: number, end: number): SessionTimeline {
   return fromV1({
-    turnDetection: 'client', turns: [], plannedStartMs, connectStartMs: plannedStartMs, chunks: [], commits: [], updates: [], events: [],
-    close: { t: end, code: 1000, reason: '', by: 'client' }, bytesSent: 0, bytesReceived: 0, framesSent: 0, framesReceived: 0,
+    turnDetection: 'client',
+    turns: [],
+    plannedStartMs,
+    connectStartMs: plannedStartMs,
+    chunks: [],
+    commits: [],
+    updates: [],
+    events: [],
+    close: { t: end, code: 1000, reason: '', by: 'client' },
+    bytesSent: 0,
+    bytesReceived: 0,
+    framesSent: 0,
+    framesReceived: 0,
   });
 }
 
 describe('warm-up and cool-down', () => {
-  const records: SessionRecord[] = [[0, 1000], [100, 1500], [200, 900], [1000, 2000], [1200, 2100]].map(([start, end], index) => ({
-    index, sampleIds: ['s'], split: 'default', timeline: span(start!, end!), outcome: { status: 'completed' },
+  const records: SessionRecord[] = [
+    [0, 1000],
+    [100, 1500],
+    [200, 900],
+    [1000, 2000],
+    [1200, 2100],
+  ].map(([start, end], index) => ({
+    index,
+    sampleIds: ['s'],
+    split: 'default',
+    timeline: span(start!, end!),
+    outcome: { status: 'completed' },
   }));
 
   it('by count: the first to start and the last to end', () => {
-    assert.deepEqual(phases(records, 0, 2100, { warmup: { sessions: 2 }, cooldown: { sessions: 1 } }), ['warmup', 'warmup', 'measured', 'measured', 'cooldown']);
+    assert.deepEqual(phases(records, 0, 2100, { warmup: { sessions: 2 }, cooldown: { sessions: 1 } }), [
+      'warmup',
+      'warmup',
+      'measured',
+      'measured',
+      'cooldown',
+    ]);
   });
 
   it('by time: planned to start early, or ending late', () => {
@@ -125,7 +179,12 @@ describe('execute on a fake clock', () => {
     for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
   }
 
-  async function simulate(profile: LoadProfile, maxSessions: number, durationMs: number, lanes: Pick<ExecuteOptions, 'phaseSpreadMs' | 'lanes' | 'shard'> = {}) {
+  async function simulate(
+    profile: LoadProfile,
+    maxSessions: number,
+    durationMs: number,
+    lanes: Pick<ExecuteOptions, 'phaseSpreadMs' | 'lanes' | 'shard'> = {},
+  ) {
     mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
     try {
       const clock: Clock = { now: () => Date.now(), wallStart: new Date(0), origin: 0 };
@@ -137,7 +196,12 @@ describe('execute on a fake clock', () => {
         ...lanes,
         runSession: (index, plannedStartMs) => {
           starts.push([plannedStartMs, clock.now()]);
-          return new Promise((resolve) => setTimeout(() => resolve({ index, sampleIds: ['s'], split: 'default', timeline: span(plannedStartMs, clock.now()), outcome: { status: 'completed' } }), durationMs));
+          return new Promise((resolve) =>
+            setTimeout(
+              () => resolve({ index, sampleIds: ['s'], split: 'default', timeline: span(plannedStartMs, clock.now()), outcome: { status: 'completed' } }),
+              durationMs,
+            ),
+          );
         },
       });
       let finished = false;
@@ -154,28 +218,51 @@ describe('execute on a fake clock', () => {
 
   it('open loop starts every session exactly at its planned time', async () => {
     const { starts, execution } = await simulate({ kind: 'constant', rate: 2 }, 4, 800);
-    assert.deepEqual(starts, [[0, 0], [500, 500], [1000, 1000], [1500, 1500]]);
+    assert.deepEqual(starts, [
+      [0, 0],
+      [500, 500],
+      [1000, 1000],
+      [1500, 1500],
+    ]);
     assert.equal(execution.capHits, 0);
   });
 
   it('a cap on open sessions delays starts, counts the hits, and keeps the planned times', async () => {
     const { starts, execution } = await simulate({ kind: 'constant', rate: 2, maxOpen: 1 }, 4, 800);
-    assert.deepEqual(starts, [[0, 0], [500, 800], [1000, 1600], [1500, 2400]]);
+    assert.deepEqual(starts, [
+      [0, 0],
+      [500, 800],
+      [1000, 1600],
+      [1500, 2400],
+    ]);
     assert.equal(execution.capHits, 3);
   });
 
-  it('closed loop starts each lane\'s next session when its previous one ends', async () => {
+  it("closed loop starts each lane's next session when its previous one ends", async () => {
     const { starts } = await simulate({ kind: 'concurrent', concurrency: 2 }, 4, 800);
-    assert.deepEqual(starts, [[0, 0], [0, 0], [800, 800], [800, 800]]);
+    assert.deepEqual(starts, [
+      [0, 0],
+      [0, 0],
+      [800, 800],
+      [800, 800],
+    ]);
   });
 
-  it('closed-loop lanes start one phase spread apart, and each session records its lane\'s phase', async () => {
+  it("closed-loop lanes start one phase spread apart, and each session records its lane's phase", async () => {
     const { starts, execution } = await simulate({ kind: 'concurrent', concurrency: 4 }, 8, 800, { phaseSpreadMs: 100 });
-    assert.deepEqual(starts.slice(0, 4), [[0, 0], [25, 25], [50, 50], [75, 75]]);
-    assert.deepEqual(execution.records.map((r) => r.laneOffsetMs), [0, 25, 50, 75, 0, 25, 50, 75]);
+    assert.deepEqual(starts.slice(0, 4), [
+      [0, 0],
+      [25, 25],
+      [50, 50],
+      [75, 75],
+    ]);
+    assert.deepEqual(
+      execution.records.map((r) => r.laneOffsetMs),
+      [0, 25, 50, 75, 0, 25, 50, 75],
+    );
   });
 
-  it('a connect phase holds every lane\'s first session until all are ready, then streams each at its phase', async () => {
+  it("a connect phase holds every lane's first session until all are ready, then streams each at its phase", async () => {
     mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
     try {
       const clock: Clock = { now: () => Date.now(), wallStart: new Date(0), origin: 0 };
@@ -192,7 +279,13 @@ describe('execute on a fake clock', () => {
           await new Promise((resolve) => setTimeout(resolve, 10 + 30 * index));
           gate?.ready();
           if (index !== 1 && gate) events.push([await gate.startAt, `stream ${index}`]);
-          return { index, sampleIds: ['s'], split: 'default', timeline: span(plannedStartMs, clock.now()), outcome: index === 1 ? { status: 'failed', failure: { class: 'connect_error', stage: 'connect', message: 'no' } } : { status: 'completed' } };
+          return {
+            index,
+            sampleIds: ['s'],
+            split: 'default',
+            timeline: span(plannedStartMs, clock.now()),
+            outcome: index === 1 ? { status: 'failed', failure: { class: 'connect_error', stage: 'connect', message: 'no' } } : { status: 'completed' },
+          };
         },
       });
       let finished = false;
@@ -204,11 +297,18 @@ describe('execute on a fake clock', () => {
       await running;
       // All three lanes connect at 0; the last is ready at 70 ms; lanes stream at 70 + 0, 30, 60.
       // Sessions 3 and 4 take the free lanes (session 1's at 40 ms, session 0's at 70 ms) with no gate.
-      assert.deepEqual(events.sort((a, b) => a[0] - b[0] || a[1].localeCompare(b[1])), [
-        [0, 'start 0 planned 0'], [0, 'start 1 planned 0'], [0, 'start 2 planned 0'],
-        [40, 'start 3 planned 40'],
-        [70, 'start 4 planned 70'], [70, 'stream 0'], [130, 'stream 2'],
-      ]);
+      assert.deepEqual(
+        events.sort((a, b) => a[0] - b[0] || a[1].localeCompare(b[1])),
+        [
+          [0, 'start 0 planned 0'],
+          [0, 'start 1 planned 0'],
+          [0, 'start 2 planned 0'],
+          [40, 'start 3 planned 40'],
+          [70, 'start 4 planned 70'],
+          [70, 'stream 0'],
+          [130, 'stream 2'],
+        ],
+      );
     } finally {
       mock.timers.reset();
     }
@@ -230,9 +330,17 @@ describe('execute on a fake clock', () => {
     assert.equal(opens, 1);
   });
 
-  it('a worker\'s lanes keep their phases in the whole level, so workers interleave', async () => {
+  it("a worker's lanes keep their phases in the whole level, so workers interleave", async () => {
     const share = shareOf({ kind: 'concurrent', concurrency: 4 }, 1, 2);
     const { execution } = await simulate(share.profile!, 8, 800, { phaseSpreadMs: 100, lanes: share.lanes!, shard: (index) => share.owns(index) });
-    assert.deepEqual(execution.records.map((r) => [r.index, r.laneOffsetMs]), [[1, 25], [3, 75], [5, 25], [7, 75]]);
+    assert.deepEqual(
+      execution.records.map((r) => [r.index, r.laneOffsetMs]),
+      [
+        [1, 25],
+        [3, 75],
+        [5, 25],
+        [7, 75],
+      ],
+    );
   });
 });

@@ -47,7 +47,17 @@ async function maskReader(): Promise<{ url: string; nextMask: () => Promise<Buff
 describe('client frame masking', () => {
   const dialect = vllmDialect({ model: 'm' });
   const session = (url: string, maskFrames: boolean): Promise<unknown> =>
-    runWebSocketSession({ url, headers: {}, dialect, inputs: [], pace: { kind: 'none' }, plannedStartMs: 0, timeouts: DEFAULT_TIMEOUTS, clock: monotonicClock(), maskFrames });
+    runWebSocketSession({
+      url,
+      headers: {},
+      dialect,
+      inputs: [],
+      pace: { kind: 'none' },
+      plannedStartMs: 0,
+      timeouts: DEFAULT_TIMEOUTS,
+      clock: monotonicClock(),
+      maskFrames,
+    });
 
   it('masks with the all-zero key by default, and with random keys with --mask-frames', async () => {
     const server = await maskReader();
@@ -61,7 +71,10 @@ describe('client frame masking', () => {
       keys.push(await random);
     }
     // Three random 32-bit keys, none zero and not all alike (a chance of about 2^-31 to fail).
-    assert.ok(keys.every((k) => !k.equals(Buffer.alloc(4))) && new Set(keys.map((k) => k.toString('hex'))).size > 1, keys.map((k) => k.toString('hex')).join(' '));
+    assert.ok(
+      keys.every((k) => !k.equals(Buffer.alloc(4))) && new Set(keys.map((k) => k.toString('hex'))).size > 1,
+      keys.map((k) => k.toString('hex')).join(' '),
+    );
     // Random keys elsewhere in the process leave the next zero-key session's key zero.
     const again = server.nextMask();
     await session(server.url, false);

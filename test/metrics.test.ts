@@ -11,7 +11,19 @@ import { fromV1, type V1Timeline } from '../src/timeline/v1.js';
 function timeline(): V1Timeline {
   return {
     turnDetection: 'client',
-    turns: [{ turn: 0, sampleId: 's', split: 'default', reference: 'Hello, world!', audioStartMs: 0, speechStartMs: 20, speechEndMs: 180, eosSource: 'label', audioEndMs: 250 }],
+    turns: [
+      {
+        turn: 0,
+        sampleId: 's',
+        split: 'default',
+        reference: 'Hello, world!',
+        audioStartMs: 0,
+        speechStartMs: 20,
+        speechEndMs: 180,
+        eosSource: 'label',
+        audioEndMs: 250,
+      },
+    ],
     plannedStartMs: 0,
     connectStartMs: 0,
     openMs: 5,
@@ -78,9 +90,15 @@ describe('metric catalog', () => {
   it('measures word emission for words the server got right, across split deltas', () => {
     const tl = timeline();
     // "hello" ends at 90 ms (chunk 0, sent 10.5), "world" at 180 ms (chunk 1, sent 111), "again" at 240 ms (chunk 2).
-    tl.turns[0]!.words = [{ word: 'Hello,', endMs: 90 }, { word: 'world!', endMs: 180 }, { word: 'again', endMs: 240 }];
+    tl.turns[0]!.words = [
+      { word: 'Hello,', endMs: 90 },
+      { word: 'world!', endMs: 180 },
+      { word: 'again', endMs: 240 },
+    ];
     tl.events = tl.events.filter((e) => e.kind !== 'transcript_delta');
-    tl.events.splice(1, 0,
+    tl.events.splice(
+      1,
+      0,
       { t: 300, type: 'transcription.delta', kind: 'transcript_delta', turn: 0, text: ' Hel' },
       { t: 320, type: 'transcription.delta', kind: 'transcript_delta', turn: 0, text: 'lo wor' },
       { t: 420, type: 'transcription.delta', kind: 'transcript_delta', turn: 0, text: 'ld' },
@@ -132,7 +150,11 @@ describe('metric catalog', () => {
 
 describe('summarizeBenchmark', () => {
   const record = (index: number, outcome: SessionRecord['outcome']): SessionRecord => ({
-    index, sampleIds: ['s'], split: 'default', timeline: fromV1(timeline()), outcome,
+    index,
+    sampleIds: ['s'],
+    split: 'default',
+    timeline: fromV1(timeline()),
+    outcome,
   });
 
   it('keeps failed and incomplete sessions in the counts and out of the latency figures', () => {
@@ -163,7 +185,9 @@ describe('summarizeBenchmark', () => {
   });
 
   it('counts warm-up and cool-down sessions but leaves them out of the figures', () => {
-    const records = [0, 1, 2, 3].map((i) => record(i, i === 0 ? { status: 'failed', failure: { class: 'timeout', stage: 'final', message: 'x' } } : { status: 'completed' }));
+    const records = [0, 1, 2, 3].map((i) =>
+      record(i, i === 0 ? { status: 'failed', failure: { class: 'timeout', stage: 'final', message: 'x' } } : { status: 'completed' }),
+    );
     const summary = summarizeBenchmark(records, ['warmup', 'measured', 'measured', 'cooldown'], []);
     assert.deepEqual(summary.sessions, { total: 4, completed: 3, failed: 1, incomplete: 0 });
     assert.deepEqual(summary.excluded, { warmup: 1, cooldown: 1 });

@@ -13,18 +13,57 @@ describe('whisper-english', () => {
   // openai/whisper tests/test_normalizer.py: the number rules on their own and inside the
   // whole normalizer give the same answers.
   const NUMBERS: Array<[string, string]> = [
-    ['two', '2'], ['thirty one', '31'], ['five twenty four', '524'], ['nineteen ninety nine', '1999'], ['twenty nineteen', '2019'],
-    ['two point five million', '2500000'], ['four point two billions', '4200000000s'], ['200 thousand', '200000'], ['200 thousand dollars', '$200000'],
-    ['$20 million', '$20000000'], ['€52.4 million', '€52400000'], ['£77 thousands', '£77000s'], ['two double o eight', '2008'],
-    ['three thousand twenty nine', '3029'], ['forty three thousand two hundred sixty', '43260'], ['forty three thousand two hundred and sixty', '43260'],
-    ['nineteen fifties', '1950s'], ['thirty first', '31st'], ['thirty three thousand and three hundred and thirty third', '33333rd'],
-    ['three billion', '3000000000'], ['millions', '1000000s'], ['july third twenty twenty', 'july 3rd 2020'], ['august twenty sixth twenty twenty one', 'august 26th 2021'],
-    ['3 14', '3 14'], ['3.14', '3.14'], ['3 point 2', '3.2'], ['3 point 14', '3.14'], ['fourteen point 4', '14.4'], ['two point two five dollars', '$2.25'],
-    ['two hundred million dollars', '$200000000'], ['$20.1 million', '$20100000'], ['ninety percent', '90%'], ['seventy six per cent', '76%'],
-    ['double oh seven', '007'], ['double zero seven', '007'], ['nine one one', '911'], ['nine double one', '911'], ['one triple oh one', '10001'],
-    ['two thousandth', '2000th'], ['thirty two thousandth', '32000th'], ['minus 500', '-500'], ['positive twenty thousand', '+20000'],
-    ['two dollars and seventy cents', '$2.70'], ['3 cents', '¢3'], ['$0.36', '¢36'], ['three euros and sixty five cents', '€3.65'],
-    ['three and a half million', '3500000'], ['forty eight and a half dollars', '$48.5'], ['b747', 'b 747'], ['10 th', '10th'], ['10th', '10th'],
+    ['two', '2'],
+    ['thirty one', '31'],
+    ['five twenty four', '524'],
+    ['nineteen ninety nine', '1999'],
+    ['twenty nineteen', '2019'],
+    ['two point five million', '2500000'],
+    ['four point two billions', '4200000000s'],
+    ['200 thousand', '200000'],
+    ['200 thousand dollars', '$200000'],
+    ['$20 million', '$20000000'],
+    ['€52.4 million', '€52400000'],
+    ['£77 thousands', '£77000s'],
+    ['two double o eight', '2008'],
+    ['three thousand twenty nine', '3029'],
+    ['forty three thousand two hundred sixty', '43260'],
+    ['forty three thousand two hundred and sixty', '43260'],
+    ['nineteen fifties', '1950s'],
+    ['thirty first', '31st'],
+    ['thirty three thousand and three hundred and thirty third', '33333rd'],
+    ['three billion', '3000000000'],
+    ['millions', '1000000s'],
+    ['july third twenty twenty', 'july 3rd 2020'],
+    ['august twenty sixth twenty twenty one', 'august 26th 2021'],
+    ['3 14', '3 14'],
+    ['3.14', '3.14'],
+    ['3 point 2', '3.2'],
+    ['3 point 14', '3.14'],
+    ['fourteen point 4', '14.4'],
+    ['two point two five dollars', '$2.25'],
+    ['two hundred million dollars', '$200000000'],
+    ['$20.1 million', '$20100000'],
+    ['ninety percent', '90%'],
+    ['seventy six per cent', '76%'],
+    ['double oh seven', '007'],
+    ['double zero seven', '007'],
+    ['nine one one', '911'],
+    ['nine double one', '911'],
+    ['one triple oh one', '10001'],
+    ['two thousandth', '2000th'],
+    ['thirty two thousandth', '32000th'],
+    ['minus 500', '-500'],
+    ['positive twenty thousand', '+20000'],
+    ['two dollars and seventy cents', '$2.70'],
+    ['3 cents', '¢3'],
+    ['$0.36', '¢36'],
+    ['three euros and sixty five cents', '€3.65'],
+    ['three and a half million', '3500000'],
+    ['forty eight and a half dollars', '$48.5'],
+    ['b747', 'b 747'],
+    ['10 th', '10th'],
+    ['10th', '10th'],
   ];
   for (const [spoken, written] of NUMBERS) {
     it(`reads "${spoken}" as ${written}`, () => {
@@ -98,7 +137,8 @@ describe('the normalizer registry', () => {
   });
 
   it('scores English or unlabelled inputs with whisper-english and other languages with whisper-basic, unless one is chosen', () => {
-    for (const language of [undefined, 'en', 'en-US', 'EN_gb', 'eng', 'English']) assert.equal(normalizerFor('auto', language), 'whisper-english-1', String(language));
+    for (const language of [undefined, 'en', 'en-US', 'EN_gb', 'eng', 'English'])
+      assert.equal(normalizerFor('auto', language), 'whisper-english-1', String(language));
     for (const language of ['fr', 'de-DE', 'ja', 'ena']) assert.equal(normalizerFor('auto', language), 'whisper-basic-1', language);
     assert.equal(normalizerFor('voxbench-basic-2', 'fr'), 'voxbench-basic-2');
     assert.ok(isEnglish(' en ') && !isEnglish('es'));
@@ -118,7 +158,11 @@ describe('the vendored spelling list', () => {
 
 describe('the ports against Whisper itself', () => {
   it('give the words openai/whisper gives on 600 seeded phrases (scripts/make-normalizer-fixtures.py)', async () => {
-    const cases = JSON.parse(await readFile(new URL('../../test/fixtures/whisper-normalizer.json', import.meta.url), 'utf8')) as Array<{ text: string; english: string[]; basic: string[] }>;
+    const cases = JSON.parse(await readFile(new URL('../../test/fixtures/whisper-normalizer.json', import.meta.url), 'utf8')) as Array<{
+      text: string;
+      english: string[];
+      basic: string[];
+    }>;
     assert.equal(cases.length, 600);
     for (const c of cases) {
       assert.deepEqual(whisperEnglish(c.text), c.english, `whisper-english of ${JSON.stringify(c.text)}`);

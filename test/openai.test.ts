@@ -7,14 +7,15 @@ import type { AudioInput, InputRecord, ReceivedFrame, SentFrame, SessionTimeline
 import { testServer, messageText } from './helpers.js';
 
 const MODEL = 'gpt-4o-transcribe';
-const REFERENCES = [
-  'The birch canoe slid on the smooth planks.',
-  'Glue the sheet to the dark blue background.',
-  "It's easy to tell the depth of a well.",
-];
+const REFERENCES = ['The birch canoe slid on the smooth planks.', 'Glue the sheet to the dark blue background.', "It's easy to tell the depth of a well."];
 
 /** Opens a raw OpenAI-dialect client; sends `frames` after session.created; resolves when `until` matches. */
-async function exchange(url: string, frames: unknown[], until: (e: Record<string, unknown>) => boolean, headers: Record<string, string> = {}): Promise<Array<Record<string, unknown>>> {
+async function exchange(
+  url: string,
+  frames: unknown[],
+  until: (e: Record<string, unknown>) => boolean,
+  headers: Record<string, string> = {},
+): Promise<Array<Record<string, unknown>>> {
   const ws = new WebSocket(`${url}?intent=transcription`, { headers });
   const events: Array<Record<string, unknown>> = [];
   return new Promise((resolve, reject) => {
@@ -47,14 +48,24 @@ describe('OpenAI Realtime transcription (GA) against the simulated server', () =
   it('manual commits: one completed transcript per turn, with the reference text', async () => {
     const server = await testServer();
     const { report } = await run({
-      target: server.url, protocol: 'openai', model: MODEL, language: 'en', prompt: 'Harvard sentences',
-      turnsPerSession: 3, padding: { gapMs: 300 }, maxSessions: 1, pace: { kind: 'realtime', speed: 8 },
+      target: server.url,
+      protocol: 'openai',
+      model: MODEL,
+      language: 'en',
+      prompt: 'Harvard sentences',
+      turnsPerSession: 3,
+      padding: { gapMs: 300 },
+      maxSessions: 1,
+      pace: { kind: 'realtime', speed: 8 },
     });
     const session = report.benchmarks[0]!.sessions[0]!;
     assert.deepEqual(session.outcome, { status: 'completed' });
     assert.deepEqual(texts(session.timeline.received), REFERENCES);
     assert.equal(session.timeline.turnDetection, 'client');
-    assert.deepEqual(commits(session.timeline).map((c) => `${c.input}:${c.control}`), ['0:input_end', '1:input_end', '2:input_end']);
+    assert.deepEqual(
+      commits(session.timeline).map((c) => `${c.input}:${c.control}`),
+      ['0:input_end', '1:input_end', '2:input_end'],
+    );
     assert.ok(session.timeline.received.some((e) => e.type === 'session.updated'));
     assert.equal(session.metrics.inputs.length, 3);
     for (const turn of session.metrics.inputs) {
@@ -66,9 +77,14 @@ describe('OpenAI Realtime transcription (GA) against the simulated server', () =
   it('server VAD: the server commits each utterance of one continuous stream, and turns map to utterances', async () => {
     const server = await testServer();
     const { report } = await run({
-      target: server.url, protocol: 'openai', model: MODEL,
+      target: server.url,
+      protocol: 'openai',
+      model: MODEL,
       turnDetection: { type: 'server_vad', threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 },
-      turnsPerSession: 3, padding: { gapMs: 700, trailMs: 100 }, maxSessions: 1, pace: { kind: 'realtime', speed: 8 },
+      turnsPerSession: 3,
+      padding: { gapMs: 700, trailMs: 100 },
+      maxSessions: 1,
+      pace: { kind: 'realtime', speed: 8 },
     });
     const session = report.benchmarks[0]!.sessions[0]!;
     assert.deepEqual(session.outcome, { status: 'completed' });
@@ -80,7 +96,9 @@ describe('OpenAI Realtime transcription (GA) against the simulated server', () =
     assert.deepEqual(commits(session.timeline), [], 'the client never commits: speech ended in silence each time');
     // Each VAD stop lands near the labelled end of speech (an energy VAD misses quiet final phonemes).
     const stops = events.filter((e) => e.kind === 'speech_stopped').map((e) => e.audioEndMs!);
-    stops.forEach((stop, i) => assert.ok(Math.abs(stop - audioInput(turns[i]).speechEndMs) <= 100, `turn ${i}: VAD stop ${stop} vs label ${audioInput(turns[i]).speechEndMs}`));
+    stops.forEach((stop, i) =>
+      assert.ok(Math.abs(stop - audioInput(turns[i]).speechEndMs) <= 100, `turn ${i}: VAD stop ${stop} vs label ${audioInput(turns[i]).speechEndMs}`),
+    );
     assert.equal(session.metrics.inputs.length, 3);
     for (const turn of session.metrics.inputs) {
       assert.ok(turn.finalization_ms! > 0, 'finalization is measured');
@@ -92,20 +110,33 @@ describe('OpenAI Realtime transcription (GA) against the simulated server', () =
   it('server VAD: speech still going when the audio ends is flushed with a client commit', async () => {
     const server = await testServer();
     const { report } = await run({
-      target: server.url, protocol: 'openai', model: MODEL,
+      target: server.url,
+      protocol: 'openai',
+      model: MODEL,
       turnDetection: { type: 'server_vad', threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 2000 },
-      maxSessions: 1, pace: { kind: 'realtime', speed: 8 },
+      maxSessions: 1,
+      pace: { kind: 'realtime', speed: 8 },
     });
     const session = report.benchmarks[0]!.sessions[0]!;
     assert.deepEqual(session.outcome, { status: 'completed' });
-    assert.deepEqual(commits(session.timeline).map((c) => c.control), ['flush']);
+    assert.deepEqual(
+      commits(session.timeline).map((c) => c.control),
+      ['flush'],
+    );
     assert.deepEqual(texts(session.timeline.received), [REFERENCES[0]]);
     assert.ok(session.metrics.inputs[0]!.commit_to_flush_ms! > 0);
   });
 
   it('a mid-stream session.update is confirmed by session.updated and timed', async () => {
     const server = await testServer();
-    const { report } = await run({ target: server.url, protocol: 'openai', model: MODEL, updateAtMs: 100, maxSessions: 1, pace: { kind: 'realtime', speed: 4 } });
+    const { report } = await run({
+      target: server.url,
+      protocol: 'openai',
+      model: MODEL,
+      updateAtMs: 100,
+      maxSessions: 1,
+      pace: { kind: 'realtime', speed: 4 },
+    });
     const session = report.benchmarks[0]!.sessions[0]!;
     assert.equal(session.timeline.sent.filter((f) => f.control === 'session_update').length, 1);
     assert.ok(session.metrics.session.update_ms! >= 0);
@@ -183,12 +214,35 @@ describe('OpenAI client tolerance', () => {
     const { report } = await run({ target, protocol: 'openai', model: MODEL, maxSessions: 1, pace: { kind: 'none' } });
     const { outcome, timeline } = report.benchmarks[0]!.sessions[0]!;
     assert.deepEqual(outcome, { status: 'completed' });
-    assert.deepEqual(timeline.received.filter((e) => e.kind === 'other').map((e) => e.type), ['rate_limits.updated', 'conversation.item.added', 'something.new']);
+    assert.deepEqual(
+      timeline.received.filter((e) => e.kind === 'other').map((e) => e.type),
+      ['rate_limits.updated', 'conversation.item.added', 'something.new'],
+    );
   });
 
   it('interprets nested errors, failed transcriptions and VAD positions', () => {
-    assert.deepEqual(interpretOpenAIEvent('{"type":"error","error":{"type":"invalid_request_error","code":"bad","message":"no"}}'), { type: 'error', kind: 'error', code: 'bad', message: 'no' });
-    assert.deepEqual(interpretOpenAIEvent('{"type":"conversation.item.input_audio_transcription.failed","item_id":"i","error":{"type":"server_error","message":"x"}}'), { type: 'conversation.item.input_audio_transcription.failed', kind: 'text_failed', channel: 'input_transcript', itemId: 'i', code: 'server_error', message: 'x' });
-    assert.deepEqual(interpretOpenAIEvent('{"type":"input_audio_buffer.speech_started","item_id":"i","audio_start_ms":1200}'), { type: 'input_audio_buffer.speech_started', kind: 'speech_started', itemId: 'i', audioStartMs: 1200 });
+    assert.deepEqual(interpretOpenAIEvent('{"type":"error","error":{"type":"invalid_request_error","code":"bad","message":"no"}}'), {
+      type: 'error',
+      kind: 'error',
+      code: 'bad',
+      message: 'no',
+    });
+    assert.deepEqual(
+      interpretOpenAIEvent('{"type":"conversation.item.input_audio_transcription.failed","item_id":"i","error":{"type":"server_error","message":"x"}}'),
+      {
+        type: 'conversation.item.input_audio_transcription.failed',
+        kind: 'text_failed',
+        channel: 'input_transcript',
+        itemId: 'i',
+        code: 'server_error',
+        message: 'x',
+      },
+    );
+    assert.deepEqual(interpretOpenAIEvent('{"type":"input_audio_buffer.speech_started","item_id":"i","audio_start_ms":1200}'), {
+      type: 'input_audio_buffer.speech_started',
+      kind: 'speech_started',
+      itemId: 'i',
+      audioStartMs: 1200,
+    });
   });
 });

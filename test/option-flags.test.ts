@@ -11,13 +11,16 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
 describe('options errors', () => {
   it('name options as RunOptions does for library callers, and as flags for the CLI', () => {
-    assert.throws(() => resolveSettings({ maxSessions: 0 }), (err: Error) => {
-      assert.ok(err instanceof OptionsError);
-      assert.equal(err.message, 'maxSessions must be a positive integer, got 0');
-      assert.deepEqual(err.options, ['maxSessions']);
-      assert.equal(flagMessage(err), '--max-sessions must be a positive integer, got 0');
-      return true;
-    });
+    assert.throws(
+      () => resolveSettings({ maxSessions: 0 }),
+      (err: Error) => {
+        assert.ok(err instanceof OptionsError);
+        assert.equal(err.message, 'maxSessions must be a positive integer, got 0');
+        assert.deepEqual(err.options, ['maxSessions']);
+        assert.equal(flagMessage(err), '--max-sessions must be a positive integer, got 0');
+        return true;
+      },
+    );
     const err = optionsError`${option('sweep')} needs ${option('a list of levels', 'sweep.levels')}, e.g. 1,2,4,8`;
     assert.equal(err.message, 'sweep needs a list of levels, e.g. 1,2,4,8');
     assert.equal(flagMessage(err), '--profile sweep needs --concurrency with a list of levels, e.g. 1,2,4,8');
@@ -32,6 +35,9 @@ describe('options errors', () => {
       }
     }
     assert.ok(keys.size > 40, [...keys].join(', '));
-    assert.deepEqual([...keys].filter((key) => flagOf(key) === undefined), []);
+    assert.deepEqual(
+      [...keys].filter((key) => flagOf(key) === undefined),
+      [],
+    );
   });
 });

@@ -22,7 +22,9 @@ describe('output folders', () => {
     assert.equal(await readFile(join(dir, LOCK_FILE), 'utf8'), `${process.pid}\n`);
     await assert.rejects(lockFolder(dir), new RegExp(`^UsageError: ${dir} is in use by another voxbench run \\(pid ${process.pid}\\);`));
     await release();
-    await (await lockFolder(dir))();
+    await (
+      await lockFolder(dir)
+    )();
     // A killed run's lock: its pid is gone.
     const { pid } = spawnSync(process.execPath, ['-e', '']);
     await writeFile(join(dir, LOCK_FILE), `${pid}\n`);
@@ -37,7 +39,10 @@ describe('output folders', () => {
     await writeFile(join(dir, LOCK_FILE), `${process.pid}\n`);
     const result = await runNode([CLI, 'run', '--pace', 'none', '--max-sessions', '1', '--output-dir', dir]);
     assert.equal(result.code, 2);
-    assert.match(result.stderr, /^voxbench: error: .* is in use by another voxbench run \(pid \d+\); give another output folder, or remove .* if no run uses it\n$/);
+    assert.match(
+      result.stderr,
+      /^voxbench: error: .* is in use by another voxbench run \(pid \d+\); give another output folder, or remove .* if no run uses it\n$/,
+    );
     assert.deepEqual(await readdir(dir), [LOCK_FILE]);
   });
 

@@ -57,7 +57,11 @@ describe('the page script', () => {
     await assert.rejects(bundleOf({ 'main.js': "import { b } from './a.js';\n", 'a.js': 'export const a = 1;\n' }), /imports b, which a\.js does not export/);
     await assert.rejects(bundleOf({ 'main.js': "import { a } from './a.js';\n", 'a.js': "import { b } from './main.js';\nexport const a = 1;\n" }), /cycle/);
     await assert.rejects(
-      bundleOf({ 'main.js': "import { a } from './a.js';\nimport { b } from './b.js';\n", 'a.js': 'export const a = 1;\n', 'b.js': 'export const a = 1;\nexport const b = 2;\n' }),
+      bundleOf({
+        'main.js': "import { a } from './a.js';\nimport { b } from './b.js';\n",
+        'a.js': 'export const a = 1;\n',
+        'b.js': 'export const a = 1;\nexport const b = 2;\n',
+      }),
       /b\.js and a\.js both export a/,
     );
   });

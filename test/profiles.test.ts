@@ -26,23 +26,36 @@ function assertConnectPhase(first: Array<SessionTimeline & { laneOffsetMs: numbe
     const start = t.sent.find((f) => f.control === 'input_start')!;
     assert.ok(start.t <= common, `lane ${i} opened its input ${start.t - common} ms after the connect phase`);
   }
-  assert.deepEqual(planned.map((p) => Number((p - common).toFixed(6))), first.map((t) => t.laneOffsetMs));
+  assert.deepEqual(
+    planned.map((p) => Number((p - common).toFixed(6))),
+    first.map((t) => t.laneOffsetMs),
+  );
 }
 
 describe('load profiles against the simulated server', () => {
   it('a sweep runs one benchmark per concurrency level, in order', async () => {
     const server = await testServer();
     const { report } = await run({ target: server.url, model: DEFAULT_MODEL, sweep: [1, 2, 3], pace: FAST });
-    assert.deepEqual(report.benchmarks.map((b) => b.label), ['concurrent@1', 'concurrent@2', 'concurrent@3']);
-    assert.deepEqual(report.benchmarks.map((b) => b.summary.sessions.completed), [6, 6, 6]);
+    assert.deepEqual(
+      report.benchmarks.map((b) => b.label),
+      ['concurrent@1', 'concurrent@2', 'concurrent@3'],
+    );
+    assert.deepEqual(
+      report.benchmarks.map((b) => b.summary.sessions.completed),
+      [6, 6, 6],
+    );
   });
 
-  it('a capacity search finds the server\'s knee within one step', async () => {
+  it("a capacity search finds the server's knee within one step", async () => {
     const server = await testServer({ latency: { ...DEFAULT_LATENCY, capacity: 4, baseDelayMs: 300, jitterMs: 5 } });
     // At or under capacity TTFT is about 345 ms; one session over, the delay grows by (5/4)^2 to
     // about 515 ms: the SLO sits between them with room for a busy machine.
     const { report } = await run({
-      target: server.url, model: DEFAULT_MODEL, capacity: { by: 'concurrency' }, slos: ['p95(ttft_ms)<430'], pace: FAST,
+      target: server.url,
+      model: DEFAULT_MODEL,
+      capacity: { by: 'concurrency' },
+      slos: ['p95(ttft_ms)<430'],
+      pace: FAST,
     });
     const { answer, failsAt, probes } = report.capacity!;
     assert.ok(answer !== null && Math.abs(answer - 4) <= 1, `capacity ${answer}, fails at ${failsAt}; probes ${JSON.stringify(probes)}`);
@@ -54,7 +67,10 @@ describe('load profiles against the simulated server', () => {
     const server = await testServer();
     const { report } = await run({ target: server.url, model: DEFAULT_MODEL, profile: { kind: 'constant', rate: 10 }, maxSessions: 5, pace: FAST });
     const { sessions, startMs } = report.benchmarks[0]!;
-    assert.deepEqual(sessions.map((s) => s.timeline.plannedStartMs - startMs), [0, 100, 200, 300, 400]);
+    assert.deepEqual(
+      sessions.map((s) => s.timeline.plannedStartMs - startMs),
+      [0, 100, 200, 300, 400],
+    );
     for (const s of sessions) assert.ok(s.metrics.session.start_lag_ms! >= 0);
   });
 
@@ -68,20 +84,40 @@ describe('load profiles against the simulated server', () => {
 
   it('workers run the same sessions as one thread, on one clock', async () => {
     const server = await testServer();
-    const { report } = await run({ target: server.url, model: DEFAULT_MODEL, profile: { kind: 'concurrent', concurrency: 4 }, maxSessions: 10, workers: 2, pace: FAST });
+    const { report } = await run({
+      target: server.url,
+      model: DEFAULT_MODEL,
+      profile: { kind: 'concurrent', concurrency: 4 },
+      maxSessions: 10,
+      workers: 2,
+      pace: FAST,
+    });
     const { sessions, summary, startMs, endMs } = report.benchmarks[0]!;
-    assert.deepEqual(sessions.map((s) => s.index), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    assert.deepEqual(
+      sessions.map((s) => s.index),
+      [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    );
     assert.equal(summary.sessions.completed, 10);
-    assert.deepEqual(sessions.map((s) => s.timeline.inputs[0]!.sampleId), ['harvard-01', 'harvard-02', 'harvard-03', 'harvard-04', 'harvard-05', 'harvard-06', 'harvard-01', 'harvard-02', 'harvard-03', 'harvard-04']);
+    assert.deepEqual(
+      sessions.map((s) => s.timeline.inputs[0]!.sampleId),
+      ['harvard-01', 'harvard-02', 'harvard-03', 'harvard-04', 'harvard-05', 'harvard-06', 'harvard-01', 'harvard-02', 'harvard-03', 'harvard-04'],
+    );
     for (const s of sessions) assert.ok(s.timeline.startMs >= startMs && closeOf(s.timeline)!.t <= endMs + 1, 'timelines share the run clock');
     assert.equal(report.config.workers, 2);
     // Lanes 0 and 2 run on one worker, 1 and 3 on the other: phases by lane of the whole level, a quarter of the 12.5 ms chunk period apart.
-    assert.deepEqual(sessions.slice(0, 4).map((s) => s.laneOffsetMs), [0, 3.125, 6.25, 9.375]);
-    assert.deepEqual(sessions.slice(0, 4).map((s) => s.timeline.plannedStartMs - startMs), [0, 0, 0, 0], 'every lane connects at the level start shared by the workers');
+    assert.deepEqual(
+      sessions.slice(0, 4).map((s) => s.laneOffsetMs),
+      [0, 3.125, 6.25, 9.375],
+    );
+    assert.deepEqual(
+      sessions.slice(0, 4).map((s) => s.timeline.plannedStartMs - startMs),
+      [0, 0, 0, 0],
+      'every lane connects at the level start shared by the workers',
+    );
     assertConnectPhase(sessions.slice(0, 4).map((s) => ({ ...s.timeline, laneOffsetMs: s.laneOffsetMs! })));
   });
 
-  it('a closed-loop level connects every lane\'s first session before any streams, then each streams at its phase', async () => {
+  it("a closed-loop level connects every lane's first session before any streams, then each streams at its phase", async () => {
     const server = await testServer();
     const { report } = await run({ target: server.url, model: DEFAULT_MODEL, profile: { kind: 'concurrent', concurrency: 4 }, maxSessions: 8, pace: FAST });
     const { sessions, summary } = report.benchmarks[0]!;
@@ -104,7 +140,8 @@ describe('unpaced runs with backpressure', () => {
       const chunks = audioFrames(session.timeline);
       chunks.forEach((chunk, seq) => {
         const acked = acks.filter((e) => e.t < chunk.t).at(-1)?.audioEndMs;
-        if (acked !== undefined) assert.ok(chunk.audioEndMs! - acked <= windowMs, `chunk ${seq} sent ${chunk.audioEndMs! - acked} ms ahead of the acknowledgements`);
+        if (acked !== undefined)
+          assert.ok(chunk.audioEndMs! - acked <= windowMs, `chunk ${seq} sent ${chunk.audioEndMs! - acked} ms ahead of the acknowledgements`);
       });
       // 20x real time: ~2.8 s of audio cannot be taken in much faster than ~140 ms.
       const streaming = chunks.at(-1)!.t - chunks[0]!.t;
@@ -131,7 +168,11 @@ describe('unpaced runs with backpressure', () => {
     const { report } = await run({ target, model: DEFAULT_MODEL, maxSessions: 1, pace: { kind: 'none' }, ackWindowMs: 100, timeouts: { finalMs: 300 } });
     const { outcome } = report.benchmarks[0]!.sessions[0]!;
     assert.equal(outcome.status, 'failed');
-    assert.deepEqual(outcome.status === 'failed' && [outcome.failure.class, outcome.failure.stage, outcome.failure.message], ['timeout', 'streaming', 'no acknowledgement of the audio sent for 300 ms']);
+    assert.deepEqual(outcome.status === 'failed' && [outcome.failure.class, outcome.failure.stage, outcome.failure.message], [
+      'timeout',
+      'streaming',
+      'no acknowledgement of the audio sent for 300 ms',
+    ]);
   });
 
   it('feeds a server that never acknowledges as fast as the socket drains', async () => {

@@ -30,7 +30,7 @@ it('on a terminal: one line redrawn in place with the sweep level, in-flight cou
   );
 });
 
-it('an ended session\'s headline figure reaches the line after the session-end callback, and every one by the level\'s last line', async () => {
+it("an ended session's headline figure reaches the line after the session-end callback, and every one by the level's last line", async () => {
   const { report } = await run({ pace: { kind: 'realtime', speed: 8 }, maxSessions: 2, profile: { kind: 'concurrent', concurrency: 2 } });
   const sessions = report.benchmarks[0]!.sessions;
   const ttft = sessions.flatMap((s) => s.metrics.inputs.map((i) => i.ttft_ms!));

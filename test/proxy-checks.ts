@@ -19,5 +19,8 @@ export function assertSeenNoLater(own: ReportSession[], seen: ReportSession[], m
   proxied.forEach((v, k) => assert.ok(v !== undefined && v > 0 && mine[k] !== undefined, `${metric}: ${v} ms at the proxy, ${mine[k]} ms at the client`));
   const excess = proxied.map((v, k) => v! - mine[k]!).sort((a, b) => a - b);
   const median = excess[Math.floor((excess.length - 1) / 2)]!;
-  assert.ok(median <= 1, `${metric}: the proxy later than the client by ${excess.map((e) => e.toFixed(2)).join(', ')} ms (${proxied.join(', ')} at the proxy, ${mine.join(', ')} at the client)`);
+  assert.ok(
+    median <= 1,
+    `${metric}: the proxy later than the client by ${excess.map((e) => e.toFixed(2)).join(', ')} ms (${proxied.join(', ')} at the proxy, ${mine.join(', ')} at the client)`,
+  );
 }

@@ -18,7 +18,13 @@ const origin = (url: string): string => new URL(url).origin.replace(/^http/, 'ws
 /** A proxy with no --protocol on a free loopback port in front of `upstream`, noting each ended session's dialect; closed when the file ends. */
 async function proxyTo(upstream: string, options: Partial<ProxyOptions> = {}): Promise<RunningProxy & { dialects: Protocol[] }> {
   const dialects: Protocol[] = [];
-  const proxy = await startProxy({ listen: { host: '127.0.0.1', port: 0 }, upstream, outputDir: await tempDir(), onSession: (_r, protocol) => dialects.push(protocol), ...options });
+  const proxy = await startProxy({
+    listen: { host: '127.0.0.1', port: 0 },
+    upstream,
+    outputDir: await tempDir(),
+    onSession: (_r, protocol) => dialects.push(protocol),
+    ...options,
+  });
   after(() => proxy.close());
   return Object.assign(proxy, { dialects });
 }
@@ -26,11 +32,21 @@ async function proxyTo(upstream: string, options: Partial<ProxyOptions> = {}): P
 /** A benchmark through a fresh proxy (no --protocol), and the same sessions as the proxy observed them. */
 async function throughProxy(settings: RunOptions & { protocol: Protocol }, server: { url: string }) {
   const proxy = await proxyTo(origin(server.url));
-  const { report } = await run({ maxSessions: 2, pace: { kind: 'realtime', speed: 10 }, model: DEFAULT_MODELS[settings.protocol], ...settings, target: `${proxy.url}${settings.target ?? '/'}` });
+  const { report } = await run({
+    maxSessions: 2,
+    pace: { kind: 'realtime', speed: 10 },
+    model: DEFAULT_MODELS[settings.protocol],
+    ...settings,
+    target: `${proxy.url}${settings.target ?? '/'}`,
+  });
   await until(() => proxy.open() === 0 && proxy.dialects.length === 2);
   const { report: observed } = await proxy.close();
   const own = report.benchmarks[0]!.sessions;
-  assert.deepEqual(own.map((s) => s.outcome.status), ['completed', 'completed'], 'the benchmark itself ran');
+  assert.deepEqual(
+    own.map((s) => s.outcome.status),
+    ['completed', 'completed'],
+    'the benchmark itself ran',
+  );
   return { own, seen: observed!.benchmarks[0]!.sessions, observed: observed!, dialects: proxy.dialects };
 }
 
@@ -50,13 +66,22 @@ describe('voxbench proxy: the audio rate a speech client names', () => {
     assert.deepEqual(dialects, ['cartesia', 'cartesia'], 'from its path');
     assert.deepEqual(seen.map(shape), own.map(shape));
     const audio = perInput(own, 'audio_out_ms');
-    assert.ok(audio.every((ms) => ms > 500), 'real speech');
+    assert.ok(
+      audio.every((ms) => ms > 500),
+      'real speech',
+    );
     // At the 24 kHz a URL-less rate would default to, the same bytes would be two thirds as long.
-    assert.deepEqual(perInput(seen, 'audio_out_ms').map((ms) => ms.toFixed(3)), audio.map((ms) => ms.toFixed(3)), 'the audio of every input');
+    assert.deepEqual(
+      perInput(seen, 'audio_out_ms').map((ms) => ms.toFixed(3)),
+      audio.map((ms) => ms.toFixed(3)),
+      'the audio of every input',
+    );
     assertSeenNoLater(own, seen, 'ttfa_ms');
     // RTF is that audio over the time it took: the audio is checked exactly above, and the time at the proxy differs
     // from the client's by when each got to read, which the machine's load decides; so here only that it is there.
-    perInput(seen, 'gen_rtf').forEach((rtf, k) => assert.ok(rtf > 0 && perInput(own, 'gen_rtf')[k]! > 0, `gen_rtf ${rtf} at the proxy, ${perInput(own, 'gen_rtf')[k]} at the client`));
+    perInput(seen, 'gen_rtf').forEach((rtf, k) =>
+      assert.ok(rtf > 0 && perInput(own, 'gen_rtf')[k]! > 0, `gen_rtf ${rtf} at the proxy, ${perInput(own, 'gen_rtf')[k]} at the client`),
+    );
     assert.deepEqual(perInput(seen, 'stall_count'), perInput(own, 'stall_count'));
   });
 
@@ -79,7 +104,9 @@ describe('voxbench proxy: the audio rate a speech client names', () => {
     for (const sampleRate of [16_000, 44_100, undefined]) {
       const client = new WebSocket(`${proxy.url}/v1/audio/speech/stream`);
       await new Promise((resolve) => client.once('open', resolve));
-      client.send(JSON.stringify({ type: 'session.config', model: 'm', response_format: 'pcm', stream_audio: true, ...(sampleRate ? { sample_rate: sampleRate } : {}) }));
+      client.send(
+        JSON.stringify({ type: 'session.config', model: 'm', response_format: 'pcm', stream_audio: true, ...(sampleRate ? { sample_rate: sampleRate } : {}) }),
+      );
       client.send(JSON.stringify({ type: 'input.text', text: 'One second. ' }));
       client.send(JSON.stringify({ type: 'input.done' }));
       await new Promise<void>((resolve) => client.on('message', (data, binary) => !binary && messageText(data).includes('session.done') && resolve()));
@@ -88,7 +115,11 @@ describe('voxbench proxy: the audio rate a speech client names', () => {
     }
     await until(() => proxy.dialects.length === 3);
     const { report } = await proxy.close();
-    assert.deepEqual(perInput(report!.benchmarks[0]!.sessions, 'audio_out_ms'), [1000, 1000, 1000], 'each a second, at the rate its client named (24 kHz when it named none)');
+    assert.deepEqual(
+      perInput(report!.benchmarks[0]!.sessions, 'audio_out_ms'),
+      [1000, 1000, 1000],
+      'each a second, at the rate its client named (24 kHz when it named none)',
+    );
   });
 });
 
@@ -123,7 +154,7 @@ describe('voxbench proxy: OpenAI Realtime settled by what the client sends', () 
     assert.deepEqual(s2s.seen.map(shape), s2s.own.map(shape));
   });
 
-  it('a connection that never says what it is for is still metered, with the upgrade\'s guess, and holds a bounded amount', async () => {
+  it("a connection that never says what it is for is still metered, with the upgrade's guess, and holds a bounded amount", async () => {
     const server = await testServer();
     const proxy = await proxyTo(origin(server.url));
     // Closes before configuring anything.
@@ -142,7 +173,11 @@ describe('voxbench proxy: OpenAI Realtime settled by what the client sends', () 
     const { report } = await proxy.close();
     const sessions = report!.benchmarks[0]!.sessions;
     assert.deepEqual(proxy.dialects, ['openai', 'openai']);
-    assert.deepEqual(sessions.map((s) => s.timeline.counters.framesSent), [0, 70], 'every frame, those held included');
+    assert.deepEqual(
+      sessions.map((s) => s.timeline.counters.framesSent),
+      [0, 70],
+      'every frame, those held included',
+    );
     assert.equal(sessions[1]!.timeline.sent.filter((f) => f.kind === 'audio').length, 70);
   });
 });

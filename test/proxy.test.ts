@@ -82,7 +82,10 @@ describe('voxbench proxy', () => {
     // Server, proxy and benchmark in three processes, as deployed: none delays another's stamps.
     const server = await spawnCli(['serve', '--port', '0', '--quiet'], /listening on (\S+) /);
     const dir = await tempDir();
-    const proxy = await spawnCli(['proxy', '--listen', '127.0.0.1:0', '--upstream', origin(server.url), '--output-dir', dir, '--outputs', 'json,html', '--quiet'], /listening on (\S+),/);
+    const proxy = await spawnCli(
+      ['proxy', '--listen', '127.0.0.1:0', '--upstream', origin(server.url), '--output-dir', dir, '--outputs', 'json,html', '--quiet'],
+      /listening on (\S+),/,
+    );
     const settings = { model: DEFAULT_MODEL, turnsPerSession: 2, maxSessions: 3, eos: 'audio_end', pace: { kind: 'realtime', speed: 8 } } as const;
     const direct = (await run({ target: server.url, ...settings })).report;
     // One session first, so that no figure compared times code the proxy's JIT has not compiled yet.
@@ -98,24 +101,51 @@ describe('voxbench proxy', () => {
     // The same sessions, as the proxy saw them (in the order they connected).
     const seen = new Map(observed.benchmarks[0]!.sessions.slice(1).map((s) => [finals(s).join('|'), s]));
     const pairs = sessions.map((s) => [s, seen.get(finals(s).join('|'))!] as const);
-    assert.ok(pairs.every(([, o]) => o !== undefined), 'the proxy saw the same transcripts');
-    assert.deepEqual(pairs.map(([, o]) => [o.outcome.status, o.timeline.inputs.length]), sessions.map(() => ['completed', 2]));
-    assert.deepEqual(pairs.map(([, o]) => o.timeline.counters), sessions.map((s) => s.timeline.counters), 'every frame and byte, both ways');
+    assert.ok(
+      pairs.every(([, o]) => o !== undefined),
+      'the proxy saw the same transcripts',
+    );
+    assert.deepEqual(
+      pairs.map(([, o]) => [o.outcome.status, o.timeline.inputs.length]),
+      sessions.map(() => ['completed', 2]),
+    );
+    assert.deepEqual(
+      pairs.map(([, o]) => o.timeline.counters),
+      sessions.map((s) => s.timeline.counters),
+      'every frame and byte, both ways',
+    );
     const perTurn = (metric: string) => ({
       own: pairs.flatMap(([s]) => s.metrics.inputs.map((i) => i[metric]!)),
       proxied: pairs.flatMap(([, o]) => o.metrics.inputs.map((i) => i[metric]!)),
     });
     const audio = perTurn('audio_ms');
-    assert.deepEqual(audio.proxied.map((v) => v.toFixed(6)), audio.own.map((v) => v.toFixed(6)), 'the audio of every turn, from the payload lengths');
+    assert.deepEqual(
+      audio.proxied.map((v) => v.toFixed(6)),
+      audio.own.map((v) => v.toFixed(6)),
+      'the audio of every turn, from the payload lengths',
+    );
     // Every server event, in order, read as the benchmark read it: a frame the proxy put in another turn, or took
     // for another kind, shows here whatever the machine's load (the old median-gap bound of 10 ms was a timing claim;
     // bench/proxy-overhead.ts measures the gap).
     const events = (s: ReportSession) => s.timeline.received.map((e) => [e.kind, e.type, e.input]);
-    assert.deepEqual(pairs.map(([, o]) => events(o)), sessions.map(events), 'the same events, in the same order, in the same turns');
-    for (const metric of ['ttft_ms', 'commit_to_flush_ms', 'finalization_ms']) assertSeenNoLater(pairs.map(([s]) => s), pairs.map(([, o]) => o), metric);
+    assert.deepEqual(
+      pairs.map(([, o]) => events(o)),
+      sessions.map(events),
+      'the same events, in the same order, in the same turns',
+    );
+    for (const metric of ['ttft_ms', 'commit_to_flush_ms', 'finalization_ms'])
+      assertSeenNoLater(
+        pairs.map(([s]) => s),
+        pairs.map(([, o]) => o),
+        metric,
+      );
     assert.ok(observed.observed?.position.includes('between the clients and the server'));
     assert.equal(observed.config.model, DEFAULT_MODEL);
-    assert.match(await readFile(`${dir}/report.html`, 'utf8'), /stamped at the proxy, between the clients and the server/, 'the page says where the figures were taken');
+    assert.match(
+      await readFile(`${dir}/report.html`, 'utf8'),
+      /stamped at the proxy, between the clients and the server/,
+      'the page says where the figures were taken',
+    );
     await server.stop();
   });
 
@@ -129,7 +159,13 @@ describe('voxbench proxy', () => {
       return new Promise((resolve, reject) => {
         rt.on('error', reject);
         rt.socket.on('open', () => {
-          rt.send({ type: 'session.update', session: { type: 'transcription', audio: { input: { format: { type: 'audio/pcm', rate: 24_000 }, transcription: { model: 'gpt-4o-transcribe' }, turn_detection: null } } } });
+          rt.send({
+            type: 'session.update',
+            session: {
+              type: 'transcription',
+              audio: { input: { format: { type: 'audio/pcm', rate: 24_000 }, transcription: { model: 'gpt-4o-transcribe' }, turn_detection: null } },
+            },
+          });
           for (let i = 0; i < pcm.length; i += 4800) rt.send({ type: 'input_audio_buffer.append', audio: pcm.subarray(i, i + 4800).toString('base64') });
           rt.send({ type: 'input_audio_buffer.commit' });
         });
@@ -145,12 +181,20 @@ describe('voxbench proxy', () => {
     assert.equal(proxied, direct);
     await until(() => proxy.open() === 0);
     const families = await scrape(proxy);
-    assert.deepEqual(samplesOf(families, 'voxbench_sessions_total', undefined, ['protocol', 'model', 'outcome']), [['openai', 'gpt-4o-transcribe', 'completed', 1]]);
+    assert.deepEqual(samplesOf(families, 'voxbench_sessions_total', undefined, ['protocol', 'model', 'outcome']), [
+      ['openai', 'gpt-4o-transcribe', 'completed', 1],
+    ]);
     assert.deepEqual(samplesOf(families, 'voxbench_sessions_open', undefined, ['protocol']), [['openai', 0]]);
     const ttft = samplesOf(families, 'voxbench_latency_seconds', 'voxbench_latency_seconds_count', ['metric']).filter(([m]) => m === 'ttft');
     assert.deepEqual(ttft, [['ttft', 1]]);
     assert.deepEqual(samplesOf(families, 'voxbench_connections_closed_total', undefined, ['close_code', 'closed_by']), [['1000', 'client', 1]]);
-    assert.deepEqual(samplesOf(families, 'voxbench_frames_total', undefined, ['direction']).map(([d, n]) => [d, (n as number) > 2]), [['sent', true], ['received', true]]);
+    assert.deepEqual(
+      samplesOf(families, 'voxbench_frames_total', undefined, ['direction']).map(([d, n]) => [d, (n as number) > 2]),
+      [
+        ['sent', true],
+        ['received', true],
+      ],
+    );
     assert.equal((await fetch(`${proxy.metrics!.url}/healthz`)).status, 200);
   });
 
@@ -158,16 +202,24 @@ describe('voxbench proxy', () => {
     const server = await testServer();
     const proxy = await proxyTo(origin(server.url), { outputDir: await tempDir() });
     const { report } = await run({
-      target: `${proxy.url}/v1/realtime`, protocol: 'openai', model: 'gpt-4o-transcribe',
+      target: `${proxy.url}/v1/realtime`,
+      protocol: 'openai',
+      model: 'gpt-4o-transcribe',
       turnDetection: { type: 'server_vad', threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 },
-      turnsPerSession: 3, padding: { gapMs: 700, trailMs: 700 }, maxSessions: 1, pace: { kind: 'realtime', speed: 4 },
+      turnsPerSession: 3,
+      padding: { gapMs: 700, trailMs: 700 },
+      maxSessions: 1,
+      pace: { kind: 'realtime', speed: 4 },
     });
     await until(() => proxy.open() === 0);
     const { report: observed } = await proxy.close();
     const [own, seen] = [report.benchmarks[0]!.sessions[0]!, observed!.benchmarks[0]!.sessions[0]!];
     assert.equal(own.outcome.status, 'completed');
     assert.equal(seen.timeline.turnDetection, 'server', "from the client's session.update");
-    assert.deepEqual(seen.timeline.inputs.map((i) => (i as { eosSource: string }).eosSource), ['vad', 'vad', 'vad']);
+    assert.deepEqual(
+      seen.timeline.inputs.map((i) => (i as { eosSource: string }).eosSource),
+      ['vad', 'vad', 'vad'],
+    );
     const texts = (s: ReportSession) => s.metrics.inputs.map((_, k) => sessionText(s, k));
     assert.ok(texts(own).every((t) => t.length > 0));
     assert.deepEqual(texts(seen), texts(own), 'each utterance its own turn, with its own transcript');
@@ -177,7 +229,13 @@ describe('voxbench proxy', () => {
   it('passes path, query, headers, subprotocol, text and binary frames, pings and close codes both ways', async () => {
     const wss = new WebSocketServer({ port: 0, handleProtocols: (offered) => [...offered].at(-1) ?? false, autoPong: false });
     after(() => wss.close());
-    const seen: { url?: string; headers?: Record<string, string | string[] | undefined>; frames: Array<[string, boolean]>; pings: string[]; close?: [number, string] } = { frames: [], pings: [] };
+    const seen: {
+      url?: string;
+      headers?: Record<string, string | string[] | undefined>;
+      frames: Array<[string, boolean]>;
+      pings: string[];
+      close?: [number, string];
+    } = { frames: [], pings: [] };
     wss.on('connection', (ws, request) => {
       seen.url = request.url;
       seen.headers = request.headers;
@@ -196,7 +254,8 @@ describe('voxbench proxy', () => {
       ws.on('close', (code, reason) => (seen.close = [code, String(reason)]));
     });
     const proxy = await proxyTo(`ws://127.0.0.1:${(wss.address() as { port: number }).port}`);
-    const connectClient = () => new WebSocket(`${proxy.url}/some/path?x=1&api_key=k`, ['first', 'second'], { headers: { authorization: 'Bearer secret', 'x-trace': 'abc' } });
+    const connectClient = () =>
+      new WebSocket(`${proxy.url}/some/path?x=1&api_key=k`, ['first', 'second'], { headers: { authorization: 'Bearer secret', 'x-trace': 'abc' } });
 
     const client = connectClient();
     await new Promise((resolve) => client.once('open', resolve));
@@ -215,7 +274,11 @@ describe('voxbench proxy', () => {
     assert.equal(seen.headers!.authorization, 'Bearer secret');
     assert.equal(seen.headers!['x-trace'], 'abc');
     assert.deepEqual(seen.pings, ['are you there']);
-    const sent: Array<[string, boolean]> = [['{"type":"hello"}', false], ['000102ff', true], ['bye', false]];
+    const sent: Array<[string, boolean]> = [
+      ['{"type":"hello"}', false],
+      ['000102ff', true],
+      ['bye', false],
+    ];
     assert.deepEqual(seen.frames, sent);
     assert.deepEqual(echoes, sent);
 
@@ -227,7 +290,10 @@ describe('voxbench proxy', () => {
     assert.deepEqual(seen.close, [4002, 'client says bye']);
 
     // A close without a code stays without one (1005); a cut connection is cut (1006).
-    for (const [message, code] of [['no code', 1005], ['cut', 1006]] as const) {
+    for (const [message, code] of [
+      ['no code', 1005],
+      ['cut', 1006],
+    ] as const) {
       const ws = connectClient();
       await new Promise((resolve) => ws.once('open', resolve));
       ws.send(message);
@@ -245,7 +311,7 @@ describe('voxbench proxy', () => {
       const raw = request.socket;
       raw.prependListener('data', (d: Buffer) => atServer.in.push(Buffer.from(d))); // before ws unmasks it in place
       const write = raw.write.bind(raw) as (...a: unknown[]) => boolean;
-      raw.write = ((chunk: Buffer, ...rest: unknown[]) => (atServer.out.push(Buffer.from(chunk)), write(chunk, ...rest)));
+      raw.write = (chunk: Buffer, ...rest: unknown[]) => (atServer.out.push(Buffer.from(chunk)), write(chunk, ...rest));
       ws.on('message', (data, isBinary) => {
         ws.send(data, { binary: isBinary });
         ws.send(Buffer.alloc(200_000, 7), { fin: false });
@@ -258,7 +324,10 @@ describe('voxbench proxy', () => {
     const tapped = (o: { port: number; host: string }): Socket => {
       const socket = connect(o);
       const write = socket.write.bind(socket) as (...a: unknown[]) => boolean;
-      socket.write = ((chunk: Buffer, ...rest: unknown[]) => (client.readyState === WebSocket.OPEN && atClient.out.push(Buffer.from(chunk)), write(chunk, ...rest)));
+      socket.write = (chunk: Buffer, ...rest: unknown[]) => (
+        client.readyState === WebSocket.OPEN && atClient.out.push(Buffer.from(chunk)),
+        write(chunk, ...rest)
+      );
       socket.on('data', (d: Buffer) => client.readyState === WebSocket.OPEN && atClient.in.push(Buffer.from(d)));
       return socket;
     };
@@ -286,7 +355,7 @@ describe('voxbench proxy', () => {
     assert.ok(Math.min(answer.length, heard.length) > 270_000 && samePrefix(answer, heard), 'server frames byte-identical at the client');
   });
 
-  it("forwards a frame the client sent with its upgrade request once the server has accepted, and meters it", async () => {
+  it('forwards a frame the client sent with its upgrade request once the server has accepted, and meters it', async () => {
     const wss = new WebSocketServer({ port: 0 });
     after(() => wss.close());
     const heard = new Promise<string>((resolve) => wss.on('connection', (ws) => ws.once('message', (data) => resolve(messageText(data)))));
@@ -295,12 +364,23 @@ describe('voxbench proxy', () => {
     // A masked text frame (mask key 0000) in the same write as the request.
     const frame = Buffer.concat([Buffer.from([0x81, 0x80 | early.length, 0, 0, 0, 0]), early]);
     const socket = connect(Number(new URL(proxy.url).port), '127.0.0.1');
-    socket.write(Buffer.concat([Buffer.from('GET /v1/realtime HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n'), frame]));
+    socket.write(
+      Buffer.concat([
+        Buffer.from(
+          'GET /v1/realtime HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n',
+        ),
+        frame,
+      ]),
+    );
     assert.equal(await heard, String(early));
     socket.destroy();
     await until(() => proxy.open() === 0);
     const { report } = await proxy.close();
-    assert.deepEqual(report!.benchmarks[0]!.sessions[0]!.timeline.sent.map((f) => f.control), ['input_start'], 'read as the client sent it');
+    assert.deepEqual(
+      report!.benchmarks[0]!.sessions[0]!.timeline.sent.map((f) => f.control),
+      ['input_start'],
+      'read as the client sent it',
+    );
   });
 
   it('logs each session to sessions.jsonl as it ends and builds the report from the log when it stops; the folder renders, even mid-run', async () => {
@@ -311,14 +391,28 @@ describe('voxbench proxy', () => {
     await run({ target: `${proxy.url}/v1/realtime`, model: DEFAULT_MODEL, maxSessions: 2, pace: { kind: 'none' } });
     await until(() => proxy.open() === 0);
     await untilAsync(async () => (await logged()).length === 2);
-    assert.deepEqual((await logged()).map((r) => [r.index, r.outcome.status]), [[0, 'completed'], [1, 'completed']], 'in the log before the proxy stops');
+    assert.deepEqual(
+      (await logged()).map((r) => [r.index, r.outcome.status]),
+      [
+        [0, 'completed'],
+        [1, 'completed'],
+      ],
+      'in the log before the proxy stops',
+    );
     // What a killed proxy leaves, a placeholder report beside the log, renders already.
     const midRun = await runNode([CLI, 'report', 'render', dir, '--output-dir', await tempDir()]);
     assert.equal(midRun.code, 0, midRun.stderr);
     assert.match(midRun.stdout, /concurrent@\d+: 2 sessions · 2 completed/);
     const { report, written } = await proxy.close();
-    assert.deepEqual(written.map((f) => f.slice(dir.length + 1)), ['report.json', 'sessions.jsonl']);
-    assert.deepEqual(report!.benchmarks[0]!.sessions.map((s) => s.timeline), (await logged()).map((r) => r.timeline), 'the report holds the logged sessions');
+    assert.deepEqual(
+      written.map((f) => f.slice(dir.length + 1)),
+      ['report.json', 'sessions.jsonl'],
+    );
+    assert.deepEqual(
+      report!.benchmarks[0]!.sessions.map((s) => s.timeline),
+      (await logged()).map((r) => r.timeline),
+      'the report holds the logged sessions',
+    );
     const rendered = await runNode([CLI, 'report', 'render', dir, '--outputs', 'json,html']);
     assert.equal(rendered.code, 0, rendered.stderr);
     const reread = await readReport(dir);
@@ -335,20 +429,43 @@ describe('voxbench proxy', () => {
     const closed = new Promise<number>((resolve) => client.once('close', resolve));
     const { report } = await proxy.close();
     assert.equal(await closed, 1006);
-    assert.deepEqual(report!.benchmarks[0]!.sessions.map((s) => s.outcome), [{ status: 'incomplete', reason: 'interrupted', stage: 'ready' }]);
+    assert.deepEqual(
+      report!.benchmarks[0]!.sessions.map((s) => s.outcome),
+      [{ status: 'incomplete', reason: 'interrupted', stage: 'ready' }],
+    );
   });
 
   it('reaches a wss:// upstream with the CA it is given, and refuses one it cannot trust with 502, recorded as tls', async () => {
     const dir = await tempDir();
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1',
-      '-keyout', `${dir}/key.pem`, '-out', `${dir}/cert.pem`], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        `${dir}/key.pem`,
+        '-out',
+        `${dir}/cert.pem`,
+      ],
+      { stdio: 'ignore' },
+    );
     const [cert, key] = await Promise.all([readFile(`${dir}/cert.pem`, 'utf8'), readFile(`${dir}/key.pem`, 'utf8')]);
     const server = await testServer({ tls: { cert, key } });
     const trusted = await proxyTo(new URL(server.url).origin.replace(/^https/, 'wss'), { tls: { ca: cert } });
     const { report } = await run({ target: `${trusted.url}/v1/realtime`, model: DEFAULT_MODEL, maxSessions: 1, pace: { kind: 'none' } });
     assert.equal(report.benchmarks[0]!.sessions[0]!.outcome.status, 'completed');
     const untrusted = await proxyTo(new URL(server.url).origin.replace(/^https/, 'wss'), { outputDir: await tempDir() });
-    const refused = (await run({ target: `${untrusted.url}/v1/realtime`, model: DEFAULT_MODEL, maxSessions: 1, pace: { kind: 'none' } })).report.benchmarks[0]!.sessions[0]!.outcome;
+    const refused = (await run({ target: `${untrusted.url}/v1/realtime`, model: DEFAULT_MODEL, maxSessions: 1, pace: { kind: 'none' } })).report.benchmarks[0]!
+      .sessions[0]!.outcome;
     assert.equal(refused.status === 'failed' && refused.failure.httpStatus, 502);
     await until(() => untrusted.open() === 0);
     const observed = (await untrusted.close()).report!.benchmarks[0]!.sessions[0]!.outcome;
@@ -375,7 +492,10 @@ describe('voxbench proxy', () => {
     const { report } = await proxy.close();
     const outcome = report!.benchmarks[0]!.sessions[0]!.outcome;
     assert.equal(outcome.status, 'failed');
-    assert.match(outcome.status === 'failed' ? outcome.failure.message : '', /cannot read the server's frames \(.*UTF-8.*\); the connection is still forwarded/);
+    assert.match(
+      outcome.status === 'failed' ? outcome.failure.message : '',
+      /cannot read the server's frames \(.*UTF-8.*\); the connection is still forwarded/,
+    );
   });
 
   it('gives the client the status, headers and body of a refused upgrade, 502 when the server is down, and counts them', async () => {
@@ -392,12 +512,18 @@ describe('voxbench proxy', () => {
           res.on('end', () => resolve({ status: res.statusCode!, type: res.headers['content-type'], body }));
         });
       });
-    assert.deepEqual(await refusal(`${proxy.url}/v1/realtime`, { authorization: 'Bearer wrong' }), await refusal(server.url, { authorization: 'Bearer wrong' }));
+    assert.deepEqual(
+      await refusal(`${proxy.url}/v1/realtime`, { authorization: 'Bearer wrong' }),
+      await refusal(server.url, { authorization: 'Bearer wrong' }),
+    );
     assert.equal((await refusal(`${proxy.url}/elsewhere`)).status, 404);
     const down = await proxyTo('ws://127.0.0.1:1');
     assert.equal((await refusal(`${down.url}/v1/realtime`)).status, 502);
     await until(() => proxy.open() === 0);
-    assert.deepEqual(samplesOf(await scrape(proxy), 'voxbench_upgrade_failures_total', undefined, ['status']).sort(), [['401', 1], ['404', 1]]);
+    assert.deepEqual(samplesOf(await scrape(proxy), 'voxbench_upgrade_failures_total', undefined, ['status']).sort(), [
+      ['401', 1],
+      ['404', 1],
+    ]);
   });
 });
 
@@ -413,17 +539,28 @@ describe('voxbench proxy: speech generation', () => {
       // The dialect from the server's own path; OpenAI Realtime's is told here (test/proxy-dialects.test.ts infers it).
       const told = protocol.startsWith('openai-realtime-tts') ? { protocol } : {};
       const proxy = await proxyTo(origin(server.url), { ...told, outputDir: await tempDir(), metrics: { host: '127.0.0.1', port: 0 } });
-      const textDelivery = protocol === 'vllm-omni-speech-ws' ? { kind: 'stream', tokensPerS: 200, firstTokenMs: 5 } as const : { kind: 'all' } as const;
+      const textDelivery = protocol === 'vllm-omni-speech-ws' ? ({ kind: 'stream', tokensPerS: 200, firstTokenMs: 5 } as const) : ({ kind: 'all' } as const);
       // Two dialects ask for their rate in the URL: the proxy sizes their audio by it.
       const speech = protocol === 'elevenlabs' || protocol === 'deepgram-aura' ? { speech: { outputRate: 16_000 } } : {};
-      const { report } = await run({ target: `${proxy.url}/`, protocol, model: TTS_MODELS[protocol], maxSessions: 2, pace: { kind: 'realtime', speed: 10 }, textDelivery, ...speech });
+      const { report } = await run({
+        target: `${proxy.url}/`,
+        protocol,
+        model: TTS_MODELS[protocol],
+        maxSessions: 2,
+        pace: { kind: 'realtime', speed: 10 },
+        textDelivery,
+        ...speech,
+      });
       await until(() => proxy.open() === 0);
       const families = await scrape(proxy);
       const { report: observed } = await proxy.close();
       const own = report.benchmarks[0]!.sessions;
       const seen = observed!.benchmarks[0]!.sessions;
       assert.equal(observed!.config.task, 'tts');
-      assert.deepEqual(seen.map((s) => s.outcome.status), own.map(() => 'completed'));
+      assert.deepEqual(
+        seen.map((s) => s.outcome.status),
+        own.map(() => 'completed'),
+      );
       const shape = (s: ReportSession) => ({
         inputs: s.timeline.inputs.map((i) => (i.kind === 'text' ? [i.text.trim(), i.chars > 0] : i.kind)),
         sent: s.timeline.sent.map((f) => f.control ?? f.kind),
@@ -431,19 +568,32 @@ describe('voxbench proxy: speech generation', () => {
         audio: s.metrics.inputs.map((i) => i.audio_out_ms),
       });
       assert.deepEqual(seen.map(shape), own.map(shape), 'the same inputs, frames, bytes and audio');
-      assert.ok(seen.every((s) => s.timeline.received.every((e) => !('payload' in e))), 'audio is measured, not kept');
+      assert.ok(
+        seen.every((s) => s.timeline.received.every((e) => !('payload' in e))),
+        'audio is measured, not kept',
+      );
       // The proxy sees the forcing send after the client and the audio before it (the next test compares medians).
       assertSeenNoLater(own, seen, 'ttfa_ms');
-      const ttfa = samplesOf(families, 'voxbench_latency_seconds', 'voxbench_latency_seconds_count', ['protocol', 'model', 'metric']).filter(([, , m]) => m === 'ttfa');
+      const ttfa = samplesOf(families, 'voxbench_latency_seconds', 'voxbench_latency_seconds_count', ['protocol', 'model', 'metric']).filter(
+        ([, , m]) => m === 'ttfa',
+      );
       assert.deepEqual(ttfa, [[protocol, TTS_MODELS[protocol], 'ttfa', 2]], 'TTFA in /metrics, one per input, with the model the client named');
       assert.equal(observed!.config.model, TTS_MODELS[protocol]);
     });
   }
 
-  it('infers the dialect from the upgrade: a speech server\'s own path, else the OpenAI and vLLM rule', () => {
+  it("infers the dialect from the upgrade: a speech server's own path, else the OpenAI and vLLM rule", () => {
     const of = (url: string, headers: Record<string, string> = {}) => protocolOfUpgrade({ url, headers } as unknown as IncomingMessage);
     assert.deepEqual(
-      ['/v1/audio/speech/stream', '/v1/text-to-speech/voice1/stream-input?model_id=m', '/v1/speak?model=aura', '/tts/websocket', '/v1/realtime?model=m', '/v1/realtime?intent=transcription', '/v1/realtime'].map((u) => of(u)),
+      [
+        '/v1/audio/speech/stream',
+        '/v1/text-to-speech/voice1/stream-input?model_id=m',
+        '/v1/speak?model=aura',
+        '/tts/websocket',
+        '/v1/realtime?model=m',
+        '/v1/realtime?intent=transcription',
+        '/v1/realtime',
+      ].map((u) => of(u)),
       ['vllm-omni-speech-ws', 'elevenlabs', 'deepgram-aura', 'cartesia', 'openai', 'openai', 'vllm'],
     );
     assert.equal(of('/v1/realtime', { 'openai-beta': 'realtime=v1' }), 'openai-beta');
@@ -451,10 +601,34 @@ describe('voxbench proxy: speech generation', () => {
 
   it("a voxbench speech benchmark through the proxy: the proxy's TTFA matches the benchmark's own on the same sessions", async () => {
     // Server, proxy and benchmark in three processes, as deployed.
-    const server = await spawnCli(['serve', '--port', '0', '--quiet', '--speech-jitter-ms', '0', '--first-audio-ms', '40', '--speech-rtf', '0.1'], /listening on (\S+) /);
+    const server = await spawnCli(
+      ['serve', '--port', '0', '--quiet', '--speech-jitter-ms', '0', '--first-audio-ms', '40', '--speech-rtf', '0.1'],
+      /listening on (\S+) /,
+    );
     const dir = await tempDir();
-    const proxy = await spawnCli(['proxy', '--listen', '127.0.0.1:0', '--upstream', origin(server.url), '--protocol', 'vllm-omni-speech-ws', '--output-dir', dir, '--outputs', 'json,html,md,csv', '--quiet'], /listening on (\S+),/);
-    const settings = { target: `${proxy.url}/`, protocol: 'vllm-omni-speech-ws', model: DEFAULT_VLLM_OMNI_TTS_MODEL, pace: { kind: 'realtime', speed: 4 } } as const;
+    const proxy = await spawnCli(
+      [
+        'proxy',
+        '--listen',
+        '127.0.0.1:0',
+        '--upstream',
+        origin(server.url),
+        '--protocol',
+        'vllm-omni-speech-ws',
+        '--output-dir',
+        dir,
+        '--outputs',
+        'json,html,md,csv',
+        '--quiet',
+      ],
+      /listening on (\S+),/,
+    );
+    const settings = {
+      target: `${proxy.url}/`,
+      protocol: 'vllm-omni-speech-ws',
+      model: DEFAULT_VLLM_OMNI_TTS_MODEL,
+      pace: { kind: 'realtime', speed: 4 },
+    } as const;
     await run({ ...settings, maxSessions: 1 }); // warms the proxy's code first
     const { report } = await run({ ...settings, maxSessions: 8 });
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -478,8 +652,17 @@ describe('voxbench proxy (the command)', () => {
   it('forwards credentials but never prints or stores them, and writes its report when stopped', async () => {
     const server = await testServer({ apiKey: 's3cret-key' });
     const dir = await tempDir();
-    const { url, output, stop } = await spawnCli(['proxy', '--listen', '127.0.0.1:0', '--upstream', origin(server.url), '--output-dir', dir], /listening on (\S+),/);
-    const { report } = await run({ target: `${url}/v1/realtime?token=s3cret-query`, model: DEFAULT_MODEL, apiKey: 's3cret-key', maxSessions: 1, pace: { kind: 'none' } });
+    const { url, output, stop } = await spawnCli(
+      ['proxy', '--listen', '127.0.0.1:0', '--upstream', origin(server.url), '--output-dir', dir],
+      /listening on (\S+),/,
+    );
+    const { report } = await run({
+      target: `${url}/v1/realtime?token=s3cret-query`,
+      model: DEFAULT_MODEL,
+      apiKey: 's3cret-key',
+      maxSessions: 1,
+      pace: { kind: 'none' },
+    });
     assert.equal(report.benchmarks[0]!.sessions[0]!.outcome.status, 'completed', 'the key reached the server');
     // Until the proxy has seen the session end (its closing handshake), not a fixed 100 ms a busy machine may not keep.
     await until(() => /^session 0 /m.test(output()));
@@ -495,11 +678,13 @@ describe('voxbench proxy (the command)', () => {
     const wss = new WebSocketServer({ port: 0 });
     after(() => wss.close());
     let received = 0;
-    const upstream = new Promise<WebSocket>((resolve) => wss.on('connection', (ws) => {
-      ws.pause(); // a server that takes nothing in
-      ws.on('message', () => received++);
-      resolve(ws);
-    }));
+    const upstream = new Promise<WebSocket>((resolve) =>
+      wss.on('connection', (ws) => {
+        ws.pause(); // a server that takes nothing in
+        ws.on('message', () => received++);
+        resolve(ws);
+      }),
+    );
     const proxy = await proxyTo(`ws://127.0.0.1:${(wss.address() as { port: number }).port}`);
     const client = new WebSocket(`${proxy.url}/v1/realtime`);
     await new Promise((resolve) => client.once('open', resolve));

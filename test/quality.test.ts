@@ -22,14 +22,37 @@ const basic = normalizerById('voxbench-basic-2');
 function record(index: number, reference: string, heard: string, { split = 'test', language }: { split?: string; language?: string } = {}): SessionRecord {
   const timeline = fromV1({
     turnDetection: 'client',
-    turns: [{ turn: 0, sampleId: `s${index}`, split, reference, ...(language ? { language } : {}), audioStartMs: 0, speechStartMs: 0, speechEndMs: 90, eosSource: 'label', audioEndMs: 100 }],
-    plannedStartMs: 0, connectStartMs: 0, openMs: 1, firstEventMs: 2, readyMs: 2,
+    turns: [
+      {
+        turn: 0,
+        sampleId: `s${index}`,
+        split,
+        reference,
+        ...(language ? { language } : {}),
+        audioStartMs: 0,
+        speechStartMs: 0,
+        speechEndMs: 90,
+        eosSource: 'label',
+        audioEndMs: 100,
+      },
+    ],
+    plannedStartMs: 0,
+    connectStartMs: 0,
+    openMs: 1,
+    firstEventMs: 2,
+    readyMs: 2,
     chunks: [{ seq: 0, turn: 0, plannedMs: 3, sentMs: 3, audioStartMs: 0, audioEndMs: 100, bytes: 100 }],
-    commits: [{ turn: 0, kind: 'start', sentMs: 2 }, { turn: 0, kind: 'final', sentMs: 4 }],
+    commits: [
+      { turn: 0, kind: 'start', sentMs: 2 },
+      { turn: 0, kind: 'final', sentMs: 4 },
+    ],
     updates: [],
     events: [{ t: 50, type: 'transcription.done', kind: 'transcript_final', turn: 0, text: heard }],
     close: { t: 60, code: 1000, reason: '', by: 'client' },
-    bytesSent: 100, bytesReceived: 10, framesSent: 3, framesReceived: 1,
+    bytesSent: 100,
+    bytesReceived: 10,
+    framesSent: 3,
+    framesReceived: 1,
   });
   return { index, sampleIds: [`s${index}`], split, timeline, outcome: { status: 'completed' } };
 }
@@ -53,7 +76,10 @@ describe('word and character errors', () => {
     const said = transcriptErrors("I won't pay twenty dollars, um, for the colour.", 'i will not pay $20 for the color', english);
     assert.deepEqual(said.words, { substitutions: 0, deletions: 0, insertions: 0, words: 8 });
     assert.equal(said.normalizer, 'whisper-english-1');
-    assert.ok(errorRate(transcriptErrors("I won't pay twenty dollars", 'i will not pay $20', basic).words)! > 0.5, 'voxbench-basic-2 has no number or contraction rules');
+    assert.ok(
+      errorRate(transcriptErrors("I won't pay twenty dollars", 'i will not pay $20', basic).words)! > 0.5,
+      'voxbench-basic-2 has no number or contraction rules',
+    );
   });
 
   it('aligns long recordings in bounded memory', () => {
@@ -74,9 +100,15 @@ describe('corpus quality in the summary', () => {
   const measured = records.map(() => 'measured' as const);
 
   it('pools edits over turns, per split and per language, with the normalizer each used', () => {
-    const benchmark = buildBenchmark({ profile: { kind: 'synchronous' }, startMs: 0, endMs: 100, eventLoopDelay: { meanMs: 0, p50Ms: 0, p99Ms: 0, maxMs: 0 }, capHits: 0, records }, { window: {}, slos: [], pricing: null, normalizer: 'auto' });
+    const benchmark = buildBenchmark(
+      { profile: { kind: 'synchronous' }, startMs: 0, endMs: 100, eventLoopDelay: { meanMs: 0, p50Ms: 0, p99Ms: 0, maxMs: 0 }, capHits: 0, records },
+      { window: {}, slos: [], pricing: null, normalizer: 'auto' },
+    );
     const q = benchmark.summary.quality;
-    assert.deepEqual(benchmark.sessions.map((s) => s.timeline.inputs[0]!.kind === 'audio' && s.timeline.inputs[0]!.normalizer), ['whisper-english-1', 'whisper-english-1', 'whisper-basic-1', 'whisper-english-1']);
+    assert.deepEqual(
+      benchmark.sessions.map((s) => s.timeline.inputs[0]!.kind === 'audio' && s.timeline.inputs[0]!.normalizer),
+      ['whisper-english-1', 'whisper-english-1', 'whisper-basic-1', 'whisper-english-1'],
+    );
     // whisper-english reads "twenty dollars" as one word, $20, which is what was heard.
     assert.deepEqual([q.turns, q.substitutions, q.deletions, q.insertions, q.referenceWords], [4, 1, 2, 1, 2 + 6 + 4 + 1]);
     assert.equal(q.wer, 4 / 13);
@@ -100,7 +132,10 @@ describe('corpus quality in the summary', () => {
     const summary = summarizeBenchmark(records, measured, []);
     assert.equal(summary.quality.normalizer, 'voxbench-basic-2');
     assert.equal(summary.quality.wer, (0 + 2 + 2 + 2) / 14, 'no number rules: "twenty dollars" against "20" is a substitution and a deletion');
-    assert.equal(computeSessionMetrics(records[2]!.timeline).inputs[0]!.cer, errorRate(transcriptErrors('bonjour tout le monde', 'bonjour le monde entier', basic).chars));
+    assert.equal(
+      computeSessionMetrics(records[2]!.timeline).inputs[0]!.cer,
+      errorRate(transcriptErrors('bonjour tout le monde', 'bonjour le monde entier', basic).chars),
+    );
   });
 
   it('draws the same bootstrap interval every time from the same seed, and another from another', () => {
@@ -125,7 +160,12 @@ describe('quality across runs', () => {
         ...b,
         sessions: b.sessions.map((s) => ({
           ...s,
-          timeline: { ...s.timeline, received: s.timeline.received.map((e) => (e.kind === 'text_final' && e.text ? { ...e, text: e.text.trim().split(/\s+/).slice(0, -1).join(' ') } : e)) },
+          timeline: {
+            ...s.timeline,
+            received: s.timeline.received.map((e) =>
+              e.kind === 'text_final' && e.text ? { ...e, text: e.text.trim().split(/\s+/).slice(0, -1).join(' ') } : e,
+            ),
+          },
         })),
       })),
     });
@@ -144,9 +184,15 @@ describe('quality across runs', () => {
     assert.equal(compareReports(b, report).corpus[0]!.delta!.verdict, 'better');
     assert.deepEqual(c.warnings, []);
     const rescored = recompute({ ...report, config: { ...report.config, normalizer: 'voxbench-basic-2' } });
-    assert.match(compareReports(report, rescored).warnings.join('\n'), /different normalizers: A scored transcripts with whisper-english-1, B with voxbench-basic-2/);
+    assert.match(
+      compareReports(report, rescored).warnings.join('\n'),
+      /different normalizers: A scored transcripts with whisper-english-1, B with voxbench-basic-2/,
+    );
     const summary = renderSummary(b);
-    assert.match(summary, /^quality: corpus WER \d+\.\d\d% \(95% CI \d+\.\d\d% to \d+\.\d\d%\) · CER \d+\.\d\d% over 12 turns \(\d+ reference words: 0 substituted, 12 deleted, 0 inserted; normalizer whisper-english-1\)$/m);
+    assert.match(
+      summary,
+      /^quality: corpus WER \d+\.\d\d% \(95% CI \d+\.\d\d% to \d+\.\d\d%\) · CER \d+\.\d\d% over 12 turns \(\d+ reference words: 0 substituted, 12 deleted, 0 inserted; normalizer whisper-english-1\)$/m,
+    );
     assert.match(renderMarkdown(b), /\| WER \[95% CI\] \|/);
   });
 
@@ -161,6 +207,9 @@ describe('quality across runs', () => {
     assert.match(rendered.stdout, /normalizer voxbench-basic-2\)/);
     const refused = await runNode([CLI, 'run', '--normalizer', 'whisper', '--max-sessions', '1']);
     assert.equal(refused.code, 2);
-    assert.match(refused.stderr.trim(), /^voxbench: error: --normalizer whisper is not a normalizer; choose auto or one of: whisper-english \(whisper-english-1\), whisper-basic \(whisper-basic-1\), voxbench-basic \(voxbench-basic-2\)$/);
+    assert.match(
+      refused.stderr.trim(),
+      /^voxbench: error: --normalizer whisper is not a normalizer; choose auto or one of: whisper-english \(whisper-english-1\), whisper-basic \(whisper-basic-1\), voxbench-basic \(voxbench-basic-2\)$/,
+    );
   });
 });

@@ -5,7 +5,11 @@ import type { WebSocketDialect } from '../src/dialects/dialect.js';
 
 const SPEECH = { model: 'm', responseFormat: 'pcm', streamFormat: 'audio', outputRate: 24_000 } as const;
 const dialect = (protocol: 'vllm' | 'openai' | 'openai-beta', type: 'none' | 'server_vad' = 'none'): WebSocketDialect =>
-  createDialect(protocol, { model: 'm', speech: SPEECH, turnDetection: type === 'none' ? { type } : { type, threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 } }) as WebSocketDialect;
+  createDialect(protocol, {
+    model: 'm',
+    speech: SPEECH,
+    turnDetection: type === 'none' ? { type } : { type, threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 },
+  }) as WebSocketDialect;
 const read = (d: WebSocketDialect, frame: string | Buffer, binary = false) => d.readSent!(Buffer.from(frame), binary);
 
 describe("dialects read the client's frames (for the proxy)", () => {
@@ -14,10 +18,15 @@ describe("dialects read the client's frames (for the proxy)", () => {
       for (const td of ['none', 'server_vad'] as const) {
         if (protocol === 'vllm' && td === 'server_vad') continue;
         const d = dialect(protocol, td);
-        for (const bytes of [3200, 3199, 3198, 0]) assert.deepEqual(read(d, d.audioFrame(Buffer.alloc(bytes, 7), { startMs: 0, endMs: 100 })), { kind: 'audio', pcmBytes: bytes });
+        for (const bytes of [3200, 3199, 3198, 0])
+          assert.deepEqual(read(d, d.audioFrame(Buffer.alloc(bytes, 7), { startMs: 0, endMs: 100 })), { kind: 'audio', pcmBytes: bytes });
         const config = read(d, d.sessionFrames()[0]!);
         const task = protocol === 'vllm' ? {} : { task: 'stt' }; // OpenAI's says what the session is for
-        assert.deepEqual(config, { kind: 'control', control: 'session_config', model: 'm', turnDetection: td === 'none' ? 'client' : 'server', ...task }, `${protocol} ${td}`);
+        assert.deepEqual(
+          config,
+          { kind: 'control', control: 'session_config', model: 'm', turnDetection: td === 'none' ? 'client' : 'server', ...task },
+          `${protocol} ${td}`,
+        );
         assert.deepEqual(read(d, d.inputEndFrame()), { kind: 'control', control: 'input_end' });
         const start = d.inputStartFrame();
         if (start) assert.deepEqual(read(d, start), { kind: 'control', control: 'input_start' });
@@ -25,7 +34,7 @@ describe("dialects read the client's frames (for the proxy)", () => {
     }
   });
 
-  it('reads the speech-to-speech dialects\' frames, their acknowledgements and closing event included', () => {
+  it("reads the speech-to-speech dialects' frames, their acknowledgements and closing event included", () => {
     for (const protocol of ['vllm-omni-duplex', 'openai-realtime'] as const) {
       const d = createDialect(protocol, { model: 'm', speech: SPEECH, turnDetection: { type: 'none' } }) as WebSocketDialect;
       assert.deepEqual(read(d, d.audioFrame(Buffer.alloc(3200, 7), { startMs: 0, endMs: 100 })), { kind: 'audio', pcmBytes: 3200 }, protocol);
@@ -51,7 +60,7 @@ describe("dialects read the client's frames (for the proxy)", () => {
     assert.deepEqual(read(dialect('vllm'), '{"type":"input_audio_buffer.commit","final":true}'), { kind: 'control', control: 'input_end' });
   });
 
-  it('reads the speech-generation dialects\' frames as the benchmark records them: text pieces, the send that forces synthesis, the configuration', () => {
+  it("reads the speech-generation dialects' frames as the benchmark records them: text pieces, the send that forces synthesis, the configuration", () => {
     for (const protocol of ['vllm-omni-speech-ws', 'openai-realtime-tts', 'openai-realtime-tts-beta', 'elevenlabs', 'deepgram-aura', 'cartesia'] as const) {
       const d = createDialect(protocol, { model: 'm', speech: SPEECH, turnDetection: { type: 'none' } }) as WebSocketDialect;
       // Cartesia names its model and rate in every request, OpenAI Realtime (GA) its rate in its configuration.
@@ -66,12 +75,24 @@ describe("dialects read the client's frames (for the proxy)", () => {
   });
 
   it("reads what other speech clients send: Cartesia's one-shot request and ElevenLabs' flush force synthesis with their own text", () => {
-    const d = (protocol: 'elevenlabs' | 'cartesia' | 'deepgram-aura') => createDialect(protocol, { model: 'm', speech: SPEECH, turnDetection: { type: 'none' } }) as WebSocketDialect;
-    assert.deepEqual(read(d('cartesia'), JSON.stringify({ model_id: 'sonic-2', transcript: 'Hi.', context_id: 'c' })), { kind: 'text', text: 'Hi.', ends: true, model: 'sonic-2' });
+    const d = (protocol: 'elevenlabs' | 'cartesia' | 'deepgram-aura') =>
+      createDialect(protocol, { model: 'm', speech: SPEECH, turnDetection: { type: 'none' } }) as WebSocketDialect;
+    assert.deepEqual(read(d('cartesia'), JSON.stringify({ model_id: 'sonic-2', transcript: 'Hi.', context_id: 'c' })), {
+      kind: 'text',
+      text: 'Hi.',
+      ends: true,
+      model: 'sonic-2',
+    });
     assert.deepEqual(read(d('cartesia'), JSON.stringify({ context_id: 'c', cancel: true })), { kind: 'control', control: 'cancel' });
-    const format = (encoding: string, sample_rate: unknown) => JSON.stringify({ transcript: 'Hi ', continue: true, output_format: { container: 'raw', encoding, sample_rate } });
+    const format = (encoding: string, sample_rate: unknown) =>
+      JSON.stringify({ transcript: 'Hi ', continue: true, output_format: { container: 'raw', encoding, sample_rate } });
     assert.deepEqual(read(d('cartesia'), format('pcm_s16le', 16_000)), { kind: 'text', text: 'Hi ', outputRate: 16_000 }, 'the rate of 16-bit PCM');
-    for (const [encoding, rate] of [['pcm_f32le', 44_100], ['pcm_s16le', 7], ['pcm_s16le', '16000']] as const) assert.deepEqual(read(d('cartesia'), format(encoding, rate)), { kind: 'text', text: 'Hi ' }, `${encoding} ${rate}: no PCM16 rate`);
+    for (const [encoding, rate] of [
+      ['pcm_f32le', 44_100],
+      ['pcm_s16le', 7],
+      ['pcm_s16le', '16000'],
+    ] as const)
+      assert.deepEqual(read(d('cartesia'), format(encoding, rate)), { kind: 'text', text: 'Hi ' }, `${encoding} ${rate}: no PCM16 rate`);
     assert.deepEqual(read(d('elevenlabs'), JSON.stringify({ text: 'Now. ', flush: true })), { kind: 'text', text: 'Now. ', ends: true });
     assert.deepEqual(read(d('elevenlabs'), JSON.stringify({ text: 'x', voice_settings: {} })), { kind: 'text', text: 'x' });
     assert.deepEqual(read(d('deepgram-aura'), '{"type":"Clear"}'), { kind: 'control', control: 'cancel' });

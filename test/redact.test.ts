@@ -29,8 +29,35 @@ describe('redactUrl', () => {
     const url = new URL(redactUrl(`wss://h.example/v1/realtime?model=m&${Object.values(SIGNED).join('&')}&x=1`));
     assert.ok(!url.href.includes('SECRET'), url.href);
     const kept = Object.fromEntries([...url.searchParams].filter(([, v]) => v !== 'REDACTED'));
-    assert.deepEqual(kept, { model: 'm', Expires: '1767225600', sv: '2022-11-02', ss: 'b', srt: 'sco', sp: 'rwl', se: '2026-01-01T00:00:00Z', st: '2025-12-31T00:00:00Z', spr: 'https', x: '1' });
-    for (const name of ['X-Amz-Algorithm', 'X-Amz-Credential', 'X-Amz-Date', 'X-Amz-Security-Token', 'X-Amz-Signature', 'X-Goog-Credential', 'X-Goog-Signature', 'GoogleAccessId', 'Signature', 'sig', 'jwt', 'access_token', 'api-key', 'password', 'client_secret']) {
+    assert.deepEqual(kept, {
+      model: 'm',
+      Expires: '1767225600',
+      sv: '2022-11-02',
+      ss: 'b',
+      srt: 'sco',
+      sp: 'rwl',
+      se: '2026-01-01T00:00:00Z',
+      st: '2025-12-31T00:00:00Z',
+      spr: 'https',
+      x: '1',
+    });
+    for (const name of [
+      'X-Amz-Algorithm',
+      'X-Amz-Credential',
+      'X-Amz-Date',
+      'X-Amz-Security-Token',
+      'X-Amz-Signature',
+      'X-Goog-Credential',
+      'X-Goog-Signature',
+      'GoogleAccessId',
+      'Signature',
+      'sig',
+      'jwt',
+      'access_token',
+      'api-key',
+      'password',
+      'client_secret',
+    ]) {
       assert.equal(url.searchParams.get(name), 'REDACTED', name);
     }
   });
@@ -47,7 +74,23 @@ describe('credentials in the target URL reach no output of a real run', () => {
     const out = await tempDir();
     const target = server.url.replace('ws://', 'ws://SECRETuser:SECRETpass@') + `?${Object.values(SIGNED).join('&')}`;
     for (const json of [[], ['--json']]) {
-      const result = await runNode([CLI, 'run', '--target', target, '--model', 'mistralai/Voxtral-Mini-4B-Realtime-2602', '--max-sessions', '1', '--pace', 'none', '--outputs', 'json,html,csv,md', '--output-dir', out, ...json]);
+      const result = await runNode([
+        CLI,
+        'run',
+        '--target',
+        target,
+        '--model',
+        'mistralai/Voxtral-Mini-4B-Realtime-2602',
+        '--max-sessions',
+        '1',
+        '--pace',
+        'none',
+        '--outputs',
+        'json,html,csv,md',
+        '--output-dir',
+        out,
+        ...json,
+      ]);
       assert.equal(result.code, 0, result.stderr);
       assert.match(result.stdout, json.length ? /"completed": 1/ : /1 completed/, 'the server took the connection');
       assert.ok(!(result.stdout + result.stderr).includes('SECRET'), result.stdout);

@@ -35,8 +35,16 @@ describe('stored figures', () => {
         benchmark.sessions.forEach((session, s) => {
           const want = stored.benchmarks[b]!.sessions[s]!.metrics;
           assert.deepEqual(named(session.metrics.session, want.session), want.session, `${task}: session ${s}`);
-          assert.deepEqual(session.metrics.inputs.map((values, i) => named(values, want.inputs[i]!)), want.inputs, `${task}: inputs of session ${s}`);
-          assert.deepEqual(session.metrics.responses.map((values, i) => named(values, want.responses[i]!)), want.responses, `${task}: responses of session ${s}`);
+          assert.deepEqual(
+            session.metrics.inputs.map((values, i) => named(values, want.inputs[i]!)),
+            want.inputs,
+            `${task}: inputs of session ${s}`,
+          );
+          assert.deepEqual(
+            session.metrics.responses.map((values, i) => named(values, want.responses[i]!)),
+            want.responses,
+            `${task}: responses of session ${s}`,
+          );
         });
       });
       if (stored.config.task === 's2s') {

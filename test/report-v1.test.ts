@@ -23,7 +23,9 @@ function v1Figures(values: Record<string, unknown>, what: string): Record<string
     assert.ok(value === 0 || (value as { max?: unknown } | undefined)?.max === 0, `${name} of ${what} is 0`);
   }
   for (const name of [...BATCH_ONLY, ...SPEECH_ONLY]) assert.ok(values[name] === undefined || values[name] === null, `${name} of ${what} is not measured`);
-  return withoutNewQuality(Object.fromEntries(Object.entries(values).filter(([name]) => !SINCE_V1.includes(name) && !BATCH_ONLY.includes(name) && !SPEECH_ONLY.includes(name))));
+  return withoutNewQuality(
+    Object.fromEntries(Object.entries(values).filter(([name]) => !SINCE_V1.includes(name) && !BATCH_ONLY.includes(name) && !SPEECH_ONLY.includes(name))),
+  );
 }
 
 function withoutNewQuality(values: Record<string, unknown>): Record<string, unknown> {
@@ -57,7 +59,11 @@ describe('version 1 reports', () => {
         const old = v1.benchmarks[i]!;
         assert.deepEqual(v1Figures(b.summary.metrics, b.label), old.summary.metrics, `summary.metrics of ${b.label}`);
         for (const key of ['sessions', 'turns', 'quality', 'throughput', 'errorRate'] as const) {
-          assert.deepEqual(key === 'quality' ? fieldsOf(b.summary.quality, old.summary.quality) : b.summary[key], old.summary[key], `summary.${key} of ${b.label}`);
+          assert.deepEqual(
+            key === 'quality' ? fieldsOf(b.summary.quality, old.summary.quality) : b.summary[key],
+            old.summary[key],
+            `summary.${key} of ${b.label}`,
+          );
         }
         assert.deepEqual(b.summary.anomalies, { sessions: 0, reasons: {} }, `summary.anomalies of ${b.label}`);
         b.sessions.forEach((s, j) => {

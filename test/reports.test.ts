@@ -25,11 +25,21 @@ const readJson = async (path: string): Promise<Report> => JSON.parse(await readF
 describe('outputs', () => {
   it('writes CSV with units in the headers and one row per turn, session and level, and a Markdown summary', async () => {
     const dir = await tempDir();
-    const { report } = await run({ turnsPerSession: 2, maxSessions: 2, pace: FAST, outputDir: dir, outputs: ['json', 'csv', 'md'], pricing: { perReplicaHour: 3, replicas: 2 } });
+    const { report } = await run({
+      turnsPerSession: 2,
+      maxSessions: 2,
+      pace: FAST,
+      outputDir: dir,
+      outputs: ['json', 'csv', 'md'],
+      pricing: { perReplicaHour: 3, replicas: 2 },
+    });
     const turns = (await readFile(join(dir, 'turns.csv'), 'utf8')).trim().split('\r\n');
     assert.equal(turns.length, 1 + 4, 'a header and 2 sessions x 2 turns');
     assert.match(turns[0]!, /^level,session,phase,outcome,turn,sample_id,split,eos_source,finalized,transcript,reference,.*ttft_ms \[ms\].*,rtf \[ratio\]/);
-    assert.match(turns[1]!, /^synchronous,0,measured,completed,0,harvard-01,default,label,yes, The birch canoe slid on the smooth planks\.,The birch canoe slid on the smooth planks\.,/);
+    assert.match(
+      turns[1]!,
+      /^synchronous,0,measured,completed,0,harvard-01,default,label,yes, The birch canoe slid on the smooth planks\.,The birch canoe slid on the smooth planks\.,/,
+    );
     const sessions = (await readFile(join(dir, 'sessions.csv'), 'utf8')).trim().split('\r\n');
     assert.equal(sessions.length, 3);
     assert.match(sessions[0]!, /bytes_sent \[bytes\]/);
@@ -56,7 +66,14 @@ describe('outputs', () => {
   });
 
   it('computes cost per audio hour from achieved throughput, idle time included', () => {
-    assert.deepEqual(costOf({ perReplicaHour: 4, replicas: 2 }, 1800, 3600), { perReplicaHour: 4, replicas: 2, intervalS: 1800, audioS: 3600, total: 4, perAudioHour: 4 });
+    assert.deepEqual(costOf({ perReplicaHour: 4, replicas: 2 }, 1800, 3600), {
+      perReplicaHour: 4,
+      replicas: 2,
+      intervalS: 1800,
+      audioS: 3600,
+      total: 4,
+      perAudioHour: 4,
+    });
     assert.equal(costOf({ perReplicaHour: 4, replicas: 1 }, 60, 0).perAudioHour, null);
   });
 
@@ -109,7 +126,10 @@ describe('render, merge, resume, compare', () => {
     await new Promise((r) => setTimeout(r, 300)); // a gap between the runs, which throughput must not count
     const { report } = await run({ maxSessions: 5, pace: FAST, resume: dir });
     const sessions = report.benchmarks[0]!.sessions;
-    assert.deepEqual(sessions.map((s) => s.index), [0, 1, 2, 3, 4]);
+    assert.deepEqual(
+      sessions.map((s) => s.index),
+      [0, 1, 2, 3, 4],
+    );
     const shift = Date.parse(first.report.startedAt) - Date.parse(report.startedAt);
     for (const i of [0, 1, 2]) {
       const before = first.report.benchmarks[0]!.sessions[i]!;
@@ -118,7 +138,10 @@ describe('render, merge, resume, compare', () => {
       assert.equal(sessions[i]!.metrics.inputs[0]!.ttft_ms, before.metrics.inputs[0]!.ttft_ms);
     }
     const spans = (ss: typeof sessions) => Math.max(...ss.map((s) => closeOf(s.timeline).t)) - Math.min(...ss.map((s) => s.timeline.startMs));
-    assert.ok(Math.abs(report.benchmarks[0]!.summary.throughput.wallS * 1000 - (spans(sessions.slice(0, 3)) + spans(sessions.slice(3)))) < 1e-6, 'each run counts its own span');
+    assert.ok(
+      Math.abs(report.benchmarks[0]!.summary.throughput.wallS * 1000 - (spans(sessions.slice(0, 3)) + spans(sessions.slice(3)))) < 1e-6,
+      'each run counts its own span',
+    );
     assert.equal((await readSessionLog(dir)).length, 5);
   });
 
@@ -126,7 +149,11 @@ describe('render, merge, resume, compare', () => {
     const dir = await tempDir();
     const first = await run({ maxSessions: 2, pace: FAST, turnsPerSession: 1, outputDir: dir });
     const { schema, version, voxbenchVersion, startedAt, environment, config, dataset } = first.report;
-    assert.deepEqual(await readReportHeader(join(dir, 'report.json')), { schema, version, voxbenchVersion, startedAt, environment, config, dataset }, 'the header alone is read');
+    assert.deepEqual(
+      await readReportHeader(join(dir, 'report.json')),
+      { schema, version, voxbenchVersion, startedAt, environment, config, dataset },
+      'the header alone is read',
+    );
     const before = await Promise.all(['report.json', SESSION_LOG].map((name) => readFile(join(dir, name), 'utf8')));
     await assert.rejects(
       run({ maxSessions: 4, pace: FAST, turnsPerSession: 1, profile: { kind: 'concurrent', concurrency: 2 }, resume: dir }),
@@ -135,7 +162,10 @@ describe('render, merge, resume, compare', () => {
     await assert.rejects(run({ maxSessions: 4, pace: FAST, turnsPerSession: 1, dataset: { maxSamples: 3 }, resume: dir }), /another dataset\.fingerprint /);
     const cli = await runNode([CLI, 'run', '--resume', dir, '--max-sessions', '4', '--pace', '8x', '--chunk-ms', '50']);
     assert.equal(cli.code, 2);
-    assert.match(cli.stderr, /^voxbench: error: --resume .*: the run there has another chunkMs \(100 there, 50 now\); resume with the same flags, or start a new run\n$/);
+    assert.match(
+      cli.stderr,
+      /^voxbench: error: --resume .*: the run there has another chunkMs \(100 there, 50 now\); resume with the same flags, or start a new run\n$/,
+    );
     assert.deepEqual(await Promise.all(['report.json', SESSION_LOG].map((name) => readFile(join(dir, name), 'utf8'))), before);
   });
 
@@ -144,7 +174,10 @@ describe('render, merge, resume, compare', () => {
     await run({ maxSessions: 3, pace: FAST, outputDir: dir });
     await run({ maxSessions: 1, pace: FAST, outputDir: dir });
     assert.equal((await readReport(dir)).benchmarks[0]!.summary.sessions.total, 1);
-    await assert.rejects(run({ resume: join(dir, 'nope') }), /^OptionsError: resume .*nope: no sessions\.jsonl there; give the output folder of the run to continue$/);
+    await assert.rejects(
+      run({ resume: join(dir, 'nope') }),
+      /^OptionsError: resume .*nope: no sessions\.jsonl there; give the output folder of the run to continue$/,
+    );
   });
 
   it('merge keys sessions by run, level and index: a sample used twice stays twice, the same session merged twice once', async () => {
@@ -152,8 +185,14 @@ describe('render, merge, resume, compare', () => {
     // a sent harvard-01 and -02 twice (6 samples, 8 sessions); b ran them again, as other sessions.
     const merged = mergeReports([a.report, b.report], ['a.json', 'b.json']);
     const sessions = merged.benchmarks[0]!.sessions;
-    assert.deepEqual(sessions.map((s) => s.sampleIds[0]), [1, 2, 3, 4, 5, 6, 1, 2, 1, 2].map((n) => `harvard-0${n}`));
-    assert.deepEqual(sessions.map((s) => s.index), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    assert.deepEqual(
+      sessions.map((s) => s.sampleIds[0]),
+      [1, 2, 3, 4, 5, 6, 1, 2, 1, 2].map((n) => `harvard-0${n}`),
+    );
+    assert.deepEqual(
+      sessions.map((s) => s.index),
+      [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    );
     assert.equal(merged.benchmarks[0]!.summary.metrics.ttft_ms!.count, 10, 'distributions recomputed from the merged rows');
     assert.deepEqual(merged.mergedFrom, ['a.json', 'b.json']);
     assert.equal(mergeReports([a.report], ['a.json']).benchmarks[0]!.sessions.length, 8, 'a run merged alone loses nothing');
@@ -165,7 +204,10 @@ describe('render, merge, resume, compare', () => {
     const first = await run({ maxSessions: 2, pace: FAST, turnsPerSession: 1, outputDir: dir });
     const resumed = await run({ maxSessions: 4, pace: FAST, turnsPerSession: 1, resume: dir });
     const sessions = mergeReports([first.report, resumed.report], ['first', 'resumed']).benchmarks[0]!.sessions;
-    assert.deepEqual(sessions.map((s) => s.sampleIds[0]), ['harvard-01', 'harvard-02', 'harvard-03', 'harvard-04']);
+    assert.deepEqual(
+      sessions.map((s) => s.sampleIds[0]),
+      ['harvard-01', 'harvard-02', 'harvard-03', 'harvard-04'],
+    );
   });
 
   it('compare finds a real difference and none between a run and itself', async () => {

@@ -47,7 +47,11 @@ async function deadPort(): Promise<number> {
 }
 
 const readReport = async (dir: string): Promise<Report> => JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')) as Report;
-const lockLeft = (dir: string): Promise<boolean> => access(join(dir, LOCK_FILE)).then(() => true, () => false);
+const lockLeft = (dir: string): Promise<boolean> =>
+  access(join(dir, LOCK_FILE)).then(
+    () => true,
+    () => false,
+  );
 const lastLine = (text: string): string => text.trimEnd().split('\n').at(-1)!;
 
 describe('runs that cannot succeed stop early', () => {
@@ -67,7 +71,10 @@ describe('runs that cannot succeed stop early', () => {
 
   it('a sweep against a dead target runs no later level', async () => {
     const { report } = await run({ target: `ws://127.0.0.1:${await deadPort()}/v1/realtime`, model: 'm', sweep: [1, 2], duration: 5 });
-    assert.deepEqual(report.benchmarks.map((b) => [b.label, b.stoppedBy]), [['concurrent@1', 'unreachable']]);
+    assert.deepEqual(
+      report.benchmarks.map((b) => [b.label, b.stoppedBy]),
+      [['concurrent@1', 'unreachable']],
+    );
   });
 
   it('sessions the server answers, even with a refusal, never count as unreachable', async () => {
@@ -91,28 +98,68 @@ describe('runs that cannot succeed stop early', () => {
     assert.equal(reasons.filter(Boolean).length, 1);
   });
 
-  it('--max-errors 3 stops a level at its third failure; sessions in flight end incomplete and stay in the counts; exit 3', { timeout: CHILD_LIMIT_MS }, async () => {
-    const server = await testServer({ faults: [[{ name: 'upgrade', status: 503 }]], faultRate: 0.5 });
-    const dir = await tempDir();
-    const cli = spawnCli(['--target', server.url, '--model', DEFAULT_MODEL, '--concurrency', '4', '--max-sessions', '40', '--max-errors', '3', '--pace', '8x', '--quiet', '--output-dir', dir]);
-    const { code } = await cli.exit;
-    assert.equal(code, 3, cli.stderr());
-    const report = await readReport(dir);
-    const { sessions, stoppedBy, summary } = report.benchmarks[0]!;
-    assert.equal(stoppedBy, 'max_errors');
-    assert.equal(report.config.maxErrors, 3);
-    assert.ok(summary.sessions.failed >= 3 && summary.sessions.total < 40, JSON.stringify(summary.sessions));
-    assert.equal(lastLine(cli.stderr()), `stopped for errors: concurrent@4: --max-errors 3 reached (${summary.sessions.failed} failed, ${summary.sessions.completed} completed)`);
-    assert.ok(summary.sessions.incomplete > 0, 'the sessions running when it stopped');
-    for (const s of sessions.filter((s) => s.outcome.status === 'incomplete')) assert.deepEqual(s.outcome, { status: 'incomplete', reason: 'max_errors', stage: (s.outcome as { stage: string }).stage });
-    assert.equal(sessions.length, summary.sessions.total, 'nothing dropped');
-    assert.equal((await readSessionLog(dir)).length, summary.sessions.total);
-  });
+  it(
+    '--max-errors 3 stops a level at its third failure; sessions in flight end incomplete and stay in the counts; exit 3',
+    { timeout: CHILD_LIMIT_MS },
+    async () => {
+      const server = await testServer({ faults: [[{ name: 'upgrade', status: 503 }]], faultRate: 0.5 });
+      const dir = await tempDir();
+      const cli = spawnCli([
+        '--target',
+        server.url,
+        '--model',
+        DEFAULT_MODEL,
+        '--concurrency',
+        '4',
+        '--max-sessions',
+        '40',
+        '--max-errors',
+        '3',
+        '--pace',
+        '8x',
+        '--quiet',
+        '--output-dir',
+        dir,
+      ]);
+      const { code } = await cli.exit;
+      assert.equal(code, 3, cli.stderr());
+      const report = await readReport(dir);
+      const { sessions, stoppedBy, summary } = report.benchmarks[0]!;
+      assert.equal(stoppedBy, 'max_errors');
+      assert.equal(report.config.maxErrors, 3);
+      assert.ok(summary.sessions.failed >= 3 && summary.sessions.total < 40, JSON.stringify(summary.sessions));
+      assert.equal(
+        lastLine(cli.stderr()),
+        `stopped for errors: concurrent@4: --max-errors 3 reached (${summary.sessions.failed} failed, ${summary.sessions.completed} completed)`,
+      );
+      assert.ok(summary.sessions.incomplete > 0, 'the sessions running when it stopped');
+      for (const s of sessions.filter((s) => s.outcome.status === 'incomplete'))
+        assert.deepEqual(s.outcome, { status: 'incomplete', reason: 'max_errors', stage: (s.outcome as { stage: string }).stage });
+      assert.equal(sessions.length, summary.sessions.total, 'nothing dropped');
+      assert.equal((await readSessionLog(dir)).length, summary.sessions.total);
+    },
+  );
 
   it('--max-error-rate stops a level once its rate passes, after --error-min-sessions: exit 3', { timeout: CHILD_LIMIT_MS }, async () => {
     const server = await testServer({ faults: [[{ name: 'upgrade', status: 503 }]], faultRate: 0.5 });
     const dir = await tempDir();
-    const cli = spawnCli(['--target', server.url, '--model', DEFAULT_MODEL, '--max-sessions', '40', '--max-error-rate', '0.3', '--error-min-sessions', '4', '--pace', '8x', '--quiet', '--output-dir', dir]);
+    const cli = spawnCli([
+      '--target',
+      server.url,
+      '--model',
+      DEFAULT_MODEL,
+      '--max-sessions',
+      '40',
+      '--max-error-rate',
+      '0.3',
+      '--error-min-sessions',
+      '4',
+      '--pace',
+      '8x',
+      '--quiet',
+      '--output-dir',
+      dir,
+    ]);
     const { code } = await cli.exit;
     assert.equal(code, 3, cli.stderr());
     const { stoppedBy, summary } = (await readReport(dir)).benchmarks[0]!;
@@ -145,7 +192,11 @@ describe('how a run ends', () => {
     assert.equal(await lockLeft(dir), false);
   });
 
-  for (const [signal, exit] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+  for (const [signal, exit] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+  ] as const) {
     it(`${signal} finishes report.json with what was measured, exit ${exit}, no lock left`, { timeout: CHILD_LIMIT_MS }, async () => {
       const dir = await tempDir();
       const cli = spawnCli(['--pace', '4x', '--max-sessions', '20', '--output-dir', dir]);
@@ -164,7 +215,15 @@ describe('how a run ends', () => {
   it('a process that exits holding a folder lock (a second Ctrl-C quits at once) removes it', { timeout: CHILD_LIMIT_MS }, async () => {
     const dir = await tempDir();
     const lock = new URL('../src/util/folder-lock.js', import.meta.url).href;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', `const { lockFolder } = await import(${JSON.stringify(lock)}); await lockFolder(${JSON.stringify(dir)}); process.exit(130);`], { stdio: 'inherit' });
+    const child = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const { lockFolder } = await import(${JSON.stringify(lock)}); await lockFolder(${JSON.stringify(dir)}); process.exit(130);`,
+      ],
+      { stdio: 'inherit' },
+    );
     assert.equal(await new Promise((resolve) => child.once('exit', resolve)), 130);
     assert.equal(await lockLeft(dir), false);
   });

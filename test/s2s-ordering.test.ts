@@ -110,7 +110,10 @@ const CASES: Case[] = [
     name: "audio after its response's done is not that response's audio",
     protocol: 'vllm-omni-duplex',
     script: (turn) => (turn === 0 ? [...answer('r1'), 50, ...chunks('r1', 2, (k) => (CHUNKS + k + 1) * CHUNK_MS)] : [200, ...answer('r2')]),
-    anomalies: [['audio_after_done', 1], ['audio_after_done', 1]],
+    anomalies: [
+      ['audio_after_done', 1],
+      ['audio_after_done', 1],
+    ],
     wellFormed: ['r2'],
   },
   {
@@ -146,10 +149,16 @@ describe('speech-to-speech responses out of order', () => {
       const received = timeline.received.filter((e) => e.kind === 'audio');
       const scripted = [0, 1].flatMap(c.script).filter((step) => (step as { type?: string }).type === 'response.output_audio.delta').length;
       assert.deepEqual([audioSent(), received.length], [scripted, scripted], 'every audio delta was sent and arrived before the session ended');
-      assert.deepEqual(view.anomalies.map((a) => [a.reason, a.input]), c.anomalies);
+      assert.deepEqual(
+        view.anomalies.map((a) => [a.reason, a.input]),
+        c.anomalies,
+      );
       assert.equal(metrics.session.protocol_anomalies, c.anomalies.length);
       assert.match(summary, new RegExp(`^protocol anomalies: ${c.anomalies[0]![0]} ×${c.anomalies.length} in 1 session `, 'm'));
-      assert.deepEqual(view.responses.map((r) => r.id), c.wellFormed);
+      assert.deepEqual(
+        view.responses.map((r) => r.id),
+        c.wellFormed,
+      );
       assert.equal(metrics.responses.length, c.wellFormed.length);
       // Stream RTF from the well-formed answers alone: their last audio, over their 500 ms each.
       const firstSent = timeline.sent.find((f) => f.kind === 'audio')!.t;
@@ -185,11 +194,18 @@ describe('vLLM transcription: a stale final in the next turn', () => {
     });
     const { timeline, metrics } = await oneSession({ target, model: 'm' });
     const view = sessionView(timeline);
-    assert.deepEqual(view.anomalies.map((a) => [a.reason, a.event.text, a.input]), [['unrequested', REFERENCE_1, 1]]);
+    assert.deepEqual(
+      view.anomalies.map((a) => [a.reason, a.event.text, a.input]),
+      [['unrequested', REFERENCE_1, 1]],
+    );
     assert.equal(metrics.session.protocol_anomalies, 1);
     const turn2 = view.inputs[1]!;
     assert.equal(turn2.transcript.text, REFERENCE_2);
-    assert.deepEqual(turn2.transcript.textEvents.map((e) => e.text), [REFERENCE_2], "the repeat's delta went with its final");
+    assert.deepEqual(
+      turn2.transcript.textEvents.map((e) => e.text),
+      [REFERENCE_2],
+      "the repeat's delta went with its final",
+    );
     assert.ok(turn2.transcript.textEvents[0]!.t > turn2.endControl!.t);
     const emission = view.inputs.flatMap(wordEmissionLatencies);
     assert.ok(emission.length > 0, 'the bundled samples have word timings');

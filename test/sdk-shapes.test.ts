@@ -55,8 +55,13 @@ describe('the simulated server in the shapes of the official SDKs', () => {
   it('a Realtime transcription session: the SDK types, one session id, the model asked, usage on each transcript', async () => {
     const server = await testServer(QUICK);
     const model = 'gpt-4o-mini-transcribe';
-    const update = { type: 'session.update', session: { type: 'transcription', audio: { input: { format: PCM24, transcription: { model }, turn_detection: VAD } } } };
-    const events = await converse(`${origin(server.url)}/v1/realtime?model=${model}`, [update, ...appends(await speech())], (seen) => seen.some((e) => e.type === 'conversation.item.done'));
+    const update = {
+      type: 'session.update',
+      session: { type: 'transcription', audio: { input: { format: PCM24, transcription: { model }, turn_detection: VAD } } },
+    };
+    const events = await converse(`${origin(server.url)}/v1/realtime?model=${model}`, [update, ...appends(await speech())], (seen) =>
+      seen.some((e) => e.type === 'conversation.item.done'),
+    );
     assertTypes(events.map((value) => ({ value, type: 'ServerEvent' })));
     assertOneSession(events);
     for (const type of ['session.created', 'session.updated']) {
@@ -72,7 +77,11 @@ describe('the simulated server in the shapes of the official SDKs', () => {
     const server = await testServer(QUICK);
     const update = {
       type: 'session.update',
-      session: { type: 'realtime', output_modalities: ['audio'], audio: { input: { format: PCM24, turn_detection: VAD, transcription: { model: 'gpt-4o-mini-transcribe' } }, output: { format: PCM24, voice: 'marin' } } },
+      session: {
+        type: 'realtime',
+        output_modalities: ['audio'],
+        audio: { input: { format: PCM24, turn_detection: VAD, transcription: { model: 'gpt-4o-mini-transcribe' } }, output: { format: PCM24, voice: 'marin' } },
+      },
     };
     const done = (seen: Event[]): boolean =>
       seen.some((e) => e.type === 'response.done') && seen.some((e) => e.type === 'conversation.item.done' && (e.item as { role: string }).role === 'user');
@@ -80,10 +89,26 @@ describe('the simulated server in the shapes of the official SDKs', () => {
     assertTypes(events.map((value) => ({ value, type: 'ServerEvent' })));
     assertOneSession(events);
     const types = events.map((e) => e.type);
-    const order = ['response.created', 'response.output_item.added', 'response.content_part.added', 'response.output_audio.delta', 'response.output_audio.done', 'response.content_part.done', 'response.output_item.done', 'response.done'];
+    const order = [
+      'response.created',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.output_audio.delta',
+      'response.output_audio.done',
+      'response.content_part.done',
+      'response.output_item.done',
+      'response.done',
+    ];
     const at = order.map((type) => types.indexOf(type));
-    assert.ok(at.every((i) => i >= 0), `every step of a response is sent: ${order.filter((_, k) => at[k]! < 0).join(', ')} missing`);
-    assert.deepEqual([...at].sort((a, b) => a - b), at, 'in the order the API sends them');
+    assert.ok(
+      at.every((i) => i >= 0),
+      `every step of a response is sent: ${order.filter((_, k) => at[k]! < 0).join(', ')} missing`,
+    );
+    assert.deepEqual(
+      [...at].sort((a, b) => a - b),
+      at,
+      'in the order the API sends them',
+    );
     const items = events.filter((e) => e.type === 'conversation.item.done').map((e) => e.item as { role: string; content: Array<{ transcript?: string }> });
     assert.deepEqual(items.map((i) => i.role).sort(), ['assistant', 'user'], 'the user item and the answer each end with conversation.item.done');
     const completed = events.find((e) => e.type === 'conversation.item.input_audio_transcription.completed')!;
@@ -99,7 +124,8 @@ describe('the simulated server in the shapes of the official SDKs', () => {
     const turn = appends(await speech());
     const cancelled = (seen: Event[]): boolean => seen.some((e) => e.type === 'response.done' && (e.response as { status: string }).status === 'cancelled');
     // The user speaks again as soon as the answer's audio starts.
-    const reply = (event: Event, seen: Event[]): object[] => (event.type === 'response.output_audio.delta' && seen.filter((e) => e.type === event.type).length === 1 ? turn : []);
+    const reply = (event: Event, seen: Event[]): object[] =>
+      event.type === 'response.output_audio.delta' && seen.filter((e) => e.type === event.type).length === 1 ? turn : [];
     const events = await converse(`${origin(server.url)}/v1/realtime?model=gpt-realtime`, [update, ...turn], cancelled, reply);
     assertTypes(events.map((value) => ({ value, type: 'ServerEvent' })));
     const done = events.find((e) => e.type === 'response.done')!.response as { status_details: { reason: string }; output: Array<{ status: string }> };
@@ -121,13 +147,25 @@ describe('the simulated server in the shapes of the official SDKs', () => {
     assert.equal(verbose.words?.map((w) => w.word).join(' '), verbose.text, 'one timed word for each word of the text');
     assert.ok(verbose.words.every((w) => w.end >= w.start && w.end <= verbose.duration));
     assert.equal(verbose.segments?.length, 1, 'one segment per 30 s window');
-    const words = await client.audio.transcriptions.create({ file: await toFile(await readFile(WAV), 'harvard-01.wav'), model: 'whisper-1', response_format: 'verbose_json', timestamp_granularities: ['word'] });
+    const words = await client.audio.transcriptions.create({
+      file: await toFile(await readFile(WAV), 'harvard-01.wav'),
+      model: 'whisper-1',
+      response_format: 'verbose_json',
+      timestamp_granularities: ['word'],
+    });
     assert.ok(words.words!.length > 0 && words.segments === undefined, 'words alone when only words are asked for');
   });
 
   it('Cartesia: every chunk carries step_time', async () => {
     const server = await testServer(QUICK);
-    const request = { context_id: 'c1', model_id: 'sonic-3', transcript: 'The birch canoe slid on the smooth planks.', voice: { mode: 'id', id: 'v' }, output_format: { container: 'raw', encoding: 'pcm_s16le', sample_rate: 24_000 }, continue: false };
+    const request = {
+      context_id: 'c1',
+      model_id: 'sonic-3',
+      transcript: 'The birch canoe slid on the smooth planks.',
+      voice: { mode: 'id', id: 'v' },
+      output_format: { container: 'raw', encoding: 'pcm_s16le', sample_rate: 24_000 },
+      continue: false,
+    };
     const events = await converse(`${origin(server.url)}/tts/websocket`, [request], (seen) => seen.some((e) => e.type === 'done'));
     assertTypes(events.map((value) => ({ value, type: 'CartesiaMessage' })));
     assert.ok(events.some((e) => e.type === 'chunk'));
@@ -154,7 +192,12 @@ function appends(pcm: Buffer): object[] {
 }
 
 /** Opens a WebSocket, sends `messages` (and what `reply` answers each event with), and collects what the server sends until `enough` says so (or 20 s pass). */
-function converse(url: string, messages: object[], enough: (seen: Event[]) => boolean, reply: (event: Event, seen: Event[]) => object[] = () => []): Promise<Event[]> {
+function converse(
+  url: string,
+  messages: object[],
+  enough: (seen: Event[]) => boolean,
+  reply: (event: Event, seen: Event[]) => object[] = () => [],
+): Promise<Event[]> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url);
     const seen: Event[] = [];
@@ -195,7 +238,15 @@ function typeErrors(checks: Array<{ value: unknown; type: string }>): string[] {
   const file = join(ROOT, '__sdk_shapes_check__.ts');
   const head = PREAMBLE.split('\n').length;
   const source = [PREAMBLE, ...checks.map((c, i) => `export const check${i} = ${JSON.stringify(shortened(c.value))} satisfies ${c.type};`)].join('\n');
-  const options: ts.CompilerOptions = { strict: true, noEmit: true, skipLibCheck: true, types: [], target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext };
+  const options: ts.CompilerOptions = {
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    types: [],
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  };
   const host = ts.createCompilerHost(options);
   const getSourceFile = host.getSourceFile.bind(host);
   const fileExists = host.fileExists.bind(host);
@@ -207,7 +258,7 @@ function typeErrors(checks: Array<{ value: unknown; type: string }>): string[] {
   return ts.getPreEmitDiagnostics(program).map((d) => {
     const line = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line : -1;
     const check = checks[line - head];
-    const what = check ? `${(check.value as { type?: string }).type ?? check.type}` : d.file?.fileName ?? 'options';
+    const what = check ? `${(check.value as { type?: string }).type ?? check.type}` : (d.file?.fileName ?? 'options');
     return `${what}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
   });
 }

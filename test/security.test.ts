@@ -20,7 +20,22 @@ describe('API keys never reach reports or logs', () => {
     const server = await testServer({ apiKey: KEY });
     const out = await tempDir();
     const result = await runNode(
-      [CLI, 'run', '--protocol', 'openai', '--target', server.url, '--model', 'gpt-4o-transcribe', '--max-sessions', '1', '--pace', 'none', '--output-dir', out],
+      [
+        CLI,
+        'run',
+        '--protocol',
+        'openai',
+        '--target',
+        server.url,
+        '--model',
+        'gpt-4o-transcribe',
+        '--max-sessions',
+        '1',
+        '--pace',
+        'none',
+        '--output-dir',
+        out,
+      ],
       { OPENAI_API_KEY: KEY },
     );
     assert.equal(result.code, 0, result.stdout + result.stderr);
@@ -57,8 +72,27 @@ describe('API keys never reach reports or logs', () => {
 
 describe('wss:// targets', () => {
   const dir = execFileSync('mktemp', ['-d']).toString().trim();
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1',
-    '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
 
   it('connects with --ca, fails as tls without it, and connects with --insecure', async () => {
     const [cert, key] = await Promise.all([readFile(join(dir, 'cert.pem'), 'utf8'), readFile(join(dir, 'key.pem'), 'utf8')]);

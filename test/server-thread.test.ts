@@ -49,7 +49,9 @@ describe('built-in server thread', () => {
     await server.close();
     assert.deepEqual(handlesByThread().workers, []);
     const refused = await new Promise<string>((resolve) => {
-      connect(port, '127.0.0.1').once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? '')).once('connect', () => resolve('connected'));
+      connect(port, '127.0.0.1')
+        .once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? ''))
+        .once('connect', () => resolve('connected'));
     });
     assert.equal(refused, 'ECONNREFUSED');
   });

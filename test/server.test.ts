@@ -40,7 +40,12 @@ describe('simulated vLLM server', () => {
   });
 
   for (const [name, frames, code, message] of [
-    ['commit before session.update', [{ type: 'input_audio_buffer.commit' }], 'model_not_validated', 'Model not validated. Make sure to validate the model by sending a session.update event.'],
+    [
+      'commit before session.update',
+      [{ type: 'input_audio_buffer.commit' }],
+      'model_not_validated',
+      'Model not validated. Make sure to validate the model by sending a session.update event.',
+    ],
     ['unknown event', [{ type: 'input_audio_buffer.clear' }], 'unknown_event', 'Unknown event type: input_audio_buffer.clear'],
     ['bad base64 audio', [{ type: 'input_audio_buffer.append', audio: '@@@@' }], 'invalid_audio', 'Invalid audio: expected base64-encoded PCM16'],
     ['empty audio', [{ type: 'input_audio_buffer.append', audio: '' }], 'invalid_audio', 'Invalid audio: empty or odd-length PCM16 chunk'],
@@ -112,7 +117,11 @@ describe('capacity knee', () => {
     const server = await testServer({ latency: { ...DEFAULT_LATENCY, capacity: 2 } });
     const ttftP50 = async (concurrency: number) => {
       const { report } = await run({
-        target: server.url, model: DEFAULT_MODEL, profile: { kind: 'concurrent', concurrency }, maxSessions: concurrency, pace: { kind: 'realtime', speed: 4 },
+        target: server.url,
+        model: DEFAULT_MODEL,
+        profile: { kind: 'concurrent', concurrency },
+        maxSessions: concurrency,
+        pace: { kind: 'realtime', speed: 4 },
       });
       return report.benchmarks[0]!.summary.metrics.ttft_ms!.p50;
     };
@@ -151,6 +160,9 @@ describe('latency model', () => {
     const draws = (m: LatencyModel) => Array.from({ length: 5 }, () => m.delay(1));
     const first = draws(a);
     assert.deepEqual(first, draws(b));
-    assert.ok(first.some((d) => d !== first[0]), 'jitter varies');
+    assert.ok(
+      first.some((d) => d !== first[0]),
+      'jitter varies',
+    );
   });
 });

@@ -25,7 +25,12 @@ const FRAME = Buffer.alloc(480);
 const speech = { model: 'm', responseFormat: 'pcm', streamFormat: 'audio' as const, outputRate: 24_000 };
 const aura = createDialect('deepgram-aura', { model: 'm', turnDetection: { type: 'none' }, speech }) as WebSocketDialect;
 const openaiSpeech = createDialect('openai-speech', { model: 'm', turnDetection: { type: 'none' }, speech }) as HttpDialect;
-const whisper = createDialect('vllm-transcriptions', { model: 'm', turnDetection: { type: 'none' }, speech, transcription: { responseFormat: 'json', stream: true, translate: false } }) as HttpDialect;
+const whisper = createDialect('vllm-transcriptions', {
+  model: 'm',
+  turnDetection: { type: 'none' },
+  speech,
+  transcription: { responseFormat: 'json', stream: true, translate: false },
+}) as HttpDialect;
 const timeouts = { ...DEFAULT_TIMEOUTS, finalMs: 20_000 };
 
 /** Writes `frame()` until told to stop or the peer goes, as fast as the socket drains; at most `count` frames. */
@@ -78,7 +83,11 @@ async function httpServer(contentType: string, answer: (res: http.ServerResponse
 
 /** Writes endlessly into a response, with backpressure, until the client goes. */
 function endless(res: http.ServerResponse, frame: () => Buffer | string): void {
-  const stop = flood((chunk) => res.write(chunk), (resume) => res.once('drain', resume), frame);
+  const stop = flood(
+    (chunk) => res.write(chunk),
+    (resume) => res.once('drain', resume),
+    frame,
+  );
   res.once('close', stop);
 }
 
@@ -96,7 +105,17 @@ const speak = (url: string, caps: SessionCaps): Promise<SessionResult> =>
   });
 
 const request = (url: string, dialect: HttpDialect, prepared: PreparedRequest, caps: SessionCaps): Promise<SessionResult> =>
-  runHttpSession({ url, headers: {}, dialect, inputs: [prepared], agents: { pooled: new http.Agent(), fresh: new http.Agent() }, plannedStartMs: 0, timeouts, clock: monotonicClock(), caps });
+  runHttpSession({
+    url,
+    headers: {},
+    dialect,
+    inputs: [prepared],
+    agents: { pooled: new http.Agent(), fresh: new http.Agent() },
+    plannedStartMs: 0,
+    timeouts,
+    clock: monotonicClock(),
+    caps,
+  });
 
 function failureOf(result: SessionResult): { class: string; message: string } {
   assert.equal(result.outcome.status, 'failed', JSON.stringify(result.outcome));
@@ -106,42 +125,54 @@ function failureOf(result: SessionResult): { class: string; message: string } {
 const MB = 1024 * 1024;
 
 describe('a session keeps what a server sends up to its caps, then counts', () => {
-  it('WebSocket speech: events past --max-session-events are counted exactly, not kept, and the session fails as answer_too_large', { timeout: 20_000 }, async () => {
-    const url = await auraServer((ws) => {
-      for (let i = 0; i < 200; i++) ws.send(FRAME, { binary: true });
-      ws.send(JSON.stringify({ type: 'Flushed' }));
-    });
-    const result = await speak(url, { maxEvents: 50, maxBytes: MB });
-    const failure = failureOf(result);
-    assert.equal(failure.class, 'answer_too_large');
-    assert.match(failure.message, /202 events, more than the 50 .*--max-session-events/);
-    const { received, overflow, counters } = result.timeline;
-    assert.equal(received.length, 50);
-    // Metadata and 49 frames kept; 151 frames and the Flushed counted.
-    assert.deepEqual({ ...overflow, firstMs: 0, lastMs: 0 }, { events: 152, audioBytes: 151 * 480, audioMs: 1510, textChars: 0, firstMs: 0, lastMs: 0 });
-    assert.equal(counters.framesReceived, 202);
-  });
+  it(
+    'WebSocket speech: events past --max-session-events are counted exactly, not kept, and the session fails as answer_too_large',
+    { timeout: 20_000 },
+    async () => {
+      const url = await auraServer((ws) => {
+        for (let i = 0; i < 200; i++) ws.send(FRAME, { binary: true });
+        ws.send(JSON.stringify({ type: 'Flushed' }));
+      });
+      const result = await speak(url, { maxEvents: 50, maxBytes: MB });
+      const failure = failureOf(result);
+      assert.equal(failure.class, 'answer_too_large');
+      assert.match(failure.message, /202 events, more than the 50 .*--max-session-events/);
+      const { received, overflow, counters } = result.timeline;
+      assert.equal(received.length, 50);
+      // Metadata and 49 frames kept; 151 frames and the Flushed counted.
+      assert.deepEqual({ ...overflow, firstMs: 0, lastMs: 0 }, { events: 152, audioBytes: 151 * 480, audioMs: 1510, textChars: 0, firstMs: 0, lastMs: 0 });
+      assert.equal(counters.framesReceived, 202);
+    },
+  );
 
-  it('WebSocket speech: events padded to their strings\' limits are kept up to a size, not only a count, so the report stays bounded', { timeout: 30_000 }, async () => {
-    const padded = JSON.stringify({ type: `Unknown${'x'.repeat(TEXT_LIMITS.fieldChars + 100)}` });
-    const url = await auraServer((ws) => {
-      for (let i = 0; i < 16_000; i++) ws.send(padded);
-      ws.send(JSON.stringify({ type: 'Flushed' }));
-    });
-    const result = await speak(url, { maxEvents: 100_000, maxBytes: 64 * MB });
-    const failure = failureOf(result);
-    assert.equal(failure.class, 'answer_too_large');
-    assert.match(failure.message, /passed the 16 MiB one session keeps after \d+ events/);
-    const { received, overflow } = result.timeline;
-    const keptJson = JSON.stringify(received).length;
-    assert.ok(received.length > 10_000 && received.length < 16_000, `${received.length} kept`);
-    assert.ok(keptJson < 20 * MB, `${keptJson} characters kept`);
-    assert.equal(received.length + overflow!.events, 16_002);
-  });
+  it(
+    "WebSocket speech: events padded to their strings' limits are kept up to a size, not only a count, so the report stays bounded",
+    { timeout: 30_000 },
+    async () => {
+      const padded = JSON.stringify({ type: `Unknown${'x'.repeat(TEXT_LIMITS.fieldChars + 100)}` });
+      const url = await auraServer((ws) => {
+        for (let i = 0; i < 16_000; i++) ws.send(padded);
+        ws.send(JSON.stringify({ type: 'Flushed' }));
+      });
+      const result = await speak(url, { maxEvents: 100_000, maxBytes: 64 * MB });
+      const failure = failureOf(result);
+      assert.equal(failure.class, 'answer_too_large');
+      assert.match(failure.message, /passed the 16 MiB one session keeps after \d+ events/);
+      const { received, overflow } = result.timeline;
+      const keptJson = JSON.stringify(received).length;
+      assert.ok(received.length > 10_000 && received.length < 16_000, `${received.length} kept`);
+      assert.ok(keptJson < 20 * MB, `${keptJson} characters kept`);
+      assert.equal(received.length + overflow!.events, 16_002);
+    },
+  );
 
   it('WebSocket speech: an endless answer ends at once at --max-session-mb, its kept events at the cap', { timeout: 20_000 }, async () => {
     const url = await auraServer((ws) => {
-      const stop = flood((frame) => (ws.send(frame, { binary: true }), ws.bufferedAmount < MB), (resume) => setTimeout(resume, 1), () => FRAME);
+      const stop = flood(
+        (frame) => (ws.send(frame, { binary: true }), ws.bufferedAmount < MB),
+        (resume) => setTimeout(resume, 1),
+        () => FRAME,
+      );
       ws.once('close', stop);
     });
     const started = Date.now();
@@ -158,7 +189,10 @@ describe('a session keeps what a server sends up to its caps, then counts', () =
 
   it('HTTP speech: an endless raw audio answer ends at --max-session-mb, its kept events at the cap', { timeout: 20_000 }, async () => {
     const url = await httpServer('audio/pcm', (res) => endless(res, () => FRAME));
-    const result = await request(url, openaiSpeech, prepareTextRequest({ id: 'p', split: 'default', text: 'Hello there.' }, openaiSpeech), { maxEvents: 20, maxBytes: MB });
+    const result = await request(url, openaiSpeech, prepareTextRequest({ id: 'p', split: 'default', text: 'Hello there.' }, openaiSpeech), {
+      maxEvents: 20,
+      maxBytes: MB,
+    });
     assert.equal(failureOf(result).class, 'answer_too_large');
     assert.equal(result.timeline.received.length, 20);
     const { received, overflow, counters } = result.timeline;
@@ -169,16 +203,25 @@ describe('a session keeps what a server sends up to its caps, then counts', () =
     assert.equal(overflow!.audioMs, (overflow!.audioBytes / 48_000) * 1000);
   });
 
-  it('HTTP transcription: an endless server-sent event stream ends at --max-session-mb, its text counted and hashed past the cap', { timeout: 20_000 }, async () => {
-    const url = await httpServer('text/event-stream', (res) => endless(res, () => `data: ${JSON.stringify({ object: 'transcription.chunk', choices: [{ delta: { content: 'word ' } }] })}\n\n`));
-    const prepared: PreparedRequest = { input: { kind: 'text', sampleId: 'a', split: 'default', text: 'x', chars: 1 }, request: { method: 'POST', path: '/v1/audio/transcriptions', headers: {}, body: Buffer.from('x') } };
-    const result = await request(url, whisper, prepared, { maxEvents: 30, maxBytes: MB / 4 });
-    assert.equal(failureOf(result).class, 'answer_too_large');
-    const { received, overflow } = result.timeline;
-    assert.equal(received.length, 30);
-    assert.equal(overflow!.textChars, overflow!.events * 5);
-    assert.equal(overflow!.textSha256, createHash('sha256').update('word '.repeat(overflow!.events)).digest('hex'));
-  });
+  it(
+    'HTTP transcription: an endless server-sent event stream ends at --max-session-mb, its text counted and hashed past the cap',
+    { timeout: 20_000 },
+    async () => {
+      const url = await httpServer('text/event-stream', (res) =>
+        endless(res, () => `data: ${JSON.stringify({ object: 'transcription.chunk', choices: [{ delta: { content: 'word ' } }] })}\n\n`),
+      );
+      const prepared: PreparedRequest = {
+        input: { kind: 'text', sampleId: 'a', split: 'default', text: 'x', chars: 1 },
+        request: { method: 'POST', path: '/v1/audio/transcriptions', headers: {}, body: Buffer.from('x') },
+      };
+      const result = await request(url, whisper, prepared, { maxEvents: 30, maxBytes: MB / 4 });
+      assert.equal(failureOf(result).class, 'answer_too_large');
+      const { received, overflow } = result.timeline;
+      assert.equal(received.length, 30);
+      assert.equal(overflow!.textChars, overflow!.events * 5);
+      assert.equal(overflow!.textSha256, createHash('sha256').update('word '.repeat(overflow!.events)).digest('hex'));
+    },
+  );
 
   it("a stream's [DONE] final carries at most what one event keeps, with the whole text's length and SHA-256", () => {
     const decoder = transcriptionBodyDecoder('sse');
@@ -203,8 +246,14 @@ describe('a session keeps what a server sends up to its caps, then counts', () =
   });
 
   it('caps are options of run() and flags of the CLI, recorded in the report when not the defaults; bad values are refused', { timeout: 60_000 }, async () => {
-    assert.throws(() => resolveSettings({ caps: { maxEvents: 0 } }), (err: Error) => err instanceof UsageError && /^caps\.maxEvents must be a positive integer, got 0$/.test(err.message));
-    assert.throws(() => resolveSettings({ caps: { maxBytes: -MB } }), (err: Error) => err instanceof UsageError && /^caps\.maxBytes in MiB must be a positive number, got -1$/.test(err.message));
+    assert.throws(
+      () => resolveSettings({ caps: { maxEvents: 0 } }),
+      (err: Error) => err instanceof UsageError && /^caps\.maxEvents must be a positive integer, got 0$/.test(err.message),
+    );
+    assert.throws(
+      () => resolveSettings({ caps: { maxBytes: -MB } }),
+      (err: Error) => err instanceof UsageError && /^caps\.maxBytes in MiB must be a positive number, got -1$/.test(err.message),
+    );
     const { report } = await run({ maxSessions: 1, caps: { maxEvents: 3 } });
     const [session] = report.benchmarks[0]!.sessions;
     assert.equal(session!.outcome.status === 'failed' && session!.outcome.failure.class, 'answer_too_large');

@@ -8,7 +8,12 @@ import { tempDir } from './helpers.js';
 /** A log entry with a big timeline-like array, so lines span many pieces and the file pushes back. */
 function entry(index: number): LoggedSession {
   const chunks = Array.from({ length: 2000 }, (_, seq) => ({ seq, turn: 0, plannedMs: seq * 100, sentMs: seq * 100 + 0.5, bytes: 3200 }));
-  return { level: 'concurrent-4', profile: { kind: 'concurrent', concurrency: 4 }, startedAt: '2026-12-01T00:00:00.000Z', record: { index, chunks } } as unknown as LoggedSession;
+  return {
+    level: 'concurrent-4',
+    profile: { kind: 'concurrent', concurrency: 4 },
+    startedAt: '2026-12-01T00:00:00.000Z',
+    record: { index, chunks },
+  } as unknown as LoggedSession;
 }
 
 describe('session log', () => {
@@ -30,7 +35,10 @@ describe('session log', () => {
     second.append(entry(1));
     second.append(entry(2));
     await second.close();
-    assert.deepEqual((await readSessionLog(dir)).map((e) => e.record.index), [0, 1, 2]);
+    assert.deepEqual(
+      (await readSessionLog(dir)).map((e) => e.record.index),
+      [0, 1, 2],
+    );
   });
 
   it('fails close() when the file cannot be written, rather than losing sessions silently', async () => {
@@ -51,8 +59,13 @@ describe('a session log that cannot be written during a run', () => {
     try {
       // Every write to /dev/full fails with ENOSPC, as on a full disk.
       await symlink('/dev/full', join(dir, SESSION_LOG));
-      await assert.rejects(run({ maxSessions: 2, pace: { kind: 'realtime', speed: 8 }, outputDir: dir }), (err: Error) =>
-        err instanceof SessionLogError && err.message.includes(SESSION_LOG) && /ENOSPC/.test(err.message) && /report\.json holds every session that finished/.test(err.message),
+      await assert.rejects(
+        run({ maxSessions: 2, pace: { kind: 'realtime', speed: 8 }, outputDir: dir }),
+        (err: Error) =>
+          err instanceof SessionLogError &&
+          err.message.includes(SESSION_LOG) &&
+          /ENOSPC/.test(err.message) &&
+          /report\.json holds every session that finished/.test(err.message),
       );
       const report = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')) as { benchmarks: Array<{ sessions: unknown[] }> };
       assert.equal(report.benchmarks[0]!.sessions.length, 2);

@@ -42,13 +42,19 @@ describe('vLLM dialect against the simulated server over real sockets', () => {
     assert.deepEqual(outcome, { status: 'completed' });
     const chunks = chunksOf(timeline);
     assert.equal(timeline.received[0]!.type, 'session.created');
-    assert.deepEqual(commitsOf(timeline).map((c) => c.control), ['input_start', 'input_end']);
+    assert.deepEqual(
+      commitsOf(timeline).map((c) => c.control),
+      ['input_start', 'input_end'],
+    );
     const [start, final] = commitsOf(timeline);
     assert.ok(start!.t <= chunks[0]!.t && final!.t >= chunks.at(-1)!.t);
     const done = timeline.received.find((e) => e.kind === 'text_final')!;
     assert.equal(done.text!.trim(), sample.text);
     const deltas = timeline.received.filter((e) => e.kind === 'text_delta');
-    assert.ok(deltas.some((e) => e.text === ''), 'empty deltas are recorded');
+    assert.ok(
+      deltas.some((e) => e.text === ''),
+      'empty deltas are recorded',
+    );
     assert.equal(deltas.map((e) => e.text).join(''), done.text);
     assert.equal(timeline.transport.kind === 'websocket' && timeline.transport.close!.by, 'client');
     assert.equal(timeline.counters.framesSent, chunks.length + 3);

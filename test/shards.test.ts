@@ -36,12 +36,26 @@ describe('sharded runs', () => {
       ...[0, 1, 2].map((i) => cliRun(server.url, [...flags, '--shard', `${i}/3`, '--run-id', 'run-a'])),
     ]);
     const parts = await Promise.all(shards.map((dir) => readReport(dir)));
-    assert.deepEqual(parts.map((p) => p.config.shard), [0, 1, 2].map((index) => ({ index, count: 3 })));
+    assert.deepEqual(
+      parts.map((p) => p.config.shard),
+      [0, 1, 2].map((index) => ({ index, count: 3 })),
+    );
     assert.ok(parts.every((p) => p.config.runId === 'run-a' && p.benchmarks[0]!.label === 'concurrent@3'));
     // Each shard ran one lane: sessions i with i mod 3 = its index.
-    assert.deepEqual(parts.map((p) => sessionsOf(p).map((s) => s.index)), [[0, 3, 6, 9], [1, 4, 7, 10], [2, 5, 8, 11]]);
+    assert.deepEqual(
+      parts.map((p) => sessionsOf(p).map((s) => s.index)),
+      [
+        [0, 3, 6, 9],
+        [1, 4, 7, 10],
+        [2, 5, 8, 11],
+      ],
+    );
     // Each lane starts at its phase of the whole level (one 12.5 ms chunk period at 8x), in its shard as in the unsharded run.
-    const phases = (reports: Report[]) => sessionsOf({ benchmarks: reports.flatMap((r) => r.benchmarks) } as Report).filter((s) => s.index < 3).sort((x, y) => x.index - y.index).map((s) => s.laneOffsetMs);
+    const phases = (reports: Report[]) =>
+      sessionsOf({ benchmarks: reports.flatMap((r) => r.benchmarks) } as Report)
+        .filter((s) => s.index < 3)
+        .sort((x, y) => x.index - y.index)
+        .map((s) => s.laneOffsetMs);
     assert.deepEqual(phases(parts), [0, 12.5 / 3, 25 / 3]);
 
     const out = await tempDir();
@@ -71,21 +85,49 @@ describe('sharded runs', () => {
   it('splits an open-loop schedule so that the union of the shards is the whole schedule, each session at its planned time', async () => {
     const server = await testServer();
     const flags = ['--rate', '40', '--max-sessions', '8'];
-    const [whole, ...shards] = await Promise.all([cliRun(server.url, flags), ...[0, 1].map((i) => cliRun(server.url, [...flags, '--shard', `${i}/2`, '--run-id', 'run-b']))]);
+    const [whole, ...shards] = await Promise.all([
+      cliRun(server.url, flags),
+      ...[0, 1].map((i) => cliRun(server.url, [...flags, '--shard', `${i}/2`, '--run-id', 'run-b'])),
+    ]);
     /** Planned start offsets from the level's start, by session index. */
-    const planned = (report: Report) => new Map(report.benchmarks[0]!.sessions.map((s) => [s.index, s.timeline.plannedStartMs - report.benchmarks[0]!.startMs]));
+    const planned = (report: Report) =>
+      new Map(report.benchmarks[0]!.sessions.map((s) => [s.index, s.timeline.plannedStartMs - report.benchmarks[0]!.startMs]));
     const parts = await Promise.all(shards.map((dir) => readReport(dir)));
     const union = new Map([...planned(parts[0]!), ...planned(parts[1]!)]);
     assert.deepEqual([...planned(parts[0]!).keys()], [0, 2, 4, 6]);
     const schedule = planned(await readReport(whole));
-    assert.deepEqual([...union.keys()].sort((a, b) => a - b), [...schedule.keys()]);
+    assert.deepEqual(
+      [...union.keys()].sort((a, b) => a - b),
+      [...schedule.keys()],
+    );
     for (const [index, offset] of schedule) assert.ok(Math.abs(union.get(index)! - offset) < 1e-6, `session ${index} planned at ${offset} ms`);
   });
 
   it('--shards N reads the shard from JOB_COMPLETION_INDEX, and refuses to run without it or without a run id', async () => {
     const server = await testServer();
     const dir = await tempDir();
-    const ok = await runNode([CLI, 'run', '--target', server.url, '--model', DEFAULT_MODEL, '--pace', 'none', '--quiet', '--concurrency', '2', '--max-sessions', '4', '--shards', '2', '--output-dir', dir], { JOB_COMPLETION_INDEX: '1', VOXBENCH_RUN_ID: 'job-1' });
+    const ok = await runNode(
+      [
+        CLI,
+        'run',
+        '--target',
+        server.url,
+        '--model',
+        DEFAULT_MODEL,
+        '--pace',
+        'none',
+        '--quiet',
+        '--concurrency',
+        '2',
+        '--max-sessions',
+        '4',
+        '--shards',
+        '2',
+        '--output-dir',
+        dir,
+      ],
+      { JOB_COMPLETION_INDEX: '1', VOXBENCH_RUN_ID: 'job-1' },
+    );
     assert.equal(ok.code, 0, ok.stderr);
     const report = await readReport(dir);
     assert.deepEqual([report.config.shard, report.config.runId, sessionsOf(report).map((s) => s.index)], [{ index: 1, count: 2 }, 'job-1', [1, 3]]);

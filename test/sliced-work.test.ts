@@ -8,7 +8,7 @@ it('does queued work after the caller returns, in slices that let due timers run
   const done: number[] = [];
   /** Each item takes 0.3 ms of CPU, so a 0.5 ms slice does one or two. */
   const work = new SlicedWork<number>((i) => {
-    for (const until = performance.now() + 0.3; performance.now() < until; );
+    for (const until = performance.now() + 0.3; performance.now() < until;);
     done.push(i);
   }, 0.5);
   for (let i = 0; i < 40; i++) work.push(i);
@@ -21,7 +21,11 @@ it('does queued work after the caller returns, in slices that let due timers run
   const timerRanAfter = await new Promise<number>((resolve) => setTimeout(() => resolve(done.length), 0));
   assert.ok(timerRanAfter < 40, `a due timer waited for ${timerRanAfter} of 40 items`);
   work.flush();
-  assert.deepEqual(done, Array.from({ length: 40 }, (_, i) => i), 'every item, in order, once');
+  assert.deepEqual(
+    done,
+    Array.from({ length: 40 }, (_, i) => i),
+    'every item, in order, once',
+  );
 });
 
 it('waits while a deadline of the thread is overdue, but no longer than MAX_WAIT_MS', async () => {

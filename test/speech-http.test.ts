@@ -40,8 +40,14 @@ describe('HTTP speech generation against the built-in server', () => {
             const expected = synthesizeSpeech(textOf.get(s.sampleIds[0]!)!, SPEECH_RATE, DEFAULT_VOICE);
             assert.equal(audioBytes(s), expected.length);
             assert.ok(Math.abs(audioMs(s) - (expected.length / 2 / SPEECH_RATE) * 1000) < 1e-6);
-            assert.equal(s.timeline.received.some((f) => f.type === 'wav.header'), responseFormat === 'wav');
-            assert.ok(s.timeline.received.every((f) => !('payload' in f)), 'payloads stay out of the timeline');
+            assert.equal(
+              s.timeline.received.some((f) => f.type === 'wav.header'),
+              responseFormat === 'wav',
+            );
+            assert.ok(
+              s.timeline.received.every((f) => !('payload' in f)),
+              'payloads stay out of the timeline',
+            );
             if (streamFormat === 'sse') assert.equal(s.timeline.received.at(-1)!.type, 'speech.audio.done');
             if (streamFormat !== 'none') assert.ok(s.timeline.received.filter((f) => f.kind === 'audio').length > 3, 'streamed in chunks');
           }
@@ -58,7 +64,12 @@ describe('HTTP speech generation against the built-in server', () => {
   });
 
   it("reads an older vLLM-Omni's raw answer to an SSE request by its Content-Type", async () => {
-    const [s] = await sessions({ protocol: 'vllm-omni-speech', maxSessions: 1, speech: { streamFormat: 'sse', responseFormat: 'wav' }, server: { legacySpeechStream: true } });
+    const [s] = await sessions({
+      protocol: 'vllm-omni-speech',
+      maxSessions: 1,
+      speech: { streamFormat: 'sse', responseFormat: 'wav' },
+      server: { legacySpeechStream: true },
+    });
     assert.deepEqual(s!.outcome, { status: 'completed' });
     assert.equal(s!.timeline.received[0]!.type, 'wav.header');
     assert.equal(s!.timeline.received.at(-1)!.type, 'body.end');
@@ -72,7 +83,13 @@ describe('HTTP speech generation against the built-in server', () => {
     try {
       for (const streamFormat of ['sse', 'audio'] as StreamFormat[]) {
         kept.length = 0;
-        const { report } = await run({ target: `http://127.0.0.1:${server.port}`, model: DEFAULT_VLLM_OMNI_TTS_MODEL, protocol: 'vllm-omni-speech', maxSessions: 6, speech: { streamFormat } });
+        const { report } = await run({
+          target: `http://127.0.0.1:${server.port}`,
+          model: DEFAULT_VLLM_OMNI_TTS_MODEL,
+          protocol: 'vllm-omni-speech',
+          maxSessions: 6,
+          speech: { streamFormat },
+        });
         const over: number[] = [];
         report.benchmarks[0]!.sessions.forEach((s, i) => {
           const request = s.timeline.transport.kind === 'http' ? s.timeline.transport.requests[0]!.startMs : NaN;
@@ -102,11 +119,29 @@ describe('HTTP speech generation against the built-in server', () => {
   });
 
   for (const [name, options, failure, openaiFailure] of [
-    ['an unknown model: HTTP 404 with the error JSON', { model: 'no/such-model', server: { models: ['served/model'] } }, { class: 'http_status', httpStatus: 404, message: /^server answered HTTP 404: \{"error":\{"message":"The model `no\/such-model` does not exist.","type":"NotFoundError","param":"model","code":404\}\}$/ }],
-    ['an error event in an SSE stream', { speech: { streamFormat: 'sse' }, faults: 'error-event:overloaded' }, { class: 'server_error', code: 'overloaded', message: /^server error overloaded: injected fault$/ }],
+    [
+      'an unknown model: HTTP 404 with the error JSON',
+      { model: 'no/such-model', server: { models: ['served/model'] } },
+      {
+        class: 'http_status',
+        httpStatus: 404,
+        message:
+          /^server answered HTTP 404: \{"error":\{"message":"The model `no\/such-model` does not exist.","type":"NotFoundError","param":"model","code":404\}\}$/,
+      },
+    ],
+    [
+      'an error event in an SSE stream',
+      { speech: { streamFormat: 'sse' }, faults: 'error-event:overloaded' },
+      { class: 'server_error', code: 'overloaded', message: /^server error overloaded: injected fault$/ },
+    ],
     ['an error in a raw stream: the body is cut', { speech: { streamFormat: 'audio' }, faults: 'error-event' }, { class: 'stream_cut' }],
     ['an error before any audio: HTTP 500', { speech: { streamFormat: 'audio' }, faults: 'error-event@open' }, { class: 'http_status', httpStatus: 500 }],
-    ['an error generating one body: HTTP 500 (OpenAI streams it raw, so the body is cut)', { speech: { streamFormat: 'none' }, faults: 'error-event' }, { class: 'http_status', httpStatus: 500 }, { class: 'stream_cut' }],
+    [
+      'an error generating one body: HTTP 500 (OpenAI streams it raw, so the body is cut)',
+      { speech: { streamFormat: 'none' }, faults: 'error-event' },
+      { class: 'http_status', httpStatus: 500 },
+      { class: 'stream_cut' },
+    ],
     ['a stream cut mid-way', { speech: { streamFormat: 'sse' }, faults: 'cut-stream:300' }, { class: 'stream_cut' }],
     ['an SSE stream that ends without speech.audio.done', { speech: { streamFormat: 'sse' }, faults: 'cut-stream:100000' }, { class: 'stream_cut' }],
     ['a cut-off JSON event', { speech: { streamFormat: 'sse' }, faults: 'malformed-json' }, { class: 'protocol_violation' }],
@@ -140,6 +175,9 @@ describe('HTTP speech generation against the built-in server', () => {
     let heard = 0;
     const past = audio.find((f) => (heard += f.audioMs!) > 200 + 1e-6)!;
     assert.ok(past, 'audio past the stall point');
-    assert.ok(past.t - request >= FAST.firstAudioMs + 400, `the audio after 200 ms came ${past.t - request} ms after the request, before the 400 ms stall ended`);
+    assert.ok(
+      past.t - request >= FAST.firstAudioMs + 400,
+      `the audio after 200 ms came ${past.t - request} ms after the request, before the 400 ms stall ended`,
+    );
   });
 });

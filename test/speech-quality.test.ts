@@ -22,7 +22,10 @@ const metric = (name: string): PointMetric => METRICS.find((m) => m.name === nam
 
 describe('after-run speech quality', () => {
   it('round trip on the built-in pair: the transcription server hears every word the speech server was given', async () => {
-    for (const [protocol, speech] of [['vllm-omni-speech', { streamFormat: 'sse', responseFormat: 'wav' }], ['openai-speech', { streamFormat: 'audio', responseFormat: 'pcm' }]] as const) {
+    for (const [protocol, speech] of [
+      ['vllm-omni-speech', { streamFormat: 'sse', responseFormat: 'wav' }],
+      ['openai-speech', { streamFormat: 'audio', responseFormat: 'pcm' }],
+    ] as const) {
       for (const s of await sessions({ protocol, speech })) {
         const [analysis] = s.timeline.analysis!;
         const asr = analysis!.asr!;
@@ -40,7 +43,11 @@ describe('after-run speech quality', () => {
   });
 
   it('scores a stream cut mid-way: the words never sent are deletions', async () => {
-    for (const s of await sessions({ protocol: 'vllm-omni-speech', speech: { streamFormat: 'audio' }, server: { faults: [parseFaultScenario('cut-stream:1000')] } })) {
+    for (const s of await sessions({
+      protocol: 'vllm-omni-speech',
+      speech: { streamFormat: 'audio' },
+      server: { faults: [parseFaultScenario('cut-stream:1000')] },
+    })) {
       assert.equal(s.outcome.status === 'failed' && s.outcome.failure.class, 'stream_cut');
       const asr = s.timeline.analysis![0]!.asr!;
       assert.ok('errors' in asr && asr.errors.deletions > 0 && asr.errors.substitutions + asr.errors.insertions <= 1, JSON.stringify(asr));
@@ -48,7 +55,11 @@ describe('after-run speech quality', () => {
   });
 
   it('finds the leading silence, so ttfa_audible_ms is time to first audio plus it', async () => {
-    for (const s of await sessions({ protocol: 'vllm-omni-speech', speech: { streamFormat: 'sse' }, server: { voice: { ...DEFAULT_VOICE, leadingSilenceMs: 300 } } })) {
+    for (const s of await sessions({
+      protocol: 'vllm-omni-speech',
+      speech: { streamFormat: 'sse' },
+      server: { voice: { ...DEFAULT_VOICE, leadingSilenceMs: 300 } },
+    })) {
       const input = sessionView(s.timeline).inputs[0]!;
       const silence = s.timeline.analysis![0]!.leadingSilenceMs!;
       assert.ok(silence > 290 && silence <= 300, `${silence}`);

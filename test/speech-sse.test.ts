@@ -19,7 +19,11 @@ describe('speech SSE decoding', () => {
     events.push(...decoder.end());
     assert.deepEqual(
       events.map((e) => [e.type, e.kind, e.audioBytes, e.audioMs]),
-      [['speech.audio.delta', 'audio', 4800, 100], ['speech.audio.delta', 'other', undefined, undefined], ['speech.audio.done', 'response_done', undefined, undefined]],
+      [
+        ['speech.audio.delta', 'audio', 4800, 100],
+        ['speech.audio.delta', 'other', undefined, undefined],
+        ['speech.audio.done', 'response_done', undefined, undefined],
+      ],
     );
     assert.deepEqual(events[2]!.usage, { source: 'speech.audio.done', values: { input_tokens: 3, output_tokens: 9, total_tokens: 12 } });
     assert.equal(events[0]!.payload, audio);
@@ -28,9 +32,17 @@ describe('speech SSE decoding', () => {
   it("takes a WAV stream's header-only first delta as no audio, and its rate from the header", () => {
     const decoder = speechBodyDecoder('text/event-stream', true, PCM);
     const events = decoder.chunk(
-      Buffer.from(`data: {"type":"speech.audio.delta","audio":"${pcm16WavHeader(16_000).toString('base64')}"}\n\ndata: {"type":"speech.audio.delta","audio":"${audio}"}\n\n`),
+      Buffer.from(
+        `data: {"type":"speech.audio.delta","audio":"${pcm16WavHeader(16_000).toString('base64')}"}\n\ndata: {"type":"speech.audio.delta","audio":"${audio}"}\n\n`,
+      ),
     );
-    assert.deepEqual(events.map((e) => [e.type, e.kind, e.audioMs]), [['wav.header', 'other', undefined], ['speech.audio.delta', 'audio', 150]]);
+    assert.deepEqual(
+      events.map((e) => [e.type, e.kind, e.audioMs]),
+      [
+        ['wav.header', 'other', undefined],
+        ['speech.audio.delta', 'audio', 150],
+      ],
+    );
   });
 
   it('refuses an event that never ends, beyond its limit, and a body that is not WAV', () => {

@@ -25,7 +25,11 @@ describe('speech synthesizer', () => {
   });
 
   it('is read back after resampling (24 kHz speech to a 16 kHz recognizer), at any voice rate and chunking', async () => {
-    for (const [charsPerSecond, speed] of [[14, 1], [8, 0.5], [20, 1.5]] as const) {
+    for (const [charsPerSecond, speed] of [
+      [14, 1],
+      [8, 0.5],
+      [20, 1.5],
+    ] as const) {
       const pcm = synthesizeSpeech(TEXT, 24_000, { ...DEFAULT_VOICE, charsPerSecond }, speed);
       const { samples } = await resample({ samples: fromPcm16(pcm), sampleRate: 24_000 }, 16_000);
       assert.deepEqual(hear(toPcm16(samples), 16_000, 37), WORDS, `${charsPerSecond} chars/s at speed ${speed}`);
@@ -37,7 +41,10 @@ describe('speech synthesizer', () => {
     const long = synthesizeSpeech('one two three one two three one two three', 16_000).length;
     assert.ok(Math.abs(long / short - 3) < 0.2, `${long / short}`);
     const lead = synthesizeSpeech('one', 16_000, { ...DEFAULT_VOICE, leadingSilenceMs: 250 });
-    assert.equal(lead.subarray(0, 8000).every((b) => b === 0), true);
+    assert.equal(
+      lead.subarray(0, 8000).every((b) => b === 0),
+      true,
+    );
     assert.notEqual(lead.readInt16LE(8002), 0);
     // The opening tone and 3 characters at 14 per second: about 286 ms of speech, no trailing pause.
     assert.equal(synthesizeSpeech('one', 16_000).length, Math.round(16 * (1000 / 14)) * 4 * 2);
@@ -105,7 +112,10 @@ describe('speech latency model', () => {
         const expected = atMs > LATE_AT && atMs <= LATE_AT + 30 ? LATE_AT + 30 : Math.ceil(atMs);
         assert.equal(times[k], expected, `chunk ${k} due at ${atMs} ms`);
       });
-      assert.ok(plan.chunks.some(({ atMs }) => atMs > LATE_AT + 30), 'chunks after the late timer');
+      assert.ok(
+        plan.chunks.some(({ atMs }) => atMs > LATE_AT + 30),
+        'chunks after the late timer',
+      );
     } finally {
       mock.timers.reset();
       clock.mock.restore();

@@ -56,7 +56,11 @@ describe('server- and file-supplied strings reach the console only through print
 
   it('the compare table: labels, models and targets from report files', async () => {
     const { report } = await run({ maxSessions: 1, pace: { kind: 'none' } });
-    const hostile: Report = { ...report, config: { ...report.config, model: `m\n${ESCAPES}` }, benchmarks: report.benchmarks.map((b) => ({ ...b, label: `l${ESCAPES}` })) };
+    const hostile: Report = {
+      ...report,
+      config: { ...report.config, model: `m\n${ESCAPES}` },
+      benchmarks: report.benchmarks.map((b) => ({ ...b, label: `l${ESCAPES}` })),
+    };
     const text = renderComparison(compareReports(hostile, hostile));
     assert.doesNotMatch(text, UNPRINTABLE_IN_LINE);
     assert.match(text, /^A: l\\x1b\[2J\\x1b\]0;pwned\\x07\\x9b31m · m \\x1b\[2J\\x1b\]0;pwned\\x07\\x9b31m · /m);
@@ -66,11 +70,14 @@ describe('server- and file-supplied strings reach the console only through print
     const dir = await tempDir();
     await writeFile(join(dir, 'a.wav'), toneWav(0.5));
     const manifest = join(dir, 'set.jsonl');
-    await writeFile(manifest, [
-      JSON.stringify({ id: 'a', audio: 'a.wav', language: `en${ESCAPES}`, split: `test${ESCAPES}` }),
-      JSON.stringify({ id: 'b', audio: `missing${ESCAPES}.wav` }),
-      `{"id": "${ESCAPES}`,
-    ].join('\n'));
+    await writeFile(
+      manifest,
+      [
+        JSON.stringify({ id: 'a', audio: 'a.wav', language: `en${ESCAPES}`, split: `test${ESCAPES}` }),
+        JSON.stringify({ id: 'b', audio: `missing${ESCAPES}.wav` }),
+        `{"id": "${ESCAPES}`,
+      ].join('\n'),
+    );
     const { code, stdout, stderr } = await runNode([CLI, 'dataset', 'inspect', manifest]);
     assert.equal(code, 0, stderr);
     assert.match(stdout, /^languages +en\\x1b\[2J\\x1b\]0;pwned\\x07\\x9b31m 1$/m);
@@ -85,9 +92,23 @@ describe('server- and file-supplied strings reach the console only through print
     after(() => new Promise((resolve) => wss.close(resolve)));
     wss.on('connection', (ws) => ws.send(JSON.stringify({ type: 'error', error: `boom\n${ESCAPES}`, code: `model_not_found${ESCAPES}` })));
     const { port } = wss.address() as { port: number };
-    const { code, stdout, stderr } = await runNode([CLI, 'run', '--target', `ws://127.0.0.1:${port}/v1/realtime`, '--model', 'm', '--max-sessions', '1', '--output-dir', await tempDir()]);
+    const { code, stdout, stderr } = await runNode([
+      CLI,
+      'run',
+      '--target',
+      `ws://127.0.0.1:${port}/v1/realtime`,
+      '--model',
+      'm',
+      '--max-sessions',
+      '1',
+      '--output-dir',
+      await tempDir(),
+    ]);
     assert.equal(code, 3, stderr);
-    assert.match(stdout, /^failed ×1: server_error \(model_not_found\\x1b\[2J\\x1b\]0;pwned\\x07\\x9b31m\) at ready: server error model_not_found\\x1b\[2J\\x1b\]0;pwned\\x07\\x9b31m: boom \\x1b\[2J\\x1b\]0;pwned\\x07\\x9b31m$/m);
+    assert.match(
+      stdout,
+      /^failed ×1: server_error \(model_not_found\\x1b\[2J\\x1b\]0;pwned\\x07\\x9b31m\) at ready: server error model_not_found\\x1b\[2J\\x1b\]0;pwned\\x07\\x9b31m: boom \\x1b\[2J\\x1b\]0;pwned\\x07\\x9b31m$/m,
+    );
     assert.doesNotMatch(stdout + stderr, UNPRINTABLE_IN_LINE);
   });
 });

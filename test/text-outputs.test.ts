@@ -37,7 +37,14 @@ describe('server text in the text outputs', () => {
     wss.on('connection', (ws) => ws.send(JSON.stringify({ type: 'error', error: `boom${HOSTILE}`, code: `bad${HOSTILE}` })));
     const { port } = wss.address() as { port: number };
     const dir = await tempDir();
-    await run({ target: `ws://127.0.0.1:${port}/v1/realtime`, model: `m${HOSTILE}`, maxSessions: 1, pace: { kind: 'none' }, outputDir: dir, outputs: ['json', 'csv', 'md', 'html'] });
+    await run({
+      target: `ws://127.0.0.1:${port}/v1/realtime`,
+      model: `m${HOSTILE}`,
+      maxSessions: 1,
+      pace: { kind: 'none' },
+      outputDir: dir,
+      outputs: ['json', 'csv', 'md', 'html'],
+    });
     const files = await outputsOf(dir);
     noRawControl(files);
     const session = files['sessions.csv']!.split('\r\n')[1]!;
@@ -50,11 +57,22 @@ describe('server text in the text outputs', () => {
     assert.ok(files['report.html']!.includes('bad\\x1b]0;pwned\\x07\\x1b[2J'), 'report.html shows the escapes');
   });
 
-  for (const [fault, file, column] of [['markup-strings', 'turns.csv', 'a transcript'], ['markup-strings+close:4001@final', 'sessions.csv', 'a close reason']] as const) {
+  for (const [fault, file, column] of [
+    ['markup-strings', 'turns.csv', 'a transcript'],
+    ['markup-strings+close:4001@final', 'sessions.csv', 'a close reason'],
+  ] as const) {
     it(`${column} with escapes is shown as escapes in ${file} (${fault})`, async () => {
       const server = await testServer({ faults: [parseFaultScenario(fault)] });
       const dir = await tempDir();
-      await run({ target: server.url, protocol: 'openai', model: OPENAI_MODELS[0], maxSessions: 1, pace: { kind: 'none' }, outputDir: dir, outputs: ['json', 'csv', 'md', 'html'] });
+      await run({
+        target: server.url,
+        protocol: 'openai',
+        model: OPENAI_MODELS[0],
+        maxSessions: 1,
+        pace: { kind: 'none' },
+        outputDir: dir,
+        outputs: ['json', 'csv', 'md', 'html'],
+      });
       const files = await outputsOf(dir);
       noRawControl(files);
       assert.ok(files[file]!.split('\r\n')[1]!.includes('<img src=x onerror=alert(1)>\\x1b[31m\\x1b]0;pwned\\x07\\x1b[2J'), files[file]);
@@ -67,7 +85,10 @@ describe('a WebSocket message over the size limit', () => {
     const server = await testServer({ faults: [parseFaultScenario('oversized-frame')] });
     const { report } = await run({ target: server.url, model: DEFAULT_MODEL, maxSessions: 1, pace: { kind: 'none' } });
     const { outcome } = report.benchmarks[0]!.sessions[0]!;
-    assert.equal(outcome.status === 'failed' && outcome.failure.message, 'server sent a WebSocket message of 134217728 bytes (128.0 MiB), over the limit of 104857600 bytes (100.0 MiB)');
+    assert.equal(
+      outcome.status === 'failed' && outcome.failure.message,
+      'server sent a WebSocket message of 134217728 bytes (128.0 MiB), over the limit of 104857600 bytes (100.0 MiB)',
+    );
   });
 
   it('stops the proxy’s metering with a message naming its size and the limit', async () => {
@@ -87,14 +108,17 @@ describe('dataset inspect', () => {
     await writeFile(join(dir, 'a.wav'), toneWav(0.5));
     await writeFile(join(dir, 'bad.wav'), 'not audio');
     const manifest = join(dir, 'set.jsonl');
-    await writeFile(manifest, [
-      JSON.stringify({ id: 'a', audio: 'a.wav' }),
-      JSON.stringify({ id: 'b', audio: 'bad.wav' }),
-      JSON.stringify({ id: 'c', audio: 'a.wav' }),
-      '{"id": ',
-      JSON.stringify({ id: 'a', audio: 'a.wav' }),
-      JSON.stringify({ id: 'e', audio: 'missing.wav' }),
-    ].join('\n'));
+    await writeFile(
+      manifest,
+      [
+        JSON.stringify({ id: 'a', audio: 'a.wav' }),
+        JSON.stringify({ id: 'b', audio: 'bad.wav' }),
+        JSON.stringify({ id: 'c', audio: 'a.wav' }),
+        '{"id": ',
+        JSON.stringify({ id: 'a', audio: 'a.wav' }),
+        JSON.stringify({ id: 'e', audio: 'missing.wav' }),
+      ].join('\n'),
+    );
     return { dir, manifest };
   }
 
@@ -103,7 +127,10 @@ describe('dataset inspect', () => {
     const { code, stdout, stderr } = await runNode([CLI, 'dataset', 'inspect', manifest]);
     assert.equal(code, 0, stderr);
     assert.match(stdout, /^problems \(4\):$/m);
-    const places = stdout.split('\n').filter((l) => l.startsWith('  ')).map((l) => l.match(/^ {2}.*?set\.jsonl (line \d+):/)?.[1]);
+    const places = stdout
+      .split('\n')
+      .filter((l) => l.startsWith('  '))
+      .map((l) => l.match(/^ {2}.*?set\.jsonl (line \d+):/)?.[1]);
     assert.deepEqual(places, ['line 2', 'line 4', 'line 5', 'line 6'], stdout);
   });
 
@@ -111,7 +138,11 @@ describe('dataset inspect', () => {
     const { manifest } = await datasetWithProblems();
     for (const seed of [1, 2, 3, 4, 5]) {
       const { problems } = await inspectDataset(manifest, { seed, maxSamples: 10 });
-      assert.deepEqual(problems.map((p) => p.line), [2, 4, 5, 6], `seed ${seed}`);
+      assert.deepEqual(
+        problems.map((p) => p.line),
+        [2, 4, 5, 6],
+        `seed ${seed}`,
+      );
     }
   });
 
@@ -120,7 +151,14 @@ describe('dataset inspect', () => {
     for (const name of ['c.wav', 'a.wav', 'b.wav']) await writeFile(join(dir, name), `not audio ${name}`);
     const { code, stdout, stderr } = await runNode([CLI, 'dataset', 'inspect', dir]);
     assert.equal(code, 2);
-    assert.deepEqual(stdout.split('\n').filter((l) => l.startsWith('  ')).map((l) => l.slice(2 + dir.length + 1, 2 + dir.length + 6)), ['a.wav', 'b.wav', 'c.wav'], stdout);
+    assert.deepEqual(
+      stdout
+        .split('\n')
+        .filter((l) => l.startsWith('  '))
+        .map((l) => l.slice(2 + dir.length + 1, 2 + dir.length + 6)),
+      ['a.wav', 'b.wav', 'c.wav'],
+      stdout,
+    );
     assert.match(stderr, new RegExp(`^voxbench: error: ${dir}: no usable samples; 3 skipped \\(first: ${dir}/a\\.wav: [^\\n]*\\)\\n$`));
   });
 });

@@ -22,8 +22,18 @@ const brief = (events: DecodedEvent[]) => events.map((e) => [e.kind, e.type, e.t
 
 describe('transcription response bodies', () => {
   it("vLLM's transcription.chunk stream: final at [DONE] with the deltas joined, one finish per window ignored", () => {
-    const chunk = (content: string, finish?: string) => JSON.stringify({ id: 'trsc-1', object: 'transcription.chunk', choices: [{ delta: { content }, ...(finish ? { finish_reason: finish } : {}) }] });
-    const events = decode('sse', sse(chunk(''), chunk('Hello', 'stop'), chunk(' world', 'stop'), JSON.stringify({ object: 'transcription.chunk', choices: [], usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 } }), '[DONE]'));
+    const chunk = (content: string, finish?: string) =>
+      JSON.stringify({ id: 'trsc-1', object: 'transcription.chunk', choices: [{ delta: { content }, ...(finish ? { finish_reason: finish } : {}) }] });
+    const events = decode(
+      'sse',
+      sse(
+        chunk(''),
+        chunk('Hello', 'stop'),
+        chunk(' world', 'stop'),
+        JSON.stringify({ object: 'transcription.chunk', choices: [], usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 } }),
+        '[DONE]',
+      ),
+    );
     assert.deepEqual(brief(events), [
       ['text_delta', 'transcription.chunk', ''],
       ['text_delta', 'transcription.chunk', 'Hello'],
@@ -39,7 +49,11 @@ describe('transcription response bodies', () => {
       'sse',
       sse(
         JSON.stringify({ type: 'transcript.text.delta', delta: 'Hi' }),
-        JSON.stringify({ type: 'transcript.text.done', text: 'Hi there', usage: { type: 'tokens', input_tokens: 5, output_tokens: 2, total_tokens: 7, input_token_details: { audio_tokens: 5 } } }),
+        JSON.stringify({
+          type: 'transcript.text.done',
+          text: 'Hi there',
+          usage: { type: 'tokens', input_tokens: 5, output_tokens: 2, total_tokens: 7, input_token_details: { audio_tokens: 5 } },
+        }),
         '[DONE]',
       ).replaceAll('\n', '\r\n'),
       3,
@@ -49,7 +63,10 @@ describe('transcription response bodies', () => {
       ['text_final', 'transcript.text.done', 'Hi there'],
       ['other', '[DONE]', null],
     ]);
-    assert.deepEqual(events[1]!.usage, { source: 'transcript.text.done', values: { input_tokens: 5, output_tokens: 2, total_tokens: 7, 'input_token_details.audio_tokens': 5 } });
+    assert.deepEqual(events[1]!.usage, {
+      source: 'transcript.text.done',
+      values: { input_tokens: 5, output_tokens: 2, total_tokens: 7, 'input_token_details.audio_tokens': 5 },
+    });
   });
 
   it('a stream that ends before [DONE] has no final (the runner calls it cut)', () => {
@@ -58,7 +75,11 @@ describe('transcription response bodies', () => {
   });
 
   it('errors in a stream or a body, in each shape servers send', () => {
-    for (const error of [{ error: { message: 'too long', type: 'BadRequestError', code: 400 } }, { object: 'error', message: 'too long', code: 400 }, { type: 'error', error: { message: 'too long', code: 'bad_audio' } }]) {
+    for (const error of [
+      { error: { message: 'too long', type: 'BadRequestError', code: 400 } },
+      { object: 'error', message: 'too long', code: 400 },
+      { type: 'error', error: { message: 'too long', code: 'bad_audio' } },
+    ]) {
       const [event] = decode('sse', sse(JSON.stringify(error)));
       assert.equal(event!.kind, 'error');
       assert.equal(event!.message, 'too long');
@@ -68,14 +89,22 @@ describe('transcription response bodies', () => {
   });
 
   it('JSON, verbose JSON and text bodies give one final at the end', () => {
-    assert.deepEqual(brief(decode('json', JSON.stringify({ text: ' Hello world', usage: { type: 'duration', seconds: 3 } }))), [['text_final', 'transcription', 'Hello world']]);
-    const verbose = decode('json', JSON.stringify({ task: 'transcribe', duration: 3, text: 'a b', segments: [{ id: 0, start: 0, end: 3, text: 'a b' }], usage: { seconds: 3 } }));
+    assert.deepEqual(brief(decode('json', JSON.stringify({ text: ' Hello world', usage: { type: 'duration', seconds: 3 } }))), [
+      ['text_final', 'transcription', 'Hello world'],
+    ]);
+    const verbose = decode(
+      'json',
+      JSON.stringify({ task: 'transcribe', duration: 3, text: 'a b', segments: [{ id: 0, start: 0, end: 3, text: 'a b' }], usage: { seconds: 3 } }),
+    );
     assert.deepEqual(verbose[0]!.usage, { source: 'transcription', values: { seconds: 3 } });
     assert.deepEqual(brief(decode('text', 'Hello world\n')), [['text_final', 'text', 'Hello world']]);
   });
 
   it('a body or event that is not JSON, or JSON without text, is a protocol violation', () => {
-    assert.throws(() => decode('json', '{"text": "cut'), (err) => err instanceof ProtocolViolation && /not JSON/.test(err.message));
+    assert.throws(
+      () => decode('json', '{"text": "cut'),
+      (err) => err instanceof ProtocolViolation && /not JSON/.test(err.message),
+    );
     assert.throws(() => decode('json', '[1]'), ProtocolViolation);
     assert.throws(() => decode('json', '{"txt": "a"}'), /no string "text"/);
     assert.throws(() => decode('sse', 'data: {"object": "transcription.ch\n\n'), /not JSON/);
@@ -85,7 +114,13 @@ describe('transcription response bodies', () => {
 describe('the multipart form', () => {
   it('the client builds a form the server parses back, the file byte for byte', () => {
     const data = Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 37) % 256));
-    const { body, contentType } = multipartBody([['model', 'whisper'], ['prompt', 'a "quoted"\r\nline']], { name: 'file', fileName: 'a"b.wav', contentType: 'audio/wav', data });
+    const { body, contentType } = multipartBody(
+      [
+        ['model', 'whisper'],
+        ['prompt', 'a "quoted"\r\nline'],
+      ],
+      { name: 'file', fileName: 'a"b.wav', contentType: 'audio/wav', data },
+    );
     const form = parseMultipart(body, contentType);
     assert.equal(form.fields.get('model'), 'whisper');
     assert.equal(form.fields.get('prompt'), 'a "quoted"\r\nline');
@@ -98,7 +133,10 @@ describe('the multipart form', () => {
     const { body, contentType } = multipartBody([], { name: 'file', fileName: 'a.wav', contentType: 'audio/wav', data: Buffer.from('x') });
     assert.throws(() => parseMultipart(body, 'application/json'), MultipartError);
     assert.throws(() => parseMultipart(body.subarray(0, body.length - 20), contentType), /no closing boundary/);
-    const many = multipartBody(Array.from({ length: 70 }, (_, i) => [`f${i}`, 'v'] as const), { name: 'file', fileName: 'a', contentType: 'x', data: Buffer.alloc(1) });
+    const many = multipartBody(
+      Array.from({ length: 70 }, (_, i) => [`f${i}`, 'v'] as const),
+      { name: 'file', fileName: 'a', contentType: 'x', data: Buffer.alloc(1) },
+    );
     assert.throws(() => parseMultipart(many.body, many.contentType), /more than 64 parts/);
   });
 
@@ -126,30 +164,42 @@ describe('the FLAC upload encoder', () => {
     assert.equal(flac.subarray(0, 4).toString('latin1'), 'fLaC');
     const decoded = await decodeAudio(flac, 'test.flac');
     assert.equal(decoded.sampleRate, 16_000);
-    assert.deepEqual(Array.from(decoded.samples, (s) => Math.round(s * 32768)), Array.from(samples, (s) => Math.round(s * 32768)));
+    assert.deepEqual(
+      Array.from(decoded.samples, (s) => Math.round(s * 32768)),
+      Array.from(samples, (s) => Math.round(s * 32768)),
+    );
     const odd = await decodeAudio(encodeFlac(samples.subarray(0, 1000), 11_025), 'odd-rate.flac');
     assert.equal(odd.sampleRate, 11_025, 'a rate without a header code is written in Hz');
   });
 
   it('writes stereo as two independent channels that a FLAC decoder reads back exactly', async () => {
     const left = Float32Array.from({ length: 4096 + 77 }, (_, i) => Math.round(Math.sin(i / 5) * 9_000) / 32768);
-    const right = Float32Array.from(left, (_, i) => ((i * 7919) % 2001 - 1000) / 32768);
+    const right = Float32Array.from(left, (_, i) => (((i * 7919) % 2001) - 1000) / 32768);
     const { decoder } = await import('@audio/decode-flac');
     const flac = await decoder();
     const { channelData, sampleRate } = flac.decode(encodeFlac([left, right], 48_000));
     flac.free();
     assert.equal(sampleRate, 48_000);
     // The decoder scales 16-bit integers by 1/32767.
-    assert.deepEqual(channelData.map((c) => Array.from(c, (s) => Math.round(s * 32767) + 0)), [left, right].map((c) => Array.from(c, (s) => Math.round(s * 32768) + 0)));
+    assert.deepEqual(
+      channelData.map((c) => Array.from(c, (s) => Math.round(s * 32767) + 0)),
+      [left, right].map((c) => Array.from(c, (s) => Math.round(s * 32768) + 0)),
+    );
   });
 });
 
 describe('batch settings', () => {
   const refused = (options: Parameters<typeof resolveSettings>[0], pattern: RegExp) =>
-    assert.throws(() => resolveSettings(options), (err) => err instanceof UsageError && pattern.test(err.message));
+    assert.throws(
+      () => resolveSettings(options),
+      (err) => err instanceof UsageError && pattern.test(err.message),
+    );
 
   it('refuse what cannot work, naming the option', () => {
-    refused({ protocol: 'vllm-transcriptions', transcription: { stream: true, responseFormat: 'text' } }, /^transcription\.responseFormat text .* transcription\.stream /);
+    refused(
+      { protocol: 'vllm-transcriptions', transcription: { stream: true, responseFormat: 'text' } },
+      /^transcription\.responseFormat text .* transcription\.stream /,
+    );
     refused({ protocol: 'vllm', transcription: { stream: true } }, /^transcription\.stream is for the batch transcription dialects/);
     refused({ protocol: 'openai', transcription: { uploadFormat: 'flac' } }, /^transcription\.uploadFormat is for the batch transcription dialects/);
     refused({ protocol: 'vllm-transcriptions', target: 'ws://localhost:8000/v1/realtime', model: 'm' }, /http:\/\/ or https:\/\//);

@@ -29,7 +29,12 @@ function spoken(chunks: Array<[number, number]>, extra: Partial<SessionTimeline>
   };
 }
 
-const ARRIVALS: Array<[number, number]> = [[100, 100], [150, 100], [400, 100], [420, 200]];
+const ARRIVALS: Array<[number, number]> = [
+  [100, 100],
+  [150, 100],
+  [400, 100],
+  [420, 200],
+];
 
 describe('speech-generation metrics on hand-built timelines', () => {
   it('plays back with exact stalls: starts once the buffer is full, stalls whenever audio runs out', () => {
@@ -71,6 +76,6 @@ describe('speech-generation metrics on hand-built timelines', () => {
     const wallS = 0.43;
     assert.equal(summary.throughput.wallS, wallS);
     assert.equal(summary.cost!.chars, 20);
-    assert.ok(Math.abs(summary.cost!.perMillionChars! - ((3.6 * 2 * wallS) / 3600) / (20 / 1e6)) < 1e-9);
+    assert.ok(Math.abs(summary.cost!.perMillionChars! - (3.6 * 2 * wallS) / 3600 / (20 / 1e6)) < 1e-9);
   });
 });

@@ -43,7 +43,11 @@ async function server(options: Partial<ServerOptions> = {}): Promise<string> {
 }
 
 const dialectOf = (protocol: Protocol, model = MODELS[protocol]!, outputRate = 24_000): WebSocketDialect =>
-  createDialect(protocol, { model, turnDetection: { type: 'none' }, speech: { model, responseFormat: 'pcm', streamFormat: 'audio', outputRate } }) as WebSocketDialect;
+  createDialect(protocol, {
+    model,
+    turnDetection: { type: 'none' },
+    speech: { model, responseFormat: 'pcm', streamFormat: 'audio', outputRate },
+  }) as WebSocketDialect;
 
 function speak(url: string, protocol: Protocol, texts: string[], delivery: TextDelivery = { kind: 'all' }, speed = 10, dialect = dialectOf(protocol)) {
   const inputs = texts.map((text, i): TextSample => ({ kind: 'text', id: `p${i}`, split: 'default', path: 'test', text }));
@@ -80,8 +84,14 @@ describe('speech-generation WebSocket dialects against the built-in server', () 
       assert.equal(m!.ftts_ms, undefined, 'no FTTS when the text is sent at once');
       const controls = timeline.sent.filter((f) => f.kind === 'control').map((f) => f.control);
       assert.deepEqual(controls, protocol === 'deepgram-aura' || protocol === 'cartesia' ? ['input_end'] : ['session_config', 'input_end']);
-      assert.deepEqual(timeline.sent.filter((f) => f.kind === 'text').map((f) => [f.charStart, f.charEnd, f.plannedMs]), [[0, TEXT.length, null]]);
-      assert.ok(timeline.received.every((e) => !('payload' in e)), 'payloads stay out of the timeline');
+      assert.deepEqual(
+        timeline.sent.filter((f) => f.kind === 'text').map((f) => [f.charStart, f.charEnd, f.plannedMs]),
+        [[0, TEXT.length, null]],
+      );
+      assert.ok(
+        timeline.received.every((e) => !('payload' in e)),
+        'payloads stay out of the timeline',
+      );
     });
   }
 
@@ -91,16 +101,18 @@ describe('speech-generation WebSocket dialects against the built-in server', () 
     const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false });
     await new Promise((resolve) => wss.once('listening', resolve));
     after(() => new Promise((resolve) => wss.close(resolve)));
-    wss.on('connection', (ws) => ws.on('message', (data) => {
-      if ((JSON.parse(messageText(data)) as { type: string }).type !== 'input.done') return;
-      const asked = performance.now();
-      ws.send(JSON.stringify({ type: 'audio.start', utterance_index: 0, sentence_index: 0 }));
-      setTimeout(() => {
-        ws.send(Buffer.alloc(4800));
-        applied.push(performance.now() - asked);
-        ws.send(JSON.stringify({ type: 'session.done', utterance_index: 0, total_sentences: 1 }));
-      }, 250);
-    }));
+    wss.on('connection', (ws) =>
+      ws.on('message', (data) => {
+        if ((JSON.parse(messageText(data)) as { type: string }).type !== 'input.done') return;
+        const asked = performance.now();
+        ws.send(JSON.stringify({ type: 'audio.start', utterance_index: 0, sentence_index: 0 }));
+        setTimeout(() => {
+          ws.send(Buffer.alloc(4800));
+          applied.push(performance.now() - asked);
+          ws.send(JSON.stringify({ type: 'session.done', utterance_index: 0, total_sentences: 1 }));
+        }, 250);
+      }),
+    );
     const url = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`;
     const errors: number[] = [];
     for (let i = 0; i < 5; i++) {
@@ -128,12 +140,18 @@ describe('speech-generation WebSocket dialects against the built-in server', () 
     const { timeline, outcome } = await speak(await server(), 'vllm-omni-speech-ws', ['First one.', 'And a second.']);
     assert.deepEqual(outcome, { status: 'completed' });
     const metrics = inputMetrics(timeline);
-    assert.deepEqual(metrics.map((m) => m.audio_out_ms), [spokenMs('First one.'), spokenMs('And a second.')]);
+    assert.deepEqual(
+      metrics.map((m) => m.audio_out_ms),
+      [spokenMs('First one.'), spokenMs('And a second.')],
+    );
     const start = timeline.received.find((e) => e.type === 'audio.start')!;
     const firstBinary = timeline.received.find((e) => e.kind === 'audio')!;
     assert.equal(start.kind, 'response_started');
     assert.ok(firstBinary.type === '(binary)' && firstBinary.t >= start.t);
-    assert.deepEqual(timeline.received.filter((e) => e.kind === 'response_done').map((e) => e.input), [0, 1]);
+    assert.deepEqual(
+      timeline.received.filter((e) => e.kind === 'response_done').map((e) => e.input),
+      [0, 1],
+    );
   });
 
   it('streams text like an LLM: FTTS from the first token, the forcing send after the last', async () => {
@@ -191,7 +209,9 @@ describe('speech-generation WebSocket dialects against the built-in server', () 
   it('a stream cut mid-speech is an abnormal close; a stall is a stall', async () => {
     const cut = await speak(await server({ faults: [parseFaultScenario('cut-stream:300')] }), 'vllm-omni-speech-ws', [TEXT]);
     assert.equal(cut.outcome.status === 'failed' && cut.outcome.failure.class, 'abnormal_close');
-    const stalled = await speak(await server({ faults: [parseFaultScenario('stall-after=300,400')], speechLatency: { ...FAST, rtf: 0.5 } }), 'elevenlabs', [TEXT]);
+    const stalled = await speak(await server({ faults: [parseFaultScenario('stall-after=300,400')], speechLatency: { ...FAST, rtf: 0.5 } }), 'elevenlabs', [
+      TEXT,
+    ]);
     assert.deepEqual(stalled.outcome, { status: 'completed' });
     const [m] = inputMetrics({ ...stalled.timeline, playbackBufferMs: 100 });
     assert.equal(m!.stall_count, 1);
@@ -214,8 +234,14 @@ describe('speech-generation WebSocket dialects against the built-in server', () 
     const url = await server();
     const dialect = dialectOf('vllm-omni-speech-ws', 'no-such-model');
     const wrongModel = await runWebSocketSession({
-      url, headers: {}, dialect, inputs: [prepareText({ kind: 'text', id: 'x', split: 'default', path: 't', text: TEXT }, dialect, { kind: 'all' })],
-      pace: { kind: 'realtime', speed: 10 }, plannedStartMs: 0, timeouts: DEFAULT_TIMEOUTS, clock: monotonicClock(),
+      url,
+      headers: {},
+      dialect,
+      inputs: [prepareText({ kind: 'text', id: 'x', split: 'default', path: 't', text: TEXT }, dialect, { kind: 'all' })],
+      pace: { kind: 'realtime', speed: 10 },
+      plannedStartMs: 0,
+      timeouts: DEFAULT_TIMEOUTS,
+      clock: monotonicClock(),
     });
     assert.equal(wrongModel.outcome.status === 'failed' && wrongModel.outcome.failure.class, 'server_error');
     assert.match(wrongModel.outcome.status === 'failed' ? wrongModel.outcome.failure.message : '', /no-such-model/);
@@ -228,8 +254,12 @@ describe('speech-generation WebSocket dialects against the built-in server', () 
 describe('speech generation through run()', () => {
   it('runs a WebSocket speech dialect on the built-in server with text streamed, recording the settings', async () => {
     const { report } = await run({
-      protocol: 'vllm-omni-speech-ws', pace: { kind: 'realtime', speed: 10 }, maxSessions: 2, playbackBufferMs: 100,
-      textDelivery: { kind: 'stream', tokensPerS: 40, firstTokenMs: 20 }, server: { speechLatency: FAST },
+      protocol: 'vllm-omni-speech-ws',
+      pace: { kind: 'realtime', speed: 10 },
+      maxSessions: 2,
+      playbackBufferMs: 100,
+      textDelivery: { kind: 'stream', tokensPerS: 40, firstTokenMs: 20 },
+      server: { speechLatency: FAST },
     });
     const [level] = report.benchmarks;
     assert.equal(report.config.task, 'tts');
@@ -243,9 +273,18 @@ describe('speech generation through run()', () => {
 
   it('refuses settings a speech dialect cannot honour, with one line naming the flag', () => {
     assert.throws(() => resolveSettings({ protocol: 'elevenlabs', turnsPerSession: 2 }), /^OptionsError: protocol elevenlabs takes one input per session/);
-    assert.throws(() => resolveSettings({ protocol: 'vllm', textDelivery: { kind: 'stream', tokensPerS: 10, firstTokenMs: 0 } }), /textDelivery streams text into speech generation; protocol vllm sends audio/);
-    assert.throws(() => resolveSettings({ protocol: 'openai-speech', textDelivery: { kind: 'stream', tokensPerS: 10, firstTokenMs: 0 } }), /textDelivery streams text into WebSocket dialects/);
-    assert.throws(() => resolveSettings({ protocol: 'elevenlabs', textDelivery: { kind: 'stream', tokensPerS: 0, firstTokenMs: 0 } }), /textDelivery\.tokensPerS must be a positive number, got 0/);
+    assert.throws(
+      () => resolveSettings({ protocol: 'vllm', textDelivery: { kind: 'stream', tokensPerS: 10, firstTokenMs: 0 } }),
+      /textDelivery streams text into speech generation; protocol vllm sends audio/,
+    );
+    assert.throws(
+      () => resolveSettings({ protocol: 'openai-speech', textDelivery: { kind: 'stream', tokensPerS: 10, firstTokenMs: 0 } }),
+      /textDelivery streams text into WebSocket dialects/,
+    );
+    assert.throws(
+      () => resolveSettings({ protocol: 'elevenlabs', textDelivery: { kind: 'stream', tokensPerS: 0, firstTokenMs: 0 } }),
+      /textDelivery\.tokensPerS must be a positive number, got 0/,
+    );
     assert.throws(() => resolveSettings({ protocol: 'elevenlabs', playbackBufferMs: -1 }), /playbackBufferMs must be zero or more/);
     assert.deepEqual(resolveSettings({ protocol: 'elevenlabs', apiKey: 'k' }).headers, { 'xi-api-key': 'k' });
   });

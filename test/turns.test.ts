@@ -55,23 +55,36 @@ describe('multi-turn vLLM sessions', () => {
   it('starts each turn with a new commit after transcription.done and keeps stream positions continuous', async () => {
     const server = await testServer();
     const { report } = await run({
-      target: server.url, model: DEFAULT_MODEL, turnsPerSession: 2, padding: { gapMs: 400, leadMs: 100, trailMs: 200 },
-      maxSessions: 2, pace: { kind: 'realtime', speed: 8 },
+      target: server.url,
+      model: DEFAULT_MODEL,
+      turnsPerSession: 2,
+      padding: { gapMs: 400, leadMs: 100, trailMs: 200 },
+      maxSessions: 2,
+      pace: { kind: 'realtime', speed: 8 },
     });
     const [first, second] = report.benchmarks[0]!.sessions;
     for (const s of [first!, second!]) assert.deepEqual(s.outcome, { status: 'completed' });
     const { timeline } = first!;
     const commits = timeline.sent.filter((f) => f.kind === 'control' && (f.control === 'input_start' || f.control === 'input_end' || f.control === 'flush'));
-    assert.deepEqual(commits.map((c) => `${c.input}:${c.control}`), ['0:input_start', '0:input_end', '1:input_start', '1:input_end']);
-    assert.deepEqual(timeline.inputs.map((t) => t.sampleId), ['harvard-01', 'harvard-02']);
-    assert.deepEqual(second!.timeline.inputs.map((t) => t.sampleId), ['harvard-03', 'harvard-04']);
+    assert.deepEqual(
+      commits.map((c) => `${c.input}:${c.control}`),
+      ['0:input_start', '0:input_end', '1:input_start', '1:input_end'],
+    );
+    assert.deepEqual(
+      timeline.inputs.map((t) => t.sampleId),
+      ['harvard-01', 'harvard-02'],
+    );
+    assert.deepEqual(
+      second!.timeline.inputs.map((t) => t.sampleId),
+      ['harvard-03', 'harvard-04'],
+    );
     const [turn0, turn1] = [audioInput(timeline.inputs[0]), audioInput(timeline.inputs[1])];
     assert.equal(turn1.audioStartMs, turn0.audioEndMs);
     assert.equal(turn1.speechStartMs - turn1.audioStartMs, 400 + 100 + 175, 'gap + lead + where harvard-02 says its first word');
-    assert.deepEqual(timeline.received.filter((e) => e.kind === 'text_final').map((e) => e.text!.trim()), [
-      'The birch canoe slid on the smooth planks.',
-      'Glue the sheet to the dark blue background.',
-    ]);
+    assert.deepEqual(
+      timeline.received.filter((e) => e.kind === 'text_final').map((e) => e.text!.trim()),
+      ['The birch canoe slid on the smooth planks.', 'Glue the sheet to the dark blue background.'],
+    );
     assert.equal(first!.metrics.inputs.length, 2);
     assert.deepEqual(report.benchmarks[0]!.summary.turns, { planned: 4, finalized: 4, boundaries: 'client commits', eosSources: { label: 4 } });
   });

@@ -38,7 +38,21 @@ describe('a run you can watch (spawned)', () => {
 
   it('--duration keeps a closed loop starting sessions until it ends, and lets them finish', async () => {
     const out = await tempDir();
-    const result = await runNode([CLI, 'run', '--quiet', '--pace', '8x', '--profile', 'concurrent', '--concurrency', '2', '--duration', '2s', '--output-dir', out]);
+    const result = await runNode([
+      CLI,
+      'run',
+      '--quiet',
+      '--pace',
+      '8x',
+      '--profile',
+      'concurrent',
+      '--concurrency',
+      '2',
+      '--duration',
+      '2s',
+      '--output-dir',
+      out,
+    ]);
     assert.equal(result.code, 0, result.stderr);
     const { config, benchmarks } = await report(out);
     assert.equal(config.duration, 2);
@@ -68,7 +82,19 @@ describe('a run you can watch (spawned)', () => {
 
   it('exit 3 ends with one line saying why', async () => {
     const out = await tempDir();
-    const result = await runNode([CLI, 'run', '--quiet', '--target', 'ws://127.0.0.1:9/v1/realtime', '--model', 'm', '--max-sessions', '2', '--output-dir', out]);
+    const result = await runNode([
+      CLI,
+      'run',
+      '--quiet',
+      '--target',
+      'ws://127.0.0.1:9/v1/realtime',
+      '--model',
+      'm',
+      '--max-sessions',
+      '2',
+      '--output-dir',
+      out,
+    ]);
     assert.equal(result.code, 3);
     assert.equal(result.stderr, 'no session completed: 2 failed, connect_refused\n');
   });

@@ -73,26 +73,40 @@ if (cluster.isPrimary && PROCESSES > 1) {
   const workers = Array.from({ length: PROCESSES }, () => cluster.fork());
   /** Asks every worker, and resolves with their replies. */
   const ask = (type: Request['type']): Promise<Reply[]> =>
-    Promise.all(workers.map((w: Worker) => new Promise<Reply>((resolve) => {
-      const listener = (reply: Reply): void => {
-        if (reply.type !== type) return;
-        w.off('message', listener);
-        resolve(reply);
-      };
-      w.on('message', listener);
-      w.send({ type } satisfies Request);
-    })));
-  const ports = await Promise.all(workers.map((w) => new Promise<number>((resolve) => w.once('message', (m: Reply) => m.type === 'listening' && resolve(m.port)))));
-  const http = createServer(control(async () => void (await ask('reset')), async () => {
-    const merged: Parts = { connections: 0, start: [], steady: [], end: [] };
-    for (const reply of await ask('parts')) {
-      if (reply.type !== 'parts') continue;
-      merged.connections += reply.parts.connections;
-      for (const key of PART_NAMES) for (const ms of reply.parts[key]) merged[key].push(ms);
-    }
-    return merged;
-  }));
-  http.listen(0, '127.0.0.1', () => console.log(`meter ws://127.0.0.1:${ports[0]}/v1/realtime control http://127.0.0.1:${(http.address() as { port: number }).port}`));
+    Promise.all(
+      workers.map(
+        (w: Worker) =>
+          new Promise<Reply>((resolve) => {
+            const listener = (reply: Reply): void => {
+              if (reply.type !== type) return;
+              w.off('message', listener);
+              resolve(reply);
+            };
+            w.on('message', listener);
+            w.send({ type } satisfies Request);
+          }),
+      ),
+    );
+  const ports = await Promise.all(
+    workers.map((w) => new Promise<number>((resolve) => w.once('message', (m: Reply) => m.type === 'listening' && resolve(m.port)))),
+  );
+  const http = createServer(
+    control(
+      async () => void (await ask('reset')),
+      async () => {
+        const merged: Parts = { connections: 0, start: [], steady: [], end: [] };
+        for (const reply of await ask('parts')) {
+          if (reply.type !== 'parts') continue;
+          merged.connections += reply.parts.connections;
+          for (const key of PART_NAMES) for (const ms of reply.parts[key]) merged[key].push(ms);
+        }
+        return merged;
+      },
+    ),
+  );
+  http.listen(0, '127.0.0.1', () =>
+    console.log(`meter ws://127.0.0.1:${ports[0]}/v1/realtime control http://127.0.0.1:${(http.address() as { port: number }).port}`),
+  );
 } else {
   serve();
 }

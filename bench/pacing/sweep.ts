@@ -75,7 +75,9 @@ console.log(`pacing: levels ${LEVELS.join(', ')}, ${REPS} each`);
 await mkdir(WORK, { recursive: true });
 const dataDir = await utterance();
 const meter = spawn(process.execPath, [METER, String(CHUNK_MS), flags['meter-processes']], { stdio: ['ignore', 'pipe', 'inherit'] });
-const [url, origin] = await new Promise<[string, string]>((resolve) => meter.stdout.once('data', (d) => resolve(/meter (\S+) control (\S+)/.exec(String(d))!.slice(1) as [string, string])));
+const [url, origin] = await new Promise<[string, string]>((resolve) =>
+  meter.stdout.once('data', (d) => resolve(/meter (\S+) control (\S+)/.exec(String(d))!.slice(1) as [string, string])),
+);
 const artillery = flags.artillery ? installArtillery() : false;
 
 try {
@@ -126,9 +128,28 @@ async function row(tool: string, sessions: number, rep: number, measure: () => P
 async function voxbench(sessions: number, rep: number): Promise<Usage & { sendLagP99?: number }> {
   const out = join(WORK, `run-${sessions}-${rep}`);
   await rm(out, { recursive: true, force: true });
-  const args = ['run', '--target', url, '--model', 'meter', '--data', dataDir, '--concurrency', String(sessions), '--max-sessions', String(sessions), '--output-dir', out, ...flags.vox.split(' ').filter(Boolean)];
-  const usage = await measured(spawn(process.execPath, [...(flags['node-defaults'] ? [] : NODE_FLAGS), '--import', USAGE, CLI, ...args], { stdio: ['ignore', 'ignore', 'pipe'] }));
-  const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as { benchmarks: Array<{ summary: { metrics: Record<string, { p99: number } | undefined> } }> };
+  const args = [
+    'run',
+    '--target',
+    url,
+    '--model',
+    'meter',
+    '--data',
+    dataDir,
+    '--concurrency',
+    String(sessions),
+    '--max-sessions',
+    String(sessions),
+    '--output-dir',
+    out,
+    ...flags.vox.split(' ').filter(Boolean),
+  ];
+  const usage = await measured(
+    spawn(process.execPath, [...(flags['node-defaults'] ? [] : NODE_FLAGS), '--import', USAGE, CLI, ...args], { stdio: ['ignore', 'ignore', 'pipe'] }),
+  );
+  const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as {
+    benchmarks: Array<{ summary: { metrics: Record<string, { p99: number } | undefined> } }>;
+  };
   await rm(out, { recursive: true, force: true });
   const lag = report.benchmarks[0]?.summary.metrics.send_lag_ms;
   return { ...usage, ...(lag ? { sendLagP99: lag.p99 } : {}) };
@@ -140,7 +161,11 @@ function artilleryRun(scenario: string, sessions: number): Promise<Usage> {
   const env = { ...process.env, PACING_FRAMES: join(WORK, 'frames.json'), PACING_CHUNK_MS: String(CHUNK_MS) };
   const script = root('bench/pacing/artillery.yml');
   return measured(
-    spawn(process.execPath, ['--import', USAGE, ARTILLERY_BIN, 'run', '--quiet', '--scenario-name', scenario, '--target', url, '--overrides', overrides, script], { stdio: ['ignore', 'ignore', 'pipe'], env }),
+    spawn(
+      process.execPath,
+      ['--import', USAGE, ARTILLERY_BIN, 'run', '--quiet', '--scenario-name', scenario, '--target', url, '--overrides', overrides, script],
+      { stdio: ['ignore', 'ignore', 'pipe'], env },
+    ),
   );
 }
 

@@ -26,7 +26,12 @@ function looksLikeText(head: Buffer): boolean {
 
 /** The first bytes of a body as one line of printable ASCII (anything else a dot), quoted. */
 export function firstBytesText(head: Buffer): string {
-  return JSON.stringify(head.subarray(0, HEAD_BYTES).toString('latin1').replace(/[^\x20-\x7e]/g, '.'));
+  return JSON.stringify(
+    head
+      .subarray(0, HEAD_BYTES)
+      .toString('latin1')
+      .replace(/[^\x20-\x7e]/g, '.'),
+  );
 }
 
 /**
@@ -57,7 +62,15 @@ export class AnswerKind {
     if (!text && this.head.length < HEAD_BYTES && !ended) return undefined;
     this.decided = true;
     if (!text && !looksLikeText(this.head)) return undefined;
-    const came = this.contentType.trim() === '' ? 'no content type' : `content type ${JSON.stringify(this.contentType.trim().slice(0, 80).replace(/[^\x20-\x7e]/g, '.'))}`;
+    const came =
+      this.contentType.trim() === ''
+        ? 'no content type'
+        : `content type ${JSON.stringify(
+            this.contentType
+              .trim()
+              .slice(0, 80)
+              .replace(/[^\x20-\x7e]/g, '.'),
+          )}`;
     const body = this.head.length === 0 ? 'an empty body' : `a body starting ${firstBytesText(this.head)}`;
     return `the server answered ${this.status} with ${came} and ${body}, not ${this.asked} audio`;
   }

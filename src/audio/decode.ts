@@ -114,11 +114,17 @@ export async function decodeAudio(bytes: Uint8Array, name: string): Promise<Mono
   }
   const frames = channels.channelData[0]?.length ?? 0;
   if (frames === 0 || channels.sampleRate === 0) {
-    return fail(declared?.frames === 0 ? 'the file holds no audio samples (zero length)' : `no audio could be decoded: the ${FORMAT_NAMES[format]} data is corrupt or truncated`);
+    return fail(
+      declared?.frames === 0
+        ? 'the file holds no audio samples (zero length)'
+        : `no audio could be decoded: the ${FORMAT_NAMES[format]} data is corrupt or truncated`,
+    );
   }
   if (declared && frames < declared.frames - declared.tolerance) {
     const seconds = (n: number): string => `${(n / channels.sampleRate).toFixed(2)} s`;
-    fail(`the header declares ${seconds(declared.frames)} of audio but only ${seconds(frames)} could be decoded: the file is truncated or corrupt, or its header is wrong`);
+    fail(
+      `the header declares ${seconds(declared.frames)} of audio but only ${seconds(frames)} could be decoded: the file is truncated or corrupt, or its header is wrong`,
+    );
   }
   return { samples: downmix(channels.channelData), sampleRate: channels.sampleRate };
 }
@@ -161,8 +167,14 @@ function interleavedToMono(data: Uint8Array, channels: number, bits: number, flo
     return mono;
   }
   const [values, full] = float
-    ? bits === 32 ? [new Float32Array(data.buffer, data.byteOffset, count), 1] : [new Float64Array(data.buffer, data.byteOffset, count), 1]
-    : bits === 8 ? [data, 128] : bits === 16 ? [new Int16Array(data.buffer, data.byteOffset, count), 32_768] : [new Int32Array(data.buffer, data.byteOffset, count), 2_147_483_648];
+    ? bits === 32
+      ? [new Float32Array(data.buffer, data.byteOffset, count), 1]
+      : [new Float64Array(data.buffer, data.byteOffset, count), 1]
+    : bits === 8
+      ? [data, 128]
+      : bits === 16
+        ? [new Int16Array(data.buffer, data.byteOffset, count), 32_768]
+        : [new Int32Array(data.buffer, data.byteOffset, count), 2_147_483_648];
   const offset = bits === 8 && !float ? 128 * channels : 0;
   const scale = 1 / (full * channels);
   if (channels === 1) {

@@ -57,7 +57,8 @@ export function loudestFrameRms(audio: MonoAudio): number {
   let loudest = 0;
   if (pcm16) {
     const samples = int16Samples(pcm16);
-    for (let start = 0; start < samples.length; start += frame) loudest = Math.max(loudest, samplesRms(samples, start, Math.min(frame, samples.length - start)));
+    for (let start = 0; start < samples.length; start += frame)
+      loudest = Math.max(loudest, samplesRms(samples, start, Math.min(frame, samples.length - start)));
     return loudest;
   }
   const { samples } = audio;

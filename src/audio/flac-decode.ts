@@ -44,7 +44,7 @@ export function readFlacStreamInfo(bytes: Uint8Array): FlacStreamInfo {
     totalFrames: (b(13) & 0x0f) * 2 ** 32 + ((b(14) << 24) >>> 0) + (b(15) << 16) + (b(16) << 8) + b(17),
     firstFrame: 4,
   };
-  for (let last = false; !last; ) {
+  for (let last = false; !last;) {
     if (info.firstFrame + 4 > bytes.length) throw new Error('the FLAC metadata ends before the first frame: the file is truncated');
     last = (bytes[info.firstFrame]! & 0x80) !== 0;
     info.firstFrame += 4 + ((bytes[info.firstFrame + 1]! << 16) | (bytes[info.firstFrame + 2]! << 8) | bytes[info.firstFrame + 3]!);
@@ -126,7 +126,9 @@ export function readFlacFrames(bytes: Uint8Array, info: FlacStreamInfo, onFrame:
 
 /** What is wrong with the frame `where`: the data ends inside it, or it is corrupt. */
 function flacError(where: string, problem: string): Error {
-  return problem.endsWith(TRUNCATED) ? new FlacCutShort(`the FLAC data ends inside ${where}: ${TRUNCATED}`) : new Error(`corrupt FLAC data: ${where} ${problem}`);
+  return problem.endsWith(TRUNCATED)
+    ? new FlacCutShort(`the FLAC data ends inside ${where}: ${TRUNCATED}`)
+    : new Error(`corrupt FLAC data: ${where} ${problem}`);
 }
 
 function grown(samples: Float32Array, needed: number): Float32Array<ArrayBuffer> {
@@ -187,7 +189,7 @@ function readFrameHeader(bytes: Uint8Array, at: number, info: FlacStreamInfo): F
     blockSize = ((bytes[p]! << 8) | bytes[p + 1]!) + 1;
     p += 2;
   }
-  let rate = rateCode === 0 ? info.sampleRate : RATES[rateCode] ?? 0;
+  let rate = rateCode === 0 ? info.sampleRate : (RATES[rateCode] ?? 0);
   if (rateCode === 12) rate = bytes[p++]! * 1000;
   else if (rateCode === 13 || rateCode === 14) {
     rate = ((bytes[p]! << 8) | bytes[p + 1]!) * (rateCode === 14 ? 10 : 1);
@@ -314,24 +316,71 @@ function restoreLpc(s: Samples, n: number, coefs: Int32Array, shift: number, bit
   const { imul } = Math;
   if (order <= 4) {
     // The same with 4 taps, for the low orders that tonal audio gets.
-    const c0 = c(0), c1 = c(1), c2 = c(2), c3 = c(3);
-    let h1 = h(1), h2 = h(2), h3 = h(3), h4 = h(4);
+    const c0 = c(0),
+      c1 = c(1),
+      c2 = c(2),
+      c3 = c(3);
+    let h1 = h(1),
+      h2 = h(2),
+      h3 = h(3),
+      h4 = h(4);
     for (let i = order; i < n; i++) {
       const x = (s[i]! + ((((imul(c0, h1) + imul(c1, h2)) | 0) + ((imul(c2, h3) + imul(c3, h4)) | 0)) >> shift)) | 0;
       s[i] = x;
-      h4 = h3; h3 = h2; h2 = h1; h1 = x;
+      h4 = h3;
+      h3 = h2;
+      h2 = h1;
+      h1 = x;
     }
     return;
   }
-  const c0 = c(0), c1 = c(1), c2 = c(2), c3 = c(3), c4 = c(4), c5 = c(5), c6 = c(6), c7 = c(7), c8 = c(8), c9 = c(9), c10 = c(10), c11 = c(11);
-  let h1 = h(1), h2 = h(2), h3 = h(3), h4 = h(4), h5 = h(5), h6 = h(6), h7 = h(7), h8 = h(8), h9 = h(9), h10 = h(10), h11 = h(11), h12 = h(12);
+  const c0 = c(0),
+    c1 = c(1),
+    c2 = c(2),
+    c3 = c(3),
+    c4 = c(4),
+    c5 = c(5),
+    c6 = c(6),
+    c7 = c(7),
+    c8 = c(8),
+    c9 = c(9),
+    c10 = c(10),
+    c11 = c(11);
+  let h1 = h(1),
+    h2 = h(2),
+    h3 = h(3),
+    h4 = h(4),
+    h5 = h(5),
+    h6 = h(6),
+    h7 = h(7),
+    h8 = h(8),
+    h9 = h(9),
+    h10 = h(10),
+    h11 = h(11),
+    h12 = h(12);
   for (let i = order; i < n; i++) {
     const sum =
-      (((imul(c0, h1) + imul(c1, h2)) | 0) + ((imul(c2, h3) + imul(c3, h4)) | 0) + ((imul(c4, h5) + imul(c5, h6)) | 0) +
-        ((imul(c6, h7) + imul(c7, h8)) | 0) + ((imul(c8, h9) + imul(c9, h10)) | 0) + ((imul(c10, h11) + imul(c11, h12)) | 0)) | 0;
+      (((imul(c0, h1) + imul(c1, h2)) | 0) +
+        ((imul(c2, h3) + imul(c3, h4)) | 0) +
+        ((imul(c4, h5) + imul(c5, h6)) | 0) +
+        ((imul(c6, h7) + imul(c7, h8)) | 0) +
+        ((imul(c8, h9) + imul(c9, h10)) | 0) +
+        ((imul(c10, h11) + imul(c11, h12)) | 0)) |
+      0;
     const x = (s[i]! + (sum >> shift)) | 0;
     s[i] = x;
-    h12 = h11; h11 = h10; h10 = h9; h9 = h8; h8 = h7; h7 = h6; h6 = h5; h5 = h4; h4 = h3; h3 = h2; h2 = h1; h1 = x;
+    h12 = h11;
+    h11 = h10;
+    h10 = h9;
+    h9 = h8;
+    h8 = h7;
+    h7 = h6;
+    h6 = h5;
+    h5 = h4;
+    h4 = h3;
+    h3 = h2;
+    h2 = h1;
+    h1 = x;
   }
 }
 
@@ -421,7 +470,7 @@ class BitReader {
       const used = lead + 1 + k;
       if (used > 32 - bit) break;
       // The k bits after the one bit (two shifts, so that k = 0 gives 0).
-      out[i] = zigzag((lead << k) | ((word << (lead + 1)) >>> (31 - k) >>> 1));
+      out[i] = zigzag((lead << k) | (((word << (lead + 1)) >>> (31 - k)) >>> 1));
       at += used;
     }
     this.at = at;

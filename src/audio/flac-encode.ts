@@ -10,16 +10,29 @@ import { crc16, crc8 } from './flac-decode.js';
 const BLOCK = 4096;
 
 export function encodeFlac(audio: Float32Array | Float32Array[], sampleRate: number): Buffer {
-  const channels = (Array.isArray(audio) ? audio : [audio]).map((samples) => Int16Array.from(samples, (s) => Math.max(-32768, Math.min(32767, Math.round(s * 32768)))));
+  const channels = (Array.isArray(audio) ? audio : [audio]).map((samples) =>
+    Int16Array.from(samples, (s) => Math.max(-32768, Math.min(32767, Math.round(s * 32768)))),
+  );
   const frames = channels[0]!.length;
   const out = new BitWriter();
   for (const byte of Buffer.from('fLaC', 'ascii')) out.bits(byte, 8);
   // STREAMINFO, the last metadata block: sizes, rate, channels, depth, length, no MD5.
   out.bits(0x80, 8).bits(34, 24);
   out.bits(BLOCK, 16).bits(BLOCK, 16).bits(0, 24).bits(0, 24);
-  out.bits(sampleRate, 20).bits(channels.length - 1, 3).bits(15, 5).bits(Math.floor(frames / 2 ** 32), 4).bits(frames >>> 0, 32);
+  out
+    .bits(sampleRate, 20)
+    .bits(channels.length - 1, 3)
+    .bits(15, 5)
+    .bits(Math.floor(frames / 2 ** 32), 4)
+    .bits(frames >>> 0, 32);
   for (let i = 0; i < 16; i++) out.bits(0, 8);
-  for (let start = 0, frame = 0; start < frames; start += BLOCK, frame++) writeFrame(out, channels.map((c) => c.subarray(start, start + BLOCK)), frame, sampleRate);
+  for (let start = 0, frame = 0; start < frames; start += BLOCK, frame++)
+    writeFrame(
+      out,
+      channels.map((c) => c.subarray(start, start + BLOCK)),
+      frame,
+      sampleRate,
+    );
   return out.done();
 }
 
@@ -31,7 +44,13 @@ function writeFrame(out: BitWriter, blocks: Int16Array[], frame: number, sampleR
   const rateCode = RATE_CODES[sampleRate] ?? 13;
   const length = blocks[0]!.length;
   // Sync and fixed blocking; block size at the end of the header; the rate; independent channels; 16 bits.
-  out.bits(0xfff8, 16).bits(0b0111, 4).bits(rateCode, 4).bits(blocks.length - 1, 4).bits(0b100, 3).bits(0, 1);
+  out
+    .bits(0xfff8, 16)
+    .bits(0b0111, 4)
+    .bits(rateCode, 4)
+    .bits(blocks.length - 1, 4)
+    .bits(0b100, 3)
+    .bits(0, 1);
   utf8Number(out, frame);
   out.bits(length - 1, 16);
   if (rateCode === 13) out.bits(sampleRate, 16);
@@ -45,7 +64,10 @@ function writeFrame(out: BitWriter, blocks: Int16Array[], frame: number, sampleR
 
 function writeSubframe(out: BitWriter, block: Int16Array): void {
   const order = block.length > 2 ? 2 : 0;
-  out.bits(0, 1).bits(0b001000 | order, 6).bits(0, 1);
+  out
+    .bits(0, 1)
+    .bits(0b001000 | order, 6)
+    .bits(0, 1);
   for (let i = 0; i < order; i++) out.bits(block[i]! & 0xffff, 16);
   const residuals: number[] = [];
   for (let i = order; i < block.length; i++) residuals.push(order === 2 ? block[i]! - 2 * block[i - 1]! + block[i - 2]! : block[i]!);

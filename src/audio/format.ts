@@ -11,8 +11,7 @@ export interface UnsupportedFormat {
   unsupported: string;
 }
 
-const ascii = (bytes: Uint8Array, start: number, length: number): string =>
-  String.fromCharCode(...bytes.subarray(start, start + length));
+const ascii = (bytes: Uint8Array, start: number, length: number): string => String.fromCharCode(...bytes.subarray(start, start + length));
 
 /**
  * The format of `bytes`, from their magic numbers rather than the file name (which

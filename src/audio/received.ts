@@ -21,7 +21,11 @@ export interface DecodedSpeech {
 export async function decodeReceivedAudio(payloads: ReadonlyArray<string | Buffer>, declaredRate: number): Promise<DecodedSpeech> {
   const decoded = await decodeBytes(payloads, declaredRate);
   if (decoded.sampleRate > 0 || decoded.pcm.length === 0) return decoded;
-  return { pcm: Buffer.alloc(0), sampleRate: 0, formatProblems: [...decoded.formatProblems, `the audio declares a sample rate of ${decoded.sampleRate} Hz: it has no duration`] };
+  return {
+    pcm: Buffer.alloc(0),
+    sampleRate: 0,
+    formatProblems: [...decoded.formatProblems, `the audio declares a sample rate of ${decoded.sampleRate} Hz: it has no duration`],
+  };
 }
 
 async function decodeBytes(payloads: ReadonlyArray<string | Buffer>, declaredRate: number): Promise<DecodedSpeech> {
@@ -62,10 +66,16 @@ function fromWav(bytes: Buffer, problems: string[]): DecodedSpeech {
   }
   const data = bytes.subarray(head.dataOffset);
   if (format.formatId !== 1 || format.bits !== 16) problems.push(`the WAV header declares format ${format.formatId} at ${format.bits} bits, not 16-bit PCM`);
-  if (format.byteRate !== format.rate * format.blockAlign) problems.push(`the WAV header's byte rate ${format.byteRate} is not its rate × block align (${format.rate} × ${format.blockAlign})`);
+  if (format.byteRate !== format.rate * format.blockAlign)
+    problems.push(`the WAV header's byte rate ${format.byteRate} is not its rate × block align (${format.rate} × ${format.blockAlign})`);
   if (size !== 0xffffffff && size !== data.length) problems.push(`the WAV header declares ${size} bytes of audio, ${data.length} arrived`);
-  if (data.length % Math.max(1, format.blockAlign) !== 0) problems.push(`${data.length} bytes of audio is not a whole number of ${format.blockAlign}-byte frames`);
-  return { pcm: mono(data.subarray(0, data.length - (data.length % Math.max(2, format.blockAlign))), format.channels), sampleRate: format.rate, formatProblems: problems };
+  if (data.length % Math.max(1, format.blockAlign) !== 0)
+    problems.push(`${data.length} bytes of audio is not a whole number of ${format.blockAlign}-byte frames`);
+  return {
+    pcm: mono(data.subarray(0, data.length - (data.length % Math.max(2, format.blockAlign))), format.channels),
+    sampleRate: format.rate,
+    formatProblems: problems,
+  };
 }
 
 function mono(pcm: Buffer, channels: number): Buffer {

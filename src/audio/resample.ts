@@ -86,7 +86,18 @@ declare const WebAssembly: { Module: new (bytes: Uint8Array) => object; Instance
 interface Kernel {
   memory: { buffer: ArrayBuffer; grow(pages: number): number };
   /** A WebAssembly export: a plain function, no `this`. */
-  fir: (coefficients: number, input: number, output: number, count: number, first: number, phase: number, taps: number, up: number, baseStep: number, phaseStep: number) => void;
+  fir: (
+    coefficients: number,
+    input: number,
+    output: number,
+    count: number,
+    first: number,
+    phase: number,
+    taps: number,
+    up: number,
+    baseStep: number,
+    phaseStep: number,
+  ) => void;
 }
 
 let instance: Kernel | undefined;

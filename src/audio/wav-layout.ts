@@ -31,7 +31,7 @@ export function wavFormatName(formatId: number): string {
 export function readWavLayout(bytes: Uint8Array): WavLayout {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let format: Omit<WavLayout, 'declaredDataBytes'> | undefined;
-  for (let offset = 12; offset + 8 <= bytes.length; ) {
+  for (let offset = 12; offset + 8 <= bytes.length;) {
     const id = String.fromCharCode(...bytes.subarray(offset, offset + 4));
     const size = view.getUint32(offset + 4, true);
     const body = offset + 8;
@@ -88,7 +88,7 @@ export const WAV_CHUNK_LIMIT = 64 * 1024;
 export function readWavHead(bytes: Buffer, whole: boolean): WavHead | undefined {
   const problems: string[] = [];
   let format: WavFormat | undefined;
-  for (let offset = 12; offset + 8 <= bytes.length; ) {
+  for (let offset = 12; offset + 8 <= bytes.length;) {
     const id = bytes.toString('latin1', offset, offset + 4);
     const size = bytes.readUInt32LE(offset + 4);
     const body = offset + 8;
@@ -97,7 +97,9 @@ export function readWavHead(bytes: Buffer, whole: boolean): WavHead | undefined 
     if (size > WAV_CHUNK_LIMIT || (whole && end > bytes.length)) {
       const next = nextChunkTag(bytes, body);
       if (next < 0) return undefined;
-      problems.push(`the WAV header's '${id.replace(/[^\x20-\x7e]/g, '?')}' chunk claims ${size} bytes, more than ${whole ? 'the file holds' : 'a header chunk holds'}; it was stepped over`);
+      problems.push(
+        `the WAV header's '${id.replace(/[^\x20-\x7e]/g, '?')}' chunk claims ${size} bytes, more than ${whole ? 'the file holds' : 'a header chunk holds'}; it was stepped over`,
+      );
       offset = next;
       continue;
     }

@@ -25,7 +25,9 @@ function cacheSubcommand(name: string, description: string, verb: string, act: (
 }
 
 const infoCommand = cacheSubcommand('info', 'Print where the prepared-audio cache is and how much it holds.', '', (cache) => cache.size());
-const clearCommand = cacheSubcommand('clear', 'Remove every prepared-audio entry (only those: other files in the folder stay).', 'removed ', (cache) => cache.clear());
+const clearCommand = cacheSubcommand('clear', 'Remove every prepared-audio entry (only those: other files in the folder stay).', 'removed ', (cache) =>
+  cache.clear(),
+);
 
 export const cacheCommand = new Command('cache')
   .description('The prepared-audio cache (decoded, resampled recordings kept between runs): its size, and clearing it.')

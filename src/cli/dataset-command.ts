@@ -11,7 +11,8 @@ const inspectCommand = new Command('inspect')
   .argument('<path>', 'a folder of audio files, a .jsonl manifest, Parquet shards (a file or folder) or a save_to_disk folder')
   .option('--json', 'print the summary and problems as JSON')
   .action(async (path, opts) => {
-    const print = (inspection: DatasetInspection): boolean => process.stdout.write(opts.json ? `${JSON.stringify(inspection, null, 2)}\n` : renderInspection(inspection));
+    const print = (inspection: DatasetInspection): boolean =>
+      process.stdout.write(opts.json ? `${JSON.stringify(inspection, null, 2)}\n` : renderInspection(inspection));
     try {
       print(await inspectDataset(path, datasetOptionsFromFlags(inspectCommand.opts() as DatasetFlags)));
     } catch (err) {
@@ -25,9 +26,19 @@ addDatasetFlags(inspectCommand);
 const synthCommand = new Command('synth')
   .description('Create a folder dataset from a text file, one utterance per line, with exact word timings (needs espeak-ng or flite).')
   .argument('<text-file>', 'text to speak, one utterance per line')
-  .requiredOption('--out <dir>', 'folder to write NAME-LINE.wav, NAME-LINE.txt and NAME-LINE.words.json into (NAME: the text file\'s name, LINE: the line number)')
-  .addOption(new Option('--engine <name>', 'speech synthesizer (default: espeak-ng if installed, else flite)').choices(Object.keys(SYNTH_ENGINES) as SynthEngine[]))
-  .option('--voice <name>', `the engine's voice (default: ${Object.entries(SYNTH_ENGINES).map(([e, s]) => `${s.defaultVoice} for ${e}`).join(', ')})`)
+  .requiredOption(
+    '--out <dir>',
+    "folder to write NAME-LINE.wav, NAME-LINE.txt and NAME-LINE.words.json into (NAME: the text file's name, LINE: the line number)",
+  )
+  .addOption(
+    new Option('--engine <name>', 'speech synthesizer (default: espeak-ng if installed, else flite)').choices(Object.keys(SYNTH_ENGINES) as SynthEngine[]),
+  )
+  .option(
+    '--voice <name>',
+    `the engine's voice (default: ${Object.entries(SYNTH_ENGINES)
+      .map(([e, s]) => `${s.defaultVoice} for ${e}`)
+      .join(', ')})`,
+  )
   .option('--word-gap-ms <ms>', 'silence between words', num, DEFAULT_WORD_GAP_MS)
   .action(async (textFile, opts) => {
     await checkWritableDir(opts.out, '--out');

@@ -8,7 +8,9 @@ export function addDatasetFlags<C extends CommandUnknownOpts>(command: C): C {
     new Option('--split <name>', 'keep only this split (e.g. test)'),
     new Option('--data-language <code>', 'keep only samples labelled with this language (en matches en and en-US)'),
     new Option('--min-sample-duration <s>', 'keep only samples at least this many seconds long').argParser(num),
-    new Option('--max-sample-duration <s>', 'keep only samples at most this many seconds long (a sample filter, not a run limit: see --max-seconds)').argParser(num),
+    new Option('--max-sample-duration <s>', 'keep only samples at most this many seconds long (a sample filter, not a run limit: see --max-seconds)').argParser(
+      num,
+    ),
     // The earlier names, still accepted but no longer listed: --max-duration read like a run limit.
     new Option('--min-duration <s>').argParser(num).hideHelp(),
     new Option('--max-duration <s>').argParser(num).hideHelp(),

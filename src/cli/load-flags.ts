@@ -7,7 +7,10 @@ type LoadFlag = 'concurrency' | 'rate' | 'maxOpen' | 'seed';
 /** What a load flag means, for the line that refuses it where it does not apply. */
 const MEANING: Record<LoadFlag, { flag: string; appliesTo: string }> = {
   concurrency: { flag: '--concurrency', appliesTo: 'sessions open at once, for --profile concurrent, sweep or capacity' },
-  rate: { flag: '--rate', appliesTo: 'arrivals per second, for --profile constant, poisson or capacity --capacity-by rate; sessions open at once are --concurrency' },
+  rate: {
+    flag: '--rate',
+    appliesTo: 'arrivals per second, for --profile constant, poisson or capacity --capacity-by rate; sessions open at once are --concurrency',
+  },
   maxOpen: { flag: '--max-open', appliesTo: 'a cap on open sessions, for --profile constant, poisson or capacity --capacity-by rate' },
   seed: { flag: '--seed', appliesTo: 'the seed of Poisson arrivals, for --profile poisson or capacity --capacity-by rate' },
 };
@@ -18,7 +21,12 @@ const MEANING: Record<LoadFlag, { flag: string; appliesTo: string }> = {
  * arrivals), so a level is never silently dropped for the synchronous default; a
  * load flag the profile would ignore is refused rather than ignored.
  */
-export function profileOfFlags(profile: ProfileFlag | undefined, given: ReadonlySet<LoadFlag>, levels: number, capacityBy: 'concurrency' | 'rate'): ProfileFlag {
+export function profileOfFlags(
+  profile: ProfileFlag | undefined,
+  given: ReadonlySet<LoadFlag>,
+  levels: number,
+  capacityBy: 'concurrency' | 'rate',
+): ProfileFlag {
   const kind = profile ?? inferred(given, levels);
   const open = kind === 'constant' || kind === 'poisson' || (kind === 'capacity' && capacityBy === 'rate');
   const applies: Record<LoadFlag, boolean> = {
@@ -38,7 +46,9 @@ export function profileOfFlags(profile: ProfileFlag | undefined, given: Readonly
 
 function inferred(given: ReadonlySet<LoadFlag>, levels: number): ProfileFlag {
   if (given.has('concurrency') && given.has('rate')) {
-    throw new UsageError('--concurrency and --rate without --profile: give --profile concurrent (sessions open at once) or constant/poisson (arrivals per second)');
+    throw new UsageError(
+      '--concurrency and --rate without --profile: give --profile concurrent (sessions open at once) or constant/poisson (arrivals per second)',
+    );
   }
   if (given.has('concurrency')) return levels > 1 ? 'sweep' : 'concurrent';
   if (given.has('rate')) return given.has('seed') ? 'poisson' : 'constant';

@@ -20,14 +20,12 @@ import { reportCommand } from './report-command.js';
 import { runCommand } from './run-command.js';
 import { serveCommand } from './serve-command.js';
 
-const metricsCommand = new Command('metrics')
-  .description('List every metric with its unit, start and end events, and meaning.')
-  .action(() => {
-    for (const m of describeMetrics()) {
-      const per = { session: 'session', input: 'turn', input_samples: 'turn', response: 'response', corpus: 'corpus' }[m.scope];
-      process.stdout.write(`${m.name} [${m.unit}, per ${per}]\n  ${spanText(m)}\n  ${m.description} Tasks: ${m.tasks.join(', ')}.\n`);
-    }
-  });
+const metricsCommand = new Command('metrics').description('List every metric with its unit, start and end events, and meaning.').action(() => {
+  for (const m of describeMetrics()) {
+    const per = { session: 'session', input: 'turn', input_samples: 'turn', response: 'response', corpus: 'corpus' }[m.scope];
+    process.stdout.write(`${m.name} [${m.unit}, per ${per}]\n  ${spanText(m)}\n  ${m.description} Tasks: ${m.tasks.join(', ')}.\n`);
+  }
+});
 
 /** Parser errors on one line, prefixed with the program name and ending with a hint to --help; usage errors exit with 2; defaults in help as the README writes them. */
 function conventions<T extends CommandUnknownOpts>(command: T): T {
@@ -43,7 +41,8 @@ const program = conventions(new Command())
   .description('Benchmark realtime speech servers over WebSockets the way live applications use them.')
   .version(VERSION);
 // addCommand does not copy settings to a command built on its own, so each gets them too.
-for (const command of [runCommand, serveCommand, proxyCommand, reportCommand, datasetCommand, cacheCommand, metricsCommand]) program.addCommand(conventions(command));
+for (const command of [runCommand, serveCommand, proxyCommand, reportCommand, datasetCommand, cacheCommand, metricsCommand])
+  program.addCommand(conventions(command));
 
 /** One line on stderr: messages quote flags, file names and file contents, which may hold newlines or escapes. */
 const fail = (text: string): void => void process.stderr.write(`voxbench: ${printable(text)}\n`);

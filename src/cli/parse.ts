@@ -51,14 +51,16 @@ export function fraction(value: string): number {
 /** A comma-separated list of whole numbers, e.g. `1,2,4,8`. */
 export function intList(value: string): number[] {
   const items = value.split(',').map((item) => Number(item.trim()));
-  if (items.length === 0 || items.some((n) => !Number.isInteger(n) || n < 1)) throw new InvalidArgumentError('expected whole numbers from 1 up, separated by commas.');
+  if (items.length === 0 || items.some((n) => !Number.isInteger(n) || n < 1))
+    throw new InvalidArgumentError('expected whole numbers from 1 up, separated by commas.');
   return items;
 }
 
 /** A number of sessions (`5`) or a duration in seconds (`10s`). */
 export function sessionsOrSeconds(value: string): { sessions: number } | { ms: number } {
   const match = /^(\d+(?:\.\d+)?)(s?)$/.exec(value.trim());
-  if (!match || (!match[2] && !Number.isInteger(Number(match[1])))) throw new InvalidArgumentError('expected a number of sessions (e.g. 5) or seconds (e.g. 10s).');
+  if (!match || (!match[2] && !Number.isInteger(Number(match[1]))))
+    throw new InvalidArgumentError('expected a number of sessions (e.g. 5) or seconds (e.g. 10s).');
   return match[2] ? { ms: Number(match[1]) * 1000 } : { sessions: Number(match[1]) };
 }
 

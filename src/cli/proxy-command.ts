@@ -21,13 +21,26 @@ export const proxyCommand = new Command('proxy')
   .summary('Meter live speech WebSocket traffic passively: a reverse proxy with Prometheus /metrics and observed reports.')
   .description(
     'A reverse proxy for speech WebSockets that meters live traffic passively: applications connect to it instead of the server and notice nothing. ' +
-      'It forwards everything unchanged (path, query, headers, subprotocols, every frame byte for byte, pings, close codes; a refused upgrade keeps its status) and measures every connection with the benchmark\'s dialect codecs and metric catalog, from a copy of the bytes.',
+      "It forwards everything unchanged (path, query, headers, subprotocols, every frame byte for byte, pings, close codes; a refused upgrade keeps its status) and measures every connection with the benchmark's dialect codecs and metric catalog, from a copy of the bytes.",
   )
-  .requiredOption('--upstream <url>', 'the server: ws://host:port (or wss://, with a path prefix if any); each client\'s path and query are appended as they came')
-  .addOption(new Option('--listen <[host:]port>', 'where clients connect').argParser(listenAddress).default({ host: '127.0.0.1', port: 9000 }, '127.0.0.1:9000'))
-  .addOption(new Option('--protocol <name>', `dialect to meter with (default: inferred per connection: a speech-generation path is its dialect (${OWN_PATH_LIST}); else ?intent= or ?model= or an OpenAI-Beta header is OpenAI Realtime, its client's first session.update saying transcription (openai, openai-beta) or a conversation, whose first input says speech to speech (audio: openai-realtime) or speech generation (text: openai-realtime-tts, -beta); else vllm)`).choices(METERED_PROTOCOLS))
+  .requiredOption(
+    '--upstream <url>',
+    "the server: ws://host:port (or wss://, with a path prefix if any); each client's path and query are appended as they came",
+  )
+  .addOption(
+    new Option('--listen <[host:]port>', 'where clients connect').argParser(listenAddress).default({ host: '127.0.0.1', port: 9000 }, '127.0.0.1:9000'),
+  )
+  .addOption(
+    new Option(
+      '--protocol <name>',
+      `dialect to meter with (default: inferred per connection: a speech-generation path is its dialect (${OWN_PATH_LIST}); else ?intent= or ?model= or an OpenAI-Beta header is OpenAI Realtime, its client's first session.update saying transcription (openai, openai-beta) or a conversation, whose first input says speech to speech (audio: openai-realtime) or speech generation (text: openai-realtime-tts, -beta); else vllm)`,
+    ).choices(METERED_PROTOCOLS),
+  )
   .option('--metrics-port <[host:]port>', 'serve Prometheus /metrics and /healthz here', listenAddress)
-  .option('--output-dir <dir>', 'log each observed session there as it ends (sessions.jsonl) and, when the proxy stops, build a voxbench report from the log (report.json; report render, compare and the HTML read it)')
+  .option(
+    '--output-dir <dir>',
+    'log each observed session there as it ends (sessions.jsonl) and, when the proxy stops, build a voxbench report from the log (report.json; report render, compare and the HTML read it)',
+  )
   .option('--outputs <list>', `formats written to --output-dir, from: ${OUTPUT_FORMATS.join(', ')}`, outputList, ['json'] as OutputFormat[])
   .option('--connect-timeout-ms <ms>', 'how long the upstream may take to accept an upgrade (then the client gets 504)', positiveInt, 10_000)
   .option('--ca <file>', 'wss:// upstream: extra trusted CA certificates (PEM)')
@@ -50,7 +63,10 @@ export const proxyCommand = new Command('proxy')
     ].join('\n'),
   )
   .action(async (opts) => {
-    if (!/^wss?:\/\/[^?#]+$/.test(opts.upstream)) throw new UsageError(`--upstream ${redactUrl(opts.upstream)}: expected a ws:// or wss:// URL without a query, e.g. ws://model:8000 (clients bring their own path and query)`);
+    if (!/^wss?:\/\/[^?#]+$/.test(opts.upstream))
+      throw new UsageError(
+        `--upstream ${redactUrl(opts.upstream)}: expected a ws:// or wss:// URL without a query, e.g. ws://model:8000 (clients bring their own path and query)`,
+      );
     if (opts.outputDir !== undefined) await checkWritableDir(opts.outputDir, '--output-dir');
     // Held until the report is written, so that no run or render writes there meanwhile.
     const release = opts.outputDir !== undefined ? await lockFolder(opts.outputDir) : async () => {};
@@ -64,7 +80,9 @@ export const proxyCommand = new Command('proxy')
       tls: { ...(opts.ca !== undefined ? { ca: readCa(opts.ca) } : {}), ...(opts.insecure ? { rejectUnauthorized: false } : {}) },
       ...(opts.quiet ? {} : { onSession: (record: SessionRecord, protocol: string, model: string) => say(sessionLine(record, protocol, model)) }),
     });
-    say(`voxbench proxy listening on ${proxy.url}, forwarding to ${redactUrl(opts.upstream)}${proxy.metrics ? `; metrics on ${proxy.metrics.url}/metrics` : ''}`);
+    say(
+      `voxbench proxy listening on ${proxy.url}, forwarding to ${redactUrl(opts.upstream)}${proxy.metrics ? `; metrics on ${proxy.metrics.url}/metrics` : ''}`,
+    );
     const stop = (signal: NodeJS.Signals): void =>
       void proxy
         .close()
@@ -84,8 +102,12 @@ export const proxyCommand = new Command('proxy')
 
 /** One line per ended session: its index, dialect, model, outcome and close; no header, query or text. */
 function sessionLine({ index, outcome, timeline }: SessionRecord, protocol: string, model: string): string {
-  const close = timeline.transport.kind === 'websocket' && timeline.transport.close ? `, closed ${timeline.transport.close.code} by the ${timeline.transport.close.by}` : '';
-  const how = outcome.status === 'failed' ? `failed: ${outcome.failure.class}${outcome.failure.httpStatus ? ` ${outcome.failure.httpStatus}` : ''}` : outcome.status;
+  const close =
+    timeline.transport.kind === 'websocket' && timeline.transport.close
+      ? `, closed ${timeline.transport.close.code} by the ${timeline.transport.close.by}`
+      : '';
+  const how =
+    outcome.status === 'failed' ? `failed: ${outcome.failure.class}${outcome.failure.httpStatus ? ` ${outcome.failure.httpStatus}` : ''}` : outcome.status;
   return `session ${index} (${protocol}${model ? `, ${model}` : ''}): ${how}, ${plural(timeline.inputs.length, 'input')}${close}`;
 }
 

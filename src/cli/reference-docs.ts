@@ -55,7 +55,10 @@ function commandSection(command: CommandUnknownOpts, path: string[]): string {
   const args = command.registeredArguments.map((a) => (a.required ? `<${a.name()}${a.variadic ? '...' : ''}>` : `[${a.name()}${a.variadic ? '...' : ''}]`));
   let out = `## \`voxbench ${[...path, ...args].join(' ')}\`\n\n${command.description()}\n\n`;
   if (command.registeredArguments.length > 0) {
-    out += table(['argument', 'meaning'], command.registeredArguments.map((a) => [code(a.name()), a.description]));
+    out += table(
+      ['argument', 'meaning'],
+      command.registeredArguments.map((a) => [code(a.name()), a.description]),
+    );
     out += '\n';
   }
   const options = command.options.filter((o) => !o.hidden);
@@ -74,22 +77,28 @@ function commandSections(): string[] {
   const sections: string[] = [];
   const visit = (command: CommandUnknownOpts, path: string[]): void => {
     if (command.commands.length === 0) sections.push(commandSection(command, path));
-    else sections.push(`## \`voxbench ${path.join(' ')}\`\n\n${command.description()} Subcommands: ${command.commands.map((c) => code(c.name())).join(', ')}.\n\n`);
+    else
+      sections.push(
+        `## \`voxbench ${path.join(' ')}\`\n\n${command.description()} Subcommands: ${command.commands.map((c) => code(c.name())).join(', ')}.\n\n`,
+      );
     for (const sub of command.commands) visit(sub, [...path, sub.name()]);
   };
-  for (const command of [runCommand, serveCommand, proxyCommand, reportCommand, datasetCommand, cacheCommand] as CommandUnknownOpts[]) visit(command, [command.name()]);
+  for (const command of [runCommand, serveCommand, proxyCommand, reportCommand, datasetCommand, cacheCommand] as CommandUnknownOpts[])
+    visit(command, [command.name()]);
   return sections;
 }
 
 export function renderCliReference(): string {
   return (
-    HEADER('the commander definitions in src/cli/*-command.ts') +
-    '# CLI reference\n\n' +
-    'Every command and flag, as `--help` prints them. For what the flags do together, see ' +
-    '[running a benchmark](../running.md) and the [workload pages](../README.md). ' +
-    '`voxbench metrics` (no flags) prints the [metric catalog](metrics.md).\n\n' +
-    commandSections().join('')
-  ).trimEnd() + '\n';
+    (
+      HEADER('the commander definitions in src/cli/*-command.ts') +
+      '# CLI reference\n\n' +
+      'Every command and flag, as `--help` prints them. For what the flags do together, see ' +
+      '[running a benchmark](../running.md) and the [workload pages](../README.md). ' +
+      '`voxbench metrics` (no flags) prints the [metric catalog](metrics.md).\n\n' +
+      commandSections().join('')
+    ).trimEnd() + '\n'
+  );
 }
 
 // ---------------------------------------------------------------------------------
@@ -183,10 +192,16 @@ export function renderPrometheusReference(): string {
       return [code(metric.name), type, metric.labelNames.map(code).join(', '), metric.upperBounds?.join(', ') ?? '', metric.help];
     }),
   );
-  out += '\nThe `metric` label of the latency histograms, by task (the catalog\'s latencies and client figures in ms, without `_ms`; the pooled ones go to `voxbench_latency_samples_seconds`):\n\n';
+  out +=
+    "\nThe `metric` label of the latency histograms, by task (the catalog's latencies and client figures in ms, without `_ms`; the pooled ones go to `voxbench_latency_samples_seconds`):\n\n";
   out += table(
     ['task', '`metric` values'],
-    TASKS.map((t) => [code(t), latencyMetrics(t).map((m) => code(m.name.replace(/_ms$/, '') + (m.scope === 'input_samples' ? ' (pooled)' : ''))).join(', ')]),
+    TASKS.map((t) => [
+      code(t),
+      latencyMetrics(t)
+        .map((m) => code(m.name.replace(/_ms$/, '') + (m.scope === 'input_samples' ? ' (pooled)' : '')))
+        .join(', '),
+    ]),
   );
   return out;
 }

@@ -32,7 +32,9 @@ const render = new Command('render')
   });
 
 const merge = new Command('merge')
-  .description('Merge runs or shards exactly: sessions keyed by (run, level, index), a session in two reports (a resumed run) kept once; figures recomputed from the merged sessions.')
+  .description(
+    'Merge runs or shards exactly: sessions keyed by (run, level, index), a session in two reports (a resumed run) kept once; figures recomputed from the merged sessions.',
+  )
   .argument('<runs...>', 'report.json files or run folders, in order')
   .requiredOption('--output-dir <dir>', 'where to write the merged report')
   .option('--outputs <list>', `formats to write, from: ${OUTPUT_FORMATS.join(', ')}`, outputList, ['json'] as OutputFormat[])
@@ -44,7 +46,9 @@ const merge = new Command('merge')
   });
 
 const compare = new Command('compare')
-  .description("Compare two runs: each side's sessions, errors, throughput and corpus WER and CER, a verdict on the headline metrics, and every metric's medians and tails with the difference and its 95% bootstrap interval; warns when the runs differ in dataset, level, protocol or pacing.")
+  .description(
+    "Compare two runs: each side's sessions, errors, throughput and corpus WER and CER, a verdict on the headline metrics, and every metric's medians and tails with the difference and its 95% bootstrap interval; warns when the runs differ in dataset, level, protocol or pacing.",
+  )
   .argument('<a>', 'the baseline: a report.json or run folder')
   .argument('<b>', 'the candidate')
   .option('--level <label>', 'compare this benchmark level of both (default: the first of each), e.g. concurrent@8')

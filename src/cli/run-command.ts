@@ -34,58 +34,131 @@ import { fraction, int, intList, listenAddress, num, outputList, positiveInt, po
 
 export const runCommand = new Command('run')
   .description('Run a benchmark. With no --target, starts the built-in simulated server and uses the bundled samples.')
-  .option('--target <url>', 'server URL: WebSocket, e.g. ws://localhost:8000/v1/realtime, or for HTTP dialects the origin, e.g. http://localhost:8000, whose requests share a keep-alive pool and go once more on a new connection when a pooled one died before answering (default: built-in server)')
+  .option(
+    '--target <url>',
+    'server URL: WebSocket, e.g. ws://localhost:8000/v1/realtime, or for HTTP dialects the origin, e.g. http://localhost:8000, whose requests share a keep-alive pool and go once more on a new connection when a pooled one died before answering (default: built-in server)',
+  )
   .addOption(new Option('--protocol <name>', 'wire dialect').choices(PROTOCOLS).default(DEFAULT_PROTOCOL))
-  .option('--model <name>', `model: named in vLLM's session.update, the OpenAI transcription model, the form's model, the speech-to-speech or the speech generation model (required with --target; built-in server: ${DEFAULT_MODEL}, gpt-4o-transcribe, openai/whisper-large-v3 for vllm-transcriptions, ${VLLM_OMNI_DUPLEX.defaultModel} or ${OPENAI_REALTIME.defaultModel})`)
+  .option(
+    '--model <name>',
+    `model: named in vLLM's session.update, the OpenAI transcription model, the form's model, the speech-to-speech or the speech generation model (required with --target; built-in server: ${DEFAULT_MODEL}, gpt-4o-transcribe, openai/whisper-large-v3 for vllm-transcriptions, ${VLLM_OMNI_DUPLEX.defaultModel} or ${OPENAI_REALTIME.defaultModel})`,
+  )
   .option('--language <code>', "transcription language, e.g. en (OpenAI and batch dialects; batch default: each sample's language label)")
   .option('--prompt <text>', 'transcription prompt (OpenAI and batch dialects)')
   .option('--stream', 'batch dialects: ask for a server-sent event stream (stream=true), so ttft_ms times the first text')
   .option('--temperature <x>', "batch dialects: sampling temperature (default: the server's)", num)
   .option('--translate', 'batch dialects: POST /v1/audio/translations (into English) instead of /v1/audio/transcriptions')
-  .addOption(new Option('--upload-format <format>', "batch dialects: re-encode each recording at 16 kHz for upload; unset, the dataset's own file is sent").choices(['wav', 'flac'] as const))
-  .option('--voice <name>', "speech generation: the voice (vLLM-Omni voice, ElevenLabs voice id, OpenAI voice; default: the server's own, openai-speech alloy, openai-realtime-tts marin, elevenlabs 21m00Tcm4TlvDq8ikWAM; over HTTP a sample may name its own)")
-  .option('--text-rate <tokens/s>', 'speech generation over WebSocket: stream each prompt like an LLM, this many tokens (words) per second, so first token to speech (ftts_ms) is measured (default: the whole text at once)', positiveNum)
+  .addOption(
+    new Option('--upload-format <format>', "batch dialects: re-encode each recording at 16 kHz for upload; unset, the dataset's own file is sent").choices([
+      'wav',
+      'flac',
+    ] as const),
+  )
+  .option(
+    '--voice <name>',
+    "speech generation: the voice (vLLM-Omni voice, ElevenLabs voice id, OpenAI voice; default: the server's own, openai-speech alloy, openai-realtime-tts marin, elevenlabs 21m00Tcm4TlvDq8ikWAM; over HTTP a sample may name its own)",
+  )
+  .option(
+    '--text-rate <tokens/s>',
+    'speech generation over WebSocket: stream each prompt like an LLM, this many tokens (words) per second, so first token to speech (ftts_ms) is measured (default: the whole text at once)',
+    positiveNum,
+  )
   .option('--text-first-token-ms <ms>', "with --text-rate: the first token's delay after the input starts", num, 0)
-  .option('--playback-buffer-ms <ms>', 'speech generation: audio the simulated player buffers before it starts (playback_start_ms, stall_count, stall_ms)', num, 200)
-  .addOption(new Option('--turn-detection <type>', 'who ends turns (OpenAI and speech-to-speech dialects): none (the client commits), server_vad or semantic_vad').choices(['none', 'server_vad', 'semantic_vad'] as const).default('none' as const))
+  .option(
+    '--playback-buffer-ms <ms>',
+    'speech generation: audio the simulated player buffers before it starts (playback_start_ms, stall_count, stall_ms)',
+    num,
+    200,
+  )
+  .addOption(
+    new Option('--turn-detection <type>', 'who ends turns (OpenAI and speech-to-speech dialects): none (the client commits), server_vad or semantic_vad')
+      .choices(['none', 'server_vad', 'semantic_vad'] as const)
+      .default('none' as const),
+  )
   .option('--vad-threshold <x>', 'server_vad threshold, 0 to 1', fraction, 0.5)
   .option('--vad-prefix-padding-ms <ms>', 'server_vad audio kept before speech starts', num, 300)
   .option('--vad-silence-ms <ms>', 'server_vad silence that ends a turn', num, 500)
   .addOption(new Option('--vad-eagerness <level>', 'semantic_vad eagerness').choices(['low', 'medium', 'high', 'auto'] as const).default('auto' as const))
-  .option('--instructions <text>', "speech to speech: the agent's instructions (system prompt), sent in session.update; speech generation: how to speak (vLLM-Omni and OpenAI instructions)")
-  .option('--response-format <format>', 'batch transcription: the answer when not streamed, json (default), verbose_json or text; speech generation: the audio format, pcm (default) or wav to stream, with --stream-format none any the server offers (mp3, flac, opus, ...)')
-  .addOption(new Option('--stream-format <format>', 'speech generation over HTTP: sse (server-sent events), audio (raw stream), none (one body, task batch_tts)').choices(STREAM_FORMATS).default('audio' as const))
+  .option(
+    '--instructions <text>',
+    "speech to speech: the agent's instructions (system prompt), sent in session.update; speech generation: how to speak (vLLM-Omni and OpenAI instructions)",
+  )
+  .option(
+    '--response-format <format>',
+    'batch transcription: the answer when not streamed, json (default), verbose_json or text; speech generation: the audio format, pcm (default) or wav to stream, with --stream-format none any the server offers (mp3, flac, opus, ...)',
+  )
+  .addOption(
+    new Option('--stream-format <format>', 'speech generation over HTTP: sse (server-sent events), audio (raw stream), none (one body, task batch_tts)')
+      .choices(STREAM_FORMATS)
+      .default('audio' as const),
+  )
   .option('--output-rate <hz>', 'speech generation: sample rate of headerless PCM audio (a WAV header names its own)', int, 24_000)
-  .option('--quality-sessions <n>', 'speech generation: sessions per benchmark whose audio is checked after it (levels, format, and the round trip through --asr-target); 0: none', int, 20)
-  .option('--asr-target <url>', 'speech generation: transcription server for the intelligibility round trip, e.g. ws://localhost:8001/v1/realtime (default: a built-in server)')
+  .option(
+    '--quality-sessions <n>',
+    'speech generation: sessions per benchmark whose audio is checked after it (levels, format, and the round trip through --asr-target); 0: none',
+    int,
+    20,
+  )
+  .option(
+    '--asr-target <url>',
+    'speech generation: transcription server for the intelligibility round trip, e.g. ws://localhost:8001/v1/realtime (default: a built-in server)',
+  )
   .addOption(new Option('--asr-protocol <name>', 'its dialect').choices(PROTOCOLS).default(DEFAULT_PROTOCOL))
   .option('--asr-model <name>', 'its model (required with --asr-target)')
   .option('--asr-api-key-env <name>', 'environment variable holding its API key (default: OPENAI_API_KEY for OpenAI dialects, then VOXBENCH_API_KEY)')
   .option('--keep-audio-mb <mb>', 'speech generation: received audio kept per checked session', num, 16)
-  .option('--data <path>', 'dataset: a folder of audio files with .txt transcripts, a .jsonl manifest, Parquet shards or a save_to_disk folder (default: bundled samples); select with the dataset flags below')
-  .option('--cache-dir <dir>', 'keep prepared audio (decoded, resampled to the dialect\'s rate) here, so a later run over the same files starts at once (default: $XDG_CACHE_HOME/voxbench/audio or ~/.cache/voxbench/audio; clear it with rm -rf)')
+  .option(
+    '--data <path>',
+    'dataset: a folder of audio files with .txt transcripts, a .jsonl manifest, Parquet shards or a save_to_disk folder (default: bundled samples); select with the dataset flags below',
+  )
+  .option(
+    '--cache-dir <dir>',
+    "keep prepared audio (decoded, resampled to the dialect's rate) here, so a later run over the same files starts at once (default: $XDG_CACHE_HOME/voxbench/audio or ~/.cache/voxbench/audio; clear it with rm -rf)",
+  )
   .option('--no-cache', 'prepare every file again and keep nothing')
-  .addOption(new Option('--profile <kind>', 'load profile: synchronous, concurrent, constant or poisson arrivals, a sweep of concurrency levels, or a capacity search (default: from the load flags given: --concurrency N concurrent, --concurrency 1,2,4 sweep, --rate constant, --rate with --seed poisson; else synchronous)').choices([...PROFILE_KINDS, 'sweep', 'capacity'] as const))
+  .addOption(
+    new Option(
+      '--profile <kind>',
+      'load profile: synchronous, concurrent, constant or poisson arrivals, a sweep of concurrency levels, or a capacity search (default: from the load flags given: --concurrency N concurrent, --concurrency 1,2,4 sweep, --rate constant, --rate with --seed poisson; else synchronous)',
+    ).choices([...PROFILE_KINDS, 'sweep', 'capacity'] as const),
+  )
   .option('--concurrency <n>', 'sessions open at once (concurrent); the levels of a sweep, e.g. 1,2,4,8; the first level of a capacity search', intList, [1])
   .option('--rate <r>', 'session arrivals per second (constant, poisson; the first level of a capacity search by rate)', positiveNum, 1)
   .option('--max-open <n>', 'open loop: cap on open sessions; a session that finds it reached waits, and the hit is counted', int)
   .option('--seed <n>', 'seed of the Poisson arrival process', int, 1)
-  .option('--ramp-up-s <s>', 'spread lane starts, connects included (closed loop; default: every lane connects first, then streams at its phase of one chunk period, so deadlines never coincide) or ramp the arrival rate up (open loop) over this long', num, 0)
+  .option(
+    '--ramp-up-s <s>',
+    'spread lane starts, connects included (closed loop; default: every lane connects first, then streams at its phase of one chunk period, so deadlines never coincide) or ramp the arrival rate up (open loop) over this long',
+    num,
+    0,
+  )
   .option('--warmup <n|Ns>', 'leave the first N sessions, or those starting in the first N seconds, out of the figures', sessionsOrSeconds)
   .option('--cooldown <n|Ns>', 'leave the last N sessions to end, or those ending in the last N seconds, out of the figures', sessionsOrSeconds)
   .option('--max-error-rate <x>', 'stop a benchmark once its error rate exceeds this (0 to 1; exit code 3)', fraction)
   .option('--error-min-sessions <n>', 'finished sessions needed before --max-error-rate applies', int, 10)
-  .option('--normalizer <name>', `how transcripts are normalized for WER and CER: auto (whisper-english for English or unlabelled samples, whisper-basic for other languages) or one of: ${NORMALIZER_NAMES}`, 'auto')
+  .option(
+    '--normalizer <name>',
+    `how transcripts are normalized for WER and CER: auto (whisper-english for English or unlabelled samples, whisper-basic for other languages) or one of: ${NORMALIZER_NAMES}`,
+    'auto',
+  )
   .option('--slo <expr...>', 'service-level objective, e.g. "p95(finalization_ms)<800" "error_rate<0.01"; exit code 4 when one fails')
   .addOption(new Option('--capacity-by <what>', 'what a capacity search varies').choices(['concurrency', 'rate'] as const).default('concurrency' as const))
   .option('--capacity-max <n>', 'highest level a capacity search tries (default 256 sessions or 1000 arrivals/s)', num)
   .option('--capacity-tolerance <x>', 'capacity search by rate: stop when the bracket is this narrow, relatively', num, 0.1)
   .option('--workers <n|auto>', 'spread sessions over this many worker threads when one core is not enough; auto: one per core', workerCount, 1)
-  .option('--shard <I/N>', "run shard I (from 0) of N: a stable share of every level's sessions (session i of an open-loop schedule at its planned time when i mod N = I; closed loop, the lanes l mod N = I); report merge joins the shards' reports", shardOf)
+  .option(
+    '--shard <I/N>',
+    "run shard I (from 0) of N: a stable share of every level's sessions (session i of an open-loop schedule at its planned time when i mod N = I; closed loop, the lanes l mod N = I); report merge joins the shards' reports",
+    shardOf,
+  )
   .option('--shards <n>', "with JOB_COMPLETION_INDEX set (a Kubernetes Indexed Job's pod), run shard $JOB_COMPLETION_INDEX of N", positiveInt)
   .addOption(new Option('--run-id <id>', 'the run this process belongs to, the same in every shard (default: a fresh UUID)').env('VOXBENCH_RUN_ID'))
   .option('--max-sessions <n>', 'sessions per benchmark (default: enough to stream every sample once, at least one per lane, or ten arrivals)', int)
-  .option('--duration <time>', 'run each benchmark this long, e.g. 60s or 5m: closed loop, lanes start sessions until then; open loop, arrivals for that long; sessions started finish', seconds)
+  .option(
+    '--duration <time>',
+    'run each benchmark this long, e.g. 60s or 5m: closed loop, lanes start sessions until then; open loop, arrivals for that long; sessions started finish',
+    seconds,
+  )
   .option('--max-seconds <s>', 'stop each benchmark after this long; sessions still running end as incomplete', num)
   .option('--turns-per-session <n>', 'consecutive utterances per session', int, 1)
   .option('--turn-gap-ms <ms>', 'silence streamed between turns', num, 0)
@@ -93,28 +166,57 @@ export const runCommand = new Command('run')
   .option('--trail-silence-ms <ms>', 'silence after each utterance', num, 0)
   .option('--idle-ms <ms>', 'stay connected this long after the last turn, as idle sessions do', num, 0)
   .option('--update-at-ms <ms>', 'send a mid-stream session.update this far into the audio (ms of audio, whatever the pace)', num)
-  .addOption(new Option('--eos-source <source>', 'end of speech for finalization_ms: auto (label, else vad, else audio_end), label, vad or audio_end').choices(['auto', 'label', 'vad', 'audio_end'] as const).default('auto' as const))
+  .addOption(
+    new Option('--eos-source <source>', 'end of speech for finalization_ms: auto (label, else vad, else audio_end), label, vad or audio_end')
+      .choices(['auto', 'label', 'vad', 'audio_end'] as const)
+      .default('auto' as const),
+  )
   .option('--chunk-ms <ms>', 'audio per append, ms', num, 100)
-  .option('--pace <pace>', 'realtime, Nx (e.g. 2x, 0.5x) or none (as fast as the server takes audio: at most 8 frames wait on the socket and, with a server that acknowledges audio, at most --ack-window-ms of it goes unacknowledged)', 'realtime')
-  .option('--wait-for-answer', 'server turn detection: wait for each utterance to be answered before streaming the next, streaming silence meanwhile (see --wait-audio; client commits always wait, sending nothing, as push-to-talk does)', false)
-  .option('--barge-in-at-ms <ms>', 'speech to speech, server VAD: start each later utterance this long after the previous answer begins to sound, so the user speaks over it', num)
+  .option(
+    '--pace <pace>',
+    'realtime, Nx (e.g. 2x, 0.5x) or none (as fast as the server takes audio: at most 8 frames wait on the socket and, with a server that acknowledges audio, at most --ack-window-ms of it goes unacknowledged)',
+    'realtime',
+  )
+  .option(
+    '--wait-for-answer',
+    'server turn detection: wait for each utterance to be answered before streaming the next, streaming silence meanwhile (see --wait-audio; client commits always wait, sending nothing, as push-to-talk does)',
+    false,
+  )
+  .option(
+    '--barge-in-at-ms <ms>',
+    'speech to speech, server VAD: start each later utterance this long after the previous answer begins to sound, so the user speaks over it',
+    num,
+  )
   .option('--ack-window-ms <ms>', 'unpaced: most audio sent but not yet acknowledged, with servers that send progress events (0: ignore them)', num, 1000)
   .option('--mask-frames', 'mask client frames with random keys, as browsers must (default: an all-zero key, which costs no copy or XOR per frame)')
   .option('--connect-timeout-ms <ms>', 'limit for the WebSocket to open', num, DEFAULT_TIMEOUTS.connectMs)
   .option('--ready-timeout-ms <ms>', 'limit for the session to be ready after open', num, DEFAULT_TIMEOUTS.readyMs)
   .option('--final-timeout-ms <ms>', 'limit for the final transcript (speech to speech: the answer) after the final commit', num, DEFAULT_TIMEOUTS.finalMs)
-  .option('--api-key <key>', 'sent as Authorization: Bearer (ElevenLabs: xi-api-key; Deepgram: Authorization: Token) (prefer an environment variable: command lines are visible to other users)')
+  .option(
+    '--api-key <key>',
+    'sent as Authorization: Bearer (ElevenLabs: xi-api-key; Deepgram: Authorization: Token) (prefer an environment variable: command lines are visible to other users)',
+  )
   .option('--api-key-env <name>', 'environment variable holding the API key (default: OPENAI_API_KEY for OpenAI dialects, then VOXBENCH_API_KEY)')
   .option('--ca <file>', 'extra trusted CA certificate (PEM) for wss:// targets')
   .option('--insecure', 'accept any TLS certificate (self-signed test servers only)')
-  .option('--output-dir <dir>', 'where report.json, the session log and the other outputs are written (default: voxbench-runs/<timestamp>-<random>; one run at a time)')
+  .option(
+    '--output-dir <dir>',
+    'where report.json, the session log and the other outputs are written (default: voxbench-runs/<timestamp>-<random>; one run at a time)',
+  )
   .option('--outputs <list>', `formats to write besides report.json, from: ${OUTPUT_FORMATS.join(', ')}`, outputList, ['json'] as OutputFormat[])
   .option('--resume <dir>', 'continue the run logged in this folder (same flags): finished sessions are kept, not repeated')
-  .option('--meta <entry...>', 'an entry for the reproducibility record: section.key=value (sections: deployment, input, client, session, results; no section means deployment), e.g. deployment.gpu=H100 client.location=eu-west')
+  .option(
+    '--meta <entry...>',
+    'an entry for the reproducibility record: section.key=value (sections: deployment, input, client, session, results; no section means deployment), e.g. deployment.gpu=H100 client.location=eu-west',
+  )
   .option('--meta-file <file>', 'entries for the reproducibility record from a JSON file: {"deployment": {"gpu": "H100"}, ...}')
   .option('--cost-per-hour <price>', 'deployment price per replica-hour, for cost per audio hour', num)
   .option('--replicas <n>', 'replicas serving the run, for cost per audio hour', int, 1)
-  .option('--metrics-port <[host:]port>', 'serve the run live in Prometheus format on /metrics (and /healthz): sessions open and ended by outcome and failure class, latency and send-lag histograms', listenAddress)
+  .option(
+    '--metrics-port <[host:]port>',
+    'serve the run live in Prometheus format on /metrics (and /healthz): sessions open and ended by outcome and failure class, latency and send-lag histograms',
+    listenAddress,
+  )
   .option('--json', 'print the JSON report on stdout instead of the summary')
   .option('--quiet', 'no run header or progress on stderr (errors and why the exit code is 3 or 4 still are)')
   .option('--definitions', "print each metric's definition under the summary")
@@ -131,7 +233,8 @@ export const runCommand = new Command('run')
           : { type: 'none' };
     const apiKey = resolveApiKey({ apiKey: opts.apiKey, apiKeyEnv: opts.apiKeyEnv, protocol: opts.protocol });
     // The run's own key never goes to another server: the transcription server gets its own, and only with --asr-target.
-    if (opts.asrApiKeyEnv !== undefined && !process.env[opts.asrApiKeyEnv]) throw new UsageError(`--asr-api-key-env ${opts.asrApiKeyEnv}: that environment variable is not set`);
+    if (opts.asrApiKeyEnv !== undefined && !process.env[opts.asrApiKeyEnv])
+      throw new UsageError(`--asr-api-key-env ${opts.asrApiKeyEnv}: that environment variable is not set`);
     const asrApiKey = opts.asrTarget === undefined ? undefined : resolveApiKey({ apiKeyEnv: opts.asrApiKeyEnv, protocol: opts.asrProtocol });
     // Without --output-dir, a resumed run writes into the folder it resumes.
     const outputDir = opts.resume === undefined || opts.outputDir !== undefined ? (opts.outputDir ?? defaultOutputDir()) : undefined;
@@ -157,7 +260,9 @@ export const runCommand = new Command('run')
       ...(opts.prompt !== undefined ? { prompt: opts.prompt } : {}),
       transcription: {
         // One flag, two meanings: a transcript's format for batch transcription, else an audio format.
-        ...(opts.responseFormat !== undefined && DIALECTS[opts.protocol] === 'batch_stt' ? { responseFormat: opts.responseFormat as TranscriptionOptions['responseFormat'] } : {}),
+        ...(opts.responseFormat !== undefined && DIALECTS[opts.protocol] === 'batch_stt'
+          ? { responseFormat: opts.responseFormat as TranscriptionOptions['responseFormat'] }
+          : {}),
         stream: opts.stream === true,
         translate: opts.translate === true,
         ...(opts.temperature !== undefined ? { temperature: opts.temperature } : {}),
@@ -229,7 +334,11 @@ export const runCommand = new Command('run')
         : {}),
     }).finally(() => (progress?.stop(), live?.close()));
     for (const signal of INTERRUPTS) process.off(signal, onSignal);
-    process.stdout.write(opts.json ? JSON.stringify(report, null, 1) + '\n' : [renderSummary(report, { definitions: opts.definitions === true }), `Wrote: ${written.join(', ')}\n`].join('\n'));
+    process.stdout.write(
+      opts.json
+        ? JSON.stringify(report, null, 1) + '\n'
+        : [renderSummary(report, { definitions: opts.definitions === true }), `Wrote: ${written.join(', ')}\n`].join('\n'),
+    );
     const why = outcomeLine(report);
     if (why !== undefined) process.stderr.write(`${printable(why)}\n`);
     const code = exitCodeOf(report);
@@ -237,8 +346,18 @@ export const runCommand = new Command('run')
     process.exitCode = code === EXIT.interrupted && stoppedBy ? signalExit(stoppedBy) : code;
   });
 // Added untyped, outside the chain above, whose option types are as deep as TypeScript follows.
-(runCommand as CommandUnknownOpts).addOption(new Option('--wait-audio <audio>', 'while waiting between utterances (--wait-for-answer, --barge-in-at-ms): silence (streamed at the pace, as a live microphone does; the default) or pause (the stream stops; unpaced it always does)').choices(WAIT_AUDIO));
-(runCommand as CommandUnknownOpts).addOption(new Option('--max-errors <n>', `stop a benchmark once this many of its sessions failed (exit code 3); whatever the flags, one whose first ${UNREACHABLE_AFTER} sessions all fail before the server answers stops`).argParser(int));
+(runCommand as CommandUnknownOpts).addOption(
+  new Option(
+    '--wait-audio <audio>',
+    'while waiting between utterances (--wait-for-answer, --barge-in-at-ms): silence (streamed at the pace, as a live microphone does; the default) or pause (the stream stops; unpaced it always does)',
+  ).choices(WAIT_AUDIO),
+);
+(runCommand as CommandUnknownOpts).addOption(
+  new Option(
+    '--max-errors <n>',
+    `stop a benchmark once this many of its sessions failed (exit code 3); whatever the flags, one whose first ${UNREACHABLE_AFTER} sessions all fail before the server answers stops`,
+  ).argParser(int),
+);
 addDatasetFlags(runCommand);
 addSessionCapFlags(runCommand);
 
@@ -247,7 +366,16 @@ const signalExit = (signal: NodeJS.Signals): number => 128 + osConstants.signals
 const waitAudioOption = ({ waitAudio }: { waitAudio?: WaitAudio }): Pick<RunOptions, 'waitAudio'> => (waitAudio !== undefined ? { waitAudio } : {});
 const maxErrorsOption = ({ maxErrors }: { maxErrors?: number }): Pick<RunOptions, 'maxErrors'> => (maxErrors !== undefined ? { maxErrors } : {});
 
-type LoadFlags = { profile: ProfileFlag; concurrency: number[]; rate: number; maxOpen?: number; seed: number; capacityBy: 'concurrency' | 'rate'; capacityMax?: number; capacityTolerance: number };
+type LoadFlags = {
+  profile: ProfileFlag;
+  concurrency: number[];
+  rate: number;
+  maxOpen?: number;
+  seed: number;
+  capacityBy: 'concurrency' | 'rate';
+  capacityMax?: number;
+  capacityTolerance: number;
+};
 
 /** The load part of the run options, from the load flags. */
 function loadOptions(opts: LoadFlags): Pick<RunOptions, 'profile' | 'sweep' | 'capacity'> {
@@ -282,13 +410,19 @@ function loadOptions(opts: LoadFlags): Pick<RunOptions, 'profile' | 'sweep' | 'c
 }
 
 /** `--shard I/N`, or `--shards N` with the Indexed Job's JOB_COMPLETION_INDEX; and the run id. */
-function shardOptions(shard: { index: number; count: number } | undefined, shards: number | undefined, runId: string | undefined): Pick<RunOptions, 'shard' | 'runId'> {
+function shardOptions(
+  shard: { index: number; count: number } | undefined,
+  shards: number | undefined,
+  runId: string | undefined,
+): Pick<RunOptions, 'shard' | 'runId'> {
   const id = runId ? { runId } : {}; // an empty VOXBENCH_RUN_ID is none
   if (shard && shards !== undefined) throw new UsageError('give --shard I/N or --shards N (with JOB_COMPLETION_INDEX), not both');
   if (shards === undefined) return { ...(shard ? { shard } : {}), ...id };
   const index = process.env.JOB_COMPLETION_INDEX;
   if (index === undefined || !/^\d+$/.test(index)) {
-    throw new UsageError(`--shards ${shards} takes the shard index from JOB_COMPLETION_INDEX (set in a Kubernetes Indexed Job's pods), which is ${index === undefined ? 'not set' : `"${index}"`}; elsewhere use --shard I/N`);
+    throw new UsageError(
+      `--shards ${shards} takes the shard index from JOB_COMPLETION_INDEX (set in a Kubernetes Indexed Job's pods), which is ${index === undefined ? 'not set' : `"${index}"`}; elsewhere use --shard I/N`,
+    );
   }
   return { shard: { index: Number(index), count: shards }, ...id };
 }

@@ -13,7 +13,9 @@ import { fraction, int, num, port, positiveInt, positiveNum } from './parse.js';
 import { DEFAULT_SPEECH_LATENCY, DEFAULT_VOICE } from '../server/models/speech-synth.js';
 
 export const serveCommand = new Command('serve')
-  .description('Start the simulated server: realtime transcription (vLLM /v1/realtime and OpenAI Realtime), batch transcription (POST /v1/audio/transcriptions and /translations), speech to speech (vLLM-Omni duplex, OpenAI Realtime conversations) and speech generation (POST /v1/audio/speech and the streaming TTS WebSockets).')
+  .description(
+    'Start the simulated server: realtime transcription (vLLM /v1/realtime and OpenAI Realtime), batch transcription (POST /v1/audio/transcriptions and /translations), speech to speech (vLLM-Omni duplex, OpenAI Realtime conversations) and speech generation (POST /v1/audio/speech and the streaming TTS WebSockets).',
+  )
   .option('--host <host>', 'interface to listen on', DEFAULT_SERVER_OPTIONS.host)
   .option('--port <port>', 'port (0 picks a free one)', port, DEFAULT_SERVER_OPTIONS.port)
   .option('--model <name...>', 'model names a session or request may name', DEFAULT_SERVER_OPTIONS.models)
@@ -23,7 +25,12 @@ export const serveCommand = new Command('serve')
   .option('--jitter-ms <ms>', 'uniform jitter added to each delay, +/-', num, DEFAULT_LATENCY.jitterMs)
   .option('--per-word-ms <ms>', 'compute per emitted word', num, DEFAULT_LATENCY.perWordMs)
   .option('--finalize-ms <ms>', 'flush time after the final commit', num, DEFAULT_LATENCY.finalizeMs)
-  .option('--batch-speed <x>', 'batch transcription: process a recording this many times faster than real time, after the base delay', positiveNum, DEFAULT_LATENCY.batchSpeed)
+  .option(
+    '--batch-speed <x>',
+    'batch transcription: process a recording this many times faster than real time, after the base delay',
+    positiveNum,
+    DEFAULT_LATENCY.batchSpeed,
+  )
   .option('--generation-rtf <x>', 'speech to speech: generation time per ms of answer audio', num, DEFAULT_GENERATION_RTF)
   .option('--seed <n>', 'seed of the jitter generator and of the choice of faulted sessions', int, DEFAULT_LATENCY.seed)
   .option('--empty-deltas', 'vLLM: send an empty delta for every 80 ms frame without a word, as Voxtral does', false)
@@ -31,7 +38,12 @@ export const serveCommand = new Command('serve')
   .addOption(new Option('--api-key <key>', 'require Authorization: Bearer <key> on the upgrade').env('VOXBENCH_SERVE_API_KEY'))
   .option('--tls-cert <file>', 'serve wss:// with this certificate (PEM; needs --tls-key)')
   .option('--tls-key <file>', 'private key (PEM) of --tls-cert')
-  .option('--max-audio-mb <mb>', 'vLLM: per-connection audio limit, and the largest file a batch request may upload (413 beyond)', num, DEFAULT_SERVER_OPTIONS.maxAudioMb)
+  .option(
+    '--max-audio-mb <mb>',
+    'vLLM: per-connection audio limit, and the largest file a batch request may upload (413 beyond)',
+    num,
+    DEFAULT_SERVER_OPTIONS.maxAudioMb,
+  )
   .option('--progress-acks', 'vLLM: acknowledge consumed audio with {"type": "progress", "audio_bytes": N}', false)
   .option('--ingest-speed <x>', 'vLLM: take audio in at most this many times real time (default: at once)', num)
   .option('--voice-rate <n>', 'speech generation: characters per second the simulated voice speaks', positiveNum, DEFAULT_VOICE.charsPerSecond)
@@ -40,10 +52,22 @@ export const serveCommand = new Command('serve')
   .option('--speech-rtf <x>', 'speech generation: generation time per second of audio after the first chunk', num, DEFAULT_SPEECH_LATENCY.rtf)
   .option('--speech-jitter-ms <ms>', 'speech generation: uniform jitter on each chunk, +/-', num, DEFAULT_SPEECH_LATENCY.jitterMs)
   .option('--speech-chunk-ms <ms>', 'speech generation: audio per chunk', positiveNum, DEFAULT_SPEECH_LATENCY.chunkMs)
-  .option('--legacy-speech-stream', 'speech generation: answer stream: true with raw bytes whatever stream_format says, as vLLM-Omni did before mid-2026', false)
-  .option('--fault <fault...>', 'inject a fault (NAME[:ARG][@POINT], several joined by +); given more than once, each faulted session gets one of them (see below)')
+  .option(
+    '--legacy-speech-stream',
+    'speech generation: answer stream: true with raw bytes whatever stream_format says, as vLLM-Omni did before mid-2026',
+    false,
+  )
+  .option(
+    '--fault <fault...>',
+    'inject a fault (NAME[:ARG][@POINT], several joined by +); given more than once, each faulted session gets one of them (see below)',
+  )
   .option('--quiet', 'do not log each connection')
-  .option('--fault-rate <x>', 'share of sessions that get a fault, 0 to 1, chosen by a generator seeded with --seed', fraction, DEFAULT_SERVER_OPTIONS.faultRate)
+  .option(
+    '--fault-rate <x>',
+    'share of sessions that get a fault, 0 to 1, chosen by a generator seeded with --seed',
+    fraction,
+    DEFAULT_SERVER_OPTIONS.faultRate,
+  )
   .addHelpText('after', FAULT_HELP)
   .action(async (opts) => {
     if ((opts.tlsCert === undefined) !== (opts.tlsKey === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
@@ -65,7 +89,14 @@ export const serveCommand = new Command('serve')
       },
       emptyDeltas: opts.emptyDeltas,
       voice: { ...DEFAULT_VOICE, charsPerSecond: opts.voiceRate, leadingSilenceMs: opts.leadingSilenceMs },
-      speechLatency: { firstAudioMs: opts.firstAudioMs, rtf: opts.speechRtf, jitterMs: opts.speechJitterMs, chunkMs: opts.speechChunkMs, capacity: opts.capacity, seed: opts.seed },
+      speechLatency: {
+        firstAudioMs: opts.firstAudioMs,
+        rtf: opts.speechRtf,
+        jitterMs: opts.speechJitterMs,
+        chunkMs: opts.speechChunkMs,
+        capacity: opts.capacity,
+        seed: opts.seed,
+      },
       legacySpeechStream: opts.legacySpeechStream,
       streamDuringSpeech: opts.streamDuringSpeech,
       maxAudioMb: opts.maxAudioMb,
@@ -78,7 +109,9 @@ export const serveCommand = new Command('serve')
       ...(opts.quiet ? {} : { onConnection: (event: ConnectionEvent) => say(connectionLine(event)) }),
     });
     const faults = opts.fault ? `; faults ${opts.fault.join(', ')} in ${Number((opts.faultRate * 100).toFixed(2))}% of sessions` : '';
-    say(`voxbench simulated server listening on ${server.url} and ${server.origin}/v1/audio/transcriptions (models: ${opts.model.join(', ')}; ${plural(dataset.samples.length, 'reference sample')}${faults})`);
+    say(
+      `voxbench simulated server listening on ${server.url} and ${server.origin}/v1/audio/transcriptions (models: ${opts.model.join(', ')}; ${plural(dataset.samples.length, 'reference sample')}${faults})`,
+    );
     const stop = (signal: NodeJS.Signals): void =>
       void server.close().then(() => {
         say(`voxbench simulated server stopped (${signal})`);

@@ -7,12 +7,17 @@ const MB = 1024 * 1024;
 /** `--max-session-events` and `--max-session-mb`: how much of what a server sends one session keeps and takes (session-caps.ts). */
 export function addSessionCapFlags<C extends CommandUnknownOpts>(command: C): C {
   command.addOption(
-    new Option('--max-session-events <n>', 'received events one session keeps in its timeline; past it they are only counted (events, audio, a SHA-256 of their text) and the session fails as answer_too_large, as its figures would rest on part of its answer')
+    new Option(
+      '--max-session-events <n>',
+      'received events one session keeps in its timeline; past it they are only counted (events, audio, a SHA-256 of their text) and the session fails as answer_too_large, as its figures would rest on part of its answer',
+    )
       .argParser(positiveInt)
       .default(DEFAULT_SESSION_CAPS.maxEvents),
   );
   command.addOption(
-    new Option('--max-session-mb <mb>', 'most bytes one session receives, MB; past it the session ends at once as answer_too_large').argParser(positiveNum).default(DEFAULT_SESSION_CAPS.maxBytes / MB),
+    new Option('--max-session-mb <mb>', 'most bytes one session receives, MB; past it the session ends at once as answer_too_large')
+      .argParser(positiveNum)
+      .default(DEFAULT_SESSION_CAPS.maxBytes / MB),
   );
   return command;
 }
@@ -24,5 +29,8 @@ export interface SessionCapFlags {
 }
 
 export function sessionCapsFromFlags(flags: SessionCapFlags): SessionCaps {
-  return { maxEvents: flags.maxSessionEvents ?? DEFAULT_SESSION_CAPS.maxEvents, maxBytes: Math.round((flags.maxSessionMb ?? DEFAULT_SESSION_CAPS.maxBytes / MB) * MB) };
+  return {
+    maxEvents: flags.maxSessionEvents ?? DEFAULT_SESSION_CAPS.maxEvents,
+    maxBytes: Math.round((flags.maxSessionMb ?? DEFAULT_SESSION_CAPS.maxBytes / MB) * MB),
+  };
 }

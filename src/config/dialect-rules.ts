@@ -66,8 +66,19 @@ export function checkTranscription(options: RunOptions, protocol: Protocol): Tra
   const responseFormat = option('transcription.responseFormat');
   if (!batch) {
     const given = options.transcription ?? {};
-    const name = given.stream ? 'stream' : given.translate ? 'translate' : given.temperature !== undefined ? 'temperature' : given.uploadFormat !== undefined ? 'uploadFormat' : (given.responseFormat ?? 'json') !== 'json' ? 'responseFormat' : undefined;
-    if (name) throw optionsError`${option(`transcription.${name}`)} is for the batch transcription dialects (${PROTOCOL} vllm-transcriptions or openai-transcriptions), not ${PROTOCOL} ${protocol}`;
+    const name = given.stream
+      ? 'stream'
+      : given.translate
+        ? 'translate'
+        : given.temperature !== undefined
+          ? 'temperature'
+          : given.uploadFormat !== undefined
+            ? 'uploadFormat'
+            : (given.responseFormat ?? 'json') !== 'json'
+              ? 'responseFormat'
+              : undefined;
+    if (name)
+      throw optionsError`${option(`transcription.${name}`)} is for the batch transcription dialects (${PROTOCOL} vllm-transcriptions or openai-transcriptions), not ${PROTOCOL} ${protocol}`;
   }
   if (!(TRANSCRIPTION_FORMATS as readonly string[]).includes(transcription.responseFormat)) {
     throw optionsError`${responseFormat} ${transcription.responseFormat} is not a transcript format; choose one of: ${TRANSCRIPTION_FORMATS.join(', ')}`;
@@ -80,7 +91,11 @@ export function checkTranscription(options: RunOptions, protocol: Protocol): Tra
 }
 
 /** The speech-generation settings, checked: text delivery and the player's buffer, and what a dialect cannot do. */
-export function checkSpeech(options: RunOptions, protocol: Protocol, turnsPerSession: number): { speaks: boolean; textDelivery: TextDelivery; playbackBufferMs: number } {
+export function checkSpeech(
+  options: RunOptions,
+  protocol: Protocol,
+  turnsPerSession: number,
+): { speaks: boolean; textDelivery: TextDelivery; playbackBufferMs: number } {
   const task = DIALECTS[protocol];
   const speaks = isSpeechTask(task);
   const textDelivery = options.textDelivery ?? { kind: 'all' };
@@ -90,8 +105,10 @@ export function checkSpeech(options: RunOptions, protocol: Protocol, turnsPerSes
     positive(option('textDelivery.tokensPerS'), textDelivery.tokensPerS, false);
     nonNegative(option('textDelivery.firstTokenMs'), textDelivery.firstTokenMs);
   }
-  if (textDelivery.kind === 'stream' && isHttpProtocol(protocol)) throw optionsError`${streamed} streams text into WebSocket dialects; ${PROTOCOL} ${protocol} sends each text in one request`;
-  if (options.speech?.voice !== undefined && !speaks) throw optionsError`${option('speech.voice')} is for speech generation; ${PROTOCOL} ${protocol} sends audio`;
+  if (textDelivery.kind === 'stream' && isHttpProtocol(protocol))
+    throw optionsError`${streamed} streams text into WebSocket dialects; ${PROTOCOL} ${protocol} sends each text in one request`;
+  if (options.speech?.voice !== undefined && !speaks)
+    throw optionsError`${option('speech.voice')} is for speech generation; ${PROTOCOL} ${protocol} sends audio`;
   if (options.speech?.responseFormat !== undefined && !speaks) {
     throw optionsError`${option('speech.responseFormat')} is for speech generation and batch transcription; ${PROTOCOL} ${protocol} streams audio`;
   }
@@ -160,7 +177,8 @@ export function resolveQuality(quality: QualityOptions): QualitySettings {
     if (http ? url.protocol !== 'http:' && url.protocol !== 'https:' : url.protocol !== 'ws:' && url.protocol !== 'wss:') {
       throw optionsError`${target} must be ${http ? 'an http:// or https://' : 'a ws:// or wss://'} URL for ${asrProtocol} ${protocol}, got ${url.protocol}//`;
     }
-    if (quality.asrModel === undefined) throw optionsError`${option('quality.asrModel')} is required with ${target}: name the model the transcription server serves`;
+    if (quality.asrModel === undefined)
+      throw optionsError`${option('quality.asrModel')} is required with ${target}: name the model the transcription server serves`;
   }
   return {
     sessions,

@@ -43,7 +43,7 @@ export function optionsError(strings: TemplateStringsArray, ...values: unknown[]
   const parts: Array<string | OptionName> = [];
   strings.forEach((text, i) => {
     parts.push(text);
-    if (i < values.length) parts.push(isOptionName(values[i]) ? (values[i]) : String(values[i]));
+    if (i < values.length) parts.push(isOptionName(values[i]) ? values[i] : String(values[i]));
   });
   return new OptionsError(parts.filter((part) => part !== ''));
 }

@@ -53,7 +53,10 @@ export function resolvePlan(options: RunOptions): LoadPlan {
 /** The ramp, the measurement window and the error stops of each benchmark. */
 export function checkStops(options: RunOptions): void {
   if (options.rampUpMs !== undefined) nonNegative(option('rampUpMs'), options.rampUpMs);
-  for (const [name, exclusion] of [[option('window.warmup'), options.window?.warmup], [option('window.cooldown'), options.window?.cooldown]] as const) {
+  for (const [name, exclusion] of [
+    [option('window.warmup'), options.window?.warmup],
+    [option('window.cooldown'), options.window?.cooldown],
+  ] as const) {
     if (exclusion) nonNegative(name, 'sessions' in exclusion ? exclusion.sessions : exclusion.ms);
   }
   if (options.stopOnErrorRate) {
@@ -70,9 +73,13 @@ export function checkLength(options: RunOptions): void {
     const maxSessions = option('maxSessions');
     positive(maxSessions, options.maxSessions, true);
     const left = measuredLeft(options.window ?? {}, options.maxSessions);
-    if (left <= 0) throw optionsError`${option('window.warmup')} and ${option('window.cooldown')} leave out every one of ${maxSessions} ${options.maxSessions}: nothing would be measured; leave out fewer sessions or run more`;
+    if (left <= 0)
+      throw optionsError`${option('window.warmup')} and ${option('window.cooldown')} leave out every one of ${maxSessions} ${options.maxSessions}: nothing would be measured; leave out fewer sessions or run more`;
   }
-  for (const [name, seconds] of [[option('maxSeconds'), options.maxSeconds], [option('duration'), options.duration]] as const) {
+  for (const [name, seconds] of [
+    [option('maxSeconds'), options.maxSeconds],
+    [option('duration'), options.duration],
+  ] as const) {
     if (seconds === undefined) continue;
     positive(name, seconds, false);
     timerLimit(name, seconds * 1000, 's');
@@ -84,10 +91,13 @@ export function checkShard({ shard, runId, resume }: RunOptions, workers: number
   const { index, count } = shard!;
   const name = option('shard');
   positive(option('shard.count'), count, true);
-  if (!Number.isInteger(index) || index < 0 || index >= count) throw optionsError`${name} ${index}/${count}: the shard index counts from 0, so it must be a whole number from 0 to ${count - 1}`;
-  if (!runId && resume === undefined) throw optionsError`a sharded run needs ${option('runId')}, the same for every shard, so that report merge joins their reports as one run`;
+  if (!Number.isInteger(index) || index < 0 || index >= count)
+    throw optionsError`${name} ${index}/${count}: the shard index counts from 0, so it must be a whole number from 0 to ${count - 1}`;
+  if (!runId && resume === undefined)
+    throw optionsError`a sharded run needs ${option('runId')}, the same for every shard, so that report merge joins their reports as one run`;
   if (workers > 1) throw optionsError`${name} and ${option('workers > 1', 'workers>1')} do not combine: run more shards instead, one per core`;
-  if (plan.kind === 'capacity') throw optionsError`${CAPACITY} cannot be sharded: each shard would judge the SLOs on its own share and choose its own next level; shard a sweep or one level instead`;
+  if (plan.kind === 'capacity')
+    throw optionsError`${CAPACITY} cannot be sharded: each shard would judge the SLOs on its own share and choose its own next level; shard a sweep or one level instead`;
 }
 
 /** Sessions a window counted in sessions leaves to measure of `maxSessions` (windows in seconds count none). */

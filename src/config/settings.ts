@@ -79,7 +79,8 @@ export function resolveSettings(options: RunOptions): Settings {
   const plan = resolvePlan(options);
   const task = descriptorOf(protocol).task;
   const slos = checkSlos(options.slos ?? [], protocol, task);
-  if (plan.kind === 'capacity' && slos.length === 0) throw optionsError`${option('capacity')} needs at least one ${option('slos')} to search against, e.g. ${option('slos: ["p95(ttft_ms)<800"]', 'slos.example')}`;
+  if (plan.kind === 'capacity' && slos.length === 0)
+    throw optionsError`${option('capacity')} needs at least one ${option('slos')} to search against, e.g. ${option('slos: ["p95(ttft_ms)<800"]', 'slos.example')}`;
   checkStops(options);
   const chunkMs = options.chunkMs ?? 100;
   positive(option('chunkMs'), chunkMs, false);
@@ -103,9 +104,14 @@ export function resolveSettings(options: RunOptions): Settings {
   positive(option('workers'), workers, true);
   if (options.shard) checkShard(options, workers, plan);
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
-  const stages = [[option('timeouts.connectMs'), timeouts.connectMs], [option('timeouts.readyMs'), timeouts.readyMs], [option('timeouts.finalMs'), timeouts.finalMs]] as const;
+  const stages = [
+    [option('timeouts.connectMs'), timeouts.connectMs],
+    [option('timeouts.readyMs'), timeouts.readyMs],
+    [option('timeouts.finalMs'), timeouts.finalMs],
+  ] as const;
   for (const [name, ms] of stages) positive(name, ms, false);
-  for (const [name, ms] of [...stages, [option('idleMs'), options.idleMs ?? 0], [option('updateAtMs'), options.updateAtMs ?? 0]] as const) timerLimit(name, ms, 'ms');
+  for (const [name, ms] of [...stages, [option('idleMs'), options.idleMs ?? 0], [option('updateAtMs'), options.updateAtMs ?? 0]] as const)
+    timerLimit(name, ms, 'ms');
   if (options.rampUpMs !== undefined) timerLimit(option('rampUpMs'), options.rampUpMs, 's');
   const caps = { ...DEFAULT_SESSION_CAPS, ...options.caps };
   positive(option('caps.maxEvents'), caps.maxEvents, true);
@@ -173,7 +179,11 @@ function checkSlos(texts: readonly string[], protocol: Protocol, task: Task): Sl
     }
     const { aggregate } = slo;
     if (aggregate.stat !== 'error_rate' && !metricsFor(task).some((m) => m.name === aggregate.metric)) {
-      throw optionsError`${name} "${text}": ${aggregate.metric} is not a metric of ${option('protocol')} ${protocol} (task ${task}); its metrics: ${metricsFor(task).map((m) => m.name).join(', ')}`;
+      throw optionsError`${name} "${text}": ${aggregate.metric} is not a metric of ${option('protocol')} ${protocol} (task ${task}); its metrics: ${metricsFor(
+        task,
+      )
+        .map((m) => m.name)
+        .join(', ')}`;
     }
     return slo;
   });
@@ -185,14 +195,16 @@ function checkWaits(options: RunOptions, task: Task, turnDetection: OpenAITurnDe
   const waitForAnswer = option('waitForAnswer');
   if (options.bargeInAtMs !== undefined) {
     nonNegative(bargeIn, options.bargeInAtMs);
-    if (task !== 's2s' || turnDetection.type === 'none') throw optionsError`${bargeIn} needs a speech-to-speech ${option('protocol')} with ${option('turnDetection')} server_vad or semantic_vad: the server must hear the user speak over its answer`;
+    if (task !== 's2s' || turnDetection.type === 'none')
+      throw optionsError`${bargeIn} needs a speech-to-speech ${option('protocol')} with ${option('turnDetection')} server_vad or semantic_vad: the server must hear the user speak over its answer`;
     if (turnsPerSession < 2) throw optionsError`${bargeIn} needs ${option('turnsPerSession')} 2 or more: each later utterance is the one spoken over an answer`;
     if (options.waitForAnswer) throw optionsError`${bargeIn} and ${waitForAnswer} exclude each other: one speaks over the answer, the other waits for its end`;
   }
   if (options.waitAudio !== undefined) {
     const waitAudio = option('waitAudio');
     if (!WAIT_AUDIO.includes(options.waitAudio)) throw optionsError`${waitAudio} must be ${WAIT_AUDIO.join(' or ')}, got "${options.waitAudio}"`;
-    if (!options.waitForAnswer && options.bargeInAtMs === undefined) throw optionsError`${waitAudio} applies only while the client waits between utterances: give ${waitForAnswer} or ${bargeIn}`;
+    if (!options.waitForAnswer && options.bargeInAtMs === undefined)
+      throw optionsError`${waitAudio} applies only while the client waits between utterances: give ${waitForAnswer} or ${bargeIn}`;
   }
 }
 

@@ -69,12 +69,22 @@ export function arrowSource(path: string, columns: DatasetColumns, isFile: boole
 }
 
 /** The record batches of an Arrow IPC stream or file, streamed from disk, with each batch's first row. */
-async function* readBatches(file: string, mapping: DatasetColumns, need: Need = 'audio'): AsyncIterable<{ batch: RecordBatch; firstRow: number; columns: TableColumns }> {
+async function* readBatches(
+  file: string,
+  mapping: DatasetColumns,
+  need: Need = 'audio',
+): AsyncIterable<{ batch: RecordBatch; firstRow: number; columns: TableColumns }> {
   // Loaded on first use: the library takes about 0.2 s to load, which runs over other datasets need not wait.
   const { RecordBatchReader } = await import('apache-arrow');
   const reader = await RecordBatchReader.from(createReadStream(file));
   await reader.open();
-  const columns = resolveTableColumns(reader.schema.fields.map((f) => f.name), reader.schema.metadata.get('huggingface'), mapping, file, need);
+  const columns = resolveTableColumns(
+    reader.schema.fields.map((f) => f.name),
+    reader.schema.metadata.get('huggingface'),
+    mapping,
+    file,
+    need,
+  );
   let firstRow = 0;
   for await (const batch of reader) {
     yield { batch, firstRow, columns };

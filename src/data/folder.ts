@@ -50,7 +50,11 @@ export async function* readAudioFiles(entries: Entry[]): AsyncIterable<AudioRead
   for (const entry of entries) {
     try {
       const bytes = await readWhole(entry.path, entry.path === entry.at.file ? 'the audio file' : `the audio file ${entry.path}`);
-      yield { entry, bytes, ...(entry.referenceAudio !== undefined ? { reference: await readWhole(entry.referenceAudio, `the reference audio file ${entry.referenceAudio}`) } : {}) };
+      yield {
+        entry,
+        bytes,
+        ...(entry.referenceAudio !== undefined ? { reference: await readWhole(entry.referenceAudio, `the reference audio file ${entry.referenceAudio}`) } : {}),
+      };
     } catch (err) {
       yield { entry, error: (err as Error).message };
     }

@@ -32,7 +32,10 @@ export async function inspectDataset(path: string, options: DatasetOptions = {})
 }
 
 export function renderInspection({ summary: s, problems }: DatasetInspection): string {
-  const counts = (record: Record<string, number>): string => Object.entries(record).map(([k, n]) => `${k} ${n}`).join(', ') || 'none labelled';
+  const counts = (record: Record<string, number>): string =>
+    Object.entries(record)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ') || 'none labelled';
   const lines = [
     `dataset      ${s.root} (${s.kind})`,
     `fingerprint  ${s.fingerprint}`,

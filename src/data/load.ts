@@ -113,9 +113,22 @@ export async function readSelection<T>(source: DatasetSource, options: DatasetOp
   const ordered = options.seed === undefined ? listed.candidates : seededOrder(listed.candidates, options.seed);
   const read = await readInOrder(source, ordered, options, report, keep);
   const hash = createHash('sha256');
-  for (const k of read.kept) hash.update(k.id).update('\0').update(k.digest).update('\0').update(k.text ?? '').update('\0');
+  for (const k of read.kept)
+    hash
+      .update(k.id)
+      .update('\0')
+      .update(k.digest)
+      .update('\0')
+      .update(k.text ?? '')
+      .update('\0');
   return {
-    dataset: { root: source.root, kind: source.kind, problems: inDatasetOrder(problems, listed.files), filteredOut: listed.filteredOut + read.filteredOut, fingerprint: `sha256:${hash.digest('hex')}` },
+    dataset: {
+      root: source.root,
+      kind: source.kind,
+      problems: inDatasetOrder(problems, listed.files),
+      filteredOut: listed.filteredOut + read.filteredOut,
+      fingerprint: `sha256:${hash.digest('hex')}`,
+    },
     items: read.kept.map((k) => k.item),
   };
 }
@@ -141,7 +154,10 @@ export async function listCandidates(
   for await (const entry of source.entries(listingProblem)) {
     files.add(entry.at.file);
     splits.add(entry.split);
-    if ((options.split !== undefined && entry.split !== options.split) || (options.language !== undefined && !languageMatches(entry.language, options.language))) {
+    if (
+      (options.split !== undefined && entry.split !== options.split) ||
+      (options.language !== undefined && !languageMatches(entry.language, options.language))
+    ) {
       filteredOut++;
       continue;
     }
@@ -185,7 +201,13 @@ interface Kept<T> {
  * round is read in storage order, so a Parquet row group or Arrow batch is read once
  * per round; the kept samples come back in `ordered`'s order.
  */
-async function readInOrder<T>(source: DatasetSource, ordered: Entry[], options: DatasetOptions, report: Report, keep: (sample: Sample) => T): Promise<{ kept: Kept<T>[]; filteredOut: number }> {
+async function readInOrder<T>(
+  source: DatasetSource,
+  ordered: Entry[],
+  options: DatasetOptions,
+  report: Report,
+  keep: (sample: Sample) => T,
+): Promise<{ kept: Kept<T>[]; filteredOut: number }> {
   const wanted = options.maxSamples ?? Infinity;
   let kept: Kept<T>[] = [];
   let problems = 0;
@@ -195,7 +217,7 @@ async function readInOrder<T>(source: DatasetSource, ordered: Entry[], options: 
     problems++;
     report(problem);
   };
-  for (let next = 0; kept.length < wanted && next < ordered.length; ) {
+  for (let next = 0; kept.length < wanted && next < ordered.length;) {
     // A round reads what is still wanted, and at least a few, so that a selection that
     // rejects many candidates does not reread a row group for each one.
     const round = ordered.slice(next, next + Math.max(wanted - kept.length, MIN_ROUND));
@@ -246,7 +268,8 @@ async function checkSample(read: AudioRead, options: DatasetOptions): Promise<{ 
   }
   if (loudestFrameRms(audio) < DEFAULT_SPEECH_RMS) return 'the audio is silent: no 20 ms frame reaches -40 dBFS';
   const durationS = audioSeconds(audio);
-  const badTimings = (entry.words && timingsBeyondAudio(entry.words, durationS, 'the word timings')) ||
+  const badTimings =
+    (entry.words && timingsBeyondAudio(entry.words, durationS, 'the word timings')) ||
     (entry.segments && timingsBeyondAudio(entry.segments, durationS, 'the speech segments'));
   if (badTimings) return badTimings;
   if (durationS < (options.minDurationS ?? 0) || durationS > (options.maxDurationS ?? Infinity)) return null;

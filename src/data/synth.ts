@@ -61,7 +61,10 @@ export async function synthesizeDataset(textFile: string, options: SynthOptions)
   } catch (err) {
     throw new DatasetError(`${textFile}: cannot read the text file (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
   }
-  const lines = text.split(/\r?\n/).map((line, i) => ({ line: line.trim(), number: i + 1 })).filter((l) => l.line !== '');
+  const lines = text
+    .split(/\r?\n/)
+    .map((line, i) => ({ line: line.trim(), number: i + 1 }))
+    .filter((l) => l.line !== '');
   if (lines.length === 0) throw new DatasetError(`${textFile}: has no lines of text to speak`);
   const engine = options.engine ?? (await firstInstalled());
   await requireInstalled(engine);

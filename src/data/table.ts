@@ -1,6 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, relative, resolve, sep } from 'node:path';
-import { COLUMN_CANDIDATES, COLUMN_FLAGS, FIELD_CANDIDATES, cellText, pickColumn, pickField, type ColumnRole, type DatasetColumns, type Need, type SampleField } from './columns.js';
+import {
+  COLUMN_CANDIDATES,
+  COLUMN_FLAGS,
+  FIELD_CANDIDATES,
+  cellText,
+  pickColumn,
+  pickField,
+  type ColumnRole,
+  type DatasetColumns,
+  type Need,
+  type SampleField,
+} from './columns.js';
 import { DatasetError } from './errors.js';
 import type { Entry } from './source.js';
 
@@ -30,7 +41,13 @@ export function listedColumns(columns: TableColumns): string[] {
  * Read for prompts, the audio column may be missing (it is never read) and the text
  * column may not. The split, instructions and reference voice columns are found by name.
  */
-export function resolveTableColumns(names: string[], hfMetadata: string | undefined, mapping: DatasetColumns, file: string, need: Need = 'audio'): TableColumns {
+export function resolveTableColumns(
+  names: string[],
+  hfMetadata: string | undefined,
+  mapping: DatasetColumns,
+  file: string,
+  need: Need = 'audio',
+): TableColumns {
   const has = (name: string): boolean => names.includes(name);
   const require = (role: ColumnRole, name: string | undefined): string | undefined => {
     if (name !== undefined && !has(name)) {
@@ -92,7 +109,11 @@ export class SplitCounter {
  * A table row's entry, of the row's split (its split column, else the shard's); without
  * an id column the id is `<split>-<row in split>`. The reference voice is read with the audio.
  */
-export function tableEntry(row: Record<string, unknown>, columns: TableColumns, place: { file: string; row: number; split: string; counter: SplitCounter; order: number }): Entry {
+export function tableEntry(
+  row: Record<string, unknown>,
+  columns: TableColumns,
+  place: { file: string; row: number; split: string; counter: SplitCounter; order: number },
+): Entry {
   const cell = (name: string | undefined): string | undefined => (name === undefined ? undefined : cellText(row[name]));
   const language = cell(columns.language);
   const instructions = cell(columns.instructions);
@@ -132,7 +153,8 @@ export async function audioCellBytes(cell: unknown, shard: string): Promise<Uint
 export async function referenceCellBytes(row: Record<string, unknown> | undefined, columns: TableColumns, shard: string): Promise<Uint8Array | undefined> {
   if (columns.referenceAudio === undefined) return undefined;
   const cell = row?.[columns.referenceAudio] as { bytes?: unknown; path?: unknown } | string | null | undefined;
-  if (cell === null || cell === undefined || cell === '' || (typeof cell === 'object' && cell.bytes == null && (cell.path == null || cell.path === ''))) return undefined;
+  if (cell === null || cell === undefined || cell === '' || (typeof cell === 'object' && cell.bytes == null && (cell.path == null || cell.path === '')))
+    return undefined;
   try {
     return await audioCellBytes(cell, shard);
   } catch (err) {

@@ -37,7 +37,13 @@ export async function loadTextDataset(path: string, options: DatasetOptions = {}
   const kept = ordered.slice(0, options.maxSamples ?? Infinity);
   const hash = createHash('sha256');
   for (const entry of kept) hash.update(entry.id).update('\0').update(entry.text!).update('\0');
-  const dataset = { root: source.root, kind: source.kind, problems: inDatasetOrder(problems, listed.files), filteredOut: listed.filteredOut + ordered.length - kept.length, fingerprint: `sha256:${hash.digest('hex')}` };
+  const dataset = {
+    root: source.root,
+    kind: source.kind,
+    problems: inDatasetOrder(problems, listed.files),
+    filteredOut: listed.filteredOut + ordered.length - kept.length,
+    fingerprint: `sha256:${hash.digest('hex')}`,
+  };
   if (kept.length === 0) throw new DatasetError(nothingUsable(dataset, 'text'));
   return { ...dataset, samples: kept.map(prompt) };
 }

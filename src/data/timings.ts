@@ -22,8 +22,9 @@ export function parseSegments(value: unknown, label: string): SpeechSpan[] {
 
 function isSpan(value: unknown): value is SpeechSpan {
   const span = value as SpeechSpan;
-  return typeof value === 'object' && value !== null &&
-    typeof span.start === 'number' && typeof span.end === 'number' && span.start >= 0 && span.end >= span.start;
+  return (
+    typeof value === 'object' && value !== null && typeof span.start === 'number' && typeof span.end === 'number' && span.start >= 0 && span.end >= span.start
+  );
 }
 
 /** Why timings do not fit audio of `durationS` seconds, or null when they do. */

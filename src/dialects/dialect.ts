@@ -162,8 +162,7 @@ export interface BodyDecoder {
  * 16-bit WAV file at the dialect's rate unless the dataset's own file is kept) or a text.
  */
 export type RequestInput =
-  | { kind: 'audio'; file: Buffer; fileName: string; contentType: string; language?: string }
-  | { kind: 'text'; text: string; voice?: string; language?: string };
+  { kind: 'audio'; file: Buffer; fileName: string; contentType: string; language?: string } | { kind: 'text'; text: string; voice?: string; language?: string };
 
 /** A dialect over HTTP: one request per input; the response body (plain, chunked or SSE) decoded as it streams. */
 export interface HttpDialect extends DialectBase {

@@ -50,16 +50,29 @@ export function interpretConversationEvent(data: string, outputRate: number): De
       const bytes = base64Bytes(delta);
       const rate = typeof event.sample_rate_hz === 'number' && event.sample_rate_hz > 0 ? event.sample_rate_hz : outputRate;
       const cumulative = (event.metadata as { audio_duration_ms?: unknown } | undefined)?.audio_duration_ms;
-      return { type, kind: 'audio', ...ids, ...seq, audioBytes: bytes, audioMs: (bytes / 2 / rate) * 1000, ...(typeof cumulative === 'number' ? { cumulativeAudioMs: cumulative } : {}) };
+      return {
+        type,
+        kind: 'audio',
+        ...ids,
+        ...seq,
+        audioBytes: bytes,
+        audioMs: (bytes / 2 / rate) * 1000,
+        ...(typeof cumulative === 'number' ? { cumulativeAudioMs: cumulative } : {}),
+      };
     }
     const text = mapped.kind === 'text_delta' ? event.delta : mapped.channel === 'response_transcript' ? event.transcript : event.text;
     return { type, ...mapped, ...ids, ...seq, ...(mapped.channel ? { text: typeof text === 'string' ? text : '' } : {}) };
   }
   switch (type) {
     case 'response.created': {
-      const m = (response?.metadata as { duplex_event?: { response_request_metrics?: Record<string, unknown> } } | undefined)?.duplex_event?.response_request_metrics;
+      const m = (response?.metadata as { duplex_event?: { response_request_metrics?: Record<string, unknown> } } | undefined)?.duplex_event
+        ?.response_request_metrics;
       const serverMetrics = m
-        ? { ...numberOf('ttftMs', m.ttft_ms), ...numberOf('ttfpMs', m.ttfp_ms), ...(typeof m.measurement_origin === 'string' ? { origin: m.measurement_origin } : {}) }
+        ? {
+            ...numberOf('ttftMs', m.ttft_ms),
+            ...numberOf('ttfpMs', m.ttfp_ms),
+            ...(typeof m.measurement_origin === 'string' ? { origin: m.measurement_origin } : {}),
+          }
         : undefined;
       return { type, kind: 'response_started', ...ids, ...seq, ...(serverMetrics ? { serverMetrics } : {}) };
     }
@@ -70,7 +83,15 @@ export function interpretConversationEvent(data: string, outputRate: number): De
       if (status === 'cancelled') return { type, kind: 'response_cancelled', ...ids, ...seq };
       if (status === 'failed' || status === 'incomplete') {
         const reason = stringOf((response?.status_details as { reason?: unknown } | undefined)?.reason);
-        return { type, kind: 'error', scope: 'response', ...ids, ...seq, code: `response_${status}`, message: `response ${status}${reason ? `: ${reason}` : ''}` };
+        return {
+          type,
+          kind: 'error',
+          scope: 'response',
+          ...ids,
+          ...seq,
+          code: `response_${status}`,
+          message: `response ${status}${reason ? `: ${reason}` : ''}`,
+        };
       }
       return { type, kind: 'response_done', ...ids, ...seq };
     }
@@ -122,7 +143,11 @@ export function readConversationSent(event: Record<string, unknown> & { type: st
     const session = objectOf(event.session);
     const input = objectOf(objectOf(session.audio).input);
     const detection = 'turn_detection' in input ? input.turn_detection : session.turn_detection;
-    return { kind: 'control', control: 'session_config', ...(detection !== undefined ? { turnDetection: detection === null ? ('client' as const) : ('server' as const) } : {}) };
+    return {
+      kind: 'control',
+      control: 'session_config',
+      ...(detection !== undefined ? { turnDetection: detection === null ? ('client' as const) : ('server' as const) } : {}),
+    };
   }
   return SENT_CONTROLS[event.type] ?? { kind: 'other', type: event.type };
 }

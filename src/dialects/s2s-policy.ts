@@ -78,7 +78,13 @@ export function conversationPolicy(): CompletionPolicy {
             if (event.responseId !== undefined) end(event);
             break;
           }
-          return { end: { class: 'server_error', ...(event.code ? { code: event.code } : {}), message: `server error${event.code ? ` ${event.code}` : ''}: ${event.message ?? ''}`.trim() } };
+          return {
+            end: {
+              class: 'server_error',
+              ...(event.code ? { code: event.code } : {}),
+              message: `server error${event.code ? ` ${event.code}` : ''}: ${event.message ?? ''}`.trim(),
+            },
+          };
       }
       return undefined;
     },

@@ -49,6 +49,9 @@ export function keyAccepted(scheme: AuthScheme, headers: Readonly<Record<string,
 
 /** A dialect's `path` as a pattern: the whole path (the simulated server's route), or its end (the proxy's: a prefix before it is the deployment's). */
 export function pathPattern(path: string, whole: boolean): RegExp {
-  const source = path.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^$()[\]|\\/]/g, '\\$&')).join('[^/]+');
+  const source = path
+    .split(/\{[^}]+\}/)
+    .map((part) => part.replace(/[.*+?^$()[\]|\\/]/g, '\\$&'))
+    .join('[^/]+');
   return new RegExp(`${whole ? '^' : ''}${source}$`);
 }

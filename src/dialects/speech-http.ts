@@ -241,6 +241,7 @@ export function speechDialect(name: string, settings: SpeechSettings, extra: (in
       };
       return { method: 'POST', path: '/v1/audio/speech', headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(body)) };
     },
-    bodyDecoder: (status, contentType) => audioAnswer(new AnswerKind(status, contentType, settings.responseFormat), speechBodyDecoder(contentType, wav, format)),
+    bodyDecoder: (status, contentType) =>
+      audioAnswer(new AnswerKind(status, contentType, settings.responseFormat), speechBodyDecoder(contentType, wav, format)),
   };
 }

@@ -53,7 +53,13 @@ export function transcriptionPolicy(turnDetection: TurnDetection): CompletionPol
         }
         case 'error':
         case 'text_failed':
-          return { end: { class: 'server_error', ...(event.code ? { code: event.code } : {}), message: `server error${event.code ? ` ${event.code}` : ''}: ${event.message ?? ''}`.trim() } };
+          return {
+            end: {
+              class: 'server_error',
+              ...(event.code ? { code: event.code } : {}),
+              message: `server error${event.code ? ` ${event.code}` : ''}: ${event.message ?? ''}`.trim(),
+            },
+          };
       }
       return undefined;
     },

@@ -70,7 +70,13 @@ export function speechPolicy(readyAtOpen: boolean): CompletionPolicy {
       if (event.kind === 'ready') ready = true;
       else if (event.kind === 'response_done' && done < asked) done++;
       else if (event.kind === 'error') {
-        return { end: { class: 'server_error', ...(event.code ? { code: event.code } : {}), message: `server error${event.code ? ` ${event.code}` : ''}: ${event.message ?? ''}`.trim() } };
+        return {
+          end: {
+            class: 'server_error',
+            ...(event.code ? { code: event.code } : {}),
+            message: `server error${event.code ? ` ${event.code}` : ''}: ${event.message ?? ''}`.trim(),
+          },
+        };
       }
       return undefined;
     },

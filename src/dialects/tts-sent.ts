@@ -18,7 +18,8 @@ export const rate = (value: unknown): { outputRate?: number } => {
   const named = pcmRate(value);
   return named !== undefined ? { outputRate: named } : {};
 };
-export const text = (value: unknown, extra: { ends?: boolean; model?: string; outputRate?: number } = {}): SentReading => (typeof value === 'string' ? { kind: 'text', text: value, ...extra } : other('(message)'));
+export const text = (value: unknown, extra: { ends?: boolean; model?: string; outputRate?: number } = {}): SentReading =>
+  typeof value === 'string' ? { kind: 'text', text: value, ...extra } : other('(message)');
 
 /** A reader of a client's JSON text frames, typed or not (ElevenLabs and Cartesia messages carry no `type`); never throws. */
 export function jsonMessageReader(interpret: (message: Message) => SentReading): NonNullable<WebSocketDialect['readSent']> {
@@ -44,7 +45,9 @@ export const readRealtimeTtsSent = jsonMessageReader((m) => {
     }
     case 'conversation.item.create': {
       const content = (m.item as { content?: unknown } | undefined)?.content;
-      const pieces = Array.isArray(content) ? content.filter((c: Message | null) => c?.type === 'input_text' && typeof c.text === 'string').map((c: Message) => c.text as string) : [];
+      const pieces = Array.isArray(content)
+        ? content.filter((c: Message | null) => c?.type === 'input_text' && typeof c.text === 'string').map((c: Message) => c.text as string)
+        : [];
       return pieces.length > 0 ? text(pieces.join('')) : other(m.type);
     }
     case 'response.create':
@@ -55,4 +58,3 @@ export const readRealtimeTtsSent = jsonMessageReader((m) => {
       return other(m.type);
   }
 });
-

@@ -27,7 +27,12 @@ export interface SessionLabels {
  */
 export class LiveMetrics {
   readonly registry = new Registry();
-  private readonly open = new Gauge({ name: 'voxbench_sessions_open', help: 'Sessions (WebSocket connections) open now.', labelNames: ['protocol'], registers: [this.registry] });
+  private readonly open = new Gauge({
+    name: 'voxbench_sessions_open',
+    help: 'Sessions (WebSocket connections) open now.',
+    labelNames: ['protocol'],
+    registers: [this.registry],
+  });
   private readonly ended = new Counter({
     name: 'voxbench_sessions_total',
     help: 'Sessions ended, by outcome (completed, failed, incomplete) and failure class.',
@@ -53,8 +58,18 @@ export class LiveMetrics {
     buckets: DURATION_BUCKETS,
     registers: [this.registry],
   });
-  private readonly bytes = new Counter({ name: 'voxbench_bytes_total', help: 'Payload bytes of ended sessions, by direction (sent: client to server).', labelNames: ['protocol', 'direction'], registers: [this.registry] });
-  private readonly frames = new Counter({ name: 'voxbench_frames_total', help: 'Frames of ended sessions, by direction (sent: client to server).', labelNames: ['protocol', 'direction'], registers: [this.registry] });
+  private readonly bytes = new Counter({
+    name: 'voxbench_bytes_total',
+    help: 'Payload bytes of ended sessions, by direction (sent: client to server).',
+    labelNames: ['protocol', 'direction'],
+    registers: [this.registry],
+  });
+  private readonly frames = new Counter({
+    name: 'voxbench_frames_total',
+    help: 'Frames of ended sessions, by direction (sent: client to server).',
+    labelNames: ['protocol', 'direction'],
+    registers: [this.registry],
+  });
   private readonly latency = new Histogram({
     name: 'voxbench_latency_seconds',
     help: "The catalog's latencies (voxbench metrics), one value per turn or session, by metric name without its _ms.",

@@ -63,8 +63,7 @@ export function laneStarts(laneCount: number, spreadMs: number): number[] {
 export function arrivalSchedule(profile: OpenLoopProfile, count: number, rampUpMs: number, untilMs = Infinity): number[] {
   const rate = profile.rate / 1000; // arrivals per ms
   const rampArrivals = (rate * rampUpMs) / 2;
-  const inverse = (n: number): number =>
-    n <= rampArrivals ? Math.sqrt((2 * rampUpMs * n) / rate) : rampUpMs + (n - rampArrivals) / rate;
+  const inverse = (n: number): number => (n <= rampArrivals ? Math.sqrt((2 * rampUpMs * n) / rate) : rampUpMs + (n - rampArrivals) / rate);
   const random = profile.kind === 'poisson' ? seededRandom(profile.seed) : undefined;
   const schedule: number[] = [];
   let sum = 0;

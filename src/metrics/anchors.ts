@@ -21,19 +21,25 @@ export const span = <V>(from: Anchor<V>, to: Anchor<V>, view: V): number | undef
 /** Every anchor a metric may start or end at, by the view it reads. */
 export const ANCHORS = {
   input: {
-    start: anchor<InputView>('input.start', 'first audio chunk of the turn sent (streams), or its request started (HTTP)', (v) => v.media[0]?.t ?? v.request?.startMs),
+    start: anchor<InputView>(
+      'input.start',
+      'first audio chunk of the turn sent (streams), or its request started (HTTP)',
+      (v) => v.media[0]?.t ?? v.request?.startMs,
+    ),
     request_start: anchor<InputView>('request.start', "the input's HTTP request started", (v) => v.request?.startMs),
     upload_end: anchor<InputView>('request.upload_end', "the last byte of the request's body written", (v) => v.request?.uploadEndMs),
     response_end: anchor<InputView>('request.end', 'the response body complete', (v) => v.request?.endMs),
     first_sent: anchor<InputView>('input.first_sent', 'first audio chunk of the turn sent', (v) => v.media[0]?.t),
     last_sent: anchor<InputView>('input.last_sent', 'last audio chunk of the turn sent', (v) => v.media[v.media.length - 1]?.t),
     eos_sent: anchor<InputView>('input.eos_sent', 'end of speech: send time of the chunk holding the last speech sample', (v) => v.eosFrame?.t),
-    end_sent: anchor<InputView>('input.end_sent', 'final commit sent (the control that ends the input, or the flush of a continuous stream)', (v) => v.endControl?.t),
+    end_sent: anchor<InputView>(
+      'input.end_sent',
+      'final commit sent (the control that ends the input, or the flush of a continuous stream)',
+      (v) => v.endControl?.t,
+    ),
     transcript_first_text: anchor<InputView>('transcript.first_text', 'first non-empty transcript text received', (v) => v.transcript.textEvents[0]?.t),
-    transcript_last_event: anchor<InputView>(
-      'transcript.last_event',
-      'last transcript event received (the final included)',
-      (v) => (v.transcript.final ? v.transcript.events[v.transcript.events.length - 1]?.t : undefined),
+    transcript_last_event: anchor<InputView>('transcript.last_event', 'last transcript event received (the final included)', (v) =>
+      v.transcript.final ? v.transcript.events[v.transcript.events.length - 1]?.t : undefined,
     ),
     transcript_final: anchor<InputView>(
       'transcript.final',

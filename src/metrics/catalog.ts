@@ -60,7 +60,16 @@ export function definitionOf(metric: MetricDefinition): { from: string; to: stri
 
 /** The catalog as plain data, for reports and `voxbench metrics`. */
 export function describeMetrics(): MetricDescription[] {
-  return catalog.map((m) => ({ name: m.name, unit: m.unit, scope: m.scope, tasks: [...m.tasks], tags: [...m.tags], better: m.better, ...definitionOf(m), description: m.description }));
+  return catalog.map((m) => ({
+    name: m.name,
+    unit: m.unit,
+    scope: m.scope,
+    tasks: [...m.tasks],
+    tags: [...m.tags],
+    better: m.better,
+    ...definitionOf(m),
+    description: m.description,
+  }));
 }
 
 export interface MetricDescription {

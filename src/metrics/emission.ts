@@ -18,7 +18,10 @@ export function wordEmissionLatencies(input: InputView): number[] {
   const reference = timings.flatMap((w) => voxbenchBasic(w.word).map((word) => ({ word, endMs: w.endMs })));
   const heard = timedWords(input.transcript.textEvents);
   const latencies: number[] = [];
-  for (const pair of alignWords(reference.map((w) => w.word), heard.map((w) => w.word))) {
+  for (const pair of alignWords(
+    reference.map((w) => w.word),
+    heard.map((w) => w.word),
+  )) {
     if (pair.op !== 'match') continue;
     const end = reference[pair.ref]!.endMs;
     const chunk = input.frameAt(end);

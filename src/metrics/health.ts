@@ -28,7 +28,15 @@ export function judgeClient(summary: BenchmarkSummary, eventLoopDelay: DelaySumm
   const lag = Math.max(sendLag, eventLoopDelay.p99Ms, receiveDelay?.p99Ms ?? 0);
   // Speech to speech has voice-to-voice latency (and no transcription TTFT worth the name).
   const { voice_to_voice_ms: v2v, ttft_ms: ttft, ttfa_ms: ttfa, turn_ms: turn } = summary.metrics;
-  const reference = v2v ? { name: 'voice to voice', ms: v2v.p50 } : ttft ? { name: 'TTFT', ms: ttft.p50 } : ttfa ? { name: 'TTFA', ms: ttfa.p50 } : turn ? { name: 'turn time', ms: turn.p50 } : undefined;
+  const reference = v2v
+    ? { name: 'voice to voice', ms: v2v.p50 }
+    : ttft
+      ? { name: 'TTFT', ms: ttft.p50 }
+      : ttfa
+        ? { name: 'TTFA', ms: ttfa.p50 }
+        : turn
+          ? { name: 'turn time', ms: turn.p50 }
+          : undefined;
   const limit = Math.max(FLOOR_MS, reference ? reference.ms * SHARE : 0);
   const figures =
     `send lag p99 ${sendLag.toFixed(1)} ms, event-loop delay p99 ${eventLoopDelay.p99Ms.toFixed(1)} ms` +

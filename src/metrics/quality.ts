@@ -35,7 +35,15 @@ export function scoredInputs(views: readonly SessionView[]): ScoredInput[] {
       const plan = input.plan?.kind === 'audio' ? input.plan : undefined;
       if (!errors || !plan) return [];
       const { words, chars } = errors;
-      return [{ split: plan.split, ...(plan.language !== undefined ? { language: plan.language } : {}), normalizer: plan.normalizer ?? LEGACY_NORMALIZER, words, chars }];
+      return [
+        {
+          split: plan.split,
+          ...(plan.language !== undefined ? { language: plan.language } : {}),
+          normalizer: plan.normalizer ?? LEGACY_NORMALIZER,
+          words,
+          chars,
+        },
+      ];
     }),
   );
 }
@@ -79,10 +87,21 @@ export function qualityBy(inputs: readonly ScoredInput[], key: (input: ScoredInp
     else groups.set(name, [input]);
   }
   return Object.fromEntries(
-    [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, group]) => {
-      const { words, chars } = pooledErrors(group);
-      return [name, { normalizer: normalizerList(group.map((i) => i.normalizer)), turns: group.length, wer: errorRate(words), cer: errorRate(chars), referenceWords: words.words }];
-    }),
+    [...groups]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([name, group]) => {
+        const { words, chars } = pooledErrors(group);
+        return [
+          name,
+          {
+            normalizer: normalizerList(group.map((i) => i.normalizer)),
+            turns: group.length,
+            wer: errorRate(words),
+            cer: errorRate(chars),
+            referenceWords: words.words,
+          },
+        ];
+      }),
   );
 }
 
@@ -90,5 +109,9 @@ export function qualityBy(inputs: readonly ScoredInput[], key: (input: ScoredInp
 export function corpusWerInterval(inputs: readonly ScoredInput[]): Interval | null {
   if (inputs.every((i) => i.words.words === 0)) return null;
   const errors = inputs.map(({ words: w }) => w.substitutions + w.deletions + w.insertions);
-  return pooledRatioInterval(errors, inputs.map((i) => i.words.words), seededRandom(BOOTSTRAP_SEED));
+  return pooledRatioInterval(
+    errors,
+    inputs.map((i) => i.words.words),
+    seededRandom(BOOTSTRAP_SEED),
+  );
 }

@@ -30,10 +30,7 @@ export interface TranscriptErrors {
 }
 
 /** One step of an alignment: a reference word matched or substituted by a hypothesis word, deleted, or a hypothesis word inserted. */
-export type AlignedPair =
-  | { op: 'match' | 'substitution'; ref: number; hyp: number }
-  | { op: 'deletion'; ref: number }
-  | { op: 'insertion'; hyp: number };
+export type AlignedPair = { op: 'match' | 'substitution'; ref: number; hyp: number } | { op: 'deletion'; ref: number } | { op: 'insertion'; hyp: number };
 
 /** Minimum-edit alignment of two word sequences (Levenshtein over words); ties prefer the diagonal, as sclite does. */
 export function alignWords(ref: readonly string[], hyp: readonly string[]): AlignedPair[] {
@@ -48,7 +45,7 @@ export function alignWords(ref: readonly string[], hyp: readonly string[]): Alig
     }
   }
   const pairs: AlignedPair[] = [];
-  for (let r = ref.length, h = hyp.length; r > 0 || h > 0; ) {
+  for (let r = ref.length, h = hyp.length; r > 0 || h > 0;) {
     const here = cost[r * width + h]!;
     if (r > 0 && h > 0 && here === cost[(r - 1) * width + h - 1]! + (ref[r - 1] === hyp[h - 1] ? 0 : 1)) {
       pairs.push({ op: ref[r - 1] === hyp[h - 1] ? 'match' : 'substitution', ref: --r, hyp: --h });

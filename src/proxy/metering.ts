@@ -10,7 +10,8 @@ export function meteringDialect(protocol: Protocol, { turnDetection, outputRate 
     turnDetection: turnDetection === 'client' ? { type: 'none' } : { type: 'server_vad', threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 },
     speech: { model: '', responseFormat: 'pcm', streamFormat: 'audio', outputRate },
   });
-  if (dialect.transport !== 'websocket' || !dialect.readSent) throw new Error(`--protocol ${protocol}: the proxy meters WebSocket dialects (${METERED_PROTOCOLS.join(', ')})`);
+  if (dialect.transport !== 'websocket' || !dialect.readSent)
+    throw new Error(`--protocol ${protocol}: the proxy meters WebSocket dialects (${METERED_PROTOCOLS.join(', ')})`);
   return dialect as MeteredDialect;
 }
 

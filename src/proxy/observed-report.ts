@@ -54,7 +54,10 @@ export function observedReport(run: ObservedRun): Report {
     slos: [],
     pricing: null,
     // The record (and so the HTML and Markdown) says where the figures were taken.
-    meta: { client: { location: `observed by voxbench proxy at ${run.observed.listen}` }, results: { timing_boundaries: `stamped at the proxy, ${PROXY_POSITION}` } },
+    meta: {
+      client: { location: `observed by voxbench proxy at ${run.observed.listen}` },
+      results: { timing_boundaries: `stamped at the proxy, ${PROXY_POSITION}` },
+    },
     turnsPerSession: 1,
     padding: { leadMs: 0, trailMs: 0, gapMs: 0 },
     idleMs: 0,
@@ -71,7 +74,14 @@ export function observedReport(run: ObservedRun): Report {
   const startMs = records.reduce((t, r) => Math.min(t, r.timeline.startMs), Infinity);
   const endMs = records.reduce((t, r) => Math.max(t, sessionEndMs(r.timeline)), -Infinity);
   const benchmark = buildBenchmark(
-    { profile, startMs: Number.isFinite(startMs) ? startMs : 0, endMs: Number.isFinite(endMs) ? endMs : 0, eventLoopDelay: { meanMs: 0, p50Ms: 0, p99Ms: 0, maxMs: 0 }, capHits: 0, records },
+    {
+      profile,
+      startMs: Number.isFinite(startMs) ? startMs : 0,
+      endMs: Number.isFinite(endMs) ? endMs : 0,
+      eventLoopDelay: { meanMs: 0, p50Ms: 0, p99Ms: 0, maxMs: 0 },
+      capHits: 0,
+      records,
+    },
     config,
   );
   const partial: Omit<Report, 'record'> = {

@@ -2,7 +2,20 @@ import type { CompletionPolicy, WebSocketDialect } from '../dialects/dialect.js'
 import { ProtocolViolation } from '../dialects/dialect.js';
 import { TEXT_LIMITS, TextBudget } from '../session/bounds.js';
 import { classifySocketError, newTimeline } from '../session/runner.js';
-import { isSpeechTask, type AudioInput, type Control, type Failure, type SentFrame, type SessionOutcome, type SessionRecord, type SessionTimeline, type Stage, type TextInput, type TurnDetection, type WebSocketTransport } from '../timeline/types.js';
+import {
+  isSpeechTask,
+  type AudioInput,
+  type Control,
+  type Failure,
+  type SentFrame,
+  type SessionOutcome,
+  type SessionRecord,
+  type SessionTimeline,
+  type Stage,
+  type TextInput,
+  type TurnDetection,
+  type WebSocketTransport,
+} from '../timeline/types.js';
 import type { ConnectionHooks } from './relay.js';
 
 /** What the proxy hears of a session: it reached the server, and it ended (once). */
@@ -47,7 +60,7 @@ export class ObservedSession implements ConnectionHooks {
   private readonly text = new TextBudget();
   private dialect: MeteredDialect;
   private policy: CompletionPolicy;
-  private failure: Omit<Failure, 'stage'> & { stage: Stage } | undefined;
+  private failure: (Omit<Failure, 'stage'> & { stage: Stage }) | undefined;
   private input = 0;
   private inputOpen = false;
   private streamMs = 0;
@@ -175,14 +188,21 @@ export class ObservedSession implements ConnectionHooks {
   }
 
   unreadable(_t: number, side: 'client' | 'server', message: string): void {
-    this.fail({ class: 'protocol_violation', message: `the proxy cannot read the ${side}'s frames (${message}); the connection is still forwarded but no longer metered` });
+    this.fail({
+      class: 'protocol_violation',
+      message: `the proxy cannot read the ${side}'s frames (${message}); the connection is still forwarded but no longer metered`,
+    });
   }
 
   closed(t: number, code: number, reason: string, by: 'client' | 'server'): void {
     if (!this.events) return;
     this.transport.close = { t, code, reason, by };
     if (!NORMAL_CLOSES.has(code)) {
-      this.fail({ class: 'abnormal_close', closeCode: code, message: `connection closed abnormally by the ${by} with code ${code}${reason ? ` (${reason})` : ''}` });
+      this.fail({
+        class: 'abnormal_close',
+        closeCode: code,
+        message: `connection closed abnormally by the ${by} with code ${code}${reason ? ` (${reason})` : ''}`,
+      });
     } else if (by === 'server' && this.unanswered()) {
       this.fail({ class: 'server_closed', closeCode: code, message: `server closed the session (code ${code}) before every input had its final transcript` });
     }
@@ -265,7 +285,18 @@ export class ObservedSession implements ConnectionHooks {
       return;
     }
     const at = this.streamMs;
-    inputs.push({ kind: 'audio', index: this.input, sampleId: `observed:${this.index}.${this.input}`, split: 'observed', reference: null, audioStartMs: at, speechStartMs: at, speechEndMs: at, eosSource: 'audio_end', audioEndMs: at });
+    inputs.push({
+      kind: 'audio',
+      index: this.input,
+      sampleId: `observed:${this.index}.${this.input}`,
+      split: 'observed',
+      reference: null,
+      audioStartMs: at,
+      speechStartMs: at,
+      speechEndMs: at,
+      eosSource: 'audio_end',
+      audioEndMs: at,
+    });
   }
 
   /** The client's configuration says who ends turns: the policy starts over and replays what it has seen. */

@@ -132,11 +132,13 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     await log?.close();
     throw err;
   });
-  const metrics = options.metrics ? await serveMetrics(live.registry, options.metrics).catch(async (err: unknown) => {
-    await relay.close();
-    await log?.close();
-    throw err;
-  }) : undefined;
+  const metrics = options.metrics
+    ? await serveMetrics(live.registry, options.metrics).catch(async (err: unknown) => {
+        await relay.close();
+        await log?.close();
+        throw err;
+      })
+    : undefined;
   if (options.outputDir !== undefined) await writeOutputs(observedRun([], true), options.outputDir);
 
   return {
@@ -184,4 +186,3 @@ export function protocolOfUpgrade(request: IncomingMessage): Protocol {
 export function outputRateOf(query: URLSearchParams): number {
   return pcmRate(Number(query.get('sample_rate') ?? /^pcm_(\d+)$/.exec(query.get('output_format') ?? '')?.[1])) ?? TTS_RATE;
 }
-

@@ -52,7 +52,17 @@ const REFUSAL_BODY = 64 * 1024;
 /** How long one side may stay open once the other has closed its socket. */
 const CLOSE_GRACE_MS = 30_000;
 /** Request headers that belong to one hop, never forwarded; extensions too, so that no compression is negotiated and every frame stays readable. */
-const HOP_REQUEST_HEADERS = new Set(['host', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'content-length', 'sec-websocket-extensions']);
+const HOP_REQUEST_HEADERS = new Set([
+  'host',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'content-length',
+  'sec-websocket-extensions',
+]);
 /** Refusal headers that belong to one hop: the proxy sets its own length and closes. */
 const HOP_RESPONSE_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade']);
 /** The most metering work left queued (each a chunk already forwarded): past it, the queue is done at once, so memory stays bounded when metering falls behind. */
@@ -102,7 +112,10 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       clearTimeout(timer);
       socket.off('close', abandon);
     };
-    const timer = setTimeout(() => upstream.destroy(Object.assign(new Error('the server did not answer the upgrade in time'), { code: 'ETIMEDOUT' })), options.connectTimeoutMs);
+    const timer = setTimeout(
+      () => upstream.destroy(Object.assign(new Error('the server did not answer the upgrade in time'), { code: 'ETIMEDOUT' })),
+      options.connectTimeoutMs,
+    );
     const abandon = (): void => {
       if (settled) return;
       settle();
@@ -134,7 +147,9 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       settle();
       const status = err.code === 'ETIMEDOUT' ? 504 : 502;
       hooks.refused(options.now(), status, err);
-      socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: text/plain\r\nContent-Length: ${STATUS_CODES[status]!.length + 1}\r\nConnection: close\r\n\r\n${STATUS_CODES[status]}\n`);
+      socket.end(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: text/plain\r\nContent-Length: ${STATUS_CODES[status]!.length + 1}\r\nConnection: close\r\n\r\n${STATUS_CODES[status]}\n`,
+      );
     });
     upstream.end();
   });
@@ -171,7 +186,15 @@ interface Close {
  * Joins an upgraded client socket to its server socket, each direction forwarded then
  * read by a tap; `done` once both sockets are closed. Returns the cut, for shutdown.
  */
-function join(client: Socket, server: Socket, heads: { client: Buffer; server: Buffer }, t0: number, now: () => number, hooks: ConnectionHooks, done: () => void): () => void {
+function join(
+  client: Socket,
+  server: Socket,
+  heads: { client: Buffer; server: Buffer },
+  t0: number,
+  now: () => number,
+  hooks: ConnectionHooks,
+  done: () => void,
+): () => void {
   client.setNoDelay(true);
   server.setNoDelay(true);
   let first: Close | undefined;

@@ -11,7 +11,9 @@ export function cautions(summary: BenchmarkSummary): string[] {
   const lines: string[] = [];
   const { total } = summary.sessions;
   if (total > 0 && summary.excluded.warmup + summary.excluded.cooldown >= total) {
-    lines.push(`warning: warm-up and cool-down leave out all ${total} sessions, so no figure or throughput measures anything; leave out fewer sessions or run more`);
+    lines.push(
+      `warning: warm-up and cool-down leave out all ${total} sessions, so no figure or throughput measures anything; leave out fewer sessions or run more`,
+    );
   }
   const negative = SEND_ANCHORED.flatMap((name) => {
     const p50 = summary.metrics[name]?.p50;

@@ -17,7 +17,12 @@ export function medianDelta(a: readonly number[][], b: readonly number[][], rand
 }
 
 /** 95% intervals of a corpus figure on each side (`reduce` over resampled sessions) and of its difference, B − A. */
-export function corpusIntervals<T>(a: readonly T[], b: readonly T[], reduce: (items: readonly T[]) => number | null, random: () => number): { a: Interval; b: Interval; delta: Interval } {
+export function corpusIntervals<T>(
+  a: readonly T[],
+  b: readonly T[],
+  reduce: (items: readonly T[]) => number | null,
+  random: () => number,
+): { a: Interval; b: Interval; delta: Interval } {
   const draws = Array.from({ length: RESAMPLES }, () => [reduce(resample(a, random)) ?? NaN, reduce(resample(b, random)) ?? NaN] as const);
   return { a: interval95(draws.map(([x]) => x)), b: interval95(draws.map(([, y]) => y)), delta: interval95(draws.map(([x, y]) => y - x)) };
 }

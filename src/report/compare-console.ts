@@ -16,7 +16,17 @@ export function renderComparison(c: Comparison, { color = false } = {}): string 
   const sides = sideRows(c);
   const side = (name: 'a' | 'b') => {
     const s = c[name];
-    return [name.toUpperCase(), s.label, String(s.sessions.total), String(s.sessions.completed), String(s.sessions.failed), sides[name].errorRate, sides[name].audioSPerWallS, sides[name].sessionsPerS, ...c.corpus.map((k) => corpusCell(k, name))];
+    return [
+      name.toUpperCase(),
+      s.label,
+      String(s.sessions.total),
+      String(s.sessions.completed),
+      String(s.sessions.failed),
+      sides[name].errorRate,
+      sides[name].audioSPerWallS,
+      sides[name].sessionsPerS,
+      ...c.corpus.map((k) => corpusCell(k, name)),
+    ];
   };
   const verdict = findings(c);
   const width = Math.max(0, ...verdict.map((f) => f.verdict.length));
@@ -27,11 +37,16 @@ export function renderComparison(c: Comparison, { color = false } = {}): string 
   return [
     ...(['a', 'b'] as const).map((name) => {
       const s = c[name];
-      return printable(`${name.toUpperCase()}: ${s.label} · ${s.model} · ${s.target} · ${s.startedAt} · ${s.protocol} · pace ${s.pace} · ${s.dataset.data} (${s.dataset.count} sample${s.dataset.count === 1 ? '' : 's'})`);
+      return printable(
+        `${name.toUpperCase()}: ${s.label} · ${s.model} · ${s.target} · ${s.startedAt} · ${s.protocol} · pace ${s.pace} · ${s.dataset.data} (${s.dataset.count} sample${s.dataset.count === 1 ? '' : 's'})`,
+      );
     }),
     ...c.warnings.map((w) => paint(printable(`warning: ${w}`), 'warning')),
     '',
-    ...table(['', 'level', 'sessions', 'completed', 'failed', 'error rate', 'audio s/s', 'sessions/s', ...c.corpus.map((k) => `${k.metric} [95% CI]`)], [side('a'), side('b')].map((cells) => ({ cells }))),
+    ...table(
+      ['', 'level', 'sessions', 'completed', 'failed', 'error rate', 'audio s/s', 'sessions/s', ...c.corpus.map((k) => `${k.metric} [95% CI]`)],
+      [side('a'), side('b')].map((cells) => ({ cells })),
+    ),
     '',
     verdict.length > 0 ? 'Verdict, B against A (headline figures):' : 'Verdict: no headline figure has values on both sides.',
     ...verdict.map((f) => `  ${paint(f.verdict.padEnd(width), f.verdict)}  ${printable(f.text)}`),
@@ -44,7 +59,12 @@ export function renderComparison(c: Comparison, { color = false } = {}): string 
 }
 
 /** Aligned columns; `paint` colours the `painted` columns of a row by its verdict, after padding, so escapes never skew the widths. */
-function table(head: string[], rows: Array<{ cells: string[]; verdict?: Verdict }>, paint?: (text: string, kind: Verdict) => string, painted: number[] = []): string[] {
+function table(
+  head: string[],
+  rows: Array<{ cells: string[]; verdict?: Verdict }>,
+  paint?: (text: string, kind: Verdict) => string,
+  painted: number[] = [],
+): string[] {
   const all = [head, ...rows.map((r) => r.cells)].map((cells) => cells.map(printable));
   const widths = head.map((_, i) => Math.max(...all.map((cells) => cells[i]!.length)));
   return all.map((cells, row) => {

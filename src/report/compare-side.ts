@@ -55,11 +55,26 @@ export function mismatches(a: Side, b: Side): string[] {
   const differ = (what: (side: Side) => string, warning: (x: string, y: string) => string): void => {
     if (what(a) !== what(b)) warnings.push(warning(what(a), what(b)));
   };
-  differ((s) => s.dataset.fingerprint, () => `different datasets: A ran ${datasetText(a)}, B ran ${datasetText(b)}; differences may come from the inputs`);
-  differ((s) => s.label, (x, y) => `different levels: A ran ${x}, B ran ${y}`);
-  differ((s) => `${s.protocol} (${s.task}, turn detection ${s.turnDetection})`, (x, y) => `different protocols: A spoke ${x}, B ${y}`);
-  differ((s) => `pace ${s.pace} in ${s.chunkMs} ms chunks`, (x, y) => `different pacing: A sent audio at ${x}, B at ${y}`);
-  differ((s) => s.normalizer, (x, y) => `different normalizers: A scored transcripts with ${x}, B with ${y}; their WER does not compare (score both alike with --normalizer)`);
+  differ(
+    (s) => s.dataset.fingerprint,
+    () => `different datasets: A ran ${datasetText(a)}, B ran ${datasetText(b)}; differences may come from the inputs`,
+  );
+  differ(
+    (s) => s.label,
+    (x, y) => `different levels: A ran ${x}, B ran ${y}`,
+  );
+  differ(
+    (s) => `${s.protocol} (${s.task}, turn detection ${s.turnDetection})`,
+    (x, y) => `different protocols: A spoke ${x}, B ${y}`,
+  );
+  differ(
+    (s) => `pace ${s.pace} in ${s.chunkMs} ms chunks`,
+    (x, y) => `different pacing: A sent audio at ${x}, B at ${y}`,
+  );
+  differ(
+    (s) => s.normalizer,
+    (x, y) => `different normalizers: A scored transcripts with ${x}, B with ${y}; their WER does not compare (score both alike with --normalizer)`,
+  );
   return warnings;
 }
 

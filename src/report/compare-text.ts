@@ -43,14 +43,22 @@ export const LEGEND =
 /** A metric's table cells, at one number of decimals. */
 export function metricCells(m: MetricComparison): { p50: string; p95: string; delta: string; ci: string } {
   const d = decimalsFor([m.p50A, m.p50B, m.p95A, m.p95B], [m.deltaP50, m.p95B - m.p95A, m.ci95[1] - m.ci95[0]]);
-  return { p50: `${fixed(m.p50A, d)} → ${fixed(m.p50B, d)}`, p95: `${fixed(m.p95A, d)} → ${fixed(m.p95B, d)}`, delta: signed(m.deltaP50, d), ci: interval(m.ci95, d) };
+  return {
+    p50: `${fixed(m.p50A, d)} → ${fixed(m.p50B, d)}`,
+    p95: `${fixed(m.p95A, d)} → ${fixed(m.p95B, d)}`,
+    delta: signed(m.deltaP50, d),
+    ci: interval(m.ci95, d),
+  };
 }
 
 /** The decimals of a corpus figure: its values on both sides, their intervals and difference. */
 function corpusDecimals(c: CorpusComparison): number {
   const sides = [c.a, c.b].filter((e): e is Estimate => e !== null);
   const estimates = c.delta ? [...sides, c.delta] : sides;
-  return decimalsFor(sides.map((e) => e.value), [...estimates.map((e) => e.ci95[1] - e.ci95[0]), ...(c.delta ? [c.delta.value] : [])]);
+  return decimalsFor(
+    sides.map((e) => e.value),
+    [...estimates.map((e) => e.ci95[1] - e.ci95[0]), ...(c.delta ? [c.delta.value] : [])],
+  );
 }
 
 /** A corpus figure of one side with its interval, e.g. `0.052 [0.041, 0.063]`; n/a without one. */
@@ -69,15 +77,23 @@ export interface Finding {
 
 /** The verdict: every headline metric and every corpus figure both sides have, B against A, with the intervals. */
 export function findings(c: Comparison): Finding[] {
-  const medians = c.metrics.filter((m) => m.headline).map((m): Finding => {
-    const cells = metricCells(m);
-    const unit = unitSuffix(m.unit);
-    return { metric: m.metric, verdict: m.verdict, text: `${m.metric} p50 ${cells.p50}${unit}, Δ ${cells.delta}${unit} ${cells.ci}` };
-  });
+  const medians = c.metrics
+    .filter((m) => m.headline)
+    .map((m): Finding => {
+      const cells = metricCells(m);
+      const unit = unitSuffix(m.unit);
+      return { metric: m.metric, verdict: m.verdict, text: `${m.metric} p50 ${cells.p50}${unit}, Δ ${cells.delta}${unit} ${cells.ci}` };
+    });
   const corpus = c.corpus.flatMap((k): Finding[] => {
     if (!k.delta || !k.a || !k.b) return [];
     const d = corpusDecimals(k);
-    return [{ metric: k.metric, verdict: k.delta.verdict, text: `${k.metric} ${fixed(k.a.value, d)} → ${fixed(k.b.value, d)}, Δ ${signed(k.delta.value, d)} ${interval(k.delta.ci95, d)}` }];
+    return [
+      {
+        metric: k.metric,
+        verdict: k.delta.verdict,
+        text: `${k.metric} ${fixed(k.a.value, d)} → ${fixed(k.b.value, d)}, Δ ${signed(k.delta.value, d)} ${interval(k.delta.ci95, d)}`,
+      },
+    ];
   });
   return [...medians, ...corpus];
 }

@@ -29,7 +29,12 @@ const CDF_POINTS = 160;
 export function compareReports(a: Report, b: Report, level?: string): Comparison {
   const pick = (report: Report): Benchmark => {
     const found = level === undefined ? report.benchmarks[0] : report.benchmarks.find((x) => x.label === level);
-    if (!found) throw new ReportError(level === undefined ? 'a report has no benchmark to compare' : `--level ${level}: not a level of both reports (levels: ${report.benchmarks.map((b) => b.label).join(', ')})`);
+    if (!found)
+      throw new ReportError(
+        level === undefined
+          ? 'a report has no benchmark to compare'
+          : `--level ${level}: not a level of both reports (levels: ${report.benchmarks.map((b) => b.label).join(', ')})`,
+      );
     return found;
   };
   const [benchA, benchB] = [pick(a), pick(b)];
@@ -48,12 +53,25 @@ export function compareReports(a: Report, b: Report, level?: string): Comparison
     if (x.length === 0 || y.length === 0) return [];
     const delta = medianDelta(perSessionA, perSessionB, random);
     const headline = d.tags.includes('headline');
-    return [{
-      metric: d.name, unit: d.unit, better: d.better, headline, description: `${spanText(d)}. ${d.description}`, countA: x.length, countB: y.length,
-      p50A: percentile(x, 50), p50B: percentile(y, 50), p95A: percentile(x, 95), p95B: percentile(y, 95),
-      deltaP50: delta.value, ci95: delta.ci95, verdict: verdictOf(d.better, delta.ci95),
-      ...(headline ? { cdf: { a: cdf(x, d), b: cdf(y, d) } } : {}),
-    }];
+    return [
+      {
+        metric: d.name,
+        unit: d.unit,
+        better: d.better,
+        headline,
+        description: `${spanText(d)}. ${d.description}`,
+        countA: x.length,
+        countB: y.length,
+        p50A: percentile(x, 50),
+        p50B: percentile(y, 50),
+        p95A: percentile(x, 95),
+        p95B: percentile(y, 95),
+        deltaP50: delta.value,
+        ci95: delta.ci95,
+        verdict: verdictOf(d.better, delta.ci95),
+        ...(headline ? { cdf: { a: cdf(x, d), b: cdf(y, d) } } : {}),
+      },
+    ];
   });
   const corpus = shared.flatMap((d) => corpusComparison(d, [benchA, sessionsA], [benchB, sessionsB], random));
   const [sideA, sideB] = [sideOf(a, benchA), sideOf(b, benchB)];
@@ -66,7 +84,7 @@ export function verdictOf(better: Better, [lo, hi]: Interval): Verdict {
   const sign = lo > 0 ? 1 : hi < 0 ? -1 : 0;
   if (sign === 0) return 'unclear';
   if (better === 'neither') return 'different';
-  return (sign < 0) === (better === 'lower') ? 'better' : 'worse';
+  return sign < 0 === (better === 'lower') ? 'better' : 'worse';
 }
 
 /**
@@ -90,12 +108,16 @@ function corpusComparison(
     return metric.resample === 'inputs' ? views.flatMap((view) => view.inputs.map((input) => ({ ...view, inputs: [input] }))) : views;
   };
   const ci = corpusIntervals(units(sessionsA), units(sessionsB), metric.reduce, random);
-  return [{
-    metric: d.name, unit: d.unit, better: d.better,
-    a: valueA === null ? null : { value: valueA, ci95: ci.a },
-    b: valueB === null ? null : { value: valueB, ci95: ci.b },
-    delta: valueA === null || valueB === null ? null : { value: valueB - valueA, ci95: ci.delta, verdict: verdictOf(d.better, ci.delta) },
-  }];
+  return [
+    {
+      metric: d.name,
+      unit: d.unit,
+      better: d.better,
+      a: valueA === null ? null : { value: valueA, ci95: ci.a },
+      b: valueB === null ? null : { value: valueB, ci95: ci.b },
+      delta: valueA === null || valueB === null ? null : { value: valueB - valueA, ci95: ci.delta, verdict: verdictOf(d.better, ci.delta) },
+    },
+  ];
 }
 
 function cdf(values: Float64Array, d: MetricDescription): { x: number[]; y: number[] } {

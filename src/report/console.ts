@@ -59,20 +59,25 @@ function renderBenchmark(benchmark: Benchmark, shown: readonly MetricDescription
     `${benchmark.label}: ${plural(sessions.total, 'session')} · ${sessions.completed} completed · ${sessions.failed} failed · ` +
       `${sessions.incomplete} incomplete · error rate ${errorRate}` +
       (excluded ? ` (figures leave out ${summary.excluded.warmup} warm-up and ${summary.excluded.cooldown} cool-down sessions)` : ''),
-    `throughput ${fixed(throughput.audioSPerWallS, 2)} audio s/s · ${fixed(throughput.sessionsPerS, 2)} sessions/s · ` +
-      `wall ${fixed(throughput.wallS, 1)} s`,
+    `throughput ${fixed(throughput.audioSPerWallS, 2)} audio s/s · ${fixed(throughput.sessionsPerS, 2)} sessions/s · ` + `wall ${fixed(throughput.wallS, 1)} s`,
     ...(speech
       ? []
       : [
           `turns ${summary.turns.planned} · ${summary.turns.finalized} with a final transcript · boundaries from ${summary.turns.boundaries} · ` +
-            `end of speech from ${Object.entries(summary.turns.eosSources).map(([source, n]) => `${source} ×${n}`).join(', ') || 'n/a'}`,
+            `end of speech from ${
+              Object.entries(summary.turns.eosSources)
+                .map(([source, n]) => `${source} ×${n}`)
+                .join(', ') || 'n/a'
+            }`,
         ]),
     '',
     ...table(
       ['metric', 'unit', ...COLUMNS],
       shown.flatMap((metric) => {
         const d = summary.metrics[metric.name];
-        return d ? [[metric.name, metric.unit, ...COLUMNS.map((c) => (c === 'count' ? String(d.count) : format(d[c as keyof Distribution], metric.unit)))]] : [];
+        return d
+          ? [[metric.name, metric.unit, ...COLUMNS.map((c) => (c === 'count' ? String(d.count) : format(d[c as keyof Distribution], metric.unit)))]]
+          : [];
       }),
     ),
   ];
@@ -100,20 +105,22 @@ function renderBenchmark(benchmark: Benchmark, shown: readonly MetricDescription
       `cost: ${c.perAudioHour === null ? 'n/a (no audio processed)' : `${fixed(c.perAudioHour, 4)} per audio hour`} ` +
         `(${c.perReplicaHour}/replica-hour × ${c.replicas} over ${fixed(c.intervalS, 1)} s, ${fixed(c.audioS, 1)} s of audio)`,
     );
-    if (c.perMillionChars !== undefined) lines.push(`cost: ${c.perMillionChars === null ? 'n/a (no characters)' : `${fixed(c.perMillionChars, 4)} per million input characters`} (${c.chars} characters)`);
+    if (c.perMillionChars !== undefined)
+      lines.push(
+        `cost: ${c.perMillionChars === null ? 'n/a (no characters)' : `${fixed(c.perMillionChars, 4)} per million input characters`} (${c.chars} characters)`,
+      );
   }
-  for (const slo of summary.slos) lines.push(`SLO ${slo.pass ? 'pass' : 'FAIL'}: ${slo.slo} (measured ${slo.value === null ? 'no data' : formatNumber(slo.value)})`);
+  for (const slo of summary.slos)
+    lines.push(`SLO ${slo.pass ? 'pass' : 'FAIL'}: ${slo.slo} (measured ${slo.value === null ? 'no data' : formatNumber(slo.value)})`);
   const health = benchmark.clientHealth;
   // The client's per-session lateness (its start lag against the load profile), where it is worth a word.
-  const lags = shown.filter((m) => m.tags.includes('client') && m.scope === 'session').flatMap((m) => {
-    const d = summary.metrics[m.name];
-    return d && d.p99 >= 1 ? [` ${m.name} p99 ${format(d.p99, m.unit)} ${m.unit}.`] : [];
-  });
-  lines.push(
-    `client: ${health.verdict}` +
-      lags.join('') +
-      (health.capHits ? ` ${plural(health.capHits, 'session')} found the open-session cap reached.` : ''),
-  );
+  const lags = shown
+    .filter((m) => m.tags.includes('client') && m.scope === 'session')
+    .flatMap((m) => {
+      const d = summary.metrics[m.name];
+      return d && d.p99 >= 1 ? [` ${m.name} p99 ${format(d.p99, m.unit)} ${m.unit}.`] : [];
+    });
+  lines.push(`client: ${health.verdict}` + lags.join('') + (health.capHits ? ` ${plural(health.capHits, 'session')} found the open-session cap reached.` : ''));
   return lines;
 }
 
@@ -129,10 +136,15 @@ function qualityLines(quality: Benchmark['summary']['quality']): string[] {
     `quality: corpus WER ${percent(quality.wer)}${ci} · CER ${percent(quality.cer)} over ${plural(quality.turns, 'turn')} ` +
       `(${plural(quality.referenceWords, 'reference word')}: ${quality.substitutions} substituted, ${quality.deletions} deleted, ${quality.insertions} inserted; normalizer ${quality.normalizer})`,
   ];
-  for (const [by, groups] of [['split', quality.bySplit], ['language', quality.byLanguage]] as const) {
+  for (const [by, groups] of [
+    ['split', quality.bySplit],
+    ['language', quality.byLanguage],
+  ] as const) {
     const entries = Object.entries(groups);
     if (entries.length < 2) continue;
-    lines.push(`  by ${by}: ${entries.map(([name, g]) => `${name} WER ${percent(g.wer)} CER ${percent(g.cer)} (${plural(g.turns, 'turn')}, ${g.normalizer})`).join(' · ')}`);
+    lines.push(
+      `  by ${by}: ${entries.map(([name, g]) => `${name} WER ${percent(g.wer)} CER ${percent(g.cer)} (${plural(g.turns, 'turn')}, ${g.normalizer})`).join(' · ')}`,
+    );
   }
   return lines;
 }
@@ -142,7 +154,10 @@ function qualityLines(quality: Benchmark['summary']['quality']): string[] {
  * order): the curve a sweep or capacity search traces.
  */
 function renderLevels(report: Report): string[] {
-  const names = headlineLatencies(report).map((d) => d.name).filter((n) => report.benchmarks.some((b) => b.summary.metrics[n])).slice(0, 3);
+  const names = headlineLatencies(report)
+    .map((d) => d.name)
+    .filter((n) => report.benchmarks.some((b) => b.summary.metrics[n]))
+    .slice(0, 3);
   return table(
     ['level', 'sessions', 'error rate', 'audio s/s', ...names.flatMap((n) => [`p50 ${n}`, `p95 ${n}`]), 'SLOs'],
     benchmarksByLevel(report).map((b) => [
@@ -170,6 +185,9 @@ function format(value: number, unit: Unit): string {
 function table(header: string[], rows: string[][]): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]): string =>
-    cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
+    cells
+      .map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(header), ...rows.map(line)];
 }

@@ -18,14 +18,39 @@ function turnsCsv(report: Report): string {
       sessionView(s.timeline).inputs.map((view, i) => {
         const audio = view.plan?.kind === 'audio' ? view.plan : undefined;
         return [
-          b.label, s.index, s.phase, s.outcome.status, view.index, view.plan?.sampleId, view.plan?.split, audio?.eosSource,
-          view.transcript.final ? 'yes' : 'no', view.transcript.text, audio ? audio.reference : view.plan?.kind === 'text' ? view.plan.text : undefined,
+          b.label,
+          s.index,
+          s.phase,
+          s.outcome.status,
+          view.index,
+          view.plan?.sampleId,
+          view.plan?.split,
+          audio?.eosSource,
+          view.transcript.final ? 'yes' : 'no',
+          view.transcript.text,
+          audio ? audio.reference : view.plan?.kind === 'text' ? view.plan.text : undefined,
           ...turnMetrics.map((m) => s.metrics.inputs[i]?.[m.name]),
         ];
       }),
     ),
   );
-  return csv(['level', 'session', 'phase', 'outcome', 'turn', 'sample_id', 'split', 'eos_source', 'finalized', 'transcript', 'reference', ...turnMetrics.map((m) => header(m.name, m.unit))], rows);
+  return csv(
+    [
+      'level',
+      'session',
+      'phase',
+      'outcome',
+      'turn',
+      'sample_id',
+      'split',
+      'eos_source',
+      'finalized',
+      'transcript',
+      'reference',
+      ...turnMetrics.map((m) => header(m.name, m.unit)),
+    ],
+    rows,
+  );
 }
 
 function sessionsCsv(report: Report): string {
@@ -36,37 +61,89 @@ function sessionsCsv(report: Report): string {
       const incomplete = s.outcome.status === 'incomplete' ? s.outcome.reason : undefined;
       const close = s.timeline.transport.kind === 'websocket' ? s.timeline.transport.close : undefined;
       return [
-        b.label, s.index, s.phase, s.outcome.status, failure?.class ?? incomplete, failure?.stage ?? (s.outcome.status === 'incomplete' ? s.outcome.stage : undefined),
-        failure?.code, failure?.httpStatus, close?.code, close?.reason, close?.by, failure?.message,
+        b.label,
+        s.index,
+        s.phase,
+        s.outcome.status,
+        failure?.class ?? incomplete,
+        failure?.stage ?? (s.outcome.status === 'incomplete' ? s.outcome.stage : undefined),
+        failure?.code,
+        failure?.httpStatus,
+        close?.code,
+        close?.reason,
+        close?.by,
+        failure?.message,
         s.timeline.inputs.map((t) => t.sampleId).join(' '),
         ...sessionMetrics.map((m) => s.metrics.session[m.name]),
       ];
     }),
   );
   return csv(
-    ['level', 'session', 'phase', 'outcome', 'failure_class', 'stage', 'server_code', 'http_status', 'close_code', 'close_reason', 'closed_by', 'message', 'sample_ids', ...sessionMetrics.map((m) => header(m.name, m.unit))],
+    [
+      'level',
+      'session',
+      'phase',
+      'outcome',
+      'failure_class',
+      'stage',
+      'server_code',
+      'http_status',
+      'close_code',
+      'close_reason',
+      'closed_by',
+      'message',
+      'sample_ids',
+      ...sessionMetrics.map((m) => header(m.name, m.unit)),
+    ],
     rows,
   );
 }
 
 function levelsCsv(report: Report): string {
   const corpus = metricsOf(report).filter((m) => m.scope === 'corpus');
-  const metricColumns = metricsOf(report).filter((m) => m.scope !== 'corpus').flatMap((m) => STATS.map((stat) => ({ name: m.name, stat, head: header(`${m.name} ${stat}`, stat === 'count' ? 'count' : m.unit) })));
+  const metricColumns = metricsOf(report)
+    .filter((m) => m.scope !== 'corpus')
+    .flatMap((m) => STATS.map((stat) => ({ name: m.name, stat, head: header(`${m.name} ${stat}`, stat === 'count' ? 'count' : m.unit) })));
   const rows = report.benchmarks.map((b) => {
     const { sessions, throughput } = b.summary;
     return [
-      b.label, sessions.total, sessions.completed, sessions.failed, sessions.incomplete, b.summary.excluded.warmup + b.summary.excluded.cooldown,
-      b.summary.errorRate, throughput.wallS, throughput.audioS, throughput.audioSPerWallS, throughput.sessionsPerS,
+      b.label,
+      sessions.total,
+      sessions.completed,
+      sessions.failed,
+      sessions.incomplete,
+      b.summary.excluded.warmup + b.summary.excluded.cooldown,
+      b.summary.errorRate,
+      throughput.wallS,
+      throughput.audioS,
+      throughput.audioSPerWallS,
+      throughput.sessionsPerS,
       ...corpus.map((m) => b.summary.corpus[m.name]),
       b.summary.slos.length === 0 ? '' : b.summary.slos.every((slo) => slo.pass) ? 'pass' : 'fail',
-      b.clientHealth.bottleneck ? 'bottleneck' : 'ok', b.stoppedBy,
+      b.clientHealth.bottleneck ? 'bottleneck' : 'ok',
+      b.stoppedBy,
       ...metricColumns.map(({ name, stat }) => b.summary.metrics[name]?.[stat]),
     ];
   });
   return csv(
-    ['level', 'sessions', 'completed', 'failed', 'incomplete', 'excluded', header('error_rate', 'ratio'), header('wall', 's'), header('audio', 's'),
-      header('throughput', 'audio s/s'), header('throughput', 'sessions/s'), ...corpus.map((m) => header(m.name, m.unit)), 'slos', 'client', 'stopped_by',
-      ...metricColumns.map((c) => c.head)],
+    [
+      'level',
+      'sessions',
+      'completed',
+      'failed',
+      'incomplete',
+      'excluded',
+      header('error_rate', 'ratio'),
+      header('wall', 's'),
+      header('audio', 's'),
+      header('throughput', 'audio s/s'),
+      header('throughput', 'sessions/s'),
+      ...corpus.map((m) => header(m.name, m.unit)),
+      'slos',
+      'client',
+      'stopped_by',
+      ...metricColumns.map((c) => c.head),
+    ],
     rows,
   );
 }
@@ -82,7 +159,12 @@ function csv(head: string[], rows: unknown[][]): string {
   const field = (value: unknown): string => {
     // A number that is not finite has no figure: the cell stays empty, as a missing value's does.
     if (value === undefined || value === null || (typeof value === 'number' && !Number.isFinite(value))) return '';
-    const text = typeof value === 'string' ? formulaSafe(printable(value)) : typeof value === 'number' || typeof value === 'boolean' ? String(value) : JSON.stringify(value);
+    const text =
+      typeof value === 'string'
+        ? formulaSafe(printable(value))
+        : typeof value === 'number' || typeof value === 'boolean'
+          ? String(value)
+          : JSON.stringify(value);
     return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
   };
   return [head, ...rows].map((row) => row.map(field).join(',')).join('\r\n') + '\r\n';

@@ -111,7 +111,11 @@ export function duplexRows(report: Report): { requests: Row[]; sessions: Row[] }
       if (session.phase !== 'measured' || session.outcome.status !== 'completed') continue;
       const view = sessionView(session.timeline);
       const sessionId = `${benchmark.label}/${session.index}`;
-      const identity = (input: number): Row => ({ split: session.split, sample_id: session.sampleIds[input] ?? session.sampleIds[0] ?? null, session_id: sessionId });
+      const identity = (input: number): Row => ({
+        split: session.split,
+        sample_id: session.sampleIds[input] ?? session.sampleIds[0] ?? null,
+        session_id: sessionId,
+      });
       const rows = view.responses.map((r, i) => requestRow(r, i, identity(r.input)));
       requests.push(...rows);
       const column = (name: string): unknown[] => rows.map((row) => row[name]);
@@ -139,11 +143,23 @@ export function duplexRows(report: Report): { requests: Row[]; sessions: Row[] }
 /** The report of these rows: the rows, the stream summaries and the response-latency aggregates, vLLM-Omni's field names. */
 export function duplexReport(requests: Row[], sessions: Row[]): DuplexMetrics {
   const result: DuplexMetrics = { duplex_request_metrics: requests, duplex_session_metrics: sessions };
-  for (const [field, key, digits] of [['stream_ttft_ms', 'duplex_stream_ttft_ms', 3], ['stream_ttfp_ms', 'duplex_stream_ttfp_ms', 3], ['stream_rtf', 'duplex_stream_rtf', 6]] as const) {
-    const summary = distributionSummary(sessions.map((s) => s[field]), digits);
+  for (const [field, key, digits] of [
+    ['stream_ttft_ms', 'duplex_stream_ttft_ms', 3],
+    ['stream_ttfp_ms', 'duplex_stream_ttfp_ms', 3],
+    ['stream_rtf', 'duplex_stream_rtf', 6],
+  ] as const) {
+    const summary = distributionSummary(
+      sessions.map((s) => s[field]),
+      digits,
+    );
     if (summary) result[key] = summary;
   }
-  for (const [field, key] of [['ttft_ms', 'duplex_response_ttft_ms'], ['ttfp_ms', 'duplex_response_ttfp_ms'], ['client_ttft_ms', 'duplex_client_ttft_ms'], ['client_ttfp_ms', 'duplex_client_ttfp_ms']] as const) {
+  for (const [field, key] of [
+    ['ttft_ms', 'duplex_response_ttft_ms'],
+    ['ttfp_ms', 'duplex_response_ttfp_ms'],
+    ['client_ttft_ms', 'duplex_client_ttft_ms'],
+    ['client_ttfp_ms', 'duplex_client_ttfp_ms'],
+  ] as const) {
     const summary = distributionSummary(requests.map((r) => r[field]));
     if (!summary) continue;
     result[`num_${key}`] = summary.count;
@@ -163,7 +179,13 @@ function keyOf(row: Row): string | undefined {
 /** vLLM-Omni's `merge_metric_rows`. */
 export function mergeRows(existing: readonly Row[], incoming: readonly Row[]): Row[] {
   const keys = new Set(incoming.map(keyOf).filter((k) => k !== undefined));
-  return [...existing.filter((row) => { const key = keyOf(row); return key === undefined || !keys.has(key); }), ...incoming];
+  return [
+    ...existing.filter((row) => {
+      const key = keyOf(row);
+      return key === undefined || !keys.has(key);
+    }),
+    ...incoming,
+  ];
 }
 
 /** Merges `incoming` into the file's existing report, if there is one; a file that is not one is a ReportError naming it and the field. */
@@ -172,7 +194,8 @@ export async function mergeDuplexMetrics(path: string, incoming: { requests: Row
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new ReportError(`${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); move it away or fix it`);
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new ReportError(`${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); move it away or fix it`);
   }
   if (text === undefined) return duplexReport(incoming.requests, incoming.sessions);
   let existing: unknown;
@@ -181,12 +204,14 @@ export async function mergeDuplexMetrics(path: string, incoming: { requests: Row
   } catch {
     throw new ReportError(`${path} is not JSON; move it away or fix it, so its rows are not overwritten`);
   }
-  if (typeof existing !== 'object' || existing === null || Array.isArray(existing)) throw new ReportError(`${path} must hold a JSON object, as vLLM-Omni's duplex_metrics.json does`);
+  if (typeof existing !== 'object' || existing === null || Array.isArray(existing))
+    throw new ReportError(`${path} must hold a JSON object, as vLLM-Omni's duplex_metrics.json does`);
   const rows = (field: string): Row[] => {
     const value = (existing as Row)[field];
     if (value === undefined || value === null) return [];
     if (!Array.isArray(value)) throw new ReportError(`${path}: "${field}" must be a JSON list`);
-    if (!value.every((row) => typeof row === 'object' && row !== null && !Array.isArray(row))) throw new ReportError(`${path}: "${field}" entries must be JSON objects`);
+    if (!value.every((row) => typeof row === 'object' && row !== null && !Array.isArray(row)))
+      throw new ReportError(`${path}: "${field}" entries must be JSON objects`);
     return value as Row[];
   };
   return duplexReport(mergeRows(rows('duplex_request_metrics'), incoming.requests), mergeRows(rows('duplex_session_metrics'), incoming.sessions));

@@ -8,7 +8,9 @@ import { printable } from '../util/printable.js';
 /** A Markdown summary for pull requests and issues: the question, the answer, the figures per level. */
 export function renderMarkdown(report: Report): string {
   const { config } = report;
-  const names = metricsOf(report, 'headline').map((d) => d.name).filter((n) => report.benchmarks.some((b) => b.summary.metrics[n]));
+  const names = metricsOf(report, 'headline')
+    .map((d) => d.name)
+    .filter((n) => report.benchmarks.some((b) => b.summary.metrics[n]));
   const unit = (name: string): string => definitionIn(report, name)!.unit;
   const lines = [
     `## voxbench: ${config.protocol} · ${text(config.model)}`,
@@ -33,7 +35,8 @@ export function renderMarkdown(report: Report): string {
   const slos = report.benchmarks.flatMap((b) => b.summary.slos.map((slo) => ({ level: b.label, ...slo })));
   if (slos.length > 0) {
     lines.push('', '| level | SLO | measured | verdict |', '|---|---|---:|---|');
-    for (const slo of slos) lines.push(`| ${text(slo.level)} | ${code(slo.slo)} | ${slo.value === null ? 'no data' : round(slo.value)} | ${slo.pass ? 'pass' : '**FAIL**'} |`);
+    for (const slo of slos)
+      lines.push(`| ${text(slo.level)} | ${code(slo.slo)} | ${slo.value === null ? 'no data' : round(slo.value)} | ${slo.pass ? 'pass' : '**FAIL**'} |`);
   }
   const failures = report.benchmarks.flatMap((b) => b.summary.failures.map((f) => ({ level: b.label, ...f })));
   if (failures.length > 0) {
@@ -44,7 +47,12 @@ export function renderMarkdown(report: Report): string {
     }
   }
   const bottlenecks = report.benchmarks.filter((b) => b.clientHealth.bottleneck);
-  lines.push('', bottlenecks.length === 0 ? 'The client kept up at every level.' : `Client warning at ${text(bottlenecks.map((b) => b.label).join(', '))}: ${bottlenecks[0]!.clientHealth.verdict}`);
+  lines.push(
+    '',
+    bottlenecks.length === 0
+      ? 'The client kept up at every level.'
+      : `Client warning at ${text(bottlenecks.map((b) => b.label).join(', '))}: ${bottlenecks[0]!.clientHealth.verdict}`,
+  );
   return lines.join('\n') + '\n';
 }
 
@@ -52,7 +60,8 @@ function row(b: Benchmark, names: string[]): string {
   const { sessions, errorRate, metrics, quality, slos } = b.summary;
   const figures = names.map((n) => (metrics[n] ? `${round(metrics[n].p50)} / ${round(metrics[n].p95)}` : 'n/a'));
   const verdict = slos.length === 0 ? '' : slos.every((s) => s.pass) ? 'pass' : '**FAIL**';
-  const wer = quality.wer === null ? 'n/a' : `${percent(quality.wer)}${quality.werCi95 ? ` [${percent(quality.werCi95[0])}, ${percent(quality.werCi95[1])}]` : ''}`;
+  const wer =
+    quality.wer === null ? 'n/a' : `${percent(quality.wer)}${quality.werCi95 ? ` [${percent(quality.werCi95[0])}, ${percent(quality.werCi95[1])}]` : ''}`;
   return `| ${text(b.label)} | ${sessions.total} | ${sessions.completed} | ${sessions.failed} | ${errorRate === null ? 'n/a' : percent(errorRate)} | ${figures.join(' | ')} | ${wer} | ${verdict} |`;
 }
 
@@ -63,7 +72,9 @@ function qualityTable(report: Report): string[] {
   const rows = report.benchmarks.flatMap((b) =>
     (['split', 'language'] as const).flatMap((by) => {
       const groups = Object.entries(by === 'split' ? b.summary.quality.bySplit : b.summary.quality.byLanguage);
-      return groups.length < 2 ? [] : groups.map(([name, g]) => `| ${text(b.label)} | ${by} ${text(name)} | ${g.turns} | ${percent(g.wer)} | ${percent(g.cer)} | ${g.normalizer} |`);
+      return groups.length < 2
+        ? []
+        : groups.map(([name, g]) => `| ${text(b.label)} | ${by} ${text(name)} | ${g.turns} | ${percent(g.wer)} | ${percent(g.cer)} | ${g.normalizer} |`);
     }),
   );
   return rows.length === 0 ? [] : ['', '| level | group | turns | WER | CER | normalizer |', '|---|---|---:|---:|---:|---|', ...rows];
@@ -79,7 +90,9 @@ function round(value: number): string {
  * cell) and markup escaped.
  */
 function text(value: string): string {
-  return printable(value).replace(/[|\\`*_<>[\]]/g, (c) => `\\${c}`).replace(/\s+/g, ' ');
+  return printable(value)
+    .replace(/[|\\`*_<>[\]]/g, (c) => `\\${c}`)
+    .replace(/\s+/g, ' ');
 }
 
 /**

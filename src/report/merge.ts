@@ -54,7 +54,9 @@ export function mergeReports(reports: readonly Report[], sources: readonly strin
         ? first.dataset
         : {
             ...first.dataset,
-            fingerprint: `merged:sha256:${createHash('sha256').update(datasets.map((d) => d.fingerprint).join('\n')).digest('hex')}`,
+            fingerprint: `merged:sha256:${createHash('sha256')
+              .update(datasets.map((d) => d.fingerprint).join('\n'))
+              .digest('hex')}`,
             count: datasets.reduce((n, d) => n + d.count, 0),
             skipped: datasets.reduce((n, d) => n + d.skipped, 0),
             totalAudioS: datasets.reduce((n, d) => n + d.totalAudioS, 0),
@@ -66,7 +68,10 @@ export function mergeReports(reports: readonly Report[], sources: readonly strin
   const oneRun = runIds.size === 1 && first.config.runId !== undefined;
   const rowsOf = (rows: Map<string, SessionRecord>): SessionRecord[] =>
     oneRun ? [...rows.values()].sort((a, b) => a.index - b.index) : [...rows.values()].map((record, index) => ({ ...record, index }));
-  return recompute(merged, [...levels.values()].map(({ rows, ...level }) => ({ ...level, records: rowsOf(rows) })));
+  return recompute(
+    merged,
+    [...levels.values()].map(({ rows, ...level }) => ({ ...level, records: rowsOf(rows) })),
+  );
 }
 
 /** Shards of one run must agree on how many there are; a missing or repeated shard is said, not guessed around. */
@@ -79,9 +84,13 @@ function checkShards(reports: readonly Report[], sources: readonly string[]): vo
   });
   for (const [runId, shards] of byRun) {
     const counts = new Set(shards.map((s) => s.count));
-    if (counts.size > 1) throw new ReportError(`run ${runId}: its shards disagree on how many there are (${shards.map((s) => `${s.source}: ${s.index}/${s.count}`).join(', ')})`);
+    if (counts.size > 1)
+      throw new ReportError(`run ${runId}: its shards disagree on how many there are (${shards.map((s) => `${s.source}: ${s.index}/${s.count}`).join(', ')})`);
     const count = shards[0]!.count;
     const missing = Array.from({ length: count }, (_, i) => i).filter((i) => !shards.some((s) => s.index === i));
-    if (missing.length > 0) throw new ReportError(`run ${runId}: shard${missing.length > 1 ? 's' : ''} ${missing.join(', ')} of ${count} missing; give every shard's report (a partial merge would read as the whole run)`);
+    if (missing.length > 0)
+      throw new ReportError(
+        `run ${runId}: shard${missing.length > 1 ? 's' : ''} ${missing.join(', ')} of ${count} missing; give every shard's report (a partial merge would read as the whole run)`,
+      );
   }
 }

@@ -44,7 +44,9 @@ export async function readReport(path: string, normalizer?: NormalizerChoice): P
   report = upgradeReport(report);
   if (normalizer !== undefined) report = { ...report, config: { ...report.config, normalizer } };
   if (report.config.normalizer !== undefined && normalizerChoice(report.config.normalizer) === undefined) {
-    throw new ReportError(`${file} scores transcripts with normalizer ${report.config.normalizer}, which this voxbench does not know; render it with --normalizer`);
+    throw new ReportError(
+      `${file} scores transcripts with normalizer ${report.config.normalizer}, which this voxbench does not know; render it with --normalizer`,
+    );
   }
   // A report written by an older voxbench may hold credentials the rules now catch.
   report = { ...report, config: { ...report.config, target: redactUrl(report.config.target) } };
@@ -78,7 +80,10 @@ export async function readReport(path: string, normalizer?: NormalizerChoice): P
     measured.startMs = Math.min(measured.startMs, record.timeline.plannedStartMs);
     measured.endMs = Math.max(measured.endMs, sessionEndMs(record.timeline));
   }
-  return recompute(report, [...levels.values()].map((l) => l.measured));
+  return recompute(
+    report,
+    [...levels.values()].map((l) => l.measured),
+  );
 }
 
 /** The report with every figure recomputed, from `levels` (default: its own), with the current metric definitions. */

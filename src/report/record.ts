@@ -12,7 +12,12 @@ export function buildRecord(report: Omit<Report, 'record'>, meta: Meta = {}): Re
   const errorRates = benchmarks.map((b) => `${b.label}: ${b.summary.errorRate === null ? 'n/a' : b.summary.errorRate.toFixed(4)}`).join('; ');
   // The median and tail of the task's first headline latency (TTFT for speech to text), per level.
   const headline = headlineLatencies(report)[0]?.name;
-  const tail = headline && benchmarks.map((b) => b.summary.metrics[headline]).map((d, i) => `${benchmarks[i]!.label}: ${d ? `${d.p50.toFixed(0)} / ${d.p95.toFixed(0)} / ${d.p99.toFixed(0)}` : 'n/a'}`).join('; ');
+  const tail =
+    headline &&
+    benchmarks
+      .map((b) => b.summary.metrics[headline])
+      .map((d, i) => `${benchmarks[i]!.label}: ${d ? `${d.p50.toFixed(0)} / ${d.p95.toFixed(0)} / ${d.p99.toFixed(0)}` : 'n/a'}`)
+      .join('; ');
   const wer = benchmarks.map((b) => b.summary.quality).find((q) => q.wer !== null);
   const cost = benchmarks.map((b) => b.summary.cost).find((c) => c !== undefined);
   const td = config.turnDetection;
@@ -30,7 +35,8 @@ export function buildRecord(report: Omit<Report, 'record'>, meta: Meta = {}): Re
       fingerprint: dataset.fingerprint,
       samples: dataset.count,
       skipped: dataset.skipped,
-      recording_lengths: dataset.count > 0 ? `${dataset.totalAudioS.toFixed(1)} s in all, ${(dataset.totalAudioS / dataset.count).toFixed(2)} s on average` : null,
+      recording_lengths:
+        dataset.count > 0 ? `${dataset.totalAudioS.toFixed(1)} s in all, ${(dataset.totalAudioS / dataset.count).toFixed(2)} s on average` : null,
       silence: `lead ${config.padding.leadMs} ms, trail ${config.padding.trailMs} ms, between turns ${config.padding.gapMs} ms`,
       source_sample_rates_hz: dataset.sampleRatesHz.join(', '),
       encoding: `PCM16 mono, base64 in JSON text frames (${config.protocol})`,
@@ -40,9 +46,12 @@ export function buildRecord(report: Omit<Report, 'record'>, meta: Meta = {}): Re
       node: environment.node,
       host: `${environment.hostname} (${environment.platform}/${environment.arch}, ${environment.cpus} CPUs)`,
       location: null,
-      connection_reuse: config.task === 'batch_stt' || config.task === 'batch_tts'
-        ? 'one keep-alive pool for all sessions; a request whose pooled connection died before any answer is sent once more on a new one'
-        : config.turnsPerSession > 1 ? `one connection per session, ${config.turnsPerSession} turns on it` : 'one connection per session',
+      connection_reuse:
+        config.task === 'batch_stt' || config.task === 'batch_tts'
+          ? 'one keep-alive pool for all sessions; a request whose pooled connection died before any answer is sent once more on a new one'
+          : config.turnsPerSession > 1
+            ? `one connection per session, ${config.turnsPerSession} turns on it`
+            : 'one connection per session',
       chunk_ms: config.chunkMs,
       pacing: config.pace,
       workers: config.workers,
@@ -60,7 +69,9 @@ export function buildRecord(report: Omit<Report, 'record'>, meta: Meta = {}): Re
       measured_sessions: measured,
       ...(headline ? { [`${headline}_p50_p95_p99`]: tail! } : {}),
       error_rate: errorRates,
-      quality: wer ? `corpus WER ${percent(wer.wer)}${wer.werCi95 ? ` (95% CI ${percent(wer.werCi95[0])} to ${percent(wer.werCi95[1])})` : ''}, CER ${percent(wer.cer)} (${wer.normalizer}, ${wer.turns} turns)` : null,
+      quality: wer
+        ? `corpus WER ${percent(wer.wer)}${wer.werCi95 ? ` (95% CI ${percent(wer.werCi95[0])} to ${percent(wer.werCi95[1])})` : ''}, CER ${percent(wer.cer)} (${wer.normalizer}, ${wer.turns} turns)`
+        : null,
       cost_interval: cost ? `${cost.intervalS.toFixed(1)} s at ${cost.perReplicaHour}/replica-hour × ${cost.replicas}` : null,
     },
   };

@@ -124,7 +124,11 @@ export class SessionLog {
 export function onClockOf(entry: LoggedSession, startedAt: string): SessionRecord {
   if (entry.startedAt === startedAt) return entry.record;
   const { record } = entry;
-  return { ...record, resumedFrom: record.resumedFrom ?? entry.startedAt, timeline: shiftTimeline(record.timeline, Date.parse(entry.startedAt) - Date.parse(startedAt)) };
+  return {
+    ...record,
+    resumedFrom: record.resumedFrom ?? entry.startedAt,
+    timeline: shiftTimeline(record.timeline, Date.parse(entry.startedAt) - Date.parse(startedAt)),
+  };
 }
 
 /** A session log that cannot be read back, as a file of garbage or a damaged line; the message names the file and the line. */
@@ -172,7 +176,8 @@ async function scanSessionLog(path: string): Promise<{ entries: LoggedSession[];
       if (!line.ended && line.text.startsWith('{')) return { entries, tornAt: line.start };
       if (line.text === '') continue;
       const entry = parseEntry(line.text);
-      if (!entry) throw new DamagedLogError(`${path} line ${number} is not a voxbench session log entry; repair or remove the line (only a torn last line is skipped)`);
+      if (!entry)
+        throw new DamagedLogError(`${path} line ${number} is not a voxbench session log entry; repair or remove the line (only a torn last line is skipped)`);
       entries.push(entry);
     }
     return { entries };

@@ -16,6 +16,8 @@ export function thinTailLines(report: Report): string[] {
     const thin = (Object.keys(TRUSTED_FROM) as Array<keyof typeof TRUSTED_FROM>).filter((p) => count > 0 && count < TRUSTED_FROM[p]);
     if (thin.length === 0) return [];
     const trust = thin.map((p) => `${p} from ${TRUSTED_FROM[p]}`).join(', ');
-    return [`${b.label}: ${thin.join(' and ')} of ${metric.name} ${thin.length === 1 ? 'rests' : 'rest'} on ${count} ${count === 1 ? 'value' : 'values'} (trust ${trust})`];
+    return [
+      `${b.label}: ${thin.join(' and ')} of ${metric.name} ${thin.length === 1 ? 'rests' : 'rest'} on ${count} ${count === 1 ? 'value' : 'values'} (trust ${trust})`,
+    ];
   });
 }

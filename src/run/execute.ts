@@ -78,8 +78,7 @@ export async function execute(options: ExecuteOptions): Promise<Execution> {
   const forward = (): void => stop.abort(options.signal!.reason ?? 'interrupted');
   options.signal?.addEventListener('abort', forward, { once: true });
   if (options.signal?.aborted) forward();
-  const limitTimer =
-    options.maxSeconds === undefined ? undefined : setTimeout(() => stop.abort('max_seconds'), options.maxSeconds * 1000);
+  const limitTimer = options.maxSeconds === undefined ? undefined : setTimeout(() => stop.abort('max_seconds'), options.maxSeconds * 1000);
 
   const loopDelay = monitorEventLoopDelay({ resolution: LOOP_SAMPLE_MS });
   loopDelay.enable();

@@ -22,7 +22,8 @@ export function checkResumable(dir: string, header: ReportHeader | undefined, co
     dataset: { fingerprint: datasetFingerprint },
   });
   const differs = firstDifference(comparable(header.config, header.dataset?.fingerprint), comparable(config, fingerprint), '');
-  if (differs) throw optionsError`${option('resume')} ${dir}: the run there has another ${differs.path} (${differs.there} there, ${differs.now} now); resume with ${option('the same options', 'same-options')}, or start a new run`;
+  if (differs)
+    throw optionsError`${option('resume')} ${dir}: the run there has another ${differs.path} (${differs.there} there, ${differs.now} now); resume with ${option('the same options', 'same-options')}, or start a new run`;
 }
 
 function firstDifference(there: unknown, now: unknown, path: string): { path: string; there: string; now: string } | undefined {

@@ -119,7 +119,15 @@ function labelled(sample: Sample, settings: Settings): Sample {
 }
 
 interface TransportSessions {
-  run(target: string, samples: Array<Sample | TextSample>, plannedStartMs: number, clock: Clock, signal: AbortSignal, keepAudioBytes: number, gate?: StreamGate): Promise<SessionResult>;
+  run(
+    target: string,
+    samples: Array<Sample | TextSample>,
+    plannedStartMs: number,
+    clock: Clock,
+    signal: AbortSignal,
+    keepAudioBytes: number,
+    gate?: StreamGate,
+  ): Promise<SessionResult>;
   close(): void;
 }
 
@@ -141,29 +149,29 @@ async function webSocketSessions(settings: Settings, dataset: RunDataset, dialec
   return {
     close: () => {},
     run: (target, samples, plannedStartMs, clock, signal, keepAudioBytes, gate) =>
-    runWebSocketSession({
-      keepAudioBytes,
-      caps: settings.caps,
-      url: target,
-      headers: settings.headers,
-      dialect,
-      inputs: samples.map((sample, k) => (k === 0 ? prepared.get(sample.id)!.first : prepared.get(sample.id)!.later)),
-      pace: settings.pace,
-      plannedStartMs,
-      ...(gate ? { gate } : {}),
-      idleMs: settings.idleMs,
-      ...(settings.updateAtMs !== undefined ? { updateAtMs: settings.updateAtMs } : {}),
-      ackWindowMs: settings.ackWindowMs,
-      maskFrames: settings.maskFrames,
-      waitForAnswer: settings.waitForAnswer,
-      ...(settings.bargeInAtMs !== undefined ? { bargeInAtMs: settings.bargeInAtMs } : {}),
-      ...(silence ? { silence } : {}),
-      serverAcks,
-      timeouts: settings.timeouts,
-      clock,
-      signal,
-      socketOptions: settings.tls,
-    }),
+      runWebSocketSession({
+        keepAudioBytes,
+        caps: settings.caps,
+        url: target,
+        headers: settings.headers,
+        dialect,
+        inputs: samples.map((sample, k) => (k === 0 ? prepared.get(sample.id)!.first : prepared.get(sample.id)!.later)),
+        pace: settings.pace,
+        plannedStartMs,
+        ...(gate ? { gate } : {}),
+        idleMs: settings.idleMs,
+        ...(settings.updateAtMs !== undefined ? { updateAtMs: settings.updateAtMs } : {}),
+        ackWindowMs: settings.ackWindowMs,
+        maskFrames: settings.maskFrames,
+        waitForAnswer: settings.waitForAnswer,
+        ...(settings.bargeInAtMs !== undefined ? { bargeInAtMs: settings.bargeInAtMs } : {}),
+        ...(silence ? { silence } : {}),
+        serverAcks,
+        timeouts: settings.timeouts,
+        clock,
+        signal,
+        socketOptions: settings.tls,
+      }),
   };
 }
 
@@ -179,19 +187,19 @@ async function httpSessions(settings: Settings, dataset: RunDataset, dialect: Ht
   return {
     close: () => agents.destroy(),
     run: (target, samples, plannedStartMs, clock, signal, keepAudioBytes) =>
-    runHttpSession({
-      keepAudioBytes,
-      caps: settings.caps,
-      url: target,
-      headers: settings.headers,
-      dialect,
-      inputs: samples.map((sample) => prepared.get(sample.id)!),
-      agents: agents.of(target),
-      plannedStartMs,
-      timeouts: settings.timeouts,
-      clock,
-      signal,
-    }),
+      runHttpSession({
+        keepAudioBytes,
+        caps: settings.caps,
+        url: target,
+        headers: settings.headers,
+        dialect,
+        inputs: samples.map((sample) => prepared.get(sample.id)!),
+        agents: agents.of(target),
+        plannedStartMs,
+        timeouts: settings.timeouts,
+        clock,
+        signal,
+      }),
   };
 }
 

@@ -42,13 +42,18 @@ export function outcomeLine(report: Report): string | undefined {
     const count = (key: 'failed' | 'incomplete'): number => report.benchmarks.reduce((n, b) => n + b.summary.sessions[key], 0);
     const classes = [...new Set(report.benchmarks.flatMap((b) => b.summary.failures.map((f) => f.class)))];
     const incomplete = count('incomplete');
-    return [`no session completed: ${[`${count('failed')} failed`, ...(incomplete > 0 ? [`${incomplete} incomplete`] : []), ...classes].join(', ')}`, ...stops(report, false)].join('; stopped ');
+    return [
+      `no session completed: ${[`${count('failed')} failed`, ...(incomplete > 0 ? [`${incomplete} incomplete`] : []), ...classes].join(', ')}`,
+      ...stops(report, false),
+    ].join('; stopped ');
   }
   if (outcome === 'stoppedForErrors') return `stopped for errors: ${stops(report, true).join('; ')}`;
   if (outcome !== 'sloFailed') return undefined;
   // A capacity search fails only when its start level did; that level says why.
   const judged = report.capacity ? report.benchmarks.slice(0, 1) : report.benchmarks;
-  const failures = judged.flatMap((b) => b.summary.slos.filter((slo) => !slo.pass).map((slo) => `${slo.slo} measured ${slo.value === null ? 'no data' : measured(slo.value)} at ${b.label}`));
+  const failures = judged.flatMap((b) =>
+    b.summary.slos.filter((slo) => !slo.pass).map((slo) => `${slo.slo} measured ${slo.value === null ? 'no data' : measured(slo.value)} at ${b.label}`),
+  );
   return `SLO failed: ${report.capacity ? 'no level met them all; ' : ''}${failures.join('; ')}`;
 }
 

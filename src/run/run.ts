@@ -71,7 +71,12 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
   const log = outputDir === undefined ? undefined : await SessionLog.open(outputDir, options.resume !== undefined);
   const server =
     options.target === undefined
-      ? await startServerThread({ port: 0, models: [settings.model], references: dataset.samples.filter((s): s is Sample => s.kind !== 'text'), ...options.server }).catch(async (err: unknown) => {
+      ? await startServerThread({
+          port: 0,
+          models: [settings.model],
+          references: dataset.samples.filter((s): s is Sample => s.kind !== 'text'),
+          ...options.server,
+        }).catch(async (err: unknown) => {
           await log?.close();
           throw err;
         })
@@ -82,7 +87,8 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
   try {
     const context = (opened = await createRunContext(settings, dataset));
     // The built-in server serves WebSocket and HTTP dialects on one port; a WebSocket speech dialect finds its own path on its root.
-    const target = options.target ?? (context.dialect.transport === 'http' ? server!.origin : settings.speaks ? new URL('/', server!.url).toString() : server!.url);
+    const target =
+      options.target ?? (context.dialect.transport === 'http' ? server!.origin : settings.speaks ? new URL('/', server!.url).toString() : server!.url);
     const resumedHeader = options.resume === undefined ? undefined : await readReportHeader(join(options.resume, 'report.json'));
     // A resumed run stays the run it continues (which has no id if an older voxbench ran it).
     const runId = options.runId ?? (resumedHeader?.config ? resumedHeader.config.runId : randomUUID());
@@ -122,7 +128,8 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
       const maxSessions = context.sessionsFor(profile);
       // A shard runs its share of the level (see shards.ts), and reports it as the level it belongs to.
       const share: Share = settings.shard ? shareOf(profile, settings.shard.index, settings.shard.count) : { profile, owns: () => true };
-      const expected = settings.shard && Number.isFinite(maxSessions) ? Array.from({ length: maxSessions }, (_, i) => i).filter(share.owns).length : maxSessions;
+      const expected =
+        settings.shard && Number.isFinite(maxSessions) ? Array.from({ length: maxSessions }, (_, i) => i).filter(share.owns).length : maxSessions;
       options.onLevelStart?.({
         label,
         number: benchmarks.length + 1,
@@ -187,11 +194,11 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
     await server?.close();
     const failure = await logClosed;
     // The report holds every session whether or not the log could be written; say which is the case.
-    // A log that could not be written is the run's failure, over any other: its sessions may be lost.
-    // eslint-disable-next-line no-unsafe-finally
-    if (failure instanceof SessionLogError) throw new SessionLogError(`${failure.message}; ${written ? `${written} holds every session that finished` : 'the run did not finish'}`);
-    // eslint-disable-next-line no-unsafe-finally
+    /* eslint-disable no-unsafe-finally -- a log that could not be written is the run's failure, over any other: its sessions may be lost */
+    if (failure instanceof SessionLogError)
+      throw new SessionLogError(`${failure.message}; ${written ? `${written} holds every session that finished` : 'the run did not finish'}`);
     if (failure) throw failure;
+    /* eslint-enable no-unsafe-finally */
   }
 }
 
@@ -238,7 +245,13 @@ function runConfig(options: RunOptions, settings: Settings, context: RunContext,
     apiKey: options.apiKey ? REDACTED : null,
     tls: { ca: options.tls?.ca !== undefined, insecure: options.tls?.insecure === true },
     ...(settings.dialect.transcription
-      ? { transcription: { ...settings.dialect.transcription, temperature: settings.dialect.transcription.temperature ?? null, upload: settings.uploadFormat ?? 'dataset' } }
+      ? {
+          transcription: {
+            ...settings.dialect.transcription,
+            temperature: settings.dialect.transcription.temperature ?? null,
+            upload: settings.uploadFormat ?? 'dataset',
+          },
+        }
       : {}),
     ...(runId !== undefined ? { runId } : {}),
     ...(settings.shard ? { shard: settings.shard } : {}),
@@ -254,10 +267,22 @@ function speechConfig(options: RunOptions, settings: Settings, context: RunConte
     text: settings.textDelivery,
     playbackBufferMs: settings.playbackBufferMs,
     ...(context.dialect.transport === 'http'
-      ? { http: { responseFormat: speech.responseFormat, streamFormat: speech.streamFormat, outputRate: speech.outputRate, instructions: speech.instructions ?? null } }
+      ? {
+          http: {
+            responseFormat: speech.responseFormat,
+            streamFormat: speech.streamFormat,
+            outputRate: speech.outputRate,
+            instructions: speech.instructions ?? null,
+          },
+        }
       : {}),
     ...(settings.quality.sessions > 0 && settings.workers === 1
-      ? { quality: { sessions: settings.quality.sessions, asr: { target: asr.target !== undefined ? redactUrl(asr.target) : 'built-in', protocol: asr.protocol, model: asr.model } } }
+      ? {
+          quality: {
+            sessions: settings.quality.sessions,
+            asr: { target: asr.target !== undefined ? redactUrl(asr.target) : 'built-in', protocol: asr.protocol, model: asr.model },
+          },
+        }
       : {}),
   };
 }

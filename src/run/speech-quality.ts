@@ -31,7 +31,11 @@ interface Clip {
  * spoken. The results go on each session's timeline as `analysis`, where the catalog's
  * speech-quality metrics read them.
  */
-export async function analyseSpeech(records: readonly SessionRecord[], audioOf: (record: SessionRecord) => ReceivedAudio | undefined, quality: QualitySettings): Promise<void> {
+export async function analyseSpeech(
+  records: readonly SessionRecord[],
+  audioOf: (record: SessionRecord) => ReceivedAudio | undefined,
+  quality: QualitySettings,
+): Promise<void> {
   const clips: Clip[] = [];
   for (const record of records) {
     const audio = audioOf(record);
@@ -97,14 +101,29 @@ async function roundTrip(clips: Clip[], quality: QualitySettings): Promise<void>
   let context: Awaited<ReturnType<typeof createRunContext>> | undefined;
   try {
     context = await createRunContext(settings, dataset);
-    const { records } = await runLevel(context, settings, asr.target ?? server!.url, { profile: { kind: 'concurrent', concurrency: ASR_CONCURRENCY }, maxSessions: samples.length, clock: monotonicClock() });
+    const { records } = await runLevel(context, settings, asr.target ?? server!.url, {
+      profile: { kind: 'concurrent', concurrency: ASR_CONCURRENCY },
+      maxSessions: samples.length,
+      clock: monotonicClock(),
+    });
     for (const record of records) {
       const clip = clips[record.index]!;
       const text = sessionView(record.timeline).inputs[0]?.transcript.text;
       const result: AsrResult =
         record.outcome.status === 'completed' && text !== undefined
-          ? { ...label, normalizer: INTELLIGIBILITY_NORMALIZER, text, errors: transcriptErrors(clip.text, text, normalizerById(INTELLIGIBILITY_NORMALIZER)).words }
-          : { ...label, error: record.outcome.status === 'failed' ? `${record.outcome.failure.class}: ${record.outcome.failure.message}` : `the transcription ended ${record.outcome.status}` };
+          ? {
+              ...label,
+              normalizer: INTELLIGIBILITY_NORMALIZER,
+              text,
+              errors: transcriptErrors(clip.text, text, normalizerById(INTELLIGIBILITY_NORMALIZER)).words,
+            }
+          : {
+              ...label,
+              error:
+                record.outcome.status === 'failed'
+                  ? `${record.outcome.failure.class}: ${record.outcome.failure.message}`
+                  : `the transcription ended ${record.outcome.status}`,
+            };
       clip.analysis.asr = result;
     }
   } catch (err) {

@@ -43,12 +43,20 @@ export class WorkerPool {
   }
 
   /** Runs one benchmark level across the workers (`skip`: sessions a resumed run already has). */
-  async runLevel(profile: LoadProfile, maxSessions: number, skip: number[], signal: AbortSignal | undefined, onSessionStart: () => void, onSessionEnd: (record: SessionRecord) => void): Promise<Execution> {
+  async runLevel(
+    profile: LoadProfile,
+    maxSessions: number,
+    skip: number[],
+    signal: AbortSignal | undefined,
+    onSessionStart: () => void,
+    onSessionEnd: (record: SessionRecord) => void,
+  ): Promise<Execution> {
     const records: SessionRecord[] = [];
     // The connect phase ends once every worker is connected (or done: it had no lane, or the phase was not needed).
     const connecting = new Set(this.workers);
     const collect = (worker: Worker, message: FromWorker): void => {
-      if ((message.type === 'connected' || message.type === 'done') && connecting.delete(worker) && connecting.size === 0) this.broadcast({ type: 'stream', atMs: this.clock.now() + STREAM_START_MS });
+      if ((message.type === 'connected' || message.type === 'done') && connecting.delete(worker) && connecting.size === 0)
+        this.broadcast({ type: 'stream', atMs: this.clock.now() + STREAM_START_MS });
       if (message.type === 'started') onSessionStart();
       if (message.type !== 'record') return;
       records.push(message.record);

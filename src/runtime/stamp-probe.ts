@@ -49,7 +49,9 @@ export async function startStampProbe(): Promise<StampProbe> {
       server.close();
       await worker.terminate();
       const ms = (ns: number): number => (Number.isFinite(ns) ? ns / 1e6 : 0);
-      return delays.count === 0 ? NO_DELAY : { meanMs: ms(delays.mean), p50Ms: ms(delays.percentile(50)), p99Ms: ms(delays.percentile(99)), maxMs: ms(delays.max) };
+      return delays.count === 0
+        ? NO_DELAY
+        : { meanMs: ms(delays.mean), p50Ms: ms(delays.percentile(50)), p99Ms: ms(delays.percentile(99)), maxMs: ms(delays.max) };
     },
   };
 }

@@ -50,7 +50,8 @@ export function parseMultipart(body: Buffer, contentType: string): Form {
     if (name === undefined) throw new MultipartError('a part has no Content-Disposition name');
     const fileName = /;\s*filename="([^"]*)"/i.exec(disposition)?.[1];
     if (fileName !== undefined) {
-      if (!form.files.has(name)) form.files.set(name, { fileName, contentType: /^content-type:\s*(.+)$/im.exec(headers)?.[1]?.trim() ?? 'application/octet-stream', data });
+      if (!form.files.has(name))
+        form.files.set(name, { fileName, contentType: /^content-type:\s*(.+)$/im.exec(headers)?.[1]?.trim() ?? 'application/octet-stream', data });
     } else {
       if (data.length > MAX_FIELD_BYTES) throw new MultipartError(`field "${name}" is longer than ${MAX_FIELD_BYTES} bytes`);
       const value = data.toString('utf8');

@@ -71,7 +71,6 @@ export interface ConnectionEvent {
   outcome: { dialect: SimulatedName } | { refused: number; reason: string };
 }
 
-
 export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
   host: '127.0.0.1',
   port: 8000,
@@ -146,7 +145,11 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
       res.once('close', () => open--);
       return serveSpeech(req, res, speech, pickFaults());
     }
-    res.writeHead(426, { 'content-type': 'text/plain' }).end(`voxbench simulated server: connect a WebSocket to ${REALTIME_PATH}, or POST to ${SPEECH_PATH} or ${Object.keys(TRANSCRIPTION_PATHS).join(' or ')}\n`);
+    res
+      .writeHead(426, { 'content-type': 'text/plain' })
+      .end(
+        `voxbench simulated server: connect a WebSocket to ${REALTIME_PATH}, or POST to ${SPEECH_PATH} or ${Object.keys(TRANSCRIPTION_PATHS).join(' or ')}\n`,
+      );
   };
   const http = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, onRequest) : createHttpServer(onRequest);
   http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {

@@ -33,7 +33,9 @@ export type SimulatedName = (typeof SIMULATED)[number]['name'];
 type Simulated = SimulatedDialect & { name: SimulatedName };
 
 const DIALECTS: readonly Simulated[] = SIMULATED;
-const ROUTES = DIALECTS.flatMap((dialect) => [dialect.path, dialect.aliasPath].flatMap((path) => (path !== undefined ? [{ dialect, path: pathPattern(path, true) }] : [])));
+const ROUTES = DIALECTS.flatMap((dialect) =>
+  [dialect.path, dialect.aliasPath].flatMap((path) => (path !== undefined ? [{ dialect, path: pathPattern(path, true) }] : [])),
+);
 
 /** The dialect an upgrade speaks: the one whose own path it is, or on the shared path the first to claim it; undefined on any other path. */
 export function simulatedDialectOf(upgrade: Upgrade): Simulated | undefined {

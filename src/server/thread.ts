@@ -25,7 +25,10 @@ export async function startServerThread(options: Partial<ServerOptions> = {}): P
   const references = (options.references ?? []).map(withOwnAudio);
   const listening = reply(worker, 'listening');
   const start: ToServerThread = { type: 'start', options: { ...options, references } };
-  worker.postMessage(start, references.map((sample) => sample.audio.samples.buffer));
+  worker.postMessage(
+    start,
+    references.map((sample) => sample.audio.samples.buffer),
+  );
   try {
     const { url, origin } = await listening;
     return {

@@ -44,7 +44,11 @@ export class TextBudget {
     const keep = Math.min(text.length, TEXT_LIMITS.eventChars, this.left);
     this.left -= keep;
     if (keep === text.length) return bounded;
-    return { ...bounded, text: text.slice(0, keep), truncated: bounded.truncated ?? { chars: text.length, sha256: createHash('sha256').update(text).digest('hex') } };
+    return {
+      ...bounded,
+      text: text.slice(0, keep),
+      truncated: bounded.truncated ?? { chars: text.length, sha256: createHash('sha256').update(text).digest('hex') },
+    };
   }
 }
 

@@ -91,7 +91,12 @@ export function runHttpSession(plan: HttpPlan): Promise<SessionResult> {
           record.endMs = clock.now();
           const body = Buffer.concat(kept).toString('utf8').trim();
           const code = errorCodeOf(body);
-          ending.fail({ class: 'http_status', httpStatus: status, ...(code ? { code } : {}), message: `server answered HTTP ${status}${body ? `: ${body}` : ''}` });
+          ending.fail({
+            class: 'http_status',
+            httpStatus: status,
+            ...(code ? { code } : {}),
+            message: `server answered HTTP ${status}${body ? `: ${body}` : ''}`,
+          });
         });
         return;
       }

@@ -41,7 +41,11 @@ export async function prepareAudioRequest(sample: Sample, dialect: HttpDialect, 
 
 const EXTENSIONS: Record<AudioFormat, string> = { wav: 'wav', flac: 'flac', mp3: 'mp3', vorbis: 'ogg', opus: 'opus' };
 
-function uploadFile(sample: Sample, audio: MonoAudio, format: UploadFormat | undefined): Pick<Extract<RequestInput, { kind: 'audio' }>, 'file' | 'fileName' | 'contentType'> {
+function uploadFile(
+  sample: Sample,
+  audio: MonoAudio,
+  format: UploadFormat | undefined,
+): Pick<Extract<RequestInput, { kind: 'audio' }>, 'file' | 'fileName' | 'contentType'> {
   const own = format === undefined && sample.file ? sniffFormat(sample.file) : null;
   const as = typeof own === 'string' ? own : (format ?? 'wav');
   const file =

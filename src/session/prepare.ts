@@ -94,13 +94,7 @@ export interface PreparedSample {
  * speech, and cuts it into encoded chunks. Runs before the clock starts; the result
  * is shared by every session that streams the sample.
  */
-export async function prepareSample(
-  sample: Sample,
-  dialect: AudioFraming,
-  chunkMs: number,
-  padding: Padding,
-  eos: EosPreference,
-): Promise<PreparedSample> {
+export async function prepareSample(sample: Sample, dialect: AudioFraming, chunkMs: number, padding: Padding, eos: EosPreference): Promise<PreparedSample> {
   const rate = dialect.sampleRate;
   const audio = await resample(sample.audio, rate);
   const utterance = audio.pcm16 ?? toPcm16(audio.samples);
@@ -165,7 +159,11 @@ function sessionSettings(sample: Sample): SessionSettings {
   const format = voice ? sniffFormat(voice) : null;
   return {
     ...(sample.instructions !== undefined ? { instructions: sample.instructions } : {}),
-    ...(voice ? { referenceAudio: `data:${typeof format === 'string' ? CONTENT_TYPES[format] : 'application/octet-stream'};base64,${Buffer.from(voice.buffer, voice.byteOffset, voice.byteLength).toString('base64')}` } : {}),
+    ...(voice
+      ? {
+          referenceAudio: `data:${typeof format === 'string' ? CONTENT_TYPES[format] : 'application/octet-stream'};base64,${Buffer.from(voice.buffer, voice.byteOffset, voice.byteLength).toString('base64')}`,
+        }
+      : {}),
   };
 }
 

@@ -36,7 +36,13 @@ export interface SessionResult {
 }
 
 /** A session's timeline before anything was sent or received, started now. */
-export function newTimeline(task: Task, turnDetection: TurnDetection, plannedStartMs: number, startMs: number, transport: SessionTimeline['transport']): SessionTimeline {
+export function newTimeline(
+  task: Task,
+  turnDetection: TurnDetection,
+  plannedStartMs: number,
+  startMs: number,
+  transport: SessionTimeline['transport'],
+): SessionTimeline {
   return {
     task,
     turnDetection,
@@ -120,7 +126,12 @@ const TLS_CODE = /^(ERR_SSL|ERR_TLS|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|HOST
  * A socket error as a failure: refused, TLS, a WebSocket protocol error, a failed connect,
  * or a connection lost: a WebSocket's with close code 1006, an HTTP request's before its status.
  */
-export function classifySocketError(err: NodeJS.ErrnoException, stage: Stage, url: string, transport: 'websocket' | 'http' = 'websocket'): Omit<Failure, 'stage'> {
+export function classifySocketError(
+  err: NodeJS.ErrnoException,
+  stage: Stage,
+  url: string,
+  transport: 'websocket' | 'http' = 'websocket',
+): Omit<Failure, 'stage'> {
   const code = err.code ?? '';
   if (code === 'ECONNREFUSED') return { class: 'connect_refused', message: `connection refused by ${new URL(url).host} (is the server running?)` };
   if (TLS_CODE.test(code)) return { class: 'tls', message: `TLS error: ${err.message}` };

@@ -65,7 +65,10 @@ export class CappedReceived {
   /** The failure once `totalBytes` received crosses the byte cap; undefined below it. */
   overBytes(totalBytes: number): Omit<Failure, 'stage'> | undefined {
     if (totalBytes <= this.caps.maxBytes) return undefined;
-    return { class: 'answer_too_large', message: `the server sent more than ${mib(this.caps.maxBytes)} MB in one session (--max-session-mb); the session was ended` };
+    return {
+      class: 'answer_too_large',
+      message: `the server sent more than ${mib(this.caps.maxBytes)} MB in one session (--max-session-mb); the session was ended`,
+    };
   }
 
   /** The failure of a session whose events were not all kept; undefined when all were. */

@@ -20,7 +20,11 @@ export function serverCloseFailure(code: number, reason: Buffer): Omit<Failure, 
   if (code === 1000 || code === 1005) {
     return { class: 'server_closed', closeCode: code, message: `server closed the session (code ${code}) before it was finished` };
   }
-  return { class: 'abnormal_close', closeCode: code, message: `connection closed abnormally with code ${code}${reason.length ? ` (${reason.toString()})` : ''}` };
+  return {
+    class: 'abnormal_close',
+    closeCode: code,
+    message: `connection closed abnormally with code ${code}${reason.length ? ` (${reason.toString()})` : ''}`,
+  };
 }
 
 export const PING_FLOOD: Omit<Failure, 'stage'> = {

@@ -159,7 +159,16 @@ export class WebSocketSession {
   sendSilence(silence: PreparedSilence, startMs: number, plannedMs: number): void {
     const span = { startMs, endMs: startMs + silence.chunkMs };
     const frame = silence.frame(span);
-    this.timeline.sent.push({ t: this.send(frame, silence.binary), input: this.input, bytes: frame.length, kind: 'audio', plannedMs, audioStartMs: span.startMs, audioEndMs: span.endMs, silence: true });
+    this.timeline.sent.push({
+      t: this.send(frame, silence.binary),
+      input: this.input,
+      bytes: frame.length,
+      kind: 'audio',
+      plannedMs,
+      audioStartMs: span.startMs,
+      audioEndMs: span.endMs,
+      silence: true,
+    });
   }
 
   /** Sends one piece of a prompt, and records it. */
@@ -242,7 +251,11 @@ export class WebSocketSession {
       ending.recheck?.();
     });
     ws.on('unexpected-response', (request, response) => {
-      this.fail({ class: 'upgrade_status', httpStatus: response.statusCode ?? 0, message: `server answered the WebSocket upgrade with HTTP ${response.statusCode} ${response.statusMessage ?? ''}`.trim() });
+      this.fail({
+        class: 'upgrade_status',
+        httpStatus: response.statusCode ?? 0,
+        message: `server answered the WebSocket upgrade with HTTP ${response.statusCode} ${response.statusMessage ?? ''}`.trim(),
+      });
       request.destroy();
     });
     ws.on('error', (err: NodeJS.ErrnoException) => {

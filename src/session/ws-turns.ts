@@ -28,7 +28,12 @@ export async function clientInputs(s: WebSocketSession, startAt?: number): Promi
     if (ending.outcome) break;
     s.sendControl(s.dialect.inputEndFrame(), 'input_end');
     const index = s.input;
-    await ending.until('final', () => s.policy.inputDone(index), timeouts.finalMs, prepared.kind === 'text' ? 'the end of the generated speech' : `the ${s.resultName}`);
+    await ending.until(
+      'final',
+      () => s.policy.inputDone(index),
+      timeouts.finalMs,
+      prepared.kind === 'text' ? 'the end of the generated speech' : `the ${s.resultName}`,
+    );
   }
   clearTimeout(update);
 }
@@ -62,7 +67,8 @@ export async function serverInputs(s: WebSocketSession, startAt?: number): Promi
         await ending.until('final', () => policy.answering?.(answered) ?? true, timeouts.finalMs, `the ${resultName} to utterance ${answered} to begin`);
         if (!ending.outcome) await ending.until('streaming', () => false, plan.bargeInAtMs / speedOf(plan.pace));
       }
-      if (filler) offsetMs = filler.stop(); // the next utterance follows the silence on the same schedule
+      if (filler)
+        offsetMs = filler.stop(); // the next utterance follows the silence on the same schedule
       else t0 = clock.now() - offsetMs / speedOf(plan.pace); // the stream resumes where it paused
     }
   }
@@ -104,7 +110,10 @@ function recordInput(s: WebSocketSession, prepared: PreparedTurn | PreparedText,
 function scheduleUpdate(s: WebSocketSession, t0: number): NodeJS.Timeout | undefined {
   const { plan, clock } = s;
   if (plan.updateAtMs === undefined) return undefined;
-  return setTimeout(() => {
-    if (!s.ending.outcome) s.sendControl(s.dialect.sessionUpdateFrame(), 'session_update');
-  }, Math.max(0, t0 + plan.updateAtMs / speedOf(plan.pace) - clock.now()));
+  return setTimeout(
+    () => {
+      if (!s.ending.outcome) s.sendControl(s.dialect.sessionUpdateFrame(), 'session_update');
+    },
+    Math.max(0, t0 + plan.updateAtMs / speedOf(plan.pace) - clock.now()),
+  );
 }

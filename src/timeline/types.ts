@@ -277,7 +277,14 @@ export interface SpeechAnalysis {
 }
 
 export type AsrResult =
-  | { target: string; protocol: string; model: string; normalizer: string; text: string; errors: { substitutions: number; deletions: number; insertions: number; words: number } }
+  | {
+      target: string;
+      protocol: string;
+      model: string;
+      normalizer: string;
+      text: string;
+      errors: { substitutions: number; deletions: number; insertions: number; words: number };
+    }
   | { target: string; protocol: string; model: string; error: string };
 
 /** The stage a session was in when it stopped; timeouts name it. HTTP: writing the request, awaiting its status, reading its body. */
@@ -319,9 +326,7 @@ export interface Failure {
 export type IncompleteReason = 'max_seconds' | 'interrupted' | 'max_errors' | 'error_rate' | 'unreachable';
 
 export type SessionOutcome =
-  | { status: 'completed' }
-  | { status: 'failed'; failure: Failure }
-  | { status: 'incomplete'; reason: IncompleteReason; stage: Stage };
+  { status: 'completed' } | { status: 'failed'; failure: Failure } | { status: 'incomplete'; reason: IncompleteReason; stage: Stage };
 
 /** Everything recorded about one session: identity, plan, timeline, outcome. */
 export interface SessionRecord {

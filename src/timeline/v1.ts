@@ -59,15 +59,28 @@ const TRANSCRIPT: ReadonlySet<string> = new Set(['transcript_delta', 'transcript
 export function fromV1(v1: V1Timeline): SessionTimeline {
   const sent: SentFrame[] = [
     ...v1.chunks.map((c): SentFrame => ({
-      t: c.sentMs, input: c.turn, bytes: c.bytes, kind: 'audio', plannedMs: c.plannedMs, audioStartMs: c.audioStartMs, audioEndMs: c.audioEndMs,
+      t: c.sentMs,
+      input: c.turn,
+      bytes: c.bytes,
+      kind: 'audio',
+      plannedMs: c.plannedMs,
+      audioStartMs: c.audioStartMs,
+      audioEndMs: c.audioEndMs,
     })),
     ...v1.commits.map((c): SentFrame => ({
-      t: c.sentMs, input: c.turn, bytes: 0, kind: 'control',
+      t: c.sentMs,
+      input: c.turn,
+      bytes: 0,
+      kind: 'control',
       control: c.kind === 'start' ? 'input_start' : v1.turnDetection === 'server' ? 'flush' : 'input_end',
     })),
     // Version 1 did not record an update's turn: the one whose audio was last sent before it.
     ...v1.updates.map((u): SentFrame => ({
-      t: u.sentMs, input: v1.chunks.filter((c) => c.sentMs <= u.sentMs).at(-1)?.turn ?? 0, bytes: 0, kind: 'control', control: 'session_update',
+      t: u.sentMs,
+      input: v1.chunks.filter((c) => c.sentMs <= u.sentMs).at(-1)?.turn ?? 0,
+      bytes: 0,
+      kind: 'control',
+      control: 'session_update',
     })),
   ];
   // Stable: a commit sent in the same millisecond as a chunk stays after it, as it was sent.

@@ -36,7 +36,10 @@ export async function lockFolder(dir: string): Promise<() => Promise<void>> {
     }
     const pid = Number.parseInt(await readFile(path, 'utf8').catch(() => ''), 10);
     // No pid yet: its run is writing it. A second try that finds a lock lost a race to another run taking over.
-    if (tries > 0 || Number.isNaN(pid) || alive(pid)) throw new UsageError(`${dir} is in use by another voxbench run${Number.isNaN(pid) ? '' : ` (pid ${pid})`}; give another output folder, or remove ${path} if no run uses it`);
+    if (tries > 0 || Number.isNaN(pid) || alive(pid))
+      throw new UsageError(
+        `${dir} is in use by another voxbench run${Number.isNaN(pid) ? '' : ` (pid ${pid})`}; give another output folder, or remove ${path} if no run uses it`,
+      );
     await unlink(path).catch(() => undefined);
   }
 }

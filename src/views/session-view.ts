@@ -146,7 +146,10 @@ function buildView(timeline: SessionTimeline): SessionView {
   let unsettled: ReceivedFrame[] = [];
   /** Deltas of finals that answered no input: never a turn's text. */
   const dropped = new Set<ReceivedFrame>();
-  const responseOrder = timeline.task === 's2s' ? responseLedger(new Set(timeline.received.flatMap((e) => (e.kind === 'response_started' && e.responseId !== undefined ? [e.responseId] : [])))) : undefined;
+  const responseOrder =
+    timeline.task === 's2s'
+      ? responseLedger(new Set(timeline.received.flatMap((e) => (e.kind === 'response_started' && e.responseId !== undefined ? [e.responseId] : []))))
+      : undefined;
   /** Responses an anomaly names. */
   const illFormed = new Set<string>();
   const firstMediaMs: number[] = [];
@@ -208,13 +211,15 @@ function buildView(timeline: SessionTimeline): SessionView {
     const plan = timeline.inputs[index];
     return plan?.kind === 'audio' ? audioFrameAt(frames, plan.speechEndMs) : undefined;
   });
-  const responses = [...responseFrames].filter(([id]) => !illFormed.has(id)).map(([id, group]) => {
-    const startedMs = group.frames.find((f) => f.kind === 'response_started')?.t ?? group.frames[0]!.t;
-    const input = timeline.task === 's2s' ? answeredInput(eosFrames, startedMs) ?? group.input : group.input;
-    const end = ends[input];
-    const requested = timeline.turnDetection === 'client' && end?.control === 'input_end' && end.t <= startedMs ? end : undefined;
-    return responseView(id, input, group.frames, requested);
-  });
+  const responses = [...responseFrames]
+    .filter(([id]) => !illFormed.has(id))
+    .map(([id, group]) => {
+      const startedMs = group.frames.find((f) => f.kind === 'response_started')?.t ?? group.frames[0]!.t;
+      const input = timeline.task === 's2s' ? (answeredInput(eosFrames, startedMs) ?? group.input) : group.input;
+      const end = ends[input];
+      const requested = timeline.turnDetection === 'client' && end?.control === 'input_end' && end.t <= startedMs ? end : undefined;
+      return responseView(id, input, group.frames, requested);
+    });
   const inputs = transcripts.map((events, index): InputView => {
     const plan = timeline.inputs[index];
     const frames = media[index]!;
@@ -230,7 +235,10 @@ function buildView(timeline: SessionTimeline): SessionView {
       ...optional('startControl', starts[index]),
       ...optional('endControl', ends[index]),
       ...optional('eosFrame', eosFrames[index]),
-      ...optional('request', requests.find((r) => r.input === index)),
+      ...optional(
+        'request',
+        requests.find((r) => r.input === index),
+      ),
       transcript,
       items: items[index]!.size,
       anomalies: anomalies.filter((a) => a.input === index),
@@ -239,7 +247,10 @@ function buildView(timeline: SessionTimeline): SessionView {
       received: received[index]!,
       audio,
       playback: () => (played ??= playback(audio.chunks, timeline.playbackBufferMs ?? DEFAULT_PLAYBACK_BUFFER_MS)),
-      ...optional('analysis', timeline.analysis?.find((a) => a.input === index)),
+      ...optional(
+        'analysis',
+        timeline.analysis?.find((a) => a.input === index),
+      ),
       frameAt,
     };
   });

@@ -67,7 +67,12 @@ export function interpretCartesiaEvent(data: string, rate = TTS_RATE): DecodedEv
       return { type, kind: 'response_done' };
     case 'error': {
       const code = event.error_code ?? event.status_code;
-      return { type, kind: 'error', message: stringField(event.message) || stringField(event.title) || stringField(event.error), ...(code !== undefined ? { code: wireText(code) } : {}) };
+      return {
+        type,
+        kind: 'error',
+        message: stringField(event.message) || stringField(event.title) || stringField(event.error),
+        ...(code !== undefined ? { code: wireText(code) } : {}),
+      };
     }
     default:
       return { type, kind: 'other' };

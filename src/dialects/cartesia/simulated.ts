@@ -19,14 +19,28 @@ export class CartesiaSession {
   private readonly text = new Map<string, string>();
 
   constructor(ws: WebSocket, ctx: SessionContext) {
-    this.speech = new SpeechStream(ws, ctx, { errorFrame: (code, message) => JSON.stringify({ type: 'error', done: true, status_code: 500, error_code: code, message }), deltaFrame: () => ['{"type":"chunk","data":"', '","done":false}'], noiseFrame: () => '{"type":"timestamps","word_timestamps":{"words":[],"start":[],"end":[]}}' }, SPEECH_RATE);
+    this.speech = new SpeechStream(
+      ws,
+      ctx,
+      {
+        errorFrame: (code, message) => JSON.stringify({ type: 'error', done: true, status_code: 500, error_code: code, message }),
+        deltaFrame: () => ['{"type":"chunk","data":"', '","done":false}'],
+        noiseFrame: () => '{"type":"timestamps","word_timestamps":{"words":[],"start":[],"end":[]}}',
+      },
+      SPEECH_RATE,
+    );
     if (this.speech.faults.reach('open')) return;
     ws.on('message', (data, isBinary) => this.onMessage(data as Buffer, isBinary));
   }
 
   private onMessage(data: Buffer, isBinary: boolean): void {
     if (this.speech.faults.gone) return;
-    let request: { context_id?: unknown; transcript?: unknown; continue?: unknown; output_format?: { container?: unknown; encoding?: unknown; sample_rate?: unknown } };
+    let request: {
+      context_id?: unknown;
+      transcript?: unknown;
+      continue?: unknown;
+      output_format?: { container?: unknown; encoding?: unknown; sample_rate?: unknown };
+    };
     try {
       if (isBinary) throw new Error();
       request = JSON.parse(data.toString('utf8')) as typeof request;
@@ -49,21 +63,28 @@ export class CartesiaSession {
     const tail = context !== undefined ? `,"context_id":${JSON.stringify(context)}` : '';
     // `step_time`: ms the server spent on this chunk, since the generation started or the chunk before.
     let stepFrom = 0;
-    this.speech.speak(text.trim(), {
-      start: () => (stepFrom = performance.now()),
-      chunk: (pcm) => {
-        const now = performance.now();
-        const stepTime = Math.round((now - stepFrom) * 1000) / 1000;
-        stepFrom = now;
-        this.speech.send(`{"type":"chunk","data":"${pcm.toString('base64')}","done":false,"status_code":206,"step_time":${stepTime}${tail}}`);
+    this.speech.speak(
+      text.trim(),
+      {
+        start: () => (stepFrom = performance.now()),
+        chunk: (pcm) => {
+          const now = performance.now();
+          const stepTime = Math.round((now - stepFrom) * 1000) / 1000;
+          stepFrom = now;
+          this.speech.send(`{"type":"chunk","data":"${pcm.toString('base64')}","done":false,"status_code":206,"step_time":${stepTime}${tail}}`);
+        },
+        done: () => this.speech.send(JSON.stringify({ type: 'done', done: true, status_code: 200, ...ids })),
+        error: (code) =>
+          this.speech.send(JSON.stringify({ type: 'error', done: true, status_code: 500, error_code: code, message: 'generation failed', ...ids })),
       },
-      done: () => this.speech.send(JSON.stringify({ type: 'done', done: true, status_code: 200, ...ids })),
-      error: (code) => this.speech.send(JSON.stringify({ type: 'error', done: true, status_code: 500, error_code: code, message: 'generation failed', ...ids })),
-    }, rate);
+      rate,
+    );
   }
 
   private error(context: string | undefined, message: string): void {
-    this.speech.send(JSON.stringify({ type: 'error', done: true, status_code: 400, title: 'Bad Request', message, ...(context !== undefined ? { context_id: context } : {}) }));
+    this.speech.send(
+      JSON.stringify({ type: 'error', done: true, status_code: 400, title: 'Bad Request', message, ...(context !== undefined ? { context_id: context } : {}) }),
+    );
   }
 }
 

@@ -3,7 +3,6 @@ import { audioEvent, noAudioInput, speechPolicy, stringField, TTS_RATE, withDefa
 import { END, other, text, jsonMessageReader } from '../tts-sent.js';
 import { DEEPGRAM_AURA } from './spec.js';
 
-
 /**
  * Deepgram Aura's `/v1/speak` WebSocket (`model`, `encoding=linear16`, `sample_rate` in
  * the query; the key as `Authorization: Token`).
@@ -57,7 +56,12 @@ export function interpretAuraEvent(data: string): DecodedEvent {
     case 'Warning':
       return { type, kind: 'other', message: stringField(event.description), ...(typeof event.code === 'string' ? { code: event.code } : {}) };
     case 'Error':
-      return { type, kind: 'error', message: stringField(event.description) || stringField(event.message), ...(typeof event.code === 'string' ? { code: event.code } : {}) };
+      return {
+        type,
+        kind: 'error',
+        message: stringField(event.description) || stringField(event.message),
+        ...(typeof event.code === 'string' ? { code: event.code } : {}),
+      };
     default:
       return { type, kind: 'other' };
   }

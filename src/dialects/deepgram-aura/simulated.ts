@@ -23,14 +23,31 @@ export class AuraSession {
     query: URLSearchParams,
   ) {
     const rate = Number(query.get('sample_rate') ?? 24_000);
-    this.speech = new SpeechStream(ws, ctx, { errorFrame: (code, description) => JSON.stringify({ type: 'Error', code, description }), deltaFrame: () => ['{"type":"Warning","description":"', '","code":"noise"}'], noiseFrame: () => '{"type":"Warning","description":"noise","code":"noise"}' }, rate);
+    this.speech = new SpeechStream(
+      ws,
+      ctx,
+      {
+        errorFrame: (code, description) => JSON.stringify({ type: 'Error', code, description }),
+        deltaFrame: () => ['{"type":"Warning","description":"', '","code":"noise"}'],
+        noiseFrame: () => '{"type":"Warning","description":"noise","code":"noise"}',
+      },
+      rate,
+    );
     if (this.speech.faults.reach('open')) return;
     if (query.get('encoding') !== 'linear16' || !(rate > 0)) {
       this.speech.send(JSON.stringify({ type: 'Error', code: 'UNSUPPORTED_ENCODING', description: 'this server speaks encoding=linear16 with a sample_rate' }));
       this.ws.close(1008, 'unsupported encoding');
       return;
     }
-    this.speech.send(JSON.stringify({ type: 'Metadata', request_id: randomUUID(), model_name: query.get('model') ?? 'aura', model_version: 'simulated', model_uuid: randomUUID() }));
+    this.speech.send(
+      JSON.stringify({
+        type: 'Metadata',
+        request_id: randomUUID(),
+        model_name: query.get('model') ?? 'aura',
+        model_version: 'simulated',
+        model_uuid: randomUUID(),
+      }),
+    );
     ws.on('message', (data, isBinary) => this.onMessage(data as Buffer, isBinary));
   }
 

@@ -62,7 +62,8 @@ export function interpretElevenLabsMessage(data: string, rate = TTS_RATE): Decod
   } catch {
     throw new ProtocolViolation(`server sent a frame that is not JSON: ${JSON.stringify(data.slice(0, 80))}`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ProtocolViolation(`server sent a JSON frame that is not an object: ${data.slice(0, 80)}`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new ProtocolViolation(`server sent a JSON frame that is not an object: ${data.slice(0, 80)}`);
   const message = value as Record<string, unknown>;
   if (typeof message.error === 'string' || (message.message !== undefined && message.audio === undefined)) {
     return [{ type: 'error', kind: 'error', message: stringField(message.message), ...(typeof message.error === 'string' ? { code: message.error } : {}) }];

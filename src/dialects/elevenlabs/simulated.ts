@@ -29,7 +29,16 @@ export class ElevenLabsSession {
     query: URLSearchParams,
   ) {
     const rate = /^pcm_(\d+)$/.exec(query.get('output_format') ?? '')?.[1];
-    this.speech = new SpeechStream(ws, ctx, { errorFrame: (code, message) => JSON.stringify({ message, error: code, code: 1008 }), deltaFrame: () => ['{"audio":"', '","isFinal":false}'], noiseFrame: () => '{"audio":null,"isFinal":false}' }, Number(rate ?? 0));
+    this.speech = new SpeechStream(
+      ws,
+      ctx,
+      {
+        errorFrame: (code, message) => JSON.stringify({ message, error: code, code: 1008 }),
+        deltaFrame: () => ['{"audio":"', '","isFinal":false}'],
+        noiseFrame: () => '{"audio":null,"isFinal":false}',
+      },
+      Number(rate ?? 0),
+    );
     this.inactivityMs = Number(query.get('inactivity_timeout') ?? DEFAULT_INACTIVITY_S) * 1000;
     ws.on('close', () => clearTimeout(this.idle));
     if (this.speech.faults.reach('open')) return;

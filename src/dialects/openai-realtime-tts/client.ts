@@ -4,7 +4,7 @@ import { readRealtimeTtsSent } from '../tts-sent.js';
 
 export const DEFAULT_REALTIME_TTS_VOICE = 'marin';
 /** A realtime model is not a TTS: it is told to read the text, and its transcript shows whether it did. */
-export const READ_ALOUD = 'Read the user\'s text aloud exactly as written, word for word, adding nothing.';
+export const READ_ALOUD = "Read the user's text aloud exactly as written, word for word, adding nothing.";
 
 /**
  * The OpenAI Realtime API used as a speech generator (`/v1/realtime?model=…`), GA or
@@ -28,7 +28,10 @@ export function openaiRealtimeTtsDialect(settings: SpeechWsSettings & { beta: bo
       ? { modalities: ['audio', 'text'], voice, output_audio_format: 'pcm16', instructions: READ_ALOUD }
       : { type: 'realtime', output_modalities: ['audio'], instructions: READ_ALOUD, audio: { output: { format: { type: 'audio/pcm', rate }, voice } } },
   });
-  const responseCreate = JSON.stringify({ type: 'response.create', response: settings.beta ? { modalities: ['audio', 'text'] } : { output_modalities: ['audio'] } });
+  const responseCreate = JSON.stringify({
+    type: 'response.create',
+    response: settings.beta ? { modalities: ['audio', 'text'] } : { output_modalities: ['audio'] },
+  });
   const name = settings.beta ? 'openai-realtime-tts-beta' : 'openai-realtime-tts';
   return {
     name,
@@ -84,11 +87,23 @@ export function interpretRealtimeTtsEvent(data: string, rate = TTS_RATE): Decode
     case 'response.audio.done':
       return { type, kind: 'audio_final', ...responseId };
     case 'response.done': {
-      const response = (event.response ?? {}) as { id?: unknown; status?: unknown; usage?: unknown; status_details?: { reason?: unknown; error?: { message?: unknown } } };
+      const response = (event.response ?? {}) as {
+        id?: unknown;
+        status?: unknown;
+        usage?: unknown;
+        status_details?: { reason?: unknown; error?: { message?: unknown } };
+      };
       const id = typeof response.id === 'string' ? { responseId: response.id } : {};
-      if (response.status === undefined || response.status === 'completed') return { type, kind: 'response_done', ...id, ...usageOf(response.usage, 'response.done') };
+      if (response.status === undefined || response.status === 'completed')
+        return { type, kind: 'response_done', ...id, ...usageOf(response.usage, 'response.done') };
       const reason = stringField(response.status_details?.reason) || stringField(response.status_details?.error?.message);
-      return { type, kind: 'error', code: `response_${stringField(response.status)}`, message: `the response ended ${stringField(response.status)}${reason ? ` (${reason})` : ''}`, ...id };
+      return {
+        type,
+        kind: 'error',
+        code: `response_${stringField(response.status)}`,
+        message: `the response ended ${stringField(response.status)}${reason ? ` (${reason})` : ''}`,
+        ...id,
+      };
     }
     case 'error': {
       const error = (typeof event.error === 'object' && event.error !== null ? event.error : {}) as Record<string, unknown>;

@@ -22,9 +22,23 @@ export class RealtimeTtsSession {
     /** `greeted`: the connection has its `session.created` already (see `openRealtime`, `openai-realtime/simulated.ts`). */
     private readonly options: { model: string; beta: boolean; greeted?: boolean },
   ) {
-    this.speech = new SpeechStream(ws, ctx, { errorFrame: (code, message) => errorEvent(code, message), deltaFrame: () => [`{"type":"${this.name('audio.delta')}","delta":"`, '"}'], noiseFrame: () => '{"type":"rate_limits.updated","rate_limits":[]}' }, SPEECH_RATE);
+    this.speech = new SpeechStream(
+      ws,
+      ctx,
+      {
+        errorFrame: (code, message) => errorEvent(code, message),
+        deltaFrame: () => [`{"type":"${this.name('audio.delta')}","delta":"`, '"}'],
+        noiseFrame: () => '{"type":"rate_limits.updated","rate_limits":[]}',
+      },
+      SPEECH_RATE,
+    );
     if (this.speech.faults.reach('open')) return;
-    if (!options.greeted) this.send({ type: 'session.created', event_id: eventId(), session: { id: `sess_${randomBytes(8).toString('hex')}`, object: 'realtime.session', model: options.model } });
+    if (!options.greeted)
+      this.send({
+        type: 'session.created',
+        event_id: eventId(),
+        session: { id: `sess_${randomBytes(8).toString('hex')}`, object: 'realtime.session', model: options.model },
+      });
     ws.on('message', (data, isBinary) => this.onMessage(data as Buffer, isBinary));
   }
 
@@ -51,7 +65,11 @@ export class RealtimeTtsSession {
         const texts = (item.content ?? []).filter((c) => c.type === 'input_text' && typeof c.text === 'string').map((c) => c.text as string);
         if (texts.length === 0) return this.speech.send(errorEvent('invalid_value', 'This server reads text aloud: give the item input_text content.'));
         this.text.push(...texts);
-        return this.send({ type: this.options.beta ? 'conversation.item.created' : 'conversation.item.added', event_id: eventId(), item: { id: `item_${randomBytes(6).toString('hex')}`, ...item } });
+        return this.send({
+          type: this.options.beta ? 'conversation.item.created' : 'conversation.item.added',
+          event_id: eventId(),
+          item: { id: `item_${randomBytes(6).toString('hex')}`, ...item },
+        });
       }
       case 'response.create':
         return this.respond();
@@ -70,15 +88,26 @@ export class RealtimeTtsSession {
       start: () => {
         if (this.ctx.emptyDeltas) this.send({ type: this.name('audio.delta'), event_id: eventId(), ...ids, delta: '' });
       },
-      chunk: (pcm) => this.speech.send(`{"type":"${this.name('audio.delta')}","event_id":"${eventId()}","response_id":"${id}","item_id":"${ids.item_id}","output_index":0,"content_index":0,"delta":"${pcm.toString('base64')}"}`),
+      chunk: (pcm) =>
+        this.speech.send(
+          `{"type":"${this.name('audio.delta')}","event_id":"${eventId()}","response_id":"${id}","item_id":"${ids.item_id}","output_index":0,"content_index":0,"delta":"${pcm.toString('base64')}"}`,
+        ),
       done: () => {
         this.send({ type: this.name('audio.done'), event_id: eventId(), ...ids });
         this.send({ type: this.name('audio_transcript.done'), event_id: eventId(), ...ids, transcript: text });
-        this.send({ type: 'response.done', event_id: eventId(), response: { id, object: 'realtime.response', status: 'completed', usage: { input_tokens: text.length, output_tokens: 0, total_tokens: text.length } } });
+        this.send({
+          type: 'response.done',
+          event_id: eventId(),
+          response: { id, object: 'realtime.response', status: 'completed', usage: { input_tokens: text.length, output_tokens: 0, total_tokens: text.length } },
+        });
       },
       error: (code) => {
         this.speech.send(errorEvent(code, 'The response failed.'));
-        this.send({ type: 'response.done', event_id: eventId(), response: { id, object: 'realtime.response', status: 'failed', status_details: { type: 'failed', error: { type: 'server_error', code } } } });
+        this.send({
+          type: 'response.done',
+          event_id: eventId(),
+          response: { id, object: 'realtime.response', status: 'failed', status_details: { type: 'failed', error: { type: 'server_error', code } } },
+        });
       },
     });
   }

@@ -29,7 +29,11 @@ export function openaiRealtimeDialect(settings: { model: string; turnDetection: 
         output_modalities: ['audio'],
         ...(instructions !== undefined ? { instructions } : {}),
         audio: {
-          input: { format: { type: 'audio/pcm', rate: RATE }, turn_detection: wireTurnDetection(settings.turnDetection), transcription: { model: 'gpt-4o-mini-transcribe' } },
+          input: {
+            format: { type: 'audio/pcm', rate: RATE },
+            turn_detection: wireTurnDetection(settings.turnDetection),
+            transcription: { model: 'gpt-4o-mini-transcribe' },
+          },
           output: { format: { type: 'audio/pcm', rate: RATE }, voice: 'marin' },
         },
       },

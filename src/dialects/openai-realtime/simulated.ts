@@ -17,7 +17,13 @@ import { OPENAI_REALTIME } from './spec.js';
  */
 export function openRealtime(ws: WebSocket, ctx: SessionContext, model: string, beta: boolean): void {
   const sessionId = `sess_${randomBytes(12).toString('hex')}`;
-  ws.send(JSON.stringify({ type: 'session.created', event_id: `event_${randomBytes(8).toString('hex')}`, session: { id: sessionId, object: 'realtime.session', type: 'realtime', model } }));
+  ws.send(
+    JSON.stringify({
+      type: 'session.created',
+      event_id: `event_${randomBytes(8).toString('hex')}`,
+      session: { id: sessionId, object: 'realtime.session', type: 'realtime', model },
+    }),
+  );
   ws.once('message', (data, isBinary) => {
     if (wantsConversation(data as Buffer, isBinary)) new RealtimeSession(ws, ctx, model, { greeted: { sessionId } });
     else new RealtimeTtsSession(ws, ctx, { model, beta, greeted: true });
@@ -44,7 +50,12 @@ export class RealtimeSession extends ConversationSession {
   protected readonly bargeInReason = 'turn_detected';
 
   /** `greeted`: the connection has its `session.created` already, for the session of this id (see `openRealtime` below). */
-  constructor(ws: WebSocket, ctx: SessionContext, private readonly model: string, { greeted }: { greeted?: { sessionId: string } } = {}) {
+  constructor(
+    ws: WebSocket,
+    ctx: SessionContext,
+    private readonly model: string,
+    { greeted }: { greeted?: { sessionId: string } } = {},
+  ) {
     super(ws, ctx, SAMPLE_RATE, greeted?.sessionId);
     this.open(greeted ? undefined : { type: 'session.created', session: this.describe() });
   }
@@ -59,7 +70,14 @@ export class RealtimeSession extends ConversationSession {
 
   protected describe(): Record<string, unknown> {
     const format = { type: 'audio/pcm', rate: SAMPLE_RATE };
-    return { type: 'realtime', id: this.sessionId, object: 'realtime.session', model: this.model, output_modalities: ['audio'], audio: { input: { format }, output: { format, voice: 'marin' } } };
+    return {
+      type: 'realtime',
+      id: this.sessionId,
+      object: 'realtime.session',
+      model: this.model,
+      output_modalities: ['audio'],
+      audio: { input: { format }, output: { format, voice: 'marin' } },
+    };
   }
 }
 

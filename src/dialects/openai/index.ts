@@ -11,5 +11,13 @@ const unsettled =
   ({ url }: Upgrade): { conversation: string; speech: string } | undefined =>
     url.searchParams.get('intent') === 'transcription' ? undefined : { conversation: OPENAI_REALTIME.name, speech };
 
-export const openai = dialectDescriptor(OPENAI, { create: (settings) => openaiDialect({ ...settings, beta: false }), claims: asksOpenai, unsettled: unsettled(OPENAI_REALTIME_TTS.name) });
-export const openaiBeta = dialectDescriptor(OPENAI_BETA, { create: (settings) => openaiDialect({ ...settings, beta: true }), claims: asksBeta, unsettled: unsettled(OPENAI_REALTIME_TTS_BETA.name) });
+export const openai = dialectDescriptor(OPENAI, {
+  create: (settings) => openaiDialect({ ...settings, beta: false }),
+  claims: asksOpenai,
+  unsettled: unsettled(OPENAI_REALTIME_TTS.name),
+});
+export const openaiBeta = dialectDescriptor(OPENAI_BETA, {
+  create: (settings) => openaiDialect({ ...settings, beta: true }),
+  claims: asksBeta,
+  unsettled: unsettled(OPENAI_REALTIME_TTS_BETA.name),
+});

@@ -20,7 +20,10 @@ const MIN_COMMIT_MS = 100;
 /** A word ending this soon after speech stops still belongs to that turn. */
 const WORD_TOLERANCE_MS = 100;
 
-type TurnDetection = null | { type: 'server_vad'; threshold?: number; prefix_padding_ms?: number; silence_duration_ms?: number } | { type: 'semantic_vad'; eagerness?: keyof typeof SEMANTIC_SILENCE_MS };
+type TurnDetection =
+  | null
+  | { type: 'server_vad'; threshold?: number; prefix_padding_ms?: number; silence_duration_ms?: number }
+  | { type: 'semantic_vad'; eagerness?: keyof typeof SEMANTIC_SILENCE_MS };
 
 export interface OpenAISessionOptions {
   /** Legacy beta format: `transcription_session.*` events, `conversation.item.created`. */
@@ -67,7 +70,15 @@ export class OpenAISession {
     this.faults = new SessionFaults(ctx.faults, ws, ctx.socket, {
       errorFrame: (code, message) => this.frame({ type: 'error', error: { type: 'server_error', code, message, param: null, event_id: null } }),
       // The frame ends in `"delta":""}`: its text goes between the quotes.
-      deltaFrame: () => [this.frame({ type: 'conversation.item.input_audio_transcription.delta', item_id: this.item?.id ?? this.newItemId(), content_index: 0, delta: '' }).slice(0, -2), '"}'],
+      deltaFrame: () => [
+        this.frame({
+          type: 'conversation.item.input_audio_transcription.delta',
+          item_id: this.item?.id ?? this.newItemId(),
+          content_index: 0,
+          delta: '',
+        }).slice(0, -2),
+        '"}',
+      ],
       noiseFrame: () => this.frame({ type: 'rate_limits.updated', rate_limits: [] }),
     });
     ws.on('close', () => this.emissions.clear());
@@ -101,7 +112,12 @@ export class OpenAISession {
         this.vad?.reset();
         return this.send({ type: 'input_audio_buffer.cleared' });
       default:
-        return this.error('invalid_request_error', 'invalid_value', `Invalid value: '${String(event.type)}'. Supported values are: '${update}', 'input_audio_buffer.append', 'input_audio_buffer.commit', 'input_audio_buffer.clear'.`, 'type');
+        return this.error(
+          'invalid_request_error',
+          'invalid_value',
+          `Invalid value: '${String(event.type)}'. Supported values are: '${update}', 'input_audio_buffer.append', 'input_audio_buffer.commit', 'input_audio_buffer.clear'.`,
+          'type',
+        );
     }
   }
 
@@ -109,17 +125,32 @@ export class OpenAISession {
     const s = (typeof session === 'object' && session !== null ? session : {}) as Record<string, unknown>;
     const input = this.options.beta ? s : (((s.audio as Record<string, unknown> | undefined)?.input ?? {}) as Record<string, unknown>);
     if (!this.options.beta && s.type !== 'transcription') {
-      return this.error('invalid_request_error', 'invalid_value', "Invalid value: the simulated server serves transcription sessions only (session.type 'transcription').", 'session.type');
+      return this.error(
+        'invalid_request_error',
+        'invalid_value',
+        "Invalid value: the simulated server serves transcription sessions only (session.type 'transcription').",
+        'session.type',
+      );
     }
     const format = this.options.beta ? input.input_audio_format : input.format;
     const formatOk = format === undefined || (this.options.beta ? format === 'pcm16' : isPcm24k(format));
     if (!formatOk) {
-      return this.error('invalid_request_error', 'invalid_value', 'Invalid value: the simulated server accepts PCM16 at 24 kHz only.', this.options.beta ? 'session.input_audio_format' : 'session.audio.input.format');
+      return this.error(
+        'invalid_request_error',
+        'invalid_value',
+        'Invalid value: the simulated server accepts PCM16 at 24 kHz only.',
+        this.options.beta ? 'session.input_audio_format' : 'session.audio.input.format',
+      );
     }
     const transcription = (this.options.beta ? input.input_audio_transcription : input.transcription) as Record<string, unknown> | undefined;
     if (transcription?.model !== undefined) {
       if (typeof transcription.model !== 'string' || !this.ctx.servedModels.includes(transcription.model)) {
-        return this.error('invalid_request_error', 'invalid_value', `Invalid value: '${typeof transcription.model === 'string' ? transcription.model : JSON.stringify(transcription.model)}'. Supported values are: ${this.ctx.servedModels.map((m) => `'${m}'`).join(', ')}.`, 'session.audio.input.transcription.model');
+        return this.error(
+          'invalid_request_error',
+          'invalid_value',
+          `Invalid value: '${typeof transcription.model === 'string' ? transcription.model : JSON.stringify(transcription.model)}'. Supported values are: ${this.ctx.servedModels.map((m) => `'${m}'`).join(', ')}.`,
+          'session.audio.input.transcription.model',
+        );
       }
       this.model = transcription.model;
     }
@@ -147,7 +178,8 @@ export class OpenAISession {
       return this.error('invalid_request_error', 'invalid_value', 'Invalid value: audio must be base64-encoded PCM16.', 'audio');
     }
     const pcm = Buffer.from(audio, 'base64');
-    if (pcm.length % 2 !== 0) return this.error('invalid_request_error', 'invalid_value', 'Invalid value: PCM16 audio must have an even number of bytes.', 'audio');
+    if (pcm.length % 2 !== 0)
+      return this.error('invalid_request_error', 'invalid_value', 'Invalid value: PCM16 audio must have an even number of bytes.', 'audio');
     if (this.faults.reach('streaming')) return;
     const ms = (pcm.length / 2 / SAMPLE_RATE) * 1000;
     this.bufferedMs += ms;
@@ -169,7 +201,11 @@ export class OpenAISession {
 
   private onCommit(): void {
     if (this.bufferedMs < MIN_COMMIT_MS) {
-      return this.error('invalid_request_error', 'input_audio_buffer_commit_empty', `Error committing input audio buffer: buffer too small. Expected at least ${MIN_COMMIT_MS}ms of audio, but buffer only has ${this.bufferedMs.toFixed(2)}ms of audio.`);
+      return this.error(
+        'invalid_request_error',
+        'input_audio_buffer_commit_empty',
+        `Error committing input audio buffer: buffer too small. Expected at least ${MIN_COMMIT_MS}ms of audio, but buffer only has ${this.bufferedMs.toFixed(2)}ms of audio.`,
+      );
     }
     this.heard.push(...this.faults.words(this.recognizer.flush()));
     this.item ??= { id: this.newItemId(), emitted: 0 };
@@ -202,7 +238,12 @@ export class OpenAISession {
         const usage = transcriptionTokens(audioMs, words.length);
         this.sendCompleted(item.id, transcript, usage);
         if (this.faults.has('duplicate-final')) this.sendCompleted(item.id, transcript, usage);
-        if (!this.options.beta) this.send({ type: 'conversation.item.done', previous_item_id: previous, item: { ...conversationItem, content: [{ type: 'input_audio', transcript }] } });
+        if (!this.options.beta)
+          this.send({
+            type: 'conversation.item.done',
+            previous_item_id: previous,
+            item: { ...conversationItem, content: [{ type: 'input_audio', transcript }] },
+          });
       };
       this.unfinished--;
       const held = this.heldFinal;
@@ -244,10 +285,25 @@ export class OpenAISession {
 
   private describe(): object {
     // Fields not set are left out, as the API does (no nulls).
-    const transcription = { model: this.model, ...(this.language !== null ? { language: this.language } : {}), ...(this.prompt ? { prompt: this.prompt } : {}) };
+    const transcription = {
+      model: this.model,
+      ...(this.language !== null ? { language: this.language } : {}),
+      ...(this.prompt ? { prompt: this.prompt } : {}),
+    };
     return this.options.beta
-      ? { id: this.sessionId, object: 'realtime.transcription_session', input_audio_format: 'pcm16', input_audio_transcription: transcription, turn_detection: this.turnDetection }
-      : { type: 'transcription', id: this.sessionId, object: 'realtime.transcription_session', audio: { input: { format: { type: 'audio/pcm', rate: SAMPLE_RATE }, transcription, turn_detection: this.turnDetection } } };
+      ? {
+          id: this.sessionId,
+          object: 'realtime.transcription_session',
+          input_audio_format: 'pcm16',
+          input_audio_transcription: transcription,
+          turn_detection: this.turnDetection,
+        }
+      : {
+          type: 'transcription',
+          id: this.sessionId,
+          object: 'realtime.transcription_session',
+          audio: { input: { format: { type: 'audio/pcm', rate: SAMPLE_RATE }, transcription, turn_detection: this.turnDetection } },
+        };
   }
 
   private error(type: string, code: string, message: string, param: string | null = null): void {
@@ -279,5 +335,10 @@ export const simulatedOpenai = {
   ...OPENAI,
   inputRate: SAMPLE_RATE,
   onSharedPath: asksOpenai,
-  open: (ws, ctx, upgrade) => new OpenAISession(ws, ctx, { beta: asksBeta(upgrade), streamDuringSpeech: ctx.streamDuringSpeech, model: transcriptionModel(upgrade.url.searchParams.get('model'), ctx.servedModels) }),
+  open: (ws, ctx, upgrade) =>
+    new OpenAISession(ws, ctx, {
+      beta: asksBeta(upgrade),
+      streamDuringSpeech: ctx.streamDuringSpeech,
+      model: transcriptionModel(upgrade.url.searchParams.get('model'), ctx.servedModels),
+    }),
 } satisfies SimulatedDialect;

@@ -28,7 +28,8 @@ export const OPENAI_BETA = {
  * or an `OpenAI-Beta` header (anything else is vLLM's): the built-in server and the proxy
  * tell it alike.
  */
-export const asksOpenai = ({ url, headers }: Upgrade): boolean => url.searchParams.has('intent') || url.searchParams.has('model') || headers['openai-beta'] !== undefined;
+export const asksOpenai = ({ url, headers }: Upgrade): boolean =>
+  url.searchParams.has('intent') || url.searchParams.has('model') || headers['openai-beta'] !== undefined;
 
 /** Whether an upgrade asks for OpenAI Realtime's beta shape (`OpenAI-Beta: realtime=v1`). */
 export const asksBeta = ({ headers }: Upgrade): boolean => String(headers['openai-beta']).includes('realtime=v1');

@@ -89,7 +89,12 @@ export function transcriptionEndpoint(ctx: EndpointContext): (req: IncomingMessa
       throw err;
     }
     const file = form.files.get('file');
-    if (!file) return { status: 422, type: 'UnprocessableEntity', message: form.fields.has('file') ? "'file' must be an uploaded file, not a string" : "Field required: 'file'" };
+    if (!file)
+      return {
+        status: 422,
+        type: 'UnprocessableEntity',
+        message: form.fields.has('file') ? "'file' must be an uploaded file, not a string" : "Field required: 'file'",
+      };
     if (file.data.length > ctx.maxAudioBytes) return tooLarge(ctx.maxAudioBytes);
     const model = form.fields.get('model') ?? ctx.servedModels[0]!;
     if (!ctx.servedModels.includes(model)) return { status: 404, type: 'NotFoundError', message: `The model \`${model}\` does not exist.` };
@@ -115,14 +120,23 @@ export function transcriptionEndpoint(ctx: EndpointContext): (req: IncomingMessa
     const recognizer = new StreamRecognizer(ctx.references, SAMPLE_RATE);
     const words = [...recognizer.feed(toPcm16(audio.samples)), ...recognizer.flush()];
     return {
-      task, model, language: form.fields.get('language') ?? 'en', responseFormat, stream, includeUsage, words, audioMs: (audio.samples.length / SAMPLE_RATE) * 1000, faults,
+      task,
+      model,
+      language: form.fields.get('language') ?? 'en',
+      responseFormat,
+      stream,
+      includeUsage,
+      words,
+      audioMs: (audio.samples.length / SAMPLE_RATE) * 1000,
+      faults,
       granularities: { words: granularities.includes('word'), segments: granularities.length === 0 || granularities.includes('segment') },
       temperature: Number.isFinite(temperature) ? temperature : 0,
     };
   };
 
   return (req, res, task) => {
-    if (req.method !== 'POST') return answerError(res, { status: 405, type: 'MethodNotAllowed', message: `${req.method} is not allowed; POST a multipart form` });
+    if (req.method !== 'POST')
+      return answerError(res, { status: 405, type: 'MethodNotAllowed', message: `${req.method} is not allowed; POST a multipart form` });
     inFlight++;
     res.once('close', () => inFlight--);
     const limit = ctx.maxAudioBytes + FORM_OVERHEAD_BYTES;
@@ -133,7 +147,8 @@ export function transcriptionEndpoint(ctx: EndpointContext): (req: IncomingMessa
       if (size <= limit) parts.push(chunk);
     });
     req.on('end', () => {
-      if (ctx.apiKey !== undefined && req.headers.authorization !== `Bearer ${ctx.apiKey}`) return answerError(res, { status: 401, type: 'Unauthorized', message: 'Unauthorized' });
+      if (ctx.apiKey !== undefined && req.headers.authorization !== `Bearer ${ctx.apiKey}`)
+        return answerError(res, { status: 401, type: 'Unauthorized', message: 'Unauthorized' });
       if (size > limit) return answerError(res, tooLarge(ctx.maxAudioBytes));
       checked(req, Buffer.concat(parts), task).then(
         (job) => ('status' in job ? answerError(res, job) : answer(res, job, ctx.latency.batch(job.audioMs, load()), shapeOf(job.model))),
@@ -162,7 +177,10 @@ function answer(res: ServerResponse, job: Job, processingMs: number, shape: Even
   const cut = faultOf(job.faults, 'cut-stream') !== undefined;
   const malformed = faultOf(job.faults, 'malformed-json') !== undefined;
   const errorEvent = faultOf(job.faults, 'error-event');
-  const timing = { 'server-timing': `inference;dur=${processingMs.toFixed(1)}`, ...(shape === 'openai-transcriptions' ? { 'openai-processing-ms': String(Math.round(processingMs)) } : {}) };
+  const timing = {
+    'server-timing': `inference;dur=${processingMs.toFixed(1)}`,
+    ...(shape === 'openai-transcriptions' ? { 'openai-processing-ms': String(Math.round(processingMs)) } : {}),
+  };
   const usage = { type: 'duration', seconds: Math.ceil(job.audioMs / 1000) };
   if (!job.stream) {
     queue.push(start + processingMs, () => {
@@ -179,7 +197,12 @@ function answer(res: ServerResponse, job: Job, processingMs: number, shape: Even
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...timing });
   const id = `trsc-${randomBytes(8).toString('hex')}`;
   const send = (event: object): void => void res.write(`data: ${JSON.stringify(event)}\n\n`);
-  const head = (): object => ({ id, object: job.task === 'translate' ? 'translation.chunk' : 'transcription.chunk', created: Math.floor(Date.now() / 1000), model: job.model });
+  const head = (): object => ({
+    id,
+    object: job.task === 'translate' ? 'translation.chunk' : 'transcription.chunk',
+    created: Math.floor(Date.now() / 1000),
+    model: job.model,
+  });
   const chunk = (content: string, finish?: string): object => ({
     ...head(),
     choices: [{ delta: { content }, ...(finish ? { finish_reason: finish, stop_reason: null } : {}) }],
@@ -197,13 +220,21 @@ function answer(res: ServerResponse, job: Job, processingMs: number, shape: Even
     if (cut) return void res.socket?.destroy();
     if (malformed) return void res.end('data: {"object": "transcription.ch\n\n');
     // vLLM sends an error inside a stream as an error object, then [DONE].
-    if (errorEvent) return void res.end(`data: ${JSON.stringify({ error: { message: 'injected fault', type: 'InternalServerError', param: null, code: errorEvent.code } })}\n\ndata: [DONE]\n\n`);
+    if (errorEvent)
+      return void res.end(
+        `data: ${JSON.stringify({ error: { message: 'injected fault', type: 'InternalServerError', param: null, code: errorEvent.code } })}\n\ndata: [DONE]\n\n`,
+      );
     const tokens = transcriptionTokens(job.audioMs, job.words.length);
     if (shape === 'openai-transcriptions') {
       send({ type: 'transcript.text.done', text, usage: tokens });
       return void res.end();
     }
-    if (job.includeUsage) send({ ...head(), choices: [], usage: { prompt_tokens: tokens.input_tokens, completion_tokens: tokens.output_tokens, total_tokens: tokens.total_tokens } });
+    if (job.includeUsage)
+      send({
+        ...head(),
+        choices: [],
+        usage: { prompt_tokens: tokens.input_tokens, completion_tokens: tokens.output_tokens, total_tokens: tokens.total_tokens },
+      });
     res.end('data: [DONE]\n\n');
   });
 }

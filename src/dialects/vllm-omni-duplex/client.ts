@@ -111,7 +111,10 @@ function duplexReactions({ speed }: { speed: number }): Reactions {
         if (playedMs <= player.reportedMs) continue;
         player.reportedMs = playedMs;
         const item = player.itemId !== undefined ? { item_id: player.itemId } : {};
-        frames.push({ frame: JSON.stringify({ type: 'playback.ack', played_ms: playedMs, committed_ms: playedMs, response_id: id, ...item }), control: 'playback_ack' });
+        frames.push({
+          frame: JSON.stringify({ type: 'playback.ack', played_ms: playedMs, committed_ms: playedMs, response_id: id, ...item }),
+          control: 'playback_ack',
+        });
       }
       return frames;
     },
@@ -121,7 +124,9 @@ function duplexReactions({ speed }: { speed: number }): Reactions {
 
 /** `input_audio_buffer.append` frames of one payload, base64-encoded once; a send copies it beside its span's few bytes. */
 function appendFramer(pcm16: Buffer): (span: { startMs: number; endMs: number }) => Buffer {
-  const head = Buffer.from(`{"type":"input_audio_buffer.append","audio":"${pcm16.toString('base64')}","format":"pcm16","sample_rate_hz":${INPUT_RATE},"duration_ms":`);
+  const head = Buffer.from(
+    `{"type":"input_audio_buffer.append","audio":"${pcm16.toString('base64')}","format":"pcm16","sample_rate_hz":${INPUT_RATE},"duration_ms":`,
+  );
   return (span) => {
     const tail = Buffer.from(`${round(span.endMs - span.startMs)},"audio_end_ms":${round(span.endMs)}}`);
     return Buffer.concat([head, tail], head.length + tail.length);

@@ -22,7 +22,11 @@ export class DuplexSession extends ConversationSession {
   private overflowed = false;
   protected readonly bargeInReason = 'barge_in';
 
-  constructor(ws: WebSocket, ctx: SessionContext, private readonly model: string) {
+  constructor(
+    ws: WebSocket,
+    ctx: SessionContext,
+    private readonly model: string,
+  ) {
     super(ws, ctx, SAMPLE_RATE);
     this.open({ type: 'session.created', session: this.describe(), resume_token: `rt_${this.sessionId}`, incarnation: 1 });
   }
@@ -33,7 +37,12 @@ export class DuplexSession extends ConversationSession {
         if (typeof event.server_event_seq === 'number' && !this.faults.has('drop-acks')) this.acked = Math.max(this.acked, event.server_event_seq);
         return true;
       case 'playback.ack':
-        this.send({ type: 'playback.acknowledged', response_id: event.response_id ?? null, played_ms: event.played_ms ?? 0, committed_ms: event.committed_ms ?? 0 });
+        this.send({
+          type: 'playback.acknowledged',
+          response_id: event.response_id ?? null,
+          played_ms: event.played_ms ?? 0,
+          committed_ms: event.committed_ms ?? 0,
+        });
         return true;
       case 'session.heartbeat':
         this.send({ type: 'session.heartbeat_ack' });
@@ -53,13 +62,24 @@ export class DuplexSession extends ConversationSession {
     if (!this.overflowed && this.seq - this.acked > ACK_WINDOW_EVENTS) {
       this.overflowed = true;
       this.emissions.clear();
-      this.error('server_error', 'event_ack_timeout', `${this.seq - this.acked} events are not acknowledged (session.event_ack); the resume buffer holds ${ACK_WINDOW_EVENTS}`);
+      this.error(
+        'server_error',
+        'event_ack_timeout',
+        `${this.seq - this.acked} events are not acknowledged (session.event_ack); the resume buffer holds ${ACK_WINDOW_EVENTS}`,
+      );
     }
     return numbered;
   }
 
   protected describe(): Record<string, unknown> {
-    return { id: this.sessionId, session_id: this.sessionId, model: this.model, capabilities: { chunk_period_ms: 200, supports_barge_in: true }, modalities: ['audio', 'text'], sample_rate_hz: SAMPLE_RATE };
+    return {
+      id: this.sessionId,
+      session_id: this.sessionId,
+      model: this.model,
+      capabilities: { chunk_period_ms: 200, supports_barge_in: true },
+      modalities: ['audio', 'text'],
+      sample_rate_hz: SAMPLE_RATE,
+    };
   }
 
   protected override audioMetadata(cumulativeMs: number): Record<string, unknown> {

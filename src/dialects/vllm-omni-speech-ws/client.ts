@@ -1,5 +1,15 @@
 import { parseEventObject, ProtocolViolation, type DecodedEvent, type WebSocketDialect } from '../dialect.js';
-import { audioEvent, base64Bytes, noAudioInput, speechPolicy, stringField, TTS_RATE, wavAudioStart, withDefaultPath, type SpeechWsSettings } from '../tts-common.js';
+import {
+  audioEvent,
+  base64Bytes,
+  noAudioInput,
+  speechPolicy,
+  stringField,
+  TTS_RATE,
+  wavAudioStart,
+  withDefaultPath,
+  type SpeechWsSettings,
+} from '../tts-common.js';
 import { END, other, model, rate, text, jsonMessageReader } from '../tts-sent.js';
 import { VLLM_OMNI_SPEECH_WS } from './spec.js';
 
@@ -50,7 +60,8 @@ export function vllmOmniSpeechWsDialect(settings: SpeechWsSettings): WebSocketDi
 
 /** A binary frame: raw PCM16, or a whole WAV file whose header is not audio (its rate and channels size what follows). */
 function binaryAudio(data: Buffer, rate: number): DecodedEvent {
-  if (data.length < 12 || data.toString('latin1', 0, 4) !== 'RIFF' || data.toString('latin1', 8, 12) !== 'WAVE') return audioEvent('(binary)', data.length, data, rate);
+  if (data.length < 12 || data.toString('latin1', 0, 4) !== 'RIFF' || data.toString('latin1', 8, 12) !== 'WAVE')
+    return audioEvent('(binary)', data.length, data, rate);
   const start = wavAudioStart(data, true);
   if (!start) throw new ProtocolViolation("a binary frame is a WAV file without a 'data' chunk");
   const format = start.format ?? { rate, channels: 1 };
@@ -68,7 +79,9 @@ export function interpretSpeechStreamEvent(data: string, rate = TTS_RATE): Decod
       return audioEvent(type, base64Bytes(b64), b64, typeof event.sample_rate === 'number' && event.sample_rate > 0 ? event.sample_rate : rate);
     }
     case 'audio.done':
-      return event.error === true ? { type, kind: 'error', message: 'the server failed a sentence (audio.done with error: true)' } : { type, kind: 'audio_final' };
+      return event.error === true
+        ? { type, kind: 'error', message: 'the server failed a sentence (audio.done with error: true)' }
+        : { type, kind: 'audio_final' };
     case 'session.done':
       return { type, kind: 'response_done' };
     case 'error':

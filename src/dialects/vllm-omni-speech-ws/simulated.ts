@@ -29,7 +29,16 @@ export class OmniSpeechSession {
     private readonly ws: WebSocket,
     private readonly ctx: SessionContext,
   ) {
-    this.speech = new SpeechStream(ws, ctx, { errorFrame: (_code, message) => JSON.stringify({ type: 'error', message }), deltaFrame: () => ['{"type":"audio.chunk","audio_b64":"', '"}'], noiseFrame: () => '{"type":"ping"}' }, SPEECH_RATE);
+    this.speech = new SpeechStream(
+      ws,
+      ctx,
+      {
+        errorFrame: (_code, message) => JSON.stringify({ type: 'error', message }),
+        deltaFrame: () => ['{"type":"audio.chunk","audio_b64":"', '"}'],
+        noiseFrame: () => '{"type":"ping"}',
+      },
+      SPEECH_RATE,
+    );
     if (this.speech.faults.reach('open')) return;
     ws.on('message', (data, isBinary) => this.onMessage(data as Buffer, isBinary));
   }
@@ -67,9 +76,11 @@ export class OmniSpeechSession {
   }
 
   private configure(event: Record<string, unknown>): void {
-    if (typeof event.model === 'string' && !this.ctx.servedModels.includes(event.model)) return this.refuse(`The model \`${event.model}\` does not exist.`, true);
+    if (typeof event.model === 'string' && !this.ctx.servedModels.includes(event.model))
+      return this.refuse(`The model \`${event.model}\` does not exist.`, true);
     const format = event.response_format ?? 'wav';
-    if (format !== 'pcm' && format !== 'wav') return this.refuse(`response_format ${typeof format === 'string' ? format : JSON.stringify(format)} is not served here; use pcm or wav`, true);
+    if (format !== 'pcm' && format !== 'wav')
+      return this.refuse(`response_format ${typeof format === 'string' ? format : JSON.stringify(format)} is not served here; use pcm or wav`, true);
     this.streamAudio = event.stream_audio === true;
     if (this.streamAudio && format !== 'pcm') return this.refuse('stream_audio requires response_format "pcm"', true);
     this.configured = true;
@@ -79,7 +90,15 @@ export class OmniSpeechSession {
     const text = this.text.trim();
     this.text = '';
     const utterance = this.utterance++;
-    const start = JSON.stringify({ type: 'audio.start', utterance_index: utterance, sentence_index: 0, sentence_text: text, format: this.streamAudio ? 'pcm' : 'wav', sample_rate: SPEECH_RATE, channels: 1 });
+    const start = JSON.stringify({
+      type: 'audio.start',
+      utterance_index: utterance,
+      sentence_index: 0,
+      sentence_text: text,
+      format: this.streamAudio ? 'pcm' : 'wav',
+      sample_rate: SPEECH_RATE,
+      channels: 1,
+    });
     const finish = (totalBytes: number): void => {
       this.speech.send(JSON.stringify({ type: 'audio.done', utterance_index: utterance, sentence_index: 0, total_bytes: totalBytes, error: false }));
       this.speech.send(JSON.stringify({ type: 'session.done', utterance_index: utterance, total_sentences: 1 }));
@@ -103,7 +122,10 @@ export class OmniSpeechSession {
         if (!this.streamAudio) this.speech.send(Buffer.concat([pcm16WavHeader(SPEECH_RATE, totalBytes), ...pieces]));
         finish(totalBytes);
       },
-      error: (code, sentBytes) => this.speech.send(JSON.stringify({ type: 'error', message: `generation failed (${code})`, ...(sentBytes > 0 ? { partial_audio: true, action: 'discard' } : {}) })),
+      error: (code, sentBytes) =>
+        this.speech.send(
+          JSON.stringify({ type: 'error', message: `generation failed (${code})`, ...(sentBytes > 0 ? { partial_audio: true, action: 'discard' } : {}) }),
+        ),
     });
   }
 

@@ -1,7 +1,6 @@
 import type { HttpDialect } from '../dialect.js';
 import { speechDialect, type SpeechSettings } from '../speech-http.js';
 
-
 /**
  * vLLM-Omni's `POST /v1/audio/speech`, in its three modes: one body (no streaming
  * fields), a raw stream (`stream_format: "audio"`: PCM, or WAV behind a 44-byte

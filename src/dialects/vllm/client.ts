@@ -61,7 +61,9 @@ export function interpretVllmEvent(data: string): DecodedEvent {
     case 'transcription.done':
       return { type, kind: 'text_final', channel: 'input_transcript', text: stringField(event.text) };
     case 'progress': // seed 001's consumption acknowledgement: cumulative PCM16 bytes at 16 kHz
-      return typeof event.audio_bytes === 'number' ? { type, kind: 'progress', audioEndMs: (event.audio_bytes / 2 / SAMPLE_RATE) * 1000 } : { type, kind: 'other' };
+      return typeof event.audio_bytes === 'number'
+        ? { type, kind: 'progress', audioEndMs: (event.audio_bytes / 2 / SAMPLE_RATE) * 1000 }
+        : { type, kind: 'other' };
     case 'error': {
       const nested = typeof event.error === 'object' && event.error !== null ? (event.error as Record<string, unknown>) : undefined;
       const message = nested ? stringField(nested.message) : stringField(event.error);

@@ -196,4 +196,9 @@ export class VllmSession {
 }
 
 /** vLLM's dialect is what the shared `/v1/realtime` speaks when the upgrade asks for no other. */
-export const simulatedVllm = { ...VLLM, inputRate: SAMPLE_RATE, onSharedPath: () => true, open: (ws, ctx) => new VllmSession(ws, ctx) } satisfies SimulatedDialect;
+export const simulatedVllm = {
+  ...VLLM,
+  inputRate: SAMPLE_RATE,
+  onSharedPath: () => true,
+  open: (ws, ctx) => new VllmSession(ws, ctx),
+} satisfies SimulatedDialect;

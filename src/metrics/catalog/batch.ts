@@ -10,17 +10,34 @@ const BATCH_STT: readonly Task[] = ['batch_stt'];
 
 export const REQUEST_LATENCY: MetricDefinition[] = [
   {
-    name: 'upload_ms', unit: 'ms', scope: 'input', tasks: BATCH_STT, tags: ['latency', 'transport'], better: 'lower',
-    from: A.input.request_start, to: A.input.upload_end,
+    name: 'upload_ms',
+    unit: 'ms',
+    scope: 'input',
+    tasks: BATCH_STT,
+    tags: ['latency', 'transport'],
+    better: 'lower',
+    from: A.input.request_start,
+    to: A.input.upload_end,
     description: 'Request start to the last byte of the body written: connection (unless reused) and upload.',
   },
   {
-    name: 'processing_ms', unit: 'ms', scope: 'input', tasks: BATCH_STT, tags: ['headline', 'latency'], better: 'lower',
-    from: A.input.request_start, to: A.input.response_end,
+    name: 'processing_ms',
+    unit: 'ms',
+    scope: 'input',
+    tasks: BATCH_STT,
+    tags: ['headline', 'latency'],
+    better: 'lower',
+    from: A.input.request_start,
+    to: A.input.response_end,
     description: 'Request start to the response complete: what a batch job waits per recording, upload included.',
   },
   {
-    name: 'server_processing_ms', unit: 'ms', scope: 'input', tasks: BATCH_STT, tags: ['latency'], better: 'lower',
+    name: 'server_processing_ms',
+    unit: 'ms',
+    scope: 'input',
+    tasks: BATCH_STT,
+    tags: ['latency'],
+    better: 'lower',
     quantity: "the server's own timing from its response headers: openai-processing-ms, else the longest Server-Timing duration",
     description: "The server's account of its processing, beside the client's processing_ms; only servers that send one.",
     value: (v) => {
@@ -33,7 +50,12 @@ export const REQUEST_LATENCY: MetricDefinition[] = [
 
 export const BATCH_CORPUS: MetricDefinition[] = [
   {
-    name: 'corpus_rtfx', unit: 'ratio', scope: 'corpus', tasks: BATCH_STT, tags: ['headline', 'throughput'], better: 'higher',
+    name: 'corpus_rtfx',
+    unit: 'ratio',
+    scope: 'corpus',
+    tasks: BATCH_STT,
+    tags: ['headline', 'throughput'],
+    better: 'higher',
     quantity: "total audio of the completed sessions over the benchmark's wall time, first start to last end",
     description: "The leaderboards' RTFx: audio transcribed per second of wall time, concurrency included; the same number as audio hours per hour.",
     reduce: (views) => {
@@ -49,7 +71,12 @@ export const BATCH_CORPUS: MetricDefinition[] = [
     },
   },
   {
-    name: 'connection_reuse', unit: 'ratio', scope: 'corpus', tasks: ['batch_stt', 'batch_tts'], tags: ['transport'], better: 'higher',
+    name: 'connection_reuse',
+    unit: 'ratio',
+    scope: 'corpus',
+    tasks: ['batch_stt', 'batch_tts'],
+    tags: ['transport'],
+    better: 'higher',
     quantity: 'requests sent over a kept-alive connection, over all requests',
     description: 'How much of the run reused connections (keep-alive pool); 0 means every request paid for a new connection.',
     reduce: (views) => {
@@ -59,9 +86,16 @@ export const BATCH_CORPUS: MetricDefinition[] = [
     },
   },
   {
-    name: 'connection_retries', unit: 'count', scope: 'corpus', tasks: ['batch_stt', 'batch_tts'], tags: ['transport'], better: 'lower',
+    name: 'connection_retries',
+    unit: 'count',
+    scope: 'corpus',
+    tasks: ['batch_stt', 'batch_tts'],
+    tags: ['transport'],
+    better: 'lower',
     quantity: 'requests sent once more on a new connection, their kept-alive one having died before any byte of the answer',
-    description: 'A server that closes connections after each answer without saying so, or whose idle timeout races the client; the retried requests are timed from the attempt that got the answer.',
-    reduce: (views) => views.reduce((n, v) => n + (v.timeline.transport.kind === 'http' ? v.timeline.transport.requests.filter((r) => r.retries).length : 0), 0),
+    description:
+      'A server that closes connections after each answer without saying so, or whose idle timeout races the client; the retried requests are timed from the attempt that got the answer.',
+    reduce: (views) =>
+      views.reduce((n, v) => n + (v.timeline.transport.kind === 'http' ? v.timeline.transport.requests.filter((r) => r.retries).length : 0), 0),
   },
 ];

@@ -10,55 +10,108 @@ const SPEECH: readonly Task[] = ['tts', 'batch_tts'];
 
 /** Time to first audio: `ttfa_audible_ms` starts from it. */
 const TTFA = {
-  name: 'ttfa_ms', unit: 'ms', scope: 'input', tasks: SPEECH, tags: ['headline', 'latency'], better: 'lower',
-  from: T.text_submitted, to: T.first_audio,
-  description: 'Time to first audio: from the send that forces synthesis to the first real audio samples. Negative when a server starts speaking before the text ends (ElevenLabs after 120 characters, sentence splitting).',
+  name: 'ttfa_ms',
+  unit: 'ms',
+  scope: 'input',
+  tasks: SPEECH,
+  tags: ['headline', 'latency'],
+  better: 'lower',
+  from: T.text_submitted,
+  to: T.first_audio,
+  description:
+    'Time to first audio: from the send that forces synthesis to the first real audio samples. Negative when a server starts speaking before the text ends (ElevenLabs after 120 characters, sentence splitting).',
 } satisfies MetricDefinition;
 
 /** Total generation time: `chars_per_s` divides by it. */
 const TOTAL = {
-  name: 'total_ms', unit: 'ms', scope: 'input', tasks: SPEECH, tags: ['headline', 'latency'], better: 'lower',
-  from: T.text_submitted, to: T.speech_end,
+  name: 'total_ms',
+  unit: 'ms',
+  scope: 'input',
+  tasks: SPEECH,
+  tags: ['headline', 'latency'],
+  better: 'lower',
+  from: T.text_submitted,
+  to: T.speech_end,
   description: 'Total generation time: from the send that forces synthesis to the last audio or the end of the response.',
 } satisfies MetricDefinition;
 
 export const SPEECH_METRICS: MetricDefinition[] = [
   {
-    name: 'ttfb_ms', unit: 'ms', scope: 'input', tasks: SPEECH, tags: ['latency', 'transport'], better: 'lower',
-    from: T.text_first_sent, to: T.first_frame,
+    name: 'ttfb_ms',
+    unit: 'ms',
+    scope: 'input',
+    tasks: SPEECH,
+    tags: ['latency', 'transport'],
+    better: 'lower',
+    from: T.text_first_sent,
+    to: T.first_frame,
     description: 'Time to first byte: the first frame of any kind the server sent back, announcements and WAV headers included.',
   },
   TTFA,
   {
-    name: 'ftts_ms', unit: 'ms', scope: 'input', tasks: TTS, tags: ['headline', 'latency'], better: 'lower',
-    from: T.text_first_streamed, to: T.first_audio,
-    description: "First token to speech (Picovoice's FTTS): only when the text is streamed like an LLM's output (--text-rate), from its first token to the first audio.",
+    name: 'ftts_ms',
+    unit: 'ms',
+    scope: 'input',
+    tasks: TTS,
+    tags: ['headline', 'latency'],
+    better: 'lower',
+    from: T.text_first_streamed,
+    to: T.first_audio,
+    description:
+      "First token to speech (Picovoice's FTTS): only when the text is streamed like an LLM's output (--text-rate), from its first token to the first audio.",
   },
   {
-    name: 'playback_start_ms', unit: 'ms', scope: 'input', tasks: TTS, tags: ['headline', 'latency'], better: 'lower',
-    from: T.text_submitted, to: T.playback_start,
+    name: 'playback_start_ms',
+    unit: 'ms',
+    scope: 'input',
+    tasks: TTS,
+    tags: ['headline', 'latency'],
+    better: 'lower',
+    from: T.text_submitted,
+    to: T.playback_start,
     description: 'When a listener hears the first sample: a simulated player starts once --playback-buffer-ms of audio is buffered (or the stream has ended).',
   },
   {
-    name: 'stall_count', unit: 'count', scope: 'input', tasks: TTS, tags: ['headline', 'quality'], better: 'lower',
+    name: 'stall_count',
+    unit: 'count',
+    scope: 'input',
+    tasks: TTS,
+    tags: ['headline', 'quality'],
+    better: 'lower',
     quantity: 'underruns of the simulated real-time player after it started, until the last audio',
     description: 'Times playback ran dry and the listener heard a gap.',
     value: (v) => (v.audio.chunks.length > 0 ? v.playback().stalls.length : undefined),
   },
   {
-    name: 'stall_ms', unit: 'ms', scope: 'input', tasks: TTS, tags: ['quality'], better: 'lower',
+    name: 'stall_ms',
+    unit: 'ms',
+    scope: 'input',
+    tasks: TTS,
+    tags: ['quality'],
+    better: 'lower',
     quantity: 'total time the simulated player waited for audio after it started',
     description: 'Silence the listener heard that the speech did not have.',
     value: (v) => (v.audio.chunks.length > 0 ? v.playback().stallMs : undefined),
   },
   {
-    name: 'chunk_gap_ms', unit: 'ms', scope: 'input_samples', tasks: TTS, tags: ['latency'], better: 'lower',
-    from: 'an audio chunk received', to: 'the next audio chunk received',
+    name: 'chunk_gap_ms',
+    unit: 'ms',
+    scope: 'input_samples',
+    tasks: TTS,
+    tags: ['latency'],
+    better: 'lower',
+    from: 'an audio chunk received',
+    to: 'the next audio chunk received',
     description: 'Inter-chunk gap: every gap between consecutive audio chunks, pooled (its p95 and max are the tail a player must buffer for).',
     samples: chunkGaps,
   },
   {
-    name: 'gen_rtf', unit: 'ratio', scope: 'input', tasks: SPEECH, tags: ['headline', 'throughput'], better: 'lower',
+    name: 'gen_rtf',
+    unit: 'ratio',
+    scope: 'input',
+    tasks: SPEECH,
+    tags: ['headline', 'throughput'],
+    better: 'lower',
     quantity: '(last audio received − text submitted) / audio_out_ms',
     description: 'Generation real-time factor: below 1 the server generates faster than the audio plays.',
     value: (v) => {
@@ -69,19 +122,34 @@ export const SPEECH_METRICS: MetricDefinition[] = [
   },
   TOTAL,
   {
-    name: 'audio_out_ms', unit: 'ms', scope: 'input', tasks: SPEECH, tags: ['throughput'], better: 'neither',
+    name: 'audio_out_ms',
+    unit: 'ms',
+    scope: 'input',
+    tasks: SPEECH,
+    tags: ['throughput'],
+    better: 'neither',
     quantity: 'duration of the audio received, from the payload lengths',
     description: 'Generated audio duration.',
     value: audioOutMs,
   },
   {
-    name: 'chars', unit: 'count', scope: 'input', tasks: SPEECH, tags: ['throughput'], better: 'neither',
+    name: 'chars',
+    unit: 'count',
+    scope: 'input',
+    tasks: SPEECH,
+    tags: ['throughput'],
+    better: 'neither',
     quantity: "characters (code points) of the input's text",
     description: 'Input size, for cost per million characters.',
     value: charsOf,
   },
   {
-    name: 'chars_per_s', unit: 'ratio', scope: 'input', tasks: SPEECH, tags: ['throughput'], better: 'higher',
+    name: 'chars_per_s',
+    unit: 'ratio',
+    scope: 'input',
+    tasks: SPEECH,
+    tags: ['throughput'],
+    better: 'higher',
     quantity: 'chars / total_ms, per second',
     description: 'Characters of text turned into speech per second of generation.',
     value: (v) => {
@@ -92,9 +160,15 @@ export const SPEECH_METRICS: MetricDefinition[] = [
   },
   // Speech generation's quality, from the after-run analysis of the received audio (`timeline.analysis`).
   {
-    name: 'ttfa_audible_ms', unit: 'ms', scope: 'input', tasks: SPEECH, tags: ['latency'], better: 'lower',
+    name: 'ttfa_audible_ms',
+    unit: 'ms',
+    scope: 'input',
+    tasks: SPEECH,
+    tags: ['latency'],
+    better: 'lower',
     quantity: 'time to first audio plus the leading silence in it: text submitted to the first audible sound (energy onset, after the run)',
-    description: "What a listener waits for: the first audio payload's arrival plus the silence it opens with (the first 10 ms frame with mean-removed RMS of 0.01 or more).",
+    description:
+      "What a listener waits for: the first audio payload's arrival plus the silence it opens with (the first 10 ms frame with mean-removed RMS of 0.01 or more).",
     value: (v) => {
       const ttfa = measure(TTFA, v);
       const silence = v.analysis?.leadingSilenceMs;
@@ -102,16 +176,26 @@ export const SPEECH_METRICS: MetricDefinition[] = [
     },
   },
   {
-    name: 'tts_wer', unit: 'ratio', scope: 'input', tasks: SPEECH, tags: ['quality'], better: 'lower',
+    name: 'tts_wer',
+    unit: 'ratio',
+    scope: 'input',
+    tasks: SPEECH,
+    tags: ['quality'],
+    better: 'lower',
     quantity: `intelligibility: word error rate of the generated audio as a transcription server heard it, against the text sent, after the normalizer the analysis names (whisper-english)`,
     description: 'The round trip: the received audio sent, after the run, to the --asr-target transcription server (the built-in one by default).',
     value: (v) => {
       const asr = v.analysis?.asr;
-      return asr && 'errors' in asr ? errorRate(asr.errors) ?? undefined : undefined;
+      return asr && 'errors' in asr ? (errorRate(asr.errors) ?? undefined) : undefined;
     },
   },
   {
-    name: 'tts_corpus_wer', unit: 'ratio', scope: 'corpus', tasks: SPEECH, tags: ['quality'], better: 'lower',
+    name: 'tts_corpus_wer',
+    unit: 'ratio',
+    scope: 'corpus',
+    tasks: SPEECH,
+    tags: ['quality'],
+    better: 'lower',
     quantity: `intelligibility word errors summed over every analysed input, over their words (whisper-english)`,
     description: 'Corpus intelligibility WER of the round trip: long texts weigh more than short ones.',
     reduce: (views) => {
@@ -126,9 +210,14 @@ export const SPEECH_METRICS: MetricDefinition[] = [
   speechLevel('clipping_ratio', 'samples at full scale, as a share of the received audio', (a) => a.clippingRatio),
   speechLevel('silence_ratio', '20 ms frames below the speech threshold (RMS 0.01), as a share of the received audio', (a) => a.silenceRatio),
   {
-    name: 'audio_format_problems', unit: 'count', scope: 'input', tasks: SPEECH, tags: ['quality'], better: 'lower',
+    name: 'audio_format_problems',
+    unit: 'count',
+    scope: 'input',
+    tasks: SPEECH,
+    tags: ['quality'],
+    better: 'lower',
     quantity: 'ways the received audio disagrees with what was declared (WAV header fields, sample format, whole samples)',
-    description: 'Found by the after-run analysis; each is listed in the session\'s timeline (`analysis`).',
+    description: "Found by the after-run analysis; each is listed in the session's timeline (`analysis`).",
     value: (v) => v.analysis?.formatProblems.length,
   },
 ];
@@ -136,7 +225,13 @@ export const SPEECH_METRICS: MetricDefinition[] = [
 /** A level check of the received audio, from the after-run analysis. */
 function speechLevel(name: string, quantity: string, value: (a: SpeechAnalysis) => number): MetricDefinition {
   return {
-    name, unit: 'ratio', scope: 'input', tasks: SPEECH, tags: ['quality'], better: 'lower', quantity,
+    name,
+    unit: 'ratio',
+    scope: 'input',
+    tasks: SPEECH,
+    tags: ['quality'],
+    better: 'lower',
+    quantity,
     description: 'From the after-run analysis of the received audio.',
     value: (v) => (v.analysis ? value(v.analysis) : undefined),
   };

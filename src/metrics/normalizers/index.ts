@@ -21,15 +21,26 @@ export interface Normalizer {
 
 const NORMALIZERS: readonly Normalizer[] = [
   {
-    id: 'whisper-english-1', name: 'whisper-english', version: 1, normalize: whisperEnglish,
-    description: "Whisper's EnglishTextNormalizer (openai/whisper 20250625), as the Open ASR Leaderboard uses it: fillers and bracketed text removed, contractions spelled out, numbers to digits, British to American spelling",
+    id: 'whisper-english-1',
+    name: 'whisper-english',
+    version: 1,
+    normalize: whisperEnglish,
+    description:
+      "Whisper's EnglishTextNormalizer (openai/whisper 20250625), as the Open ASR Leaderboard uses it: fillers and bracketed text removed, contractions spelled out, numbers to digits, British to American spelling",
   },
   {
-    id: 'whisper-basic-1', name: 'whisper-basic', version: 1, normalize: whisperBasic,
-    description: "Whisper's BasicTextNormalizer (openai/whisper 20250625), for other languages: lowercase, bracketed text removed, symbols and punctuation to spaces, diacritics kept",
+    id: 'whisper-basic-1',
+    name: 'whisper-basic',
+    version: 1,
+    normalize: whisperBasic,
+    description:
+      "Whisper's BasicTextNormalizer (openai/whisper 20250625), for other languages: lowercase, bracketed text removed, symbols and punctuation to spaces, diacritics kept",
   },
   {
-    id: 'voxbench-basic-2', name: 'voxbench-basic', version: 2, normalize: voxbenchBasic,
+    id: 'voxbench-basic-2',
+    name: 'voxbench-basic',
+    version: 2,
+    normalize: voxbenchBasic,
     description: "voxbench's own: lowercase, everything but letters, digits and in-word apostrophes to spaces; no number or spelling rules",
   },
 ];

@@ -12,8 +12,22 @@ export const WORD_END = `(?!${WORD_CHAR})`;
 
 /** Letters that NFKD does not split into a base letter and a diacritic. */
 const ADDITIONAL_DIACRITICS: Readonly<Record<string, string>> = {
-  œ: 'oe', Œ: 'OE', ø: 'o', Ø: 'O', æ: 'ae', Æ: 'AE', ß: 'ss', ẞ: 'SS',
-  đ: 'd', Đ: 'D', ð: 'd', Ð: 'D', þ: 'th', Þ: 'th', ł: 'l', Ł: 'L',
+  œ: 'oe',
+  Œ: 'OE',
+  ø: 'o',
+  Ø: 'O',
+  æ: 'ae',
+  Æ: 'AE',
+  ß: 'ss',
+  ẞ: 'SS',
+  đ: 'd',
+  Đ: 'D',
+  ð: 'd',
+  Ð: 'D',
+  þ: 'th',
+  Þ: 'th',
+  ł: 'l',
+  Ł: 'L',
 };
 
 const NONSPACING_MARK = /^\p{Mn}$/u;

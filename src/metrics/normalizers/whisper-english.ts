@@ -20,19 +20,58 @@ const FILLERS = new RegExp(`${WORD_START}(hmm|mm|mhm|mmm|uh|um)${WORD_END}`, 'gu
 const REPLACERS: ReadonlyArray<[RegExp, string]> = (
   [
     // Common contractions.
-    ["\\bwon't\\b", 'will not'], ["\\bcan't\\b", 'can not'], ["\\blet's\\b", 'let us'], ["\\bain't\\b", 'aint'], ["\\by'all\\b", 'you all'],
-    ['\\bwanna\\b', 'want to'], ['\\bgotta\\b', 'got to'], ['\\bgonna\\b', 'going to'], ["\\bi'ma\\b", 'i am going to'], ['\\bimma\\b', 'i am going to'],
-    ['\\bwoulda\\b', 'would have'], ['\\bcoulda\\b', 'could have'], ['\\bshoulda\\b', 'should have'], ["\\bma'am\\b", 'madam'],
+    ["\\bwon't\\b", 'will not'],
+    ["\\bcan't\\b", 'can not'],
+    ["\\blet's\\b", 'let us'],
+    ["\\bain't\\b", 'aint'],
+    ["\\by'all\\b", 'you all'],
+    ['\\bwanna\\b', 'want to'],
+    ['\\bgotta\\b', 'got to'],
+    ['\\bgonna\\b', 'going to'],
+    ["\\bi'ma\\b", 'i am going to'],
+    ['\\bimma\\b', 'i am going to'],
+    ['\\bwoulda\\b', 'would have'],
+    ['\\bcoulda\\b', 'could have'],
+    ['\\bshoulda\\b', 'should have'],
+    ["\\bma'am\\b", 'madam'],
     // Titles and prefixes.
-    ['\\bmr\\b', 'mister '], ['\\bmrs\\b', 'missus '], ['\\bst\\b', 'saint '], ['\\bdr\\b', 'doctor '], ['\\bprof\\b', 'professor '],
-    ['\\bcapt\\b', 'captain '], ['\\bgov\\b', 'governor '], ['\\bald\\b', 'alderman '], ['\\bgen\\b', 'general '], ['\\bsen\\b', 'senator '],
-    ['\\brep\\b', 'representative '], ['\\bpres\\b', 'president '], ['\\brev\\b', 'reverend '], ['\\bhon\\b', 'honorable '],
-    ['\\basst\\b', 'assistant '], ['\\bassoc\\b', 'associate '], ['\\blt\\b', 'lieutenant '], ['\\bcol\\b', 'colonel '],
-    ['\\bjr\\b', 'junior '], ['\\bsr\\b', 'senior '], ['\\besq\\b', 'esquire '],
+    ['\\bmr\\b', 'mister '],
+    ['\\bmrs\\b', 'missus '],
+    ['\\bst\\b', 'saint '],
+    ['\\bdr\\b', 'doctor '],
+    ['\\bprof\\b', 'professor '],
+    ['\\bcapt\\b', 'captain '],
+    ['\\bgov\\b', 'governor '],
+    ['\\bald\\b', 'alderman '],
+    ['\\bgen\\b', 'general '],
+    ['\\bsen\\b', 'senator '],
+    ['\\brep\\b', 'representative '],
+    ['\\bpres\\b', 'president '],
+    ['\\brev\\b', 'reverend '],
+    ['\\bhon\\b', 'honorable '],
+    ['\\basst\\b', 'assistant '],
+    ['\\bassoc\\b', 'associate '],
+    ['\\blt\\b', 'lieutenant '],
+    ['\\bcol\\b', 'colonel '],
+    ['\\bjr\\b', 'junior '],
+    ['\\bsr\\b', 'senior '],
+    ['\\besq\\b', 'esquire '],
     // Perfect tenses ("'s done" is ambiguous, so it stays).
-    ["'d been\\b", ' had been'], ["'s been\\b", ' has been'], ["'d gone\\b", ' had gone'], ["'s gone\\b", ' has gone'], ["'d done\\b", ' had done'], ["'s got\\b", ' has got'],
+    ["'d been\\b", ' had been'],
+    ["'s been\\b", ' has been'],
+    ["'d gone\\b", ' had gone'],
+    ["'s gone\\b", ' has gone'],
+    ["'d done\\b", ' had done'],
+    ["'s got\\b", ' has got'],
     // General contractions.
-    ["n't\\b", ' not'], ["'re\\b", ' are'], ["'s\\b", ' is'], ["'d\\b", ' would'], ["'ll\\b", ' will'], ["'t\\b", ' not'], ["'ve\\b", ' have'], ["'m\\b", ' am'],
+    ["n't\\b", ' not'],
+    ["'re\\b", ' are'],
+    ["'s\\b", ' is'],
+    ["'d\\b", ' would'],
+    ["'ll\\b", ' will'],
+    ["'t\\b", ' not'],
+    ["'ve\\b", ' have'],
+    ["'m\\b", ' am'],
   ] as const
 ).map(([pattern, replacement]) => [new RegExp(pattern.replace(/^\\b/, WORD_START).replace(/\\b$/, WORD_END), 'gu'), replacement]);
 
@@ -52,6 +91,8 @@ export function whisperEnglish(text: string): string[] {
   s = s.replace(/(\d),(\d)/g, '$1$2').replace(/\.([^0-9]|$)/gu, ' $1');
   s = normalizeNumbers(removeSymbolsAndDiacritics(s, '.%$¢€£'));
   const american = americanSpellings();
-  s = words(s).map((word) => american.get(word) ?? word).join(' ');
+  s = words(s)
+    .map((word) => american.get(word) ?? word)
+    .join(' ');
   return words(s.replace(/[.$¢€£]([^0-9])/gu, ' $1').replace(/([^0-9])%/gu, '$1 '));
 }

@@ -12,9 +12,27 @@ import { WORD_END, WORD_START, words } from './symbols.js';
  */
 
 const ONES = new Map(
-  ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen'].map(
-    (name, i) => [name, i + 1] as const,
-  ),
+  [
+    'one',
+    'two',
+    'three',
+    'four',
+    'five',
+    'six',
+    'seven',
+    'eight',
+    'nine',
+    'ten',
+    'eleven',
+    'twelve',
+    'thirteen',
+    'fourteen',
+    'fifteen',
+    'sixteen',
+    'seventeen',
+    'eighteen',
+    'nineteen',
+  ].map((name, i) => [name, i + 1] as const),
 );
 const ZEROS = new Set(['o', 'oh', 'zero']);
 const ONES_SUFFIXED = new Map<string, [number, string]>([
@@ -35,24 +53,61 @@ const TENS_SUFFIXED = new Map<string, [number, string]>([
   ...[...TENS].map(([name, value]): [string, [number, string]] => [name.replace('y', 'ieth'), [value, 'th']]),
 ]);
 const MULTIPLIERS = new Map(
-  ['hundred', 'thousand', 'million', 'billion', 'trillion', 'quadrillion', 'quintillion', 'sextillion', 'septillion', 'octillion', 'nonillion', 'decillion'].map(
-    (name, i) => [name, i === 0 ? 100n : 1000n ** BigInt(i)] as const,
-  ),
+  [
+    'hundred',
+    'thousand',
+    'million',
+    'billion',
+    'trillion',
+    'quadrillion',
+    'quintillion',
+    'sextillion',
+    'septillion',
+    'octillion',
+    'nonillion',
+    'decillion',
+  ].map((name, i) => [name, i === 0 ? 100n : 1000n ** BigInt(i)] as const),
 );
 const MULTIPLIERS_SUFFIXED = new Map<string, [bigint, string]>([
   ...[...MULTIPLIERS].map(([name, value]): [string, [bigint, string]] => [`${name}s`, [value, 's']]),
   ...[...MULTIPLIERS].map(([name, value]): [string, [bigint, string]] => [`${name}th`, [value, 'th']]),
 ]);
 const DECIMALS = new Set([...ONES.keys(), ...TENS.keys(), ...ZEROS]);
-const PRECEDING_PREFIXERS = new Map([['minus', '-'], ['negative', '-'], ['plus', '+'], ['positive', '+']]);
-const FOLLOWING_PREFIXERS = new Map([['pound', '£'], ['pounds', '£'], ['euro', '€'], ['euros', '€'], ['dollar', '$'], ['dollars', '$'], ['cent', '¢'], ['cents', '¢']]);
+const PRECEDING_PREFIXERS = new Map([
+  ['minus', '-'],
+  ['negative', '-'],
+  ['plus', '+'],
+  ['positive', '+'],
+]);
+const FOLLOWING_PREFIXERS = new Map([
+  ['pound', '£'],
+  ['pounds', '£'],
+  ['euro', '€'],
+  ['euros', '€'],
+  ['dollar', '$'],
+  ['dollars', '$'],
+  ['cent', '¢'],
+  ['cents', '¢'],
+]);
 const PREFIXES = new Set([...PRECEDING_PREFIXERS.values(), ...FOLLOWING_PREFIXERS.values()]);
 /** `percent` → %, and `per` → % when `cent` follows. */
-const SUFFIXERS = new Map<string, string | Map<string, string>>([['per', new Map([['cent', '%']])], ['percent', '%']]);
+const SUFFIXERS = new Map<string, string | Map<string, string>>([
+  ['per', new Map([['cent', '%']])],
+  ['percent', '%'],
+]);
 const SPECIALS = new Set(['and', 'double', 'triple', 'point']);
 const NUMBER_WORDS = new Set([
-  ...ZEROS, ...ONES.keys(), ...ONES_SUFFIXED.keys(), ...TENS.keys(), ...TENS_SUFFIXED.keys(), ...MULTIPLIERS.keys(), ...MULTIPLIERS_SUFFIXED.keys(),
-  ...PRECEDING_PREFIXERS.keys(), ...FOLLOWING_PREFIXERS.keys(), ...SUFFIXERS.keys(), ...SPECIALS,
+  ...ZEROS,
+  ...ONES.keys(),
+  ...ONES_SUFFIXED.keys(),
+  ...TENS.keys(),
+  ...TENS_SUFFIXED.keys(),
+  ...MULTIPLIERS.keys(),
+  ...MULTIPLIERS_SUFFIXED.keys(),
+  ...PRECEDING_PREFIXERS.keys(),
+  ...FOLLOWING_PREFIXERS.keys(),
+  ...SUFFIXERS.keys(),
+  ...SPECIALS,
 ]);
 
 const NUMERIC = /^\d+(\.\d+)?$/;

@@ -24,13 +24,18 @@ export function figuresSection(report: Report): Section {
 function levelSummary(b: Benchmark): string {
   const { sessions, excluded } = b.summary;
   const left = excluded.warmup + excluded.cooldown;
-  return `${plural(sessions.total, 'session')} · ${sessions.completed} completed · ${sessions.failed} failed · ${sessions.incomplete} incomplete · error rate ${formatPercent(b.summary.errorRate)}` +
-    (left ? ` · ${excluded.warmup} warm-up and ${excluded.cooldown} cool-down sessions left out of the figures` : '');
+  return (
+    `${plural(sessions.total, 'session')} · ${sessions.completed} completed · ${sessions.failed} failed · ${sessions.incomplete} incomplete · error rate ${formatPercent(b.summary.errorRate)}` +
+    (left ? ` · ${excluded.warmup} warm-up and ${excluded.cooldown} cool-down sessions left out of the figures` : '')
+  );
 }
 
 function levelFigures(report: Report, b: Benchmark): Html {
   const { turns, throughput } = b.summary;
-  const sources = Object.entries(turns.eosSources).map(([source, n]) => `${source} ×${n}`).join(', ') || 'n/a';
+  const sources =
+    Object.entries(turns.eosSources)
+      .map(([source, n]) => `${source} ×${n}`)
+      .join(', ') || 'n/a';
   const delay = b.clientHealth.eventLoopDelay;
   const receive = b.clientHealth.receiveDelay;
   const corpus = corpusMetrics(report).flatMap((d) => {
@@ -41,8 +46,12 @@ function levelFigures(report: Report, b: Benchmark): Html {
     const dist = b.summary.metrics[d.name];
     return dist ? [[html`<code title="${metricTitle(report, d.name)}">${d.name}</code>`, dist.count, ...STATS.map((s) => formatFigure(dist[s], d))]] : [];
   });
-  return html`<p class="note">Throughput: ${formatNumber(throughput.audioSPerWallS, 2)} audio s/s, ${formatNumber(throughput.sessionsPerS, 2)} sessions/s over ${formatSeconds(throughput.wallS)} of wall time (${formatSeconds(throughput.audioS)} of audio)${corpus.length > 0 ? `; ${corpus.join(', ')}` : ''}.
-Turns: ${turns.planned} planned, ${turns.finalized} with a final transcript; boundaries from ${turns.boundaries}; end of speech from ${sources}.
-Client: ${b.clientHealth.verdict} Event-loop delay p50 ${formatMetric(delay.p50Ms, 'ms')}, p99 ${formatMetric(delay.p99Ms, 'ms')}, max ${formatMetric(delay.maxMs, 'ms')}${receive ? `; receive-stamp delay (loopback probe) p50 ${formatMetric(receive.p50Ms, 'ms')}, p99 ${formatMetric(receive.p99Ms, 'ms')}, max ${formatMetric(receive.maxMs, 'ms')}` : ''}${b.clientHealth.capHits ? `; ${plural(b.clientHealth.capHits, 'session')} found the open-session cap reached` : ''}.</p>
-${table(['metric', 'count', ...STATS], rows, 'figures')}`;
+  return html`<p class="note">
+      Throughput: ${formatNumber(throughput.audioSPerWallS, 2)} audio s/s, ${formatNumber(throughput.sessionsPerS, 2)} sessions/s over
+      ${formatSeconds(throughput.wallS)} of wall time (${formatSeconds(throughput.audioS)} of audio)${corpus.length > 0 ? `; ${corpus.join(', ')}` : ''}. Turns:
+      ${turns.planned} planned, ${turns.finalized} with a final transcript; boundaries from ${turns.boundaries}; end of speech from ${sources}. Client:
+      ${b.clientHealth.verdict} Event-loop delay p50 ${formatMetric(delay.p50Ms, 'ms')}, p99 ${formatMetric(delay.p99Ms, 'ms')}, max
+      ${formatMetric(delay.maxMs, 'ms')}${receive ? `; receive-stamp delay (loopback probe) p50 ${formatMetric(receive.p50Ms, 'ms')}, p99 ${formatMetric(receive.p99Ms, 'ms')}, max ${formatMetric(receive.maxMs, 'ms')}` : ''}${b.clientHealth.capHits ? `; ${plural(b.clientHealth.capHits, 'session')} found the open-session cap reached` : ''}.
+    </p>
+    ${table(['metric', 'count', ...STATS], rows, 'figures')}`;
 }

@@ -17,7 +17,11 @@ const QUANTILES = ['p50', 'p95', 'p99'] as const;
 export function loadCurvesSection(report: Report): Section {
   const section = { id: 'load', title: 'Latency, throughput and errors against load' };
   if (report.benchmarks.length < 2) {
-    return { ...section, charts: [], body: note('One load level ran. A sweep (--profile sweep) or a capacity search (--profile capacity) draws these curves.') };
+    return {
+      ...section,
+      charts: [],
+      body: note('One load level ran. A sweep (--profile sweep) or a capacity search (--profile capacity) draws these curves.'),
+    };
   }
   const levels = benchmarksByLevel(report);
   const axis = loadAxis(report);
@@ -27,37 +31,67 @@ export function loadCurvesSection(report: Report): Section {
   const slos = sloList(report);
   const capacity = capacityRules(report);
 
-  const latencyCharts: ChartSpec[] = latencyMetrics(report).slice(0, CURVE_METRICS).map((name) => {
-    const quantileSeries: SeriesSpec[] = QUANTILES.map((q) => ({
-      label: q,
-      color: COLORS[q],
-      style: 'line-points',
-      ...points(xs, levels.map((b) => b.summary.metrics[name]?.[q] ?? null)),
-    }));
-    const sloSeries: SeriesSpec[] = slos.filter((slo) => measuredOn(slo, name) && !isPlotted(slo)).map((slo) => ({
-      label: `${slo.text} (measured)`,
-      color: COLORS.slo,
-      style: 'line-points',
-      dash: true,
-      ...points(xs, levels.map((b) => b.summary.slos.find((r) => r.slo === slo.text)?.value ?? null)),
-    }));
-    const thresholds = slos.filter((slo) => measuredOn(slo, name)).map((slo) => sloRule(slo.threshold, slo.text));
-    const series = [...quantileSeries, ...sloSeries].filter((s) => s.x.length > 0);
-    return { id: `load-${name}`, x, y: { label: name, unit: 'ms', fromZero: true }, series, rules: [...thresholds, ...capacity] };
-  });
+  const latencyCharts: ChartSpec[] = latencyMetrics(report)
+    .slice(0, CURVE_METRICS)
+    .map((name) => {
+      const quantileSeries: SeriesSpec[] = QUANTILES.map((q) => ({
+        label: q,
+        color: COLORS[q],
+        style: 'line-points',
+        ...points(
+          xs,
+          levels.map((b) => b.summary.metrics[name]?.[q] ?? null),
+        ),
+      }));
+      const sloSeries: SeriesSpec[] = slos
+        .filter((slo) => measuredOn(slo, name) && !isPlotted(slo))
+        .map((slo) => ({
+          label: `${slo.text} (measured)`,
+          color: COLORS.slo,
+          style: 'line-points',
+          dash: true,
+          ...points(
+            xs,
+            levels.map((b) => b.summary.slos.find((r) => r.slo === slo.text)?.value ?? null),
+          ),
+        }));
+      const thresholds = slos.filter((slo) => measuredOn(slo, name)).map((slo) => sloRule(slo.threshold, slo.text));
+      const series = [...quantileSeries, ...sloSeries].filter((s) => s.x.length > 0);
+      return { id: `load-${name}`, x, y: { label: name, unit: 'ms', fromZero: true }, series, rules: [...thresholds, ...capacity] };
+    });
 
   const throughput: ChartSpec = {
     id: 'load-throughput',
     x,
     y: { label: 'throughput', unit: 'audio s/s', fromZero: true },
-    series: [{ label: 'audio s per wall s', color: COLORS.throughput, style: 'line-points', ...points(xs, levels.map((b) => b.summary.throughput.audioSPerWallS)) }],
+    series: [
+      {
+        label: 'audio s per wall s',
+        color: COLORS.throughput,
+        style: 'line-points',
+        ...points(
+          xs,
+          levels.map((b) => b.summary.throughput.audioSPerWallS),
+        ),
+      },
+    ],
     rules: capacity,
   };
   const errorRate: ChartSpec = {
     id: 'load-error-rate',
     x,
     y: { label: 'error rate', unit: '%', fromZero: true },
-    series: [{ label: 'error rate', color: COLORS.errorRate, style: 'line-points', ...points(xs, levels.map((b) => (b.summary.errorRate === null ? null : b.summary.errorRate * 100))) }],
+    series: [
+      {
+        label: 'error rate',
+        color: COLORS.errorRate,
+        style: 'line-points',
+        ...points(
+          xs,
+          levels.map((b) => (b.summary.errorRate === null ? null : b.summary.errorRate * 100)),
+        ),
+      },
+    ],
     rules: [...slos.filter((slo) => slo.aggregate.stat === 'error_rate').map((slo) => sloRule(slo.threshold * 100, slo.text)), ...capacity],
   };
 
@@ -65,11 +99,11 @@ export function loadCurvesSection(report: Report): Section {
     ...section,
     charts: [...latencyCharts, throughput, errorRate],
     body: html`${note(`Each point is one load level. Red lines are SLO thresholds${report.capacity ? '; the green line is the capacity found, the grey one the first level that failed' : ''}.`)}
-<div class="grid">
-${latencyCharts.map((c) => chartFigure(c, `${c.y.label} against ${axis.label}`, metricTitle(report, c.y.label), 'p50, p95, p99'))}
-${chartFigure(throughput, `throughput against ${axis.label}`, THROUGHPUT_TITLE)}
-${chartFigure(errorRate, `error rate against ${axis.label}`, ERROR_RATE_TITLE)}
-</div>`,
+      <div class="grid">
+        ${latencyCharts.map((c) => chartFigure(c, `${c.y.label} against ${axis.label}`, metricTitle(report, c.y.label), 'p50, p95, p99'))}
+        ${chartFigure(throughput, `throughput against ${axis.label}`, THROUGHPUT_TITLE)}
+        ${chartFigure(errorRate, `error rate against ${axis.label}`, ERROR_RATE_TITLE)}
+      </div>`,
   };
 }
 
@@ -96,7 +130,11 @@ function capacityRules(report: Report): RuleSpec[] {
   const capacity = report.capacity;
   if (!capacity) return [];
   return [
-    ...(capacity.answer === null ? [] : [{ axis: 'x' as const, value: capacity.answer, label: `capacity ${formatPlain(capacity.answer)}`, color: COLORS.capacity }]),
-    ...(capacity.failsAt === null ? [] : [{ axis: 'x' as const, value: capacity.failsAt, label: `fails at ${formatPlain(capacity.failsAt)}`, color: COLORS.failsAt, dash: true }]),
+    ...(capacity.answer === null
+      ? []
+      : [{ axis: 'x' as const, value: capacity.answer, label: `capacity ${formatPlain(capacity.answer)}`, color: COLORS.capacity }]),
+    ...(capacity.failsAt === null
+      ? []
+      : [{ axis: 'x' as const, value: capacity.failsAt, label: `fails at ${formatPlain(capacity.failsAt)}`, color: COLORS.failsAt, dash: true }]),
   ];
 }

@@ -20,13 +20,22 @@ export function overviewSection(report: Report): Section {
     title: 'Question and answer',
     charts: [],
     body: html`<div class="qa">
-<dl class="facts">${facts(report, axis).map(([term, value]) => html`<dt>${term}</dt><dd>${value}</dd>`)}</dl>
-<div class="answer"><p class="answer-text">${answer(report)}</p>${callouts(report)}</div>
-</div>
-<h3 class="subhead">Headline figures <span class="muted">at ${headline.benchmark.label}${headline.reason}</span></h3>
-<div class="cards">${cards(report, headline.benchmark)}</div>
-<h3 class="subhead">By load level</h3>
-${levelsTable(report)}`,
+        <dl class="facts">
+          ${facts(report, axis).map(
+            ([term, value]) =>
+              html`<dt>${term}</dt>
+                <dd>${value}</dd>`,
+          )}
+        </dl>
+        <div class="answer">
+          <p class="answer-text">${answer(report)}</p>
+          ${callouts(report)}
+        </div>
+      </div>
+      <h3 class="subhead">Headline figures <span class="muted">at ${headline.benchmark.label}${headline.reason}</span></h3>
+      <div class="cards">${cards(report, headline.benchmark)}</div>
+      <h3 class="subhead">By load level</h3>
+      ${levelsTable(report)}`,
   };
 }
 
@@ -79,8 +88,11 @@ function answer(report: Report): string {
   if (summaries.every((s) => s.sessions.completed === 0)) {
     const sum = (pick: (s: BenchmarkSummary) => number): number => summaries.reduce((n, s) => n + pick(s), 0);
     const top = summaries.flatMap((s) => s.failures).sort((a, b) => b.count - a.count)[0];
-    return `No session completed: ${sum((s) => s.sessions.failed)} failed, ${sum((s) => s.sessions.incomplete)} were cut short` +
-      (top ? `; most often ${top.class} at ${top.stage}: ${top.message}` : '') + '.';
+    return (
+      `No session completed: ${sum((s) => s.sessions.failed)} failed, ${sum((s) => s.sessions.incomplete)} were cut short` +
+      (top ? `; most often ${top.class} at ${top.stage}: ${top.message}` : '') +
+      '.'
+    );
   }
   if (report.config.slos.length > 0) {
     const failing = report.benchmarks.filter((b) => b.summary.slos.some((s) => !s.pass));
@@ -98,13 +110,19 @@ function answer(report: Report): string {
 
 /** What qualifies the answer: early stops, a client that may not have kept up, skipped input. */
 function callouts(report: Report): Html[] {
-  const labels = (pick: (b: Benchmark) => boolean): string => report.benchmarks.filter(pick).map((b) => b.label).join(', ');
+  const labels = (pick: (b: Benchmark) => boolean): string =>
+    report.benchmarks
+      .filter(pick)
+      .map((b) => b.label)
+      .join(', ');
   const stopped = labels((b) => b.stoppedBy !== undefined);
   const bottleneck = labels((b) => b.clientHealth.bottleneck);
   const warnings = [
     report.stoppedBy ? `The run stopped early (${report.stoppedBy}); the figures cover what finished.` : '',
     stopped ? `Stopped early: ${stopped}.` : '',
-    bottleneck ? `The client may have been the bottleneck at ${bottleneck}: its send lag or event-loop delay was large against the latency it measured, so latencies there may be overstated (details under All figures by level).` : '',
+    bottleneck
+      ? `The client may have been the bottleneck at ${bottleneck}: its send lag or event-loop delay was large against the latency it measured, so latencies there may be overstated (details under All figures by level).`
+      : '',
     report.dataset.problems.length > 0 ? `${report.dataset.problems.length} dataset files were skipped (see the reproducibility record).` : '',
   ];
   return warnings.filter(Boolean).map((w) => html`<p class="callout">${w}</p>`);
@@ -121,16 +139,37 @@ function headlineLevel(report: Report): { benchmark: Benchmark; reason: string }
 
 function cards(report: Report, benchmark: Benchmark): Html[] {
   const { summary } = benchmark;
-  const latency = latencyMetrics(report).slice(0, 3).flatMap((name) => {
-    const d = summary.metrics[name];
-    const metric = definitionIn(report, name);
-    return d ? [card(`${name} p50`, splitUnit(formatFigure(d.p50, metric)), `p95 ${formatFigure(d.p95, metric)} · p99 ${formatFigure(d.p99, metric)}`, metricTitle(report, name))] : [];
-  });
+  const latency = latencyMetrics(report)
+    .slice(0, 3)
+    .flatMap((name) => {
+      const d = summary.metrics[name];
+      const metric = definitionIn(report, name);
+      return d
+        ? [
+            card(
+              `${name} p50`,
+              splitUnit(formatFigure(d.p50, metric)),
+              `p95 ${formatFigure(d.p95, metric)} · p99 ${formatFigure(d.p99, metric)}`,
+              metricTitle(report, name),
+            ),
+          ]
+        : [];
+    });
   const { throughput, sessions } = summary;
   return [
     ...latency,
-    card('throughput', [formatNumber(throughput.audioSPerWallS, 2), 'audio s/s'], `${formatNumber(throughput.sessionsPerS, 2)} sessions/s over ${formatSeconds(throughput.wallS)}`, THROUGHPUT_TITLE),
-    card('error rate', splitUnit(formatPercent(summary.errorRate)), `${sessions.completed} of ${plural(sessions.total, 'session')} completed, ${sessions.failed} failed, ${sessions.incomplete} incomplete`, ERROR_RATE_TITLE),
+    card(
+      'throughput',
+      [formatNumber(throughput.audioSPerWallS, 2), 'audio s/s'],
+      `${formatNumber(throughput.sessionsPerS, 2)} sessions/s over ${formatSeconds(throughput.wallS)}`,
+      THROUGHPUT_TITLE,
+    ),
+    card(
+      'error rate',
+      splitUnit(formatPercent(summary.errorRate)),
+      `${sessions.completed} of ${plural(sessions.total, 'session')} completed, ${sessions.failed} failed, ${sessions.incomplete} incomplete`,
+      ERROR_RATE_TITLE,
+    ),
   ];
 }
 
@@ -141,7 +180,11 @@ function splitUnit(figure: string): [string, string] {
 }
 
 function card(label: string, [value, unit]: [string, string], detail: string, title: string): Html {
-  return html`<div class="card" title="${title}"><div class="card-label">${label}</div><div class="card-value">${value} <span class="card-unit">${unit}</span></div><div class="card-detail">${detail}</div></div>`;
+  return html`<div class="card" title="${title}">
+    <div class="card-label">${label}</div>
+    <div class="card-value">${value} <span class="card-unit">${unit}</span></div>
+    <div class="card-detail">${detail}</div>
+  </div>`;
 }
 
 function levelsTable(report: Report): Html {
@@ -163,14 +206,20 @@ function levelsTable(report: Report): Html {
       return [d?.p50, d?.p95].map((v) => (v === undefined ? 'n/a' : formatMetric(v, 'ms')));
     }),
     formatNumber(b.summary.throughput.audioSPerWallS, 2),
-    ...report.config.slos.map((slo) => sloChip(report, b.summary.slos.find((s) => s.slo === slo))),
+    ...report.config.slos.map((slo) =>
+      sloChip(
+        report,
+        b.summary.slos.find((s) => s.slo === slo),
+      ),
+    ),
   ]);
   return table(headers, rows, 'levels');
 }
 
 function sloChip(report: Report, result: SloResult | undefined): Html | string {
   if (!result) return 'n/a';
-  return html`<span class="chip ${result.pass ? 'pass' : 'fail'}">${result.pass ? 'pass' : 'fail'}</span> <span class="slo-value">${sloValue(report, result.slo, result.value)}</span>`;
+  return html`<span class="chip ${result.pass ? 'pass' : 'fail'}">${result.pass ? 'pass' : 'fail'}</span>
+    <span class="slo-value">${sloValue(report, result.slo, result.value)}</span>`;
 }
 
 /** An SLO's measured value in its metric's unit. */

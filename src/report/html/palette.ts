@@ -41,7 +41,13 @@ function rampColor(t: number): string {
   const mix = position - lo;
   const a = hexToRgb(PLASMA[lo]!);
   const b = hexToRgb(PLASMA[hi]!);
-  return `#${a.map((c, i) => Math.round(c + (b[i]! - c) * mix).toString(16).padStart(2, '0')).join('')}`;
+  return `#${a
+    .map((c, i) =>
+      Math.round(c + (b[i]! - c) * mix)
+        .toString(16)
+        .padStart(2, '0'),
+    )
+    .join('')}`;
 }
 
 function hexToRgb(hex: string): number[] {

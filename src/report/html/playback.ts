@@ -24,7 +24,10 @@ export function playbackSection(report: Report): Section | undefined {
   if (report.config.task !== 'tts') return undefined;
   const bufferMs = report.config.speech?.playbackBufferMs ?? DEFAULT_PLAYBACK_BUFFER_MS;
   const level = levels[levels.length - 1]!;
-  const sessions = evenly(level.sessions.filter((s) => s.timeline.received.some((f) => f.kind === 'audio')), PLAYBACK_SESSIONS);
+  const sessions = evenly(
+    level.sessions.filter((s) => s.timeline.received.some((f) => f.kind === 'audio')),
+    PLAYBACK_SESSIONS,
+  );
   const timelines = sessions.map(playbackChart);
   const stalls = stallCharts(report);
   return {
@@ -32,16 +35,19 @@ export function playbackSection(report: Report): Section | undefined {
     title: 'Speech playback',
     charts: [...timelines, ...stalls],
     body: html`${note(
-      `Each chart is one session of ${level.label}, from its request: blue, audio received so far; black, audio played by a player that starts once ${bufferMs} ms is buffered and plays in real time; red, a stall (the audio ran out before the next chunk). Sessions are taken evenly across the level.`,
-    )}
-<div class="grid">${timelines.map((c, i) => chartFigure(c, `session #${sessions[i]!.index}`, 'audio received and played, seconds of audio against seconds since the request'))}</div>
-${stalls.length > 0 ? html`<div class="grid">${stalls.map((c) => chartFigure(c, `${c.y.label} against load`, metricTitle(report, c.y.label)))}</div>` : ''}`,
+        `Each chart is one session of ${level.label}, from its request: blue, audio received so far; black, audio played by a player that starts once ${bufferMs} ms is buffered and plays in real time; red, a stall (the audio ran out before the next chunk). Sessions are taken evenly across the level.`,
+      )}
+      <div class="grid">
+        ${timelines.map((c, i) => chartFigure(c, `session #${sessions[i]!.index}`, 'audio received and played, seconds of audio against seconds since the request'))}
+      </div>
+      ${stalls.length > 0 ? html`<div class="grid">${stalls.map((c) => chartFigure(c, `${c.y.label} against load`, metricTitle(report, c.y.label)))}</div>` : ''}`,
   };
 }
 
 /** One session's inputs one after another: the audio each received, and the same player the stall figures use (`InputView.playback`). */
 function playbackChart(s: ReportSession): ChartSpec {
-  const t0 = s.timeline.transport.kind === 'http' ? (s.timeline.transport.requests[0]?.startMs ?? s.timeline.startMs) : (s.timeline.sent[0]?.t ?? s.timeline.startMs);
+  const t0 =
+    s.timeline.transport.kind === 'http' ? (s.timeline.transport.requests[0]?.startMs ?? s.timeline.startMs) : (s.timeline.sent[0]?.t ?? s.timeline.startMs);
   const at = (t: number): number => round((t - t0) / 1000, 4);
   const inputs = sessionView(s.timeline).inputs.filter((i) => i.audio.chunks.length > 0);
   const series: SeriesSpec[] = [];
@@ -80,7 +86,13 @@ function playbackChart(s: ReportSession): ChartSpec {
   series.push({ label: 'audio received', color: COLORS.audio, style: 'step', ...received });
   if (played.x.length > 0) series.push({ label: 'audio played', color: COLORS.final, style: 'line', ...played });
   if (stalls.x.length > 0) series.push({ label: 'stall', color: COLORS.error, style: 'points', size: 9, ...stalls });
-  return { id: `playback-${s.index}`, x: { label: 'time since the request', unit: 's', fromZero: true }, y: { label: 'audio', unit: 's', fromZero: true }, series, rules: [] };
+  return {
+    id: `playback-${s.index}`,
+    x: { label: 'time since the request', unit: 's', fromZero: true },
+    y: { label: 'audio', unit: 's', fromZero: true },
+    series,
+    rules: [],
+  };
 }
 
 /** Stalls against load, when the report has the catalog's playback entries and more than one level. */
@@ -99,7 +111,13 @@ function stallCharts(report: Report): ChartSpec[] {
         const value = b.summary.metrics[name]?.[q];
         return value === undefined || value === null ? [] : [{ x: xs[i]!, y: round(value, 3) }];
       });
-      return { label: q, color: q === 'mean' ? COLORS.p50 : q === 'p95' ? COLORS.p95 : COLORS.p99, style: 'line-points' as const, x: points.map((p) => p.x), y: points.map((p) => p.y) };
+      return {
+        label: q,
+        color: q === 'mean' ? COLORS.p50 : q === 'p95' ? COLORS.p95 : COLORS.p99,
+        style: 'line-points' as const,
+        x: points.map((p) => p.x),
+        y: points.map((p) => p.y),
+      };
     }),
   }));
 }

@@ -37,18 +37,28 @@ export function waterfallSection(report: Report): Section {
     title: 'Per-session waterfall',
     charts,
     body: html`${note(
-      'Each row is one session, on its own clock from connect start. Blue: audio chunks sent; amber: transcript text received; black: final transcripts; red: server errors; grey: session end. ' +
-        (report.config.task === 's2s'
-          ? `Conversations: teal, the agent's audio received; green, playback of an answer starting (${AGENT_PLAYBACK_BUFFER_MS} ms buffered); purple, the user speaking over an answer, and answers cancelled. `
-          : '') +
-        'Hover a marker to read its text. Sessions are taken evenly across the level in start order.',
-    )}
-<label class="switch">Level <select data-switch="waterfall">${shown.map(
-      ({ benchmark, id, sessions }) =>
-        html`<option value="${id}"${id === selected.id ? html` selected` : ''}>${benchmark.label} (${sessions.length} of ${benchmark.sessions.length} sessions)</option>`,
-    )}</select></label>
-<figure class="chart-card wide"><div class="chart" data-chart="${selected.id}" data-switch-target="waterfall"></div><div class="readout" aria-live="polite"></div></figure>
-${shown.map(({ id, sessions }) => html`<div data-switch-item="waterfall" data-key="${id}"${id === selected.id ? '' : html` hidden`}>${sessionTable(report, sessions)}</div>`)}`,
+        'Each row is one session, on its own clock from connect start. Blue: audio chunks sent; amber: transcript text received; black: final transcripts; red: server errors; grey: session end. ' +
+          (report.config.task === 's2s'
+            ? `Conversations: teal, the agent's audio received; green, playback of an answer starting (${AGENT_PLAYBACK_BUFFER_MS} ms buffered); purple, the user speaking over an answer, and answers cancelled. `
+            : '') +
+          'Hover a marker to read its text. Sessions are taken evenly across the level in start order.',
+      )}
+      <label class="switch"
+        >Level
+        <select data-switch="waterfall">
+          ${shown.map(
+            ({ benchmark, id, sessions }) =>
+              html`<option value="${id}" ${id === selected.id ? html` selected` : ''}>
+                ${benchmark.label} (${sessions.length} of ${benchmark.sessions.length} sessions)
+              </option>`,
+          )}
+        </select></label
+      >
+      <figure class="chart-card wide">
+        <div class="chart" data-chart="${selected.id}" data-switch-target="waterfall"></div>
+        <div class="readout" aria-live="polite"></div>
+      </figure>
+      ${shown.map(({ id, sessions }) => html`<div data-switch-item="waterfall" data-key="${id}" ${id === selected.id ? '' : html` hidden`}>${sessionTable(report, sessions)}</div>`)}`,
   };
 }
 
@@ -56,7 +66,9 @@ function waterfallChart(id: string, sessions: readonly ReportSession[]): ChartSp
   // Row 0 at the top, as in a network waterfall.
   const row = (i: number): number => sessions.length - 1 - i;
   const collect = (kind: string, pick: (s: ReportSession) => Array<{ t: number; note?: string }>, offset: number, size: number, color: string): SeriesSpec => {
-    const marks = sessions.flatMap((s, i) => evenly(pick(s), MARKERS_PER_SESSION).map((m) => ({ ...m, x: round((m.t - s.timeline.startMs) / 1000, 4), y: row(i) + offset })));
+    const marks = sessions.flatMap((s, i) =>
+      evenly(pick(s), MARKERS_PER_SESSION).map((m) => ({ ...m, x: round((m.t - s.timeline.startMs) / 1000, 4), y: row(i) + offset })),
+    );
     const notes = marks.map((m) => m.note ?? '');
     return { label: kind, color, style: 'points', size, x: marks.map((m) => m.x), y: marks.map((m) => m.y), ...(notes.some(Boolean) ? { notes } : {}) };
   };
@@ -67,11 +79,24 @@ function waterfallChart(id: string, sessions: readonly ReportSession[]): ChartSp
     collect('audio chunk sent', (s) => s.timeline.sent.flatMap((f) => (f.kind === 'audio' && !f.silence ? [{ t: f.t }] : [])), -0.18, 4, COLORS.audio),
     collect('silence sent while waiting', (s) => s.timeline.sent.flatMap((f) => (f.silence ? [{ t: f.t }] : [])), -0.18, 3, COLORS.silence),
     collect('agent audio received', (s) => eventsOf(s, (e) => e.kind === 'audio' && Boolean(e.audioBytes)), 0.02, 4, COLORS.agentAudio),
-    collect('answer playback starts', (s) => agent(s).flatMap((r) => {
-      const { startMs } = r.playback(AGENT_PLAYBACK_BUFFER_MS);
-      return startMs === undefined ? [] : [{ t: startMs, note: clip(r.transcript.text ?? r.text.text ?? '') }];
-    }), 0.02, 8, COLORS.playback),
-    collect('user speaks over an answer', (s) => sessionView(s.timeline).inputs.flatMap((v) => (v.bargeIn ? [{ t: v.bargeIn.speechSentMs }] : [])), -0.18, 9, COLORS.bargeIn),
+    collect(
+      'answer playback starts',
+      (s) =>
+        agent(s).flatMap((r) => {
+          const { startMs } = r.playback(AGENT_PLAYBACK_BUFFER_MS);
+          return startMs === undefined ? [] : [{ t: startMs, note: clip(r.transcript.text ?? r.text.text ?? '') }];
+        }),
+      0.02,
+      8,
+      COLORS.playback,
+    ),
+    collect(
+      'user speaks over an answer',
+      (s) => sessionView(s.timeline).inputs.flatMap((v) => (v.bargeIn ? [{ t: v.bargeIn.speechSentMs }] : [])),
+      -0.18,
+      9,
+      COLORS.bargeIn,
+    ),
     collect('answer cancelled', (s) => eventsOf(s, (e) => e.kind === 'response_cancelled'), 0.02, 9, COLORS.bargeIn),
     collect('transcript text received', (s) => eventsOf(s, (e) => e.kind === 'text_delta' && Boolean(e.text)), 0.18, 5, COLORS.delta),
     collect('final transcript received', (s) => eventsOf(s, (e) => e.kind === 'text_final'), 0.18, 9, COLORS.final),
@@ -90,23 +115,27 @@ function waterfallChart(id: string, sessions: readonly ReportSession[]): ChartSp
 }
 
 function sessionTable(report: Report, sessions: readonly ReportSession[]): Html {
-  const latencies = headlineLatencies(report).filter((d) => d.scope === 'input').slice(0, 2);
+  const latencies = headlineLatencies(report)
+    .filter((d) => d.scope === 'input')
+    .slice(0, 2);
   const perTurn = (s: ReportSession, name: string): string => {
     const values = s.metrics.inputs.flatMap((t) => (t[name] === undefined ? [] : [formatNumber(t[name], 1)]));
     return values.length > 0 ? values.join(', ') : '–';
   };
   return table(
-    [
-      'session',
-      'outcome',
-      ...latencies.map((d) => ({ label: `${d.name} per turn (${d.unit})`, title: metricTitle(report, d.name) })),
-      'final transcripts',
-    ],
+    ['session', 'outcome', ...latencies.map((d) => ({ label: `${d.name} per turn (${d.unit})`, title: metricTitle(report, d.name) })), 'final transcripts'],
     sessions.map((s) => [
       html`#${s.index}${s.phase === 'measured' ? '' : html` <span class="muted">${s.phase}</span>`}`,
       outcome(s),
       ...latencies.map((d) => perTurn(s, d.name)),
-      html`<span class="transcript">${clip(s.timeline.received.filter((e) => e.kind === 'text_final').map((e) => e.text ?? '').join(' ⏎ '))}</span>`,
+      html`<span class="transcript"
+        >${clip(
+          s.timeline.received
+            .filter((e) => e.kind === 'text_final')
+            .map((e) => e.text ?? '')
+            .join(' ⏎ '),
+        )}</span
+      >`,
     ]),
     'sessions',
   );

@@ -231,7 +231,9 @@ function parseFault(text: string): Fault {
   if (!match || !entry) throw new FaultError(`unknown fault "${text}"; faults: ${Object.keys(FAULT_CATALOGUE).join(', ')}`);
   const [, , arg, at] = match;
   if (at !== undefined && (entry.at === undefined || !(FAULT_POINTS as readonly string[]).includes(at))) {
-    throw new FaultError(entry.at === undefined ? `${entry.usage} strikes where it must; it takes no @POINT` : `${entry.usage}: POINT is one of ${FAULT_POINTS.join(', ')}`);
+    throw new FaultError(
+      entry.at === undefined ? `${entry.usage} strikes where it must; it takes no @POINT` : `${entry.usage}: POINT is one of ${FAULT_POINTS.join(', ')}`,
+    );
   }
   if (arg !== undefined && entry.arg === undefined) throw new FaultError(`${entry.usage} takes no argument`);
   try {

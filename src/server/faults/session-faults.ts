@@ -119,8 +119,10 @@ export class SessionFaults {
   /** Ends the connection with `code`, as a fault does; the session then ignores what it still receives. */
   close(code: number, reason: string): void {
     this.gone = true;
-    if (code === 1006) this.socket.destroy(); // no close frame at all, which is what a peer reports as 1006
-    else if (code === 1005) this.ws.close(); // a close frame without a code, reported as 1005
+    if (code === 1006)
+      this.socket.destroy(); // no close frame at all, which is what a peer reports as 1006
+    else if (code === 1005)
+      this.ws.close(); // a close frame without a code, reported as 1005
     else if (sendable(code)) this.ws.close(code, reason);
     else writeCloseFrame(this.socket, code, reason);
   }

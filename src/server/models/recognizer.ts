@@ -69,7 +69,9 @@ export class ReferenceIndex {
 }
 
 function hashKey(pcm: Buffer, offset: number): string {
-  return createHash('sha1').update(pcm.subarray(offset, offset + ANCHOR_BYTES)).digest('base64');
+  return createHash('sha1')
+    .update(pcm.subarray(offset, offset + ANCHOR_BYTES))
+    .digest('base64');
 }
 
 interface Match {

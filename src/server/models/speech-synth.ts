@@ -123,7 +123,7 @@ export class SpeechLatencyModel {
         due += stall.stallMs;
       }
       const piece = pcm.subarray(start, start + chunkBytes);
-      if (start > 0) due += ((piece.length / 2 / sampleRate) * 1000 * rtf) * slow;
+      if (start > 0) due += (piece.length / 2 / sampleRate) * 1000 * rtf * slow;
       last = Math.max(last, due + (this.random() * 2 - 1) * jitterMs);
       chunks.push({ pcm: piece, atMs: last });
       if (error?.at === 'open' || (error?.at === 'streaming' && chunks.length === 1)) {

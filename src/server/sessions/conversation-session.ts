@@ -59,7 +59,10 @@ export abstract class ConversationSession {
     this.recognizer = new StreamRecognizer(ctx.references, inputRate);
     this.faults = new SessionFaults(ctx.faults, ws, ctx.socket, {
       errorFrame: (code, message) => this.frame({ type: 'error', error: { type: 'server_error', code, message, param: null, event_id: null } }),
-      deltaFrame: () => [this.frame({ type: 'response.output_audio_transcript.delta', response_id: this.response?.id ?? 'resp_none', delta: '' }).slice(0, -2), '"}'],
+      deltaFrame: () => [
+        this.frame({ type: 'response.output_audio_transcript.delta', response_id: this.response?.id ?? 'resp_none', delta: '' }).slice(0, -2),
+        '"}',
+      ],
       noiseFrame: () => this.frame({ type: 'rate_limits.updated', rate_limits: [] }),
     });
     ws.on('close', () => this.emissions.clear());
@@ -121,7 +124,8 @@ export abstract class ConversationSession {
       case 'response.cancel':
         return this.onCancel(event.response_id);
       default:
-        if (!this.onOwnEvent(event)) this.error('invalid_request_error', 'invalid_value', `Invalid value: '${String(event.type)}' is not a client event this server knows.`, 'type');
+        if (!this.onOwnEvent(event))
+          this.error('invalid_request_error', 'invalid_value', `Invalid value: '${String(event.type)}' is not a client event this server knows.`, 'type');
     }
   }
 
@@ -167,7 +171,8 @@ export abstract class ConversationSession {
   }
 
   private onCommit(respond: boolean): void {
-    if (this.bufferedMs === 0 && !this.item) return this.error('invalid_request_error', 'input_audio_buffer_commit_empty', 'Error committing input audio buffer: the buffer is empty.');
+    if (this.bufferedMs === 0 && !this.item)
+      return this.error('invalid_request_error', 'input_audio_buffer_commit_empty', 'Error committing input audio buffer: the buffer is empty.');
     this.heard.push(...this.faults.words(this.recognizer.flush()));
     this.item ??= newId('item');
     this.vad?.reset();
@@ -175,7 +180,8 @@ export abstract class ConversationSession {
   }
 
   private onResponseCreate(): void {
-    if (this.response) return this.error('invalid_request_error', 'conversation_already_has_active_response', 'Conversation already has an active response in progress.');
+    if (this.response)
+      return this.error('invalid_request_error', 'conversation_already_has_active_response', 'Conversation already has an active response in progress.');
     this.answer();
   }
 
@@ -204,7 +210,13 @@ export abstract class ConversationSession {
     const open = this.ctx.openSessions();
     this.emissions.push(performance.now() + this.ctx.latency.finalize(open), () => {
       const transcript = words.join(' ');
-      this.send({ type: 'conversation.item.input_audio_transcription.completed', item_id: itemId, content_index: 0, transcript, usage: transcriptionTokens(audioMs, words.length) });
+      this.send({
+        type: 'conversation.item.input_audio_transcription.completed',
+        item_id: itemId,
+        content_index: 0,
+        transcript,
+        usage: transcriptionTokens(audioMs, words.length),
+      });
       this.send({ type: 'conversation.item.done', previous_item_id: previous, item: { ...item, content: [{ type: 'input_audio', transcript }] } });
     });
     return true;
@@ -221,7 +233,7 @@ export abstract class ConversationSession {
     const index = this.responses++;
     const open = this.ctx.openSessions();
     const { pcm, words } = replyAudio(text, OUTPUT_RATE);
-    const chunkBytes = (OUTPUT_RATE * OUTPUT_CHUNK_MS) / 1000 * 2;
+    const chunkBytes = ((OUTPUT_RATE * OUTPUT_CHUNK_MS) / 1000) * 2;
     const chunks = Math.ceil(pcm.length / chunkBytes);
     const cutAt = index === 0 && this.faults.has('cut-mid-response') ? Math.floor(chunks / 2) : -1;
     const requestedAt = performance.now();
@@ -232,7 +244,10 @@ export abstract class ConversationSession {
     const plannedFirstMs = at - requestedAt;
     this.emissions.push(createdAt, () => {
       if (response.stopped) return;
-      this.send({ type: 'response.created', response: { id: response.id, object: 'realtime.response', status: 'in_progress', output: [], ...this.responseMetadata(plannedFirstMs) } });
+      this.send({
+        type: 'response.created',
+        response: { id: response.id, object: 'realtime.response', status: 'in_progress', output: [], ...this.responseMetadata(plannedFirstMs) },
+      });
       this.addOutputItem(response);
     });
     let spoken = 0;
@@ -271,14 +286,28 @@ export abstract class ConversationSession {
     const item = { id: response.itemId, object: 'realtime.item', type: 'message', role: 'assistant', status: 'in_progress', content: [] };
     this.send({ type: 'response.output_item.added', response_id: response.id, output_index: 0, item });
     this.send({ type: 'conversation.item.added', previous_item_id: previous, item });
-    this.send({ type: 'response.content_part.added', response_id: response.id, item_id: response.itemId, output_index: 0, content_index: 0, part: { type: 'audio', transcript: '' } });
+    this.send({
+      type: 'response.content_part.added',
+      response_id: response.id,
+      item_id: response.itemId,
+      output_index: 0,
+      content_index: 0,
+      part: { type: 'audio', transcript: '' },
+    });
   }
 
   /** Closes the response's output item, whole or cut short, and returns it as `response.done` lists it. */
   private doneOutputItem(response: Response, status: 'completed' | 'incomplete'): Record<string, unknown> {
     const { transcript, previous } = response.item!;
     const item = { id: response.itemId, object: 'realtime.item', type: 'message', role: 'assistant', status, content: [{ type: 'output_audio', transcript }] };
-    this.send({ type: 'response.content_part.done', response_id: response.id, item_id: response.itemId, output_index: 0, content_index: 0, part: { type: 'audio', transcript } });
+    this.send({
+      type: 'response.content_part.done',
+      response_id: response.id,
+      item_id: response.itemId,
+      output_index: 0,
+      content_index: 0,
+      part: { type: 'audio', transcript },
+    });
     this.send({ type: 'response.output_item.done', response_id: response.id, output_index: 0, item });
     this.send({ type: 'conversation.item.done', previous_item_id: previous, item });
     return item;
@@ -302,7 +331,10 @@ export abstract class ConversationSession {
   private finish(response: Response, status: 'completed' | 'cancelled', reason?: string): void {
     if (this.response === response) this.response = undefined;
     const output = response.item ? [this.doneOutputItem(response, status === 'completed' ? 'completed' : 'incomplete')] : [];
-    this.send({ type: 'response.done', response: { id: response.id, object: 'realtime.response', status, ...(reason ? { status_details: { type: status, reason } } : {}), output } });
+    this.send({
+      type: 'response.done',
+      response: { id: response.id, object: 'realtime.response', status, ...(reason ? { status_details: { type: status, reason } } : {}), output },
+    });
   }
 
   protected error(type: string, code: string, message: string, param: string | null = null): void {

@@ -29,4 +29,3 @@ export interface SessionContext {
   /** Speech generation: the server's voice, and its timing (shared by every session). */
   speech: { latency: SpeechLatencyModel; voice: VoiceOptions };
 }
-

@@ -67,7 +67,8 @@ export function serveSpeech(req: IncomingMessage, res: ServerResponse, ctx: Spee
   if (req.method !== 'POST') return fail(new RequestError(405, 'BadRequestError', `Method ${req.method} not allowed; POST a JSON body`));
   const refused = faultOf(faults, 'upgrade');
   if (refused) return fail(new RequestError(refused.status, 'server_error', markup ? MARKUP : 'injected fault'));
-  if (ctx.apiKey !== undefined && req.headers.authorization !== `Bearer ${ctx.apiKey}`) return fail(new RequestError(401, 'AuthenticationError', 'Unauthorized'));
+  if (ctx.apiKey !== undefined && req.headers.authorization !== `Bearer ${ctx.apiKey}`)
+    return fail(new RequestError(401, 'AuthenticationError', 'Unauthorized'));
   const chunks: Buffer[] = [];
   let size = 0;
   req.on('data', (chunk: Buffer) => {
@@ -106,13 +107,20 @@ function parseRequest(text: string, servedModels: readonly string[]): SpeechRequ
   if (!servedModels.includes(model)) throw new RequestError(404, 'NotFoundError', `The model \`${model}\` does not exist.`, 'model');
   const openai = OPENAI_TTS_MODELS.includes(model);
   if (typeof body.input !== 'string' || body.input.trim() === '') throw new RequestError(400, 'BadRequestError', 'Missing required field: input', 'input');
-  if (openai && body.input.length > OPENAI_INPUT_LIMIT) throw new RequestError(400, 'BadRequestError', `input is longer than ${OPENAI_INPUT_LIMIT} characters`, 'input');
+  if (openai && body.input.length > OPENAI_INPUT_LIMIT)
+    throw new RequestError(400, 'BadRequestError', `input is longer than ${OPENAI_INPUT_LIMIT} characters`, 'input');
   const format = body.response_format ?? (openai ? 'mp3' : 'wav');
   if (format !== 'pcm' && format !== 'wav') {
-    throw new RequestError(400, 'BadRequestError', `response_format ${JSON.stringify(format)} is not supported by the simulated server; use pcm or wav`, 'response_format');
+    throw new RequestError(
+      400,
+      'BadRequestError',
+      `response_format ${JSON.stringify(format)} is not supported by the simulated server; use pcm or wav`,
+      'response_format',
+    );
   }
   const speed = body.speed ?? 1;
-  if (typeof speed !== 'number' || !(speed >= 0.25 && speed <= 4)) throw new RequestError(400, 'BadRequestError', 'speed must be a number from 0.25 to 4.0', 'speed');
+  if (typeof speed !== 'number' || !(speed >= 0.25 && speed <= 4))
+    throw new RequestError(400, 'BadRequestError', 'speed must be a number from 0.25 to 4.0', 'speed');
   const streamFormat = body.stream_format ?? null;
   if (streamFormat !== null && streamFormat !== 'sse' && streamFormat !== 'audio') {
     throw new RequestError(400, 'BadRequestError', `stream_format must be sse or audio, not ${JSON.stringify(streamFormat)}`, 'stream_format');
@@ -123,7 +131,15 @@ function parseRequest(text: string, servedModels: readonly string[]): SpeechRequ
   return { model, input: body.input, format, stream, speed };
 }
 
-function respond(request: SpeechRequest, res: ServerResponse, socket: Socket, ctx: SpeechEndpointContext, faults: FaultScenario, markup: boolean, startMs: number): void {
+function respond(
+  request: SpeechRequest,
+  res: ServerResponse,
+  socket: Socket,
+  ctx: SpeechEndpointContext,
+  faults: FaultScenario,
+  markup: boolean,
+  startMs: number,
+): void {
   const openai = OPENAI_TTS_MODELS.includes(request.model);
   const pcm = synthesizeSpeech(request.input, SPEECH_RATE, ctx.voice, request.speed);
   const plan = ctx.latency.plan(pcm, SPEECH_RATE, ctx.openSessions(), faults);

@@ -72,8 +72,13 @@ export function drawReportPage(win: PageWindow, uPlot: typeof UPlot): void {
     return axis.unit ? `${text} ${axis.unit}` : text;
   };
 
-  const range = (axis: AxisSpec, rules: RuleSpec[]) => (_u: UPlot, dataMin: number | null, dataMax: number | null): [number, number] =>
-    axisRange(axis, [dataMin, dataMax, ...rules.map((r) => r.value)].filter((v): v is number => v !== null));
+  const range =
+    (axis: AxisSpec, rules: RuleSpec[]) =>
+    (_u: UPlot, dataMin: number | null, dataMax: number | null): [number, number] =>
+      axisRange(
+        axis,
+        [dataMin, dataMax, ...rules.map((r) => r.value)].filter((v): v is number => v !== null),
+      );
 
   // Steps a whole-unit axis may tick at: never a fraction of a session.
   const WHOLE_INCREMENTS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000];
@@ -145,7 +150,9 @@ export function drawReportPage(win: PageWindow, uPlot: typeof UPlot): void {
     labelFont: `600 12px ${FONT}`,
     grid: { stroke: '#eceef1', width: 1 },
     ticks: { show: true, stroke: '#d1d5db', width: 1, size: 4 },
-    ...(spec.whole ? { incrs: WHOLE_INCREMENTS, splits: (_u: UPlot, _i: number, min: number, max: number, increment: number) => wholeSplits(min, max, increment) } : {}),
+    ...(spec.whole
+      ? { incrs: WHOLE_INCREMENTS, splits: (_u: UPlot, _i: number, min: number, max: number, increment: number) => wholeSplits(min, max, increment) }
+      : {}),
     ...(spec.ticks ? { splits: () => spec.ticks!.map((t) => t.value), values: () => spec.ticks!.map((t) => t.label), size: 56 } : {}),
   });
 
@@ -180,8 +187,21 @@ export function drawReportPage(win: PageWindow, uPlot: typeof UPlot): void {
     container.textContent = '';
     const readout = container.parentElement?.querySelector('.readout') ?? null;
     const scales: Record<string, UPlot.Scale> = {
-      x: { time: false, auto: true, range: range(spec.x, spec.rules.filter((r) => r.axis === 'x')) },
-      y: { auto: true, range: range(spec.y, spec.rules.filter((r) => r.axis === 'y')) },
+      x: {
+        time: false,
+        auto: true,
+        range: range(
+          spec.x,
+          spec.rules.filter((r) => r.axis === 'x'),
+        ),
+      },
+      y: {
+        auto: true,
+        range: range(
+          spec.y,
+          spec.rules.filter((r) => r.axis === 'y'),
+        ),
+      },
     };
     const options: UPlot.Options = {
       mode: 2,
