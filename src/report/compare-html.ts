@@ -49,49 +49,45 @@ function verdictSection(c: Comparison): Section {
     charts: [],
     // Warnings first: they say what the verdict may rest on besides the servers.
     body: html`${c.warnings.map((w) => html`<p class="callout">Warning: ${w}</p>`)}
-      <div class="answer">
-        <p class="answer-text">${headline(found)}</p>
-        <ul class="findings">
-          ${found.map((f) => html`<li>${chip(f.verdict)} ${f.text}</li>`)}
-        </ul>
-      </div>
-      <h3 class="subhead">Overall</h3>
-      ${table(
-        ['', 'level', 'sessions', 'completed', 'failed', 'error rate', 'audio s/s', 'sessions/s', ...c.corpus.map((k) => `${k.metric} [95% CI]`)],
-        sideNames.map((side) => {
-          const s = c[side];
-          return [
-            name(side),
-            s.label,
-            s.sessions.total,
-            s.sessions.completed,
-            s.sessions.failed,
-            sides[side].errorRate,
-            sides[side].audioSPerWallS,
-            sides[side].sessionsPerS,
-            ...c.corpus.map((k) => corpusCell(k, side)),
-          ];
-        }),
-        'levels',
-      )}
-      <h3 class="subhead">Runs</h3>
-      ${table(
-        ['', 'model', 'target', 'protocol', 'pace', 'dataset', 'started'],
-        sideNames.map((side) => {
-          const s = c[side];
-          return [
-            name(side),
-            s.model,
-            s.target,
-            `${s.protocol} (${s.task}, turn detection ${s.turnDetection})`,
-            `${s.pace} in ${s.chunkMs} ms chunks`,
-            `${s.dataset.data}: ${s.dataset.count} samples, ${s.dataset.fingerprint}`,
-            s.startedAt,
-          ];
-        }),
-        'runs',
-      )}
-      ${note(LEGEND)}`,
+<div class="answer"><p class="answer-text">${headline(found)}</p>
+<ul class="findings">${found.map((f) => html`<li>${chip(f.verdict)} ${f.text}</li>`)}</ul></div>
+<h3 class="subhead">Overall</h3>
+${table(
+  ['', 'level', 'sessions', 'completed', 'failed', 'error rate', 'audio s/s', 'sessions/s', ...c.corpus.map((k) => `${k.metric} [95% CI]`)],
+  sideNames.map((side) => {
+    const s = c[side];
+    return [
+      name(side),
+      s.label,
+      s.sessions.total,
+      s.sessions.completed,
+      s.sessions.failed,
+      sides[side].errorRate,
+      sides[side].audioSPerWallS,
+      sides[side].sessionsPerS,
+      ...c.corpus.map((k) => corpusCell(k, side)),
+    ];
+  }),
+  'levels',
+)}
+<h3 class="subhead">Runs</h3>
+${table(
+  ['', 'model', 'target', 'protocol', 'pace', 'dataset', 'started'],
+  sideNames.map((side) => {
+    const s = c[side];
+    return [
+      name(side),
+      s.model,
+      s.target,
+      `${s.protocol} (${s.task}, turn detection ${s.turnDetection})`,
+      `${s.pace} in ${s.chunkMs} ms chunks`,
+      `${s.dataset.data}: ${s.dataset.count} samples, ${s.dataset.fingerprint}`,
+      s.startedAt,
+    ];
+  }),
+  'runs',
+)}
+${note(LEGEND)}`,
   };
 }
 
@@ -126,13 +122,11 @@ function distributionsSection(c: Comparison): Section {
       charts.length === 0
         ? note('No headline metric has values on both sides.')
         : html`${note('Cumulative distributions over measured completed sessions; dashed lines mark each side’s median.')}
-            ${legend([
-              { label: 'A', color: COLORS.sideA },
-              { label: 'B', color: COLORS.sideB },
-            ])}
-            <div class="grid">
-              ${shown.map((m, i) => chartFigure(charts[i]!, m.metric, m.description, html`p50 ${metricCells(m).p50} · <span class="${m.verdict}">${m.verdict}</span>`))}
-            </div>`,
+${legend([
+  { label: 'A', color: COLORS.sideA },
+  { label: 'B', color: COLORS.sideB },
+])}
+<div class="grid">${shown.map((m, i) => chartFigure(charts[i]!, m.metric, m.description, html`p50 ${metricCells(m).p50} · <span class="${m.verdict}">${m.verdict}</span>`))}</div>`,
   };
 }
 

@@ -9,10 +9,9 @@ export function definitionsSection(report: Report): Section {
     title: 'Metric definitions',
     charts: [],
     body: html`${table(
-        ['metric', 'unit', 'scope', 'from', 'to', 'meaning'],
-        report.metricDefinitions.map((d) => [html`<code>${d.name}</code>`, d.unit, d.scope.replace('_', ' '), d.from, d.to || '–', d.description]),
-        'definitions',
-      )}
-      <p class="note">Percentiles: ${report.percentileMethod}.</p>`,
+      ['metric', 'unit', 'scope', 'from', 'to', 'meaning'],
+      report.metricDefinitions.map((d) => [html`<code>${d.name}</code>`, d.unit, d.scope.replace('_', ' '), d.from, d.to || '–', d.description]),
+      'definitions',
+    )}<p class="note">Percentiles: ${report.percentileMethod}.</p>`,
   };
 }

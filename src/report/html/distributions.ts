@@ -34,10 +34,10 @@ export function distributionsSection(report: Report): Section {
     ...section,
     charts,
     body: html`${note(
-        `Cumulative distributions over measured completed sessions, one curve per load level. Turn metrics count every turn. ` +
-          `Per-sample metrics (${pooled.join(', ')}) are pooled over events; their percentiles are under All figures by level.`,
-      )}
-      ${legend(levels.map((b, i) => ({ label: b.label, color: colors[i]! })))}
-      <div class="grid">${charts.map((c) => chartFigure(c, c.x.label, metricTitle(report, c.x.label)))}</div>`,
+      `Cumulative distributions over measured completed sessions, one curve per load level. Turn metrics count every turn. ` +
+        `Per-sample metrics (${pooled.join(', ')}) are pooled over events; their percentiles are under All figures by level.`,
+    )}
+${legend(levels.map((b, i) => ({ label: b.label, color: colors[i]! })))}
+<div class="grid">${charts.map((c) => chartFigure(c, c.x.label, metricTitle(report, c.x.label)))}</div>`,
   };
 }

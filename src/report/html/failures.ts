@@ -35,11 +35,6 @@ export function failuresSection(report: Report): Section {
     id: 'failures',
     title: 'Failures',
     charts: [],
-    body: html`${failed}${
-      cut
-        ? html`<h3 class="subhead">Sessions cut short (incomplete)</h3>
-            ${cut}`
-        : ''
-    }`,
+    body: html`${failed}${cut ? html`<h3 class="subhead">Sessions cut short (incomplete)</h3>${cut}` : ''}`,
   };
 }

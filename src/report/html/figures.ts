@@ -46,12 +46,8 @@ function levelFigures(report: Report, b: Benchmark): Html {
     const dist = b.summary.metrics[d.name];
     return dist ? [[html`<code title="${metricTitle(report, d.name)}">${d.name}</code>`, dist.count, ...STATS.map((s) => formatFigure(dist[s], d))]] : [];
   });
-  return html`<p class="note">
-      Throughput: ${formatNumber(throughput.audioSPerWallS, 2)} audio s/s, ${formatNumber(throughput.sessionsPerS, 2)} sessions/s over
-      ${formatSeconds(throughput.wallS)} of wall time (${formatSeconds(throughput.audioS)} of audio)${corpus.length > 0 ? `; ${corpus.join(', ')}` : ''}. Turns:
-      ${turns.planned} planned, ${turns.finalized} with a final transcript; boundaries from ${turns.boundaries}; end of speech from ${sources}. Client:
-      ${b.clientHealth.verdict} Event-loop delay p50 ${formatMetric(delay.p50Ms, 'ms')}, p99 ${formatMetric(delay.p99Ms, 'ms')}, max
-      ${formatMetric(delay.maxMs, 'ms')}${receive ? `; receive-stamp delay (loopback probe) p50 ${formatMetric(receive.p50Ms, 'ms')}, p99 ${formatMetric(receive.p99Ms, 'ms')}, max ${formatMetric(receive.maxMs, 'ms')}` : ''}${b.clientHealth.capHits ? `; ${plural(b.clientHealth.capHits, 'session')} found the open-session cap reached` : ''}.
-    </p>
-    ${table(['metric', 'count', ...STATS], rows, 'figures')}`;
+  return html`<p class="note">Throughput: ${formatNumber(throughput.audioSPerWallS, 2)} audio s/s, ${formatNumber(throughput.sessionsPerS, 2)} sessions/s over ${formatSeconds(throughput.wallS)} of wall time (${formatSeconds(throughput.audioS)} of audio)${corpus.length > 0 ? `; ${corpus.join(', ')}` : ''}.
+Turns: ${turns.planned} planned, ${turns.finalized} with a final transcript; boundaries from ${turns.boundaries}; end of speech from ${sources}.
+Client: ${b.clientHealth.verdict} Event-loop delay p50 ${formatMetric(delay.p50Ms, 'ms')}, p99 ${formatMetric(delay.p99Ms, 'ms')}, max ${formatMetric(delay.maxMs, 'ms')}${receive ? `; receive-stamp delay (loopback probe) p50 ${formatMetric(receive.p50Ms, 'ms')}, p99 ${formatMetric(receive.p99Ms, 'ms')}, max ${formatMetric(receive.maxMs, 'ms')}` : ''}${b.clientHealth.capHits ? `; ${plural(b.clientHealth.capHits, 'session')} found the open-session cap reached` : ''}.</p>
+${table(['metric', 'count', ...STATS], rows, 'figures')}`;
 }

@@ -99,11 +99,11 @@ export function loadCurvesSection(report: Report): Section {
     ...section,
     charts: [...latencyCharts, throughput, errorRate],
     body: html`${note(`Each point is one load level. Red lines are SLO thresholds${report.capacity ? '; the green line is the capacity found, the grey one the first level that failed' : ''}.`)}
-      <div class="grid">
-        ${latencyCharts.map((c) => chartFigure(c, `${c.y.label} against ${axis.label}`, metricTitle(report, c.y.label), 'p50, p95, p99'))}
-        ${chartFigure(throughput, `throughput against ${axis.label}`, THROUGHPUT_TITLE)}
-        ${chartFigure(errorRate, `error rate against ${axis.label}`, ERROR_RATE_TITLE)}
-      </div>`,
+<div class="grid">
+${latencyCharts.map((c) => chartFigure(c, `${c.y.label} against ${axis.label}`, metricTitle(report, c.y.label), 'p50, p95, p99'))}
+${chartFigure(throughput, `throughput against ${axis.label}`, THROUGHPUT_TITLE)}
+${chartFigure(errorRate, `error rate against ${axis.label}`, ERROR_RATE_TITLE)}
+</div>`,
   };
 }
 

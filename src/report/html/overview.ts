@@ -20,22 +20,13 @@ export function overviewSection(report: Report): Section {
     title: 'Question and answer',
     charts: [],
     body: html`<div class="qa">
-        <dl class="facts">
-          ${facts(report, axis).map(
-            ([term, value]) =>
-              html`<dt>${term}</dt>
-                <dd>${value}</dd>`,
-          )}
-        </dl>
-        <div class="answer">
-          <p class="answer-text">${answer(report)}</p>
-          ${callouts(report)}
-        </div>
-      </div>
-      <h3 class="subhead">Headline figures <span class="muted">at ${headline.benchmark.label}${headline.reason}</span></h3>
-      <div class="cards">${cards(report, headline.benchmark)}</div>
-      <h3 class="subhead">By load level</h3>
-      ${levelsTable(report)}`,
+<dl class="facts">${facts(report, axis).map(([term, value]) => html`<dt>${term}</dt><dd>${value}</dd>`)}</dl>
+<div class="answer"><p class="answer-text">${answer(report)}</p>${callouts(report)}</div>
+</div>
+<h3 class="subhead">Headline figures <span class="muted">at ${headline.benchmark.label}${headline.reason}</span></h3>
+<div class="cards">${cards(report, headline.benchmark)}</div>
+<h3 class="subhead">By load level</h3>
+${levelsTable(report)}`,
   };
 }
 
@@ -180,11 +171,7 @@ function splitUnit(figure: string): [string, string] {
 }
 
 function card(label: string, [value, unit]: [string, string], detail: string, title: string): Html {
-  return html`<div class="card" title="${title}">
-    <div class="card-label">${label}</div>
-    <div class="card-value">${value} <span class="card-unit">${unit}</span></div>
-    <div class="card-detail">${detail}</div>
-  </div>`;
+  return html`<div class="card" title="${title}"><div class="card-label">${label}</div><div class="card-value">${value} <span class="card-unit">${unit}</span></div><div class="card-detail">${detail}</div></div>`;
 }
 
 function levelsTable(report: Report): Html {
@@ -218,8 +205,7 @@ function levelsTable(report: Report): Html {
 
 function sloChip(report: Report, result: SloResult | undefined): Html | string {
   if (!result) return 'n/a';
-  return html`<span class="chip ${result.pass ? 'pass' : 'fail'}">${result.pass ? 'pass' : 'fail'}</span>
-    <span class="slo-value">${sloValue(report, result.slo, result.value)}</span>`;
+  return html`<span class="chip ${result.pass ? 'pass' : 'fail'}">${result.pass ? 'pass' : 'fail'}</span> <span class="slo-value">${sloValue(report, result.slo, result.value)}</span>`;
 }
 
 /** An SLO's measured value in its metric's unit. */

@@ -33,36 +33,31 @@ export function renderPage(page: Page): string {
   const data: PageData = { charts: Object.fromEntries(page.sections.flatMap((s) => s.charts).map((c) => [c.id, c])) };
   const library = chartLibrary();
   const style: Content = page.style ? inlineStyle(page.style) : '';
-  return toHtmlString(
-    html`<!doctype html>
-      <html lang="en">
-        <head>
-          <meta charset="utf-8" />
-          <meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy()}" />
-          <meta name="viewport" content="width=device-width, initial-scale=1" />
-          <link rel="icon" href="data:," />
-          <title>${page.title}</title>
-          ${inlineStyle(library.style)} ${inlineStyle(PAGE_STYLE)} ${style}
-        </head>
-        <body>
-          <header class="top">
-            <div class="inner">
-              <h1>${page.heading}</h1>
-              <p class="subtitle">${page.subtitle}</p>
-              <nav>${page.sections.map((s) => html`<a href="#${s.id}">${s.title}</a>`)}</nav>
-            </div>
-          </header>
-          <main>
-            ${page.sections.map(
-              (s) =>
-                html`<section id="${s.id}">
-                  <h2>${s.title}</h2>
-                  ${s.body}
-                </section>`,
-            )}
-          </main>
-          ${jsonScript(DATA_ELEMENT_ID, data)} ${inlineScript(library.script)} ${inlineScript(pageScript())}
-        </body>
-      </html> `,
-  );
+  return toHtmlString(html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy()}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
+<title>${page.title}</title>
+${inlineStyle(library.style)}
+${inlineStyle(PAGE_STYLE)}
+${style}
+</head>
+<body>
+<header class="top"><div class="inner">
+<h1>${page.heading}</h1>
+<p class="subtitle">${page.subtitle}</p>
+<nav>${page.sections.map((s) => html`<a href="#${s.id}">${s.title}</a>`)}</nav>
+</div></header>
+<main>
+${page.sections.map((s) => html`<section id="${s.id}"><h2>${s.title}</h2>${s.body}</section>`)}
+</main>
+${jsonScript(DATA_ELEMENT_ID, data)}
+${inlineScript(library.script)}
+${inlineScript(pageScript())}
+</body>
+</html>
+`);
 }

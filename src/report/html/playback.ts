@@ -35,12 +35,10 @@ export function playbackSection(report: Report): Section | undefined {
     title: 'Speech playback',
     charts: [...timelines, ...stalls],
     body: html`${note(
-        `Each chart is one session of ${level.label}, from its request: blue, audio received so far; black, audio played by a player that starts once ${bufferMs} ms is buffered and plays in real time; red, a stall (the audio ran out before the next chunk). Sessions are taken evenly across the level.`,
-      )}
-      <div class="grid">
-        ${timelines.map((c, i) => chartFigure(c, `session #${sessions[i]!.index}`, 'audio received and played, seconds of audio against seconds since the request'))}
-      </div>
-      ${stalls.length > 0 ? html`<div class="grid">${stalls.map((c) => chartFigure(c, `${c.y.label} against load`, metricTitle(report, c.y.label)))}</div>` : ''}`,
+      `Each chart is one session of ${level.label}, from its request: blue, audio received so far; black, audio played by a player that starts once ${bufferMs} ms is buffered and plays in real time; red, a stall (the audio ran out before the next chunk). Sessions are taken evenly across the level.`,
+    )}
+<div class="grid">${timelines.map((c, i) => chartFigure(c, `session #${sessions[i]!.index}`, 'audio received and played, seconds of audio against seconds since the request'))}</div>
+${stalls.length > 0 ? html`<div class="grid">${stalls.map((c) => chartFigure(c, `${c.y.label} against load`, metricTitle(report, c.y.label)))}</div>` : ''}`,
   };
 }
 

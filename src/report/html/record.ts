@@ -30,43 +30,34 @@ export function recordSection(report: Report): Section {
     title: 'Reproducibility record',
     charts: [],
     body: html`<div class="grid record">
-        ${keyValues('Run', { schema: `${report.schema} v${report.version}`, voxbench: report.voxbenchVersion, startedAt: report.startedAt, stoppedBy: report.stoppedBy ?? null })}
-        ${keyValues('Environment', flatten(report.environment))} ${keyValues('Dataset', flatten(dataset))} ${keyValues('Configuration', flatten(report.config))}
-        ${Object.entries(record ?? {}).map(([name, values]) => keyValues(name, values))}
-      </div>
-      ${
-        problems.length > 0
-          ? html`<h3 class="subhead">Dataset problems</h3>
-              ${table(
-                ['file', 'reason'],
-                problems.map((p) => [p.file, p.reason]),
-              )}`
-          : ''
-      }
-      ${
-        costs.length > 0
-          ? html`<h3 class="subhead">Cost</h3>
-              ${table(
-                ['level', ...costKeys],
-                costs.map((c) => [c.level, ...costKeys.map((k) => (c.cost[k] === undefined ? '–' : formatPlain(c.cost[k])))]),
-              )}`
-          : ''
-      }
-      ${record ? '' : note('This report carries no deployment record (GPU, runtime version, replicas); the settings above are what voxbench knows.')}`,
+${keyValues('Run', { schema: `${report.schema} v${report.version}`, voxbench: report.voxbenchVersion, startedAt: report.startedAt, stoppedBy: report.stoppedBy ?? null })}
+${keyValues('Environment', flatten(report.environment))}
+${keyValues('Dataset', flatten(dataset))}
+${keyValues('Configuration', flatten(report.config))}
+${Object.entries(record ?? {}).map(([name, values]) => keyValues(name, values))}
+</div>
+${
+  problems.length > 0
+    ? html`<h3 class="subhead">Dataset problems</h3>${table(
+        ['file', 'reason'],
+        problems.map((p) => [p.file, p.reason]),
+      )}`
+    : ''
+}
+${
+  costs.length > 0
+    ? html`<h3 class="subhead">Cost</h3>${table(
+        ['level', ...costKeys],
+        costs.map((c) => [c.level, ...costKeys.map((k) => (c.cost[k] === undefined ? '–' : formatPlain(c.cost[k])))]),
+      )}`
+    : ''
+}
+${record ? '' : note('This report carries no deployment record (GPU, runtime version, replicas); the settings above are what voxbench knows.')}`,
   };
 }
 
 function keyValues(title: string, values: Record<string, Scalar>): Html {
-  return html`<div class="kv">
-    <h3>${title}</h3>
-    <dl>
-      ${Object.entries(values).map(
-        ([k, v]) =>
-          html`<dt>${k}</dt>
-            <dd>${v === null ? '–' : String(v)}</dd>`,
-      )}
-    </dl>
-  </div>`;
+  return html`<div class="kv"><h3>${title}</h3><dl>${Object.entries(values).map(([k, v]) => html`<dt>${k}</dt><dd>${v === null ? '–' : String(v)}</dd>`)}</dl></div>`;
 }
 
 /** Nested settings as dotted keys; lists of plain values joined, anything else as JSON. */

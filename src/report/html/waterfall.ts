@@ -37,28 +37,18 @@ export function waterfallSection(report: Report): Section {
     title: 'Per-session waterfall',
     charts,
     body: html`${note(
-        'Each row is one session, on its own clock from connect start. Blue: audio chunks sent; amber: transcript text received; black: final transcripts; red: server errors; grey: session end. ' +
-          (report.config.task === 's2s'
-            ? `Conversations: teal, the agent's audio received; green, playback of an answer starting (${AGENT_PLAYBACK_BUFFER_MS} ms buffered); purple, the user speaking over an answer, and answers cancelled. `
-            : '') +
-          'Hover a marker to read its text. Sessions are taken evenly across the level in start order.',
-      )}
-      <label class="switch"
-        >Level
-        <select data-switch="waterfall">
-          ${shown.map(
-            ({ benchmark, id, sessions }) =>
-              html`<option value="${id}" ${id === selected.id ? html` selected` : ''}>
-                ${benchmark.label} (${sessions.length} of ${benchmark.sessions.length} sessions)
-              </option>`,
-          )}
-        </select></label
-      >
-      <figure class="chart-card wide">
-        <div class="chart" data-chart="${selected.id}" data-switch-target="waterfall"></div>
-        <div class="readout" aria-live="polite"></div>
-      </figure>
-      ${shown.map(({ id, sessions }) => html`<div data-switch-item="waterfall" data-key="${id}" ${id === selected.id ? '' : html` hidden`}>${sessionTable(report, sessions)}</div>`)}`,
+      'Each row is one session, on its own clock from connect start. Blue: audio chunks sent; amber: transcript text received; black: final transcripts; red: server errors; grey: session end. ' +
+        (report.config.task === 's2s'
+          ? `Conversations: teal, the agent's audio received; green, playback of an answer starting (${AGENT_PLAYBACK_BUFFER_MS} ms buffered); purple, the user speaking over an answer, and answers cancelled. `
+          : '') +
+        'Hover a marker to read its text. Sessions are taken evenly across the level in start order.',
+    )}
+<label class="switch">Level <select data-switch="waterfall">${shown.map(
+      ({ benchmark, id, sessions }) =>
+        html`<option value="${id}"${id === selected.id ? html` selected` : ''}>${benchmark.label} (${sessions.length} of ${benchmark.sessions.length} sessions)</option>`,
+    )}</select></label>
+<figure class="chart-card wide"><div class="chart" data-chart="${selected.id}" data-switch-target="waterfall"></div><div class="readout" aria-live="polite"></div></figure>
+${shown.map(({ id, sessions }) => html`<div data-switch-item="waterfall" data-key="${id}"${id === selected.id ? '' : html` hidden`}>${sessionTable(report, sessions)}</div>`)}`,
   };
 }
 
@@ -128,14 +118,12 @@ function sessionTable(report: Report, sessions: readonly ReportSession[]): Html 
       html`#${s.index}${s.phase === 'measured' ? '' : html` <span class="muted">${s.phase}</span>`}`,
       outcome(s),
       ...latencies.map((d) => perTurn(s, d.name)),
-      html`<span class="transcript"
-        >${clip(
-          s.timeline.received
-            .filter((e) => e.kind === 'text_final')
-            .map((e) => e.text ?? '')
-            .join(' ⏎ '),
-        )}</span
-      >`,
+      html`<span class="transcript">${clip(
+        s.timeline.received
+          .filter((e) => e.kind === 'text_final')
+          .map((e) => e.text ?? '')
+          .join(' ⏎ '),
+      )}</span>`,
     ]),
     'sessions',
   );

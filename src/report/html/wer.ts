@@ -63,11 +63,10 @@ export function werSection(report: Report): Section {
   return {
     ...section,
     charts,
-    body: html`${corpusTable(levels)} ${note('One point per turn of a measured completed session.')}
-      ${legend(levels.map((b, i) => ({ label: b.label, color: colors[i]! })))}
-      <div class="grid">
-        ${charts.map((c) => chartFigure(c, `WER against ${c.x.label}`, `${metricTitle(report, WER)} Against ${metricTitle(report, c.x.label)}`))}
-      </div>`,
+    body: html`${corpusTable(levels)}
+${note('One point per turn of a measured completed session.')}
+${legend(levels.map((b, i) => ({ label: b.label, color: colors[i]! })))}
+<div class="grid">${charts.map((c) => chartFigure(c, `WER against ${c.x.label}`, `${metricTitle(report, WER)} Against ${metricTitle(report, c.x.label)}`))}</div>`,
   };
 }
 
