@@ -90,8 +90,14 @@ describe('OpenAI Realtime transcription (GA) against the simulated server', () =
     assert.deepEqual(session.outcome, { status: 'completed' });
     const { received: events, inputs: turns } = session.timeline;
     assert.equal(session.timeline.turnDetection, 'server');
-    assert.equal(events.filter((e) => e.kind === 'speech_started').length, 3);
-    assert.equal(events.filter((e) => e.kind === 'committed').length, 3);
+    // On failure, the session's VAD and commit events in order, with their times and the client's sends around them.
+    const trace = (): string =>
+      JSON.stringify([
+        ...events.filter((e) => ['speech_started', 'speech_stopped', 'committed'].includes(e.kind)).map((e) => [e.t, e.type, e.audioStartMs ?? e.audioEndMs]),
+        ...session.timeline.sent.filter((f) => f.control !== undefined).map((f) => [f.t, f.control]),
+      ]);
+    assert.equal(events.filter((e) => e.kind === 'speech_started').length, 3, trace());
+    assert.equal(events.filter((e) => e.kind === 'committed').length, 3, trace());
     assert.deepEqual(texts(events), REFERENCES);
     assert.deepEqual(commits(session.timeline), [], 'the client never commits: speech ended in silence each time');
     // Each VAD stop lands near the labelled end of speech (an energy VAD misses quiet final phonemes).
