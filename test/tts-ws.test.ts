@@ -166,8 +166,9 @@ describe('speech-generation WebSocket dialects against the built-in server', () 
     assert.ok(end.t >= texts[texts.length - 1]!.t);
     const [m] = inputMetrics(timeline);
     // vLLM-Omni waits for input.done: speech starts a first-audio delay after the last token.
+    // (Measured from the sends as they happened: a first token sent late under load shortens FTTS, never TTFA.)
     assert.ok(Math.abs(m!.ftts_ms! - (end.t - texts[0]!.t) - m!.ttfa_ms!) < 1e-6);
-    assert.ok(m!.ftts_ms! >= ((texts.length - 1) * 50) / 4 + FAST.firstAudioMs - 1, `ftts ${m!.ftts_ms}`);
+    assert.ok(m!.ttfa_ms! >= FAST.firstAudioMs - 1, `ttfa ${m!.ttfa_ms}`);
   });
 
   it('elevenlabs: starts speaking at 120 buffered characters, before the end of input', async () => {
