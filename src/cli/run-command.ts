@@ -13,6 +13,7 @@ import { UNREACHABLE_AFTER } from '../load/error-stop.js';
 import { NORMALIZER_NAMES } from '../metrics/normalizers/index.js';
 import type { RunOptions, WaitAudio } from '../config/options.js';
 import { renderSummary } from '../report/console.js';
+import { DEFAULT_STATISTICS, jsonSummary, parseStatistics } from '../report/json-summary.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../report/outputs.js';
 import { parseMetaEntry } from '../report/record.js';
 import { Progress } from './progress.js';
@@ -217,10 +218,15 @@ export const runCommand = new Command('run')
     'serve the run live in Prometheus format on /metrics (and /healthz): sessions open and ended by outcome and failure class, latency and send-lag histograms',
     listenAddress,
   )
-  .option('--json', 'print the JSON report on stdout instead of the summary')
+  .option(
+    '--json',
+    'print a compact JSON summary on stdout instead of the console summary: levels, headline statistics, SLO verdicts, capacity (report.json holds everything)',
+  )
   .option('--quiet', 'no run header or progress on stderr (errors and why the exit code is 3 or 4 still are)')
   .option('--definitions', "print each metric's definition under the summary")
   .action(async (opts) => {
+    const { percentiles } = runCommand.opts() as { percentiles?: string };
+    const statistics = percentiles === undefined ? undefined : parseStatistics(percentiles);
     const pace = parsePace(opts.pace);
     if (!pace) throw new UsageError(`--pace takes realtime, Nx (e.g. 2x) or none, got "${opts.pace}"`);
     const given = new Set((['concurrency', 'rate', 'maxOpen', 'seed'] as const).filter((flag) => runCommand.getOptionValueSource(flag) === 'cli'));
@@ -252,7 +258,7 @@ export const runCommand = new Command('run')
     const progress = opts.quiet ? undefined : new Progress(process.stderr);
     const live = opts.metricsPort ? await serveRunMetrics(opts.metricsPort) : undefined;
     if (live && !opts.quiet) process.stderr.write(`metrics on ${live.endpoint.url}/metrics\n`);
-    const { report, written } = await run({
+    const { report, written, reportPath } = await run({
       ...(opts.target !== undefined ? { target: opts.target } : {}),
       protocol: opts.protocol,
       ...(opts.model !== undefined ? { model: opts.model } : {}),
@@ -336,8 +342,10 @@ export const runCommand = new Command('run')
     for (const signal of INTERRUPTS) process.off(signal, onSignal);
     process.stdout.write(
       opts.json
-        ? JSON.stringify(report, null, 1) + '\n'
-        : [renderSummary(report, { definitions: opts.definitions === true }), `Wrote: ${written.join(', ')}\n`].join('\n'),
+        ? JSON.stringify(jsonSummary(report, statistics ?? DEFAULT_STATISTICS, reportPath), null, 1) + '\n'
+        : [renderSummary(report, { definitions: opts.definitions === true, ...(statistics ? { statistics } : {}) }), `Wrote: ${written.join(', ')}\n`].join(
+            '\n',
+          ),
     );
     const why = outcomeLine(report);
     if (why !== undefined) process.stderr.write(`${printable(why)}\n`);
@@ -357,6 +365,12 @@ export const runCommand = new Command('run')
     '--max-errors <n>',
     `stop a benchmark once this many of its sessions failed (exit code 3); whatever the flags, one whose first ${UNREACHABLE_AFTER} sessions all fail before the server answers stops`,
   ).argParser(int),
+);
+(runCommand as CommandUnknownOpts).addOption(
+  new Option(
+    '--percentiles <list>',
+    'statistics in the summary table and --json, as k6 summaryTrendStats: pN (e.g. p99.9), mean, std, min, max (default: mean,p50,p90,p95,p99,max; count is always shown)',
+  ),
 );
 addDatasetFlags(runCommand);
 addSessionCapFlags(runCommand);

@@ -10,6 +10,7 @@ import { plural } from '../util/plural.js';
 import { isResponseAnomaly } from '../timeline/responses.js';
 import { isSpeechTask } from '../timeline/types.js';
 import { fixed } from './fixed.js';
+import { statisticsOf, type Statistic } from './json-summary.js';
 
 const COLUMNS = ['count', 'mean', 'p50', 'p90', 'p95', 'p99', 'max'] as const;
 
@@ -19,7 +20,7 @@ const COLUMNS = ['count', 'mean', 'p50', 'p90', 'p95', 'p99', 'max'] as const;
  * what the server sent (error codes and messages, close reasons) and, read back from
  * a file, whatever the file says, and none of it may drive the terminal.
  */
-export function renderSummary(report: Report, { definitions = false } = {}): string {
+export function renderSummary(report: Report, { definitions = false, statistics }: { definitions?: boolean; statistics?: readonly Statistic[] } = {}): string {
   const { config } = report;
   const speech = isSpeechTask(config.task);
   const data = speech ? plural(report.dataset.count, 'prompt') : `${plural(report.dataset.count, 'sample')}, ${fixed(report.dataset.totalAudioS, 1)} s audio`;
@@ -34,7 +35,7 @@ export function renderSummary(report: Report, { definitions = false } = {}): str
   if (report.stoppedBy) lines.push(`run stopped early (${report.stoppedBy}); the figures cover what finished`);
   const shown = summaryMetrics(report);
   const corpus = corpusMetrics(report);
-  for (const benchmark of report.benchmarks) lines.push('', ...renderBenchmark(benchmark, shown, corpus, speech));
+  for (const benchmark of report.benchmarks) lines.push('', ...renderBenchmark(benchmark, shown, corpus, speech, statistics));
   if (report.benchmarks.length > 1) lines.push('', ...renderLevels(report));
   if (report.capacity) lines.push('', `capacity: ${capacityText(report.capacity)}`);
   const thin = thinTailLines(report);
@@ -49,8 +50,18 @@ export function renderSummary(report: Report, { definitions = false } = {}): str
   return lines.map(printable).join('\n');
 }
 
-/** `speech`: speech generation has prompts, not turns with transcripts and end-of-speech sources. */
-function renderBenchmark(benchmark: Benchmark, shown: readonly MetricDescription[], corpus: readonly MetricDescription[], speech: boolean): string[] {
+/**
+ * `speech`: speech generation has prompts, not turns with transcripts and end-of-speech
+ * sources. `statistics` (`--percentiles`): the table's columns after count, instead of
+ * mean, p50, p90, p95, p99 and max.
+ */
+function renderBenchmark(
+  benchmark: Benchmark,
+  shown: readonly MetricDescription[],
+  corpus: readonly MetricDescription[],
+  speech: boolean,
+  statistics?: readonly Statistic[],
+): string[] {
   const { summary } = benchmark;
   const { sessions, throughput } = summary;
   const errorRate = summary.errorRate === null ? 'n/a' : `${fixed(summary.errorRate * 100, 2)}%`;
@@ -71,15 +82,17 @@ function renderBenchmark(benchmark: Benchmark, shown: readonly MetricDescription
             }`,
         ]),
     '',
-    ...table(
-      ['metric', 'unit', ...COLUMNS],
-      shown.flatMap((metric) => {
-        const d = summary.metrics[metric.name];
-        return d
-          ? [[metric.name, metric.unit, ...COLUMNS.map((c) => (c === 'count' ? String(d.count) : format(d[c as keyof Distribution], metric.unit)))]]
-          : [];
-      }),
-    ),
+    ...(statistics
+      ? statisticsTable(benchmark, shown, statistics)
+      : table(
+          ['metric', 'unit', ...COLUMNS],
+          shown.flatMap((metric) => {
+            const d = summary.metrics[metric.name];
+            return d
+              ? [[metric.name, metric.unit, ...COLUMNS.map((c) => (c === 'count' ? String(d.count) : format(d[c as keyof Distribution], metric.unit)))]]
+              : [];
+          }),
+        )),
   ];
   for (const f of summary.failures) {
     const detail = [f.code, f.httpStatus && `HTTP ${f.httpStatus}`, f.closeCode && `close ${f.closeCode}`].filter(Boolean).join(', ');
@@ -122,6 +135,22 @@ function renderBenchmark(benchmark: Benchmark, shown: readonly MetricDescription
     });
   lines.push(`client: ${health.verdict}` + lags.join('') + (health.capHits ? ` ${plural(health.capHits, 'session')} found the open-session cap reached.` : ''));
   return lines;
+}
+
+/** The metric table with the chosen statistics, count first. */
+function statisticsTable(benchmark: Benchmark, shown: readonly MetricDescription[], statistics: readonly Statistic[]): string[] {
+  const values = statisticsOf(
+    benchmark,
+    shown.map((m) => m.name),
+    statistics,
+  );
+  return table(
+    ['metric', 'unit', 'count', ...statistics],
+    shown.flatMap((metric) => {
+      const v = values[metric.name];
+      return v ? [[metric.name, metric.unit, String(v.count), ...statistics.map((c) => (Number.isFinite(v[c]) ? format(v[c]!, metric.unit) : 'n/a'))]] : [];
+    }),
+  );
 }
 
 /**

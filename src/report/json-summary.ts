@@ -1,0 +1,130 @@
+import { poolMetricValues } from '../metrics/compute.js';
+import type { SloResult } from '../metrics/slo.js';
+import { percentile, type Distribution } from '../metrics/stats.js';
+import { UsageError } from '../util/errors.js';
+import { headlineLatencies, metricsOf } from './picks.js';
+import type { Benchmark, Report } from './schema.js';
+
+/**
+ * A statistic of a metric's distribution, as `--percentiles` names it (as k6's
+ * summaryTrendStats does): `count`, `mean`, `std`, `min`, `max`, or `pN` (e.g. p50,
+ * p99.9).
+ */
+export type Statistic = string;
+
+/**
+ * The statistics the console table and the compact JSON show without `--percentiles`:
+ * the console's columns before the flag existed (count is always shown besides).
+ */
+export const DEFAULT_STATISTICS: readonly Statistic[] = ['mean', 'p50', 'p90', 'p95', 'p99', 'max'];
+
+const NAMED = new Set(['mean', 'std', 'min', 'max']);
+const STORED = new Set<string>(['mean', 'std', 'min', 'max', 'p50', 'p90', 'p95', 'p99']);
+
+/** `--percentiles p50,p95,p99.9`: the statistics, in the order given, each once; a UsageError names what is wrong. */
+export function parseStatistics(text: string): Statistic[] {
+  const parts = text.split(',').map((s) => s.trim().toLowerCase());
+  const seen: Statistic[] = [];
+  for (const part of parts) {
+    const p = /^p(\d+(?:\.\d+)?)$/.exec(part);
+    const ok = NAMED.has(part) || (p !== null && Number(p[1]) > 0 && Number(p[1]) <= 100);
+    if (!ok)
+      throw new UsageError(`--percentiles takes a comma-separated list of pN (0 < N <= 100, e.g. p50,p95,p99.9), mean, std, min or max, got "${part || text}"`);
+    const name = p ? `p${Number(p[1])}` : part;
+    if (!seen.includes(name)) seen.push(name);
+  }
+  return seen;
+}
+
+/**
+ * Each statistic of each metric of a benchmark: the stored ones from its summary, the
+ * others (e.g. p99.9) computed from its measured completed sessions' timelines with the
+ * report's percentile method. A statistic that needs timelines the report lacks is refused.
+ */
+export function statisticsOf(benchmark: Benchmark, names: readonly string[], stats: readonly Statistic[]): Record<string, Record<string, number> | null> {
+  let pooled: Record<string, number[]> | undefined;
+  const computed = (name: string): Float64Array => {
+    if (!pooled) {
+      const timelines = benchmark.sessions.filter((s) => s.phase === 'measured' && s.outcome.status === 'completed').map((s) => s.timeline);
+      if (timelines.some((t) => t === undefined) || (timelines.length === 0 && benchmark.summary.sessions.completed > 0))
+        throw new UsageError(`--percentiles: this report does not hold the sessions' timelines, so only ${[...STORED].join(', ')} can be shown`);
+      pooled = poolMetricValues(timelines);
+    }
+    return Float64Array.from((pooled[name] ?? []).filter(Number.isFinite)).sort();
+  };
+  const result: Record<string, Record<string, number> | null> = {};
+  for (const name of names) {
+    const d: Distribution | null | undefined = benchmark.summary.metrics[name];
+    if (!d) continue;
+    const values: Record<string, number> = { count: d.count };
+    for (const stat of stats) {
+      if (STORED.has(stat)) values[stat] = d[stat as keyof Distribution];
+      else {
+        const sorted = computed(name);
+        values[stat] = sorted.length === 0 ? NaN : percentile(sorted, Number(stat.slice(1)));
+      }
+    }
+    result[name] = values;
+  }
+  return result;
+}
+
+/** What `run --json` prints: the run in brief; report.json holds the full document. */
+export interface JsonSummary {
+  schema: 'voxbench.summary';
+  voxbenchVersion: string;
+  task: string;
+  protocol: string;
+  model: string;
+  /** As the report records it (credentials redacted). */
+  target: string;
+  stoppedBy?: string;
+  statistics: Statistic[];
+  levels: Array<{
+    label: string;
+    sessions: Benchmark['summary']['sessions'];
+    errorRate: number | null;
+    throughput: Benchmark['summary']['throughput'];
+    /** Each headline metric's statistics, count first. */
+    metrics: Record<string, Record<string, number> | null>;
+    /** Headline corpus figures (e.g. corpus WER). */
+    corpus: Record<string, number | null>;
+    slos: SloResult[];
+    stoppedBy?: string;
+  }>;
+  capacity?: Report['capacity'];
+  /** Where the full report was written, when it was. */
+  report?: string;
+}
+
+/** The compact summary of a report: levels, headline statistics, SLO verdicts, capacity; no timelines. */
+export function jsonSummary(report: Report, stats: readonly Statistic[] = DEFAULT_STATISTICS, reportPath?: string): JsonSummary {
+  const headline = headlineLatencies(report).map((d) => d.name);
+  const others = metricsOf(report, 'headline')
+    .filter((d) => d.scope !== 'corpus' && !headline.includes(d.name))
+    .map((d) => d.name);
+  const corpus = metricsOf(report, 'headline').filter((d) => d.scope === 'corpus');
+  const { config } = report;
+  return {
+    schema: 'voxbench.summary',
+    voxbenchVersion: report.voxbenchVersion,
+    task: config.task,
+    protocol: config.protocol,
+    model: config.model,
+    target: config.target,
+    ...(report.stoppedBy ? { stoppedBy: report.stoppedBy } : {}),
+    statistics: [...stats],
+    levels: report.benchmarks.map((b) => ({
+      label: b.label,
+      sessions: b.summary.sessions,
+      errorRate: b.summary.errorRate,
+      throughput: b.summary.throughput,
+      metrics: statisticsOf(b, [...headline, ...others], stats),
+      corpus: Object.fromEntries(corpus.flatMap((m) => (m.name in b.summary.corpus ? [[m.name, b.summary.corpus[m.name] ?? null]] : []))),
+      slos: b.summary.slos,
+      ...(b.stoppedBy ? { stoppedBy: b.stoppedBy } : {}),
+    })),
+    ...(report.capacity ? { capacity: report.capacity } : {}),
+    ...(reportPath !== undefined ? { report: reportPath } : {}),
+  };
+}
