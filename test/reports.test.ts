@@ -210,6 +210,47 @@ describe('render, merge, resume, compare', () => {
     );
   });
 
+  it('merge refuses runs of different workloads, naming both and what differs, unless --allow-mixed, which keeps each part labelled', async () => {
+    const [stt, tts, out] = await Promise.all([tempDir(), tempDir(), tempDir()]);
+    await run({ maxSessions: 2, pace: FAST, turnsPerSession: 1, outputDir: stt });
+    await run({ protocol: 'vllm-omni-speech-ws', maxSessions: 2, pace: FAST, outputDir: tts });
+    const refused = await runNode([CLI, 'report', 'merge', stt, tts, '--output-dir', out]);
+    assert.equal(refused.code, 2, refused.stderr);
+    const line = refused.stderr.trim();
+    assert.equal(line.split('\n').length, 1, line);
+    assert.ok(line.includes(`${stt} and ${tts} ran different workloads (task stt vs tts, protocol `), line);
+    assert.match(line, /model .* vs .*\); .*--allow-mixed/);
+
+    const mixed = await runNode([CLI, 'report', 'merge', stt, tts, '--allow-mixed', '--output-dir', out]);
+    assert.equal(mixed.code, 0, mixed.stderr);
+    const merged = await readReport(out);
+    assert.deepEqual(
+      merged.benchmarks.map((b) => b.label),
+      [`${stt}: synchronous`, `${tts}: synchronous`],
+      'each part keeps its own level, labelled by its source',
+    );
+    const [sttLevel, ttsLevel] = merged.benchmarks;
+    assert.ok(sttLevel!.sessions.every((s) => s.timeline.task === 'stt') && ttsLevel!.sessions.every((s) => s.timeline.task === 'tts'));
+    assert.equal(sttLevel!.summary.metrics.ttft_ms!.count, 2);
+    assert.equal(ttsLevel!.summary.metrics.ttfa_ms!.count, 2, "the speech part's figures stay");
+    assert.ok(ttsLevel!.summary.throughput.audioS > 0, 'the audio generated counts');
+  });
+
+  it('merge of sequential runs takes throughput over their measured spans, not the gap between them', async () => {
+    const a = await run({ maxSessions: 2, pace: FAST, turnsPerSession: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const b = await run({ maxSessions: 2, pace: FAST, turnsPerSession: 1 });
+    const alone = [a, b].map((r) => r.report.benchmarks[0]!.summary.throughput);
+    const { throughput } = mergeReports([a.report, b.report], ['a', 'b']).benchmarks[0]!.summary;
+    assert.ok(Math.abs(throughput.wallS - (alone[0]!.wallS + alone[1]!.wallS)) < 1e-6, `${throughput.wallS} s against ${alone[0]!.wallS} + ${alone[1]!.wallS}`);
+    assert.equal(throughput.audioS, alone[0]!.audioS + alone[1]!.audioS);
+    const rates = alone.map((t) => t.audioSPerWallS);
+    assert.ok(
+      throughput.audioSPerWallS >= Math.min(...rates) * 0.999 && throughput.audioSPerWallS <= Math.max(...rates) * 1.001,
+      `${throughput.audioSPerWallS} audio s/s merged, ${rates.join(' and ')} alone`,
+    );
+  });
+
   it('compare finds a real difference and none between a run and itself', async () => {
     const slow = await testServer({ latency: { baseDelayMs: 400, jitterMs: 10, perWordMs: 10, finalizeMs: 60, capacity: 16, seed: 1 } });
     const fast = await testServer({ latency: { baseDelayMs: 100, jitterMs: 10, perWordMs: 10, finalizeMs: 60, capacity: 16, seed: 1 } });

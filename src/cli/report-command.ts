@@ -38,9 +38,13 @@ const merge = new Command('merge')
   .argument('<runs...>', 'report.json files or run folders, in order')
   .requiredOption('--output-dir <dir>', 'where to write the merged report')
   .option('--outputs <list>', `formats to write, from: ${OUTPUT_FORMATS.join(', ')}`, outputList, ['json'] as OutputFormat[])
+  .option(
+    '--allow-mixed',
+    'merge runs of different tasks, protocols, targets or models (refused by default); each run keeps its own levels, labelled by its path',
+  )
   .action(async (paths, opts) => {
     await checkWritableDir(opts.outputDir, '--output-dir');
-    const report = mergeReports(await Promise.all(paths.map((path) => readReport(path))), paths);
+    const report = mergeReports(await Promise.all(paths.map((path) => readReport(path))), paths, { allowMixed: opts.allowMixed === true });
     const written = await whileLocked(opts.outputDir, () => writeOutputs(report, opts.outputDir, opts.outputs));
     process.stdout.write(`${renderSummary(report)}\nWrote: ${written.join(', ')}\n`);
   });

@@ -185,8 +185,9 @@ export function summarizeBenchmark(records: readonly SessionRecord[], phases: re
 }
 
 /**
- * From the first measured session's start to the last one's end; a resumed run adds
- * each run's own span, so the time between the runs does not count.
+ * From the first measured session's start to the last one's end, per run: a resumed
+ * run, or a merge of runs, counts the union of each run's own span, so the time between
+ * sequential runs does not count and runs measured at once (shards) count once.
  */
 function measuredSpanMs(records: readonly SessionRecord[]): number {
   const runs = new Map<string, { firstStartMs: number; lastEndMs: number }>();
@@ -198,7 +199,12 @@ function measuredSpanMs(records: readonly SessionRecord[]): number {
     runs.set(key, run);
   }
   let total = 0;
-  for (const run of runs.values()) total += run.lastEndMs - run.firstStartMs;
+  let coveredTo = -Infinity;
+  for (const run of [...runs.values()].sort((a, b) => a.firstStartMs - b.firstStartMs)) {
+    const from = Math.max(run.firstStartMs, coveredTo);
+    if (run.lastEndMs > from) total += run.lastEndMs - from;
+    coveredTo = Math.max(coveredTo, run.lastEndMs);
+  }
   return total;
 }
 

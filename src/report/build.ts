@@ -10,6 +10,8 @@ import type { Benchmark, RunConfig } from './schema.js';
 
 /** What a benchmark level measured, before any figure is computed from it. */
 export interface Measured {
+  /** The level's label when it is not its profile's own: a mixed merge's part, prefixed by its source. */
+  label?: string;
   profile: LoadProfile;
   startMs: number;
   endMs: number;
@@ -33,7 +35,7 @@ export function buildBenchmark(measured: Measured, settings: FigureSettings): Be
   const sessionPhases = phases(records, measured.startMs, measured.endMs, settings.window);
   const summary = summarizeBenchmark(records, sessionPhases, settings.slos.map(parseSlo), settings.pricing ?? undefined);
   return {
-    label: profileLabel(measured.profile),
+    label: measured.label ?? profileLabel(measured.profile),
     profile: measured.profile,
     startMs: measured.startMs,
     endMs: measured.endMs,
@@ -47,6 +49,7 @@ export function buildBenchmark(measured: Measured, settings: FigureSettings): Be
 /** What a stored benchmark measured: the inverse of `buildBenchmark`, for recomputing. */
 export function measuredOf(benchmark: Benchmark): Measured {
   return {
+    ...(benchmark.label !== profileLabel(benchmark.profile) ? { label: benchmark.label } : {}),
     profile: benchmark.profile,
     startMs: benchmark.startMs,
     endMs: benchmark.endMs,

@@ -17,19 +17,36 @@ import { NO_DELAY, worstDelay } from '../runtime/delay.js';
  * Each report's times are moved onto the first report's clock by their wall-clock
  * start difference, and every figure is recomputed from the merged rows, never
  * averaged. Shards of one run make one unsharded report of it; a dataset that several
- * reports ran (the shards' own) counts once.
+ * reports ran (the shards' own) counts once. A session of a run other than the first
+ * report's is marked with its run's start (`resumedFrom`), so throughput takes the union
+ * of the runs' measured spans: sequential runs do not count the gap between them.
+ *
+ * Reports of different workloads (task, protocol, target or model) are refused: their
+ * sessions would pool into one level, figured as the first report's task. With
+ * `allowMixed` they merge, each report's levels labelled by its source
+ * (`source: level`), so every part keeps its own figures.
  */
-export function mergeReports(reports: readonly Report[], sources: readonly string[]): Report {
+export function mergeReports(reports: readonly Report[], sources: readonly string[], options: { allowMixed?: boolean } = {}): Report {
   const [first] = reports;
   if (!first) throw new Error('nothing to merge');
+  const mixed = checkWorkloads(reports, sources, options.allowMixed ?? false);
   checkShards(reports, sources);
   const origin = Date.parse(first.startedAt);
   const levels = new Map<string, Measured & { rows: Map<string, SessionRecord> }>();
-  for (const report of reports) {
+  reports.forEach((report, i) => {
     const delta = Date.parse(report.startedAt) - origin;
+    const ownRun = report.startedAt === first.startedAt;
     for (const benchmark of report.benchmarks) {
       const measured = measuredOf(benchmark);
-      const level = levels.get(benchmark.label) ?? { ...measured, startMs: Infinity, endMs: -Infinity, capHits: 0, rows: new Map() };
+      const label = mixed ? `${sources[i] ?? String(i)}: ${benchmark.label}` : benchmark.label;
+      const level = levels.get(label) ?? {
+        ...measured,
+        ...(mixed ? { label } : {}),
+        startMs: Infinity,
+        endMs: -Infinity,
+        capHits: 0,
+        rows: new Map(),
+      };
       level.startMs = Math.min(level.startMs, measured.startMs + delta);
       level.endMs = Math.max(level.endMs, measured.endMs + delta);
       level.capHits += measured.capHits;
@@ -39,11 +56,12 @@ export function mergeReports(reports: readonly Report[], sources: readonly strin
       for (const record of measured.records) {
         const key = `${report.config.runId ?? record.resumedFrom ?? report.startedAt}\u0000${report.config.shard?.index ?? ''}\u0000${record.index}`;
         level.rows.delete(key); // a replaced row moves to the end, where the later report put it
-        level.rows.set(key, { ...record, timeline: shiftTimeline(record.timeline, delta) });
+        const run = ownRun || record.resumedFrom !== undefined ? {} : { resumedFrom: report.startedAt };
+        level.rows.set(key, { ...record, ...run, timeline: shiftTimeline(record.timeline, delta) });
       }
-      levels.set(benchmark.label, level);
+      levels.set(label, level);
     }
-  }
+  });
   const datasets = [...new Map(reports.map((r) => [r.dataset.fingerprint, r.dataset])).values()];
   const runIds = new Set(reports.map((r) => r.config.runId));
   const merged: Report = {
@@ -72,6 +90,29 @@ export function mergeReports(reports: readonly Report[], sources: readonly strin
     merged,
     [...levels.values()].map(({ rows, ...level }) => ({ ...level, records: rowsOf(rows) })),
   );
+}
+
+const WORKLOAD = ['task', 'protocol', 'target', 'model'] as const;
+
+/**
+ * Whether the reports ran different workloads; refused, with the first pair that
+ * differs and how, unless `allowMixed`.
+ */
+function checkWorkloads(reports: readonly Report[], sources: readonly string[], allowMixed: boolean): boolean {
+  // Each run's built-in server listens on a port of its own: the same target.
+  const workload = ({ config }: Report) => ({ ...config, target: config.builtInServer ? 'the built-in server' : config.target });
+  const first = workload(reports[0]!);
+  for (const [i, report] of reports.entries()) {
+    const config = workload(report);
+    const differs = WORKLOAD.filter((key) => config[key] !== first[key]);
+    if (differs.length === 0) continue;
+    if (allowMixed) return true;
+    const how = differs.map((key) => `${key} ${String(first[key])} vs ${String(config[key])}`).join(', ');
+    throw new ReportError(
+      `${sources[0] ?? '0'} and ${sources[i] ?? String(i)} ran different workloads (${how}); their figures would pool as one; give --allow-mixed to merge them as separately labelled levels`,
+    );
+  }
+  return false;
 }
 
 /** Shards of one run must agree on how many there are; a missing or repeated shard is said, not guessed around. */
