@@ -217,9 +217,10 @@ describe('voxbench run with the batch flags', () => {
       '--json',
       '--quiet',
     ];
-    const result = await runNode([CLI, 'run', ...flags, '--output-dir', await tempDir()]);
+    const dir = await tempDir();
+    const result = await runNode([CLI, 'run', ...flags, '--output-dir', dir]);
     assert.equal(result.code, 0, result.stderr);
-    const report = JSON.parse(result.stdout) as Report;
+    const report = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')) as Report;
     assert.deepEqual(report.config.transcription, { responseFormat: 'json', stream: true, translate: true, temperature: 0, upload: 'flac' });
     assert.equal(report.benchmarks[0]!.summary.sessions.completed, 1);
     const refused = await runNode([CLI, 'run', '--protocol', 'vllm', '--stream']);

@@ -84,6 +84,8 @@ export interface JsonSummary {
     label: string;
     sessions: Benchmark['summary']['sessions'];
     errorRate: number | null;
+    /** Failed sessions by class and stage, with the first message of each (as the console lists them). */
+    failures: Benchmark['summary']['failures'];
     throughput: Benchmark['summary']['throughput'];
     /** Each headline metric's statistics, count first. */
     metrics: Record<string, Record<string, number> | null>;
@@ -118,6 +120,7 @@ export function jsonSummary(report: Report, stats: readonly Statistic[] = DEFAUL
       label: b.label,
       sessions: b.summary.sessions,
       errorRate: b.summary.errorRate,
+      failures: b.summary.failures,
       throughput: b.summary.throughput,
       metrics: statisticsOf(b, [...headline, ...others], stats),
       corpus: Object.fromEntries(corpus.flatMap((m) => (m.name in b.summary.corpus ? [[m.name, b.summary.corpus[m.name] ?? null]] : []))),
