@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -9,7 +8,7 @@ import type { Report } from '../src/report/schema.js';
 import { run, type RunOptions } from '../src/run/run.js';
 import type { ServerOptions } from '../src/server/server.js';
 import type { Failure } from '../src/timeline/types.js';
-import { CLI, runNode, tempDir, testServer } from './helpers.js';
+import { CLI, runNode, selfSignedCert, tempDir, testServer } from './helpers.js';
 
 /** The simulated server answering fast: 5 ms, plus the audio at 200 times real time. */
 const QUICK = { latency: { ...DEFAULT_LATENCY, baseDelayMs: 5, jitterMs: 0, batchSpeed: 200 } };
@@ -140,27 +139,7 @@ describe('batch transcription failures, classified by stage', () => {
   it('a refused connection fails at connect, and an untrusted certificate with its TLS class', async () => {
     const [refused] = await failuresOf({ target: 'http://127.0.0.1:9' });
     assert.deepEqual([refused!.class, refused!.stage], ['connect_refused', 'connect']);
-    const certs = await tempDir();
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=localhost',
-        '-keyout',
-        join(certs, 'key.pem'),
-        '-out',
-        join(certs, 'cert.pem'),
-      ],
-      { stdio: 'ignore' },
-    );
-    const tls = { cert: await readFile(join(certs, 'cert.pem'), 'utf8'), key: await readFile(join(certs, 'key.pem'), 'utf8') };
+    const tls = await selfSignedCert();
     const [untrusted] = await failuresOf({ server: { tls } });
     assert.equal(untrusted!.class, 'tls', untrusted!.message);
     const trusted = await batchRun({ protocol: 'vllm-transcriptions', maxSessions: 1, server: { tls }, tls: { insecure: true } });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -17,17 +17,11 @@ import { FAULT_CATALOGUE, MARKUP, MARKUP_CODE, parseFaultScenario } from '../src
 import { DEFAULT_LATENCY } from '../src/server/models/latency-model.js';
 import { DEFAULT_MODEL, OPENAI_MODELS, startServer, type ServerOptions } from '../src/server/server.js';
 import type { Failure, SessionRecord } from '../src/timeline/types.js';
-import { CLI, runNode, tempDir } from './helpers.js';
+import { CLI, runNode, selfSignedCert, tempDir } from './helpers.js';
 import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../src/dialects/vllm-omni-speech/spec.js';
 
 const { samples } = await loadFolderDataset(BUNDLED_SAMPLES_DIR);
-const certs = await tempDir();
-execFileSync(
-  'openssl',
-  ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-keyout', join(certs, 'key.pem'), '-out', join(certs, 'cert.pem')],
-  { stdio: 'ignore' },
-);
-const TLS = { cert: await readFile(join(certs, 'cert.pem'), 'utf8'), key: await readFile(join(certs, 'key.pem'), 'utf8') };
+const TLS = await selfSignedCert();
 /** A short final-transcript limit, for faults where the final never comes. */
 const FINAL = { timeouts: { finalMs: 300 } };
 const VAD = { type: 'server_vad', threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 } as const;

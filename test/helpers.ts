@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -82,4 +82,13 @@ export async function rawServer(talk: (send: (event: object) => void, ws: WebSoc
   after(() => new Promise((resolve) => wss.close(resolve)));
   wss.on('connection', (ws) => talk((event) => ws.send(JSON.stringify(event)), ws));
   return `ws://127.0.0.1:${(wss.address() as { port: number }).port}/v1/realtime`;
+}
+
+/** A throwaway self-signed certificate for localhost and 127.0.0.1, made with openssl, for the wss:// and https:// tests. */
+export async function selfSignedCert(): Promise<{ cert: string; key: string }> {
+  const dir = await tempDir();
+  const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
+  const subject = ['-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1'];
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', ...subject, '-keyout', key, '-out', cert], { stdio: 'ignore' });
+  return { cert: await readFile(cert, 'utf8'), key: await readFile(key, 'utf8') };
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
@@ -22,7 +22,7 @@ import { DEFAULT_MODEL } from '../src/server/server.js';
 import { DEFAULT_SPEECH_LATENCY } from '../src/server/models/speech-synth.js';
 import { DEFAULT_MODELS } from '../src/config/settings.js';
 import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../src/dialects/vllm-omni-speech/spec.js';
-import { CLI, runNode, tempDir, testServer, messageText } from './helpers.js';
+import { CLI, messageText, runNode, selfSignedCert, tempDir, testServer } from './helpers.js';
 import { parsePrometheusText, type Family } from './prometheus-text.js';
 import { assertSeenNoLater } from './proxy-checks.js';
 
@@ -436,29 +436,7 @@ describe('voxbench proxy', () => {
   });
 
   it('reaches a wss:// upstream with the CA it is given, and refuses one it cannot trust with 502, recorded as tls', async () => {
-    const dir = await tempDir();
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=localhost',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-        '-keyout',
-        `${dir}/key.pem`,
-        '-out',
-        `${dir}/cert.pem`,
-      ],
-      { stdio: 'ignore' },
-    );
-    const [cert, key] = await Promise.all([readFile(`${dir}/cert.pem`, 'utf8'), readFile(`${dir}/key.pem`, 'utf8')]);
+    const { cert, key } = await selfSignedCert();
     const server = await testServer({ tls: { cert, key } });
     const trusted = await proxyTo(new URL(server.url).origin.replace(/^https/, 'wss'), { tls: { ca: cert } });
     const { report } = await run({ target: `${trusted.url}/v1/realtime`, model: DEFAULT_MODEL, maxSessions: 1, pace: { kind: 'none' } });

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { run } from '../src/run/run.js';
-import { CLI, runNode, tempDir, testServer } from './helpers.js';
+import { CLI, runNode, selfSignedCert, tempDir, testServer } from './helpers.js';
 
 const KEY = 'sk-test-SECRET-7f3a9c1e';
 
@@ -71,31 +70,10 @@ describe('API keys never reach reports or logs', () => {
 });
 
 describe('wss:// targets', () => {
-  const dir = execFileSync('mktemp', ['-d']).toString().trim();
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-keyout',
-      join(dir, 'key.pem'),
-      '-out',
-      join(dir, 'cert.pem'),
-    ],
-    { stdio: 'ignore' },
-  );
+  const certificate = selfSignedCert();
 
   it('connects with --ca, fails as tls without it, and connects with --insecure', async () => {
-    const [cert, key] = await Promise.all([readFile(join(dir, 'cert.pem'), 'utf8'), readFile(join(dir, 'key.pem'), 'utf8')]);
+    const { cert, key } = await certificate;
     const server = await testServer({ tls: { cert, key } });
     assert.match(server.url, /^wss:\/\//);
     const attempt = (tls?: { ca?: string; insecure?: boolean }) =>
