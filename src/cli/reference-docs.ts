@@ -142,7 +142,12 @@ function dialectRows(): Array<DialectSpec & { metered: boolean }> {
   return PROTOCOLS.map((name) => ({ ...descriptorOf(name), metered: METERED_PROTOCOLS.includes(name) }));
 }
 
-const AUTH: Record<AuthScheme, string> = { bearer: '`Authorization: Bearer`', token: '`Authorization: Token`', 'xi-api-key': '`xi-api-key`' };
+const AUTH: Record<AuthScheme, string> = {
+  bearer: '`Authorization: Bearer`',
+  token: '`Authorization: Token`',
+  plain: '`Authorization` (the key, no scheme)',
+  'xi-api-key': '`xi-api-key`',
+};
 
 const WORKLOAD_PAGE: Record<Task, string> = {
   stt: '../streaming-transcription.md',

@@ -84,6 +84,9 @@ export function resolveSettings(options: RunOptions): Settings {
   checkStops(options);
   const chunkMs = options.chunkMs ?? 100;
   positive(option('chunkMs'), chunkMs, false);
+  const chunkLimit = descriptorOf(protocol).limits?.chunkMs;
+  if (chunkLimit && !(chunkMs >= chunkLimit.min && chunkMs <= chunkLimit.max))
+    throw optionsError`${option('chunkMs')} ${chunkMs} is outside the ${chunkLimit.min}-${chunkLimit.max} ms ${option('protocol')} ${protocol} takes per message${chunkLimit.why}; choose a value in that range`;
   const turnsPerSession = options.turnsPerSession ?? 1;
   const turns = option('turnsPerSession');
   positive(turns, turnsPerSession, true);

@@ -14,6 +14,8 @@ export interface DialectLimits {
   outputRate?: number;
   /** Why the client must end every input (no server turn detection), for the message refusing `--turn-detection`. */
   clientTurnsOnly?: string;
+  /** The audio one message may carry, ms (`--chunk-ms`), and why (appended to the message refusing another). */
+  chunkMs?: { min: number; max: number; why: string };
 }
 
 /** The client side of a dialect: its shared spec, how to build its codec, and its limits. `dialects/index.ts` lists them. */

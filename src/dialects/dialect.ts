@@ -87,6 +87,12 @@ export interface WebSocketDialect extends DialectBase {
   /** Decodes one received frame into zero or more events; throws ProtocolViolation on a malformed one. */
   decode(data: Buffer, isBinary: boolean): DecodedEvent[];
   /**
+   * A fresh `decode` for one session, where a frame means something only beside the ones
+   * before it (AssemblyAI's partials restate their turn's text: only what is new in one is
+   * a delta). Absent where frames decode alone. Read through `decoderOf`.
+   */
+  decoder?(): WebSocketDialect['decode'];
+  /**
    * Reads one frame a client sent, for `voxbench proxy`, which meters traffic it did
    * not make: media (its PCM16 byte count, never decoded; or a piece of text to speak)
    * or the control it is. Never throws. Absent where the proxy cannot meter the dialect
@@ -95,6 +101,11 @@ export interface WebSocketDialect extends DialectBase {
   readSent?: (data: Buffer, isBinary: boolean) => SentReading;
   /** Frames the client sends on its own (acknowledgements, playback reports, heartbeats, a closing event): fresh per session; absent when the dialect sends none. */
   reactions?(settings: { speed: number }): Reactions;
+}
+
+/** The decoder one session reads its frames with: a fresh one where the dialect keeps state across frames, else its `decode`. */
+export function decoderOf(dialect: WebSocketDialect): WebSocketDialect['decode'] {
+  return dialect.decoder?.() ?? ((data, isBinary) => dialect.decode(data, isBinary));
 }
 
 /** A sample's own settings for the session it opens (speech to speech), from its dataset row. */

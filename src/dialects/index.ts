@@ -2,6 +2,7 @@ import type { Task } from '../timeline/types.js';
 import type { Dialect } from './dialect.js';
 import type { DialectDescriptor, DialectSettings } from './descriptor.js';
 import type { Upgrade } from './spec.js';
+import { assemblyai } from './assemblyai/index.js';
 import { cartesia } from './cartesia/index.js';
 import { deepgramAura } from './deepgram-aura/index.js';
 import { elevenlabs } from './elevenlabs/index.js';
@@ -26,6 +27,7 @@ const REGISTRY = [
   vllm,
   openai,
   openaiBeta,
+  assemblyai,
   vllmTranscriptions,
   openaiTranscriptions,
   vllmOmniDuplex,

@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Task } from '../timeline/types.js';
 
-/** How a dialect's server takes the API key. */
-export type AuthScheme = 'bearer' | 'token' | 'xi-api-key';
+/** How a dialect's server takes the API key; `plain`: the key itself in `Authorization`, with no scheme (AssemblyAI). */
+export type AuthScheme = 'bearer' | 'token' | 'plain' | 'xi-api-key';
 
 /**
  * What both sides know of a dialect, and nothing they run: the client's descriptor and
@@ -37,12 +37,14 @@ export interface Upgrade {
 /** The headers a client sends its key in. */
 export function authHeaders(scheme: AuthScheme, key: string): Record<string, string> {
   if (scheme === 'xi-api-key') return { 'xi-api-key': key };
+  if (scheme === 'plain') return { authorization: key };
   return { authorization: scheme === 'token' ? `Token ${key}` : `Bearer ${key}` };
 }
 
 /** Whether a request's headers carry `key` as a server of this scheme takes it (Deepgram takes `Bearer` as well as `Token`). */
 export function keyAccepted(scheme: AuthScheme, headers: Readonly<Record<string, string | string[] | undefined>>, key: string): boolean {
   if (scheme === 'xi-api-key') return headers['xi-api-key'] === key;
+  if (scheme === 'plain') return headers.authorization === key;
   const accepted = scheme === 'token' ? [`Token ${key}`, `Bearer ${key}`] : [`Bearer ${key}`];
   return accepted.includes(String(headers.authorization ?? ''));
 }

@@ -1,3 +1,4 @@
+import { simulatedAssemblyai } from '../dialects/assemblyai/simulated.js';
 import { simulatedCartesia } from '../dialects/cartesia/simulated.js';
 import { simulatedDeepgramAura } from '../dialects/deepgram-aura/simulated.js';
 import { simulatedElevenLabs } from '../dialects/elevenlabs/simulated.js';
@@ -23,6 +24,7 @@ const SIMULATED = [
   simulatedElevenLabs,
   simulatedDeepgramAura,
   simulatedCartesia,
+  simulatedAssemblyai,
   simulatedVllmOmniDuplex,
   simulatedOpenaiRealtime,
   simulatedOpenai,

@@ -151,6 +151,8 @@ export interface ReceivedFrame {
   channel?: TextChannel;
   /** Text carried by the event (may be empty: empty deltas never count as text). */
   text?: string;
+  /** The speaker the server labelled the text with (AssemblyAI `speaker_label`), as sent. */
+  speaker?: string;
   /** Set when `text` was cut to the session's limits (src/session/bounds.ts): the full text's length and SHA-256. */
   truncated?: { chars: number; sha256: string };
   /** Audio carried by the event: payload bytes, and their duration from the payload's length (never decoded here). */
