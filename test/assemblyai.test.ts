@@ -35,20 +35,21 @@ describe('assemblyai codec: the documented messages', () => {
       { type: 'Begin', kind: 'ready' },
     ]);
     // A pending word is not text yet, but the turn's speech has started, at its first word's start.
-    const first = decode(frame(turn(0, '', [word('hi', 1440, 1520, false)])), false);
+    // The documented message sequence (a user saying "hi my name is sonny"), words in ms of the session's audio.
+    const first = decode(frame(turn(0, '', [word('hi', 1920, 2000, false)])), false);
     assert.deepEqual(kinds(first), [['speech_started', null]]);
-    assert.equal(first[0]!.audioStartMs, 1440);
+    assert.equal(first[0]!.audioStartMs, 1920);
     assert.equal(first[0]!.itemId, 'turn-0');
-    assert.deepEqual(kinds(decode(frame(turn(0, 'hi my', [word('hi', 1440, 1520), word('my', 1600, 1680), word('name', 1840, 1920, false)])), false)), [
+    assert.deepEqual(kinds(decode(frame(turn(0, 'hi my', [word('hi', 1920, 2000), word('my', 2800, 2880), word('name', 2960, 3040, false)])), false)), [
       ['text_delta', 'hi my'],
     ]);
-    assert.deepEqual(kinds(decode(frame(turn(0, 'hi my', [word('hi', 1440, 1520), word('my', 1600, 1680)])), false)), [['other', null]], 'nothing new');
+    assert.deepEqual(kinds(decode(frame(turn(0, 'hi my', [word('hi', 1920, 2000), word('my', 2800, 2880)])), false)), [['other', null]], 'nothing new');
     const ended = decode(
       frame(
         turn(
           0,
           'hi my name is sonny',
-          [word('hi', 1440, 1520), word('my', 1600, 1680), word('name', 1840, 1920), word('is', 2000, 2080), word('sonny', 2160, 2560)],
+          [word('hi', 1920, 2000), word('my', 2800, 2880), word('name', 2960, 3040), word('is', 3120, 3200), word('sonny', 3280, 3680)],
           {
             end_of_turn: true,
             end_of_turn_confidence: 0.91,
@@ -64,13 +65,13 @@ describe('assemblyai codec: the documented messages', () => {
       ['committed', null],
       ['text_final', 'hi my name is sonny'],
     ]);
-    assert.equal(ended[1]!.audioEndMs, 2560, "the last word's end, the server's own position");
+    assert.equal(ended[1]!.audioEndMs, 3680, "the last word's end, the server's own position");
     assert.deepEqual(ended[3]!.usage, { source: 'Turn', values: { end_of_turn_confidence: 0.91, turn_order: 0 } });
     assert.equal(ended[3]!.speaker, 'A', 'the raw speaker label is kept');
     const formatted = decode(frame(turn(0, 'Hi, my name is Sonny.', [], { end_of_turn: true, turn_is_formatted: true })), false);
     assert.deepEqual(kinds(formatted), [['other', 'Hi, my name is Sonny.']], 'never a second final');
     // The next turn starts afresh.
-    assert.deepEqual(kinds(decode(frame(turn(1, 'okay', [word('okay', 3000, 3300)])), false)), [
+    assert.deepEqual(kinds(decode(frame(turn(1, 'okay', [word('okay', 4000, 4300)])), false)), [
       ['speech_started', null],
       ['text_delta', 'okay'],
     ]);
