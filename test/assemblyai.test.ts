@@ -275,7 +275,7 @@ describe('assemblyai against a hostile server', () => {
 });
 
 describe('voxbench proxy: assemblyai', () => {
-  it('meters it by its path, as the benchmark measured it', async () => {
+  it('meters it by its path, with the turns the service detects (a ForceEndpoint is the flush), as the benchmark measured it', async () => {
     const server = await testServer();
     const observed: string[] = [];
     const proxy = await startProxy({
@@ -285,21 +285,40 @@ describe('voxbench proxy: assemblyai', () => {
       onSession: (_r, protocol) => observed.push(protocol),
     });
     after(() => proxy.close());
-    const { report } = await run({ target: `${proxy.url}/v3/ws`, protocol: 'assemblyai', model: 'universal-streaming-english', maxSessions: 2, pace: FAST });
+    const { report } = await run({
+      target: `${proxy.url}/v3/ws`,
+      protocol: 'assemblyai',
+      model: 'universal-streaming-english',
+      turnDetection: { type: 'server_vad', threshold: 0.5, prefixPaddingMs: 0, silenceDurationMs: 300 },
+      turnsPerSession: 2,
+      padding: { gapMs: 500 },
+      maxSessions: 2,
+      pace: FAST,
+    });
     const deadline = Date.now() + 5000;
     while ((proxy.open() > 0 || observed.length < 2) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     const { report: seen } = await proxy.close();
     assert.deepEqual(observed, ['assemblyai', 'assemblyai']);
     const own = report.benchmarks[0]!.sessions;
     const metered = seen!.benchmarks[0]!.sessions;
+    assert.equal(seen!.config.model, 'universal-streaming-english', 'from the query');
     const shape = (s: ReportSession) => ({
       status: s.outcome.status,
-      sent: s.timeline.sent.map((f) => f.control ?? f.kind),
+      turns: s.timeline.turnDetection,
+      inputs: s.timeline.inputs.length,
+      controls: s.timeline.sent.flatMap((f) => f.control ?? []),
       bytesSent: s.timeline.counters.bytesSent,
       finals: s.timeline.received.filter((e) => e.kind === 'text_final').map((e) => e.text),
     });
     // The proxy knows no reference transcripts: the same finals stand for the same WER.
     assert.deepEqual(metered.map(shape), own.map(shape));
-    assert.ok(metered.every((s) => perInput(s, 'ttft_ms')[0]! > 0));
+    assert.deepEqual(
+      own.map((s) => perInput(s, 'wer')),
+      [
+        [0, 0],
+        [0, 0],
+      ],
+    );
+    assert.ok(metered.every((s) => perInput(s, 'ttft_ms').every((v) => v! > 0)));
   });
 });

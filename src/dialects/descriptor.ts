@@ -1,3 +1,4 @@
+import type { TurnDetection } from '../timeline/types.js';
 import type { Dialect } from './dialect.js';
 import type { OpenAISettings } from './realtime-common.js';
 import type { SpeechSettings } from './speech-http.js';
@@ -22,6 +23,12 @@ export interface DialectLimits {
 export interface DialectDescriptor extends DialectSpec {
   create(settings: DialectSettings): Dialect;
   readonly limits?: DialectLimits;
+  /**
+   * Who ends turns as the proxy meters it, where no client frame says (AssemblyAI's
+   * service always detects turns, and a `ForceEndpoint` is then a flush); default the
+   * client, until a session configuration says otherwise.
+   */
+  readonly meteredTurns?: TurnDetection;
   /**
    * On the shared `/v1/realtime` (a dialect without a `path`), whether the proxy takes an
    * upgrade to speak it, by its query and headers; the registry asks in `SHARED_PATH`'s order.

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { monotonicClock } from '../runtime/clock.js';
-import { DEFAULT_PROTOCOL, OWN_PATHS, sharedPathProtocol, type Protocol } from '../dialects/index.js';
+import { DEFAULT_PROTOCOL, descriptorOf, OWN_PATHS, sharedPathProtocol, type Protocol } from '../dialects/index.js';
 import { pathPattern } from '../dialects/spec.js';
 import { pcmRate, TTS_RATE } from '../dialects/tts-common.js';
 import { LiveMetrics } from '../live/metrics.js';
@@ -82,7 +82,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     const settings: MeterSettings = { turnDetection: 'client', outputRate: outputRateOf(query) };
     const start = (protocol: Protocol): ObservedSession => {
       protocols.add(protocol);
-      const session = new ObservedSession(index, startMs, (s) => meteringDialect(protocol, s), settings, options.upstream, {
+      const turns = { ...settings, turnDetection: descriptorOf(protocol).meteredTurns ?? settings.turnDetection };
+      const session = new ObservedSession(index, startMs, (s) => meteringDialect(protocol, s), turns, options.upstream, {
         opened: () => {
           live.sessionOpened(protocol);
           peakOpen = Math.max(peakOpen, ++open);
@@ -97,8 +98,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
           options.onSession?.(record, protocol, model);
         },
       });
-      // A model named in the URL (OpenAI's ?model=, ElevenLabs' model_id, Deepgram's model) until the client's configuration names one.
-      session.model = (query.get('model') ?? query.get('model_id') ?? '').slice(0, TEXT_LIMITS.fieldChars);
+      // A model named in the URL (OpenAI's ?model=, ElevenLabs' model_id, Deepgram's model, AssemblyAI's speech_model) until the client's configuration names one.
+      session.model = (query.get('model') ?? query.get('model_id') ?? query.get('speech_model') ?? '').slice(0, TEXT_LIMITS.fieldChars);
       return session;
     };
     const provisional = options.protocol ?? protocolOfUpgrade(request);
