@@ -185,7 +185,7 @@ describe('assemblyai against the built-in server', () => {
     }
   });
 
-  it("server turns (server_vad): the server's silence ends each turn, and a ForceEndpoint flushes the last", async () => {
+  it("server turns (server_vad): the server's silence ends each turn, a mid-stream UpdateConfiguration is taken, and a ForceEndpoint flushes the last", async () => {
     const server = await testServer();
     const { report } = await run({
       target: `${wsOrigin(server.url)}/v3/ws`,
@@ -194,12 +194,18 @@ describe('assemblyai against the built-in server', () => {
       turnDetection: { type: 'server_vad', threshold: 0.5, prefixPaddingMs: 0, silenceDurationMs: 300 },
       turnsPerSession: 3,
       padding: { gapMs: 500 },
+      updateAtMs: 1000,
       maxSessions: 1,
       pace: FAST,
     });
     const session = report.benchmarks[0]!.sessions[0]!;
     assert.deepEqual(session.outcome, { status: 'completed' });
     assert.equal(session.timeline.turnDetection, 'server');
+    assert.deepEqual(
+      session.timeline.sent.flatMap((f) => f.control ?? []),
+      ['session_update', 'flush', 'session_close'],
+      'an UpdateConfiguration the server takes, and a ForceEndpoint for the speech still running',
+    );
     assert.deepEqual(perInput(session, 'wer'), [0, 0, 0]);
     assert.ok(perInput(session, 'finalization_ms').every((v) => v !== undefined));
   });
