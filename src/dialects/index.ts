@@ -5,6 +5,7 @@ import type { Upgrade } from './spec.js';
 import { cartesia } from './cartesia/index.js';
 import { deepgramAura } from './deepgram-aura/index.js';
 import { elevenlabs } from './elevenlabs/index.js';
+import { elevenlabsScribe } from './elevenlabs-scribe/index.js';
 import { openai, openaiBeta } from './openai/index.js';
 import { openaiRealtime } from './openai-realtime/index.js';
 import { openaiRealtimeTts, openaiRealtimeTtsBeta } from './openai-realtime-tts/index.js';
@@ -26,6 +27,7 @@ const REGISTRY = [
   vllm,
   openai,
   openaiBeta,
+  elevenlabsScribe,
   vllmTranscriptions,
   openaiTranscriptions,
   vllmOmniDuplex,

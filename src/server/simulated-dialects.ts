@@ -1,6 +1,7 @@
 import { simulatedCartesia } from '../dialects/cartesia/simulated.js';
 import { simulatedDeepgramAura } from '../dialects/deepgram-aura/simulated.js';
 import { simulatedElevenLabs } from '../dialects/elevenlabs/simulated.js';
+import { simulatedElevenLabsScribe } from '../dialects/elevenlabs-scribe/simulated.js';
 import { simulatedOpenai } from '../dialects/openai/simulated.js';
 import { simulatedOpenaiRealtime } from '../dialects/openai-realtime/simulated.js';
 import { simulatedVllm } from '../dialects/vllm/simulated.js';
@@ -21,6 +22,7 @@ export const REALTIME_PATH = '/v1/realtime';
 const SIMULATED = [
   simulatedVllmOmniSpeechWs,
   simulatedElevenLabs,
+  simulatedElevenLabsScribe,
   simulatedDeepgramAura,
   simulatedCartesia,
   simulatedVllmOmniDuplex,

@@ -151,6 +151,8 @@ export interface ReceivedFrame {
   channel?: TextChannel;
   /** Text carried by the event (may be empty: empty deltas never count as text). */
   text?: string;
+  /** A partial that restates the whole hypothesis of the text since the last final, replacing the previous partial's rather than adding to it. */
+  cumulative?: true;
   /** Set when `text` was cut to the session's limits (src/session/bounds.ts): the full text's length and SHA-256. */
   truncated?: { chars: number; sha256: string };
   /** Audio carried by the event: payload bytes, and their duration from the payload's length (never decoded here). */
