@@ -19,7 +19,7 @@ const SERVER_VAD = { type: 'server_vad', threshold: 0.5, prefixPaddingMs: 300, s
 const dialect = (turnDetection: RunOptions['turnDetection'] = { type: 'none' }, language?: string): WebSocketDialect =>
   createDialect(PROTOCOL, {
     model: MODEL,
-    turnDetection: turnDetection!,
+    turnDetection: turnDetection,
     ...(language !== undefined ? { language } : {}),
     speech: { model: MODEL, responseFormat: 'pcm', streamFormat: 'audio', outputRate: 24_000 },
   }) as WebSocketDialect;
@@ -194,7 +194,7 @@ describe('elevenlabs-scribe against the built-in server', () => {
     assert.equal(emission.length, REFERENCES.join(' ').split(' ').length, 'every word, once');
     assert.ok(
       emission.every((ms) => ms > 0),
-      `${emission}`,
+      emission.join(', '),
     );
     // What Scribe says of itself stays on its events, beside the figures.
     assert.deepEqual(s.timeline.received[0]!.usage?.values, { sample_rate: 16000, vad_silence_threshold_secs: 1.5, vad_threshold: 0.4 });
@@ -278,6 +278,6 @@ describe('elevenlabs-scribe against hostile servers', () => {
     const url = await scripted((ws) => ws.send(JSON.stringify({ type: 'partial_transcript', text: 'no message_type' })));
     const f = await failure(url);
     assert.equal(f?.class, 'protocol_violation');
-    assert.match(f!.message, /message_type/);
+    assert.match(f.message, /message_type/);
   });
 });

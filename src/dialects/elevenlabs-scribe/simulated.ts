@@ -67,7 +67,7 @@ export class ScribeSession {
     ws.on('close', () => this.emissions.clear());
     if (this.faults.reach('open')) return;
     if (settings === undefined) {
-      this.send({ message_type: 'invalid_request', error: asked as string });
+      this.send({ message_type: 'invalid_request', error: asked });
       ws.close(1008, 'invalid_request');
       return;
     }
