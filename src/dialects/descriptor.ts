@@ -2,6 +2,7 @@ import type { Dialect } from './dialect.js';
 import type { OpenAISettings } from './realtime-common.js';
 import type { SpeechSettings } from './speech-http.js';
 import type { DialectSpec, Upgrade } from './spec.js';
+import type { TurnDetection } from '../timeline/types.js';
 import type { TranscriptionOptions } from './transcriptions/client.js';
 
 export type DialectSettings = Omit<OpenAISettings, 'beta'> & { transcription?: TranscriptionOptions; speech: SpeechSettings };
@@ -32,6 +33,8 @@ export interface DialectDescriptor extends DialectSpec {
    * text to speak. Undefined where the upgrade settles it.
    */
   readonly unsettled?: (upgrade: Upgrade) => { conversation: string; speech: string } | undefined;
+  /** Who ends turns, where the upgrade's query says it (Scribe's `commit_strategy`) rather than the client's configuration; the proxy meters by it. */
+  readonly turnDetectionOf?: (upgrade: Upgrade) => TurnDetection;
 }
 
 /** A descriptor that keeps its spec's literal name, from which `Protocol` is derived. */
