@@ -3,10 +3,11 @@ import { describe, it } from 'node:test';
 import type WebSocket from 'ws';
 import { ProtocolViolation, type WebSocketDialect } from '../src/dialects/dialect.js';
 import { createDialect } from '../src/dialects/index.js';
-import { interpretScribeMessage, readScribeSent, SCRIBE_ERRORS } from '../src/dialects/elevenlabs-scribe/client.js';
-import { ELEVENLABS_SCRIBE } from '../src/dialects/elevenlabs-scribe/spec.js';
+import { interpretScribeMessage, readScribeSent } from '../src/dialects/elevenlabs-scribe/client.js';
+import { ELEVENLABS_SCRIBE, SCRIBE_ERRORS } from '../src/dialects/elevenlabs-scribe/spec.js';
 import { resolveApiKey } from '../src/config/api-key.js';
 import { poolMetricValues } from '../src/metrics/compute.js';
+import { parseFaultScenario } from '../src/server/faults/faults.js';
 import { run, type RunOptions } from '../src/run/run.js';
 import type { ReceivedFrame, SessionTimeline } from '../src/timeline/types.js';
 import { messageText, rawServer, testServer } from './helpers.js';
@@ -27,7 +28,14 @@ const origin = (url: string): string => new URL(url).origin;
 const finals = (events: ReceivedFrame[]) => events.filter((e) => e.kind === 'text_final').map((e) => e.text);
 /** One session against `target` (the built-in server when undefined), at 8 times real time unless said. */
 async function session(target: string | undefined, options: Partial<RunOptions> = {}) {
-  const { report } = await run({ ...(target !== undefined ? { target } : {}), protocol: PROTOCOL, model: MODEL, maxSessions: 1, pace: { kind: 'realtime', speed: 8 }, ...options });
+  const { report } = await run({
+    ...(target !== undefined ? { target } : {}),
+    protocol: PROTOCOL,
+    model: MODEL,
+    maxSessions: 1,
+    pace: { kind: 'realtime', speed: 8 },
+    ...options,
+  });
   return report.benchmarks[0]!.sessions[0]!;
 }
 
@@ -280,4 +288,36 @@ describe('elevenlabs-scribe against hostile servers', () => {
     assert.equal(f?.class, 'protocol_violation');
     assert.match(f.message, /message_type/);
   });
+});
+
+describe("elevenlabs-scribe under the built-in server's faults", () => {
+  const rows = [
+    { fault: 'never-finalize', expect: { class: 'timeout', stage: 'final' } },
+    { fault: 'error-event:quota_exceeded', expect: { class: 'server_error', stage: 'streaming', code: 'quota_exceeded' } },
+    { fault: 'error-event:overloaded', expect: { class: 'server_error', stage: 'streaming', code: 'error' } },
+    { fault: 'close:4001@streaming', expect: { class: 'abnormal_close', stage: 'streaming', closeCode: 4001 } },
+    { fault: 'malformed-json@final', expect: { class: 'protocol_violation', stage: 'final' } },
+    // A committed transcript before the commit, or a second one, answers no turn: each turn keeps the one its commit asked for.
+    { fault: 'early-final', expect: 'completed' },
+    { fault: 'duplicate-final', expect: 'completed' },
+  ] as const;
+  for (const row of rows) {
+    const outcome = row.expect === 'completed' ? 'completed, each turn with its own final' : `${row.expect.class} at ${row.expect.stage}`;
+    it(`${row.fault}: ${outcome}`, async () => {
+      const server = await testServer({ faults: [parseFaultScenario(row.fault)] });
+      const s = await session(origin(server.url), { turnsPerSession: 2, timeouts: { finalMs: 300 } });
+      if (row.expect === 'completed') {
+        assert.deepEqual(s.outcome, { status: 'completed' });
+        assert.deepEqual(
+          s.metrics.inputs.map((i) => i.wer),
+          [0, 0],
+        );
+        assert.ok(s.metrics.session.protocol_anomalies! > 0, 'the extra final is an anomaly');
+        return;
+      }
+      assert.equal(s.outcome.status, 'failed');
+      const failure = s.outcome.status === 'failed' ? s.outcome.failure : undefined;
+      assert.deepEqual(Object.fromEntries(Object.keys(row.expect).map((k) => [k, failure?.[k as keyof typeof failure]])), row.expect);
+    });
+  }
 });

@@ -2,7 +2,7 @@ import { ProtocolViolation, usageOf, wireText, type CompletionPolicy, type Decod
 import type { OpenAISettings } from '../realtime-common.js';
 import { transcriptionPolicy } from '../stt-policy.js';
 import type { ReceivedFrame, TurnDetection } from '../../timeline/types.js';
-import { ELEVENLABS_SCRIBE, SCRIBE_AUDIO_FORMAT, SCRIBE_SAMPLE_RATE } from './spec.js';
+import { ELEVENLABS_SCRIBE, SCRIBE_AUDIO_FORMAT, SCRIBE_ERRORS, SCRIBE_SAMPLE_RATE } from './spec.js';
 
 /**
  * ElevenLabs Scribe v2 Realtime, `/v1/speech-to-text/realtime` (the settings in the
@@ -60,25 +60,6 @@ export function elevenlabsScribeDialect(settings: Omit<OpenAISettings, 'beta'>):
     readSent: readScribeSent,
   };
 }
-
-/** The error message types Scribe documents (its SDK's `ServerErrorMessage`), unaccepted terms in both its spellings. */
-export const SCRIBE_ERRORS: ReadonlySet<string> = new Set([
-  'error',
-  'auth_error',
-  'quota_exceeded',
-  'commit_throttled',
-  'transcriber_error',
-  'unaccepted_terms',
-  'unaccepted_terms_error',
-  'rate_limited',
-  'input_error',
-  'invalid_request',
-  'queue_overflow',
-  'resource_exhausted',
-  'session_time_limit_exceeded',
-  'chunk_size_exceeded',
-  'insufficient_audio_activity',
-]);
 
 /** One server message in the neutral vocabulary; what Scribe reports of itself (its configuration, word times) is kept as the event's usage. */
 export function interpretScribeMessage(data: string): DecodedEvent {

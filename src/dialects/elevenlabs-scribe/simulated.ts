@@ -6,7 +6,7 @@ import type { SessionContext } from '../../server/sessions/session-context.js';
 import { SessionFaults } from '../../server/faults/session-faults.js';
 import type { SimulatedDialect } from '../../server/simulated-dialect.js';
 import { StreamingVad } from '../../server/models/vad.js';
-import { ELEVENLABS_SCRIBE, SCRIBE_AUDIO_FORMAT, SCRIBE_SAMPLE_RATE } from './spec.js';
+import { ELEVENLABS_SCRIBE, SCRIBE_AUDIO_FORMAT, SCRIBE_ERRORS, SCRIBE_SAMPLE_RATE } from './spec.js';
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 /** A word ending this soon after the VAD's end of speech still belongs to that segment. */
@@ -55,7 +55,9 @@ export class ScribeSession {
     this.recognizer = new StreamRecognizer(ctx.references, SCRIBE_SAMPLE_RATE);
     this.settings = typeof asked === 'string' ? undefined : asked;
     this.faults = new SessionFaults(ctx.faults, ws, ctx.socket, {
-      errorFrame: (code, message) => JSON.stringify({ message_type: 'error', error: `${code}: ${message}` }),
+      // A documented error type is its own message type; any other code is named in a generic error.
+      errorFrame: (code, message) =>
+        JSON.stringify(SCRIBE_ERRORS.has(code) ? { message_type: code, error: message } : { message_type: 'error', error: `${code}: ${message}` }),
       deltaFrame: () => ['{"message_type":"partial_transcript","text":"', '"}'],
       noiseFrame: () => '{"message_type":"partial_transcript","text":""}',
     });
