@@ -42,7 +42,8 @@ export function elevenlabsScribeDialect(settings: Omit<OpenAISettings, 'beta'>):
     connectUrl: (target) => {
       const url = new URL(target);
       if (url.pathname === '/' || url.pathname === '') url.pathname = ELEVENLABS_SCRIBE.path;
-      for (const [key, value] of Object.entries(query)) if (!url.searchParams.has(key)) url.searchParams.set(key, value);
+      // The target's own options stay, bar the two the client's framing and completion depend on.
+      for (const [key, value] of Object.entries(query)) if (!url.searchParams.has(key) || FIXED.has(key)) url.searchParams.set(key, value);
       return url.toString();
     },
     upgradeHeaders: () => ({}),
@@ -104,6 +105,9 @@ function wordTimes(words: unknown): object | undefined {
     ...(logprobs.length > 0 ? { logprob_mean: logprobs.reduce((a, b) => a + b, 0) / logprobs.length } : {}),
   };
 }
+
+/** The query options the client's own behaviour rests on: the audio it frames, and who ends turns. */
+const FIXED: ReadonlySet<string> = new Set(['audio_format', 'commit_strategy']);
 
 /**
  * Scribe's completion: the transcription policy, and under its VAD (which announces no
