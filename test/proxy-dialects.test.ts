@@ -189,3 +189,39 @@ async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> 
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+describe('voxbench proxy: streaming transcription told by its path', () => {
+  it('elevenlabs-scribe: /v1/speech-to-text/realtime is metered as the benchmark measured it', async () => {
+    const server = await testServer();
+    const { own, seen, observed, dialects } = await throughProxy({ protocol: 'elevenlabs-scribe' }, server);
+    assert.deepEqual(dialects, ['elevenlabs-scribe', 'elevenlabs-scribe'], 'from its path');
+    assert.equal(observed.config.model, DEFAULT_MODELS['elevenlabs-scribe'], 'from model_id in the URL');
+    assert.deepEqual(seen.map(shape), own.map(shape), 'its base64 chunks as audio, its commits as ends of input');
+    const finals = (sessions: ReportSession[]) => sessions.map((s) => s.timeline.received.filter((e) => e.kind === 'text_final').map((e) => e.text));
+    assert.deepEqual(finals(seen), finals(own), 'the same committed transcripts');
+    assertSeenNoLater(own, seen, 'ttft_ms');
+    assertSeenNoLater(own, seen, 'commit_to_flush_ms');
+  });
+
+  it('elevenlabs-scribe with commit_strategy=vad in its URL: metered as server turn detection, each VAD commit a final', async () => {
+    const server = await testServer();
+    const turnDetection = { type: 'server_vad', threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 } as const;
+    const { own, seen } = await throughProxy({ protocol: 'elevenlabs-scribe', turnDetection, padding: { trailMs: 700 } }, server);
+    assert.deepEqual(
+      seen.map((s) => s.timeline.turnDetection),
+      ['server', 'server'],
+    );
+    assert.deepEqual(seen.map(shape), own.map(shape));
+    const finals = (sessions: ReportSession[]) => sessions.map((s) => s.timeline.received.filter((e) => e.kind === 'text_final').map((e) => e.text));
+    assert.deepEqual(finals(seen), finals(own));
+    assert.ok(
+      finals(own).every((texts) => texts.length === 1 && texts[0]),
+      'one committed transcript per session',
+    );
+    // Metered as client turns, each would be a final no commit asked for.
+    assert.deepEqual(
+      seen.map((s) => s.metrics.session.protocol_anomalies),
+      [0, 0],
+    );
+  });
+});

@@ -44,7 +44,7 @@ export const runCommand = new Command('run')
     '--model <name>',
     `model: named in vLLM's session.update, the OpenAI transcription model, the form's model, the speech-to-speech or the speech generation model (required with --target; built-in server: ${DEFAULT_MODEL}, gpt-4o-transcribe, openai/whisper-large-v3 for vllm-transcriptions, ${VLLM_OMNI_DUPLEX.defaultModel} or ${OPENAI_REALTIME.defaultModel})`,
   )
-  .option('--language <code>', "transcription language, e.g. en (OpenAI and batch dialects; batch default: each sample's language label)")
+  .option('--language <code>', "transcription language, e.g. en (OpenAI, ElevenLabs Scribe and batch dialects; batch default: each sample's language label)")
   .option('--prompt <text>', 'transcription prompt (OpenAI and batch dialects)')
   .option('--stream', 'batch dialects: ask for a server-sent event stream (stream=true), so ttft_ms times the first text')
   .option('--temperature <x>', "batch dialects: sampling temperature (default: the server's)", num)
@@ -72,7 +72,10 @@ export const runCommand = new Command('run')
     200,
   )
   .addOption(
-    new Option('--turn-detection <type>', 'who ends turns (OpenAI, AssemblyAI and speech-to-speech dialects): none (the client commits), server_vad or semantic_vad')
+    new Option(
+      '--turn-detection <type>',
+      'who ends turns (OpenAI, AssemblyAI, ElevenLabs Scribe and speech-to-speech dialects): none (the client commits), server_vad or semantic_vad',
+    )
       .choices(['none', 'server_vad', 'semantic_vad'] as const)
       .default('none' as const),
   )
@@ -106,7 +109,10 @@ export const runCommand = new Command('run')
   )
   .addOption(new Option('--asr-protocol <name>', 'its dialect').choices(PROTOCOLS).default(DEFAULT_PROTOCOL))
   .option('--asr-model <name>', 'its model (required with --asr-target)')
-  .option('--asr-api-key-env <name>', 'environment variable holding its API key (default: OPENAI_API_KEY for OpenAI dialects, then VOXBENCH_API_KEY)')
+  .option(
+    '--asr-api-key-env <name>',
+    'environment variable holding its API key (default: OPENAI_API_KEY for OpenAI dialects, ELEVENLABS_API_KEY for ElevenLabs ones, then VOXBENCH_API_KEY)',
+  )
   .option('--keep-audio-mb <mb>', 'speech generation: received audio kept per checked session', num, 16)
   .option(
     '--data <path>',
@@ -197,7 +203,10 @@ export const runCommand = new Command('run')
     '--api-key <key>',
     'sent as Authorization: Bearer (ElevenLabs: xi-api-key; Deepgram: Authorization: Token) (prefer an environment variable: command lines are visible to other users)',
   )
-  .option('--api-key-env <name>', 'environment variable holding the API key (default: OPENAI_API_KEY for OpenAI dialects, then VOXBENCH_API_KEY)')
+  .option(
+    '--api-key-env <name>',
+    'environment variable holding the API key (default: OPENAI_API_KEY for OpenAI dialects, ELEVENLABS_API_KEY for ElevenLabs ones, then VOXBENCH_API_KEY)',
+  )
   .option('--ca <file>', 'extra trusted CA certificate (PEM) for wss:// targets')
   .option('--insecure', 'accept any TLS certificate (self-signed test servers only)')
   .option(

@@ -1,8 +1,8 @@
-import type { TurnDetection } from '../timeline/types.js';
 import type { Dialect } from './dialect.js';
 import type { OpenAISettings } from './realtime-common.js';
 import type { SpeechSettings } from './speech-http.js';
 import type { DialectSpec, Upgrade } from './spec.js';
+import type { TurnDetection } from '../timeline/types.js';
 import type { TranscriptionOptions } from './transcriptions/client.js';
 
 export type DialectSettings = Omit<OpenAISettings, 'beta'> & { transcription?: TranscriptionOptions; speech: SpeechSettings };
@@ -24,12 +24,6 @@ export interface DialectDescriptor extends DialectSpec {
   create(settings: DialectSettings): Dialect;
   readonly limits?: DialectLimits;
   /**
-   * Who ends turns as the proxy meters it, where no client frame says (AssemblyAI's
-   * service always detects turns, and a `ForceEndpoint` is then a flush); default the
-   * client, until a session configuration says otherwise.
-   */
-  readonly meteredTurns?: TurnDetection;
-  /**
    * On the shared `/v1/realtime` (a dialect without a `path`), whether the proxy takes an
    * upgrade to speak it, by its query and headers; the registry asks in `SHARED_PATH`'s order.
    */
@@ -41,6 +35,8 @@ export interface DialectDescriptor extends DialectSpec {
    * text to speak. Undefined where the upgrade settles it.
    */
   readonly unsettled?: (upgrade: Upgrade) => { conversation: string; speech: string } | undefined;
+  /** Who ends turns, where the upgrade says it (Scribe's `commit_strategy`) or the service always does (AssemblyAI, whose `ForceEndpoint` is then a flush), rather than the client's configuration; the proxy meters by it. */
+  readonly turnDetectionOf?: (upgrade: Upgrade) => TurnDetection;
 }
 
 /** A descriptor that keeps its spec's literal name, from which `Protocol` is derived. */

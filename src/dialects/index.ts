@@ -1,4 +1,4 @@
-import type { Task } from '../timeline/types.js';
+import type { Task, TurnDetection } from '../timeline/types.js';
 import type { Dialect } from './dialect.js';
 import type { DialectDescriptor, DialectSettings } from './descriptor.js';
 import type { Upgrade } from './spec.js';
@@ -6,6 +6,7 @@ import { assemblyai } from './assemblyai/index.js';
 import { cartesia } from './cartesia/index.js';
 import { deepgramAura } from './deepgram-aura/index.js';
 import { elevenlabs } from './elevenlabs/index.js';
+import { elevenlabsScribe } from './elevenlabs-scribe/index.js';
 import { openai, openaiBeta } from './openai/index.js';
 import { openaiRealtime } from './openai-realtime/index.js';
 import { openaiRealtimeTts, openaiRealtimeTtsBeta } from './openai-realtime-tts/index.js';
@@ -28,6 +29,7 @@ const REGISTRY = [
   openai,
   openaiBeta,
   assemblyai,
+  elevenlabsScribe,
   vllmTranscriptions,
   openaiTranscriptions,
   vllmOmniDuplex,
@@ -83,6 +85,11 @@ export function sharedPathProtocol(upgrade: Upgrade): Protocol {
 export function unsettledOf(protocol: Protocol, upgrade: Upgrade): { conversation: Protocol; speech: Protocol } | undefined {
   // The names are registry dialects': a descriptor names them by their specs.
   return descriptorOf(protocol).unsettled?.(upgrade) as { conversation: Protocol; speech: Protocol } | undefined;
+}
+
+/** Who ends turns on a connection, where its upgrade says (`DialectDescriptor.turnDetectionOf`); undefined where its client's configuration will. */
+export function upgradeTurnDetection(protocol: Protocol, upgrade: Upgrade): TurnDetection | undefined {
+  return descriptorOf(protocol).turnDetectionOf?.(upgrade);
 }
 
 export function createDialect(protocol: Protocol, settings: DialectSettings): Dialect {

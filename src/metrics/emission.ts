@@ -16,7 +16,8 @@ export function wordEmissionLatencies(input: InputView): number[] {
   const timings = input.plan?.kind === 'audio' ? input.plan.words : undefined;
   if (!timings || timings.length === 0) return [];
   const reference = timings.flatMap((w) => voxbenchBasic(w.word).map((word) => ({ word, endMs: w.endMs })));
-  const heard = timedWords(input.transcript.textEvents);
+  const { events, textEvents } = input.transcript;
+  const heard = events.some((e) => e.cumulative) ? hypothesisWords(events) : timedWords(textEvents);
   const latencies: number[] = [];
   for (const pair of alignWords(
     reference.map((w) => w.word),
@@ -54,4 +55,27 @@ function timedWords(events: readonly ReceivedFrame[]): Array<{ word: string; t: 
   }
   flush();
   return words;
+}
+
+/**
+ * The transcript's words where partials restate the text since the last final (each
+ * replaces the one before): a word keeps the time it first appeared as long as every
+ * hypothesis after it agrees with it and the words before it; a word revised, or first
+ * seen in the final, is timed by the event that settled it. Each final closes its text.
+ */
+function hypothesisWords(events: readonly ReceivedFrame[]): Array<{ word: string; t: number }> {
+  const settled: Array<{ word: string; t: number }> = [];
+  let hypothesis: Array<{ word: string; t: number }> = [];
+  for (const event of events) {
+    let agreeing = true;
+    const next = voxbenchBasic(event.text ?? '').map((word, i) => {
+      agreeing &&= hypothesis[i]?.word === word;
+      return agreeing ? hypothesis[i]! : { word, t: event.t };
+    });
+    if (event.kind === 'text_final') {
+      settled.push(...next);
+      hypothesis = [];
+    } else hypothesis = next;
+  }
+  return [...settled, ...hypothesis];
 }

@@ -3,7 +3,7 @@ import { isMainThread } from 'node:worker_threads';
 import { defaultCacheDir, PreparedAudioCache } from '../audio/prepared-cache.js';
 import { preparedAudioReader } from '../audio/prepared-source.js';
 import type { Dialect, HttpDialect, WebSocketDialect } from '../dialects/dialect.js';
-import { createDialect, DEFAULT_PROTOCOL, DIALECTS, isHttpProtocol } from '../dialects/index.js';
+import { createDialect, DEFAULT_PROTOCOL, descriptorOf, DIALECTS, isHttpProtocol } from '../dialects/index.js';
 import type { Clock } from '../runtime/clock.js';
 import type { RunOptions } from '../config/options.js';
 import { resolveSettings, type Settings } from '../config/settings.js';
@@ -73,6 +73,15 @@ async function audioCache(given: string | false | undefined): Promise<{ cache?: 
 }
 
 /** Builds the dialect and prepares every sample's media once (chunked and encoded; the audio came decoded and resampled from loadRunDataset). */
+/**
+ * Where a WebSocket dialect finds the built-in server, which serves them all on one port:
+ * its `/v1/realtime` (`realtimeUrl`), or its root for a speech dialect or one with a path
+ * of its own, which the dialect's connect URL puts there.
+ */
+export function builtInWebSocketTarget(settings: Settings, realtimeUrl: string): string {
+  return settings.speaks || descriptorOf(settings.protocol).path !== undefined ? new URL('/', realtimeUrl).toString() : realtimeUrl;
+}
+
 export async function createRunContext(settings: Settings, dataset: RunDataset): Promise<RunContext> {
   const dialect = createDialect(settings.protocol, settings.dialect);
   const perSession = settings.turnsPerSession;

@@ -7,7 +7,7 @@ import type { Dataset, Sample } from '../data/dataset.js';
 import { normalizerById, normalizerFor } from '../metrics/normalizers/index.js';
 import { transcriptErrors } from '../metrics/wer.js';
 import { redactUrl } from '../report/redact.js';
-import { createRunContext, runLevel } from './run-context.js';
+import { builtInWebSocketTarget, createRunContext, runLevel } from './run-context.js';
 import { startServerThread } from '../server/thread.js';
 import type { ReceivedAudio } from '../session/received-audio.js';
 import type { AsrResult, SessionRecord, SpeechAnalysis } from '../timeline/types.js';
@@ -101,7 +101,7 @@ async function roundTrip(clips: Clip[], quality: QualitySettings): Promise<void>
   let context: Awaited<ReturnType<typeof createRunContext>> | undefined;
   try {
     context = await createRunContext(settings, dataset);
-    const { records } = await runLevel(context, settings, asr.target ?? server!.url, {
+    const { records } = await runLevel(context, settings, asr.target ?? builtInWebSocketTarget(settings, server!.url), {
       profile: { kind: 'concurrent', concurrency: ASR_CONCURRENCY },
       maxSessions: samples.length,
       clock: monotonicClock(),

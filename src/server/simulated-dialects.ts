@@ -2,6 +2,7 @@ import { simulatedAssemblyai } from '../dialects/assemblyai/simulated.js';
 import { simulatedCartesia } from '../dialects/cartesia/simulated.js';
 import { simulatedDeepgramAura } from '../dialects/deepgram-aura/simulated.js';
 import { simulatedElevenLabs } from '../dialects/elevenlabs/simulated.js';
+import { simulatedElevenLabsScribe } from '../dialects/elevenlabs-scribe/simulated.js';
 import { simulatedOpenai } from '../dialects/openai/simulated.js';
 import { simulatedOpenaiRealtime } from '../dialects/openai-realtime/simulated.js';
 import { simulatedVllm } from '../dialects/vllm/simulated.js';
@@ -22,6 +23,7 @@ export const REALTIME_PATH = '/v1/realtime';
 const SIMULATED = [
   simulatedVllmOmniSpeechWs,
   simulatedElevenLabs,
+  simulatedElevenLabsScribe,
   simulatedDeepgramAura,
   simulatedCartesia,
   simulatedAssemblyai,

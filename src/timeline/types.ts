@@ -153,6 +153,8 @@ export interface ReceivedFrame {
   text?: string;
   /** The speaker the server labelled the text with (AssemblyAI `speaker_label`), as sent. */
   speaker?: string;
+  /** A partial that restates the whole hypothesis of the text since the last final, replacing the previous partial's rather than adding to it. */
+  cumulative?: true;
   /** Set when `text` was cut to the session's limits (src/session/bounds.ts): the full text's length and SHA-256. */
   truncated?: { chars: number; sha256: string };
   /** Audio carried by the event: payload bytes, and their duration from the payload's length (never decoded here). */

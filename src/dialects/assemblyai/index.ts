@@ -4,6 +4,6 @@ import { ASSEMBLYAI, MESSAGE_MS } from './spec.js';
 
 export const assemblyai = dialectDescriptor(ASSEMBLYAI, {
   create: assemblyaiDialect,
-  meteredTurns: 'server',
+  turnDetectionOf: () => 'server',
   limits: { chunkMs: { ...MESSAGE_MS, why: ' (AssemblyAI closes the session with 3007 "Input duration violation" otherwise)' } },
 });

@@ -1,5 +1,8 @@
 import type { DialectSpec } from '../spec.js';
 
+/** Where ElevenLabs' own clients read the key (its speech generation and its Scribe transcription alike). */
+export const ELEVENLABS_KEY_ENV = 'ELEVENLABS_API_KEY';
+
 /** ElevenLabs' `stream-input` WebSocket, one path per voice; the key in `xi-api-key`. */
 export const ELEVENLABS = {
   name: 'elevenlabs',
@@ -8,4 +11,5 @@ export const ELEVENLABS = {
   path: '/v1/text-to-speech/{voice_id}/stream-input',
   auth: 'xi-api-key',
   defaultModel: 'eleven_flash_v2_5',
+  keyEnv: ELEVENLABS_KEY_ENV,
 } as const satisfies DialectSpec;
