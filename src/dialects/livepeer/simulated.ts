@@ -10,7 +10,7 @@ import { faultOf } from '../../server/faults/faults.js';
 import type { SimulatedDialect } from '../../server/simulated-dialect.js';
 import { keyAccepted } from '../spec.js';
 import { LIVEPEER, SAMPLE_RATE, TRANSCRIBE_PATH } from './spec.js';
-import { serveTrickle, TRICKLE_PREFIX, TrickleChannel } from './trickle-server.js';
+import { serveTrickle, TRICKLE_PREFIX, TrickleChannel } from '../../server/sessions/trickle.js';
 
 /** A session `/transcribe` opened that no WebSocket took within this long is dropped, channel and all. */
 const UNCLAIMED_MS = 60_000;
@@ -162,12 +162,12 @@ class LivepeerSession {
       this.counts.deltas++;
       this.counts.words++;
       this.firstWordAt ??= performance.now();
-      this.send({ type: 'delta', delta, transcript: this.transcript, word_count: this.counts.words, sentiment: 'neu' });
+      this.send({ type: 'delta', delta, transcript: this.transcript.trim(), word_count: this.counts.words, sentiment: 'neu' });
     });
   }
 
   private sendDone(): void {
-    this.send({ type: 'done', delta: '', transcript: this.transcript, word_count: this.counts.words, sentiment: 'neu' });
+    this.send({ type: 'done', delta: '', transcript: this.transcript.trim(), word_count: this.counts.words, sentiment: 'neu' });
   }
 
   /** The app's closing figures, on its own clock, shaped as stats.py's (seconds, rounded to the millisecond). */

@@ -1,3 +1,4 @@
+/** A Trickle server (go-livepeer `trickle/`) as far as a publisher and one in-process reader need it: Livepeer's realtime app publishes its audio to one. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** Segments a channel holds, as go-livepeer's Trickle server does (`maxSegmentsPerStream`): older ones are gone. */
