@@ -117,6 +117,11 @@ export class ChannelPublisher {
     if (this.ending) this.end();
   }
 
+  /** Whether the end request has gone: every segment published and acknowledged. */
+  get ended(): boolean {
+    return this.record.endMs !== undefined;
+  }
+
   /**
    * Ends the input: the segment in progress is closed, and once every segment is
    * acknowledged the channel's end request goes (an acknowledgement resumes it).

@@ -172,7 +172,10 @@ export class WebSocketSession {
       this.counters.bytesSent += bytes;
       this.timeline.sent.push({ t, input: this.input, bytes, kind: 'audio', plannedMs, audioStartMs: span.startMs, audioEndMs: span.endMs });
     },
-    recordInputEnd: (t) => this.recordControl(t, 0, 'input_end'),
+    recordInputEnd: (t) => {
+      this.recordControl(t, 0, 'input_end');
+      this.ending.recheck?.();
+    },
     fail: (failure) => this.fail(failure),
     ended: () => this.ending.outcome !== undefined,
   };
@@ -194,10 +197,18 @@ export class WebSocketSession {
     return this.recordControl(this.send(frame), Buffer.byteLength(frame), control);
   }
 
-  /** Ends the input: the dialect's end frame, or its audio channel's end request once the audio is acknowledged. */
-  endInput(): void {
-    if (this.publisher) this.publisher.end();
-    else this.sendControl(this.dialect.inputEndFrame(), 'input_end');
+  /**
+   * Ends the input: the dialect's end frame; or its audio channel's end request, once the
+   * audio is acknowledged, which it waits for, still streaming (paced, pieces may be held).
+   */
+  async endInput(): Promise<void> {
+    const { publisher } = this;
+    if (!publisher) {
+      this.sendControl(this.dialect.inputEndFrame(), 'input_end');
+      return;
+    }
+    publisher.end();
+    await this.ending.until('streaming', () => publisher.ended, this.timeouts.finalMs, 'the last audio to be acknowledged');
   }
 
   private recordControl(t: number, bytes: number, control: Control): number {
