@@ -1,7 +1,7 @@
 import WebSocket, { type RawData } from 'ws';
 import { ProtocolViolation, type CompletionPolicy, type HttpAudioChannel, type Reaction, type Reactions, type WebSocketDialect } from '../dialects/dialect.js';
 import type { Clock } from '../runtime/clock.js';
-import type { Control, Counters, Failure, SentFrame, SessionTimeline, StreamGate, WebSocketTransport } from '../timeline/types.js';
+import type { ChannelRecord, Control, Counters, Failure, SentFrame, SessionTimeline, StreamGate, WebSocketTransport } from '../timeline/types.js';
 import { speedOf, type Pace } from './pace.js';
 import type { PreparedChunk, PreparedSilence, PreparedTurn } from './prepare.js';
 import type { PreparedText, PreparedTextChunk } from './prepare-text.js';
@@ -133,7 +133,7 @@ export class WebSocketSession {
   /** Opens the session over HTTP (the connect stage), then connects the socket it names and publishes the audio where it says. */
   private async openChannel(channel: HttpAudioChannel): Promise<void> {
     const { plan, clock } = this;
-    const record = { openStartMs: clock.now(), segments: [] };
+    const record: ChannelRecord = { openStartMs: clock.now(), segments: [] };
     this.transport.channel = record;
     const { body: payload, ...open } = channel.open(plan.url);
     const { request, answer } = channelRequest({ ...open, headers: { ...open.headers, ...plan.headers } }, plan.socketOptions, payload);
