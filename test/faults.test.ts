@@ -31,7 +31,7 @@ const STACK = /\n\s+at \S/;
 
 interface Row {
   fault: string;
-  protocol?: 'openai' | 'vllm-omni-duplex' | 'openai-realtime' | 'vllm-omni-speech';
+  protocol?: 'openai' | 'vllm-omni-duplex' | 'openai-realtime' | 'vllm-omni-speech' | 'livepeer';
   /** Batch transcription (vllm-transcriptions) against the server's HTTP endpoint. */
   batch?: true;
   /** Over `wss://`: faults below the WebSocket layer must reach through TLS. */
@@ -49,7 +49,8 @@ async function runFault(row: Row): Promise<Report> {
   const server = await startServer({ port: 0, references: samples, faults: [parseFaultScenario(row.fault)], ...(row.wss ? { tls: TLS } : {}), ...row.server });
   try {
     const { report, reportPath } = await run({
-      target: row.batch || row.protocol === 'vllm-omni-speech' ? server.origin : server.url,
+      // Livepeer's app opens its session over HTTP: its target is the origin too.
+      target: row.batch || row.protocol === 'vllm-omni-speech' || row.protocol === 'livepeer' ? server.origin : server.url,
       protocol: row.batch ? 'vllm-transcriptions' : (row.protocol ?? 'vllm'),
       model: row.protocol
         ? {
@@ -57,6 +58,7 @@ async function runFault(row: Row): Promise<Report> {
             'vllm-omni-duplex': 'openbmb/MiniCPM-o-4_5',
             'openai-realtime': 'gpt-realtime',
             'vllm-omni-speech': DEFAULT_VLLM_OMNI_TTS_MODEL,
+            livepeer: DEFAULT_MODEL,
           }[row.protocol]
         : DEFAULT_MODEL,
       profile: { kind: 'concurrent', concurrency: 2 },
@@ -240,6 +242,8 @@ const ROWS: Row[] = [
   },
   { fault: 'cut-mid-response', protocol: 'openai-realtime', expect: { class: 'abnormal_close', stage: 'final', closeCode: 1011 } },
   { fault: 'drop-acks', protocol: 'vllm-omni-duplex', expect: { class: 'server_error', stage: 'final', code: 'event_ack_timeout' } },
+  // Livepeer's app: a Trickle segment its reader never reads goes unacknowledged, which is how the client knows it was lost.
+  { fault: 'drop-segment', protocol: 'livepeer', run: FINAL, expect: { class: 'audio_lost', stage: 'streaming' } },
   {
     fault: 'error-event:session_resume_expired',
     protocol: 'vllm-omni-duplex',

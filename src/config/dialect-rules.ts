@@ -1,4 +1,4 @@
-import { DEFAULT_PROTOCOL, descriptorOf, DIALECTS, isHttpProtocol, PROTOCOLS, type Protocol } from '../dialects/index.js';
+import { DEFAULT_PROTOCOL, descriptorOf, DIALECTS, isHttpProtocol, isHttpTarget, PROTOCOLS, type Protocol } from '../dialects/index.js';
 import { STREAM_FORMATS, type SpeechSettings } from '../dialects/speech-http.js';
 import type { OpenAITurnDetection } from '../dialects/realtime-common.js';
 import { DEFAULT_TRANSCRIPTION, TRANSCRIPTION_FORMATS, type TranscriptionOptions } from '../dialects/transcriptions/client.js';
@@ -29,7 +29,7 @@ export function checkProtocol(options: RunOptions): { protocol: Protocol; turnDe
   if (!PROTOCOLS.includes(protocol)) {
     throw optionsError`${PROTOCOL} ${protocol} is not supported; choose one of: ${PROTOCOLS.join(', ')}`;
   }
-  const http = isHttpProtocol(protocol);
+  const http = isHttpTarget(protocol);
   if (options.target !== undefined) {
     const target = option('target');
     const url = targetUrl(options.target, target);
@@ -45,7 +45,7 @@ export function checkProtocol(options: RunOptions): { protocol: Protocol; turnDe
     const vad = SERVER_VAD_TRANSCRIPTION.join(' or ');
     const clientTurnsOnly = descriptorOf(protocol).limits?.clientTurnsOnly;
     if (clientTurnsOnly !== undefined) throw optionsError`${detection} needs ${PROTOCOL} ${vad}; ${clientTurnsOnly}`;
-    if (http) throw optionsError`${detection} needs ${PROTOCOL} ${vad}; ${PROTOCOL} ${protocol} sends each input in one request`;
+    if (isHttpProtocol(protocol)) throw optionsError`${detection} needs ${PROTOCOL} ${vad}; ${PROTOCOL} ${protocol} sends each input in one request`;
   }
   return { protocol, turnDetection };
 }
@@ -173,7 +173,7 @@ export function resolveQuality(quality: QualityOptions): QualitySettings {
   if (quality.asrTarget !== undefined) {
     const target = option('quality.asrTarget');
     const url = targetUrl(quality.asrTarget, target);
-    const http = isHttpProtocol(protocol);
+    const http = isHttpTarget(protocol);
     if (http ? url.protocol !== 'http:' && url.protocol !== 'https:' : url.protocol !== 'ws:' && url.protocol !== 'wss:') {
       throw optionsError`${target} must be ${http ? 'an http:// or https://' : 'a ws:// or wss://'} URL for ${asrProtocol} ${protocol}, got ${url.protocol}//`;
     }

@@ -80,7 +80,7 @@ export interface WebSocketDialect extends DialectBase {
    * not depend on its span, so each chunk's one frame is reused as it is.
    */
   audioFramer?(pcm16: Buffer): (span: { startMs: number; endMs: number }) => Buffer;
-  /** Frame that ends an input and asks for its final result. */
+  /** Frame that ends an input and asks for its final result (unused with an `audioChannel`, whose end request ends it). */
   inputEndFrame(): string;
   /** Server turn detection: frame that commits speech still in progress. */
   flushFrame(): string;
@@ -101,6 +101,37 @@ export interface WebSocketDialect extends DialectBase {
   readSent?: (data: Buffer, isBinary: boolean) => SentReading;
   /** Frames the client sends on its own (acknowledgements, playback reports, heartbeats, a closing event): fresh per session; absent when the dialect sends none. */
   reactions?(settings: { speed: number }): Reactions;
+  /** Where the audio goes over HTTP instead of the socket, which then only carries events (Livepeer's Trickle publish). */
+  readonly audioChannel?: HttpAudioChannel;
+}
+
+/** One request of an audio channel, to a full URL. */
+export interface ChannelRequest {
+  method: 'POST' | 'DELETE';
+  url: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * Audio published over HTTP in segments while the events arrive on a WebSocket (Livepeer's
+ * realtime app over Trickle). Only requests and readings of answers: the runner opens
+ * the session with `open` before it connects the socket `opened` names, writes each
+ * audio frame into the body of the segment being published, stamping it, and starts the
+ * next segment only once the server's `progress` events acknowledge the last one.
+ */
+export interface HttpAudioChannel {
+  /** The request that opens the session at the `--target` (an http:// URL), with its body. */
+  open(target: string): ChannelRequest & { body: Buffer };
+  /** The socket to connect to and the URL to publish at, from the open request's answer (2xx); throws ProtocolViolation when it names neither. */
+  opened(target: string, body: Buffer): { socketUrl: string; publishUrl: string };
+  /** Audio per segment, ms: a segment ends with the first frame that reaches it. */
+  readonly segmentMs: number;
+  /** The request publishing the next segment; its body streams as frames are written. */
+  segment(publishUrl: string): ChannelRequest;
+  /** The answer to a segment: its sequence number, a segment the server no longer holds (lost), or another refusal. */
+  segmentAnswer(status: number, headers: Readonly<Record<string, string | string[] | undefined>>): { seq?: number } | { lost: string } | { refused: string };
+  /** The request that ends the audio, once the last segment is acknowledged: the input's end. */
+  end(publishUrl: string): ChannelRequest;
 }
 
 /** The decoder one session reads its frames with: a fresh one where the dialect keeps state across frames, else its `decode`. */

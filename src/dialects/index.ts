@@ -7,6 +7,7 @@ import { cartesia } from './cartesia/index.js';
 import { deepgramAura } from './deepgram-aura/index.js';
 import { elevenlabs } from './elevenlabs/index.js';
 import { elevenlabsScribe } from './elevenlabs-scribe/index.js';
+import { livepeer } from './livepeer/index.js';
 import { openai, openaiBeta } from './openai/index.js';
 import { openaiRealtime } from './openai-realtime/index.js';
 import { openaiRealtimeTts, openaiRealtimeTtsBeta } from './openai-realtime-tts/index.js';
@@ -43,6 +44,7 @@ const REGISTRY = [
   elevenlabs,
   deepgramAura,
   cartesia,
+  livepeer,
 ] as const satisfies readonly DialectDescriptor[];
 
 /**
@@ -69,6 +71,9 @@ export const METERED_PROTOCOLS: readonly Protocol[] = REGISTRY.filter((d) => d.t
 
 /** The dialects spoken over HTTP, one request per input (their targets are http:// URLs); the rest speak WebSocket. */
 export const isHttpProtocol = (protocol: Protocol): boolean => descriptorOf(protocol).transport === 'http';
+
+/** The dialects whose `--target` is an http:// URL: the HTTP ones, and those whose session opens over HTTP (`spec.target`). */
+export const isHttpTarget = (protocol: Protocol): boolean => isHttpProtocol(protocol) || descriptorOf(protocol).target === 'http';
 
 /** The dialects with a WebSocket path of their own (`spec.path`): the proxy tells them by it. */
 export const OWN_PATHS: ReadonlyArray<{ protocol: Protocol; path: string }> = REGISTRY.flatMap((d) => {

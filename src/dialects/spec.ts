@@ -21,6 +21,11 @@ export interface DialectSpec {
    * Omitted where the path is shared (OpenAI Realtime's `/v1/realtime`, the HTTP endpoints).
    */
   readonly path?: string;
+  /**
+   * The `--target` scheme where it is not its transport's: `http` for a WebSocket dialect
+   * whose session opens with an HTTP request first (Livepeer's app: its http:// URL).
+   */
+  readonly target?: 'http';
   readonly auth: AuthScheme;
   /** The model it names when none is given (the built-in server serves it). */
   readonly defaultModel: string;

@@ -162,8 +162,13 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   };
 }
 
-/** The dialects' own paths, each a dialect's alone (OpenAI Realtime's is shared with transcription and conversations: its client's first messages tell, see metering.ts). */
-const OWN_PATH_ROUTES = OWN_PATHS.map(({ protocol, path }) => ({ protocol, path: pathPattern(path, false) }));
+/**
+ * The dialects' own paths, each a dialect's alone (OpenAI Realtime's is shared with transcription and conversations: its client's first messages tell, see metering.ts).
+ * Matched by their ends, the longest first: a short path (Livepeer's app's `/ws`) is also the end of longer ones.
+ */
+const OWN_PATH_ROUTES = [...OWN_PATHS]
+  .sort((a, b) => b.path.length - a.path.length)
+  .map(({ protocol, path }) => ({ protocol, path: pathPattern(path, false) }));
 
 /**
  * The dialect of an upgrade: a speech-generation server's own path is its dialect

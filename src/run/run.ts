@@ -86,8 +86,9 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
   let written: string | undefined;
   try {
     const context = (opened = await createRunContext(settings, dataset));
-    // The built-in server serves WebSocket and HTTP dialects on one port.
-    const target = options.target ?? (context.dialect.transport === 'http' ? server!.origin : builtInWebSocketTarget(settings, server!.url));
+    // The built-in server serves WebSocket and HTTP dialects on one port; a dialect that opens its session over HTTP (an audio channel) is given the origin.
+    const origin = context.dialect.transport === 'http' || context.dialect.audioChannel !== undefined;
+    const target = options.target ?? (origin ? server!.origin : builtInWebSocketTarget(settings, server!.url));
     const resumedHeader = options.resume === undefined ? undefined : await readReportHeader(join(options.resume, 'report.json'));
     // A resumed run stays the run it continues (which has no id if an older voxbench ran it).
     const runId = options.runId ?? (resumedHeader?.config ? resumedHeader.config.runId : randomUUID());

@@ -16,7 +16,7 @@ import { VLLM_TRANSCRIPTIONS } from '../dialects/transcriptions/spec.js';
 import { SAMPLE_RATE as TRANSCRIPTION_RATE, TRANSCRIPTION_PATHS, transcriptionEndpoint } from '../dialects/transcriptions/simulated.js';
 import { VLLM } from '../dialects/vllm/spec.js';
 import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../dialects/vllm-omni-speech/spec.js';
-import { INPUT_RATES, REALTIME_PATH, simulatedDialectOf, type SimulatedName } from './simulated-dialects.js';
+import { INPUT_RATES, REALTIME_PATH, simulatedDialectOf, simulatedRequest, type SimulatedName } from './simulated-dialects.js';
 
 export { OPENAI_MODELS };
 
@@ -145,6 +145,7 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
       res.once('close', () => open--);
       return serveSpeech(req, res, speech, pickFaults());
     }
+    if (simulatedRequest(req, res, options.apiKey !== undefined ? { apiKey: options.apiKey } : {})) return;
     res
       .writeHead(426, { 'content-type': 'text/plain' })
       .end(

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type WebSocket from 'ws';
 import type { DialectSpec, Upgrade } from '../dialects/spec.js';
 import type { SessionContext } from './sessions/session-context.js';
@@ -18,6 +19,11 @@ export interface SimulatedDialect extends DialectSpec {
   readonly aliasPath?: string;
   /** The PCM rate it hears its client's audio at: its session's references are indexed at it. Omitted by speech generators, which hear none. */
   readonly inputRate?: number;
+  /**
+   * HTTP requests of its own, beside its WebSocket (Livepeer's app: the session's
+   * `POST /transcribe` and its Trickle channel): whether it served this one. `apiKey`: the key the server requires.
+   */
+  readonly request?: (req: IncomingMessage, res: ServerResponse, ctx: { apiKey?: string }) => boolean;
   /** Serves one accepted connection; the upgrade's query carries its settings. */
   open(ws: WebSocket, ctx: SessionContext, upgrade: Upgrade): void;
 }

@@ -3,12 +3,14 @@ import { simulatedCartesia } from '../dialects/cartesia/simulated.js';
 import { simulatedDeepgramAura } from '../dialects/deepgram-aura/simulated.js';
 import { simulatedElevenLabs } from '../dialects/elevenlabs/simulated.js';
 import { simulatedElevenLabsScribe } from '../dialects/elevenlabs-scribe/simulated.js';
+import { simulatedLivepeer } from '../dialects/livepeer/simulated.js';
 import { simulatedOpenai } from '../dialects/openai/simulated.js';
 import { simulatedOpenaiRealtime } from '../dialects/openai-realtime/simulated.js';
 import { simulatedVllm } from '../dialects/vllm/simulated.js';
 import { simulatedVllmOmniDuplex } from '../dialects/vllm-omni-duplex/simulated.js';
 import { simulatedVllmOmniSpeechWs } from '../dialects/vllm-omni-speech-ws/simulated.js';
 import { pathPattern, type Upgrade } from '../dialects/spec.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SimulatedDialect } from './simulated-dialect.js';
 
 /** OpenAI Realtime's path, which vLLM, OpenAI and vLLM-Omni's duplex share: each upgrade's query and headers tell them apart. */
@@ -27,6 +29,7 @@ const SIMULATED = [
   simulatedDeepgramAura,
   simulatedCartesia,
   simulatedAssemblyai,
+  simulatedLivepeer,
   simulatedVllmOmniDuplex,
   simulatedOpenaiRealtime,
   simulatedOpenai,
@@ -47,6 +50,11 @@ export function simulatedDialectOf(upgrade: Upgrade): Simulated | undefined {
   const own = ROUTES.find((route) => route.path.test(pathname))?.dialect;
   if (own !== undefined || pathname !== REALTIME_PATH) return own;
   return DIALECTS.find((dialect) => dialect.onSharedPath?.(upgrade));
+}
+
+/** Serves an HTTP request a dialect has routes of its own for (`SimulatedDialect.request`); whether one did. */
+export function simulatedRequest(req: IncomingMessage, res: ServerResponse, ctx: { apiKey?: string }): boolean {
+  return DIALECTS.some((dialect) => dialect.request?.(req, res, ctx) === true);
 }
 
 /** The PCM rates the dialects hear audio at, each once: the server indexes its references at each. */

@@ -1,7 +1,7 @@
 import WebSocket, { type RawData } from 'ws';
-import { decoderOf, ProtocolViolation, type CompletionPolicy, type Reaction, type Reactions, type WebSocketDialect } from '../dialects/dialect.js';
+import { decoderOf, ProtocolViolation, type CompletionPolicy, type HttpAudioChannel, type Reaction, type Reactions, type WebSocketDialect } from '../dialects/dialect.js';
 import type { Clock } from '../runtime/clock.js';
-import type { Control, Counters, Failure, SentFrame, SessionTimeline, StreamGate, WebSocketTransport } from '../timeline/types.js';
+import type { ChannelRecord, Control, Counters, Failure, SentFrame, SessionTimeline, StreamGate, WebSocketTransport } from '../timeline/types.js';
 import { speedOf, type Pace } from './pace.js';
 import type { PreparedChunk, PreparedSilence, PreparedTurn } from './prepare.js';
 import type { PreparedText, PreparedTextChunk } from './prepare-text.js';
@@ -12,6 +12,7 @@ import { AudioKeeper } from './received-audio.js';
 import { CappedReceived } from './session-caps.js';
 import { classifySocketError, Ending, newTimeline, type RunnerBase, type SessionResult, type StageTimeouts } from './runner.js';
 import { closeAfterSession, libraryCloseCode, PING_FLOOD, PONG_BACKLOG, serverCloseFailure } from './ws-close.js';
+import { ChannelPublisher, channelRequest, type PublishingSession } from './channel-publisher.js';
 
 export interface WebSocketPlan extends RunnerBase {
   url: string;
@@ -90,7 +91,11 @@ export class WebSocketSession {
   private readonly text = new TextBudget();
   private readonly audio: AudioKeeper;
   private readonly received: CappedReceived;
-  private readonly ws: WebSocket;
+  /** Unset until it connects: a session with an audio channel opens over HTTP first. */
+  private ws: WebSocket | undefined;
+  /** Where the audio goes when the dialect publishes it over HTTP (`audioChannel`). */
+  private publisher: ChannelPublisher | undefined;
+  private opening: { destroy(): void } | undefined;
   private pongsOwed = 0;
   private readonly removeAbort: () => void;
 
@@ -109,7 +114,14 @@ export class WebSocketSession {
     this.deadlines = deadlinesOf(clock);
     this.audio = new AudioKeeper(plan.keepAudioBytes ?? 0);
     this.received = new CappedReceived(this.timeline.received, plan.caps);
-    this.ws = new WebSocket(dialect.connectUrl(plan.url), {
+    this.removeAbort = this.ending.onAbort(plan.signal);
+    if (dialect.audioChannel) void this.openChannel(dialect.audioChannel);
+    else this.connect(dialect.connectUrl(plan.url));
+  }
+
+  private connect(url: string): void {
+    const { dialect, plan } = this;
+    this.ws = new WebSocket(url, {
       headers: { ...dialect.upgradeHeaders(), ...plan.headers },
       perMessageDeflate: false,
       // Pongs are answered here, so a close the client makes on a ping flood is known to be the client's.
@@ -118,8 +130,57 @@ export class WebSocketSession {
       ...plan.socketOptions,
     });
     this.listen(this.ws);
-    this.removeAbort = this.ending.onAbort(plan.signal);
   }
+
+  /** Opens the session over HTTP (the connect stage), then connects the socket it names and publishes the audio where it says. */
+  private async openChannel(channel: HttpAudioChannel): Promise<void> {
+    const { plan, clock } = this;
+    const record: ChannelRecord = { openStartMs: clock.now(), segments: [] };
+    this.transport.channel = record;
+    const { body: payload, ...open } = channel.open(plan.url);
+    const { request, answer } = channelRequest({ ...open, headers: { ...open.headers, ...plan.headers } }, plan.socketOptions, payload);
+    this.opening = request;
+    let opened;
+    try {
+      const { status, body } = await answer;
+      Object.assign(record, { openEndMs: clock.now(), openStatus: status });
+      if (status < 200 || status > 299) {
+        const text = body.toString('utf8', 0, 200).trim();
+        return this.fail({
+          class: 'http_status',
+          httpStatus: status,
+          message: `server answered the session's opening request with HTTP ${status}${text ? `: ${text}` : ''}`,
+        });
+      }
+      opened = channel.opened(plan.url, body);
+    } catch (err) {
+      if (err instanceof ProtocolViolation) return this.fail({ class: 'protocol_violation', message: err.message });
+      return this.fail(classifySocketError(err as NodeJS.ErrnoException, 'connect', open.url, 'http'));
+    }
+    if (this.ending.outcome) return;
+    this.publisher = new ChannelPublisher(this.publishing, channel, record, opened.publishUrl, {
+      sampleRate: this.dialect.sampleRate,
+      ackTimeoutMs: this.timeouts.finalMs,
+      tls: plan.socketOptions,
+    });
+    this.connect(opened.socketUrl);
+  }
+
+  /** What the channel's publisher records through. */
+  private readonly publishing: PublishingSession = {
+    now: () => this.clock.now(),
+    recordAudio: (t, bytes, span, plannedMs) => {
+      this.counters.framesSent++;
+      this.counters.bytesSent += bytes;
+      this.timeline.sent.push({ t, input: this.input, bytes, kind: 'audio', plannedMs, audioStartMs: span.startMs, audioEndMs: span.endMs });
+    },
+    recordInputEnd: (t) => {
+      this.recordControl(t, 0, 'input_end');
+      this.ending.recheck?.();
+    },
+    fail: (failure) => this.fail(failure),
+    ended: () => this.ending.outcome !== undefined,
+  };
 
   fail(failure: Omit<Failure, 'stage'>): void {
     this.ending.fail(failure);
@@ -127,7 +188,7 @@ export class WebSocketSession {
 
   /** Writes a frame and stamps it right after the write (a stamp before it could precede the wire). */
   send(frame: Buffer | string, binary = false, callback?: () => void): number {
-    this.ws.send(frame, { binary }, callback);
+    this.ws!.send(frame, { binary }, callback);
     const t = this.clock.now();
     this.counters.framesSent++;
     this.counters.bytesSent += typeof frame === 'string' ? Buffer.byteLength(frame) : frame.length;
@@ -135,8 +196,25 @@ export class WebSocketSession {
   }
 
   sendControl(frame: string, control: Control): number {
-    const t = this.send(frame);
-    const sent: SentFrame = { t, input: this.input, bytes: Buffer.byteLength(frame), kind: 'control', control };
+    return this.recordControl(this.send(frame), Buffer.byteLength(frame), control);
+  }
+
+  /**
+   * Ends the input: the dialect's end frame; or its audio channel's end request, once the
+   * audio is acknowledged, which it waits for, still streaming (paced, pieces may be held).
+   */
+  async endInput(): Promise<void> {
+    const { publisher } = this;
+    if (!publisher) {
+      this.sendControl(this.dialect.inputEndFrame(), 'input_end');
+      return;
+    }
+    publisher.end();
+    await this.ending.until('streaming', () => publisher.ended, this.timeouts.finalMs, 'the last audio to be acknowledged');
+  }
+
+  private recordControl(t: number, bytes: number, control: Control): number {
+    const sent: SentFrame = { t, input: this.input, bytes, kind: 'control', control };
     this.timeline.sent.push(sent);
     this.policy.controlSent(sent);
     if (this.reactions) this.react(this.reactions.sent(sent));
@@ -145,13 +223,17 @@ export class WebSocketSession {
 
   /** Sends what the dialect's reactions ask for, while the socket is open. */
   react(frames: Reaction[]): void {
-    for (const { frame, control } of frames) if (this.ws.readyState === WebSocket.OPEN) this.sendControl(frame, control);
+    for (const { frame, control } of frames) if (this.ws?.readyState === WebSocket.OPEN) this.sendControl(frame, control);
   }
 
   /** Sends audio chunk `chunk` framed at its place in the stream, `offsetMs` on, and records it; returns where it ends. */
   sendAudio(chunk: PreparedChunk, offsetMs: number, plannedMs: number | null, written?: () => void): number {
     const span = { startMs: offsetMs + chunk.audioStartMs, endMs: offsetMs + chunk.audioEndMs };
     const frame = chunk.frame(span);
+    if (this.publisher) {
+      this.publisher.write(frame, span, plannedMs, written);
+      return span.endMs;
+    }
     const t = this.send(frame, chunk.binary, written);
     this.timeline.sent.push({ t, input: this.input, bytes: frame.length, kind: 'audio', plannedMs, audioStartMs: span.startMs, audioEndMs: span.endMs });
     return span.endMs;
@@ -191,7 +273,9 @@ export class WebSocketSession {
     this.removeAbort();
     clearInterval(this.ticker);
     if (this.reactions) this.react(this.reactions.closing(this.clock.now()));
-    closeAfterSession(this.ws, this.transport, this.clock);
+    this.opening?.destroy();
+    this.publisher?.close();
+    if (this.ws) closeAfterSession(this.ws, this.transport, this.clock);
     const kept = this.audio.result();
     const overflow = this.received.result();
     if (overflow) this.timeline.overflow = overflow;
@@ -228,6 +312,7 @@ export class WebSocketSession {
       if (event.kind === 'progress') {
         this.ackedMs = Math.max(this.ackedMs ?? 0, event.audioEndMs ?? 0);
         if (this.plan.serverAcks) this.plan.serverAcks.known = true;
+        this.publisher?.acknowledged(this.ackedMs, t);
       }
       const verdict = policy.observe(frame);
       if (policy.ready) transport.readyMs ??= t;

@@ -26,7 +26,7 @@ export async function clientInputs(s: WebSocketSession, startAt?: number): Promi
       offsetMs += prepared.audioMs;
     }
     if (ending.outcome) break;
-    s.sendControl(s.dialect.inputEndFrame(), 'input_end');
+    await s.endInput();
     const index = s.input;
     await ending.until(
       'final',

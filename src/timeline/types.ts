@@ -192,6 +192,36 @@ export interface WebSocketTransport {
   firstReceivedMs?: number;
   readyMs?: number;
   close?: CloseRecord;
+  /** Audio published over HTTP beside the socket (Livepeer's Trickle channel): the opening request and each segment. */
+  channel?: ChannelRecord;
+}
+
+/** A session whose audio goes over HTTP while its events come over the WebSocket. */
+export interface ChannelRecord {
+  /** The request that opened the session: sent, and answered (status). */
+  openStartMs: number;
+  openEndMs?: number;
+  openStatus?: number;
+  segments: PublishedSegment[];
+  /** The request that ended the audio (its end of input). */
+  endMs?: number;
+}
+
+/** One segment of published audio: its request, what the server answered, and when the server acknowledged consuming it. */
+export interface PublishedSegment {
+  startMs: number;
+  /** The last byte of its body written. */
+  endMs?: number;
+  bytes: number;
+  /** Where its audio ends in the session's stream, ms. */
+  audioEndMs: number;
+  status?: number;
+  /** The server's sequence number for it (`Lp-Trickle-Seq`). */
+  seq?: number;
+  /** The server's acknowledgement of the audio through its end received. */
+  ackMs?: number;
+  /** Why it counts as lost: refused as gone (a 470), or never acknowledged. */
+  lost?: string;
 }
 
 /** One HTTP request and its response. */
@@ -312,6 +342,8 @@ export type FailureClass =
   | 'server_error'
   /** A successful speech answer whose body is not audio (an error page, a JSON error). */
   | 'not_audio'
+  /** Audio the client published that the server never consumed (a Trickle segment gone, or never acknowledged). */
+  | 'audio_lost'
   | 'protocol_violation';
 
 export interface Failure {

@@ -25,6 +25,8 @@ export type Fault =
   | { name: 'flood' | 'ping-flood'; frames: number; at: FaultPoint }
   | { name: 'stall-after'; afterMs: number; stallMs: number }
   | { name: 'slow-chunks'; factor: number }
+  /** Livepeer's app: its Trickle reader loses this segment (1-based) unread. */
+  | { name: 'drop-segment'; segment: number }
   /** Speech: cut once `afterMs` of audio are out; batch transcription: cut the response body halfway. */
   | { name: 'cut-stream'; afterMs: number };
 export type FaultName = Fault['name'];
@@ -195,6 +197,12 @@ export const FAULT_CATALOGUE: Record<FaultName, Entry> = {
     help: 'drop the connection mid-answer: speech once MS ms of audio are out (default 500); batch transcription halfway through the response (a stream before [DONE], a JSON body before its end)',
     arg: '500',
     make: (arg) => ({ name: 'cut-stream', afterMs: whole(arg, 0, 3_600_000) }),
+  },
+  'drop-segment': {
+    usage: 'drop-segment[:N]',
+    help: "Livepeer's app: its Trickle reader loses segment N (default 2) unread and never acknowledges it, as a reader behind the live edge does",
+    arg: '2',
+    make: (arg) => ({ name: 'drop-segment', segment: whole(arg, 1, 1_000_000) }),
   },
   'markup-strings': {
     usage: 'markup-strings',
