@@ -8,7 +8,8 @@ import { alignWords } from './wer.js';
  * each reference word the server got right, from the send time of the chunk holding
  * the word's end (the dataset's word timings) to the receipt of the event that
  * completed that word in the transcript. Words are paired by the WER alignment, so a
- * misrecognized or missing word has no latency rather than a wrong one; pairing word
+ * misrecognized or missing word has no latency rather than a wrong one (a provisional
+ * partial, which later text replaces, delivers no word); pairing word
  * by word with timings needs no number or spelling rules, so it always uses
  * voxbench-basic-2, whatever normalizer scores the input.
  */
@@ -16,7 +17,7 @@ export function wordEmissionLatencies(input: InputView): number[] {
   const timings = input.plan?.kind === 'audio' ? input.plan.words : undefined;
   if (!timings || timings.length === 0) return [];
   const reference = timings.flatMap((w) => voxbenchBasic(w.word).map((word) => ({ word, endMs: w.endMs })));
-  const heard = timedWords(input.transcript.textEvents);
+  const heard = timedWords(input.transcript.textEvents.filter((e) => !e.provisional));
   const latencies: number[] = [];
   for (const pair of alignWords(
     reference.map((w) => w.word),

@@ -24,6 +24,7 @@ import { readReportHeader } from '../report/report-header.js';
 import { REPORT_SCHEMA, REPORT_VERSION, type Benchmark, type Report, type RunConfig } from '../report/schema.js';
 import { onClockOf, resumeSessionLog, SESSION_LOG, SessionLog, SessionLogError, type LoggedSession } from '../report/session-log.js';
 import { checkResumable } from './resume-check.js';
+import { descriptorOf } from '../dialects/index.js';
 import { createRunContext, loadRunDataset, runLevel, type RunContext, type RunDataset } from './run-context.js';
 import { startServerThread } from '../server/thread.js';
 import { NO_DELAY } from '../runtime/delay.js';
@@ -86,9 +87,9 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
   let written: string | undefined;
   try {
     const context = (opened = await createRunContext(settings, dataset));
-    // The built-in server serves WebSocket and HTTP dialects on one port; a WebSocket speech dialect finds its own path on its root.
-    const target =
-      options.target ?? (context.dialect.transport === 'http' ? server!.origin : settings.speaks ? new URL('/', server!.url).toString() : server!.url);
+    // The built-in server serves WebSocket and HTTP dialects on one port; a WebSocket speech dialect, or one with a path of its own, finds it on its root.
+    const onRoot = settings.speaks || descriptorOf(settings.protocol).path !== undefined;
+    const target = options.target ?? (context.dialect.transport === 'http' ? server!.origin : onRoot ? new URL('/', server!.url).toString() : server!.url);
     const resumedHeader = options.resume === undefined ? undefined : await readReportHeader(join(options.resume, 'report.json'));
     // A resumed run stays the run it continues (which has no id if an older voxbench ran it).
     const runId = options.runId ?? (resumedHeader?.config ? resumedHeader.config.runId : randomUUID());

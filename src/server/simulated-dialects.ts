@@ -3,6 +3,7 @@ import { simulatedDeepgramAura } from '../dialects/deepgram-aura/simulated.js';
 import { simulatedElevenLabs } from '../dialects/elevenlabs/simulated.js';
 import { simulatedOpenai } from '../dialects/openai/simulated.js';
 import { simulatedOpenaiRealtime } from '../dialects/openai-realtime/simulated.js';
+import { simulatedSpeechmatics } from '../dialects/speechmatics/simulated.js';
 import { simulatedVllm } from '../dialects/vllm/simulated.js';
 import { simulatedVllmOmniDuplex } from '../dialects/vllm-omni-duplex/simulated.js';
 import { simulatedVllmOmniSpeechWs } from '../dialects/vllm-omni-speech-ws/simulated.js';
@@ -23,6 +24,7 @@ const SIMULATED = [
   simulatedElevenLabs,
   simulatedDeepgramAura,
   simulatedCartesia,
+  simulatedSpeechmatics,
   simulatedVllmOmniDuplex,
   simulatedOpenaiRealtime,
   simulatedOpenai,

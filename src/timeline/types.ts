@@ -149,8 +149,10 @@ export interface ReceivedFrame {
   /** The server's id of the response the event belongs to. */
   responseId?: string;
   channel?: TextChannel;
-  /** Text carried by the event (may be empty: empty deltas never count as text). */
+  /** Text carried by the event (may be empty: empty deltas never count as text). A final without it closes the deltas before it: their text is its own. */
   text?: string;
+  /** A delta that later text replaces (a partial hypothesis): it counts as text received, never as words of the transcript. */
+  provisional?: true;
   /** Set when `text` was cut to the session's limits (src/session/bounds.ts): the full text's length and SHA-256. */
   truncated?: { chars: number; sha256: string };
   /** Audio carried by the event: payload bytes, and their duration from the payload's length (never decoded here). */
@@ -165,6 +167,8 @@ export interface ReceivedFrame {
   /** Audio positions the server reports (VAD speech start and end; for `progress`, audio consumed so far), ms of the input stream. */
   audioStartMs?: number;
   audioEndMs?: number;
+  /** `progress` that counts frames, not time (Speechmatics' `AudioAdded.seq_no`): the audio frames taken so far; the runner sets `audioEndMs` to the end of the last. */
+  audioFrames?: number;
   code?: string;
   message?: string;
   /** Errors: whether the dialect says it ends the session or fails one response. */
