@@ -228,7 +228,7 @@ export class WebSocketSession {
       const frame = { t, input: this.input, ...this.text.bound(this.audio.take(this.frameEnds.place(event), this.input)) };
       received.record(frame, event.text);
       if (event.kind === 'progress') {
-        this.ackedMs = Math.max(this.ackedMs ?? 0, event.audioEndMs ?? 0);
+        this.ackedMs = Math.max(this.ackedMs ?? 0, frame.audioEndMs ?? 0);
         if (this.plan.serverAcks) this.plan.serverAcks.known = true;
       }
       const verdict = policy.observe(frame);
