@@ -44,7 +44,10 @@ export const runCommand = new Command('run')
     '--model <name>',
     `model: named in vLLM's session.update, the OpenAI transcription model, the form's model, the speech-to-speech or the speech generation model (required with --target; built-in server: ${DEFAULT_MODEL}, gpt-4o-transcribe, openai/whisper-large-v3 for vllm-transcriptions, ${VLLM_OMNI_DUPLEX.defaultModel} or ${OPENAI_REALTIME.defaultModel})`,
   )
-  .option('--language <code>', "transcription language, e.g. en (OpenAI, Speechmatics: default en, and batch dialects; batch default: each sample's language label)")
+  .option(
+    '--language <code>',
+    "transcription language, e.g. en (OpenAI, Speechmatics: default en, and batch dialects; batch default: each sample's language label)",
+  )
   .option('--prompt <text>', 'transcription prompt (OpenAI and batch dialects)')
   .option('--stream', 'batch dialects: ask for a server-sent event stream (stream=true), so ttft_ms times the first text')
   .option('--temperature <x>', "batch dialects: sampling temperature (default: the server's)", num)
