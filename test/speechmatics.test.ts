@@ -8,6 +8,7 @@ import { wordEmissionLatencies } from '../src/metrics/emission.js';
 import { startProxy } from '../src/proxy/proxy.js';
 import type { ReportSession } from '../src/report/schema.js';
 import { run, type RunOptions } from '../src/run/run.js';
+import type { SessionTimeline } from '../src/timeline/types.js';
 import { sessionView } from '../src/views/session-view.js';
 import { messageText, rawServer, tempDir, testServer } from './helpers.js';
 
@@ -124,6 +125,63 @@ describe('speechmatics: the codec against the documented messages', () => {
     const reactions = dialect.reactions!({ speed: 1 });
     for (const seq of [1, 2, 3]) reactions.received({ t: seq, input: 0, type: 'AudioAdded', kind: 'progress', audioFrames: seq });
     assert.deepEqual(reactions.closing(10), [{ frame: '{"message":"EndOfStream","last_seq_no":3}', control: 'session_close' }]);
+  });
+});
+
+describe('speechmatics: partials are provisional, the final is its AddTranscripts', () => {
+  it('a turn: first text from the partial; transcript and word emission from the lasting words', () => {
+    const text = (t: number, type: string, words: string, provisional = type === 'AddPartialTranscript') => ({
+      t,
+      input: 0,
+      type,
+      kind: 'text_delta' as const,
+      channel: 'input_transcript' as const,
+      text: words,
+      ...(provisional ? { provisional: true as const } : {}),
+    });
+    const timeline: SessionTimeline = {
+      task: 'stt',
+      turnDetection: 'client',
+      plannedStartMs: 0,
+      startMs: 0,
+      inputs: [
+        {
+          kind: 'audio',
+          index: 0,
+          sampleId: 's',
+          split: 'default',
+          reference: 'hello world',
+          words: [
+            { word: 'hello', endMs: 100 },
+            { word: 'world', endMs: 200 },
+          ],
+          audioStartMs: 0,
+          speechStartMs: 0,
+          speechEndMs: 200,
+          eosSource: 'label',
+          audioEndMs: 200,
+        },
+      ],
+      sent: [
+        { t: 10, input: 0, bytes: 3200, kind: 'audio', plannedMs: null, audioStartMs: 0, audioEndMs: 100 },
+        { t: 20, input: 0, bytes: 3200, kind: 'audio', plannedMs: null, audioStartMs: 100, audioEndMs: 200 },
+        { t: 30, input: 0, bytes: 30, kind: 'control', control: 'input_end' },
+      ],
+      received: [
+        text(50, 'AddPartialTranscript', ' hello world'),
+        text(80, 'AddTranscript', ' hello'),
+        text(90, 'AddPartialTranscript', ' world'),
+        text(120, 'AddTranscript', ' world.'),
+        { t: 130, input: 0, type: 'EndOfUtterance', kind: 'text_final', channel: 'input_transcript' },
+      ],
+      transport: { kind: 'websocket' },
+      counters: { bytesSent: 0, bytesReceived: 0, framesSent: 0, framesReceived: 0 },
+    };
+    const [input] = sessionView(timeline).inputs;
+    assert.equal(input!.transcript.text, 'hello world.');
+    assert.equal(input!.transcript.textEvents[0]!.t, 50, 'the first text is the partial');
+    assert.equal(input!.transcript.final!.t, 130);
+    assert.deepEqual(wordEmissionLatencies(input!), [80 - 10, 120 - 20], 'each word when it lasted, not when a partial showed it');
   });
 });
 
