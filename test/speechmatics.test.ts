@@ -8,6 +8,7 @@ import { wordEmissionLatencies } from '../src/metrics/emission.js';
 import { startProxy } from '../src/proxy/proxy.js';
 import type { ReportSession } from '../src/report/schema.js';
 import { run, type RunOptions } from '../src/run/run.js';
+import { parseFaultScenario } from '../src/server/faults/faults.js';
 import type { SessionTimeline } from '../src/timeline/types.js';
 import { sessionView } from '../src/views/session-view.js';
 import { messageText, rawServer, tempDir, testServer } from './helpers.js';
@@ -242,6 +243,18 @@ describe('speechmatics: against the built-in server', () => {
 });
 
 describe('speechmatics: hostile servers', () => {
+  it("the built-in server's faults speak its wire: an injected Error, and a final that never comes", async () => {
+    const origin = async (fault: string) => new URL('/', (await testServer({ faults: [parseFaultScenario(fault)] })).url).toString();
+    const [errored] = await bench(await origin('error-event:job_error@streaming'));
+    const failure = errored!.outcome.status === 'failed' ? errored!.outcome.failure : undefined;
+    assert.equal(failure?.class, 'server_error');
+    assert.equal(failure?.code, 'job_error');
+    const [unfinished] = await bench(await origin('never-finalize'), { timeouts: { finalMs: 300 } });
+    const timeout = unfinished!.outcome.status === 'failed' ? unfinished!.outcome.failure : undefined;
+    assert.equal(timeout?.class, 'timeout');
+    assert.equal(timeout?.stage, 'final');
+  });
+
   it('an Error message ends the session as a server error with its type', async () => {
     const url = await scripted((send, ws) => {
       send({ message: 'Error', type: 'quota_exceeded', reason: 'Quota exceeded' });
