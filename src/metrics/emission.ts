@@ -8,9 +8,9 @@ import { alignWords } from './wer.js';
  * each reference word the server got right, from the send time of the chunk holding
  * the word's end (the dataset's word timings) to the receipt of the event that
  * completed that word in the transcript. Words are paired by the WER alignment, so a
- * misrecognized or missing word has no latency rather than a wrong one (a provisional
- * partial, which later text replaces, delivers no word); pairing word
- * by word with timings needs no number or spelling rules, so it always uses
+ * misrecognized or missing word has no latency rather than a wrong one, and a
+ * provisional partial, which later text replaces, delivers no word. Pairing word by
+ * word with timings needs no number or spelling rules, so it always uses
  * voxbench-basic-2, whatever normalizer scores the input.
  */
 export function wordEmissionLatencies(input: InputView): number[] {
