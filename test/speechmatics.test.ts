@@ -16,6 +16,7 @@ import { messageText, rawServer, tempDir, testServer } from './helpers.js';
 const dialect = createDialect('speechmatics', {
   model: 'enhanced',
   language: 'de',
+  maxDelayMs: 1500,
   turnDetection: { type: 'none' },
   speech: { model: 'enhanced', responseFormat: 'pcm', streamFormat: 'audio', outputRate: 24_000 },
 }) as WebSocketDialect;
@@ -59,7 +60,7 @@ describe('speechmatics: the codec against the documented messages', () => {
     assert.deepEqual(JSON.parse(dialect.sessionFrames()[0]!), {
       message: 'StartRecognition',
       audio_format: { type: 'raw', encoding: 'pcm_s16le', sample_rate: 16_000 },
-      transcription_config: { language: 'de', operating_point: 'enhanced', enable_partials: true },
+      transcription_config: { language: 'de', operating_point: 'enhanced', enable_partials: true, max_delay: 1.5 },
     });
     assert.equal(dialect.connectUrl('wss://eu2.rt.speechmatics.com'), 'wss://eu2.rt.speechmatics.com/v2');
     assert.equal(dialect.connectUrl('ws://host:9000/v2/en'), 'ws://host:9000/v2/en', 'a path given is kept');
@@ -230,6 +231,16 @@ describe('speechmatics: against the built-in server', () => {
         sentEnd = frame.audioEndMs!;
       }
     }
+  });
+
+  it('--max-delay-ms goes as max_delay: within 0.7 to 4 s it runs, beyond it the server answers invalid_config', async () => {
+    const origin = new URL('/', (await testServer()).url).toString();
+    const [quick] = await bench(origin, { maxDelayMs: 700 });
+    assert.equal(quick!.outcome.status, 'completed');
+    const [slow] = await bench(origin, { maxDelayMs: 5000 });
+    const failure = slow!.outcome.status === 'failed' ? slow!.outcome.failure : undefined;
+    assert.equal(failure?.class, 'server_error');
+    assert.equal(failure?.code, 'invalid_config');
   });
 
   it('a wrong key is refused at the upgrade (401)', async () => {

@@ -25,6 +25,7 @@ export function speechmaticsDialect(settings: DialectSettings): WebSocketDialect
     language: settings.language ?? DEFAULT_LANGUAGE,
     operating_point: settings.model,
     enable_partials: true,
+    ...(settings.maxDelayMs !== undefined ? { max_delay: settings.maxDelayMs / 1000 } : {}),
   };
   const start = JSON.stringify({
     message: 'StartRecognition',

@@ -9,8 +9,10 @@ import { SPEECHMATICS } from './spec.js';
 
 /** The PCM rate the simulated server takes (`audio_format.sample_rate`). */
 const SAMPLE_RATE = 16_000;
-/** Its `max_delay`: a word is final once this much audio has followed its end (Speechmatics allows 0.7 to 4 s). */
+/** Its `max_delay` when the client names none: a word is final once this much audio has followed its end. */
 const FINAL_LAG_MS = 700;
+/** The `max_delay` Speechmatics allows, seconds. */
+const MAX_DELAY_S = { min: 0.7, max: 4 };
 const OPERATING_POINTS = ['standard', 'enhanced'];
 const FORMAT = '2.9';
 /** Close codes Speechmatics documents for an error type; any other error closes with 1008 (policy violation). */
@@ -21,7 +23,7 @@ const CLOSE_CODES: Record<string, number> = { quota_exceeded: 4005, job_error: 4
  * answered by `RecognitionStarted` and an `Info`; each binary frame is an `AddAudio`
  * acknowledged by `AudioAdded {seq_no}`; words are heard by the server's recognizer,
  * sent as `AddPartialTranscript` while provisional and as `AddTranscript` once
- * FINAL_LAG_MS of audio has followed them, each after the latency model's delay.
+ * `max_delay` (default FINAL_LAG_MS) of audio has followed them, each after the latency model's delay.
  * `ForceEndOfUtterance` makes every pending word final, then `EndOfUtterance`;
  * `EndOfStream` ends with `EndOfTranscript` and a close. Bad input is an `Error
  * {type, reason}` and a close; audio after the end of the stream a `Warning`.
@@ -37,6 +39,7 @@ export class SpeechmaticsSession {
   private pending: HeardWord[] = [];
   /** End of the last final word, ms: where the next one starts. */
   private finalEndMs = 0;
+  private finalLagMs = FINAL_LAG_MS;
   private readonly emissions = new EmissionQueue();
   private readonly faults: SessionFaults;
 
@@ -93,6 +96,13 @@ export class SpeechmaticsSession {
     if (config.operating_point !== undefined && !OPERATING_POINTS.includes(config.operating_point as string)) {
       return this.fail('invalid_model', `operating_point must be one of ${OPERATING_POINTS.join(', ')}`);
     }
+    const maxDelay = config.max_delay;
+    if (maxDelay !== undefined) {
+      if (typeof maxDelay !== 'number' || !(maxDelay >= MAX_DELAY_S.min && maxDelay <= MAX_DELAY_S.max)) {
+        return this.fail('invalid_config', `max_delay must be between ${MAX_DELAY_S.min} and ${MAX_DELAY_S.max} seconds`);
+      }
+      this.finalLagMs = maxDelay * 1000;
+    }
     this.started = true;
     this.send({ message: 'RecognitionStarted', id: randomUUID(), language_pack_info: { language_description: config.language, word_delimiter: ' ' } });
     this.send({ message: 'Info', type: 'concurrent_session_usage', reason: 'simulated', usage: this.ctx.openSessions(), quota: 50 });
@@ -105,7 +115,7 @@ export class SpeechmaticsSession {
     this.send({ message: 'AudioAdded', seq_no: ++this.seqNo });
     this.hear(this.recognizer.feed(pcm));
     // Words that enough audio has followed are final; the rest stay provisional.
-    const lastMs = this.offsetMs + this.recognizer.receivedMs - FINAL_LAG_MS;
+    const lastMs = this.offsetMs + this.recognizer.receivedMs - this.finalLagMs;
     const final = this.pending.filter((w) => w.endMs <= lastMs);
     if (final.length > 0) this.later(this.transcript('AddTranscript', this.takeFinal(final.length)));
   }
