@@ -54,7 +54,7 @@ describe('elevenlabs-scribe codec, against the documented messages', () => {
       kind: 'text_delta',
       channel: 'input_transcript',
       text: 'Hello, how are',
-      cumulative: true,
+      provisional: true,
     });
     assert.deepEqual(interpretScribeMessage('{"message_type":"committed_transcript","text":"Hello, how are you?"}'), {
       type: 'committed_transcript',
@@ -168,9 +168,9 @@ describe('elevenlabs-scribe word emission', () => {
       ],
       sent: [0, 1, 2].map((i) => ({ t: 10 + 100 * i, input: 0, bytes: 3200, kind: 'audio' as const, audioStartMs: 100 * i, audioEndMs: 100 * (i + 1) })),
       received: [
-        { t: 150, input: 0, type: 'partial_transcript', kind: 'text_delta', text: 'Hello', cumulative: true },
-        { t: 250, input: 0, type: 'partial_transcript', kind: 'text_delta', text: 'Hello word', cumulative: true },
-        { t: 300, input: 0, type: 'partial_transcript', kind: 'text_delta', text: 'Hello world again', cumulative: true },
+        { t: 150, input: 0, type: 'partial_transcript', kind: 'text_delta', text: 'Hello', provisional: true },
+        { t: 250, input: 0, type: 'partial_transcript', kind: 'text_delta', text: 'Hello word', provisional: true },
+        { t: 300, input: 0, type: 'partial_transcript', kind: 'text_delta', text: 'Hello world again', provisional: true },
         { t: 400, input: 0, type: 'committed_transcript', kind: 'text_final', text: 'Hello world again.' },
       ],
       transport: { kind: 'websocket' },

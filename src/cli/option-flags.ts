@@ -59,6 +59,7 @@ const FLAGS: Readonly<Record<string, string>> = {
   idleMs: '--idle-ms',
   updateAtMs: '--update-at-ms',
   ackWindowMs: '--ack-window-ms',
+  maxDelayMs: '--max-delay-ms',
   bargeInAtMs: '--barge-in-at-ms',
   waitForAnswer: '--wait-for-answer',
   waitAudio: '--wait-audio',

@@ -33,7 +33,7 @@ export const proxyCommand = new Command('proxy')
   .addOption(
     new Option(
       '--protocol <name>',
-      `dialect to meter with (default: inferred per connection: a dialect's own path is its dialect (${OWN_PATH_LIST}); else ?intent= or ?model= or an OpenAI-Beta header is OpenAI Realtime, its client's first session.update saying transcription (openai, openai-beta) or a conversation, whose first input says speech to speech (audio: openai-realtime) or speech generation (text: openai-realtime-tts, -beta); else vllm)`,
+      `dialect to meter with (default: inferred per connection: a dialect's own path is that dialect (${OWN_PATH_LIST}); else ?intent= or ?model= or an OpenAI-Beta header is OpenAI Realtime, its client's first session.update saying transcription (openai, openai-beta) or a conversation, whose first input says speech to speech (audio: openai-realtime) or speech generation (text: openai-realtime-tts, -beta); else vllm)`,
     ).choices(METERED_PROTOCOLS),
   )
   .option('--metrics-port <[host:]port>', 'serve Prometheus /metrics and /healthz here', listenAddress)

@@ -44,8 +44,12 @@ export const runCommand = new Command('run')
     '--model <name>',
     `model: named in vLLM's session.update, the OpenAI transcription model, the form's model, the speech-to-speech or the speech generation model (required with --target; built-in server: ${DEFAULT_MODEL}, gpt-4o-transcribe, openai/whisper-large-v3 for vllm-transcriptions, ${VLLM_OMNI_DUPLEX.defaultModel} or ${OPENAI_REALTIME.defaultModel})`,
   )
-  .option('--language <code>', "transcription language, e.g. en (OpenAI, ElevenLabs Scribe and batch dialects; batch default: each sample's language label)")
+  .option(
+    '--language <code>',
+    "transcription language, e.g. en (OpenAI, ElevenLabs Scribe, Speechmatics: default en, and batch dialects; batch default: each sample's language label)",
+  )
   .option('--prompt <text>', 'transcription prompt (OpenAI and batch dialects)')
+  .option('--max-delay-ms <ms>', "Speechmatics: the longest a word may wait for its final (max_delay, 700 to 4000; default: the server's)", num)
   .option('--stream', 'batch dialects: ask for a server-sent event stream (stream=true), so ttft_ms times the first text')
   .option('--temperature <x>', "batch dialects: sampling temperature (default: the server's)", num)
   .option('--translate', 'batch dialects: POST /v1/audio/translations (into English) instead of /v1/audio/transcriptions')
@@ -273,6 +277,7 @@ export const runCommand = new Command('run')
       ...(opts.model !== undefined ? { model: opts.model } : {}),
       ...(opts.language !== undefined ? { language: opts.language } : {}),
       ...(opts.prompt !== undefined ? { prompt: opts.prompt } : {}),
+      ...(opts.maxDelayMs !== undefined ? { maxDelayMs: opts.maxDelayMs } : {}),
       transcription: {
         // One flag, two meanings: a transcript's format for batch transcription, else an audio format.
         ...(opts.responseFormat !== undefined && DIALECTS[opts.protocol] === 'batch_stt'

@@ -34,6 +34,8 @@ export interface RunOptions {
   /** Transcription language and prompt (OpenAI and batch dialects). */
   language?: string;
   prompt?: string;
+  /** Streaming transcription: the longest the server may hold a word before its final, ms (Speechmatics' `max_delay`); unset, the server's default. */
+  maxDelayMs?: number;
   /** Batch transcription (HTTP dialects): response format, temperature, streaming, translation, and how the file is uploaded (default: as the dataset holds it). */
   transcription?: Partial<TranscriptionOptions> & { uploadFormat?: UploadFormat };
   /** Speech to speech: the agent's instructions (system prompt), sent in `session.update`. */

@@ -98,6 +98,7 @@ export function resolveSettings(options: RunOptions): Settings {
   nonNegative(option('idleMs'), options.idleMs ?? 0);
   if (options.updateAtMs !== undefined) nonNegative(option('updateAtMs'), options.updateAtMs);
   if (options.ackWindowMs !== undefined) nonNegative(option('ackWindowMs'), options.ackWindowMs);
+  if (options.maxDelayMs !== undefined) positive(option('maxDelayMs'), options.maxDelayMs, false);
   checkWaits(options, task, turnDetection, turnsPerSession);
   if (options.pricing) {
     nonNegative(option('pricing.perReplicaHour'), options.pricing.perReplicaHour);
@@ -130,6 +131,7 @@ export function resolveSettings(options: RunOptions): Settings {
       speech: resolveSpeech(model, options),
       ...(options.language !== undefined ? { language: options.language } : {}),
       ...(options.prompt !== undefined ? { prompt: options.prompt } : {}),
+      ...(options.maxDelayMs !== undefined ? { maxDelayMs: options.maxDelayMs } : {}),
       ...(task === 'batch_stt' ? { transcription: requestOptions } : {}),
       ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
     },

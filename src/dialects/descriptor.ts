@@ -5,7 +5,12 @@ import type { DialectSpec, Upgrade } from './spec.js';
 import type { TurnDetection } from '../timeline/types.js';
 import type { TranscriptionOptions } from './transcriptions/client.js';
 
-export type DialectSettings = Omit<OpenAISettings, 'beta'> & { transcription?: TranscriptionOptions; speech: SpeechSettings };
+export type DialectSettings = Omit<OpenAISettings, 'beta'> & {
+  transcription?: TranscriptionOptions;
+  speech: SpeechSettings;
+  /** Streaming transcription: the longest the server may hold a word before its final, ms (`--max-delay-ms`). */
+  maxDelayMs?: number;
+};
 
 /** What a dialect cannot do, which `resolveSettings` refuses with a usage error naming it. */
 export interface DialectLimits {

@@ -63,8 +63,10 @@ export interface WebSocketDialect extends DialectBase {
   upgradeHeaders(): Record<string, string>;
   /** Text-in dialects (speech generation): the frames carrying one piece of an input's text. */
   textFrame?(text: string): string;
-  /** What the runner waits for before configuring the session, for messages. */
+  /** What the runner waits for before configuring the session (before streaming, with `configuresAtOpen`), for messages. */
   readonly readyEvent: string;
+  /** The session's configuration goes as the socket opens and the ready event answers it (Speechmatics' `StartRecognition`). */
+  readonly configuresAtOpen?: boolean;
   /** Frames sent once the session is ready (e.g. `session.update`), with the settings of the session's first sample. */
   sessionFrames(session?: SessionSettings): string[];
   /** A `session.update` to send mid-stream, as live applications change settings. */

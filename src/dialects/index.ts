@@ -12,6 +12,7 @@ import { openai, openaiBeta } from './openai/index.js';
 import { openaiRealtime } from './openai-realtime/index.js';
 import { openaiRealtimeTts, openaiRealtimeTtsBeta } from './openai-realtime-tts/index.js';
 import { openaiSpeech } from './openai-speech/index.js';
+import { speechmatics } from './speechmatics/index.js';
 import { openaiTranscriptions, vllmTranscriptions } from './transcriptions/index.js';
 import { vllm } from './vllm/index.js';
 import { vllmOmniDuplex } from './vllm-omni-duplex/index.js';
@@ -31,6 +32,7 @@ const REGISTRY = [
   openaiBeta,
   assemblyai,
   elevenlabsScribe,
+  speechmatics,
   vllmTranscriptions,
   openaiTranscriptions,
   vllmOmniDuplex,

@@ -8,8 +8,9 @@ import { alignWords } from './wer.js';
  * each reference word the server got right, from the send time of the chunk holding
  * the word's end (the dataset's word timings) to the receipt of the event that
  * completed that word in the transcript. Words are paired by the WER alignment, so a
- * misrecognized or missing word has no latency rather than a wrong one; pairing word
- * by word with timings needs no number or spelling rules, so it always uses
+ * misrecognized or missing word has no latency rather than a wrong one, and a
+ * provisional partial, which later text replaces, delivers no word. Pairing word by
+ * word with timings needs no number or spelling rules, so it always uses
  * voxbench-basic-2, whatever normalizer scores the input.
  */
 export function wordEmissionLatencies(input: InputView): number[] {
@@ -17,7 +18,7 @@ export function wordEmissionLatencies(input: InputView): number[] {
   if (!timings || timings.length === 0) return [];
   const reference = timings.flatMap((w) => voxbenchBasic(w.word).map((word) => ({ word, endMs: w.endMs })));
   const { events, textEvents } = input.transcript;
-  const heard = events.some((e) => e.cumulative) ? hypothesisWords(events) : timedWords(textEvents);
+  const heard = events.some((e) => e.provisional) ? hypothesisWords(events) : timedWords(textEvents);
   const latencies: number[] = [];
   for (const pair of alignWords(
     reference.map((w) => w.word),
@@ -58,24 +59,29 @@ function timedWords(events: readonly ReceivedFrame[]): Array<{ word: string; t: 
 }
 
 /**
- * The transcript's words where partials restate the text since the last final (each
- * replaces the one before): a word keeps the time it first appeared as long as every
- * hypothesis after it agrees with it and the words before it; a word revised, or first
- * seen in the final, is timed by the event that settled it. Each final closes its text.
+ * The transcript's words where partials are provisional hypotheses of the text after the
+ * last lasting text (each replaces the one before): a word keeps the time it first
+ * appeared as long as every hypothesis after it agrees with it and the words before it;
+ * a word revised, or first seen in lasting text, is timed by the event that settled it.
+ * Lasting text settles the head of the hypothesis (Speechmatics' `AddTranscript`), or,
+ * as a final, the whole of it (Scribe's committed transcript); a final with no text
+ * closes what lasting text already settled.
  */
 function hypothesisWords(events: readonly ReceivedFrame[]): Array<{ word: string; t: number }> {
   const settled: Array<{ word: string; t: number }> = [];
   let hypothesis: Array<{ word: string; t: number }> = [];
   for (const event of events) {
+    if (event.kind !== 'text_delta' && event.kind !== 'text_final') continue;
     let agreeing = true;
     const next = voxbenchBasic(event.text ?? '').map((word, i) => {
       agreeing &&= hypothesis[i]?.word === word;
       return agreeing ? hypothesis[i]! : { word, t: event.t };
     });
-    if (event.kind === 'text_final') {
+    if (event.provisional) hypothesis = next;
+    else {
       settled.push(...next);
-      hypothesis = [];
-    } else hypothesis = next;
+      hypothesis = event.kind === 'text_final' ? [] : hypothesis.slice(next.length);
+    }
   }
   return [...settled, ...hypothesis];
 }

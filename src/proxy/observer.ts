@@ -1,5 +1,6 @@
 import type { CompletionPolicy, WebSocketDialect } from '../dialects/dialect.js';
 import { decoderOf, ProtocolViolation } from '../dialects/dialect.js';
+import { AudioFrameEnds } from '../session/audio-frame-ends.js';
 import { TEXT_LIMITS, TextBudget } from '../session/bounds.js';
 import { classifySocketError, newTimeline } from '../session/runner.js';
 import {
@@ -58,6 +59,7 @@ export class ObservedSession implements ConnectionHooks {
   readonly timeline: SessionTimeline;
   private readonly transport: WebSocketTransport = { kind: 'websocket' };
   private readonly text = new TextBudget();
+  private readonly frameEnds = new AudioFrameEnds();
   private dialect: MeteredDialect;
   private policy: CompletionPolicy;
   private decode: WebSocketDialect['decode'];
@@ -136,6 +138,7 @@ export class ObservedSession implements ConnectionHooks {
       this.openInput();
       const audioStartMs = this.streamMs;
       this.streamMs += (reading.pcmBytes / 2 / this.dialect.sampleRate) * 1000;
+      this.frameEnds.sent(this.streamMs);
       sent.push({ t, input: this.input, bytes: data.length, kind: 'audio', plannedMs: null, audioStartMs, audioEndMs: this.streamMs });
       const current = this.timeline.inputs[this.input] as AudioInput;
       current.speechEndMs = current.audioEndMs = this.streamMs;
@@ -182,7 +185,7 @@ export class ObservedSession implements ConnectionHooks {
     }
     for (const { payload: _audio, ...event } of events) {
       // Audio is measured, never kept: the record stays small whatever the server speaks.
-      const frame = { t, input: this.input, ...this.text.bound(event) };
+      const frame = { t, input: this.input, ...this.text.bound(this.frameEnds.place(event)) };
       received.push(frame);
       const verdict = this.policy.observe(frame);
       if (this.policy.ready) this.transport.readyMs ??= t;

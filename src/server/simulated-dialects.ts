@@ -6,6 +6,7 @@ import { simulatedElevenLabsScribe } from '../dialects/elevenlabs-scribe/simulat
 import { simulatedLivepeer } from '../dialects/livepeer/simulated.js';
 import { simulatedOpenai } from '../dialects/openai/simulated.js';
 import { simulatedOpenaiRealtime } from '../dialects/openai-realtime/simulated.js';
+import { simulatedSpeechmatics } from '../dialects/speechmatics/simulated.js';
 import { simulatedVllm } from '../dialects/vllm/simulated.js';
 import { simulatedVllmOmniDuplex } from '../dialects/vllm-omni-duplex/simulated.js';
 import { simulatedVllmOmniSpeechWs } from '../dialects/vllm-omni-speech-ws/simulated.js';
@@ -30,6 +31,7 @@ const SIMULATED = [
   simulatedCartesia,
   simulatedAssemblyai,
   simulatedLivepeer,
+  simulatedSpeechmatics,
   simulatedVllmOmniDuplex,
   simulatedOpenaiRealtime,
   simulatedOpenai,

@@ -26,10 +26,14 @@ export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult>
 async function flow(s: WebSocketSession): Promise<void> {
   const { plan, dialect, ending, transport, policy, reactions, timeouts, clock } = s;
   await ending.until('connect', () => transport.openMs !== undefined, timeouts.connectMs, 'the WebSocket to open');
+  const first = plan.inputs[0];
+  const configure = (): void => {
+    for (const frame of dialect.sessionFrames(first?.kind === 'text' ? undefined : first)) s.sendControl(frame, 'session_config');
+  };
+  if (dialect.configuresAtOpen && !ending.outcome) configure();
   await ending.until('ready', () => policy.ready, timeouts.readyMs, `the server's ${dialect.readyEvent} event`);
   if (ending.outcome) return;
-  const first = plan.inputs[0];
-  for (const frame of dialect.sessionFrames(first?.kind === 'text' ? undefined : first)) s.sendControl(frame, 'session_config');
+  if (!dialect.configuresAtOpen) configure();
   if (plan.gate && dialect.turnDetection === 'client') s.sendInputStart();
   const startAt = plan.gate ? await gated(s, plan.gate) : undefined;
   if (ending.outcome) return;

@@ -8,6 +8,7 @@ import type { PreparedText, PreparedTextChunk } from './prepare-text.js';
 import { TextBudget } from './bounds.js';
 import { errorText, parserOf } from './message-size.js';
 import { deadlinesOf, type Deadlines } from '../runtime/deadlines.js';
+import { AudioFrameEnds } from './audio-frame-ends.js';
 import { AudioKeeper } from './received-audio.js';
 import { CappedReceived } from './session-caps.js';
 import { classifySocketError, Ending, newTimeline, type RunnerBase, type SessionResult, type StageTimeouts } from './runner.js';
@@ -90,6 +91,7 @@ export class WebSocketSession {
   private readonly counters: Counters;
   private readonly text = new TextBudget();
   private readonly audio: AudioKeeper;
+  private readonly frameEnds = new AudioFrameEnds();
   private readonly received: CappedReceived;
   /** Unset until it connects: a session with an audio channel opens over HTTP first. */
   private ws: WebSocket | undefined;
@@ -235,6 +237,7 @@ export class WebSocketSession {
       return span.endMs;
     }
     const t = this.send(frame, chunk.binary, written);
+    this.frameEnds.sent(span.endMs);
     this.timeline.sent.push({ t, input: this.input, bytes: frame.length, kind: 'audio', plannedMs, audioStartMs: span.startMs, audioEndMs: span.endMs });
     return span.endMs;
   }
@@ -243,6 +246,7 @@ export class WebSocketSession {
   sendSilence(silence: PreparedSilence, startMs: number, plannedMs: number): void {
     const span = { startMs, endMs: startMs + silence.chunkMs };
     const frame = silence.frame(span);
+    this.frameEnds.sent(span.endMs);
     this.timeline.sent.push({
       t: this.send(frame, silence.binary),
       input: this.input,
@@ -307,10 +311,10 @@ export class WebSocketSession {
     }
     const { policy, reactions } = this;
     for (const event of events) {
-      const frame = { t, input: this.input, ...this.text.bound(this.audio.take(event, this.input)) };
+      const frame = { t, input: this.input, ...this.text.bound(this.audio.take(this.frameEnds.place(event), this.input)) };
       received.record(frame, event.text);
       if (event.kind === 'progress') {
-        this.ackedMs = Math.max(this.ackedMs ?? 0, event.audioEndMs ?? 0);
+        this.ackedMs = Math.max(this.ackedMs ?? 0, frame.audioEndMs ?? 0);
         if (this.plan.serverAcks) this.plan.serverAcks.known = true;
         this.publisher?.acknowledged(this.ackedMs, t);
       }

@@ -149,12 +149,16 @@ export interface ReceivedFrame {
   /** The server's id of the response the event belongs to. */
   responseId?: string;
   channel?: TextChannel;
-  /** Text carried by the event (may be empty: empty deltas never count as text). */
+  /** Text carried by the event (may be empty: empty deltas never count as text). A final without it closes the deltas before it: their text is its own. */
   text?: string;
   /** The speaker the server labelled the text with (AssemblyAI `speaker_label`), as sent. */
   speaker?: string;
-  /** A partial that restates the whole hypothesis of the text since the last final, replacing the previous partial's rather than adding to it. */
-  cumulative?: true;
+  /**
+   * A partial hypothesis of the text after the last lasting text (Speechmatics' and Scribe's
+   * partials), which the next partial or lasting text replaces: it counts as text received,
+   * never as words of the transcript.
+   */
+  provisional?: true;
   /** Set when `text` was cut to the session's limits (src/session/bounds.ts): the full text's length and SHA-256. */
   truncated?: { chars: number; sha256: string };
   /** Audio carried by the event: payload bytes, and their duration from the payload's length (never decoded here). */
@@ -169,6 +173,8 @@ export interface ReceivedFrame {
   /** Audio positions the server reports (VAD speech start and end; for `progress`, audio consumed so far), ms of the input stream. */
   audioStartMs?: number;
   audioEndMs?: number;
+  /** `progress` that counts frames, not time (Speechmatics' `AudioAdded.seq_no`): the audio frames taken so far; the runner sets `audioEndMs` to the end of the last. */
+  audioFrames?: number;
   code?: string;
   message?: string;
   /** Errors: whether the dialect says it ends the session or fails one response. */

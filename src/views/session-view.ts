@@ -265,8 +265,22 @@ function textStream(events: ReceivedFrame[]): TextStream {
     textEvents: deltas.length > 0 ? deltas : finals.filter((e) => e.text),
     finals,
     ...optional('final', finals[finals.length - 1]),
-    ...optional('text', finals.length > 0 ? finals.map((e) => e.text ?? '').join(' ') : undefined),
+    ...optional('text', finals.length > 0 ? finalTexts(events).join(' ') : undefined),
   };
+}
+
+/** Each final's text: its own, or, for a final that carries none (Speechmatics' `EndOfUtterance`), that of the lasting deltas since the last final. */
+function finalTexts(events: readonly ReceivedFrame[]): string[] {
+  const texts: string[] = [];
+  let since = '';
+  for (const e of events) {
+    if (e.kind === 'text_delta' && !e.provisional) since += e.text ?? '';
+    else if (e.kind === 'text_final') {
+      texts.push(e.text ?? since.trim());
+      since = '';
+    }
+  }
+  return texts;
 }
 
 /** The response in progress (started, not yet ended) when the first frame of speech at `speechStartMs` was sent. */

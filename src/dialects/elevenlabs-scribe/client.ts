@@ -80,7 +80,7 @@ export function interpretScribeMessage(data: string): DecodedEvent {
     case 'session_started':
       return { type, kind: 'ready', ...usageOf(message.config, 'session_started.config') };
     case 'partial_transcript':
-      return { type, kind: 'text_delta', channel: 'input_transcript', text, cumulative: true };
+      return { type, kind: 'text_delta', channel: 'input_transcript', text, provisional: true };
     case 'committed_transcript':
       return { type, kind: 'text_final', channel: 'input_transcript', text };
     case 'committed_transcript_with_timestamps':

@@ -1,0 +1,8 @@
+import { dialectDescriptor } from '../descriptor.js';
+import { speechmaticsDialect } from './client.js';
+import { SPEECHMATICS } from './spec.js';
+
+export const speechmatics = dialectDescriptor(SPEECHMATICS, {
+  create: speechmaticsDialect,
+  limits: { clientTurnsOnly: "voxbench ends Speechmatics' utterances itself (ForceEndOfUtterance); its end-of-utterance silence trigger is not configured" },
+});
