@@ -86,6 +86,8 @@ export interface WebSocketDialect extends DialectBase {
   flushFrame(): string;
   /** Decodes one received frame into zero or more events; throws ProtocolViolation on a malformed one. */
   decode(data: Buffer, isBinary: boolean): DecodedEvent[];
+  /** A decoder for one session, where a frame's meaning depends on those before it (Deepgram's interim results restate the text so far); absent, `decode` reads every session. */
+  sessionDecoder?(): WebSocketDialect['decode'];
   /**
    * Reads one frame a client sent, for `voxbench proxy`, which meters traffic it did
    * not make: media (its PCM16 byte count, never decoded; or a piece of text to speak)
@@ -185,6 +187,11 @@ export class ProtocolViolation extends Error {
   ) {
     super(message);
   }
+}
+
+/** The decoder one session reads its server's frames with: the dialect's own for a session, else its `decode`. */
+export function decoderOf(dialect: WebSocketDialect): WebSocketDialect['decode'] {
+  return dialect.sessionDecoder?.() ?? ((data, isBinary) => dialect.decode(data, isBinary));
 }
 
 /** Parses a frame that must be a JSON object with a string `type`. */

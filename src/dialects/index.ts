@@ -3,6 +3,7 @@ import type { Dialect } from './dialect.js';
 import type { DialectDescriptor, DialectSettings } from './descriptor.js';
 import type { Upgrade } from './spec.js';
 import { cartesia } from './cartesia/index.js';
+import { deepgram } from './deepgram/index.js';
 import { deepgramAura } from './deepgram-aura/index.js';
 import { elevenlabs } from './elevenlabs/index.js';
 import { openai, openaiBeta } from './openai/index.js';
@@ -26,6 +27,7 @@ const REGISTRY = [
   vllm,
   openai,
   openaiBeta,
+  deepgram,
   vllmTranscriptions,
   openaiTranscriptions,
   vllmOmniDuplex,

@@ -1,5 +1,5 @@
 import type { CompletionPolicy, WebSocketDialect } from '../dialects/dialect.js';
-import { ProtocolViolation } from '../dialects/dialect.js';
+import { decoderOf, ProtocolViolation } from '../dialects/dialect.js';
 import { TEXT_LIMITS, TextBudget } from '../session/bounds.js';
 import { classifySocketError, newTimeline } from '../session/runner.js';
 import {
@@ -59,6 +59,8 @@ export class ObservedSession implements ConnectionHooks {
   private readonly transport: WebSocketTransport = { kind: 'websocket' };
   private readonly text = new TextBudget();
   private dialect: MeteredDialect;
+  /** The dialect's decoder for this connection (a new one when the dialect is rebuilt). */
+  private decode: WebSocketDialect['decode'];
   private policy: CompletionPolicy;
   private failure: (Omit<Failure, 'stage'> & { stage: Stage }) | undefined;
   private input = 0;
@@ -82,6 +84,7 @@ export class ObservedSession implements ConnectionHooks {
     events: SessionEvents,
   ) {
     this.dialect = meter(settings);
+    this.decode = decoderOf(this.dialect);
     this.timeline = newTimeline(this.dialect.task, settings.turnDetection, startMs, startMs, this.transport);
     this.policy = this.dialect.policy();
     this.events = events;
@@ -114,6 +117,7 @@ export class ObservedSession implements ConnectionHooks {
     if ((reading.kind === 'text' || reading.kind === 'control') && reading.outputRate !== undefined && reading.outputRate !== this.settings.outputRate) {
       this.settings = { ...this.settings, outputRate: reading.outputRate };
       this.dialect = this.meter(this.settings);
+      this.decode = decoderOf(this.dialect);
     }
     if (reading.kind === 'text') {
       this.openInput();
@@ -171,7 +175,7 @@ export class ObservedSession implements ConnectionHooks {
     this.transport.firstReceivedMs ??= t;
     let events;
     try {
-      events = this.dialect.decode(data, isBinary);
+      events = this.decode(data, isBinary);
     } catch (err) {
       received.push({ t, type: isBinary ? '(binary)' : '(invalid)', kind: 'other', input: this.input });
       this.fail({ class: 'protocol_violation', message: err instanceof ProtocolViolation ? err.message : `cannot decode a frame: ${(err as Error).message}` });
@@ -305,6 +309,7 @@ export class ObservedSession implements ConnectionHooks {
     this.timeline.turnDetection = turnDetection;
     this.settings = { ...this.settings, turnDetection };
     this.dialect = this.meter(this.settings);
+    this.decode = decoderOf(this.dialect);
     this.policy = this.dialect.policy();
     for (const frame of this.timeline.received) this.policy.observe(frame);
     for (const frame of this.timeline.sent) if (frame.kind === 'control') this.policy.controlSent(frame);

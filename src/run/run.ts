@@ -7,6 +7,7 @@ import type { RunOptions } from '../config/options.js';
 import { resolveSettings, type Settings } from '../config/settings.js';
 import { option, optionsError } from '../config/errors.js';
 import { summarizeDataset, type Sample } from '../data/dataset.js';
+import { descriptorOf } from '../dialects/index.js';
 import { lockFolder } from '../util/folder-lock.js';
 import { searchCapacity } from '../load/capacity.js';
 import { profileAt } from '../load/plan.js';
@@ -86,9 +87,9 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
   let written: string | undefined;
   try {
     const context = (opened = await createRunContext(settings, dataset));
-    // The built-in server serves WebSocket and HTTP dialects on one port; a WebSocket speech dialect finds its own path on its root.
-    const target =
-      options.target ?? (context.dialect.transport === 'http' ? server!.origin : settings.speaks ? new URL('/', server!.url).toString() : server!.url);
+    // The built-in server serves WebSocket and HTTP dialects on one port; a WebSocket speech dialect, or one with a path of its own, finds it on its root.
+    const onRoot = settings.speaks || descriptorOf(settings.protocol).path !== undefined;
+    const target = options.target ?? (context.dialect.transport === 'http' ? server!.origin : onRoot ? new URL('/', server!.url).toString() : server!.url);
     const resumedHeader = options.resume === undefined ? undefined : await readReportHeader(join(options.resume, 'report.json'));
     // A resumed run stays the run it continues (which has no id if an older voxbench ran it).
     const runId = options.runId ?? (resumedHeader?.config ? resumedHeader.config.runId : randomUUID());

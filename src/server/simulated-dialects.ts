@@ -1,4 +1,5 @@
 import { simulatedCartesia } from '../dialects/cartesia/simulated.js';
+import { simulatedDeepgram } from '../dialects/deepgram/simulated.js';
 import { simulatedDeepgramAura } from '../dialects/deepgram-aura/simulated.js';
 import { simulatedElevenLabs } from '../dialects/elevenlabs/simulated.js';
 import { simulatedOpenai } from '../dialects/openai/simulated.js';
@@ -22,6 +23,7 @@ const SIMULATED = [
   simulatedVllmOmniSpeechWs,
   simulatedElevenLabs,
   simulatedDeepgramAura,
+  simulatedDeepgram,
   simulatedCartesia,
   simulatedVllmOmniDuplex,
   simulatedOpenaiRealtime,

@@ -1,5 +1,5 @@
 import WebSocket, { type RawData } from 'ws';
-import { ProtocolViolation, type CompletionPolicy, type Reaction, type Reactions, type WebSocketDialect } from '../dialects/dialect.js';
+import { decoderOf, ProtocolViolation, type CompletionPolicy, type Reaction, type Reactions, type WebSocketDialect } from '../dialects/dialect.js';
 import type { Clock } from '../runtime/clock.js';
 import type { Control, Counters, Failure, SentFrame, SessionTimeline, StreamGate, WebSocketTransport } from '../timeline/types.js';
 import { speedOf, type Pace } from './pace.js';
@@ -90,6 +90,7 @@ export class WebSocketSession {
   private readonly audio: AudioKeeper;
   private readonly received: CappedReceived;
   private readonly ws: WebSocket;
+  private readonly decode: WebSocketDialect['decode'];
   private pongsOwed = 0;
   private readonly removeAbort: () => void;
 
@@ -99,6 +100,7 @@ export class WebSocketSession {
     this.clock = clock;
     this.timeouts = plan.timeouts;
     this.policy = dialect.policy();
+    this.decode = decoderOf(dialect);
     this.reactions = dialect.reactions?.({ speed: speedOf(plan.pace) });
     this.resultName = dialect.task === 's2s' ? 'answer' : 'final transcript';
     this.timeline = newTimeline(dialect.task, dialect.turnDetection, plan.plannedStartMs, clock.now(), this.transport);
@@ -213,7 +215,7 @@ export class WebSocketSession {
     if (tooLarge) return this.fail(tooLarge);
     let events;
     try {
-      events = this.dialect.decode(bytes, isBinary);
+      events = this.decode(bytes, isBinary);
     } catch (err) {
       received.record({ t, type: isBinary ? '(binary)' : '(invalid)', kind: 'other', input: this.input });
       this.fail({ class: 'protocol_violation', message: err instanceof ProtocolViolation ? err.message : `cannot decode a frame: ${(err as Error).message}` });

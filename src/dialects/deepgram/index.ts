@@ -1,0 +1,7 @@
+import { dialectDescriptor } from '../descriptor.js';
+import { deepgramDialect } from './client.js';
+import { DEEPGRAM } from './spec.js';
+
+export const deepgram = dialectDescriptor(DEEPGRAM, {
+  create: ({ model, language, turnDetection }) => deepgramDialect({ model, turnDetection, ...(language !== undefined ? { language } : {}) }),
+});
