@@ -88,6 +88,8 @@ export interface WebSocketDialect extends DialectBase {
   decode(data: Buffer, isBinary: boolean): DecodedEvent[];
   /** A decoder for one session, where a frame's meaning depends on those before it (Deepgram's interim results restate the text so far); absent, `decode` reads every session. */
   sessionDecoder?(): WebSocketDialect['decode'];
+  /** The server's error code a close reason names (Deepgram's `NET-0001`), recorded as the failure's `code`; absent where reasons name none. */
+  closeReasonCode?(reason: string): string | undefined;
   /**
    * Reads one frame a client sent, for `voxbench proxy`, which meters traffic it did
    * not make: media (its PCM16 byte count, never decoded; or a piece of text to speak)

@@ -202,9 +202,11 @@ export class ObservedSession implements ConnectionHooks {
     if (!this.events) return;
     this.transport.close = { t, code, reason, by };
     if (!NORMAL_CLOSES.has(code)) {
+      const named = this.dialect.closeReasonCode?.(reason);
       this.fail({
         class: 'abnormal_close',
         closeCode: code,
+        ...(named !== undefined ? { code: named } : {}),
         message: `connection closed abnormally by the ${by} with code ${code}${reason ? ` (${reason})` : ''}`,
       });
     } else if (by === 'server' && this.unanswered()) {

@@ -281,7 +281,8 @@ export class WebSocketSession {
     ws.on('close', (code: number, reason: Buffer) => {
       // A close the client made itself is already recorded, with its reason.
       transport.close ??= { t: clock.now(), code, reason: reason.toString(), by: 'server' };
-      this.fail(serverCloseFailure(code, reason));
+      const named = this.dialect.closeReasonCode?.(reason.toString());
+      this.fail({ ...serverCloseFailure(code, reason), ...(named !== undefined ? { code: named } : {}) });
     });
   }
 }

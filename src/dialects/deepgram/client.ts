@@ -68,6 +68,7 @@ export function deepgramDialect(settings: DeepgramSettings): WebSocketDialect {
     decode: (data, isBinary) => listenReader(turnDetection)(data, isBinary),
     sessionDecoder: () => listenReader(turnDetection),
     readSent: readDeepgramSent,
+    closeReasonCode,
     reactions: keepAlive,
   };
 }
@@ -202,6 +203,16 @@ function transcriptOf(event: Record<string, unknown>): string {
 /** Deepgram's times are seconds; the timeline's are ms. */
 function seconds(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value * 1000 : undefined;
+}
+
+/**
+ * Deepgram's error code in a close reason: named (`NET-0000`: the server produced no
+ * transcript in time; `NET-0001`: the client sent nothing for 10 s; `DATA-0000`: audio it
+ * cannot decode), or only in its help link (`https://dpgr.am/net0001`).
+ */
+export function closeReasonCode(reason: string): string | undefined {
+  const named = /\b(NET|DATA)-?(\d{4})\b/i.exec(reason);
+  return named ? `${named[1]!.toUpperCase()}-${named[2]}` : undefined;
 }
 
 /** A client's frame: binary audio (raw linear16), or a JSON control. */
