@@ -13,7 +13,7 @@ import { chunkAudio, type PreparedTurn } from '../src/session/prepare.js';
 import { DEFAULT_TIMEOUTS } from '../src/session/runner.js';
 import { runWebSocketSession } from '../src/session/ws-runner.js';
 import type { SessionOutcome } from '../src/timeline/types.js';
-import { tempDir, testServer } from './helpers.js';
+import { messageText, tempDir, testServer } from './helpers.js';
 
 const CLIENT = { type: 'none' } as const;
 const SERVER_VAD = { type: 'server_vad', threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 } as const;
@@ -214,6 +214,17 @@ describe('deepgram: against the built-in server', () => {
         "each final keeps the server's audio cursor",
       );
       assert.ok(sessions[0]!.timeline.sent.every((f) => f.kind !== 'audio' || f.bytes > 0));
+      // CloseStream is answered by the last Results and Metadata, then the server's own close.
+      const metadata = sessions[0]!.timeline.received.find((e) => e.type === 'Metadata')!;
+      assert.ok(metadata.usage!.values.duration! > 4, "the server's count of the audio, seconds");
+      assert.match(metadata.message!, /^[0-9a-f-]{36}$/, 'its request id');
+      assert.deepEqual(
+        sessions.map((s) => s.timeline.transport.kind === 'websocket' && [s.timeline.transport.close?.by, s.timeline.transport.close?.code]),
+        [
+          ['server', 1000],
+          ['server', 1000],
+        ],
+      );
     });
   }
 });
@@ -284,6 +295,29 @@ describe('deepgram: a hostile server ends the session with the right class', () 
   it('a malformed Results is a protocol violation', async () => {
     const { failure } = await sessionAgainst(await scripted(onFirstAudio((ws) => ws.send('{"type":"Results","is_final":true,"channel":{"alternatives":[]}}'))));
     assert.equal(failure.class, 'protocol_violation');
+  });
+
+  it('a CloseStream never answered costs a short grace, not the session', async () => {
+    const dialect = deepgramDialect({ model: 'nova-3', turnDetection: CLIENT });
+    const url = await scripted((ws) =>
+      ws.on('message', (data, isBinary) => {
+        if (!isBinary && messageText(data).includes('Finalize')) ws.send(results('', 0, 1, { is_final: true, from_finalize: true }));
+      }),
+    );
+    const started = performance.now();
+    const { outcome, timeline } = await runWebSocketSession({
+      url,
+      headers: {},
+      dialect,
+      inputs: [silence(dialect, 1)],
+      pace: { kind: 'none' },
+      plannedStartMs: 0,
+      timeouts: DEFAULT_TIMEOUTS,
+      clock: monotonicClock(),
+    });
+    assert.deepEqual(outcome, { status: 'completed' });
+    assert.equal(timeline.transport.kind === 'websocket' && timeline.transport.close?.by, 'client');
+    assert.ok(performance.now() - started < 5_000);
   });
 
   it('a Finalize never answered times out waiting for the final', async () => {

@@ -127,6 +127,12 @@ export interface Reactions {
   readonly tickMs: number;
   tick(now: number): Reaction[];
   closing(now: number): Reaction[];
+  /**
+   * The server answers the closing frames with its last messages, then closes the socket
+   * itself (Deepgram's `CloseStream`: its last results and `Metadata`): they are sent once
+   * the inputs are done, and the session waits briefly for that close.
+   */
+  readonly awaitsClose?: boolean;
 }
 
 /**

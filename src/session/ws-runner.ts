@@ -37,6 +37,8 @@ async function flow(s: WebSocketSession): Promise<void> {
   await (dialect.turnDetection === 'client' ? clientInputs(s, startAt) : serverInputs(s, startAt));
   if (ending.outcome) return;
   if (plan.idleMs) await ending.until('idle', () => false, plan.idleMs);
+  if (reactions?.awaitsClose) await s.closeStream();
+  if (ending.outcome) return;
   const unkept = s.unkept();
   if (unkept) s.fail(unkept);
   ending.end({ status: 'completed' });

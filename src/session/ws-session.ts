@@ -59,6 +59,9 @@ export interface WebSocketPlan extends RunnerBase {
  */
 function zeroMask(): void {}
 
+/** How long a server that answers the client's closing frames (`Reactions.awaitsClose`) has to close the socket. */
+const CLOSING_ANSWER_MS = 2_000;
+
 /**
  * One WebSocket session's state, and the work done per frame: its socket and what
  * the socket's events do, every send stamped and recorded, every received frame
@@ -92,6 +95,8 @@ export class WebSocketSession {
   private readonly ws: WebSocket;
   private readonly decode: WebSocketDialect['decode'];
   private pongsOwed = 0;
+  /** The closing frames went before the session ended (`closeStream`). */
+  private closingSent = false;
   private readonly removeAbort: () => void;
 
   constructor(readonly plan: WebSocketPlan) {
@@ -185,12 +190,19 @@ export class WebSocketSession {
     if (frame) this.sendControl(frame, 'input_start');
   }
 
+  /** Sends the closing frames of a dialect whose server answers them (`Reactions.awaitsClose`), and waits up to CLOSING_ANSWER_MS for its close. */
+  async closeStream(): Promise<void> {
+    this.closingSent = true;
+    if (this.reactions) this.react(this.reactions.closing(this.clock.now()));
+    await this.ending.until('final', () => this.transport.close !== undefined, CLOSING_ANSWER_MS);
+  }
+
   /** Ends the session's work once its outcome is decided: frees the gate and the timers, closes the socket, returns the result. */
   finish(): SessionResult {
     this.plan.gate?.ready(); // a session that ended before it was ready must not hold the others
     this.removeAbort();
     clearInterval(this.ticker);
-    if (this.reactions) this.react(this.reactions.closing(this.clock.now()));
+    if (this.reactions && !this.closingSent) this.react(this.reactions.closing(this.clock.now()));
     closeAfterSession(this.ws, this.transport, this.clock);
     const kept = this.audio.result();
     const overflow = this.received.result();
@@ -281,6 +293,7 @@ export class WebSocketSession {
     ws.on('close', (code: number, reason: Buffer) => {
       // A close the client made itself is already recorded, with its reason.
       transport.close ??= { t: clock.now(), code, reason: reason.toString(), by: 'server' };
+      if (this.closingSent && (code === 1000 || code === 1005)) return ending.recheck?.(); // the close the client asked for
       const named = this.dialect.closeReasonCode?.(reason.toString());
       this.fail({ ...serverCloseFailure(code, reason), ...(named !== undefined ? { code: named } : {}) });
     });

@@ -235,7 +235,7 @@ const readControl = jsonMessageReader((m) => {
   }
 });
 
-/** A KeepAlive every KEEPALIVE_MS while the session runs (so no wait for a final or an idle spell reaches NET-0001), and `CloseStream` at its end. */
+/** A KeepAlive every KEEPALIVE_MS while the session runs (so no wait for a final or an idle spell reaches NET-0001), and `CloseStream` at its end, whose last Results and Metadata are awaited. */
 function keepAlive(): Reactions {
   let last: number | undefined;
   return {
@@ -249,5 +249,6 @@ function keepAlive(): Reactions {
       return [{ frame: KEEPALIVE, control: 'heartbeat' }];
     },
     closing: () => [{ frame: CLOSE_STREAM, control: 'session_close' }],
+    awaitsClose: true,
   };
 }
