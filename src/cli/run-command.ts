@@ -44,7 +44,7 @@ export const runCommand = new Command('run')
     '--model <name>',
     `model: named in vLLM's session.update, the OpenAI transcription model, the form's model, the speech-to-speech or the speech generation model (required with --target; built-in server: ${DEFAULT_MODEL}, gpt-4o-transcribe, openai/whisper-large-v3 for vllm-transcriptions, ${VLLM_OMNI_DUPLEX.defaultModel} or ${OPENAI_REALTIME.defaultModel})`,
   )
-  .option('--language <code>', "transcription language, e.g. en (OpenAI and batch dialects; batch default: each sample's language label)")
+  .option('--language <code>', "transcription language, e.g. en (OpenAI, Deepgram and batch dialects; batch default: each sample's language label)")
   .option('--prompt <text>', 'transcription prompt (OpenAI and batch dialects)')
   .option('--stream', 'batch dialects: ask for a server-sent event stream (stream=true), so ttft_ms times the first text')
   .option('--temperature <x>', "batch dialects: sampling temperature (default: the server's)", num)
@@ -72,13 +72,13 @@ export const runCommand = new Command('run')
     200,
   )
   .addOption(
-    new Option('--turn-detection <type>', 'who ends turns (OpenAI and speech-to-speech dialects): none (the client commits), server_vad or semantic_vad')
+    new Option('--turn-detection <type>', 'who ends turns (OpenAI, Deepgram and speech-to-speech dialects): none (the client commits), server_vad or semantic_vad')
       .choices(['none', 'server_vad', 'semantic_vad'] as const)
       .default('none' as const),
   )
   .option('--vad-threshold <x>', 'server_vad threshold, 0 to 1', fraction, 0.5)
   .option('--vad-prefix-padding-ms <ms>', 'server_vad audio kept before speech starts', num, 300)
-  .option('--vad-silence-ms <ms>', 'server_vad silence that ends a turn', num, 500)
+  .option('--vad-silence-ms <ms>', 'server_vad silence that ends a turn (Deepgram: endpointing)', num, 500)
   .addOption(new Option('--vad-eagerness <level>', 'semantic_vad eagerness').choices(['low', 'medium', 'high', 'auto'] as const).default('auto' as const))
   .option(
     '--instructions <text>',
