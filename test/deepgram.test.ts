@@ -344,40 +344,45 @@ describe('deepgram: a hostile server ends the session with the right class', () 
 });
 
 describe('deepgram: the proxy meters it', () => {
-  it('tells the dialect by /v1/listen and builds the timeline the benchmark did', async () => {
-    const server = await testServer();
-    const dialects: string[] = [];
-    const proxy = await startProxy({
-      listen: { host: '127.0.0.1', port: 0 },
-      upstream: new URL(server.url).origin.replace(/^http/, 'ws'),
-      outputDir: await tempDir(),
-      onSession: (_r, protocol) => dialects.push(protocol),
+  for (const turnDetection of [CLIENT, SERVER_VAD]) {
+    it(`tells the dialect by /v1/listen, who ends turns by its endpointing, and builds the timeline the benchmark did (${turnDetection.type})`, async () => {
+      const server = await testServer();
+      const dialects: string[] = [];
+      const proxy = await startProxy({
+        listen: { host: '127.0.0.1', port: 0 },
+        upstream: new URL(server.url).origin.replace(/^http/, 'ws'),
+        outputDir: await tempDir(),
+        onSession: (_r, protocol) => dialects.push(protocol),
+      });
+      after(() => proxy.close());
+      const { report } = await run({
+        protocol: 'deepgram',
+        model: DEEPGRAM.defaultModel,
+        target: proxy.url,
+        turnDetection,
+        turnsPerSession: 2,
+        maxSessions: 1,
+        pace: { kind: 'realtime', speed: 8 },
+      });
+      const own = report.benchmarks[0]!.sessions[0]!;
+      assert.equal(own.outcome.status, 'completed');
+      for (let i = 0; i < 100 && dialects.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      const { report: observed } = await proxy.close();
+      assert.deepEqual(dialects, ['deepgram']);
+      const seen = observed!.benchmarks[0]!.sessions[0]!;
+      assert.equal(seen.outcome.status, 'completed');
+      assert.equal(seen.timeline.turnDetection, own.timeline.turnDetection);
+      const controls = (s: ReportSession) => s.timeline.sent.filter((f) => f.kind === 'control').map((f) => f.control);
+      assert.deepEqual(controls(seen), controls(own));
+      const finals = (s: ReportSession) => s.timeline.received.filter((e) => e.kind === 'text_final').map((e) => e.text);
+      assert.deepEqual(finals(seen), finals(own));
+      assert.ok(seen.timeline.received.some((e) => e.type === 'Metadata' && e.usage !== undefined));
+      assert.equal(seen.timeline.inputs.length, 2);
+      assert.deepEqual(
+        seen.metrics.inputs.map((i) => typeof i.finalization_ms),
+        ['number', 'number'],
+      );
+      assert.deepEqual(seen.timeline.counters, own.timeline.counters);
     });
-    after(() => proxy.close());
-    const { report } = await run({
-      protocol: 'deepgram',
-      model: DEEPGRAM.defaultModel,
-      target: proxy.url,
-      turnsPerSession: 2,
-      maxSessions: 1,
-      pace: { kind: 'realtime', speed: 8 },
-    });
-    const own = report.benchmarks[0]!.sessions[0]!;
-    assert.equal(own.outcome.status, 'completed');
-    for (let i = 0; i < 100 && dialects.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
-    const { report: observed } = await proxy.close();
-    assert.deepEqual(dialects, ['deepgram']);
-    const seen = observed!.benchmarks[0]!.sessions[0]!;
-    assert.equal(seen.outcome.status, 'completed');
-    const controls = (s: ReportSession) => s.timeline.sent.filter((f) => f.kind === 'control').map((f) => f.control);
-    assert.deepEqual(controls(seen), controls(own));
-    const finals = (s: ReportSession) => s.timeline.received.filter((e) => e.kind === 'text_final').map((e) => e.text);
-    assert.deepEqual(finals(seen), finals(own));
-    assert.equal(seen.timeline.inputs.length, 2);
-    assert.deepEqual(
-      seen.metrics.inputs.map((i) => typeof i.finalization_ms),
-      ['number', 'number'],
-    );
-    assert.deepEqual(seen.timeline.counters, own.timeline.counters);
-  });
+  }
 });

@@ -1,3 +1,4 @@
+import type { TurnDetection } from '../timeline/types.js';
 import type { Dialect } from './dialect.js';
 import type { OpenAISettings } from './realtime-common.js';
 import type { SpeechSettings } from './speech-http.js';
@@ -32,6 +33,8 @@ export interface DialectDescriptor extends DialectSpec {
    * text to speak. Undefined where the upgrade settles it.
    */
   readonly unsettled?: (upgrade: Upgrade) => { conversation: string; speech: string } | undefined;
+  /** Who ends turns, where the upgrade says (Deepgram's `endpointing` in the query): the proxy meters with it. Undefined where the client's messages say. */
+  readonly turnsOf?: (upgrade: Upgrade) => TurnDetection | undefined;
 }
 
 /** A descriptor that keeps its spec's literal name, from which `Protocol` is derived. */

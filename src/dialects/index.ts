@@ -1,4 +1,4 @@
-import type { Task } from '../timeline/types.js';
+import type { Task, TurnDetection } from '../timeline/types.js';
 import type { Dialect } from './dialect.js';
 import type { DialectDescriptor, DialectSettings } from './descriptor.js';
 import type { Upgrade } from './spec.js';
@@ -83,6 +83,11 @@ export function sharedPathProtocol(upgrade: Upgrade): Protocol {
 export function unsettledOf(protocol: Protocol, upgrade: Upgrade): { conversation: Protocol; speech: Protocol } | undefined {
   // The names are registry dialects': a descriptor names them by their specs.
   return descriptorOf(protocol).unsettled?.(upgrade) as { conversation: Protocol; speech: Protocol } | undefined;
+}
+
+/** Who ends turns, where an upgrade to this dialect says (`DialectDescriptor.turnsOf`). */
+export function upgradeTurns(protocol: Protocol, upgrade: Upgrade): TurnDetection | undefined {
+  return descriptorOf(protocol).turnsOf?.(upgrade);
 }
 
 export function createDialect(protocol: Protocol, settings: DialectSettings): Dialect {

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { monotonicClock } from '../runtime/clock.js';
-import { DEFAULT_PROTOCOL, OWN_PATHS, sharedPathProtocol, type Protocol } from '../dialects/index.js';
+import { DEFAULT_PROTOCOL, OWN_PATHS, sharedPathProtocol, upgradeTurns, type Protocol } from '../dialects/index.js';
 import { pathPattern } from '../dialects/spec.js';
 import { pcmRate, TTS_RATE } from '../dialects/tts-common.js';
 import { LiveMetrics } from '../live/metrics.js';
@@ -82,7 +82,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     const settings: MeterSettings = { turnDetection: 'client', outputRate: outputRateOf(query) };
     const start = (protocol: Protocol): ObservedSession => {
       protocols.add(protocol);
-      const session = new ObservedSession(index, startMs, (s) => meteringDialect(protocol, s), settings, options.upstream, {
+      const turnDetection = upgradeTurns(protocol, { url, headers: request.headers }) ?? settings.turnDetection;
+      const session = new ObservedSession(index, startMs, (s) => meteringDialect(protocol, s), { ...settings, turnDetection }, options.upstream, {
         opened: () => {
           live.sessionOpened(protocol);
           peakOpen = Math.max(peakOpen, ++open);

@@ -4,4 +4,6 @@ import { DEEPGRAM } from './spec.js';
 
 export const deepgram = dialectDescriptor(DEEPGRAM, {
   create: ({ model, language, turnDetection }) => deepgramDialect({ model, turnDetection, ...(language !== undefined ? { language } : {}) }),
+  // Endpointing is on unless the query turns it off: then the server ends utterances.
+  turnsOf: ({ url }) => (url.searchParams.get('endpointing') === 'false' ? 'client' : 'server'),
 });
