@@ -72,7 +72,10 @@ export const runCommand = new Command('run')
     200,
   )
   .addOption(
-    new Option('--turn-detection <type>', 'who ends turns (OpenAI, Deepgram and speech-to-speech dialects): none (the client commits), server_vad or semantic_vad')
+    new Option(
+      '--turn-detection <type>',
+      'who ends turns (OpenAI, Deepgram and speech-to-speech dialects): none (the client commits), server_vad or semantic_vad',
+    )
       .choices(['none', 'server_vad', 'semantic_vad'] as const)
       .default('none' as const),
   )
