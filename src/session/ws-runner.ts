@@ -31,9 +31,10 @@ async function flow(s: WebSocketSession): Promise<void> {
   const first = plan.inputs[0];
   for (const frame of dialect.sessionFrames(first?.kind === 'text' ? undefined : first)) s.sendControl(frame, 'session_config');
   if (plan.gate && dialect.turnDetection === 'client') s.sendInputStart();
+  // Ticking from before the level's gate: a keep-alive must hold a socket that waits there too.
+  if (reactions?.tickMs) s.ticker = setInterval(() => s.react(reactions.tick(clock.now())), reactions.tickMs);
   const startAt = plan.gate ? await gated(s, plan.gate) : undefined;
   if (ending.outcome) return;
-  if (reactions?.tickMs) s.ticker = setInterval(() => s.react(reactions.tick(clock.now())), reactions.tickMs);
   await (dialect.turnDetection === 'client' ? clientInputs(s, startAt) : serverInputs(s, startAt));
   if (ending.outcome) return;
   if (plan.idleMs) await ending.until('idle', () => false, plan.idleMs);

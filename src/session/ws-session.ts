@@ -86,7 +86,7 @@ export class WebSocketSession {
   input = 0;
   /** Audio position the server acknowledged consuming, when it acknowledges at all. */
   ackedMs: number | undefined;
-  /** The dialect's periodic reactions, while the inputs run. */
+  /** The dialect's periodic reactions, from the session's configuration to its end. */
   ticker: NodeJS.Timeout | undefined;
   private readonly counters: Counters;
   private readonly text = new TextBudget();
