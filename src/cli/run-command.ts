@@ -46,7 +46,7 @@ export const runCommand = new Command('run')
   )
   .option(
     '--language <code>',
-    "transcription language, e.g. en (OpenAI, ElevenLabs Scribe, Speechmatics: default en, and batch dialects; batch default: each sample's language label)",
+    "transcription language, e.g. en (OpenAI, Deepgram, ElevenLabs Scribe, Speechmatics: default en, and batch dialects; batch default: each sample's language label)",
   )
   .option('--prompt <text>', 'transcription prompt (OpenAI and batch dialects)')
   .option('--max-delay-ms <ms>', "Speechmatics: the longest a word may wait for its final (max_delay, 700 to 4000; default: the server's)", num)
@@ -78,14 +78,14 @@ export const runCommand = new Command('run')
   .addOption(
     new Option(
       '--turn-detection <type>',
-      'who ends turns (OpenAI, AssemblyAI, ElevenLabs Scribe and speech-to-speech dialects): none (the client commits), server_vad or semantic_vad',
+      'who ends turns (OpenAI, Deepgram, AssemblyAI, ElevenLabs Scribe and speech-to-speech dialects): none (the client commits), server_vad or semantic_vad',
     )
       .choices(['none', 'server_vad', 'semantic_vad'] as const)
       .default('none' as const),
   )
   .option('--vad-threshold <x>', 'server_vad threshold, 0 to 1', fraction, 0.5)
   .option('--vad-prefix-padding-ms <ms>', 'server_vad audio kept before speech starts', num, 300)
-  .option('--vad-silence-ms <ms>', 'server_vad silence that ends a turn', num, 500)
+  .option('--vad-silence-ms <ms>', 'server_vad silence that ends a turn (Deepgram: endpointing)', num, 500)
   .addOption(new Option('--vad-eagerness <level>', 'semantic_vad eagerness').choices(['low', 'medium', 'high', 'auto'] as const).default('auto' as const))
   .option(
     '--instructions <text>',

@@ -40,8 +40,8 @@ export interface DialectDescriptor extends DialectSpec {
    * text to speak. Undefined where the upgrade settles it.
    */
   readonly unsettled?: (upgrade: Upgrade) => { conversation: string; speech: string } | undefined;
-  /** Who ends turns, where the upgrade says it (Scribe's `commit_strategy`) or the service always does (AssemblyAI, whose `ForceEndpoint` is then a flush), rather than the client's configuration; the proxy meters by it. */
-  readonly turnDetectionOf?: (upgrade: Upgrade) => TurnDetection;
+  /** Who ends turns, where the upgrade says it (Deepgram's `endpointing`, Scribe's `commit_strategy`) or the service always does (AssemblyAI, whose `ForceEndpoint` is then a flush), rather than the client's configuration; the proxy meters by it. */
+  readonly turnDetectionOf?: (upgrade: Upgrade) => TurnDetection | undefined;
 }
 
 /** A descriptor that keeps its spec's literal name, from which `Protocol` is derived. */

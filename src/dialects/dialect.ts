@@ -88,6 +88,8 @@ export interface WebSocketDialect extends DialectBase {
   flushFrame(): string;
   /** Decodes one received frame into zero or more events; throws ProtocolViolation on a malformed one. */
   decode(data: Buffer, isBinary: boolean): DecodedEvent[];
+  /** The server's error code a close reason names (Deepgram's `NET-0001`), recorded as the failure's `code`; absent where reasons name none. */
+  closeReasonCode?(reason: string): string | undefined;
   /**
    * A fresh `decode` for one session, where a frame means something only beside the ones
    * before it (AssemblyAI's partials restate their turn's text: only what is new in one is
@@ -167,6 +169,12 @@ export interface Reactions {
   readonly tickMs: number;
   tick(now: number): Reaction[];
   closing(now: number): Reaction[];
+  /**
+   * The server answers the closing frames with its last messages, then closes the socket
+   * itself (Deepgram's `CloseStream`: its last results and `Metadata`): they are sent once
+   * the inputs are done, and the session waits briefly for that close.
+   */
+  readonly awaitsClose?: boolean;
 }
 
 /**
@@ -230,6 +238,7 @@ export class ProtocolViolation extends Error {
     super(message);
   }
 }
+
 
 /** Parses a frame that must be a JSON object with a string `type`. */
 export function parseEventObject(data: string): Record<string, unknown> & { type: string } {

@@ -4,6 +4,7 @@ import type { DialectDescriptor, DialectSettings } from './descriptor.js';
 import type { Upgrade } from './spec.js';
 import { assemblyai } from './assemblyai/index.js';
 import { cartesia } from './cartesia/index.js';
+import { deepgram } from './deepgram/index.js';
 import { deepgramAura } from './deepgram-aura/index.js';
 import { elevenlabs } from './elevenlabs/index.js';
 import { elevenlabsScribe } from './elevenlabs-scribe/index.js';
@@ -30,6 +31,7 @@ const REGISTRY = [
   vllm,
   openai,
   openaiBeta,
+  deepgram,
   assemblyai,
   elevenlabsScribe,
   speechmatics,

@@ -63,25 +63,34 @@ function timedWords(events: readonly ReceivedFrame[]): Array<{ word: string; t: 
  * last lasting text (each replaces the one before): a word keeps the time it first
  * appeared as long as every hypothesis after it agrees with it and the words before it;
  * a word revised, or first seen in lasting text, is timed by the event that settled it.
- * Lasting text settles the head of the hypothesis (Speechmatics' `AddTranscript`), or,
- * as a final, the whole of it (Scribe's committed transcript); a final with no text
- * closes what lasting text already settled.
+ * Lasting deltas settle the head of the hypothesis (Deepgram's `is_final` ranges,
+ * Speechmatics' `AddTranscript`); a final with text restates everything since the last
+ * final (Scribe's committed transcript), and one without closes what lasting deltas said.
  */
 function hypothesisWords(events: readonly ReceivedFrame[]): Array<{ word: string; t: number }> {
   const settled: Array<{ word: string; t: number }> = [];
+  let lasting: Array<{ word: string; t: number }> = [];
   let hypothesis: Array<{ word: string; t: number }> = [];
-  for (const event of events) {
-    if (event.kind !== 'text_delta' && event.kind !== 'text_final') continue;
+  const timed = (text: string | undefined, t: number, shown: ReadonlyArray<{ word: string; t: number }>): Array<{ word: string; t: number }> => {
     let agreeing = true;
-    const next = voxbenchBasic(event.text ?? '').map((word, i) => {
-      agreeing &&= hypothesis[i]?.word === word;
-      return agreeing ? hypothesis[i]! : { word, t: event.t };
+    return voxbenchBasic(text ?? '').map((word, i) => {
+      agreeing &&= shown[i]?.word === word;
+      return agreeing ? shown[i]! : { word, t };
     });
-    if (event.provisional) hypothesis = next;
-    else {
-      settled.push(...next);
-      hypothesis = event.kind === 'text_final' ? [] : hypothesis.slice(next.length);
+  };
+  for (const event of events) {
+    if (event.kind === 'text_final') {
+      settled.push(...(event.text === undefined ? lasting : timed(event.text, event.t, [...lasting, ...hypothesis])));
+      lasting = [];
+      hypothesis = [];
+    } else if (event.kind === 'text_delta') {
+      const next = timed(event.text, event.t, hypothesis);
+      if (event.provisional) hypothesis = next;
+      else {
+        lasting.push(...next);
+        hypothesis = hypothesis.slice(next.length);
+      }
     }
   }
-  return [...settled, ...hypothesis];
+  return [...settled, ...lasting, ...hypothesis];
 }

@@ -61,8 +61,9 @@ export class ObservedSession implements ConnectionHooks {
   private readonly text = new TextBudget();
   private readonly frameEnds = new AudioFrameEnds();
   private dialect: MeteredDialect;
-  private policy: CompletionPolicy;
+  /** The dialect's decoder for this connection (a new one when the dialect is rebuilt). */
   private decode: WebSocketDialect['decode'];
+  private policy: CompletionPolicy;
   private failure: (Omit<Failure, 'stage'> & { stage: Stage }) | undefined;
   private input = 0;
   private inputOpen = false;
@@ -204,9 +205,11 @@ export class ObservedSession implements ConnectionHooks {
     if (!this.events) return;
     this.transport.close = { t, code, reason, by };
     if (!NORMAL_CLOSES.has(code)) {
+      const named = this.dialect.closeReasonCode?.(reason);
       this.fail({
         class: 'abnormal_close',
         closeCode: code,
+        ...(named !== undefined ? { code: named } : {}),
         message: `connection closed abnormally by the ${by} with code ${code}${reason ? ` (${reason})` : ''}`,
       });
     } else if (by === 'server' && this.unanswered()) {

@@ -1,5 +1,6 @@
 import { simulatedAssemblyai } from '../dialects/assemblyai/simulated.js';
 import { simulatedCartesia } from '../dialects/cartesia/simulated.js';
+import { simulatedDeepgram } from '../dialects/deepgram/simulated.js';
 import { simulatedDeepgramAura } from '../dialects/deepgram-aura/simulated.js';
 import { simulatedElevenLabs } from '../dialects/elevenlabs/simulated.js';
 import { simulatedElevenLabsScribe } from '../dialects/elevenlabs-scribe/simulated.js';
@@ -28,6 +29,7 @@ const SIMULATED = [
   simulatedElevenLabs,
   simulatedElevenLabsScribe,
   simulatedDeepgramAura,
+  simulatedDeepgram,
   simulatedCartesia,
   simulatedAssemblyai,
   simulatedLivepeer,

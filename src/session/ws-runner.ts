@@ -35,12 +35,15 @@ async function flow(s: WebSocketSession): Promise<void> {
   if (ending.outcome) return;
   if (!dialect.configuresAtOpen) configure();
   if (plan.gate && dialect.turnDetection === 'client') s.sendInputStart();
+  // Ticking from before the level's gate: a keep-alive must hold a socket that waits there too.
+  if (reactions?.tickMs) s.ticker = setInterval(() => s.react(reactions.tick(clock.now())), reactions.tickMs);
   const startAt = plan.gate ? await gated(s, plan.gate) : undefined;
   if (ending.outcome) return;
-  if (reactions?.tickMs) s.ticker = setInterval(() => s.react(reactions.tick(clock.now())), reactions.tickMs);
   await (dialect.turnDetection === 'client' ? clientInputs(s, startAt) : serverInputs(s, startAt));
   if (ending.outcome) return;
   if (plan.idleMs) await ending.until('idle', () => false, plan.idleMs);
+  if (reactions?.awaitsClose) await s.closeStream();
+  if (ending.outcome) return;
   const unkept = s.unkept();
   if (unkept) s.fail(unkept);
   ending.end({ status: 'completed' });

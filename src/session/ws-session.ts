@@ -61,6 +61,9 @@ export interface WebSocketPlan extends RunnerBase {
  */
 function zeroMask(): void {}
 
+/** How long a server that answers the client's closing frames (`Reactions.awaitsClose`) has to close the socket. */
+const CLOSING_ANSWER_MS = 2_000;
+
 /**
  * One WebSocket session's state, and the work done per frame: its socket and what
  * the socket's events do, every send stamped and recorded, every received frame
@@ -86,7 +89,7 @@ export class WebSocketSession {
   input = 0;
   /** Audio position the server acknowledged consuming, when it acknowledges at all. */
   ackedMs: number | undefined;
-  /** The dialect's periodic reactions, while the inputs run. */
+  /** The dialect's periodic reactions, from the session's configuration to its end. */
   ticker: NodeJS.Timeout | undefined;
   private readonly counters: Counters;
   private readonly text = new TextBudget();
@@ -99,6 +102,8 @@ export class WebSocketSession {
   private publisher: ChannelPublisher | undefined;
   private opening: { destroy(): void } | undefined;
   private pongsOwed = 0;
+  /** The closing frames went before the session ended (`closeStream`). */
+  private closingSent = false;
   private readonly removeAbort: () => void;
 
   constructor(readonly plan: WebSocketPlan) {
@@ -271,12 +276,19 @@ export class WebSocketSession {
     if (frame) this.sendControl(frame, 'input_start');
   }
 
+  /** Sends the closing frames of a dialect whose server answers them (`Reactions.awaitsClose`), and waits up to CLOSING_ANSWER_MS for its close. */
+  async closeStream(): Promise<void> {
+    this.closingSent = true;
+    if (this.reactions) this.react(this.reactions.closing(this.clock.now()));
+    await this.ending.until('final', () => this.transport.close !== undefined, CLOSING_ANSWER_MS);
+  }
+
   /** Ends the session's work once its outcome is decided: frees the gate and the timers, closes the socket, returns the result. */
   finish(): SessionResult {
     this.plan.gate?.ready(); // a session that ended before it was ready must not hold the others
     this.removeAbort();
     clearInterval(this.ticker);
-    if (this.reactions) this.react(this.reactions.closing(this.clock.now()));
+    if (this.reactions && !this.closingSent) this.react(this.reactions.closing(this.clock.now()));
     this.opening?.destroy();
     this.publisher?.close();
     if (this.ws) closeAfterSession(this.ws, this.transport, this.clock);
@@ -370,7 +382,9 @@ export class WebSocketSession {
     ws.on('close', (code: number, reason: Buffer) => {
       // A close the client made itself is already recorded, with its reason.
       transport.close ??= { t: clock.now(), code, reason: reason.toString(), by: 'server' };
-      this.fail(serverCloseFailure(code, reason));
+      if (this.closingSent && (code === 1000 || code === 1005)) return ending.recheck?.(); // the close the client asked for
+      const named = this.dialect.closeReasonCode?.(reason.toString());
+      this.fail({ ...serverCloseFailure(code, reason), ...(named !== undefined ? { code: named } : {}) });
     });
   }
 }

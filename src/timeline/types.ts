@@ -170,7 +170,7 @@ export interface ReceivedFrame {
   serverSeq?: number;
   /** A response's start: the latencies the server measured itself, with where it measured from. */
   serverMetrics?: { ttftMs?: number; ttfpMs?: number; origin?: string };
-  /** Audio positions the server reports (VAD speech start and end; for `progress`, audio consumed so far), ms of the input stream. */
+  /** Audio positions the server reports (VAD speech start and end; for `progress`, audio consumed so far; for a transcript event, the audio it transcribes: Deepgram's `start`, `start + duration`), ms of the input stream. */
   audioStartMs?: number;
   audioEndMs?: number;
   /** `progress` that counts frames, not time (Speechmatics' `AudioAdded.seq_no`): the audio frames taken so far; the runner sets `audioEndMs` to the end of the last. */

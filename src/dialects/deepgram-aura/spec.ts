@@ -8,4 +8,5 @@ export const DEEPGRAM_AURA = {
   path: '/v1/speak',
   auth: 'token',
   defaultModel: 'aura-2-thalia-en',
+  keyEnv: 'DEEPGRAM_API_KEY',
 } as const satisfies DialectSpec;
