@@ -144,7 +144,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         throw err;
       })
     : undefined;
-  if (options.outputDir !== undefined) await writeOutputs(observedRun([], true), options.outputDir);
+  // Only report.json: it is what `report render` needs beside the log; the other formats are written when the proxy stops.
+  if (options.outputDir !== undefined) await writeOutputs(observedRun([], true), options.outputDir, ['json']);
 
   return {
     url: relay.url,
