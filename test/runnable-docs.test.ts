@@ -57,10 +57,20 @@ function shellWords(line: string): string[] {
   return words;
 }
 
-/** What keeps each example small: few sessions, a small capacity search, no output in the checkout. */
+/**
+ * What keeps each example small (few sessions, a small capacity search), its output out of
+ * the checkout, and a run starved by the rest of the suite from failing for want of CPU
+ * rather than of the example (limits on connecting and on the session being ready).
+ */
 function caps(args: string[], outputDir: string): string[] {
   if (args[0] !== 'run') return [];
-  return ['--max-sessions', '1', ...(args.includes('capacity') ? ['--capacity-max', '2'] : []), '--output-dir', outputDir, '--quiet', '--no-cache'];
+  return [
+    '--max-sessions',
+    '1',
+    ...(args.includes('capacity') ? ['--capacity-max', '2'] : []),
+    ...['--connect-timeout-ms', '60000', '--ready-timeout-ms', '60000'],
+    ...['--output-dir', outputDir, '--quiet', '--no-cache'],
+  ];
 }
 
 describe('runnable examples in the docs', () => {
