@@ -34,7 +34,7 @@ for (const command of [runCommand, serveCommand, proxyCommand, reportCommand, da
 
 /** Every `voxbench ...` command line in a page's sh code blocks, continuation lines joined. */
 function commandLines(markdown: string): string[] {
-  const blocks = [...markdown.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.replace(/\\\n\s*/g, ' '));
+  const blocks = [...markdown.matchAll(/```sh[^\n]*\n([\s\S]*?)```/g)].map((m) => m[1]!.replace(/\\\n\s*/g, ' '));
   return blocks
     .flatMap((b) => b.split('\n'))
     .map((l) => l.replace(/\s+#.*$/, ''))

@@ -402,7 +402,7 @@ describe('voxbench proxy', () => {
     // What a killed proxy leaves, a placeholder report beside the log, renders already.
     const midRun = await runNode([CLI, 'report', 'render', dir, '--output-dir', await tempDir()]);
     assert.equal(midRun.code, 0, midRun.stderr);
-    assert.match(midRun.stdout, /concurrent@\d+: 2 sessions · 2 completed/);
+    assert.match(midRun.stdout, /^observed stt: 2 sessions · 2 completed/m);
     const { report, written } = await proxy.close();
     assert.deepEqual(
       written.map((f) => f.slice(dir.length + 1)),
@@ -575,6 +575,44 @@ describe('voxbench proxy: speech generation', () => {
       ['vllm-omni-speech-ws', 'elevenlabs', 'deepgram-aura', 'cartesia', 'openai', 'openai', 'vllm'],
     );
     assert.equal(of('/v1/realtime', { 'openai-beta': 'realtime=v1' }), 'openai-beta');
+  });
+
+  it('in front of transcription and speech generation at once, reports one level per task, each figured by its own metrics', async () => {
+    const server = await testServer({ speechLatency: FAST });
+    const dir = await tempDir();
+    const proxy = await proxyTo(origin(server.url), { outputDir: dir }); // each connection's dialect inferred
+    await Promise.all([
+      run({ target: `${proxy.url}/v1/realtime`, model: DEFAULT_MODEL, maxSessions: 2, pace: { kind: 'none' } }),
+      run({
+        target: `${proxy.url}/`,
+        protocol: 'vllm-omni-speech-ws',
+        model: DEFAULT_VLLM_OMNI_TTS_MODEL,
+        maxSessions: 3,
+        pace: { kind: 'realtime', speed: 10 },
+        quality: { sessions: 0 },
+      }),
+    ]);
+    await until(() => proxy.open() === 0);
+    const { report } = await proxy.close();
+    const levels = (r: Report) =>
+      Object.fromEntries(
+        r.benchmarks.map((b) => [
+          b.label,
+          {
+            tasks: [...new Set(b.sessions.map((s) => s.timeline.task))],
+            completed: b.summary.sessions.completed,
+            finalization: b.summary.metrics.finalization_ms?.count ?? 0,
+            ttfa: b.summary.metrics.ttfa_ms?.count ?? 0,
+            finalized: b.summary.turns.finalized,
+          },
+        ]),
+      );
+    const expected = {
+      'observed stt': { tasks: ['stt'], completed: 2, finalization: 2, ttfa: 0, finalized: 2 },
+      'observed tts': { tasks: ['tts'], completed: 3, finalization: 0, ttfa: 3, finalized: 0 },
+    };
+    assert.deepEqual(levels(report!), expected, 'the speech is not counted as transcription turns, and its TTFA is summarized');
+    assert.deepEqual(levels(await readReport(dir)), expected, 'the folder renders to the same levels: each logged session once, under its task');
   });
 
   it("a voxbench speech benchmark through the proxy: the proxy's TTFA matches the benchmark's own on the same sessions", async () => {

@@ -31,6 +31,7 @@ import { addSessionCapFlags, sessionCapsFromFlags, type SessionCapFlags } from '
 import { addDatasetFlags, datasetOptionsFromFlags, type DatasetFlags } from './dataset-flags.js';
 import { profileOfFlags, type ProfileFlag } from './load-flags.js';
 import { checkWritableDir, defaultOutputDir } from './output-dir.js';
+import { applyConfigFile } from './config-file.js';
 import { fraction, int, intList, listenAddress, num, outputList, positiveInt, positiveNum, seconds, sessionsOrSeconds, shardOf, workerCount } from './parse.js';
 
 export const runCommand = new Command('run')
@@ -238,11 +239,16 @@ export const runCommand = new Command('run')
   .option('--quiet', 'no run header or progress on stderr (errors and why the exit code is 3 or 4 still are)')
   .option('--definitions', "print each metric's definition under the summary")
   .action(async (opts) => {
+    // The file's values land in `opts` itself (commander's option values), beneath the flags given.
+    const { config } = runCommand.opts() as { config?: string };
+    const configFile = config === undefined ? undefined : applyConfigFile(runCommand, config);
     const { percentiles } = runCommand.opts() as { percentiles?: string };
     const statistics = percentiles === undefined ? undefined : parseStatistics(percentiles);
     const pace = parsePace(opts.pace);
     if (!pace) throw new UsageError(`--pace takes realtime, Nx (e.g. 2x) or none, got "${opts.pace}"`);
-    const given = new Set((['concurrency', 'rate', 'maxOpen', 'seed'] as const).filter((flag) => runCommand.getOptionValueSource(flag) === 'cli'));
+    const given = new Set(
+      (['concurrency', 'rate', 'maxOpen', 'seed'] as const).filter((flag) => ['cli', 'config'].includes(runCommand.getOptionValueSource(flag) ?? '')),
+    );
     const load = loadOptions({ ...opts, profile: profileOfFlags(opts.profile, given, opts.concurrency.length, opts.capacityBy) });
     const turnDetection: OpenAITurnDetection =
       opts.turnDetection === 'server_vad'
@@ -342,6 +348,7 @@ export const runCommand = new Command('run')
       ...(outputDir !== undefined ? { outputDir } : {}),
       outputs: opts.outputs,
       meta: meta(opts.metaFile, opts.meta ?? []),
+      ...(configFile ? { configFile } : {}),
       ...(opts.costPerHour !== undefined ? { pricing: { perReplicaHour: opts.costPerHour, replicas: opts.replicas } } : {}),
       signal: interrupt.signal,
       ...(progress || live
@@ -379,6 +386,12 @@ export const runCommand = new Command('run')
     '--max-errors <n>',
     `stop a benchmark once this many of its sessions failed (exit code 3); whatever the flags, one whose first ${UNREACHABLE_AFTER} sessions all fail before the server answers stops`,
   ).argParser(int),
+);
+(runCommand as CommandUnknownOpts).addOption(
+  new Option(
+    '--config <file>',
+    'a YAML or JSON file of run flags keyed by their long names, kebab-case (max-sessions) or camelCase (maxSessions), e.g. a scenario kept in a repository; flags given on the command line win; recorded in report.json',
+  ),
 );
 (runCommand as CommandUnknownOpts).addOption(
   new Option(

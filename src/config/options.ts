@@ -8,7 +8,7 @@ import type { LoadProfile } from '../load/profiles.js';
 import type { MeasurementWindow } from '../metrics/window.js';
 import type { Pricing } from '../metrics/cost.js';
 import type { OutputFormat } from '../report/outputs.js';
-import type { Meta, RunConfig } from '../report/schema.js';
+import type { ConfigFileRecord, Meta, RunConfig } from '../report/schema.js';
 import type { ServerOptions } from '../server/server.js';
 import type { Pace } from '../session/pace.js';
 import type { UploadFormat } from '../session/prepare-request.js';
@@ -84,6 +84,8 @@ export interface RunOptions {
   pricing?: Pricing;
   /** User entries for the reproducibility record, by section (deployment, input, client, session, results). */
   meta?: Meta;
+  /** The file the options came from (the CLI's `--config`), recorded in the report as given. */
+  configFile?: ConfigFileRecord;
   /** Formats written into `outputDir` besides report.json. */
   outputs?: OutputFormat[];
   /** Continue the run logged in this folder: finished sessions are kept, not repeated. */

@@ -4,7 +4,7 @@ import { PERCENTILE_METHOD } from '../metrics/stats.js';
 import { buildBenchmark } from '../report/build.js';
 import { buildRecord } from '../report/record.js';
 import { REPORT_SCHEMA, REPORT_VERSION, type ObservedTraffic, type Report, type RunConfig } from '../report/schema.js';
-import { sessionEndMs, type SessionRecord } from '../timeline/types.js';
+import { sessionEndMs, type SessionRecord, type Task } from '../timeline/types.js';
 import { VERSION } from '../util/version.js';
 
 /** What the proxy says of its place in the path: what observed latencies include and leave out. */
@@ -18,33 +18,44 @@ export interface ObservedRun {
   /** The model most sessions named, else ''. */
   model: string;
   records: SessionRecord[];
-  /** The most connections open at once: the observed level's concurrency. */
-  peakOpen: number;
+  /** The most connections of each task open at once: each observed level's concurrency. */
+  peakOpen: Partial<Record<Task, number>>;
   observed: Omit<ObservedTraffic, 'by' | 'position'>;
   /** A report of nothing yet, written as the proxy starts: what a killed proxy leaves beside its session log. */
   placeholder?: boolean;
 }
 
+/** The level of a task's observed sessions, in the session log and the report alike (so a render finds each session once). */
+export const observedLevel = (task: Task): string => `observed ${task}`;
+
+/** The load profile of a task's observed sessions: concurrent, at the most open at once. */
+export const observedProfile = (peakOpen: number): { kind: 'concurrent'; concurrency: number } => ({ kind: 'concurrent', concurrency: Math.max(1, peakOpen) });
+
 /**
  * Observed sessions as a voxbench report: the same schema and figures as a run's, one
- * level whose concurrency is the peak seen, marked `observed` with the proxy's position,
- * so `report render`, `compare` and the HTML read it like any other.
+ * level per task seen (traffic of transcription and speech generation through one proxy
+ * is two workloads, each figured by its own task's metrics), each at the peak
+ * concurrency of its task, marked `observed` with the proxy's position, so
+ * `report render`, `compare` and the HTML read it like any other. `config.task` is the
+ * first session's.
  */
 export function observedReport(run: ObservedRun): Report {
   const records = [...run.records].sort((a, b) => a.index - b.index);
-  const profile = { kind: 'concurrent' as const, concurrency: Math.max(1, run.peakOpen) };
+  const byTask = new Map<Task, SessionRecord[]>();
+  for (const record of records) byTask.set(record.timeline.task, [...(byTask.get(record.timeline.task) ?? []), record]);
+  const task = records[0]?.timeline.task ?? 'stt';
   const serverTurns = records.some((r) => r.timeline.turnDetection === 'server');
   const config: RunConfig = {
     target: run.observed.upstream,
     builtInServer: false,
-    task: records[0]?.timeline.task ?? 'stt',
+    task,
     protocol: run.protocol,
     model: run.model,
     language: null,
     prompt: null,
     turnDetection: serverTurns ? { type: 'server_vad', threshold: 0, prefixPaddingMs: 0, silenceDurationMs: 0 } : { type: 'none' },
     data: 'observed traffic',
-    plan: { kind: 'single', profile },
+    plan: { kind: 'single', profile: observedProfile(run.peakOpen[task] ?? 0) },
     maxSessions: null,
     maxSeconds: null,
     duration: null,
@@ -71,18 +82,19 @@ export function observedReport(run: ObservedRun): Report {
     apiKey: null,
     tls: { ca: false, insecure: false },
   };
-  const startMs = records.reduce((t, r) => Math.min(t, r.timeline.startMs), Infinity);
-  const endMs = records.reduce((t, r) => Math.max(t, sessionEndMs(r.timeline)), -Infinity);
-  const benchmark = buildBenchmark(
-    {
-      profile,
-      startMs: Number.isFinite(startMs) ? startMs : 0,
-      endMs: Number.isFinite(endMs) ? endMs : 0,
-      eventLoopDelay: { meanMs: 0, p50Ms: 0, p99Ms: 0, maxMs: 0 },
-      capHits: 0,
-      records,
-    },
-    config,
+  const benchmarks = [...byTask].map(([task, taskRecords]) =>
+    buildBenchmark(
+      {
+        label: observedLevel(task),
+        profile: observedProfile(run.peakOpen[task] ?? 0),
+        startMs: taskRecords.reduce((t, r) => Math.min(t, r.timeline.startMs), Infinity),
+        endMs: taskRecords.reduce((t, r) => Math.max(t, sessionEndMs(r.timeline)), -Infinity),
+        eventLoopDelay: { meanMs: 0, p50Ms: 0, p99Ms: 0, maxMs: 0 },
+        capHits: 0,
+        records: taskRecords,
+      },
+      config,
+    ),
   );
   const partial: Omit<Report, 'record'> = {
     schema: REPORT_SCHEMA,
@@ -110,7 +122,7 @@ export function observedReport(run: ObservedRun): Report {
     },
     metricDefinitions: describeMetrics(),
     percentileMethod: PERCENTILE_METHOD,
-    benchmarks: run.placeholder ? [] : [benchmark],
+    benchmarks: run.placeholder ? [] : benchmarks,
     ...(run.placeholder ? { stoppedBy: 'interrupted' as const } : {}),
     observed: { by: 'voxbench proxy', ...run.observed, position: PROXY_POSITION },
   };

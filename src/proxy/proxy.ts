@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { monotonicClock } from '../runtime/clock.js';
-import { DEFAULT_PROTOCOL, OWN_PATHS, sharedPathProtocol, upgradeTurnDetection, type Protocol } from '../dialects/index.js';
+import { DEFAULT_PROTOCOL, DIALECTS, OWN_PATHS, sharedPathProtocol, upgradeTurnDetection, type Protocol } from '../dialects/index.js';
 import { pathPattern } from '../dialects/spec.js';
 import { pcmRate, TTS_RATE } from '../dialects/tts-common.js';
 import { LiveMetrics } from '../live/metrics.js';
@@ -10,9 +10,9 @@ import { writeOutputs, type OutputFormat } from '../report/outputs.js';
 import { redactUrl } from '../report/redact.js';
 import { TEXT_LIMITS } from '../session/bounds.js';
 import type { Report } from '../report/schema.js';
-import type { SessionRecord } from '../timeline/types.js';
+import type { SessionRecord, Task } from '../timeline/types.js';
 import { readSessionLog, SESSION_LOG, SessionLog } from '../report/session-log.js';
-import { observedReport } from './observed-report.js';
+import { observedLevel, observedProfile, observedReport } from './observed-report.js';
 import { dialectInference, meteringDialect } from './metering.js';
 import { ObservedSession, type MeterSettings } from './observer.js';
 import { startRelay, type ConnectionHooks, type RelayOptions } from './relay.js';
@@ -36,9 +36,6 @@ export interface ProxyOptions {
   /** Each ended session, e.g. for a log line. Its timeline holds no header, so no secret. */
   onSession?(record: SessionRecord, protocol: Protocol, model: string): void;
 }
-
-/** The session log's level for observed sessions: one level, whatever the concurrency seen. */
-const OBSERVED_LEVEL = 'observed';
 
 /** Distinct model labels kept: clients name the model, and a label per name would let them grow the registry without bound. */
 export const MODEL_LABELS = 32;
@@ -73,7 +70,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const protocols = new Set<Protocol>();
   let next = 0;
   let open = 0;
-  let peakOpen = 0;
+  /** Connections open now and the most open at once, by task: each task's observed level. */
+  const openByTask: Partial<Record<Task, number>> = {};
+  const peakOpen: Partial<Record<Task, number>> = {};
 
   const connection = (request: IncomingMessage): ConnectionHooks => {
     const [index, startMs] = [next++, clock.now()];
@@ -82,19 +81,25 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     const settings: MeterSettings = { turnDetection: 'client', outputRate: outputRateOf(query) };
     const start = (protocol: Protocol): ObservedSession => {
       protocols.add(protocol);
+      const task = DIALECTS[protocol];
       const turnDetection = upgradeTurnDetection(protocol, { url, headers: request.headers }) ?? settings.turnDetection;
       const session = new ObservedSession(index, startMs, (s) => meteringDialect(protocol, s), { ...settings, turnDetection }, options.upstream, {
         opened: () => {
           live.sessionOpened(protocol);
-          peakOpen = Math.max(peakOpen, ++open);
+          open++;
+          openByTask[task] = (openByTask[task] ?? 0) + 1;
+          peakOpen[task] = Math.max(peakOpen[task] ?? 0, openByTask[task]);
         },
         ended: (record, s) => {
           sessions.delete(hooks);
-          if (s.upgraded) open--;
+          if (s.upgraded) {
+            open--;
+            openByTask[task]!--;
+          }
           if (s.model && (models.has(s.model) || models.size < MODEL_LABELS)) models.set(s.model, (models.get(s.model) ?? 0) + 1);
           const model = !s.model || models.has(s.model) ? s.model : 'other';
           live.sessionEnded(record, { protocol, model }, s.upgraded);
-          log?.append({ level: OBSERVED_LEVEL, profile: { kind: 'concurrent', concurrency: Math.max(1, peakOpen) }, startedAt, record });
+          log?.append({ level: observedLevel(task), profile: observedProfile(peakOpen[task] ?? 0), startedAt, record });
           options.onSession?.(record, protocol, model);
         },
       });
@@ -140,7 +145,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         throw err;
       })
     : undefined;
-  if (options.outputDir !== undefined) await writeOutputs(observedRun([], true), options.outputDir);
+  // Only report.json: it is what `report render` needs beside the log; the other formats are written when the proxy stops.
+  if (options.outputDir !== undefined) await writeOutputs(observedRun([], true), options.outputDir, ['json']);
 
   return {
     url: relay.url,

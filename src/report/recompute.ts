@@ -62,6 +62,7 @@ export async function readReport(path: string, normalizer?: NormalizerChoice): P
     const record = onClockOf({ ...entry, record: upgradeRecord(entry.record) }, report.startedAt);
     const known = levels.get(level) ?? {
       measured: {
+        label: level, // the level it was logged under, as the report would label it (a proxy's `observed stt`)
         profile,
         startMs: record.timeline.plannedStartMs,
         endMs: record.timeline.plannedStartMs,

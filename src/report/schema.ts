@@ -103,6 +103,8 @@ export interface RunConfig {
   pricing: Pricing | null;
   /** The user's entries for the reproducibility record (`--meta`). */
   meta: Meta;
+  /** The file of options the run was given (`--config`), when one was. */
+  configFile?: ConfigFileRecord;
   turnsPerSession: number;
   /** Silence before and after each utterance and between turns, ms. */
   padding: { leadMs: number; trailMs: number; gapMs: number };
@@ -144,6 +146,17 @@ export interface RunConfig {
     http?: { responseFormat: string; streamFormat: string; outputRate: number; instructions: string | null };
     quality?: { sessions: number; asr: { target: string; protocol: string; model: string } };
   };
+}
+
+/** A file of options (`voxbench run --config`): which it was, and what it set. */
+export interface ConfigFileRecord {
+  path: string;
+  /** SHA-256 of the file's bytes, so a later reader can tell whether the file in a repository changed since. */
+  sha256: string;
+  /** The keys whose values the run took from the file, as written there. */
+  set: string[];
+  /** The keys the command line (or an environment variable) set instead: flags win. */
+  overridden: string[];
 }
 
 export type RecordValue = string | number | boolean | null;
