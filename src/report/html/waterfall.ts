@@ -1,5 +1,5 @@
 import { AGENT_PLAYBACK_BUFFER_MS } from '../../metrics/s2s.js';
-import { sessionEndMs, type ReceivedFrame } from '../../timeline/types.js';
+import { isSpeechTask, sessionEndMs, type ReceivedFrame } from '../../timeline/types.js';
 import { sessionView } from '../../views/session-view.js';
 import { headlineLatencies } from '../picks.js';
 import type { Report, ReportSession } from '../schema.js';
@@ -36,13 +36,7 @@ export function waterfallSection(report: Report): Section {
     id: 'waterfall',
     title: 'Per-session waterfall',
     charts,
-    body: html`${note(
-      'Each row is one session, on its own clock from connect start. Blue: audio chunks sent; amber: transcript text received; black: final transcripts; red: server errors; grey: session end. ' +
-        (report.config.task === 's2s'
-          ? `Conversations: teal, the agent's audio received; green, playback of an answer starting (${AGENT_PLAYBACK_BUFFER_MS} ms buffered); purple, the user speaking over an answer, and answers cancelled. `
-          : '') +
-        'Hover a marker to read its text. Sessions are taken evenly across the level in start order.',
-    )}
+    body: html`${note(legendText(report))}
 <label class="switch">Level <select data-switch="waterfall">${shown.map(
       ({ benchmark, id, sessions }) =>
         html`<option value="${id}"${id === selected.id ? html` selected` : ''}>${benchmark.label} (${sessions.length} of ${benchmark.sessions.length} sessions)</option>`,
@@ -50,6 +44,31 @@ export function waterfallSection(report: Report): Section {
 <figure class="chart-card wide"><div class="chart" data-chart="${selected.id}" data-switch-target="waterfall"></div><div class="readout" aria-live="polite"></div></figure>
 ${shown.map(({ id, sessions }) => html`<div data-switch-item="waterfall" data-key="${id}"${id === selected.id ? '' : html` hidden`}>${sessionTable(report, sessions)}</div>`)}`,
   };
+}
+
+/** What the markers mean, for the task's markers only. */
+function legendText(report: Report): string {
+  const { task } = report.config;
+  const speech = isSpeechTask(task);
+  const parts = [
+    speech ? 'teal: audio received' : 'blue: audio chunks sent',
+    ...(speech ? [] : ['amber: transcript text received', `black: ${task === 's2s' ? 'transcripts' : 'final transcripts'}`]),
+    ...(task === 's2s'
+      ? [
+          `teal: the agent's audio received; green: playback of an answer starting (${AGENT_PLAYBACK_BUFFER_MS} ms buffered); purple: the user speaking over an answer, and answers cancelled`,
+        ]
+      : []),
+    'red: server errors',
+    'grey: session end',
+  ];
+  return (
+    `Each row is one session, on its own clock from connect start. ${capitalized(parts.join('; '))}. ` +
+    `Hover a marker to read its ${speech ? 'outcome' : 'text'}. Sessions are taken evenly across the level in start order.`
+  );
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function waterfallChart(id: string, sessions: readonly ReportSession[]): ChartSpec {
@@ -108,22 +127,33 @@ function sessionTable(report: Report, sessions: readonly ReportSession[]): Html 
   const latencies = headlineLatencies(report)
     .filter((d) => d.scope === 'input')
     .slice(0, 2);
+  // Speech generation gets no transcript back; its column would be empty.
+  const transcripts = !isSpeechTask(report.config.task);
   const perTurn = (s: ReportSession, name: string): string => {
     const values = s.metrics.inputs.flatMap((t) => (t[name] === undefined ? [] : [formatNumber(t[name], 1)]));
     return values.length > 0 ? values.join(', ') : '–';
   };
   return table(
-    ['session', 'outcome', ...latencies.map((d) => ({ label: `${d.name} per turn (${d.unit})`, title: metricTitle(report, d.name) })), 'final transcripts'],
+    [
+      'session',
+      'outcome',
+      ...latencies.map((d) => ({ label: `${d.name} per turn (${d.unit})`, title: metricTitle(report, d.name) })),
+      ...(transcripts ? [report.config.task === 's2s' ? 'transcripts' : 'final transcripts'] : []),
+    ],
     sessions.map((s) => [
       html`#${s.index}${s.phase === 'measured' ? '' : html` <span class="muted">${s.phase}</span>`}`,
       outcome(s),
       ...latencies.map((d) => perTurn(s, d.name)),
-      html`<span class="transcript">${clip(
-        s.timeline.received
-          .filter((e) => e.kind === 'text_final')
-          .map((e) => e.text ?? '')
-          .join(' ⏎ '),
-      )}</span>`,
+      ...(transcripts
+        ? [
+            html`<span class="transcript">${clip(
+              s.timeline.received
+                .filter((e) => e.kind === 'text_final')
+                .map((e) => e.text ?? '')
+                .join(' ⏎ '),
+            )}</span>`,
+          ]
+        : []),
     ]),
     'sessions',
   );
