@@ -4,7 +4,7 @@ import { formatFigure, formatMetric, formatPercent } from './format.js';
 import { benchmarksByLevel } from '../levels.js';
 import { html, type Html } from './markup.js';
 import { metricTitle } from './metrics.js';
-import { corpusMetrics, metricsOf } from '../picks.js';
+import { metricsOf } from '../picks.js';
 import { levelWorkload } from './workload.js';
 import { table, type Section } from './section.js';
 import { plural } from '../../util/plural.js';
@@ -34,10 +34,12 @@ function levelSummary(b: Benchmark): string {
 function levelFigures(report: Report, b: Benchmark): Html {
   const delay = b.clientHealth.eventLoopDelay;
   const receive = b.clientHealth.receiveDelay;
-  const corpus = corpusMetrics(report).flatMap((d) => {
-    const value = b.summary.corpus[d.name];
-    return value === null || value === undefined ? [] : [`${d.name} ${formatFigure(value, d)}`];
-  });
+  const corpus = metricsOf(report)
+    .filter((d) => d.scope === 'corpus')
+    .flatMap((d) => {
+      const value = b.summary.corpus[d.name];
+      return value === null || value === undefined ? [] : [`${d.name} ${formatFigure(value, d)}`];
+    });
   const rows = metricsOf(report).flatMap((d) => {
     const dist = b.summary.metrics[d.name];
     return dist ? [[html`<code title="${metricTitle(report, d.name)}">${d.name}</code>`, dist.count, ...STATS.map((s) => formatFigure(dist[s], d))]] : [];
