@@ -76,7 +76,7 @@ describe('the HTML report speaks the run task', () => {
     const tts = renderHtml(reports.tts!);
     assert.match(
       fact(tts, 'Workload'),
-      /^bundled samples: \d+ texts, \d+ characters · voice the server&#39;s default · each text sent whole · 1 turn per session · [\d.]+ s of audio produced$/,
+      /^bundled samples: \d+ texts, \d+ characters sent · voice the server&#39;s default · each text sent whole · 1 turn per session · [\d.]+ s of audio produced$/,
     );
     assert.doesNotMatch(fact(tts, 'Protocol'), /turn detection/);
     assert.match(tts, /<td>chars_per_s<\/td>|<code title="chars_per_s \[chars\/s\]/);

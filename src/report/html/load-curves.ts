@@ -6,7 +6,7 @@ import { formatPlain } from './format.js';
 import { benchmarksByLevel, loadAxis, loadLevel } from '../levels.js';
 import { html } from './markup.js';
 import { curveMetrics, ERROR_RATE_TITLE, metricAxis, metricTitle, sloList, THROUGHPUT_TITLE } from './metrics.js';
-import { throughputUnit } from './workload.js';
+import { throughputLabel } from './workload.js';
 import { COLORS } from './palette.js';
 import { chartFigure, note, type Section } from './section.js';
 
@@ -64,10 +64,10 @@ export function loadCurvesSection(report: Report): Section {
   const throughput: ChartSpec = {
     id: 'load-throughput',
     x,
-    y: { label: 'throughput', unit: throughputUnit(report), fromZero: true },
+    y: { label: throughputLabel(report), unit: 'audio s/s', fromZero: true },
     series: [
       {
-        label: throughputUnit(report),
+        label: 'audio s per wall s',
         color: COLORS.throughput,
         style: 'line-points',
         ...points(
@@ -102,7 +102,7 @@ export function loadCurvesSection(report: Report): Section {
     body: html`${note(`Each point is one load level. Red lines are SLO thresholds${report.capacity ? '; the green line is the capacity found, the grey one the first level that failed' : ''}.`)}
 <div class="grid">
 ${figureCharts.map((c) => chartFigure(c, `${c.y.label} against ${axis.label}`, metricTitle(report, c.y.label), 'p50, p95, p99'))}
-${chartFigure(throughput, `throughput against ${axis.label}`, THROUGHPUT_TITLE)}
+${chartFigure(throughput, `${throughputLabel(report)} against ${axis.label}`, THROUGHPUT_TITLE)}
 ${chartFigure(errorRate, `error rate against ${axis.label}`, ERROR_RATE_TITLE)}
 </div>`,
   };

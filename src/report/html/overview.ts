@@ -9,7 +9,7 @@ import { formatFigure, formatPercent, formatPlain, formatNumber, formatSeconds, 
 import { benchmarksByLevel, capacityText, loadAxis, loadLevel, type LoadAxis } from '../levels.js';
 import { html, type Html } from './markup.js';
 import { curveMetrics, ERROR_RATE_TITLE, metricTitle, readSlo, THROUGHPUT_TITLE } from './metrics.js';
-import { inputNoun, protocolFact, throughputUnit, workloadFact } from './workload.js';
+import { inputNoun, protocolFact, throughputLabel, workloadFact } from './workload.js';
 import { breakable, table, type Section } from './section.js';
 import { plural } from '../../util/plural.js';
 
@@ -154,8 +154,8 @@ function cards(report: Report, benchmark: Benchmark): Html[] {
   return [
     ...figures,
     card(
-      'throughput',
-      [formatNumber(throughput.audioSPerWallS, 2), throughputUnit(report)],
+      throughputLabel(report),
+      [formatNumber(throughput.audioSPerWallS, 2), 'audio s/s'],
       `${formatNumber(throughput.sessionsPerS, 2)} sessions/s over ${formatSeconds(throughput.wallS)}`,
       THROUGHPUT_TITLE,
     ),
@@ -196,7 +196,7 @@ function levelsTable(report: Report): Html {
     { label: 'completed / sessions', title: 'Every session of the level, warm-up and cool-down included.' },
     { label: 'error rate', title: ERROR_RATE_TITLE },
     ...names.flatMap((d) => ['p50', 'p95'].map((stat) => ({ label: breakable(`${d.name} ${stat}`), title: metricTitle(report, d.name) }))),
-    { label: `throughput (${throughputUnit(report)})`, title: THROUGHPUT_TITLE },
+    { label: `${throughputLabel(report)} (audio s/s)`, title: THROUGHPUT_TITLE },
     ...report.config.slos.map((slo) => ({ label: breakable(slo), title: `SLO ${slo}: its measured value at each level, and whether it held.` })),
   ];
   const rows = benchmarksByLevel(report).map((b) => [

@@ -1,5 +1,5 @@
 import { AGENT_PLAYBACK_BUFFER_MS } from '../../metrics/s2s.js';
-import { isSpeechTask, sessionEndMs, type ReceivedFrame } from '../../timeline/types.js';
+import { isSpeechTask, sessionEndMs, type ReceivedFrame, type Task } from '../../timeline/types.js';
 import { sessionView } from '../../views/session-view.js';
 import { headlineLatencies } from '../picks.js';
 import type { Report, ReportSession } from '../schema.js';
@@ -30,7 +30,7 @@ const NOTE_CHARS = 240;
 export function waterfallSection(report: Report): Section {
   const levels = benchmarksByLevel(report);
   const shown = levels.map((b) => ({ benchmark: b, id: `waterfall-${report.benchmarks.indexOf(b)}`, sessions: evenly(b.sessions, WATERFALL_SESSIONS) }));
-  const charts = shown.map(({ id, sessions }) => waterfallChart(id, sessions));
+  const charts = shown.map(({ id, sessions }) => waterfallChart(id, sessions, report.config.task));
   const selected = shown[shown.length - 1]!;
   return {
     id: 'waterfall',
@@ -71,7 +71,7 @@ function capitalized(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-function waterfallChart(id: string, sessions: readonly ReportSession[]): ChartSpec {
+function waterfallChart(id: string, sessions: readonly ReportSession[], task: Task): ChartSpec {
   // Row 0 at the top, as in a network waterfall.
   const row = (i: number): number => sessions.length - 1 - i;
   const collect = (kind: string, pick: (s: ReportSession) => Array<{ t: number; note?: string }>, offset: number, size: number, color: string): SeriesSpec => {
@@ -87,7 +87,13 @@ function waterfallChart(id: string, sessions: readonly ReportSession[]): ChartSp
   const series = [
     collect('audio chunk sent', (s) => s.timeline.sent.flatMap((f) => (f.kind === 'audio' && !f.silence ? [{ t: f.t }] : [])), -0.18, 4, COLORS.audio),
     collect('silence sent while waiting', (s) => s.timeline.sent.flatMap((f) => (f.silence ? [{ t: f.t }] : [])), -0.18, 3, COLORS.silence),
-    collect('agent audio received', (s) => eventsOf(s, (e) => e.kind === 'audio' && Boolean(e.audioBytes)), 0.02, 4, COLORS.agentAudio),
+    collect(
+      task === 's2s' ? 'agent audio received' : 'audio received',
+      (s) => eventsOf(s, (e) => e.kind === 'audio' && Boolean(e.audioBytes)),
+      0.02,
+      4,
+      COLORS.agentAudio,
+    ),
     collect(
       'answer playback starts',
       (s) =>

@@ -31,11 +31,11 @@ export function protocolFact(report: Report): string {
 export function workloadFact(report: Report): string {
   const { config, dataset } = report;
   if (isSpeechTask(config.task)) {
-    const chars = datasetCharacters(report);
+    const chars = charactersSent(report);
     const produced = audioProducedS(report);
     const text = config.speech?.text.kind === 'stream' ? `text streamed at ${formatPlain(config.speech.text.tokensPerS)} tokens/s` : 'each text sent whole';
     return [
-      `${config.data}: ${plural(dataset.count, 'text')}${chars > 0 ? `, ${formatNumber(chars, 0)} characters` : ''}`,
+      `${config.data}: ${plural(dataset.count, 'text')}${chars > 0 ? `, ${formatNumber(chars, 0)} characters sent` : ''}`,
       `voice ${config.speech?.voice ?? "the server's default"}`,
       config.task === 'tts' ? `${text} · ${turnsPerSession(report)}` : 'one request per session',
       produced > 0 ? `${formatSeconds(produced)} of audio produced` : 'no audio produced',
@@ -55,12 +55,11 @@ function turnsPerSession(report: Report): string {
   return `${plural(report.config.turnsPerSession, 'turn')} per session`;
 }
 
-/** Characters of the dataset's texts, each counted once however often it was sent (read from the texts the sessions sent). */
-function datasetCharacters(report: Report): number {
-  const bySample = new Map<string, number>();
-  for (const b of report.benchmarks)
-    for (const s of b.sessions) for (const input of s.timeline.inputs) if (input.kind === 'text') bySample.set(`${input.split}/${input.sampleId}`, input.chars);
-  return [...bySample.values()].reduce((sum, n) => sum + n, 0);
+/** Characters of every text the sessions sent, each time it was sent. */
+function charactersSent(report: Report): number {
+  let chars = 0;
+  for (const b of report.benchmarks) for (const s of b.sessions) for (const input of s.timeline.inputs) if (input.kind === 'text') chars += input.chars;
+  return chars;
 }
 
 /** Audio generated over every level's measured completed sessions. */
@@ -73,16 +72,16 @@ export function inputNoun(task: Task): string {
   return task === 'batch_stt' ? 'recording' : isSpeechTask(task) ? 'checked text' : 'turn';
 }
 
-/** What the throughput figure counts: audio sent in, or audio generated. */
-export function throughputUnit(report: Report): string {
-  return isSpeechTask(report.config.task) ? 'audio s produced/s' : 'audio s/s';
+/** What the throughput figure counts: audio sent in (transcription, speech to speech), or audio generated. */
+export function throughputLabel(report: Report): string {
+  return isSpeechTask(report.config.task) ? 'audio produced' : 'throughput';
 }
 
 /** One level's throughput and inputs in words, for the figures section. */
 export function levelWorkload(report: Report, b: Benchmark): string {
   const { turns, throughput } = b.summary;
   const wall = `${formatNumber(throughput.sessionsPerS, 2)} sessions/s over ${formatSeconds(throughput.wallS)} of wall time`;
-  const audio = throughput.audioS > 0 ? `${formatNumber(throughput.audioSPerWallS, 2)} ${throughputUnit(report)}, ` : '';
+  const audio = throughput.audioS > 0 ? `${formatNumber(throughput.audioSPerWallS, 2)} audio s/s${isSpeechTask(report.config.task) ? ' produced' : ''}, ` : '';
   const total = throughput.audioS > 0 ? ` (${formatSeconds(throughput.audioS)} of audio${isSpeechTask(report.config.task) ? ' produced' : ''})` : '';
   const head = `Throughput: ${audio}${wall}${total}`;
   switch (report.config.task) {
