@@ -6,10 +6,10 @@ import { round } from './downsample.js';
 import { isQualityRatio } from './format.js';
 
 /**
- * Metric look-ups for the page: definitions as tooltips, which latencies to chart,
- * and each session's stored values. Nothing here computes a figure; figures come
- * from the report's summaries and from the per-session values it stores. Metrics are
- * the report's task's, picked by tag (the catalog's `headline` figures of each task).
+ * Metric look-ups for the page: definitions as tooltips, which figures to chart (the
+ * report's task's, picked by tag: its `headline` figures first, and every metric an SLO
+ * names), and each session's stored values. Nothing here computes a figure; figures
+ * come from the report's summaries and from the per-session values it stores.
  */
 
 /** The tooltip for a metric: its unit, start and end events, and description. */
