@@ -82,7 +82,7 @@ export function werSection(report: Report): Section {
   return {
     ...section,
     charts,
-    body: html`${scoredTurns ? corpusTable(levels) : speechTable(report, levels, corpus, perInput)}
+    body: html`${scoredTurns ? corpusTable(levels, inputNoun(report.config.task)) : speechTable(report, levels, corpus, perInput)}
 ${note(whatWasScored(report))}
 ${
   charts.length > 0
@@ -138,7 +138,7 @@ function speechTable(report: Report, levels: readonly Benchmark[], corpus: Metri
 }
 
 /** Corpus WER with its interval, CER, the word edits and the normalizer of each level, then of each split and language where there are several. */
-function corpusTable(levels: readonly Benchmark[]): Html {
+function corpusTable(levels: readonly Benchmark[], noun: string): Html {
   const rows = levels.flatMap((b) => {
     const q = b.summary.quality;
     const ci = q.werCi95 ? ` [${formatPercent(q.werCi95[0])}, ${formatPercent(q.werCi95[1])}]` : '';
@@ -151,7 +151,7 @@ function corpusTable(levels: readonly Benchmark[]): Html {
     return [
       [
         b.label,
-        'all turns',
+        `all ${noun}s`,
         String(q.turns),
         `${formatPercent(q.wer)}${ci}`,
         formatPercent(q.cer),
@@ -165,8 +165,11 @@ function corpusTable(levels: readonly Benchmark[]): Html {
     [
       'level',
       'group',
-      'turns',
-      { label: 'corpus WER [95% CI]', title: 'Word errors pooled over turns, over reference words; the interval from 1000 resamples of the turns (seed 1).' },
+      `${noun}s`,
+      {
+        label: 'corpus WER [95% CI]',
+        title: `Word errors pooled over ${noun}s, over reference words; the interval from 1000 resamples of the ${noun}s (seed 1).`,
+      },
       'CER',
       { label: 'S / D / I', title: 'Word substitutions, deletions and insertions, pooled.' },
       'normalizer',
