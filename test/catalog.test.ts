@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { ANCHORS } from '../src/metrics/anchors.js';
-import { addMetric, metricByName } from '../src/metrics/catalog.js';
+import { addMetric, metricByName, metricsFor } from '../src/metrics/catalog.js';
 import { parseSlo } from '../src/metrics/slo.js';
 import { renderSummary } from '../src/report/console.js';
 import { renderCsv } from '../src/report/csv.js';
@@ -41,5 +41,22 @@ describe('the metric catalog drives every output', () => {
     remove();
     assert.equal(metricByName('eos_to_first_text_ms'), undefined);
     assert.throws(() => parseSlo('p95(eos_to_first_text_ms)<1'), /eos_to_first_text_ms/);
+  });
+
+  it('gives each task its own headline figures, in the order people read them, and each rate its unit', () => {
+    const headline = (task: Parameters<typeof metricsFor>[0]) => metricsFor(task, 'headline').map((m) => m.name);
+    // Streaming STT: first partial, finalization, commit-to-flush, word emission, WER.
+    assert.deepEqual(headline('stt'), ['ttft_ms', 'finalization_ms', 'commit_to_flush_ms', 'word_emission_ms', 'wer', 'corpus_wer']);
+    // Batch: processing time, WER, RTFx; ttft_ms is a batch metric, but not its headline.
+    assert.deepEqual(headline('batch_stt'), ['processing_ms', 'wer', 'corpus_wer', 'corpus_rtfx']);
+    assert.ok(metricsFor('batch_stt').some((m) => m.name === 'ttft_ms'));
+    // Speech generation: TTFA, playback start, stalls, generation RTF, intelligibility WER.
+    assert.deepEqual(headline('tts'), ['ttfa_ms', 'playback_start_ms', 'stall_count', 'gen_rtf', 'tts_wer', 'tts_corpus_wer']);
+    assert.deepEqual(headline('batch_tts'), ['ttfa_ms', 'gen_rtf', 'tts_wer', 'tts_corpus_wer']);
+    // Speech to speech: voice-to-voice, response TTFT and TTFP, stream RTF, barge-in reaction; its turns' corpus WER is a figure, not a headline.
+    assert.deepEqual(headline('s2s'), ['voice_to_voice_ms', 'response_ttft_ms', 'response_ttfp_ms', 'stream_rtf', 'barge_in_stop_ms']);
+    assert.ok(metricsFor('s2s', 'quality').some((m) => m.name === 'corpus_wer'));
+    assert.equal(metricByName('chars_per_s')!.unit, 'chars/s');
+    assert.ok(!metricsFor('tts').some((m) => m.name === 'audio_sent_ms'), 'speech generation streams no audio');
   });
 });

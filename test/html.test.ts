@@ -52,7 +52,12 @@ function withWer(report: Report): Report {
 /** The report as a dataset without reference transcripts would leave it. */
 function withoutWer(report: Report): Report {
   const copy = clone(report);
-  for (const b of copy.benchmarks) for (const s of b.sessions) for (const t of s.metrics.inputs) delete t.wer;
+  for (const b of copy.benchmarks) {
+    for (const s of b.sessions) for (const t of s.metrics.inputs) delete t.wer;
+    // Nothing scored, so nothing pooled either.
+    Object.assign(b.summary.quality, { turns: 0, wer: null, werCi95: null });
+    b.summary.corpus.corpus_wer = null;
+  }
   return copy;
 }
 

@@ -124,7 +124,8 @@ export function renderMetricsReference(): string {
       m.unit,
       m.scope === 'input_samples' ? 'turn, pooled' : m.scope === 'input' ? 'turn' : m.scope,
       m.tasks.join(', '),
-      m.tags.join(', '),
+      // A headline of some of its tasks only names them.
+      m.tags.map((t) => (t === 'headline' && m.headlineOf ? `headline (${m.headlineOf.join(', ')})` : t)).join(', '),
       m.better,
       m.anchors ? `${m.from} (${code(m.anchors[0])})` : m.from,
       m.anchors ? `${m.to} (${code(m.anchors[1])})` : m.to,

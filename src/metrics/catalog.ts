@@ -2,12 +2,12 @@ import type { Task } from '../timeline/types.js';
 import type { Anchor } from './anchors.js';
 import { BATCH_CORPUS, REQUEST_LATENCY } from './catalog/batch.js';
 import { CLIENT_AND_TRANSPORT, CONNECTION } from './catalog/common.js';
-import type { Better, MetricDefinition, Scope, Tag, Unit } from './catalog/definition.js';
+import { hasTag, type Better, type MetricDefinition, type Scope, type Tag, type Unit } from './catalog/definition.js';
 import { S2S_METRICS } from './catalog/s2s.js';
 import { SPEECH_METRICS } from './catalog/tts.js';
 import { TRANSCRIPTION_CORPUS, TRANSCRIPTION_FIGURES, TRANSCRIPTION_LATENCY } from './catalog/stt.js';
 
-export { measure, type Better, type MetricDefinition, type PointMetric, type Scope, type Tag, type Unit } from './catalog/definition.js';
+export { hasTag, measure, type Better, type MetricDefinition, type PointMetric, type Scope, type Tag, type Unit } from './catalog/definition.js';
 
 /**
  * The metric catalog: every figure voxbench reports, defined once, its entries kept by
@@ -48,7 +48,7 @@ export function metricByName(name: string): MetricDefinition | undefined {
 
 /** The metrics of `task` (every task when omitted) with any of `tags` (any tag when omitted), in catalog order. */
 export function metricsFor(task?: Task, ...tags: Tag[]): MetricDefinition[] {
-  return catalog.filter((m) => (task === undefined || m.tasks.includes(task)) && (tags.length === 0 || tags.some((t) => m.tags.includes(t))));
+  return catalog.filter((m) => (task === undefined || m.tasks.includes(task)) && (tags.length === 0 || tags.some((t) => hasTag(m, t, task))));
 }
 
 /** A metric's start and end as prose (the quantity, for non-intervals), for people. */
@@ -66,6 +66,7 @@ export function describeMetrics(): MetricDescription[] {
     scope: m.scope,
     tasks: [...m.tasks],
     tags: [...m.tags],
+    ...(m.headlineOf ? { headlineOf: [...m.headlineOf] } : {}),
     better: m.better,
     ...definitionOf(m),
     description: m.description,
@@ -78,6 +79,8 @@ export interface MetricDescription {
   scope: Scope;
   tasks: Task[];
   tags: Tag[];
+  /** The tasks it heads, where its `headline` tag is not for all of `tasks`. */
+  headlineOf?: Task[];
   better: Better;
   from: string;
   to: string;

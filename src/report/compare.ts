@@ -1,4 +1,4 @@
-import { metricByName, type Better, type MetricDescription } from '../metrics/catalog.js';
+import { hasTag, metricByName, type Better, type MetricDescription } from '../metrics/catalog.js';
 import { poolMetricValues } from '../metrics/compute.js';
 import { percentile } from '../metrics/stats.js';
 import { seededRandom } from '../util/random.js';
@@ -52,7 +52,7 @@ export function compareReports(a: Report, b: Report, level?: string): Comparison
     const [x, y] = [sorted(perSessionA.flat()), sorted(perSessionB.flat())];
     if (x.length === 0 || y.length === 0) return [];
     const delta = medianDelta(perSessionA, perSessionB, random);
-    const headline = d.tags.includes('headline');
+    const headline = hasTag(d, 'headline', a.config.task);
     return [
       {
         metric: d.name,

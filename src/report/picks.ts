@@ -1,4 +1,4 @@
-import type { MetricDescription, Tag } from '../metrics/catalog.js';
+import { hasTag, type MetricDescription, type Tag } from '../metrics/catalog.js';
 import type { Report } from './schema.js';
 
 /**
@@ -10,7 +10,9 @@ import type { Report } from './schema.js';
 type Catalogued = Pick<Report, 'metricDefinitions'> & { config: Pick<Report['config'], 'task'> };
 
 export function metricsOf(report: Catalogued, ...tags: Tag[]): MetricDescription[] {
-  return report.metricDefinitions.filter((d) => d.tasks.includes(report.config.task) && (tags.length === 0 || tags.some((t) => d.tags.includes(t))));
+  return report.metricDefinitions.filter(
+    (d) => d.tasks.includes(report.config.task) && (tags.length === 0 || tags.some((t) => hasTag(d, t, report.config.task))),
+  );
 }
 
 /** Metrics for summaries: everything but transport counters and corpus values, which have their own lines. */
@@ -20,7 +22,7 @@ export function summaryMetrics(report: Catalogued): MetricDescription[] {
 
 /** The corpus figures beside the quality line (which has corpus WER): throughput and transport, one value per level. */
 export function corpusMetrics(report: Catalogued): MetricDescription[] {
-  return metricsOf(report, 'headline', 'throughput', 'transport').filter((d) => d.scope === 'corpus');
+  return metricsOf(report, 'headline', 'throughput', 'transport').filter((d) => d.scope === 'corpus' && !d.tags.includes('quality'));
 }
 
 /** The headline latencies, first the ones people look at first. */

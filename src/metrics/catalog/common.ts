@@ -7,8 +7,8 @@ import type { MetricDefinition, Unit } from './definition.js';
 /** Figures of every task: the connection, the client's own timing, and transport counts. */
 
 const ALL = TASKS;
-/** Tasks whose audio is streamed in chunks (a batch request's recording is one body). */
-const STREAMED: readonly Task[] = ['stt', 'tts', 's2s'];
+/** Tasks whose client streams audio in chunks (a batch request's recording is one body; speech generation sends text). */
+const STREAMED: readonly Task[] = ['stt', 's2s'];
 
 /** A per-session transport count: a quantity, not an interval. */
 function transportCounter(name: string, unit: Unit, quantity: string, description: string, value: (s: SessionView) => number): MetricDefinition {

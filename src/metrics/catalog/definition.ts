@@ -8,7 +8,7 @@ import { span, type Anchor } from '../anchors.js';
  * interval from one event to the next), a function of one view, samples of one view,
  * or a reduction over a corpus.
  */
-export type Unit = 'ms' | 'ratio' | 'bytes' | 'count';
+export type Unit = 'ms' | 'ratio' | 'bytes' | 'count' | 'chars/s';
 
 /** Where a metric belongs: the headline figures, or a family. */
 export type Tag = 'headline' | 'latency' | 'quality' | 'throughput' | 'transport' | 'client';
@@ -22,8 +22,16 @@ interface Base {
   unit: Unit;
   tasks: readonly Task[];
   tags: readonly Tag[];
+  /** The tasks this heads, where a `headline` tag is not for every one of `tasks` (`ttft_ms` heads streaming transcription, not batch). */
+  headlineOf?: readonly Task[];
   better: Better;
   description: string;
+}
+
+/** Whether a metric carries `tag` for `task`: a headline only for the tasks it heads. */
+export function hasTag(metric: { tags: readonly Tag[]; headlineOf?: readonly Task[] }, tag: Tag, task?: Task): boolean {
+  if (!metric.tags.includes(tag)) return false;
+  return tag !== 'headline' || task === undefined || metric.headlineOf === undefined || metric.headlineOf.includes(task);
 }
 
 /** An interval between two anchors, or a quantity computed from one view. */

@@ -10,6 +10,8 @@ import type { MetricDefinition } from './definition.js';
 /** Speech to text: streamed (`stt`), and as one request per recording (`batch_stt`). */
 const STT: readonly Task[] = ['stt'];
 const TRANSCRIPTION: readonly Task[] = ['stt', 'batch_stt'];
+/** Tasks whose inputs' transcripts are scored: speech to speech's input transcription too. */
+const SCORED_TASKS: readonly Task[] = [...TRANSCRIPTION, 's2s'];
 const SCORED = "after the input's normalizer (each input records its own; see the summary's quality)";
 
 /** Audio of the input: the span its chunks streamed, or the whole recording one request carried. */
@@ -46,6 +48,8 @@ export const TRANSCRIPTION_LATENCY: MetricDefinition[] = [
     scope: 'input',
     tasks: TRANSCRIPTION,
     tags: ['headline', 'latency'],
+    // Batch requests head with processing_ms; ttft_ms there is the same span unless streamed.
+    headlineOf: STT,
     better: 'lower',
     from: A.input.start,
     to: A.input.transcript_first_text,
@@ -80,7 +84,7 @@ export const TRANSCRIPTION_LATENCY: MetricDefinition[] = [
     unit: 'ms',
     scope: 'input',
     tasks: STT,
-    tags: ['headline', 'latency'],
+    tags: ['latency'],
     better: 'lower',
     from: A.input.last_sent,
     to: A.input.transcript_last_event,
@@ -92,7 +96,7 @@ export const TRANSCRIPTION_LATENCY: MetricDefinition[] = [
     unit: 'ms',
     scope: 'input',
     tasks: STT,
-    tags: ['headline', 'latency'],
+    tags: ['latency'],
     better: 'lower',
     quantity: "mean receive time of the input's text events minus the mean send time of its audio chunks",
     description:
@@ -105,7 +109,7 @@ export const TRANSCRIPTION_LATENCY: MetricDefinition[] = [
     unit: 'ms',
     scope: 'input_samples',
     tasks: STT,
-    tags: ['latency'],
+    tags: ['headline', 'latency'],
     better: 'lower',
     from: "send time of the chunk holding a reference word's end (dataset word timings)",
     to: 'receipt of that word in the transcript, paired by the WER alignment',
@@ -170,7 +174,7 @@ export const TRANSCRIPTION_FIGURES: MetricDefinition[] = [
     unit: 'ratio',
     scope: 'input',
     tasks: TRANSCRIPTION,
-    tags: ['headline', 'throughput'],
+    tags: ['throughput'],
     better: 'higher',
     quantity: 'audio_ms / turn_ms (a request: processing_ms)',
     description: 'Inverse real-time factor: audio duration over processing time.',
@@ -185,7 +189,7 @@ export const TRANSCRIPTION_FIGURES: MetricDefinition[] = [
     unit: 'ratio',
     scope: 'input',
     tasks: TRANSCRIPTION,
-    tags: ['quality'],
+    tags: ['headline', 'quality'],
     better: 'lower',
     quantity: `word error rate of the final transcript against the reference, ${SCORED}`,
     description: '(substitutions + deletions + insertions) / reference words, for one input; the summary also pools errors over the corpus.',
@@ -220,8 +224,9 @@ export const TRANSCRIPTION_CORPUS: MetricDefinition[] = [
     name: 'corpus_wer',
     unit: 'ratio',
     scope: 'corpus',
-    tasks: TRANSCRIPTION,
-    tags: ['quality'],
+    tasks: SCORED_TASKS,
+    tags: ['headline', 'quality'],
+    headlineOf: TRANSCRIPTION,
     better: 'lower',
     resample: 'inputs',
     quantity: `word errors summed over every input with a reference and a final transcript, over their reference words, ${SCORED}`,
@@ -232,7 +237,7 @@ export const TRANSCRIPTION_CORPUS: MetricDefinition[] = [
     name: 'corpus_cer',
     unit: 'ratio',
     scope: 'corpus',
-    tasks: TRANSCRIPTION,
+    tasks: SCORED_TASKS,
     tags: ['quality'],
     better: 'lower',
     resample: 'inputs',

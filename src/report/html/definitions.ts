@@ -1,8 +1,9 @@
+import { metricsOf } from '../picks.js';
 import type { Report } from '../schema.js';
 import { html } from './markup.js';
 import { table, type Section } from './section.js';
 
-/** The metric catalog as the run used it: every figure's start and end events. */
+/** The metric catalog as the run used it, its task's metrics only: every figure's start and end events. */
 export function definitionsSection(report: Report): Section {
   return {
     id: 'definitions',
@@ -10,7 +11,7 @@ export function definitionsSection(report: Report): Section {
     charts: [],
     body: html`${table(
       ['metric', 'unit', 'scope', 'from', 'to', 'meaning'],
-      report.metricDefinitions.map((d) => [html`<code>${d.name}</code>`, d.unit, d.scope.replace('_', ' '), d.from, d.to || '–', d.description]),
+      metricsOf(report).map((d) => [html`<code>${d.name}</code>`, d.unit, d.scope.replace('_', ' '), d.from, d.to || '–', d.description]),
       'definitions',
     )}<p class="note">Percentiles: ${report.percentileMethod}.</p>`,
   };

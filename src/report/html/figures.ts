@@ -1,10 +1,11 @@
 import type { Distribution } from '../../metrics/stats.js';
 import type { Benchmark, Report } from '../schema.js';
-import { formatFigure, formatMetric, formatNumber, formatPercent, formatSeconds } from './format.js';
+import { formatFigure, formatMetric, formatPercent } from './format.js';
 import { benchmarksByLevel } from '../levels.js';
 import { html, type Html } from './markup.js';
 import { metricTitle } from './metrics.js';
-import { corpusMetrics } from '../picks.js';
+import { metricsOf } from '../picks.js';
+import { levelWorkload } from './workload.js';
 import { table, type Section } from './section.js';
 import { plural } from '../../util/plural.js';
 
@@ -31,23 +32,19 @@ function levelSummary(b: Benchmark): string {
 }
 
 function levelFigures(report: Report, b: Benchmark): Html {
-  const { turns, throughput } = b.summary;
-  const sources =
-    Object.entries(turns.eosSources)
-      .map(([source, n]) => `${source} ×${n}`)
-      .join(', ') || 'n/a';
   const delay = b.clientHealth.eventLoopDelay;
   const receive = b.clientHealth.receiveDelay;
-  const corpus = corpusMetrics(report).flatMap((d) => {
-    const value = b.summary.corpus[d.name];
-    return value === null || value === undefined ? [] : [`${d.name} ${formatNumber(value, 2)}`];
-  });
-  const rows = report.metricDefinitions.flatMap((d) => {
+  const corpus = metricsOf(report)
+    .filter((d) => d.scope === 'corpus')
+    .flatMap((d) => {
+      const value = b.summary.corpus[d.name];
+      return value === null || value === undefined ? [] : [`${d.name} ${formatFigure(value, d)}`];
+    });
+  const rows = metricsOf(report).flatMap((d) => {
     const dist = b.summary.metrics[d.name];
     return dist ? [[html`<code title="${metricTitle(report, d.name)}">${d.name}</code>`, dist.count, ...STATS.map((s) => formatFigure(dist[s], d))]] : [];
   });
-  return html`<p class="note">Throughput: ${formatNumber(throughput.audioSPerWallS, 2)} audio s/s, ${formatNumber(throughput.sessionsPerS, 2)} sessions/s over ${formatSeconds(throughput.wallS)} of wall time (${formatSeconds(throughput.audioS)} of audio)${corpus.length > 0 ? `; ${corpus.join(', ')}` : ''}.
-Turns: ${turns.planned} planned, ${turns.finalized} with a final transcript; boundaries from ${turns.boundaries}; end of speech from ${sources}.
+  return html`<p class="note">${levelWorkload(report, b)}${corpus.length > 0 ? ` Corpus: ${corpus.join(', ')}.` : ''}
 Client: ${b.clientHealth.verdict} Event-loop delay p50 ${formatMetric(delay.p50Ms, 'ms')}, p99 ${formatMetric(delay.p99Ms, 'ms')}, max ${formatMetric(delay.maxMs, 'ms')}${receive ? `; receive-stamp delay (loopback probe) p50 ${formatMetric(receive.p50Ms, 'ms')}, p99 ${formatMetric(receive.p99Ms, 'ms')}, max ${formatMetric(receive.maxMs, 'ms')}` : ''}${b.clientHealth.capHits ? `; ${plural(b.clientHealth.capHits, 'session')} found the open-session cap reached` : ''}.</p>
 ${table(['metric', 'count', ...STATS], rows, 'figures')}`;
 }

@@ -11,7 +11,7 @@ export function formatPlain(value: number): string {
   return Number.isInteger(value) ? formatNumber(value, 0) : String(Number(value.toPrecision(4)));
 }
 
-/** A value in a catalog unit (`ms`, `ratio`, `bytes`, `count`). */
+/** A value in a catalog unit (`ms`, `ratio`, `bytes`, `count`); a rate (`chars/s`) to one decimal with its unit written. */
 export function formatMetric(value: number, unit: string): string {
   switch (unit) {
     case 'ms':
@@ -20,14 +20,22 @@ export function formatMetric(value: number, unit: string): string {
       return `${formatNumber(value, 3)} ×`;
     case 'bytes':
       return `${formatNumber(Math.round(value), 0)} B`;
-    default:
+    case 'count':
+    case '':
       return formatNumber(Math.round(value), 0);
+    default:
+      return `${formatNumber(value, 1)} ${unit}`;
   }
+}
+
+/** A word error rate or another share of a whole, which people read as a percentage. */
+export function isQualityRatio(metric: Pick<MetricDescription, 'unit' | 'tags'>): boolean {
+  return metric.unit === 'ratio' && metric.tags.includes('quality');
 }
 
 /** A catalog figure in its unit, except quality ratios (word error rates), which people read as percentages. */
 export function formatFigure(value: number, metric: Pick<MetricDescription, 'unit' | 'tags'> | undefined): string {
-  if (metric?.unit === 'ratio' && metric.tags.includes('quality')) return formatPercent(value);
+  if (metric && isQualityRatio(metric)) return formatPercent(value);
   return formatMetric(value, metric?.unit ?? '');
 }
 

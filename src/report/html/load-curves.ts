@@ -5,17 +5,18 @@ import { round } from './downsample.js';
 import { formatPlain } from './format.js';
 import { benchmarksByLevel, loadAxis, loadLevel } from '../levels.js';
 import { html } from './markup.js';
-import { ERROR_RATE_TITLE, latencyMetrics, metricTitle, sloList, THROUGHPUT_TITLE } from './metrics.js';
+import { curveMetrics, ERROR_RATE_TITLE, metricAxis, metricTitle, sloList, THROUGHPUT_TITLE } from './metrics.js';
+import { throughputLabel } from './workload.js';
 import { COLORS } from './palette.js';
 import { chartFigure, note, type Section } from './section.js';
 
-/** Latency charts against load; more would repeat the distributions above. */
+/** Charts of headline figures against load; more would repeat the distributions above. Every metric an SLO names is drawn besides. */
 const CURVE_METRICS = 4;
 const QUANTILES = ['p50', 'p95', 'p99'] as const;
 
-/** How latency, throughput and errors change with load: the curve a sweep or capacity search traces. */
+/** How the task's headline figures, throughput and errors change with load: the curve a sweep or capacity search traces. */
 export function loadCurvesSection(report: Report): Section {
-  const section = { id: 'load', title: 'Latency, throughput and errors against load' };
+  const section = { id: 'load', title: 'Figures, throughput and errors against load' };
   if (report.benchmarks.length < 2) {
     return {
       ...section,
@@ -31,39 +32,39 @@ export function loadCurvesSection(report: Report): Section {
   const slos = sloList(report);
   const capacity = capacityRules(report);
 
-  const latencyCharts: ChartSpec[] = latencyMetrics(report)
-    .slice(0, CURVE_METRICS)
-    .map((name) => {
-      const quantileSeries: SeriesSpec[] = QUANTILES.map((q) => ({
-        label: q,
-        color: COLORS[q],
+  const figureCharts: ChartSpec[] = curveMetrics(report, CURVE_METRICS).map((d) => {
+    const { name } = d;
+    const y = metricAxis(d);
+    const quantileSeries: SeriesSpec[] = QUANTILES.map((q) => ({
+      label: q,
+      color: COLORS[q],
+      style: 'line-points',
+      ...points(
+        xs,
+        levels.map((b) => scaled(b.summary.metrics[name]?.[q], y.value)),
+      ),
+    }));
+    const sloSeries: SeriesSpec[] = slos
+      .filter((slo) => measuredOn(slo, name) && !isPlotted(slo))
+      .map((slo) => ({
+        label: `${slo.text} (measured)`,
+        color: COLORS.slo,
         style: 'line-points',
+        dash: true,
         ...points(
           xs,
-          levels.map((b) => b.summary.metrics[name]?.[q] ?? null),
+          levels.map((b) => scaled(b.summary.slos.find((r) => r.slo === slo.text)?.value, y.value)),
         ),
       }));
-      const sloSeries: SeriesSpec[] = slos
-        .filter((slo) => measuredOn(slo, name) && !isPlotted(slo))
-        .map((slo) => ({
-          label: `${slo.text} (measured)`,
-          color: COLORS.slo,
-          style: 'line-points',
-          dash: true,
-          ...points(
-            xs,
-            levels.map((b) => b.summary.slos.find((r) => r.slo === slo.text)?.value ?? null),
-          ),
-        }));
-      const thresholds = slos.filter((slo) => measuredOn(slo, name)).map((slo) => sloRule(slo.threshold, slo.text));
-      const series = [...quantileSeries, ...sloSeries].filter((s) => s.x.length > 0);
-      return { id: `load-${name}`, x, y: { label: name, unit: 'ms', fromZero: true }, series, rules: [...thresholds, ...capacity] };
-    });
+    const thresholds = slos.filter((slo) => measuredOn(slo, name)).map((slo) => sloRule(y.value(slo.threshold), slo.text));
+    const series = [...quantileSeries, ...sloSeries].filter((s) => s.x.length > 0);
+    return { id: `load-${name}`, x, y: { label: name, unit: y.unit, fromZero: true }, series, rules: [...thresholds, ...capacity] };
+  });
 
   const throughput: ChartSpec = {
     id: 'load-throughput',
     x,
-    y: { label: 'throughput', unit: 'audio s/s', fromZero: true },
+    y: { label: throughputLabel(report), unit: 'audio s/s', fromZero: true },
     series: [
       {
         label: 'audio s per wall s',
@@ -97,20 +98,25 @@ export function loadCurvesSection(report: Report): Section {
 
   return {
     ...section,
-    charts: [...latencyCharts, throughput, errorRate],
+    charts: [...figureCharts, throughput, errorRate],
     body: html`${note(`Each point is one load level. Red lines are SLO thresholds${report.capacity ? '; the green line is the capacity found, the grey one the first level that failed' : ''}.`)}
 <div class="grid">
-${latencyCharts.map((c) => chartFigure(c, `${c.y.label} against ${axis.label}`, metricTitle(report, c.y.label), 'p50, p95, p99'))}
-${chartFigure(throughput, `throughput against ${axis.label}`, THROUGHPUT_TITLE)}
+${figureCharts.map((c) => chartFigure(c, `${c.y.label} against ${axis.label}`, metricTitle(report, c.y.label), 'p50, p95, p99'))}
+${chartFigure(throughput, `${throughputLabel(report)} against ${axis.label}`, THROUGHPUT_TITLE)}
 ${chartFigure(errorRate, `error rate against ${axis.label}`, ERROR_RATE_TITLE)}
 </div>`,
   };
 }
 
+/** A level's figure on the chart's axis; none stays none. */
+function scaled(value: number | null | undefined, onAxis: (v: number) => number): number | null {
+  return value === null || value === undefined ? null : onAxis(value);
+}
+
 /** Points of a curve, levels without a value left out. */
 function points(xs: readonly number[], ys: ReadonlyArray<number | null>): { x: number[]; y: number[] } {
   const kept = xs.flatMap((x, i) => (ys[i] === null || ys[i] === undefined ? [] : [[x, ys[i]] as const]));
-  return { x: kept.map(([x]) => x), y: kept.map(([, y]) => round(y, 2)) };
+  return { x: kept.map(([x]) => x), y: kept.map(([, y]) => round(y, 4)) };
 }
 
 function measuredOn(slo: Slo, metric: string): boolean {

@@ -1,13 +1,15 @@
-import { definitionIn, headlineLatencies } from '../picks.js';
+import type { MetricDescription } from '../../metrics/catalog.js';
+import { definitionIn, headlineLatencies, metricsOf } from '../picks.js';
 import type { LoadPlan } from '../../load/plan.js';
 import type { LoadProfile } from '../../load/profiles.js';
 import type { SloResult } from '../../metrics/slo.js';
 import type { BenchmarkSummary } from '../../metrics/compute.js';
 import type { Benchmark, Report } from '../schema.js';
-import { formatFigure, formatMetric, formatPercent, formatPlain, formatNumber, formatSeconds } from './format.js';
+import { formatFigure, formatPercent, formatPlain, formatNumber, formatSeconds, isQualityRatio } from './format.js';
 import { benchmarksByLevel, capacityText, loadAxis, loadLevel, type LoadAxis } from '../levels.js';
 import { html, type Html } from './markup.js';
-import { ERROR_RATE_TITLE, latencyMetrics, metricTitle, readSlo, THROUGHPUT_TITLE } from './metrics.js';
+import { curveMetrics, ERROR_RATE_TITLE, metricTitle, readSlo, THROUGHPUT_TITLE } from './metrics.js';
+import { inputNoun, protocolFact, throughputLabel, workloadFact } from './workload.js';
 import { breakable, table, type Section } from './section.js';
 import { plural } from '../../util/plural.js';
 
@@ -31,17 +33,12 @@ ${levelsTable(report)}`,
 }
 
 function facts(report: Report, axis: LoadAxis): Array<[string, string]> {
-  const { config, dataset } = report;
-  const detection = config.turnDetection.type === 'none' ? 'client commits each turn' : `server (${config.turnDetection.type})`;
+  const { config } = report;
   return [
     ['Target', `${config.target}${config.builtInServer ? ' (built-in simulated server)' : ''}`],
-    ['Protocol', `${config.protocol} · turn detection: ${detection}`],
+    ['Protocol', protocolFact(report)],
     ['Model', config.model],
-    [
-      'Workload',
-      `${config.data}: ${formatPlain(dataset.count)} sample${dataset.count === 1 ? '' : 's'}, ${formatSeconds(dataset.totalAudioS)} of audio · ` +
-        `${config.turnsPerSession} turn${config.turnsPerSession === 1 ? '' : 's'} per session · ${config.chunkMs} ms chunks · pace ${config.pace}`,
-    ],
+    ['Workload', workloadFact(report)],
     ['Load', describePlan(config.plan, axis)],
     ['SLOs', config.slos.length > 0 ? config.slos.join(' · ') : 'none set'],
     ['Run', `${report.startedAt} · voxbench ${report.voxbenchVersion} · ${report.benchmarks.length} level${report.benchmarks.length === 1 ? '' : 's'}`],
@@ -95,7 +92,7 @@ function answer(report: Report): string {
   const first = headlineLatencies(report)[0];
   const figure = first && headline.summary.metrics[first.name];
   return figure
-    ? `At ${headline.label}, ${first.name} was ${formatMetric(figure.p50, first.unit)} (median) and ${formatMetric(figure.p95, first.unit)} (p95); no SLOs were set.`
+    ? `At ${headline.label}, ${first.name} was ${formatFigure(figure.p50, first)} (median) and ${formatFigure(figure.p95, first)} (p95); no SLOs were set.`
     : `No SLOs were set; the figures below describe level ${headline.label}.`;
 }
 
@@ -128,29 +125,36 @@ function headlineLevel(report: Report): { benchmark: Benchmark; reason: string }
   return { benchmark: ordered[ordered.length - 1]!, reason: ordered.length > 1 ? ', the heaviest load' : '' };
 }
 
+/**
+ * The task's headline figures (the catalog's `headline` tag): a per-input or per-session
+ * figure as its median with its tail, a corpus figure (corpus WER, RTFx) as its one value,
+ * a per-input quality ratio by its corpus value instead; then throughput and errors.
+ */
 function cards(report: Report, benchmark: Benchmark): Html[] {
   const { summary } = benchmark;
-  const latency = latencyMetrics(report)
-    .slice(0, 3)
-    .flatMap((name) => {
-      const d = summary.metrics[name];
-      const metric = definitionIn(report, name);
-      return d
-        ? [
-            card(
-              `${name} p50`,
-              splitUnit(formatFigure(d.p50, metric)),
-              `p95 ${formatFigure(d.p95, metric)} · p99 ${formatFigure(d.p99, metric)}`,
-              metricTitle(report, name),
-            ),
-          ]
-        : [];
-    });
+  const figures = metricsOf(report, 'headline').flatMap((d) => {
+    if (d.scope === 'corpus') {
+      const value = summary.corpus[d.name];
+      return value === null || value === undefined
+        ? []
+        : [card(d.name, splitUnit(formatFigure(value, d)), corpusDetail(report, benchmark, d), metricTitle(report, d.name))];
+    }
+    const dist = summary.metrics[d.name];
+    if (!dist || isQualityRatio(d)) return [];
+    return [
+      card(
+        `${d.name} p50`,
+        splitUnit(formatFigure(dist.p50, d)),
+        `p95 ${formatFigure(dist.p95, d)} · p99 ${formatFigure(dist.p99, d)}`,
+        metricTitle(report, d.name),
+      ),
+    ];
+  });
   const { throughput, sessions } = summary;
   return [
-    ...latency,
+    ...figures,
     card(
-      'throughput',
+      throughputLabel(report),
       [formatNumber(throughput.audioSPerWallS, 2), 'audio s/s'],
       `${formatNumber(throughput.sessionsPerS, 2)} sessions/s over ${formatSeconds(throughput.wallS)}`,
       THROUGHPUT_TITLE,
@@ -164,6 +168,17 @@ function cards(report: Report, benchmark: Benchmark): Html[] {
   ];
 }
 
+/** What a corpus figure pools: the turns scored, or the inputs whose own figure it pools. */
+function corpusDetail(report: Report, benchmark: Benchmark, d: MetricDescription): string {
+  const { quality, metrics } = benchmark.summary;
+  if (isQualityRatio(d)) {
+    const perInput = metricsOf(report, 'quality').find((m) => m.scope === 'input' && isQualityRatio(m) && metrics[m.name]);
+    const count = perInput ? metrics[perInput.name]!.count : quality.turns;
+    return `pooled over ${plural(count, inputNoun(report.config.task))}`;
+  }
+  return "over the level's measured completed sessions";
+}
+
 /** "160.7 ms" as number and unit, so the card can set the unit smaller. */
 function splitUnit(figure: string): [string, string] {
   const space = figure.indexOf(' ');
@@ -175,22 +190,22 @@ function card(label: string, [value, unit]: [string, string], detail: string, ti
 }
 
 function levelsTable(report: Report): Html {
-  const names = latencyMetrics(report).slice(0, 2);
+  const names = curveMetrics(report, 2).slice(0, 2);
   const headers = [
     'level',
     { label: 'completed / sessions', title: 'Every session of the level, warm-up and cool-down included.' },
     { label: 'error rate', title: ERROR_RATE_TITLE },
-    ...names.flatMap((n) => ['p50', 'p95'].map((stat) => ({ label: breakable(`${n} ${stat}`), title: metricTitle(report, n) }))),
-    { label: 'throughput (audio s/s)', title: THROUGHPUT_TITLE },
+    ...names.flatMap((d) => ['p50', 'p95'].map((stat) => ({ label: breakable(`${d.name} ${stat}`), title: metricTitle(report, d.name) }))),
+    { label: `${throughputLabel(report)} (audio s/s)`, title: THROUGHPUT_TITLE },
     ...report.config.slos.map((slo) => ({ label: breakable(slo), title: `SLO ${slo}: its measured value at each level, and whether it held.` })),
   ];
   const rows = benchmarksByLevel(report).map((b) => [
     b.label,
     `${b.summary.sessions.completed} / ${b.summary.sessions.total}`,
     formatPercent(b.summary.errorRate),
-    ...names.flatMap((n) => {
-      const d = b.summary.metrics[n];
-      return [d?.p50, d?.p95].map((v) => (v === undefined ? 'n/a' : formatMetric(v, 'ms')));
+    ...names.flatMap((d) => {
+      const dist = b.summary.metrics[d.name];
+      return [dist?.p50, dist?.p95].map((v) => (v === undefined ? 'n/a' : formatFigure(v, d)));
     }),
     formatNumber(b.summary.throughput.audioSPerWallS, 2),
     ...report.config.slos.map((slo) =>

@@ -30,7 +30,7 @@ h3.subhead { margin-top: 18px; }
 .answer { background: #eff6ff; border: 1px solid #bfdbfe; border-radius: 10px; padding: 14px 16px; }
 .answer-text { font-size: 17px; font-weight: 600; margin: 0; }
 .callout { background: var(--warn-bg); color: var(--warn); border-radius: 8px; padding: 8px 10px; margin: 10px 0 0; font-size: 13px; }
-.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(190px, 1fr)); gap: 10px; }
+.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(150px, 1fr)); gap: 10px; }
 .card { border: 1px solid var(--line); border-radius: 10px; padding: 10px 12px; background: #fff; }
 .card-label { color: var(--muted); font-size: 12px; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
 .card-value { font-size: 22px; font-weight: 650; font-variant-numeric: tabular-nums; margin: 2px 0; }

@@ -1,5 +1,5 @@
 import { AGENT_PLAYBACK_BUFFER_MS } from '../../metrics/s2s.js';
-import { sessionEndMs, type ReceivedFrame } from '../../timeline/types.js';
+import { isSpeechTask, sessionEndMs, type ReceivedFrame, type Task } from '../../timeline/types.js';
 import { sessionView } from '../../views/session-view.js';
 import { headlineLatencies } from '../picks.js';
 import type { Report, ReportSession } from '../schema.js';
@@ -30,19 +30,13 @@ const NOTE_CHARS = 240;
 export function waterfallSection(report: Report): Section {
   const levels = benchmarksByLevel(report);
   const shown = levels.map((b) => ({ benchmark: b, id: `waterfall-${report.benchmarks.indexOf(b)}`, sessions: evenly(b.sessions, WATERFALL_SESSIONS) }));
-  const charts = shown.map(({ id, sessions }) => waterfallChart(id, sessions));
+  const charts = shown.map(({ id, sessions }) => waterfallChart(id, sessions, report.config.task));
   const selected = shown[shown.length - 1]!;
   return {
     id: 'waterfall',
     title: 'Per-session waterfall',
     charts,
-    body: html`${note(
-      'Each row is one session, on its own clock from connect start. Blue: audio chunks sent; amber: transcript text received; black: final transcripts; red: server errors; grey: session end. ' +
-        (report.config.task === 's2s'
-          ? `Conversations: teal, the agent's audio received; green, playback of an answer starting (${AGENT_PLAYBACK_BUFFER_MS} ms buffered); purple, the user speaking over an answer, and answers cancelled. `
-          : '') +
-        'Hover a marker to read its text. Sessions are taken evenly across the level in start order.',
-    )}
+    body: html`${note(legendText(report))}
 <label class="switch">Level <select data-switch="waterfall">${shown.map(
       ({ benchmark, id, sessions }) =>
         html`<option value="${id}"${id === selected.id ? html` selected` : ''}>${benchmark.label} (${sessions.length} of ${benchmark.sessions.length} sessions)</option>`,
@@ -52,7 +46,32 @@ ${shown.map(({ id, sessions }) => html`<div data-switch-item="waterfall" data-ke
   };
 }
 
-function waterfallChart(id: string, sessions: readonly ReportSession[]): ChartSpec {
+/** What the markers mean, for the task's markers only. */
+function legendText(report: Report): string {
+  const { task } = report.config;
+  const speech = isSpeechTask(task);
+  const parts = [
+    speech ? 'teal: audio received' : 'blue: audio chunks sent',
+    ...(speech ? [] : ['amber: transcript text received', `black: ${task === 's2s' ? 'transcripts' : 'final transcripts'}`]),
+    ...(task === 's2s'
+      ? [
+          `teal: the agent's audio received; green: playback of an answer starting (${AGENT_PLAYBACK_BUFFER_MS} ms buffered); purple: the user speaking over an answer, and answers cancelled`,
+        ]
+      : []),
+    'red: server errors',
+    'grey: session end',
+  ];
+  return (
+    `Each row is one session, on its own clock from connect start. ${capitalized(parts.join('; '))}. ` +
+    `Hover a marker to read its ${speech ? 'outcome' : 'text'}. Sessions are taken evenly across the level in start order.`
+  );
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function waterfallChart(id: string, sessions: readonly ReportSession[], task: Task): ChartSpec {
   // Row 0 at the top, as in a network waterfall.
   const row = (i: number): number => sessions.length - 1 - i;
   const collect = (kind: string, pick: (s: ReportSession) => Array<{ t: number; note?: string }>, offset: number, size: number, color: string): SeriesSpec => {
@@ -68,7 +87,13 @@ function waterfallChart(id: string, sessions: readonly ReportSession[]): ChartSp
   const series = [
     collect('audio chunk sent', (s) => s.timeline.sent.flatMap((f) => (f.kind === 'audio' && !f.silence ? [{ t: f.t }] : [])), -0.18, 4, COLORS.audio),
     collect('silence sent while waiting', (s) => s.timeline.sent.flatMap((f) => (f.silence ? [{ t: f.t }] : [])), -0.18, 3, COLORS.silence),
-    collect('agent audio received', (s) => eventsOf(s, (e) => e.kind === 'audio' && Boolean(e.audioBytes)), 0.02, 4, COLORS.agentAudio),
+    collect(
+      task === 's2s' ? 'agent audio received' : 'audio received',
+      (s) => eventsOf(s, (e) => e.kind === 'audio' && Boolean(e.audioBytes)),
+      0.02,
+      4,
+      COLORS.agentAudio,
+    ),
     collect(
       'answer playback starts',
       (s) =>
@@ -108,22 +133,33 @@ function sessionTable(report: Report, sessions: readonly ReportSession[]): Html 
   const latencies = headlineLatencies(report)
     .filter((d) => d.scope === 'input')
     .slice(0, 2);
+  // Speech generation gets no transcript back; its column would be empty.
+  const transcripts = !isSpeechTask(report.config.task);
   const perTurn = (s: ReportSession, name: string): string => {
     const values = s.metrics.inputs.flatMap((t) => (t[name] === undefined ? [] : [formatNumber(t[name], 1)]));
     return values.length > 0 ? values.join(', ') : '–';
   };
   return table(
-    ['session', 'outcome', ...latencies.map((d) => ({ label: `${d.name} per turn (${d.unit})`, title: metricTitle(report, d.name) })), 'final transcripts'],
+    [
+      'session',
+      'outcome',
+      ...latencies.map((d) => ({ label: `${d.name} per turn (${d.unit})`, title: metricTitle(report, d.name) })),
+      ...(transcripts ? [report.config.task === 's2s' ? 'transcripts' : 'final transcripts'] : []),
+    ],
     sessions.map((s) => [
       html`#${s.index}${s.phase === 'measured' ? '' : html` <span class="muted">${s.phase}</span>`}`,
       outcome(s),
       ...latencies.map((d) => perTurn(s, d.name)),
-      html`<span class="transcript">${clip(
-        s.timeline.received
-          .filter((e) => e.kind === 'text_final')
-          .map((e) => e.text ?? '')
-          .join(' ⏎ '),
-      )}</span>`,
+      ...(transcripts
+        ? [
+            html`<span class="transcript">${clip(
+              s.timeline.received
+                .filter((e) => e.kind === 'text_final')
+                .map((e) => e.text ?? '')
+                .join(' ⏎ '),
+            )}</span>`,
+          ]
+        : []),
     ]),
     'sessions',
   );

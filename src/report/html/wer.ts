@@ -7,30 +7,48 @@ import { html, type Html } from './markup.js';
 import { measuredCompleted, metricTitle } from './metrics.js';
 import { levelColors } from './palette.js';
 import { chartFigure, legend, note, table, type Section } from './section.js';
-import { formatPercent } from './format.js';
+import { formatPercent, isQualityRatio } from './format.js';
+import { hasTag, type MetricDescription } from '../../metrics/catalog.js';
+import { isSpeechTask } from '../../timeline/types.js';
+import { inputNoun } from './workload.js';
 import type { Benchmark } from '../schema.js';
 
 /** Points per level: a scatter of thousands of turns reads the same at this density. */
 const POINTS_PER_LEVEL = 500;
 
-/** Does accuracy pay for speed? Each turn's WER against its latency, one colour per level. */
+/**
+ * The task's word error rate: corpus WER per level (the turns' transcripts for
+ * transcription and speech to speech, the generated speech as a transcription server
+ * heard it for speech generation), and where each input has its own, WER against the
+ * headline latencies: does accuracy pay for speed?
+ */
 export function werSection(report: Report): Section {
-  const section = { id: 'wer', title: 'WER against latency' };
   const levels = benchmarksByLevel(report);
-  // The per-turn quality figure (WER), against the first two headline latencies (when text starts, how long the final takes after speech).
-  const WER = metricsOf(report, 'quality').find((d) => d.scope === 'input')?.name ?? '';
+  const quality = metricsOf(report, 'quality').filter(isQualityRatio);
+  // The headline per-input WER (wer, tts_wer) and the corpus one (corpus_wer, tts_corpus_wer).
+  const perInput = quality.find((d) => d.scope === 'input' && hasTag(d, 'headline', report.config.task));
+  const corpus = quality.find((d) => d.scope === 'corpus');
+  const scoredTurns = levels.some((b) => b.summary.quality.turns > 0);
+  const corpusValues = corpus !== undefined && levels.some((b) => typeof b.summary.corpus[corpus.name] === 'number');
+  const WER = perInput?.name ?? '';
+  const hasWer = perInput !== undefined && levels.some((b) => b.sessions.some((s) => s.metrics.inputs.some((t) => t[WER] !== undefined)));
+  const title = isSpeechTask(report.config.task) ? 'Intelligibility' : hasWer ? 'WER against latency' : 'Word error rate';
+  const section = { id: 'wer', title };
+  if (!scoredTurns && !corpusValues && !hasWer) {
+    return {
+      ...section,
+      charts: [],
+      body: note(
+        isSpeechTask(report.config.task)
+          ? 'No word error rate in this report: no generated speech was checked (--quality-sessions 0), or none of it came back.'
+          : 'No word error rate in this report: the dataset had no reference transcripts, or this voxbench version does not score them.',
+      ),
+    };
+  }
   const AGAINST = headlineLatencies(report)
     .filter((d) => d.scope === 'input')
     .slice(0, 2)
     .map((d) => d.name);
-  const hasWer = levels.some((b) => b.sessions.some((s) => s.metrics.inputs.some((t) => t[WER] !== undefined)));
-  if (!hasWer) {
-    return {
-      ...section,
-      charts: [],
-      body: note('No word error rate in this report: the dataset had no reference transcripts, or this voxbench version does not score them.'),
-    };
-  }
   const colors = levelColors(levels.length);
   const sessions = levels.map((b) => measuredCompleted(b.sessions));
   const charts: ChartSpec[] = AGAINST.map((latency) => ({
@@ -60,18 +78,67 @@ export function werSection(report: Report): Section {
           ];
     }),
   })).filter((c) => c.series.length > 0);
+  const unit = inputNoun(report.config.task);
   return {
     ...section,
     charts,
-    body: html`${corpusTable(levels)}
-${note('One point per turn of a measured completed session.')}
+    body: html`${scoredTurns ? corpusTable(levels, inputNoun(report.config.task)) : speechTable(report, levels, corpus, perInput)}
+${note(whatWasScored(report))}
+${
+  charts.length > 0
+    ? html`${note(`One point per ${unit} of a measured completed session.`)}
 ${legend(levels.map((b, i) => ({ label: b.label, color: colors[i]! })))}
-<div class="grid">${charts.map((c) => chartFigure(c, `WER against ${c.x.label}`, `${metricTitle(report, WER)} Against ${metricTitle(report, c.x.label)}`))}</div>`,
+<div class="grid">${charts.map((c) => chartFigure(c, `${WER} against ${c.x.label}`, `${metricTitle(report, WER)} Against ${metricTitle(report, c.x.label)}`))}</div>`
+    : ''
+}`,
   };
 }
 
+/** Whose words were scored against what. */
+function whatWasScored(report: Report): string {
+  switch (report.config.task) {
+    case 's2s':
+      return "The server's transcripts of the user's turns (its input transcription) against the reference transcripts.";
+    case 'tts':
+    case 'batch_tts': {
+      const asr = report.config.speech?.quality?.asr;
+      const where = asr?.target === 'built-in' ? 'on the built-in server' : `at ${asr?.target}`;
+      const heard = asr ? ` by ${asr.protocol} ${asr.model} ${where}` : ' by a transcription server';
+      return `The generated speech of the checked sessions, transcribed${heard}, against the text sent.`;
+    }
+    default:
+      return 'Final transcripts against the reference transcripts.';
+  }
+}
+
+/** Speech generation: corpus WER of the checked texts per level, and the spread of their own WER. */
+function speechTable(report: Report, levels: readonly Benchmark[], corpus: MetricDescription | undefined, perInput: MetricDescription | undefined): Html {
+  const rows = levels.map((b) => {
+    const dist = perInput ? b.summary.metrics[perInput.name] : undefined;
+    const value = corpus ? b.summary.corpus[corpus.name] : undefined;
+    return [
+      b.label,
+      String(dist?.count ?? 0),
+      typeof value === 'number' ? formatPercent(value) : 'n/a',
+      dist ? formatPercent(dist.p50) : 'n/a',
+      dist ? formatPercent(dist.p95) : 'n/a',
+    ];
+  });
+  return table(
+    [
+      'level',
+      'texts checked',
+      { label: `corpus WER${corpus ? ` (${corpus.name})` : ''}`, title: corpus ? metricTitle(report, corpus.name) : '' },
+      { label: `${perInput?.name ?? 'WER'} p50`, title: perInput ? metricTitle(report, perInput.name) : '' },
+      `${perInput?.name ?? 'WER'} p95`,
+    ],
+    rows,
+    'quality',
+  );
+}
+
 /** Corpus WER with its interval, CER, the word edits and the normalizer of each level, then of each split and language where there are several. */
-function corpusTable(levels: readonly Benchmark[]): Html {
+function corpusTable(levels: readonly Benchmark[], noun: string): Html {
   const rows = levels.flatMap((b) => {
     const q = b.summary.quality;
     const ci = q.werCi95 ? ` [${formatPercent(q.werCi95[0])}, ${formatPercent(q.werCi95[1])}]` : '';
@@ -84,7 +151,7 @@ function corpusTable(levels: readonly Benchmark[]): Html {
     return [
       [
         b.label,
-        'all turns',
+        `all ${noun}s`,
         String(q.turns),
         `${formatPercent(q.wer)}${ci}`,
         formatPercent(q.cer),
@@ -98,8 +165,11 @@ function corpusTable(levels: readonly Benchmark[]): Html {
     [
       'level',
       'group',
-      'turns',
-      { label: 'corpus WER [95% CI]', title: 'Word errors pooled over turns, over reference words; the interval from 1000 resamples of the turns (seed 1).' },
+      `${noun}s`,
+      {
+        label: 'corpus WER [95% CI]',
+        title: `Word errors pooled over ${noun}s, over reference words; the interval from 1000 resamples of the ${noun}s (seed 1).`,
+      },
       'CER',
       { label: 'S / D / I', title: 'Word substitutions, deletions and insertions, pooled.' },
       'normalizer',
