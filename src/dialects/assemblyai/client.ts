@@ -79,7 +79,15 @@ export function assemblyaiDialect(settings: DialectSettings): WebSocketDialect {
     decode: (data, isBinary) => turnDecoder()(data, isBinary),
     decoder: turnDecoder,
     readSent: (data, isBinary) => (isBinary ? { kind: 'audio', pcmBytes: data.length } : readJsonSent(data, false)),
-    reactions: () => ({ received: () => [], sent: () => [], tickMs: 0, tick: () => [], closing: () => [{ frame: TERMINATE, control: 'session_close' }] }),
+    // The service answers Terminate with Termination (its own durations) and closes, as the SDK's close() waits for.
+    reactions: () => ({
+      received: () => [],
+      sent: () => [],
+      tickMs: 0,
+      tick: () => [],
+      closing: () => [{ frame: TERMINATE, control: 'session_close' }],
+      awaitsClose: true,
+    }),
   };
 }
 

@@ -72,6 +72,8 @@ function endOfStream(): Reactions {
     tickMs: 0,
     tick: () => [],
     closing: () => [{ frame: JSON.stringify({ message: 'EndOfStream', last_seq_no: lastSeqNo }), control: 'session_close' }],
+    // The server answers EndOfStream with EndOfTranscript and closes, as the SDKs wait for.
+    awaitsClose: true,
   };
 }
 
