@@ -45,15 +45,18 @@ function defined(page: string): string[] {
 describe('the HTML report speaks the run task', () => {
   const reports: Record<string, Report> = {};
   let capacity: Report;
+  let ttsSweep: Report;
 
   before(async () => {
-    const [stt, batch, tts, s2s] = await Promise.all([
+    const [stt, batch, tts, s2s, sweep] = await Promise.all([
       run({ maxSessions: 2, pace: PACE }),
       run({ protocol: 'vllm-transcriptions', maxSessions: 2 }),
       run({ protocol: 'vllm-omni-speech-ws', maxSessions: 2, pace: PACE }),
       // A capacity search whose SLO names voice-to-voice: two levels, both within it.
       run({ ...DUPLEX, capacity: { by: 'concurrency', start: 1, max: 2 }, maxSessions: 2, slos: ['p95(voice_to_voice_ms)<5000'] }),
+      run({ protocol: 'vllm-omni-speech-ws', sweep: [1, 2], maxSessions: 2, pace: PACE }),
     ]);
+    ttsSweep = sweep.report;
     Object.assign(reports, { stt: stt.report, batch_stt: batch.report, tts: tts.report, s2s: s2s.report });
     capacity = s2s.report;
   });
@@ -70,6 +73,13 @@ describe('the HTML report speaks the run task', () => {
       assert.match(wer, /<table class="quality">/, `${task}: a WER table`);
       assert.doesNotMatch(wer, /No word error rate/, task);
     }
+  });
+
+  it('draws each speech generation figure against load once: stall_count with the headline curves, stall_ms with the playback', () => {
+    const charts = Object.keys(pageData(renderHtml(ttsSweep)).charts);
+    assert.ok(charts.includes('load-stall_count'), charts.join(', '));
+    assert.ok(!charts.includes('load-stall_count-stalls'), charts.join(', '));
+    assert.ok(charts.includes('load-stall_ms-stalls'), charts.join(', '));
   });
 
   it('words the workload per task: texts, characters, voice and audio produced; turns answered; uploads', () => {

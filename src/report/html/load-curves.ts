@@ -11,7 +11,7 @@ import { COLORS } from './palette.js';
 import { chartFigure, note, type Section } from './section.js';
 
 /** Charts of headline figures against load; more would repeat the distributions above. Every metric an SLO names is drawn besides. */
-const CURVE_METRICS = 4;
+export const CURVE_METRICS = 4;
 const QUANTILES = ['p50', 'p95', 'p99'] as const;
 
 /** How the task's headline figures, throughput and errors change with load: the curve a sweep or capacity search traces. */

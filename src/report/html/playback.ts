@@ -5,7 +5,8 @@ import type { Report, ReportSession } from '../schema.js';
 import type { ChartSpec, SeriesSpec } from './chart-spec.js';
 import { evenly, round } from './downsample.js';
 import { html } from './markup.js';
-import { metricTitle } from './metrics.js';
+import { curveMetrics, metricTitle } from './metrics.js';
+import { CURVE_METRICS } from './load-curves.js';
 import { COLORS } from './palette.js';
 import { chartFigure, note, type Section } from './section.js';
 
@@ -93,13 +94,14 @@ function playbackChart(s: ReportSession): ChartSpec {
   };
 }
 
-/** Stalls against load, when the report has the catalog's playback entries and more than one level. */
+/** Stalls against load, when the report has the catalog's playback entries and more than one level, each unless the load curves already draw it. */
 function stallCharts(report: Report): ChartSpec[] {
   if (report.benchmarks.length < 2) return [];
   const levels = benchmarksByLevel(report);
   const axis = loadAxis(report);
   const xs = levels.map((b) => loadLevel(b.profile));
-  return STALL_METRICS.filter((name) => report.metricDefinitions.some((d) => d.name === name)).map((name) => ({
+  const drawn = new Set(curveMetrics(report, CURVE_METRICS).map((d) => d.name));
+  return STALL_METRICS.filter((name) => !drawn.has(name) && report.metricDefinitions.some((d) => d.name === name)).map((name) => ({
     id: `load-${name}-stalls`,
     x: axis.whole ? { label: axis.label, unit: axis.unit, whole: true } : { label: axis.label, unit: axis.unit, fromZero: true },
     y: { label: name, unit: name.endsWith('_ms') ? 'ms' : '', fromZero: true },
