@@ -120,12 +120,18 @@ describe('datasets with speaker turns', () => {
     assert.equal(unread, `${join(dir, 'missing.rttm')}: cannot read the RTTM file (ENOENT)`);
   });
 
-  it('a Hugging Face table: the speakers and timestamps list columns', async () => {
+  it('a Hugging Face table: the speakers and timestamps list columns, or a turns column of structs', async () => {
     const dir = await tempDir();
     const audioType = new Struct([new Field('bytes', new Binary(), true), new Field('path', new Utf8(), true)]);
     const seconds = new List(new Field('item', new Float64(), true));
     const table = new Table({
-      audio: vectorFromArray([{ bytes: toneWav(2), path: null }, { bytes: toneWav(2), path: null }], audioType),
+      audio: vectorFromArray(
+        [
+          { bytes: toneWav(2), path: null },
+          { bytes: toneWav(2), path: null },
+        ],
+        audioType,
+      ),
       id: vectorFromArray(['r0', 'r1'], new Utf8()),
       speakers: vectorFromArray([['A', 'B'], ['A']], new List(new Field('item', new Utf8(), true))),
       timestamps_start: vectorFromArray([[0, 0.5], [0]], seconds),
@@ -139,6 +145,22 @@ describe('datasets with speaker turns', () => {
       [['r0', [turn('A', 0, 1000), turn('B', 500, 1500)]]],
     );
     assert.deepEqual(dataset.problems.map(describeProblem), [`${file} row 1: the speaker turns end at 3.00 s but the audio is 2.00 s long`]);
+    const turnType = new Struct([new Field('speaker', new Utf8(), true), new Field('start', new Float64(), true), new Field('end', new Float64(), true)]);
+    const structs = new Table({
+      audio: vectorFromArray([{ bytes: toneWav(2), path: null }], audioType),
+      turns: vectorFromArray(
+        [
+          [
+            { speaker: 'B', start: 0.5, end: 1 },
+            { speaker: 'A', start: 0, end: 0.75 },
+          ],
+        ],
+        new List(new Field('item', turnType, true)),
+      ),
+    });
+    const structFile = join(dir, 'structs.arrow');
+    await writeFile(structFile, RecordBatchStreamWriter.writeAll(structs.batches).toUint8Array(true));
+    assert.deepEqual((await loadDataset(structFile)).samples[0]!.turns, [turn('A', 0, 750), turn('B', 500, 1000)]);
   });
 
   it('inspect shows the speakers and the speech of each, and datasets without turns as before', async () => {
@@ -168,7 +190,22 @@ describe('voxbench dataset synth --speakers', () => {
     const dir = await tempDir();
     await writeFile(join(dir, 'talk.txt'), LINES);
     const out = join(dir, 'set');
-    const args = [CLI, 'dataset', 'synth', join(dir, 'talk.txt'), '--out', out, '--engine', 'espeak-ng', '--speakers', '2', '--overlap-ms', '300', '--pause-ms', '400'];
+    const args = [
+      CLI,
+      'dataset',
+      'synth',
+      join(dir, 'talk.txt'),
+      '--out',
+      out,
+      '--engine',
+      'espeak-ng',
+      '--speakers',
+      '2',
+      '--overlap-ms',
+      '300',
+      '--pause-ms',
+      '400',
+    ];
     const { code, stdout, stderr } = await runNode(args);
     assert.equal(code, 0, stderr);
     assert.equal(stdout, `wrote talk (4 turns) to ${out} (espeak-ng: spk1 en-us, spk2 en-gb+f3)\n`);
@@ -188,16 +225,18 @@ describe('voxbench dataset synth --speakers', () => {
       assert.ok(Math.abs(a.endMs - b.startMs - overlap) <= 1, `overlap ${a.endMs - b.startMs}`);
     assert.ok(Math.abs(t3!.startMs - t2!.endMs - 400) <= 1, `pause ${t3!.startMs - t2!.endMs}`);
     // Every word lies in a turn of its speaker; the transcript is the words in the order they start.
-    for (const w of words!) assert.ok(turns!.some((t) => t.speaker === w.speaker && t.startMs <= w.start * 1000 + 1 && w.end * 1000 - 1 <= t.endMs), w.word);
+    for (const w of words!)
+      assert.ok(
+        turns!.some((t) => t.speaker === w.speaker && t.startMs <= w.start * 1000 + 1 && w.end * 1000 - 1 <= t.endMs),
+        w.word,
+      );
     assert.equal(text, words!.map((w) => w.word).join(' '));
-    assert.deepEqual(
-      [...new Set(words!.map((w) => w.word))].slice(0, 4),
-      ['Good', 'morning', 'how', 'are'],
-    );
+    assert.deepEqual([...new Set(words!.map((w) => w.word))].slice(0, 4), ['Good', 'morning', 'how', 'are']);
     // Energy: sound at both edges of each turn, and silence (up to 2 ms of resampler ringing) outside every turn.
     const at = (ms: number): number => Math.round((ms / 1000) * audio.sampleRate);
     const peak = (from: number, to: number): number => audio.samples.subarray(at(from), at(to)).reduce((m, x) => Math.max(m, Math.abs(x)), 0);
-    for (const t of turns!) assert.ok(peak(t.startMs, t.startMs + 5) > 0.0005 && peak(t.endMs - 5, t.endMs) > 0.0005, `sound at the edges of ${t.speaker} ${t.startMs}`);
+    for (const t of turns!)
+      assert.ok(peak(t.startMs, t.startMs + 5) > 0.0005 && peak(t.endMs - 5, t.endMs) > 0.0005, `sound at the edges of ${t.speaker} ${t.startMs}`);
     const edges = [0, ...[t1!.startMs, t2!.endMs, t3!.startMs, t4!.endMs], (audio.samples.length / audio.sampleRate) * 1000];
     for (let i = 0; i < edges.length; i += 2) assert.ok(peak(edges[i]! + 2, edges[i + 1]! - 2) < 0.002, `silence ${edges[i]}–${edges[i + 1]}`);
     assert.equal(await readFile(join(out, 'talk.rttm'), 'utf8'), formatRttm('talk', turns!));
@@ -206,7 +245,8 @@ describe('voxbench dataset synth --speakers', () => {
   it('refuses --overlap-ms and --pause-ms without a conversation, and too few voices for the speakers', async () => {
     const dir = await tempDir();
     await writeFile(join(dir, 'talk.txt'), LINES);
-    const synth = (...flags: string[]) => runNode([CLI, 'dataset', 'synth', join(dir, 'talk.txt'), '--out', join(dir, 'out'), '--engine', 'espeak-ng', ...flags]);
+    const synth = (...flags: string[]) =>
+      runNode([CLI, 'dataset', 'synth', join(dir, 'talk.txt'), '--out', join(dir, 'out'), '--engine', 'espeak-ng', ...flags]);
     const alone = await synth('--pause-ms', '100');
     assert.deepEqual([alone.code, alone.stderr], [2, 'voxbench: error: --pause-ms applies to a conversation: add --speakers 2 or more\n']);
     const voices = await synth('--speakers', '3', '--voice', 'en-us,en-gb');

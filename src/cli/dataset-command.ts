@@ -63,7 +63,8 @@ const synthCommand = new Command('synth')
       return;
     }
     for (const flag of ['overlapMs', 'pauseMs'] as const) {
-      if (opts[flag] !== undefined) throw new UsageError(`--${flag === 'overlapMs' ? 'overlap' : 'pause'}-ms applies to a conversation: add --speakers 2 or more`);
+      if (opts[flag] !== undefined)
+        throw new UsageError(`--${flag === 'overlapMs' ? 'overlap' : 'pause'}-ms applies to a conversation: add --speakers 2 or more`);
     }
     const result = await synthesizeDataset(textFile, {
       out: opts.out,

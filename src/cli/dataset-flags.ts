@@ -20,7 +20,10 @@ export function addDatasetFlags<C extends CommandUnknownOpts>(command: C): C {
     new Option('--text-column <name>', 'column or key holding the reference text (default: text, sentence, transcription, …)'),
     new Option('--id-column <name>', 'column or key holding the sample id (default: id, sample_id, uid, name)'),
     new Option('--language-column <name>', 'column or key holding the language (default: language, locale, lang)'),
-    new Option('--rttm <file>', "reference speaker turns for the whole dataset: an RTTM file whose file ids are the sample ids (a sample's own turns come first)"),
+    new Option(
+      '--rttm <file>',
+      "reference speaker turns for the whole dataset: an RTTM file whose file ids are the sample ids (a sample's own turns come first)",
+    ),
     new Option('--strict', 'stop at the first problem instead of skipping the sample'),
   ];
   for (const flag of flags) command.addOption(flag);

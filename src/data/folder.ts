@@ -50,7 +50,16 @@ export function folderSource(dir: string): DatasetSource {
           const own = rttms.includes(`${id}.rttm`) ? allTurns(await readRttm(join(root, `${id}.rttm`), problem)) : undefined;
           const shared = datasetRttm.take(id);
           const turns = own ?? shared;
-          yield { id, split: 'default', text: text?.trim() ?? null, ...(words ? { words } : {}), ...(turns ? { turns } : {}), at: { file: path }, path, order: order++ };
+          yield {
+            id,
+            split: 'default',
+            text: text?.trim() ?? null,
+            ...(words ? { words } : {}),
+            ...(turns ? { turns } : {}),
+            at: { file: path },
+            path,
+            order: order++,
+          };
         } catch (err) {
           problem({ file: path, reason: (err as Error).message });
         }

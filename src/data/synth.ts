@@ -79,7 +79,7 @@ export async function synthesizeDataset(textFile: string, options: SynthOptions)
       const id = `${stem}-${String(number).padStart(width, '0')}`;
       const spoken = await speakWords(line, { engine, voice, gapS, work });
       const audio = await resample(padded(spoken.samples, spoken.rate), SYNTH_RATE);
-      await writeSample(options.out, id, audio, shifted(spoken.words, LEAD_SILENCE_S));
+      await writeSample(options.out, id, audio, line, shifted(spoken.words, LEAD_SILENCE_S));
       ids.push(id);
     }
     return { engine, voice, ids };
@@ -119,7 +119,8 @@ export interface ConversationResult {
  */
 export async function synthesizeConversation(textFile: string, options: ConversationOptions): Promise<ConversationResult> {
   const lines = await readLines(textFile);
-  if (!(Number.isInteger(options.speakers) && options.speakers >= 2)) throw new DatasetError(`a conversation needs 2 speakers or more, got ${options.speakers}`);
+  if (!(Number.isInteger(options.speakers) && options.speakers >= 2))
+    throw new DatasetError(`a conversation needs 2 speakers or more, got ${options.speakers}`);
   const engine = options.engine ?? (await firstInstalled());
   await requireInstalled(engine);
   const voices = options.voices ?? SYNTH_ENGINES[engine].conversationVoices.slice(0, options.speakers);
@@ -147,7 +148,7 @@ export async function synthesizeConversation(textFile: string, options: Conversa
     }
     const turns = placed.map((p) => ({ speaker: p.speaker, startMs: toMs(p.words[0]!.start), endMs: toMs(p.words[p.words.length - 1]!.end) }));
     const words = placed.flatMap((p) => p.words).sort((a, b) => a.start - b.start);
-    await writeSample(options.out, id, { samples: mix, sampleRate: SYNTH_RATE }, words);
+    await writeSample(options.out, id, { samples: mix, sampleRate: SYNTH_RATE }, words.map((w) => w.word).join(' '), words);
     await writeFile(join(options.out, `${id}.rttm`), formatRttm(id, turns));
     return { engine, speakers, id, turns };
   });
@@ -190,9 +191,9 @@ async function inWorkFolder<T>(out: string, write: (work: string) => Promise<T>)
   }
 }
 
-async function writeSample(out: string, id: string, audio: MonoAudio, words: WordTiming[]): Promise<void> {
+async function writeSample(out: string, id: string, audio: MonoAudio, text: string, words: WordTiming[]): Promise<void> {
   await writeFile(join(out, `${id}.wav`), encodeWaveFromFloat32Channels([audio.samples], audio.sampleRate, 16));
-  await writeFile(join(out, `${id}.txt`), `${words.map((w) => w.word).join(' ')}\n`);
+  await writeFile(join(out, `${id}.txt`), `${text}\n`);
   await writeFile(join(out, `${id}.words.json`), wordsJson(words));
 }
 

@@ -35,7 +35,9 @@ export interface TableColumns {
 
 /** The columns a listing reads: everything but the audio and the reference voice, which are read only for chosen samples. */
 export function listedColumns(columns: TableColumns): string[] {
-  return [columns.id, columns.text, columns.language, columns.split, columns.instructions, ...(columns.turns ?? [])].filter((c): c is string => c !== undefined);
+  return [columns.id, columns.text, columns.language, columns.split, columns.instructions, ...(columns.turns ?? [])].filter(
+    (c): c is string => c !== undefined,
+  );
 }
 
 /**

@@ -33,7 +33,9 @@ function turnList(value: unknown): SpeakerTurn[] {
 
 function parallelTurns(speakers: unknown[], starts: unknown[], ends: unknown[]): SpeakerTurn[] {
   if (starts.length !== speakers.length || ends.length !== speakers.length) {
-    throw new Error(`"speakers", "timestamps_start" and "timestamps_end" must be lists of one length (got ${speakers.length}, ${starts.length}, ${ends.length})`);
+    throw new Error(
+      `"speakers", "timestamps_start" and "timestamps_end" must be lists of one length (got ${speakers.length}, ${starts.length}, ${ends.length})`,
+    );
   }
   return speakers
     .map((s, i) => {
@@ -60,12 +62,9 @@ function list(value: unknown, field: string): unknown[] {
 
 /** A table cell as plain JSON-like values: Arrow vectors and typed arrays as arrays, Arrow struct rows as objects. */
 function plain(value: unknown): unknown {
-  if (Array.isArray(value)) return value;
-  if (ArrayBuffer.isView(value) && !(value instanceof Uint8Array)) return Array.from(value as unknown as ArrayLike<number>);
-  if (typeof value === 'object' && value !== null) {
-    const v = value as { toArray?: () => unknown; toJSON?: () => unknown };
-    if (typeof v.toArray === 'function') return Array.from(v.toArray() as ArrayLike<unknown>);
-    if (typeof v.toJSON === 'function') return v.toJSON();
-  }
-  return value;
+  if (Array.isArray(value) || value instanceof Uint8Array) return value;
+  if (ArrayBuffer.isView(value)) return Array.from(value as unknown as ArrayLike<number>);
+  // An Arrow vector's toJSON is its items; a struct row's, its fields by name.
+  const json = (value as { toJSON?: () => unknown } | null)?.toJSON;
+  return typeof json === 'function' ? json.call(value) : value;
 }
