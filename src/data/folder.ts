@@ -42,13 +42,14 @@ export function folderSource(dir: string): DatasetSource {
       for (const name of audioNames) {
         const path = join(root, name);
         const id = stem(name);
+        const shared = datasetRttm.take(id);
         try {
           const text = await readOptional(join(root, `${id}.txt`));
           const wordsJson = await readOptional(join(root, `${id}.words.json`));
           const words = wordsJson === null ? undefined : parseWordTimings(parseJson(wordsJson, `${id}.words.json`), `${id}.words.json`);
           // The recording's own RTTM, over the dataset's.
-          const own = rttms.includes(`${id}.rttm`) ? allTurns(await readRttm(join(root, `${id}.rttm`), problem)) : undefined;
-          const shared = datasetRttm.take(id);
+          const ownFile = rttms.find((n) => stem(n) === id);
+          const own = ownFile === undefined ? undefined : allTurns(await readRttm(join(root, ownFile), problem));
           const turns = own ?? shared;
           yield {
             id,
