@@ -175,6 +175,17 @@ describe('datasets with speaker turns', () => {
     const lines = renderInspection(inspection).split('\n');
     assert.ok(lines.includes('references   0 with text, 0 with word timings, 2 with speaker turns'), lines.join('\n'));
     assert.ok(lines.includes('speakers     2 labels: A 1.8 s, B 1.0 s'), lines.join('\n'));
+    // --rttm reaches the loader from the command line; a bad line is listed and the dataset still inspects.
+    const shared = join(await tempDir(), 'shared.rttm');
+    await writeFile(shared, 'SPEAKER c 1 0 0.5 <NA> <NA> C <NA> <NA>\nSPEAKER c 1 0 0.5 <NA> <NA>\n');
+    await writeFile(join(dir, 'c.wav'), toneWav(1));
+    const cli = await runNode([CLI, 'dataset', 'inspect', dir, '--rttm', shared]);
+    assert.equal(cli.code, 0, cli.stderr);
+    assert.match(cli.stdout, /\nsamples {6}3 usable, 0 skipped for problems,/);
+    assert.match(
+      cli.stdout,
+      /\nspeakers {5}3 labels: A 1\.8 s, B 1\.0 s, C 0\.5 s\nproblems \(1\):\n {2}.*shared\.rttm line 2: an RTTM SPEAKER line needs 8 fields or more/,
+    );
     const plain = await tempDir();
     await writeFile(join(plain, 'c.wav'), toneWav(1));
     const without = await inspectDataset(plain);

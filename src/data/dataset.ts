@@ -78,6 +78,8 @@ export interface DatasetProblem {
   /** 0-based row of a Parquet or Arrow table. */
   row?: number;
   reason: string;
+  /** Set when no sample was skipped for it (a bad line of an RTTM file, whose other lines are read). */
+  noSampleSkipped?: true;
 }
 
 export type DatasetKind = 'folder' | 'jsonl' | 'parquet' | 'arrow' | 'text';
@@ -156,7 +158,7 @@ export function summarizeFacts(dataset: Omit<Dataset, 'samples'>, facts: SampleF
     kind: dataset.kind,
     fingerprint: dataset.fingerprint,
     count: facts.length,
-    skipped: dataset.problems.length,
+    skipped: dataset.problems.filter((p) => !p.noSampleSkipped).length,
     filteredOut: dataset.filteredOut,
     totalAudioS: durations.reduce((sum, d) => sum + d, 0),
     shortestS: facts.length > 0 ? durations.reduce((a, b) => Math.min(a, b)) : 0,

@@ -31,7 +31,7 @@ export function parseRttm(text: string, file: string, problem: (p: DatasetProble
       }
       turns.get(fileId)!.push(turn);
     } catch (err) {
-      problem({ file, line: i + 1, reason: (err as Error).message });
+      problem({ file, line: i + 1, reason: (err as Error).message, noSampleSkipped: true });
     }
   }
   for (const list of turns.values()) list.sort(byStart);
@@ -101,7 +101,7 @@ export class DatasetRttm {
 
   /** Reports each file id no sample took. */
   reportUnclaimed(problem: (p: DatasetProblem) => void): void {
-    for (const [id, at] of this.unclaimed) problem({ ...at, reason: `file id "${id}" matches no sample id; its turns are not used` });
+    for (const [id, at] of this.unclaimed) problem({ ...at, reason: `file id "${id}" matches no sample id; its turns are not used`, noSampleSkipped: true });
   }
 }
 
