@@ -20,6 +20,10 @@ export function addDatasetFlags<C extends CommandUnknownOpts>(command: C): C {
     new Option('--text-column <name>', 'column or key holding the reference text (default: text, sentence, transcription, …)'),
     new Option('--id-column <name>', 'column or key holding the sample id (default: id, sample_id, uid, name)'),
     new Option('--language-column <name>', 'column or key holding the language (default: language, locale, lang)'),
+    new Option(
+      '--rttm <file>',
+      "reference speaker turns for the whole dataset: an RTTM file whose file ids are the sample ids (a sample's own turns come first)",
+    ),
     new Option('--strict', 'stop at the first problem instead of skipping the sample'),
   ];
   for (const flag of flags) command.addOption(flag);
@@ -40,6 +44,7 @@ export interface DatasetFlags {
   textColumn?: string;
   idColumn?: string;
   languageColumn?: string;
+  rttm?: string;
   strict?: boolean;
 }
 
@@ -53,6 +58,7 @@ export function datasetOptionsFromFlags(flags: DatasetFlags): DatasetOptions {
     maxDurationS: flags.maxSampleDuration ?? flags.maxDuration,
     seed: flags.shuffle,
     maxSamples: flags.maxSamples,
+    rttm: flags.rttm,
     strict: flags.strict,
     columns: defined({ audio: flags.audioColumn, text: flags.textColumn, id: flags.idColumn, language: flags.languageColumn }),
   });

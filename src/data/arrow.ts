@@ -32,7 +32,8 @@ export function arrowSource(path: string, columns: DatasetColumns, isFile: boole
           for await (const { batch, firstRow, columns: cols } of readBatches(file, columns, need)) {
             for (let i = 0; i < batch.numRows; i++) {
               const row = Object.fromEntries(listedColumns(cols).map((c) => [c, batch.getChild(c)?.get(i)]));
-              yield tableEntry(row, cols, { file, row: firstRow + i, split, counter, order: order++ });
+              const entry = tableEntry(row, cols, { file, row: firstRow + i, split, counter, order: order++ }, problem);
+              if (entry) yield entry;
             }
           }
         } catch (err) {

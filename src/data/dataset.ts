@@ -5,12 +5,24 @@ export interface WordTiming {
   word: string;
   start: number;
   end: number;
+  /** Who says it, where the dataset knows (a synthesized conversation's words do): a label of the sample's speaker turns. */
+  speaker?: string;
 }
 
 /** A stretch of speech, in seconds from the audio start. */
 export interface SpeechSpan {
   start: number;
   end: number;
+}
+
+/**
+ * Who spoke when: one speaker's stretch of speech, in ms from the audio start. Labels
+ * name speakers within one recording; turns of different speakers may overlap.
+ */
+export interface SpeakerTurn {
+  speaker: string;
+  startMs: number;
+  endMs: number;
 }
 
 /** A recording with its reference: what transcription (and speech-to-speech) sends. */
@@ -31,6 +43,8 @@ export interface Sample {
   /** Speech to speech: a reference voice (vLLM-Omni's `ref_audio`), the audio file's bytes as the dataset holds them, checked to decode. */
   referenceAudio?: Uint8Array;
   segments?: SpeechSpan[];
+  /** Reference speaker turns (RTTM, or the manifest's or table's turn fields), in start order. */
+  turns?: SpeakerTurn[];
   /** Mono audio: at the file's own rate, or at a run's rate when the run prepared it as it loaded (see `sourceRate`). */
   audio: MonoAudio;
   /** The file's own rate, when `audio` is at another. */
@@ -64,6 +78,8 @@ export interface DatasetProblem {
   /** 0-based row of a Parquet or Arrow table. */
   row?: number;
   reason: string;
+  /** Set when no sample was skipped for it (a bad line of an RTTM file, whose other lines are read). */
+  noSampleSkipped?: true;
 }
 
 export type DatasetKind = 'folder' | 'jsonl' | 'parquet' | 'arrow' | 'text';
@@ -98,6 +114,10 @@ export interface DatasetSummary {
   languages: Record<string, number>;
   withReference: number;
   withWordTimings: number;
+  /** Samples with reference speaker turns; absent when none has them (and in reports written before turns were read). */
+  withSpeakerTurns?: number;
+  /** Seconds of speech per speaker label, summed over samples (a label names a speaker within each recording); with `withSpeakerTurns`. */
+  speakers?: Record<string, number>;
 }
 
 /** What a summary needs of a sample, so it can be built without holding audio. */
@@ -109,6 +129,8 @@ export interface SampleFacts {
   sampleRate?: number;
   hasReference: boolean;
   hasWordTimings: boolean;
+  /** Seconds of speech per speaker in this sample's turns; absent without turns. */
+  speechBySpeakerS?: Record<string, number>;
 }
 
 /** A prompt's facts: no audio, so no duration and no rate. */
@@ -121,6 +143,7 @@ export function sampleFacts(sample: Sample | TextSample): SampleFacts {
     ...(audio ? { sampleRate: (sample.kind !== 'text' && sample.sourceRate) || audio.sampleRate } : {}),
     hasReference: sample.text !== null,
     hasWordTimings: sample.kind !== 'text' && sample.words !== undefined,
+    ...(sample.kind !== 'text' && sample.turns ? { speechBySpeakerS: speechBySpeakerS(sample.turns) } : {}),
   };
 }
 
@@ -135,7 +158,7 @@ export function summarizeFacts(dataset: Omit<Dataset, 'samples'>, facts: SampleF
     kind: dataset.kind,
     fingerprint: dataset.fingerprint,
     count: facts.length,
-    skipped: dataset.problems.length,
+    skipped: dataset.problems.filter((p) => !p.noSampleSkipped).length,
     filteredOut: dataset.filteredOut,
     totalAudioS: durations.reduce((sum, d) => sum + d, 0),
     shortestS: facts.length > 0 ? durations.reduce((a, b) => Math.min(a, b)) : 0,
@@ -145,7 +168,37 @@ export function summarizeFacts(dataset: Omit<Dataset, 'samples'>, facts: SampleF
     languages: tally(facts.flatMap((f) => (f.language !== undefined ? [f.language] : []))),
     withReference: facts.filter((f) => f.hasReference).length,
     withWordTimings: facts.filter((f) => f.hasWordTimings).length,
+    ...speakerSummary(facts),
   };
+}
+
+function speakerSummary(facts: SampleFacts[]): Pick<DatasetSummary, 'withSpeakerTurns' | 'speakers'> {
+  const withTurns = facts.filter((f) => f.speechBySpeakerS !== undefined);
+  if (withTurns.length === 0) return {};
+  return { withSpeakerTurns: withTurns.length, speakers: sumBySpeaker(withTurns.flatMap((f) => Object.entries(f.speechBySpeakerS!))) };
+}
+
+/** Each speaker's speech in seconds: the union of its turns, so a speaker's own overlapping turns count once. */
+export function speechBySpeakerS(turns: readonly SpeakerTurn[]): Record<string, number> {
+  const bySpeaker = new Map<string, SpeakerTurn[]>();
+  for (const t of turns) bySpeaker.set(t.speaker, [...(bySpeaker.get(t.speaker) ?? []), t]);
+  const speech: Array<[string, number]> = [];
+  for (const [speaker, own] of bySpeaker) {
+    let totalMs = 0;
+    let coveredTo = -Infinity;
+    for (const t of [...own].sort((a, b) => a.startMs - b.startMs)) {
+      totalMs += Math.max(0, t.endMs - Math.max(t.startMs, coveredTo));
+      coveredTo = Math.max(coveredTo, t.endMs);
+    }
+    speech.push([speaker, totalMs / 1000]);
+  }
+  return sumBySpeaker(speech);
+}
+
+function sumBySpeaker(entries: Array<[string, number]>): Record<string, number> {
+  const sums: Record<string, number> = {};
+  for (const [speaker, s] of [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) sums[speaker] = (sums[speaker] ?? 0) + s;
+  return sums;
 }
 
 function tally(values: string[]): Record<string, number> {

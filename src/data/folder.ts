@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
 import { DatasetError } from './errors.js';
+import { allTurns, DatasetRttm, readRttm } from './rttm.js';
 import type { AudioRead, DatasetSource, Entry } from './source.js';
 import { parseWordTimings } from './timings.js';
 
@@ -12,8 +13,10 @@ export const AUDIO_EXTENSIONS = new Set(['.wav', '.flac', '.mp3', '.ogg', '.oga'
 
 /**
  * A folder of audio files, each with an optional same-named `.txt` reference
- * transcript and `.words.json` word timings (`[{word, start, end}]`, seconds).
- * The sample id is the file name without its extension.
+ * transcript, `.words.json` word timings (`[{word, start, end}]`, seconds) and `.rttm`
+ * speaker turns. Any other `.rttm` file in the folder holds turns for the whole
+ * dataset, matched to samples by its file id. The sample id is the file name without
+ * its extension.
  */
 export function folderSource(dir: string): DatasetSource {
   const root = resolve(dir);
@@ -28,18 +31,41 @@ export function folderSource(dir: string): DatasetSource {
         throw new DatasetError(`${dir}: cannot read the dataset folder (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
       }
       let order = 0;
-      for (const name of names.filter((n) => AUDIO_EXTENSIONS.has(extname(n).toLowerCase()))) {
+      const stem = (name: string): string => name.slice(0, name.length - extname(name).length);
+      const audioNames = names.filter((n) => AUDIO_EXTENSIONS.has(extname(n).toLowerCase()));
+      const ids = new Set(audioNames.map(stem));
+      const rttms = names.filter((n) => extname(n).toLowerCase() === '.rttm');
+      const datasetRttm = await DatasetRttm.read(
+        rttms.filter((n) => !ids.has(stem(n))).map((n) => join(root, n)),
+        problem,
+      );
+      for (const name of audioNames) {
         const path = join(root, name);
-        const id = name.slice(0, name.length - extname(name).length);
+        const id = stem(name);
+        const shared = datasetRttm.take(id);
         try {
           const text = await readOptional(join(root, `${id}.txt`));
           const wordsJson = await readOptional(join(root, `${id}.words.json`));
           const words = wordsJson === null ? undefined : parseWordTimings(parseJson(wordsJson, `${id}.words.json`), `${id}.words.json`);
-          yield { id, split: 'default', text: text?.trim() ?? null, ...(words ? { words } : {}), at: { file: path }, path, order: order++ };
+          // The recording's own RTTM, over the dataset's.
+          const ownFile = rttms.find((n) => stem(n) === id);
+          const own = ownFile === undefined ? undefined : allTurns(await readRttm(join(root, ownFile), problem));
+          const turns = own ?? shared;
+          yield {
+            id,
+            split: 'default',
+            text: text?.trim() ?? null,
+            ...(words ? { words } : {}),
+            ...(turns ? { turns } : {}),
+            at: { file: path },
+            path,
+            order: order++,
+          };
         } catch (err) {
           problem({ file: path, reason: (err as Error).message });
         }
       }
+      datasetRttm.reportUnclaimed(problem);
     },
     audio: readAudioFiles,
   };

@@ -1,3 +1,4 @@
+import { plural } from '../util/plural.js';
 import { printable } from '../util/printable.js';
 import type { DatasetProblem, DatasetSummary } from './dataset.js';
 import { sampleFacts, summarizeFacts } from './dataset.js';
@@ -31,6 +32,12 @@ export async function inspectDataset(path: string, options: DatasetOptions = {})
   return inspection;
 }
 
+/** Each label's speech, as `A 12.3 s`; labels are per recording, so one label over several recordings sums them. */
+function speakerSpeech(speakers: Record<string, number>): string {
+  const labels = Object.entries(speakers);
+  return `${plural(labels.length, 'label')}: ${labels.map(([label, s]) => `${label} ${s.toFixed(1)} s`).join(', ')}`;
+}
+
 export function renderInspection({ summary: s, problems }: DatasetInspection): string {
   const counts = (record: Record<string, number>): string =>
     Object.entries(record)
@@ -43,7 +50,8 @@ export function renderInspection({ summary: s, problems }: DatasetInspection): s
     `audio        ${s.totalAudioS.toFixed(1)} s in all, ${s.shortestS.toFixed(2)}–${s.longestS.toFixed(2)} s each, at ${s.sampleRatesHz.join(', ') || '–'} Hz`,
     `splits       ${counts(s.splits)}`,
     `languages    ${counts(s.languages)}`,
-    `references   ${s.withReference} with text, ${s.withWordTimings} with word timings`,
+    `references   ${s.withReference} with text, ${s.withWordTimings} with word timings, ${s.withSpeakerTurns ?? 0} with speaker turns`,
+    ...(s.speakers ? [`speakers     ${speakerSpeech(s.speakers)}`] : []),
     problems.length > 0 ? `problems (${problems.length}):` : 'problems     none',
     ...problems.map((p) => `  ${describeProblem(p)}`),
   ];

@@ -6,11 +6,12 @@ import { DECODE_IN_THREAD, type AudioReader } from '../audio/prepared-source.js'
 import { DEFAULT_SPEECH_RMS, loudestFrameRms } from '../audio/energy.js';
 import { arrowSource } from './arrow.js';
 import type { DatasetColumns, Need } from './columns.js';
-import type { Dataset, DatasetProblem, Sample } from './dataset.js';
+import type { Dataset, DatasetProblem, Sample, SpeakerTurn } from './dataset.js';
 import { DatasetError, describePlace, describeProblem } from './errors.js';
 import { AUDIO_EXTENSIONS, folderSource } from './folder.js';
 import { manifestSource } from './manifest.js';
 import { parquetSource } from './parquet.js';
+import { DatasetRttm } from './rttm.js';
 import { languageMatches, seededOrder } from './select.js';
 import type { AudioRead, DatasetSource, Entry } from './source.js';
 import { timingsBeyondAudio } from './timings.js';
@@ -30,6 +31,8 @@ export interface DatasetOptions {
   seed?: number;
   /** Stop after this many usable samples, taken in (shuffled) order. */
   maxSamples?: number;
+  /** An RTTM file of reference speaker turns for the whole dataset, its file ids matched to sample ids; a sample's own turns come first. */
+  rttm?: string;
   /** Throw the first problem as a DatasetError (with the message it would be recorded with) instead of skipping the sample. */
   strict?: boolean;
   /** Keep each sample's file as the dataset holds it (`Sample.file`), for requests that upload it unchanged. */
@@ -109,11 +112,11 @@ export async function readSelection<T>(source: DatasetSource, options: DatasetOp
   checkOptions(options);
   const problems: DatasetProblem[] = [];
   const report = problemRecorder(options, problems);
-  const listed = await listCandidates(source, options, report);
+  const listed = await listCandidates(options.rttm === undefined ? source : withDatasetRttm(source, options.rttm), options, report);
   const ordered = options.seed === undefined ? listed.candidates : seededOrder(listed.candidates, options.seed);
   const read = await readInOrder(source, ordered, options, report, keep);
   const hash = createHash('sha256');
-  for (const k of read.kept)
+  for (const k of read.kept) {
     hash
       .update(k.id)
       .update('\0')
@@ -121,6 +124,9 @@ export async function readSelection<T>(source: DatasetSource, options: DatasetOp
       .update('\0')
       .update(k.text ?? '')
       .update('\0');
+    // Only a sample with turns adds them, so fingerprints of datasets without speakers stay as they were.
+    if (k.turns) hash.update(JSON.stringify(k.turns)).update('\0');
+  }
   return {
     dataset: {
       root: source.root,
@@ -130,6 +136,21 @@ export async function readSelection<T>(source: DatasetSource, options: DatasetOp
       fingerprint: `sha256:${hash.digest('hex')}`,
     },
     items: read.kept.map((k) => k.item),
+  };
+}
+
+/** `source` with the turns of a dataset-wide RTTM given to the entries that have none of their own. */
+function withDatasetRttm(source: DatasetSource, rttm: string): Pick<DatasetSource, 'root' | 'entries'> {
+  return {
+    root: source.root,
+    async *entries(problem) {
+      const shared = await DatasetRttm.read([rttm], problem);
+      for await (const entry of source.entries(problem)) {
+        const turns = shared.take(entry.id);
+        yield entry.turns || !turns ? entry : { ...entry, turns };
+      }
+      shared.reportUnclaimed(problem);
+    },
   };
 }
 
@@ -194,6 +215,7 @@ interface Kept<T> {
   id: string;
   digest: string;
   text: string | null;
+  turns?: SpeakerTurn[];
 }
 
 /**
@@ -227,7 +249,8 @@ async function readInOrder<T>(
     const settle = async ({ read, checking }: { read: AudioRead; checking: ReturnType<typeof checkSample> }): Promise<void> => {
       const checked = await checking;
       if (checked !== null && typeof checked === 'object') {
-        kept.push({ rank: rank.get(read.entry)!, item: keep(checked.sample), id: read.entry.id, digest: checked.digest, text: read.entry.text });
+        const { id, text, turns } = read.entry;
+        kept.push({ rank: rank.get(read.entry)!, item: keep(checked.sample), id, digest: checked.digest, text, ...(turns ? { turns } : {}) });
         return;
       }
       const problem = checked === null ? null : { ...read.entry.at, reason: checked };
@@ -270,7 +293,13 @@ async function checkSample(read: AudioRead, options: DatasetOptions): Promise<{ 
   const durationS = audioSeconds(audio);
   const badTimings =
     (entry.words && timingsBeyondAudio(entry.words, durationS, 'the word timings')) ||
-    (entry.segments && timingsBeyondAudio(entry.segments, durationS, 'the speech segments'));
+    (entry.segments && timingsBeyondAudio(entry.segments, durationS, 'the speech segments')) ||
+    (entry.turns &&
+      timingsBeyondAudio(
+        entry.turns.map((t) => ({ start: t.startMs / 1000, end: t.endMs / 1000 })),
+        durationS,
+        'the speaker turns',
+      ));
   if (badTimings) return badTimings;
   if (durationS < (options.minDurationS ?? 0) || durationS > (options.maxDurationS ?? Infinity)) return null;
   const { reference } = read;

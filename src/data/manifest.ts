@@ -5,13 +5,17 @@ import { COLUMN_FLAGS, pickColumn, pickField, type DatasetColumns, type Need } f
 import { DatasetError } from './errors.js';
 import { readAudioFiles } from './folder.js';
 import type { DatasetSource, Entry } from './source.js';
+import { allTurns, readRttm } from './rttm.js';
 import { parseSegments, parseWordTimings } from './timings.js';
+import { turnsOfRow } from './turns.js';
 
 /**
  * A JSON Lines manifest: one object per line with `audio` (a path relative to the
  * manifest), `text`, and optionally `id`, `split`, `language`, `words`
  * (`[{word, start, end}]`) and `segments` (`[{start, end}]`), times in seconds, and for
- * speech to speech `instructions` and `ref_audio` (a reference voice's path). Read
+ * speech to speech `instructions` and `ref_audio` (a reference voice's path). Speaker
+ * turns are `turns` (`[{speaker, start, end}]`, seconds), or `speakers` with
+ * `timestamps_start` and `timestamps_end`, or `rttm`, an RTTM file's path. Read
  * for prompts, `audio` is optional and a row may name its `voice`. Read line by line,
  * so a manifest of any length costs only its entries.
  */
@@ -35,7 +39,10 @@ export function manifestSource(file: string, columns: DatasetColumns, need: Need
         line++;
         if (text.trim() === '') continue;
         try {
-          yield { ...parseRow(text, base, columns, need, line), at: { file: manifest, line }, order: order++ };
+          const { rttm, ...row } = parseRow(text, base, columns, need, line);
+          // A row's RTTM holds that row's recording, whatever file id it gives; its bad lines are reported in it.
+          const turns = rttm === undefined ? row.turns : allTurns(await readRttm(rttm, problem));
+          yield { ...row, ...(turns ? { turns } : {}), at: { file: manifest, line }, order: order++ };
         } catch (err) {
           problem({ file: manifest, line, reason: (err as Error).message });
         }
@@ -45,7 +52,7 @@ export function manifestSource(file: string, columns: DatasetColumns, need: Need
   };
 }
 
-function parseRow(json: string, base: string, columns: DatasetColumns, need: Need, line: number): Omit<Entry, 'at' | 'order'> {
+function parseRow(json: string, base: string, columns: DatasetColumns, need: Need, line: number): Omit<Entry, 'at' | 'order'> & { rttm?: string } {
   let row: unknown;
   try {
     row = JSON.parse(json);
@@ -72,6 +79,8 @@ function parseRow(json: string, base: string, columns: DatasetColumns, need: Nee
   const instructions = string(pickField('instructions', has), 'the instructions');
   const reference = string(pickField('referenceAudio', has), 'the reference audio path');
   const voice = need === 'text' ? string('voice', 'the voice') : undefined;
+  const rttm = need === 'audio' ? string('rttm', 'the RTTM path') : undefined;
+  const turns = need === 'audio' ? turnsOfRow((name) => fields[name]) : undefined;
   return {
     id,
     split: string(pickField('split', has), 'the split') ?? 'default',
@@ -82,6 +91,8 @@ function parseRow(json: string, base: string, columns: DatasetColumns, need: Nee
     ...(voice !== undefined ? { voice } : {}),
     ...(fields.words !== undefined ? { words: parseWordTimings(fields.words, '"words"') } : {}),
     ...(fields.segments !== undefined ? { segments: parseSegments(fields.segments, '"segments"') } : {}),
+    ...(turns ? { turns } : {}),
+    ...(rttm ? { rttm: resolve(base, rttm) } : {}),
     path,
   };
 }

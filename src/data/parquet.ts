@@ -44,7 +44,8 @@ export function parquetSource(path: string, columns: DatasetColumns, isFile: boo
           const [start, end] = [shard.groupStarts[g]!, shard.groupStarts[g + 1]!];
           const rows = wanted.length > 0 ? await readRows(shard, wanted, start, end) : Array.from({ length: end - start }, () => ({}));
           for (const [i, row] of rows.entries()) {
-            yield tableEntry(row, shard.columns, { file, row: start + i, split, counter, order: order++ });
+            const entry = tableEntry(row, shard.columns, { file, row: start + i, split, counter, order: order++ }, problem);
+            if (entry) yield entry;
           }
         }
       }

@@ -1,4 +1,4 @@
-import type { DatasetKind, DatasetProblem, SpeechSpan, WordTiming } from './dataset.js';
+import type { DatasetKind, DatasetProblem, SpeakerTurn, SpeechSpan, WordTiming } from './dataset.js';
 
 /** A sample as its dataset lists it, before its audio is read. */
 export interface Entry {
@@ -14,6 +14,8 @@ export interface Entry {
   voice?: string;
   words?: WordTiming[];
   segments?: SpeechSpan[];
+  /** Reference speaker turns, in start order. */
+  turns?: SpeakerTurn[];
   /** Where problems with this sample are reported: a file, and a JSONL line or table row. */
   at: Omit<DatasetProblem, 'reason'>;
   /** Sample.path: the audio file, or the shard and row holding the audio. */

@@ -12,8 +12,10 @@ import {
   type Need,
   type SampleField,
 } from './columns.js';
+import type { DatasetProblem } from './dataset.js';
 import { DatasetError } from './errors.js';
 import type { Entry } from './source.js';
+import { TURN_FIELDS, turnsOfRow } from './turns.js';
 
 /** What the Hugging Face tables (Parquet shards, Arrow files) share: column roles, splits, the audio struct. */
 
@@ -27,11 +29,15 @@ export interface TableColumns {
   instructions?: string;
   /** A reference voice: an Audio struct, like the audio column. */
   referenceAudio?: string;
+  /** The speaker-turn columns the table has (`turns`, or `speakers`, `timestamps_start`, `timestamps_end`). */
+  turns?: string[];
 }
 
 /** The columns a listing reads: everything but the audio and the reference voice, which are read only for chosen samples. */
 export function listedColumns(columns: TableColumns): string[] {
-  return [columns.id, columns.text, columns.language, columns.split, columns.instructions].filter((c): c is string => c !== undefined);
+  return [columns.id, columns.text, columns.language, columns.split, columns.instructions, ...(columns.turns ?? [])].filter(
+    (c): c is string => c !== undefined,
+  );
 }
 
 /**
@@ -65,6 +71,8 @@ export function resolveTableColumns(
     const name = pickField(field, has);
     if (name !== undefined) columns[field] = name;
   }
+  const turns = TURN_FIELDS.filter(has);
+  if (need === 'audio' && turns.length > 0) columns.turns = turns;
   if (need === 'text' && columns.text === undefined) {
     throw new DatasetError(`${file}: no text column (columns: ${names.join(', ')}); name the one holding the prompts with ${COLUMN_FLAGS.text}`);
   }
@@ -108,23 +116,33 @@ export class SplitCounter {
 /**
  * A table row's entry, of the row's split (its split column, else the shard's); without
  * an id column the id is `<split>-<row in split>`. The reference voice is read with the audio.
+ * A row whose speaker turns are malformed is passed to `problem` and has no entry.
  */
 export function tableEntry(
   row: Record<string, unknown>,
   columns: TableColumns,
   place: { file: string; row: number; split: string; counter: SplitCounter; order: number },
-): Entry {
+  problem: (p: DatasetProblem) => void,
+): Entry | undefined {
   const cell = (name: string | undefined): string | undefined => (name === undefined ? undefined : cellText(row[name]));
   const language = cell(columns.language);
   const instructions = cell(columns.instructions);
   const split = cell(columns.split) || place.split;
   const indexInSplit = place.counter.take(split);
+  let turns;
+  try {
+    turns = columns.turns && turnsOfRow((name) => (columns.turns!.includes(name) ? row[name] : undefined));
+  } catch (err) {
+    problem({ file: place.file, row: place.row, reason: (err as Error).message });
+    return undefined;
+  }
   return {
     id: cell(columns.id) ?? `${split}-${indexInSplit}`,
     split,
     text: cell(columns.text)?.trim() ?? null,
     ...(language !== undefined ? { language } : {}),
     ...(instructions !== undefined ? { instructions } : {}),
+    ...(turns ? { turns } : {}),
     at: { file: place.file, row: place.row },
     path: `${place.file} row ${place.row}`,
     order: place.order,

@@ -5,11 +5,12 @@ import type { SpeechSpan, WordTiming } from './dataset.js';
  * the file or field in the error.
  */
 export function parseWordTimings(value: unknown, label: string): WordTiming[] {
-  const ok = (w: unknown): w is WordTiming => isSpan(w) && typeof (w as WordTiming).word === 'string';
+  const ok = (w: unknown): w is WordTiming =>
+    isSpan(w) && typeof (w as WordTiming).word === 'string' && ['string', 'undefined'].includes(typeof (w as WordTiming).speaker);
   if (!Array.isArray(value) || !value.every(ok)) {
     throw new Error(`${label} must be a JSON array of {"word", "start", "end"} with end >= start (seconds)`);
   }
-  return value.map(({ word, start, end }) => ({ word, start, end }));
+  return value.map(({ word, start, end, speaker }) => ({ word, start, end, ...(speaker !== undefined ? { speaker } : {}) }));
 }
 
 /** Speech segments as datasets give them: `[{start, end}]`, seconds. */
