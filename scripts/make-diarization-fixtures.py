@@ -2,14 +2,15 @@
 """Regenerates test/fixtures/diarization-pyannote.json: seeded random reference and
 hypothesis speaker turns (overlaps, extra and missing speakers, some with a UEM), each
 scored by pyannote.metrics' own DiarizationErrorRate and JaccardErrorRate under several
-collars and with overlap scored or skipped. test/diarization.test.ts checks voxbench's
-scoring gives the same parts. Usage: scripts/make-diarization-fixtures.py
-PATH/TO/pyannote-core PATH/TO/pyannote-metrics (checkouts; needs numpy, scipy and
-sortedcontainers; pandas, used only by their reports, is stood in for if missing). The
+collars and with overlap scored or skipped, and by md-eval (the DER scorer dscore runs)
+with the same collar given per side. test/diarization.test.ts checks voxbench's scoring
+gives the same parts. Usage: scripts/make-diarization-fixtures.py PATH/TO/pyannote-core
+PATH/TO/pyannote-metrics PATH/TO/dscore (checkouts; needs numpy, scipy, sortedcontainers
+and perl; pandas, used only by pyannote's reports, is stood in for if missing). The
 output is committed; nothing at build or test time runs this."""
-import importlib.metadata, json, os, random, sys, types, warnings
+import importlib.metadata, json, os, random, re, subprocess, sys, tempfile, types, warnings
 
-core, metrics = sys.argv[1], sys.argv[2]
+core, metrics, dscore = sys.argv[1], sys.argv[2], sys.argv[3]
 try:
     import pandas  # noqa: F401
 except ImportError:
@@ -96,6 +97,29 @@ def jer_sums(metric, reference, hypothesis, **kwargs):
     return sorted(sums)
 
 
+def md_eval(reference, hypothesis, uem, collar_s, skip_overlap):
+    """md-eval-22.pl's speaker times, run as dscore runs it (scorelib/metrics.py `der`): its
+    UEM, else the extent of both sides; None where md-eval reports nothing (no reference)."""
+    if not reference:
+        return None
+    folder = tempfile.mkdtemp()
+    for name, turns in (('ref', reference), ('sys', hypothesis)):
+        with open(os.path.join(folder, name + '.rttm'), 'w') as f:
+            for t in turns:
+                f.write(f"SPEAKER rec 1 {t['startMs'] / 1000:.3f} {(t['endMs'] - t['startMs']) / 1000:.3f} <NA> <NA> {t['speaker']} <NA> <NA>\n")
+    both = reference + hypothesis
+    regions = uem or [{'startMs': min(t['startMs'] for t in both), 'endMs': max(t['endMs'] for t in both)}]
+    with open(os.path.join(folder, 'all.uem'), 'w') as f:
+        f.writelines(f"rec 1 {u['startMs'] / 1000:.3f} {u['endMs'] / 1000:.3f}\n" for u in regions)
+    command = ['perl', os.path.join(dscore, 'scorelib', 'md-eval-22.pl'), '-af', '-c', str(collar_s), '-u', os.path.join(folder, 'all.uem'),
+               '-r', os.path.join(folder, 'ref.rttm'), '-s', os.path.join(folder, 'sys.rttm')] + (['-1'] if skip_overlap else [])
+    # md-eval exits 255 when collars leave nothing scored, after printing its times.
+    out = subprocess.run(command, capture_output=True, text=True).stdout
+    seconds = lambda label: float(re.findall(label + r' TIME =\s*([\d.]+)', out)[-1]) * 1000
+    return {'scoredMs': seconds('SCORED SPEAKER'), 'missedMs': seconds('MISSED SPEAKER'),
+            'falseAlarmMs': seconds('FALARM SPEAKER'), 'confusionMs': seconds('SPEAKER ERROR')}
+
+
 def annotation(turns):
     a = Annotation()
     for i, t in enumerate(turns):
@@ -129,6 +153,7 @@ for n in range(80):
                 'falseAlarmMs': der['false alarm'] * 1000, 'confusionMs': der['confusion'] * 1000,
                 'jerSpeakerErrorSum': jer['speaker error'], 'jerSpeakers': jer['speaker count'],
                 **({'jerTiedSums': tied} if len(tied) > 1 else {}),
+                **({'mdEval': md} if (md := md_eval(reference, hypothesis, uem, collar_ms / 2000, skip_overlap)) else {}),
             })
     recordings.append({'reference': reference, 'hypothesis': hypothesis, **({'uem': uem} if uem else {}), 'scores': scores})
 

@@ -136,6 +136,17 @@ describe('DER and JER, hand-computed', () => {
     assert.deepEqual({ ...der, pairs: undefined }, { scoredMs: 1100, missedMs: 100, falseAlarmMs: 8000, confusionMs: 400, pairs: undefined });
   });
 
+  it('pairs speakers within the scored time (pyannote.metrics) or the whole region (md-eval), as the rules say', () => {
+    // A's short turns lie all in the collars; over the whole region x shares more time with A, over the scored time only with B.
+    const reference = [turn('A', 0, 400), turn('A', 600, 1000), turn('B', 2000, 2700)];
+    const hypothesis = [turn('x', 0, 400), turn('x', 600, 1000), turn('x', 2000, 2700)];
+    const collar = { ms: 200, per: 'side' } as const;
+    const scored = scoreDiarization(reference, hypothesis, rules({ collar, mapping: 'scored-time' })).der;
+    assert.deepEqual(scored, { scoredMs: 300, missedMs: 0, falseAlarmMs: 0, confusionMs: 0, pairs: { x: 'B' } });
+    const whole = scoreDiarization(reference, hypothesis, rules({ collar, mapping: 'whole-region' })).der;
+    assert.deepEqual(whole, { scoredMs: 300, missedMs: 0, falseAlarmMs: 0, confusionMs: 300, pairs: { x: 'A' } });
+  });
+
   it('empty sides: nothing said is 0, speech against silence is 1', () => {
     const none = scoreDiarization([], []);
     assert.equal(derOf(none.der), 0);
@@ -165,7 +176,7 @@ describe('DER and JER, hand-computed', () => {
   });
 });
 
-describe('agreement with pyannote.metrics', () => {
+describe('agreement with pyannote.metrics and md-eval', () => {
   interface Recording {
     reference: SpeakerTurn[];
     hypothesis: SpeakerTurn[];
@@ -181,21 +192,25 @@ describe('agreement with pyannote.metrics', () => {
       jerSpeakers: number;
       /** JER's sums under each pairing tied for the most time together, where they differ: scipy's order picks one. */
       jerTiedSums?: number[];
+      /** md-eval-22.pl's speaker times with the collar given per side, where it reports any. */
+      mdEval?: { scoredMs: number; missedMs: number; falseAlarmMs: number; confusionMs: number };
     }>;
   }
 
-  it("gives DiarizationErrorRate's and JaccardErrorRate's parts on random segmentations (scripts/make-diarization-fixtures.py)", async () => {
+  it("gives DiarizationErrorRate's and JaccardErrorRate's parts, and md-eval's when pairing over the whole region, on random segmentations (scripts/make-diarization-fixtures.py)", async () => {
     const recordings = JSON.parse(await readFile(new URL('../../test/fixtures/diarization-pyannote.json', import.meta.url), 'utf8')) as Recording[];
     assert.ok(recordings.length >= 50);
+    let mdEvalCases = 0;
     for (const [i, { reference, hypothesis, uem, scores }] of recordings.entries()) {
       for (const expected of scores) {
         const what = `recording ${i}, collar=${expected.collarTotalMs / 1000}, skip_overlap=${expected.skipOverlap}`;
+        const overlap = expected.skipOverlap ? 'skipped' : 'scored';
         // pyannote's collar is the zone's whole width; the same zone as half of it per side.
         for (const collar of [
           { ms: expected.collarTotalMs, per: 'total' },
           { ms: expected.collarTotalMs / 2, per: 'side' },
         ] as const) {
-          const score = scoreDiarization(reference, hypothesis, rules({ collar, overlap: expected.skipOverlap ? 'skipped' : 'scored' }), uem);
+          const score = scoreDiarization(reference, hypothesis, rules({ collar, overlap }), uem);
           for (const part of ['scoredMs', 'missedMs', 'falseAlarmMs', 'confusionMs'] as const) close(score.der[part], expected[part], `${what}: ${part}`);
           assert.equal(score.jer.speakers.length, expected.jerSpeakers, `${what}: JER speakers`);
           const jerSum = score.jer.speakers.reduce((n, s) => n + s.error, 0);
@@ -205,8 +220,21 @@ describe('agreement with pyannote.metrics', () => {
             `${what}: JER ${jerSum} not in ${allowed.join(', ')}`,
           );
         }
+        if (!expected.mdEval) continue;
+        mdEvalCases++;
+        const der = scoreDiarization(
+          reference,
+          hypothesis,
+          rules({ collar: { ms: expected.collarTotalMs / 2, per: 'side' }, overlap, mapping: 'whole-region' }),
+          uem,
+        ).der;
+        // md-eval prints seconds to the microsecond.
+        for (const part of ['scoredMs', 'missedMs', 'falseAlarmMs', 'confusionMs'] as const) {
+          assert.ok(Math.abs(der[part] - expected.mdEval[part]) < 0.002, `${what}: md-eval's ${part} ${expected.mdEval[part]}, not ${der[part]}`);
+        }
       }
     }
+    assert.ok(mdEvalCases >= 400, `${mdEvalCases} cases scored by md-eval`);
   });
 });
 
@@ -225,6 +253,8 @@ describe('agreement with a frame-by-frame scorer', () => {
     const refNames = [...new Set(reference.map((t) => t.speaker))];
     const hypNames = [...new Set(hypothesis.map((t) => t.speaker))];
     const together = refNames.map(() => hypNames.map(() => 0));
+    // Before collars and overlap are taken out: where md-eval pairs speakers.
+    const togetherWhole = refNames.map(() => hypNames.map(() => 0));
     const refMs = refNames.map(() => 0);
     const hypMs = hypNames.map(() => 0);
     let [scored, missed, falseAlarm, matchable] = [0, 0, 0, 0];
@@ -233,10 +263,11 @@ describe('agreement with a frame-by-frame scorer', () => {
         ? uem.some((u) => u.startMs <= t && t < u.endMs)
         : extent.length > 0 && Math.min(...extent.map((x) => x.startMs)) <= t && t < Math.max(...extent.map((x) => x.endMs));
       if (!inRegion) continue;
-      if (reference.some((r) => [r.startMs, r.endMs].some((b) => b - reach <= t && t + 1 <= b + reach))) continue;
       const talking = (turns: SpeakerTurn[], names: string[]) =>
         names.flatMap((name, i) => (turns.some((x) => x.speaker === name && x.startMs <= t && t < x.endMs) ? [i] : []));
       const [r, h] = [talking(reference, refNames), talking(hypothesis, hypNames)];
+      for (const i of r) for (const j of h) togetherWhole[i]![j]!++;
+      if (reference.some((x) => [x.startMs, x.endMs].some((b) => b - reach <= t && t + 1 <= b + reach))) continue;
       if (rule.overlap === 'skipped' && r.length >= 2) continue;
       scored += r.length;
       missed += Math.max(0, r.length - h.length);
@@ -257,7 +288,10 @@ describe('agreement with a frame-by-frame scorer', () => {
     const sumOver = (pairing: number[], weight: (i: number, j: number) => number) => pairing.reduce((n, j, i) => n + (j < 0 ? 0 : weight(i, j)), 0);
     const togetherOf = (i: number, j: number) => together[i]![j]!;
     const jaccardOf = (i: number, j: number) => (togetherOf(i, j) === 0 ? 0 : togetherOf(i, j) / (refMs[i]! + hypMs[j]! - togetherOf(i, j)));
-    const best = Math.max(...pairings.map((p) => sumOver(p, togetherOf)));
+    // Pairings tied on the weight they are chosen by may differ in confusion: any of them is right.
+    const pairingWeight = rule.mapping === 'scored-time' ? togetherOf : (i: number, j: number) => togetherWhole[i]![j]!;
+    const bestPairing = Math.max(...pairings.map((p) => sumOver(p, pairingWeight)));
+    const confusions = pairings.filter((p) => sumOver(p, pairingWeight) === bestPairing).map((p) => matchable - sumOver(p, togetherOf));
     // Speakers with no scored time are not scored by JER.
     const scoredSpeakers = refNames.map((_, i) => i).filter((i) => refMs[i]! > 0);
     const jerOfPairing = (p: number[]) => scoredSpeakers.reduce((n, i) => n + (p[i]! < 0 || togetherOf(i, p[i]!) === 0 ? 1 : 1 - jaccardOf(i, p[i]!)), 0);
@@ -265,7 +299,7 @@ describe('agreement with a frame-by-frame scorer', () => {
     const bestJerWeight = Math.max(...pairings.map((p) => sumOver(p, jerWeight)));
     // Pairings tied on their rule's weight may differ in JER: any of them is right.
     const jerSums = pairings.filter((p) => Math.abs(sumOver(p, jerWeight) - bestJerWeight) < 1e-9).map(jerOfPairing);
-    return { scoredMs: scored, missedMs: missed, falseAlarmMs: falseAlarm, confusionMs: matchable - best, jerSums, jerSpeakers: scoredSpeakers.length };
+    return { scoredMs: scored, missedMs: missed, falseAlarmMs: falseAlarm, confusions, jerSums, jerSpeakers: scoredSpeakers.length };
   }
 
   function randomTurns(random: () => number, prefix: string): SpeakerTurn[] {
@@ -278,7 +312,7 @@ describe('agreement with a frame-by-frame scorer', () => {
 
   it('gives the same DER parts and JER on random segmentations under random rules', () => {
     const random = seededRandom(27);
-    for (let n = 0; n < 150; n++) {
+    for (let n = 0; n < 200; n++) {
       const reference = randomTurns(random, 'r');
       // Half the hypotheses follow the reference with moved boundaries, so pairing matters.
       const hypothesis =
@@ -289,6 +323,7 @@ describe('agreement with a frame-by-frame scorer', () => {
         collar: { ms: [0, 100, 250][Math.floor(random() * 3)]!, per: random() < 0.5 ? 'total' : 'side' },
         overlap: random() < 0.5 ? 'scored' : 'skipped',
         region: random() < 0.5 ? 'extents' : 'reference-extent',
+        mapping: random() < 0.5 ? 'scored-time' : 'whole-region',
         jerMapping: random() < 0.5 ? 'overlap' : 'jaccard',
       });
       const start = Math.floor(random() * 3000);
@@ -296,7 +331,11 @@ describe('agreement with a frame-by-frame scorer', () => {
       const what = JSON.stringify({ reference, hypothesis, rule, uem });
       const expected = frameScore(reference, hypothesis, rule, uem);
       const score = scoreDiarization(reference, hypothesis, rule, uem);
-      for (const part of ['scoredMs', 'missedMs', 'falseAlarmMs', 'confusionMs'] as const) close(score.der[part], expected[part], `${part} of ${what}`);
+      for (const part of ['scoredMs', 'missedMs', 'falseAlarmMs'] as const) close(score.der[part], expected[part], `${part} of ${what}`);
+      assert.ok(
+        expected.confusions.some((ms) => Math.abs(ms - score.der.confusionMs) < 1e-6),
+        `confusion ${score.der.confusionMs} not in ${expected.confusions.join(', ')} of ${what}`,
+      );
       assert.equal(score.jer.speakers.length, expected.jerSpeakers, what);
       const jerSum = score.jer.speakers.reduce((s, j) => s + j.error, 0);
       assert.ok(
@@ -312,14 +351,17 @@ describe('rules on record', () => {
     const side = rules({ collar: { ms: 250, per: 'side' } });
     const total = rules({ collar: { ms: 500, per: 'total' } });
     assert.deepEqual(matchingTools(side), matchingTools(total));
-    assert.deepEqual(matchingTools(side).der, [
-      'pyannote.metrics DiarizationErrorRate(collar=0.5, skip_overlap=False)',
-      'dscore --collar 0.25 (md-eval.pl -c 0.25)',
+    // With a collar the pairing decides which tool's DER it is.
+    assert.deepEqual(matchingTools(side).der, ['pyannote.metrics DiarizationErrorRate(collar=0.5, skip_overlap=False)']);
+    assert.deepEqual(matchingTools({ ...side, mapping: 'whole-region' }).der, ['dscore --collar 0.25 (md-eval.pl -c 0.25)']);
+    assert.deepEqual(matchingTools(DEFAULT_RULES).der, [
+      'pyannote.metrics DiarizationErrorRate(collar=0, skip_overlap=False)',
+      'dscore --collar 0 (md-eval.pl -c 0)',
     ]);
     assert.match(describeRules(side), /collar ±250 ms around each reference boundary \(500 ms in all\)/);
-    assert.match(describeRules(DEFAULT_RULES), /^no collar; overlapped speech scored/);
-    const skipped = matchingTools(rules({ overlap: 'skipped', jerMapping: 'jaccard' }));
-    assert.deepEqual(skipped.der[1], 'dscore --collar 0 --ignore_overlaps (md-eval.pl -c 0 -1)');
+    assert.match(describeRules(DEFAULT_RULES), /^no collar; overlapped speech scored; .* within the scored time/);
+    const skipped = matchingTools(rules({ overlap: 'skipped', jerMapping: 'jaccard', mapping: 'whole-region' }));
+    assert.deepEqual(skipped.der, ['dscore --collar 0 --ignore_overlaps (md-eval.pl -c 0 -1)']);
     // dscore's JER never skips overlap, so nothing matches it then.
     assert.deepEqual(skipped.jer, []);
     assert.deepEqual(matchingTools(rules({ jerMapping: 'jaccard' })).jer, ["dscore's JER (to its 10 ms frames)"]);

@@ -14,21 +14,25 @@ export interface DiarizationErrors {
 }
 
 /**
- * DER's parts from the speaker table, speakers paired one to one for the most time
- * together. Missed speech and false alarm do not depend on the pairing; confusion is
- * the time where both sides talk that the pairing cannot account for (NIST RT-09's
- * definition, as pyannote.metrics' IdentificationErrorRate counts it per segment).
+ * DER's parts from the speaker table of the scored time, speakers paired one to one for
+ * the most time together in `pairing` (that table, or one of a wider region). Missed
+ * speech and false alarm do not depend on the pairing; confusion is the time where both
+ * sides talk that the pairing cannot account for (NIST RT-09's definition, as
+ * pyannote.metrics' IdentificationErrorRate counts it per segment).
  */
-export function diarizationErrorsOf(table: SpeakerTable): DiarizationErrors {
-  const pairs = maximumWeightPairs(table.togetherMs, table.hypothesis.length);
-  const pairedMs = pairs.reduce((n, [r, h]) => n + table.togetherMs[r]![h]!, 0);
+export function diarizationErrorsOf(table: SpeakerTable, pairing: SpeakerTable = table): DiarizationErrors {
+  const pairs = maximumWeightPairs(pairing.togetherMs, pairing.hypothesis.length).map(([r, h]) => [pairing.reference[r]!, pairing.hypothesis[h]!] as const);
+  const pairedMs = pairs.reduce((n, [ref, hyp]) => {
+    const [r, h] = [table.reference.indexOf(ref), table.hypothesis.indexOf(hyp)];
+    return n + (r < 0 || h < 0 ? 0 : table.togetherMs[r]![h]!);
+  }, 0);
   return {
     scoredMs: table.scoredMs,
     missedMs: table.missedMs,
     falseAlarmMs: table.falseAlarmMs,
     // Rounding of sums of fractional ms must not make a perfect pairing a negative error.
     confusionMs: Math.max(0, table.matchableMs - pairedMs),
-    pairs: Object.fromEntries(pairs.map(([r, h]) => [table.hypothesis[h]!, table.reference[r]!])),
+    pairs: Object.fromEntries(pairs.map(([ref, hyp]) => [hyp, ref])),
   };
 }
 

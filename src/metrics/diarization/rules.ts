@@ -22,8 +22,13 @@ export interface DiarizationRules {
    * the reference alone. A recording's UEM, where it has one, is its scored time.
    */
   region: 'extents' | 'reference-extent';
-  /** Speakers are paired one to one for the most time spoken together (Hungarian); the only pairing scored. */
-  mapping: 'optimal-one-to-one';
+  /**
+   * DER pairs speakers one to one (Hungarian) for the most time together within the
+   * scored time (`scored-time`, pyannote.metrics) or within the whole region, before
+   * collars and overlap are taken out (`whole-region`, md-eval and so dscore). The two
+   * differ only with a collar or skipped overlap, and then only in confusion.
+   */
+  mapping: 'scored-time' | 'whole-region';
   /** JER pairs speakers for the most time together (`overlap`, pyannote.metrics' JaccardErrorRate) or the highest summed Jaccard index (`jaccard`, dscore's JER). */
   jerMapping: 'overlap' | 'jaccard';
 }
@@ -33,7 +38,7 @@ export const DEFAULT_RULES: DiarizationRules = Object.freeze({
   collar: Object.freeze({ ms: 0, per: 'total' }),
   overlap: 'scored',
   region: 'extents',
-  mapping: 'optimal-one-to-one',
+  mapping: 'scored-time',
   jerMapping: 'overlap',
 });
 
@@ -42,32 +47,38 @@ export const collarReachMs = (collar: Collar): number => (collar.per === 'side' 
 
 const seconds = (ms: number): string => String(ms / 1000);
 
+/** Whether collars or skipped overlap take time out of the region: only then do the two pairings differ. */
+export const narrowsRegion = (rules: DiarizationRules): boolean => collarReachMs(rules.collar) > 0 || rules.overlap === 'skipped';
+
 /** The rules in words, for a report's header. */
 export function describeRules(rules: DiarizationRules): string {
   const reach = collarReachMs(rules.collar);
   const collar = reach === 0 ? 'no collar' : `collar ±${reach} ms around each reference boundary (${2 * reach} ms in all)`;
   const region = rules.region === 'extents' ? 'the UEM, else the reference and hypothesis extents' : "the UEM, else the reference's extent";
+  const within = rules.mapping === 'scored-time' ? 'the scored time' : 'the whole region';
   const jer = rules.jerMapping === 'overlap' ? 'most time together' : 'highest Jaccard index';
-  return `${collar}; overlapped speech ${rules.overlap}; scored over ${region}; speakers paired one to one for the most time together (JER: ${jer})`;
+  return `${collar}; overlapped speech ${rules.overlap}; scored over ${region}; speakers paired one to one for the most time together within ${within} (JER: ${jer})`;
 }
 
-/** The settings of pyannote.metrics and dscore (md-eval) that give the same DER and JER. */
+/** The settings of pyannote.metrics and dscore (md-eval) that give the same DER and JER; none where the rules match neither. */
 export function matchingTools(rules: DiarizationRules): { der: string[]; jer: string[] } {
   const reach = collarReachMs(rules.collar);
   const skip = rules.overlap === 'skipped';
+  const narrowed = narrowsRegion(rules);
   const uem = rules.region === 'reference-extent' ? " with the reference's extent as the UEM" : '';
   const pyannote = `collar=${seconds(2 * reach)}, skip_overlap=${skip ? 'True' : 'False'}`;
+  const mdEval = `dscore --collar ${seconds(reach)}${skip ? ' --ignore_overlaps' : ''} (md-eval.pl -c ${seconds(reach)}${skip ? ' -1' : ''})${uem}`;
   return {
     der: [
-      `pyannote.metrics DiarizationErrorRate(${pyannote})${uem}`,
-      `dscore --collar ${seconds(reach)}${skip ? ' --ignore_overlaps' : ''} (md-eval.pl -c ${seconds(reach)}${skip ? ' -1' : ''})${uem}`,
+      ...(rules.mapping === 'scored-time' || !narrowed ? [`pyannote.metrics DiarizationErrorRate(${pyannote})${uem}`] : []),
+      ...(rules.mapping === 'whole-region' || !narrowed ? [mdEval] : []),
     ],
     jer:
       rules.jerMapping === 'overlap'
         ? [`pyannote.metrics JaccardErrorRate(${pyannote})${uem}`]
         : // dscore's JER has no collar and scores overlap, on 10 ms frames.
-          reach === 0 && !skip
-          ? [`dscore's JER${uem} (to its 10 ms frames)`]
-          : [],
+          narrowed
+          ? []
+          : [`dscore's JER${uem} (to its 10 ms frames)`],
   };
 }

@@ -1,7 +1,7 @@
 import { diarizationErrorsOf, type DiarizationErrors } from './der.js';
 import { jaccardErrorsOf, type JaccardErrors } from './jer.js';
 import { scoredRegion } from './region.js';
-import { DEFAULT_RULES, type DiarizationRules } from './rules.js';
+import { DEFAULT_RULES, narrowsRegion, type DiarizationRules } from './rules.js';
 import { speakerTable } from './speaker-table.js';
 import type { Span } from './spans.js';
 import type { SpeakerTurn } from './turns.js';
@@ -11,6 +11,9 @@ export interface DiarizationScore {
   der: DiarizationErrors;
   jer: JaccardErrors;
 }
+
+/** The region before collars and overlap are taken out, where md-eval pairs speakers. */
+const WHOLE = { collar: { ms: 0, per: 'total' }, overlap: 'scored' } as const;
 
 /**
  * Scores hypothesis turns against reference turns under `rules` (pyannote.metrics'
@@ -24,5 +27,9 @@ export function scoreDiarization(
   uem?: readonly Span[],
 ): DiarizationScore {
   const table = speakerTable(reference, hypothesis, scoredRegion(reference, hypothesis, rules, uem));
-  return { der: diarizationErrorsOf(table), jer: jaccardErrorsOf(table, rules.jerMapping) };
+  const pairing =
+    rules.mapping === 'whole-region' && narrowsRegion(rules)
+      ? speakerTable(reference, hypothesis, scoredRegion(reference, hypothesis, { ...rules, ...WHOLE }, uem))
+      : table;
+  return { der: diarizationErrorsOf(table, pairing), jer: jaccardErrorsOf(table, rules.jerMapping) };
 }
