@@ -24,7 +24,11 @@ export function speechBySpeaker(turns: readonly SpeakerTurn[]): Map<string, Span
 
 /** From the first turn's start to the last turn's end; empty without turns. */
 export function extentOf(turns: readonly SpeakerTurn[]): Span[] {
-  const spoken = turns.filter((t) => t.endMs > t.startMs);
-  if (spoken.length === 0) return [];
-  return [{ startMs: Math.min(...spoken.map((t) => t.startMs)), endMs: Math.max(...spoken.map((t) => t.endMs)) }];
+  let [startMs, endMs] = [Infinity, -Infinity];
+  for (const t of turns) {
+    if (t.endMs <= t.startMs) continue;
+    startMs = Math.min(startMs, t.startMs);
+    endMs = Math.max(endMs, t.endMs);
+  }
+  return startMs < endMs ? [{ startMs, endMs }] : [];
 }
