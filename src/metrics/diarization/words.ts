@@ -1,5 +1,6 @@
 import { maximumWeightPairs } from './assignment.js';
-import type { SpeakerTurn } from './turns.js';
+import type { Span } from './spans.js';
+import { speechBySpeaker, type SpeakerTurn } from './turns.js';
 
 /**
  * Word-level diarization error: the share of recognized words given to the wrong
@@ -22,18 +23,30 @@ export interface WordSpeakerErrors {
 /** A word labelled with its speaker, timed on the recording (the shape of a turn). */
 export type SpeakerWord = SpeakerTurn;
 
+/** Whether sorted, disjoint spans hold `atMs` (a binary search). */
+function holds(spans: readonly Span[], atMs: number): boolean {
+  let [lo, hi] = [0, spans.length];
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (spans[mid]!.endMs <= atMs) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < spans.length && spans[lo]!.startMs <= atMs;
+}
+
 export function wordSpeakerErrors(words: readonly SpeakerWord[], reference: readonly SpeakerTurn[]): WordSpeakerErrors {
-  const refSpeakers = [...new Set(reference.map((t) => t.speaker))];
+  const speech = [...speechBySpeaker(reference)];
+  const refSpeakers = speech.map(([speaker]) => speaker);
   const hypSpeakers = [...new Set(words.map((w) => w.speaker))];
   const rightIfPaired = refSpeakers.map(() => hypSpeakers.map(() => 0));
   let scored = 0;
   for (const word of words) {
     const midMs = (word.startMs + word.endMs) / 2;
-    const talking = new Set(reference.filter((t) => t.startMs <= midMs && midMs < t.endMs).map((t) => t.speaker));
-    if (talking.size === 0) continue;
+    const talking = speech.flatMap(([, spans], r) => (holds(spans, midMs) ? [r] : []));
+    if (talking.length === 0) continue;
     scored++;
     const h = hypSpeakers.indexOf(word.speaker);
-    for (const speaker of talking) rightIfPaired[refSpeakers.indexOf(speaker)]![h]!++;
+    for (const r of talking) rightIfPaired[r]![h]!++;
   }
   // Pairing is one to one, so a word said in overlap is counted right at most once.
   const pairs = maximumWeightPairs(rightIfPaired, hypSpeakers.length);
