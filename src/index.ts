@@ -44,7 +44,7 @@ export { transcriptErrorsOf } from './metrics/quality.js';
 export { scoreDiarization, type DiarizationScore } from './metrics/diarization/score.js';
 export { derOf, type DiarizationErrors } from './metrics/diarization/der.js';
 export { jerOf, type JaccardErrors } from './metrics/diarization/jer.js';
-export { DEFAULT_RULES as DIARIZATION_RULES, describeRules, matchingTools, type DiarizationRules, type Collar } from './metrics/diarization/rules.js';
+export { DEFAULT_RULES as DEFAULT_DIARIZATION_RULES, describeRules, matchingTools, type DiarizationRules, type Collar } from './metrics/diarization/rules.js';
 export { wordSpeakerErrors, wordSpeakerErrorRate, type WordSpeakerErrors } from './metrics/diarization/words.js';
 export { speakerStability, relabelledShare, type SpeakerStability, type WordEmission } from './metrics/diarization/stability.js';
 export { corpusDiarization, corpusWordSpeakerErrors, corpusSpeakerStability, type CorpusDiarization } from './metrics/diarization/corpus.js';
