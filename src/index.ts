@@ -41,6 +41,14 @@ export { summarize, PERCENTILE_METHOD, type Distribution } from './metrics/stats
 export { findNormalizer, normalizerFor, type Normalizer } from './metrics/normalizers/index.js';
 export { transcriptErrors, errorRate, type TranscriptErrors, type WordErrors, type CharErrors } from './metrics/wer.js';
 export { transcriptErrorsOf } from './metrics/quality.js';
+export { scoreDiarization, type DiarizationScore } from './metrics/diarization/score.js';
+export { derOf, type DiarizationErrors } from './metrics/diarization/der.js';
+export { jerOf, type JaccardErrors } from './metrics/diarization/jer.js';
+export { DEFAULT_RULES as DEFAULT_DIARIZATION_RULES, describeRules, matchingTools, type DiarizationRules, type Collar } from './metrics/diarization/rules.js';
+export { wordSpeakerErrors, wordSpeakerErrorRate, type WordSpeakerErrors } from './metrics/diarization/words.js';
+export { speakerStability, relabelledShare, type SpeakerStability, type WordEmission } from './metrics/diarization/stability.js';
+export { corpusDiarization, corpusWordSpeakerErrors, corpusSpeakerStability, type CorpusDiarization } from './metrics/diarization/corpus.js';
+export type { SpeakerTurn } from './metrics/diarization/turns.js';
 export { renderSummary } from './report/console.js';
 export { renderHtml } from './report/html/index.js';
 export { renderCsv } from './report/csv.js';

@@ -1,0 +1,84 @@
+/**
+ * The rules diarization is scored by, every one named, because the reference tools
+ * differ: pyannote.metrics' `collar` is the no-score zone's whole width
+ * (pyannote/pyannote-metrics, src/pyannote/metrics/utils.py, `extrude`), md-eval's and
+ * dscore's `--collar` is its reach on each side (nryant/dscore, README.md). A report
+ * records the rules it was scored by and the tools' settings that give its numbers.
+ */
+
+/** The no-score zone around each reference turn boundary: `ms` of the zone's whole width centred on the boundary (`per: 'total'`), or `ms` on each side (`per: 'side'`). */
+export interface Collar {
+  ms: number;
+  per: 'total' | 'side';
+}
+
+export interface DiarizationRules {
+  collar: Collar;
+  /** Time where two or more reference speakers talk at once: scored, or left out of every figure. */
+  overlap: 'scored' | 'skipped';
+  /**
+   * The scored time of a recording without a UEM: from the first to the last turn of the
+   * reference and hypothesis together (`extents`, as pyannote.metrics and dscore), or of
+   * the reference alone. A recording's UEM, where it has one, is its scored time.
+   */
+  region: 'extents' | 'reference-extent';
+  /**
+   * DER pairs speakers one to one (Hungarian) for the most time together within the
+   * scored time (`scored-time`, pyannote.metrics) or within the whole region, before
+   * collars and overlap are taken out (`whole-region`, md-eval and so dscore). The two
+   * differ only with a collar or skipped overlap, and then only in confusion.
+   */
+  mapping: 'scored-time' | 'whole-region';
+  /** JER pairs speakers for the most time together (`overlap`, pyannote.metrics' JaccardErrorRate) or the highest summed Jaccard index (`jaccard`, dscore's JER). */
+  jerMapping: 'overlap' | 'jaccard';
+}
+
+/** pyannote.metrics' defaults: no collar, overlap scored, the extents of both sides. */
+export const DEFAULT_RULES: DiarizationRules = Object.freeze({
+  collar: Object.freeze({ ms: 0, per: 'total' }),
+  overlap: 'scored',
+  region: 'extents',
+  mapping: 'scored-time',
+  jerMapping: 'overlap',
+});
+
+/** How far the no-score zone reaches on each side of a reference boundary, in ms. */
+export const collarReachMs = (collar: Collar): number => (collar.per === 'side' ? collar.ms : collar.ms / 2);
+
+const seconds = (ms: number): string => String(ms / 1000);
+
+/** Whether collars or skipped overlap take time out of the region: only then do the two pairings differ. */
+export const narrowsRegion = (rules: DiarizationRules): boolean => collarReachMs(rules.collar) > 0 || rules.overlap === 'skipped';
+
+/** The rules in words, for a report's header. */
+export function describeRules(rules: DiarizationRules): string {
+  const reach = collarReachMs(rules.collar);
+  const collar = reach === 0 ? 'no collar' : `collar ±${reach} ms around each reference boundary (${2 * reach} ms in all)`;
+  const region = rules.region === 'extents' ? 'the UEM, else the reference and hypothesis extents' : "the UEM, else the reference's extent";
+  const within = rules.mapping === 'scored-time' ? 'the scored time' : 'the whole region';
+  const jer = rules.jerMapping === 'overlap' ? 'most time together' : 'highest Jaccard index';
+  return `${collar}; overlapped speech ${rules.overlap}; scored over ${region}; speakers paired one to one for the most time together within ${within} (JER: ${jer})`;
+}
+
+/** The settings of pyannote.metrics and dscore (md-eval) that give the same DER and JER; none where the rules match neither. */
+export function matchingTools(rules: DiarizationRules): { der: string[]; jer: string[] } {
+  const reach = collarReachMs(rules.collar);
+  const skip = rules.overlap === 'skipped';
+  const narrowed = narrowsRegion(rules);
+  const uem = rules.region === 'reference-extent' ? " with the reference's extent as the UEM" : '';
+  const pyannote = `collar=${seconds(2 * reach)}, skip_overlap=${skip ? 'True' : 'False'}`;
+  const mdEval = `dscore --collar ${seconds(reach)}${skip ? ' --ignore_overlaps' : ''} (md-eval.pl -c ${seconds(reach)}${skip ? ' -1' : ''})${uem}`;
+  return {
+    der: [
+      ...(rules.mapping === 'scored-time' || !narrowed ? [`pyannote.metrics DiarizationErrorRate(${pyannote})${uem}`] : []),
+      ...(rules.mapping === 'whole-region' || !narrowed ? [mdEval] : []),
+    ],
+    jer:
+      rules.jerMapping === 'overlap'
+        ? [`pyannote.metrics JaccardErrorRate(${pyannote})${uem}`]
+        : // dscore's JER has no collar and scores overlap, on 10 ms frames.
+          narrowed
+          ? []
+          : [`dscore's JER${uem} (to its 10 ms frames)`],
+  };
+}
