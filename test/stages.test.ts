@@ -121,11 +121,19 @@ describe('a staged run against the built-in server', () => {
     const over = levelOverTime(level!, 'ttft_ms');
     // The mean target of each second: ramping up (2), at the plateau (4), ramping down (2), then the last sessions finishing.
     const expected = [2, 4, 2];
-    expected.forEach((target, second) => assert.ok(Math.abs(over.open[second]! - target) < 1.2, `second ${second}: ${over.open[second]} open, target ${target}`));
+    expected.forEach((target, second) =>
+      assert.ok(Math.abs(over.open[second]! - target) < 1.2, `second ${second}: ${over.open[second]} open, target ${target}`),
+    );
     assert.ok(over.open[0]! < over.open[1]! && over.open[2]! < over.open[1]!, `up, then down: ${over.open.join(', ')}`);
     assert.ok(Math.max(...over.open) <= 4, 'never more than the peak');
-    assert.ok(over.open.slice(3).every((n) => n < 1), `the stages end: ${over.open.join(', ')}`);
-    assert.ok(over.latency!.p50.slice(0, 3).every((v) => v !== null && v > 0), 'a headline latency every second');
+    assert.ok(
+      over.open.slice(3).every((n) => n < 1),
+      `the stages end: ${over.open.join(', ')}`,
+    );
+    assert.ok(
+      over.latency!.p50.slice(0, 3).every((v) => v !== null && v > 0),
+      'a headline latency every second',
+    );
     assert.deepEqual(over.failures.slice(0, 3), [0, 0, 0]);
   });
 
@@ -153,7 +161,17 @@ describe('a staged run against the built-in server', () => {
               kind: 'gauge',
               points: [0, 0.5, 1, 1.5, 2, 2.5, 3].map((s) => [at(s), targetAt(parseStages('1s:4,1s:4,1s:0'), s * 1000)]),
             },
-            { target: 0, name: 'vllm:prompt_tokens_total', labels: {}, kind: 'rate', points: [[at(1), 40], [at(2), 42], [at(9999), 1]] },
+            {
+              target: 0,
+              name: 'vllm:prompt_tokens_total',
+              labels: {},
+              kind: 'rate',
+              points: [
+                [at(1), 40],
+                [at(2), 42],
+                [at(9999), 1],
+              ],
+            },
             { target: 0, name: 'vllm:absent_then', labels: {}, kind: 'gauge', points: [[at(-100), 1]] },
           ],
         },

@@ -13,7 +13,7 @@ const MAX_BUCKETS = 600;
  */
 export interface LevelOverTime {
   bucketMs: number;
-  /** Each bucket's start, s from the level's start. */
+  /** Each bucket's middle, s from the level's start (the last bucket ends with the level). */
   seconds: number[];
   latency: { metric: string; p50: Array<number | null>; p95: Array<number | null> } | null;
   open: number[];
@@ -28,22 +28,30 @@ export function levelOverTime(benchmark: Benchmark, latencyMetric: string | unde
   const open = new Array<number>(count).fill(0);
   const failures = new Array<number>(count).fill(0);
   const values = Array.from({ length: count }, () => [] as number[]);
+  const widthMs = (b: number): number => Math.max(1e-9, Math.min(bucketMs, spanMs - b * bucketMs));
   for (const session of benchmark.sessions) {
     const { timeline } = session;
     const endMs = sessionEndMs(timeline);
     // Each bucket gets the share of itself the session was open for.
     for (let b = bucketOf(timeline.startMs); b <= bucketOf(endMs); b++) {
       const from = benchmark.startMs + b * bucketMs;
-      open[b]! += Math.max(0, Math.min(endMs, from + bucketMs) - Math.max(timeline.startMs, from)) / bucketMs;
+      open[b]! += Math.max(0, Math.min(endMs, from + bucketMs) - Math.max(timeline.startMs, from)) / widthMs(b);
     }
     if (session.outcome.status === 'failed') failures[bucketOf(endMs)]!++;
     if (latencyMetric !== undefined) for (const { t, value } of valuesOf(session, latencyMetric, endMs)) values[bucketOf(t)]!.push(value);
   }
   const quantile = (p: number): Array<number | null> =>
-    values.map((v) => (v.length === 0 ? null : percentile([...v].sort((a, b) => a - b), p)));
+    values.map((v) =>
+      v.length === 0
+        ? null
+        : percentile(
+            [...v].sort((a, b) => a - b),
+            p,
+          ),
+    );
   return {
     bucketMs,
-    seconds: open.map((_, b) => (b * bucketMs) / 1000),
+    seconds: open.map((_, b) => (b * bucketMs + widthMs(b) / 2) / 1000),
     latency: latencyMetric === undefined ? null : { metric: latencyMetric, p50: quantile(50), p95: quantile(95) },
     open,
     failures,

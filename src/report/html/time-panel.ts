@@ -24,7 +24,7 @@ export function timePanelSection(report: Report): Section {
     const spanS = round(Math.max(benchmark.endMs - benchmark.startMs, 1) / 1000, 3);
     const x: AxisSpec = { label: 'time', unit: 's', min: 0, max: spanS };
     const over = levelOverTime(benchmark, headline?.name);
-    const middle = over.seconds.map((s) => round(s + over.bucketMs / 2000, 3));
+    const middle = over.seconds.map((s) => round(s, 3));
     const latency: ChartSpec[] =
       headline && over.latency
         ? [
@@ -37,7 +37,10 @@ export function timePanelSection(report: Report): Section {
                 label: q,
                 color: COLORS[q],
                 style: 'line-points' as const,
-                ...definedPoints(middle, over.latency![q].map((v) => (v === null ? null : metricAxis(headline).value(v)))),
+                ...definedPoints(
+                  middle,
+                  over.latency![q].map((v) => (v === null ? null : metricAxis(headline).value(v))),
+                ),
               })),
             },
           ]
@@ -49,7 +52,15 @@ export function timePanelSection(report: Report): Section {
       rules: [],
       series: [
         { label: 'open', color: COLORS.throughput, style: 'line', x: middle, y: over.open.map((v) => round(v, 2)) },
-        { label: 'failed', color: COLORS.error, style: 'points', ...definedPoints(middle, over.failures.map((n) => (n === 0 ? null : n))) },
+        {
+          label: 'failed',
+          color: COLORS.error,
+          style: 'points',
+          ...definedPoints(
+            middle,
+            over.failures.map((n) => (n === 0 ? null : n)),
+          ),
+        },
       ],
     };
     // A series with no point in the level (no failure, a scraped metric absent then) is left out, and so is a chart left with none.
