@@ -70,8 +70,8 @@ describe('stages', () => {
     assert.ok(Math.abs(arrivalTime(stages, 7) - (6000 - Math.sqrt(2) * 1000)) < 1e-9);
     assert.equal(arrivalTime(stages, 8), 6000);
     assert.equal(arrivalTime(stages, 8.5), Infinity);
-    const schedule = arrivalSchedule({ kind: 'rate-stages', stages }, 100, 0);
-    assert.equal(schedule.length, 9);
+    const schedule = arrivalSchedule({ kind: 'rate-stages', stages }, Infinity, 0);
+    assert.equal(schedule.length, 8, 'the arrival due as the stages end is not planned');
     assert.ok(
       schedule.every((t, i) => i === 0 || t > schedule[i - 1]!),
       'increasing',
@@ -98,6 +98,26 @@ describe('stages', () => {
       assert.equal(code, 2, `${flags.join(' ')}: ${stderr}`);
       assert.match(stderr, message);
       assert.doesNotMatch(stderr, /\n\s+at /, 'no stack trace');
+    }
+  });
+});
+
+describe('a run with --rate-stages against the built-in server', () => {
+  it('starts sessions at the planned arrivals of the ramped rate', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'voxbench-rate-stages-'));
+    try {
+      const { code, stderr } = await runNode([CLI, 'run', '--rate-stages', '1s:4,1s:0', '--pace', '8x', '--output-dir', dir, '--outputs', 'json']);
+      assert.equal(code, 0, stderr);
+      const report = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')) as Report;
+      const [level] = report.benchmarks;
+      // 0 → 4/s over 1 s and back: 4 arrivals, at Λ⁻¹(0..3); the 5th would fall due as the stages end.
+      assert.deepEqual(
+        level!.sessions.map((s) => Math.round(s.timeline.plannedStartMs - level!.startMs)),
+        [0, 707, 1000, 1293],
+      );
+      assert.equal(level!.label, 'rate-stages 1s:4,1s:0');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
@@ -159,7 +179,7 @@ describe('a staged run against the built-in server', () => {
               name: 'vllm:num_requests_running',
               labels: { model_name: '<img src=x onerror="window.__xss=1">' },
               kind: 'gauge',
-              points: [0, 0.5, 1, 1.5, 2, 2.5, 3].map((s) => [at(s), targetAt(parseStages('1s:4,1s:4,1s:0'), s * 1000)]),
+              points: [0, 0.5, 1, 1.5, 2, 2.5].map((s) => [at(s), targetAt(parseStages('1s:4,1s:4,1s:0'), s * 1000)]),
             },
             {
               target: 0,
@@ -185,11 +205,11 @@ describe('a staged run against the built-in server', () => {
         const time = charts.filter((c) => c.id?.startsWith('time-0-'));
         assert.deepEqual(
           time.map((c) => c.id),
-          ['time-0-latency', 'time-0-sessions', 'time-0-telemetry-0', 'time-0-telemetry-1'],
+          ['time-0-latency', 'time-0-sessions', 'time-0-by-open', 'time-0-telemetry-0', 'time-0-telemetry-1'],
           'a series with no point in the level is not drawn',
         );
         for (const c of time) assert.ok(c.canvases === 1 && c.points > 0 && c.series > 0, `${c.id} drawn: ${JSON.stringify(c)}`);
-        assert.equal(time.find((c) => c.id === 'time-0-telemetry-0')!.points, 7);
+        assert.equal(time.find((c) => c.id === 'time-0-telemetry-0')!.points, 6);
         assert.equal(time.find((c) => c.id === 'time-0-telemetry-1')!.points, 2, 'points past the level are left out');
         const text = await page.locator('#time').innerText();
         assert.match(text, /vllm:num_requests_running over time/);

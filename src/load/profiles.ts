@@ -1,5 +1,5 @@
 import { seededRandom } from '../util/random.js';
-import { arrivalTime, peakTarget, stagesText, type Stage } from './stages.js';
+import { arrivalTime, peakTarget, stagesLength, stagesText, type Stage } from './stages.js';
 
 /**
  * Load profiles: pure descriptions of who starts when.
@@ -76,7 +76,7 @@ export function laneStarts(laneCount: number, spreadMs: number): number[] {
 
 /**
  * Planned start times of an open-loop profile's first `count` sessions that fall
- * before `untilMs`, ms from the benchmark start (one of the two must be finite). The
+ * before `untilMs` (and the stages' end), ms from the benchmark start (one of the three must be finite). The
  * arrival rate follows the stages, or ramps linearly from 0 to `rate` over `rampUpMs`
  * (none when 0) and stays there; Λ(t) is the arrivals expected by time t. Evenly
  * spaced arrivals put arrival i at Λ⁻¹(i); Poisson arrivals (`poisson`, or stages with a
@@ -93,12 +93,14 @@ export function arrivalSchedule(profile: OpenLoopProfile, count: number, rampUpM
         ];
   const seed = profile.kind === 'constant' ? undefined : profile.seed;
   const random = seed === undefined ? undefined : seededRandom(seed);
+  // Staged arrivals end with the stages: one due as the last stage ends is not planned.
+  const until = profile.kind === 'rate-stages' ? Math.min(untilMs, stagesLength(stages)) : untilMs;
   const schedule: number[] = [];
   let sum = 0;
   for (let i = 0; i < count; i++) {
     sum = random ? sum - Math.log(1 - random()) : i;
     const t = arrivalTime(stages, sum);
-    if (t >= untilMs || t === Infinity) break;
+    if (t >= until) break;
     schedule.push(t);
   }
   return schedule;

@@ -1,3 +1,4 @@
+import { isStaged } from '../../load/profiles.js';
 import type { Benchmark, Report, Telemetry } from '../schema.js';
 import { headlineLatencies } from '../picks.js';
 import { levelOverTime } from '../time-series.js';
@@ -25,23 +26,31 @@ export function timePanelSection(report: Report): Section {
     const x: AxisSpec = { label: 'time', unit: 's', min: 0, max: spanS };
     const over = levelOverTime(benchmark, headline?.name);
     const middle = over.seconds.map((s) => round(s, 3));
-    const latency: ChartSpec[] =
-      headline && over.latency
+    const quantiles = (xs: readonly number[], style: 'line-points' | 'points'): SeriesSpec[] =>
+      (['p50', 'p95'] as const).map((q) => ({
+        label: q,
+        color: COLORS[q],
+        style,
+        ...definedPoints(
+          xs,
+          over.latency![q].map((v) => (v === null ? null : metricAxis(headline!).value(v))),
+        ),
+      }));
+    const y: AxisSpec | undefined = headline && { label: headline.name, unit: metricAxis(headline).unit, fromZero: true };
+    const latency: ChartSpec[] = y && over.latency ? [{ id: `time-${level}-latency`, x, y, rules: [], series: quantiles(middle, 'line-points') }] : [];
+    // Where the load ramps, each second's figures against the sessions open then: how latency grows with load.
+    const byOpen: ChartSpec[] =
+      y && over.latency && isStaged(benchmark.profile)
         ? [
             {
-              id: `time-${level}-latency`,
-              x,
-              y: { label: headline.name, unit: metricAxis(headline).unit, fromZero: true },
+              id: `time-${level}-by-open`,
+              x: { label: 'open sessions', unit: 'sessions', fromZero: true },
+              y,
               rules: [],
-              series: (['p50', 'p95'] as const).map((q) => ({
-                label: q,
-                color: COLORS[q],
-                style: 'line-points' as const,
-                ...definedPoints(
-                  middle,
-                  over.latency![q].map((v) => (v === null ? null : metricAxis(headline).value(v))),
-                ),
-              })),
+              series: quantiles(
+                over.open.map((n) => round(n, 2)),
+                'points',
+              ),
             },
           ]
         : [];
@@ -64,7 +73,7 @@ export function timePanelSection(report: Report): Section {
       ],
     };
     // A series with no point in the level (no failure, a scraped metric absent then) is left out, and so is a chart left with none.
-    return [...latency, sessions, ...telemetryCharts(report.telemetry, benchmark, level, x)]
+    return [...latency, sessions, ...byOpen, ...telemetryCharts(report.telemetry, benchmark, level, x)]
       .map((c) => ({ ...c, series: c.series.filter((s) => s.x.length > 0) }))
       .filter((c) => c.series.length > 0);
   });
@@ -82,13 +91,13 @@ export function timePanelSection(report: Report): Section {
     )}
 ${report.benchmarks.map(
   (b, level) => html`<h3 class="subhead"><span class="swatch" style="background:${colors[level]}"></span> ${b.label}</h3>
-<div class="grid">${charts[level]!.map((c) => chartFigure(c, chartHeading(c), c.id.endsWith('-latency') ? metricTitle(report, c.y.label) : c.y.label))}</div>`,
+<div class="grid">${charts[level]!.map((c) => chartFigure(c, chartHeading(c), headline?.name === c.y.label ? metricTitle(report, c.y.label) : c.y.label))}</div>`,
 )}`,
   };
 }
 
 function chartHeading(spec: ChartSpec): string {
-  return `${spec.y.label} over time`;
+  return `${spec.y.label} ${spec.x.label === 'time' ? 'over time' : `against ${spec.x.label}`}`;
 }
 
 /** The scraped series within the level's span, one chart per metric name (a series per target and label set), times from the level's start. */
