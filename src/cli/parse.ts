@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { InvalidArgumentError } from '@commander-js/extra-typings';
 import { parseListen, type Listen } from '../live/serve.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../report/outputs.js';
-import { parseStages, type Stage } from '../load/stages.js';
+import { parseStages, type LoadStage } from '../load/stages.js';
 
 export function int(value: string): number {
   const n = Number(value);
@@ -66,7 +66,7 @@ export function sessionsOrSeconds(value: string): { sessions: number } | { ms: n
 }
 
 /** Stages, `30s:8,60s:32,30s:0`: each a duration and the target reached by its end. */
-export function stageList(value: string): Stage[] {
+export function stageList(value: string): LoadStage[] {
   try {
     return parseStages(value);
   } catch (err) {

@@ -47,7 +47,7 @@ import {
   stageList,
   workerCount,
 } from './parse.js';
-import type { Stage } from '../load/stages.js';
+import type { LoadStage } from '../load/stages.js';
 
 export const runCommand = new Command('run')
   .description('Run a benchmark. With no --target, starts the built-in simulated server and uses the bundled samples.')
@@ -441,8 +441,8 @@ type LoadFlags = {
   maxOpen?: number;
   seed: number;
   seedGiven: boolean;
-  stages?: Stage[];
-  rateStages?: Stage[];
+  stages?: LoadStage[];
+  rateStages?: LoadStage[];
   capacityBy: 'concurrency' | 'rate';
   capacityMax?: number;
   capacityTolerance: number;
@@ -454,7 +454,7 @@ function loadOptions(opts: LoadFlags): Pick<RunOptions, 'profile' | 'sweep' | 'c
     if (values.length !== 1) throw new UsageError(`${flag} takes one level with --profile ${opts.profile}; lists are for --profile sweep`);
     return values[0]!;
   };
-  const required = (flag: string, stages: Stage[] | undefined): Stage[] => {
+  const required = (flag: string, stages: LoadStage[] | undefined): LoadStage[] => {
     if (!stages) throw new UsageError(`--profile ${opts.profile} needs ${flag}, e.g. ${flag} 30s:8,60s:32,30s:0`);
     return stages;
   };

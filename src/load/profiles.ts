@@ -1,5 +1,5 @@
 import { seededRandom } from '../util/random.js';
-import { arrivalTime, peakTarget, stagesLength, stagesText, type Stage } from './stages.js';
+import { arrivalTime, peakTarget, stagesLength, stagesText, type LoadStage } from './stages.js';
 
 /**
  * Load profiles: pure descriptions of who starts when.
@@ -22,8 +22,8 @@ export type LoadProfile =
   | { kind: 'concurrent'; concurrency: number }
   | { kind: 'constant'; rate: number; maxOpen?: number }
   | { kind: 'poisson'; rate: number; maxOpen?: number; seed: number }
-  | { kind: 'stages'; stages: Stage[] }
-  | { kind: 'rate-stages'; stages: Stage[]; maxOpen?: number; seed?: number };
+  | { kind: 'stages'; stages: LoadStage[] }
+  | { kind: 'rate-stages'; stages: LoadStage[]; maxOpen?: number; seed?: number };
 
 export type OpenLoopProfile = Extract<LoadProfile, { kind: 'constant' | 'poisson' | 'rate-stages' }>;
 export type StagedProfile = Extract<LoadProfile, { kind: 'stages' | 'rate-stages' }>;

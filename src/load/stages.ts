@@ -5,7 +5,7 @@
  * .../ramping-arrival-rate/). The target is sessions open at once (closed loop) or
  * arrivals per second (open loop); a stage of 0 s jumps to its target.
  */
-export interface Stage {
+export interface LoadStage {
   durationMs: number;
   target: number;
 }
@@ -17,7 +17,7 @@ export interface LaneWindow {
 }
 
 /** `30s:8,60s:32,30s:0` (a duration in ms, s, m or h, a colon, the target); an Error saying what is wrong. */
-export function parseStages(text: string): Stage[] {
+export function parseStages(text: string): LoadStage[] {
   const stages = text.split(',').map((part) => {
     const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?:(\d+(?:\.\d+)?)$/.exec(part.trim());
     if (!match) throw new Error(`"${part.trim()}" is not DURATION:TARGET (e.g. 30s:8)`);
@@ -28,16 +28,16 @@ export function parseStages(text: string): Stage[] {
   return stages;
 }
 
-export function stagesLength(stages: readonly Stage[]): number {
+export function stagesLength(stages: readonly LoadStage[]): number {
   return stages.reduce((sum, s) => sum + s.durationMs, 0);
 }
 
-export function peakTarget(stages: readonly Stage[]): number {
+export function peakTarget(stages: readonly LoadStage[]): number {
   return Math.max(0, ...stages.map((s) => s.target));
 }
 
 /** The target at `t` ms from the start (0 before the first stage's ramp, the last target after the last stage). */
-export function targetAt(stages: readonly Stage[], t: number): number {
+export function targetAt(stages: readonly LoadStage[], t: number): number {
   let start = 0;
   let from = 0;
   for (const { durationMs, target } of stages) {
@@ -49,7 +49,7 @@ export function targetAt(stages: readonly Stage[], t: number): number {
 }
 
 /** Short label: `8 over 30s, 32 over 60s, 0 over 30s` reads as the flag does, `30s:8,60s:32,30s:0`. */
-export function stagesText(stages: readonly Stage[]): string {
+export function stagesText(stages: readonly LoadStage[]): string {
   return stages.map((s) => `${s.durationMs % 1000 === 0 ? `${s.durationMs / 1000}s` : `${s.durationMs}ms`}:${s.target}`).join(',');
 }
 
@@ -59,7 +59,7 @@ export function stagesText(stages: readonly Stage[]): string {
  * briefly the target stays there, as a k6 VU does; its session in progress when the
  * target falls below it finishes (k6's graceful ramp-down) and it starts no more.
  */
-export function laneWindows(stages: readonly Stage[], lane: number): LaneWindow[] {
+export function laneWindows(stages: readonly LoadStage[], lane: number): LaneWindow[] {
   const level = lane + 1;
   const windows: LaneWindow[] = [];
   let start = 0;
@@ -92,7 +92,7 @@ export function laneWindows(stages: readonly Stage[], lane: number): LaneWindow[
  * the arrivals after τ are a·τ + (b − a)·τ²/2D, solved for τ in the form that stays
  * exact for a flat stage (b = a) and a stage that lasts for ever.
  */
-export function arrivalTime(stages: readonly Stage[], n: number): number {
+export function arrivalTime(stages: readonly LoadStage[], n: number): number {
   let start = 0;
   let from = 0;
   let left = n;
