@@ -20,9 +20,14 @@ export interface LevelOverTime {
   failures: number[];
 }
 
+/** A level's bucket: one second, or whole seconds enough to keep its buckets to MAX_BUCKETS. */
+export function bucketMsOf(benchmark: Pick<Benchmark, 'startMs' | 'endMs'>): number {
+  return Math.max(1000, Math.ceil((benchmark.endMs - benchmark.startMs) / MAX_BUCKETS / 1000) * 1000);
+}
+
 export function levelOverTime(benchmark: Benchmark, latencyMetric: string | undefined): LevelOverTime {
   const spanMs = Math.max(0, benchmark.endMs - benchmark.startMs);
-  const bucketMs = Math.max(1000, Math.ceil(spanMs / MAX_BUCKETS / 1000) * 1000);
+  const bucketMs = bucketMsOf(benchmark);
   const count = Math.max(1, Math.ceil(spanMs / bucketMs));
   const bucketOf = (t: number): number => Math.min(count - 1, Math.max(0, Math.floor((t - benchmark.startMs) / bucketMs)));
   const open = new Array<number>(count).fill(0);

@@ -1,7 +1,7 @@
 import { isStaged } from '../../load/profiles.js';
 import type { Benchmark, Report, Telemetry } from '../schema.js';
 import { headlineLatencies } from '../picks.js';
-import { levelOverTime } from '../time-series.js';
+import { bucketMsOf, levelOverTime } from '../time-series.js';
 import type { AxisSpec, ChartSpec, SeriesSpec } from './chart-spec.js';
 import { definedPoints, evenly, round } from './downsample.js';
 import { html } from './markup.js';
@@ -80,7 +80,7 @@ export function timePanelSection(report: Report): Section {
   const section = { id: 'time', title: 'Over time' };
   if (report.benchmarks.length === 0) return { ...section, charts: [], body: note('No level ran.') };
   const colors = levelColors(report.benchmarks.length);
-  const bucket = levelOverTime(report.benchmarks[0]!, undefined).bucketMs / 1000;
+  const bucket = bucketMsOf(report.benchmarks[0]!) / 1000;
   return {
     ...section,
     charts: charts.flat(),
