@@ -93,12 +93,14 @@ describe('stages', () => {
       [['--stages', 'soon'], /"soon" is not DURATION:TARGET/],
       [['--profile', 'rate-stages'], /--profile rate-stages needs --rate-stages/],
     ];
-    for (const [flags, message] of refusals) {
-      const { code, stderr } = await runNode([CLI, 'run', ...flags, '--output-dir', join(tmpdir(), 'voxbench-never-written')]);
-      assert.equal(code, 2, `${flags.join(' ')}: ${stderr}`);
-      assert.match(stderr, message);
-      assert.doesNotMatch(stderr, /\n\s+at /, 'no stack trace');
-    }
+    await Promise.all(
+      refusals.map(async ([flags, message]) => {
+        const { code, stderr } = await runNode([CLI, 'run', ...flags, '--output-dir', join(tmpdir(), 'voxbench-never-written')]);
+        assert.equal(code, 2, `${flags.join(' ')}: ${stderr}`);
+        assert.match(stderr, message);
+        assert.doesNotMatch(stderr, /\n\s+at /, 'no stack trace');
+      }),
+    );
   });
 });
 
