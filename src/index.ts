@@ -64,6 +64,7 @@ export { REPORT_SCHEMA, REPORT_VERSION, type Report, type Benchmark, type RunCon
 export { parsePace, type Pace } from './session/pace.js';
 export { DEFAULT_TIMEOUTS, type StageTimeouts } from './session/runner.js';
 export type { LoadProfile } from './load/profiles.js';
+export { parseStages, type LoadStage } from './load/stages.js';
 export type * from './timeline/types.js';
 export { startProxy, protocolOfUpgrade, type ProxyOptions, type RunningProxy } from './proxy/proxy.js';
 export { LiveMetrics, LATENCY_BUCKETS, type SessionLabels } from './live/metrics.js';

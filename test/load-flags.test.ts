@@ -13,6 +13,8 @@ describe('load flags', () => {
     assert.equal(profileOfFlags(undefined, new Set(['concurrency']), 3, 'concurrency'), 'sweep');
     assert.equal(profileOfFlags(undefined, new Set(['rate', 'maxOpen']), 1, 'concurrency'), 'constant');
     assert.equal(profileOfFlags(undefined, new Set(['rate', 'seed']), 1, 'concurrency'), 'poisson');
+    assert.equal(profileOfFlags(undefined, new Set(['stages']), 1, 'concurrency'), 'stages');
+    assert.equal(profileOfFlags(undefined, new Set(['rateStages', 'seed', 'maxOpen']), 1, 'concurrency'), 'rate-stages');
   });
 
   it('refuses a load flag the profile would ignore', () => {
@@ -34,6 +36,9 @@ describe('load flags', () => {
       /^UsageError: --max-open does not apply without --profile/,
     );
     assert.equal(profileOfFlags('capacity', new Set(['rate', 'seed', 'maxOpen']), 1, 'rate'), 'capacity');
+    assert.throws(() => profileOfFlags(undefined, new Set(['stages', 'rate']), 1, 'concurrency'), /^UsageError: --rate does not apply without --profile/);
+    assert.throws(() => profileOfFlags(undefined, new Set(['stages', 'maxOpen']), 1, 'concurrency'), /^UsageError: --max-open does not apply/);
+    assert.throws(() => profileOfFlags('concurrent', new Set(['stages']), 1, 'concurrency'), /^UsageError: --stages does not apply with --profile concurrent/);
   });
 
   it('run --concurrency 2 without --profile runs concurrency 2', async () => {

@@ -2,7 +2,7 @@ import { UsageError } from '../util/errors.js';
 import type { PROFILE_KINDS } from '../load/profiles.js';
 
 export type ProfileFlag = (typeof PROFILE_KINDS)[number] | 'sweep' | 'capacity';
-type LoadFlag = 'concurrency' | 'rate' | 'maxOpen' | 'seed';
+type LoadFlag = 'concurrency' | 'rate' | 'maxOpen' | 'seed' | 'stages' | 'rateStages';
 
 /** What a load flag means, for the line that refuses it where it does not apply. */
 const MEANING: Record<LoadFlag, { flag: string; appliesTo: string }> = {
@@ -11,14 +11,16 @@ const MEANING: Record<LoadFlag, { flag: string; appliesTo: string }> = {
     flag: '--rate',
     appliesTo: 'arrivals per second, for --profile constant, poisson or capacity --capacity-by rate; sessions open at once are --concurrency',
   },
-  maxOpen: { flag: '--max-open', appliesTo: 'a cap on open sessions, for --profile constant, poisson or capacity --capacity-by rate' },
-  seed: { flag: '--seed', appliesTo: 'the seed of Poisson arrivals, for --profile poisson or capacity --capacity-by rate' },
+  maxOpen: { flag: '--max-open', appliesTo: 'a cap on open sessions, for --profile constant, poisson, rate-stages or capacity --capacity-by rate' },
+  seed: { flag: '--seed', appliesTo: 'the seed of Poisson arrivals, for --profile poisson, rate-stages or capacity --capacity-by rate' },
+  stages: { flag: '--stages', appliesTo: 'sessions open at once ramped through stages, for --profile stages' },
+  rateStages: { flag: '--rate-stages', appliesTo: 'an arrival rate ramped through stages, for --profile rate-stages' },
 };
 
 /**
  * The profile a run's load flags ask for. Without --profile it is inferred from the
  * load flags given (--concurrency 4 is concurrent, 1,2,4 a sweep, --rate open-loop
- * arrivals), so a level is never silently dropped for the synchronous default; a
+ * arrivals, --stages or --rate-stages ramps), so a level is never silently dropped for the synchronous default; a
  * load flag the profile would ignore is refused rather than ignored.
  */
 export function profileOfFlags(
@@ -28,12 +30,14 @@ export function profileOfFlags(
   capacityBy: 'concurrency' | 'rate',
 ): ProfileFlag {
   const kind = profile ?? inferred(given, levels);
-  const open = kind === 'constant' || kind === 'poisson' || (kind === 'capacity' && capacityBy === 'rate');
+  const byRate = kind === 'capacity' && capacityBy === 'rate';
   const applies: Record<LoadFlag, boolean> = {
     concurrency: kind === 'concurrent' || kind === 'sweep' || (kind === 'capacity' && capacityBy === 'concurrency'),
-    rate: open,
-    maxOpen: open,
-    seed: kind === 'poisson' || (kind === 'capacity' && capacityBy === 'rate'),
+    rate: kind === 'constant' || kind === 'poisson' || byRate,
+    maxOpen: kind === 'constant' || kind === 'poisson' || kind === 'rate-stages' || byRate,
+    seed: kind === 'poisson' || kind === 'rate-stages' || byRate,
+    stages: kind === 'stages',
+    rateStages: kind === 'rate-stages',
   };
   for (const flag of given) {
     if (applies[flag]) continue;
@@ -45,6 +49,11 @@ export function profileOfFlags(
 }
 
 function inferred(given: ReadonlySet<LoadFlag>, levels: number): ProfileFlag {
+  if (given.has('stages') && given.has('rateStages')) {
+    throw new UsageError('--stages and --rate-stages ramp different things (sessions open at once, arrivals per second): give one');
+  }
+  if (given.has('stages')) return 'stages';
+  if (given.has('rateStages')) return 'rate-stages';
   if (given.has('concurrency') && given.has('rate')) {
     throw new UsageError(
       '--concurrency and --rate without --profile: give --profile concurrent (sessions open at once) or constant/poisson (arrivals per second)',

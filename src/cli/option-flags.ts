@@ -40,6 +40,8 @@ const FLAGS: Readonly<Record<string, string>> = {
   'profile.concurrency': '--concurrency',
   'profile.rate': '--rate',
   'profile.maxOpen': '--max-open',
+  'profile.stages': '--stages',
+  'profile.rate-stages': '--rate-stages',
   slos: '--slo',
   'slos.example': '--slo "p95(ttft_ms)<800"',
   rampUpMs: '--ramp-up-s',

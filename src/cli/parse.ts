@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { InvalidArgumentError } from '@commander-js/extra-typings';
 import { parseListen, type Listen } from '../live/serve.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../report/outputs.js';
+import { parseStages, type LoadStage } from '../load/stages.js';
 
 export function int(value: string): number {
   const n = Number(value);
@@ -62,6 +63,15 @@ export function sessionsOrSeconds(value: string): { sessions: number } | { ms: n
   if (!match || (!match[2] && !Number.isInteger(Number(match[1]))))
     throw new InvalidArgumentError('expected a number of sessions (e.g. 5) or seconds (e.g. 10s).');
   return match[2] ? { ms: Number(match[1]) * 1000 } : { sessions: Number(match[1]) };
+}
+
+/** Stages, `30s:8,60s:32,30s:0`: each a duration and the target reached by its end. */
+export function stageList(value: string): LoadStage[] {
+  try {
+    return parseStages(value);
+  } catch (err) {
+    throw new InvalidArgumentError(`${(err as Error).message}; expected stages such as 30s:8,60s:32,30s:0.`);
+  }
 }
 
 /** A comma-separated list of output formats, e.g. `json,csv,md`. */

@@ -32,7 +32,22 @@ import { addDatasetFlags, datasetOptionsFromFlags, type DatasetFlags } from './d
 import { profileOfFlags, type ProfileFlag } from './load-flags.js';
 import { checkWritableDir, defaultOutputDir } from './output-dir.js';
 import { applyConfigFile } from './config-file.js';
-import { fraction, int, intList, listenAddress, num, outputList, positiveInt, positiveNum, seconds, sessionsOrSeconds, shardOf, workerCount } from './parse.js';
+import {
+  fraction,
+  int,
+  intList,
+  listenAddress,
+  num,
+  outputList,
+  positiveInt,
+  positiveNum,
+  seconds,
+  sessionsOrSeconds,
+  shardOf,
+  stageList,
+  workerCount,
+} from './parse.js';
+import type { LoadStage } from '../load/stages.js';
 
 export const runCommand = new Command('run')
   .description('Run a benchmark. With no --target, starts the built-in simulated server and uses the bundled samples.')
@@ -131,11 +146,21 @@ export const runCommand = new Command('run')
   .addOption(
     new Option(
       '--profile <kind>',
-      'load profile: synchronous, concurrent, constant or poisson arrivals, a sweep of concurrency levels, or a capacity search (default: from the load flags given: --concurrency N concurrent, --concurrency 1,2,4 sweep, --rate constant, --rate with --seed poisson; else synchronous)',
+      'load profile: synchronous, concurrent, constant or poisson arrivals, stages or rate-stages ramps, a sweep of concurrency levels, or a capacity search (default: from the load flags given: --concurrency N concurrent, --concurrency 1,2,4 sweep, --rate constant, --rate with --seed poisson, --stages, --rate-stages; else synchronous)',
     ).choices([...PROFILE_KINDS, 'sweep', 'capacity'] as const),
   )
   .option('--concurrency <n>', 'sessions open at once (concurrent); the levels of a sweep, e.g. 1,2,4,8; the first level of a capacity search', intList, [1])
   .option('--rate <r>', 'session arrivals per second (constant, poisson; the first level of a capacity search by rate)', positiveNum, 1)
+  .option(
+    '--stages <stages>',
+    'sessions open at once ramped linearly from 0 through stages, e.g. 30s:8,60s:32,30s:0 (as k6 ramping-vus); each benchmark lasts the stages',
+    stageList,
+  )
+  .option(
+    '--rate-stages <stages>',
+    'arrivals per second ramped linearly from 0 through stages, e.g. 30s:2,60s:10,30s:0 (as k6 ramping-arrival-rate; Poisson with --seed)',
+    stageList,
+  )
   .option('--max-open <n>', 'open loop: cap on open sessions; a session that finds it reached waits, and the hit is counted', int)
   .option('--seed <n>', 'seed of the Poisson arrival process', int, 1)
   .option(
@@ -247,9 +272,11 @@ export const runCommand = new Command('run')
     const pace = parsePace(opts.pace);
     if (!pace) throw new UsageError(`--pace takes realtime, Nx (e.g. 2x) or none, got "${opts.pace}"`);
     const given = new Set(
-      (['concurrency', 'rate', 'maxOpen', 'seed'] as const).filter((flag) => ['cli', 'config'].includes(runCommand.getOptionValueSource(flag) ?? '')),
+      (['concurrency', 'rate', 'maxOpen', 'seed', 'stages', 'rateStages'] as const).filter((flag) =>
+        ['cli', 'config'].includes(runCommand.getOptionValueSource(flag) ?? ''),
+      ),
     );
-    const load = loadOptions({ ...opts, profile: profileOfFlags(opts.profile, given, opts.concurrency.length, opts.capacityBy) });
+    const load = loadOptions({ ...opts, seedGiven: given.has('seed'), profile: profileOfFlags(opts.profile, given, opts.concurrency.length, opts.capacityBy) });
     const turnDetection: OpenAITurnDetection =
       opts.turnDetection === 'server_vad'
         ? { type: 'server_vad', threshold: opts.vadThreshold, prefixPaddingMs: opts.vadPrefixPaddingMs, silenceDurationMs: opts.vadSilenceMs }
@@ -413,6 +440,9 @@ type LoadFlags = {
   rate: number;
   maxOpen?: number;
   seed: number;
+  seedGiven: boolean;
+  stages?: LoadStage[];
+  rateStages?: LoadStage[];
   capacityBy: 'concurrency' | 'rate';
   capacityMax?: number;
   capacityTolerance: number;
@@ -424,6 +454,10 @@ function loadOptions(opts: LoadFlags): Pick<RunOptions, 'profile' | 'sweep' | 'c
     if (values.length !== 1) throw new UsageError(`${flag} takes one level with --profile ${opts.profile}; lists are for --profile sweep`);
     return values[0]!;
   };
+  const required = (flag: string, stages: LoadStage[] | undefined): LoadStage[] => {
+    if (!stages) throw new UsageError(`--profile ${opts.profile} needs ${flag}, e.g. ${flag} 30s:8,60s:32,30s:0`);
+    return stages;
+  };
   const maxOpen = opts.maxOpen !== undefined ? { maxOpen: opts.maxOpen } : {};
   switch (opts.profile) {
     case 'synchronous':
@@ -434,6 +468,13 @@ function loadOptions(opts: LoadFlags): Pick<RunOptions, 'profile' | 'sweep' | 'c
       return { profile: { kind: 'constant', rate: opts.rate, ...maxOpen } };
     case 'poisson':
       return { profile: { kind: 'poisson', rate: opts.rate, seed: opts.seed, ...maxOpen } };
+    case 'stages':
+      return { profile: { kind: 'stages', stages: required('--stages', opts.stages) } };
+    case 'rate-stages': {
+      // --seed has a default: Poisson arrivals only when it was given.
+      const seed = opts.seedGiven ? { seed: opts.seed } : {};
+      return { profile: { kind: 'rate-stages', stages: required('--rate-stages', opts.rateStages), ...seed, ...maxOpen } };
+    }
     case 'sweep':
       return { sweep: opts.concurrency };
     case 'capacity':

@@ -1,5 +1,6 @@
 import type { LoadPlan } from '../load/plan.js';
-import { isOpenLoop } from '../load/profiles.js';
+import { isOpenLoop, isStaged, type StagedProfile } from '../load/profiles.js';
+import { peakTarget } from '../load/stages.js';
 import type { MeasurementWindow } from '../metrics/window.js';
 import { nonNegative, positive, timerLimit } from './checks.js';
 import { option, optionsError } from './errors.js';
@@ -43,11 +44,24 @@ export function resolvePlan(options: RunOptions): LoadPlan {
   }
   const profile = options.profile ?? { kind: 'synchronous' };
   if (profile.kind === 'concurrent') positive(option('profile.concurrency'), profile.concurrency, true);
-  if (isOpenLoop(profile)) {
-    positive(option('profile.rate'), profile.rate, false);
-    if (profile.maxOpen !== undefined) positive(option('profile.maxOpen'), profile.maxOpen, true);
-  }
+  if (isStaged(profile)) checkStages(profile, options);
+  else if (isOpenLoop(profile)) positive(option('profile.rate'), profile.rate, false);
+  if (isOpenLoop(profile) && profile.maxOpen !== undefined) positive(option('profile.maxOpen'), profile.maxOpen, true);
   return { kind: 'single', profile };
+}
+
+/** Stages: durations and targets of zero or more (whole sessions for a closed loop), some target above 0, and no other ramp. */
+function checkStages(profile: StagedProfile, options: RunOptions): void {
+  const name = option(`profile.${profile.kind}`);
+  const closed = profile.kind === 'stages';
+  for (const { durationMs, target } of profile.stages) {
+    nonNegative(name, durationMs);
+    timerLimit(name, durationMs, 'ms');
+    if (!(target >= 0) || (closed && !Number.isInteger(target)))
+      throw optionsError`${name}: each target must be ${closed ? 'a whole number of sessions' : 'an arrival rate'} from 0 up, got ${target}`;
+  }
+  if (!(peakTarget(profile.stages) > 0)) throw optionsError`${name} never rise above 0: give some stage a target above 0`;
+  if (options.rampUpMs) throw optionsError`${name} and ${option('rampUpMs')} do not combine: the stages are the ramp, so begin them with one from 0`;
 }
 
 /** The ramp, the measurement window and the error stops of each benchmark. */

@@ -24,7 +24,8 @@ export function shareOf(profile: LoadProfile, worker: number, count: number): Sh
   const total = lanes(profile);
   const mine = Array.from({ length: total }, (_, lane) => lane).filter((lane) => lane % count === worker);
   return {
-    profile: mine.length === 0 ? null : { kind: 'concurrent', concurrency: mine.length },
+    // Staged lanes keep the stages: each comes on when the whole level's target reaches it.
+    profile: mine.length === 0 ? null : profile.kind === 'stages' ? profile : { kind: 'concurrent', concurrency: mine.length },
     owns: (index) => (index % total) % count === worker,
     lanes: { mine, of: total },
   };

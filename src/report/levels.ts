@@ -1,4 +1,5 @@
-import type { LoadProfile } from '../load/profiles.js';
+import { isOpenLoop, type LoadProfile } from '../load/profiles.js';
+import { peakTarget } from '../load/stages.js';
 import type { Benchmark, Report } from './schema.js';
 import { plural } from '../util/plural.js';
 
@@ -15,19 +16,23 @@ export interface LoadAxis {
   whole: boolean;
 }
 
+/** A staged profile's level is its peak. */
 export function loadLevel(profile: LoadProfile): number {
   switch (profile.kind) {
     case 'synchronous':
       return 1;
     case 'concurrent':
       return profile.concurrency;
+    case 'stages':
+    case 'rate-stages':
+      return peakTarget(profile.stages);
     default:
       return profile.rate;
   }
 }
 
 export function loadAxis(report: Report): LoadAxis {
-  const openLoop = report.benchmarks.some((b) => b.profile.kind === 'constant' || b.profile.kind === 'poisson');
+  const openLoop = report.benchmarks.some((b) => isOpenLoop(b.profile));
   return openLoop
     ? { label: 'arrival rate', unit: 'sessions/s', noun: 'arrivals/s', whole: false }
     : { label: 'concurrency', unit: 'sessions', noun: 'concurrent sessions', whole: true };

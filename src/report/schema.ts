@@ -42,6 +42,23 @@ export interface Report {
   mergedFrom?: string[];
   /** Set when the sessions were observed, not run: live traffic metered by `voxbench proxy`. */
   observed?: ObservedTraffic;
+  /** Server metrics scraped during the run (`--scrape`), on the run's clock. */
+  telemetry?: Telemetry;
+}
+
+/** Scraped Prometheus series: counters as rates, histograms as per-interval quantiles; `tMs` on the run's clock, as the sessions' timelines. */
+export interface Telemetry {
+  intervalMs: number;
+  /** Each endpoint scraped (credentials redacted from its URL), with its scrapes, failures and last error. */
+  targets: Array<{ url: string; scrapes: number; failures: number; lastError?: string }>;
+  series: Array<{
+    /** Index into `targets`. */
+    target: number;
+    name: string;
+    labels: Record<string, string>;
+    kind: 'gauge' | 'rate' | 'quantile';
+    points: Array<[tMs: number, value: number]>;
+  }>;
 }
 
 /** Where live traffic was metered: every time is the proxy's, between the clients and the server. */

@@ -2,7 +2,8 @@ import { setMaxListeners } from 'node:events';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Clock } from '../runtime/clock.js';
 import type { IncompleteReason, SessionRecord } from '../timeline/types.js';
-import { arrivalSchedule, isOpenLoop, lanes, laneStarts, type LoadProfile } from '../load/profiles.js';
+import { arrivalSchedule, isOpenLoop, isStaged, lanes, laneStarts, type LoadProfile } from '../load/profiles.js';
+import { laneWindows, stagesLength, type LaneWindow } from '../load/stages.js';
 import { startStampProbe } from '../runtime/stamp-probe.js';
 import type { DelaySummary, EventLoopDelay } from '../runtime/delay.js';
 import { deadlinesOf } from '../runtime/deadlines.js';
@@ -84,7 +85,9 @@ export async function execute(options: ExecuteOptions): Promise<Execution> {
   loopDelay.enable();
   const probe = await startStampProbe();
   const startMs = options.startAtMs ?? clock.now();
-  const before = (): boolean => options.durationMs === undefined || clock.now() < startMs + options.durationMs;
+  // Staged profiles start sessions for as long as their stages last, or the duration if shorter.
+  const durationMs = Math.min(options.durationMs ?? Infinity, isStaged(options.profile) ? stagesLength(options.profile.stages) : Infinity);
+  const before = (): boolean => clock.now() < startMs + durationMs;
   const records: SessionRecord[] = [];
   const errorStop = new ErrorStop({
     ...(options.maxErrors !== undefined ? { maxErrors: options.maxErrors } : {}),
@@ -124,7 +127,7 @@ export async function execute(options: ExecuteOptions): Promise<Execution> {
   let capHits = 0;
 
   if (isOpenLoop(options.profile)) {
-    const schedule = arrivalSchedule(options.profile, options.maxSessions, rampUpMs, options.durationMs);
+    const schedule = arrivalSchedule(options.profile, options.maxSessions, rampUpMs, durationMs);
     const maxOpen = options.profile.maxOpen ?? Infinity;
     const running = new Set<Promise<void>>();
     const stopped = new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve(), { once: true }));
@@ -148,26 +151,35 @@ export async function execute(options: ExecuteOptions): Promise<Execution> {
       while (next < options.maxSessions && !mine(next)) next++;
       return next < options.maxSessions && before() ? next++ : undefined;
     };
-    /** A lane: its sessions one after another, from its offset (or, gated, connecting at the start and streaming from its offset after the connect phase). */
-    const lane = async (offsetMs: number, gate: StreamGate | undefined): Promise<void> => {
-      if (!gate) await sleepUntil(clock, startMs + offsetMs, stop.signal);
-      let plannedStartMs = gate ? startMs : startMs + offsetMs;
-      for (let index = takeNext(); index !== undefined && !stop.signal.aborted; index = takeNext()) {
-        await runOne(index, plannedStartMs, offsetMs, gate);
-        gate?.ready(); // the runner tells the gate itself; a session that ended without doing so must not hold the others
-        gate = undefined; // later sessions of the lane stream once ready
-        plannedStartMs = clock.now();
+    /**
+     * A lane: its sessions one after another within each of its windows (from its offset
+     * for good, unless staged), or, gated, connecting at the start and streaming from its
+     * offset after the connect phase. A window's first session always starts.
+     */
+    const lane = async (windows: readonly LaneWindow[], gate: StreamGate | undefined): Promise<void> => {
+      for (const { fromMs, toMs } of windows) {
+        if (!gate) await sleepUntil(clock, startMs + fromMs, stop.signal);
+        let plannedStartMs = gate ? startMs : startMs + fromMs;
+        const open = (): boolean => clock.now() < startMs + toMs;
+        for (let index = takeNext(); index !== undefined && !stop.signal.aborted; index = open() ? takeNext() : undefined) {
+          await runOne(index, plannedStartMs, fromMs, gate);
+          gate?.ready(); // the runner tells the gate itself; a session that ended without doing so must not hold the others
+          gate = undefined; // later sessions of the lane stream once ready
+          plannedStartMs = clock.now();
+        }
       }
       gate?.ready(); // the lane ran no session (a resumed run had them all, or an abort)
     };
-    const count = Math.min(options.lanes?.of ?? lanes(options.profile), options.maxSessions);
-    const gated = options.connectFirst === true && rampUpMs === 0 && (options.phaseSpreadMs ?? 0) > 0;
+    const profile = options.profile;
+    const count = Math.min(options.lanes?.of ?? lanes(profile), options.maxSessions);
+    const gated = profile.kind !== 'stages' && options.connectFirst === true && rampUpMs === 0 && (options.phaseSpreadMs ?? 0) > 0;
     const starts = laneStarts(count, rampUpMs > 0 ? rampUpMs : (options.phaseSpreadMs ?? 0));
+    const windowsOf = (l: number): LaneWindow[] => (profile.kind === 'stages' ? laneWindows(profile.stages, l) : [{ fromMs: starts[l]!, toMs: Infinity }]);
     const here = options.lanes?.mine.filter((l) => l < count) ?? starts.map((_, l) => l);
     const phase = gated ? connectPhase(here.length, options.streamStart ?? (() => Promise.resolve(clock.now()))) : undefined;
     // Gated lanes all start at the level's start, and take their first sessions in lane order.
     if (phase) await sleepUntil(clock, startMs, stop.signal);
-    await Promise.all(here.map((l) => lane(starts[l]!, phase?.gate(starts[l]!))));
+    await Promise.all(here.map((l) => lane(windowsOf(l), phase?.gate(starts[l]!))));
   }
 
   const endMs = clock.now();

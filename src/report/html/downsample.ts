@@ -30,3 +30,9 @@ export function round(value: number, decimals: number): number {
   const scale = 10 ** decimals;
   return Math.round(value * scale) / scale;
 }
+
+/** Points of a curve, those without a value (a level or a time bucket where nothing was measured) left out. */
+export function definedPoints(xs: readonly number[], ys: ReadonlyArray<number | null | undefined>): { x: number[]; y: number[] } {
+  const kept = xs.flatMap((x, i) => (ys[i] === null || ys[i] === undefined ? [] : [[x, ys[i]] as const]));
+  return { x: kept.map(([x]) => x), y: kept.map(([, y]) => round(y, 4)) };
+}

@@ -8,6 +8,7 @@ import { overviewSection } from './overview.js';
 import { playbackSection } from './playback.js';
 import { renderPage } from './page.js';
 import { recordSection } from './record.js';
+import { timePanelSection } from './time-panel.js';
 import { waterfallSection } from './waterfall.js';
 import { werSection } from './wer.js';
 
@@ -17,6 +18,7 @@ const SECTIONS = [
   overviewSection,
   distributionsSection,
   loadCurvesSection,
+  timePanelSection,
   waterfallSection,
   playbackSection,
   werSection,

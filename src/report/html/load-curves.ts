@@ -1,7 +1,7 @@
 import type { Slo } from '../../metrics/slo.js';
 import type { Report } from '../schema.js';
 import type { ChartSpec, RuleSpec, SeriesSpec } from './chart-spec.js';
-import { round } from './downsample.js';
+import { definedPoints as points } from './downsample.js';
 import { formatPlain } from './format.js';
 import { benchmarksByLevel, loadAxis, loadLevel } from '../levels.js';
 import { html } from './markup.js';
@@ -111,12 +111,6 @@ ${chartFigure(errorRate, `error rate against ${axis.label}`, ERROR_RATE_TITLE)}
 /** A level's figure on the chart's axis; none stays none. */
 function scaled(value: number | null | undefined, onAxis: (v: number) => number): number | null {
   return value === null || value === undefined ? null : onAxis(value);
-}
-
-/** Points of a curve, levels without a value left out. */
-function points(xs: readonly number[], ys: ReadonlyArray<number | null>): { x: number[]; y: number[] } {
-  const kept = xs.flatMap((x, i) => (ys[i] === null || ys[i] === undefined ? [] : [[x, ys[i]] as const]));
-  return { x: kept.map(([x]) => x), y: kept.map(([, y]) => round(y, 4)) };
 }
 
 function measuredOn(slo: Slo, metric: string): boolean {

@@ -6,6 +6,7 @@ import type { SloResult } from '../../metrics/slo.js';
 import type { BenchmarkSummary } from '../../metrics/compute.js';
 import type { Benchmark, Report } from '../schema.js';
 import { formatFigure, formatPercent, formatPlain, formatNumber, formatSeconds, isQualityRatio } from './format.js';
+import { stagesText } from '../../load/stages.js';
 import { benchmarksByLevel, capacityText, loadAxis, loadLevel, type LoadAxis } from '../levels.js';
 import { html, type Html } from './markup.js';
 import { curveMetrics, ERROR_RATE_TITLE, metricTitle, readSlo, THROUGHPUT_TITLE } from './metrics.js';
@@ -55,6 +56,10 @@ function describeProfile(profile: LoadProfile): string {
       return `${formatPlain(profile.rate)} arrivals/s, evenly spaced${profile.maxOpen ? `, at most ${profile.maxOpen} open` : ''}`;
     case 'poisson':
       return `Poisson arrivals at ${formatPlain(profile.rate)}/s (seed ${profile.seed})${profile.maxOpen ? `, at most ${profile.maxOpen} open` : ''}`;
+    case 'stages':
+      return `sessions open at once ramped through ${stagesText(profile.stages)} (duration:target)`;
+    case 'rate-stages':
+      return `${profile.seed === undefined ? '' : `Poisson (seed ${profile.seed}) `}arrivals/s ramped through ${stagesText(profile.stages)} (duration:target)${profile.maxOpen ? `, at most ${profile.maxOpen} open` : ''}`;
   }
 }
 
