@@ -82,7 +82,7 @@ export interface RunOptions {
   pricing?: Pricing;
   /** User entries for the reproducibility record, by section (deployment, input, client, session, results). */
   meta?: Meta;
-  /** Formats written into `outputDir` besides report.json. */
+  /** Formats written into `outputDir` besides report.json (default: json and html). */
   outputs?: OutputFormat[];
   /** Continue the run logged in this folder: finished sessions are kept, not repeated. */
   resume?: string;
