@@ -38,7 +38,10 @@ describe('the console leads with the answer, in the task’s headline metric', (
     const first = headlineLatencies(report)[0]!.name;
     const text = renderSummary(report);
     const [answer] = text.split('\n');
-    assert.match(answer!, new RegExp(`^At one session at a time: ${first} p50 \\d+(\\.\\d)? ms, p95 \\d+(\\.\\d)? ms; tts_corpus_wer \\d+\\.\\d\\d%; 0 of 2 sessions failed\\.$`));
+    assert.match(
+      answer!,
+      new RegExp(`^At one session at a time: ${first} p50 \\d+(\\.\\d)? ms, p95 \\d+(\\.\\d)? ms; tts_corpus_wer \\d+\\.\\d\\d%; 0 of 2 sessions failed\\.$`),
+    );
     assert.match(text, /data bundled samples \(6 texts\) · voice the server's default · text sent whole$/m);
     assert.match(text, /^texts 2 · \d+ characters · \d+\.\d s of audio produced$/m);
     assert.match(text, /^quality: intelligibility tts_corpus_wer \d+\.\d\d%/m);
@@ -54,7 +57,10 @@ describe('the console leads with the answer, in the task’s headline metric', (
 
   it('an SLO’s metric is the answer’s figure, with the verdict', () => {
     const report: Report = { ...reports.stt, config: { ...reports.stt.config, slos: ['p95(word_emission_ms)<1'] } };
-    report.benchmarks = report.benchmarks.map((b) => ({ ...b, summary: { ...b.summary, slos: [{ slo: 'p95(word_emission_ms)<1', value: 150, pass: false }] } }));
+    report.benchmarks = report.benchmarks.map((b) => ({
+      ...b,
+      summary: { ...b.summary, slos: [{ slo: 'p95(word_emission_ms)<1', value: 150, pass: false }] },
+    }));
     assert.match(answerLine(report), /^At 2 concurrent sessions: word_emission_ms p50 .*; SLO FAIL: p95\(word_emission_ms\)<1\.$/);
   });
 
@@ -62,7 +68,10 @@ describe('the console leads with the answer, in the task’s headline metric', (
     const [level] = reports.stt.benchmarks;
     const failure = { class: 'connect_refused', stage: 'connect', message: 'refused', count: 2 } as Report['benchmarks'][number]['summary']['failures'][number];
     const summary = { ...level!.summary, sessions: { total: 2, completed: 0, failed: 2, incomplete: 0 }, failures: [failure] };
-    assert.equal(answerLine({ ...reports.stt, benchmarks: [{ ...level!, summary }] }), 'No session completed: 2 failed, 0 cut short; most often connect_refused at connect: refused.');
+    assert.equal(
+      answerLine({ ...reports.stt, benchmarks: [{ ...level!, summary }] }),
+      'No session completed: 2 failed, 0 cut short; most often connect_refused at connect: refused.',
+    );
   });
 });
 
@@ -76,7 +85,8 @@ describe('Markdown and CSV per task', () => {
     assert.match(markdown, /^\*\*Answer:\*\* At one session at a time: /m);
     const csv = renderCsv(report);
     const turns = head(csv['turns.csv']!);
-    for (const column of ['eos_source', 'finalized', 'transcript', 'reference', 'ftts_ms [ms]']) assert.ok(!turns.includes(column), `turns.csv has no ${column}`);
+    for (const column of ['eos_source', 'finalized', 'transcript', 'reference', 'ftts_ms [ms]'])
+      assert.ok(!turns.includes(column), `turns.csv has no ${column}`);
     assert.deepEqual(turns.slice(7, 9), ['text', 'round_trip_transcript']);
     assert.ok(turns.includes('tts_wer [ratio]'));
     assert.ok(!head(csv['levels.csv']!).some((c) => c.startsWith('ftts_ms')), 'levels.csv has no ftts_ms: no text was streamed');
@@ -121,7 +131,10 @@ describe('--percentiles in the tables', () => {
     const result = await runNode([CLI, 'report', 'render', sttDir, '--output-dir', out, '--outputs', 'json', '--percentiles', 'p50,p99.9']);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /^metric +unit +count +p50 +p99\.9$/m);
-    assert.match(result.stdout, new RegExp(`^No page written \\(--outputs left html out\\); to write it: npx voxbench report render ${out} --outputs html$`, 'm'));
+    assert.match(
+      result.stdout,
+      new RegExp(`^No page written \\(--outputs left html out\\); to write it: npx voxbench report render ${out} --outputs html$`, 'm'),
+    );
     const bad = await runNode([CLI, 'report', 'merge', sttDir, '--output-dir', out, '--percentiles', 'p0']);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--percentiles takes a comma-separated list/);

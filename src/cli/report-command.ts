@@ -18,7 +18,8 @@ import { outputList } from './parse.js';
 
 const NORMALIZER_HELP = `score every transcript again with this normalizer (default: the one each report chose): auto, or one of: ${NORMALIZER_NAMES}`;
 
-const PERCENTILES_HELP = 'statistics in the summary tables: pN (e.g. p99.9), mean, std, min, max (default: mean,p50,p90,p95,p99,max; count is always shown)';
+const PERCENTILES_HELP =
+  'statistics in the summary tables, as for run: pN (e.g. p99.9), mean, std, min, max (default: mean,p50,p90,p95,p99,max, and p50,p95 in the levels table; count is always shown)';
 
 const chosenNormalizer = (name: string | undefined): string | undefined => (name === undefined ? undefined : normalizerOption(name));
 

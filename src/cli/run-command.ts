@@ -377,7 +377,7 @@ export const runCommand = new Command('run')
 (runCommand as CommandUnknownOpts).addOption(
   new Option(
     '--percentiles <list>',
-    'statistics in the summary table and --json, as k6 summaryTrendStats: pN (e.g. p99.9), mean, std, min, max (default: mean,p50,p90,p95,p99,max; count is always shown)',
+    'statistics in the summary tables and --json, as k6 summaryTrendStats: pN (e.g. p99.9), mean, std, min, max (default: mean,p50,p90,p95,p99,max, and p50,p95 in the levels table of a sweep; count is always shown)',
   ),
 );
 addDatasetFlags(runCommand);
