@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import type { Unit } from '../src/metrics/catalog.js';
 import { answerLine } from '../src/report/answer.js';
+import { compareReports, renderComparison } from '../src/report/compare.js';
 import { renderSummary } from '../src/report/console.js';
 import { renderCsv } from '../src/report/csv.js';
 import { cellText, figureText } from '../src/report/figure-text.js';
@@ -139,6 +140,12 @@ describe('--percentiles in the tables', () => {
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--percentiles takes a comma-separated list/);
     assert.equal(bad.stderr.trim().split('\n').length, 1, bad.stderr);
+  });
+
+  it('report compare shows the statistics chosen instead of p50 and p95, the difference still of the medians', () => {
+    const text = renderComparison(compareReports(reports.stt, reports.stt, undefined, ['p90', 'max']));
+    assert.match(text, /^metric +unit +p90 A → B +max A → B +Δ p50 +95% CI +B is$/m);
+    assert.match(renderComparison(compareReports(reports.stt, reports.stt)), /^metric +unit +p50 A → B +p95 A → B +Δ p50 /m);
   });
 
   it('a run writes report.html by default', async () => {

@@ -68,10 +68,15 @@ const compare = new Command('compare')
   .option('--level <label>', 'compare this benchmark level of both (default: the first of each), e.g. concurrent@8')
   .option('--output-dir <dir>', 'also write compare.html and compare.json here')
   .option('--normalizer <name>', `${NORMALIZER_HELP}, on both sides, so their WER compares`)
+  .option(
+    '--percentiles <list>',
+    'statistics of each metric shown A → B instead of p50 and p95: pN (e.g. p99.9), mean, std, min, max; the difference stays that of the medians',
+  )
   .action(async (a, b, opts) => {
+    const statistics = statisticsOption(opts.percentiles);
     if (opts.outputDir) await checkWritableDir(opts.outputDir, '--output-dir');
     const normalizer = chosenNormalizer(opts.normalizer);
-    const comparison = compareReports(await readReport(a, normalizer), await readReport(b, normalizer), opts.level);
+    const comparison = compareReports(await readReport(a, normalizer), await readReport(b, normalizer), opts.level, statistics);
     // Colours only for a terminal that accepts them; pipes and files get plain text.
     process.stdout.write(`${renderComparison(comparison, { color: process.stdout.isTTY === true && !process.env.NO_COLOR })}\n`);
     if (opts.outputDir) {
