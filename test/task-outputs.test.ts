@@ -19,18 +19,19 @@ const UNPACED = { kind: 'none' } as const;
 const head = (file: string): string[] => file.split('\r\n')[0]!.split(',');
 
 /** Reports of one small unpaced run of each task on the built-in server, made once. */
-const reports: Record<'stt' | 'tts' | 'batch', Report> = {} as Record<'stt' | 'tts' | 'batch', Report>;
+const reports: Record<'stt' | 'tts' | 'batch' | 's2s', Report> = {} as Record<'stt' | 'tts' | 'batch' | 's2s', Report>;
 const sttDir = await tempDir();
 
 before(async () => {
-  const [stt, tts, batch] = await Promise.all([
+  const [stt, tts, batch, s2s] = await Promise.all([
     run({ maxSessions: 2, sweep: [1, 2], pace: UNPACED, outputDir: sttDir }),
     run({ protocol: 'vllm-omni-speech-ws', maxSessions: 2, pace: UNPACED }),
     run({ protocol: 'vllm-transcriptions', maxSessions: 2, pace: UNPACED }),
+    run({ protocol: 'vllm-omni-duplex', maxSessions: 2, pace: UNPACED }),
   ]);
   // As every output gets a report: read back from its JSON.
   const fresh = (r: Report): Report => JSON.parse(JSON.stringify(r)) as Report;
-  Object.assign(reports, { stt: fresh(stt.report), tts: fresh(tts.report), batch: fresh(batch.report) });
+  Object.assign(reports, { stt: fresh(stt.report), tts: fresh(tts.report), batch: fresh(batch.report), s2s: fresh(s2s.report) });
 });
 
 describe('the console leads with the answer, in the task’s headline metric', () => {
@@ -54,6 +55,17 @@ describe('the console leads with the answer, in the task’s headline metric', (
     assert.match(text.split('\n')[0]!, /^At one session at a time: \w+_ms p50 .*; corpus WER 0\.00%; 0 of 2 sessions failed\.$/);
     assert.match(text, /^uploads 2 · 2 with a final transcript$/m);
     assert.doesNotMatch(text, /chunk|pace|boundaries from/);
+  });
+
+  it('speech to speech: turns and the responses that answered them, and the turns’ corpus WER in the answer and in Markdown', () => {
+    const report = reports.s2s;
+    const text = renderSummary(report);
+    assert.match(
+      text.split('\n')[0]!,
+      new RegExp(`^At one session at a time: ${headlineLatencies(report)[0]!.name} p50 .*; corpus WER 0\\.00%; 0 of 2 sessions failed\\.$`),
+    );
+    assert.match(text, /^turns 2 · 2 with a final transcript · 2 responses · boundaries from client commits/m);
+    assert.match(renderMarkdown(report), /^\| synchronous \| 2 \| 2 \| 0 \| 0\.0% \|.* \| 0\.0% \[0\.0%, 0\.0%\] \| {2}\|$/m);
   });
 
   it('an SLO’s metric is the answer’s figure, with the verdict', () => {

@@ -12,6 +12,7 @@ import type { Benchmark, Report } from './schema.js';
 import { plural } from '../util/plural.js';
 import { isResponseAnomaly } from '../timeline/responses.js';
 import { isSpeechTask, type Task } from '../timeline/types.js';
+import { sessionView } from '../views/session-view.js';
 import { fixed } from './fixed.js';
 import { statisticsOf, type Statistic } from './json-summary.js';
 
@@ -70,7 +71,7 @@ function renderBenchmark(report: Report, benchmark: Benchmark, mixed: boolean, s
       `${sessions.incomplete} incomplete · error rate ${errorRate}` +
       (excluded ? ` (figures leave out ${summary.excluded.warmup} warm-up and ${summary.excluded.cooldown} cool-down sessions)` : ''),
     `throughput ${fixed(throughput.audioSPerWallS, 2)} audio s/s · ${fixed(throughput.sessionsPerS, 2)} sessions/s · ` + `wall ${fixed(throughput.wallS, 1)} s`,
-    inputsLine(task, summary),
+    inputsLine(task, benchmark),
     '',
     ...(statistics
       ? statisticsTable(benchmark, shown, statistics)
@@ -129,8 +130,12 @@ function renderBenchmark(report: Report, benchmark: Benchmark, mixed: boolean, s
   return lines;
 }
 
-/** What the level sent and got back, in its task's words: turns (streamed audio), uploads (batch), texts (speech generation). */
-function inputsLine(task: Task, summary: Benchmark['summary']): string {
+/**
+ * What the level sent and got back, in its task's words: turns (streamed audio), with
+ * the responses that answered them (speech to speech), uploads (batch), texts (speech
+ * generation).
+ */
+function inputsLine(task: Task, { summary, sessions }: Benchmark): string {
   const { turns } = summary;
   if (isSpeechTask(task)) {
     const chars = summary.metrics['chars'];
@@ -143,9 +148,23 @@ function inputsLine(task: Task, summary: Benchmark['summary']): string {
   if (task === 'batch_stt') return `uploads ${turns.planned} · ${turns.finalized} with a final transcript`;
   const eos = Object.entries(turns.eosSources).map(([source, n]) => `${source} ×${n}`);
   return (
-    `turns ${turns.planned} · ${turns.finalized} with a final transcript · boundaries from ${turns.boundaries} · ` +
+    `turns ${turns.planned} · ${turns.finalized} with a final transcript · ` +
+    (task === 's2s' ? `${responsesText(sessions)} · ` : '') +
+    `boundaries from ${turns.boundaries} · ` +
     `end of speech from ${eos.join(', ') || 'n/a'}`
   );
+}
+
+/** Speech to speech: the responses of the measured completed sessions, by how they ended, e.g. "5 responses (4 done, 1 cancelled)". */
+function responsesText(sessions: Benchmark['sessions']): string {
+  const byStatus = new Map<string, number>();
+  for (const s of sessions)
+    if (s.phase === 'measured' && s.outcome.status === 'completed')
+      for (const r of sessionView(s.timeline).responses) byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1);
+  const total = [...byStatus.values()].reduce((n, c) => n + c, 0);
+  const done = byStatus.get('done') ?? 0;
+  const others = [...byStatus].filter(([status]) => status !== 'done').map(([status, n]) => `${n} ${status}`);
+  return `${plural(total, 'response')}${others.length > 0 ? ` (${[`${done} done`, ...others].join(', ')})` : ''}`;
 }
 
 /** The metric table with the chosen statistics, count first. */
