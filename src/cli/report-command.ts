@@ -4,7 +4,7 @@ import { Command } from '@commander-js/extra-typings';
 import { compareReports, renderComparison } from '../report/compare.js';
 import { renderComparisonHtml } from '../report/compare-html.js';
 import { mergeReports } from '../report/merge.js';
-import { DEFAULT_OUTPUTS, OUTPUT_FORMATS, writeOutputs } from '../report/outputs.js';
+import { DEFAULT_OUTPUTS, OUTPUT_FORMATS, writeOutputs, type OutputFormat } from '../report/outputs.js';
 import { readReport } from '../report/recompute.js';
 import { renderSummary } from '../report/console.js';
 import { parseStatistics, type Statistic } from '../report/json-summary.js';
@@ -36,7 +36,7 @@ const render = new Command('render')
     const report = await readReport(path, chosenNormalizer(opts.normalizer));
     await checkWritableDir(dir, '--output-dir');
     const written = await whileLocked(dir, () => writeOutputs(report, dir, opts.outputs));
-    process.stdout.write(summaryText(report, written, dir, statistics));
+    process.stdout.write(summaryText(report, written, opts.outputs, dir, statistics));
   });
 
 const merge = new Command('merge')
@@ -56,7 +56,7 @@ const merge = new Command('merge')
     await checkWritableDir(opts.outputDir, '--output-dir');
     const report = mergeReports(await Promise.all(paths.map((path) => readReport(path))), paths, { allowMixed: opts.allowMixed === true });
     const written = await whileLocked(opts.outputDir, () => writeOutputs(report, opts.outputDir, opts.outputs));
-    process.stdout.write(summaryText(report, written, opts.outputDir, statistics));
+    process.stdout.write(summaryText(report, written, opts.outputs, opts.outputDir, statistics));
   });
 
 const compare = new Command('compare')
@@ -110,6 +110,6 @@ async function whileLocked<T>(dir: string, write: () => Promise<T>): Promise<T> 
 const statisticsOption = (percentiles: string | undefined): Statistic[] | undefined => (percentiles === undefined ? undefined : parseStatistics(percentiles));
 
 /** The console summary of a report just written, with the statistics chosen, where it went, and how to get the page if it was left out. */
-function summaryText(report: Report, written: readonly string[], dir: string, statistics: Statistic[] | undefined): string {
-  return [renderSummary(report, statistics ? { statistics } : {}), `Wrote: ${written.join(', ')}`, ...pageHint(written, dir)].join('\n') + '\n';
+function summaryText(report: Report, written: readonly string[], outputs: readonly OutputFormat[], dir: string, statistics: Statistic[] | undefined): string {
+  return [renderSummary(report, statistics ? { statistics } : {}), `Wrote: ${written.join(', ')}`, ...pageHint(outputs, dir)].join('\n') + '\n';
 }

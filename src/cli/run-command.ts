@@ -352,7 +352,7 @@ export const runCommand = new Command('run')
         : [
             renderSummary(report, { definitions: opts.definitions === true, ...(statistics ? { statistics } : {}) }),
             `Wrote: ${written.join(', ')}`,
-            ...pageHint(written, outputDir ?? opts.resume!),
+            ...pageHint(opts.outputs, outputDir ?? opts.resume!),
           ].join('\n') + '\n',
     );
     const why = outcomeLine(report);

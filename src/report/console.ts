@@ -3,7 +3,7 @@ import type { Distribution } from '../metrics/stats.js';
 import { printable } from '../util/printable.js';
 import { cautions } from './cautions.js';
 import { capacityText } from './levels.js';
-import { corpusMetrics, headlineLatencies, levelCatalog, levelsByTask, levelTask, levelWer, spanText, summaryMetrics } from './picks.js';
+import { corpusMetrics, headlineLatencies, levelCatalog, levelsByTask, levelWer, spanText, summaryMetrics } from './picks.js';
 import { answerLine } from './answer.js';
 import { cellText, figureText } from './figure-text.js';
 import { workloadText } from './workload-text.js';
@@ -34,7 +34,7 @@ export function renderSummary(report: Report, { definitions = false, statistics 
   ];
   if (report.stoppedBy) lines.push(`run stopped early (${report.stoppedBy}); the figures cover what finished`);
   // A merge of different workloads (--allow-mixed) holds levels of several tasks: each is shown with its own task's metrics, and named.
-  const mixed = new Set(report.benchmarks.map((b) => levelTask(report, b))).size > 1;
+  const mixed = levelsByTask(report).size > 1;
   for (const benchmark of report.benchmarks) lines.push('', ...renderBenchmark(report, benchmark, mixed, statistics));
   if (report.benchmarks.length > 1) lines.push('', ...renderLevels(report, statistics));
   if (report.capacity) lines.push('', `capacity: ${capacityText(report.capacity)}`);

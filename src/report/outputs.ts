@@ -24,7 +24,8 @@ export async function writeOutputs(report: Report, dir: string, formats: readonl
   const files: Record<string, string> = {};
   if (formats.includes('csv')) Object.assign(files, renderCsv(report));
   if (formats.includes('md')) files['summary.md'] = renderMarkdown(report);
-  if (formats.includes('html')) files['report.html'] = renderHtml(report);
+  // A report of no level (a run stopped before its first began) has no page to show.
+  if (formats.includes('html') && report.benchmarks.length > 0) files['report.html'] = renderHtml(report);
   const reportPath = join(dir, 'report.json');
   await Promise.all([writeText(reportPath, reportJsonChunks(report)), ...Object.entries(files).map(([name, text]) => writeText(join(dir, name), [text]))]);
   const written = [reportPath, ...Object.keys(files).map((name) => join(dir, name))];
