@@ -9,11 +9,15 @@ import type { Report } from './schema.js';
  * seconds of audio, chunks, pace and turns for streamed audio; uploads for batch
  * transcription; texts, the voice and how the text went for speech generation. A
  * setting that did not shape the run (chunk size for an upload, turns for a text) is
- * not named. A merge of runs of different tasks names its runs instead.
+ * not named. A merge of runs of different tasks names its runs instead, and traffic a
+ * proxy observed only what it was.
  */
 export function workloadText(report: Report): string {
   const { config, dataset } = report;
   const tasks = [...levelsByTask(report).keys()];
+  // Traffic a proxy metered: no dataset, chunking or pacing of voxbench's own shaped it.
+  if (report.observed)
+    return `data ${config.data}${tasks.length > 1 ? ` of several tasks (${tasks.join(', ')}), each level named by its task` : ''} · pace ${config.pace}`;
   if (tasks.length > 1)
     return `merged from runs of different tasks (${tasks.join(', ')}): ${(report.mergedFrom ?? []).join(', ')}; each level is named by its run and task`;
   const skipped = dataset.skipped ? `, ${dataset.skipped} skipped` : '';
