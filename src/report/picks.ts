@@ -20,9 +20,12 @@ export function summaryMetrics(report: Catalogued): MetricDescription[] {
   return metricsOf(report, 'headline', 'latency', 'quality', 'throughput', 'client').filter((d) => d.scope !== 'corpus');
 }
 
-/** The corpus figures beside the quality line (which has corpus WER): throughput and transport, one value per level. */
+/**
+ * The corpus figures beside the quality line: throughput and transport, one value per
+ * level. Quality figures (corpus WER, headline or not) are the quality line's.
+ */
 export function corpusMetrics(report: Catalogued): MetricDescription[] {
-  return metricsOf(report, 'headline', 'throughput', 'transport').filter((d) => d.scope === 'corpus');
+  return metricsOf(report, 'headline', 'throughput', 'transport').filter((d) => d.scope === 'corpus' && !d.tags.includes('quality'));
 }
 
 /** The headline latencies, first the ones people look at first. */
