@@ -28,7 +28,7 @@ describe('voxbench --help', () => {
     assert.match((await runNode([CLI, 'dataset', 'synth', '--help'])).stdout, /--out <dir>\s+folder to write NAME-LINE\.wav[^]*\(required\)/);
     const run = (await runNode([CLI, 'run', '--help'])).stdout;
     assert.match(run, /--concurrency <n>[^]*?\(default: 1\)/);
-    assert.match(run, /--outputs <list>[^]*?\(default: json\)/);
+    assert.match(run.replace(/\s+/g, ' '), /--outputs <list>[^]*?\(default: json,html\)/);
     assert.match(run.replace(/\s+/g, ' '), /--protocol <name> wire dialect \(choices: vllm, openai, openai-beta(, [a-z-]+)*; default: vllm\)/);
     assert.match(run, /--max-sample-duration <s>/);
     assert.doesNotMatch(run, /--max-duration/, 'the old name is accepted, not listed');

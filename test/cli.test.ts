@@ -15,7 +15,17 @@ describe('voxbench CLI (spawned)', () => {
     assert.match(result.stdout, /^concurrent@3: 6 sessions · 6 completed · 0 failed · 0 incomplete · error rate 0\.00%$/m);
     assert.match(result.stdout, /^ttft_ms +ms +6 /m);
     assert.match(result.stdout, /^Metric definitions: --definitions, or voxbench metrics$/m);
-    assert.match(result.stdout, new RegExp(`^Wrote: ${join(out, 'report.json')}, ${join(out, 'sessions.jsonl')}$`, 'm'));
+    assert.match(
+      result.stdout,
+      /^At 3 concurrent sessions: ttft_ms p50 \d+(\.\d)? ms, p95 \d+(\.\d)? ms; corpus WER 0\.00%; 0 of 6 sessions failed\.\n/,
+      'the answer leads',
+    );
+    assert.match(
+      result.stdout,
+      new RegExp(`^Wrote: ${join(out, 'report.json')}, ${join(out, 'report.html')}, ${join(out, 'sessions.jsonl')}$`, 'm'),
+      'the page by default',
+    );
+    assert.doesNotMatch(result.stdout, /No page written/);
     assert.match(
       result.stderr,
       /^target ws:\/\/127\.0\.0\.1:\d+\/v1\/realtime \(built-in server\) · model \S+ · data bundled samples · output /,

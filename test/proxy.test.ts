@@ -406,7 +406,8 @@ describe('voxbench proxy', () => {
     const { report, written } = await proxy.close();
     assert.deepEqual(
       written.map((f) => f.slice(dir.length + 1)),
-      ['report.json', 'sessions.jsonl'],
+      ['report.json', 'report.html', 'sessions.jsonl'],
+      'the page by default, as a run writes it',
     );
     assert.deepEqual(
       report!.benchmarks[0]!.sessions.map((s) => s.timeline),

@@ -5,7 +5,7 @@ import type { Report } from '../src/report/schema.js';
 import { thinTailLines } from '../src/report/thin-tails.js';
 
 it('names each level whose headline latency has too few values for p95 or p99', () => {
-  const level = (label: string, count: number | null) => ({ label, summary: { metrics: { ttft_ms: count === null ? null : { count } } } });
+  const level = (label: string, count: number | null) => ({ label, sessions: [], summary: { metrics: { ttft_ms: count === null ? null : { count } } } });
   const report = {
     config: { task: 'stt' },
     metricDefinitions: describeMetrics(),

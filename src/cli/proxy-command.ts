@@ -7,7 +7,7 @@ import { plural } from '../util/plural.js';
 import { printable } from '../util/printable.js';
 import { startProxy } from '../proxy/proxy.js';
 import { renderSummary } from '../report/console.js';
-import { OUTPUT_FORMATS, type OutputFormat } from '../report/outputs.js';
+import { DEFAULT_OUTPUTS, OUTPUT_FORMATS } from '../report/outputs.js';
 import { redactUrl } from '../report/redact.js';
 import { EXIT } from '../run/run-outcome.js';
 import type { SessionRecord } from '../timeline/types.js';
@@ -41,7 +41,7 @@ export const proxyCommand = new Command('proxy')
     '--output-dir <dir>',
     'log each observed session there as it ends (sessions.jsonl) and, when the proxy stops, build a voxbench report from the log (report.json; report render, compare and the HTML read it)',
   )
-  .option('--outputs <list>', `formats written to --output-dir, from: ${OUTPUT_FORMATS.join(', ')}`, outputList, ['json'] as OutputFormat[])
+  .option('--outputs <list>', `formats written to --output-dir, from: ${OUTPUT_FORMATS.join(', ')}`, outputList, [...DEFAULT_OUTPUTS])
   .option('--connect-timeout-ms <ms>', 'how long the upstream may take to accept an upgrade (then the client gets 504)', positiveInt, 10_000)
   .option('--ca <file>', 'wss:// upstream: extra trusted CA certificates (PEM)')
   .option('--insecure', 'wss:// upstream: do not verify its certificate')

@@ -4,9 +4,12 @@ import { Command } from '@commander-js/extra-typings';
 import { compareReports, renderComparison } from '../report/compare.js';
 import { renderComparisonHtml } from '../report/compare-html.js';
 import { mergeReports } from '../report/merge.js';
-import { OUTPUT_FORMATS, writeOutputs, type OutputFormat } from '../report/outputs.js';
+import { DEFAULT_OUTPUTS, OUTPUT_FORMATS, writeOutputs, type OutputFormat } from '../report/outputs.js';
 import { readReport } from '../report/recompute.js';
 import { renderSummary } from '../report/console.js';
+import { parseStatistics, type Statistic } from '../report/json-summary.js';
+import type { Report } from '../report/schema.js';
+import { pageHint } from './page-hint.js';
 import { normalizerOption } from '../config/settings.js';
 import { lockFolder } from '../util/folder-lock.js';
 import { NORMALIZER_NAMES } from '../metrics/normalizers/index.js';
@@ -15,20 +18,25 @@ import { outputList } from './parse.js';
 
 const NORMALIZER_HELP = `score every transcript again with this normalizer (default: the one each report chose): auto, or one of: ${NORMALIZER_NAMES}`;
 
+const PERCENTILES_HELP =
+  'statistics in the summary tables, as for run: pN (e.g. p99.9), mean, std, min, max (default: mean,p50,p90,p95,p99,max, and p50,p95 in the levels table; count is always shown)';
+
 const chosenNormalizer = (name: string | undefined): string | undefined => (name === undefined ? undefined : normalizerOption(name));
 
 const render = new Command('render')
   .description('Recompute every figure of a run from its stored timelines (and its session log, if the run was killed) and write its outputs again.')
   .argument('<run>', 'a report.json, or a run folder holding one')
-  .option('--outputs <list>', `formats to write, from: ${OUTPUT_FORMATS.join(', ')} (json is always written)`, outputList, ['json'] as OutputFormat[])
+  .option('--outputs <list>', `formats to write, from: ${OUTPUT_FORMATS.join(', ')} (json is always written)`, outputList, [...DEFAULT_OUTPUTS])
   .option('--output-dir <dir>', 'where to write (default: beside the report)')
   .option('--normalizer <name>', NORMALIZER_HELP)
+  .option('--percentiles <list>', PERCENTILES_HELP)
   .action(async (path, opts) => {
+    const statistics = statisticsOption(opts.percentiles);
     const dir = opts.outputDir ?? (path.endsWith('.json') ? dirname(path) : path);
     const report = await readReport(path, chosenNormalizer(opts.normalizer));
     await checkWritableDir(dir, '--output-dir');
     const written = await whileLocked(dir, () => writeOutputs(report, dir, opts.outputs));
-    process.stdout.write(`${renderSummary(report)}\nWrote: ${written.join(', ')}\n`);
+    process.stdout.write(summaryText(report, written, opts.outputs, dir, statistics));
   });
 
 const merge = new Command('merge')
@@ -37,16 +45,18 @@ const merge = new Command('merge')
   )
   .argument('<runs...>', 'report.json files or run folders, in order')
   .requiredOption('--output-dir <dir>', 'where to write the merged report')
-  .option('--outputs <list>', `formats to write, from: ${OUTPUT_FORMATS.join(', ')}`, outputList, ['json'] as OutputFormat[])
+  .option('--outputs <list>', `formats to write, from: ${OUTPUT_FORMATS.join(', ')} (json is always written)`, outputList, [...DEFAULT_OUTPUTS])
   .option(
     '--allow-mixed',
-    'merge runs of different tasks, protocols, targets or models (refused by default); each run keeps its own levels, labelled by its path',
+    'merge runs of different tasks, protocols, targets or models (refused by default); each run keeps its own levels, labelled by its path and shown by its own task',
   )
+  .option('--percentiles <list>', PERCENTILES_HELP)
   .action(async (paths, opts) => {
+    const statistics = statisticsOption(opts.percentiles);
     await checkWritableDir(opts.outputDir, '--output-dir');
     const report = mergeReports(await Promise.all(paths.map((path) => readReport(path))), paths, { allowMixed: opts.allowMixed === true });
     const written = await whileLocked(opts.outputDir, () => writeOutputs(report, opts.outputDir, opts.outputs));
-    process.stdout.write(`${renderSummary(report)}\nWrote: ${written.join(', ')}\n`);
+    process.stdout.write(summaryText(report, written, opts.outputs, opts.outputDir, statistics));
   });
 
 const compare = new Command('compare')
@@ -58,10 +68,15 @@ const compare = new Command('compare')
   .option('--level <label>', 'compare this benchmark level of both (default: the first of each), e.g. concurrent@8')
   .option('--output-dir <dir>', 'also write compare.html and compare.json here')
   .option('--normalizer <name>', `${NORMALIZER_HELP}, on both sides, so their WER compares`)
+  .option(
+    '--percentiles <list>',
+    'statistics of each metric shown A → B instead of p50 and p95: pN (e.g. p99.9), mean, std, min, max; the difference stays that of the medians',
+  )
   .action(async (a, b, opts) => {
+    const statistics = statisticsOption(opts.percentiles);
     if (opts.outputDir) await checkWritableDir(opts.outputDir, '--output-dir');
     const normalizer = chosenNormalizer(opts.normalizer);
-    const comparison = compareReports(await readReport(a, normalizer), await readReport(b, normalizer), opts.level);
+    const comparison = compareReports(await readReport(a, normalizer), await readReport(b, normalizer), opts.level, statistics);
     // Colours only for a terminal that accepts them; pipes and files get plain text.
     process.stdout.write(`${renderComparison(comparison, { color: process.stdout.isTTY === true && !process.env.NO_COLOR })}\n`);
     if (opts.outputDir) {
@@ -89,4 +104,12 @@ async function whileLocked<T>(dir: string, write: () => Promise<T>): Promise<T> 
   } finally {
     await release();
   }
+}
+
+/** `--percentiles`, checked before any report is read. */
+const statisticsOption = (percentiles: string | undefined): Statistic[] | undefined => (percentiles === undefined ? undefined : parseStatistics(percentiles));
+
+/** The console summary of a report just written, with the statistics chosen, where it went, and how to get the page if it was left out. */
+function summaryText(report: Report, written: readonly string[], outputs: readonly OutputFormat[], dir: string, statistics: Statistic[] | undefined): string {
+  return [renderSummary(report, statistics ? { statistics } : {}), `Wrote: ${written.join(', ')}`, ...pageHint(outputs, dir)].join('\n') + '\n';
 }

@@ -13,8 +13,9 @@ import { UNREACHABLE_AFTER } from '../load/error-stop.js';
 import { NORMALIZER_NAMES } from '../metrics/normalizers/index.js';
 import type { RunOptions, WaitAudio } from '../config/options.js';
 import { renderSummary } from '../report/console.js';
+import { pageHint } from './page-hint.js';
 import { DEFAULT_STATISTICS, jsonSummary, parseStatistics } from '../report/json-summary.js';
-import { OUTPUT_FORMATS, type OutputFormat } from '../report/outputs.js';
+import { DEFAULT_OUTPUTS, OUTPUT_FORMATS } from '../report/outputs.js';
 import { parseMetaEntry } from '../report/record.js';
 import { Progress } from './progress.js';
 import { serveRunMetrics } from '../live/run-metrics.js';
@@ -243,7 +244,12 @@ export const runCommand = new Command('run')
     '--output-dir <dir>',
     'where report.json, the session log and the other outputs are written (default: voxbench-runs/<timestamp>-<random>; one run at a time)',
   )
-  .option('--outputs <list>', `formats to write besides report.json, from: ${OUTPUT_FORMATS.join(', ')}`, outputList, ['json'] as OutputFormat[])
+  .option(
+    '--outputs <list>',
+    `formats to write besides report.json, from: ${OUTPUT_FORMATS.join(', ')} (the list replaces the default: json leaves the page out)`,
+    outputList,
+    [...DEFAULT_OUTPUTS],
+  )
   .option('--resume <dir>', 'continue the run logged in this folder (same flags): finished sessions are kept, not repeated')
   .option(
     '--meta <entry...>',
@@ -391,9 +397,11 @@ export const runCommand = new Command('run')
     process.stdout.write(
       opts.json
         ? JSON.stringify(jsonSummary(report, statistics ?? DEFAULT_STATISTICS, reportPath), null, 1) + '\n'
-        : [renderSummary(report, { definitions: opts.definitions === true, ...(statistics ? { statistics } : {}) }), `Wrote: ${written.join(', ')}\n`].join(
-            '\n',
-          ),
+        : [
+            renderSummary(report, { definitions: opts.definitions === true, ...(statistics ? { statistics } : {}) }),
+            `Wrote: ${written.join(', ')}`,
+            ...pageHint(opts.outputs, outputDir ?? opts.resume!),
+          ].join('\n') + '\n',
     );
     const why = outcomeLine(report);
     if (why !== undefined) process.stderr.write(`${printable(why)}\n`);
@@ -423,7 +431,7 @@ export const runCommand = new Command('run')
 (runCommand as CommandUnknownOpts).addOption(
   new Option(
     '--percentiles <list>',
-    'statistics in the summary table and --json, as k6 summaryTrendStats: pN (e.g. p99.9), mean, std, min, max (default: mean,p50,p90,p95,p99,max; count is always shown)',
+    'statistics in the summary tables and --json, as k6 summaryTrendStats: pN (e.g. p99.9), mean, std, min, max (default: mean,p50,p90,p95,p99,max, and p50,p95 in the levels table of a sweep; count is always shown)',
   ),
 );
 addDatasetFlags(runCommand);

@@ -86,7 +86,7 @@ export interface RunOptions {
   meta?: Meta;
   /** The file the options came from (the CLI's `--config`), recorded in the report as given. */
   configFile?: ConfigFileRecord;
-  /** Formats written into `outputDir` besides report.json. */
+  /** Formats written into `outputDir` besides report.json (default: json and html). */
   outputs?: OutputFormat[];
   /** Continue the run logged in this folder: finished sessions are kept, not repeated. */
   resume?: string;

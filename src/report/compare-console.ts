@@ -30,10 +30,13 @@ export function renderComparison(c: Comparison, { color = false } = {}): string 
   };
   const verdict = findings(c);
   const width = Math.max(0, ...verdict.map((f) => f.verdict.length));
+  // `--percentiles` replaces the p50 and p95 columns with the statistics chosen; the difference stays that of the medians.
+  const chosen = c.metrics[0]?.statistics?.map((s) => s.name);
   const metricRows = c.metrics.map((m) => {
     const cells = metricCells(m);
-    return { cells: [m.metric, m.unit, cells.p50, cells.p95, cells.delta, cells.ci, m.verdict], verdict: m.verdict };
+    return { cells: [m.metric, m.unit, ...(cells.statistics ?? [cells.p50, cells.p95]), cells.delta, cells.ci, m.verdict], verdict: m.verdict };
   });
+  const statisticHeads = (chosen ?? ['p50', 'p95']).map((name) => `${name} A → B`);
   return [
     ...(['a', 'b'] as const).map((name) => {
       const s = c[name];
@@ -52,7 +55,7 @@ export function renderComparison(c: Comparison, { color = false } = {}): string 
     ...verdict.map((f) => `  ${paint(f.verdict.padEnd(width), f.verdict)}  ${printable(f.text)}`),
     '',
     // The Δ and the verdict are coloured.
-    ...table(['metric', 'unit', 'p50 A → B', 'p95 A → B', 'Δ p50', '95% CI', 'B is'], metricRows, paint, [4, 6]),
+    ...table(['metric', 'unit', ...statisticHeads, 'Δ p50', '95% CI', 'B is'], metricRows, paint, [statisticHeads.length + 2, statisticHeads.length + 4]),
     '',
     LEGEND,
   ].join('\n');

@@ -40,12 +40,17 @@ export const LEGEND =
   'Δ = B − A over measured completed sessions; 95% intervals from a bootstrap of whole sessions (of turns for corpus WER and CER). ' +
   'B is better or worse by the metric catalog’s direction (lower latency, higher rtfx), different where neither direction is better (bytes), unclear where the interval holds 0.';
 
-/** A metric's table cells, at one number of decimals. */
-export function metricCells(m: MetricComparison): { p50: string; p95: string; delta: string; ci: string } {
-  const d = decimalsFor([m.p50A, m.p50B, m.p95A, m.p95B], [m.deltaP50, m.p95B - m.p95A, m.ci95[1] - m.ci95[0]]);
+/** A metric's table cells, at one number of decimals; `statistics`: the chosen statistics' cells, A → B, in order. */
+export function metricCells(m: MetricComparison): { p50: string; p95: string; statistics?: string[]; delta: string; ci: string } {
+  const chosen = m.statistics ?? [];
+  const d = decimalsFor(
+    [m.p50A, m.p50B, m.p95A, m.p95B, ...chosen.flatMap((s) => [s.a, s.b])],
+    [m.deltaP50, m.p95B - m.p95A, m.ci95[1] - m.ci95[0], ...chosen.map((s) => s.b - s.a)],
+  );
   return {
     p50: `${fixed(m.p50A, d)} → ${fixed(m.p50B, d)}`,
     p95: `${fixed(m.p95A, d)} → ${fixed(m.p95B, d)}`,
+    ...(m.statistics ? { statistics: chosen.map((s) => `${fixed(s.a, d)} → ${fixed(s.b, d)}`) } : {}),
     delta: signed(m.deltaP50, d),
     ci: interval(m.ci95, d),
   };

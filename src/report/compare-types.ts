@@ -24,6 +24,8 @@ export interface MetricComparison {
   p50B: number;
   p95A: number;
   p95B: number;
+  /** The statistics `--percentiles` chose, each side's value, in the order given; absent without the flag. */
+  statistics?: Array<{ name: string; a: number; b: number }>;
   /** B − A of the medians, with a 95% bootstrap interval. */
   deltaP50: number;
   ci95: Interval;

@@ -1,6 +1,6 @@
 import { hasTag, metricByName, type Better, type MetricDescription } from '../metrics/catalog.js';
 import { poolMetricValues } from '../metrics/compute.js';
-import { percentile } from '../metrics/stats.js';
+import { percentile, summarize } from '../metrics/stats.js';
 import { seededRandom } from '../util/random.js';
 import { sessionView, type SessionView } from '../views/session-view.js';
 import { corpusIntervals, medianDelta, RESAMPLES, type Interval } from './compare-bootstrap.js';
@@ -8,6 +8,7 @@ import { mismatches, sideOf } from './compare-side.js';
 import type { Comparison, CorpusComparison, MetricComparison, Verdict } from './compare-types.js';
 import { cdfPoints, round } from './html/downsample.js';
 import { measuredCompleted } from './html/metrics.js';
+import type { Statistic } from './json-summary.js';
 import { metricsOf, spanText } from './picks.js';
 import { ReportError } from './recompute.js';
 import type { Benchmark, Report, ReportSession } from './schema.js';
@@ -24,9 +25,10 @@ const CDF_POINTS = 160;
  * each side's counts and throughput, corpus figures with their intervals, and what
  * makes the runs differ besides the servers. Intervals come from a percentile
  * bootstrap over whole sessions with a fixed seed, so they are reproducible; when one
- * excludes 0 the difference is unlikely to be noise.
+ * excludes 0 the difference is unlikely to be noise. `statistics` (`--percentiles`):
+ * each metric's statistics to show side by side, besides the p50 and p95 always kept.
  */
-export function compareReports(a: Report, b: Report, level?: string): Comparison {
+export function compareReports(a: Report, b: Report, level?: string, statistics?: readonly Statistic[]): Comparison {
   const pick = (report: Report): Benchmark => {
     const found = level === undefined ? report.benchmarks[0] : report.benchmarks.find((x) => x.label === level);
     if (!found)
@@ -66,6 +68,7 @@ export function compareReports(a: Report, b: Report, level?: string): Comparison
         p50B: percentile(y, 50),
         p95A: percentile(x, 95),
         p95B: percentile(y, 95),
+        ...(statistics ? { statistics: statistics.map((name) => ({ name, a: statisticOf(x, name), b: statisticOf(y, name) })) } : {}),
         deltaP50: delta.value,
         ci95: delta.ci95,
         verdict: verdictOf(d.better, delta.ci95),
@@ -124,6 +127,12 @@ function cdf(values: Float64Array, d: MetricDescription): { x: number[]; y: numb
   const { x, y } = cdfPoints(Array.from(values), CDF_POINTS);
   // Milliseconds to 0.1 ms; ratios and counts keep the digits their differences need.
   return { x: x.map((v) => round(v, d.unit === 'ms' ? 1 : 4)), y: y.map((v) => round(v, 2)) };
+}
+
+/** A statistic as `--percentiles` names it, of sorted values. */
+function statisticOf(values: Float64Array, name: Statistic): number {
+  if (name.startsWith('p')) return percentile(values, Number(name.slice(1)));
+  return summarize(Array.from(values))![name as 'mean' | 'std' | 'min' | 'max'];
 }
 
 function sorted(values: ArrayLike<number>): Float64Array {

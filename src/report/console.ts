@@ -1,14 +1,18 @@
-import type { MetricDescription, Unit } from '../metrics/catalog.js';
+import type { MetricDescription } from '../metrics/catalog.js';
 import type { Distribution } from '../metrics/stats.js';
 import { printable } from '../util/printable.js';
 import { cautions } from './cautions.js';
-import { benchmarksByLevel, capacityText } from './levels.js';
-import { corpusMetrics, headlineLatencies, spanText, summaryMetrics } from './picks.js';
+import { capacityText } from './levels.js';
+import { corpusMetrics, headlineLatencies, levelCatalog, levelsByTask, levelWer, spanText, summaryMetrics } from './picks.js';
+import { answerLine } from './answer.js';
+import { cellText, figureText } from './figure-text.js';
+import { workloadText } from './workload-text.js';
 import { thinTailLines } from './thin-tails.js';
 import type { Benchmark, Report } from './schema.js';
 import { plural } from '../util/plural.js';
 import { isResponseAnomaly } from '../timeline/responses.js';
-import { isSpeechTask } from '../timeline/types.js';
+import { isSpeechTask, type Task } from '../timeline/types.js';
+import { sessionView } from '../views/session-view.js';
 import { fixed } from './fixed.js';
 import { statisticsOf, type Statistic } from './json-summary.js';
 
@@ -22,26 +26,23 @@ const COLUMNS = ['count', 'mean', 'p50', 'p90', 'p95', 'p99', 'max'] as const;
  */
 export function renderSummary(report: Report, { definitions = false, statistics }: { definitions?: boolean; statistics?: readonly Statistic[] } = {}): string {
   const { config } = report;
-  const speech = isSpeechTask(config.task);
-  const data = speech ? plural(report.dataset.count, 'prompt') : `${plural(report.dataset.count, 'sample')}, ${fixed(report.dataset.totalAudioS, 1)} s audio`;
   const lines = [
+    answerLine(report),
+    '',
     `voxbench ${report.voxbenchVersion} · ${config.protocol} · ${config.target}${config.builtInServer ? ' (built-in server)' : ''}`,
-    `model ${config.model} · data ${config.data} (${data}` +
-      `${report.dataset.skipped ? `, ${report.dataset.skipped} skipped` : ''}) · ` +
-      (config.transcription
-        ? `upload ${config.transcription.upload === 'dataset' ? "the dataset's files" : config.transcription.upload} · ${config.transcription.stream ? 'streamed' : config.transcription.responseFormat} answers`
-        : `${speech ? '' : `chunk ${config.chunkMs} ms · `}pace ${config.pace}`),
+    `model ${config.model} · ${workloadText(report)}`,
   ];
   if (report.stoppedBy) lines.push(`run stopped early (${report.stoppedBy}); the figures cover what finished`);
-  const shown = summaryMetrics(report);
-  const corpus = corpusMetrics(report);
-  for (const benchmark of report.benchmarks) lines.push('', ...renderBenchmark(benchmark, shown, corpus, speech, statistics));
-  if (report.benchmarks.length > 1) lines.push('', ...renderLevels(report));
+  // A merge of different workloads (--allow-mixed) holds levels of several tasks: each is shown with its own task's metrics, and named.
+  const mixed = levelsByTask(report).size > 1;
+  for (const benchmark of report.benchmarks) lines.push('', ...renderBenchmark(report, benchmark, mixed, statistics));
+  if (report.benchmarks.length > 1) lines.push('', ...renderLevels(report, statistics));
   if (report.capacity) lines.push('', `capacity: ${capacityText(report.capacity)}`);
   const thin = thinTailLines(report);
   if (thin.length > 0) lines.push('', ...thin);
   if (definitions) {
     lines.push('', 'Definitions:');
+    const shown = [...new Map(report.benchmarks.flatMap((b) => summaryMetrics(levelCatalog(report, b))).map((m) => [m.name, m])).values()];
     for (const m of shown) lines.push(`  ${m.name} [${m.unit}]: ${spanText(m)}. ${m.description}`);
     lines.push(`  Percentiles: ${report.percentileMethod}.`);
   } else {
@@ -51,36 +52,26 @@ export function renderSummary(report: Report, { definitions = false, statistics 
 }
 
 /**
- * `speech`: speech generation has prompts, not turns with transcripts and end-of-speech
- * sources. `statistics` (`--percentiles`): the table's columns after count, instead of
- * mean, p50, p90, p95, p99 and max.
+ * One level: its sessions, throughput and what it sent in its task's words, its
+ * metric table (`statistics`, from `--percentiles`: the columns after count, instead
+ * of mean, p50, p90, p95, p99 and max), failures, quality and verdicts. `mixed`: the
+ * report holds levels of several tasks, so the level's task is named.
  */
-function renderBenchmark(
-  benchmark: Benchmark,
-  shown: readonly MetricDescription[],
-  corpus: readonly MetricDescription[],
-  speech: boolean,
-  statistics?: readonly Statistic[],
-): string[] {
+function renderBenchmark(report: Report, benchmark: Benchmark, mixed: boolean, statistics?: readonly Statistic[]): string[] {
+  const catalog = levelCatalog(report, benchmark);
+  const task = catalog.config.task;
+  const shown = summaryMetrics(catalog);
+  const corpus = corpusMetrics(catalog);
   const { summary } = benchmark;
   const { sessions, throughput } = summary;
   const errorRate = summary.errorRate === null ? 'n/a' : `${fixed(summary.errorRate * 100, 2)}%`;
   const excluded = summary.excluded.warmup + summary.excluded.cooldown;
   const lines = [
-    `${benchmark.label}: ${plural(sessions.total, 'session')} · ${sessions.completed} completed · ${sessions.failed} failed · ` +
+    `${benchmark.label}${mixed ? ` [${task}]` : ''}: ${plural(sessions.total, 'session')} · ${sessions.completed} completed · ${sessions.failed} failed · ` +
       `${sessions.incomplete} incomplete · error rate ${errorRate}` +
       (excluded ? ` (figures leave out ${summary.excluded.warmup} warm-up and ${summary.excluded.cooldown} cool-down sessions)` : ''),
     `throughput ${fixed(throughput.audioSPerWallS, 2)} audio s/s · ${fixed(throughput.sessionsPerS, 2)} sessions/s · ` + `wall ${fixed(throughput.wallS, 1)} s`,
-    ...(speech
-      ? []
-      : [
-          `turns ${summary.turns.planned} · ${summary.turns.finalized} with a final transcript · boundaries from ${summary.turns.boundaries} · ` +
-            `end of speech from ${
-              Object.entries(summary.turns.eosSources)
-                .map(([source, n]) => `${source} ×${n}`)
-                .join(', ') || 'n/a'
-            }`,
-        ]),
+    inputsLine(task, benchmark),
     '',
     ...(statistics
       ? statisticsTable(benchmark, shown, statistics)
@@ -89,7 +80,7 @@ function renderBenchmark(
           shown.flatMap((metric) => {
             const d = summary.metrics[metric.name];
             return d
-              ? [[metric.name, metric.unit, ...COLUMNS.map((c) => (c === 'count' ? String(d.count) : format(d[c as keyof Distribution], metric.unit)))]]
+              ? [[metric.name, metric.unit, ...COLUMNS.map((c) => (c === 'count' ? String(d.count) : cellText(d[c as keyof Distribution], metric.unit)))]]
               : [];
           }),
         )),
@@ -107,6 +98,8 @@ function renderBenchmark(
   if (benchmark.stoppedBy) lines.push(`stopped early: ${benchmark.stoppedBy}`);
   lines.push(...cautions(summary));
   lines.push(...qualityLines(summary.quality));
+  const wer = summary.quality.wer === null ? levelWer(catalog, benchmark) : null;
+  if (wer) lines.push(`quality: intelligibility ${wer.name} ${fixed(wer.value * 100, 2)}% (the received audio transcribed and scored against the text sent)`);
   const corpusFigures = corpus.flatMap((m) => {
     const value = summary.corpus[m.name];
     return value === null || value === undefined ? [] : [`${m.name} ${formatNumber(value)}`];
@@ -131,10 +124,47 @@ function renderBenchmark(
     .filter((m) => m.tags.includes('client') && m.scope === 'session')
     .flatMap((m) => {
       const d = summary.metrics[m.name];
-      return d && d.p99 >= 1 ? [` ${m.name} p99 ${format(d.p99, m.unit)} ${m.unit}.`] : [];
+      return d && d.p99 >= 1 ? [` ${m.name} p99 ${figureText(d.p99, m.unit)}.`] : [];
     });
   lines.push(`client: ${health.verdict}` + lags.join('') + (health.capHits ? ` ${plural(health.capHits, 'session')} found the open-session cap reached.` : ''));
   return lines;
+}
+
+/**
+ * What the level sent and got back, in its task's words: turns (streamed audio), with
+ * the responses that answered them (speech to speech), uploads (batch), texts (speech
+ * generation).
+ */
+function inputsLine(task: Task, { summary, sessions }: Benchmark): string {
+  const { turns } = summary;
+  if (isSpeechTask(task)) {
+    const chars = summary.metrics['chars'];
+    return (
+      `texts ${turns.planned}` +
+      (chars ? ` · ${plural(Math.round(chars.mean * chars.count), 'character')}` : '') +
+      ` · ${fixed(summary.throughput.audioS, 1)} s of audio produced`
+    );
+  }
+  if (task === 'batch_stt') return `uploads ${turns.planned} · ${turns.finalized} with a final transcript`;
+  const eos = Object.entries(turns.eosSources).map(([source, n]) => `${source} ×${n}`);
+  return (
+    `turns ${turns.planned} · ${turns.finalized} with a final transcript · ` +
+    (task === 's2s' ? `${responsesText(sessions)} · ` : '') +
+    `boundaries from ${turns.boundaries} · ` +
+    `end of speech from ${eos.join(', ') || 'n/a'}`
+  );
+}
+
+/** Speech to speech: the responses of the measured completed sessions, by how they ended, e.g. "5 responses (4 done, 1 cancelled)". */
+function responsesText(sessions: Benchmark['sessions']): string {
+  const byStatus = new Map<string, number>();
+  for (const s of sessions)
+    if (s.phase === 'measured' && s.outcome.status === 'completed')
+      for (const r of sessionView(s.timeline).responses) byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1);
+  const total = [...byStatus.values()].reduce((n, c) => n + c, 0);
+  const done = byStatus.get('done') ?? 0;
+  const others = [...byStatus].filter(([status]) => status !== 'done').map(([status, n]) => `${n} ${status}`);
+  return `${plural(total, 'response')}${others.length > 0 ? ` (${[`${done} done`, ...others].join(', ')})` : ''}`;
 }
 
 /** The metric table with the chosen statistics, count first. */
@@ -148,7 +178,7 @@ function statisticsTable(benchmark: Benchmark, shown: readonly MetricDescription
     ['metric', 'unit', 'count', ...statistics],
     shown.flatMap((metric) => {
       const v = values[metric.name];
-      return v ? [[metric.name, metric.unit, String(v.count), ...statistics.map((c) => (Number.isFinite(v[c]) ? format(v[c]!, metric.unit) : 'n/a'))]] : [];
+      return v ? [[metric.name, metric.unit, String(v.count), ...statistics.map((c) => (Number.isFinite(v[c]) ? cellText(v[c]!, metric.unit) : 'n/a'))]] : [];
     }),
   );
 }
@@ -180,35 +210,42 @@ function qualityLines(quality: Benchmark['summary']['quality']): string[] {
 
 /**
  * One line per load level, by increasing load (a capacity search runs them in probe
- * order): the curve a sweep or capacity search traces.
+ * order): the curve a sweep or capacity search traces, with the headline latencies'
+ * p50 and p95, or the `--percentiles` chosen. Levels of different tasks (a mixed
+ * merge) get a table each, with their own task's metrics.
  */
-function renderLevels(report: Report): string[] {
-  const names = headlineLatencies(report)
-    .map((d) => d.name)
-    .filter((n) => report.benchmarks.some((b) => b.summary.metrics[n]))
-    .slice(0, 3);
-  return table(
-    ['level', 'sessions', 'error rate', 'audio s/s', ...names.flatMap((n) => [`p50 ${n}`, `p95 ${n}`]), 'SLOs'],
-    benchmarksByLevel(report).map((b) => [
-      b.label,
-      String(b.summary.sessions.total),
-      b.summary.errorRate === null ? 'n/a' : `${fixed(b.summary.errorRate * 100, 1)}%`,
-      fixed(b.summary.throughput.audioSPerWallS, 2),
-      ...names.flatMap((n) => [b.summary.metrics[n]?.p50, b.summary.metrics[n]?.p95].map((v) => (v === undefined ? 'n/a' : fixed(v, 1)))),
-      b.summary.slos.length === 0 ? '' : b.summary.slos.every((slo) => slo.pass) ? 'pass' : 'FAIL',
-    ]),
-  );
+function renderLevels(report: Report, statistics: readonly Statistic[] = ['p50', 'p95']): string[] {
+  const byTask = levelsByTask(report);
+  return [...byTask].flatMap(([task, levels], i) => {
+    const catalog = levelCatalog(report, levels[0]!);
+    const metrics = headlineLatencies(catalog)
+      .filter((d) => levels.some((b) => b.summary.metrics[d.name]))
+      .slice(0, 3);
+    const rows = levels.map((b) => {
+      const values = statisticsOf(
+        b,
+        metrics.map((d) => d.name),
+        statistics,
+      );
+      return [
+        b.label,
+        String(b.summary.sessions.total),
+        b.summary.errorRate === null ? 'n/a' : `${fixed(b.summary.errorRate * 100, 1)}%`,
+        fixed(b.summary.throughput.audioSPerWallS, 2),
+        ...metrics.flatMap((d) =>
+          statistics.map((stat) => (values[d.name] && Number.isFinite(values[d.name]![stat]) ? cellText(values[d.name]![stat]!, d.unit) : 'n/a')),
+        ),
+        b.summary.slos.length === 0 ? '' : b.summary.slos.every((slo) => slo.pass) ? 'pass' : 'FAIL',
+      ];
+    });
+    const head = ['level', 'sessions', 'error rate', 'audio s/s', ...metrics.flatMap((d) => statistics.map((stat) => `${stat} ${d.name}`)), 'SLOs'];
+    return [...(byTask.size > 1 ? [...(i > 0 ? [''] : []), `${task} levels:`] : []), ...table(head, rows)];
+  });
 }
 
 function formatNumber(value: number): string {
   if (!Number.isFinite(value)) return 'n/a';
   return Number.isInteger(value) ? String(value) : value.toPrecision(4);
-}
-
-function format(value: number, unit: Unit): string {
-  if (unit === 'ratio') return fixed(value, 3);
-  if (unit === 'ms') return fixed(value, 1);
-  return fixed(Math.round(value), 0);
 }
 
 function table(header: string[], rows: string[][]): string[] {

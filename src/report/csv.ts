@@ -1,9 +1,17 @@
 import { printable } from '../util/printable.js';
 import { sessionView } from '../views/session-view.js';
-import { metricsOf } from './picks.js';
+import type { MetricDescription } from '../metrics/catalog.js';
+import { isSpeechTask, type Task } from '../timeline/types.js';
+import type { InputView } from '../views/session-view.js';
+import { levelTask } from './picks.js';
 import type { Report } from './schema.js';
 
-/** The CSV files of a report, by file name: one row per turn (input), per session, and per benchmark level. */
+/**
+ * The CSV files of a report, by file name: one row per turn (input), per session, and
+ * per benchmark level, with the columns of the tasks its levels ran (a mixed merge has
+ * several). A metric column that no row has a value for is left out: the figure does not
+ * apply to this run (`ftts_ms` without streamed text, barge-in figures without barge-ins).
+ */
 export function renderCsv(report: Report): Record<string, string> {
   return { 'turns.csv': turnsCsv(report), 'sessions.csv': sessionsCsv(report), 'levels.csv': levelsCsv(report) };
 }
@@ -11,50 +19,82 @@ export function renderCsv(report: Report): Record<string, string> {
 const header = (name: string, unit: string): string => `${name} [${unit}]`;
 const STATS = ['count', 'mean', 'p50', 'p90', 'p95', 'p99', 'max'] as const;
 
+/** The metrics of the report's tasks, in catalog order, each once. */
+function metricsOfTasks(report: Report): MetricDescription[] {
+  const tasks = new Set(report.benchmarks.map((b) => levelTask(report, b)));
+  if (tasks.size === 0) tasks.add(report.config.task);
+  return report.metricDefinitions.filter((d) => d.tasks.some((t) => tasks.has(t)));
+}
+
+/** A turn's columns beyond its place, by what the tasks exchanged. */
+interface TurnColumn {
+  head: string;
+  value(view: InputView): unknown;
+}
+
+const audioPlan = (view: InputView) => (view.plan?.kind === 'audio' ? view.plan : undefined);
+
+/**
+ * Streamed audio has end-of-speech sources; audio in has transcripts to check against
+ * references; speech generation has the text sent and what the round trip heard.
+ */
+function turnColumns(tasks: ReadonlySet<Task>): TurnColumn[] {
+  const has = (pick: (task: Task) => boolean): boolean => [...tasks].some(pick);
+  return [
+    ...(has((t) => t === 'stt' || t === 's2s') ? [{ head: 'eos_source', value: (v: InputView) => audioPlan(v)?.eosSource }] : []),
+    ...(has((t) => !isSpeechTask(t))
+      ? [
+          { head: 'finalized', value: (v: InputView) => (audioPlan(v) ? (v.transcript.final ? 'yes' : 'no') : undefined) },
+          { head: 'transcript', value: (v: InputView) => (audioPlan(v) ? v.transcript.text : undefined) },
+          { head: 'reference', value: (v: InputView) => audioPlan(v)?.reference },
+        ]
+      : []),
+    ...(has(isSpeechTask)
+      ? [
+          { head: 'text', value: (v: InputView) => (v.plan?.kind === 'text' ? v.plan.text : undefined) },
+          { head: 'round_trip_transcript', value: (v: InputView) => (v.analysis?.asr && 'text' in v.analysis.asr ? v.analysis.asr.text : undefined) },
+        ]
+      : []),
+  ];
+}
+
 function turnsCsv(report: Report): string {
-  const turnMetrics = metricsOf(report).filter((m) => m.scope === 'input');
+  const columns = turnColumns(new Set([report.config.task, ...report.benchmarks.map((b) => levelTask(report, b))]));
+  const turnMetrics = withValues(
+    metricsOfTasks(report).filter((m) => m.scope === 'input'),
+    report.benchmarks.flatMap((b) => b.sessions.flatMap((s) => s.metrics.inputs)),
+  );
   const rows = report.benchmarks.flatMap((b) =>
     b.sessions.flatMap((s) =>
-      sessionView(s.timeline).inputs.map((view, i) => {
-        const audio = view.plan?.kind === 'audio' ? view.plan : undefined;
-        return [
-          b.label,
-          s.index,
-          s.phase,
-          s.outcome.status,
-          view.index,
-          view.plan?.sampleId,
-          view.plan?.split,
-          audio?.eosSource,
-          view.transcript.final ? 'yes' : 'no',
-          view.transcript.text,
-          audio ? audio.reference : view.plan?.kind === 'text' ? view.plan.text : undefined,
-          ...turnMetrics.map((m) => s.metrics.inputs[i]?.[m.name]),
-        ];
-      }),
+      sessionView(s.timeline).inputs.map((view, i) => [
+        b.label,
+        s.index,
+        s.phase,
+        s.outcome.status,
+        view.index,
+        view.plan?.sampleId,
+        view.plan?.split,
+        ...columns.map((c) => c.value(view)),
+        ...turnMetrics.map((m) => s.metrics.inputs[i]?.[m.name]),
+      ]),
     ),
   );
   return csv(
-    [
-      'level',
-      'session',
-      'phase',
-      'outcome',
-      'turn',
-      'sample_id',
-      'split',
-      'eos_source',
-      'finalized',
-      'transcript',
-      'reference',
-      ...turnMetrics.map((m) => header(m.name, m.unit)),
-    ],
+    ['level', 'session', 'phase', 'outcome', 'turn', 'sample_id', 'split', ...columns.map((c) => c.head), ...turnMetrics.map((m) => header(m.name, m.unit))],
     rows,
   );
 }
 
+/** The metrics that some row has a value for. */
+function withValues(metrics: readonly MetricDescription[], rows: ReadonlyArray<Record<string, unknown> | undefined>): MetricDescription[] {
+  return metrics.filter((m) => rows.some((row) => row?.[m.name] !== undefined && row[m.name] !== null));
+}
+
 function sessionsCsv(report: Report): string {
-  const sessionMetrics = metricsOf(report).filter((m) => m.scope === 'session');
+  const sessionMetrics = withValues(
+    metricsOfTasks(report).filter((m) => m.scope === 'session'),
+    report.benchmarks.flatMap((b) => b.sessions.map((s) => s.metrics.session)),
+  );
   const rows = report.benchmarks.flatMap((b) =>
     b.sessions.map((s) => {
       const failure = s.outcome.status === 'failed' ? s.outcome.failure : undefined;
@@ -100,10 +140,14 @@ function sessionsCsv(report: Report): string {
 }
 
 function levelsCsv(report: Report): string {
-  const corpus = metricsOf(report).filter((m) => m.scope === 'corpus');
-  const metricColumns = metricsOf(report)
-    .filter((m) => m.scope !== 'corpus')
-    .flatMap((m) => STATS.map((stat) => ({ name: m.name, stat, head: header(`${m.name} ${stat}`, stat === 'count' ? 'count' : m.unit) })));
+  const corpus = withValues(
+    metricsOfTasks(report).filter((m) => m.scope === 'corpus'),
+    report.benchmarks.map((b) => b.summary.corpus),
+  );
+  const metricColumns = withValues(
+    metricsOfTasks(report).filter((m) => m.scope !== 'corpus'),
+    report.benchmarks.map((b) => b.summary.metrics),
+  ).flatMap((m) => STATS.map((stat) => ({ name: m.name, stat, head: header(`${m.name} ${stat}`, stat === 'count' ? 'count' : m.unit) })));
   const rows = report.benchmarks.map((b) => {
     const { sessions, throughput } = b.summary;
     return [

@@ -1,35 +1,39 @@
-import { benchmarksByLevel, capacityText } from './levels.js';
-import { corpusMetrics, definitionIn, metricsOf } from './picks.js';
+import { answerLine } from './answer.js';
+import { cellText } from './figure-text.js';
+import { benchmarksByLevel } from './levels.js';
+import { corpusMetrics, levelCatalog, levelsByTask, levelWer, metricsOf } from './picks.js';
+import { workloadText } from './workload-text.js';
 import type { Benchmark, Report } from './schema.js';
-import { plural } from '../util/plural.js';
 import { fixed } from './fixed.js';
 import { printable } from '../util/printable.js';
 
-/** A Markdown summary for pull requests and issues: the question, the answer, the figures per level. */
+/**
+ * A Markdown summary for pull requests and issues: the question, the answer, the
+ * figures per level, in the words and with the metrics of the level's task (a mixed
+ * merge gets a table per task).
+ */
 export function renderMarkdown(report: Report): string {
   const { config } = report;
-  const names = metricsOf(report, 'headline')
-    .map((d) => d.name)
-    .filter((n) => report.benchmarks.some((b) => b.summary.metrics[n]));
-  const unit = (name: string): string => definitionIn(report, name)!.unit;
   const lines = [
     `## voxbench: ${config.protocol} · ${text(config.model)}`,
     '',
-    `Target ${code(config.target)}${config.builtInServer ? ' (built-in simulated server)' : ''} · data ${text(config.data)} ` +
-      `(${plural(report.dataset.count, 'sample')}, ${fixed(report.dataset.totalAudioS, 1)} s) · pace ${config.pace} · chunk ${config.chunkMs} ms · ` +
-      `${config.turnsPerSession} turn(s)/session · voxbench ${report.voxbenchVersion} · ${report.startedAt}`,
+    `Target ${code(config.target)}${config.builtInServer ? ' (built-in simulated server)' : ''} · ${text(workloadText(report))} · ` +
+      `voxbench ${report.voxbenchVersion} · ${report.startedAt}`,
+    '',
+    `**Answer:** ${text(answerLine(report))}`,
     '',
   ];
-  if (report.capacity) lines.push(`**Capacity:** ${capacityText(report.capacity)}.`, '');
-  lines.push(
-    `| level | sessions | completed | failed | error rate | ${names.map((n) => `${n} p50 / p95 (${unit(n)})`).join(' | ')} | WER [95% CI] | SLOs |`,
-    `|---|---:|---:|---:|---:|${names.map(() => '---:').join('|')}|---:|---|`,
-    ...benchmarksByLevel(report).map((b) => row(b, names)),
-  );
+  const groups = levelsByTask(report);
+  for (const [task, levels] of groups) {
+    if (groups.size > 1) lines.push(`### ${task}`, '');
+    lines.push(...levelsTable(report, levels), '');
+  }
+  lines.pop();
   lines.push(...qualityTable(report));
-  const corpus = corpusMetrics(report);
   for (const b of benchmarksByLevel(report)) {
-    const figures = corpus.flatMap((d) => (typeof b.summary.corpus[d.name] === 'number' ? [`${d.name} ${round(b.summary.corpus[d.name]!)}`] : []));
+    const figures = corpusMetrics(levelCatalog(report, b)).flatMap((d) =>
+      typeof b.summary.corpus[d.name] === 'number' ? [`${d.name} ${round(b.summary.corpus[d.name]!)}`] : [],
+    );
     if (figures.length > 0) lines.push('', `${text(b.label)}: ${figures.join(' · ')}`);
   }
   const slos = report.benchmarks.flatMap((b) => b.summary.slos.map((slo) => ({ level: b.label, ...slo })));
@@ -56,13 +60,24 @@ export function renderMarkdown(report: Report): string {
   return lines.join('\n') + '\n';
 }
 
-function row(b: Benchmark, names: string[]): string {
-  const { sessions, errorRate, metrics, quality, slos } = b.summary;
-  const figures = names.map((n) => (metrics[n] ? `${round(metrics[n].p50)} / ${round(metrics[n].p95)}` : 'n/a'));
-  const verdict = slos.length === 0 ? '' : slos.every((s) => s.pass) ? 'pass' : '**FAIL**';
-  const wer =
-    quality.wer === null ? 'n/a' : `${percent(quality.wer)}${quality.werCi95 ? ` [${percent(quality.werCi95[0])}, ${percent(quality.werCi95[1])}]` : ''}`;
-  return `| ${text(b.label)} | ${sessions.total} | ${sessions.completed} | ${sessions.failed} | ${errorRate === null ? 'n/a' : percent(errorRate)} | ${figures.join(' | ')} | ${wer} | ${verdict} |`;
+/** Levels of one task: counts, each headline metric's p50 / p95 in its unit, the task's WER and the SLO verdict. */
+function levelsTable(report: Report, levels: readonly Benchmark[]): string[] {
+  const metrics = metricsOf(levelCatalog(report, levels[0]!), 'headline').filter((d) => d.scope !== 'corpus' && levels.some((b) => b.summary.metrics[d.name]));
+  const wers = levels.map((b) => levelWer(report, b));
+  const werName = wers.find((w) => w !== null)?.name ?? 'corpus WER';
+  const werHead = werName === 'corpus WER' ? 'WER [95% CI]' : `WER (${werName})`;
+  return [
+    `| level | sessions | completed | failed | error rate | ${metrics.map((d) => `${d.name} p50 / p95 (${d.unit})`).join(' | ')} | ${werHead} | SLOs |`,
+    `|---|---:|---:|---:|---:|${metrics.map(() => '---:').join('|')}|---:|---|`,
+    ...levels.map((b, i) => {
+      const { sessions, errorRate, metrics: figures, slos } = b.summary;
+      const cells = metrics.map((d) => (figures[d.name] ? `${cellText(figures[d.name]!.p50, d.unit)} / ${cellText(figures[d.name]!.p95, d.unit)}` : 'n/a'));
+      const verdict = slos.length === 0 ? '' : slos.every((s) => s.pass) ? 'pass' : '**FAIL**';
+      const wer = wers[i];
+      const werCell = wer ? `${percent(wer.value)}${wer.ci95 ? ` [${percent(wer.ci95[0])}, ${percent(wer.ci95[1])}]` : ''}` : 'n/a';
+      return `| ${text(b.label)} | ${sessions.total} | ${sessions.completed} | ${sessions.failed} | ${errorRate === null ? 'n/a' : percent(errorRate)} | ${cells.join(' | ')} | ${werCell} | ${verdict} |`;
+    }),
+  ];
 }
 
 const percent = (x: number | null): string => (x === null ? 'n/a' : `${fixed(x * 100, 1)}%`);

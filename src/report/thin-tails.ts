@@ -1,4 +1,4 @@
-import { headlineLatencies } from './picks.js';
+import { headlineLatencies, levelCatalog } from './picks.js';
 import type { Report } from './schema.js';
 
 /** Values a percentile needs before its tail means much: a p95 rests on its top 5%, a p99 on its top 1%. */
@@ -9,9 +9,10 @@ const TRUSTED_FROM = { p95: 20, p99: 100 } as const;
  * percentiles, e.g. `concurrent@4: p95 and p99 of ttft_ms rest on 6 values (trust p95 from 20, p99 from 100)`.
  */
 export function thinTailLines(report: Report): string[] {
-  const metric = headlineLatencies(report)[0];
-  if (!metric) return [];
   return report.benchmarks.flatMap((b) => {
+    // Each level's own task's headline: a merge of different tasks (--allow-mixed) holds several.
+    const metric = headlineLatencies(levelCatalog(report, b))[0];
+    if (!metric) return [];
     const count = b.summary.metrics[metric.name]?.count ?? 0;
     const thin = (Object.keys(TRUSTED_FROM) as Array<keyof typeof TRUSTED_FROM>).filter((p) => count > 0 && count < TRUSTED_FROM[p]);
     if (thin.length === 0) return [];

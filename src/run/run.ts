@@ -114,8 +114,8 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
     options.onRunStart?.(config);
     // Everything above happens before the clock starts.
     const clock = monotonicClock();
-    // A report of nothing yet, marked interrupted: what a crash leaves beside the session log.
-    if (outputDir !== undefined) await writeOutputs(finish({ ...header(clock, []), stoppedBy: 'interrupted' }), outputDir);
+    // A report of nothing yet, marked interrupted: what a crash leaves beside the session log (the document alone: there is nothing to show).
+    if (outputDir !== undefined) await writeOutputs(finish({ ...header(clock, []), stoppedBy: 'interrupted' }), outputDir, ['json']);
     if (settings.workers > 1) pool = await WorkerPool.start(settings.workers, options, target, clock);
     const benchmarks: Benchmark[] = [];
     const { plan } = settings;
