@@ -2,6 +2,7 @@ import type { MetricDescription, Unit } from '../metrics/catalog.js';
 import type { Distribution } from '../metrics/stats.js';
 import { printable } from '../util/printable.js';
 import { cautions } from './cautions.js';
+import { coldRule, coldWarmMetrics, coldWarmOf } from './cold-warm.js';
 import { benchmarksByLevel, capacityText } from './levels.js';
 import { corpusMetrics, headlineLatencies, spanText, summaryMetrics } from './picks.js';
 import { thinTailLines } from './thin-tails.js';
@@ -35,7 +36,8 @@ export function renderSummary(report: Report, { definitions = false, statistics 
   if (report.stoppedBy) lines.push(`run stopped early (${report.stoppedBy}); the figures cover what finished`);
   const shown = summaryMetrics(report);
   const corpus = corpusMetrics(report);
-  for (const benchmark of report.benchmarks) lines.push('', ...renderBenchmark(benchmark, shown, corpus, speech, statistics));
+  const split = coldWarmMetrics(report);
+  for (const benchmark of report.benchmarks) lines.push('', ...renderBenchmark(benchmark, shown, corpus, speech, split, statistics));
   if (report.benchmarks.length > 1) lines.push('', ...renderLevels(report));
   if (report.capacity) lines.push('', `capacity: ${capacityText(report.capacity)}`);
   const thin = thinTailLines(report);
@@ -60,6 +62,7 @@ function renderBenchmark(
   shown: readonly MetricDescription[],
   corpus: readonly MetricDescription[],
   speech: boolean,
+  split: readonly MetricDescription[],
   statistics?: readonly Statistic[],
 ): string[] {
   const { summary } = benchmark;
@@ -71,6 +74,7 @@ function renderBenchmark(
       `${sessions.incomplete} incomplete · error rate ${errorRate}` +
       (excluded ? ` (figures leave out ${summary.excluded.warmup} warm-up and ${summary.excluded.cooldown} cool-down sessions)` : ''),
     `throughput ${fixed(throughput.audioSPerWallS, 2)} audio s/s · ${fixed(throughput.sessionsPerS, 2)} sessions/s · ` + `wall ${fixed(throughput.wallS, 1)} s`,
+    ...coldWarmLines(benchmark, split),
     ...(speech
       ? []
       : [
@@ -135,6 +139,16 @@ function renderBenchmark(
     });
   lines.push(`client: ${health.verdict}` + lags.join('') + (health.capHits ? ` ${plural(health.capHits, 'session')} found the open-session cap reached.` : ''));
   return lines;
+}
+
+/** Cold sessions apart from warm ones: counts, and each headline latency's p50 and p95 in both. */
+function coldWarmLines(benchmark: Benchmark, split: readonly MetricDescription[]): string[] {
+  const coldWarm = coldWarmOf(benchmark);
+  if (!coldWarm) return [];
+  const { cold, warm } = coldWarm;
+  const pair = (d: Distribution | null | undefined, unit: Unit): string => (d ? `${format(d.p50, unit)}/${format(d.p95, unit)}` : 'n/a');
+  const figures = split.map((m) => ` · ${m.name} p50/p95 cold ${pair(cold.metrics[m.name], m.unit)} · warm ${pair(warm.metrics[m.name], m.unit)} ${m.unit}`);
+  return [`starts: ${cold.sessions} cold · ${warm.sessions} warm (${coldRule(coldWarm.gapMs)})${figures.join('')}`];
 }
 
 /** The metric table with the chosen statistics, count first. */

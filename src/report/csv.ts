@@ -3,9 +3,12 @@ import { sessionView } from '../views/session-view.js';
 import { metricsOf } from './picks.js';
 import type { Report } from './schema.js';
 
-/** The CSV files of a report, by file name: one row per turn (input), per session, and per benchmark level. */
+/**
+ * The CSV files of a report, by file name: one row per turn (input), per session, per
+ * benchmark level, and per level's cold and warm sessions.
+ */
 export function renderCsv(report: Report): Record<string, string> {
-  return { 'turns.csv': turnsCsv(report), 'sessions.csv': sessionsCsv(report), 'levels.csv': levelsCsv(report) };
+  return { 'turns.csv': turnsCsv(report), 'sessions.csv': sessionsCsv(report), 'levels.csv': levelsCsv(report), 'starts.csv': startsCsv(report) };
 }
 
 const header = (name: string, unit: string): string => `${name} [${unit}]`;
@@ -21,6 +24,7 @@ function turnsCsv(report: Report): string {
           b.label,
           s.index,
           s.phase,
+          s.start,
           s.outcome.status,
           view.index,
           view.plan?.sampleId,
@@ -39,6 +43,7 @@ function turnsCsv(report: Report): string {
       'level',
       'session',
       'phase',
+      'start',
       'outcome',
       'turn',
       'sample_id',
@@ -64,6 +69,7 @@ function sessionsCsv(report: Report): string {
         b.label,
         s.index,
         s.phase,
+        s.start,
         s.outcome.status,
         failure?.class ?? incomplete,
         failure?.stage ?? (s.outcome.status === 'incomplete' ? s.outcome.stage : undefined),
@@ -83,6 +89,7 @@ function sessionsCsv(report: Report): string {
       'level',
       'session',
       'phase',
+      'start',
       'outcome',
       'failure_class',
       'stage',
@@ -99,11 +106,16 @@ function sessionsCsv(report: Report): string {
   );
 }
 
-function levelsCsv(report: Report): string {
-  const corpus = metricsOf(report).filter((m) => m.scope === 'corpus');
-  const metricColumns = metricsOf(report)
+/** Each statistic of each metric that is not a corpus figure, as a column: its metric, statistic and header. */
+function metricColumnsOf(report: Report): Array<{ name: string; stat: (typeof STATS)[number]; head: string }> {
+  return metricsOf(report)
     .filter((m) => m.scope !== 'corpus')
     .flatMap((m) => STATS.map((stat) => ({ name: m.name, stat, head: header(`${m.name} ${stat}`, stat === 'count' ? 'count' : m.unit) })));
+}
+
+function levelsCsv(report: Report): string {
+  const corpus = metricsOf(report).filter((m) => m.scope === 'corpus');
+  const metricColumns = metricColumnsOf(report);
   const rows = report.benchmarks.map((b) => {
     const { sessions, throughput } = b.summary;
     return [
@@ -146,6 +158,28 @@ function levelsCsv(report: Report): string {
     ],
     rows,
   );
+}
+
+/** Each level's measured sessions that started cold, and those that started warm: counts and figures (levels from before the split have no rows). */
+function startsCsv(report: Report): string {
+  const metricColumns = metricColumnsOf(report);
+  const rows = report.benchmarks.flatMap((b) => {
+    const split = b.summary.coldWarm;
+    if (!split) return [];
+    return (['cold', 'warm'] as const).map((start) => {
+      const group = split[start];
+      return [
+        b.label,
+        start,
+        split.gapMs / 1000,
+        group.sessions,
+        group.completed,
+        group.failed,
+        ...metricColumns.map(({ name, stat }) => group.metrics[name]?.[stat]),
+      ];
+    });
+  });
+  return csv(['level', 'start', header('cold_gap', 's'), 'sessions', 'completed', 'failed', ...metricColumns.map((c) => c.head)], rows);
 }
 
 /**

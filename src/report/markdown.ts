@@ -1,4 +1,5 @@
 import { benchmarksByLevel, capacityText } from './levels.js';
+import { coldRule, coldWarmMetrics, coldWarmOf } from './cold-warm.js';
 import { corpusMetrics, definitionIn, metricsOf } from './picks.js';
 import type { Benchmark, Report } from './schema.js';
 import { plural } from '../util/plural.js';
@@ -27,6 +28,7 @@ export function renderMarkdown(report: Report): string {
     ...benchmarksByLevel(report).map((b) => row(b, names)),
   );
   lines.push(...qualityTable(report));
+  lines.push(...startsTable(report));
   const corpus = corpusMetrics(report);
   for (const b of benchmarksByLevel(report)) {
     const figures = corpus.flatMap((d) => (typeof b.summary.corpus[d.name] === 'number' ? [`${d.name} ${round(b.summary.corpus[d.name]!)}`] : []));
@@ -78,6 +80,30 @@ function qualityTable(report: Report): string[] {
     }),
   );
   return rows.length === 0 ? [] : ['', '| level | group | turns | WER | CER | normalizer |', '|---|---|---:|---:|---:|---|', ...rows];
+}
+
+/** Cold sessions apart from warm ones, per level that had a cold one measured: counts and the headline latencies' p50 / p95. */
+function startsTable(report: Report): string[] {
+  const split = coldWarmMetrics(report);
+  const rows = benchmarksByLevel(report).flatMap((b) => {
+    const coldWarm = coldWarmOf(b);
+    if (!coldWarm) return [];
+    return (['cold', 'warm'] as const).map((start) => {
+      const { sessions, completed, failed, metrics } = coldWarm[start];
+      const figures = split.map((d) => (metrics[d.name] ? `${round(metrics[d.name]!.p50)} / ${round(metrics[d.name]!.p95)}` : 'n/a'));
+      return `| ${text(b.label)} | ${start} | ${sessions} | ${completed} | ${failed} | ${figures.join(' | ')} |`;
+    });
+  });
+  if (rows.length === 0) return [];
+  const gapMs = report.benchmarks.find((b) => coldWarmOf(b))!.summary.coldWarm!.gapMs;
+  return [
+    '',
+    `Cold and warm starts (${coldRule(gapMs)}):`,
+    '',
+    `| level | start | sessions | completed | failed | ${split.map((d) => `${d.name} p50 / p95 (${d.unit})`).join(' | ')} |`,
+    `|---|---|---:|---:|---:|${split.map(() => '---:').join('|')}|`,
+    ...rows,
+  ];
 }
 
 function round(value: number): string {

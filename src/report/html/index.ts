@@ -1,4 +1,5 @@
 import type { Report } from '../schema.js';
+import { coldWarmSection } from './cold-warm.js';
 import { definitionsSection } from './definitions.js';
 import { distributionsSection } from './distributions.js';
 import { failuresSection } from './failures.js';
@@ -17,6 +18,7 @@ const SECTIONS = [
   overviewSection,
   distributionsSection,
   loadCurvesSection,
+  coldWarmSection,
   waterfallSection,
   playbackSection,
   werSection,
