@@ -141,14 +141,16 @@ function renderBenchmark(
   return lines;
 }
 
-/** Cold sessions apart from warm ones: counts, and each headline latency's p50 and p95 in both. */
+/** Cold sessions apart from warm ones: counts, then each headline latency's p50 and p95 in both, one line each. */
 function coldWarmLines(benchmark: Benchmark, split: readonly MetricDescription[]): string[] {
   const coldWarm = coldWarmOf(benchmark);
   if (!coldWarm) return [];
   const { cold, warm } = coldWarm;
-  const pair = (d: Distribution | null | undefined, unit: Unit): string => (d ? `${format(d.p50, unit)}/${format(d.p95, unit)}` : 'n/a');
-  const figures = split.map((m) => ` · ${m.name} p50/p95 cold ${pair(cold.metrics[m.name], m.unit)} · warm ${pair(warm.metrics[m.name], m.unit)} ${m.unit}`);
-  return [`starts: ${cold.sessions} cold · ${warm.sessions} warm (${coldRule(coldWarm.gapMs)})${figures.join('')}`];
+  const pair = (d: Distribution | null | undefined, unit: Unit): string => (d ? `${format(d.p50, unit)}/${format(d.p95, unit)} ${unit}` : 'n/a');
+  return [
+    `starts: ${cold.sessions} cold · ${warm.sessions} warm (${coldRule(coldWarm.gapMs)})`,
+    ...split.map((m) => `  ${m.name} p50/p95: cold ${pair(cold.metrics[m.name], m.unit)} · warm ${pair(warm.metrics[m.name], m.unit)}`),
+  ];
 }
 
 /** The metric table with the chosen statistics, count first. */
