@@ -141,7 +141,10 @@ function renderBenchmark(
   return lines;
 }
 
-/** Cold sessions apart from warm ones: counts, then each headline latency's p50 and p95 in both, one line each. */
+/**
+ * Cold sessions apart from warm ones: counts, then, where both completed some, each
+ * headline latency's p50 and p95 in both, one line each (otherwise the table is theirs).
+ */
 function coldWarmLines(benchmark: Benchmark, split: readonly MetricDescription[]): string[] {
   const coldWarm = coldWarmOf(benchmark);
   if (!coldWarm) return [];
@@ -149,7 +152,9 @@ function coldWarmLines(benchmark: Benchmark, split: readonly MetricDescription[]
   const pair = (d: Distribution | null | undefined, unit: Unit): string => (d ? `${format(d.p50, unit)}/${format(d.p95, unit)} ${unit}` : 'n/a');
   return [
     `starts: ${cold.sessions} cold · ${warm.sessions} warm (${coldRule(coldWarm.gapMs)})`,
-    ...split.map((m) => `  ${m.name} p50/p95: cold ${pair(cold.metrics[m.name], m.unit)} · warm ${pair(warm.metrics[m.name], m.unit)}`),
+    ...(cold.completed > 0 && warm.completed > 0 ? split : []).map(
+      (m) => `  ${m.name} p50/p95: cold ${pair(cold.metrics[m.name], m.unit)} · warm ${pair(warm.metrics[m.name], m.unit)}`,
+    ),
   ];
 }
 
