@@ -1,12 +1,11 @@
 import type { MetricDescription } from '../metrics/catalog.js';
 import type { ColdWarm } from '../metrics/compute.js';
-import { fixed } from './fixed.js';
 import { headlineLatencies } from './picks.js';
 import type { Benchmark, Report } from './schema.js';
 
 /** How cold sessions were told from warm ones, in words, for every output. */
 export function coldRule(gapMs: number): string {
-  return `cold: the first session, and the first after more than ${fixed(gapMs / 1000, Number.isInteger(gapMs / 1000) ? 0 : 1)} s with no session open`;
+  return `cold: the first session, and the first after more than ${Number((gapMs / 1000).toPrecision(4))} s with no session open`;
 }
 
 /** A level's cold and warm figures, when it has measured sessions that started cold. */
