@@ -96,7 +96,7 @@ describe('credentials in the target URL reach no output of a real run', () => {
       assert.ok(!(result.stdout + result.stderr).includes('SECRET'), result.stdout);
     }
     const names = await readdir(out);
-    assert.deepEqual(names.sort(), ['levels.csv', 'report.html', 'report.json', 'sessions.csv', 'sessions.jsonl', 'summary.md', 'turns.csv']);
+    assert.deepEqual(names.sort(), ['levels.csv', 'report.html', 'report.json', 'sessions.csv', 'sessions.jsonl', 'starts.csv', 'summary.md', 'turns.csv']);
     for (const name of names) {
       const text = await readFile(join(out, name), 'utf8');
       assert.ok(!text.includes('SECRET'), `${name} holds a credential`);

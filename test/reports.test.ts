@@ -35,10 +35,13 @@ describe('outputs', () => {
     });
     const turns = (await readFile(join(dir, 'turns.csv'), 'utf8')).trim().split('\r\n');
     assert.equal(turns.length, 1 + 4, 'a header and 2 sessions x 2 turns');
-    assert.match(turns[0]!, /^level,session,phase,outcome,turn,sample_id,split,eos_source,finalized,transcript,reference,.*ttft_ms \[ms\].*,rtf \[ratio\]/);
+    assert.match(
+      turns[0]!,
+      /^level,session,phase,start,outcome,turn,sample_id,split,eos_source,finalized,transcript,reference,.*ttft_ms \[ms\].*,rtf \[ratio\]/,
+    );
     assert.match(
       turns[1]!,
-      /^synchronous,0,measured,completed,0,harvard-01,default,label,yes, The birch canoe slid on the smooth planks\.,The birch canoe slid on the smooth planks\.,/,
+      /^synchronous,0,measured,cold,completed,0,harvard-01,default,label,yes, The birch canoe slid on the smooth planks\.,The birch canoe slid on the smooth planks\.,/,
     );
     const sessions = (await readFile(join(dir, 'sessions.csv'), 'utf8')).trim().split('\r\n');
     assert.equal(sessions.length, 3);

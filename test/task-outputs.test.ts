@@ -100,7 +100,7 @@ describe('Markdown and CSV per task', () => {
     const turns = head(csv['turns.csv']!);
     for (const column of ['eos_source', 'finalized', 'transcript', 'reference', 'ftts_ms [ms]'])
       assert.ok(!turns.includes(column), `turns.csv has no ${column}`);
-    assert.deepEqual(turns.slice(7, 9), ['text', 'round_trip_transcript']);
+    assert.deepEqual(turns.slice(8, 10), ['text', 'round_trip_transcript']);
     assert.ok(turns.includes('tts_wer [ratio]'));
     assert.ok(!head(csv['levels.csv']!).some((c) => c.startsWith('ftts_ms')), 'levels.csv has no ftts_ms: no text was streamed');
     assert.match(csv['turns.csv']!.split('\r\n')[1]!, /,The birch canoe slid on the smooth planks\., ?the birch canoe slid on the smooth planks,/);
@@ -108,7 +108,7 @@ describe('Markdown and CSV per task', () => {
 
   it('streaming transcription keeps its transcript columns', () => {
     const turns = head(renderCsv(reports.stt)['turns.csv']!);
-    assert.deepEqual(turns.slice(7, 11), ['eos_source', 'finalized', 'transcript', 'reference']);
+    assert.deepEqual(turns.slice(8, 12), ['eos_source', 'finalized', 'transcript', 'reference']);
     assert.ok(!turns.includes('text'));
   });
 

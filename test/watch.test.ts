@@ -110,7 +110,7 @@ describe('a run you can watch (spawned)', () => {
     const out = await tempDir();
     const result = await runNode([CLI, 'run', '--quiet', '--pace', '8x', '--max-sessions', '1', '--outputs', 'md,csv', '--output-dir', out]);
     assert.equal(result.code, 0, result.stderr);
-    const files = ['report.json', 'turns.csv', 'sessions.csv', 'levels.csv', 'summary.md', 'sessions.jsonl'].map((f) => join(out, f));
+    const files = ['report.json', 'turns.csv', 'sessions.csv', 'levels.csv', 'starts.csv', 'summary.md', 'sessions.jsonl'].map((f) => join(out, f));
     assert.match(result.stdout, new RegExp(`^Wrote: ${files.join(', ')}$`, 'm'));
   });
 });

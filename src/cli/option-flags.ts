@@ -47,6 +47,7 @@ const FLAGS: Readonly<Record<string, string>> = {
   rampUpMs: '--ramp-up-s',
   'window.warmup': '--warmup',
   'window.cooldown': '--cooldown',
+  'window.coldGapMs': '--cold-gap-s',
   'stopOnErrorRate.maxErrorRate': '--max-error-rate',
   'stopOnErrorRate.minSessions': '--error-min-sessions',
   maxErrors: '--max-errors',

@@ -28,6 +28,7 @@ import { OPENAI_REALTIME } from '../dialects/openai-realtime/spec.js';
 import { VLLM_OMNI_DUPLEX } from '../dialects/vllm-omni-duplex/spec.js';
 import { parsePace } from '../session/pace.js';
 import { DEFAULT_TIMEOUTS } from '../session/runner.js';
+import { addColdGapFlag, coldGapOf } from './cold-gap-flag.js';
 import { addSessionCapFlags, sessionCapsFromFlags, type SessionCapFlags } from './session-cap-flags.js';
 import { addDatasetFlags, datasetOptionsFromFlags, type DatasetFlags } from './dataset-flags.js';
 import { profileOfFlags, type ProfileFlag } from './load-flags.js';
@@ -352,7 +353,7 @@ export const runCommand = new Command('run')
       ...load,
       ...(opts.maxSessions !== undefined ? { maxSessions: opts.maxSessions } : {}),
       ...(opts.rampUpS ? { rampUpMs: opts.rampUpS * 1000 } : {}),
-      window: { ...(opts.warmup ? { warmup: opts.warmup } : {}), ...(opts.cooldown ? { cooldown: opts.cooldown } : {}) },
+      window: { ...(opts.warmup ? { warmup: opts.warmup } : {}), ...(opts.cooldown ? { cooldown: opts.cooldown } : {}), ...coldGapOf(runCommand) },
       ...(opts.maxErrorRate !== undefined ? { stopOnErrorRate: { maxErrorRate: opts.maxErrorRate, minSessions: opts.errorMinSessions } } : {}),
       ...maxErrorsOption(runCommand.opts() as { maxErrors?: number }),
       ...(opts.slo ? { slos: opts.slo } : {}),
@@ -436,6 +437,7 @@ export const runCommand = new Command('run')
 );
 addDatasetFlags(runCommand);
 addSessionCapFlags(runCommand);
+addColdGapFlag(runCommand);
 
 const INTERRUPTS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 const signalExit = (signal: NodeJS.Signals): number => 128 + osConstants.signals[signal];

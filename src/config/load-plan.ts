@@ -73,6 +73,7 @@ export function checkStops(options: RunOptions): void {
   ] as const) {
     if (exclusion) nonNegative(name, 'sessions' in exclusion ? exclusion.sessions : exclusion.ms);
   }
+  if (options.window?.coldGapMs !== undefined) nonNegative(option('window.coldGapMs'), options.window.coldGapMs);
   if (options.stopOnErrorRate) {
     const { maxErrorRate, minSessions } = options.stopOnErrorRate;
     if (!(maxErrorRate >= 0 && maxErrorRate <= 1)) throw optionsError`${option('stopOnErrorRate.maxErrorRate')} must be from 0 to 1, got ${maxErrorRate}`;

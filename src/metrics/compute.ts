@@ -10,6 +10,7 @@ import { evaluateSlos, type Slo, type SloResult } from './slo.js';
 import { summarize, type Distribution } from './stats.js';
 import { errorRate } from './wer.js';
 import type { Phase } from './window.js';
+import type { Start } from './cold-start.js';
 
 /** Scalar metric values of one session: session-scoped ones, one set per input and one per response. */
 export interface SessionMetrics {
@@ -135,6 +136,8 @@ export interface BenchmarkSummary {
   /** Corpus metrics over measured completed sessions (see the catalog's `corpus` scope). */
   corpus: Record<string, number | null>;
   slos: SloResult[];
+  /** Measured sessions that started cold apart from the warm ones, with their own figures; absent in reports from before it existed. */
+  coldWarm?: ColdWarm;
   /** With a price: the deployment's cost over the measured interval, per audio hour. */
   cost?: Cost;
   throughput: {
@@ -288,4 +291,36 @@ function countIncomplete(records: readonly SessionRecord[]): Array<{ reason: str
     groups.set(key, group);
   }
   return [...groups.values()];
+}
+
+/** Measured sessions that started one way: their count by outcome, and each metric's distribution over the completed ones. */
+export interface StartFigures {
+  sessions: number;
+  completed: number;
+  failed: number;
+  metrics: Record<string, Distribution | null>;
+}
+
+/** A benchmark's measured sessions, cold and warm apart, with the gap that told them apart. */
+export interface ColdWarm {
+  gapMs: number;
+  cold: StartFigures;
+  warm: StartFigures;
+}
+
+/** The figures of the measured sessions that started cold, and of those that started warm. */
+export function coldWarmFigures(records: readonly SessionRecord[], phases: readonly Phase[], sessionStarts: readonly Start[], gapMs: number): ColdWarm {
+  const figures = (start: Start): StartFigures => {
+    const group = records.filter((_, i) => phases[i] === 'measured' && sessionStarts[i] === start);
+    const completed = group.filter((r) => r.outcome.status === 'completed');
+    // Without a completed session, no figures: not one null per metric of every task.
+    const pooled = completed.length === 0 ? {} : poolMetricValues(completed.map((r) => r.timeline));
+    return {
+      sessions: group.length,
+      completed: completed.length,
+      failed: group.filter((r) => r.outcome.status === 'failed').length,
+      metrics: Object.fromEntries(Object.entries(pooled).map(([name, values]) => [name, summarize(values)])),
+    };
+  };
+  return { gapMs, cold: figures('cold'), warm: figures('warm') };
 }

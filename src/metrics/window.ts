@@ -6,6 +6,8 @@ export type Exclusion = { sessions: number } | { ms: number };
 export interface MeasurementWindow {
   warmup?: Exclusion;
   cooldown?: Exclusion;
+  /** Idle time after which a session starts cold (see cold-start.ts), ms; default DEFAULT_COLD_GAP_MS. Cold sessions stay measured, their figures shown apart. */
+  coldGapMs?: number;
 }
 
 export type Phase = 'warmup' | 'measured' | 'cooldown';

@@ -39,9 +39,9 @@ function levelName(b: Benchmark): string {
     case 'concurrent':
       return levelText(b.profile.concurrency, 'concurrency');
     case 'stages':
-      return `stages peaking at ${levelText(loadLevel(b.profile), 'concurrency')}`;
+      return `up to ${levelText(loadLevel(b.profile), 'concurrency')} (stages)`;
     case 'rate-stages':
-      return `stages peaking at ${levelText(loadLevel(b.profile), 'rate')}`;
+      return `up to ${levelText(loadLevel(b.profile), 'rate')} (stages)`;
     default:
       return levelText(b.profile.rate, 'rate');
   }

@@ -1,9 +1,10 @@
 import type { DelaySummary, EventLoopDelay } from '../runtime/delay.js';
 import { profileLabel, type LoadProfile } from '../load/profiles.js';
-import { computeSessionMetrics, summarizeBenchmark } from '../metrics/compute.js';
+import { coldWarmFigures, computeSessionMetrics, summarizeBenchmark } from '../metrics/compute.js';
 import { judgeClient } from '../metrics/health.js';
 import { parseSlo } from '../metrics/slo.js';
 import { phases } from '../metrics/window.js';
+import { DEFAULT_COLD_GAP_MS, starts } from '../metrics/cold-start.js';
 import { normalizerFor, type NormalizerChoice } from '../metrics/normalizers/index.js';
 import type { IncompleteReason, SessionRecord } from '../timeline/types.js';
 import type { Benchmark, RunConfig } from './schema.js';
@@ -28,12 +29,19 @@ export type FigureSettings = Pick<RunConfig, 'window' | 'slos' | 'pricing' | 'no
 /**
  * A benchmark's figures, computed from its timelines with the current metric
  * definitions. The run does this as it goes; `report render` and `report merge` do it
- * again later from stored timelines.
+ * again later from stored timelines. `activeUntilMs`: the end of the last session of the
+ * run's earlier levels, so a level that follows another without an idle gap does not
+ * start cold.
  */
-export function buildBenchmark(measured: Measured, settings: FigureSettings): Benchmark {
+export function buildBenchmark(measured: Measured, settings: FigureSettings, activeUntilMs?: number): Benchmark {
   const records = [...measured.records].sort((a, b) => a.index - b.index).map((r) => scoredWith(r, settings.normalizer));
   const sessionPhases = phases(records, measured.startMs, measured.endMs, settings.window);
-  const summary = summarizeBenchmark(records, sessionPhases, settings.slos.map(parseSlo), settings.pricing ?? undefined);
+  const gapMs = settings.window.coldGapMs ?? DEFAULT_COLD_GAP_MS;
+  const sessionStarts = starts(records, gapMs, activeUntilMs);
+  const summary = {
+    ...summarizeBenchmark(records, sessionPhases, settings.slos.map(parseSlo), settings.pricing ?? undefined),
+    coldWarm: coldWarmFigures(records, sessionPhases, sessionStarts, gapMs),
+  };
   return {
     label: measured.label ?? profileLabel(measured.profile),
     profile: measured.profile,
@@ -42,7 +50,7 @@ export function buildBenchmark(measured: Measured, settings: FigureSettings): Be
     ...(measured.stoppedBy ? { stoppedBy: measured.stoppedBy } : {}),
     clientHealth: judgeClient(summary, measured.eventLoopDelay, measured.capHits, measured.receiveDelay),
     summary,
-    sessions: records.map((r, i) => ({ ...r, phase: sessionPhases[i]!, metrics: computeSessionMetrics(r.timeline) })),
+    sessions: records.map((r, i) => ({ ...r, phase: sessionPhases[i]!, start: sessionStarts[i]!, metrics: computeSessionMetrics(r.timeline) })),
   };
 }
 
@@ -57,7 +65,7 @@ export function measuredOf(benchmark: Benchmark): Measured {
     eventLoopDelay: benchmark.clientHealth.eventLoopDelay,
     ...(benchmark.clientHealth.receiveDelay ? { receiveDelay: benchmark.clientHealth.receiveDelay } : {}),
     capHits: benchmark.clientHealth.capHits,
-    records: benchmark.sessions.map(({ phase: _p, metrics: _m, ...record }) => record),
+    records: benchmark.sessions.map(({ phase: _p, start: _s, metrics: _m, ...record }) => record),
   };
 }
 

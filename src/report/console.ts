@@ -1,4 +1,4 @@
-import type { MetricDescription } from '../metrics/catalog.js';
+import type { MetricDescription, Unit } from '../metrics/catalog.js';
 import type { Distribution } from '../metrics/stats.js';
 import { printable } from '../util/printable.js';
 import { cautions } from './cautions.js';
@@ -7,6 +7,7 @@ import { corpusMetrics, headlineLatencies, levelCatalog, levelsByTask, levelWer,
 import { answerLine } from './answer.js';
 import { cellText, figureText } from './figure-text.js';
 import { workloadText } from './workload-text.js';
+import { coldRule, coldWarmMetrics, coldWarmOf } from './cold-warm.js';
 import { thinTailLines } from './thin-tails.js';
 import type { Benchmark, Report } from './schema.js';
 import { plural } from '../util/plural.js';
@@ -62,6 +63,7 @@ function renderBenchmark(report: Report, benchmark: Benchmark, mixed: boolean, s
   const task = catalog.config.task;
   const shown = summaryMetrics(catalog);
   const corpus = corpusMetrics(catalog);
+  const split = coldWarmMetrics({ ...catalog, benchmarks: report.benchmarks });
   const { summary } = benchmark;
   const { sessions, throughput } = summary;
   const errorRate = summary.errorRate === null ? 'n/a' : `${fixed(summary.errorRate * 100, 2)}%`;
@@ -71,6 +73,7 @@ function renderBenchmark(report: Report, benchmark: Benchmark, mixed: boolean, s
       `${sessions.incomplete} incomplete · error rate ${errorRate}` +
       (excluded ? ` (figures leave out ${summary.excluded.warmup} warm-up and ${summary.excluded.cooldown} cool-down sessions)` : ''),
     `throughput ${fixed(throughput.audioSPerWallS, 2)} audio s/s · ${fixed(throughput.sessionsPerS, 2)} sessions/s · ` + `wall ${fixed(throughput.wallS, 1)} s`,
+    ...coldWarmLines(benchmark, split),
     inputsLine(task, benchmark),
     '',
     ...(statistics
@@ -165,6 +168,23 @@ function responsesText(sessions: Benchmark['sessions']): string {
   const done = byStatus.get('done') ?? 0;
   const others = [...byStatus].filter(([status]) => status !== 'done').map(([status, n]) => `${n} ${status}`);
   return `${plural(total, 'response')}${others.length > 0 ? ` (${[`${done} done`, ...others].join(', ')})` : ''}`;
+}
+
+/**
+ * Cold sessions apart from warm ones: counts, then, where both completed some, each
+ * headline latency's p50 and p95 in both, one line each (otherwise the table is theirs).
+ */
+function coldWarmLines(benchmark: Benchmark, split: readonly MetricDescription[]): string[] {
+  const coldWarm = coldWarmOf(benchmark);
+  if (!coldWarm) return [];
+  const { cold, warm } = coldWarm;
+  const pair = (d: Distribution | null | undefined, unit: Unit): string => (d ? `${cellText(d.p50, unit)}/${cellText(d.p95, unit)} ${unit}` : 'n/a');
+  return [
+    `starts: ${cold.sessions} cold · ${warm.sessions} warm (${coldRule(coldWarm.gapMs)})`,
+    ...(cold.completed > 0 && warm.completed > 0 ? split : []).map(
+      (m) => `  ${m.name} p50/p95: cold ${pair(cold.metrics[m.name], m.unit)} · warm ${pair(warm.metrics[m.name], m.unit)}`,
+    ),
+  ];
 }
 
 /** The metric table with the chosen statistics, count first. */

@@ -11,9 +11,10 @@ import type { Report } from './schema.js';
  * per benchmark level, with the columns of the tasks its levels ran (a mixed merge has
  * several). A metric column that no row has a value for is left out: the figure does not
  * apply to this run (`ftts_ms` without streamed text, barge-in figures without barge-ins).
+ * `starts.csv` has a row per level's cold and per its warm sessions.
  */
 export function renderCsv(report: Report): Record<string, string> {
-  return { 'turns.csv': turnsCsv(report), 'sessions.csv': sessionsCsv(report), 'levels.csv': levelsCsv(report) };
+  return { 'turns.csv': turnsCsv(report), 'sessions.csv': sessionsCsv(report), 'levels.csv': levelsCsv(report), 'starts.csv': startsCsv(report) };
 }
 
 const header = (name: string, unit: string): string => `${name} [${unit}]`;
@@ -70,6 +71,7 @@ function turnsCsv(report: Report): string {
         b.label,
         s.index,
         s.phase,
+        s.start,
         s.outcome.status,
         view.index,
         view.plan?.sampleId,
@@ -80,7 +82,18 @@ function turnsCsv(report: Report): string {
     ),
   );
   return csv(
-    ['level', 'session', 'phase', 'outcome', 'turn', 'sample_id', 'split', ...columns.map((c) => c.head), ...turnMetrics.map((m) => header(m.name, m.unit))],
+    [
+      'level',
+      'session',
+      'phase',
+      'start',
+      'outcome',
+      'turn',
+      'sample_id',
+      'split',
+      ...columns.map((c) => c.head),
+      ...turnMetrics.map((m) => header(m.name, m.unit)),
+    ],
     rows,
   );
 }
@@ -104,6 +117,7 @@ function sessionsCsv(report: Report): string {
         b.label,
         s.index,
         s.phase,
+        s.start,
         s.outcome.status,
         failure?.class ?? incomplete,
         failure?.stage ?? (s.outcome.status === 'incomplete' ? s.outcome.stage : undefined),
@@ -123,6 +137,7 @@ function sessionsCsv(report: Report): string {
       'level',
       'session',
       'phase',
+      'start',
       'outcome',
       'failure_class',
       'stage',
@@ -139,15 +154,20 @@ function sessionsCsv(report: Report): string {
   );
 }
 
+/** Each statistic of each metric that is not a corpus figure and that some level has a value for, as a column: its metric, statistic and header. */
+function metricColumnsOf(report: Report): Array<{ name: string; stat: (typeof STATS)[number]; head: string }> {
+  return withValues(
+    metricsOfTasks(report).filter((m) => m.scope !== 'corpus'),
+    report.benchmarks.map((b) => b.summary.metrics),
+  ).flatMap((m) => STATS.map((stat) => ({ name: m.name, stat, head: header(`${m.name} ${stat}`, stat === 'count' ? 'count' : m.unit) })));
+}
+
 function levelsCsv(report: Report): string {
   const corpus = withValues(
     metricsOfTasks(report).filter((m) => m.scope === 'corpus'),
     report.benchmarks.map((b) => b.summary.corpus),
   );
-  const metricColumns = withValues(
-    metricsOfTasks(report).filter((m) => m.scope !== 'corpus'),
-    report.benchmarks.map((b) => b.summary.metrics),
-  ).flatMap((m) => STATS.map((stat) => ({ name: m.name, stat, head: header(`${m.name} ${stat}`, stat === 'count' ? 'count' : m.unit) })));
+  const metricColumns = metricColumnsOf(report);
   const rows = report.benchmarks.map((b) => {
     const { sessions, throughput } = b.summary;
     return [
@@ -190,6 +210,28 @@ function levelsCsv(report: Report): string {
     ],
     rows,
   );
+}
+
+/** Each level's measured sessions that started cold, and those that started warm: counts and figures (levels from before the split have no rows). */
+function startsCsv(report: Report): string {
+  const metricColumns = metricColumnsOf(report);
+  const rows = report.benchmarks.flatMap((b) => {
+    const split = b.summary.coldWarm;
+    if (!split) return [];
+    return (['cold', 'warm'] as const).map((start) => {
+      const group = split[start];
+      return [
+        b.label,
+        start,
+        split.gapMs / 1000,
+        group.sessions,
+        group.completed,
+        group.failed,
+        ...metricColumns.map(({ name, stat }) => group.metrics[name]?.[stat]),
+      ];
+    });
+  });
+  return csv(['level', 'start', header('cold_gap', 's'), 'sessions', 'completed', 'failed', ...metricColumns.map((c) => c.head)], rows);
 }
 
 /**

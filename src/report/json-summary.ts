@@ -3,6 +3,8 @@ import type { SloResult } from '../metrics/slo.js';
 import { percentile, type Distribution } from '../metrics/stats.js';
 import { UsageError } from '../util/errors.js';
 import { headlineLatencies, metricsOf } from './picks.js';
+import { coldWarmOf } from './cold-warm.js';
+import type { Start } from '../metrics/cold-start.js';
 import type { Benchmark, Report } from './schema.js';
 
 /**
@@ -40,13 +42,23 @@ export function parseStatistics(text: string): Statistic[] {
  * Each statistic of each metric of a benchmark: the stored ones from its summary, the
  * others (e.g. p99.9) computed from its measured completed sessions' timelines with the
  * report's percentile method. A statistic that needs timelines the report lacks is refused.
+ * With `start`, of the measured sessions that started so (cold or warm) only.
  */
-export function statisticsOf(benchmark: Benchmark, names: readonly string[], stats: readonly Statistic[]): Record<string, Record<string, number> | null> {
+export function statisticsOf(
+  benchmark: Benchmark,
+  names: readonly string[],
+  stats: readonly Statistic[],
+  start?: Start,
+): Record<string, Record<string, number> | null> {
+  const group = start === undefined ? undefined : benchmark.summary.coldWarm?.[start];
+  const distributions = start === undefined ? benchmark.summary.metrics : (group?.metrics ?? {});
   let pooled: Record<string, number[]> | undefined;
   const computed = (name: string): Float64Array => {
     if (!pooled) {
-      const timelines = benchmark.sessions.filter((s) => s.phase === 'measured' && s.outcome.status === 'completed').map((s) => s.timeline);
-      if (timelines.some((t) => t === undefined) || (timelines.length === 0 && benchmark.summary.sessions.completed > 0))
+      const timelines = benchmark.sessions
+        .filter((s) => s.phase === 'measured' && s.outcome.status === 'completed' && (start === undefined || s.start === start))
+        .map((s) => s.timeline);
+      if (timelines.some((t) => t === undefined) || (timelines.length === 0 && (group ?? benchmark.summary.sessions).completed > 0))
         throw new UsageError(`--percentiles: this report does not hold the sessions' timelines, so only ${[...STORED].join(', ')} can be shown`);
       pooled = poolMetricValues(timelines);
     }
@@ -54,7 +66,7 @@ export function statisticsOf(benchmark: Benchmark, names: readonly string[], sta
   };
   const result: Record<string, Record<string, number> | null> = {};
   for (const name of names) {
-    const d: Distribution | null | undefined = benchmark.summary.metrics[name];
+    const d: Distribution | null | undefined = distributions[name];
     if (!d) continue;
     const values: Record<string, number> = { count: d.count };
     for (const stat of stats) {
@@ -93,6 +105,11 @@ export interface JsonSummary {
     corpus: Record<string, number | null>;
     slos: SloResult[];
     stoppedBy?: string;
+    /** Measured sessions that started cold apart from warm ones (the same statistics of the same metrics), when any started cold. */
+    coldWarm?: { gapMs: number } & Record<
+      Start,
+      { sessions: number; completed: number; failed: number; metrics: Record<string, Record<string, number> | null> }
+    >;
   }>;
   capacity?: Report['capacity'];
   /** Where the full report was written, when it was. */
@@ -126,8 +143,20 @@ export function jsonSummary(report: Report, stats: readonly Statistic[] = DEFAUL
       corpus: Object.fromEntries(corpus.flatMap((m) => (m.name in b.summary.corpus ? [[m.name, b.summary.corpus[m.name] ?? null]] : []))),
       slos: b.summary.slos,
       ...(b.stoppedBy ? { stoppedBy: b.stoppedBy } : {}),
+      ...coldWarmSummary(b, [...headline, ...others], stats),
     })),
     ...(report.capacity ? { capacity: report.capacity } : {}),
     ...(reportPath !== undefined ? { report: reportPath } : {}),
   };
+}
+
+/** A level's cold and warm sessions apart, as `levels[].coldWarm`; nothing when none started cold. */
+function coldWarmSummary(b: Benchmark, names: readonly string[], stats: readonly Statistic[]): Pick<JsonSummary['levels'][number], 'coldWarm'> {
+  const coldWarm = coldWarmOf(b);
+  if (!coldWarm) return {};
+  const group = (start: Start) => {
+    const { sessions, completed, failed } = coldWarm[start];
+    return { sessions, completed, failed, metrics: statisticsOf(b, names, stats, start) };
+  };
+  return { coldWarm: { gapMs: coldWarm.gapMs, cold: group('cold'), warm: group('warm') } };
 }

@@ -3,6 +3,7 @@ import { cellText } from './figure-text.js';
 import { benchmarksByLevel } from './levels.js';
 import { corpusMetrics, levelCatalog, levelsByTask, levelWer, metricsOf } from './picks.js';
 import { workloadText } from './workload-text.js';
+import { coldRule, coldWarmMetrics, coldWarmOf } from './cold-warm.js';
 import type { Benchmark, Report } from './schema.js';
 import { fixed } from './fixed.js';
 import { printable } from '../util/printable.js';
@@ -26,7 +27,7 @@ export function renderMarkdown(report: Report): string {
   const groups = levelsByTask(report);
   for (const [task, levels] of groups) {
     if (groups.size > 1) lines.push(`### ${task}`, '');
-    lines.push(...levelsTable(report, levels), '');
+    lines.push(...levelsTable(report, levels), ...startsTable(report, levels), '');
   }
   lines.pop();
   lines.push(...qualityTable(report));
@@ -93,6 +94,28 @@ function qualityTable(report: Report): string[] {
     }),
   );
   return rows.length === 0 ? [] : ['', '| level | group | turns | WER | CER | normalizer |', '|---|---|---:|---:|---:|---|', ...rows];
+}
+
+/** Cold sessions apart from warm ones, per level of one task that had a cold one measured: counts and the headline latencies' p50 / p95. */
+function startsTable(report: Report, levels: readonly Benchmark[]): string[] {
+  const withSplit = levels.filter((b) => coldWarmOf(b));
+  if (withSplit.length === 0) return [];
+  const split = coldWarmMetrics({ ...levelCatalog(report, withSplit[0]!), benchmarks: withSplit });
+  const rows = withSplit.flatMap((b) =>
+    (['cold', 'warm'] as const).map((start) => {
+      const { sessions, completed, failed, metrics } = coldWarmOf(b)![start];
+      const figures = split.map((d) => (metrics[d.name] ? `${round(metrics[d.name]!.p50)} / ${round(metrics[d.name]!.p95)}` : 'n/a'));
+      return `| ${text(b.label)} | ${start} | ${sessions} | ${completed} | ${failed} | ${figures.join(' | ')} |`;
+    }),
+  );
+  return [
+    '',
+    `Cold and warm starts (${coldRule(withSplit[0]!.summary.coldWarm!.gapMs)}):`,
+    '',
+    `| level | start | sessions | completed | failed | ${split.map((d) => `${d.name} p50 / p95 (${d.unit})`).join(' | ')} |`,
+    `|---|---|---:|---:|---:|${split.map(() => '---:').join('|')}|`,
+    ...rows,
+  ];
 }
 
 function round(value: number): string {

@@ -6,6 +6,7 @@ import type { MetricDescription } from '../metrics/catalog.js';
 import type { BenchmarkSummary, SessionMetrics } from '../metrics/compute.js';
 import type { Pricing } from '../metrics/cost.js';
 import type { ClientHealth } from '../metrics/health.js';
+import type { Start } from '../metrics/cold-start.js';
 import type { MeasurementWindow, Phase } from '../metrics/window.js';
 import type { EosSource, IncompleteReason, SessionRecord, Task } from '../timeline/types.js';
 
@@ -195,4 +196,5 @@ export interface Benchmark {
   sessions: ReportSession[];
 }
 
-export type ReportSession = SessionRecord & { phase: Phase; metrics: SessionMetrics };
+/** `start`: whether the session found the target cold (the run's first, or the first after an idle gap) or warm; absent in reports from before it existed. */
+export type ReportSession = SessionRecord & { phase: Phase; start?: Start; metrics: SessionMetrics };

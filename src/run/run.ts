@@ -16,6 +16,7 @@ import { WorkerPool } from './workers.js';
 import { describeMetrics } from '../metrics/catalog.js';
 import { PERCENTILE_METHOD } from '../metrics/stats.js';
 import { buildBenchmark } from '../report/build.js';
+import { lastEndMs } from '../metrics/cold-start.js';
 import { writeOutputs } from '../report/outputs.js';
 import { upgradeRecord } from '../report/migrate.js';
 import { buildRecord } from '../report/record.js';
@@ -159,7 +160,8 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
             });
       // Generated speech is checked once the level's sessions have all ended (its audio is kept in this thread only).
       if (!pool) await analyseSpeech(execution.records, context.audioOf, settings.quality);
-      const benchmark = buildBenchmark({ ...execution, profile, records: [...kept.values(), ...execution.records] }, config);
+      const earlier = lastEndMs(benchmarks.flatMap((b) => b.sessions));
+      const benchmark = buildBenchmark({ ...execution, profile, records: [...kept.values(), ...execution.records] }, config, earlier);
       benchmarks.push(benchmark);
       return benchmark;
     };

@@ -1,4 +1,5 @@
 import type { Report } from '../schema.js';
+import { coldWarmSection } from './cold-warm.js';
 import { definitionsSection } from './definitions.js';
 import { distributionsSection } from './distributions.js';
 import { failuresSection } from './failures.js';
@@ -19,6 +20,7 @@ const SECTIONS = [
   distributionsSection,
   loadCurvesSection,
   timePanelSection,
+  coldWarmSection,
   waterfallSection,
   playbackSection,
   werSection,

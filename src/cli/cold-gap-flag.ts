@@ -1,0 +1,26 @@
+import { Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
+import { DEFAULT_COLD_GAP_MS } from '../metrics/cold-start.js';
+import type { MeasurementWindow } from '../metrics/window.js';
+import { num } from './parse.js';
+
+/** `--cold-gap-s`: the idle time after which a session starts cold (metrics/cold-start.ts). */
+export function addColdGapFlag<C extends CommandUnknownOpts>(command: C): C {
+  command.addOption(
+    new Option(
+      '--cold-gap-s <s>',
+      'a session that starts after the target had no session open for longer than this starts cold, as does the first: cold sessions stay in the figures and are reported apart from warm ones too',
+    )
+      .argParser(num)
+      .default(DEFAULT_COLD_GAP_MS / 1000),
+  );
+  return command;
+}
+
+/**
+ * The gap as the measurement window takes it, ms; nothing when the default, which the
+ * report reads as such, so a run resumed by the library or the CLI compares the same.
+ */
+export function coldGapOf(command: CommandUnknownOpts): Pick<MeasurementWindow, 'coldGapMs'> {
+  const { coldGapS } = command.opts() as { coldGapS?: number };
+  return coldGapS === undefined || command.getOptionValueSource('coldGapS') === 'default' ? {} : { coldGapMs: coldGapS * 1000 };
+}

@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { starts } from '../src/metrics/cold-start.js';
+import { renderSummary } from '../src/report/console.js';
+import { jsonSummary } from '../src/report/json-summary.js';
+import { recompute } from '../src/report/recompute.js';
+import type { Report } from '../src/report/schema.js';
+import { run } from '../src/run/run.js';
+import { fromV1 } from '../src/timeline/v1.js';
+import { sessionEndMs, type SessionRecord } from '../src/timeline/types.js';
+import { tempDir } from './helpers.js';
+
+/** A completed session open from `start` to `end`, ms on the run clock. */
+function session(index: number, start: number, end: number): SessionRecord {
+  const timeline = fromV1({
+    turnDetection: 'client',
+    turns: [],
+    plannedStartMs: start,
+    connectStartMs: start,
+    chunks: [],
+    commits: [],
+    updates: [],
+    events: [],
+    close: { t: end, code: 1000, reason: '', by: 'client' },
+    bytesSent: 0,
+    bytesReceived: 0,
+    framesSent: 0,
+    framesReceived: 0,
+  });
+  return { index, sampleIds: ['s'], split: 'default', timeline, outcome: { status: 'completed' } };
+}
+
+describe('cold starts', () => {
+  it('are the first session and the first after an idle gap longer than the threshold, in start order', () => {
+    const records = [
+      session(0, 0, 1000),
+      session(1, 500, 3000), // open while session 0 was
+      session(2, 3500, 4000), // 500 ms idle: not more than the gap
+      session(3, 5001, 6000), // 1001 ms idle
+      session(4, 5100, 5200), // open while session 3 was
+      session(5, 7500, 8000), // 1500 ms after session 3 ended, though session 4 ended earlier still
+    ];
+    assert.deepEqual(starts(records, 1000), ['cold', 'warm', 'warm', 'cold', 'warm', 'cold']);
+    // Sessions stored out of start order are labelled by when they started, not where they sit.
+    assert.deepEqual(starts([records[1]!, records[0]!], 1000), ['warm', 'cold']);
+    // A later level: the earlier levels' activity carries over, so its first session is warm unless the target idled first.
+    assert.deepEqual(starts([session(0, 200, 300)], 1000, 0), ['warm']);
+    assert.deepEqual(starts([session(0, 1200, 1300)], 1000, 0), ['cold']);
+    assert.deepEqual(starts([], 1000), []);
+  });
+
+  it('are labelled in a run with idle gaps, reported apart in every output, and relabelled by report render with another gap', async () => {
+    const dir = await tempDir();
+    // Arrivals 1 s apart, each session unpaced (a few hundred ms at most): an idle gap before each one.
+    const { report } = await run({
+      profile: { kind: 'constant', rate: 1 },
+      maxSessions: 3,
+      pace: { kind: 'none' },
+      window: { coldGapMs: 100 },
+      outputDir: dir,
+      outputs: ['json', 'csv', 'md', 'html'],
+    });
+    const [level] = report.benchmarks;
+    const sessions = [...level!.sessions].sort((a, b) => a.timeline.startMs - b.timeline.startMs);
+    for (const [i, s] of sessions.entries()) {
+      const idleMs = i === 0 ? Infinity : s.timeline.startMs - Math.max(...sessions.slice(0, i).map((e) => sessionEndMs(e.timeline)));
+      assert.equal(s.start, idleMs > 100 ? 'cold' : 'warm', `session ${s.index} after ${idleMs} ms idle`);
+    }
+    const cold = sessions.filter((s) => s.start === 'cold').length;
+    assert.ok(cold >= 2, `the first and at least one after a gap started cold, got ${cold}`);
+    const { coldWarm } = level!.summary;
+    assert.deepEqual({ gapMs: coldWarm!.gapMs, cold: coldWarm!.cold.sessions, warm: coldWarm!.warm.sessions }, { gapMs: 100, cold, warm: 3 - cold });
+    assert.equal(coldWarm!.cold.metrics.ttft_ms!.count, cold);
+    // The level's own figures still count every measured session.
+    assert.equal(level!.summary.metrics.ttft_ms!.count, 3);
+
+    assert.match(
+      renderSummary(report),
+      new RegExp(`^starts: ${cold} cold · ${3 - cold} warm \\(cold: the first session, and the first after more than 0\\.1 s with no session open\\)$`, 'm'),
+    );
+    const summary = jsonSummary(report);
+    assert.equal(summary.levels[0]!.coldWarm!.cold.sessions, cold);
+    assert.equal(summary.levels[0]!.coldWarm!.cold.metrics.ttft_ms!.count, cold);
+    assert.equal(summary.levels[0]!.coldWarm!.warm.metrics.ttft_ms?.count, 3 - cold === 0 ? undefined : 3 - cold);
+    const sessionsCsv = (await readFile(join(dir, 'sessions.csv'), 'utf8')).split('\r\n');
+    assert.match(sessionsCsv[0]!, /^level,session,phase,start,outcome,/);
+    assert.match(sessionsCsv[1]!, /^constant@1\/s,0,measured,cold,completed,/);
+    const startsCsv = (await readFile(join(dir, 'starts.csv'), 'utf8')).trim().split('\r\n');
+    assert.match(startsCsv[0]!, /^level,start,cold_gap \[s\],sessions,completed,failed,.*ttft_ms p95 \[ms\]/);
+    assert.match(startsCsv[1]!, new RegExp(`^constant@1/s,cold,0\\.1,${cold},${cold},0,`));
+    assert.match(startsCsv[2]!, new RegExp(`^constant@1/s,warm,0\\.1,${3 - cold},${3 - cold},0,`));
+    assert.match(await readFile(join(dir, 'summary.md'), 'utf8'), new RegExp(`^\\| constant@1/s \\| cold \\| ${cold} \\| ${cold} \\| 0 \\| \\d`, 'm'));
+    const page = await readFile(join(dir, 'report.html'), 'utf8');
+    assert.match(page, /<section[^>]*id="cold-warm"/);
+    assert.match(page, /Cold and warm starts/);
+    const stored = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')) as Report;
+    assert.deepEqual(
+      stored.benchmarks[0]!.sessions.map((s) => s.start),
+      level!.sessions.map((s) => s.start),
+    );
+
+    // With a gap longer than any in the run, only the first session is cold.
+    const regapped = recompute({ ...stored, config: { ...stored.config, window: { coldGapMs: 30_000 } } });
+    const relabelled = [...regapped.benchmarks[0]!.sessions].sort((a, b) => a.timeline.startMs - b.timeline.startMs).map((s) => s.start);
+    assert.deepEqual(relabelled, ['cold', 'warm', 'warm']);
+    assert.match(
+      renderSummary(regapped),
+      /^starts: 1 cold · 2 warm \(cold: the first session, and the first after more than 30 s with no session open\)\n {2}ttft_ms p50\/p95: cold \d+\.\d\/\d+\.\d ms · warm \d+\.\d\/\d+\.\d ms$/m,
+    );
+    const warmSummary = jsonSummary(regapped).levels[0]!.coldWarm!;
+    assert.deepEqual([warmSummary.cold.metrics.ttft_ms!.count, warmSummary.warm.metrics.ttft_ms!.count], [1, 2]);
+  });
+
+  it('carry over from one level to the next: a sweep starts cold once', async () => {
+    const { report } = await run({ sweep: [1, 2], maxSessions: 2, pace: { kind: 'none' } });
+    assert.deepEqual(
+      report.benchmarks.map((b) => b.sessions.map((s) => s.start)),
+      [
+        ['cold', 'warm'],
+        ['warm', 'warm'],
+      ],
+    );
+    assert.equal(report.benchmarks[0]!.summary.coldWarm!.gapMs, 30_000, 'the default gap');
+    // The same levels read back from the report keep their labels.
+    assert.deepEqual(
+      recompute(JSON.parse(JSON.stringify(report)) as Report).benchmarks.map((b) => b.sessions.map((s) => s.start)),
+      [
+        ['cold', 'warm'],
+        ['warm', 'warm'],
+      ],
+    );
+  });
+});
