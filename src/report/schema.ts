@@ -42,6 +42,26 @@ export interface Report {
   mergedFrom?: string[];
   /** Set when the sessions were observed, not run: live traffic metered by `voxbench proxy`. */
   observed?: ObservedTraffic;
+  /** Server metrics scraped while the run ran (`--scrape`), on the run's clock. */
+  telemetry?: Telemetry;
+}
+
+/** Prometheus endpoints polled during the run, and the series kept from them; every `tMs` is on the run's clock. */
+export interface Telemetry {
+  intervalMs: number;
+  /** Each endpoint (credentials redacted), its scrapes and how many failed: down, slow or not the exposition format. */
+  targets: Array<{ url: string; scrapes: number; failures: number; lastError?: string; droppedSeries?: number }>;
+  series: TelemetrySeries[];
+}
+
+/** One series: a gauge as read, a counter as its rate per second, a histogram's per-interval quantile (its `quantile` label). */
+export interface TelemetrySeries {
+  /** Index into `targets`. */
+  target: number;
+  name: string;
+  labels: Record<string, string>;
+  kind: 'gauge' | 'rate' | 'quantile';
+  points: Array<[tMs: number, value: number]>;
 }
 
 /** Where live traffic was metered: every time is the proxy's, between the clients and the server. */

@@ -24,6 +24,9 @@ import { readReportHeader } from '../report/report-header.js';
 import { REPORT_SCHEMA, REPORT_VERSION, type Benchmark, type Report, type RunConfig } from '../report/schema.js';
 import { onClockOf, resumeSessionLog, SESSION_LOG, SessionLog, SessionLogError, type LoggedSession } from '../report/session-log.js';
 import { checkResumable } from './resume-check.js';
+import { scrapeUrlOf } from '../config/scrape-rules.js';
+import { startScraping, type Scraping } from '../scrape/scraper.js';
+import { timeWeightedMean } from '../report/telemetry.js';
 import { builtInWebSocketTarget, createRunContext, loadRunDataset, runLevel, type RunContext, type RunDataset } from './run-context.js';
 import { startServerThread } from '../server/thread.js';
 import { NO_DELAY } from '../runtime/delay.js';
@@ -84,6 +87,7 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
   let pool: WorkerPool | undefined;
   let opened: RunContext | undefined;
   let written: string | undefined;
+  let scraping: Scraping | undefined;
   try {
     const context = (opened = await createRunContext(settings, dataset));
     // The built-in server serves WebSocket and HTTP dialects on one port; a dialect that opens its session over HTTP (an audio channel) is given the origin.
@@ -109,6 +113,12 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
       benchmarks,
       ...(capacity ? { capacity } : {}),
     });
+    // With a scraped replica gauge, a level is charged for the replicas that ran during it (their time-weighted mean).
+    const replicasSeries = settings.scrape?.replicasSeries;
+    const pricedBy = (level: { startMs: number; endMs: number }): RunConfig => {
+      const replicas = replicasSeries && config.pricing ? timeWeightedMean(scraping!.series(), replicasSeries, level.startMs, level.endMs) : undefined;
+      return replicas === undefined ? config : { ...config, pricing: { ...config.pricing!, replicas: Math.round(replicas * 1000) / 1000 } };
+    };
     const finish = (partial: Omit<Report, 'record'>): Report => ({ ...partial, record: buildRecord(partial, config.meta) });
 
     options.onRunStart?.(config);
@@ -116,6 +126,11 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
     const clock = monotonicClock();
     // A report of nothing yet, marked interrupted: what a crash leaves beside the session log.
     if (outputDir !== undefined) await writeOutputs(finish({ ...header(clock, []), stoppedBy: 'interrupted' }), outputDir);
+    if (settings.scrape) {
+      const { urls, ...scrape } = settings.scrape;
+      const told = options.onScrapeFailure ? { onFailure: (url: string, error: string) => options.onScrapeFailure?.(url, error) } : {};
+      scraping = startScraping({ ...scrape, urls: urls.map((url) => scrapeUrlOf(url, target)), ...told }, clock);
+    }
     if (settings.workers > 1) pool = await WorkerPool.start(settings.workers, options, target, clock);
     const benchmarks: Benchmark[] = [];
     const { plan } = settings;
@@ -159,7 +174,7 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
             });
       // Generated speech is checked once the level's sessions have all ended (its audio is kept in this thread only).
       if (!pool) await analyseSpeech(execution.records, context.audioOf, settings.quality);
-      const benchmark = buildBenchmark({ ...execution, profile, records: [...kept.values(), ...execution.records] }, config);
+      const benchmark = buildBenchmark({ ...execution, profile, records: [...kept.values(), ...execution.records] }, pricedBy(execution));
       benchmarks.push(benchmark);
       return benchmark;
     };
@@ -182,12 +197,14 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
       capacity = { by: plan.by, slos: config.slos, ...result };
     }
 
-    const report = finish(header(clock, benchmarks, capacity));
+    const telemetry = scraping?.stop();
+    const report = finish({ ...header(clock, benchmarks, capacity), ...(telemetry ? { telemetry } : {}) });
     if (outputDir === undefined) return { report, written: [] };
     const files = await writeOutputs(report, outputDir, options.outputs);
     written = files[0];
     return { report, reportPath: files[0]!, written: [...files, join(outputDir, SESSION_LOG)] };
   } finally {
+    scraping?.stop();
     const logClosed = log?.close().catch((err: Error) => err);
     await pool?.close();
     opened?.close();

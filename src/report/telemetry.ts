@@ -1,0 +1,49 @@
+import type { Telemetry, TelemetrySeries } from './schema.js';
+
+/** One series over one level: its mean and maximum between the level's start and end. */
+export interface SeriesOverLevel {
+  series: TelemetrySeries;
+  /** Over the points in the interval: the mean of what was read, each point weighing the same. */
+  mean: number;
+  max: number;
+}
+
+/** Each series with points inside [startMs, endMs], with its mean and maximum there. */
+export function seriesOverLevel(telemetry: Telemetry, startMs: number, endMs: number): SeriesOverLevel[] {
+  const found: SeriesOverLevel[] = [];
+  for (const series of telemetry.series) {
+    let sum = 0;
+    let count = 0;
+    let max = -Infinity;
+    for (const [t, v] of series.points) {
+      if (t < startMs || t > endMs) continue;
+      sum += v;
+      count++;
+      if (v > max) max = v;
+    }
+    if (count > 0) found.push({ series, mean: sum / count, max });
+  }
+  return found;
+}
+
+/**
+ * The time-weighted mean over [startMs, endMs] of every series named `name`, added
+ * (a replica gauge per deployment adds up to the replicas serving): each reading holds
+ * until the next, and the first reading stands for the time before it. Undefined when
+ * no series of that name has a point.
+ */
+export function timeWeightedMean(series: readonly TelemetrySeries[], name: string, startMs: number, endMs: number): number | undefined {
+  const named = series.filter((s) => s.name === name && s.points.length > 0);
+  if (named.length === 0 || !(endMs > startMs)) return undefined;
+  let total = 0;
+  for (const { points } of named) {
+    let area = 0;
+    for (let i = 0; i < points.length; i++) {
+      const from = i === 0 ? startMs : Math.max(startMs, points[i]![0]);
+      const to = i + 1 < points.length ? Math.min(endMs, points[i + 1]![0]) : endMs;
+      if (to > from) area += points[i]![1] * (to - from);
+    }
+    total += area / (endMs - startMs);
+  }
+  return total;
+}

@@ -1,0 +1,239 @@
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, it } from 'node:test';
+import { run } from '../src/index.js';
+import { ExpositionError, parseExposition } from '../src/scrape/exposition.js';
+import { selector } from '../src/scrape/select.js';
+import { bucketQuantile, SeriesStore } from '../src/scrape/series.js';
+import { seriesOverLevel, timeWeightedMean } from '../src/report/telemetry.js';
+import { sessionEndMs } from '../src/timeline/types.js';
+import { testServer } from './helpers.js';
+
+const VLLM_TEXT = `# HELP vllm:e2e_request_latency_seconds Histogram of e2e request latency in seconds.
+# TYPE vllm:e2e_request_latency_seconds histogram
+vllm:e2e_request_latency_seconds_bucket{engine="0",le="0.5",model_name="a"} 1.0
+vllm:e2e_request_latency_seconds_bucket{engine="0",le="+Inf",model_name="a"} 2.0
+vllm:e2e_request_latency_seconds_sum{engine="0",model_name="a"} 3.0
+vllm:e2e_request_latency_seconds_count{engine="0",model_name="a"} 2.0
+vllm:e2e_request_latency_seconds_bucket{engine="0",le="0.5",model_name="b"} 5.0
+vllm:e2e_request_latency_seconds_bucket{engine="0",le="+Inf",model_name="b"} 7.0
+# HELP vllm:prompt_tokens_total Number of prefill tokens processed.
+# TYPE vllm:prompt_tokens_total counter
+vllm:prompt_tokens_total{engine="0",model_name="a \\"q\\""} 1.5e3
+vllm:prompt_tokens_created{engine="0",model_name="a"} 1.7e9
+# TYPE DCGM_FI_DEV_GPU_UTIL gauge
+DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="GPU-1"} 87 1700000000000`;
+
+describe('the Prometheus text format', () => {
+  it('keeps each labelled series of a histogram apart, reads escapes, and the last line without a newline', () => {
+    const families = parseExposition(VLLM_TEXT);
+    const histogram = families.find((f) => f.name === 'vllm:e2e_request_latency_seconds')!;
+    assert.equal(histogram.type, 'histogram');
+    assert.equal(histogram.samples.length, 6);
+    assert.deepEqual(histogram.samples[4], { name: 'vllm:e2e_request_latency_seconds_bucket', labels: { engine: '0', le: '0.5', model_name: 'b' }, value: 5 });
+    const counter = families.find((f) => f.name === 'vllm:prompt_tokens_total')!;
+    assert.equal(counter.type, 'counter');
+    assert.deepEqual(counter.samples[0]!.labels, { engine: '0', model_name: 'a "q"' });
+    assert.equal(counter.samples[0]!.value, 1500);
+    assert.equal(families.find((f) => f.name === 'vllm:prompt_tokens_created')?.type, 'untyped');
+    assert.deepEqual(families.find((f) => f.name === 'DCGM_FI_DEV_GPU_UTIL')?.samples, [
+      { name: 'DCGM_FI_DEV_GPU_UTIL', labels: { gpu: '0', UUID: 'GPU-1' }, value: 87 },
+    ]);
+  });
+
+  it('joins OpenMetrics counters (TYPE without _total) to their samples, and refuses what is not the format', () => {
+    const [family] = parseExposition('# TYPE x counter\nx_total 3\nx_created 1\n# EOF\n');
+    assert.deepEqual(family, {
+      name: 'x',
+      type: 'counter',
+      samples: [
+        { name: 'x_total', labels: {}, value: 3 },
+        { name: 'x_created', labels: {}, value: 1 },
+      ],
+    });
+    assert.throws(() => parseExposition('<html><body>502 Bad Gateway</body></html>'), ExpositionError);
+    assert.throws(() => parseExposition('ok 1\nbad{le="1" 2\n'), /line 2: malformed label|line 2: unterminated/);
+    assert.throws(() => parseExposition('up one'), /line 1: up: not a number/);
+  });
+});
+
+describe('series kept from scrapes', () => {
+  const keepAll = (): boolean => true;
+
+  it("turns counters into rates per second, a restart's count into the increase", () => {
+    const store = new SeriesStore(keepAll);
+    const scrape = (tMs: number, value: number): void => store.add(0, tMs, parseExposition(`# TYPE c counter\nc_total{k="v"} ${value}\n`));
+    scrape(0, 10);
+    scrape(1000, 30);
+    scrape(1500, 40);
+    scrape(2000, 5);
+    assert.deepEqual(store.all(), [
+      {
+        target: 0,
+        name: 'c_total',
+        labels: { k: 'v' },
+        kind: 'rate',
+        points: [
+          [1000, 20],
+          [1500, 20],
+          [2000, 10],
+        ],
+      },
+    ]);
+  });
+
+  it('turns histograms into quantiles of what each interval observed', () => {
+    const store = new SeriesStore(keepAll);
+    const scrape = (tMs: number, a: number, b: number, inf: number): void =>
+      store.add(1, tMs, parseExposition(`# TYPE h histogram\nh_bucket{le="1"} ${a}\nh_bucket{le="2"} ${b}\nh_bucket{le="+Inf"} ${inf}\n`));
+    scrape(0, 100, 100, 100);
+    scrape(1000, 100, 100, 100); // nothing observed: no point
+    scrape(2000, 100, 110, 110); // ten observations, all in (1, 2]
+    const series = store.all();
+    assert.deepEqual(
+      series.map((s) => [s.name, s.labels, s.kind, s.points]),
+      [
+        ['h', { quantile: '0.5' }, 'quantile', [[2000, 1.5]]],
+        ['h', { quantile: '0.95' }, 'quantile', [[2000, 1.95]]],
+      ],
+    );
+    assert.equal(bucketQuantile(0.5, [[Infinity, 4]]), 0, 'a quantile in +Inf alone is the highest finite bound, 0');
+    assert.equal(
+      bucketQuantile(0.99, [
+        [1, 1],
+        [Infinity, 10],
+      ]),
+      1,
+    );
+  });
+
+  it('keeps only the selected families, within the bounds on series and points', () => {
+    const store = new SeriesStore(selector([/^node_load/]), { maxSeries: 2, maxPoints: 4 });
+    for (let t = 0; t < 6; t++)
+      store.add(0, t * 1000, parseExposition(`vllm:num_requests_running ${t}\nnode_load1 ${t}\nnode_load5 1\nother 1\nvllm:num_requests_waiting{x="1"} 0\n`));
+    const series = store.all();
+    assert.deepEqual(
+      series.map((s) => s.name),
+      ['vllm:num_requests_running', 'node_load1'],
+    );
+    assert.deepEqual(series[0]!.points, [
+      [0, 0],
+      [2000, 2],
+      [4000, 4],
+      [5000, 5],
+    ]);
+    assert.equal(store.droppedSeries().get(0), 12);
+  });
+
+  it("gives each level a series' mean and max, and a replica gauge's time-weighted mean", () => {
+    const series = [
+      {
+        target: 0,
+        name: 'replicas',
+        labels: {},
+        kind: 'gauge' as const,
+        points: [
+          [0, 1],
+          [1000, 3],
+          [3000, 2],
+        ] as Array<[number, number]>,
+      },
+    ];
+    assert.deepEqual(
+      seriesOverLevel({ intervalMs: 1000, targets: [], series }, 500, 3000).map(({ mean, max }) => [mean, max]),
+      [[2.5, 3]],
+    );
+    // 1 for 1 s, 3 for 2 s, 2 for 1 s over 4 s: 9/4.
+    assert.equal(timeWeightedMean(series, 'replicas', 0, 4000), 2.25);
+    assert.equal(timeWeightedMean(series, 'absent', 0, 4000), undefined);
+  });
+});
+
+describe('scraping during a run', () => {
+  it("puts the built-in server's /metrics on the run's clock, within an interval of the sessions that caused them", async () => {
+    const server = await testServer();
+    try {
+      const intervalMs = 100;
+      const { report } = await run({
+        target: server.url,
+        model: 'mistralai/Voxtral-Mini-4B-Realtime-2602',
+        profile: { kind: 'concurrent', concurrency: 3 },
+        maxSessions: 6,
+        pace: { kind: 'realtime', speed: 8 },
+        idleMs: 300,
+        scrape: { urls: ['/metrics'], intervalMs },
+      });
+      const telemetry = report.telemetry!;
+      assert.equal(telemetry.intervalMs, intervalMs);
+      assert.equal(telemetry.targets.length, 1);
+      assert.match(telemetry.targets[0]!.url, /^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+      assert.equal(telemetry.targets[0]!.failures, 0);
+      const names = new Set(telemetry.series.map((s) => s.name));
+      for (const name of ['vllm:num_requests_running', 'vllm:num_requests_waiting', 'vllm:kv_cache_usage_perc', 'vllm:websocket_connections_active'])
+        assert.ok(names.has(name), `${name} among ${[...names].join(', ')}`);
+      const sessions = report.benchmarks[0]!.sessions.map((s) => [s.timeline.startMs, sessionEndMs(s.timeline)] as const);
+      const active = telemetry.series.find((s) => s.name === 'vllm:websocket_connections_active')!;
+      assert.ok(
+        active.points.some(([, v]) => v > 0),
+        'the gauge saw the sessions',
+      );
+      for (const [t, v] of active.points) {
+        const open = sessions.filter(([start, end]) => start - intervalMs <= t && t <= end + intervalMs).length;
+        if (v > 0) assert.ok(open >= 1, `${v} connections at ${t} ms, when no session was open within ${intervalMs} ms`);
+        assert.ok(v <= 3, 'never more than the concurrency');
+      }
+      const accepted = telemetry.series.find((s) => s.name === 'vllm:websocket_connections_total')!;
+      assert.equal(accepted.kind, 'rate');
+      // The rate's integral is the connections made (the first scrape's count is the base: at most the sessions open then are missed).
+      const made = accepted.points.reduce((sum, [t, v], i) => sum + v * (t - (i > 0 ? accepted.points[i - 1]![0] : t)), 0) / 1000;
+      assert.ok(made >= 3 && made <= 6.01, `${made} connections counted of 6`);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('counts a target that fails mid-run, one that is down and one that answers garbage, and the run completes', async () => {
+    let served = 0;
+    const flaky = createServer((_req, res) => {
+      served++;
+      if (served <= 2) res.end('# TYPE DCGM_FI_DEV_GPU_UTIL gauge\nDCGM_FI_DEV_GPU_UTIL{gpu="0"} 50\n');
+      else if (served === 3) res.writeHead(503).end();
+      else res.end('<html>\u001b[31mnot metrics</html>');
+    });
+    await new Promise<void>((resolve) => flaky.listen(0, '127.0.0.1', resolve));
+    const down = createServer();
+    await new Promise<void>((resolve) => down.listen(0, '127.0.0.1', resolve));
+    const downPort = (down.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => down.close(() => resolve()));
+    const failures: string[] = [];
+    try {
+      const { report } = await run({
+        maxSessions: 2,
+        pace: { kind: 'realtime', speed: 8 },
+        idleMs: 600,
+        scrape: {
+          urls: [`http://user:secret@127.0.0.1:${(flaky.address() as AddressInfo).port}/metrics`, `http://127.0.0.1:${downPort}/metrics`],
+          intervalMs: 100,
+        },
+        onScrapeFailure: (url, error) => failures.push(`${url} ${error}`),
+      });
+      assert.equal(report.benchmarks[0]!.summary.sessions.completed, 2);
+      const [flakyTarget, downTarget] = report.telemetry!.targets;
+      assert.match(flakyTarget!.url, /^http:\/\/REDACTED:REDACTED@127\.0\.0\.1:\d+\/metrics$/);
+      assert.ok(flakyTarget!.scrapes > flakyTarget!.failures && flakyTarget!.failures >= 2, JSON.stringify(flakyTarget));
+      assert.match(flakyTarget!.lastError!, /^not Prometheus text: line 1: not a metric name: "<html>\\u001b/);
+      assert.equal(downTarget!.failures, downTarget!.scrapes);
+      assert.equal(downTarget!.lastError, 'ECONNREFUSED');
+      assert.ok(failures.some((f) => f.includes('HTTP 503')));
+      assert.ok(!failures.some((f) => f.includes('secret')));
+      const gpu = report.telemetry!.series.find((s) => s.name === 'DCGM_FI_DEV_GPU_UTIL')!;
+      assert.deepEqual(
+        gpu.points.map(([, v]) => v),
+        [50, 50],
+      );
+    } finally {
+      await new Promise<void>((resolve) => flaky.close(() => resolve()));
+    }
+  });
+});
