@@ -1,14 +1,37 @@
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { run } from '../src/index.js';
 import { ExpositionError, parseExposition } from '../src/scrape/exposition.js';
 import { selector } from '../src/scrape/select.js';
 import { bucketQuantile, SeriesStore } from '../src/scrape/series.js';
 import { seriesOverLevel, timeWeightedMean } from '../src/report/telemetry.js';
 import { sessionEndMs } from '../src/timeline/types.js';
-import { testServer } from './helpers.js';
+import { CLI, runNode, tempDir, testServer } from './helpers.js';
+
+/** A port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** An endpoint that answers `answer(n)` to its nth request, from 1; closed when the test file ends. */
+async function endpoint(answer: (n: number) => { status?: number; body: string }): Promise<string> {
+  let n = 0;
+  const server = createServer((_req, res) => {
+    const { status = 200, body } = answer(++n);
+    res.writeHead(status).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return `127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
 
 const VLLM_TEXT = `# HELP vllm:e2e_request_latency_seconds Histogram of e2e request latency in seconds.
 # TYPE vllm:e2e_request_latency_seconds histogram
@@ -194,46 +217,92 @@ describe('scraping during a run', () => {
   });
 
   it('counts a target that fails mid-run, one that is down and one that answers garbage, and the run completes', async () => {
-    let served = 0;
-    const flaky = createServer((_req, res) => {
-      served++;
-      if (served <= 2) res.end('# TYPE DCGM_FI_DEV_GPU_UTIL gauge\nDCGM_FI_DEV_GPU_UTIL{gpu="0"} 50\n');
-      else if (served === 3) res.writeHead(503).end();
-      else res.end('<html>\u001b[31mnot metrics</html>');
-    });
-    await new Promise<void>((resolve) => flaky.listen(0, '127.0.0.1', resolve));
-    const down = createServer();
-    await new Promise<void>((resolve) => down.listen(0, '127.0.0.1', resolve));
-    const downPort = (down.address() as AddressInfo).port;
-    await new Promise<void>((resolve) => down.close(() => resolve()));
+    const flaky = await endpoint((n) =>
+      n <= 2
+        ? { body: '# TYPE DCGM_FI_DEV_GPU_UTIL gauge\nDCGM_FI_DEV_GPU_UTIL{gpu="0"} 50\n' }
+        : n === 3
+          ? { status: 503, body: '' }
+          : { body: '<html>\u001b[31mnot metrics</html>' },
+    );
+    const downPort = await closedPort();
     const failures: string[] = [];
-    try {
-      const { report } = await run({
-        maxSessions: 2,
-        pace: { kind: 'realtime', speed: 8 },
-        idleMs: 600,
-        scrape: {
-          urls: [`http://user:secret@127.0.0.1:${(flaky.address() as AddressInfo).port}/metrics`, `http://127.0.0.1:${downPort}/metrics`],
-          intervalMs: 100,
-        },
-        onScrapeFailure: (url, error) => failures.push(`${url} ${error}`),
-      });
-      assert.equal(report.benchmarks[0]!.summary.sessions.completed, 2);
-      const [flakyTarget, downTarget] = report.telemetry!.targets;
-      assert.match(flakyTarget!.url, /^http:\/\/REDACTED:REDACTED@127\.0\.0\.1:\d+\/metrics$/);
-      assert.ok(flakyTarget!.scrapes > flakyTarget!.failures && flakyTarget!.failures >= 2, JSON.stringify(flakyTarget));
-      assert.match(flakyTarget!.lastError!, /^not Prometheus text: line 1: not a metric name: "<html>\\u001b/);
-      assert.equal(downTarget!.failures, downTarget!.scrapes);
-      assert.equal(downTarget!.lastError, 'ECONNREFUSED');
-      assert.ok(failures.some((f) => f.includes('HTTP 503')));
-      assert.ok(!failures.some((f) => f.includes('secret')));
-      const gpu = report.telemetry!.series.find((s) => s.name === 'DCGM_FI_DEV_GPU_UTIL')!;
-      assert.deepEqual(
-        gpu.points.map(([, v]) => v),
-        [50, 50],
-      );
-    } finally {
-      await new Promise<void>((resolve) => flaky.close(() => resolve()));
-    }
+    const { report } = await run({
+      maxSessions: 2,
+      pace: { kind: 'realtime', speed: 8 },
+      idleMs: 600,
+      scrape: { urls: [`http://user:secret@${flaky}/metrics`, `http://127.0.0.1:${downPort}/metrics`], intervalMs: 100 },
+      onScrapeFailure: (url, error) => failures.push(`${url} ${error}`),
+    });
+    assert.equal(report.benchmarks[0]!.summary.sessions.completed, 2);
+    const [flakyTarget, downTarget] = report.telemetry!.targets;
+    assert.match(flakyTarget!.url, /^http:\/\/REDACTED:REDACTED@127\.0\.0\.1:\d+\/metrics$/);
+    assert.ok(flakyTarget!.scrapes > flakyTarget!.failures && flakyTarget!.failures >= 2, JSON.stringify(flakyTarget));
+    assert.match(flakyTarget!.lastError!, /^not Prometheus text: line 1: not a metric name: "<html>\\u001b/);
+    assert.equal(downTarget!.failures, downTarget!.scrapes);
+    assert.equal(downTarget!.lastError, 'ECONNREFUSED');
+    assert.ok(failures.some((f) => f.includes('HTTP 503')));
+    assert.ok(!failures.some((f) => f.includes('secret')));
+    const gpu = report.telemetry!.series.find((s) => s.name === 'DCGM_FI_DEV_GPU_UTIL')!;
+    assert.deepEqual(
+      gpu.points.map(([, v]) => v),
+      [50, 50],
+    );
+  });
+
+  it('charges a level for the replicas a scraped gauge says ran', async () => {
+    const replicas = await endpoint(() => ({ body: '# TYPE kube_deployment_status_replicas_available gauge\nkube_deployment_status_replicas_available 3\n' }));
+    const { report } = await run({
+      maxSessions: 1,
+      pace: { kind: 'realtime', speed: 8 },
+      idleMs: 300,
+      pricing: { perReplicaHour: 3.6, replicas: 1 },
+      scrape: {
+        urls: [`http://${replicas}/metrics`],
+        intervalMs: 100,
+        match: ['^kube_deployment'],
+        replicasSeries: 'kube_deployment_status_replicas_available',
+      },
+    });
+    const cost = report.benchmarks[0]!.summary.cost!;
+    assert.equal(cost.replicas, 3);
+    assert.equal(cost.total, (3.6 * 3 * cost.intervalS) / 3600);
+  });
+
+  it('voxbench run --scrape /metrics: the built-in server scraped, a dead target warned of, the series per level on the console and in CSV', async () => {
+    const out = await tempDir();
+    const downPort = await closedPort();
+    const result = await runNode([
+      CLI,
+      'run',
+      '--pace',
+      '8x',
+      '--max-sessions',
+      '2',
+      '--idle-ms',
+      '300',
+      '--scrape',
+      '/metrics',
+      '--scrape',
+      `http://127.0.0.1:${downPort}/metrics`,
+      '--scrape-interval',
+      '0.1',
+      '--outputs',
+      'csv',
+      '--output-dir',
+      out,
+    ]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stderr, new RegExp(`warning: scrape http://127\\.0\\.0\\.1:${downPort}/metrics failed: ECONNREFUSED \\(the run goes on`));
+    assert.match(result.stdout, /server \(scraped, mean and max over the level.*\):\n {2}vllm:num_requests_running: mean [\d.]+ · max [1-9]/);
+    assert.match(
+      result.stdout,
+      new RegExp(`warning: scrape http://127\\.0\\.0\\.1:${downPort}/metrics: (\\d+) of \\1 scrapes failed \\(last: ECONNREFUSED\\)`),
+    );
+    const csv = await readFile(join(out, 'server-metrics.csv'), 'utf8');
+    assert.match(csv, /^level,target,series,labels,kind,mean,max\r\n/);
+    assert.match(csv, /\r\nsynchronous,http:\/\/127\.0\.0\.1:\d+\/metrics,vllm:websocket_connections_active,\{\},gauge,/);
+    const bad = await runNode([CLI, 'run', '--scrape', 'ftp://host/metrics', '--max-sessions', '1']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--scrape ftp:\/\/host\/metrics is not an http:\/\/ or https:\/\/ URL/);
   });
 });

@@ -1,11 +1,33 @@
 import { printable } from '../util/printable.js';
 import { sessionView } from '../views/session-view.js';
 import { metricsOf } from './picks.js';
-import type { Report } from './schema.js';
+import type { Report, Telemetry } from './schema.js';
+import { seriesOverLevel } from './telemetry.js';
 
 /** The CSV files of a report, by file name: one row per turn (input), per session, and per benchmark level. */
 export function renderCsv(report: Report): Record<string, string> {
-  return { 'turns.csv': turnsCsv(report), 'sessions.csv': sessionsCsv(report), 'levels.csv': levelsCsv(report) };
+  return {
+    'turns.csv': turnsCsv(report),
+    'sessions.csv': sessionsCsv(report),
+    'levels.csv': levelsCsv(report),
+    ...(report.telemetry ? { 'server-metrics.csv': serverCsv(report, report.telemetry) } : {}),
+  };
+}
+
+/** One row per level and scraped series: its mean and max over the level (`--scrape`). */
+function serverCsv(report: Report, telemetry: Telemetry): string {
+  const rows = report.benchmarks.flatMap((b) =>
+    seriesOverLevel(telemetry, b.startMs, b.endMs).map(({ series, mean, max }) => [
+      b.label,
+      telemetry.targets[series.target]?.url,
+      series.name,
+      JSON.stringify(series.labels),
+      series.kind,
+      mean,
+      max,
+    ]),
+  );
+  return csv(['level', 'target', 'series', 'labels', 'kind', 'mean', 'max'], rows);
 }
 
 const header = (name: string, unit: string): string => `${name} [${unit}]`;

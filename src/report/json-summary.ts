@@ -4,6 +4,7 @@ import { percentile, type Distribution } from '../metrics/stats.js';
 import { UsageError } from '../util/errors.js';
 import { headlineLatencies, metricsOf } from './picks.js';
 import type { Benchmark, Report } from './schema.js';
+import { seriesLabel, seriesOverLevel, telemetryWarnings } from './telemetry.js';
 
 /**
  * A statistic of a metric's distribution, as `--percentiles` names it (as k6's
@@ -93,7 +94,11 @@ export interface JsonSummary {
     corpus: Record<string, number | null>;
     slos: SloResult[];
     stoppedBy?: string;
+    /** Scraped server series (`--scrape`) over the level: mean and max, each named as the console names it. */
+    server?: Array<{ series: string; mean: number; max: number }>;
   }>;
+  /** Scrape targets that failed or dropped series, one line each. */
+  scrapeWarnings?: string[];
   capacity?: Report['capacity'];
   /** Where the full report was written, when it was. */
   report?: string;
@@ -106,7 +111,7 @@ export function jsonSummary(report: Report, stats: readonly Statistic[] = DEFAUL
     .filter((d) => d.scope !== 'corpus' && !headline.includes(d.name))
     .map((d) => d.name);
   const corpus = metricsOf(report, 'headline').filter((d) => d.scope === 'corpus');
-  const { config } = report;
+  const { config, telemetry } = report;
   return {
     schema: 'voxbench.summary',
     voxbenchVersion: report.voxbenchVersion,
@@ -126,7 +131,11 @@ export function jsonSummary(report: Report, stats: readonly Statistic[] = DEFAUL
       corpus: Object.fromEntries(corpus.flatMap((m) => (m.name in b.summary.corpus ? [[m.name, b.summary.corpus[m.name] ?? null]] : []))),
       slos: b.summary.slos,
       ...(b.stoppedBy ? { stoppedBy: b.stoppedBy } : {}),
+      ...(telemetry
+        ? { server: seriesOverLevel(telemetry, b.startMs, b.endMs).map((o) => ({ series: seriesLabel(o.series, telemetry), mean: o.mean, max: o.max })) }
+        : {}),
     })),
+    ...(telemetry && telemetryWarnings(telemetry).length > 0 ? { scrapeWarnings: telemetryWarnings(telemetry) } : {}),
     ...(report.capacity ? { capacity: report.capacity } : {}),
     ...(reportPath !== undefined ? { report: reportPath } : {}),
   };

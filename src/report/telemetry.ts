@@ -47,3 +47,25 @@ export function timeWeightedMean(series: readonly TelemetrySeries[], name: strin
   }
   return total;
 }
+
+/**
+ * A series as a person reads it: its name, and the labels that tell it from the other
+ * series of that name (a histogram's `quantile` always), with its target's number when
+ * several targets have series of that name.
+ */
+export function seriesLabel(series: TelemetrySeries, telemetry: Telemetry): string {
+  const same = telemetry.series.filter((s) => s.name === series.name);
+  const telling = Object.entries(series.labels).filter(([k, v]) => k === 'quantile' || same.some((s) => s.labels[k] !== v));
+  const targets = new Set(same.map((s) => s.target));
+  const labels = telling.map(([k, v]) => `${k}="${v}"`);
+  if (targets.size > 1) labels.unshift(`target=${series.target + 1}`);
+  return labels.length > 0 ? `${series.name}{${labels.join(',')}}` : series.name;
+}
+
+/** One line per scrape target that failed or dropped series: the warnings a run's outputs carry. */
+export function telemetryWarnings(telemetry: Telemetry): string[] {
+  return telemetry.targets.flatMap((t) => [
+    ...(t.failures > 0 ? [`scrape ${t.url}: ${t.failures} of ${t.scrapes} scrapes failed${t.lastError !== undefined ? ` (last: ${t.lastError})` : ''}`] : []),
+    ...(t.droppedSeries ? [`scrape ${t.url}: ${t.droppedSeries} series left out, past the bound on series kept`] : []),
+  ]);
+}
