@@ -150,7 +150,10 @@ function serverLines(report: Report, benchmark: Benchmark): string[] {
   if (over.length === 0) return [`server: no series scraped during ${benchmark.label}`];
   const shown = over
     .slice(0, SERVER_SERIES_SHOWN)
-    .map((o) => `  ${seriesLabel(o.series, report.telemetry!)}: mean ${formatNumber(o.mean)} · max ${formatNumber(o.max)}`);
+    .map(
+      (o) =>
+        `  ${seriesLabel(o.series, report.telemetry!)}${o.series.kind === 'rate' ? ' per s' : ''}: mean ${formatNumber(o.mean)} · max ${formatNumber(o.max)}`,
+    );
   const more = over.length - shown.length;
   return [`server (scraped, mean and max over the level${more > 0 ? `; ${more} more in report.json` : ''}):`, ...shown];
 }
