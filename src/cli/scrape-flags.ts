@@ -9,7 +9,7 @@ const collect = (value: string, previous: string[] | undefined): string[] => [..
 export function addScrapeFlags<C extends CommandUnknownOpts>(command: C): C {
   command.addOption(
     new Option(
-      '--scrape <url>',
+      '--scrape <url...>',
       "a Prometheus endpoint to poll during the run (repeatable): the server's (vLLM: http://host:8000/metrics), a GPU exporter's (DCGM: http://host:9400/metrics); a path such as /metrics is on the target's host (the built-in server's without --target). A target that is down, slow or answers garbage is a warning, never a failed run",
     ).argParser(collect),
   );
@@ -20,7 +20,7 @@ export function addScrapeFlags<C extends CommandUnknownOpts>(command: C): C {
   );
   command.addOption(
     new Option(
-      '--scrape-match <regex>',
+      '--scrape-match <regex...>',
       "keep the families whose names match too (repeatable); kept by default: vLLM's running and waiting requests, KV-cache usage, token and WebSocket series, vLLM-Omni's, DCGM's utilisation, memory and power",
     ).argParser(collect),
   );
