@@ -9,7 +9,8 @@ export interface SeriesLimits {
   maxPoints: number;
 }
 
-export const DEFAULT_SERIES_LIMITS: SeriesLimits = { maxSeries: 500, maxPoints: 4096 };
+/** At most about 600,000 points, some 12 MB of report.json, whatever a target exposes; a default run keeps a few dozen series. */
+export const DEFAULT_SERIES_LIMITS: SeriesLimits = { maxSeries: 300, maxPoints: 2048 };
 
 /** A histogram's per-interval quantiles, each a series with its `quantile` label. */
 export const HISTOGRAM_QUANTILES = [0.5, 0.95] as const;
@@ -106,7 +107,8 @@ export class SeriesStore {
       }
       this.series.set(key, (series = { target, name, labels, kind, points: [] }));
     }
-    series.points.push([tMs, value]);
+    // Whole milliseconds: a reading is placed within one interval anyway, and the report stays smaller.
+    series.points.push([Math.round(tMs), value]);
     if (series.points.length > this.limits.maxPoints) series.points = series.points.filter((_, i) => i % 2 === 0);
   }
 }
