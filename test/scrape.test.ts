@@ -289,7 +289,7 @@ describe('scraping during a run', () => {
       '--scrape-interval',
       '0.1',
       '--outputs',
-      'csv',
+      'csv,md',
       '--output-dir',
       out,
     ]);
@@ -303,6 +303,15 @@ describe('scraping during a run', () => {
     const csv = await readFile(join(out, 'server-metrics.csv'), 'utf8');
     assert.match(csv, /^level,target,series,labels,kind,mean,max\r\n/);
     assert.match(csv, /\r\nsynchronous,http:\/\/127\.0\.0\.1:\d+\/metrics,vllm:websocket_connections_active,\{\},gauge,/);
+    const markdown = await readFile(join(out, 'summary.md'), 'utf8');
+    assert.match(
+      markdown,
+      /\| level \| server series \(scraped\) \| mean \| max \|\n\|---\|---\|---:\|---:\|\n\| synchronous \| `vllm:num_requests_running` \| /,
+    );
+    assert.match(markdown, /\nWarning: scrape http:\/\/127\.0\.0\.1:\d+\/metrics: \d+ of \d+ scrapes failed/);
+    const compared = await runNode([CLI, 'report', 'compare', out, out]);
+    assert.equal(compared.code, 0, compared.stderr);
+    assert.match(compared.stdout, /\nserver series \(scraped\) +mean A → B +max A → B\nvllm:num_requests_running +([\d.]+) → \1 +([\d.]+) → \2\n/);
     const bad = await runNode([CLI, 'run', '--scrape', 'ftp://host/metrics', '--max-sessions', '1']);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--scrape ftp:\/\/host\/metrics is not an http:\/\/ or https:\/\/ URL/);
