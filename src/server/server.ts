@@ -118,7 +118,9 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
   /** Upgrades that slow-accept is holding. */
   const held = new Set<Duplex>();
   let open = 0;
-  const metrics = new ServerMetrics(options.models[0] ?? DEFAULT_MODEL, latency.options.capacity, () => open);
+  /** Batch transcription requests in flight, counted for /metrics only (the endpoint's latency model counts them itself). */
+  let transcribing = 0;
+  const metrics = new ServerMetrics(options.models[0] ?? DEFAULT_MODEL, latency.options.capacity, () => open + transcribing);
   const speech = {
     servedModels: options.models,
     voice: options.voice,
@@ -142,7 +144,11 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
   const onRequest = (req: IncomingMessage, res: import('node:http').ServerResponse): void => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     const task = TRANSCRIPTION_PATHS[path];
-    if (task) return transcribe(req, res, task);
+    if (task) {
+      transcribing++;
+      res.once('close', () => transcribing--);
+      return transcribe(req, res, task);
+    }
     if (path === METRICS_PATH && req.method === 'GET') {
       void metrics.registry.metrics().then((text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text));
       return;
