@@ -10,6 +10,7 @@ import { selector } from '../src/scrape/select.js';
 import { bucketQuantile, SeriesStore } from '../src/scrape/series.js';
 import { seriesOverLevel, timeWeightedMean } from '../src/report/telemetry.js';
 import { sessionEndMs } from '../src/timeline/types.js';
+import { DEFAULT_LATENCY } from '../src/server/models/latency-model.js';
 import { CLI, runNode, tempDir, testServer } from './helpers.js';
 
 /** A port nothing listens on. */
@@ -175,7 +176,8 @@ describe('series kept from scrapes', () => {
 
 describe('scraping during a run', () => {
   it("puts the built-in server's /metrics on the run's clock, within an interval of the sessions that caused them", async () => {
-    const server = await testServer();
+    // A knee at 2 sessions: the third of 3 is waiting.
+    const server = await testServer({ latency: { ...DEFAULT_LATENCY, capacity: 2 } });
     try {
       const intervalMs = 200;
       const { report } = await run({
@@ -208,6 +210,12 @@ describe('scraping during a run', () => {
         const possibly = sessions.filter(([start, end]) => start - intervalMs <= t && t <= end + intervalMs).length;
         assert.ok(surely <= v && v <= possibly, `${v} connections at ${t} ms; the client had ${surely} to ${possibly} open within ${intervalMs} ms`);
       }
+      const at = (name: string): Map<number, number> => new Map(telemetry.series.find((s) => s.name === name)!.points);
+      const [running, waiting] = [at('vllm:num_requests_running'), at('vllm:num_requests_waiting')];
+      for (const [t, v] of active.points) assert.equal(running.get(t)! + waiting.get(t)!, v, `running and waiting at ${t} ms`);
+      assert.equal(Math.max(...running.values()), 2);
+      // A lane's next session may connect before the server has seen its last one close.
+      assert.ok(Math.max(...waiting.values()) >= 1);
       const accepted = telemetry.series.find((s) => s.name === 'vllm:websocket_connections_total')!;
       assert.equal(accepted.kind, 'rate');
       // The rate's integral is the connections made (the first scrape's count is the base: at most the sessions open then are missed).
