@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
-import { run } from '../src/index.js';
+import { recompute, run } from '../src/index.js';
 import { ExpositionError, parseExposition } from '../src/scrape/exposition.js';
 import { selector } from '../src/scrape/select.js';
 import { bucketQuantile, SeriesStore } from '../src/scrape/series.js';
@@ -276,6 +276,9 @@ describe('scraping during a run', () => {
     const cost = report.benchmarks[0]!.summary.cost!;
     assert.equal(cost.replicas, 3);
     assert.equal(cost.total, (3.6 * 3 * cost.intervalS) / 3600);
+    assert.equal(report.telemetry!.replicasSeries, 'kube_deployment_status_replicas_available');
+    // Figures recomputed from the report (report render) charge the same replicas.
+    assert.deepEqual(recompute(report).benchmarks[0]!.summary.cost, cost);
   });
 
   it('voxbench run --scrape /metrics: the built-in server scraped, a dead target warned of, the series per level on the console and in CSV', async () => {

@@ -4,6 +4,7 @@ import { describeMetrics } from '../metrics/catalog.js';
 import { normalizerChoice, type NormalizerChoice } from '../metrics/normalizers/index.js';
 import { PERCENTILE_METHOD } from '../metrics/stats.js';
 import { buildBenchmark, measuredOf, type Measured } from './build.js';
+import { levelSettings } from './telemetry.js';
 import { buildRecord } from './record.js';
 import { REPORT_SCHEMA, REPORT_VERSION, type Report } from './schema.js';
 import { upgradeRecord, upgradeReport } from './migrate.js';
@@ -94,7 +95,7 @@ export function recompute(report: Report, levels: Measured[] = report.benchmarks
     ...rest,
     metricDefinitions: describeMetrics(),
     percentileMethod: PERCENTILE_METHOD,
-    benchmarks: levels.map((measured) => buildBenchmark(measured, report.config)),
+    benchmarks: levels.map((measured) => buildBenchmark(measured, levelSettings(report.config, report.telemetry, measured))),
   };
   return { ...partial, record: buildRecord(partial, report.config.meta) };
 }

@@ -52,6 +52,8 @@ export interface Telemetry {
   /** Each endpoint (credentials redacted), its scrapes and how many failed: down, slow or not the exposition format. */
   targets: Array<{ url: string; scrapes: number; failures: number; lastError?: string; droppedSeries?: number }>;
   series: TelemetrySeries[];
+  /** The series of the replicas serving the run (`--replicas-series`): each level's cost is charged for them. */
+  replicasSeries?: string;
 }
 
 /** One series: a gauge as read, a counter as its rate per second, a histogram's per-interval quantile (its `quantile` label). */

@@ -1,4 +1,20 @@
-import type { Telemetry, TelemetrySeries } from './schema.js';
+import type { RunConfig, Telemetry, TelemetrySeries } from './schema.js';
+
+/**
+ * The settings one level's figures are computed with: with a scraped replica gauge
+ * (`replicasSeries`) and a price, the replicas charged are the gauge's time-weighted mean
+ * over the level, rounded to thousandths; else the run's own. During the run, `series`
+ * are those kept so far.
+ */
+export function levelSettings(
+  config: RunConfig,
+  telemetry: Pick<Telemetry, 'series' | 'replicasSeries'> | undefined,
+  level: { startMs: number; endMs: number },
+): RunConfig {
+  const name = telemetry?.replicasSeries;
+  const replicas = name !== undefined && config.pricing ? timeWeightedMean(telemetry!.series, name, level.startMs, level.endMs) : undefined;
+  return replicas === undefined ? config : { ...config, pricing: { ...config.pricing!, replicas: Math.round(replicas * 1000) / 1000 } };
+}
 
 /** One series over one level: its mean and maximum between the level's start and end. */
 export interface SeriesOverLevel {

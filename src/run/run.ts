@@ -26,7 +26,7 @@ import { onClockOf, resumeSessionLog, SESSION_LOG, SessionLog, SessionLogError, 
 import { checkResumable } from './resume-check.js';
 import { scrapeUrlOf } from '../config/scrape-rules.js';
 import { startScraping, type Scraping } from '../scrape/scraper.js';
-import { timeWeightedMean } from '../report/telemetry.js';
+import { levelSettings } from '../report/telemetry.js';
 import { builtInWebSocketTarget, createRunContext, loadRunDataset, runLevel, type RunContext, type RunDataset } from './run-context.js';
 import { startServerThread } from '../server/thread.js';
 import { NO_DELAY } from '../runtime/delay.js';
@@ -113,12 +113,7 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
       benchmarks,
       ...(capacity ? { capacity } : {}),
     });
-    // With a scraped replica gauge, a level is charged for the replicas that ran during it (their time-weighted mean).
-    const replicasSeries = settings.scrape?.replicasSeries;
-    const pricedBy = (level: { startMs: number; endMs: number }): RunConfig => {
-      const replicas = replicasSeries && config.pricing ? timeWeightedMean(scraping!.series(), replicasSeries, level.startMs, level.endMs) : undefined;
-      return replicas === undefined ? config : { ...config, pricing: { ...config.pricing!, replicas: Math.round(replicas * 1000) / 1000 } };
-    };
+    const replicasSeries = settings.scrape?.replicasSeries !== undefined ? { replicasSeries: settings.scrape.replicasSeries } : {};
     const finish = (partial: Omit<Report, 'record'>): Report => ({ ...partial, record: buildRecord(partial, config.meta) });
 
     options.onRunStart?.(config);
@@ -174,7 +169,10 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
             });
       // Generated speech is checked once the level's sessions have all ended (its audio is kept in this thread only).
       if (!pool) await analyseSpeech(execution.records, context.audioOf, settings.quality);
-      const benchmark = buildBenchmark({ ...execution, profile, records: [...kept.values(), ...execution.records] }, pricedBy(execution));
+      const benchmark = buildBenchmark(
+        { ...execution, profile, records: [...kept.values(), ...execution.records] },
+        levelSettings(config, scraping && { series: scraping.series(), ...replicasSeries }, execution),
+      );
       benchmarks.push(benchmark);
       return benchmark;
     };
@@ -197,7 +195,7 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
       capacity = { by: plan.by, slos: config.slos, ...result };
     }
 
-    const telemetry = scraping?.stop();
+    const telemetry = scraping && { ...scraping.stop(), ...replicasSeries };
     const report = finish({ ...header(clock, benchmarks, capacity), ...(telemetry ? { telemetry } : {}) });
     if (outputDir === undefined) return { report, written: [] };
     const files = await writeOutputs(report, outputDir, options.outputs);
