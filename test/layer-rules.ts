@@ -28,15 +28,18 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   // Options checked into settings and a load plan.
   config: ['dialects', 'session', 'server', 'report', 'metrics', 'views', 'load', 'data', 'audio', 'timeline', 'runtime', 'util'],
   live: ['report', 'metrics', 'views', 'timeline', 'runtime', 'util'],
+  // Server metrics polled during a run: the report's telemetry types, the clock.
+  scrape: ['report', 'runtime', 'util'],
   proxy: ['live', 'dialects', 'session', 'report', 'metrics', 'views', 'data', 'audio', 'timeline', 'runtime', 'util'],
   // Run orchestration: the run, its context, the level executor and its worker threads.
-  run: ['config', 'server', 'dialects', 'session', 'report', 'metrics', 'views', 'load', 'data', 'audio', 'timeline', 'runtime', 'util'],
+  run: ['config', 'scrape', 'server', 'dialects', 'session', 'report', 'metrics', 'views', 'load', 'data', 'audio', 'timeline', 'runtime', 'util'],
   // The library's exports: everything but the CLI.
   '.': [
     'run',
     'config',
     'proxy',
     'live',
+    'scrape',
     'server',
     'dialects',
     'session',

@@ -30,6 +30,7 @@ import { parsePace } from '../session/pace.js';
 import { DEFAULT_TIMEOUTS } from '../session/runner.js';
 import { addColdGapFlag, coldGapOf } from './cold-gap-flag.js';
 import { addSessionCapFlags, sessionCapsFromFlags, type SessionCapFlags } from './session-cap-flags.js';
+import { addScrapeFlags, scrapeOptionsFromFlags, type ScrapeFlags } from './scrape-flags.js';
 import { addDatasetFlags, datasetOptionsFromFlags, type DatasetFlags } from './dataset-flags.js';
 import { profileOfFlags, type ProfileFlag } from './load-flags.js';
 import { checkWritableDir, defaultOutputDir } from './output-dir.js';
@@ -384,6 +385,9 @@ export const runCommand = new Command('run')
       meta: meta(opts.metaFile, opts.meta ?? []),
       ...(configFile ? { configFile } : {}),
       ...(opts.costPerHour !== undefined ? { pricing: { perReplicaHour: opts.costPerHour, replicas: opts.replicas } } : {}),
+      ...scrapeOptionsFromFlags(runCommand.opts() as ScrapeFlags),
+      // Each target's first failure is told at once; the summary counts them all.
+      ...(opts.quiet ? {} : { onScrapeFailure: firstScrapeFailure() }),
       signal: interrupt.signal,
       ...(progress || live
         ? {
@@ -438,6 +442,16 @@ export const runCommand = new Command('run')
 addDatasetFlags(runCommand);
 addSessionCapFlags(runCommand);
 addColdGapFlag(runCommand);
+addScrapeFlags(runCommand);
+
+function firstScrapeFailure(): (url: string, error: string) => void {
+  const told = new Set<string>();
+  return (url, error) => {
+    if (told.has(url)) return;
+    told.add(url);
+    process.stderr.write(`\nwarning: scrape ${printable(url)} failed: ${printable(error)} (the run goes on; failures are counted in the report)\n`);
+  };
+}
 
 const INTERRUPTS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 const signalExit = (signal: NodeJS.Signals): number => 128 + osConstants.signals[signal];

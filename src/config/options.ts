@@ -70,6 +70,8 @@ export interface RunOptions {
   duration?: number;
   /** Spread lane starts (closed loop) or ramp the arrival rate (open loop) over this long, ms. */
   rampUpMs?: number;
+  /** Prometheus endpoints polled while the run runs: the server's, a GPU exporter's, on the run's clock. */
+  scrape?: ScrapeRunOptions;
   /** Sessions left out of the figures at the start and end of each benchmark. */
   window?: MeasurementWindow;
   /** Stop a benchmark once its error rate exceeds a limit. */
@@ -139,8 +141,21 @@ export interface RunOptions {
   onLevelStart?(level: LevelStart): void;
   /** Called as each session starts, in this thread or a worker. */
   onSessionStart?(level: string): void;
+  /** Called as a scrape fails (`scrape`): the endpoint (redacted) and why, in one line. The run goes on. */
+  onScrapeFailure?(url: string, error: string): void;
   /** Called as each session ends: how many of the level's sessions are done, of how many (Infinity when only a duration bounds them), and the level. */
   onSessionEnd?(record: SessionRecord, done: number, expected: number, level: string): void;
+}
+
+export interface ScrapeRunOptions {
+  /** http(s) URLs of Prometheus text endpoints, or paths (`/metrics`) on the target's host (the built-in server's, without a target). */
+  urls: string[];
+  /** Between two scrapes of a target, ms. Default 1000. */
+  intervalMs?: number;
+  /** Regular expressions: families whose names match are kept besides the defaults (vLLM's, vLLM-Omni's, DCGM's). */
+  match?: string[];
+  /** A scraped gauge of the replicas serving the run (a family name): cost per audio hour follows it rather than `pricing.replicas`. */
+  replicasSeries?: string;
 }
 
 export interface SpeechOptions {

@@ -17,6 +17,7 @@ import type { Task } from '../timeline/types.js';
 import { nonNegative, positive, timerLimit } from './checks.js';
 import { checkProtocol, checkSpeech, checkTranscription, DEFAULT_MODELS, resolveQuality, resolveSpeech, type QualitySettings } from './dialect-rules.js';
 import { option, optionsError, UsageError } from './errors.js';
+import { checkScrape, type ScrapeSettings } from './scrape-rules.js';
 import { checkLength, checkShard, checkStops, resolvePlan } from './load-plan.js';
 import { WAIT_AUDIO, type RunOptions, type Shard, type WaitAudio } from './options.js';
 
@@ -68,6 +69,7 @@ export interface Settings {
   tls: { ca?: string; rejectUnauthorized?: false };
   /** HTTP dialects: re-encode each recording for upload; undefined sends the dataset's own file. */
   uploadFormat?: UploadFormat;
+  scrape?: ScrapeSettings;
 }
 
 export { DEFAULT_MODELS };
@@ -169,6 +171,7 @@ export function resolveSettings(options: RunOptions): Settings {
       ...(options.tls?.insecure ? { rejectUnauthorized: false as const } : {}),
     },
     ...(uploadFormat !== undefined ? { uploadFormat } : {}),
+    ...(options.scrape ? { scrape: checkScrape(options.scrape, options.pricing !== undefined) } : {}),
   };
 }
 

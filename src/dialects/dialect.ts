@@ -239,7 +239,6 @@ export class ProtocolViolation extends Error {
   }
 }
 
-
 /** Parses a frame that must be a JSON object with a string `type`. */
 export function parseEventObject(data: string): Record<string, unknown> & { type: string } {
   let value: unknown;

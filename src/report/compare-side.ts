@@ -1,6 +1,7 @@
 import type { BenchmarkSummary } from '../metrics/compute.js';
 import type { Task } from '../timeline/types.js';
-import type { Benchmark, Report } from './schema.js';
+import type { Benchmark, Report, Telemetry } from './schema.js';
+import { seriesLabel, seriesOverLevel } from './telemetry.js';
 
 /** One side of a comparison: what ran, on what inputs, and how it fared overall. */
 export interface Side {
@@ -20,6 +21,14 @@ export interface Side {
   sessions: BenchmarkSummary['sessions'];
   errorRate: number | null;
   throughput: { audioSPerWallS: number; sessionsPerS: number };
+  /** The server's scraped series over the level (`--scrape`): mean and max, named as the console names them. */
+  server?: ServerFigures[];
+}
+
+export interface ServerFigures {
+  series: string;
+  mean: number;
+  max: number;
 }
 
 export function sideOf(report: Report, benchmark: Benchmark): Side {
@@ -40,7 +49,16 @@ export function sideOf(report: Report, benchmark: Benchmark): Side {
     sessions: summary.sessions,
     errorRate: summary.errorRate,
     throughput: { audioSPerWallS: summary.throughput.audioSPerWallS, sessionsPerS: summary.throughput.sessionsPerS },
+    ...(report.telemetry ? { server: serverFigures(report.telemetry, benchmark) } : {}),
   };
+}
+
+function serverFigures(telemetry: Telemetry, benchmark: Benchmark): ServerFigures[] {
+  return seriesOverLevel(telemetry, benchmark.startMs, benchmark.endMs).map((o) => ({
+    series: `${seriesLabel(o.series, telemetry)}${o.series.kind === 'rate' ? ' per s' : ''}`,
+    mean: o.mean,
+    max: o.max,
+  }));
 }
 
 /**

@@ -15,6 +15,7 @@ import { isResponseAnomaly } from '../timeline/responses.js';
 import { isSpeechTask, type Task } from '../timeline/types.js';
 import { sessionView } from '../views/session-view.js';
 import { fixed } from './fixed.js';
+import { seriesLabel, seriesOverLevel, telemetryWarnings } from './telemetry.js';
 import { statisticsOf, type Statistic } from './json-summary.js';
 
 const COLUMNS = ['count', 'mean', 'p50', 'p90', 'p95', 'p99', 'max'] as const;
@@ -36,9 +37,10 @@ export function renderSummary(report: Report, { definitions = false, statistics 
   if (report.stoppedBy) lines.push(`run stopped early (${report.stoppedBy}); the figures cover what finished`);
   // A merge of different workloads (--allow-mixed) holds levels of several tasks: each is shown with its own task's metrics, and named.
   const mixed = levelsByTask(report).size > 1;
-  for (const benchmark of report.benchmarks) lines.push('', ...renderBenchmark(report, benchmark, mixed, statistics));
+  for (const benchmark of report.benchmarks) lines.push('', ...renderBenchmark(report, benchmark, mixed, statistics), ...serverLines(report, benchmark));
   if (report.benchmarks.length > 1) lines.push('', ...renderLevels(report, statistics));
   if (report.capacity) lines.push('', `capacity: ${capacityText(report.capacity)}`);
+  if (report.telemetry) lines.push(...telemetryWarnings(report.telemetry).map((w) => `warning: ${w}`));
   const thin = thinTailLines(report);
   if (thin.length > 0) lines.push('', ...thin);
   if (definitions) {
@@ -185,6 +187,24 @@ function coldWarmLines(benchmark: Benchmark, split: readonly MetricDescription[]
       (m) => `  ${m.name} p50/p95: cold ${pair(cold.metrics[m.name], m.unit)} · warm ${pair(warm.metrics[m.name], m.unit)}`,
     ),
   ];
+}
+
+/** Series shown per level on the console; the rest are in report.json and the CSV. */
+const SERVER_SERIES_SHOWN = 6;
+
+/** The scraped series over the level, mean and max, a few of them: the server's side of the figures above. */
+function serverLines(report: Report, benchmark: Benchmark): string[] {
+  if (!report.telemetry) return [];
+  const over = seriesOverLevel(report.telemetry, benchmark.startMs, benchmark.endMs);
+  if (over.length === 0) return [`server: no series scraped during ${benchmark.label}`];
+  const shown = over
+    .slice(0, SERVER_SERIES_SHOWN)
+    .map(
+      (o) =>
+        `  ${seriesLabel(o.series, report.telemetry!)}${o.series.kind === 'rate' ? ' per s' : ''}: mean ${formatNumber(o.mean)} · max ${formatNumber(o.max)}`,
+    );
+  const more = over.length - shown.length;
+  return [`server (scraped, mean and max over the level${more > 0 ? `; ${more} more in report.json` : ''}):`, ...shown];
 }
 
 /** The metric table with the chosen statistics, count first. */

@@ -4,7 +4,8 @@ import type { MetricDescription } from '../metrics/catalog.js';
 import { isSpeechTask, type Task } from '../timeline/types.js';
 import type { InputView } from '../views/session-view.js';
 import { levelTask } from './picks.js';
-import type { Report } from './schema.js';
+import type { Report, Telemetry } from './schema.js';
+import { seriesOverLevel } from './telemetry.js';
 
 /**
  * The CSV files of a report, by file name: one row per turn (input), per session, and
@@ -14,7 +15,29 @@ import type { Report } from './schema.js';
  * `starts.csv` has a row per level's cold and per its warm sessions.
  */
 export function renderCsv(report: Report): Record<string, string> {
-  return { 'turns.csv': turnsCsv(report), 'sessions.csv': sessionsCsv(report), 'levels.csv': levelsCsv(report), 'starts.csv': startsCsv(report) };
+  return {
+    'turns.csv': turnsCsv(report),
+    'sessions.csv': sessionsCsv(report),
+    'levels.csv': levelsCsv(report),
+    'starts.csv': startsCsv(report),
+    ...(report.telemetry ? { 'server-metrics.csv': serverCsv(report, report.telemetry) } : {}),
+  };
+}
+
+/** One row per level and scraped series: its mean and max over the level (`--scrape`). */
+function serverCsv(report: Report, telemetry: Telemetry): string {
+  const rows = report.benchmarks.flatMap((b) =>
+    seriesOverLevel(telemetry, b.startMs, b.endMs).map(({ series, mean, max }) => [
+      b.label,
+      telemetry.targets[series.target]?.url,
+      series.name,
+      JSON.stringify(series.labels),
+      series.kind,
+      mean,
+      max,
+    ]),
+  );
+  return csv(['level', 'target', 'series', 'labels', 'kind', 'mean', 'max'], rows);
 }
 
 const header = (name: string, unit: string): string => `${name} [${unit}]`;

@@ -6,6 +6,7 @@ import { headlineLatencies, metricsOf } from './picks.js';
 import { coldWarmOf } from './cold-warm.js';
 import type { Start } from '../metrics/cold-start.js';
 import type { Benchmark, Report } from './schema.js';
+import { seriesLabel, seriesOverLevel, telemetryWarnings } from './telemetry.js';
 
 /**
  * A statistic of a metric's distribution, as `--percentiles` names it (as k6's
@@ -110,7 +111,11 @@ export interface JsonSummary {
       Start,
       { sessions: number; completed: number; failed: number; metrics: Record<string, Record<string, number> | null> }
     >;
+    /** Scraped server series (`--scrape`) over the level: mean and max, each named as the console names it. */
+    server?: Array<{ series: string; mean: number; max: number }>;
   }>;
+  /** Scrape targets that failed or dropped series, one line each. */
+  scrapeWarnings?: string[];
   capacity?: Report['capacity'];
   /** Where the full report was written, when it was. */
   report?: string;
@@ -123,7 +128,7 @@ export function jsonSummary(report: Report, stats: readonly Statistic[] = DEFAUL
     .filter((d) => d.scope !== 'corpus' && !headline.includes(d.name))
     .map((d) => d.name);
   const corpus = metricsOf(report, 'headline').filter((d) => d.scope === 'corpus');
-  const { config } = report;
+  const { config, telemetry } = report;
   return {
     schema: 'voxbench.summary',
     voxbenchVersion: report.voxbenchVersion,
@@ -144,7 +149,11 @@ export function jsonSummary(report: Report, stats: readonly Statistic[] = DEFAUL
       slos: b.summary.slos,
       ...(b.stoppedBy ? { stoppedBy: b.stoppedBy } : {}),
       ...coldWarmSummary(b, [...headline, ...others], stats),
+      ...(telemetry
+        ? { server: seriesOverLevel(telemetry, b.startMs, b.endMs).map((o) => ({ series: seriesLabel(o.series, telemetry), mean: o.mean, max: o.max })) }
+        : {}),
     })),
+    ...(telemetry && telemetryWarnings(telemetry).length > 0 ? { scrapeWarnings: telemetryWarnings(telemetry) } : {}),
     ...(report.capacity ? { capacity: report.capacity } : {}),
     ...(reportPath !== undefined ? { report: reportPath } : {}),
   };

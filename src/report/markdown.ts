@@ -7,6 +7,7 @@ import { coldRule, coldWarmMetrics, coldWarmOf } from './cold-warm.js';
 import type { Benchmark, Report } from './schema.js';
 import { fixed } from './fixed.js';
 import { printable } from '../util/printable.js';
+import { seriesLabel, seriesOverLevel, telemetryWarnings } from './telemetry.js';
 
 /**
  * A Markdown summary for pull requests and issues: the question, the answer, the
@@ -43,6 +44,7 @@ export function renderMarkdown(report: Report): string {
     for (const slo of slos)
       lines.push(`| ${text(slo.level)} | ${code(slo.slo)} | ${slo.value === null ? 'no data' : round(slo.value)} | ${slo.pass ? 'pass' : '**FAIL**'} |`);
   }
+  lines.push(...serverTable(report));
   const failures = report.benchmarks.flatMap((b) => b.summary.failures.map((f) => ({ level: b.label, ...f })));
   if (failures.length > 0) {
     lines.push('', '| level | failures | class | stage | detail |', '|---|---:|---|---|---|');
@@ -78,6 +80,28 @@ function levelsTable(report: Report, levels: readonly Benchmark[]): string[] {
       const werCell = wer ? `${percent(wer.value)}${wer.ci95 ? ` [${percent(wer.ci95[0])}, ${percent(wer.ci95[1])}]` : ''}` : 'n/a';
       return `| ${text(b.label)} | ${sessions.total} | ${sessions.completed} | ${sessions.failed} | ${errorRate === null ? 'n/a' : percent(errorRate)} | ${cells.join(' | ')} | ${werCell} | ${verdict} |`;
     }),
+  ];
+}
+
+/** Series shown per level; the rest are in report.json and server-metrics.csv. */
+const SERVER_SERIES_SHOWN = 6;
+
+/** The scraped server series (`--scrape`), mean and max per level, and the targets that failed. */
+function serverTable(report: Report): string[] {
+  const { telemetry } = report;
+  if (!telemetry) return [];
+  const rows = benchmarksByLevel(report).flatMap((b) =>
+    seriesOverLevel(telemetry, b.startMs, b.endMs)
+      .slice(0, SERVER_SERIES_SHOWN)
+      .map(
+        (o) =>
+          `| ${text(b.label)} | ${code(seriesLabel(o.series, telemetry))}${o.series.kind === 'rate' ? ' per s' : ''} | ${round(o.mean)} | ${round(o.max)} |`,
+      ),
+  );
+  const warnings = telemetryWarnings(telemetry).map((w) => `Warning: ${text(w)}`);
+  return [
+    ...(rows.length > 0 ? ['', '| level | server series (scraped) | mean | max |', '|---|---|---:|---:|', ...rows] : []),
+    ...warnings.flatMap((w) => ['', w]),
   ];
 }
 

@@ -5,6 +5,7 @@ import { normalizerChoice, type NormalizerChoice } from '../metrics/normalizers/
 import { PERCENTILE_METHOD } from '../metrics/stats.js';
 import { buildBenchmark, measuredOf, type Measured } from './build.js';
 import { lastEndMs } from '../metrics/cold-start.js';
+import { levelSettings } from './telemetry.js';
 import { buildRecord } from './record.js';
 import { REPORT_SCHEMA, REPORT_VERSION, type Report } from './schema.js';
 import { upgradeRecord, upgradeReport } from './migrate.js';
@@ -95,7 +96,9 @@ export function recompute(report: Report, levels: Measured[] = report.benchmarks
     ...rest,
     metricDefinitions: describeMetrics(),
     percentileMethod: PERCENTILE_METHOD,
-    benchmarks: levels.map((measured, i) => buildBenchmark(measured, report.config, lastEndMs(levels.slice(0, i).flatMap((l) => l.records)))),
+    benchmarks: levels.map((measured, i) =>
+      buildBenchmark(measured, levelSettings(report.config, report.telemetry, measured), lastEndMs(levels.slice(0, i).flatMap((l) => l.records))),
+    ),
   };
   return { ...partial, record: buildRecord(partial, report.config.meta) };
 }

@@ -43,23 +43,28 @@ export interface Report {
   mergedFrom?: string[];
   /** Set when the sessions were observed, not run: live traffic metered by `voxbench proxy`. */
   observed?: ObservedTraffic;
-  /** Server metrics scraped during the run (`--scrape`), on the run's clock. */
+  /** Server metrics scraped while the run ran (`--scrape`), on the run's clock. */
   telemetry?: Telemetry;
 }
 
-/** Scraped Prometheus series: counters as rates, histograms as per-interval quantiles; `tMs` on the run's clock, as the sessions' timelines. */
+/** Prometheus endpoints polled during the run, and the series kept from them; every `tMs` is on the run's clock. */
 export interface Telemetry {
   intervalMs: number;
-  /** Each endpoint scraped (credentials redacted from its URL), with its scrapes, failures and last error. */
-  targets: Array<{ url: string; scrapes: number; failures: number; lastError?: string }>;
-  series: Array<{
-    /** Index into `targets`. */
-    target: number;
-    name: string;
-    labels: Record<string, string>;
-    kind: 'gauge' | 'rate' | 'quantile';
-    points: Array<[tMs: number, value: number]>;
-  }>;
+  /** Each endpoint (credentials redacted), its scrapes and how many failed: down, slow or not the exposition format. */
+  targets: Array<{ url: string; scrapes: number; failures: number; lastError?: string; droppedSeries?: number }>;
+  series: TelemetrySeries[];
+  /** The series of the replicas serving the run (`--replicas-series`): each level's cost is charged for them. */
+  replicasSeries?: string;
+}
+
+/** One series: a gauge as read, a counter as its rate per second, a histogram's per-interval quantile (its `quantile` label). */
+export interface TelemetrySeries {
+  /** Index into `targets`. */
+  target: number;
+  name: string;
+  labels: Record<string, string>;
+  kind: 'gauge' | 'rate' | 'quantile';
+  points: Array<[tMs: number, value: number]>;
 }
 
 /** Where live traffic was metered: every time is the proxy's, between the clients and the server. */

@@ -25,6 +25,9 @@ import { readReportHeader } from '../report/report-header.js';
 import { REPORT_SCHEMA, REPORT_VERSION, type Benchmark, type Report, type RunConfig } from '../report/schema.js';
 import { onClockOf, resumeSessionLog, SESSION_LOG, SessionLog, SessionLogError, type LoggedSession } from '../report/session-log.js';
 import { checkResumable } from './resume-check.js';
+import { scrapeUrlOf } from '../config/scrape-rules.js';
+import { startScraping, type Scraping } from '../scrape/scraper.js';
+import { levelSettings } from '../report/telemetry.js';
 import { builtInWebSocketTarget, createRunContext, loadRunDataset, runLevel, type RunContext, type RunDataset } from './run-context.js';
 import { startServerThread } from '../server/thread.js';
 import { NO_DELAY } from '../runtime/delay.js';
@@ -85,6 +88,7 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
   let pool: WorkerPool | undefined;
   let opened: RunContext | undefined;
   let written: string | undefined;
+  let scraping: Scraping | undefined;
   try {
     const context = (opened = await createRunContext(settings, dataset));
     // The built-in server serves WebSocket and HTTP dialects on one port; a dialect that opens its session over HTTP (an audio channel) is given the origin.
@@ -110,6 +114,7 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
       benchmarks,
       ...(capacity ? { capacity } : {}),
     });
+    const replicasSeries = settings.scrape?.replicasSeries !== undefined ? { replicasSeries: settings.scrape.replicasSeries } : {};
     const finish = (partial: Omit<Report, 'record'>): Report => ({ ...partial, record: buildRecord(partial, config.meta) });
 
     options.onRunStart?.(config);
@@ -117,6 +122,11 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
     const clock = monotonicClock();
     // A report of nothing yet, marked interrupted: what a crash leaves beside the session log (the document alone: there is nothing to show).
     if (outputDir !== undefined) await writeOutputs(finish({ ...header(clock, []), stoppedBy: 'interrupted' }), outputDir, ['json']);
+    if (settings.scrape) {
+      const { urls, ...scrape } = settings.scrape;
+      const told = options.onScrapeFailure ? { onFailure: (url: string, error: string) => options.onScrapeFailure?.(url, error) } : {};
+      scraping = startScraping({ ...scrape, urls: urls.map((url) => scrapeUrlOf(url, target)), ...told }, clock);
+    }
     if (settings.workers > 1) pool = await WorkerPool.start(settings.workers, options, target, clock);
     const benchmarks: Benchmark[] = [];
     const { plan } = settings;
@@ -161,7 +171,11 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
       // Generated speech is checked once the level's sessions have all ended (its audio is kept in this thread only).
       if (!pool) await analyseSpeech(execution.records, context.audioOf, settings.quality);
       const earlier = lastEndMs(benchmarks.flatMap((b) => b.sessions));
-      const benchmark = buildBenchmark({ ...execution, profile, records: [...kept.values(), ...execution.records] }, config, earlier);
+      const benchmark = buildBenchmark(
+        { ...execution, profile, records: [...kept.values(), ...execution.records] },
+        levelSettings(config, scraping && { series: scraping.series(), ...replicasSeries }, execution),
+        earlier,
+      );
       benchmarks.push(benchmark);
       return benchmark;
     };
@@ -184,12 +198,14 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
       capacity = { by: plan.by, slos: config.slos, ...result };
     }
 
-    const report = finish(header(clock, benchmarks, capacity));
+    const telemetry = scraping && { ...scraping.stop(), ...replicasSeries };
+    const report = finish({ ...header(clock, benchmarks, capacity), ...(telemetry ? { telemetry } : {}) });
     if (outputDir === undefined) return { report, written: [] };
     const files = await writeOutputs(report, outputDir, options.outputs);
     written = files[0];
     return { report, reportPath: files[0]!, written: [...files, join(outputDir, SESSION_LOG)] };
   } finally {
+    scraping?.stop();
     const logClosed = log?.close().catch((err: Error) => err);
     await pool?.close();
     opened?.close();

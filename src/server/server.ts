@@ -7,6 +7,7 @@ import type { Sample } from '../data/dataset.js';
 import { faultOf, faultPicker, type FaultScenario } from './faults/faults.js';
 import { DEFAULT_LATENCY, LatencyModel, type LatencyModelOptions } from './models/latency-model.js';
 import { buildReferences, ReferenceIndex } from './models/recognizer.js';
+import { ServerMetrics } from './server-metrics.js';
 import type { SessionContext } from './sessions/session-context.js';
 import { OPENAI_TTS_MODELS, serveSpeech, SPEECH_PATH } from './sessions/speech-endpoint.js';
 import { DEFAULT_SPEECH_LATENCY, DEFAULT_VOICE, SpeechLatencyModel, type SpeechLatencyOptions, type VoiceOptions } from './models/speech-synth.js';
@@ -21,6 +22,8 @@ import { INPUT_RATES, REALTIME_PATH, simulatedDialectOf, simulatedRequest, type 
 export { OPENAI_MODELS };
 
 export const DEFAULT_MODEL = VLLM.defaultModel;
+/** Where the server's Prometheus metrics are served, as vLLM serves its own. */
+export const METRICS_PATH = '/metrics';
 /** The model vLLM's batch transcription is benchmarked with here by default. */
 export const WHISPER_MODEL = VLLM_TRANSCRIPTIONS.defaultModel;
 
@@ -115,6 +118,9 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
   /** Upgrades that slow-accept is holding. */
   const held = new Set<Duplex>();
   let open = 0;
+  /** Batch transcription requests in flight, counted for /metrics only (the endpoint's latency model counts them itself). */
+  let transcribing = 0;
+  const metrics = new ServerMetrics(options.models[0] ?? DEFAULT_MODEL, latency.options.capacity, () => open + transcribing);
   const speech = {
     servedModels: options.models,
     voice: options.voice,
@@ -138,7 +144,15 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
   const onRequest = (req: IncomingMessage, res: import('node:http').ServerResponse): void => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     const task = TRANSCRIPTION_PATHS[path];
-    if (task) return transcribe(req, res, task);
+    if (task) {
+      transcribing++;
+      res.once('close', () => transcribing--);
+      return transcribe(req, res, task);
+    }
+    if (path === METRICS_PATH && req.method === 'GET') {
+      void metrics.registry.metrics().then((text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text));
+      return;
+    }
     if (path === SPEECH_PATH) {
       // A speech request is a session: it counts toward the capacity knee while it is open.
       open++;
@@ -149,7 +163,7 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
     res
       .writeHead(426, { 'content-type': 'text/plain' })
       .end(
-        `voxbench simulated server: connect a WebSocket to ${REALTIME_PATH}, or POST to ${SPEECH_PATH} or ${Object.keys(TRANSCRIPTION_PATHS).join(' or ')}\n`,
+        `voxbench simulated server: connect a WebSocket to ${REALTIME_PATH}, POST to ${SPEECH_PATH} or ${Object.keys(TRANSCRIPTION_PATHS).join(' or ')}, or GET ${METRICS_PATH}\n`,
       );
   };
   const http = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, onRequest) : createHttpServer(onRequest);
@@ -172,7 +186,11 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
       wss.handleUpgrade(request, socket, head, (ws) => {
         options.onConnection?.({ from, outcome: { dialect: dialect.name } });
         open++;
-        ws.on('close', () => open--);
+        const disconnected = metrics.connected();
+        ws.on('close', () => {
+          open--;
+          disconnected();
+        });
         const ctx: SessionContext = {
           servedModels: options.models,
           latency,

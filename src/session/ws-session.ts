@@ -1,5 +1,13 @@
 import WebSocket, { type RawData } from 'ws';
-import { decoderOf, ProtocolViolation, type CompletionPolicy, type HttpAudioChannel, type Reaction, type Reactions, type WebSocketDialect } from '../dialects/dialect.js';
+import {
+  decoderOf,
+  ProtocolViolation,
+  type CompletionPolicy,
+  type HttpAudioChannel,
+  type Reaction,
+  type Reactions,
+  type WebSocketDialect,
+} from '../dialects/dialect.js';
 import type { Clock } from '../runtime/clock.js';
 import type { ChannelRecord, Control, Counters, Failure, SentFrame, SessionTimeline, StreamGate, WebSocketTransport } from '../timeline/types.js';
 import { speedOf, type Pace } from './pace.js';

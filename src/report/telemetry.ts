@@ -1,0 +1,87 @@
+import type { RunConfig, Telemetry, TelemetrySeries } from './schema.js';
+
+/**
+ * The settings one level's figures are computed with: with a scraped replica gauge
+ * (`replicasSeries`) and a price, the replicas charged are the gauge's time-weighted mean
+ * over the level, rounded to thousandths; else the run's own. During the run, `series`
+ * are those kept so far.
+ */
+export function levelSettings(
+  config: RunConfig,
+  telemetry: Pick<Telemetry, 'series' | 'replicasSeries'> | undefined,
+  level: { startMs: number; endMs: number },
+): RunConfig {
+  const name = telemetry?.replicasSeries;
+  const replicas = name !== undefined && config.pricing ? timeWeightedMean(telemetry!.series, name, level.startMs, level.endMs) : undefined;
+  return replicas === undefined ? config : { ...config, pricing: { ...config.pricing!, replicas: Math.round(replicas * 1000) / 1000 } };
+}
+
+/** One series over one level: its mean and maximum between the level's start and end. */
+export interface SeriesOverLevel {
+  series: TelemetrySeries;
+  /** Over the points in the interval: the mean of what was read, each point weighing the same. */
+  mean: number;
+  max: number;
+}
+
+/** Each series with points inside [startMs, endMs], with its mean and maximum there. */
+export function seriesOverLevel(telemetry: Telemetry, startMs: number, endMs: number): SeriesOverLevel[] {
+  const found: SeriesOverLevel[] = [];
+  for (const series of telemetry.series) {
+    let sum = 0;
+    let count = 0;
+    let max = -Infinity;
+    for (const [t, v] of series.points) {
+      if (t < startMs || t > endMs) continue;
+      sum += v;
+      count++;
+      if (v > max) max = v;
+    }
+    if (count > 0) found.push({ series, mean: sum / count, max });
+  }
+  return found;
+}
+
+/**
+ * The time-weighted mean over [startMs, endMs] of every series named `name`, added
+ * (a replica gauge per deployment adds up to the replicas serving): each reading holds
+ * until the next, and the first reading stands for the time before it. Undefined when
+ * no series of that name has a point.
+ */
+export function timeWeightedMean(series: readonly TelemetrySeries[], name: string, startMs: number, endMs: number): number | undefined {
+  const named = series.filter((s) => s.name === name && s.points.length > 0);
+  if (named.length === 0 || !(endMs > startMs)) return undefined;
+  let total = 0;
+  for (const { points } of named) {
+    let area = 0;
+    for (let i = 0; i < points.length; i++) {
+      const from = i === 0 ? startMs : Math.max(startMs, points[i]![0]);
+      const to = i + 1 < points.length ? Math.min(endMs, points[i + 1]![0]) : endMs;
+      if (to > from) area += points[i]![1] * (to - from);
+    }
+    total += area / (endMs - startMs);
+  }
+  return total;
+}
+
+/**
+ * A series as a person reads it: its name, and the labels that tell it from the other
+ * series of that name (a histogram's `quantile` always), with its target's number when
+ * several targets have series of that name.
+ */
+export function seriesLabel(series: TelemetrySeries, telemetry: Telemetry): string {
+  const same = telemetry.series.filter((s) => s.name === series.name);
+  const telling = Object.entries(series.labels).filter(([k, v]) => k === 'quantile' || same.some((s) => s.labels[k] !== v));
+  const targets = new Set(same.map((s) => s.target));
+  const labels = telling.map(([k, v]) => `${k}="${v}"`);
+  if (targets.size > 1) labels.unshift(`target=${series.target + 1}`);
+  return labels.length > 0 ? `${series.name}{${labels.join(',')}}` : series.name;
+}
+
+/** One line per scrape target that failed or dropped series: the warnings a run's outputs carry. */
+export function telemetryWarnings(telemetry: Telemetry): string[] {
+  return telemetry.targets.flatMap((t) => [
+    ...(t.failures > 0 ? [`scrape ${t.url}: ${t.failures} of ${t.scrapes} scrapes failed${t.lastError !== undefined ? ` (last: ${t.lastError})` : ''}`] : []),
+    ...(t.droppedSeries ? [`scrape ${t.url}: ${t.droppedSeries} series left out, past the bound on series kept`] : []),
+  ]);
+}

@@ -1,0 +1,330 @@
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { after, describe, it } from 'node:test';
+import { recompute, run } from '../src/index.js';
+import { ExpositionError, parseExposition } from '../src/scrape/exposition.js';
+import { selector } from '../src/scrape/select.js';
+import { bucketQuantile, SeriesStore } from '../src/scrape/series.js';
+import { seriesOverLevel, timeWeightedMean } from '../src/report/telemetry.js';
+import { sessionEndMs } from '../src/timeline/types.js';
+import { DEFAULT_LATENCY } from '../src/server/models/latency-model.js';
+import { CLI, runNode, tempDir, testServer } from './helpers.js';
+
+/** A port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** An endpoint that answers `answer(n)` to its nth request, from 1; closed when the test file ends. */
+async function endpoint(answer: (n: number) => { status?: number; body: string }): Promise<string> {
+  let n = 0;
+  const server = createServer((_req, res) => {
+    const { status = 200, body } = answer(++n);
+    res.writeHead(status).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return `127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const VLLM_TEXT = `# HELP vllm:e2e_request_latency_seconds Histogram of e2e request latency in seconds.
+# TYPE vllm:e2e_request_latency_seconds histogram
+vllm:e2e_request_latency_seconds_bucket{engine="0",le="0.5",model_name="a"} 1.0
+vllm:e2e_request_latency_seconds_bucket{engine="0",le="+Inf",model_name="a"} 2.0
+vllm:e2e_request_latency_seconds_sum{engine="0",model_name="a"} 3.0
+vllm:e2e_request_latency_seconds_count{engine="0",model_name="a"} 2.0
+vllm:e2e_request_latency_seconds_bucket{engine="0",le="0.5",model_name="b"} 5.0
+vllm:e2e_request_latency_seconds_bucket{engine="0",le="+Inf",model_name="b"} 7.0
+# HELP vllm:prompt_tokens_total Number of prefill tokens processed.
+# TYPE vllm:prompt_tokens_total counter
+vllm:prompt_tokens_total{engine="0",model_name="a \\"q\\""} 1.5e3
+vllm:prompt_tokens_created{engine="0",model_name="a"} 1.7e9
+# TYPE DCGM_FI_DEV_GPU_UTIL gauge
+DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="GPU-1"} 87 1700000000000`;
+
+describe('the Prometheus text format', () => {
+  it('keeps each labelled series of a histogram apart, reads escapes, and the last line without a newline', () => {
+    const families = parseExposition(VLLM_TEXT);
+    const histogram = families.find((f) => f.name === 'vllm:e2e_request_latency_seconds')!;
+    assert.equal(histogram.type, 'histogram');
+    assert.equal(histogram.samples.length, 6);
+    assert.deepEqual(histogram.samples[4], { name: 'vllm:e2e_request_latency_seconds_bucket', labels: { engine: '0', le: '0.5', model_name: 'b' }, value: 5 });
+    const counter = families.find((f) => f.name === 'vllm:prompt_tokens_total')!;
+    assert.equal(counter.type, 'counter');
+    assert.deepEqual(counter.samples[0]!.labels, { engine: '0', model_name: 'a "q"' });
+    assert.equal(counter.samples[0]!.value, 1500);
+    assert.equal(families.find((f) => f.name === 'vllm:prompt_tokens_created')?.type, 'untyped');
+    assert.deepEqual(families.find((f) => f.name === 'DCGM_FI_DEV_GPU_UTIL')?.samples, [
+      { name: 'DCGM_FI_DEV_GPU_UTIL', labels: { gpu: '0', UUID: 'GPU-1' }, value: 87 },
+    ]);
+  });
+
+  it('joins OpenMetrics counters (TYPE without _total) to their samples, and refuses what is not the format', () => {
+    const [family] = parseExposition('# TYPE x counter\nx_total 3\nx_created 1\n# EOF\n');
+    assert.deepEqual(family, {
+      name: 'x',
+      type: 'counter',
+      samples: [
+        { name: 'x_total', labels: {}, value: 3 },
+        { name: 'x_created', labels: {}, value: 1 },
+      ],
+    });
+    assert.throws(() => parseExposition('<html><body>502 Bad Gateway</body></html>'), ExpositionError);
+    assert.throws(() => parseExposition('ok 1\nbad{le="1" 2\n'), /line 2: malformed label|line 2: unterminated/);
+    assert.throws(() => parseExposition('up one'), /line 1: up: not a number/);
+  });
+});
+
+describe('series kept from scrapes', () => {
+  const keepAll = (): boolean => true;
+
+  it("turns counters into rates per second, a restart's count into the increase", () => {
+    const store = new SeriesStore(keepAll);
+    const scrape = (tMs: number, value: number): void => store.add(0, tMs, parseExposition(`# TYPE c counter\nc_total{k="v"} ${value}\n`));
+    scrape(0, 10);
+    scrape(1000, 30);
+    scrape(1500, 40);
+    scrape(2000, 5);
+    assert.deepEqual(store.all(), [
+      {
+        target: 0,
+        name: 'c_total',
+        labels: { k: 'v' },
+        kind: 'rate',
+        points: [
+          [1000, 20],
+          [1500, 20],
+          [2000, 10],
+        ],
+      },
+    ]);
+  });
+
+  it('turns histograms into quantiles of what each interval observed', () => {
+    const store = new SeriesStore(keepAll);
+    const scrape = (tMs: number, a: number, b: number, inf: number): void =>
+      store.add(1, tMs, parseExposition(`# TYPE h histogram\nh_bucket{le="1"} ${a}\nh_bucket{le="2"} ${b}\nh_bucket{le="+Inf"} ${inf}\n`));
+    scrape(0, 100, 100, 100);
+    scrape(1000, 100, 100, 100); // nothing observed: no point
+    scrape(2000, 100, 110, 110); // ten observations, all in (1, 2]
+    const series = store.all();
+    assert.deepEqual(
+      series.map((s) => [s.name, s.labels, s.kind, s.points]),
+      [
+        ['h', { quantile: '0.5' }, 'quantile', [[2000, 1.5]]],
+        ['h', { quantile: '0.95' }, 'quantile', [[2000, 1.95]]],
+      ],
+    );
+    assert.equal(bucketQuantile(0.5, [[Infinity, 4]]), 0, 'a quantile in +Inf alone is the highest finite bound, 0');
+    assert.equal(
+      bucketQuantile(0.99, [
+        [1, 1],
+        [Infinity, 10],
+      ]),
+      1,
+    );
+  });
+
+  it('keeps only the selected families, within the bounds on series and points', () => {
+    const store = new SeriesStore(selector([/^node_load/]), { maxSeries: 2, maxPoints: 4 });
+    for (let t = 0; t < 6; t++)
+      store.add(0, t * 1000, parseExposition(`vllm:num_requests_running ${t}\nnode_load1 ${t}\nnode_load5 1\nother 1\nvllm:num_requests_waiting{x="1"} 0\n`));
+    const series = store.all();
+    assert.deepEqual(
+      series.map((s) => s.name),
+      ['vllm:num_requests_running', 'node_load1'],
+    );
+    assert.deepEqual(series[0]!.points, [
+      [0, 0],
+      [2000, 2],
+      [4000, 4],
+      [5000, 5],
+    ]);
+    assert.equal(store.droppedSeries().get(0), 12);
+  });
+
+  it("gives each level a series' mean and max, and a replica gauge's time-weighted mean", () => {
+    const series = [
+      {
+        target: 0,
+        name: 'replicas',
+        labels: {},
+        kind: 'gauge' as const,
+        points: [
+          [0, 1],
+          [1000, 3],
+          [3000, 2],
+        ] as Array<[number, number]>,
+      },
+    ];
+    assert.deepEqual(
+      seriesOverLevel({ intervalMs: 1000, targets: [], series }, 500, 3000).map(({ mean, max }) => [mean, max]),
+      [[2.5, 3]],
+    );
+    // 1 for 1 s, 3 for 2 s, 2 for 1 s over 4 s: 9/4.
+    assert.equal(timeWeightedMean(series, 'replicas', 0, 4000), 2.25);
+    assert.equal(timeWeightedMean(series, 'absent', 0, 4000), undefined);
+  });
+});
+
+describe('scraping during a run', () => {
+  it("puts the built-in server's /metrics on the run's clock, within an interval of the sessions that caused them", async () => {
+    // A knee at 2 sessions: the third of 3 is waiting.
+    const server = await testServer({ latency: { ...DEFAULT_LATENCY, capacity: 2 } });
+    try {
+      const intervalMs = 200;
+      const { report } = await run({
+        target: server.url,
+        model: 'mistralai/Voxtral-Mini-4B-Realtime-2602',
+        profile: { kind: 'concurrent', concurrency: 3 },
+        maxSessions: 6,
+        pace: { kind: 'realtime', speed: 8 },
+        idleMs: 500,
+        scrape: { urls: ['/metrics'], intervalMs },
+      });
+      const telemetry = report.telemetry!;
+      assert.equal(telemetry.intervalMs, intervalMs);
+      assert.equal(telemetry.targets.length, 1);
+      assert.match(telemetry.targets[0]!.url, /^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+      assert.equal(telemetry.targets[0]!.failures, 0);
+      const names = new Set(telemetry.series.map((s) => s.name));
+      for (const name of ['vllm:num_requests_running', 'vllm:num_requests_waiting', 'vllm:kv_cache_usage_perc', 'vllm:websocket_connections_active'])
+        assert.ok(names.has(name), `${name} among ${[...names].join(', ')}`);
+      const sessions = report.benchmarks[0]!.sessions.map((s) => [s.timeline.startMs, sessionEndMs(s.timeline)] as const);
+      const active = telemetry.series.find((s) => s.name === 'vllm:websocket_connections_active')!;
+      assert.ok(
+        active.points.some(([, v]) => v > 0),
+        'the gauge saw the sessions',
+      );
+      assert.ok(active.points.length >= 5, `${active.points.length} readings`);
+      // Each reading lies between the sessions surely open around it and those possibly open, within one interval.
+      for (const [t, v] of active.points) {
+        const surely = sessions.filter(([start, end]) => start + intervalMs <= t && t <= end - intervalMs).length;
+        const possibly = sessions.filter(([start, end]) => start - intervalMs <= t && t <= end + intervalMs).length;
+        assert.ok(surely <= v && v <= possibly, `${v} connections at ${t} ms; the client had ${surely} to ${possibly} open within ${intervalMs} ms`);
+      }
+      const at = (name: string): Map<number, number> => new Map(telemetry.series.find((s) => s.name === name)!.points);
+      const [running, waiting] = [at('vllm:num_requests_running'), at('vllm:num_requests_waiting')];
+      for (const [t, v] of active.points) assert.equal(running.get(t)! + waiting.get(t)!, v, `running and waiting at ${t} ms`);
+      assert.equal(Math.max(...running.values()), 2);
+      // A lane's next session may connect before the server has seen its last one close.
+      assert.ok(Math.max(...waiting.values()) >= 1);
+      const accepted = telemetry.series.find((s) => s.name === 'vllm:websocket_connections_total')!;
+      assert.equal(accepted.kind, 'rate');
+      // The rate's integral is the connections made (the first scrape's count is the base: at most the sessions open then are missed).
+      const made = accepted.points.reduce((sum, [t, v], i) => sum + v * (t - (i > 0 ? accepted.points[i - 1]![0] : t)), 0) / 1000;
+      assert.ok(Math.round(made) >= 3 && Math.round(made) <= 6, `${made} connections counted of 6`);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('counts a target that fails mid-run, one that is down and one that answers garbage, and the run completes', async () => {
+    const flaky = await endpoint((n) =>
+      n <= 2
+        ? { body: '# TYPE DCGM_FI_DEV_GPU_UTIL gauge\nDCGM_FI_DEV_GPU_UTIL{gpu="0"} 50\n' }
+        : n === 3
+          ? { status: 503, body: '' }
+          : { body: '<html>\u001b[31mnot metrics</html>' },
+    );
+    const downPort = await closedPort();
+    const failures: string[] = [];
+    const { report } = await run({
+      maxSessions: 2,
+      pace: { kind: 'realtime', speed: 8 },
+      idleMs: 600,
+      scrape: { urls: [`http://user:secret@${flaky}/metrics`, `http://127.0.0.1:${downPort}/metrics`], intervalMs: 100 },
+      onScrapeFailure: (url, error) => failures.push(`${url} ${error}`),
+    });
+    assert.equal(report.benchmarks[0]!.summary.sessions.completed, 2);
+    const [flakyTarget, downTarget] = report.telemetry!.targets;
+    assert.match(flakyTarget!.url, /^http:\/\/REDACTED:REDACTED@127\.0\.0\.1:\d+\/metrics$/);
+    assert.ok(flakyTarget!.scrapes > flakyTarget!.failures && flakyTarget!.failures >= 2, JSON.stringify(flakyTarget));
+    assert.match(flakyTarget!.lastError!, /^not Prometheus text: line 1: not a metric name: "<html>\\u001b/);
+    assert.equal(downTarget!.failures, downTarget!.scrapes);
+    assert.equal(downTarget!.lastError, 'ECONNREFUSED');
+    assert.ok(failures.some((f) => f.includes('HTTP 503')));
+    assert.ok(!failures.some((f) => f.includes('secret')));
+    const gpu = report.telemetry!.series.find((s) => s.name === 'DCGM_FI_DEV_GPU_UTIL')!;
+    assert.deepEqual(
+      gpu.points.map(([, v]) => v),
+      [50, 50],
+    );
+  });
+
+  it('charges a level for the replicas a scraped gauge says ran', async () => {
+    const replicas = await endpoint(() => ({ body: '# TYPE kube_deployment_status_replicas_available gauge\nkube_deployment_status_replicas_available 3\n' }));
+    const { report } = await run({
+      maxSessions: 1,
+      pace: { kind: 'realtime', speed: 8 },
+      idleMs: 300,
+      pricing: { perReplicaHour: 3.6, replicas: 1 },
+      scrape: {
+        urls: [`http://${replicas}/metrics`],
+        intervalMs: 100,
+        match: ['^kube_deployment'],
+        replicasSeries: 'kube_deployment_status_replicas_available',
+      },
+    });
+    const cost = report.benchmarks[0]!.summary.cost!;
+    assert.equal(cost.replicas, 3);
+    assert.equal(cost.total, (3.6 * 3 * cost.intervalS) / 3600);
+    assert.equal(report.telemetry!.replicasSeries, 'kube_deployment_status_replicas_available');
+    // Figures recomputed from the report (report render) charge the same replicas.
+    assert.deepEqual(recompute(report).benchmarks[0]!.summary.cost, cost);
+  });
+
+  it('voxbench run --scrape /metrics: the built-in server scraped, a dead target warned of, the series per level on the console and in CSV', async () => {
+    const out = await tempDir();
+    const downPort = await closedPort();
+    const result = await runNode([
+      CLI,
+      'run',
+      '--pace',
+      '8x',
+      '--max-sessions',
+      '2',
+      '--idle-ms',
+      '300',
+      '--scrape',
+      '/metrics',
+      '--scrape',
+      `http://127.0.0.1:${downPort}/metrics`,
+      '--scrape-interval',
+      '0.1',
+      '--outputs',
+      'csv,md',
+      '--output-dir',
+      out,
+    ]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stderr, new RegExp(`warning: scrape http://127\\.0\\.0\\.1:${downPort}/metrics failed: ECONNREFUSED \\(the run goes on`));
+    assert.match(result.stdout, /server \(scraped, mean and max over the level.*\):\n {2}vllm:num_requests_running: mean [\d.]+ · max [1-9]/);
+    assert.match(
+      result.stdout,
+      new RegExp(`warning: scrape http://127\\.0\\.0\\.1:${downPort}/metrics: (\\d+) of \\1 scrapes failed \\(last: ECONNREFUSED\\)`),
+    );
+    const csv = await readFile(join(out, 'server-metrics.csv'), 'utf8');
+    assert.match(csv, /^level,target,series,labels,kind,mean,max\r\n/);
+    assert.match(csv, /\r\nsynchronous,http:\/\/127\.0\.0\.1:\d+\/metrics,vllm:websocket_connections_active,\{\},gauge,/);
+    const markdown = await readFile(join(out, 'summary.md'), 'utf8');
+    assert.match(
+      markdown,
+      /\| level \| server series \(scraped\) \| mean \| max \|\n\|---\|---\|---:\|---:\|\n\| synchronous \| `vllm:num_requests_running` \| /,
+    );
+    assert.match(markdown, /\nWarning: scrape http:\/\/127\.0\.0\.1:\d+\/metrics: \d+ of \d+ scrapes failed/);
+    const compared = await runNode([CLI, 'report', 'compare', out, out]);
+    assert.equal(compared.code, 0, compared.stderr);
+    assert.match(compared.stdout, /\nserver series \(scraped\) +mean A → B +max A → B\nvllm:num_requests_running +([\d.]+) → \1 +([\d.]+) → \2\n/);
+    const bad = await runNode([CLI, 'run', '--scrape', 'ftp://host/metrics', '--max-sessions', '1']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--scrape ftp:\/\/host\/metrics is not an http:\/\/ or https:\/\/ URL/);
+  });
+});
