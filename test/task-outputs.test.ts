@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import type { Unit } from '../src/metrics/catalog.js';
 import { answerLine } from '../src/report/answer.js';
 import { compareReports, renderComparison } from '../src/report/compare.js';
 import { renderSummary } from '../src/report/console.js';
