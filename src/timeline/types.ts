@@ -28,6 +28,26 @@ export type EosSource = 'label' | 'vad' | 'audio_end';
  */
 export type TurnDetection = 'client' | 'server';
 
+/** Who spoke when: one speaker's stretch of speech, ms of the session's audio stream (a reference turn, or a server's labelled words joined). */
+export interface SpeakerTurn {
+  speaker: string;
+  startMs: number;
+  endMs: number;
+}
+
+/**
+ * A word as the server placed and labelled it (Deepgram's `words[]`, Speechmatics'
+ * `results[]`, AssemblyAI's turn words), times in ms of the session's audio stream.
+ * Kept per word, not per event, because one event can carry the words of two speakers.
+ */
+export interface ReceivedWord {
+  text: string;
+  startMs?: number;
+  endMs?: number;
+  /** The server's label, as sent (Deepgram's number as text; Speechmatics' `UU` is unknown). */
+  speaker?: string;
+}
+
 /** One utterance to stream, and where it sits in the session's audio stream (ms from its start). */
 export interface AudioInput {
   kind: 'audio';
@@ -42,6 +62,8 @@ export interface AudioInput {
   normalizer?: string;
   /** Where each reference word ends in the stream (ms), from the dataset's word timings, when it has them. */
   words?: Array<{ word: string; endMs: number }>;
+  /** The sample's reference speaker turns, placed in the stream; absent without turns or past `TURN_LIMIT` of them. */
+  turns?: SpeakerTurn[];
   /** Start of the input's audio (silence before the utterance included). */
   audioStartMs: number;
   speechStartMs: number;
@@ -153,6 +175,8 @@ export interface ReceivedFrame {
   text?: string;
   /** The speaker the server labelled the text with (AssemblyAI `speaker_label`), as sent. */
   speaker?: string;
+  /** The text's words with their times and speakers, where the server labels speakers (kept only then). */
+  words?: ReceivedWord[];
   /**
    * A partial hypothesis of the text after the last lasting text (Speechmatics' and Scribe's
    * partials), which the next partial or lasting text replaces: it counts as text received,
