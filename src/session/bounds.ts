@@ -73,9 +73,7 @@ export class TextBudget {
 const cut = (value: string): string => (value.length > TEXT_LIMITS.fieldChars ? value.slice(0, TEXT_LIMITS.fieldChars) : value);
 
 function boundedWords(words: NonNullable<DecodedEvent['words']>): NonNullable<DecodedEvent['words']> {
-  return words
-    .slice(0, TEXT_LIMITS.eventWords)
-    .map((w) => ({ ...w, text: cut(w.text), ...(w.speaker !== undefined ? { speaker: cut(w.speaker) } : {}) }));
+  return words.slice(0, TEXT_LIMITS.eventWords).map((w) => ({ ...w, text: cut(w.text), ...(w.speaker !== undefined ? { speaker: cut(w.speaker) } : {}) }));
 }
 
 /**

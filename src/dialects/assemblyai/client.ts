@@ -64,7 +64,13 @@ export function assemblyaiDialect(settings: DialectSettings): WebSocketDialect {
     policy: () => transcriptionPolicy(endsInputs),
     connectUrl: (target) => {
       const url = withDefaultPath(target, ASSEMBLYAI.path);
-      const query = { sample_rate: SAMPLE_RATE, encoding: 'pcm_s16le', speech_model: settings.model, ...tunables, ...(settings.diarize ? { speaker_labels: true } : {}) };
+      const query = {
+        sample_rate: SAMPLE_RATE,
+        encoding: 'pcm_s16le',
+        speech_model: settings.model,
+        ...tunables,
+        ...(settings.diarize ? { speaker_labels: true } : {}),
+      };
       // What the target's own query says (format_turns, a temporary token) stays.
       for (const [key, value] of Object.entries(query)) if (!url.searchParams.has(key)) url.searchParams.set(key, String(value));
       return url.toString();

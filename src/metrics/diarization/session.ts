@@ -48,13 +48,21 @@ function labelledWords(timeline: SessionTimeline): Labelled {
   return { final, emissions };
 }
 
-/** Words in time order as turns: a speaker's consecutive words joined across pauses under WORD_JOIN_MS. */
+/**
+ * Words as turns: each speaker's words in time order, joined across pauses under
+ * WORD_JOIN_MS, whatever another speaker said meanwhile (two speakers can overlap).
+ */
 export function turnsOfWords(words: readonly SpeakerWord[]): SpeakerTurn[] {
+  const open = new Map<string, SpeakerTurn>();
   const turns: SpeakerTurn[] = [];
   for (const w of [...words].sort((a, b) => a.startMs - b.startMs)) {
-    const last = turns[turns.length - 1];
-    if (last && last.speaker === w.speaker && w.startMs - last.endMs < WORD_JOIN_MS) last.endMs = Math.max(last.endMs, w.endMs);
-    else turns.push({ ...w });
+    const last = open.get(w.speaker);
+    if (last && w.startMs - last.endMs < WORD_JOIN_MS) last.endMs = Math.max(last.endMs, w.endMs);
+    else {
+      const turn = { speaker: w.speaker, startMs: w.startMs, endMs: w.endMs };
+      open.set(w.speaker, turn);
+      turns.push(turn);
+    }
   }
   return turns;
 }

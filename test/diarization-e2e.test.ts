@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { before, describe, it } from 'node:test';
+import { loadDataset } from '../src/data/load.js';
+import { DEEPGRAM } from '../src/dialects/deepgram/spec.js';
+import { SPEECHMATICS } from '../src/dialects/speechmatics/spec.js';
+import { synthesizeConversation } from '../src/data/synth.js';
+import { run } from '../src/run/run.js';
+import { DEFAULT_SPEAKER_ERRORS, type SpeakerErrors } from '../src/server/models/speakers.js';
+import { tempDir, testServer } from './helpers.js';
+
+/**
+ * Who spoke when, end to end: a synthesized two-speaker conversation (espeak-ng, one
+ * overlap and one pause) streamed to the simulated server, which labels each word's
+ * speaker from the reference turns; the run scores the labels it got back.
+ */
+/** At the file's level, so the folder lasts until the file ends. */
+const dir = await tempDir();
+
+describe('diarization end to end: a synthesized conversation against the simulated server', () => {
+  let data: string;
+  before(async () => {
+    await writeFile(
+      join(dir, 'talk.txt'),
+      'Good morning, how are you today?\nVery well, thank you for asking.\nShall we begin the meeting now?\nYes, let us start right away.\n',
+    );
+    data = join(dir, 'set');
+    await mkdir(data);
+    await synthesizeConversation(join(dir, 'talk.txt'), { out: data, engine: 'espeak-ng', speakers: 2, overlapMs: 300, pauseMs: 600 });
+  });
+
+  const benchmark = async (protocol: 'deepgram' | 'speechmatics', speakers: SpeakerErrors) => {
+    const { samples } = await loadDataset(data);
+    const server = await testServer({ references: samples, speakers });
+    const target = new URL(server.url).origin.replace(/^http/, 'ws');
+    const model = (protocol === 'deepgram' ? DEEPGRAM : SPEECHMATICS).defaultModel;
+    const { report } = await run({ protocol, model, target, data, maxSessions: 1, pace: { kind: 'none' } });
+    return report.benchmarks[0]!;
+  };
+
+  for (const protocol of ['deepgram', 'speechmatics'] as const) {
+    it(`${protocol}: DER 0 when every label is right, above 0 with confusion; the reference turns and the labelled words are in the timeline`, async () => {
+      const right = await benchmark(protocol, DEFAULT_SPEAKER_ERRORS);
+      const session = right.sessions[0]!;
+      assert.equal(session.outcome.status, 'completed');
+      const input = session.timeline.inputs[0]!;
+      assert.equal(input.kind === 'audio' && input.turns?.length, 4, 'the input carries its four reference turns');
+      const labels = new Set(session.timeline.received.flatMap((e) => e.words ?? []).map((w) => w.speaker));
+      assert.equal(labels.size, 2, `two speaker labels: ${[...labels].join(', ')}`);
+      const figures = session.metrics.session;
+      // Word times reach the server as 16 kHz samples and the RTTM keeps milliseconds: zero to within that rounding.
+      assert.ok(figures.der !== undefined && figures.der < 0.001, `DER ${figures.der}`);
+      assert.ok(figures.jer !== undefined && figures.jer < 0.001, `JER ${figures.jer}`);
+      assert.equal(figures.word_speaker_error, 0, 'word speaker error');
+      assert.equal(figures.speaker_relabelled, 0, 'the simulated server never relabels a word');
+
+      const confused = await benchmark(protocol, { confusion: 0.3, boundaryMs: 0 });
+      const wrong = confused.sessions[0]!.metrics.session;
+      assert.ok(typeof wrong.der === 'number' && wrong.der > 0, `DER ${wrong.der}`);
+      assert.ok(typeof wrong.der_confusion === 'number' && wrong.der_confusion > 0, `confusion ${wrong.der_confusion}`);
+      assert.ok(typeof wrong.word_speaker_error === 'number' && wrong.word_speaker_error > 0.05, `word speaker error ${wrong.word_speaker_error}`);
+    });
+  }
+});
