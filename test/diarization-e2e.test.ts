@@ -6,9 +6,10 @@ import { loadDataset } from '../src/data/load.js';
 import { DEEPGRAM } from '../src/dialects/deepgram/spec.js';
 import { SPEECHMATICS } from '../src/dialects/speechmatics/spec.js';
 import { synthesizeConversation } from '../src/data/synth.js';
-import { run } from '../src/run/run.js';
+import { run, type RunOptions } from '../src/run/run.js';
 import { DEFAULT_SPEAKER_ERRORS, type SpeakerErrors } from '../src/server/models/speakers.js';
-import { tempDir, testServer } from './helpers.js';
+import { DEFAULT_RULES, describeRules } from '../src/metrics/diarization/rules.js';
+import { CLI, runNode, tempDir, testServer } from './helpers.js';
 
 /**
  * Who spoke when, end to end: a synthesized two-speaker conversation (espeak-ng, one
@@ -30,13 +31,13 @@ describe('diarization end to end: a synthesized conversation against the simulat
     await synthesizeConversation(join(dir, 'talk.txt'), { out: data, engine: 'espeak-ng', speakers: 2, overlapMs: 300, pauseMs: 600 });
   });
 
-  const benchmark = async (protocol: 'deepgram' | 'speechmatics', speakers: SpeakerErrors) => {
+  const benchmark = async (protocol: 'deepgram' | 'speechmatics', speakers: SpeakerErrors, diarization: RunOptions['diarization'] = {}) => {
     const { samples } = await loadDataset(data);
     const server = await testServer({ references: samples, speakers });
     const target = new URL(server.url).origin.replace(/^http/, 'ws');
     const model = (protocol === 'deepgram' ? DEEPGRAM : SPEECHMATICS).defaultModel;
-    const { report } = await run({ protocol, model, target, data, maxSessions: 1, pace: { kind: 'none' } });
-    return report.benchmarks[0]!;
+    const { report } = await run({ protocol, model, target, data, maxSessions: 1, pace: { kind: 'none' }, diarization });
+    return { ...report.benchmarks[0]!, config: report.config };
   };
 
   for (const protocol of ['deepgram', 'speechmatics'] as const) {
@@ -55,11 +56,31 @@ describe('diarization end to end: a synthesized conversation against the simulat
       assert.equal(figures.word_speaker_error, 0, 'word speaker error');
       assert.equal(figures.speaker_relabelled, 0, 'the simulated server never relabels a word');
 
-      const confused = await benchmark(protocol, { confusion: 0.3, boundaryMs: 0 });
+      assert.equal(right.config.diarization?.description, describeRules(DEFAULT_RULES), 'the report records the rules');
+      assert.match(right.config.diarization?.matches.der[0] ?? '', /^pyannote\.metrics DiarizationErrorRate\(collar=0, skip_overlap=False\)/);
+
+      // md-eval's rules: a 250 ms collar each side, overlap skipped, speakers paired before either is taken out.
+      const confused = await benchmark(
+        protocol,
+        { confusion: 0.3, boundaryMs: 0 },
+        { collarMs: 250, collarPer: 'side', overlap: 'skipped', mapping: 'whole-region' },
+      );
+      assert.deepEqual(confused.config.diarization?.matches.der, ['dscore --collar 0.25 --ignore_overlaps (md-eval.pl -c 0.25 -1)']);
       const wrong = confused.sessions[0]!.metrics.session;
       assert.ok(typeof wrong.der === 'number' && wrong.der > 0, `DER ${wrong.der}`);
       assert.ok(typeof wrong.der_confusion === 'number' && wrong.der_confusion > 0, `confusion ${wrong.der_confusion}`);
       assert.ok(typeof wrong.word_speaker_error === 'number' && wrong.word_speaker_error > 0.05, `word speaker error ${wrong.word_speaker_error}`);
+      assert.equal(confused.summary.corpus['corpus_der'], wrong.der, 'one session: the corpus is the session');
+      const pooled = confused.summary.diarization;
+      assert.equal(pooled?.der, wrong.der);
+      assert.ok(pooled?.derCi95 !== undefined && pooled.wordSpeakerError.value === wrong.word_speaker_error, 'the corpus figures with their intervals');
     });
   }
+
+  it('refuses a rule value it does not know in one line naming the flag', async () => {
+    const { code, stderr } = await runNode([CLI, 'run', '--der-overlap', 'maybe', '--max-sessions', '1']);
+    assert.deepEqual([code, stderr], [2, 'voxbench: error: --der-overlap must be scored or skipped, got "maybe"\n']);
+    const collar = await runNode([CLI, 'run', '--der-collar-per', 'each', '--max-sessions', '1']);
+    assert.equal(collar.stderr, 'voxbench: error: --der-collar-per must be total or side, got "each"\n');
+  });
 });

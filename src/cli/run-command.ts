@@ -27,6 +27,7 @@ import { OPENAI_REALTIME } from '../dialects/openai-realtime/spec.js';
 import { VLLM_OMNI_DUPLEX } from '../dialects/vllm-omni-duplex/spec.js';
 import { parsePace } from '../session/pace.js';
 import { DEFAULT_TIMEOUTS } from '../session/runner.js';
+import { addDiarizationFlags, diarizationOptionsFromFlags, type DiarizationFlags } from './diarization-flags.js';
 import { addSessionCapFlags, sessionCapsFromFlags, type SessionCapFlags } from './session-cap-flags.js';
 import { addDatasetFlags, datasetOptionsFromFlags, type DatasetFlags } from './dataset-flags.js';
 import { profileOfFlags, type ProfileFlag } from './load-flags.js';
@@ -324,6 +325,7 @@ export const runCommand = new Command('run')
       ...maxErrorsOption(runCommand.opts() as { maxErrors?: number }),
       ...(opts.slo ? { slos: opts.slo } : {}),
       normalizer: opts.normalizer,
+      diarization: diarizationOptionsFromFlags(runCommand.opts() as DiarizationFlags),
       ...(opts.maxSeconds !== undefined ? { maxSeconds: opts.maxSeconds } : {}),
       ...(opts.duration !== undefined ? { duration: opts.duration } : {}),
       turnsPerSession: opts.turnsPerSession,
@@ -401,6 +403,7 @@ export const runCommand = new Command('run')
 );
 addDatasetFlags(runCommand);
 addSessionCapFlags(runCommand);
+addDiarizationFlags(runCommand);
 
 const INTERRUPTS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 const signalExit = (signal: NodeJS.Signals): number => 128 + osConstants.signals[signal];

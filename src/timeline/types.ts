@@ -48,6 +48,37 @@ export interface ReceivedWord {
   speaker?: string;
 }
 
+/**
+ * The rules speaker attribution is scored by (src/metrics/diarization/rules.ts names
+ * which tool each matches), recorded in the timeline once figures are built.
+ */
+/** The no-score zone around each reference turn boundary: `ms` of the zone's whole width centred on the boundary (`per: 'total'`), or `ms` on each side (`per: 'side'`). */
+export interface Collar {
+  ms: number;
+  per: 'total' | 'side';
+}
+
+export interface DiarizationRules {
+  collar: Collar;
+  /** Time where two or more reference speakers talk at once: scored, or left out of every figure. */
+  overlap: 'scored' | 'skipped';
+  /**
+   * The scored time of a recording without a UEM: from the first to the last turn of the
+   * reference and hypothesis together (`extents`, as pyannote.metrics and dscore), or of
+   * the reference alone. A recording's UEM, where it has one, is its scored time.
+   */
+  region: 'extents' | 'reference-extent';
+  /**
+   * DER pairs speakers one to one (Hungarian) for the most time together within the
+   * scored time (`scored-time`, pyannote.metrics) or within the whole region, before
+   * collars and overlap are taken out (`whole-region`, md-eval and so dscore). The two
+   * differ only with a collar or skipped overlap, and then only in confusion.
+   */
+  mapping: 'scored-time' | 'whole-region';
+  /** JER pairs speakers for the most time together (`overlap`, pyannote.metrics' JaccardErrorRate) or the highest summed Jaccard index (`jaccard`, dscore's JER). */
+  jerMapping: 'overlap' | 'jaccard';
+}
+
 /** One utterance to stream, and where it sits in the session's audio stream (ms from its start). */
 export interface AudioInput {
   kind: 'audio';
@@ -305,6 +336,8 @@ export interface SessionTimeline {
   analysis?: SpeechAnalysis[];
   /** Events received past the session's `--max-session-events`: counted, not kept (the session failed as `answer_too_large`). */
   overflow?: ReceivedOverflow;
+  /** The rules its speaker labels are scored by, set from the run's when figures are built (as each input's normalizer); pyannote.metrics' defaults when absent. */
+  diarizationRules?: DiarizationRules;
 }
 
 /** What a session received past the events it keeps (src/session/session-caps.ts). */

@@ -5,11 +5,12 @@ import type { MetricDefinition } from './definition.js';
 
 /**
  * Speaker attribution (docs/diarization.md): inputs with reference speaker turns against
- * the speakers a server labelled their words with, scored under pyannote.metrics'
- * defaults (no collar, overlap scored). A figure is present only where both exist.
+ * the speakers a server labelled their words with, scored under the run's rules
+ * (`--der-*`; pyannote.metrics' defaults: no collar, overlap scored), which the report
+ * records. A figure is present only where both exist.
  * Per session the session's inputs are pooled as the corpus pools every input.
  */
-const SCORED = 'over inputs with reference speaker turns and words the server labelled with speakers (no collar, overlapped speech scored)';
+const SCORED = "over inputs with reference speaker turns and words the server labelled with speakers, under the report's diarization rules";
 
 const inputsOf = (views: readonly SessionView[]): InputSpeakers[] => views.flatMap((v) => sessionSpeakers(v));
 const pooled = (inputs: readonly InputSpeakers[]): CorpusDiarization | undefined =>

@@ -1,5 +1,6 @@
 import type { AudioInput, SessionTimeline, SpeakerTurn } from '../../timeline/types.js';
 import type { SessionView } from '../../views/session-view.js';
+import { corpusDiarization, corpusSpeakerStability, corpusWordSpeakerErrors, type CorpusDiarization, type PooledFigure } from './corpus.js';
 import { scoreDiarization, type DiarizationScore } from './score.js';
 import { DEFAULT_RULES, type DiarizationRules } from './rules.js';
 import { speakerStability, type SpeakerStability } from './stability.js';
@@ -67,16 +68,17 @@ export function turnsOfWords(words: readonly SpeakerWord[]): SpeakerTurn[] {
   return turns;
 }
 
-const memo = new WeakMap<SessionTimeline, Map<DiarizationRules, InputSpeakers[]>>();
+const memo = new WeakMap<SessionTimeline, InputSpeakers[]>();
 
-/** Every audio input with reference turns and at least one labelled word in its audio, scored under `rules` (memoized). */
-export function sessionSpeakers(view: SessionView, rules: DiarizationRules = DEFAULT_RULES): InputSpeakers[] {
-  const byRules = memo.get(view.timeline) ?? new Map<DiarizationRules, InputSpeakers[]>();
-  memo.set(view.timeline, byRules);
-  let scored = byRules.get(rules);
+/**
+ * Every audio input with reference turns and at least one labelled word in its audio,
+ * scored under the timeline's rules (pyannote.metrics' defaults without them); memoized.
+ */
+export function sessionSpeakers(view: SessionView): InputSpeakers[] {
+  let scored = memo.get(view.timeline);
   if (!scored) {
-    scored = scoreInputs(view.timeline, rules);
-    byRules.set(rules, scored);
+    scored = scoreInputs(view.timeline, view.timeline.diarizationRules ?? DEFAULT_RULES);
+    memo.set(view.timeline, scored);
   }
   return scored;
 }
@@ -102,4 +104,20 @@ function scoreInputs(timeline: SessionTimeline, rules: DiarizationRules): InputS
       },
     ];
   });
+}
+
+/** Speaker attribution over a corpus, each figure with its 95% interval (resampling inputs); undefined when no input was scored. */
+export interface CorpusSpeakers extends CorpusDiarization {
+  wordSpeakerError: PooledFigure;
+  speakerRelabelled: PooledFigure;
+}
+
+export function corpusSpeakers(views: readonly SessionView[]): CorpusSpeakers | undefined {
+  const inputs = views.flatMap((v) => sessionSpeakers(v));
+  if (inputs.length === 0) return undefined;
+  return {
+    ...corpusDiarization(inputs.map((i) => i.score)),
+    wordSpeakerError: corpusWordSpeakerErrors(inputs.map((i) => i.words)),
+    speakerRelabelled: corpusSpeakerStability(inputs.map((i) => i.stability)),
+  };
 }
