@@ -6,6 +6,7 @@ import { loadDataset } from '../src/data/load.js';
 import { DEEPGRAM } from '../src/dialects/deepgram/spec.js';
 import { SPEECHMATICS } from '../src/dialects/speechmatics/spec.js';
 import { synthesizeConversation } from '../src/data/synth.js';
+import { renderSummary } from '../src/report/console.js';
 import { run, type RunOptions } from '../src/run/run.js';
 import { DEFAULT_SPEAKER_ERRORS, type SpeakerErrors } from '../src/server/models/speakers.js';
 import { DEFAULT_RULES, describeRules } from '../src/metrics/diarization/rules.js';
@@ -37,7 +38,7 @@ describe('diarization end to end: a synthesized conversation against the simulat
     const target = new URL(server.url).origin.replace(/^http/, 'ws');
     const model = (protocol === 'deepgram' ? DEEPGRAM : SPEECHMATICS).defaultModel;
     const { report } = await run({ protocol, model, target, data, maxSessions: 1, pace: { kind: 'none' }, diarization });
-    return { ...report.benchmarks[0]!, config: report.config };
+    return { ...report.benchmarks[0]!, config: report.config, console: renderSummary(report) };
   };
 
   for (const protocol of ['deepgram', 'speechmatics'] as const) {
@@ -74,6 +75,11 @@ describe('diarization end to end: a synthesized conversation against the simulat
       const pooled = confused.summary.diarization;
       assert.equal(pooled?.der, wrong.der);
       assert.ok(pooled?.derCi95 !== undefined && pooled.wordSpeakerError.value === wrong.word_speaker_error, 'the corpus figures with their intervals');
+      assert.match(confused.console, /\nspeakers: corpus DER [1-9][\d.]*% \(95% CI /);
+      assert.match(
+        confused.console,
+        /\nspeaker scoring: collar ±250 ms around each reference boundary \(500 ms in all\); overlapped speech skipped;.*; matches dscore --collar 0\.25 --ignore_overlaps/,
+      );
     });
   }
 

@@ -10,6 +10,7 @@ import { plural } from '../util/plural.js';
 import { isResponseAnomaly } from '../timeline/responses.js';
 import { isSpeechTask } from '../timeline/types.js';
 import { fixed } from './fixed.js';
+import { speakerLines, speakerRulesLine } from './speaker-lines.js';
 import { statisticsOf, type Statistic } from './json-summary.js';
 
 const COLUMNS = ['count', 'mean', 'p50', 'p90', 'p95', 'p99', 'max'] as const;
@@ -36,6 +37,7 @@ export function renderSummary(report: Report, { definitions = false, statistics 
   const shown = summaryMetrics(report);
   const corpus = corpusMetrics(report);
   for (const benchmark of report.benchmarks) lines.push('', ...renderBenchmark(benchmark, shown, corpus, speech, statistics));
+  if (report.benchmarks.some((b) => b.summary.diarization)) lines.push('', ...speakerRulesLine(config.diarization));
   if (report.benchmarks.length > 1) lines.push('', ...renderLevels(report));
   if (report.capacity) lines.push('', `capacity: ${capacityText(report.capacity)}`);
   const thin = thinTailLines(report);
@@ -107,6 +109,7 @@ function renderBenchmark(
   if (benchmark.stoppedBy) lines.push(`stopped early: ${benchmark.stoppedBy}`);
   lines.push(...cautions(summary));
   lines.push(...qualityLines(summary.quality));
+  lines.push(...speakerLines(summary.diarization));
   const corpusFigures = corpus.flatMap((m) => {
     const value = summary.corpus[m.name];
     return value === null || value === undefined ? [] : [`${m.name} ${formatNumber(value)}`];
