@@ -12,9 +12,17 @@ import type { MetricDefinition } from './definition.js';
  */
 const SCORED = "over inputs with reference speaker turns and words the server labelled with speakers, under the report's diarization rules";
 
+/** Figures need no interval here (the summary has them, and `report compare` resamples the reductions themselves). */
+const VALUES_ONLY = { intervals: false } as const;
+
 const inputsOf = (views: readonly SessionView[]): InputSpeakers[] => views.flatMap((v) => sessionSpeakers(v));
 const pooled = (inputs: readonly InputSpeakers[]): CorpusDiarization | undefined =>
-  inputs.length === 0 ? undefined : corpusDiarization(inputs.map((i) => i.score));
+  inputs.length === 0
+    ? undefined
+    : corpusDiarization(
+        inputs.map((i) => i.score),
+        VALUES_ONLY,
+      );
 const orNull = (value: number | null | undefined): number | null => value ?? null;
 const orUndefined = (value: number | null | undefined): number | undefined => value ?? undefined;
 
@@ -24,7 +32,15 @@ type Figure = { part: Part } | { words: 'wrong' | 'relabelled' };
 const valueOf = (inputs: readonly InputSpeakers[], figure: Figure): number | null => {
   if ('part' in figure) return orNull(pooled(inputs)?.[figure.part]);
   if (inputs.length === 0) return null;
-  return figure.words === 'wrong' ? corpusWordSpeakerErrors(inputs.map((i) => i.words)).value : corpusSpeakerStability(inputs.map((i) => i.stability)).value;
+  return figure.words === 'wrong'
+    ? corpusWordSpeakerErrors(
+        inputs.map((i) => i.words),
+        VALUES_ONLY,
+      ).value
+    : corpusSpeakerStability(
+        inputs.map((i) => i.stability),
+        VALUES_ONLY,
+      ).value;
 };
 
 /** One figure per session and its pool over the corpus (its interval resamples sessions). */
