@@ -7,6 +7,7 @@ import { DEEPGRAM } from '../src/dialects/deepgram/spec.js';
 import { SPEECHMATICS } from '../src/dialects/speechmatics/spec.js';
 import { synthesizeConversation } from '../src/data/synth.js';
 import { renderSummary } from '../src/report/console.js';
+import { renderMarkdown } from '../src/report/markdown.js';
 import { run, type RunOptions } from '../src/run/run.js';
 import { DEFAULT_SPEAKER_ERRORS, type SpeakerErrors } from '../src/server/models/speakers.js';
 import { DEFAULT_RULES, describeRules } from '../src/metrics/diarization/rules.js';
@@ -38,7 +39,7 @@ describe('diarization end to end: a synthesized conversation against the simulat
     const target = new URL(server.url).origin.replace(/^http/, 'ws');
     const model = (protocol === 'deepgram' ? DEEPGRAM : SPEECHMATICS).defaultModel;
     const { report } = await run({ protocol, model, target, data, maxSessions: 1, pace: { kind: 'none' }, diarization });
-    return { ...report.benchmarks[0]!, config: report.config, console: renderSummary(report) };
+    return { ...report.benchmarks[0]!, config: report.config, console: renderSummary(report), markdown: renderMarkdown(report) };
   };
 
   for (const protocol of ['deepgram', 'speechmatics'] as const) {
@@ -79,6 +80,10 @@ describe('diarization end to end: a synthesized conversation against the simulat
       assert.match(
         confused.console,
         /\nspeaker scoring: collar ±250 ms around each reference boundary \(500 ms in all\); overlapped speech skipped;.*; matches dscore --collar 0\.25 --ignore_overlaps/,
+      );
+      assert.match(
+        confused.markdown,
+        /\n\| level \| inputs \| DER \| missed \| false alarm \| confusion \| JER \| word speaker error \| relabelled \|\n.*\n\| synchronous \| 1 \| [1-9]/,
       );
     });
   }

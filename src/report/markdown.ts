@@ -4,6 +4,7 @@ import type { Benchmark, Report } from './schema.js';
 import { plural } from '../util/plural.js';
 import { fixed } from './fixed.js';
 import { printable } from '../util/printable.js';
+import { speakerTable } from './speaker-lines.js';
 
 /** A Markdown summary for pull requests and issues: the question, the answer, the figures per level. */
 export function renderMarkdown(report: Report): string {
@@ -27,6 +28,7 @@ export function renderMarkdown(report: Report): string {
     ...benchmarksByLevel(report).map((b) => row(b, names)),
   );
   lines.push(...qualityTable(report));
+  lines.push(...speakerTable(benchmarksByLevel(report), report.config.diarization, text));
   const corpus = corpusMetrics(report);
   for (const b of benchmarksByLevel(report)) {
     const figures = corpus.flatMap((d) => (typeof b.summary.corpus[d.name] === 'number' ? [`${d.name} ${round(b.summary.corpus[d.name]!)}`] : []));

@@ -23,3 +23,29 @@ export function speakerRulesLine(record: DiarizationRecord | undefined): string[
   const tools = [...new Set([...record.matches.der, ...record.matches.jer])];
   return [`speaker scoring: ${record.description}; matches ${tools.length > 0 ? tools.join('; ') : 'no reference tool'}`];
 }
+
+/**
+ * The Markdown table of each level's pooled speaker figures, then the rules they were
+ * scored by; none when no level has them. `text` escapes a cell as the page does.
+ */
+export function speakerTable(
+  levels: ReadonlyArray<{ label: string; summary: { diarization?: CorpusSpeakers } }>,
+  record: DiarizationRecord | undefined,
+  text: (cell: string) => string,
+): string[] {
+  const scored = levels.filter((b) => b.summary.diarization);
+  if (scored.length === 0) return [];
+  const rows = scored.map(({ label, summary }) => {
+    const s = summary.diarization!;
+    const cells = [`${percent(s.der)}${ci(s.derCi95)}`, percent(s.missed), percent(s.falseAlarm), percent(s.confusion), `${percent(s.jer)}${ci(s.jerCi95)}`];
+    const words = [s.wordSpeakerError, s.speakerRelabelled].map((f) => `${percent(f.value)}${ci(f.ci95)}`);
+    return `| ${text(label)} | ${s.recordings} | ${[...cells, ...words].join(' | ')} |`;
+  });
+  return [
+    '',
+    '| level | inputs | DER | missed | false alarm | confusion | JER | word speaker error | relabelled |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows,
+    ...speakerRulesLine(record).map((line) => `\n${text(line)}`),
+  ];
+}
