@@ -7,6 +7,7 @@ import { DEEPGRAM } from '../src/dialects/deepgram/spec.js';
 import { SPEECHMATICS } from '../src/dialects/speechmatics/spec.js';
 import { synthesizeConversation } from '../src/data/synth.js';
 import { renderSummary } from '../src/report/console.js';
+import { readReport } from '../src/report/recompute.js';
 import { renderMarkdown } from '../src/report/markdown.js';
 import { run, type RunOptions } from '../src/run/run.js';
 import { DEFAULT_SPEAKER_ERRORS, type SpeakerErrors } from '../src/server/models/speakers.js';
@@ -87,6 +88,30 @@ describe('diarization end to end: a synthesized conversation against the simulat
       );
     });
   }
+
+  it('report render --der-* scores the stored labels again under other rules, keeping the rules not given', async () => {
+    const { samples } = await loadDataset(data);
+    const server = await testServer({ references: samples, speakers: { confusion: 0, boundaryMs: 400 } });
+    const target = new URL(server.url).origin.replace(/^http/, 'ws');
+    const outputDir = join(dir, 'late');
+    await run({
+      protocol: 'deepgram',
+      model: DEEPGRAM.defaultModel,
+      target,
+      data,
+      maxSessions: 1,
+      pace: { kind: 'none' },
+      outputDir,
+      diarization: { overlap: 'skipped' },
+    });
+    const late = (await readReport(outputDir)).benchmarks[0]!.summary.diarization!;
+    assert.ok(late.confusion !== null && late.confusion > 0, `speaker changes noticed late are confusion: ${late.confusion}`);
+    const { code, stdout, stderr } = await runNode([CLI, 'report', 'render', outputDir, '--der-collar-ms', '1000', '--der-collar-per', 'side']);
+    assert.equal(code, 0, stderr);
+    assert.match(stdout, /\nspeaker scoring: collar ±1000 ms around each reference boundary \(2000 ms in all\); overlapped speech skipped;/);
+    const collared = (await readReport(outputDir)).benchmarks[0]!.summary.diarization!;
+    assert.ok(collared.confusion! < late.confusion, `a collar takes out the boundaries: ${collared.confusion} < ${late.confusion}`);
+  });
 
   it('refuses a rule value it does not know in one line naming the flag', async () => {
     const { code, stderr } = await runNode([CLI, 'run', '--der-overlap', 'maybe', '--max-sessions', '1']);

@@ -31,15 +31,15 @@ function choice<K extends keyof typeof CHOICES>(key: K, value: string | undefine
   return value as (typeof CHOICES)[K][number];
 }
 
-/** The rules speaker attribution is scored by, checked: a one-line error names the option and its choices. */
-export function diarizationRulesOption(options: DiarizationOptions = {}): DiarizationRules {
-  const { collarMs = DEFAULT_RULES.collar.ms } = options;
+/** The rules speaker attribution is scored by, checked: a one-line error names the option and its choices. Unset rules keep `base`'s. */
+export function diarizationRulesOption(options: DiarizationOptions = {}, base: DiarizationRules = DEFAULT_RULES): DiarizationRules {
+  const { collarMs = base.collar.ms } = options;
   if (!Number.isFinite(collarMs) || collarMs < 0) throw optionsError`${option('diarization.collarMs')} must be a number of ms, 0 or more, got ${collarMs}`;
   return {
-    collar: { ms: collarMs, per: choice('collarPer', options.collarPer, DEFAULT_RULES.collar.per) },
-    overlap: choice('overlap', options.overlap, DEFAULT_RULES.overlap),
-    region: choice('region', options.region, DEFAULT_RULES.region),
-    mapping: choice('mapping', options.mapping, DEFAULT_RULES.mapping),
-    jerMapping: choice('jerMapping', options.jerMapping, DEFAULT_RULES.jerMapping),
+    collar: { ms: collarMs, per: choice('collarPer', options.collarPer, base.collar.per) },
+    overlap: choice('overlap', options.overlap, base.overlap),
+    region: choice('region', options.region, base.region),
+    mapping: choice('mapping', options.mapping, base.mapping),
+    jerMapping: choice('jerMapping', options.jerMapping, base.jerMapping),
   };
 }
