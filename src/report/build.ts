@@ -65,14 +65,15 @@ export function measuredOf(benchmark: Benchmark): Measured {
  * The record with each audio input's normalizer set from the run's choice and the
  * input's language, so the report says what scored every input and `report render
  * --normalizer` can score them again. Without a choice (a report from before there was
- * one) inputs keep what they have. The diarization rules are set on the timeline the
- * same way.
+ * one) inputs keep what they have. The diarization rules are set the same way on a
+ * timeline with reference speaker turns to score against.
  */
 function scoredWith(record: SessionRecord, choice: NormalizerChoice | undefined, rules: DiarizationRules | undefined): SessionRecord {
-  if (choice === undefined && rules === undefined) return record;
+  const scoresSpeakers = rules !== undefined && record.timeline.inputs.some((input) => input.kind === 'audio' && input.turns !== undefined);
+  if (choice === undefined && !scoresSpeakers) return record;
   const inputs =
     choice === undefined
       ? record.timeline.inputs
       : record.timeline.inputs.map((input) => (input.kind === 'audio' ? { ...input, normalizer: normalizerFor(choice, input.language) } : input));
-  return { ...record, timeline: { ...record.timeline, inputs, ...(rules !== undefined ? { diarizationRules: rules } : {}) } };
+  return { ...record, timeline: { ...record.timeline, inputs, ...(scoresSpeakers ? { diarizationRules: rules } : {}) } };
 }
