@@ -15,6 +15,9 @@ import { lockFolder } from '../util/folder-lock.js';
 import { NORMALIZER_NAMES } from '../metrics/normalizers/index.js';
 import { checkWritableDir } from './output-dir.js';
 import { outputList } from './parse.js';
+import { addDiarizationFlags, diarizationOptionsFromFlags, type DiarizationFlags } from './diarization-flags.js';
+import { diarizationRulesOption } from '../config/diarization-rules.js';
+import type { DiarizationRules } from '../metrics/diarization/rules.js';
 
 const NORMALIZER_HELP = `score every transcript again with this normalizer (default: the one each report chose): auto, or one of: ${NORMALIZER_NAMES}`;
 
@@ -33,11 +36,16 @@ const render = new Command('render')
   .action(async (path, opts) => {
     const statistics = statisticsOption(opts.percentiles);
     const dir = opts.outputDir ?? (path.endsWith('.json') ? dirname(path) : path);
-    const report = await readReport(path, chosenNormalizer(opts.normalizer));
+    // The --der-* flags given change those rules of the report's own; the others stay.
+    const given = diarizationOptionsFromFlags(render.opts() as DiarizationFlags);
+    const rescore = Object.keys(given).length > 0 ? (recorded: DiarizationRules) => diarizationRulesOption(given, recorded) : undefined;
+    const report = await readReport(path, chosenNormalizer(opts.normalizer), rescore);
     await checkWritableDir(dir, '--output-dir');
     const written = await whileLocked(dir, () => writeOutputs(report, dir, opts.outputs));
     process.stdout.write(summaryText(report, written, opts.outputs, dir, statistics));
   });
+
+addDiarizationFlags(render);
 
 const merge = new Command('merge')
   .description(

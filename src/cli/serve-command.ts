@@ -11,6 +11,7 @@ import { DEFAULT_SERVER_OPTIONS, startServer, type ConnectionEvent } from '../se
 import { FAULT_HELP, parseFaults } from './faults.js';
 import { fraction, int, num, port, positiveInt, positiveNum } from './parse.js';
 import { DEFAULT_SPEECH_LATENCY, DEFAULT_VOICE } from '../server/models/speech-synth.js';
+import { DEFAULT_SPEAKER_ERRORS } from '../server/models/speakers.js';
 
 export const serveCommand = new Command('serve')
   .description(
@@ -61,6 +62,13 @@ export const serveCommand = new Command('serve')
     '--fault <fault...>',
     'inject a fault (NAME[:ARG][@POINT], several joined by +); given more than once, each faulted session gets one of them (see below)',
   )
+  .option(
+    '--speaker-confusion <x>',
+    'speaker labels (Deepgram diarize=true, Speechmatics diarization: speaker, AssemblyAI speaker_labels=true): share of words given another speaker, 0 to 1, drawn with --seed',
+    fraction,
+    DEFAULT_SPEAKER_ERRORS.confusion,
+  )
+  .option('--speaker-boundary-ms <ms>', 'speaker labels: how late a change of speaker is noticed (words before keep the previous label)', num, DEFAULT_SPEAKER_ERRORS.boundaryMs)
   .option('--quiet', 'do not log each connection')
   .option(
     '--fault-rate <x>',
@@ -104,6 +112,7 @@ export const serveCommand = new Command('serve')
       ...(opts.ingestSpeed !== undefined ? { ingestSpeed: opts.ingestSpeed } : {}),
       ...(opts.apiKey !== undefined ? { apiKey: opts.apiKey } : {}),
       ...(opts.tlsCert !== undefined ? { tls: { cert: readPem(opts.tlsCert, '--tls-cert'), key: readPem(opts.tlsKey!, '--tls-key') } } : {}),
+      speakers: { confusion: opts.speakerConfusion, boundaryMs: opts.speakerBoundaryMs },
       faults: parseFaults(opts.fault ?? []),
       faultRate: opts.faultRate,
       ...(opts.quiet ? {} : { onConnection: (event: ConnectionEvent) => say(connectionLine(event)) }),

@@ -1,3 +1,4 @@
+import type { DiarizationOptions } from './diarization-rules.js';
 import type { Protocol } from '../dialects/index.js';
 import type { StreamFormat } from '../dialects/speech-http.js';
 import type { OpenAITurnDetection } from '../dialects/realtime-common.js';
@@ -82,6 +83,8 @@ export interface RunOptions {
   slos?: string[];
   /** How transcripts are normalized for WER and CER: `auto` (default: whisper-english for English or unlabelled inputs, whisper-basic otherwise) or a normalizer's name or id. */
   normalizer?: string;
+  /** How speaker attribution is scored (docs/diarization.md): collar, overlap, region, pairing; pyannote.metrics' defaults for what is unset. */
+  diarization?: DiarizationOptions;
   /** Deployment price per replica-hour and replica count, for cost per audio hour. */
   pricing?: Pricing;
   /** User entries for the reproducibility record, by section (deployment, input, client, session, results). */

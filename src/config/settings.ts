@@ -1,3 +1,5 @@
+import { diarizationRulesOption } from './diarization-rules.js';
+import type { DiarizationRules } from '../metrics/diarization/rules.js';
 import { descriptorOf, type DialectSettings, type Protocol } from '../dialects/index.js';
 import { authHeaders } from '../dialects/spec.js';
 import type { OpenAITurnDetection } from '../dialects/realtime-common.js';
@@ -40,6 +42,8 @@ export interface Settings {
   slos: Slo[];
   /** `auto`, or the id of the one normalizer every input is scored with. */
   normalizer: NormalizerChoice;
+  /** The rules speaker attribution is scored by. */
+  diarizationRules: DiarizationRules;
   /** Sessions per benchmark, when given (else one per sample, at least one per lane). */
   maxSessions?: number;
   maxSeconds?: number;
@@ -143,6 +147,7 @@ export function resolveSettings(options: RunOptions): Settings {
     plan,
     slos,
     normalizer: normalizerOption(options.normalizer),
+    diarizationRules: diarizationRulesOption(options.diarization),
     ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
     ...(options.maxSeconds !== undefined ? { maxSeconds: options.maxSeconds } : {}),
     ...(options.duration !== undefined ? { duration: options.duration } : {}),

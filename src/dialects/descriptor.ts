@@ -10,6 +10,8 @@ export type DialectSettings = Omit<OpenAISettings, 'beta'> & {
   speech: SpeechSettings;
   /** Streaming transcription: the longest the server may hold a word before its final, ms (`--max-delay-ms`). */
   maxDelayMs?: number;
+  /** Streaming transcription: ask the server to label speakers; the run sets it when its dataset has reference speaker turns. */
+  diarize?: boolean;
 };
 
 /** What a dialect cannot do, which `resolveSettings` refuses with a usage error naming it. */

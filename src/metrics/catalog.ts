@@ -3,6 +3,7 @@ import type { Anchor } from './anchors.js';
 import { BATCH_CORPUS, REQUEST_LATENCY } from './catalog/batch.js';
 import { CLIENT_AND_TRANSPORT, CONNECTION } from './catalog/common.js';
 import { hasTag, type Better, type MetricDefinition, type Scope, type Tag, type Unit } from './catalog/definition.js';
+import { DIARIZATION_METRICS } from './catalog/diarization.js';
 import { S2S_METRICS } from './catalog/s2s.js';
 import { SPEECH_METRICS } from './catalog/tts.js';
 import { TRANSCRIPTION_CORPUS, TRANSCRIPTION_FIGURES, TRANSCRIPTION_LATENCY } from './catalog/stt.js';
@@ -24,6 +25,7 @@ const catalog: MetricDefinition[] = [
   ...TRANSCRIPTION_FIGURES,
   ...CLIENT_AND_TRANSPORT,
   ...TRANSCRIPTION_CORPUS,
+  ...DIARIZATION_METRICS,
   ...BATCH_CORPUS,
   ...S2S_METRICS,
   ...SPEECH_METRICS,

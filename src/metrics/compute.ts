@@ -4,6 +4,7 @@ import { sessionView, type InputView, type ResponseView, type SessionView } from
 import { measure, METRICS, type PointMetric } from './catalog.js';
 import { costOf, type Cost, type Pricing } from './cost.js';
 import type { Interval } from './bootstrap.js';
+import { corpusSpeakers, type CorpusSpeakers } from './diarization/session.js';
 import { LEGACY_NORMALIZER } from './normalizers/index.js';
 import { corpusWerInterval, normalizerList, pooledErrors, qualityBy, scoredInputs, type GroupQuality } from './quality.js';
 import { evaluateSlos, type Slo, type SloResult } from './slo.js';
@@ -135,6 +136,8 @@ export interface BenchmarkSummary {
   metrics: Record<string, Distribution | null>;
   /** Corpus metrics over measured completed sessions (see the catalog's `corpus` scope). */
   corpus: Record<string, number | null>;
+  /** Speaker attribution pooled over the corpus with bootstrap intervals, when inputs with reference turns got speaker labels. */
+  diarization?: CorpusSpeakers;
   slos: SloResult[];
   /** Measured sessions that started cold apart from the warm ones, with their own figures; absent in reports from before it existed. */
   coldWarm?: ColdWarm;
@@ -176,6 +179,7 @@ export function summarizeBenchmark(records: readonly SessionRecord[], phases: re
     anomalies: countAnomalies(measured),
     metrics: Object.fromEntries(Object.entries(pooled).map(([name, values]) => [name, summarize(values)])),
     corpus: corpusValues(views),
+    ...diarizationOf(views),
     slos: evaluateSlos(slos, pooled, errorRate),
     ...(pricing ? { cost: costOf(pricing, wallS, audioS, chars) } : {}),
     throughput: {
@@ -185,6 +189,11 @@ export function summarizeBenchmark(records: readonly SessionRecord[], phases: re
       sessionsPerS: wallS > 0 ? completed.length / wallS : 0,
     },
   };
+}
+
+function diarizationOf(views: readonly SessionView[]): Pick<BenchmarkSummary, 'diarization'> {
+  const diarization = corpusSpeakers(views);
+  return diarization ? { diarization } : {};
 }
 
 /**

@@ -6,7 +6,7 @@ import { parseSlo } from '../metrics/slo.js';
 import { phases } from '../metrics/window.js';
 import { DEFAULT_COLD_GAP_MS, starts } from '../metrics/cold-start.js';
 import { normalizerFor, type NormalizerChoice } from '../metrics/normalizers/index.js';
-import type { IncompleteReason, SessionRecord } from '../timeline/types.js';
+import type { DiarizationRules, IncompleteReason, SessionRecord } from '../timeline/types.js';
 import type { Benchmark, RunConfig } from './schema.js';
 
 /** What a benchmark level measured, before any figure is computed from it. */
@@ -24,7 +24,7 @@ export interface Measured {
 }
 
 /** How figures are computed from timelines: the parts of the run config that define them. */
-export type FigureSettings = Pick<RunConfig, 'window' | 'slos' | 'pricing' | 'normalizer'>;
+export type FigureSettings = Pick<RunConfig, 'window' | 'slos' | 'pricing' | 'normalizer' | 'diarization'>;
 
 /**
  * A benchmark's figures, computed from its timelines with the current metric
@@ -34,7 +34,7 @@ export type FigureSettings = Pick<RunConfig, 'window' | 'slos' | 'pricing' | 'no
  * start cold.
  */
 export function buildBenchmark(measured: Measured, settings: FigureSettings, activeUntilMs?: number): Benchmark {
-  const records = [...measured.records].sort((a, b) => a.index - b.index).map((r) => scoredWith(r, settings.normalizer));
+  const records = [...measured.records].sort((a, b) => a.index - b.index).map((r) => scoredWith(r, settings.normalizer, settings.diarization?.rules));
   const sessionPhases = phases(records, measured.startMs, measured.endMs, settings.window);
   const gapMs = settings.window.coldGapMs ?? DEFAULT_COLD_GAP_MS;
   const sessionStarts = starts(records, gapMs, activeUntilMs);
@@ -73,10 +73,15 @@ export function measuredOf(benchmark: Benchmark): Measured {
  * The record with each audio input's normalizer set from the run's choice and the
  * input's language, so the report says what scored every input and `report render
  * --normalizer` can score them again. Without a choice (a report from before there was
- * one) inputs keep what they have.
+ * one) inputs keep what they have. The diarization rules are set the same way on a
+ * timeline with reference speaker turns to score against.
  */
-function scoredWith(record: SessionRecord, choice: NormalizerChoice | undefined): SessionRecord {
-  if (choice === undefined) return record;
-  const inputs = record.timeline.inputs.map((input) => (input.kind === 'audio' ? { ...input, normalizer: normalizerFor(choice, input.language) } : input));
-  return { ...record, timeline: { ...record.timeline, inputs } };
+function scoredWith(record: SessionRecord, choice: NormalizerChoice | undefined, rules: DiarizationRules | undefined): SessionRecord {
+  const scoresSpeakers = rules !== undefined && record.timeline.inputs.some((input) => input.kind === 'audio' && input.turns !== undefined);
+  if (choice === undefined && !scoresSpeakers) return record;
+  const inputs =
+    choice === undefined
+      ? record.timeline.inputs
+      : record.timeline.inputs.map((input) => (input.kind === 'audio' ? { ...input, normalizer: normalizerFor(choice, input.language) } : input));
+  return { ...record, timeline: { ...record.timeline, inputs, ...(scoresSpeakers ? { diarizationRules: rules } : {}) } };
 }

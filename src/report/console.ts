@@ -16,6 +16,7 @@ import { isSpeechTask, type Task } from '../timeline/types.js';
 import { sessionView } from '../views/session-view.js';
 import { fixed } from './fixed.js';
 import { seriesLabel, seriesOverLevel, telemetryWarnings } from './telemetry.js';
+import { speakerLines, speakerRulesLine } from './speaker-lines.js';
 import { statisticsOf, type Statistic } from './json-summary.js';
 
 const COLUMNS = ['count', 'mean', 'p50', 'p90', 'p95', 'p99', 'max'] as const;
@@ -38,6 +39,7 @@ export function renderSummary(report: Report, { definitions = false, statistics 
   // A merge of different workloads (--allow-mixed) holds levels of several tasks: each is shown with its own task's metrics, and named.
   const mixed = levelsByTask(report).size > 1;
   for (const benchmark of report.benchmarks) lines.push('', ...renderBenchmark(report, benchmark, mixed, statistics), ...serverLines(report, benchmark));
+  if (report.benchmarks.some((b) => b.summary.diarization)) lines.push('', ...speakerRulesLine(config.diarization));
   if (report.benchmarks.length > 1) lines.push('', ...renderLevels(report, statistics));
   if (report.capacity) lines.push('', `capacity: ${capacityText(report.capacity)}`);
   if (report.telemetry) lines.push(...telemetryWarnings(report.telemetry).map((w) => `warning: ${w}`));
@@ -103,6 +105,7 @@ function renderBenchmark(report: Report, benchmark: Benchmark, mixed: boolean, s
   if (benchmark.stoppedBy) lines.push(`stopped early: ${benchmark.stoppedBy}`);
   lines.push(...cautions(summary));
   lines.push(...qualityLines(summary.quality));
+  lines.push(...speakerLines(summary.diarization));
   const wer = summary.quality.wer === null ? levelWer(catalog, benchmark) : null;
   if (wer) lines.push(`quality: intelligibility ${wer.name} ${fixed(wer.value * 100, 2)}% (the received audio transcribed and scored against the text sent)`);
   const corpusFigures = corpus.flatMap((m) => {

@@ -8,6 +8,7 @@ import type { Benchmark, Report } from './schema.js';
 import { fixed } from './fixed.js';
 import { printable } from '../util/printable.js';
 import { seriesLabel, seriesOverLevel, telemetryWarnings } from './telemetry.js';
+import { speakerTable } from './speaker-lines.js';
 
 /**
  * A Markdown summary for pull requests and issues: the question, the answer, the
@@ -32,6 +33,7 @@ export function renderMarkdown(report: Report): string {
   }
   lines.pop();
   lines.push(...qualityTable(report));
+  lines.push(...speakerTable(benchmarksByLevel(report), report.config.diarization, text));
   for (const b of benchmarksByLevel(report)) {
     const figures = corpusMetrics(levelCatalog(report, b)).flatMap((d) =>
       typeof b.summary.corpus[d.name] === 'number' ? [`${d.name} ${round(b.summary.corpus[d.name]!)}`] : [],

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describeMetrics } from '../metrics/catalog.js';
 import { normalizerChoice, type NormalizerChoice } from '../metrics/normalizers/index.js';
+import { DEFAULT_RULES, diarizationRecord, type DiarizationRules } from '../metrics/diarization/rules.js';
 import { PERCENTILE_METHOD } from '../metrics/stats.js';
 import { buildBenchmark, measuredOf, type Measured } from './build.js';
 import { lastEndMs } from '../metrics/cold-start.js';
@@ -24,9 +25,10 @@ export class ReportError extends Error {
  * figure from its timelines. Sessions in the folder's session log that the report
  * lacks (a run that was killed) are added to their levels first, so nothing measured
  * is lost. With `normalizer` (`auto`, or a normalizer's id) every transcript is scored
- * with it instead of the report's own choice.
+ * with it instead of the report's own choice; with `rescore`, speaker labels are scored
+ * by the rules it makes of the report's own.
  */
-export async function readReport(path: string, normalizer?: NormalizerChoice): Promise<Report> {
+export async function readReport(path: string, normalizer?: NormalizerChoice, rescore?: (recorded: DiarizationRules) => DiarizationRules): Promise<Report> {
   const file = path.endsWith('.json') ? path : join(path, 'report.json');
   let report: Report;
   try {
@@ -45,6 +47,7 @@ export async function readReport(path: string, normalizer?: NormalizerChoice): P
   }
   report = upgradeReport(report);
   if (normalizer !== undefined) report = { ...report, config: { ...report.config, normalizer } };
+  if (rescore) report = { ...report, config: { ...report.config, diarization: diarizationRecord(rescore(report.config.diarization?.rules ?? DEFAULT_RULES)) } };
   if (report.config.normalizer !== undefined && normalizerChoice(report.config.normalizer) === undefined) {
     throw new ReportError(
       `${file} scores transcripts with normalizer ${report.config.normalizer}, which this voxbench does not know; render it with --normalizer`,

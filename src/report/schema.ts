@@ -5,6 +5,7 @@ import type { LoadProfile } from '../load/profiles.js';
 import type { MetricDescription } from '../metrics/catalog.js';
 import type { BenchmarkSummary, SessionMetrics } from '../metrics/compute.js';
 import type { Pricing } from '../metrics/cost.js';
+import type { DiarizationRecord } from '../metrics/diarization/rules.js';
 import type { ClientHealth } from '../metrics/health.js';
 import type { Start } from '../metrics/cold-start.js';
 import type { MeasurementWindow, Phase } from '../metrics/window.js';
@@ -122,6 +123,12 @@ export interface RunConfig {
    * voxbench-basic-2.
    */
   normalizer?: string;
+  /**
+   * The rules speaker attribution was scored by, in words, and the settings of
+   * pyannote.metrics and dscore (md-eval) that give the same numbers. Absent in reports
+   * from before it existed, which are scored by pyannote.metrics' defaults.
+   */
+  diarization?: DiarizationRecord;
   /** Deployment price, for cost per audio hour. */
   pricing: Pricing | null;
   /** The user's entries for the reproducibility record (`--meta`). */

@@ -6,7 +6,16 @@ import type { RunConfig } from '../report/schema.js';
  * Settings a resumed run may change: how far it goes (sessions, seconds), and what is
  * computed from the stored timelines (SLOs, prices, the normalizer, notes), and where the options came from (a file or flags), never how sessions ran.
  */
-const MAY_DIFFER: readonly string[] = ['maxSessions', 'maxSeconds', 'slos', 'pricing', 'normalizer', 'meta', 'configFile'] satisfies (keyof RunConfig)[];
+const MAY_DIFFER: readonly string[] = [
+  'maxSessions',
+  'maxSeconds',
+  'slos',
+  'pricing',
+  'normalizer',
+  'diarization',
+  'meta',
+  'configFile',
+] satisfies (keyof RunConfig)[];
 
 /**
  * Refuses to resume the run recorded in `header` with other settings: its sessions

@@ -83,7 +83,9 @@ export function builtInWebSocketTarget(settings: Settings, realtimeUrl: string):
 }
 
 export async function createRunContext(settings: Settings, dataset: RunDataset): Promise<RunContext> {
-  const dialect = createDialect(settings.protocol, settings.dialect);
+  // Speakers are asked for only where there are reference turns to score them against.
+  const diarize = dataset.samples.some((s) => s.kind !== 'text' && s.turns !== undefined);
+  const dialect = createDialect(settings.protocol, { ...settings.dialect, ...(diarize ? { diarize } : {}) });
   const perSession = settings.turnsPerSession;
   // Session i sends samples i*T .. i*T+T-1, round robin over the dataset.
   const samplesOf = (index: number): Array<Sample | TextSample> =>

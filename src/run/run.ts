@@ -1,3 +1,4 @@
+import { diarizationRecord } from '../metrics/diarization/rules.js';
 import { randomUUID } from 'node:crypto';
 import { access } from 'node:fs/promises';
 import { cpus, hostname } from 'node:os';
@@ -243,6 +244,7 @@ function runConfig(options: RunOptions, settings: Settings, context: RunContext,
     ...(options.maxErrors !== undefined ? { maxErrors: options.maxErrors } : {}),
     slos: settings.slos.map((slo) => slo.text),
     normalizer: settings.normalizer,
+    diarization: diarizationRecord(settings.diarizationRules),
     pricing: options.pricing ?? null,
     meta: options.meta ?? {},
     ...(options.configFile ? { configFile: options.configFile } : {}),

@@ -18,6 +18,7 @@ import { SAMPLE_RATE as TRANSCRIPTION_RATE, TRANSCRIPTION_PATHS, transcriptionEn
 import { VLLM } from '../dialects/vllm/spec.js';
 import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../dialects/vllm-omni-speech/spec.js';
 import { INPUT_RATES, REALTIME_PATH, simulatedDialectOf, simulatedRequest, type SimulatedName } from './simulated-dialects.js';
+import { DEFAULT_SPEAKER_ERRORS, type SpeakerErrors } from './models/speakers.js';
 
 export { OPENAI_MODELS };
 
@@ -57,6 +58,8 @@ export interface ServerOptions {
   progressAcks: boolean;
   /** vLLM dialect: ingest audio at most this many times real time. Default Infinity (at once). */
   ingestSpeed: number;
+  /** How wrong speaker labels are, in dialects that label speakers when asked. Default none wrong. */
+  speakers: SpeakerErrors;
   /** Fault scenarios (`parseFaultScenario`); a faulted session gets one of them. Default none. */
   faults: FaultScenario[];
   /** Share of sessions that get a fault, drawn per upgrade from a generator seeded with `latency.seed`. Default 1. */
@@ -88,6 +91,7 @@ export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
   maxAudioMb: 25,
   progressAcks: false,
   ingestSpeed: Infinity,
+  speakers: DEFAULT_SPEAKER_ERRORS,
   faults: [],
   faultRate: 1,
 };
@@ -202,6 +206,7 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
           progressAcks: options.progressAcks,
           ingestSpeed: options.ingestSpeed,
           streamDuringSpeech: options.streamDuringSpeech,
+          speakers: options.speakers,
           faults,
           socket: socket as Socket,
           speech,

@@ -13,7 +13,24 @@ export const TEXT_LIMITS = {
   sessionChars: 1_048_576,
   /** Characters kept of a wire type, code, message or id. */
   fieldChars: 1_024,
+  /** Labelled words kept per event (a word's text and speaker are cut as fields are). */
+  eventWords: 16_384,
 };
+
+/**
+ * Reference speaker turns an input carries into the timeline (an hour of conversation
+ * has about 1,000); a sample with more is left unscored rather than scored on a part.
+ */
+export const TURN_LIMIT = 20_000;
+
+/** A sample's reference turns placed `offsetMs` into the stream, or none past TURN_LIMIT. */
+export function placedTurns<T extends { speaker: string; startMs: number; endMs: number }>(
+  turns: readonly T[] | undefined,
+  offsetMs: number,
+): { turns?: Array<{ speaker: string; startMs: number; endMs: number }> } {
+  if (!turns || turns.length > TURN_LIMIT) return {};
+  return { turns: turns.map((t) => ({ speaker: t.speaker, startMs: offsetMs + t.startMs, endMs: offsetMs + t.endMs })) };
+}
 
 /**
  * The largest WebSocket message `voxbench proxy` reads (its parser holds a message until
@@ -39,6 +56,7 @@ export class TextBudget {
       const value = bounded[key];
       if (value !== undefined && value.length > TEXT_LIMITS.fieldChars) bounded = { ...bounded, [key]: value.slice(0, TEXT_LIMITS.fieldChars) };
     }
+    if (bounded.words) bounded = { ...bounded, words: boundedWords(bounded.words) };
     const text = bounded.text;
     if (text === undefined) return bounded;
     const keep = Math.min(text.length, TEXT_LIMITS.eventChars, this.left);
@@ -50,6 +68,12 @@ export class TextBudget {
       truncated: bounded.truncated ?? { chars: text.length, sha256: createHash('sha256').update(text).digest('hex') },
     };
   }
+}
+
+const cut = (value: string): string => (value.length > TEXT_LIMITS.fieldChars ? value.slice(0, TEXT_LIMITS.fieldChars) : value);
+
+function boundedWords(words: NonNullable<DecodedEvent['words']>): NonNullable<DecodedEvent['words']> {
+  return words.slice(0, TEXT_LIMITS.eventWords).map((w) => ({ ...w, text: cut(w.text), ...(w.speaker !== undefined ? { speaker: cut(w.speaker) } : {}) }));
 }
 
 /**

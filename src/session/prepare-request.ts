@@ -8,6 +8,7 @@ import { audioSeconds, type MonoAudio } from '../audio/decode.js';
 import type { Sample, TextSample } from '../data/dataset.js';
 import type { PreparedRequest } from './http-runner.js';
 import { findSpeech, type EosPreference } from './prepare.js';
+import { placedTurns } from './bounds.js';
 
 /** How a recording is uploaded: re-encoded at the dialect's rate, or (undefined) the dataset's own file. */
 export type UploadFormat = 'wav' | 'flac';
@@ -29,6 +30,7 @@ export async function prepareAudioRequest(sample: Sample, dialect: HttpDialect, 
       reference: sample.text,
       ...(sample.language !== undefined ? { language: sample.language } : {}),
       ...(sample.words ? { words: sample.words.map((w) => ({ word: w.word, endMs: w.end * 1000 })) } : {}),
+      ...placedTurns(sample.turns, 0),
       audioStartMs: 0,
       speechStartMs: speech.startMs,
       speechEndMs: speech.endMs,

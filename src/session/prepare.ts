@@ -4,7 +4,8 @@ import { CONTENT_TYPES, sniffFormat } from '../audio/format.js';
 import { pcm16DurationMs, toPcm16 } from '../audio/pcm.js';
 import { resample } from '../audio/resample.js';
 import type { Sample } from '../data/dataset.js';
-import type { EosSource } from '../timeline/types.js';
+import type { EosSource, SpeakerTurn } from '../timeline/types.js';
+import { placedTurns } from './bounds.js';
 
 /** What preparing audio needs of a dialect: its rate, and how it frames a chunk. */
 export type AudioFraming = Pick<WebSocketDialect, 'sampleRate' | 'audioFrame' | 'audioFramer'>;
@@ -37,6 +38,8 @@ export interface PreparedTurn extends SessionSettings {
   language?: string;
   /** Where each reference word ends, ms into the turn, when the dataset has word timings. */
   words?: Array<{ word: string; endMs: number }>;
+  /** The sample's reference speaker turns, ms into the turn (bounded: `placedTurns`). */
+  turns?: SpeakerTurn[];
   chunks: PreparedChunk[];
   audioMs: number;
   speechStartMs: number;
@@ -110,6 +113,7 @@ export async function prepareSample(sample: Sample, dialect: AudioFraming, chunk
       reference: sample.text,
       ...(sample.language !== undefined ? { language: sample.language } : {}),
       ...(sample.words ? { words: sample.words.map((w) => ({ word: w.word, endMs: offset + w.end * 1000 })) } : {}),
+      ...placedTurns(sample.turns, offset),
       ...chunkAudio(pcm, rate, chunkMs, dialect),
       speechStartMs: offset + speech.startMs,
       speechEndMs: offset + speech.endMs,

@@ -1,3 +1,4 @@
+import { placedTurns } from './bounds.js';
 import { speedOf } from './pace.js';
 import type { PreparedTurn } from './prepare.js';
 import type { PreparedText } from './prepare-text.js';
@@ -98,6 +99,7 @@ function recordInput(s: WebSocketSession, prepared: PreparedTurn | PreparedText,
     reference: prepared.reference,
     ...(prepared.language !== undefined ? { language: prepared.language } : {}),
     ...(prepared.words ? { words: prepared.words.map((w) => ({ word: w.word, endMs: offsetMs + w.endMs })) } : {}),
+    ...placedTurns(prepared.turns, offsetMs),
     audioStartMs: offsetMs,
     speechStartMs: offsetMs + prepared.speechStartMs,
     speechEndMs: offsetMs + prepared.speechEndMs,

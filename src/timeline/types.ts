@@ -28,6 +28,57 @@ export type EosSource = 'label' | 'vad' | 'audio_end';
  */
 export type TurnDetection = 'client' | 'server';
 
+/** Who spoke when: one speaker's stretch of speech, ms of the session's audio stream (a reference turn, or a server's labelled words joined). */
+export interface SpeakerTurn {
+  speaker: string;
+  startMs: number;
+  endMs: number;
+}
+
+/**
+ * A word as the server placed and labelled it (Deepgram's `words[]`, Speechmatics'
+ * `results[]`, AssemblyAI's turn words), times in ms of the session's audio stream.
+ * Kept per word, not per event, because one event can carry the words of two speakers.
+ */
+export interface ReceivedWord {
+  text: string;
+  startMs?: number;
+  endMs?: number;
+  /** The server's label, as sent (Deepgram's number as text; Speechmatics' `UU` is unknown). */
+  speaker?: string;
+}
+
+/**
+ * The rules speaker attribution is scored by (src/metrics/diarization/rules.ts names
+ * which tool each matches), recorded in the timeline once figures are built.
+ */
+/** The no-score zone around each reference turn boundary: `ms` of the zone's whole width centred on the boundary (`per: 'total'`), or `ms` on each side (`per: 'side'`). */
+export interface Collar {
+  ms: number;
+  per: 'total' | 'side';
+}
+
+export interface DiarizationRules {
+  collar: Collar;
+  /** Time where two or more reference speakers talk at once: scored, or left out of every figure. */
+  overlap: 'scored' | 'skipped';
+  /**
+   * The scored time of a recording without a UEM: from the first to the last turn of the
+   * reference and hypothesis together (`extents`, as pyannote.metrics and dscore), or of
+   * the reference alone. A recording's UEM, where it has one, is its scored time.
+   */
+  region: 'extents' | 'reference-extent';
+  /**
+   * DER pairs speakers one to one (Hungarian) for the most time together within the
+   * scored time (`scored-time`, pyannote.metrics) or within the whole region, before
+   * collars and overlap are taken out (`whole-region`, md-eval and so dscore). The two
+   * differ only with a collar or skipped overlap, and then only in confusion.
+   */
+  mapping: 'scored-time' | 'whole-region';
+  /** JER pairs speakers for the most time together (`overlap`, pyannote.metrics' JaccardErrorRate) or the highest summed Jaccard index (`jaccard`, dscore's JER). */
+  jerMapping: 'overlap' | 'jaccard';
+}
+
 /** One utterance to stream, and where it sits in the session's audio stream (ms from its start). */
 export interface AudioInput {
   kind: 'audio';
@@ -42,6 +93,8 @@ export interface AudioInput {
   normalizer?: string;
   /** Where each reference word ends in the stream (ms), from the dataset's word timings, when it has them. */
   words?: Array<{ word: string; endMs: number }>;
+  /** The sample's reference speaker turns, placed in the stream; absent without turns or past `TURN_LIMIT` of them. */
+  turns?: SpeakerTurn[];
   /** Start of the input's audio (silence before the utterance included). */
   audioStartMs: number;
   speechStartMs: number;
@@ -153,6 +206,8 @@ export interface ReceivedFrame {
   text?: string;
   /** The speaker the server labelled the text with (AssemblyAI `speaker_label`), as sent. */
   speaker?: string;
+  /** The text's words with their times and speakers, where the server labels speakers (kept only then). */
+  words?: ReceivedWord[];
   /**
    * A partial hypothesis of the text after the last lasting text (Speechmatics' and Scribe's
    * partials), which the next partial or lasting text replaces: it counts as text received,
@@ -281,6 +336,8 @@ export interface SessionTimeline {
   analysis?: SpeechAnalysis[];
   /** Events received past the session's `--max-session-events`: counted, not kept (the session failed as `answer_too_large`). */
   overflow?: ReceivedOverflow;
+  /** The rules its speaker labels are scored by, set from the run's when figures are built (as each input's normalizer); pyannote.metrics' defaults when absent. */
+  diarizationRules?: DiarizationRules;
 }
 
 /** What a session received past the events it keeps (src/session/session-caps.ts). */

@@ -64,7 +64,13 @@ export function assemblyaiDialect(settings: DialectSettings): WebSocketDialect {
     policy: () => transcriptionPolicy(endsInputs),
     connectUrl: (target) => {
       const url = withDefaultPath(target, ASSEMBLYAI.path);
-      const query = { sample_rate: SAMPLE_RATE, encoding: 'pcm_s16le', speech_model: settings.model, ...tunables };
+      const query = {
+        sample_rate: SAMPLE_RATE,
+        encoding: 'pcm_s16le',
+        speech_model: settings.model,
+        ...tunables,
+        ...(settings.diarize ? { speaker_labels: true } : {}),
+      };
       // What the target's own query says (format_turns, a temporary token) stays.
       for (const [key, value] of Object.entries(query)) if (!url.searchParams.has(key)) url.searchParams.set(key, String(value));
       return url.toString();
@@ -147,8 +153,27 @@ interface Turn {
   order: number;
   endOfTurn: boolean;
   transcript: string;
-  words: Array<{ start?: number; end?: number }>;
+  words: Array<{ start?: number; end?: number; text?: unknown; speaker_label?: unknown }>;
   raw: Record<string, unknown>;
+}
+
+/**
+ * A turn's words with their speakers (`speaker_label` of the word, else of the turn,
+ * with `speaker_labels=true`; times are ms); none unless some word has a speaker. Every
+ * Turn restates them, so a later one can relabel a word.
+ */
+function labelledWords(turn: Turn): Pick<DecodedEvent, 'words'> {
+  const turnLabel = typeof turn.raw.speaker_label === 'string' ? turn.raw.speaker_label : undefined;
+  const words = turn.words.map((w) => {
+    const speaker = typeof w.speaker_label === 'string' ? w.speaker_label : turnLabel;
+    return {
+      text: typeof w.text === 'string' ? w.text : '',
+      ...position('startMs', w.start),
+      ...position('endMs', w.end),
+      ...(speaker !== undefined ? { speaker } : {}),
+    };
+  });
+  return words.some((w) => w.speaker !== undefined) ? { words } : {};
 }
 
 function turnEvents(turn: Turn, delivered: Map<number, number>, ended: Set<number>): DecodedEvent[] {
@@ -162,7 +187,8 @@ function turnEvents(turn: Turn, delivered: Map<number, number>, ended: Set<numbe
     events.push({ ...base, kind: 'speech_started', ...position('audioStartMs', turn.words[0]?.start) });
   }
   const fresh = tokens.slice(before ?? 0);
-  if (fresh.length > 0) events.push({ ...base, kind: 'text_delta', channel: 'input_transcript', text: `${before ? ' ' : ''}${fresh.join(' ')}` });
+  const labelled = labelledWords(turn);
+  if (fresh.length > 0) events.push({ ...base, kind: 'text_delta', channel: 'input_transcript', text: `${before ? ' ' : ''}${fresh.join(' ')}`, ...labelled });
   if (!turn.endOfTurn) {
     if (events.length > 0) delivered.set(turn.order, Math.max(before ?? 0, tokens.length));
     return events.length > 0 ? events : [{ ...base, kind: 'other' }];
@@ -173,7 +199,7 @@ function turnEvents(turn: Turn, delivered: Map<number, number>, ended: Set<numbe
   events.push(
     { ...base, kind: 'speech_stopped', ...position('audioEndMs', turn.words[turn.words.length - 1]?.end) },
     { ...base, kind: 'committed' },
-    { ...base, kind: 'text_final', channel: 'input_transcript', text: turn.transcript, ...usageOf(reported, 'Turn') },
+    { ...base, kind: 'text_final', channel: 'input_transcript', text: turn.transcript, ...labelled, ...usageOf(reported, 'Turn') },
   );
   return events;
 }
@@ -185,7 +211,7 @@ function turnOf(event: Record<string, unknown>): Turn {
   if (typeof endOfTurn !== 'boolean') throw new ProtocolViolation(`server sent Turn ${order} without a boolean end_of_turn`);
   if (typeof transcript !== 'string') throw new ProtocolViolation(`server sent Turn ${order} without a string transcript`);
   if (words !== undefined && !Array.isArray(words)) throw new ProtocolViolation(`server sent Turn ${order} whose words are not a list`);
-  const timed = ((words ?? []) as unknown[]).map((w) => (typeof w === 'object' && w !== null ? (w as { start?: number; end?: number }) : {}));
+  const timed = ((words ?? []) as unknown[]).map((w) => (typeof w === 'object' && w !== null ? (w as Turn['words'][number]) : {}));
   return { order, endOfTurn, transcript, words: timed, raw: event };
 }
 
@@ -219,6 +245,6 @@ function pick(event: Record<string, unknown>, keys: readonly string[]): Record<s
 }
 
 /** A word time the server reported (ms of the session's audio), when it is a finite number. */
-function position<K extends 'audioStartMs' | 'audioEndMs'>(key: K, ms: unknown): { [P in K]?: number } {
+function position<K extends string>(key: K, ms: unknown): { [P in K]?: number } {
   return (typeof ms === 'number' && Number.isFinite(ms) ? { [key]: ms } : {}) as { [P in K]?: number };
 }

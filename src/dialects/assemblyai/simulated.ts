@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type WebSocket from 'ws';
 import { SessionFaults } from '../../server/faults/session-faults.js';
 import { StreamRecognizer, type HeardWord } from '../../server/models/recognizer.js';
+import { SpeakerLabeller } from '../../server/models/speakers.js';
 import { StreamingVad } from '../../server/models/vad.js';
 import { EmissionQueue } from '../../server/sessions/emission-queue.js';
 import type { SessionContext } from '../../server/sessions/session-context.js';
@@ -25,6 +26,8 @@ interface TurnWord {
   end: number;
   confidence: number;
   word_is_final: boolean;
+  /** With `speaker_labels=true`: `A`, `B`, … */
+  speaker_label?: string;
 }
 
 /**
@@ -47,8 +50,9 @@ export class AssemblyAISession {
   private vadThreshold: number;
   private maxTurnSilenceMs: number;
   private formatTurns: boolean;
-  /** Words heard and not yet given to a turn. */
-  private heard: HeardWord[] = [];
+  /** Words heard and not yet given to a turn (with their speaker, given `speaker_labels=true`). */
+  private heard: LabelledWord[] = [];
+  private readonly speakers: SpeakerLabeller | undefined;
   /** The running turn: its order and the words it has sent. */
   private turn: { order: number; words: TurnWord[] } | undefined;
   private nextOrder = 0;
@@ -67,6 +71,7 @@ export class AssemblyAISession {
     this.vadThreshold = numberOr(query.get('vad_threshold'), 0.5);
     this.maxTurnSilenceMs = numberOr(query.get('max_turn_silence'), MAX_TURN_SILENCE_MS);
     this.formatTurns = query.get('format_turns') === 'true';
+    this.speakers = query.get('speaker_labels') === 'true' ? new SpeakerLabeller(ctx.speakers, ctx.latency.options.seed) : undefined;
     this.vad = this.newVad();
     this.faults = new SessionFaults(ctx.faults, ws, ctx.socket, {
       errorFrame: (code, message) => JSON.stringify({ type: 'Error', error_code: Number(code) || 3005, error: `${code}: ${message}` }),
@@ -123,7 +128,7 @@ export class AssemblyAISession {
       return this.fail(3007, `Input duration violation: ${ms.toFixed(0)} ms. Expected between ${MESSAGE_MS.min} and ${MESSAGE_MS.max} ms`);
     if (this.faults.reach('streaming')) return;
     this.audioMs += ms;
-    this.heard.push(...this.faults.words(this.recognizer.feed(pcm)));
+    this.heard.push(...this.labelled(this.recognizer.feed(pcm)));
     for (const event of this.vad.feed(pcm)) {
       if (event.type === 'started') this.turn ??= this.newTurn();
       else if (this.turn) this.endTurn(false, this.vadOffsetMs + event.audioEndMs + WORD_TOLERANCE_MS);
@@ -148,7 +153,7 @@ export class AssemblyAISession {
    * or, forced, with every word still pending (an empty turn when none runs).
    */
   private endTurn(forced: boolean, untilMs = Infinity): void {
-    if (forced) this.heard.push(...this.faults.words(this.recognizer.flush()));
+    if (forced) this.heard.push(...this.labelled(this.recognizer.flush()));
     const pending = this.heard.filter((w) => w.endMs <= untilMs);
     this.heard = this.heard.filter((w) => w.endMs > untilMs);
     const turn = this.turn ?? (forced || pending.length > 0 ? this.newTurn() : undefined);
@@ -175,7 +180,7 @@ export class AssemblyAISession {
   }
 
   private terminate(): void {
-    this.heard.push(...this.faults.words(this.recognizer.flush()));
+    this.heard.push(...this.labelled(this.recognizer.flush()));
     this.endTurn(false);
     this.terminated = true;
     this.emissions.push(performance.now(), () => {
@@ -185,6 +190,15 @@ export class AssemblyAISession {
         session_duration_seconds: Math.round(performance.now() - this.openedAt) / 1000,
       });
       this.ws.close(1000);
+    });
+  }
+
+  /** Heard words after the session's faults, each given its speaker when labelling (once: a word keeps its label). */
+  private labelled(words: HeardWord[]): LabelledWord[] {
+    const speakers = this.speakers;
+    return this.faults.words(words).map((w) => {
+      const label = speakers?.label(w);
+      return label !== undefined ? { ...w, label } : w;
     });
   }
 
@@ -210,9 +224,16 @@ export class AssemblyAISession {
   }
 }
 
-function turnWord(word: HeardWord, previousEnd: number): TurnWord {
+/** A heard word with its speaker number. */
+type LabelledWord = HeardWord & { label?: number };
+
+/** Speaker numbers as AssemblyAI writes them: A, B, …, Z, then AA, AB, … */
+const letters = (n: number): string => (n < 26 ? '' : letters(Math.floor(n / 26) - 1)) + String.fromCharCode(65 + (n % 26));
+
+function turnWord(word: LabelledWord, previousEnd: number): TurnWord {
   const end = Math.round(word.endMs);
-  return { text: word.text, start: Math.max(previousEnd, end - WORD_MS), end, confidence: 0.9, word_is_final: true };
+  const speaker = word.label !== undefined ? { speaker_label: letters(word.label) } : {};
+  return { text: word.text, start: Math.max(previousEnd, end - WORD_MS), end, confidence: 0.9, word_is_final: true, ...speaker };
 }
 
 function turnMessage(order: number, words: TurnWord[], turn: { end: boolean; formatted: boolean; confidence: number }): object {
@@ -224,8 +245,16 @@ function turnMessage(order: number, words: TurnWord[], turn: { end: boolean; for
     end_of_turn: turn.end,
     transcript: turn.formatted && text ? `${text[0]!.toUpperCase()}${text.slice(1)}.` : text,
     end_of_turn_confidence: turn.confidence,
+    // A turn's speaker is that of most of its words.
+    ...(words.some((w) => w.speaker_label !== undefined) ? { speaker_label: mostCommon(words.flatMap((w) => w.speaker_label ?? [])) } : {}),
     words,
   };
+}
+
+function mostCommon(labels: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const l of labels) counts.set(l, (counts.get(l) ?? 0) + 1);
+  return [...counts].reduce((best, next) => (next[1] > best[1] ? next : best))[0];
 }
 
 function numberOr(value: string | null, fallback: number): number {

@@ -23,6 +23,8 @@ export interface DeepgramSettings {
   model: string;
   language?: string;
   turnDetection: OpenAITurnDetection;
+  /** Ask for each word's speaker (`diarize=true`). */
+  diarize?: boolean;
 }
 
 /**
@@ -79,9 +81,10 @@ export function deepgramDialect(settings: DeepgramSettings): WebSocketDialect {
  * `server_vad`'s silence onto `endpointing` and `utterance_end_ms` and ask for
  * `vad_events`; `semantic_vad` leaves endpointing at Deepgram's default.
  */
-function listenQuery({ model, language, turnDetection }: DeepgramSettings): { format: Record<string, string>; options: Record<string, string> } {
+function listenQuery({ model, language, turnDetection, diarize }: DeepgramSettings): { format: Record<string, string>; options: Record<string, string> } {
   const options: Record<string, string> = { model, interim_results: 'true' };
   if (language !== undefined) options.language = language;
+  if (diarize) options.diarize = 'true';
   if (turnDetection.type === 'none') options.endpointing = 'false';
   else options.vad_events = 'true';
   if (turnDetection.type === 'server_vad') {
@@ -126,12 +129,22 @@ export function listenReader(turnDetection: TurnDetection): WebSocketDialect['de
   const results = (type: string, event: Record<string, unknown>): DecodedEvent[] => {
     const cursor = cursorOf(event);
     const words = transcriptOf(event).split(/\s+/).filter(Boolean);
+    const labelled = labelledWords(event);
     const ends = event.from_finalize === true || (server && event.speech_final === true);
     const lasting = event.is_final === true || ends;
     const events: DecodedEvent[] = [];
     if (words.length > 0) {
       const text = `${finalized.length > 0 ? ' ' : ''}${words.join(' ')}`;
-      events.push({ type, kind: 'text_delta', channel: 'input_transcript', text, ...(lasting ? {} : { provisional: true as const }), ...item(), ...cursor });
+      events.push({
+        type,
+        kind: 'text_delta',
+        channel: 'input_transcript',
+        text,
+        ...(lasting ? {} : { provisional: true as const }),
+        ...labelled,
+        ...item(),
+        ...cursor,
+      });
       started = true;
     }
     if (lasting) finalized.push(...words);
@@ -194,6 +207,27 @@ function transcriptOf(event: Record<string, unknown>): string {
   if (typeof transcript !== 'string') throw new ProtocolViolation('server sent a Results without channel.alternatives[0].transcript');
   return transcript;
 }
+
+/**
+ * A Results' words with their speakers (`channel.alternatives[0].words[]`: `word`,
+ * `punctuated_word`, `start`, `end` in seconds, and `speaker`, a number, with
+ * `diarize=true`); none unless some word has a speaker.
+ */
+function labelledWords(event: Record<string, unknown>): Pick<DecodedEvent, 'words'> {
+  const channel = event.channel as { alternatives?: Array<{ words?: unknown }> } | undefined;
+  const words = Array.isArray(channel?.alternatives) ? channel.alternatives[0]?.words : undefined;
+  if (!Array.isArray(words) || !words.some((w) => typeof (w as { speaker?: unknown })?.speaker === 'number')) return {};
+  return {
+    words: (words as Array<Record<string, unknown>>).map((w) => ({
+      text: stringField(w.punctuated_word) || stringField(w.word),
+      ...timed('startMs', seconds(w.start)),
+      ...timed('endMs', seconds(w.end)),
+      ...(typeof w.speaker === 'number' ? { speaker: String(w.speaker) } : {}),
+    })),
+  };
+}
+
+const timed = <K extends string>(key: K, ms: number | undefined): { [P in K]?: number } => (ms === undefined ? {} : ({ [key]: ms } as { [P in K]?: number }));
 
 /** Deepgram's times are seconds; the timeline's are ms. */
 function seconds(value: unknown): number | undefined {

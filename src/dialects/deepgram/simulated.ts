@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type WebSocket from 'ws';
 import { EmissionQueue } from '../../server/sessions/emission-queue.js';
 import { StreamRecognizer, type HeardWord } from '../../server/models/recognizer.js';
+import { SpeakerLabeller } from '../../server/models/speakers.js';
 import { StreamingVad } from '../../server/models/vad.js';
 import type { SessionContext } from '../../server/sessions/session-context.js';
 import { SessionFaults } from '../../server/faults/session-faults.js';
@@ -39,8 +40,9 @@ export class ListenSession {
   private readonly faults: SessionFaults;
   private readonly requestId = randomUUID();
   private readonly hash = createHash('sha256');
-  /** Words heard and not yet in a final range, and where that range starts (ms of the stream). */
-  private pending: HeardWord[] = [];
+  /** Words heard and not yet in a final range (with their speaker, given `diarize=true`), and where that range starts (ms of the stream). */
+  private pending: LabelledWord[] = [];
+  private readonly speakers: SpeakerLabeller | undefined;
   private rangeStartMs = 0;
   private idle: NodeJS.Timeout | undefined;
   private closing = false;
@@ -51,13 +53,14 @@ export class ListenSession {
     private readonly query: URLSearchParams,
   ) {
     this.recognizer = new StreamRecognizer(ctx.references, SAMPLE_RATE);
+    this.speakers = query.get('diarize') === 'true' ? new SpeakerLabeller(ctx.speakers, ctx.latency.options.seed) : undefined;
     this.faults = new SessionFaults(ctx.faults, ws, ctx.socket, {
       errorFrame: (code, description) => JSON.stringify({ type: 'Error', variant: 'ServerError', description, code }),
       deltaFrame: () => {
-        const [head, tail] = JSON.stringify(this.results('\u0000', 0, 0, {})).split('\\u0000');
+        const [head, tail] = JSON.stringify(this.results([{ text: '\u0000', endMs: 0 }], 0, 0, {})).split('\\u0000');
         return [head!, tail!];
       },
-      noiseFrame: () => JSON.stringify(this.results('', 0, 0, {})),
+      noiseFrame: () => JSON.stringify(this.results([], 0, 0, {})),
     });
     const endpointing = query.get('endpointing');
     const silenceMs = endpointing === null ? DEFAULT_ENDPOINTING_MS : Number(endpointing);
@@ -126,7 +129,7 @@ export class ListenSession {
     for (const event of vad) {
       if (event.type === 'started' && this.vadEvents) this.emit(() => this.send({ type: 'SpeechStarted', channel: [0], timestamp: event.audioStartMs / 1000 }));
     }
-    for (const word of this.faults.words(this.recognizer.feed(pcm))) {
+    for (const word of this.labelled(this.recognizer.feed(pcm))) {
       this.pending.push(word);
       if (word.endMs - this.rangeStartMs > SEGMENT_MS) this.final(this.pending.length, word.endMs, {});
       else this.interim();
@@ -142,7 +145,7 @@ export class ListenSession {
 
   /** Finalizes everything heard (a `Finalize`, or the end of the stream), after the model's final latency. */
   private finalize(flags: { from_finalize?: true }): void {
-    this.pending.push(...this.faults.words(this.recognizer.flush()));
+    this.pending.push(...this.labelled(this.recognizer.flush()));
     if (this.faults.has('never-finalize') && flags.from_finalize) return;
     this.final(this.pending.length, this.recognizer.receivedMs, flags, true);
     if (this.faults.has('duplicate-final') && flags.from_finalize) this.final(0, this.recognizer.receivedMs, flags, true);
@@ -150,29 +153,50 @@ export class ListenSession {
 
   /** The range so far as an interim Results, after the model's word delay. */
   private interim(): void {
-    const words = this.pending.map((w) => w.text);
-    const endMs = this.pending[this.pending.length - 1]!.endMs;
-    this.emit(() => this.send(this.results(words.join(' '), this.rangeStartMs, endMs, { is_final: false })), this.ctx.latency.delay(this.ctx.openSessions()));
+    const words = [...this.pending];
+    const endMs = words[words.length - 1]!.endMs;
+    this.emit(() => this.send(this.results(words, this.rangeStartMs, endMs, { is_final: false })), this.ctx.latency.delay(this.ctx.openSessions()));
   }
 
   /** The first `count` pending words as a final range ending at `endMs`; a flush (`slow`) takes the model's final latency. */
   private final(count: number, endMs: number, flags: { speech_final?: true; from_finalize?: true }, slow = false): void {
-    const words = this.pending.splice(0, count).map((w) => w.text);
+    const words = this.pending.splice(0, count);
     const start = this.rangeStartMs;
     this.rangeStartMs = Math.max(start, endMs);
     const open = this.ctx.openSessions();
     const delay = slow ? this.ctx.latency.finalize(open) : this.ctx.latency.delay(open);
-    this.emit(() => this.send(this.results(words.join(' '), start, Math.max(start, endMs), { is_final: true, speech_final: false, ...flags })), delay);
+    this.emit(() => this.send(this.results(words, start, Math.max(start, endMs), { is_final: true, speech_final: false, ...flags })), delay);
   }
 
-  private results(transcript: string, startMs: number, endMs: number, flags: object): object {
+  /** Heard words after the session's faults, each given its speaker when diarizing (once: a word keeps its label). */
+  private labelled(words: HeardWord[]): LabelledWord[] {
+    const speakers = this.speakers;
+    return this.faults.words(words).map((w) => {
+      const speaker = speakers?.label(w);
+      return speaker !== undefined ? { ...w, label: speaker } : w;
+    });
+  }
+
+  /** A Results of `words`: their transcript, and with `diarize=true` each word's times (seconds) and speaker. */
+  private results(words: readonly LabelledWord[], startMs: number, endMs: number, flags: object): object {
+    const transcript = words.map((w) => w.text).join(' ');
+    const listed = this.speakers
+      ? words.map((w) => ({
+          word: w.text,
+          punctuated_word: w.text,
+          start: (w.startMs ?? w.endMs) / 1000,
+          end: w.endMs / 1000,
+          confidence: 0.99,
+          ...(w.label !== undefined ? { speaker: w.label, speaker_confidence: 0.9 } : {}),
+        }))
+      : [];
     return {
       type: 'Results',
       channel_index: [0, 1],
       duration: (endMs - startMs) / 1000,
       start: startMs / 1000,
       ...flags,
-      channel: { alternatives: [{ transcript, confidence: transcript ? 0.99 : 0, words: [] }] },
+      channel: { alternatives: [{ transcript, confidence: transcript ? 0.99 : 0, words: listed }] },
       metadata: { request_id: this.requestId, model_info: { name: this.query.get('model') ?? DEEPGRAM.defaultModel, version: 'simulated', arch: 'simulated' } },
     };
   }
@@ -201,6 +225,9 @@ export class ListenSession {
     this.emissions.clear();
   }
 }
+
+/** A heard word with its speaker number. */
+type LabelledWord = HeardWord & { label?: number };
 
 export const simulatedDeepgram = {
   ...DEEPGRAM,

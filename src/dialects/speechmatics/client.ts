@@ -25,6 +25,7 @@ export function speechmaticsDialect(settings: DialectSettings): WebSocketDialect
     language: settings.language ?? DEFAULT_LANGUAGE,
     operating_point: settings.model,
     enable_partials: true,
+    ...(settings.diarize ? { diarization: 'speaker' } : {}),
     ...(settings.maxDelayMs !== undefined ? { max_delay: settings.maxDelayMs / 1000 } : {}),
   };
   const start = JSON.stringify({
@@ -113,10 +114,32 @@ export function interpretSpeechmaticsMessage(event: Record<string, unknown> & { 
  * words, and where the server placed it in the audio (`metadata.start_time`/`end_time`,
  * seconds, kept as `audioStartMs`/`audioEndMs`).
  */
-function transcriptOf(event: Record<string, unknown>): Pick<DecodedEvent, 'text' | 'audioStartMs' | 'audioEndMs'> {
+function transcriptOf(event: Record<string, unknown>): Pick<DecodedEvent, 'text' | 'audioStartMs' | 'audioEndMs' | 'words'> {
   const metadata = (typeof event.metadata === 'object' && event.metadata !== null ? event.metadata : {}) as Record<string, unknown>;
   const text = (typeof metadata.transcript === 'string' ? metadata.transcript : wordsOf(event.results)).trim();
-  return { text: text === '' ? '' : ` ${text}`, ...positionsOf(metadata) };
+  return { text: text === '' ? '' : ` ${text}`, ...positionsOf(metadata), ...labelledWords(event.results) };
+}
+
+/**
+ * The words of `results` with their speakers (`alternatives[0].speaker`: `S1`, `S2`, …,
+ * `UU` where the server cannot tell, with `diarization: speaker`), punctuation left out;
+ * none unless some word has a speaker.
+ */
+function labelledWords(results: unknown): Pick<DecodedEvent, 'words'> {
+  if (!Array.isArray(results)) return {};
+  const words = (results as Array<Record<string, unknown>>).flatMap((result) => {
+    const best = Array.isArray(result?.alternatives) ? (result.alternatives[0] as { content?: unknown; speaker?: unknown } | undefined) : undefined;
+    if (result?.type === 'punctuation' || typeof best?.content !== 'string') return [];
+    return [
+      {
+        text: best.content,
+        ...(typeof result.start_time === 'number' ? { startMs: result.start_time * 1000 } : {}),
+        ...(typeof result.end_time === 'number' ? { endMs: result.end_time * 1000 } : {}),
+        ...(typeof best.speaker === 'string' ? { speaker: best.speaker } : {}),
+      },
+    ];
+  });
+  return words.some((w) => w.speaker !== undefined) ? { words } : {};
 }
 
 /** The text of `results` when `metadata.transcript` is missing: each result's best alternative, punctuation attached to its word. */

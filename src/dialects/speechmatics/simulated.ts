@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type WebSocket from 'ws';
 import { EmissionQueue } from '../../server/sessions/emission-queue.js';
 import { StreamRecognizer, type HeardWord } from '../../server/models/recognizer.js';
+import { SpeakerLabeller } from '../../server/models/speakers.js';
 import type { SessionContext } from '../../server/sessions/session-context.js';
 import { SessionFaults } from '../../server/faults/session-faults.js';
 import type { SimulatedDialect } from '../../server/simulated-dialect.js';
@@ -35,8 +36,9 @@ export class SpeechmaticsSession {
   private recognizer: StreamRecognizer;
   /** Where the current recognizer's stream starts in the session's audio, ms (each utterance forced to end starts a new one). */
   private offsetMs = 0;
-  /** Words heard and not yet final. */
-  private pending: HeardWord[] = [];
+  /** Words heard and not yet final (with their speaker, given `diarization: speaker`). */
+  private pending: LabelledWord[] = [];
+  private speakers: SpeakerLabeller | undefined;
   /** End of the last final word, ms: where the next one starts. */
   private finalEndMs = 0;
   private finalLagMs = FINAL_LAG_MS;
@@ -103,6 +105,10 @@ export class SpeechmaticsSession {
       }
       this.finalLagMs = maxDelay * 1000;
     }
+    if (config.diarization !== undefined && config.diarization !== 'none' && config.diarization !== 'speaker') {
+      return this.fail('invalid_config', 'diarization must be none or speaker');
+    }
+    if (config.diarization === 'speaker') this.speakers = new SpeakerLabeller(this.ctx.speakers, this.ctx.latency.options.seed);
     this.started = true;
     this.send({ message: 'RecognitionStarted', id: randomUUID(), language_pack_info: { language_description: config.language, word_delimiter: ' ' } });
     this.send({ message: 'Info', type: 'concurrent_session_usage', reason: 'simulated', usage: this.ctx.openSessions(), quota: 50 });
@@ -123,7 +129,17 @@ export class SpeechmaticsSession {
   /** Words heard: provisional until final, and sent as a partial with those before them. */
   private hear(words: HeardWord[]): void {
     if (words.length === 0) return;
-    this.pending.push(...this.faults.words(words).map((w) => ({ text: w.text, endMs: this.offsetMs + w.endMs })));
+    this.pending.push(
+      ...this.faults.words(words).map((w) => {
+        const label = this.speakers?.label(w);
+        return {
+          text: w.text,
+          endMs: this.offsetMs + w.endMs,
+          ...(w.startMs !== undefined ? { heardStartMs: this.offsetMs + w.startMs } : {}),
+          ...(label !== undefined ? { label } : {}),
+        };
+      }),
+    );
     this.later(this.transcript('AddPartialTranscript', this.timed(this.pending)));
   }
 
@@ -149,25 +165,25 @@ export class SpeechmaticsSession {
   }
 
   /** The first `count` pending words, now final, with their times. */
-  private takeFinal(count: number): Array<HeardWord & { startMs: number }> {
+  private takeFinal(count: number): TimedWord[] {
     const words = this.timed(this.pending.slice(0, count));
     this.pending = this.pending.slice(count);
     if (words.length > 0) this.finalEndMs = words[words.length - 1]!.endMs;
     return words;
   }
 
-  /** Words with their starts: each begins where the one before it ended. */
-  private timed(words: readonly HeardWord[]): Array<HeardWord & { startMs: number }> {
+  /** Words with their starts: where the recognizer heard it start (in overlapped speech, before the word it follows ends), else where the one before it ended. */
+  private timed(words: readonly LabelledWord[]): TimedWord[] {
     let startMs = this.finalEndMs;
     return words.map((w) => {
-      const word = { ...w, startMs: Math.min(startMs, w.endMs) };
+      const word = { ...w, startMs: Math.min(w.heardStartMs ?? startMs, w.endMs) };
       startMs = w.endMs;
       return word;
     });
   }
 
   /** An `AddTranscript` or `AddPartialTranscript` of `words`, as the API lays it out (times in seconds). */
-  private transcript(message: string, words: ReadonlyArray<HeardWord & { startMs: number }>): object {
+  private transcript(message: string, words: readonly TimedWord[]): object {
     const s = (ms: number): number => Math.round(ms) / 1000;
     return {
       message,
@@ -181,7 +197,9 @@ export class SpeechmaticsSession {
         type: 'word',
         start_time: s(w.startMs),
         end_time: s(w.endMs),
-        alternatives: [{ content: w.text, confidence: 1, language: 'en' }],
+        alternatives: [
+          { content: w.text, confidence: 1, language: 'en', ...(this.speakers ? { speaker: w.label !== undefined ? `S${w.label + 1}` : 'UU' } : {}) },
+        ],
       })),
     };
   }
@@ -207,3 +225,7 @@ export const simulatedSpeechmatics = {
   inputRate: SAMPLE_RATE,
   open: (ws, ctx) => new SpeechmaticsSession(ws, ctx),
 } satisfies SimulatedDialect;
+
+/** A heard word in the session's stream: where the recognizer placed its start, and its speaker number when diarizing. */
+type LabelledWord = HeardWord & { heardStartMs?: number; label?: number };
+type TimedWord = LabelledWord & { startMs: number };

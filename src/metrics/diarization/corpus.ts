@@ -33,10 +33,19 @@ export interface PooledFigure {
 }
 
 const sum = (values: readonly number[]): number => values.reduce((n, v) => n + v, 0);
-const interval = (numerators: readonly number[], denominators: readonly number[]): Interval | null =>
+const intervalOf = (numerators: readonly number[], denominators: readonly number[]): Interval | null =>
   pooledRatioInterval(numerators, denominators, seededRandom(BOOTSTRAP_SEED));
 
-export function corpusDiarization(scores: readonly DiarizationScore[]): CorpusDiarization {
+/**
+ * The pooled figures; `intervals: false` leaves the bootstrap out (its intervals null),
+ * for a caller that only needs the values and may itself be resampling.
+ */
+export interface PoolingOptions {
+  intervals?: boolean;
+}
+
+export function corpusDiarization(scores: readonly DiarizationScore[], { intervals = true }: PoolingOptions = {}): CorpusDiarization {
+  const interval = intervals ? intervalOf : () => null;
   const parts = scores.map((s) => s.der);
   const errorsOf = parts.map((d) => d.missedMs + d.falseAlarmMs + d.confusionMs);
   const scoredMs = sum(parts.map((d) => d.scoredMs));
@@ -66,15 +75,15 @@ export function corpusDiarization(scores: readonly DiarizationScore[]): CorpusDi
 }
 
 /** Word-level diarization error over the corpus: wrong words over scored words, resampling recordings. */
-export function corpusWordSpeakerErrors(errors: readonly WordSpeakerErrors[]): PooledFigure {
+export function corpusWordSpeakerErrors(errors: readonly WordSpeakerErrors[], { intervals = true }: PoolingOptions = {}): PooledFigure {
   const words = errors.map((e) => e.words);
   const wrong = errors.map((e) => e.wrong);
-  return { value: wordSpeakerErrorRate({ words: sum(words), wrong: sum(wrong) }), ci95: interval(wrong, words) };
+  return { value: wordSpeakerErrorRate({ words: sum(words), wrong: sum(wrong) }), ci95: intervals ? intervalOf(wrong, words) : null };
 }
 
 /** The share of words relabelled over the corpus, resampling streams. */
-export function corpusSpeakerStability(streams: readonly SpeakerStability[]): PooledFigure {
+export function corpusSpeakerStability(streams: readonly SpeakerStability[], { intervals = true }: PoolingOptions = {}): PooledFigure {
   const words = streams.map((s) => s.words);
   const relabelled = streams.map((s) => s.relabelledWords);
-  return { value: relabelledShare({ words: sum(words), relabelledWords: sum(relabelled) }), ci95: interval(relabelled, words) };
+  return { value: relabelledShare({ words: sum(words), relabelledWords: sum(relabelled) }), ci95: intervals ? intervalOf(relabelled, words) : null };
 }

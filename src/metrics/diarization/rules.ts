@@ -6,32 +6,9 @@
  * records the rules it was scored by and the tools' settings that give its numbers.
  */
 
-/** The no-score zone around each reference turn boundary: `ms` of the zone's whole width centred on the boundary (`per: 'total'`), or `ms` on each side (`per: 'side'`). */
-export interface Collar {
-  ms: number;
-  per: 'total' | 'side';
-}
+import type { Collar, DiarizationRules } from '../../timeline/types.js';
 
-export interface DiarizationRules {
-  collar: Collar;
-  /** Time where two or more reference speakers talk at once: scored, or left out of every figure. */
-  overlap: 'scored' | 'skipped';
-  /**
-   * The scored time of a recording without a UEM: from the first to the last turn of the
-   * reference and hypothesis together (`extents`, as pyannote.metrics and dscore), or of
-   * the reference alone. A recording's UEM, where it has one, is its scored time.
-   */
-  region: 'extents' | 'reference-extent';
-  /**
-   * DER pairs speakers one to one (Hungarian) for the most time together within the
-   * scored time (`scored-time`, pyannote.metrics) or within the whole region, before
-   * collars and overlap are taken out (`whole-region`, md-eval and so dscore). The two
-   * differ only with a collar or skipped overlap, and then only in confusion.
-   */
-  mapping: 'scored-time' | 'whole-region';
-  /** JER pairs speakers for the most time together (`overlap`, pyannote.metrics' JaccardErrorRate) or the highest summed Jaccard index (`jaccard`, dscore's JER). */
-  jerMapping: 'overlap' | 'jaccard';
-}
+export type { Collar, DiarizationRules };
 
 /** pyannote.metrics' defaults: no collar, overlap scored, the extents of both sides. */
 export const DEFAULT_RULES: DiarizationRules = Object.freeze({
@@ -82,3 +59,12 @@ export function matchingTools(rules: DiarizationRules): { der: string[]; jer: st
           : [`dscore's JER${uem} (to its 10 ms frames)`],
   };
 }
+
+/** The rules as a report records them: as set, in words, and the tools' settings that match. */
+export interface DiarizationRecord {
+  rules: DiarizationRules;
+  description: string;
+  matches: { der: string[]; jer: string[] };
+}
+
+export const diarizationRecord = (rules: DiarizationRules): DiarizationRecord => ({ rules, description: describeRules(rules), matches: matchingTools(rules) });

@@ -1,14 +1,8 @@
+import type { SpeakerTurn } from '../../timeline/types.js';
 import { union, type Span } from './spans.js';
 
-/**
- * Who spoke when: one speaker's stretch of speech on a recording (an RTTM line, a
- * server's labelled segment). The same shape wherever turns appear.
- */
-export interface SpeakerTurn {
-  speaker: string;
-  startMs: number;
-  endMs: number;
-}
+/** Who spoke when: the timeline's shape, wherever turns appear (an RTTM line, a server's labelled words joined). */
+export type { SpeakerTurn };
 
 /** Each speaker's speech as sorted, disjoint spans, speakers in the order they first appear; a speaker's overlapping turns count once. */
 export function speechBySpeaker(turns: readonly SpeakerTurn[]): Map<string, Span[]> {

@@ -11,13 +11,18 @@ export interface Reference {
   pcm: Buffer;
   /** Byte offset of the first non-zero sample: where a reference is recognized. */
   anchor: number;
-  words: Array<{ text: string; endMs: number }>;
+  words: Array<{ text: string; startMs: number; endMs: number; speaker?: string }>;
 }
 
-/** A word the server has heard, with its end as a position in the session's audio stream (ms). */
+/**
+ * A word the server has heard, with its end as a position in the session's audio stream
+ * (ms); a known reference's words also carry their start and their reference speaker.
+ */
 export interface HeardWord {
   text: string;
   endMs: number;
+  startMs?: number;
+  speaker?: string;
 }
 
 /** Bytes after the anchor that identify a reference (64 samples). */
@@ -40,16 +45,20 @@ export async function buildReferences(samples: readonly Sample[], sampleRate: nu
 }
 
 /**
- * Word end times: from word timings when present (shown with the transcript's own
- * spelling when the word counts agree), else spread evenly over the audio.
+ * Word times: from word timings when present (shown with the transcript's own spelling
+ * when the word counts agree), else spread evenly over the audio. A word's speaker is
+ * its timing's, else the reference turn at its midpoint, where the sample has turns.
  */
 function wordEnds(sample: Sample, durationMs: number): Reference['words'] {
   const tokens = sample.text?.split(/\s+/).filter(Boolean) ?? [];
-  if (sample.words) {
-    const useTokens = tokens.length === sample.words.length;
-    return sample.words.map((w, i) => ({ text: useTokens ? tokens[i]! : w.word, endMs: w.end * 1000 }));
-  }
-  return tokens.map((text, i) => ({ text, endMs: ((i + 1) / tokens.length) * durationMs }));
+  const useTokens = sample.words !== undefined && tokens.length === sample.words.length;
+  const timed = sample.words
+    ? sample.words.map((w, i) => ({ text: useTokens ? tokens[i]! : w.word, startMs: w.start * 1000, endMs: w.end * 1000, speaker: w.speaker }))
+    : tokens.map((text, i) => ({ text, startMs: (i / tokens.length) * durationMs, endMs: ((i + 1) / tokens.length) * durationMs, speaker: undefined }));
+  return timed.map(({ speaker, ...w }) => {
+    const who = speaker ?? sample.turns?.find((t) => t.startMs <= (w.startMs + w.endMs) / 2 && (w.startMs + w.endMs) / 2 < t.endMs)?.speaker;
+    return who !== undefined ? { ...w, speaker: who } : w;
+  });
 }
 
 export class ReferenceIndex {
@@ -150,7 +159,9 @@ export class StreamRecognizer {
           const word = m.ref.words[m.nextWord]!;
           const endByte = m.start + Math.round((word.endMs / 1000) * this.sampleRate) * 2;
           if (!done && endByte > m.verified) break;
-          words.push({ text: word.text, endMs: this.ms(Math.min(endByte, refEnd)) });
+          const startByte = m.start + Math.round((word.startMs / 1000) * this.sampleRate) * 2;
+          const speaker = word.speaker !== undefined ? { speaker: word.speaker } : {};
+          words.push({ text: word.text, startMs: this.ms(Math.min(startByte, refEnd)), endMs: this.ms(Math.min(endByte, refEnd)), ...speaker });
           m.nextWord++;
         }
         if (!done) break;

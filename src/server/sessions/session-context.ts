@@ -1,3 +1,4 @@
+import type { SpeakerErrors } from '../models/speakers.js';
 import type { Socket } from 'node:net';
 import type { FaultScenario } from '../faults/faults.js';
 import type { LatencyModel } from '../models/latency-model.js';
@@ -22,6 +23,8 @@ export interface SessionContext {
   ingestSpeed: number;
   /** OpenAI transcription: stream deltas while speech arrives, not after the commit. */
   streamDuringSpeech: boolean;
+  /** How wrong speaker labels are, where a session labels speakers. */
+  speakers: SpeakerErrors;
   /** The faults this connection gets (none for most). */
   faults: FaultScenario;
   /** The connection's socket, for faults below the WebSocket layer. */

@@ -1,0 +1,51 @@
+import type { CorpusSpeakers } from '../metrics/diarization/session.js';
+import type { DiarizationRecord } from '../metrics/diarization/rules.js';
+import type { Interval } from '../metrics/bootstrap.js';
+import { fixed } from './fixed.js';
+
+const percent = (x: number | null): string => (x === null ? 'n/a' : `${fixed(x * 100, 2)}%`);
+const ci = (interval: Interval | null): string => (interval ? ` (95% CI ${percent(interval[0])} to ${percent(interval[1])})` : '');
+
+/** A level's speaker attribution pooled over its corpus, with intervals; none when nothing was scored. */
+export function speakerLines(speakers: CorpusSpeakers | undefined): string[] {
+  if (!speakers) return [];
+  const { der, missed, falseAlarm, confusion } = speakers;
+  return [
+    `speakers: corpus DER ${percent(der)}${ci(speakers.derCi95)} = missed ${percent(missed)} + false alarm ${percent(falseAlarm)} + confusion ${percent(confusion)} · ` +
+      `JER ${percent(speakers.jer)}${ci(speakers.jerCi95)} · word speaker error ${percent(speakers.wordSpeakerError.value)}${ci(speakers.wordSpeakerError.ci95)} · ` +
+      `relabelled ${percent(speakers.speakerRelabelled.value)} over ${speakers.recordings} input${speakers.recordings === 1 ? '' : 's'}`,
+  ];
+}
+
+/** The rules speaker attribution was scored by, and the tools whose numbers they match: said wherever the figures are. */
+export function speakerRulesLine(record: DiarizationRecord | undefined): string[] {
+  if (!record) return [];
+  const tools = [...new Set([...record.matches.der, ...record.matches.jer])];
+  return [`speaker scoring: ${record.description}; matches ${tools.length > 0 ? tools.join('; ') : 'no reference tool'}`];
+}
+
+/**
+ * The Markdown table of each level's pooled speaker figures, then the rules they were
+ * scored by; none when no level has them. `text` escapes a cell as the page does.
+ */
+export function speakerTable(
+  levels: ReadonlyArray<{ label: string; summary: { diarization?: CorpusSpeakers } }>,
+  record: DiarizationRecord | undefined,
+  text: (cell: string) => string,
+): string[] {
+  const scored = levels.filter((b) => b.summary.diarization);
+  if (scored.length === 0) return [];
+  const rows = scored.map(({ label, summary }) => {
+    const s = summary.diarization!;
+    const cells = [`${percent(s.der)}${ci(s.derCi95)}`, percent(s.missed), percent(s.falseAlarm), percent(s.confusion), `${percent(s.jer)}${ci(s.jerCi95)}`];
+    const words = [s.wordSpeakerError, s.speakerRelabelled].map((f) => `${percent(f.value)}${ci(f.ci95)}`);
+    return `| ${text(label)} | ${s.recordings} | ${[...cells, ...words].join(' | ')} |`;
+  });
+  return [
+    '',
+    '| level | inputs | DER | missed | false alarm | confusion | JER | word speaker error | relabelled |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows,
+    ...speakerRulesLine(record).map((line) => `\n${text(line)}`),
+  ];
+}

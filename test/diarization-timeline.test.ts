@@ -1,0 +1,204 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { diarizationRulesOption } from '../src/config/diarization-rules.js';
+import { OptionsError } from '../src/config/errors.js';
+import { flagMessage } from '../src/cli/option-flags.js';
+import { turnDecoder } from '../src/dialects/assemblyai/client.js';
+import { listenReader } from '../src/dialects/deepgram/client.js';
+import { interpretSpeechmaticsMessage } from '../src/dialects/speechmatics/client.js';
+import { DEFAULT_RULES } from '../src/metrics/diarization/rules.js';
+import { sessionSpeakers, turnsOfWords } from '../src/metrics/diarization/session.js';
+import { SpeakerLabeller } from '../src/server/models/speakers.js';
+import { TextBudget, TEXT_LIMITS } from '../src/session/bounds.js';
+import type { ReceivedFrame, ReceivedWord, SessionTimeline } from '../src/timeline/types.js';
+import { sessionView } from '../src/views/session-view.js';
+
+const json = (value: object): Buffer => Buffer.from(JSON.stringify(value));
+
+describe('speaker labels from the wire', () => {
+  it("Deepgram: each Results word with its speaker as text, times in ms; no words without diarize's speakers", () => {
+    const decode = listenReader('client');
+    const words = [
+      { word: 'hello', punctuated_word: 'Hello', start: 0.5, end: 0.9, speaker: 0 },
+      { word: 'there', punctuated_word: 'there.', start: 1, end: 1.25, speaker: 1 },
+    ];
+    const [delta] = decode(
+      json({ type: 'Results', start: 0, duration: 1.5, is_final: true, channel: { alternatives: [{ transcript: 'Hello there.', words }] } }),
+      false,
+    );
+    assert.deepEqual(delta!.words, [
+      { text: 'Hello', startMs: 500, endMs: 900, speaker: '0' },
+      { text: 'there.', startMs: 1000, endMs: 1250, speaker: '1' },
+    ]);
+    const plain = words.map(({ speaker: _s, ...w }) => w);
+    const [unlabelled] = decode(
+      json({ type: 'Results', start: 0, duration: 1.5, channel: { alternatives: [{ transcript: 'Hello there.', words: plain }] } }),
+      false,
+    );
+    assert.equal(unlabelled!.words, undefined, 'without speakers the words are not kept');
+  });
+
+  it("Speechmatics: each word's alternatives[0].speaker (UU kept as sent), punctuation left out", () => {
+    const event = interpretSpeechmaticsMessage({
+      message: 'AddTranscript',
+      metadata: { start_time: 0.5, end_time: 1.2, transcript: 'Hi you.' },
+      results: [
+        { type: 'word', start_time: 0.5, end_time: 0.8, alternatives: [{ content: 'Hi', speaker: 'S1' }] },
+        { type: 'word', start_time: 0.9, end_time: 1.2, alternatives: [{ content: 'you', speaker: 'UU' }] },
+        { type: 'punctuation', start_time: 1.2, end_time: 1.2, alternatives: [{ content: '.', speaker: 'UU' }] },
+      ],
+    });
+    assert.deepEqual(event.words, [
+      { text: 'Hi', startMs: 500, endMs: 800, speaker: 'S1' },
+      { text: 'you', startMs: 900, endMs: 1200, speaker: 'UU' },
+    ]);
+  });
+
+  it("AssemblyAI: a word's own speaker_label, else its turn's, on the delta and the turn's final", () => {
+    const decode = turnDecoder();
+    const events = decode(
+      json({
+        type: 'Turn',
+        turn_order: 0,
+        end_of_turn: true,
+        transcript: 'yes no',
+        speaker_label: 'A',
+        words: [
+          { text: 'yes', start: 100, end: 300 },
+          { text: 'no', start: 400, end: 600, speaker_label: 'B' },
+        ],
+      }),
+      false,
+    );
+    const expected = [
+      { text: 'yes', startMs: 100, endMs: 300, speaker: 'A' },
+      { text: 'no', startMs: 400, endMs: 600, speaker: 'B' },
+    ];
+    assert.deepEqual(
+      events.filter((e) => e.kind === 'text_delta' || e.kind === 'text_final').map((e) => e.words),
+      [expected, expected],
+    );
+  });
+
+  it('a session keeps at most TEXT_LIMITS.eventWords words per event, their fields cut as other fields are', () => {
+    const many = Array.from({ length: TEXT_LIMITS.eventWords + 5 }, (_, i) => ({ text: 'w'.repeat(i === 0 ? 5000 : 1), speaker: 'S1' }));
+    const bounded = new TextBudget().bound({ type: 'AddTranscript', kind: 'text_delta', words: many });
+    assert.equal(bounded.words!.length, TEXT_LIMITS.eventWords);
+    assert.equal(bounded.words![0]!.text.length, TEXT_LIMITS.fieldChars);
+  });
+});
+
+/** A one-input session over 0..10 s with reference turns A 0–4 s and B 4–8 s, and what the server sent. */
+function session(received: Array<Pick<ReceivedFrame, 'provisional'> & { words: ReceivedWord[] }>): SessionTimeline {
+  return {
+    task: 'stt',
+    turnDetection: 'client',
+    plannedStartMs: 0,
+    startMs: 0,
+    inputs: [
+      {
+        kind: 'audio',
+        index: 0,
+        sampleId: 'talk',
+        split: 'default',
+        reference: null,
+        turns: [
+          { speaker: 'A', startMs: 0, endMs: 4000 },
+          { speaker: 'B', startMs: 4000, endMs: 8000 },
+        ],
+        audioStartMs: 0,
+        speechStartMs: 0,
+        speechEndMs: 8000,
+        eosSource: 'audio_end',
+        audioEndMs: 10_000,
+      },
+    ],
+    sent: [],
+    received: received.map((r, i) => ({ t: 100 * i, input: 0, type: 'Results', kind: 'text_delta', text: 'x', ...r })),
+    transport: { kind: 'websocket' },
+    counters: { bytesSent: 0, bytesReceived: 0, framesSent: 0, framesReceived: 0 },
+  };
+}
+
+const word = (speaker: string, startMs: number, endMs: number): ReceivedWord => ({ text: 'w', startMs, endMs, speaker });
+
+describe('speaker attribution of a timeline', () => {
+  it('scores the final labels; a provisional label that changed counts for stability; UU is no label', () => {
+    const [scored] = sessionSpeakers(
+      sessionView(
+        session([
+          // The first two words, provisionally the wrong speaker, then right.
+          { provisional: true, words: [word('1', 0, 1900), word('1', 2000, 4000)] },
+          { words: [word('0', 0, 1900), word('0', 2000, 4000)] },
+          { words: [word('1', 4000, 8000), word('UU', 8000, 9000)] },
+        ]),
+      ),
+    );
+    assert.deepEqual(scored!.score.der, { scoredMs: 8000, missedMs: 0, falseAlarmMs: 0, confusionMs: 0, pairs: { '0': 'A', '1': 'B' } });
+    assert.deepEqual(scored!.words, { words: 3, wrong: 0, outside: 0, pairs: { '0': 'A', '1': 'B' } });
+    assert.deepEqual(scored!.stability, { words: 3, relabelledWords: 2, relabels: 2 });
+  });
+
+  it("joins each speaker's words across pauses under 500 ms, over another speaker's words", () => {
+    const w = (speaker: string, startMs: number, endMs: number) => ({ speaker, startMs, endMs });
+    assert.deepEqual(turnsOfWords([w('A', 0, 100), w('B', 150, 300), w('A', 200, 400), w('A', 900, 1000)]), [
+      w('A', 0, 400),
+      w('B', 150, 300),
+      w('A', 900, 1000),
+    ]);
+  });
+
+  it('applies the rules the timeline carries: a collar takes the confused boundary out', () => {
+    const late = session([{ words: [word('0', 0, 4400), word('1', 4400, 8000)] }]);
+    assert.equal(sessionSpeakers(sessionView(late))[0]!.score.der.confusionMs, 400);
+    const collared = { ...late, diarizationRules: { ...DEFAULT_RULES, collar: { ms: 500, per: 'side' as const } } };
+    assert.equal(sessionSpeakers(sessionView(collared))[0]!.score.der.confusionMs, 0);
+  });
+});
+
+describe('the simulated server labels speakers', () => {
+  const heard = (speaker: string, startMs: number) => ({ text: 'w', startMs, endMs: startMs + 200, speaker });
+
+  it('numbers speakers as first heard; notices a change boundaryMs late; confusion gives another speaker', () => {
+    const exact = new SpeakerLabeller({ confusion: 0, boundaryMs: 0 }, 1);
+    assert.deepEqual(
+      [heard('x', 0), heard('y', 300), heard('x', 600)].map((w) => exact.label(w)),
+      [0, 1, 0],
+    );
+    const late = new SpeakerLabeller({ confusion: 0, boundaryMs: 250 }, 1);
+    assert.deepEqual(
+      [heard('x', 0), heard('y', 300), heard('y', 500), heard('y', 700)].map((w) => late.label(w)),
+      [0, 0, 1, 1],
+    );
+    const confused = new SpeakerLabeller({ confusion: 1, boundaryMs: 0 }, 1);
+    assert.deepEqual(
+      [heard('x', 0), heard('y', 300), heard('y', 600)].map((w) => confused.label(w)),
+      [0, 0, 0],
+      'once two are known, always the other',
+    );
+    assert.equal(exact.label({ text: 'noise', endMs: 900 }), undefined);
+  });
+});
+
+describe('the rules as options', () => {
+  it("defaults to pyannote.metrics'; a value it does not know is a one-line error naming the flag", () => {
+    assert.deepEqual(diarizationRulesOption(), DEFAULT_RULES);
+    assert.deepEqual(diarizationRulesOption({ collarMs: 250, collarPer: 'side', mapping: 'whole-region' }), {
+      ...DEFAULT_RULES,
+      collar: { ms: 250, per: 'side' },
+      mapping: 'whole-region',
+    });
+    const refused = (options: Parameters<typeof diarizationRulesOption>[0]): string => {
+      try {
+        diarizationRulesOption(options);
+      } catch (err) {
+        assert.ok(err instanceof OptionsError);
+        return flagMessage(err);
+      }
+      return 'accepted';
+    };
+    assert.equal(refused({ collarMs: -1 }), '--der-collar-ms must be a number of ms, 0 or more, got -1');
+    assert.equal(refused({ region: 'uem' }), '--der-region must be extents or reference-extent, got "uem"');
+    assert.equal(refused({ jerMapping: 'hungarian' }), '--jer-mapping must be overlap or jaccard, got "hungarian"');
+  });
+});
