@@ -68,7 +68,12 @@ export const serveCommand = new Command('serve')
     fraction,
     DEFAULT_SPEAKER_ERRORS.confusion,
   )
-  .option('--speaker-boundary-ms <ms>', 'speaker labels: how late a change of speaker is noticed (words before keep the previous label)', num, DEFAULT_SPEAKER_ERRORS.boundaryMs)
+  .option(
+    '--speaker-boundary-ms <ms>',
+    'speaker labels: how late a change of speaker is noticed (words before keep the previous label)',
+    num,
+    DEFAULT_SPEAKER_ERRORS.boundaryMs,
+  )
   .option('--quiet', 'do not log each connection')
   .option(
     '--fault-rate <x>',
