@@ -109,6 +109,7 @@ describe('the HTML report speaks the run task', () => {
     assert.ok(tts.includes('ttfa_ms') && tts.includes('tts_wer'));
     assert.ok(!tts.includes('ttft_ms') && !tts.includes('voice_to_voice_ms') && !tts.includes('audio_sent_ms'), tts.join(', '));
     assert.ok(stt.includes('ttft_ms') && !stt.includes('ttfa_ms') && !stt.includes('processing_ms'), stt.join(', '));
+    assert.ok(!stt.includes('der') && !stt.includes('corpus_der'), 'no speaker figures without reference turns');
     assert.ok(stt.length < 40, `${stt.length} definitions`);
   });
 

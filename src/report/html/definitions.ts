@@ -1,9 +1,10 @@
 import { metricsOf } from '../picks.js';
 import type { Report } from '../schema.js';
 import { html } from './markup.js';
+import { hasFigure } from './metrics.js';
 import { table, type Section } from './section.js';
 
-/** The metric catalog as the run used it, its task's metrics only: every figure's start and end events. */
+/** The metric catalog as the run used it, the metrics it has figures of: every figure's start and end events. */
 export function definitionsSection(report: Report): Section {
   return {
     id: 'definitions',
@@ -11,7 +12,9 @@ export function definitionsSection(report: Report): Section {
     charts: [],
     body: html`${table(
       ['metric', 'unit', 'scope', 'from', 'to', 'meaning'],
-      metricsOf(report).map((d) => [html`<code>${d.name}</code>`, d.unit, d.scope.replace('_', ' '), d.from, d.to || '–', d.description]),
+      metricsOf(report)
+        .filter((d) => hasFigure(report, d.name))
+        .map((d) => [html`<code>${d.name}</code>`, d.unit, d.scope.replace('_', ' '), d.from, d.to || '–', d.description]),
       'definitions',
     )}<p class="note">Percentiles: ${report.percentileMethod}.</p>`,
   };

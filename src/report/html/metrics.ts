@@ -29,6 +29,11 @@ function measured(report: Report, name: string): boolean {
   return report.benchmarks.some((b) => b.summary.metrics[name]);
 }
 
+/** Whether some level has a value of the metric: a distribution, or a corpus figure. */
+export function hasFigure(report: Report, name: string): boolean {
+  return measured(report, name) || report.benchmarks.some((b) => typeof b.summary.corpus[name] === 'number');
+}
+
 /**
  * Metrics drawn as distributions (their values are stored per input, response or session):
  * every metric an SLO names, then the task's headline latencies, then its other latencies.
