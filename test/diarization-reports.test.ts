@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
@@ -8,9 +8,10 @@ import { synthesizeConversation } from '../src/data/synth.js';
 import { DEEPGRAM } from '../src/dialects/deepgram/spec.js';
 import { renderHtml } from '../src/report/html/index.js';
 import type { Report } from '../src/report/schema.js';
-import { run } from '../src/run/run.js';
+import type { Comparison } from '../src/report/compare-types.js';
+import { run, type RunOptions } from '../src/run/run.js';
 import { launchChromium, NO_CHROMIUM, openOffline } from './browser.js';
-import { tempDir, testServer } from './helpers.js';
+import { CLI, runNode, tempDir, testServer } from './helpers.js';
 
 /** At the file's level, so the folder lasts until the file ends. */
 const dir = await tempDir();
@@ -18,28 +19,41 @@ const dir = await tempDir();
 const SCREENSHOTS = process.env.VOXBENCH_SCREENSHOTS;
 const INJECTED = '<img src=x onerror="window.__xss=1">';
 
-/** The text of a page's speakers section, tags stripped. */
+/** The markup of a page's speakers section. */
 const sectionOf = (page: string): string => /<section id="speakers">(.*?)<\/section>/s.exec(page)?.[1] ?? '';
+
+/** A synthesized two-speaker conversation (espeak-ng, one overlap and one pause) with its RTTM. */
+async function conversation(): Promise<string> {
+  await writeFile(join(dir, 'talk.txt'), 'Good morning, how are you today?\nVery well, thank you for asking.\nShall we begin?\nYes, let us start.\n');
+  const data = join(dir, 'set');
+  await mkdir(data);
+  await synthesizeConversation(join(dir, 'talk.txt'), { out: data, engine: 'espeak-ng', speakers: 2, overlapMs: 300, pauseMs: 600 });
+  return data;
+}
+const data = await conversation();
+
+/** A Deepgram run against the simulated server, which mislabels a share `confusion` of the words. */
+async function speakerRun(confusion: number, diarization: RunOptions['diarization'], outputDir?: string): Promise<Report> {
+  const { samples } = await loadDataset(data);
+  const server = await testServer({ references: samples, speakers: { confusion, boundaryMs: 0 } });
+  const target = new URL(server.url).origin.replace(/^http/, 'ws');
+  const { report } = await run({
+    protocol: 'deepgram',
+    model: DEEPGRAM.defaultModel,
+    target,
+    data,
+    maxSessions: 2,
+    pace: { kind: 'none' },
+    diarization,
+    ...(outputDir ? { outputDir } : {}),
+  });
+  return report;
+}
 
 describe('the HTML report shows who spoke when', () => {
   let report: Report;
   before(async () => {
-    await writeFile(join(dir, 'talk.txt'), 'Good morning, how are you today?\nVery well, thank you for asking.\nShall we begin?\nYes, let us start.\n');
-    const data = join(dir, 'set');
-    await mkdir(data);
-    await synthesizeConversation(join(dir, 'talk.txt'), { out: data, engine: 'espeak-ng', speakers: 2, overlapMs: 300, pauseMs: 600 });
-    const { samples } = await loadDataset(data);
-    const server = await testServer({ references: samples, speakers: { confusion: 0.3, boundaryMs: 0 } });
-    const target = new URL(server.url).origin.replace(/^http/, 'ws');
-    ({ report } = await run({
-      protocol: 'deepgram',
-      model: DEEPGRAM.defaultModel,
-      target,
-      data,
-      maxSessions: 2,
-      pace: { kind: 'none' },
-      diarization: { collarMs: 250, collarPer: 'side' },
-    }));
+    report = await speakerRun(0.3, { collarMs: 250, collarPer: 'side' });
   });
 
   it('a table of DER parts, JER, word speaker error and stability with intervals, the rules in words, and a timeline per session, worst DER first', () => {
@@ -115,5 +129,42 @@ describe('the HTML report shows who spoke when', () => {
       assert.deepEqual(problems, []);
       await context.close();
     });
+  });
+});
+
+describe('report compare of two diarization runs', () => {
+  it('shows the DER figures of both sides with their difference, and warns when the scoring rules differ', async () => {
+    const [a, b, out] = [join(dir, 'right'), join(dir, 'confused'), join(dir, 'cmp')];
+    await speakerRun(0, {}, a);
+    await speakerRun(0.3, { overlap: 'skipped' }, b);
+    const { code, stdout, stderr } = await runNode([CLI, 'report', 'compare', a, b, '--output-dir', out]);
+    assert.equal(code, 0, stderr);
+    assert.match(stdout, /corpus_der \[95% CI\]/);
+    assert.match(
+      stdout,
+      /^warning: different speaker scoring rules: A no collar; overlapped speech scored;.*, B no collar; overlapped speech skipped;.*; their DER does not compare/m,
+    );
+    const comparison = JSON.parse(await readFile(join(out, 'compare.json'), 'utf8')) as Comparison;
+    const der = comparison.corpus.find((c) => c.metric === 'corpus_der');
+    assert.ok(der?.a && der.b && der.delta, 'corpus DER on both sides, with the difference');
+    assert.ok(der.a.value < 0.001 && der.b.value > 0.05, `A right, B confused: ${der.a.value} → ${der.b.value}`);
+    for (const name of [
+      'corpus_der_missed',
+      'corpus_der_false_alarm',
+      'corpus_der_confusion',
+      'corpus_jer',
+      'corpus_word_speaker_error',
+      'corpus_speaker_relabelled',
+    ]) {
+      assert.ok(
+        comparison.corpus.some((c) => c.metric === name && c.a !== null && c.b !== null),
+        name,
+      );
+    }
+    assert.ok(
+      comparison.metrics.some((m) => m.metric === 'der'),
+      'the per-session DER side by side',
+    );
+    assert.match(await readFile(join(out, 'compare.html'), 'utf8'), /corpus_der_confusion/);
   });
 });
