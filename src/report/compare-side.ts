@@ -18,6 +18,8 @@ export interface Side {
   dataset: { data: string; count: number; fingerprint: string };
   /** The normalizers its transcripts were scored with. */
   normalizer: string;
+  /** The rules its speaker labels were scored by, in words; absent without speaker figures. */
+  speakerRules?: string;
   sessions: BenchmarkSummary['sessions'];
   errorRate: number | null;
   throughput: { audioSPerWallS: number; sessionsPerS: number };
@@ -46,6 +48,7 @@ export function sideOf(report: Report, benchmark: Benchmark): Side {
     chunkMs: config.chunkMs,
     dataset: { data: config.data, count: dataset.count, fingerprint: dataset.fingerprint },
     normalizer: summary.quality.normalizer,
+    ...(summary.diarization && config.diarization ? { speakerRules: config.diarization.description } : {}),
     sessions: summary.sessions,
     errorRate: summary.errorRate,
     throughput: { audioSPerWallS: summary.throughput.audioSPerWallS, sessionsPerS: summary.throughput.sessionsPerS },
@@ -65,7 +68,8 @@ function serverFigures(telemetry: Telemetry, benchmark: Benchmark): ServerFigure
  * What makes two runs measure different things besides the servers under test: their
  * inputs (the dataset's fingerprint), their load level, the protocol spoken, the
  * pacing of the audio, and the normalizer that scored transcripts (WER under two
- * normalizers does not compare; `--normalizer` scores both sides alike). Each is a warning, not an error: comparing across them can be
+ * normalizers does not compare; `--normalizer` scores both sides alike), and the rules
+ * speaker labels were scored by, where both have speaker figures. Each is a warning, not an error: comparing across them can be
  * the point, but never by accident.
  */
 export function mismatches(a: Side, b: Side): string[] {
@@ -93,6 +97,11 @@ export function mismatches(a: Side, b: Side): string[] {
     (s) => s.normalizer,
     (x, y) => `different normalizers: A scored transcripts with ${x}, B with ${y}; their WER does not compare (score both alike with --normalizer)`,
   );
+  if (a.speakerRules && b.speakerRules)
+    differ(
+      (s) => s.speakerRules ?? '',
+      (x, y) => `different speaker scoring rules: A ${x}, B ${y}; their DER does not compare (score both alike with report render --der-*)`,
+    );
   return warnings;
 }
 

@@ -106,6 +106,15 @@ function scoreInputs(timeline: SessionTimeline, rules: DiarizationRules): InputS
   });
 }
 
+/**
+ * Who spoke when in a session, for drawing: every reference turn of its inputs, and the
+ * turns of the final labelled words, on the session's audio clock.
+ */
+export function sessionTurns(timeline: SessionTimeline): { reference: SpeakerTurn[]; hypothesis: SpeakerTurn[] } {
+  const reference = timeline.inputs.flatMap((i) => (i.kind === 'audio' ? (i.turns ?? []) : []));
+  return { reference, hypothesis: turnsOfWords([...labelledWords(timeline).final.values()]) };
+}
+
 /** Speaker attribution over a corpus, each figure with its 95% interval (resampling inputs); undefined when no input was scored. */
 export interface CorpusSpeakers extends CorpusDiarization {
   wordSpeakerError: PooledFigure;

@@ -17,14 +17,15 @@ export interface AxisSpec {
   ticks?: Array<{ value: number; label: string }>;
 }
 
-export type SeriesStyle = 'line' | 'step' | 'points' | 'line-points';
+/** `bars`: each pair of points in turn (x[0] to x[1], x[2] to x[3], …) is one bar `size` px thick, as a speaker's turns. */
+export type SeriesStyle = 'line' | 'step' | 'points' | 'line-points' | 'bars';
 
 export interface SeriesSpec {
   label: string;
   color: string;
   style: SeriesStyle;
   dash?: boolean;
-  /** Marker diameter in CSS pixels, for point styles. */
+  /** Marker diameter in CSS pixels, for point styles; bar thickness for bars. */
   size?: number;
   x: number[];
   y: number[];

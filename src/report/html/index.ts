@@ -8,6 +8,7 @@ import { loadCurvesSection } from './load-curves.js';
 import { overviewSection } from './overview.js';
 import { playbackSection } from './playback.js';
 import { renderPage } from './page.js';
+import { speakersSection } from './speakers.js';
 import { recordSection } from './record.js';
 import { timePanelSection } from './time-panel.js';
 import { waterfallSection } from './waterfall.js';
@@ -24,6 +25,7 @@ const SECTIONS = [
   waterfallSection,
   playbackSection,
   werSection,
+  speakersSection,
   failuresSection,
   figuresSection,
   definitionsSection,

@@ -114,6 +114,26 @@ export function drawReportPage(win: PageWindow, uPlot: typeof UPlot): void {
     });
   };
 
+  /** Bars: uPlot has no path for separate segments, so they are stroked here, after the series. */
+  const drawBars = (chart: UPlot, spec: ChartSpec): void => {
+    const ctx = chart.ctx as unknown as Canvas2D;
+    const ratio = win.devicePixelRatio || 1;
+    spec.series.forEach((series, i) => {
+      if (series.style !== 'bars' || !chart.series[i + 1]?.show) return;
+      ctx.save();
+      ctx.strokeStyle = series.color;
+      ctx.lineWidth = (series.size ?? 10) * ratio;
+      ctx.setLineDash([]);
+      ctx.beginPath();
+      for (let j = 0; j + 1 < series.x.length; j += 2) {
+        ctx.moveTo(chart.valToPos(series.x[j]!, 'x', true), chart.valToPos(series.y[j]!, 'y', true));
+        ctx.lineTo(chart.valToPos(series.x[j + 1]!, 'x', true), chart.valToPos(series.y[j + 1]!, 'y', true));
+      }
+      ctx.stroke();
+      ctx.restore();
+    });
+  };
+
   /** Hover: the nearest marker within reach, with its series, coordinates and note; else the cursor's coordinates. */
   const showReadout = (chart: UPlot, spec: ChartSpec, readout: PageElement | null): void => {
     if (!readout) return;
@@ -153,7 +173,14 @@ export function drawReportPage(win: PageWindow, uPlot: typeof UPlot): void {
     ...(spec.whole
       ? { incrs: WHOLE_INCREMENTS, splits: (_u: UPlot, _i: number, min: number, max: number, increment: number) => wholeSplits(min, max, increment) }
       : {}),
-    ...(spec.ticks ? { splits: () => spec.ticks!.map((t) => t.value), values: () => spec.ticks!.map((t) => t.label), size: 56 } : {}),
+    // Named ticks get room for the longest name (about 7 px a character at 12 px).
+    ...(spec.ticks
+      ? {
+          splits: () => spec.ticks!.map((t) => t.value),
+          values: () => spec.ticks!.map((t) => t.label),
+          size: Math.max(56, 16 + 7 * Math.max(...spec.ticks.map((t) => t.label.length))),
+        }
+      : {}),
   });
 
   const seriesOptions = (series: SeriesSpec): UPlot.Series => {
@@ -165,7 +192,7 @@ export function drawReportPage(win: PageWindow, uPlot: typeof UPlot): void {
       stroke: series.color,
       width: 2,
       ...(series.dash ? { dash: [6, 4] } : {}),
-      paths: series.style === 'points' ? () => null : linePath,
+      paths: series.style === 'points' || series.style === 'bars' ? () => null : linePath,
       // In mode 2 uPlot draws only the markers its filter lists; list them all.
       points: { show: marked, ...(marked ? { filter: () => allPoints } : {}), size: series.size ?? 7, fill: series.color, stroke: series.color, width: 0 },
       facets: [
@@ -213,7 +240,7 @@ export function drawReportPage(win: PageWindow, uPlot: typeof UPlot): void {
       axes: [axis(spec.x, 'x', 2), axis(spec.y, 'y', 3)],
       series: [{}, ...spec.series.map(seriesOptions)],
       hooks: {
-        draw: [(chart) => drawRules(chart, spec)],
+        draw: [(chart) => drawBars(chart, spec), (chart) => drawRules(chart, spec)],
         setCursor: [(chart) => showReadout(chart, spec, readout)],
       },
     };
