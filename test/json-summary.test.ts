@@ -14,6 +14,7 @@ test('run --json prints a compact summary: levels, headline statistics, the repo
   const summary = JSON.parse(result.stdout) as JsonSummary;
   assert.equal(summary.schema, 'voxbench.summary');
   assert.equal(summary.report, join(out, 'report.json'));
+  assert.equal(summary.page, join(out, 'report.html'), 'the page written by default, named where it is');
   assert.deepEqual(summary.statistics, ['mean', 'p50', 'p90', 'p95', 'p99', 'max']);
   assert.equal(summary.levels.length, 1);
   const level = summary.levels[0]!;
@@ -28,8 +29,9 @@ test('--percentiles chooses the console columns and the JSON statistics, computi
   const console = await runNode([CLI, ...FAST, '--output-dir', join(dir, 'a'), '--percentiles', 'p50,p99.9,max']);
   assert.equal(console.code, 0, console.stderr);
   assert.match(console.stdout, /^metric +unit +count +p50 +p99\.9 +max$/m);
-  const json = await runNode([CLI, ...FAST, '--output-dir', join(dir, 'b'), '--json', '--percentiles', 'p95,p99.9']);
+  const json = await runNode([CLI, ...FAST, '--output-dir', join(dir, 'b'), '--json', '--percentiles', 'p95,p99.9', '--outputs', 'json']);
   assert.equal(json.code, 0, json.stderr);
+  assert.equal((JSON.parse(json.stdout) as JsonSummary).page, undefined, 'no page named where none was written');
   const ttft = (JSON.parse(json.stdout) as JsonSummary).levels[0]!.metrics.ttft_ms!;
   assert.deepEqual(Object.keys(ttft), ['count', 'p95', 'p99.9']);
   assert.ok(ttft['p99.9']! >= ttft.p95!);

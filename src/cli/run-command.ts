@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
+import { basename } from 'node:path';
 import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { DEFAULT_PROTOCOL, DIALECTS, PROTOCOLS } from '../dialects/index.js';
 import type { TranscriptionOptions } from '../dialects/transcriptions/client.js';
@@ -403,7 +404,11 @@ export const runCommand = new Command('run')
     for (const signal of INTERRUPTS) process.off(signal, onSignal);
     process.stdout.write(
       opts.json
-        ? JSON.stringify(jsonSummary(report, statistics ?? DEFAULT_STATISTICS, reportPath), null, 1) + '\n'
+        ? JSON.stringify(
+            jsonSummary(report, statistics ?? DEFAULT_STATISTICS, { report: reportPath, page: written.find((file) => basename(file) === 'report.html') }),
+            null,
+            1,
+          ) + '\n'
         : [
             renderSummary(report, { definitions: opts.definitions === true, ...(statistics ? { statistics } : {}) }),
             `Wrote: ${written.join(', ')}`,

@@ -119,10 +119,16 @@ export interface JsonSummary {
   capacity?: Report['capacity'];
   /** Where the full report was written, when it was. */
   report?: string;
+  /** Where its page (report.html) was written, when it was. */
+  page?: string;
 }
 
 /** The compact summary of a report: levels, headline statistics, SLO verdicts, capacity; no timelines. */
-export function jsonSummary(report: Report, stats: readonly Statistic[] = DEFAULT_STATISTICS, reportPath?: string): JsonSummary {
+export function jsonSummary(
+  report: Report,
+  stats: readonly Statistic[] = DEFAULT_STATISTICS,
+  paths: { report?: string | undefined; page?: string | undefined } = {},
+): JsonSummary {
   const headline = headlineLatencies(report).map((d) => d.name);
   const others = metricsOf(report, 'headline')
     .filter((d) => d.scope !== 'corpus' && !headline.includes(d.name))
@@ -155,7 +161,8 @@ export function jsonSummary(report: Report, stats: readonly Statistic[] = DEFAUL
     })),
     ...(telemetry && telemetryWarnings(telemetry).length > 0 ? { scrapeWarnings: telemetryWarnings(telemetry) } : {}),
     ...(report.capacity ? { capacity: report.capacity } : {}),
-    ...(reportPath !== undefined ? { report: reportPath } : {}),
+    ...(paths.report !== undefined ? { report: paths.report } : {}),
+    ...(paths.page !== undefined ? { page: paths.page } : {}),
   };
 }
 

@@ -13,23 +13,28 @@ import { recordSection } from './record.js';
 import { timePanelSection } from './time-panel.js';
 import { waterfallSection } from './waterfall.js';
 import { werSection } from './wer.js';
+import { partSection, taskParts, type TaskPart } from './parts.js';
+import type { Section } from './section.js';
 
 export { contentSecurityPolicy } from './page.js';
 
-const SECTIONS = [
-  overviewSection,
-  distributionsSection,
-  loadCurvesSection,
-  timePanelSection,
-  coldWarmSection,
-  waterfallSection,
-  playbackSection,
-  werSection,
-  speakersSection,
-  failuresSection,
-  figuresSection,
-  definitionsSection,
-  recordSection,
+type SectionBuilder = (report: Report, part?: TaskPart) => Section | undefined;
+
+/** Sections in page order; `perTask`: drawn once per task of a merge of different tasks, each by its task's catalog. */
+const SECTIONS: ReadonlyArray<{ build: SectionBuilder; perTask?: true }> = [
+  { build: overviewSection, perTask: true },
+  { build: distributionsSection, perTask: true },
+  { build: loadCurvesSection, perTask: true },
+  { build: timePanelSection },
+  { build: coldWarmSection },
+  { build: waterfallSection },
+  { build: playbackSection, perTask: true },
+  { build: werSection, perTask: true },
+  { build: speakersSection },
+  { build: failuresSection },
+  { build: figuresSection },
+  { build: definitionsSection, perTask: true },
+  { build: recordSection },
 ];
 
 /**
@@ -39,11 +44,21 @@ const SECTIONS = [
  */
 export function renderHtml(report: Report): string {
   const { config } = report;
+  const parts = taskParts(report);
   return renderPage({
     title: `voxbench · ${config.model} · ${report.startedAt}`,
     heading: `voxbench report · ${config.model}`,
-    subtitle: `${config.target} · ${config.protocol} · ${report.startedAt}`,
+    subtitle: parts
+      ? `merged from runs of different tasks (${parts.map((p) => p.task).join(', ')}): ${(report.mergedFrom ?? []).join(', ')}`
+      : `${config.target} · ${config.protocol} · ${report.startedAt}`,
     // A section that does not apply to the report's task (speech playback for transcription) is left out.
-    sections: SECTIONS.flatMap((section) => section(report) ?? []),
+    sections: SECTIONS.flatMap(({ build, perTask }) =>
+      perTask && parts
+        ? parts.flatMap((part) => {
+            const section = build(part.report, part);
+            return section ? [partSection(section, part.task)] : [];
+          })
+        : (build(report) ?? []),
+    ),
   });
 }

@@ -13,9 +13,10 @@ import { curveMetrics, ERROR_RATE_TITLE, metricTitle, readSlo, THROUGHPUT_TITLE 
 import { inputNoun, protocolFact, throughputLabel, workloadFact } from './workload.js';
 import { breakable, table, type Section } from './section.js';
 import { plural } from '../../util/plural.js';
+import type { TaskPart } from './parts.js';
 
 /** The run's question (what was benchmarked, how) and its answer (capacity, SLO verdicts, headline figures). */
-export function overviewSection(report: Report): Section {
+export function overviewSection(report: Report, part?: TaskPart): Section {
   const axis = loadAxis(report);
   const headline = headlineLevel(report);
   return {
@@ -23,7 +24,7 @@ export function overviewSection(report: Report): Section {
     title: 'Question and answer',
     charts: [],
     body: html`<div class="qa">
-<dl class="facts">${facts(report, axis).map(([term, value]) => html`<dt>${term}</dt><dd>${value}</dd>`)}</dl>
+<dl class="facts">${(part ? partFacts(report, axis, part) : facts(report, axis)).map(([term, value]) => html`<dt>${term}</dt><dd>${value}</dd>`)}</dl>
 <div class="answer"><p class="answer-text">${answer(report)}</p>${callouts(report)}</div>
 </div>
 <h3 class="subhead">Headline figures <span class="muted">at ${headline.benchmark.label}${headline.reason}</span></h3>
@@ -43,6 +44,21 @@ function facts(report: Report, axis: LoadAxis): Array<[string, string]> {
     ['Load', describePlan(config.plan, axis)],
     ['SLOs', config.slos.length > 0 ? config.slos.join(' · ') : 'none set'],
     ['Run', `${report.startedAt} · voxbench ${report.voxbenchVersion} · ${report.benchmarks.length} level${report.benchmarks.length === 1 ? '' : 's'}`],
+  ];
+}
+
+/**
+ * A part of a merge of different tasks: which part, its levels, and the configured
+ * facts only where they are its own (the first run's); the other runs' configuration
+ * is in their own reports. The workload is left out: the merged dataset pools every run's.
+ */
+function partFacts(report: Report, axis: LoadAxis, part: TaskPart): Array<[string, string]> {
+  const all = facts(report, axis);
+  const levels = report.benchmarks.map((b) => b.label).join(' · ');
+  return [
+    ['Part', `${part.task}: one of the ${part.tasks.length} tasks (${part.tasks.join(', ')}) of a merge of different runs`],
+    ['Levels', levels],
+    ...all.filter(([term]) => term !== 'Workload' && (part.own || term === 'Run')),
   ];
 }
 
