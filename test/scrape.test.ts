@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
-import { recompute, run } from '../src/index.js';
+import { mergeReports, recompute, run } from '../src/index.js';
 import { ExpositionError, parseExposition } from '../src/scrape/exposition.js';
 import { selector } from '../src/scrape/select.js';
 import { bucketQuantile, SeriesStore } from '../src/scrape/series.js';
@@ -256,6 +256,39 @@ describe('scraping during a run', () => {
     assert.deepEqual(
       gpu.points.map(([, v]) => v),
       [50, 50],
+    );
+  });
+
+  it("records the families kept, and report merge keeps every part's series on the merged clock", async () => {
+    const gauge = await endpoint(() => ({ body: '# TYPE node_load1 gauge\nnode_load1 2\n# TYPE DCGM_FI_DEV_GPU_UTIL gauge\nDCGM_FI_DEV_GPU_UTIL 40\n' }));
+    const once = () =>
+      run({
+        maxSessions: 1,
+        pace: { kind: 'realtime', speed: 8 },
+        idleMs: 300,
+        scrape: { urls: [`http://${gauge}/metrics`], intervalMs: 100, match: ['^node_'] },
+      });
+    const [{ report: a }, { report: b }] = [await once(), await once()];
+    assert.deepEqual(a.telemetry!.kept!.match, ['^node_']);
+    assert.ok(a.telemetry!.kept!.defaults.includes('vllm:num_requests_running'));
+    const merged = mergeReports([a, b], ['a', 'b']).telemetry!;
+    assert.equal(merged.targets.length, 1, 'one URL, one target');
+    assert.equal(merged.targets[0]!.scrapes, a.telemetry!.targets[0]!.scrapes + b.telemetry!.targets[0]!.scrapes);
+    assert.deepEqual(merged.kept, a.telemetry!.kept);
+    const delta = Date.parse(b.startedAt) - Date.parse(a.startedAt);
+    assert.ok(delta > 0);
+    for (const name of ['node_load1', 'DCGM_FI_DEV_GPU_UTIL']) {
+      const of = (t: typeof merged) => t.series.filter((s) => s.name === name);
+      assert.equal(of(merged).length, 1, `${name}: one series`);
+      const expected = [...of(a.telemetry!)[0]!.points, ...of(b.telemetry!)[0]!.points.map(([t, v]): [number, number] => [t + delta, v])];
+      assert.deepEqual(of(merged)[0]!.points, expected, `${name}: b's points after a's, moved by the runs' start difference`);
+    }
+    // On the merged clock b's session and b's points meet again.
+    const bSession = mergeReports([a, b], ['a', 'b']).benchmarks[0]!.sessions.at(-1)!.timeline.startMs;
+    assert.ok(bSession > delta - 1000);
+    assert.ok(
+      merged.series[0]!.points.some(([t]) => Math.abs(t - bSession) < 1000),
+      "a point within a second of b's session",
     );
   });
 
