@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
-import { mergeReports, recompute, run } from '../src/index.js';
+import { mergeReports, recompute, renderHtml, run } from '../src/index.js';
 import { ExpositionError, parseExposition } from '../src/scrape/exposition.js';
 import { selector } from '../src/scrape/select.js';
 import { bucketQuantile, SeriesStore } from '../src/scrape/series.js';
@@ -290,6 +290,36 @@ describe('scraping during a run', () => {
       merged.series[0]!.points.some(([t]) => Math.abs(t - bSession) < 1000),
       "a point within a second of b's session",
     );
+  });
+
+  it("a sweep's page gives each series' mean and max per level under the load curves", async () => {
+    const { report } = await run({
+      sweep: [1, 3],
+      maxSessions: 3,
+      pace: { kind: 'realtime', speed: 8 },
+      idleMs: 300,
+      scrape: { urls: ['/metrics'], intervalMs: 100 },
+    });
+    const page = renderHtml(report);
+    const load = page.slice(page.indexOf('id="load"'));
+    const table =
+      /<table class="server-by-level"><thead><tr><th[^>]*>series<\/th><th[^>]*>([^<]+)<\/th><th[^>]*>([^<]+)<\/th><\/tr><\/thead><tbody>(.*?)<\/tbody>/s.exec(
+        load,
+      );
+    assert.ok(table, 'a table of server series in the load section');
+    assert.deepEqual(
+      [table[1], table[2]],
+      report.benchmarks.map((b) => b.label),
+    );
+    const row = /<tr><td>vllm:num_<wbr>requests_<wbr>running<\/td><td>([\d.]+) · ([\d.]+)<\/td><td>([\d.]+) · ([\d.]+)<\/td><\/tr>/.exec(table[3]!);
+    assert.ok(row, table[3]);
+    const running = report.telemetry!.series.find((s) => s.name === 'vllm:num_requests_running')!;
+    report.benchmarks.forEach((b, i) => {
+      const o = seriesOverLevel(report.telemetry!, b.startMs, b.endMs).find((x) => x.series === running)!;
+      assert.equal(Number(row[2 * i + 2]), Number(o.max.toPrecision(4)), `${b.label}: max`);
+      assert.equal(Number(row[2 * i + 1]), Number(o.mean.toPrecision(4)), `${b.label}: mean`);
+    });
+    assert.ok(Number(row[2]) === 1 && Number(row[4]) >= 2, 'more running at the higher level');
   });
 
   it('charges a level for the replicas a scraped gauge says ran', async () => {

@@ -1,7 +1,7 @@
 import type { BenchmarkSummary } from '../metrics/compute.js';
 import type { Task } from '../timeline/types.js';
 import type { Benchmark, Report, Telemetry } from './schema.js';
-import { seriesLabel, seriesOverLevel } from './telemetry.js';
+import { seriesOverLevel, seriesTitle } from './telemetry.js';
 
 /** One side of a comparison: what ran, on what inputs, and how it fared overall. */
 export interface Side {
@@ -55,7 +55,7 @@ export function sideOf(report: Report, benchmark: Benchmark): Side {
 
 function serverFigures(telemetry: Telemetry, benchmark: Benchmark): ServerFigures[] {
   return seriesOverLevel(telemetry, benchmark.startMs, benchmark.endMs).map((o) => ({
-    series: `${seriesLabel(o.series, telemetry)}${o.series.kind === 'rate' ? ' per s' : ''}`,
+    series: seriesTitle(o.series, telemetry),
     mean: o.mean,
     max: o.max,
   }));
