@@ -4,7 +4,8 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
-import { mergeReports, recompute, renderHtml, run } from '../src/index.js';
+import { compareReports, mergeReports, recompute, renderHtml, run } from '../src/index.js';
+import { renderComparisonHtml } from '../src/report/compare-html.js';
 import { ExpositionError, parseExposition } from '../src/scrape/exposition.js';
 import { selector } from '../src/scrape/select.js';
 import { bucketQuantile, SeriesStore } from '../src/scrape/series.js';
@@ -320,6 +321,29 @@ describe('scraping during a run', () => {
       assert.equal(Number(row[2 * i + 1]), Number(o.mean.toPrecision(4)), `${b.label}: mean`);
     });
     assert.ok(Number(row[2]) === 1 && Number(row[4]) >= 2, 'more running at the higher level');
+  });
+
+  it("compare.html sets the servers' series side by side, and cold and warm starts apart", async () => {
+    const once = () => run({ maxSessions: 2, pace: { kind: 'realtime', speed: 8 }, idleMs: 300, scrape: { urls: ['/metrics'], intervalMs: 100 } });
+    const [{ report: a }, { report: b }] = [await once(), await once()];
+    const comparison = compareReports(a, b);
+    const page = renderComparisonHtml(comparison);
+    const server = page.slice(page.indexOf('<section id="server">'), page.indexOf('</section>', page.indexOf('<section id="server">')));
+    const row = /<tr><td><code>vllm:websocket_connections_active<\/code><\/td><td>([\d.]+) → ([\d.]+)<\/td><td>([\d.]+) → ([\d.]+)<\/td><\/tr>/.exec(server);
+    assert.ok(row, server);
+    assert.equal(Number(row[3]), comparison.a.server!.find((f) => f.series === 'vllm:websocket_connections_active')!.max);
+    assert.equal(Number(row[4]), comparison.b.server!.find((f) => f.series === 'vllm:websocket_connections_active')!.max);
+    const cold = page.slice(page.indexOf('<section id="cold-warm">'));
+    assert.match(cold, /cold sessions A → B: 1 → 1, warm: 1 → 1/);
+    const ttft = /<tr><td><code[^>]*>ttft_ms<\/code><\/td><td>ms<\/td><td>([\d.]+) → ([\d.]+)<\/td><td>([\d.]+) → ([\d.]+)<\/td><\/tr>/.exec(cold);
+    assert.ok(ttft, cold.slice(0, 2000));
+    // Each cell as written: the value to the decimals shown.
+    const shows = (text: string, value: number): boolean => Math.abs(Number(text) - value) <= 0.5 * 10 ** -(text.split('.')[1]?.length ?? 0);
+    assert.ok(shows(ttft[1]!, a.benchmarks[0]!.summary.coldWarm!.cold.metrics.ttft_ms!.p50), `cold A ${ttft[1]}`);
+    assert.ok(shows(ttft[4]!, b.benchmarks[0]!.summary.coldWarm!.warm.metrics.ttft_ms!.p50), `warm B ${ttft[4]}`);
+    // Without scrapes or cold sessions on a side, the sections are left out.
+    const plain = renderComparisonHtml(compareReports({ ...a, telemetry: undefined }, { ...b, telemetry: undefined }));
+    assert.ok(!plain.includes('<section id="server">'));
   });
 
   it('charges a level for the replicas a scraped gauge says ran', async () => {

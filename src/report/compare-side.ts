@@ -1,4 +1,5 @@
-import type { BenchmarkSummary } from '../metrics/compute.js';
+import type { BenchmarkSummary, ColdWarm } from '../metrics/compute.js';
+import { coldWarmOf } from './cold-warm.js';
 import type { Task } from '../timeline/types.js';
 import type { Benchmark, Report, Telemetry } from './schema.js';
 import { seriesOverLevel, seriesTitle } from './telemetry.js';
@@ -23,6 +24,8 @@ export interface Side {
   throughput: { audioSPerWallS: number; sessionsPerS: number };
   /** The server's scraped series over the level (`--scrape`): mean and max, named as the console names them. */
   server?: ServerFigures[];
+  /** The level's sessions that started cold apart from warm ones, when some started cold. */
+  coldWarm?: ColdWarm;
 }
 
 export interface ServerFigures {
@@ -50,6 +53,7 @@ export function sideOf(report: Report, benchmark: Benchmark): Side {
     errorRate: summary.errorRate,
     throughput: { audioSPerWallS: summary.throughput.audioSPerWallS, sessionsPerS: summary.throughput.sessionsPerS },
     ...(report.telemetry ? { server: serverFigures(report.telemetry, benchmark) } : {}),
+    ...(coldWarmOf(benchmark) ? { coldWarm: coldWarmOf(benchmark) } : {}),
   };
 }
 
