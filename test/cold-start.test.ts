@@ -10,7 +10,7 @@ import type { Report } from '../src/report/schema.js';
 import { run } from '../src/run/run.js';
 import { fromV1 } from '../src/timeline/v1.js';
 import { sessionEndMs, type SessionRecord } from '../src/timeline/types.js';
-import { tempDir } from './helpers.js';
+import { CLI, runNode, tempDir } from './helpers.js';
 
 /** A completed session open from `start` to `end`, ms on the run clock. */
 function session(index: number, start: number, end: number): SessionRecord {
@@ -111,6 +111,23 @@ describe('cold starts', () => {
     );
     const warmSummary = jsonSummary(regapped).levels[0]!.coldWarm!;
     assert.deepEqual([warmSummary.cold.metrics.ttft_ms!.count, warmSummary.warm.metrics.ttft_ms!.count], [1, 2]);
+
+    // report render --cold-gap-s does the same from the command line; without it the report keeps its own gap.
+    const rendered = async (...flags: string[]): Promise<Report> => {
+      const out = await tempDir();
+      const result = await runNode([CLI, 'report', 'render', dir, '--outputs', 'json', '--output-dir', out, ...flags]);
+      assert.equal(result.code, 0, result.stderr);
+      return JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as Report;
+    };
+    const byStart = (r: Report): string[] => [...r.benchmarks[0]!.sessions].sort((a, b) => a.timeline.startMs - b.timeline.startMs).map((s) => s.start!);
+    const [kept, thirty] = [await rendered(), await rendered('--cold-gap-s', '30')];
+    assert.equal(kept.benchmarks[0]!.summary.coldWarm!.gapMs, 100);
+    assert.deepEqual(byStart(kept), byStart(stored));
+    assert.equal(thirty.benchmarks[0]!.summary.coldWarm!.gapMs, 30_000);
+    assert.deepEqual(byStart(thirty), ['cold', 'warm', 'warm']);
+    const bad = await runNode([CLI, 'report', 'render', dir, '--cold-gap-s', '-1']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--cold-gap-s/);
   });
 
   it('carry over from one level to the next: a sweep starts cold once', async () => {

@@ -4,7 +4,8 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
-import { recompute, run } from '../src/index.js';
+import { compareReports, mergeReports, recompute, renderHtml, run } from '../src/index.js';
+import { renderComparisonHtml } from '../src/report/compare-html.js';
 import { ExpositionError, parseExposition } from '../src/scrape/exposition.js';
 import { selector } from '../src/scrape/select.js';
 import { bucketQuantile, SeriesStore } from '../src/scrape/series.js';
@@ -257,6 +258,92 @@ describe('scraping during a run', () => {
       gpu.points.map(([, v]) => v),
       [50, 50],
     );
+  });
+
+  it("records the families kept, and report merge keeps every part's series on the merged clock", async () => {
+    const gauge = await endpoint(() => ({ body: '# TYPE node_load1 gauge\nnode_load1 2\n# TYPE DCGM_FI_DEV_GPU_UTIL gauge\nDCGM_FI_DEV_GPU_UTIL 40\n' }));
+    const once = () =>
+      run({
+        maxSessions: 1,
+        pace: { kind: 'realtime', speed: 8 },
+        idleMs: 300,
+        scrape: { urls: [`http://${gauge}/metrics`], intervalMs: 100, match: ['^node_'] },
+      });
+    const [{ report: a }, { report: b }] = [await once(), await once()];
+    assert.deepEqual(a.telemetry!.kept!.match, ['^node_']);
+    assert.ok(a.telemetry!.kept!.defaults.includes('vllm:num_requests_running'));
+    const merged = mergeReports([a, b], ['a', 'b']).telemetry!;
+    assert.equal(merged.targets.length, 1, 'one URL, one target');
+    assert.equal(merged.targets[0]!.scrapes, a.telemetry!.targets[0]!.scrapes + b.telemetry!.targets[0]!.scrapes);
+    assert.deepEqual(merged.kept, a.telemetry!.kept);
+    const delta = Date.parse(b.startedAt) - Date.parse(a.startedAt);
+    assert.ok(delta > 0);
+    for (const name of ['node_load1', 'DCGM_FI_DEV_GPU_UTIL']) {
+      const of = (t: typeof merged) => t.series.filter((s) => s.name === name);
+      assert.equal(of(merged).length, 1, `${name}: one series`);
+      const expected = [...of(a.telemetry!)[0]!.points, ...of(b.telemetry!)[0]!.points.map(([t, v]): [number, number] => [t + delta, v])];
+      assert.deepEqual(of(merged)[0]!.points, expected, `${name}: b's points after a's, moved by the runs' start difference`);
+    }
+    // On the merged clock b's session and b's points meet again.
+    const bSession = mergeReports([a, b], ['a', 'b']).benchmarks[0]!.sessions.at(-1)!.timeline.startMs;
+    assert.ok(bSession > delta - 1000);
+    assert.ok(
+      merged.series[0]!.points.some(([t]) => Math.abs(t - bSession) < 1000),
+      "a point within a second of b's session",
+    );
+  });
+
+  it("a sweep's page gives each series' mean and max per level under the load curves", async () => {
+    const { report } = await run({
+      sweep: [1, 3],
+      maxSessions: 3,
+      pace: { kind: 'realtime', speed: 8 },
+      idleMs: 300,
+      scrape: { urls: ['/metrics'], intervalMs: 100 },
+    });
+    const page = renderHtml(report);
+    const load = page.slice(page.indexOf('id="load"'));
+    const table =
+      /<table class="server-by-level"><thead><tr><th[^>]*>series<\/th><th[^>]*>([^<]+)<\/th><th[^>]*>([^<]+)<\/th><\/tr><\/thead><tbody>(.*?)<\/tbody>/s.exec(
+        load,
+      );
+    assert.ok(table, 'a table of server series in the load section');
+    assert.deepEqual(
+      [table[1], table[2]],
+      report.benchmarks.map((b) => b.label),
+    );
+    const row = /<tr><td>vllm:num_<wbr>requests_<wbr>running<\/td><td>([\d.]+) · ([\d.]+)<\/td><td>([\d.]+) · ([\d.]+)<\/td><\/tr>/.exec(table[3]!);
+    assert.ok(row, table[3]);
+    const running = report.telemetry!.series.find((s) => s.name === 'vllm:num_requests_running')!;
+    report.benchmarks.forEach((b, i) => {
+      const o = seriesOverLevel(report.telemetry!, b.startMs, b.endMs).find((x) => x.series === running)!;
+      assert.equal(Number(row[2 * i + 2]), Number(o.max.toPrecision(4)), `${b.label}: max`);
+      assert.equal(Number(row[2 * i + 1]), Number(o.mean.toPrecision(4)), `${b.label}: mean`);
+    });
+    assert.ok(Number(row[2]) === 1 && Number(row[4]) >= 2, 'more running at the higher level');
+  });
+
+  it("compare.html sets the servers' series side by side, and cold and warm starts apart", async () => {
+    const once = () => run({ maxSessions: 2, pace: { kind: 'realtime', speed: 8 }, idleMs: 300, scrape: { urls: ['/metrics'], intervalMs: 100 } });
+    const [{ report: a }, { report: b }] = [await once(), await once()];
+    const comparison = compareReports(a, b);
+    const page = renderComparisonHtml(comparison);
+    const server = page.slice(page.indexOf('<section id="server">'), page.indexOf('</section>', page.indexOf('<section id="server">')));
+    const row = /<tr><td><code>vllm:websocket_connections_active<\/code><\/td><td>([\d.]+) → ([\d.]+)<\/td><td>([\d.]+) → ([\d.]+)<\/td><\/tr>/.exec(server);
+    assert.ok(row, server);
+    assert.equal(Number(row[3]), comparison.a.server!.find((f) => f.series === 'vllm:websocket_connections_active')!.max);
+    assert.equal(Number(row[4]), comparison.b.server!.find((f) => f.series === 'vllm:websocket_connections_active')!.max);
+    const cold = page.slice(page.indexOf('<section id="cold-warm">'));
+    assert.match(cold, /cold sessions A → B: 1 → 1, warm: 1 → 1/);
+    const ttft = /<tr><td><code[^>]*>ttft_ms<\/code><\/td><td>ms<\/td><td>([\d.]+) → ([\d.]+)<\/td><td>([\d.]+) → ([\d.]+)<\/td><\/tr>/.exec(cold);
+    assert.ok(ttft, cold.slice(0, 2000));
+    // Each cell as written: the value to the decimals shown.
+    const shows = (text: string, value: number): boolean => Math.abs(Number(text) - value) <= 0.5 * 10 ** -(text.split('.')[1]?.length ?? 0);
+    assert.ok(shows(ttft[1]!, a.benchmarks[0]!.summary.coldWarm!.cold.metrics.ttft_ms!.p50), `cold A ${ttft[1]}`);
+    assert.ok(shows(ttft[4]!, b.benchmarks[0]!.summary.coldWarm!.warm.metrics.ttft_ms!.p50), `warm B ${ttft[4]}`);
+    // Without scrapes or cold sessions on a side, the sections are left out.
+    const plain = renderComparisonHtml(compareReports({ ...a, telemetry: undefined }, { ...b, telemetry: undefined }));
+    assert.ok(!plain.includes('<section id="server">'));
   });
 
   it('charges a level for the replicas a scraped gauge says ran', async () => {

@@ -3,16 +3,17 @@ import { DEFAULT_COLD_GAP_MS } from '../metrics/cold-start.js';
 import type { MeasurementWindow } from '../metrics/window.js';
 import { num } from './parse.js';
 
-/** `--cold-gap-s`: the idle time after which a session starts cold (metrics/cold-start.ts). */
-export function addColdGapFlag<C extends CommandUnknownOpts>(command: C): C {
-  command.addOption(
-    new Option(
-      '--cold-gap-s <s>',
-      'a session that starts after the target had no session open for longer than this starts cold, as does the first: cold sessions stay in the figures and are reported apart from warm ones too',
-    )
-      .argParser(num)
-      .default(DEFAULT_COLD_GAP_MS / 1000),
-  );
+/**
+ * `--cold-gap-s`: the idle time after which a session starts cold (metrics/cold-start.ts).
+ * `report render` takes it `rescoring`: without it a report keeps the gap it was scored with.
+ */
+export function addColdGapFlag<C extends CommandUnknownOpts>(command: C, { rescoring = false } = {}): C {
+  const option = new Option(
+    '--cold-gap-s <s>',
+    'a session that starts after the target had no session open for longer than this starts cold, as does the first: cold sessions stay in the figures and are reported apart from warm ones too' +
+      (rescoring ? ` (default: the report's own, ${DEFAULT_COLD_GAP_MS / 1000} in reports that do not say)` : ''),
+  ).argParser(num);
+  command.addOption(rescoring ? option : option.default(DEFAULT_COLD_GAP_MS / 1000));
   return command;
 }
 

@@ -17,6 +17,7 @@ import { checkWritableDir } from './output-dir.js';
 import { outputList } from './parse.js';
 import { addDiarizationFlags, diarizationOptionsFromFlags, type DiarizationFlags } from './diarization-flags.js';
 import { diarizationRulesOption } from '../config/diarization-rules.js';
+import { addColdGapFlag, coldGapOf } from './cold-gap-flag.js';
 import type { DiarizationRules } from '../metrics/diarization/rules.js';
 
 const NORMALIZER_HELP = `score every transcript again with this normalizer (default: the one each report chose): auto, or one of: ${NORMALIZER_NAMES}`;
@@ -39,13 +40,14 @@ const render = new Command('render')
     // The --der-* flags given change those rules of the report's own; the others stay.
     const given = diarizationOptionsFromFlags(render.opts() as DiarizationFlags);
     const rescore = Object.keys(given).length > 0 ? (recorded: DiarizationRules) => diarizationRulesOption(given, recorded) : undefined;
-    const report = await readReport(path, chosenNormalizer(opts.normalizer), rescore);
+    const report = await readReport(path, chosenNormalizer(opts.normalizer), rescore, coldGapOf(render).coldGapMs);
     await checkWritableDir(dir, '--output-dir');
     const written = await whileLocked(dir, () => writeOutputs(report, dir, opts.outputs));
     process.stdout.write(summaryText(report, written, opts.outputs, dir, statistics));
   });
 
 addDiarizationFlags(render);
+addColdGapFlag(render, { rescoring: true });
 
 const merge = new Command('merge')
   .description(

@@ -1,5 +1,5 @@
 import { printable } from '../util/printable.js';
-import { corpusCell, decimalsFor, findings, fixed, LEGEND, metricCells, sideRows } from './compare-text.js';
+import { corpusCell, findings, LEGEND, metricCells, serverPairs, sideRows } from './compare-text.js';
 import type { Comparison, Verdict } from './compare-types.js';
 
 /** SGR colours: green for better, red for worse, yellow for warnings; a quantity that is neither better nor worse stays plain. */
@@ -65,18 +65,11 @@ export function renderComparison(c: Comparison, { color = false } = {}): string 
 /** The server's scraped series side by side (`--scrape`), where either side has them: mean and max over each level, A and B to the same decimals. */
 function serverRows(c: Comparison): string[] {
   if (!c.a.server && !c.b.server) return [];
-  const names = [...new Set([...(c.a.server ?? []), ...(c.b.server ?? [])].map((f) => f.series))];
-  const pair = (name: string, stat: 'mean' | 'max'): string => {
-    const [a, b] = (['a', 'b'] as const).map((side) => c[side].server?.find((f) => f.series === name)?.[stat]);
-    const decimals = decimalsFor([a, b].filter((v): v is number => v !== undefined));
-    const text = (v: number | undefined): string => (v === undefined ? 'n/a' : fixed(v, decimals));
-    return `${text(a)} → ${text(b)}`;
-  };
   return [
     '',
     ...table(
       ['server series (scraped)', 'mean A → B', 'max A → B'],
-      names.map((name) => ({ cells: [name, pair(name, 'mean'), pair(name, 'max')] })),
+      serverPairs(c).map((p) => ({ cells: [p.series, p.mean, p.max] })),
     ),
   ];
 }

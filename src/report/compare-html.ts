@@ -1,4 +1,5 @@
-import { corpusCell, findings, LEGEND, metricCells, sideRows, type Finding } from './compare-text.js';
+import { coldWarmPairs, corpusCell, findings, LEGEND, metricCells, serverPairs, sideRows, type Finding } from './compare-text.js';
+import { coldRule } from './cold-warm.js';
 import type { Comparison, MetricComparison, Verdict } from './compare-types.js';
 import type { ChartSpec } from './html/chart-spec.js';
 import { html, type Html } from './html/markup.js';
@@ -25,7 +26,8 @@ table.runs td { overflow-wrap: anywhere; }
  * The comparison as a self-contained page, built like report.html (same page script,
  * chart specs and content security policy): the verdict on the headline figures with
  * their intervals, the warnings, each side's overall figures, CDFs of both sides for
- * every headline metric, and every metric in a table. Every string from a report is
+ * every headline metric, every metric in a table, and, where the runs have them, the
+ * servers' scraped series and cold and warm starts side by side. Every string from a report is
  * escaped by the `html` template; chart text is set with textContent.
  */
 export function renderComparisonHtml(c: Comparison): string {
@@ -33,7 +35,7 @@ export function renderComparisonHtml(c: Comparison): string {
     title: `voxbench compare · ${c.a.model} vs ${c.b.model}`,
     heading: 'voxbench: A vs B',
     subtitle: `A: ${c.a.model} at ${c.a.label} · B: ${c.b.model} at ${c.b.label}`,
-    sections: [verdictSection(c), distributionsSection(c), metricsSection(c)],
+    sections: [verdictSection(c), distributionsSection(c), metricsSection(c), ...serverSection(c), ...coldWarmSection(c)],
     style: STYLE,
   });
 }
@@ -170,4 +172,48 @@ function metricsSection(c: Comparison): Section {
       'figures',
     ),
   };
+}
+
+/** The servers' scraped series (`--scrape`) side by side, where either run scraped. */
+function serverSection(c: Comparison): Section[] {
+  if (!c.a.server && !c.b.server) return [];
+  const pairs = serverPairs(c);
+  return [
+    {
+      id: 'server',
+      title: 'Server series (scraped)',
+      charts: [],
+      body: html`${note('Each series’ mean and maximum over the level compared, A → B; n/a where one run did not scrape it.')}
+${
+  pairs.length === 0
+    ? note('No series was scraped during the levels compared.')
+    : table(
+        ['series', 'mean A → B', 'max A → B'],
+        pairs.map((p) => [html`<code>${p.series}</code>`, p.mean, p.max]),
+        'figures',
+      )
+}`,
+    },
+  ];
+}
+
+/** The headline figures of sessions that started cold apart from warm ones, where both runs have cold sessions. */
+function coldWarmSection(c: Comparison): Section[] {
+  const pairs = coldWarmPairs(c);
+  if (pairs.length === 0) return [];
+  const [a, b] = [c.a.coldWarm!, c.b.coldWarm!];
+  const rule = a.gapMs === b.gapMs ? coldRule(a.gapMs) : `A ${coldRule(a.gapMs)}; B ${coldRule(b.gapMs)}`;
+  return [
+    {
+      id: 'cold-warm',
+      title: 'Cold and warm starts',
+      charts: [],
+      body: html`${note(`Medians of the measured sessions by how they found the target (${rule}); cold sessions A → B: ${a.cold.sessions} → ${b.cold.sessions}, warm: ${a.warm.sessions} → ${b.warm.sessions}.`)}
+${table(
+  ['metric', 'unit', 'cold p50 A → B', 'warm p50 A → B'],
+  pairs.map((p) => [html`<code title="${p.metric.description}">${p.metric.metric}</code>`, p.metric.unit, p.cold, p.warm]),
+  'figures',
+)}`,
+    },
+  ];
 }

@@ -1,7 +1,8 @@
-import type { BenchmarkSummary } from '../metrics/compute.js';
+import type { BenchmarkSummary, ColdWarm } from '../metrics/compute.js';
+import { coldWarmOf } from './cold-warm.js';
 import type { Task } from '../timeline/types.js';
 import type { Benchmark, Report, Telemetry } from './schema.js';
-import { seriesLabel, seriesOverLevel } from './telemetry.js';
+import { seriesOverLevel, seriesTitle } from './telemetry.js';
 
 /** One side of a comparison: what ran, on what inputs, and how it fared overall. */
 export interface Side {
@@ -25,6 +26,8 @@ export interface Side {
   throughput: { audioSPerWallS: number; sessionsPerS: number };
   /** The server's scraped series over the level (`--scrape`): mean and max, named as the console names them. */
   server?: ServerFigures[];
+  /** The level's sessions that started cold apart from warm ones, when some started cold. */
+  coldWarm?: ColdWarm;
 }
 
 export interface ServerFigures {
@@ -53,12 +56,13 @@ export function sideOf(report: Report, benchmark: Benchmark): Side {
     errorRate: summary.errorRate,
     throughput: { audioSPerWallS: summary.throughput.audioSPerWallS, sessionsPerS: summary.throughput.sessionsPerS },
     ...(report.telemetry ? { server: serverFigures(report.telemetry, benchmark) } : {}),
+    ...(coldWarmOf(benchmark) ? { coldWarm: coldWarmOf(benchmark) } : {}),
   };
 }
 
 function serverFigures(telemetry: Telemetry, benchmark: Benchmark): ServerFigures[] {
   return seriesOverLevel(telemetry, benchmark.startMs, benchmark.endMs).map((o) => ({
-    series: `${seriesLabel(o.series, telemetry)}${o.series.kind === 'rate' ? ' per s' : ''}`,
+    series: seriesTitle(o.series, telemetry),
     mean: o.mean,
     max: o.max,
   }));

@@ -119,3 +119,31 @@ export function sideRows(c: Comparison): Record<'a' | 'b', Record<'errorRate' | 
     b: { errorRate: errorRate[1], audioSPerWallS: audio[1], sessionsPerS: sessions[1] },
   };
 }
+
+/** Two sides' values as `A → B` to the same decimals; a side without one is `n/a`. */
+export function pairText(a: number | undefined, b: number | undefined): string {
+  const decimals = decimalsFor([a, b].filter((v): v is number => v !== undefined));
+  const text = (v: number | undefined): string => (v === undefined ? 'n/a' : fixed(v, decimals));
+  return `${text(a)} → ${text(b)}`;
+}
+
+/** The server's scraped series of either side (`--scrape`), each with its mean and max as `A → B`; none when neither side scraped. */
+export function serverPairs(c: Comparison): Array<{ series: string; mean: string; max: string }> {
+  const names = [...new Set([...(c.a.server ?? []), ...(c.b.server ?? [])].map((f) => f.series))];
+  const pair = (name: string, stat: 'mean' | 'max'): string => {
+    const [a, b] = (['a', 'b'] as const).map((side) => c[side].server?.find((f) => f.series === name)?.[stat]);
+    return pairText(a, b);
+  };
+  return names.map((series) => ({ series, mean: pair(series, 'mean'), max: pair(series, 'max') }));
+}
+
+/** Where both sides have sessions that started cold: the compared metrics with a cold or warm median, each start's `A → B` p50 (at most `most`). */
+export function coldWarmPairs(c: Comparison, most = 3): Array<{ metric: MetricComparison; cold: string; warm: string }> {
+  const [a, b] = [c.a.coldWarm, c.b.coldWarm];
+  if (!a || !b) return [];
+  const p50 = (start: 'cold' | 'warm', metric: string): string => pairText(a[start].metrics[metric]?.p50, b[start].metrics[metric]?.p50);
+  return c.metrics
+    .filter((m) => m.headline && [a, b].some((side) => side.cold.metrics[m.metric] || side.warm.metrics[m.metric]))
+    .slice(0, most)
+    .map((metric) => ({ metric, cold: p50('cold', metric.metric), warm: p50('warm', metric.metric) }));
+}

@@ -15,7 +15,7 @@ import { isResponseAnomaly } from '../timeline/responses.js';
 import { isSpeechTask, type Task } from '../timeline/types.js';
 import { sessionView } from '../views/session-view.js';
 import { fixed } from './fixed.js';
-import { seriesLabel, seriesOverLevel, telemetryWarnings } from './telemetry.js';
+import { seriesOverLevel, seriesTitle, telemetryWarnings } from './telemetry.js';
 import { speakerLines, speakerRulesLine } from './speaker-lines.js';
 import { statisticsOf, type Statistic } from './json-summary.js';
 
@@ -202,10 +202,7 @@ function serverLines(report: Report, benchmark: Benchmark): string[] {
   if (over.length === 0) return [`server: no series scraped during ${benchmark.label}`];
   const shown = over
     .slice(0, SERVER_SERIES_SHOWN)
-    .map(
-      (o) =>
-        `  ${seriesLabel(o.series, report.telemetry!)}${o.series.kind === 'rate' ? ' per s' : ''}: mean ${formatNumber(o.mean)} · max ${formatNumber(o.max)}`,
-    );
+    .map((o) => `  ${seriesTitle(o.series, report.telemetry!)}: mean ${formatNumber(o.mean)} · max ${formatNumber(o.max)}`);
   const more = over.length - shown.length;
   return [`server (scraped, mean and max over the level${more > 0 ? `; ${more} more in report.json` : ''}):`, ...shown];
 }

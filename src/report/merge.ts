@@ -5,6 +5,7 @@ import { measuredOf } from './build.js';
 import { recompute, ReportError } from './recompute.js';
 import type { Report } from './schema.js';
 import { NO_DELAY, worstDelay } from '../runtime/delay.js';
+import { mergeTelemetry } from './merge-telemetry.js';
 
 /**
  * Merges runs or shards exactly. Benchmarks are matched by level; within a level,
@@ -20,6 +21,7 @@ import { NO_DELAY, worstDelay } from '../runtime/delay.js';
  * reports ran (the shards' own) counts once. A session of a run other than the first
  * report's is marked with its run's start (`resumedFrom`), so throughput takes the union
  * of the runs' measured spans: sequential runs do not count the gap between them.
+ * Every part's scraped series (`--scrape`) are kept, moved onto the same clock.
  *
  * Reports of different workloads (task, protocol, target or model) are refused: their
  * sessions would pool into one level, figured as the first report's task. With
@@ -64,8 +66,11 @@ export function mergeReports(reports: readonly Report[], sources: readonly strin
   });
   const datasets = [...new Map(reports.map((r) => [r.dataset.fingerprint, r.dataset])).values()];
   const runIds = new Set(reports.map((r) => r.config.runId));
+  const telemetry = mergeTelemetry(reports.map((r) => ({ telemetry: r.telemetry, deltaMs: Date.parse(r.startedAt) - origin })));
+  const { telemetry: _firstTelemetry, ...firstRest } = first;
   const merged: Report = {
-    ...first,
+    ...firstRest,
+    ...(telemetry ? { telemetry } : {}),
     config: { ...first.config, shard: undefined, ...(runIds.size > 1 ? { runId: undefined } : {}) },
     dataset:
       datasets.length === 1

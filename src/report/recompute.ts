@@ -28,7 +28,12 @@ export class ReportError extends Error {
  * with it instead of the report's own choice; with `rescore`, speaker labels are scored
  * by the rules it makes of the report's own.
  */
-export async function readReport(path: string, normalizer?: NormalizerChoice, rescore?: (recorded: DiarizationRules) => DiarizationRules): Promise<Report> {
+export async function readReport(
+  path: string,
+  normalizer?: NormalizerChoice,
+  rescore?: (recorded: DiarizationRules) => DiarizationRules,
+  coldGapMs?: number,
+): Promise<Report> {
   const file = path.endsWith('.json') ? path : join(path, 'report.json');
   let report: Report;
   try {
@@ -48,6 +53,7 @@ export async function readReport(path: string, normalizer?: NormalizerChoice, re
   report = upgradeReport(report);
   if (normalizer !== undefined) report = { ...report, config: { ...report.config, normalizer } };
   if (rescore) report = { ...report, config: { ...report.config, diarization: diarizationRecord(rescore(report.config.diarization?.rules ?? DEFAULT_RULES)) } };
+  if (coldGapMs !== undefined) report = { ...report, config: { ...report.config, window: { ...report.config.window, coldGapMs } } };
   if (report.config.normalizer !== undefined && normalizerChoice(report.config.normalizer) === undefined) {
     throw new ReportError(
       `${file} scores transcripts with normalizer ${report.config.normalizer}, which this voxbench does not know; render it with --normalizer`,

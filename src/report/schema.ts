@@ -56,6 +56,8 @@ export interface Telemetry {
   series: TelemetrySeries[];
   /** The series of the replicas serving the run (`--replicas-series`): each level's cost is charged for them. */
   replicasSeries?: string;
+  /** The families kept: the defaults of the voxbench that ran, and the `--scrape-match` expressions given. Absent in reports from before it was recorded. */
+  kept?: { defaults: string[]; match: string[] };
 }
 
 /** One series: a gauge as read, a counter as its rate per second, a histogram's per-interval quantile (its `quantile` label). */

@@ -85,3 +85,8 @@ export function telemetryWarnings(telemetry: Telemetry): string[] {
     ...(t.droppedSeries ? [`scrape ${t.url}: ${t.droppedSeries} series left out, past the bound on series kept`] : []),
   ]);
 }
+
+/** A series as every output names its figures: its label, and `per s` for a counter's rate. */
+export function seriesTitle(series: TelemetrySeries, telemetry: Telemetry): string {
+  return `${seriesLabel(series, telemetry)}${series.kind === 'rate' ? ' per s' : ''}`;
+}

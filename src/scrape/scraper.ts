@@ -3,7 +3,7 @@ import { redactUrl } from '../report/redact.js';
 import type { Clock } from '../runtime/clock.js';
 import { printable } from '../util/printable.js';
 import { ExpositionError, parseExposition } from './exposition.js';
-import { selector } from './select.js';
+import { DEFAULT_SERIES, selector } from './select.js';
 import { DEFAULT_SERIES_LIMITS, SeriesStore, type SeriesLimits } from './series.js';
 
 export interface ScrapeOptions {
@@ -94,6 +94,7 @@ export function startScraping(options: ScrapeOptions, clock: Clock): Scraping {
           ...(dropped.has(i) ? { droppedSeries: dropped.get(i)! } : {}),
         })),
         series: store.all(),
+        kept: { defaults: [...DEFAULT_SERIES], match: options.match.map((re) => re.source) },
       };
     },
   };

@@ -9,12 +9,13 @@ import { curveMetrics, ERROR_RATE_TITLE, metricAxis, metricTitle, sloList, THROU
 import { throughputLabel } from './workload.js';
 import { COLORS } from './palette.js';
 import { chartFigure, note, type Section } from './section.js';
+import { serverByLevel } from './server-by-level.js';
 
 /** Charts of headline figures against load; more would repeat the distributions above. Every metric an SLO names is drawn besides. */
 export const CURVE_METRICS = 4;
 const QUANTILES = ['p50', 'p95', 'p99'] as const;
 
-/** How the task's headline figures, throughput and errors change with load: the curve a sweep or capacity search traces. */
+/** How the task's headline figures, throughput and errors change with load: the curve a sweep or capacity search traces, with the server's scraped series per level. */
 export function loadCurvesSection(report: Report): Section {
   const section = { id: 'load', title: 'Figures, throughput and errors against load' };
   if (report.benchmarks.length < 2) {
@@ -104,7 +105,8 @@ export function loadCurvesSection(report: Report): Section {
 ${figureCharts.map((c) => chartFigure(c, `${c.y.label} against ${axis.label}`, metricTitle(report, c.y.label), 'p50, p95, p99'))}
 ${chartFigure(throughput, `${throughputLabel(report)} against ${axis.label}`, THROUGHPUT_TITLE)}
 ${chartFigure(errorRate, `error rate against ${axis.label}`, ERROR_RATE_TITLE)}
-</div>`,
+</div>
+${serverByLevel(report, levels)}`,
   };
 }
 
