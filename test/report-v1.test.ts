@@ -26,7 +26,8 @@ function v1Figures(values: Record<string, unknown>, what: string): Record<string
     const value = values[name];
     assert.ok(value === 0 || (value as { max?: unknown } | undefined)?.max === 0, `${name} of ${what} is 0`);
   }
-  for (const name of [...BATCH_ONLY, ...SPEECH_ONLY, ...SPEAKERS_ONLY]) assert.ok(values[name] === undefined || values[name] === null, `${name} of ${what} is not measured`);
+  for (const name of [...BATCH_ONLY, ...SPEECH_ONLY, ...SPEAKERS_ONLY])
+    assert.ok(values[name] === undefined || values[name] === null, `${name} of ${what} is not measured`);
   return withoutNewQuality(
     Object.fromEntries(Object.entries(values).filter(([name]) => ![...SINCE_V1, ...BATCH_ONLY, ...SPEECH_ONLY, ...SPEAKERS_ONLY].includes(name))),
   );
