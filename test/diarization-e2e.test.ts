@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { loadDataset } from '../src/data/load.js';
 import { DEEPGRAM } from '../src/dialects/deepgram/spec.js';
+import { DIARIZE_MODEL } from '../src/dialects/openai/simulated.js';
 import { SPEECHMATICS } from '../src/dialects/speechmatics/spec.js';
 import { synthesizeConversation } from '../src/data/synth.js';
 import { renderSummary } from '../src/report/console.js';
@@ -86,6 +87,47 @@ describe('diarization end to end: a synthesized conversation against the simulat
         confused.markdown,
         /\n\| level \| inputs \| DER \| missed \| false alarm \| confusion \| JER \| word speaker error \| relabelled \|\n.*\n\| synchronous \| 1 \| [1-9]/,
       );
+    });
+  }
+
+  // gpt-4o-transcribe-diarize gives no word times: each diarized segment is one labelled span.
+  for (const stream of [false, true]) {
+    it(`openai-transcriptions gpt-4o-transcribe-diarize, diarized_json${stream ? ' streamed' : ''}: segments with speakers score DER 0, above 0 with confusion`, async () => {
+      const { samples } = await loadDataset(data);
+      const batch = async (speakers: SpeakerErrors) => {
+        const server = await testServer({ references: samples, speakers });
+        const transcription = { responseFormat: 'diarized_json', stream } as const;
+        const { report } = await run({
+          protocol: 'openai-transcriptions',
+          model: DIARIZE_MODEL,
+          target: server.origin,
+          data,
+          maxSessions: 1,
+          pace: { kind: 'none' },
+          transcription,
+        });
+        return report.benchmarks[0]!.sessions[0]!;
+      };
+      const right = await batch(DEFAULT_SPEAKER_ERRORS);
+      assert.equal(right.outcome.status, 'completed');
+      const spans = right.timeline.received.flatMap((e) => (e.words ?? []).map((w) => ({ ...w, type: e.type })));
+      assert.deepEqual(
+        spans.map((w) => w.speaker),
+        ['A', 'B', 'A', 'B'],
+        'one segment a reference turn, speakers named A, B in the order heard',
+      );
+      assert.ok(
+        spans.every((w) => w.type === (stream ? 'transcript.text.segment' : 'transcription')),
+        stream ? 'segment events' : 'the body',
+      );
+      const figures = right.metrics.session;
+      assert.ok(figures.der !== undefined && figures.der < 0.001, `DER ${figures.der}`);
+      assert.ok(figures.jer !== undefined && figures.jer < 0.001, `JER ${figures.jer}`);
+      assert.equal(figures.word_speaker_error, 0, 'every segment with its speaker');
+
+      const wrong = (await batch({ confusion: 0.3, boundaryMs: 0 })).metrics.session;
+      assert.ok(typeof wrong.der === 'number' && wrong.der > 0, `DER ${wrong.der}`);
+      assert.ok(typeof wrong.der_confusion === 'number' && wrong.der_confusion > 0, `confusion ${wrong.der_confusion}`);
     });
   }
 

@@ -114,7 +114,7 @@ export const runCommand = new Command('run')
   )
   .option(
     '--response-format <format>',
-    'batch transcription: the answer when not streamed, json (default), verbose_json or text; speech generation: the audio format, pcm (default) or wav to stream, with --stream-format none any the server offers (mp3, flac, opus, ...)',
+    'batch transcription: the answer, json (default), verbose_json or text, or diarized_json (speakers; gpt-4o-transcribe-diarize), the last and json also streamed; speech generation: the audio format, pcm (default) or wav to stream, with --stream-format none any the server offers (mp3, flac, opus, ...)',
   )
   .addOption(
     new Option('--stream-format <format>', 'speech generation over HTTP: sse (server-sent events), audio (raw stream), none (one body, task batch_tts)')

@@ -64,7 +64,7 @@ export const serveCommand = new Command('serve')
   )
   .option(
     '--speaker-confusion <x>',
-    'speaker labels (Deepgram diarize=true, Speechmatics diarization: speaker, AssemblyAI speaker_labels=true): share of words given another speaker, 0 to 1, drawn with --seed',
+    'speaker labels (Deepgram diarize=true, Speechmatics diarization: speaker, AssemblyAI speaker_labels=true, OpenAI diarized_json): share of words given another speaker, 0 to 1, drawn with --seed',
     fraction,
     DEFAULT_SPEAKER_ERRORS.confusion,
   )

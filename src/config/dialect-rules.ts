@@ -1,7 +1,7 @@
 import { DEFAULT_PROTOCOL, descriptorOf, DIALECTS, isHttpProtocol, isHttpTarget, PROTOCOLS, type Protocol } from '../dialects/index.js';
 import { STREAM_FORMATS, type SpeechSettings } from '../dialects/speech-http.js';
 import type { OpenAITurnDetection } from '../dialects/realtime-common.js';
-import { DEFAULT_TRANSCRIPTION, TRANSCRIPTION_FORMATS, type TranscriptionOptions } from '../dialects/transcriptions/client.js';
+import { DEFAULT_TRANSCRIPTION, STREAMED_TRANSCRIPTION_FORMATS, TRANSCRIPTION_FORMATS, type TranscriptionOptions } from '../dialects/transcriptions/client.js';
 import type { UploadFormat } from '../session/prepare-request.js';
 import type { TextDelivery } from '../session/prepare-text.js';
 import { isSpeechTask } from '../timeline/types.js';
@@ -83,8 +83,8 @@ export function checkTranscription(options: RunOptions, protocol: Protocol): Tra
   if (!(TRANSCRIPTION_FORMATS as readonly string[]).includes(transcription.responseFormat)) {
     throw optionsError`${responseFormat} ${transcription.responseFormat} is not a transcript format; choose one of: ${TRANSCRIPTION_FORMATS.join(', ')}`;
   }
-  if (transcription.stream && transcription.responseFormat !== 'json') {
-    throw optionsError`${responseFormat} ${transcription.responseFormat} is for answers that are not streamed; ${option('transcription.stream')} answers with events (leave ${responseFormat} at json)`;
+  if (transcription.stream && !STREAMED_TRANSCRIPTION_FORMATS.includes(transcription.responseFormat)) {
+    throw optionsError`${responseFormat} ${transcription.responseFormat} is for answers that are not streamed; ${option('transcription.stream')} answers with events (leave ${responseFormat} at json, or diarized_json for speakers)`;
   }
   if (transcription.temperature !== undefined) nonNegative(option('transcription.temperature'), transcription.temperature);
   return transcription;

@@ -46,7 +46,16 @@ function wholeBodyDecoder(kind: 'json' | 'text'): BodyDecoder {
       const error = errorOf(value);
       if (error) return [error];
       if (typeof value.text !== 'string') throw new ProtocolViolation(`the response body has no string "text": ${body.slice(0, 80)}`);
-      return [{ type: 'transcription', kind: 'text_final', channel: 'input_transcript', text: value.text.trim(), ...usageOf(value.usage, 'transcription') }];
+      return [
+        {
+          type: 'transcription',
+          kind: 'text_final',
+          channel: 'input_transcript',
+          text: value.text.trim(),
+          ...speakerSegments(value.segments),
+          ...usageOf(value.usage, 'transcription'),
+        },
+      ];
     },
   };
 }
@@ -69,6 +78,8 @@ function sseDecoder(): BodyDecoder {
       case 'transcript.text.delta':
         deltas.add(stringOf(event.delta));
         return { type: event.type, kind: 'text_delta', channel: 'input_transcript', text: stringOf(event.delta) };
+      case 'transcript.text.segment':
+        return { type: event.type, kind: 'other', ...speakerSegments([event]) };
       case 'transcript.text.done':
         final = true;
         return { type: event.type, kind: 'text_final', channel: 'input_transcript', text: stringOf(event.text).trim(), ...usage };
@@ -83,6 +94,28 @@ function sseDecoder(): BodyDecoder {
     return { type, kind: 'other', ...usage };
   };
   return eventStreamDecoder((data) => [interpret(data)]);
+}
+
+/**
+ * OpenAI's diarized segments (`diarized_json` `segments[]` and `transcript.text.segment`
+ * events: `start`, `end` in seconds, `speaker`, `text`) as labelled spans of the timeline:
+ * the model gives no word times, so each segment is one span with one speaker. None
+ * unless some segment has a speaker (Whisper's `verbose_json` segments have none).
+ */
+function speakerSegments(segments: unknown): Pick<DecodedEvent, 'words'> {
+  if (!Array.isArray(segments)) return {};
+  const labelled = (segments as unknown[]).filter(
+    (s): s is Record<string, unknown> => typeof s === 'object' && s !== null && typeof (s as { speaker?: unknown }).speaker === 'string',
+  );
+  if (labelled.length === 0) return {};
+  return {
+    words: labelled.map((s) => ({
+      text: stringOf(s.text).trim(),
+      ...(typeof s.start === 'number' && Number.isFinite(s.start) ? { startMs: s.start * 1000 } : {}),
+      ...(typeof s.end === 'number' && Number.isFinite(s.end) ? { endMs: s.end * 1000 } : {}),
+      speaker: s.speaker as string,
+    })),
+  };
 }
 
 function parseJson(text: string, what: string): Record<string, unknown> {

@@ -141,6 +141,7 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
     latency,
     references: referencesAt(TRANSCRIPTION_RATE),
     maxAudioBytes: options.maxAudioMb * 1024 * 1024,
+    speakers: options.speakers,
     ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
     pickFaults,
     openSessions: () => open,

@@ -3,12 +3,13 @@ import { multipartBody } from '../multipart.js';
 import { transcriptionPolicy } from '../stt-policy.js';
 import { bodyKindOf, transcriptionBodyDecoder, type BodyKind } from '../transcription-body.js';
 
-/** What a batch transcription request asks for, beyond the model. */
-/** The `response_format`s an answer that is not streamed may take. */
-export const TRANSCRIPTION_FORMATS = ['json', 'verbose_json', 'text'] as const;
+/** The `response_format`s asked for (`diarized_json`: OpenAI's `gpt-4o-transcribe-diarize`, segments with speakers). */
+export const TRANSCRIPTION_FORMATS = ['json', 'verbose_json', 'text', 'diarized_json'] as const;
+/** The formats a streamed answer may be asked in: `diarized_json` adds `transcript.text.segment` events. */
+export const STREAMED_TRANSCRIPTION_FORMATS: ReadonlyArray<(typeof TRANSCRIPTION_FORMATS)[number]> = ['json', 'diarized_json'];
 
 export interface TranscriptionOptions {
-  /** Non-streamed answers: `json` (default), `verbose_json` (segments, duration) or `text`. */
+  /** `json` (default), `verbose_json` (segments, duration), `text`, or `diarized_json` (segments with speakers; streamed too). */
   responseFormat: (typeof TRANSCRIPTION_FORMATS)[number];
   /** Sampling temperature; omitted, the server's default. */
   temperature?: number;
@@ -59,6 +60,8 @@ export function transcriptionsDialect(name: TranscriptionProtocol, settings: Tra
       ...(language !== undefined && sendsLanguage ? [['language', language] as const] : []),
       ...(settings.prompt !== undefined ? [['prompt', settings.prompt] as const] : []),
       ['response_format', options.responseFormat],
+      // OpenAI requires a chunking strategy of the diarizing model for inputs over 30 s.
+      ...(options.responseFormat === 'diarized_json' ? [['chunking_strategy', 'auto'] as const] : []),
       ...(options.temperature !== undefined ? [['temperature', String(options.temperature)] as const] : []),
       ...(options.stream ? [['stream', 'true'] as const, ...family.streamFields] : []),
     ];

@@ -10,7 +10,8 @@ import type { LatencyModel } from '../../server/models/latency-model.js';
 import { MultipartError, parseMultipart } from '../../server/multipart.js';
 import { StreamRecognizer, type HeardWord, type ReferenceIndex } from '../../server/models/recognizer.js';
 import { transcriptionTokens } from '../../server/models/transcription-usage.js';
-import { OPENAI_MODELS } from '../openai/simulated.js';
+import { SpeakerLabeller, type SpeakerErrors } from '../../server/models/speakers.js';
+import { DIARIZE_MODEL, OPENAI_MODELS } from '../openai/simulated.js';
 
 /** The batch endpoints, and whether each transcribes or translates. */
 export const TRANSCRIPTION_PATHS: Readonly<Record<string, 'transcribe' | 'translate'>> = {
@@ -40,6 +41,8 @@ export interface EndpointContext {
   references: ReferenceIndex;
   /** The largest file accepted, bytes (vLLM: VLLM_MAX_AUDIO_CLIP_FILESIZE_MB); a larger one is answered 413. */
   maxAudioBytes: number;
+  /** How wrong `diarized_json`'s speakers are. */
+  speakers: SpeakerErrors;
   apiKey?: string;
   /** This request's faults. */
   pickFaults(): FaultScenario;
@@ -52,13 +55,15 @@ interface Job {
   task: 'transcribe' | 'translate';
   model: string;
   language: string;
-  responseFormat: 'json' | 'verbose_json' | 'text';
+  responseFormat: 'json' | 'verbose_json' | 'text' | 'diarized_json';
   /** verbose_json: `timestamp_granularities[]`; segments unless only words are asked for, as OpenAI answers. */
   granularities: { words: boolean; segments: boolean };
   temperature: number;
   stream: boolean;
   includeUsage: boolean;
   words: HeardWord[];
+  /** diarized_json: the words in runs of one speaker. */
+  segments: SpeakerSegment[];
   audioMs: number;
   faults: FaultScenario;
 }
@@ -99,9 +104,15 @@ export function transcriptionEndpoint(ctx: EndpointContext): (req: IncomingMessa
     const model = form.fields.get('model') ?? ctx.servedModels[0]!;
     if (!ctx.servedModels.includes(model)) return { status: 404, type: 'NotFoundError', message: `The model \`${model}\` does not exist.` };
     const responseFormat = form.fields.get('response_format') ?? 'json';
-    if (responseFormat !== 'json' && responseFormat !== 'verbose_json' && responseFormat !== 'text') {
-      return { status: 400, type: 'BadRequestError', message: `response_format ${responseFormat} is not served here; use json, verbose_json or text` };
+    if (responseFormat !== 'json' && responseFormat !== 'verbose_json' && responseFormat !== 'text' && responseFormat !== 'diarized_json') {
+      return {
+        status: 400,
+        type: 'BadRequestError',
+        message: `response_format ${responseFormat} is not served here; use json, verbose_json, text or diarized_json`,
+      };
     }
+    if (responseFormat === 'diarized_json' && model !== DIARIZE_MODEL)
+      return { status: 400, type: 'BadRequestError', message: `response_format diarized_json is only served by ${DIARIZE_MODEL}` };
     // The SDKs send the array as repeated `timestamp_granularities[]` fields.
     const granularities = [...(form.values.get('timestamp_granularities[]') ?? []), ...(form.values.get('timestamp_granularities') ?? [])];
     const unknown = granularities.find((g) => g !== 'word' && g !== 'segment');
@@ -127,6 +138,7 @@ export function transcriptionEndpoint(ctx: EndpointContext): (req: IncomingMessa
       stream,
       includeUsage,
       words,
+      segments: responseFormat === 'diarized_json' ? speakerSegments(words, new SpeakerLabeller(ctx.speakers, ctx.latency.options.seed)) : [],
       audioMs: (audio.samples.length / SAMPLE_RATE) * 1000,
       faults,
       granularities: { words: granularities.includes('word'), segments: granularities.length === 0 || granularities.includes('segment') },
@@ -209,12 +221,16 @@ function answer(res: ServerResponse, job: Job, processingMs: number, shape: Even
   });
   // vLLM's first chunk may carry no text.
   if (shape === 'vllm-transcriptions') send(chunk(''));
+  const segmentEnds = new Map(job.segments.map((s, id) => [s.lastWord, { id, s }]));
   job.words.forEach((word, i) => {
     const delta = i === 0 ? word.text : ` ${word.text}`;
     const lastInWindow = i === job.words.length - 1 || Math.floor(job.words[i + 1]!.endMs / WINDOW_MS) !== Math.floor(word.endMs / WINDOW_MS);
-    queue.push(start + processingMs * Math.min(1, word.endMs / job.audioMs), () =>
-      send(shape === 'openai-transcriptions' ? { type: 'transcript.text.delta', delta } : chunk(delta, lastInWindow ? 'stop' : undefined)),
-    );
+    const ended = segmentEnds.get(i);
+    queue.push(start + processingMs * Math.min(1, word.endMs / job.audioMs), () => {
+      send(shape === 'openai-transcriptions' ? { type: 'transcript.text.delta', delta } : chunk(delta, lastInWindow ? 'stop' : undefined));
+      // A diarized stream closes each segment with its event once its last word is out.
+      if (ended) send(diarizedSegment(ended.id, ended.s));
+    });
   });
   queue.push(start + processingMs, () => {
     if (cut) return void res.socket?.destroy();
@@ -243,6 +259,8 @@ function answer(res: ServerResponse, job: Job, processingMs: number, shape: Even
 function jsonAnswer(job: Job, text: string, usage: object): object {
   if (job.task === 'translate' && job.responseFormat === 'json') return { text };
   if (job.responseFormat === 'json') return { text, usage };
+  if (job.responseFormat === 'diarized_json')
+    return { task: 'transcribe', duration: job.audioMs / 1000, text, segments: job.segments.map((s, id) => diarizedSegment(id, s)), usage };
   const windows = new Map<number, HeardWord[]>();
   for (const word of job.words) {
     const window = Math.floor(word.endMs / WINDOW_MS);
@@ -284,6 +302,44 @@ function segment(id: number, startMs: number, endMs: number, words: HeardWord[],
     no_speech_prob: 0,
   };
 }
+
+/** A run of words of one speaker, as `gpt-4o-transcribe-diarize` answers them. */
+interface SpeakerSegment {
+  speaker: string;
+  startMs: number;
+  endMs: number;
+  text: string;
+  /** Index of its last word in the transcript. */
+  lastWord: number;
+}
+
+/**
+ * The words in runs of one speaker label, each run a segment: speakers are `A`, `B`, …
+ * in the order first heard (OpenAI's names without known speakers); a word with no
+ * reference speaker stays with the run it is in. Each word starts where the recognizer
+ * says, else where the one before it ended.
+ */
+function speakerSegments(words: readonly HeardWord[], labeller: SpeakerLabeller): SpeakerSegment[] {
+  const segments: SpeakerSegment[] = [];
+  words.forEach((word, i) => {
+    const number = labeller.label(word);
+    const last = segments.at(-1);
+    const speaker = number === undefined ? (last?.speaker ?? 'A') : String.fromCharCode(65 + number);
+    if (last?.speaker === speaker) Object.assign(last, { endMs: word.endMs, text: `${last.text} ${word.text}`, lastWord: i });
+    else segments.push({ speaker, startMs: word.startMs ?? (i === 0 ? 0 : words[i - 1]!.endMs), endMs: word.endMs, text: word.text, lastWord: i });
+  });
+  return segments;
+}
+
+/** One `transcript.text.segment`, the shape of both diarized_json's `segments[]` and the stream's segment event. */
+const diarizedSegment = (id: number, s: SpeakerSegment): object => ({
+  type: 'transcript.text.segment',
+  id: `seg_${id}`,
+  start: s.startMs / 1000,
+  end: s.endMs / 1000,
+  speaker: s.speaker,
+  text: s.text,
+});
 
 /** Writes half of `body`, then drops the connection: a response cut short. */
 function cutAfter(res: ServerResponse, body: string): void {

@@ -45,7 +45,7 @@ const valueOf = (inputs: readonly InputSpeakers[], figure: Figure): number | nul
 
 /** One figure per session and its pool over the corpus (its interval resamples sessions). */
 function figure(name: string, quantity: string, description: string, measured: Figure): MetricDefinition[] {
-  const base = { unit: 'ratio', tasks: ['stt'], tags: ['quality'], better: 'lower' } as const;
+  const base = { unit: 'ratio', tasks: ['stt', 'batch_stt'], tags: ['quality'], better: 'lower' } as const;
   return [
     { ...base, name, scope: 'session', quantity: `${quantity}, ${SCORED}`, description, value: (v) => orUndefined(valueOf(sessionSpeakers(v), measured)) },
     {
