@@ -200,6 +200,10 @@ describe('batch settings', () => {
       { protocol: 'vllm-transcriptions', transcription: { stream: true, responseFormat: 'text' } },
       /^transcription\.responseFormat text .* transcription\.stream /,
     );
+    refused(
+      { protocol: 'openai-transcriptions', transcription: { stream: true, responseFormat: 'verbose_json' } },
+      /leave transcription\.responseFormat at json, or diarized_json for speakers/,
+    );
     refused({ protocol: 'vllm', transcription: { stream: true } }, /^transcription\.stream is for the batch transcription dialects/);
     refused({ protocol: 'openai', transcription: { uploadFormat: 'flac' } }, /^transcription\.uploadFormat is for the batch transcription dialects/);
     refused({ protocol: 'vllm-transcriptions', target: 'ws://localhost:8000/v1/realtime', model: 'm' }, /http:\/\/ or https:\/\//);
@@ -211,6 +215,8 @@ describe('batch settings', () => {
     assert.equal(resolveSettings({ protocol: 'vllm-transcriptions' }).model, 'openai/whisper-large-v3');
     assert.equal(resolveSettings({ protocol: 'openai-transcriptions' }).model, 'gpt-4o-transcribe');
     assert.equal(resolveSettings({ protocol: 'vllm-transcriptions', transcription: { uploadFormat: 'wav' } }).uploadFormat, 'wav');
+    const diarized = resolveSettings({ protocol: 'openai-transcriptions', transcription: { stream: true, responseFormat: 'diarized_json' } });
+    assert.equal(diarized.dialect.transcription?.responseFormat, 'diarized_json', 'speaker segments come streamed too');
     assert.equal(resolveSettings({ protocol: 'vllm-transcriptions', target: 'https://example.com', model: 'm' }).protocol, 'vllm-transcriptions');
   });
 });
