@@ -131,7 +131,7 @@ describe('voxbench CLI (spawned)', () => {
     child.kill('SIGTERM');
     assert.match(
       line,
-      /^voxbench simulated server listening on ws:\/\/127\.0\.0\.1:\d+\/v1\/realtime and http:\/\/127\.0\.0\.1:\d+\/v1\/audio\/transcriptions \(models: mistralai\/Voxtral-Mini-4B-Realtime-2602, gpt-4o-transcribe, gpt-4o-mini-transcribe, whisper-1, openai\/whisper-large-v3, Qwen\/Qwen3-TTS-12Hz-1.7B-CustomVoice, /,
+      /^voxbench simulated server listening on ws:\/\/127\.0\.0\.1:\d+\/v1\/realtime and http:\/\/127\.0\.0\.1:\d+\/v1\/audio\/transcriptions \(models: mistralai\/Voxtral-Mini-4B-Realtime-2602, gpt-4o-transcribe, gpt-4o-mini-transcribe, whisper-1, gpt-4o-transcribe-diarize, openai\/whisper-large-v3, Qwen\/Qwen3-TTS-12Hz-1.7B-CustomVoice, /,
     );
   });
 });
