@@ -12,6 +12,7 @@ import { SpeakerLabeller } from '../src/server/models/speakers.js';
 import { TextBudget, TEXT_LIMITS } from '../src/session/bounds.js';
 import type { ReceivedFrame, ReceivedWord, SessionTimeline } from '../src/timeline/types.js';
 import { sessionView } from '../src/views/session-view.js';
+import { oneInputTimeline } from './helpers.js';
 
 const json = (value: object): Buffer => Buffer.from(JSON.stringify(value));
 
@@ -90,34 +91,20 @@ describe('speaker labels from the wire', () => {
 
 /** A one-input session over 0..10 s with reference turns A 0–4 s and B 4–8 s, and what the server sent. */
 function session(received: Array<Pick<ReceivedFrame, 'provisional'> & { words: ReceivedWord[] }>): SessionTimeline {
-  return {
-    task: 'stt',
-    turnDetection: 'client',
-    plannedStartMs: 0,
-    startMs: 0,
-    inputs: [
-      {
-        kind: 'audio',
-        index: 0,
-        sampleId: 'talk',
-        split: 'default',
-        reference: null,
-        turns: [
-          { speaker: 'A', startMs: 0, endMs: 4000 },
-          { speaker: 'B', startMs: 4000, endMs: 8000 },
-        ],
-        audioStartMs: 0,
-        speechStartMs: 0,
-        speechEndMs: 8000,
-        eosSource: 'audio_end',
-        audioEndMs: 10_000,
-      },
-    ],
-    sent: [],
-    received: received.map((r, i) => ({ t: 100 * i, input: 0, type: 'Results', kind: 'text_delta', text: 'x', ...r })),
-    transport: { kind: 'websocket' },
-    counters: { bytesSent: 0, bytesReceived: 0, framesSent: 0, framesReceived: 0 },
-  };
+  return oneInputTimeline(
+    {
+      sampleId: 'talk',
+      turns: [
+        { speaker: 'A', startMs: 0, endMs: 4000 },
+        { speaker: 'B', startMs: 4000, endMs: 8000 },
+      ],
+      speechEndMs: 8000,
+      eosSource: 'audio_end',
+      audioEndMs: 10_000,
+    },
+    [],
+    received.map((r, i) => ({ t: 100 * i, input: 0, type: 'Results', kind: 'text_delta', text: 'x', ...r })),
+  );
 }
 
 const word = (speaker: string, startMs: number, endMs: number): ReceivedWord => ({ text: 'w', startMs, endMs, speaker });

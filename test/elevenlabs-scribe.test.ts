@@ -9,8 +9,8 @@ import { resolveApiKey } from '../src/config/api-key.js';
 import { poolMetricValues } from '../src/metrics/compute.js';
 import { parseFaultScenario } from '../src/server/faults/faults.js';
 import { run, type RunOptions } from '../src/run/run.js';
-import type { ReceivedFrame, SessionTimeline } from '../src/timeline/types.js';
-import { messageText, rawServer, testServer } from './helpers.js';
+import type { ReceivedFrame } from '../src/timeline/types.js';
+import { messageText, oneInputTimeline, rawServer, testServer } from './helpers.js';
 
 const PROTOCOL = 'elevenlabs-scribe';
 const MODEL = ELEVENLABS_SCRIBE.defaultModel;
@@ -142,40 +142,25 @@ describe('elevenlabs-scribe codec, against the documented messages', () => {
 
 describe('elevenlabs-scribe word emission', () => {
   it('times each word from the partial it first appeared in and stayed, a revised word from its revision', () => {
-    const timeline: SessionTimeline = {
-      task: 'stt',
-      turnDetection: 'client',
-      plannedStartMs: 0,
-      startMs: 0,
-      inputs: [
-        {
-          kind: 'audio',
-          index: 0,
-          sampleId: 's',
-          split: 'default',
-          reference: 'hello world again',
-          words: [
-            { word: 'hello', endMs: 90 },
-            { word: 'world', endMs: 180 },
-            { word: 'again', endMs: 240 },
-          ],
-          audioStartMs: 0,
-          speechStartMs: 0,
-          speechEndMs: 240,
-          eosSource: 'label',
-          audioEndMs: 300,
-        },
-      ],
-      sent: [0, 1, 2].map((i) => ({ t: 10 + 100 * i, input: 0, bytes: 3200, kind: 'audio' as const, audioStartMs: 100 * i, audioEndMs: 100 * (i + 1) })),
-      received: [
+    const timeline = oneInputTimeline(
+      {
+        reference: 'hello world again',
+        words: [
+          { word: 'hello', endMs: 90 },
+          { word: 'world', endMs: 180 },
+          { word: 'again', endMs: 240 },
+        ],
+        speechEndMs: 240,
+        audioEndMs: 300,
+      },
+      [0, 1, 2].map((i) => ({ t: 10 + 100 * i, input: 0, bytes: 3200, kind: 'audio' as const, audioStartMs: 100 * i, audioEndMs: 100 * (i + 1) })),
+      [
         { t: 150, input: 0, type: 'partial_transcript', kind: 'text_delta', text: 'Hello', provisional: true },
         { t: 250, input: 0, type: 'partial_transcript', kind: 'text_delta', text: 'Hello word', provisional: true },
         { t: 300, input: 0, type: 'partial_transcript', kind: 'text_delta', text: 'Hello world again', provisional: true },
         { t: 400, input: 0, type: 'committed_transcript', kind: 'text_final', text: 'Hello world again.' },
       ],
-      transport: { kind: 'websocket' },
-      counters: { bytesSent: 0, bytesReceived: 0, framesSent: 0, framesReceived: 0 },
-    };
+    );
     timeline.sent.push({ t: 220, input: 0, bytes: 80, kind: 'control', control: 'input_end' });
     // Read as deltas, "Hello word" and the restatements would add words never said and time "world" at its first guess.
     assert.deepEqual(poolMetricValues([timeline]).word_emission_ms, [150 - 10, 300 - 110, 300 - 210]);

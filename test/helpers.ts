@@ -8,6 +8,7 @@ import WebSocket, { WebSocketServer } from 'ws';
 import { loadFolderDataset } from '../src/data/load.js';
 import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
 import { startServer, type RunningServer, type ServerOptions } from '../src/server/server.js';
+import type { AudioInput, ReceivedFrame, SentFrame, SessionTimeline } from '../src/timeline/types.js';
 
 export const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 export const FIXTURES = fileURLToPath(new URL('../../test/fixtures', import.meta.url));
@@ -91,4 +92,27 @@ export async function selfSignedCert(): Promise<{ cert: string; key: string }> {
   const subject = ['-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1'];
   execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', ...subject, '-keyout', key, '-out', cert], { stdio: 'ignore' });
   return { cert: await readFile(cert, 'utf8'), key: await readFile(key, 'utf8') };
+}
+
+/**
+ * A streaming transcription session of one input, built by hand for tests of views and
+ * metrics: the input's plan from 0 ms (its reference, word timings or speaker turns; speech
+ * to `speechEndMs`, audio to `audioEndMs`), and what the client sent and received.
+ */
+export function oneInputTimeline(
+  plan: Partial<AudioInput> & Pick<AudioInput, 'speechEndMs' | 'audioEndMs'>,
+  sent: SentFrame[],
+  received: ReceivedFrame[],
+): SessionTimeline {
+  return {
+    task: 'stt',
+    turnDetection: 'client',
+    plannedStartMs: 0,
+    startMs: 0,
+    inputs: [{ kind: 'audio', index: 0, sampleId: 's', split: 'default', reference: null, audioStartMs: 0, speechStartMs: 0, eosSource: 'label', ...plan }],
+    sent,
+    received,
+    transport: { kind: 'websocket' },
+    counters: { bytesSent: 0, bytesReceived: 0, framesSent: 0, framesReceived: 0 },
+  };
 }

@@ -9,9 +9,8 @@ import { startProxy } from '../src/proxy/proxy.js';
 import type { ReportSession } from '../src/report/schema.js';
 import { run, type RunOptions } from '../src/run/run.js';
 import { parseFaultScenario } from '../src/server/faults/faults.js';
-import type { SessionTimeline } from '../src/timeline/types.js';
 import { sessionView } from '../src/views/session-view.js';
-import { messageText, rawServer, tempDir, testServer } from './helpers.js';
+import { messageText, oneInputTimeline, rawServer, tempDir, testServer } from './helpers.js';
 
 const dialect = createDialect('speechmatics', {
   model: 'enhanced',
@@ -141,44 +140,29 @@ describe('speechmatics: partials are provisional, the final is its AddTranscript
       text: words,
       ...(provisional ? { provisional: true as const } : {}),
     });
-    const timeline: SessionTimeline = {
-      task: 'stt',
-      turnDetection: 'client',
-      plannedStartMs: 0,
-      startMs: 0,
-      inputs: [
-        {
-          kind: 'audio',
-          index: 0,
-          sampleId: 's',
-          split: 'default',
-          reference: 'hello world',
-          words: [
-            { word: 'hello', endMs: 100 },
-            { word: 'world', endMs: 200 },
-          ],
-          audioStartMs: 0,
-          speechStartMs: 0,
-          speechEndMs: 200,
-          eosSource: 'label',
-          audioEndMs: 200,
-        },
-      ],
-      sent: [
+    const timeline = oneInputTimeline(
+      {
+        reference: 'hello world',
+        words: [
+          { word: 'hello', endMs: 100 },
+          { word: 'world', endMs: 200 },
+        ],
+        speechEndMs: 200,
+        audioEndMs: 200,
+      },
+      [
         { t: 10, input: 0, bytes: 3200, kind: 'audio', plannedMs: null, audioStartMs: 0, audioEndMs: 100 },
         { t: 20, input: 0, bytes: 3200, kind: 'audio', plannedMs: null, audioStartMs: 100, audioEndMs: 200 },
         { t: 30, input: 0, bytes: 30, kind: 'control', control: 'input_end' },
       ],
-      received: [
+      [
         text(50, 'AddPartialTranscript', ' hello word'),
         text(80, 'AddTranscript', ' hello'),
         text(90, 'AddPartialTranscript', ' world'),
         text(120, 'AddTranscript', ' world.'),
         { t: 130, input: 0, type: 'EndOfUtterance', kind: 'text_final', channel: 'input_transcript' },
       ],
-      transport: { kind: 'websocket' },
-      counters: { bytesSent: 0, bytesReceived: 0, framesSent: 0, framesReceived: 0 },
-    };
+    );
     const [input] = sessionView(timeline).inputs;
     assert.equal(input!.transcript.text, 'hello world.');
     assert.equal(input!.transcript.textEvents[0]!.t, 50, 'the first text is the partial');

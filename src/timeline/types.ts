@@ -48,16 +48,16 @@ export interface ReceivedWord {
   speaker?: string;
 }
 
-/**
- * The rules speaker attribution is scored by (src/metrics/diarization/rules.ts names
- * which tool each matches), recorded in the timeline once figures are built.
- */
 /** The no-score zone around each reference turn boundary: `ms` of the zone's whole width centred on the boundary (`per: 'total'`), or `ms` on each side (`per: 'side'`). */
 export interface Collar {
   ms: number;
   per: 'total' | 'side';
 }
 
+/**
+ * The rules speaker attribution is scored by (src/metrics/diarization/rules.ts names
+ * which tool each matches), recorded in the timeline once figures are built.
+ */
 export interface DiarizationRules {
   collar: Collar;
   /** Time where two or more reference speakers talk at once: scored, or left out of every figure. */
