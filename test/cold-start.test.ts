@@ -8,27 +8,12 @@ import { jsonSummary } from '../src/report/json-summary.js';
 import { recompute } from '../src/report/recompute.js';
 import type { Report } from '../src/report/schema.js';
 import { run } from '../src/run/run.js';
-import { fromV1 } from '../src/timeline/v1.js';
 import { sessionEndMs, type SessionRecord } from '../src/timeline/types.js';
-import { CLI, runNode, tempDir } from './helpers.js';
+import { CLI, runNode, spanTimeline, tempDir } from './helpers.js';
 
 /** A completed session open from `start` to `end`, ms on the run clock. */
 function session(index: number, start: number, end: number): SessionRecord {
-  const timeline = fromV1({
-    turnDetection: 'client',
-    turns: [],
-    plannedStartMs: start,
-    connectStartMs: start,
-    chunks: [],
-    commits: [],
-    updates: [],
-    events: [],
-    close: { t: end, code: 1000, reason: '', by: 'client' },
-    bytesSent: 0,
-    bytesReceived: 0,
-    framesSent: 0,
-    framesReceived: 0,
-  });
+  const timeline = spanTimeline(start, end);
   return { index, sampleIds: ['s'], split: 'default', timeline, outcome: { status: 'completed' } };
 }
 

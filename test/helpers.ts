@@ -9,6 +9,7 @@ import { loadFolderDataset } from '../src/data/load.js';
 import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
 import { startServer, type RunningServer, type ServerOptions } from '../src/server/server.js';
 import type { AudioInput, ReceivedFrame, SentFrame, SessionTimeline } from '../src/timeline/types.js';
+import { fromV1 } from '../src/timeline/v1.js';
 
 export const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 export const FIXTURES = fileURLToPath(new URL('../../test/fixtures', import.meta.url));
@@ -115,4 +116,23 @@ export function oneInputTimeline(
     transport: { kind: 'websocket' },
     counters: { bytesSent: 0, bytesReceived: 0, framesSent: 0, framesReceived: 0 },
   };
+}
+
+/** A session that sends and receives nothing, planned and opened at `start` and closed by the client at `end`, ms on the run clock. */
+export function spanTimeline(start: number, end: number): SessionTimeline {
+  return fromV1({
+    turnDetection: 'client',
+    turns: [],
+    plannedStartMs: start,
+    connectStartMs: start,
+    chunks: [],
+    commits: [],
+    updates: [],
+    events: [],
+    close: { t: end, code: 1000, reason: '', by: 'client' },
+    bytesSent: 0,
+    bytesReceived: 0,
+    framesSent: 0,
+    framesReceived: 0,
+  });
 }

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { fromV1 } from '../src/timeline/v1.js';
 import { describe, it, mock } from 'node:test';
 import type { Clock } from '../src/runtime/clock.js';
 import { searchCapacity } from '../src/load/capacity.js';
@@ -9,7 +8,8 @@ import { shareOf } from '../src/load/shards.js';
 import { connectPhase } from '../src/run/connect-phase.js';
 import { parseSlo, SloError } from '../src/metrics/slo.js';
 import { phases } from '../src/metrics/window.js';
-import type { SessionRecord, SessionTimeline } from '../src/timeline/types.js';
+import type { SessionRecord } from '../src/timeline/types.js';
+import { spanTimeline } from './helpers.js';
 
 describe('schedules', () => {
   it('constant arrivals are evenly spaced', () => {
@@ -123,25 +123,6 @@ describe('SLO grammar', () => {
   }
 });
 
-/** A timeline that starts at `start` and closes at `end`. */
-function span(plannedStartMs: number, end: number): SessionTimeline {
-  return fromV1({
-    turnDetection: 'client',
-    turns: [],
-    plannedStartMs,
-    connectStartMs: plannedStartMs,
-    chunks: [],
-    commits: [],
-    updates: [],
-    events: [],
-    close: { t: end, code: 1000, reason: '', by: 'client' },
-    bytesSent: 0,
-    bytesReceived: 0,
-    framesSent: 0,
-    framesReceived: 0,
-  });
-}
-
 describe('warm-up and cool-down', () => {
   const records: SessionRecord[] = [
     [0, 1000],
@@ -153,7 +134,7 @@ describe('warm-up and cool-down', () => {
     index,
     sampleIds: ['s'],
     split: 'default',
-    timeline: span(start!, end!),
+    timeline: spanTimeline(start!, end!),
     outcome: { status: 'completed' },
   }));
 
@@ -198,7 +179,8 @@ describe('execute on a fake clock', () => {
           starts.push([plannedStartMs, clock.now()]);
           return new Promise((resolve) =>
             setTimeout(
-              () => resolve({ index, sampleIds: ['s'], split: 'default', timeline: span(plannedStartMs, clock.now()), outcome: { status: 'completed' } }),
+              () =>
+                resolve({ index, sampleIds: ['s'], split: 'default', timeline: spanTimeline(plannedStartMs, clock.now()), outcome: { status: 'completed' } }),
               durationMs,
             ),
           );
@@ -283,7 +265,7 @@ describe('execute on a fake clock', () => {
             index,
             sampleIds: ['s'],
             split: 'default',
-            timeline: span(plannedStartMs, clock.now()),
+            timeline: spanTimeline(plannedStartMs, clock.now()),
             outcome: index === 1 ? { status: 'failed', failure: { class: 'connect_error', stage: 'connect', message: 'no' } } : { status: 'completed' },
           };
         },
