@@ -7,7 +7,8 @@ import { DEFAULT_GENERATION_RTF, DEFAULT_LATENCY } from '../server/models/latenc
 import { EXIT } from '../run/run-outcome.js';
 import { printable } from '../util/printable.js';
 import { plural } from '../util/plural.js';
-import { DEFAULT_SERVER_OPTIONS, startServer, type ConnectionEvent } from '../server/server.js';
+import { DEFAULT_SERVER_OPTIONS, type ConnectionEvent } from '../server/server.js';
+import { startServer } from '../simulator/start.js';
 import { FAULT_HELP, parseFaults } from './faults.js';
 import { fraction, int, num, port, positiveInt, positiveNum } from './parse.js';
 import { DEFAULT_SPEECH_LATENCY, DEFAULT_VOICE } from '../server/models/speech-synth.js';
