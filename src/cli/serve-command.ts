@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Command, Option } from '@commander-js/extra-typings';
 import { UsageError } from '../util/errors.js';
 import { BUNDLED_SAMPLES_DIR } from '../data/bundled.js';
@@ -77,6 +77,10 @@ export const serveCommand = new Command('serve')
   )
   .option('--quiet', 'do not log each connection')
   .option(
+    '--pid-file <file>',
+    "write the server's process id to FILE once it listens, and remove it when it stops: a script waits for the file, then stops the server with kill",
+  )
+  .option(
     '--fault-rate <x>',
     'share of sessions that get a fault, 0 to 1, chosen by a generator seeded with --seed',
     fraction,
@@ -127,13 +131,17 @@ export const serveCommand = new Command('serve')
     say(
       `voxbench simulated server listening on ${server.url} and ${server.origin}/v1/audio/transcriptions (models: ${opts.model.join(', ')}; ${plural(dataset.samples.length, 'reference sample')}${faults})`,
     );
+    // Written last: a script that waits for the file finds the server listening.
+    if (opts.pidFile !== undefined) writePidFile(opts.pidFile);
     const stop = (signal: NodeJS.Signals): void =>
       void server.close().then(() => {
+        if (opts.pidFile !== undefined) rmSync(opts.pidFile, { force: true });
         say(`voxbench simulated server stopped (${signal})`);
         process.exit(EXIT.ok);
       });
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    process.on('SIGHUP', stop);
   });
 
 /** One line on stdout; a client's path, or a model name, may hold escapes that must not reach the terminal. */
@@ -144,6 +152,18 @@ function say(text: string): void {
 /** A connection in one line: who, and which dialect it speaks or why it was refused. */
 function connectionLine({ from, outcome }: ConnectionEvent): string {
   return 'dialect' in outcome ? `connection from ${from}: ${outcome.dialect}` : `connection from ${from} refused: ${outcome.refused} ${outcome.reason}`;
+}
+
+/**
+ * The process to signal is this one, not the `npx` or shell that started it: killing
+ * `npx` leaves its children running, holding the port.
+ */
+function writePidFile(file: string): void {
+  try {
+    writeFileSync(file, `${process.pid}\n`);
+  } catch (err) {
+    throw new UsageError(`--pid-file ${file}: cannot write the file (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
 }
 
 function readPem(file: string, flag: string): string {
