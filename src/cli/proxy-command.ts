@@ -13,6 +13,7 @@ import { EXIT } from '../run/run-outcome.js';
 import type { SessionRecord } from '../timeline/types.js';
 import { checkWritableDir } from './output-dir.js';
 import { listenAddress, outputList, positiveInt } from './parse.js';
+import { helpText } from './help.js';
 
 /** The dialects' own paths as the help lists them, a varying segment and what comes before it elided (`.../stream-input`). */
 const OWN_PATH_LIST = OWN_PATHS.map(({ path }) => path.replace(/^.*\}/, '...')).join(', ');
@@ -48,19 +49,19 @@ export const proxyCommand = new Command('proxy')
   .option('--quiet', 'do not log each session')
   .addHelpText(
     'after',
-    [
+    helpText(
       '',
-      'Every byte passes unchanged; Sec-WebSocket-Extensions is not forwarded, so no',
-      'compression is negotiated and every frame stays readable. Latencies are as the proxy',
-      'sees them: client and server frames are stamped as they reach the proxy. An input is',
-      'what the client ended (its end-of-input control; for speech generation, the send that',
-      'forces synthesis), its end of speech the end of its audio; under server turn',
-      "detection, each utterance the server's VAD reported. Speech audio is sized at the",
-      'PCM rate the client asked for: in its URL (sample_rate, output_format=pcm_<rate>),',
-      "else in its messages (Cartesia's output_format, vLLM-Omni's session.config",
-      "sample_rate, OpenAI Realtime's output format), else 24 kHz. Headers (authorization",
-      'included) are forwarded, never logged.',
-    ].join('\n'),
+      'Every byte passes unchanged; Sec-WebSocket-Extensions is not forwarded, so no ' +
+        'compression is negotiated and every frame stays readable. Latencies are as the proxy ' +
+        'sees them: client and server frames are stamped as they reach the proxy. An input is ' +
+        'what the client ended (its end-of-input control; for speech generation, the send that ' +
+        'forces synthesis), its end of speech the end of its audio; under server turn ' +
+        "detection, each utterance the server's VAD reported. Speech audio is sized at the " +
+        'PCM rate the client asked for: in its URL (sample_rate, output_format=pcm_<rate>), ' +
+        "else in its messages (Cartesia's output_format, vLLM-Omni's session.config " +
+        "sample_rate, OpenAI Realtime's output format), else 24 kHz. Headers (authorization " +
+        'included) are forwarded, never logged.',
+    ),
   )
   .action(async (opts) => {
     if (!/^wss?:\/\/[^?#]+$/.test(opts.upstream))

@@ -61,8 +61,14 @@ function commandSection(command: CommandUnknownOpts, path: string[]): string {
     );
     out += '\n';
   }
-  const options = command.options.filter((o) => !o.hidden);
-  if (options.length > 0) {
+  // The groups `--help` shows, in its order (commands without groups have one, unnamed).
+  const groups = new Map<string | undefined, Option[]>();
+  for (const option of command.options.filter((o) => !o.hidden)) {
+    const heading = option.helpGroupHeading?.replace(/:$/, '');
+    groups.set(heading, [...(groups.get(heading) ?? []), option]);
+  }
+  for (const [heading, options] of groups) {
+    if (heading !== undefined) out += `### ${heading}\n\n`;
     out += table(
       ['flag', 'default', 'meaning'],
       options.map((o) => [code(o.flags), optionDefault(o), o.description + (o.argChoices ? ` (one of: ${o.argChoices.join(', ')})` : '')]),

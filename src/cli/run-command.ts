@@ -53,6 +53,8 @@ import {
   workerCount,
 } from './parse.js';
 import type { LoadStage } from '../load/stages.js';
+import { groupOptions } from './help.js';
+import { RUN_HELP_GROUPS } from './run-help-groups.js';
 
 export const runCommand = new Command('run')
   .description('Run a benchmark. With no --target, starts the built-in simulated server and uses the bundled samples.')
@@ -451,6 +453,7 @@ addSessionCapFlags(runCommand);
 addColdGapFlag(runCommand);
 addScrapeFlags(runCommand);
 addDiarizationFlags(runCommand);
+groupOptions(runCommand, RUN_HELP_GROUPS);
 
 function firstScrapeFailure(): (url: string, error: string) => void {
   const told = new Set<string>();

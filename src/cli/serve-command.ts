@@ -20,7 +20,12 @@ export const serveCommand = new Command('serve')
   )
   .option('--host <host>', 'interface to listen on', DEFAULT_SERVER_OPTIONS.host)
   .option('--port <port>', 'port (0 picks a free one)', port, DEFAULT_SERVER_OPTIONS.port)
-  .option('--model <name...>', 'model names a session or request may name', DEFAULT_SERVER_OPTIONS.models)
+  .addOption(
+    new Option('--model <name...>', 'model names a session or request may name').default(
+      DEFAULT_SERVER_OPTIONS.models,
+      DEFAULT_SERVER_OPTIONS.models.join(', '),
+    ),
+  )
   .option('--data <path>', 'dataset to recognize and transcribe with its reference words, of any kind `run --data` takes (default: bundled samples)')
   .option('--capacity <n>', 'sessions served at full speed; beyond it delays scale by (open/capacity)^2', positiveInt, DEFAULT_LATENCY.capacity)
   .option('--base-delay-ms <ms>', 'processing delay of each emission', num, DEFAULT_LATENCY.baseDelayMs)
