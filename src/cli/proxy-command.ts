@@ -12,7 +12,7 @@ import { redactUrl } from '../report/redact.js';
 import { EXIT } from '../run/run-outcome.js';
 import type { SessionRecord } from '../timeline/types.js';
 import { checkWritableDir } from './output-dir.js';
-import { listenAddress, outputList, positiveInt } from './parse.js';
+import { listenAddress, outputList, positiveMilliseconds } from './parse.js';
 import { helpText } from './help.js';
 
 /** The dialects' own paths as the help lists them, a varying segment and what comes before it elided (`.../stream-input`). */
@@ -43,7 +43,7 @@ export const proxyCommand = new Command('proxy')
     'log each observed session there as it ends (sessions.jsonl) and, when the proxy stops, build a voxbench report from the log (report.json; report render, compare and the HTML read it)',
   )
   .option('--outputs <list>', `formats written to --output-dir, from: ${OUTPUT_FORMATS.join(', ')}`, outputList, [...DEFAULT_OUTPUTS])
-  .option('--connect-timeout-ms <ms>', 'how long the upstream may take to accept an upgrade (then the client gets 504)', positiveInt, 10_000)
+  .option('--connect-timeout-ms <ms>', 'how long the upstream may take to accept an upgrade (then the client gets 504)', positiveMilliseconds, 10_000)
   .option('--ca <file>', 'wss:// upstream: extra trusted CA certificates (PEM)')
   .option('--insecure', 'wss:// upstream: do not verify its certificate')
   .option('--quiet', 'do not log each session')

@@ -102,6 +102,8 @@ export function renderCliReference(): string {
       'Every command and flag, as `--help` prints them. For what the flags do together, see ' +
       '[running a benchmark](../running.md) and the [workload pages](../README.md). ' +
       '`voxbench metrics` (no flags) prints the [metric catalog](metrics.md).\n\n' +
+      'Every duration is written one way: a number with its unit, `ms`, `s`, `m` or `h` (`250ms`, `1.5s`, `2m`); ' +
+      'a bare number is in the unit the flag names (ms for `<ms>`, seconds for `<s>`).\n\n' +
       commandSections().join('')
     ).trimEnd() + '\n'
   );

@@ -10,7 +10,7 @@ import { plural } from '../util/plural.js';
 import { DEFAULT_SERVER_OPTIONS, type ConnectionEvent } from '../server/server.js';
 import { startServer } from '../simulator/start.js';
 import { FAULT_HELP, parseFaults } from './faults.js';
-import { fraction, int, num, port, positiveInt, positiveNum } from './parse.js';
+import { fraction, int, milliseconds, num, port, positiveInt, positiveMilliseconds, positiveNum } from './parse.js';
 import { DEFAULT_SPEECH_LATENCY, DEFAULT_VOICE } from '../server/models/speech-synth.js';
 import { DEFAULT_SPEAKER_ERRORS } from '../server/models/speakers.js';
 
@@ -28,10 +28,10 @@ export const serveCommand = new Command('serve')
   )
   .option('--data <path>', 'dataset to recognize and transcribe with its reference words, of any kind `run --data` takes (default: bundled samples)')
   .option('--capacity <n>', 'sessions served at full speed; beyond it delays scale by (open/capacity)^2', positiveInt, DEFAULT_LATENCY.capacity)
-  .option('--base-delay-ms <ms>', 'processing delay of each emission', num, DEFAULT_LATENCY.baseDelayMs)
-  .option('--jitter-ms <ms>', 'uniform jitter added to each delay, +/-', num, DEFAULT_LATENCY.jitterMs)
-  .option('--per-word-ms <ms>', 'compute per emitted word', num, DEFAULT_LATENCY.perWordMs)
-  .option('--finalize-ms <ms>', 'flush time after the final commit', num, DEFAULT_LATENCY.finalizeMs)
+  .option('--base-delay-ms <ms>', 'processing delay of each emission', milliseconds, DEFAULT_LATENCY.baseDelayMs)
+  .option('--jitter-ms <ms>', 'uniform jitter added to each delay, +/-', milliseconds, DEFAULT_LATENCY.jitterMs)
+  .option('--per-word-ms <ms>', 'compute per emitted word', milliseconds, DEFAULT_LATENCY.perWordMs)
+  .option('--finalize-ms <ms>', 'flush time after the final commit', milliseconds, DEFAULT_LATENCY.finalizeMs)
   .option(
     '--batch-speed <x>',
     'batch transcription: process a recording this many times faster than real time, after the base delay',
@@ -54,11 +54,11 @@ export const serveCommand = new Command('serve')
   .option('--progress-acks', 'vLLM: acknowledge consumed audio with {"type": "progress", "audio_bytes": N}', false)
   .option('--ingest-speed <x>', 'vLLM: take audio in at most this many times real time (default: at once)', num)
   .option('--voice-rate <n>', 'speech generation: characters per second the simulated voice speaks', positiveNum, DEFAULT_VOICE.charsPerSecond)
-  .option('--leading-silence-ms <ms>', 'speech generation: silence before the first word', num, DEFAULT_VOICE.leadingSilenceMs)
-  .option('--first-audio-ms <ms>', 'speech generation: request to the first audio chunk', num, DEFAULT_SPEECH_LATENCY.firstAudioMs)
+  .option('--leading-silence-ms <ms>', 'speech generation: silence before the first word', milliseconds, DEFAULT_VOICE.leadingSilenceMs)
+  .option('--first-audio-ms <ms>', 'speech generation: request to the first audio chunk', milliseconds, DEFAULT_SPEECH_LATENCY.firstAudioMs)
   .option('--speech-rtf <x>', 'speech generation: generation time per second of audio after the first chunk', num, DEFAULT_SPEECH_LATENCY.rtf)
-  .option('--speech-jitter-ms <ms>', 'speech generation: uniform jitter on each chunk, +/-', num, DEFAULT_SPEECH_LATENCY.jitterMs)
-  .option('--speech-chunk-ms <ms>', 'speech generation: audio per chunk', positiveNum, DEFAULT_SPEECH_LATENCY.chunkMs)
+  .option('--speech-jitter-ms <ms>', 'speech generation: uniform jitter on each chunk, +/-', milliseconds, DEFAULT_SPEECH_LATENCY.jitterMs)
+  .option('--speech-chunk-ms <ms>', 'speech generation: audio per chunk', positiveMilliseconds, DEFAULT_SPEECH_LATENCY.chunkMs)
   .option(
     '--legacy-speech-stream',
     'speech generation: answer stream: true with raw bytes whatever stream_format says, as vLLM-Omni did before mid-2026',
@@ -77,7 +77,7 @@ export const serveCommand = new Command('serve')
   .option(
     '--speaker-boundary-ms <ms>',
     'speaker labels: how late a change of speaker is noticed (words before keep the previous label)',
-    num,
+    milliseconds,
     DEFAULT_SPEAKER_ERRORS.boundaryMs,
   )
   .option('--quiet', 'do not log each connection')
