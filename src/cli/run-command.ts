@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { basename } from 'node:path';
 import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
-import { DEFAULT_PROTOCOL, DIALECTS, PROTOCOLS } from '../dialects/index.js';
+import { DEFAULT_PROTOCOL, DIALECTS, FALLBACK_KEY_ENV, KEY_ENVS, PROTOCOLS, takesServerTurns } from '../dialects/index.js';
 import type { TranscriptionOptions } from '../dialects/transcriptions/client.js';
 import type { OpenAITurnDetection } from '../dialects/realtime-common.js';
 import { STREAM_FORMATS } from '../dialects/speech-http.js';
@@ -71,7 +71,7 @@ export const runCommand = new Command('run')
   )
   .option(
     '--language <code>',
-    "transcription language, e.g. en (OpenAI, Deepgram, ElevenLabs Scribe, Speechmatics: default en, and batch dialects; batch default: each sample's language label)",
+    "the speech's language, e.g. en, sent where the dialect takes one (Speechmatics: default en); batch transcription: else each sample's language label",
   )
   .option('--prompt <text>', 'transcription prompt (OpenAI and batch dialects)')
   .option('--max-delay-ms <ms>', "Speechmatics: the longest a word may wait for its final (max_delay, 700 to 4000; default: the server's)", milliseconds)
@@ -103,7 +103,7 @@ export const runCommand = new Command('run')
   .addOption(
     new Option(
       '--turn-detection <type>',
-      'who ends turns (OpenAI, Deepgram, AssemblyAI, ElevenLabs Scribe and speech-to-speech dialects): none (the client commits), server_vad or semantic_vad',
+      `who ends turns: none (the client commits), server_vad or semantic_vad (the server's VAD: ${PROTOCOLS.filter(takesServerTurns).join(', ')})`,
     )
       .choices(['none', 'server_vad', 'semantic_vad'] as const)
       .default('none' as const),
@@ -254,7 +254,7 @@ export const runCommand = new Command('run')
   )
   .option(
     '--api-key-env <name>',
-    'environment variable holding the API key (default: OPENAI_API_KEY for OpenAI dialects, ELEVENLABS_API_KEY for ElevenLabs ones, then VOXBENCH_API_KEY)',
+    `environment variable holding the API key (default: the dialect's own, ${KEY_ENVS.join(', ')}, as the dialect reference lists, then ${FALLBACK_KEY_ENV})`,
   )
   .option('--ca <file>', 'extra trusted CA certificate (PEM) for wss:// targets')
   .option('--insecure', 'accept any TLS certificate (self-signed test servers only)')
