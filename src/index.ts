@@ -21,7 +21,8 @@ export { sessionView, type SessionView, type InputView, type ResponseView, type 
 export { playback, type Playback } from './views/playback.js';
 export { fromV1 } from './timeline/v1.js';
 export type { OpenAITurnDetection } from './dialects/realtime-common.js';
-export { startServer, DEFAULT_MODEL, OPENAI_MODELS, DEFAULT_SERVER_OPTIONS, type RunningServer, type ServerOptions } from './server/server.js';
+export { DEFAULT_MODEL, OPENAI_MODELS, DEFAULT_SERVER_OPTIONS, type RunningServer, type ServerOptions } from './server/server.js';
+export { startServer } from './simulator/start.js';
 export { DEFAULT_LATENCY, type LatencyModelOptions } from './server/models/latency-model.js';
 export {
   METRICS,

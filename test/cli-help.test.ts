@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { describe, it } from 'node:test';
 import WebSocket from 'ws';
+import { RUN_HELP_GROUPS } from '../src/cli/run-help-groups.js';
 import { CLI, runNode } from './helpers.js';
 
 const COMMANDS = [
@@ -21,8 +22,24 @@ describe('voxbench --help', () => {
       const { code, stdout } = await runNode([CLI, ...command, '--help']);
       assert.equal(code, 0);
       assert.doesNotMatch(stdout, /default: \[|default: "|choices: "/, 'no default or choice printed as JSON');
+      // Piped, help fits 80 columns: wide flag terms stand on a line of their own and descriptions wrap.
+      assert.deepEqual(
+        stdout.split('\n').filter((line) => line.length > 80),
+        [],
+      );
     });
   }
+
+  it('run --help groups every flag under a topic, in the order of the CLI reference', async () => {
+    const { stdout } = await runNode([CLI, 'run', '--help']);
+    const headings = stdout.split('\n').filter((line) => /^[A-Z][^:]*:$/.test(line));
+    assert.deepEqual(
+      headings,
+      [...RUN_HELP_GROUPS.map(([heading]) => `${heading}:`), 'Options:'],
+      'every flag is in a group (only --help is left under Options)',
+    );
+    assert.match(stdout, /^Speakers:\n {2}--der-collar-ms <ms>/m);
+  });
 
   it('marks required options and names the flags as the README does', async () => {
     assert.match((await runNode([CLI, 'dataset', 'synth', '--help'])).stdout, /--out <dir>\s+folder to write NAME-LINE\.wav[^]*\(required\)/);

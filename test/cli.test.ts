@@ -134,4 +134,23 @@ describe('voxbench CLI (spawned)', () => {
       /^voxbench simulated server listening on ws:\/\/127\.0\.0\.1:\d+\/v1\/realtime and http:\/\/127\.0\.0\.1:\d+\/v1\/audio\/transcriptions \(models: mistralai\/Voxtral-Mini-4B-Realtime-2602, gpt-4o-transcribe, gpt-4o-mini-transcribe, whisper-1, gpt-4o-transcribe-diarize, openai\/whisper-large-v3, Qwen\/Qwen3-TTS-12Hz-1.7B-CustomVoice, /,
     );
   });
+
+  it('serve --pid-file names the process to stop once it listens, through a shell as npx starts it, and removes the file when stopped', async () => {
+    const { spawn } = await import('node:child_process');
+    const pidFile = join(await tempDir(), 'serve.pid');
+    // As `npx voxbench serve &` runs it: a shell between the caller and the server, so the caller's own child is not the server.
+    const shell = spawn('sh', ['-c', `"${process.execPath}" "${CLI}" serve --port 0 --quiet --pid-file "${pidFile}"; echo done`], { stdio: 'ignore' });
+    let shellExited = false;
+    const shellEnded = new Promise((resolve) => shell.once('exit', resolve)).then(() => (shellExited = true));
+    let pid = 0;
+    while (!(pid > 0)) {
+      assert.equal(shellExited, false, 'the server ended before writing its pid file');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      pid = Number((await readFile(pidFile, 'utf8').catch(() => '')).trim());
+    }
+    assert.notEqual(pid, shell.pid);
+    process.kill(pid, 'SIGTERM');
+    await shellEnded;
+    await assert.rejects(readFile(pidFile), { code: 'ENOENT' });
+  });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { loadDataset } from '../src/data/load.js';
 import { DEEPGRAM } from '../src/dialects/deepgram/spec.js';
-import { DIARIZE_MODEL } from '../src/dialects/openai/simulated.js';
+import { DIARIZE_MODEL } from '../src/dialects/openai/spec.js';
 import { SPEECHMATICS } from '../src/dialects/speechmatics/spec.js';
 import { synthesizeConversation } from '../src/data/synth.js';
 import { renderSummary } from '../src/report/console.js';

@@ -9,7 +9,8 @@ import { interpretSpeechmaticsMessage } from '../src/dialects/speechmatics/clien
 import { DEFAULT_RULES } from '../src/metrics/diarization/rules.js';
 import { sessionSpeakers, turnsOfWords } from '../src/metrics/diarization/session.js';
 import { SpeakerLabeller } from '../src/server/models/speakers.js';
-import { TextBudget, TEXT_LIMITS } from '../src/session/bounds.js';
+import { TEXT_LIMITS } from '../src/dialects/text-limits.js';
+import { TextBudget } from '../src/session/bounds.js';
 import type { ReceivedFrame, ReceivedWord, SessionTimeline } from '../src/timeline/types.js';
 import { sessionView } from '../src/views/session-view.js';
 import { oneInputTimeline } from './helpers.js';

@@ -7,7 +7,8 @@ import { after } from 'node:test';
 import WebSocket, { WebSocketServer } from 'ws';
 import { loadFolderDataset } from '../src/data/load.js';
 import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
-import { startServer, type RunningServer, type ServerOptions } from '../src/server/server.js';
+import type { RunningServer, ServerOptions } from '../src/server/server.js';
+import { startServer } from '../src/simulator/start.js';
 import type { AudioInput, ReceivedFrame, SentFrame, SessionTimeline } from '../src/timeline/types.js';
 import { fromV1 } from '../src/timeline/v1.js';
 

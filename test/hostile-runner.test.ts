@@ -6,7 +6,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { monotonicClock } from '../src/runtime/clock.js';
 import { resolveSettings, UsageError } from '../src/config/settings.js';
 import { vllmDialect } from '../src/dialects/vllm/client.js';
-import { TEXT_LIMITS } from '../src/session/bounds.js';
+import { TEXT_LIMITS } from '../src/dialects/text-limits.js';
 import { chunkAudio, type PreparedTurn } from '../src/session/prepare.js';
 import { DEFAULT_TIMEOUTS } from '../src/session/runner.js';
 import { runWebSocketSession } from '../src/session/ws-runner.js';

@@ -23,8 +23,10 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   // The runners, the wire dialects and the simulated server meet at the dialects' specs
   // (see SIMULATED below for what the server may take from a dialect folder).
   session: ['dialects', 'audio', 'data', 'timeline', 'runtime', 'util'],
-  dialects: ['session', 'server', 'audio', 'data', 'timeline', 'runtime', 'util'],
+  dialects: ['server', 'audio', 'data', 'timeline', 'runtime', 'util'],
   server: ['dialects', 'metrics', 'audio', 'data', 'timeline', 'runtime', 'util'],
+  // The built-in server composed: the host with every dialect's simulated session handed to it, and its thread.
+  simulator: ['server', 'dialects', 'data', 'audio', 'timeline', 'runtime', 'util'],
   // Options checked into settings and a load plan.
   config: ['dialects', 'session', 'server', 'report', 'metrics', 'views', 'load', 'data', 'audio', 'timeline', 'runtime', 'util'],
   live: ['report', 'metrics', 'views', 'timeline', 'runtime', 'util'],
@@ -32,7 +34,7 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   scrape: ['report', 'runtime', 'util'],
   proxy: ['live', 'dialects', 'session', 'report', 'metrics', 'views', 'data', 'audio', 'timeline', 'runtime', 'util'],
   // Run orchestration: the run, its context, the level executor and its worker threads.
-  run: ['config', 'scrape', 'server', 'dialects', 'session', 'report', 'metrics', 'views', 'load', 'data', 'audio', 'timeline', 'runtime', 'util'],
+  run: ['config', 'scrape', 'simulator', 'server', 'dialects', 'session', 'report', 'metrics', 'views', 'load', 'data', 'audio', 'timeline', 'runtime', 'util'],
   // The library's exports: everything but the CLI.
   '.': [
     'run',
@@ -40,6 +42,7 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
     'proxy',
     'live',
     'scrape',
+    'simulator',
     'server',
     'dialects',
     'session',
@@ -67,12 +70,14 @@ export const FORBIDDEN: ReadonlyArray<{ from: RegExp; to: RegExp; why: string }>
 ];
 
 /**
- * The simulated server and the client dialects share only the dialects' specs: a
- * server module (server/, or a dialect folder's simulated.ts) imports from dialects/
- * only specs and other simulated modules, and the client's registry reaches none of them.
+ * The simulated server and the client dialects share only the dialects' specs: the host
+ * (server/) imports from dialects/ only specs, being handed the dialects' sessions by
+ * src/simulator/; a dialect folder's simulated.ts imports from dialects/ only specs and
+ * other simulated modules; and the client's registry reaches none of them.
  */
 export const SIMULATED = {
-  module: (path: string): boolean => path.startsWith('server/') || /^dialects\/[^/]+\/simulated\.js$/.test(path),
+  host: (path: string): boolean => path.startsWith('server/'),
+  session: (path: string): boolean => /^dialects\/[^/]+\/simulated\.js$/.test(path),
   shared: (path: string): boolean => /^dialects\/([^/]+\/)?spec\.js$/.test(path),
 };
 

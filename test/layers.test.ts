@@ -123,11 +123,16 @@ describe('layers import one way', () => {
   });
 
   it("keeps the simulated server and the client dialects apart: they share only the dialects' specs", () => {
-    assert.ok(graph['server/simulated-dialects.js'] && graph['dialects/deepgram-aura/simulated.js'] && graph['dialects/deepgram-aura/spec.js']);
+    assert.ok(graph['simulator/registry.js'] && graph['dialects/deepgram-aura/simulated.js'] && graph['dialects/deepgram-aura/spec.js']);
     assert.deepEqual(
-      violations(graph, (from, to) => !SIMULATED.module(from) || !to.startsWith('dialects/') || SIMULATED.shared(to) || SIMULATED.module(to)),
+      violations(graph, (from, to) => !SIMULATED.host(from) || !to.startsWith('dialects/') || SIMULATED.shared(to)),
       [],
     );
-    assert.deepEqual([...reachable(graph, 'dialects/index.js')].filter(SIMULATED.module), []);
+    assert.deepEqual(
+      violations(graph, (from, to) => !SIMULATED.session(from) || !to.startsWith('dialects/') || SIMULATED.shared(to) || SIMULATED.session(to)),
+      [],
+    );
+    const simulatedSide = (path: string): boolean => SIMULATED.host(path) || SIMULATED.session(path);
+    assert.deepEqual([...reachable(graph, 'dialects/index.js')].filter(simulatedSide), []);
   });
 });

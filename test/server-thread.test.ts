@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { connect, createServer } from 'node:net';
 import { describe, it } from 'node:test';
 import { run } from '../src/run/run.js';
-import { startServerThread } from '../src/server/thread.js';
+import { startServerThread } from '../src/simulator/thread.js';
 
 interface Handle {
   type: string;

@@ -10,7 +10,7 @@ import type { HttpDialect, WebSocketDialect } from '../src/dialects/dialect.js';
 import { createDialect } from '../src/dialects/index.js';
 import { transcriptionBodyDecoder } from '../src/dialects/transcription-body.js';
 import { run } from '../src/run/run.js';
-import { TEXT_LIMITS } from '../src/session/bounds.js';
+import { TEXT_LIMITS } from '../src/dialects/text-limits.js';
 import { runHttpSession, type PreparedRequest } from '../src/session/http-runner.js';
 import { prepareTextRequest } from '../src/session/prepare-request.js';
 import { prepareText } from '../src/session/prepare-text.js';

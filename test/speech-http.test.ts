@@ -6,7 +6,7 @@ import type { StreamFormat } from '../src/dialects/speech-http.js';
 import { run, type RunOptions } from '../src/run/run.js';
 import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../src/dialects/vllm-omni-speech/spec.js';
 import { parseFaultScenario } from '../src/server/faults/faults.js';
-import { startServer } from '../src/server/server.js';
+import { startServer } from '../src/simulator/start.js';
 import { SPEECH_RATE } from '../src/server/sessions/speech-endpoint.js';
 import { DEFAULT_SPEECH_LATENCY, DEFAULT_VOICE, synthesizeSpeech } from '../src/server/models/speech-synth.js';
 import type { SessionRecord } from '../src/timeline/types.js';

@@ -1,7 +1,7 @@
 import { Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { DEFAULT_COLD_GAP_MS } from '../metrics/cold-start.js';
 import type { MeasurementWindow } from '../metrics/window.js';
-import { num } from './parse.js';
+import { durationSeconds } from './parse.js';
 
 /**
  * `--cold-gap-s`: the idle time after which a session starts cold (metrics/cold-start.ts).
@@ -12,7 +12,7 @@ export function addColdGapFlag<C extends CommandUnknownOpts>(command: C, { resco
     '--cold-gap-s <s>',
     'a session that starts after the target had no session open for longer than this starts cold, as does the first: cold sessions stay in the figures and are reported apart from warm ones too' +
       (rescoring ? ` (default: the report's own, ${DEFAULT_COLD_GAP_MS / 1000} in reports that do not say)` : ''),
-  ).argParser(num);
+  ).argParser(durationSeconds);
   command.addOption(rescoring ? option : option.default(DEFAULT_COLD_GAP_MS / 1000));
   return command;
 }

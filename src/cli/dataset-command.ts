@@ -3,7 +3,7 @@ import { inspectDataset, renderInspection, UnusableDatasetError, type DatasetIns
 import { DEFAULT_PAUSE_MS, DEFAULT_WORD_GAP_MS, SYNTH_ENGINES, synthesizeConversation, synthesizeDataset, type SynthEngine } from '../data/synth.js';
 import { addDatasetFlags, datasetOptionsFromFlags, type DatasetFlags } from './dataset-flags.js';
 import { checkWritableDir } from './output-dir.js';
-import { num, positiveInt } from './parse.js';
+import { milliseconds, positiveInt } from './parse.js';
 import { UsageError } from '../util/errors.js';
 import { plural } from '../util/plural.js';
 
@@ -42,10 +42,10 @@ const synthCommand = new Command('synth')
       .map(([e, s]) => `${s.defaultVoice} for ${e}, a conversation ${s.conversationVoices.join(',')}`)
       .join('; ')})`,
   )
-  .option('--word-gap-ms <ms>', 'silence between words', num, DEFAULT_WORD_GAP_MS)
+  .option('--word-gap-ms <ms>', 'silence between words', milliseconds, DEFAULT_WORD_GAP_MS)
   .option('--speakers <n>', 'speakers in one conversation, taking the lines in turn (1: separate utterances)', positiveInt, 1)
-  .option('--overlap-ms <ms>', 'a conversation: how far every other turn (the 2nd, 4th, …) starts before the turn it answers ends', num)
-  .option('--pause-ms <ms>', `a conversation: silence before the other turns (all of them without --overlap-ms) (default: ${DEFAULT_PAUSE_MS})`, num)
+  .option('--overlap-ms <ms>', 'a conversation: how far every other turn (the 2nd, 4th, …) starts before the turn it answers ends', milliseconds)
+  .option('--pause-ms <ms>', `a conversation: silence before the other turns (all of them without --overlap-ms) (default: ${DEFAULT_PAUSE_MS})`, milliseconds)
   .action(async (textFile, opts) => {
     await checkWritableDir(opts.out, '--out');
     if (opts.speakers >= 2) {

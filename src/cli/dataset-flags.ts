@@ -1,19 +1,19 @@
 import { Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import type { DatasetOptions } from '../data/load.js';
-import { int, num, positiveInt } from './parse.js';
+import { durationSeconds, int, positiveInt } from './parse.js';
 
 /** The dataset selection flags, shared by `run`, `serve` and `dataset inspect` so every command reads a dataset alike. */
 export function addDatasetFlags<C extends CommandUnknownOpts>(command: C): C {
   const flags = [
     new Option('--split <name>', 'keep only this split (e.g. test)'),
     new Option('--data-language <code>', 'keep only samples labelled with this language (en matches en and en-US)'),
-    new Option('--min-sample-duration <s>', 'keep only samples at least this many seconds long').argParser(num),
+    new Option('--min-sample-duration <s>', 'keep only samples at least this many seconds long').argParser(durationSeconds),
     new Option('--max-sample-duration <s>', 'keep only samples at most this many seconds long (a sample filter, not a run limit: see --max-seconds)').argParser(
-      num,
+      durationSeconds,
     ),
     // The earlier names, still accepted but no longer listed: --max-duration read like a run limit.
-    new Option('--min-duration <s>').argParser(num).hideHelp(),
-    new Option('--max-duration <s>').argParser(num).hideHelp(),
+    new Option('--min-duration <s>').argParser(durationSeconds).hideHelp(),
+    new Option('--max-duration <s>').argParser(durationSeconds).hideHelp(),
     new Option('--shuffle <seed>', 'shuffle the samples with this seed (the same seed gives the same order)').argParser(int),
     new Option('--max-samples <n>', 'use at most this many samples (after shuffling)').argParser(positiveInt),
     new Option('--audio-column <name>', 'Parquet/Arrow column or JSONL key holding the audio (default: the Audio feature, else audio, question_audio, …)'),

@@ -1,6 +1,6 @@
 import { Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import type { DiarizationOptions } from '../config/diarization-rules.js';
-import { num } from './parse.js';
+import { milliseconds } from './parse.js';
 
 /**
  * The rules speaker attribution is scored by (docs/diarization.md): each names its
@@ -12,7 +12,7 @@ export function addDiarizationFlags<C extends CommandUnknownOpts>(command: C): C
     new Option(
       '--der-collar-ms <ms>',
       'diarization: no-score collar around each reference speaker boundary, ms, as --der-collar-per means it (default 0)',
-    ).argParser(num),
+    ).argParser(milliseconds),
     new Option(
       '--der-collar-per <total|side>',
       "diarization: the collar is the zone's whole width (total, as pyannote.metrics' collar=) or its reach on each side (side, as md-eval/dscore --collar) (default total)",

@@ -1,5 +1,6 @@
 import { UsageError } from '../run/run.js';
 import { FAULT_CATALOGUE, FaultError, parseFaultScenario, type FaultScenario } from '../server/faults/faults.js';
+import { helpText } from './help.js';
 
 /** Parses the `--fault` values, each one scenario; a bad one is a usage error that says why. */
 export function parseFaults(values: readonly string[]): FaultScenario[] {
@@ -14,10 +15,9 @@ export function parseFaults(values: readonly string[]): FaultScenario[] {
 }
 
 /** The fault catalogue for `serve --help`. */
-export const FAULT_HELP = [
+export const FAULT_HELP = helpText(
   '',
-  'Faults (--fault NAME[:ARG][@POINT]). POINT is open (before session.created), streaming (the first',
-  'append; the default, but for silent) or final (the first final commit):',
-  ...Object.values(FAULT_CATALOGUE).map((f) => `  ${f.usage.padEnd(32)} ${f.help}`),
+  'Faults (--fault NAME[:ARG][@POINT]). POINT is open (before session.created), streaming (the first append; the default, but for silent) or final (the first final commit):',
+  Object.values(FAULT_CATALOGUE).map((f) => [f.usage, f.help] as const),
   'Aliases: close=CODE is close:CODE, upgrade-status=STATUS is upgrade:STATUS.',
-].join('\n');
+);

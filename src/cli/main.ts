@@ -14,7 +14,7 @@ import { VERSION } from '../util/version.js';
 import { cacheCommand } from './cache-command.js';
 import { outliveClosedOutput } from './closed-output.js';
 import { datasetCommand } from './dataset-command.js';
-import { optionDescription } from './help.js';
+import { formatItem, optionDescription, padWidth } from './help.js';
 import { proxyCommand } from './proxy-command.js';
 import { reportCommand } from './report-command.js';
 import { runCommand } from './run-command.js';
@@ -30,7 +30,7 @@ const metricsCommand = new Command('metrics').description('List every metric wit
 /** Parser errors on one line, prefixed with the program name and ending with a hint to --help; usage errors exit with 2; defaults in help as the README writes them. */
 function conventions<T extends CommandUnknownOpts>(command: T): T {
   command
-    .configureHelp({ optionDescription })
+    .configureHelp({ optionDescription, padWidth, formatItem })
     .configureOutput({ outputError: (text, write) => write(`voxbench: ${printable(text).trim()} (run with --help for usage)\n`) })
     .exitOverride((err) => process.exit(err.exitCode === 0 ? EXIT.ok : EXIT.usage));
   return command;

@@ -3,6 +3,7 @@ import { InvalidArgumentError } from '@commander-js/extra-typings';
 import { parseListen, type Listen } from '../live/serve.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../report/outputs.js';
 import { parseStages, type LoadStage } from '../load/stages.js';
+import { parseDuration } from '../util/duration.js';
 
 export function int(value: string): number {
   const n = Number(value);
@@ -57,12 +58,13 @@ export function intList(value: string): number[] {
   return items;
 }
 
-/** A number of sessions (`5`) or a duration in seconds (`10s`). */
+/** A number of sessions (`5`) or a duration with its unit (`10s`, `500ms`). */
 export function sessionsOrSeconds(value: string): { sessions: number } | { ms: number } {
-  const match = /^(\d+(?:\.\d+)?)(s?)$/.exec(value.trim());
-  if (!match || (!match[2] && !Number.isInteger(Number(match[1]))))
-    throw new InvalidArgumentError('expected a number of sessions (e.g. 5) or seconds (e.g. 10s).');
-  return match[2] ? { ms: Number(match[1]) * 1000 } : { sessions: Number(match[1]) };
+  const sessions = Number(value.trim());
+  if (Number.isInteger(sessions) && sessions >= 0 && value.trim() !== '') return { sessions };
+  const ms = /[a-z]$/.test(value.trim()) ? parseDuration(value, 's') : undefined;
+  if (ms === undefined) throw new InvalidArgumentError('expected a number of sessions (e.g. 5) or a duration (e.g. 10s or 500ms).');
+  return { ms };
 }
 
 /** Stages, `30s:8,60s:32,30s:0`: each a duration and the target reached by its end. */
@@ -82,12 +84,32 @@ export function outputList(value: string): OutputFormat[] {
   return formats as OutputFormat[];
 }
 
-/** A duration in seconds: `90`, `90s`, `1.5m`, `2h`. */
+/** A duration above 0 in seconds: `90` (seconds), `90s`, `250ms`, `1.5m`, `2h`. */
 export function seconds(value: string): number {
-  const match = /^(\d+(?:\.\d+)?)(s|m|h)?$/.exec(value.trim());
-  if (!match || !(Number(match[1]) > 0)) throw new InvalidArgumentError('expected a duration above 0, e.g. 60s, 1.5m or 2h.');
-  const unit = (match[2] ?? 's') as 's' | 'm' | 'h';
-  return Number(match[1]) * { s: 1, m: 60, h: 3600 }[unit];
+  const ms = parseDuration(value, 's');
+  if (!(ms !== undefined && ms > 0)) throw new InvalidArgumentError('expected a duration above 0, e.g. 60s, 250ms, 1.5m or 2h.');
+  return ms / 1000;
+}
+
+/** A duration in seconds, 0 or more: `90` (seconds), `90s`, `250ms`, `1.5m`. */
+export function durationSeconds(value: string): number {
+  const ms = parseDuration(value, 's');
+  if (ms === undefined) throw new InvalidArgumentError('expected a duration: seconds (e.g. 90 or 90s) or with its unit (250ms, 1.5m, 2h).');
+  return ms / 1000;
+}
+
+/** A duration in ms: `250` (ms), `250ms`, `1.5s`, `2m`. */
+export function milliseconds(value: string): number {
+  const ms = parseDuration(value, 'ms');
+  if (ms === undefined) throw new InvalidArgumentError('expected a duration: ms (e.g. 250 or 250ms) or with its unit (1.5s, 2m).');
+  return ms;
+}
+
+/** A duration in ms above 0. */
+export function positiveMilliseconds(value: string): number {
+  const ms = milliseconds(value);
+  if (!(ms > 0)) throw new InvalidArgumentError('expected a duration above 0: ms (e.g. 250 or 250ms) or with its unit (1.5s, 2m).');
+  return ms;
 }
 
 /** `[host:]port`, e.g. `9464` (loopback) or `0.0.0.0:9464`. */

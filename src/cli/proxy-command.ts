@@ -12,7 +12,8 @@ import { redactUrl } from '../report/redact.js';
 import { EXIT } from '../run/run-outcome.js';
 import type { SessionRecord } from '../timeline/types.js';
 import { checkWritableDir } from './output-dir.js';
-import { listenAddress, outputList, positiveInt } from './parse.js';
+import { listenAddress, outputList, positiveMilliseconds } from './parse.js';
+import { helpText } from './help.js';
 
 /** The dialects' own paths as the help lists them, a varying segment and what comes before it elided (`.../stream-input`). */
 const OWN_PATH_LIST = OWN_PATHS.map(({ path }) => path.replace(/^.*\}/, '...')).join(', ');
@@ -42,25 +43,25 @@ export const proxyCommand = new Command('proxy')
     'log each observed session there as it ends (sessions.jsonl) and, when the proxy stops, build a voxbench report from the log (report.json; report render, compare and the HTML read it)',
   )
   .option('--outputs <list>', `formats written to --output-dir, from: ${OUTPUT_FORMATS.join(', ')}`, outputList, [...DEFAULT_OUTPUTS])
-  .option('--connect-timeout-ms <ms>', 'how long the upstream may take to accept an upgrade (then the client gets 504)', positiveInt, 10_000)
+  .option('--connect-timeout-ms <ms>', 'how long the upstream may take to accept an upgrade (then the client gets 504)', positiveMilliseconds, 10_000)
   .option('--ca <file>', 'wss:// upstream: extra trusted CA certificates (PEM)')
   .option('--insecure', 'wss:// upstream: do not verify its certificate')
   .option('--quiet', 'do not log each session')
   .addHelpText(
     'after',
-    [
+    helpText(
       '',
-      'Every byte passes unchanged; Sec-WebSocket-Extensions is not forwarded, so no',
-      'compression is negotiated and every frame stays readable. Latencies are as the proxy',
-      'sees them: client and server frames are stamped as they reach the proxy. An input is',
-      'what the client ended (its end-of-input control; for speech generation, the send that',
-      'forces synthesis), its end of speech the end of its audio; under server turn',
-      "detection, each utterance the server's VAD reported. Speech audio is sized at the",
-      'PCM rate the client asked for: in its URL (sample_rate, output_format=pcm_<rate>),',
-      "else in its messages (Cartesia's output_format, vLLM-Omni's session.config",
-      "sample_rate, OpenAI Realtime's output format), else 24 kHz. Headers (authorization",
-      'included) are forwarded, never logged.',
-    ].join('\n'),
+      'Every byte passes unchanged; Sec-WebSocket-Extensions is not forwarded, so no ' +
+        'compression is negotiated and every frame stays readable. Latencies are as the proxy ' +
+        'sees them: client and server frames are stamped as they reach the proxy. An input is ' +
+        'what the client ended (its end-of-input control; for speech generation, the send that ' +
+        'forces synthesis), its end of speech the end of its audio; under server turn ' +
+        "detection, each utterance the server's VAD reported. Speech audio is sized at the " +
+        'PCM rate the client asked for: in its URL (sample_rate, output_format=pcm_<rate>), ' +
+        "else in its messages (Cartesia's output_format, vLLM-Omni's session.config " +
+        "sample_rate, OpenAI Realtime's output format), else 24 kHz. Headers (authorization " +
+        'included) are forwarded, never logged.',
+    ),
   )
   .action(async (opts) => {
     if (!/^wss?:\/\/[^?#]+$/.test(opts.upstream))

@@ -9,7 +9,7 @@ import { writeFile } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { CommandUnknownOpts, Option } from '@commander-js/extra-typings';
 import { Counter, Gauge, Histogram } from 'prom-client';
-import { descriptorOf, METERED_PROTOCOLS, PROTOCOLS } from '../dialects/index.js';
+import { descriptorOf, FALLBACK_KEY_ENV, METERED_PROTOCOLS, PROTOCOLS, takesServerTurns } from '../dialects/index.js';
 import type { AuthScheme, DialectSpec } from '../dialects/spec.js';
 import { LiveMetrics, latencyMetrics } from '../live/metrics.js';
 import { describeMetrics } from '../metrics/catalog.js';
@@ -61,8 +61,14 @@ function commandSection(command: CommandUnknownOpts, path: string[]): string {
     );
     out += '\n';
   }
-  const options = command.options.filter((o) => !o.hidden);
-  if (options.length > 0) {
+  // The groups `--help` shows, in its order (commands without groups have one, unnamed).
+  const groups = new Map<string | undefined, Option[]>();
+  for (const option of command.options.filter((o) => !o.hidden)) {
+    const heading = option.helpGroupHeading?.replace(/:$/, '');
+    groups.set(heading, [...(groups.get(heading) ?? []), option]);
+  }
+  for (const [heading, options] of groups) {
+    if (heading !== undefined) out += `### ${heading}\n\n`;
     out += table(
       ['flag', 'default', 'meaning'],
       options.map((o) => [code(o.flags), optionDefault(o), o.description + (o.argChoices ? ` (one of: ${o.argChoices.join(', ')})` : '')]),
@@ -96,6 +102,8 @@ export function renderCliReference(): string {
       'Every command and flag, as `--help` prints them. For what the flags do together, see ' +
       '[running a benchmark](../running.md) and the [workload pages](../README.md). ' +
       '`voxbench metrics` (no flags) prints the [metric catalog](metrics.md).\n\n' +
+      'Every duration is written one way: a number with its unit, `ms`, `s`, `m` or `h` (`250ms`, `1.5s`, `2m`); ' +
+      'a bare number is in the unit the flag names (ms for `<ms>`, seconds for `<s>`).\n\n' +
       commandSections().join('')
     ).trimEnd() + '\n'
   );
@@ -139,8 +147,8 @@ export function renderMetricsReference(): string {
 // Dialects
 
 /** Each dialect's row, from the registry: its spec and whether the proxy meters it. */
-function dialectRows(): Array<DialectSpec & { metered: boolean }> {
-  return PROTOCOLS.map((name) => ({ ...descriptorOf(name), metered: METERED_PROTOCOLS.includes(name) }));
+function dialectRows(): Array<DialectSpec & { metered: boolean; serverTurns: boolean }> {
+  return PROTOCOLS.map((name) => ({ ...descriptorOf(name), metered: METERED_PROTOCOLS.includes(name), serverTurns: takesServerTurns(name) }));
 }
 
 const AUTH: Record<AuthScheme, string> = {
@@ -165,19 +173,35 @@ export function renderDialectsReference(): string {
     '`voxbench proxy` meters the WebSocket ones. Each workload page describes its dialects on the wire; ' +
     '[adding a dialect](../adding-a-dialect.md) says how to add one.\n\n';
   out += table(
-    ['`--protocol`', 'task', 'transport', 'own path', 'key sent as', 'default model', 'metered by the proxy', 'described in'],
+    [
+      '`--protocol`',
+      'task',
+      'transport',
+      'own path',
+      'key sent as',
+      'key read from',
+      'server turn detection',
+      'default model',
+      'metered by the proxy',
+      'described in',
+    ],
     dialectRows().map((d) => [
       code(d.name),
       `${code(d.task)} (${TASK_NAMES[d.task]})`,
       d.transport === 'http' ? 'HTTP' : 'WebSocket',
       d.path === undefined ? '' : code(d.path),
       AUTH[d.auth],
+      [...(d.keyEnv !== undefined ? [d.keyEnv] : []), FALLBACK_KEY_ENV].map(code).join(', then '),
+      d.serverTurns ? 'yes' : '',
       code(d.defaultModel),
       d.metered ? 'yes' : 'no',
       `[${WORKLOAD_PAGE[d.task].slice(3, -3)}](${WORKLOAD_PAGE[d.task]})`,
     ]),
   );
-  out += '\nThe HTTP speech dialects are task `batch_tts` with `--stream-format none`.\n';
+  out +=
+    '\nThe HTTP speech dialects are task `batch_tts` with `--stream-format none`. ' +
+    'The key is `--api-key`, else the variable `--api-key-env` names, else the ones listed, in order. ' +
+    '`--turn-detection server_vad` (or `semantic_vad`) needs a dialect with server turn detection; the others commit each turn from the client.\n';
   return out;
 }
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { basename } from 'node:path';
 import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
-import { DEFAULT_PROTOCOL, DIALECTS, PROTOCOLS } from '../dialects/index.js';
+import { DEFAULT_PROTOCOL, DIALECTS, FALLBACK_KEY_ENV, KEY_ENVS, PROTOCOLS, takesServerTurns } from '../dialects/index.js';
 import type { TranscriptionOptions } from '../dialects/transcriptions/client.js';
 import type { OpenAITurnDetection } from '../dialects/realtime-common.js';
 import { STREAM_FORMATS } from '../dialects/speech-http.js';
@@ -38,10 +38,12 @@ import { profileOfFlags, type ProfileFlag } from './load-flags.js';
 import { checkWritableDir, defaultOutputDir } from './output-dir.js';
 import { applyConfigFile } from './config-file.js';
 import {
+  durationSeconds,
   fraction,
   int,
   intList,
   listenAddress,
+  milliseconds,
   num,
   outputList,
   positiveInt,
@@ -53,6 +55,8 @@ import {
   workerCount,
 } from './parse.js';
 import type { LoadStage } from '../load/stages.js';
+import { groupOptions } from './help.js';
+import { RUN_HELP_GROUPS } from './run-help-groups.js';
 
 export const runCommand = new Command('run')
   .description('Run a benchmark. With no --target, starts the built-in simulated server and uses the bundled samples.')
@@ -67,10 +71,10 @@ export const runCommand = new Command('run')
   )
   .option(
     '--language <code>',
-    "transcription language, e.g. en (OpenAI, Deepgram, ElevenLabs Scribe, Speechmatics: default en, and batch dialects; batch default: each sample's language label)",
+    "the speech's language, e.g. en, sent where the dialect takes one (Speechmatics: default en); batch transcription: else each sample's language label",
   )
   .option('--prompt <text>', 'transcription prompt (OpenAI and batch dialects)')
-  .option('--max-delay-ms <ms>', "Speechmatics: the longest a word may wait for its final (max_delay, 700 to 4000; default: the server's)", num)
+  .option('--max-delay-ms <ms>', "Speechmatics: the longest a word may wait for its final (max_delay, 700 to 4000; default: the server's)", milliseconds)
   .option('--stream', 'batch dialects: ask for a server-sent event stream (stream=true), so ttft_ms times the first text')
   .option('--temperature <x>', "batch dialects: sampling temperature (default: the server's)", num)
   .option('--translate', 'batch dialects: POST /v1/audio/translations (into English) instead of /v1/audio/transcriptions')
@@ -89,24 +93,24 @@ export const runCommand = new Command('run')
     'speech generation over WebSocket: stream each prompt like an LLM, this many tokens (words) per second, so first token to speech (ftts_ms) is measured (default: the whole text at once)',
     positiveNum,
   )
-  .option('--text-first-token-ms <ms>', "with --text-rate: the first token's delay after the input starts", num, 0)
+  .option('--text-first-token-ms <ms>', "with --text-rate: the first token's delay after the input starts", milliseconds, 0)
   .option(
     '--playback-buffer-ms <ms>',
     'speech generation: audio the simulated player buffers before it starts (playback_start_ms, stall_count, stall_ms)',
-    num,
+    milliseconds,
     200,
   )
   .addOption(
     new Option(
       '--turn-detection <type>',
-      'who ends turns (OpenAI, Deepgram, AssemblyAI, ElevenLabs Scribe and speech-to-speech dialects): none (the client commits), server_vad or semantic_vad',
+      `who ends turns: none (the client commits), server_vad or semantic_vad (the server's VAD: ${PROTOCOLS.filter(takesServerTurns).join(', ')})`,
     )
       .choices(['none', 'server_vad', 'semantic_vad'] as const)
       .default('none' as const),
   )
   .option('--vad-threshold <x>', 'server_vad threshold, 0 to 1', fraction, 0.5)
-  .option('--vad-prefix-padding-ms <ms>', 'server_vad audio kept before speech starts', num, 300)
-  .option('--vad-silence-ms <ms>', 'server_vad silence that ends a turn (Deepgram: endpointing)', num, 500)
+  .option('--vad-prefix-padding-ms <ms>', 'server_vad audio kept before speech starts', milliseconds, 300)
+  .option('--vad-silence-ms <ms>', 'server_vad silence that ends a turn (Deepgram: endpointing)', milliseconds, 500)
   .addOption(new Option('--vad-eagerness <level>', 'semantic_vad eagerness').choices(['low', 'medium', 'high', 'auto'] as const).default('auto' as const))
   .option(
     '--instructions <text>',
@@ -171,7 +175,7 @@ export const runCommand = new Command('run')
   .option(
     '--ramp-up-s <s>',
     'spread lane starts, connects included (closed loop; default: every lane connects first, then streams at its phase of one chunk period, so deadlines never coincide) or ramp the arrival rate up (open loop) over this long',
-    num,
+    durationSeconds,
     0,
   )
   .option('--warmup <n|Ns>', 'leave the first N sessions, or those starting in the first N seconds, out of the figures', sessionsOrSeconds)
@@ -201,19 +205,19 @@ export const runCommand = new Command('run')
     'run each benchmark this long, e.g. 60s or 5m: closed loop, lanes start sessions until then; open loop, arrivals for that long; sessions started finish',
     seconds,
   )
-  .option('--max-seconds <s>', 'stop each benchmark after this long; sessions still running end as incomplete', num)
+  .option('--max-seconds <s>', 'stop each benchmark after this long; sessions still running end as incomplete', durationSeconds)
   .option('--turns-per-session <n>', 'consecutive utterances per session', int, 1)
-  .option('--turn-gap-ms <ms>', 'silence streamed between turns', num, 0)
-  .option('--lead-silence-ms <ms>', 'silence before each utterance', num, 0)
-  .option('--trail-silence-ms <ms>', 'silence after each utterance', num, 0)
-  .option('--idle-ms <ms>', 'stay connected this long after the last turn, as idle sessions do', num, 0)
-  .option('--update-at-ms <ms>', 'send a mid-stream session.update this far into the audio (ms of audio, whatever the pace)', num)
+  .option('--turn-gap-ms <ms>', 'silence streamed between turns', milliseconds, 0)
+  .option('--lead-silence-ms <ms>', 'silence before each utterance', milliseconds, 0)
+  .option('--trail-silence-ms <ms>', 'silence after each utterance', milliseconds, 0)
+  .option('--idle-ms <ms>', 'stay connected this long after the last turn, as idle sessions do', milliseconds, 0)
+  .option('--update-at-ms <ms>', 'send a mid-stream session.update this far into the audio (ms of audio, whatever the pace)', milliseconds)
   .addOption(
     new Option('--eos-source <source>', 'end of speech for finalization_ms: auto (label, else vad, else audio_end), label, vad or audio_end')
       .choices(['auto', 'label', 'vad', 'audio_end'] as const)
       .default('auto' as const),
   )
-  .option('--chunk-ms <ms>', 'audio per append, ms', num, 100)
+  .option('--chunk-ms <ms>', 'audio per append, ms', milliseconds, 100)
   .option(
     '--pace <pace>',
     'realtime, Nx (e.g. 2x, 0.5x) or none (as fast as the server takes audio: at most 8 frames wait on the socket and, with a server that acknowledges audio, at most --ack-window-ms of it goes unacknowledged)',
@@ -227,20 +231,30 @@ export const runCommand = new Command('run')
   .option(
     '--barge-in-at-ms <ms>',
     'speech to speech, server VAD: start each later utterance this long after the previous answer begins to sound, so the user speaks over it',
-    num,
+    milliseconds,
   )
-  .option('--ack-window-ms <ms>', 'unpaced: most audio sent but not yet acknowledged, with servers that send progress events (0: ignore them)', num, 1000)
+  .option(
+    '--ack-window-ms <ms>',
+    'unpaced: most audio sent but not yet acknowledged, with servers that send progress events (0: ignore them)',
+    milliseconds,
+    1000,
+  )
   .option('--mask-frames', 'mask client frames with random keys, as browsers must (default: an all-zero key, which costs no copy or XOR per frame)')
-  .option('--connect-timeout-ms <ms>', 'limit for the WebSocket to open', num, DEFAULT_TIMEOUTS.connectMs)
-  .option('--ready-timeout-ms <ms>', 'limit for the session to be ready after open', num, DEFAULT_TIMEOUTS.readyMs)
-  .option('--final-timeout-ms <ms>', 'limit for the final transcript (speech to speech: the answer) after the final commit', num, DEFAULT_TIMEOUTS.finalMs)
+  .option('--connect-timeout-ms <ms>', 'limit for the WebSocket to open', milliseconds, DEFAULT_TIMEOUTS.connectMs)
+  .option('--ready-timeout-ms <ms>', 'limit for the session to be ready after open', milliseconds, DEFAULT_TIMEOUTS.readyMs)
+  .option(
+    '--final-timeout-ms <ms>',
+    'limit for the final transcript (speech to speech: the answer) after the final commit',
+    milliseconds,
+    DEFAULT_TIMEOUTS.finalMs,
+  )
   .option(
     '--api-key <key>',
     'sent as Authorization: Bearer (ElevenLabs: xi-api-key; Deepgram: Authorization: Token) (prefer an environment variable: command lines are visible to other users)',
   )
   .option(
     '--api-key-env <name>',
-    'environment variable holding the API key (default: OPENAI_API_KEY for OpenAI dialects, ELEVENLABS_API_KEY for ElevenLabs ones, then VOXBENCH_API_KEY)',
+    `environment variable holding the API key (default: the dialect's own, ${KEY_ENVS.join(', ')}, as the dialect reference lists, then ${FALLBACK_KEY_ENV})`,
   )
   .option('--ca <file>', 'extra trusted CA certificate (PEM) for wss:// targets')
   .option('--insecure', 'accept any TLS certificate (self-signed test servers only)')
@@ -451,6 +465,7 @@ addSessionCapFlags(runCommand);
 addColdGapFlag(runCommand);
 addScrapeFlags(runCommand);
 addDiarizationFlags(runCommand);
+groupOptions(runCommand, RUN_HELP_GROUPS);
 
 function firstScrapeFailure(): (url: string, error: string) => void {
   const told = new Set<string>();

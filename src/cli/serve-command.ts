@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Command, Option } from '@commander-js/extra-typings';
 import { UsageError } from '../util/errors.js';
 import { BUNDLED_SAMPLES_DIR } from '../data/bundled.js';
@@ -7,9 +7,10 @@ import { DEFAULT_GENERATION_RTF, DEFAULT_LATENCY } from '../server/models/latenc
 import { EXIT } from '../run/run-outcome.js';
 import { printable } from '../util/printable.js';
 import { plural } from '../util/plural.js';
-import { DEFAULT_SERVER_OPTIONS, startServer, type ConnectionEvent } from '../server/server.js';
+import { DEFAULT_SERVER_OPTIONS, type ConnectionEvent } from '../server/server.js';
+import { startServer } from '../simulator/start.js';
 import { FAULT_HELP, parseFaults } from './faults.js';
-import { fraction, int, num, port, positiveInt, positiveNum } from './parse.js';
+import { fraction, int, milliseconds, num, port, positiveInt, positiveMilliseconds, positiveNum } from './parse.js';
 import { DEFAULT_SPEECH_LATENCY, DEFAULT_VOICE } from '../server/models/speech-synth.js';
 import { DEFAULT_SPEAKER_ERRORS } from '../server/models/speakers.js';
 
@@ -19,13 +20,18 @@ export const serveCommand = new Command('serve')
   )
   .option('--host <host>', 'interface to listen on', DEFAULT_SERVER_OPTIONS.host)
   .option('--port <port>', 'port (0 picks a free one)', port, DEFAULT_SERVER_OPTIONS.port)
-  .option('--model <name...>', 'model names a session or request may name', DEFAULT_SERVER_OPTIONS.models)
+  .addOption(
+    new Option('--model <name...>', 'model names a session or request may name').default(
+      DEFAULT_SERVER_OPTIONS.models,
+      DEFAULT_SERVER_OPTIONS.models.join(', '),
+    ),
+  )
   .option('--data <path>', 'dataset to recognize and transcribe with its reference words, of any kind `run --data` takes (default: bundled samples)')
   .option('--capacity <n>', 'sessions served at full speed; beyond it delays scale by (open/capacity)^2', positiveInt, DEFAULT_LATENCY.capacity)
-  .option('--base-delay-ms <ms>', 'processing delay of each emission', num, DEFAULT_LATENCY.baseDelayMs)
-  .option('--jitter-ms <ms>', 'uniform jitter added to each delay, +/-', num, DEFAULT_LATENCY.jitterMs)
-  .option('--per-word-ms <ms>', 'compute per emitted word', num, DEFAULT_LATENCY.perWordMs)
-  .option('--finalize-ms <ms>', 'flush time after the final commit', num, DEFAULT_LATENCY.finalizeMs)
+  .option('--base-delay-ms <ms>', 'processing delay of each emission', milliseconds, DEFAULT_LATENCY.baseDelayMs)
+  .option('--jitter-ms <ms>', 'uniform jitter added to each delay, +/-', milliseconds, DEFAULT_LATENCY.jitterMs)
+  .option('--per-word-ms <ms>', 'compute per emitted word', milliseconds, DEFAULT_LATENCY.perWordMs)
+  .option('--finalize-ms <ms>', 'flush time after the final commit', milliseconds, DEFAULT_LATENCY.finalizeMs)
   .option(
     '--batch-speed <x>',
     'batch transcription: process a recording this many times faster than real time, after the base delay',
@@ -48,11 +54,11 @@ export const serveCommand = new Command('serve')
   .option('--progress-acks', 'vLLM: acknowledge consumed audio with {"type": "progress", "audio_bytes": N}', false)
   .option('--ingest-speed <x>', 'vLLM: take audio in at most this many times real time (default: at once)', num)
   .option('--voice-rate <n>', 'speech generation: characters per second the simulated voice speaks', positiveNum, DEFAULT_VOICE.charsPerSecond)
-  .option('--leading-silence-ms <ms>', 'speech generation: silence before the first word', num, DEFAULT_VOICE.leadingSilenceMs)
-  .option('--first-audio-ms <ms>', 'speech generation: request to the first audio chunk', num, DEFAULT_SPEECH_LATENCY.firstAudioMs)
+  .option('--leading-silence-ms <ms>', 'speech generation: silence before the first word', milliseconds, DEFAULT_VOICE.leadingSilenceMs)
+  .option('--first-audio-ms <ms>', 'speech generation: request to the first audio chunk', milliseconds, DEFAULT_SPEECH_LATENCY.firstAudioMs)
   .option('--speech-rtf <x>', 'speech generation: generation time per second of audio after the first chunk', num, DEFAULT_SPEECH_LATENCY.rtf)
-  .option('--speech-jitter-ms <ms>', 'speech generation: uniform jitter on each chunk, +/-', num, DEFAULT_SPEECH_LATENCY.jitterMs)
-  .option('--speech-chunk-ms <ms>', 'speech generation: audio per chunk', positiveNum, DEFAULT_SPEECH_LATENCY.chunkMs)
+  .option('--speech-jitter-ms <ms>', 'speech generation: uniform jitter on each chunk, +/-', milliseconds, DEFAULT_SPEECH_LATENCY.jitterMs)
+  .option('--speech-chunk-ms <ms>', 'speech generation: audio per chunk', positiveMilliseconds, DEFAULT_SPEECH_LATENCY.chunkMs)
   .option(
     '--legacy-speech-stream',
     'speech generation: answer stream: true with raw bytes whatever stream_format says, as vLLM-Omni did before mid-2026',
@@ -71,10 +77,14 @@ export const serveCommand = new Command('serve')
   .option(
     '--speaker-boundary-ms <ms>',
     'speaker labels: how late a change of speaker is noticed (words before keep the previous label)',
-    num,
+    milliseconds,
     DEFAULT_SPEAKER_ERRORS.boundaryMs,
   )
   .option('--quiet', 'do not log each connection')
+  .option(
+    '--pid-file <file>',
+    "write the server's process id to FILE once it listens, and remove it when it stops: a script waits for the file, then stops the server with kill",
+  )
   .option(
     '--fault-rate <x>',
     'share of sessions that get a fault, 0 to 1, chosen by a generator seeded with --seed',
@@ -126,13 +136,17 @@ export const serveCommand = new Command('serve')
     say(
       `voxbench simulated server listening on ${server.url} and ${server.origin}/v1/audio/transcriptions (models: ${opts.model.join(', ')}; ${plural(dataset.samples.length, 'reference sample')}${faults})`,
     );
+    // Written last: a script that waits for the file finds the server listening.
+    if (opts.pidFile !== undefined) writePidFile(opts.pidFile);
     const stop = (signal: NodeJS.Signals): void =>
       void server.close().then(() => {
+        if (opts.pidFile !== undefined) rmSync(opts.pidFile, { force: true });
         say(`voxbench simulated server stopped (${signal})`);
         process.exit(EXIT.ok);
       });
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    process.on('SIGHUP', stop);
   });
 
 /** One line on stdout; a client's path, or a model name, may hold escapes that must not reach the terminal. */
@@ -143,6 +157,18 @@ function say(text: string): void {
 /** A connection in one line: who, and which dialect it speaks or why it was refused. */
 function connectionLine({ from, outcome }: ConnectionEvent): string {
   return 'dialect' in outcome ? `connection from ${from}: ${outcome.dialect}` : `connection from ${from} refused: ${outcome.refused} ${outcome.reason}`;
+}
+
+/**
+ * The process to signal is this one, not the `npx` or shell that started it: killing
+ * `npx` leaves its children running, holding the port.
+ */
+function writePidFile(file: string): void {
+  try {
+    writeFileSync(file, `${process.pid}\n`);
+  } catch (err) {
+    throw new UsageError(`--pid-file ${file}: cannot write the file (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
 }
 
 function readPem(file: string, flag: string): string {

@@ -1,4 +1,4 @@
-import { DEFAULT_PROTOCOL, descriptorOf, type Protocol } from '../dialects/index.js';
+import { DEFAULT_PROTOCOL, descriptorOf, FALLBACK_KEY_ENV, type Protocol } from '../dialects/index.js';
 import { option, optionsError } from './errors.js';
 
 /** Where a run's API key may come from, as the CLI's `--api-key` and `--api-key-env` give them. */
@@ -23,5 +23,5 @@ export function resolveApiKey(sources: ApiKeySources, env: NodeJS.ProcessEnv = p
     return value;
   }
   const own = descriptorOf(sources.protocol ?? DEFAULT_PROTOCOL).keyEnv;
-  return (own !== undefined ? env[own] : undefined) || env.VOXBENCH_API_KEY || undefined;
+  return (own !== undefined ? env[own] : undefined) || env[FALLBACK_KEY_ENV] || undefined;
 }

@@ -1,4 +1,4 @@
-import { DEFAULT_PROTOCOL, descriptorOf, DIALECTS, isHttpProtocol, isHttpTarget, PROTOCOLS, type Protocol } from '../dialects/index.js';
+import { DEFAULT_PROTOCOL, descriptorOf, DIALECTS, isHttpProtocol, isHttpTarget, PROTOCOLS, takesServerTurns, type Protocol } from '../dialects/index.js';
 import { STREAM_FORMATS, type SpeechSettings } from '../dialects/speech-http.js';
 import type { OpenAITurnDetection } from '../dialects/realtime-common.js';
 import { DEFAULT_TRANSCRIPTION, STREAMED_TRANSCRIPTION_FORMATS, TRANSCRIPTION_FORMATS, type TranscriptionOptions } from '../dialects/transcriptions/client.js';
@@ -21,7 +21,7 @@ export const DEFAULT_MODELS = Object.fromEntries(PROTOCOLS.map((p) => [p, descri
 const PROTOCOL = option('protocol');
 
 /** The streaming transcription dialects whose servers can end inputs themselves (server VAD). */
-const SERVER_VAD_TRANSCRIPTION = PROTOCOLS.filter((p) => DIALECTS[p] === 'stt' && !isHttpProtocol(p) && descriptorOf(p).limits?.clientTurnsOnly === undefined);
+const SERVER_VAD_TRANSCRIPTION = PROTOCOLS.filter((p) => DIALECTS[p] === 'stt' && takesServerTurns(p));
 
 /** The dialect, checked: one there is, with a target it can reach and turn detection it has. */
 export function checkProtocol(options: RunOptions): { protocol: Protocol; turnDetection: OpenAITurnDetection } {

@@ -79,6 +79,16 @@ export const isHttpProtocol = (protocol: Protocol): boolean => descriptorOf(prot
 /** The dialects whose `--target` is an http:// URL: the HTTP ones, and those whose session opens over HTTP (`spec.target`). */
 export const isHttpTarget = (protocol: Protocol): boolean => isHttpProtocol(protocol) || descriptorOf(protocol).target === 'http';
 
+/** Whether a dialect's server can end inputs itself (`--turn-detection server_vad`): streaming transcription over WebSocket unless its limits say not, and speech to speech. */
+export const takesServerTurns = (protocol: Protocol): boolean =>
+  DIALECTS[protocol] === 's2s' || (DIALECTS[protocol] === 'stt' && !isHttpProtocol(protocol) && descriptorOf(protocol).limits?.clientTurnsOnly === undefined);
+
+/** The variable every dialect falls back to for its API key, after its own (`keyEnv`). */
+export const FALLBACK_KEY_ENV = 'VOXBENCH_API_KEY';
+
+/** The dialects' own API key variables, each once, in registry order. */
+export const KEY_ENVS: readonly string[] = [...new Set(REGISTRY.flatMap((d) => (d.keyEnv !== undefined ? [d.keyEnv] : [])))];
+
 /** The dialects with a WebSocket path of their own (`spec.path`): the proxy tells them by it. */
 export const OWN_PATHS: ReadonlyArray<{ protocol: Protocol; path: string }> = REGISTRY.flatMap((d) => {
   const { path } = d as DialectDescriptor;

@@ -1,5 +1,5 @@
 import { ProtocolViolation, usageOf, wireText, type BodyDecoder, type DecodedEvent } from './dialect.js';
-import { JoinedText } from '../session/bounds.js';
+import { JoinedText } from './text-limits.js';
 import { eventStreamDecoder } from './event-stream.js';
 
 /** What a transcription response body is, from its content type, else from what was asked. */

@@ -1,3 +1,5 @@
+import { parseDuration } from '../util/duration.js';
+
 /**
  * Stages: a target that ramps linearly from 0 through each stage's target over the
  * stage's duration, as k6's ramping executors do
@@ -19,10 +21,10 @@ export interface LaneWindow {
 /** `30s:8,60s:32,30s:0` (a duration in ms, s, m or h, a colon, the target); an Error saying what is wrong. */
 export function parseStages(text: string): LoadStage[] {
   const stages = text.split(',').map((part) => {
-    const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?:(\d+(?:\.\d+)?)$/.exec(part.trim());
-    if (!match) throw new Error(`"${part.trim()}" is not DURATION:TARGET (e.g. 30s:8)`);
-    const unit = (match[2] ?? 's') as 'ms' | 's' | 'm' | 'h';
-    return { durationMs: Number(match[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit], target: Number(match[3]) };
+    const [duration = '', target = '', ...rest] = part.trim().split(':');
+    const durationMs = parseDuration(duration, 's');
+    if (durationMs === undefined || rest.length > 0 || !/^\d+(?:\.\d+)?$/.test(target)) throw new Error(`"${part.trim()}" is not DURATION:TARGET (e.g. 30s:8)`);
+    return { durationMs, target: Number(target) };
   });
   if (stagesLength(stages) <= 0) throw new Error('the stages last no time: give at least one a duration above 0');
   return stages;

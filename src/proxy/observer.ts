@@ -1,7 +1,8 @@
 import type { CompletionPolicy, WebSocketDialect } from '../dialects/dialect.js';
 import { decoderOf, ProtocolViolation } from '../dialects/dialect.js';
 import { AudioFrameEnds } from '../session/audio-frame-ends.js';
-import { TEXT_LIMITS, TextBudget } from '../session/bounds.js';
+import { TEXT_LIMITS } from '../dialects/text-limits.js';
+import { TextBudget } from '../session/bounds.js';
 import { classifySocketError, newTimeline } from '../session/runner.js';
 import {
   isSpeechTask,

@@ -8,7 +8,7 @@ import { LiveMetrics } from '../live/metrics.js';
 import { serveMetrics, type Listen, type MetricsEndpoint } from '../live/serve.js';
 import { writeOutputs, type OutputFormat } from '../report/outputs.js';
 import { redactUrl } from '../report/redact.js';
-import { TEXT_LIMITS } from '../session/bounds.js';
+import { TEXT_LIMITS } from '../dialects/text-limits.js';
 import type { Report } from '../report/schema.js';
 import type { SessionRecord, Task } from '../timeline/types.js';
 import { readSessionLog, SESSION_LOG, SessionLog } from '../report/session-log.js';

@@ -30,7 +30,7 @@ import { scrapeUrlOf } from '../config/scrape-rules.js';
 import { startScraping, type Scraping } from '../scrape/scraper.js';
 import { levelSettings } from '../report/telemetry.js';
 import { builtInWebSocketTarget, createRunContext, loadRunDataset, runLevel, type RunContext, type RunDataset } from './run-context.js';
-import { startServerThread } from '../server/thread.js';
+import { startServerThread } from '../simulator/thread.js';
 import { NO_DELAY } from '../runtime/delay.js';
 import { analyseSpeech } from './speech-quality.js';
 import { formatPace } from '../session/pace.js';

@@ -8,7 +8,7 @@ import { normalizerById, normalizerFor } from '../metrics/normalizers/index.js';
 import { transcriptErrors } from '../metrics/wer.js';
 import { redactUrl } from '../report/redact.js';
 import { builtInWebSocketTarget, createRunContext, runLevel } from './run-context.js';
-import { startServerThread } from '../server/thread.js';
+import { startServerThread } from '../simulator/thread.js';
 import type { ReceivedAudio } from '../session/received-audio.js';
 import type { AsrResult, SessionRecord, SpeechAnalysis } from '../timeline/types.js';
 import { sessionView } from '../views/session-view.js';

@@ -12,12 +12,12 @@ import type { SessionContext } from './sessions/session-context.js';
 import { OPENAI_TTS_MODELS, serveSpeech, SPEECH_PATH } from './sessions/speech-endpoint.js';
 import { DEFAULT_SPEECH_LATENCY, DEFAULT_VOICE, SpeechLatencyModel, type SpeechLatencyOptions, type VoiceOptions } from './models/speech-synth.js';
 import { keyAccepted } from '../dialects/spec.js';
-import { OPENAI_MODELS } from '../dialects/openai/simulated.js';
-import { VLLM_TRANSCRIPTIONS } from '../dialects/transcriptions/spec.js';
-import { SAMPLE_RATE as TRANSCRIPTION_RATE, TRANSCRIPTION_PATHS, transcriptionEndpoint } from '../dialects/transcriptions/simulated.js';
+import { OPENAI_MODELS } from '../dialects/openai/spec.js';
+import { TRANSCRIPTION_PATHS, TRANSCRIPTION_RATE, VLLM_TRANSCRIPTIONS } from '../dialects/transcriptions/spec.js';
 import { VLLM } from '../dialects/vllm/spec.js';
 import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../dialects/vllm-omni-speech/spec.js';
-import { INPUT_RATES, REALTIME_PATH, simulatedDialectOf, simulatedRequest, type SimulatedName } from './simulated-dialects.js';
+import { dialectRoutes, REALTIME_PATH } from './dialect-routes.js';
+import type { SimulatedDialects } from './simulated-dialect.js';
 import { DEFAULT_SPEAKER_ERRORS, type SpeakerErrors } from './models/speakers.js';
 
 export { OPENAI_MODELS };
@@ -74,7 +74,7 @@ export interface ConnectionEvent {
   /** The client's address and port. */
   from: string;
   /** The dialect it will speak, or the HTTP status it was refused with. */
-  outcome: { dialect: SimulatedName } | { refused: number; reason: string };
+  outcome: { dialect: string } | { refused: number; reason: string };
 }
 
 export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
@@ -107,14 +107,15 @@ export interface RunningServer {
 }
 
 /**
- * Starts the simulated realtime transcription server over a latency and capacity
- * model, no GPU and no network needed. Each WebSocket dialect is served on its own
- * path or told apart on the shared `/v1/realtime` by its upgrade (the simulated
- * registry, `simulated-dialects.ts`); the HTTP endpoints are routed here.
+ * Hosts a simulated server over a latency and capacity model for the dialects it is
+ * handed (`startServer` in src/simulator/ hands it all of them). Each WebSocket dialect
+ * is served on its own path or told apart on the shared `/v1/realtime` by its upgrade
+ * (dialect-routes.ts); the HTTP endpoints are routed here.
  */
-export async function startServer(overrides: Partial<ServerOptions> = {}): Promise<RunningServer> {
+export async function hostServer(overrides: Partial<ServerOptions>, dialects: SimulatedDialects): Promise<RunningServer> {
   const { references, ...options }: ServerOptions = { ...DEFAULT_SERVER_OPTIONS, ...overrides };
-  const referencesAt = await indexReferences(references, [TRANSCRIPTION_RATE, ...INPUT_RATES]);
+  const routes = dialectRoutes(dialects.websocket);
+  const referencesAt = await indexReferences(references, [TRANSCRIPTION_RATE, ...routes.inputRates]);
   const latency = new LatencyModel(options.latency);
   // Sessions answer pings themselves, so that a silent server is silent and no pong lands inside a raw frame.
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, autoPong: false });
@@ -136,7 +137,7 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
     openSessions: () => open,
   };
 
-  const transcribe = transcriptionEndpoint({
+  const transcribe = dialects.transcription({
     servedModels: options.models,
     latency,
     references: referencesAt(TRANSCRIPTION_RATE),
@@ -164,7 +165,7 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
       res.once('close', () => open--);
       return serveSpeech(req, res, speech, pickFaults());
     }
-    if (simulatedRequest(req, res, options.apiKey !== undefined ? { apiKey: options.apiKey } : {})) return;
+    if (routes.request(req, res, options.apiKey !== undefined ? { apiKey: options.apiKey } : {})) return;
     res
       .writeHead(426, { 'content-type': 'text/plain' })
       .end(
@@ -181,7 +182,7 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
       refuse(socket, status, { error: reason });
     };
     const upgrade = { url, headers: request.headers };
-    const dialect = simulatedDialectOf(upgrade);
+    const dialect = routes.dialectOf(upgrade);
     if (dialect === undefined) return refuseWith(404, `Not Found: ${path}`);
     const faults = pickFaults();
     const refused = faultOf(faults, 'upgrade');

@@ -1,6 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type WebSocket from 'ws';
 import type { DialectSpec, Upgrade } from '../dialects/spec.js';
+import type { FaultScenario } from './faults/faults.js';
+import type { LatencyModel } from './models/latency-model.js';
+import type { ReferenceIndex } from './models/recognizer.js';
+import type { SpeakerErrors } from './models/speakers.js';
 import type { SessionContext } from './sessions/session-context.js';
 
 /**
@@ -26,4 +30,36 @@ export interface SimulatedDialect extends DialectSpec {
   readonly request?: (req: IncomingMessage, res: ServerResponse, ctx: { apiKey?: string }) => boolean;
   /** Serves one accepted connection; the upgrade's query carries its settings. */
   open(ws: WebSocket, ctx: SessionContext, upgrade: Upgrade): void;
+}
+
+/** What the host gives the batch transcription endpoint. */
+export interface TranscriptionEndpointContext {
+  servedModels: readonly string[];
+  latency: LatencyModel;
+  /** Known audio at the endpoint's rate (`TRANSCRIPTION_RATE`). */
+  references: ReferenceIndex;
+  /** The largest file accepted, bytes (vLLM: VLLM_MAX_AUDIO_CLIP_FILESIZE_MB); a larger one is answered 413. */
+  maxAudioBytes: number;
+  /** How wrong `diarized_json`'s speakers are. */
+  speakers: SpeakerErrors;
+  apiKey?: string;
+  /** This request's faults. */
+  pickFaults(): FaultScenario;
+  /** WebSocket sessions open on the server, which share its capacity with requests. */
+  openSessions(): number;
+}
+
+/** `POST /v1/audio/transcriptions` and `/translations`: a handler of requests, made once per server. */
+export type TranscriptionEndpoint = (
+  ctx: TranscriptionEndpointContext,
+) => (req: IncomingMessage, res: ServerResponse, task: 'transcribe' | 'translate') => void;
+
+/**
+ * The dialects a simulated server speaks, handed to it by whoever starts it
+ * (src/simulator/), so that the host imports no dialect's session.
+ */
+export interface SimulatedDialects {
+  /** The WebSocket dialects, in the order the shared path asks them (see dialect-routes.ts). */
+  readonly websocket: readonly SimulatedDialect[];
+  readonly transcription: TranscriptionEndpoint;
 }

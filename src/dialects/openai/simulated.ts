@@ -8,14 +8,10 @@ import type { SessionContext } from '../../server/sessions/session-context.js';
 import { SessionFaults } from '../../server/faults/session-faults.js';
 import type { SimulatedDialect } from '../../server/simulated-dialect.js';
 import { SEMANTIC_SILENCE_MS, StreamingVad, type VadSettings } from '../../server/models/vad.js';
-import { asksBeta, asksOpenai, OPENAI } from './spec.js';
+import { asksBeta, asksOpenai, OPENAI, OPENAI_MODELS } from './spec.js';
 
 /** OpenAI's `audio/pcm` is PCM16 at 24 kHz. */
 export const SAMPLE_RATE = 24_000;
-/** OpenAI's transcription model that labels speakers (`response_format=diarized_json`). */
-export const DIARIZE_MODEL = 'gpt-4o-transcribe-diarize';
-/** The OpenAI transcription models the simulated server serves. */
-export const OPENAI_MODELS = ['gpt-4o-transcribe', 'gpt-4o-mini-transcribe', 'whisper-1', DIARIZE_MODEL];
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 /** OpenAI refuses to commit less audio than this. */
 const MIN_COMMIT_MS = 100;

@@ -2,6 +2,10 @@ import type { DialectSpec, Upgrade } from '../spec.js';
 
 /** OpenAI's transcription model, in both shapes. */
 const GPT_4O_TRANSCRIBE = 'gpt-4o-transcribe';
+/** OpenAI's transcription model that labels speakers (`response_format=diarized_json`). */
+export const DIARIZE_MODEL = 'gpt-4o-transcribe-diarize';
+/** OpenAI's transcription models, which the simulated server serves. */
+export const OPENAI_MODELS = [GPT_4O_TRANSCRIBE, 'gpt-4o-mini-transcribe', 'whisper-1', DIARIZE_MODEL];
 
 /** OpenAI Realtime transcription (GA shape) on `/v1/realtime`, a path it shares with conversations and speech generation. */
 export const OPENAI = {

@@ -6,21 +6,14 @@ import { toPcm16 } from '../../audio/pcm.js';
 import { resample } from '../../audio/resample.js';
 import { EmissionQueue } from '../../server/sessions/emission-queue.js';
 import { faultOf, type FaultScenario } from '../../server/faults/faults.js';
-import type { LatencyModel } from '../../server/models/latency-model.js';
 import { MultipartError, parseMultipart } from '../../server/multipart.js';
-import { StreamRecognizer, type HeardWord, type ReferenceIndex } from '../../server/models/recognizer.js';
+import { StreamRecognizer, type HeardWord } from '../../server/models/recognizer.js';
 import { transcriptionTokens } from '../../server/models/transcription-usage.js';
-import { SpeakerLabeller, type SpeakerErrors } from '../../server/models/speakers.js';
-import { DIARIZE_MODEL, OPENAI_MODELS } from '../openai/simulated.js';
+import { SpeakerLabeller } from '../../server/models/speakers.js';
+import { DIARIZE_MODEL, OPENAI_MODELS } from '../openai/spec.js';
+import type { TranscriptionEndpoint } from '../../server/simulated-dialect.js';
+import { TRANSCRIPTION_RATE as SAMPLE_RATE } from './spec.js';
 
-/** The batch endpoints, and whether each transcribes or translates. */
-export const TRANSCRIPTION_PATHS: Readonly<Record<string, 'transcribe' | 'translate'>> = {
-  '/v1/audio/transcriptions': 'transcribe',
-  '/v1/audio/translations': 'translate',
-};
-
-/** The rate the server hears recordings at (Whisper's). */
-export const SAMPLE_RATE = 16_000;
 /** Whisper-class servers cut long audio into windows of this length (vLLM's `max_audio_clip_s`), each with its own finish. */
 const WINDOW_MS = 30_000;
 /** Whisper's `seek` counts 10 ms mel frames. */
@@ -33,22 +26,6 @@ type EventShape = 'openai-transcriptions' | 'vllm-transcriptions';
 
 /** OpenAI's transcription models answer in OpenAI's shape; any other in vLLM's. */
 const shapeOf = (model: string): EventShape => (OPENAI_MODELS.includes(model) ? 'openai-transcriptions' : 'vllm-transcriptions');
-
-export interface EndpointContext {
-  servedModels: readonly string[];
-  latency: LatencyModel;
-  /** Known audio at 16 kHz. */
-  references: ReferenceIndex;
-  /** The largest file accepted, bytes (vLLM: VLLM_MAX_AUDIO_CLIP_FILESIZE_MB); a larger one is answered 413. */
-  maxAudioBytes: number;
-  /** How wrong `diarized_json`'s speakers are. */
-  speakers: SpeakerErrors;
-  apiKey?: string;
-  /** This request's faults. */
-  pickFaults(): FaultScenario;
-  /** WebSocket sessions open on the server, which share its capacity with requests. */
-  openSessions(): number;
-}
 
 /** One request's form, checked. */
 interface Job {
@@ -78,7 +55,7 @@ interface Job {
  * send what is not JSON, or end a stream with an error object. (A translation is the
  * transcript: the recognizer knows one language.)
  */
-export function transcriptionEndpoint(ctx: EndpointContext): (req: IncomingMessage, res: ServerResponse, task: 'transcribe' | 'translate') => void {
+export const transcriptionEndpoint: TranscriptionEndpoint = (ctx) => {
   let inFlight = 0;
   const load = (): number => ctx.openSessions() + inFlight;
 
@@ -168,7 +145,7 @@ export function transcriptionEndpoint(ctx: EndpointContext): (req: IncomingMessa
       );
     });
   };
-}
+};
 
 /** A request refused with a status and vLLM's error body. */
 type Refusal = { status: number; type: string; message: string };

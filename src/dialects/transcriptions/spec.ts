@@ -1,5 +1,14 @@
 import type { DialectSpec } from '../spec.js';
 
+/** The batch endpoints, and whether each transcribes or translates. */
+export const TRANSCRIPTION_PATHS: Readonly<Record<string, 'transcribe' | 'translate'>> = {
+  '/v1/audio/transcriptions': 'transcribe',
+  '/v1/audio/translations': 'translate',
+};
+
+/** The rate a batch server hears recordings at (Whisper's). */
+export const TRANSCRIPTION_RATE = 16_000;
+
 /** vLLM's `POST /v1/audio/transcriptions` (Whisper large-v3 by default). */
 export const VLLM_TRANSCRIPTIONS = {
   name: 'vllm-transcriptions',

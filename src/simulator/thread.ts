@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { Sample } from '../data/dataset.js';
-import type { ServerOptions } from './server.js';
+import type { ServerOptions } from '../server/server.js';
 import type { FromServerThread, ToServerThread } from './thread-worker.js';
 
 /** The built-in server running on its own thread. */

@@ -3,7 +3,8 @@
  * it is sent and answers with its URL; the main side ends the thread to close it.
  */
 import { parentPort } from 'node:worker_threads';
-import { startServer, type ServerOptions } from './server.js';
+import type { ServerOptions } from '../server/server.js';
+import { startServer } from './start.js';
 
 export type ToServerThread = { type: 'start'; options: Partial<ServerOptions> };
 export type FromServerThread = { type: 'listening'; url: string; origin: string } | { type: 'error'; message: string };
