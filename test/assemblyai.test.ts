@@ -3,6 +3,7 @@ import { after, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { resolveSettings } from '../src/config/settings.js';
 import { assemblyaiDialect, turnDecoder } from '../src/dialects/assemblyai/client.js';
+import { ASSEMBLYAI } from '../src/dialects/assemblyai/spec.js';
 import { ProtocolViolation, type WebSocketDialect } from '../src/dialects/dialect.js';
 import { authHeaders, keyAccepted } from '../src/dialects/spec.js';
 import { startProxy } from '../src/proxy/proxy.js';
@@ -123,7 +124,7 @@ describe('assemblyai codec: the documented messages', () => {
     assert.deepEqual(read(frame({ type: 'UpdateConfiguration', max_turn_silence: 500 }), false), { kind: 'control', control: 'session_update' });
     assert.deepEqual(read(frame({ type: 'Terminate' }), false), { kind: 'control', control: 'session_close' });
     assert.deepEqual(authHeaders('plain', 'k'), { authorization: 'k' });
-    assert.ok(keyAccepted('plain', { authorization: 'k' }, 'k') && !keyAccepted('plain', { authorization: 'Bearer k' }, 'k'));
+    assert.ok(keyAccepted(ASSEMBLYAI, { headers: { authorization: 'k' } }, 'k') && !keyAccepted(ASSEMBLYAI, { headers: { authorization: 'Bearer k' } }, 'k'));
   });
 
   it('refuses a --chunk-ms outside 50 to 1000 ms in one line', async () => {

@@ -55,9 +55,10 @@ export function messageText(data: WebSocket.RawData): string {
   return Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]).toString();
 }
 
-/** A relay in front of a WebSocket server that keeps every JSON event its clients send, in order; closed when the file ends. */
-export async function recordingRelay(target: string): Promise<{ url: string; sent: Array<Record<string, unknown>> }> {
+/** A relay in front of a WebSocket server that keeps every JSON event its clients send (`sent`) and the server sends (`received`), in order; closed when the file ends. */
+export async function recordingRelay(target: string): Promise<{ url: string; sent: Array<Record<string, unknown>>; received: Array<Record<string, unknown>> }> {
   const sent: Array<Record<string, unknown>> = [];
+  const received: Array<Record<string, unknown>> = [];
   const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
   await new Promise((ok) => wss.once('listening', ok));
   after(() => wss.close());
@@ -70,12 +71,15 @@ export async function recordingRelay(target: string): Promise<{ url: string; sen
       if (upstream.readyState === WebSocket.OPEN) upstream.send(data, { binary });
       else waiting.push([data, binary]);
     });
-    upstream.on('message', (data, binary) => client.send(data, { binary }));
+    upstream.on('message', (data, binary) => {
+      if (!binary) received.push(JSON.parse(messageText(data)) as Record<string, unknown>);
+      client.send(data, { binary });
+    });
     client.on('close', () => upstream.close());
     upstream.on('close', () => client.close());
   });
   const { port } = wss.address() as { port: number };
-  return { url: `ws://127.0.0.1:${port}${new URL(target).pathname}`, sent };
+  return { url: `ws://127.0.0.1:${port}${new URL(target).pathname}`, sent, received };
 }
 
 /** A WebSocket server on a free loopback port that talks to each client with `talk`; closed when the file ends. */

@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import OpenAI, { toFile } from 'openai';
-import ts from 'typescript';
 import WebSocket from 'ws';
 import { decodeAudio } from '../src/audio/decode.js';
 import { toPcm16 } from '../src/audio/pcm.js';
@@ -12,16 +10,14 @@ import { resample } from '../src/audio/resample.js';
 import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
 import { DEFAULT_LATENCY } from '../src/server/models/latency-model.js';
 import { testServer, messageText } from './helpers.js';
+import { assertTypes as assertSdkTypes } from './sdk-types.js';
 
 /**
  * Users point the official SDKs at `voxbench serve`, so what it sends is checked
- * against the SDKs' own TypeScript types: the events a real session produces are
- * written into a TypeScript file as `<event> satisfies <SDK type>` and compiled. A
- * missing field, a field of the wrong type, a `null` the type does not allow, a field
- * the type does not know or an event type the SDK does not have are compile errors.
+ * against the SDKs' own TypeScript types (`sdk-types.ts`): the events a real session
+ * produces are compiled as `<event> satisfies <SDK type>`. The streaming transcription
+ * providers' have a file each (`sdk-shapes-<provider>.test.ts`).
  */
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const WAV = join(BUNDLED_SAMPLES_DIR, 'harvard-01.wav');
 /** Answers generated at 10 times real time, so the test waits little for them. */
 const QUICK = { latency: { ...DEFAULT_LATENCY, generationRtf: 0.1 } };
@@ -227,46 +223,7 @@ function assertOneSession(events: Event[]): void {
   assert.equal(ids.size, 1, `one session id for the whole session: ${[...ids].join(', ')}`);
 }
 
-/** Compiles each value as `<value> satisfies <type>` with the TypeScript compiler, and fails with every error it reports. */
+/** Compiles each value against the types the preamble names. */
 function assertTypes(checks: Array<{ value: unknown; type: string }>): void {
-  const errors = typeErrors(checks);
-  assert.deepEqual(errors, [], errors.join('\n'));
-}
-
-function typeErrors(checks: Array<{ value: unknown; type: string }>): string[] {
-  // In the repository's root, so `openai` resolves from its node_modules; never written to disk.
-  const file = join(ROOT, '__sdk_shapes_check__.ts');
-  const head = PREAMBLE.split('\n').length;
-  const source = [PREAMBLE, ...checks.map((c, i) => `export const check${i} = ${JSON.stringify(shortened(c.value))} satisfies ${c.type};`)].join('\n');
-  const options: ts.CompilerOptions = {
-    strict: true,
-    noEmit: true,
-    skipLibCheck: true,
-    types: [],
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-  };
-  const host = ts.createCompilerHost(options);
-  const getSourceFile = host.getSourceFile.bind(host);
-  const fileExists = host.fileExists.bind(host);
-  const read = host.readFile.bind(host);
-  host.getSourceFile = (name, language, ...rest) => (name === file ? ts.createSourceFile(name, source, language) : getSourceFile(name, language, ...rest));
-  host.fileExists = (name) => name === file || fileExists(name);
-  host.readFile = (name) => (name === file ? source : read(name));
-  const program = ts.createProgram([file], options, host);
-  return ts.getPreEmitDiagnostics(program).map((d) => {
-    const line = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line : -1;
-    const check = checks[line - head];
-    const what = check ? `${(check.value as { type?: string }).type ?? check.type}` : (d.file?.fileName ?? 'options');
-    return `${what}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
-  });
-}
-
-/** Base64 audio cut short (every literal the types name is far shorter): the same types, a smaller file to compile. */
-function shortened(value: unknown): unknown {
-  if (typeof value === 'string') return value.length > 256 ? value.slice(0, 16) : value;
-  if (Array.isArray(value)) return value.map(shortened);
-  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shortened(v)]));
-  return value;
+  assertSdkTypes(PREAMBLE, checks);
 }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import WebSocket from 'ws';
 import { run } from '../src/run/run.js';
 import { CLI, runNode, selfSignedCert, tempDir, testServer } from './helpers.js';
 
@@ -85,5 +86,39 @@ describe('wss:// targets', () => {
     const insecure = await attempt({ insecure: true });
     assert.equal(insecure.report.benchmarks[0]!.summary.sessions.completed, 1);
     assert.deepEqual(insecure.report.config.tls, { ca: false, insecure: true });
+  });
+
+  it('`serve --api-key` takes the key in the query where the service does: ?jwt= (Speechmatics), ?token= (ElevenLabs Scribe, AssemblyAI), and nowhere else', async () => {
+    const server = await testServer({ apiKey: KEY });
+    const base = new URL(server.url).origin.replace(/^http/, 'ws');
+    const upgrade = (path: string): Promise<number> =>
+      new Promise((resolve, reject) => {
+        const ws = new WebSocket(`${base}${path}`);
+        ws.once('open', () => {
+          ws.terminate();
+          resolve(101);
+        });
+        ws.once('unexpected-response', (_, res) => {
+          ws.terminate();
+          resolve(res.statusCode ?? 0);
+        });
+        ws.once('error', reject);
+      });
+    const key = encodeURIComponent(KEY);
+    const cases: Array<[string, number]> = [
+      [`/v2?jwt=${key}`, 101],
+      ['/v2?jwt=wrong', 401],
+      [`/v2?token=${key}`, 401],
+      [`/v1/speech-to-text/realtime?model_id=scribe_v2_realtime&token=${key}`, 101],
+      ['/v1/speech-to-text/realtime?model_id=scribe_v2_realtime&token=wrong', 401],
+      [`/v3/ws?sample_rate=16000&token=${key}`, 101],
+      [`/v1/listen?encoding=linear16&sample_rate=16000&token=${key}`, 401],
+      [`/v1/realtime?jwt=${key}`, 401],
+    ];
+    const statuses = await Promise.all(cases.map(([path]) => upgrade(path)));
+    assert.deepEqual(
+      statuses.map((status, i) => [cases[i]![0].replace(key, 'KEY'), status]),
+      cases.map(([path, status]) => [path.replace(key, 'KEY'), status]),
+    );
   });
 });

@@ -53,13 +53,13 @@ function scripted(strike: (send: (event: object) => void, ws: WebSocket) => void
 }
 
 describe('speechmatics: the codec against the documented messages', () => {
-  it('configures at open: StartRecognition names raw pcm_s16le at 16 kHz, the language and the operating point, with partials', () => {
+  it('configures at open: StartRecognition names raw pcm_s16le at 16 kHz, the language and the model (not the deprecated operating_point), with partials', () => {
     assert.equal(dialect.configuresAtOpen, true);
     assert.equal(dialect.readyEvent, 'RecognitionStarted');
     assert.deepEqual(JSON.parse(dialect.sessionFrames()[0]!), {
       message: 'StartRecognition',
       audio_format: { type: 'raw', encoding: 'pcm_s16le', sample_rate: 16_000 },
-      transcription_config: { language: 'de', operating_point: 'enhanced', enable_partials: true, max_delay: 1.5 },
+      transcription_config: { language: 'de', model: 'enhanced', enable_partials: true, max_delay: 1.5 },
     });
     assert.equal(dialect.connectUrl('wss://eu2.rt.speechmatics.com'), 'wss://eu2.rt.speechmatics.com/v2');
     assert.equal(dialect.connectUrl('ws://host:9000/v2/en'), 'ws://host:9000/v2/en', 'a path given is kept');
@@ -85,7 +85,7 @@ describe('speechmatics: the codec against the documented messages', () => {
   it('reads RecognitionStarted, AudioAdded, EndOfUtterance, Info, Warning and Error', () => {
     assert.equal(decode({ message: 'RecognitionStarted', id: 'abc', language_pack_info: {} })[0]!.kind, 'ready');
     assert.deepEqual(decode({ message: 'AudioAdded', seq_no: 7 }), [{ type: 'AudioAdded', kind: 'progress', audioFrames: 7 }]);
-    assert.deepEqual(decode({ message: 'EndOfUtterance', format: '2.9', metadata: { start_time: 3.5, end_time: 3.5 } }), [
+    assert.deepEqual(decode({ message: 'EndOfUtterance', metadata: { start_time: 3.5, end_time: 3.5 } }), [
       { type: 'EndOfUtterance', kind: 'text_final', channel: 'input_transcript', audioStartMs: 3500, audioEndMs: 3500 },
     ]);
     assert.deepEqual(decode({ message: 'Warning', type: 'duration_limit_exceeded', reason: 'too long' })[0], {
@@ -120,6 +120,11 @@ describe('speechmatics: the codec against the documented messages', () => {
       turnDetection: 'client',
       model: 'enhanced',
     });
+    // A client of the current API names the model in `model`, an older one in `operating_point`: the proxy reads either.
+    const start = (config: object): Buffer => Buffer.from(JSON.stringify({ message: 'StartRecognition', transcription_config: { language: 'en', ...config } }));
+    assert.equal((read(start({ model: 'melia-1' }), false) as { model?: string }).model, 'melia-1');
+    assert.equal((read(start({ operating_point: 'standard' }), false) as { model?: string }).model, 'standard');
+    assert.equal((read(start({ model: 'melia-1', operating_point: 'enhanced' }), false) as { model?: string }).model, 'melia-1', 'model over operating_point');
     assert.deepEqual(read(Buffer.from(dialect.inputEndFrame()), false), { kind: 'control', control: 'input_end' });
     assert.deepEqual(read(Buffer.from('{"message":"EndOfStream","last_seq_no":3}'), false), { kind: 'control', control: 'session_close' });
     assert.deepEqual(read(Buffer.from('not json'), false), { kind: 'other', type: '(invalid)' });

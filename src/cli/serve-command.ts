@@ -42,7 +42,12 @@ export const serveCommand = new Command('serve')
   .option('--seed <n>', 'seed of the jitter generator and of the choice of faulted sessions', int, DEFAULT_LATENCY.seed)
   .option('--empty-deltas', 'vLLM: send an empty delta for every 80 ms frame without a word, as Voxtral does', false)
   .option('--stream-during-speech', 'OpenAI: stream transcription deltas while speech arrives, not after the commit', false)
-  .addOption(new Option('--api-key <key>', 'require Authorization: Bearer <key> on the upgrade').env('VOXBENCH_SERVE_API_KEY'))
+  .addOption(
+    new Option(
+      '--api-key <key>',
+      "require the key on the upgrade, as each dialect's service takes it: its header (Authorization: Bearer <key> by default), or ?jwt= (Speechmatics) or ?token= (ElevenLabs Scribe, AssemblyAI)",
+    ).env('VOXBENCH_SERVE_API_KEY'),
+  )
   .option('--tls-cert <file>', 'serve wss:// with this certificate (PEM; needs --tls-key)')
   .option('--tls-key <file>', 'private key (PEM) of --tls-cert')
   .option(

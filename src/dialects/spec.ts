@@ -27,6 +27,12 @@ export interface DialectSpec {
    */
   readonly target?: 'http';
   readonly auth: AuthScheme;
+  /**
+   * The query parameter its service also takes a key or temporary token in, where clients
+   * that cannot set headers put it (Speechmatics' SDK: `jwt`; ElevenLabs' browser client and
+   * AssemblyAI's temporary tokens: `token`). The built-in server's `--api-key` accepts it there.
+   */
+  readonly keyQuery?: string;
   /** The model it names when none is given (the built-in server serves it). */
   readonly defaultModel: string;
   /** The environment variable its vendor's own clients read the key from, tried before VOXBENCH_API_KEY. */
@@ -46,8 +52,20 @@ export function authHeaders(scheme: AuthScheme, key: string): Record<string, str
   return { authorization: scheme === 'token' ? `Token ${key}` : `Bearer ${key}` };
 }
 
-/** Whether a request's headers carry `key` as a server of this scheme takes it (Deepgram takes `Bearer` as well as `Token`). */
-export function keyAccepted(scheme: AuthScheme, headers: Readonly<Record<string, string | string[] | undefined>>, key: string): boolean {
+/**
+ * Whether a request carries `key` as a server of this dialect takes it: in its header
+ * (Deepgram takes `Bearer` as well as `Token`), or in its query parameter where it has one.
+ */
+export function keyAccepted(
+  spec: Pick<DialectSpec, 'auth' | 'keyQuery'>,
+  request: { headers: Readonly<Record<string, string | string[] | undefined>>; url?: URL },
+  key: string,
+): boolean {
+  if (spec.keyQuery !== undefined && request.url?.searchParams.get(spec.keyQuery) === key) return true;
+  return headerCarries(spec.auth, request.headers, key);
+}
+
+function headerCarries(scheme: AuthScheme, headers: Readonly<Record<string, string | string[] | undefined>>, key: string): boolean {
   if (scheme === 'xi-api-key') return headers['xi-api-key'] === key;
   if (scheme === 'plain') return headers.authorization === key;
   const accepted = scheme === 'token' ? [`Token ${key}`, `Bearer ${key}`] : [`Bearer ${key}`];

@@ -8,7 +8,9 @@ import type { ReceivedFrame, TurnDetection } from '../timeline/types.js';
  * VAD committed has its transcript and no speech is in progress. Which input a final
  * answers is the ledger's rule (`timeline/finals.ts`): a final before the input's final
  * commit, or a repeat, answers none, so the session keeps waiting for the real one.
- * Every error and failed transcription ends the session.
+ * Every error and failed transcription ends the session, bar a refused settings update
+ * (`scope: 'update'`), after which the stream goes on with its settings: it is counted
+ * (`updates_refused`), not a failure.
  */
 export function transcriptionPolicy(turnDetection: TurnDetection): CompletionPolicy {
   let ready = false;
@@ -53,6 +55,7 @@ export function transcriptionPolicy(turnDetection: TurnDetection): CompletionPol
         }
         case 'error':
         case 'text_failed':
+          if (event.scope === 'update') break;
           return {
             end: {
               class: 'server_error',

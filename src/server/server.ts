@@ -187,7 +187,7 @@ export async function hostServer(overrides: Partial<ServerOptions>, dialects: Si
     const faults = pickFaults();
     const refused = faultOf(faults, 'upgrade');
     if (refused) return refuseWith(refused.status, 'injected fault');
-    if (options.apiKey !== undefined && !keyAccepted(dialect.auth, request.headers, options.apiKey)) return refuseWith(401, 'Unauthorized');
+    if (options.apiKey !== undefined && !keyAccepted(dialect, upgrade, options.apiKey)) return refuseWith(401, 'Unauthorized');
     const accept = (): void =>
       wss.handleUpgrade(request, socket, head, (ws) => {
         options.onConnection?.({ from, outcome: { dialect: dialect.name } });

@@ -232,8 +232,8 @@ export interface ReceivedFrame {
   audioFrames?: number;
   code?: string;
   message?: string;
-  /** Errors: whether the dialect says it ends the session or fails one response. */
-  scope?: 'session' | 'response';
+  /** Errors: whether the dialect says it ends the session, fails one response, or refuses one mid-stream settings update (the session goes on with its settings: Deepgram's `ConfigureFailure`). */
+  scope?: 'session' | 'response' | 'update';
   /** What the server reported about its work (token counts, timings), as numbers under their wire names, and where it said so. */
   usage?: { source: string; values: Record<string, number> };
 }

@@ -10,6 +10,7 @@ export const ASSEMBLYAI = {
   transport: 'websocket',
   path: '/v3/ws',
   auth: 'plain',
+  keyQuery: 'token',
   defaultModel: 'universal-streaming-english',
   keyEnv: 'ASSEMBLYAI_API_KEY',
 } as const satisfies DialectSpec;

@@ -39,7 +39,9 @@ export interface DeepgramSettings {
  * `Metadata`, then its close). `SpeechStarted` (`vad_events`) and `UtteranceEnd`
  * (`utterance_end_ms`) mark speech; `KeepAlive` holds an idle stream open; errors
  * close the socket with the reason's code (NET-0000, NET-0001, DATA-0000), or come as
- * `{"type": "Error", variant, description}`.
+ * `{"type": "Error", variant, description}`. A mid-stream `Configure` is answered by
+ * exactly one `ConfigureSuccess` (the update took effect) or `ConfigureFailure` (refused;
+ * the stream goes on with its settings), as Deepgram does since 2026-10-19.
  */
 export function deepgramDialect(settings: DeepgramSettings): WebSocketDialect {
   const turnDetection: TurnDetection = settings.turnDetection.type === 'none' ? 'client' : 'server';
@@ -181,6 +183,11 @@ export function listenReader(turnDetection: TurnDetection): WebSocketDialect['de
           { type, kind: 'other', ...usageOf({ duration: event.duration, channels: event.channels }, type), ...(requestId ? { message: requestId } : {}) },
         ];
       }
+      // Each Configure is answered by exactly one of these: taking effect (the update's latency ends there) or refused (the stream goes on with its settings).
+      case 'ConfigureSuccess':
+        return [{ type, kind: 'updated' }];
+      case 'ConfigureFailure':
+        return [{ type, kind: 'error', scope: 'update', code: type, message: stringField(event.description) || stringField(event.message) }];
       case 'Error': {
         const code = stringField(event.code) || stringField(event.variant);
         return [{ type, kind: 'error', message: stringField(event.description) || stringField(event.message), ...(code ? { code } : {}) }];

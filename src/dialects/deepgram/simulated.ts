@@ -27,19 +27,26 @@ const NET_0001 = 'Deepgram did not receive audio data or a text message within t
  * audio is recognized as it arrives and its words come back as interim `Results`
  * (the text of the range not yet final), a range made final once it runs past
  * SEGMENT_MS, at an endpoint (`speech_final`, then `UtteranceEnd` when asked for), at
- * a `Finalize` (`from_finalize`) or at `CloseStream` (then `Metadata` and a close).
- * `KeepAlive` gets no answer; a silent client is closed with NET-0001; a message it
+ * a `Finalize` (`from_finalize`) or at `CloseStream` (then `Metadata` and a close);
+ * `UtteranceEnd` once `utterance_end_ms` of audio followed the last finalized word.
+ * `Configure` gets `ConfigureSuccess` or `ConfigureFailure`; `KeepAlive` no answer; a silent client is closed with NET-0001; a message it
  * cannot read gets an `Error`. Times on the wire are seconds of the stream.
  */
 export class ListenSession {
   private readonly recognizer: StreamRecognizer;
   private readonly vad: StreamingVad | undefined;
   private readonly vadEvents: boolean;
-  private readonly utteranceEnd: boolean;
+  /** `utterance_end_ms` (with interim results), and the end of the last finalized word no `UtteranceEnd` has followed yet (ms of the stream). */
+  private readonly utteranceEndMs: number | undefined;
+  private lastFinalWordEndMs: number | undefined;
+  /** The keyterms in effect: the query's `keyterm`s, then each `Configure`'s. */
+  private keyterms: string[];
   private readonly emissions = new EmissionQueue();
   private readonly faults: SessionFaults;
   private readonly requestId = randomUUID();
   private readonly hash = createHash('sha256');
+  /** Every Results' `metadata`: the request, and the model by name and by UUID. */
+  private readonly metadata: object;
   /** Words heard and not yet in a final range (with their speaker, given `diarize=true`), and where that range starts (ms of the stream). */
   private pending: LabelledWord[] = [];
   private readonly speakers: SpeakerLabeller | undefined;
@@ -50,7 +57,7 @@ export class ListenSession {
   constructor(
     private readonly ws: WebSocket,
     private readonly ctx: SessionContext,
-    private readonly query: URLSearchParams,
+    query: URLSearchParams,
   ) {
     this.recognizer = new StreamRecognizer(ctx.references, SAMPLE_RATE);
     this.speakers = query.get('diarize') === 'true' ? new SpeakerLabeller(ctx.speakers, ctx.latency.options.seed) : undefined;
@@ -69,7 +76,14 @@ export class ListenSession {
         ? undefined
         : new StreamingVad(SAMPLE_RATE, { threshold: 0.5, prefixPaddingMs: 0, silenceDurationMs: silenceMs });
     this.vadEvents = query.get('vad_events') === 'true';
-    this.utteranceEnd = query.has('utterance_end_ms') && query.get('interim_results') === 'true';
+    this.keyterms = query.getAll('keyterm');
+    this.metadata = {
+      request_id: this.requestId,
+      model_info: { name: query.get('model') ?? DEEPGRAM.defaultModel, version: 'simulated', arch: 'simulated' },
+      model_uuid: modelUuid(query.get('model') ?? DEEPGRAM.defaultModel),
+    };
+    const utteranceEndMs = Number(query.get('utterance_end_ms'));
+    if (query.has('utterance_end_ms') && query.get('interim_results') === 'true' && utteranceEndMs > 0) this.utteranceEndMs = utteranceEndMs;
     ws.on('close', () => this.dispose());
     if (this.faults.reach('open')) return;
     if (query.get('encoding') !== 'linear16' || Number(query.get('sample_rate')) !== SAMPLE_RATE) {
@@ -93,8 +107,9 @@ export class ListenSession {
     }
     switch (message.type) {
       case 'KeepAlive':
-      case 'Configure':
         return;
+      case 'Configure':
+        return this.configure(message);
       case 'Finalize':
         if (this.faults.reach('final')) return;
         return this.finalize({ from_finalize: true });
@@ -118,6 +133,24 @@ export class ListenSession {
     }
   }
 
+  /**
+   * A mid-stream update, answered by exactly one `ConfigureSuccess` (with the keyterms now
+   * in effect) or `ConfigureFailure` (the stream keeps its settings), in order after what
+   * was already due: `keyterms` must be an array of strings (or null), `features` an object.
+   */
+  private configure(message: Record<string, unknown>): void {
+    const { keyterms, features } = message;
+    const valid =
+      (keyterms === undefined || keyterms === null || (Array.isArray(keyterms) && keyterms.every((k) => typeof k === 'string'))) &&
+      (features === undefined || (typeof features === 'object' && features !== null && !Array.isArray(features)));
+    if (!valid) {
+      const description = 'keyterms must be an array of strings and features an object';
+      return this.emit(() => this.send({ type: 'ConfigureFailure', request_id: this.requestId, description }));
+    }
+    if (Array.isArray(keyterms)) this.keyterms = keyterms;
+    this.emit(() => this.send({ type: 'ConfigureSuccess', request_id: this.requestId, keyterms: this.keyterms }));
+  }
+
   private onAudio(pcm: Buffer): void {
     if (pcm.length % 2 !== 0) {
       this.ws.close(1002, 'DATA-0000: the audio could not be decoded as linear16');
@@ -139,8 +172,21 @@ export class ListenSession {
       const endMs = event.audioEndMs + WORD_TOLERANCE_MS;
       const words = this.pending.filter((w) => w.endMs <= endMs).length;
       this.final(words, Math.max(event.audioEndMs, this.rangeStartMs), { speech_final: true });
-      if (this.utteranceEnd && words > 0) this.emit(() => this.send({ type: 'UtteranceEnd', channel: [0, 1], last_word_end: event.audioEndMs / 1000 }));
     }
+    this.utteranceGap();
+  }
+
+  /**
+   * `UtteranceEnd` once `utterance_end_ms` of audio has followed the last finalized word
+   * with no word heard since, whether endpointing, a long range or a `Finalize` finalized
+   * it: once per last word, naming where it ended.
+   */
+  private utteranceGap(): void {
+    const last = this.lastFinalWordEndMs;
+    if (this.utteranceEndMs === undefined || last === undefined || this.pending.length > 0) return;
+    if (this.recognizer.receivedMs - last < this.utteranceEndMs) return;
+    this.lastFinalWordEndMs = undefined;
+    this.emit(() => this.send({ type: 'UtteranceEnd', channel: [0, 1], last_word_end: last / 1000 }));
   }
 
   /** Finalizes everything heard (a `Finalize`, or the end of the stream), after the model's final latency. */
@@ -161,6 +207,7 @@ export class ListenSession {
   /** The first `count` pending words as a final range ending at `endMs`; a flush (`slow`) takes the model's final latency. */
   private final(count: number, endMs: number, flags: { speech_final?: true; from_finalize?: true }, slow = false): void {
     const words = this.pending.splice(0, count);
+    if (words.length > 0) this.lastFinalWordEndMs = words[words.length - 1]!.endMs;
     const start = this.rangeStartMs;
     this.rangeStartMs = Math.max(start, endMs);
     const open = this.ctx.openSessions();
@@ -187,7 +234,7 @@ export class ListenSession {
           start: (w.startMs ?? w.endMs) / 1000,
           end: w.endMs / 1000,
           confidence: 0.99,
-          ...(w.label !== undefined ? { speaker: w.label, speaker_confidence: 0.9 } : {}),
+          ...(w.label !== undefined ? { speaker: w.label } : {}),
         }))
       : [];
     return {
@@ -197,7 +244,7 @@ export class ListenSession {
       start: startMs / 1000,
       ...flags,
       channel: { alternatives: [{ transcript, confidence: transcript ? 0.99 : 0, words: listed }] },
-      metadata: { request_id: this.requestId, model_info: { name: this.query.get('model') ?? DEEPGRAM.defaultModel, version: 'simulated', arch: 'simulated' } },
+      metadata: this.metadata,
     };
   }
 
@@ -224,6 +271,12 @@ export class ListenSession {
     clearTimeout(this.idle);
     this.emissions.clear();
   }
+}
+
+/** A model's UUID, stable per name (Deepgram's names one version of the model). */
+function modelUuid(model: string): string {
+  const hex = createHash('sha256').update(model).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
 /** A heard word with its speaker number. */

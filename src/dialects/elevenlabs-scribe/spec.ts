@@ -8,6 +8,7 @@ export const ELEVENLABS_SCRIBE = {
   transport: 'websocket',
   path: '/v1/speech-to-text/realtime',
   auth: 'xi-api-key',
+  keyQuery: 'token',
   defaultModel: 'scribe_v2_realtime',
   keyEnv: ELEVENLABS_KEY_ENV,
 } as const satisfies DialectSpec;

@@ -33,7 +33,7 @@ function serveApp(req: IncomingMessage, res: ServerResponse, ctx: { apiKey?: str
     res.writeHead(405, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `POST ${TRANSCRIBE_PATH} opens a session` }));
     return true;
   }
-  if (ctx.apiKey !== undefined && !keyAccepted(LIVEPEER.auth, req.headers, ctx.apiKey)) {
+  if (ctx.apiKey !== undefined && !keyAccepted(LIVEPEER, { headers: req.headers }, ctx.apiKey)) {
     res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'Unauthorized' }));
     return true;
   }

@@ -7,7 +7,7 @@ import { SPEECHMATICS } from './spec.js';
 /**
  * Speechmatics' real-time API v2. Every JSON message names itself in `message`, not `type`.
  *
- * connect → `StartRecognition {audio_format, transcription_config}` (sent at once: the
+ * connect → `StartRecognition {audio_format, transcription_config {model, …}}` (sent at once: the
  * server says nothing first) → `RecognitionStarted` → binary audio, each frame an
  * `AddAudio` the server acknowledges with `AudioAdded {seq_no}` → `AddPartialTranscript`*
  * (provisional) and `AddTranscript`* (final words, with `metadata {start_time, end_time,
@@ -23,7 +23,8 @@ const DEFAULT_LANGUAGE = 'en';
 export function speechmaticsDialect(settings: DialectSettings): WebSocketDialect {
   const transcriptionConfig = {
     language: settings.language ?? DEFAULT_LANGUAGE,
-    operating_point: settings.model,
+    // `model` is what the current API takes; `operating_point` is kept by the SDK only for backward compatibility, and never sent with it (docs/providers/speechmatics.md).
+    model: settings.model,
     enable_partials: true,
     ...(settings.diarize ? { diarization: 'speaker' } : {}),
     ...(settings.maxDelayMs !== undefined ? { max_delay: settings.maxDelayMs / 1000 } : {}),
@@ -195,14 +196,16 @@ export function readSpeechmaticsSent(data: Buffer, isBinary: boolean): SentReadi
   } catch {
     return { kind: 'other', type: '(invalid)' };
   }
-  const config = (event.transcription_config ?? {}) as { operating_point?: unknown };
+  const config = (event.transcription_config ?? {}) as { model?: unknown; operating_point?: unknown };
+  // Clients name the model as the current API does (`model`) or as older ones did (`operating_point`).
+  const model = typeof config.model === 'string' ? config.model : typeof config.operating_point === 'string' ? config.operating_point : undefined;
   switch (event.message) {
     case 'StartRecognition':
       return {
         kind: 'control',
         control: 'session_config',
         turnDetection: 'client',
-        ...(typeof config.operating_point === 'string' ? { model: config.operating_point } : {}),
+        ...(model !== undefined ? { model } : {}),
       };
     case 'SetRecognitionConfig':
       return { kind: 'control', control: 'session_update' };

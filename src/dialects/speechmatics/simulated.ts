@@ -14,7 +14,8 @@ const SAMPLE_RATE = 16_000;
 const FINAL_LAG_MS = 700;
 /** The `max_delay` Speechmatics allows, seconds. */
 const MAX_DELAY_S = { min: 0.7, max: 4 };
-const OPERATING_POINTS = ['standard', 'enhanced'];
+/** The models its SDK names (`Model`, 8.5): `transcription_config.model`, or the deprecated `operating_point`. */
+const MODELS = ['standard', 'enhanced', 'melia-1'];
 const FORMAT = '2.9';
 /** Close codes Speechmatics documents for an error type; any other error closes with 1008 (policy violation). */
 const CLOSE_CODES: Record<string, number> = { quota_exceeded: 4005, job_error: 4013, internal_error: 1011 };
@@ -26,7 +27,10 @@ const CLOSE_CODES: Record<string, number> = { quota_exceeded: 4005, job_error: 4
  * sent as `AddPartialTranscript` while provisional and as `AddTranscript` once
  * `max_delay` (default FINAL_LAG_MS) of audio has followed them, each after the latency model's delay.
  * `ForceEndOfUtterance` makes every pending word final, then `EndOfUtterance`;
- * `EndOfStream` ends with `EndOfTranscript` and a close. Bad input is an `Error
+ * `EndOfStream` ends with `EndOfTranscript` and a close; `GetSpeakers` is answered with
+ * `SpeakersResult` (at once, or with `final: true` just before `EndOfTranscript`). The
+ * model is `model` (`standard`, `enhanced`, `melia-1`) or the deprecated
+ * `operating_point`. Bad input is an `Error
  * {type, reason}` and a close; audio after the end of the stream a `Warning`.
  */
 export class SpeechmaticsSession {
@@ -42,6 +46,10 @@ export class SpeechmaticsSession {
   /** End of the last final word, ms: where the next one starts. */
   private finalEndMs = 0;
   private finalLagMs = FINAL_LAG_MS;
+  /** Speakers labelled so far (numbers), and whether a `GetSpeakers {final: true}` awaits the end of the transcript. */
+  private readonly heardSpeakers = new Set<number>();
+  private speakersAtEnd = false;
+  private readonly sessionId = randomUUID();
   private readonly emissions = new EmissionQueue();
   private readonly faults: SessionFaults;
 
@@ -76,6 +84,11 @@ export class SpeechmaticsSession {
         return this.onStart(message);
       case 'SetRecognitionConfig':
         return;
+      case 'GetSpeakers':
+        // `final: true` asks for them once, at the end of the transcript; otherwise those heard so far, now.
+        if (message.final === true) this.speakersAtEnd = true;
+        else this.later(this.speakersResult());
+        return;
       case 'ForceEndOfUtterance':
         if (this.faults.reach('final')) return;
         return this.endUtterance(false);
@@ -95,8 +108,11 @@ export class SpeechmaticsSession {
     }
     const config = (message.transcription_config ?? {}) as Record<string, unknown>;
     if (typeof config.language !== 'string') return this.fail('invalid_config', 'transcription_config.language is required');
-    if (config.operating_point !== undefined && !OPERATING_POINTS.includes(config.operating_point as string)) {
-      return this.fail('invalid_model', `operating_point must be one of ${OPERATING_POINTS.join(', ')}`);
+    for (const key of ['model', 'operating_point']) {
+      if (config[key] !== undefined && !MODELS.includes(config[key] as string)) return this.fail('invalid_model', `${key} must be one of ${MODELS.join(', ')}`);
+    }
+    if (config.model !== undefined && config.operating_point !== undefined && config.model !== config.operating_point) {
+      return this.fail('invalid_config', 'model and operating_point name different models: send model alone');
     }
     const maxDelay = config.max_delay;
     if (maxDelay !== undefined) {
@@ -110,7 +126,7 @@ export class SpeechmaticsSession {
     }
     if (config.diarization === 'speaker') this.speakers = new SpeakerLabeller(this.ctx.speakers, this.ctx.latency.options.seed);
     this.started = true;
-    this.send({ message: 'RecognitionStarted', id: randomUUID(), language_pack_info: { language_description: config.language, word_delimiter: ' ' } });
+    this.send({ message: 'RecognitionStarted', id: this.sessionId, language_pack_info: { language_description: config.language, word_delimiter: ' ' } });
     this.send({ message: 'Info', type: 'concurrent_session_usage', reason: 'simulated', usage: this.ctx.openSessions(), quota: 50 });
   }
 
@@ -132,6 +148,7 @@ export class SpeechmaticsSession {
     this.pending.push(
       ...this.faults.words(words).map((w) => {
         const label = this.speakers?.label(w);
+        if (label !== undefined) this.heardSpeakers.add(label);
         return {
           text: w.text,
           endMs: this.offsetMs + w.endMs,
@@ -153,12 +170,13 @@ export class SpeechmaticsSession {
     this.emissions.push(at, () => {
       if (words.length > 0) this.send(this.transcript('AddTranscript', words));
       if (stream) {
+        if (this.speakersAtEnd) this.send(this.speakersResult());
         this.send({ message: 'EndOfTranscript' });
         this.ws.close(1000);
         return;
       }
       if (this.faults.has('never-finalize')) return;
-      const end = { message: 'EndOfUtterance', format: FORMAT, metadata: { start_time: this.offsetMs / 1000, end_time: this.offsetMs / 1000 } };
+      const end = { message: 'EndOfUtterance', metadata: { start_time: this.offsetMs / 1000, end_time: this.offsetMs / 1000 } };
       this.send(end);
       if (this.faults.has('duplicate-final')) this.send(end);
     });
@@ -202,6 +220,12 @@ export class SpeechmaticsSession {
         ],
       })),
     };
+  }
+
+  /** `SpeakersResult`: each speaker labelled so far, by the label its words carry, with an identifier of this session's voice (opaque, as the service's are). */
+  private speakersResult(): object {
+    const labels = [...this.heardSpeakers].sort((a, b) => a - b).map((n) => `S${n + 1}`);
+    return { message: 'SpeakersResult', speakers: labels.map((label) => ({ label, speaker_identifiers: [`voxbench-${this.sessionId}-${label}`] })) };
   }
 
   /** Sends `message` after the latency model's delay, in order after every earlier one. */

@@ -2,7 +2,8 @@ import type { DialectSpec } from '../spec.js';
 
 /**
  * Speechmatics' real-time API v2 (`wss://eu2.rt.speechmatics.com/v2`, the default of its
- * SDKs); the key as `Authorization: Bearer`, the model its `operating_point`.
+ * SDKs); the key as `Authorization: Bearer` (its SDK's `?jwt=` also reaches the built-in
+ * server), the model its `transcription_config.model`.
  */
 export const SPEECHMATICS = {
   name: 'speechmatics',
@@ -10,6 +11,7 @@ export const SPEECHMATICS = {
   transport: 'websocket',
   path: '/v2',
   auth: 'bearer',
+  keyQuery: 'jwt',
   defaultModel: 'enhanced',
   keyEnv: 'SPEECHMATICS_API_KEY',
 } as const satisfies DialectSpec;

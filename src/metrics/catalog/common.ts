@@ -65,6 +65,18 @@ export const CLIENT_AND_TRANSPORT: MetricDefinition[] = [
     description: 'How fast live settings take effect; only where the dialect confirms updates.',
   },
   {
+    name: 'updates_refused',
+    unit: 'count',
+    scope: 'session',
+    tasks: ALL,
+    tags: ['transport'],
+    better: 'lower',
+    quantity: 'mid-stream settings updates the server refused',
+    description:
+      "Updates answered with a refusal the session outlives (Deepgram's ConfigureFailure): the stream keeps its settings and the update has no update_ms; only in sessions that sent one.",
+    value: (s) => (s.updates.length > 0 ? s.timeline.received.filter((e) => e.kind === 'error' && e.scope === 'update').length : undefined),
+  },
+  {
     name: 'audio_sent_ms',
     unit: 'ms',
     scope: 'session',
