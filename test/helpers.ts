@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,9 +54,10 @@ export function messageText(data: WebSocket.RawData): string {
   return Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]).toString();
 }
 
-/** A relay in front of a WebSocket server that keeps every JSON event its clients send, in order; closed when the file ends. */
-export async function recordingRelay(target: string): Promise<{ url: string; sent: Array<Record<string, unknown>> }> {
+/** A relay in front of a WebSocket server that keeps every JSON event its clients send, and every one the server sends back, in order; closed when the file ends. */
+export async function recordingRelay(target: string): Promise<{ url: string; sent: Array<Record<string, unknown>>; received: Array<Record<string, unknown>> }> {
   const sent: Array<Record<string, unknown>> = [];
+  const received: Array<Record<string, unknown>> = [];
   const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
   await new Promise((ok) => wss.once('listening', ok));
   after(() => wss.close());
@@ -69,12 +70,15 @@ export async function recordingRelay(target: string): Promise<{ url: string; sen
       if (upstream.readyState === WebSocket.OPEN) upstream.send(data, { binary });
       else waiting.push([data, binary]);
     });
-    upstream.on('message', (data, binary) => client.send(data, { binary }));
+    upstream.on('message', (data, binary) => {
+      if (!binary) received.push(JSON.parse(messageText(data)) as Record<string, unknown>); // every dialect relayed here answers in JSON
+      client.send(data, { binary });
+    });
     client.on('close', () => upstream.close());
     upstream.on('close', () => client.close());
   });
   const { port } = wss.address() as { port: number };
-  return { url: `ws://127.0.0.1:${port}${new URL(target).pathname}`, sent };
+  return { url: `ws://127.0.0.1:${port}${new URL(target).pathname}`, sent, received };
 }
 
 /** A WebSocket server on a free loopback port that talks to each client with `talk`; closed when the file ends. */
@@ -135,4 +139,18 @@ export function spanTimeline(start: number, end: number): SessionTimeline {
     framesSent: 0,
     framesReceived: 0,
   });
+}
+
+/**
+ * A dataset in a new folder: the bundled harvard-01 said by two speakers, A its first four
+ * words and B its last four (its RTTM), for speaker tests that need no synthesizer.
+ */
+export async function twoSpeakerHarvard(): Promise<string> {
+  const dir = await tempDir();
+  await Promise.all(['wav', 'txt', 'words.json'].map((ext) => copyFile(join(BUNDLED_SAMPLES_DIR, `harvard-01.${ext}`), join(dir, `harvard-01.${ext}`))));
+  await writeFile(
+    join(dir, 'harvard-01.rttm'),
+    'SPEAKER harvard-01 1 0.165 0.955 <NA> <NA> A <NA> <NA>\nSPEAKER harvard-01 1 1.120 1.250 <NA> <NA> B <NA> <NA>\n',
+  );
+  return dir;
 }
