@@ -29,22 +29,26 @@ const turn = (order: number, transcript: string, words: object[], extra: object 
 });
 
 describe('assemblyai codec: the documented messages', () => {
-  it('reads a turn: restated partials as deltas of their new finalized words, the first end_of_turn as the final, its formatted copy kept apart', () => {
+  it('reads a turn: restated partials as deltas of their new finalized words, pending words as provisional text, the first end_of_turn as the final, its formatted copy kept apart', () => {
     const decode = turnDecoder();
-    const kinds = (events: ReturnType<typeof decode>) => events.map((e) => [e.kind, e.text ?? null]);
+    const kinds = (events: ReturnType<typeof decode>) => events.map((e) => [e.kind, e.text ?? null, e.provisional ?? false]);
     assert.deepEqual(decode(frame({ type: 'Begin', id: 'de5d9927-73a6-4be8-b52d-b4c07be37e6b', expires_at: 1759796682 }), false), [
       { type: 'Begin', kind: 'ready' },
     ]);
-    // A pending word is not text yet, but the turn's speech has started, at its first word's start.
+    // A pending word is text shown, provisional until a later Turn makes it final; the turn's speech has started, at its first word's start.
     // The documented message sequence (a user saying "hi my name is sonny"), words in ms of the session's audio.
     const first = decode(frame(turn(0, '', [word('hi', 1920, 2000, false)])), false);
-    assert.deepEqual(kinds(first), [['speech_started', null]]);
+    assert.deepEqual(kinds(first), [
+      ['speech_started', null, false],
+      ['text_delta', 'hi', true],
+    ]);
     assert.equal(first[0]!.audioStartMs, 1920);
     assert.equal(first[0]!.itemId, 'turn-0');
     assert.deepEqual(kinds(decode(frame(turn(0, 'hi my', [word('hi', 1920, 2000), word('my', 2800, 2880), word('name', 2960, 3040, false)])), false)), [
-      ['text_delta', 'hi my'],
+      ['text_delta', 'hi my', false],
+      ['text_delta', ' name', true],
     ]);
-    assert.deepEqual(kinds(decode(frame(turn(0, 'hi my', [word('hi', 1920, 2000), word('my', 2800, 2880)])), false)), [['other', null]], 'nothing new');
+    assert.deepEqual(kinds(decode(frame(turn(0, 'hi my', [word('hi', 1920, 2000), word('my', 2800, 2880)])), false)), [['other', null, false]], 'nothing new');
     const ended = decode(
       frame(
         turn(
@@ -61,20 +65,20 @@ describe('assemblyai codec: the documented messages', () => {
       false,
     );
     assert.deepEqual(kinds(ended), [
-      ['text_delta', ' name is sonny'],
-      ['speech_stopped', null],
-      ['committed', null],
-      ['text_final', 'hi my name is sonny'],
+      ['text_delta', ' name is sonny', false],
+      ['speech_stopped', null, false],
+      ['committed', null, false],
+      ['text_final', 'hi my name is sonny', false],
     ]);
     assert.equal(ended[1]!.audioEndMs, 3680, "the last word's end, the server's own position");
     assert.deepEqual(ended[3]!.usage, { source: 'Turn', values: { end_of_turn_confidence: 0.91, turn_order: 0 } });
     assert.equal(ended[3]!.speaker, 'A', 'the raw speaker label is kept');
     const formatted = decode(frame(turn(0, 'Hi, my name is Sonny.', [], { end_of_turn: true, turn_is_formatted: true })), false);
-    assert.deepEqual(kinds(formatted), [['other', 'Hi, my name is Sonny.']], 'never a second final');
+    assert.deepEqual(kinds(formatted), [['other', 'Hi, my name is Sonny.', false]], 'never a second final');
     // The next turn starts afresh.
     assert.deepEqual(kinds(decode(frame(turn(1, 'okay', [word('okay', 4000, 4300)])), false)), [
-      ['speech_started', null],
-      ['text_delta', 'okay'],
+      ['speech_started', null, false],
+      ['text_delta', 'okay', false],
     ]);
   });
 
@@ -178,9 +182,14 @@ describe('assemblyai against the built-in server', () => {
       assert.equal(finals.length, 2);
       assert.ok(finals.every((f) => f.usage?.values.end_of_turn_confidence === 1));
       const formatted = received.filter((e) => e.kind === 'other' && e.type === 'Turn' && e.text);
+      // Capitalized, with one full stop: the samples' text ends with its own.
       assert.deepEqual(
         formatted.map((e) => e.text),
-        finals.map((f) => `${f.text![0]!.toUpperCase()}${f.text!.slice(1)}.`),
+        finals.map((f) => `${f.text![0]!.toUpperCase()}${f.text!.slice(1)}`.replace(/[^.!?]$/, '$&.')),
+      );
+      assert.ok(
+        formatted.every((e) => !e.text!.endsWith('..')),
+        formatted.map((e) => e.text).join(' | '),
       );
       assert.ok(received.some((e) => e.kind === 'speech_started' && e.audioStartMs! >= 0));
     }

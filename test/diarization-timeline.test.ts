@@ -56,7 +56,7 @@ describe('speaker labels from the wire', () => {
     ]);
   });
 
-  it("AssemblyAI: a word's own speaker_label, else its turn's, on the delta and the turn's final", () => {
+  it("AssemblyAI: each word's own speaker (the turn's speaker_label is their majority, never a word's), on the delta and the turn's final", () => {
     const decode = turnDecoder();
     const events = decode(
       json({
@@ -66,8 +66,8 @@ describe('speaker labels from the wire', () => {
         transcript: 'yes no',
         speaker_label: 'A',
         words: [
-          { text: 'yes', start: 100, end: 300 },
-          { text: 'no', start: 400, end: 600, speaker_label: 'B' },
+          { text: 'yes', start: 100, end: 300, speaker: 'A' },
+          { text: 'no', start: 400, end: 600, speaker: 'B' },
         ],
       }),
       false,

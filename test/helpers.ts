@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -140,4 +140,18 @@ export function spanTimeline(start: number, end: number): SessionTimeline {
     framesSent: 0,
     framesReceived: 0,
   });
+}
+
+/**
+ * A dataset in a new folder: the bundled harvard-01 said by two speakers, A its first four
+ * words and B its last four (its RTTM), for speaker tests that need no synthesizer.
+ */
+export async function twoSpeakerHarvard(): Promise<string> {
+  const dir = await tempDir();
+  await Promise.all(['wav', 'txt', 'words.json'].map((ext) => copyFile(join(BUNDLED_SAMPLES_DIR, `harvard-01.${ext}`), join(dir, `harvard-01.${ext}`))));
+  await writeFile(
+    join(dir, 'harvard-01.rttm'),
+    'SPEAKER harvard-01 1 0.165 0.955 <NA> <NA> A <NA> <NA>\nSPEAKER harvard-01 1 1.120 1.250 <NA> <NA> B <NA> <NA>\n',
+  );
+  return dir;
 }

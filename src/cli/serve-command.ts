@@ -85,6 +85,16 @@ export const serveCommand = new Command('serve')
     milliseconds,
     DEFAULT_SPEAKER_ERRORS.boundaryMs,
   )
+  .option(
+    '--pending-words [ms]',
+    'AssemblyAI: show each word of a running turn pending (word_is_final: false, not yet in transcript) before the next Turn makes it final, its times this many ms off the final ones (default 0)',
+    num,
+  )
+  .option(
+    '--speaker-revision',
+    'AssemblyAI speaker_labels=true: end the stream with a SpeakerRevision that gives the words of earlier turns their reference speakers (undoing --speaker-confusion and --speaker-boundary-ms)',
+    false,
+  )
   .option('--quiet', 'do not log each connection')
   .option(
     '--pid-file <file>',
@@ -133,6 +143,8 @@ export const serveCommand = new Command('serve')
       ...(opts.apiKey !== undefined ? { apiKey: opts.apiKey } : {}),
       ...(opts.tlsCert !== undefined ? { tls: { cert: readPem(opts.tlsCert, '--tls-cert'), key: readPem(opts.tlsKey!, '--tls-key') } } : {}),
       speakers: { confusion: opts.speakerConfusion, boundaryMs: opts.speakerBoundaryMs },
+      ...(opts.pendingWords !== undefined ? { pendingWordsMs: opts.pendingWords === true ? 0 : opts.pendingWords } : {}),
+      speakerRevision: opts.speakerRevision,
       faults: parseFaults(opts.fault ?? []),
       faultRate: opts.faultRate,
       ...(opts.quiet ? {} : { onConnection: (event: ConnectionEvent) => say(connectionLine(event)) }),

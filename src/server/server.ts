@@ -60,6 +60,10 @@ export interface ServerOptions {
   ingestSpeed: number;
   /** How wrong speaker labels are, in dialects that label speakers when asked. Default none wrong. */
   speakers: SpeakerErrors;
+  /** AssemblyAI: show each word of a running turn pending (`word_is_final: false`) before it is final, its times this many ms off the final ones. Default undefined: every word final at once. */
+  pendingWordsMs?: number;
+  /** AssemblyAI: end a stream with `speaker_labels=true` with a `SpeakerRevision` that gives earlier turns' words their reference speakers. Default false. */
+  speakerRevision: boolean;
   /** Fault scenarios (`parseFaultScenario`); a faulted session gets one of them. Default none. */
   faults: FaultScenario[];
   /** Share of sessions that get a fault, drawn per upgrade from a generator seeded with `latency.seed`. Default 1. */
@@ -92,6 +96,7 @@ export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
   progressAcks: false,
   ingestSpeed: Infinity,
   speakers: DEFAULT_SPEAKER_ERRORS,
+  speakerRevision: false,
   faults: [],
   faultRate: 1,
 };
@@ -209,6 +214,8 @@ export async function hostServer(overrides: Partial<ServerOptions>, dialects: Si
           ingestSpeed: options.ingestSpeed,
           streamDuringSpeech: options.streamDuringSpeech,
           speakers: options.speakers,
+          ...(options.pendingWordsMs !== undefined ? { pendingWordsMs: options.pendingWordsMs } : {}),
+          speakerRevision: options.speakerRevision,
           faults,
           socket: socket as Socket,
           speech,

@@ -12,12 +12,13 @@ import { ASSEMBLYAI, MESSAGE_MS } from './spec.js';
  *
  * connect → `Begin {id, expires_at}` → binary PCM16 (50 to 1000 ms a message) → `Turn`s:
  * while a turn runs (`end_of_turn: false`) each restates the turn's finalized words
- * (`transcript`; pending words are in `words` with `word_is_final: false`); the turn
- * ends with `end_of_turn: true`, and with `format_turns` a formatted copy of it follows
- * (`turn_is_formatted: true`). `{"type": "ForceEndpoint"}` ends the turn now,
- * `UpdateConfiguration` changes the end-of-turn settings mid-stream, and `Terminate`
- * flushes the turn, answered by `Termination {audio_duration_seconds,
- * session_duration_seconds}` and a close 1000. An error is
+ * (`transcript`; each word of `words` with its `speaker` given `speaker_labels=true`, the
+ * words still pending with `word_is_final: false`); the turn ends with `end_of_turn: true`,
+ * and with `format_turns` a formatted copy of it follows (`turn_is_formatted: true`). With
+ * `speaker_labels`, a `SpeakerRevision` near the end of the stream relabels earlier turns.
+ * `{"type": "ForceEndpoint"}` ends the turn now, `UpdateConfiguration` changes the
+ * end-of-turn settings mid-stream, and `Terminate` flushes the turn, answered by
+ * `Termination {audio_duration_seconds, session_duration_seconds}` and a close 1000. An error is
  * `{"type": "Error", "error_code", "error"}` before a close with that code (older servers: `{"error"}`).
  */
 export const SAMPLE_RATE = 16_000;
@@ -114,12 +115,18 @@ const readJsonSent = jsonMessageReader((m): SentReading => {
 });
 
 /**
- * One session's decoder. A running turn's `Turn`s each restate its finalized words, so
- * only the words past those already delivered are a delta. The turn's first `Turn` with
- * words starts its speech (at its first word's `start`); the first with `end_of_turn`
- * stops it (at its last word's `end`), commits it and is its final, the unformatted text
- * where `format_turns` sends both; a later `Turn` of an ended turn (the formatted copy)
- * is kept with its text but is never a second final. Turns are items `turn-<turn_order>`.
+ * One session's decoder. A running turn's `Turn`s each restate its finalized words
+ * (`transcript`), so only the words past those already delivered are a lasting delta; its
+ * pending words (`word_is_final: false`, not yet in `transcript`) are a provisional delta
+ * that the next `Turn` replaces, as Deepgram's interim results are, so text is first shown
+ * when its first word is, pending or final. The turn's first `Turn` with words starts its
+ * speech (at its first word's `start`); the first with `end_of_turn` stops it (at its last
+ * word's `end`), commits it and is its final, the unformatted text where `format_turns`
+ * sends both; a later `Turn` of an ended turn (the formatted copy) is kept with its text but
+ * is never a second final. Turns are items `turn-<turn_order>`. A `SpeakerRevision` (with
+ * `speaker_labels`) is the service's last word on the speakers of earlier turns: each
+ * revised turn is an event of that turn's item carrying its words with their new speakers,
+ * so they are the labels scored and each change counts as a relabel.
  */
 export function turnDecoder(): WebSocketDialect['decode'] {
   /** Words of each running turn already delivered as deltas. */
@@ -133,6 +140,8 @@ export function turnDecoder(): WebSocketDialect['decode'] {
         return [{ type: 'Begin', kind: 'ready' }];
       case 'Turn':
         return turnEvents(turnOf(event), delivered, ended);
+      case 'SpeakerRevision':
+        return revisionEvents(event);
       case 'SpeechStarted':
         return [{ type: 'SpeechStarted', kind: 'other', ...(typeof event.timestamp === 'number' ? { audioStartMs: event.timestamp } : {}) }];
       case 'Termination':
@@ -149,31 +158,32 @@ export function turnDecoder(): WebSocketDialect['decode'] {
   };
 }
 
+type Word = { start?: unknown; end?: unknown; text?: unknown; word_is_final?: unknown; speaker?: unknown };
+
 interface Turn {
   order: number;
   endOfTurn: boolean;
   transcript: string;
-  words: Array<{ start?: number; end?: number; text?: unknown; speaker_label?: unknown }>;
+  /** The words in `transcript` (a word without `word_is_final` counts as final). */
+  final: Word[];
+  /** The words still being decided, after the final ones. */
+  pending: Word[];
   raw: Record<string, unknown>;
 }
 
 /**
- * A turn's words with their speakers (`speaker_label` of the word, else of the turn,
- * with `speaker_labels=true`; times are ms); none unless some word has a speaker. Every
- * Turn restates them, so a later one can relabel a word.
+ * Words with their speakers (each word's `speaker`, with `speaker_labels=true`; the
+ * turn's `speaker_label` is its majority, never a word's); times are ms. None unless some
+ * word has a speaker. Every Turn restates them, so a later one can relabel a word.
  */
-function labelledWords(turn: Turn): Pick<DecodedEvent, 'words'> {
-  const turnLabel = typeof turn.raw.speaker_label === 'string' ? turn.raw.speaker_label : undefined;
-  const words = turn.words.map((w) => {
-    const speaker = typeof w.speaker_label === 'string' ? w.speaker_label : turnLabel;
-    return {
-      text: typeof w.text === 'string' ? w.text : '',
-      ...position('startMs', w.start),
-      ...position('endMs', w.end),
-      ...(speaker !== undefined ? { speaker } : {}),
-    };
-  });
-  return words.some((w) => w.speaker !== undefined) ? { words } : {};
+function labelledWords(words: readonly Word[]): Pick<DecodedEvent, 'words'> {
+  const listed = words.map((w) => ({
+    text: typeof w.text === 'string' ? w.text : '',
+    ...position('startMs', w.start),
+    ...position('endMs', w.end),
+    ...(typeof w.speaker === 'string' ? { speaker: w.speaker } : {}),
+  }));
+  return listed.some((w) => w.speaker !== undefined) ? { words: listed } : {};
 }
 
 function turnEvents(turn: Turn, delivered: Map<number, number>, ended: Set<number>): DecodedEvent[] {
@@ -182,14 +192,20 @@ function turnEvents(turn: Turn, delivered: Map<number, number>, ended: Set<numbe
   if (ended.has(turn.order)) return [{ ...base, kind: 'other', text: turn.transcript }];
   const tokens = turn.transcript.split(/\s+/).filter(Boolean);
   const before = delivered.get(turn.order);
+  const all = [...turn.final, ...turn.pending];
   const events: DecodedEvent[] = [];
-  if (before === undefined && (tokens.length > 0 || turn.words.length > 0 || turn.endOfTurn)) {
-    events.push({ ...base, kind: 'speech_started', ...position('audioStartMs', turn.words[0]?.start) });
+  if (before === undefined && (tokens.length > 0 || all.length > 0 || turn.endOfTurn)) {
+    events.push({ ...base, kind: 'speech_started', ...position('audioStartMs', all[0]?.start) });
   }
   const fresh = tokens.slice(before ?? 0);
-  const labelled = labelledWords(turn);
+  const labelled = labelledWords(turn.final);
   if (fresh.length > 0) events.push({ ...base, kind: 'text_delta', channel: 'input_transcript', text: `${before ? ' ' : ''}${fresh.join(' ')}`, ...labelled });
   if (!turn.endOfTurn) {
+    const shown = turn.pending.flatMap((w) => (typeof w.text === 'string' && w.text !== '' ? [w.text] : []));
+    if (shown.length > 0) {
+      const text = `${tokens.length > 0 ? ' ' : ''}${shown.join(' ')}`;
+      events.push({ ...base, kind: 'text_delta', channel: 'input_transcript', text, provisional: true, ...labelledWords(turn.pending) });
+    }
     if (events.length > 0) delivered.set(turn.order, Math.max(before ?? 0, tokens.length));
     return events.length > 0 ? events : [{ ...base, kind: 'other' }];
   }
@@ -197,11 +213,32 @@ function turnEvents(turn: Turn, delivered: Map<number, number>, ended: Set<numbe
   ended.add(turn.order);
   const reported = pick(turn.raw, ['end_of_turn_confidence', 'turn_order', 'language_confidence']);
   events.push(
-    { ...base, kind: 'speech_stopped', ...position('audioEndMs', turn.words[turn.words.length - 1]?.end) },
+    { ...base, kind: 'speech_stopped', ...position('audioEndMs', all[all.length - 1]?.end) },
     { ...base, kind: 'committed' },
     { ...base, kind: 'text_final', channel: 'input_transcript', text: turn.transcript, ...labelled, ...usageOf(reported, 'Turn') },
   );
   return events;
+}
+
+/** A `SpeakerRevision`: one lasting event per revised turn, of that turn's item, with its words and their revised speakers. */
+function revisionEvents(event: Record<string, unknown>): DecodedEvent[] {
+  const { revisions } = event;
+  if (!Array.isArray(revisions)) throw new ProtocolViolation(`server sent a SpeakerRevision whose revisions are not a list: ${wireText(revisions)}`);
+  const events = revisions.map((r: unknown): DecodedEvent => {
+    const revision = typeof r === 'object' && r !== null ? (r as Record<string, unknown>) : {};
+    const order = revision.turn_order;
+    if (typeof order !== 'number' || !Number.isInteger(order) || order < 0)
+      throw new ProtocolViolation(`server sent a SpeakerRevision without a whole turn_order: ${wireText(order)}`);
+    const label = revision.speaker_label;
+    return {
+      type: 'SpeakerRevision',
+      kind: 'other',
+      itemId: `turn-${order}`,
+      ...(typeof label === 'string' ? { speaker: label } : {}),
+      ...labelledWords(wordsOf(revision.words, `SpeakerRevision of turn ${order}`)),
+    };
+  });
+  return events.length > 0 ? events : [{ type: 'SpeakerRevision', kind: 'other' }];
 }
 
 function turnOf(event: Record<string, unknown>): Turn {
@@ -210,9 +247,21 @@ function turnOf(event: Record<string, unknown>): Turn {
     throw new ProtocolViolation(`server sent a Turn without a whole turn_order: ${wireText(order)}`);
   if (typeof endOfTurn !== 'boolean') throw new ProtocolViolation(`server sent Turn ${order} without a boolean end_of_turn`);
   if (typeof transcript !== 'string') throw new ProtocolViolation(`server sent Turn ${order} without a string transcript`);
-  if (words !== undefined && !Array.isArray(words)) throw new ProtocolViolation(`server sent Turn ${order} whose words are not a list`);
-  const timed = ((words ?? []) as unknown[]).map((w) => (typeof w === 'object' && w !== null ? (w as Turn['words'][number]) : {}));
-  return { order, endOfTurn, transcript, words: timed, raw: event };
+  const listed = wordsOf(words, `Turn ${order}`);
+  return {
+    order,
+    endOfTurn,
+    transcript,
+    final: listed.filter((w) => w.word_is_final !== false),
+    pending: listed.filter((w) => w.word_is_final === false),
+    raw: event,
+  };
+}
+
+/** A message's `words`: absent is none; a list's entries that are not objects are words without fields. */
+function wordsOf(words: unknown, what: string): Word[] {
+  if (words !== undefined && !Array.isArray(words)) throw new ProtocolViolation(`server sent ${what} whose words are not a list`);
+  return ((words ?? []) as unknown[]).map((w) => (typeof w === 'object' && w !== null ? (w as Word) : {}));
 }
 
 function errorEvent(type: string, event: Record<string, unknown>): DecodedEvent {

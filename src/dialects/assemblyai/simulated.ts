@@ -20,14 +20,21 @@ const WORD_MS = 300;
 /** Sessions end at 3 hours (`expires_at`). */
 const SESSION_S = 3 * 3600;
 
+/** A word as the service sends it (the SDK's `StreamingWord`). */
 interface TurnWord {
   text: string;
   start: number;
   end: number;
   confidence: number;
   word_is_final: boolean;
-  /** With `speaker_labels=true`: `A`, `B`, … */
-  speaker_label?: string;
+  /** With `speaker_labels=true`, on final words: `A`, `B`, … */
+  speaker?: string;
+}
+
+/** A turn: its order and the words heard in it. */
+interface RunningTurn {
+  order: number;
+  words: LabelledWord[];
 }
 
 /**
@@ -36,9 +43,15 @@ interface TurnWord {
  * energy above `vad_threshold`; it has no semantic model, so
  * `end_of_turn_confidence_threshold` and `min_turn_silence` are taken and not used.
  * Each word heard in a turn is final at once and sent as a partial `Turn` after the
- * latency model's delay; the ended turn follows after its finalize delay, then its
- * formatted copy with `format_turns`. `ForceEndpoint` ends the turn now (an empty one when
- * none runs), `Terminate` too, then `Termination` and a close 1000. Bad messages get
+ * latency model's delay (with `pendingWordsMs`, it is first sent pending, `word_is_final:
+ * false` and not yet in `transcript`, at times that far off, and made final by the next
+ * `Turn`); the ended turn follows after its finalize delay, then its formatted copy with
+ * `format_turns`. With `speaker_labels=true` each final word has its `speaker` (the turn's
+ * `speaker_label` is their majority); with `speakerRevision`, `Terminate` first sends a
+ * `SpeakerRevision` that gives the words of every earlier turn their reference speaker,
+ * free of the label errors (`SpeakerErrors`), listing the turns whose labels change.
+ * `ForceEndpoint` ends the turn now (an empty one when none runs), `Terminate` too, then
+ * `Termination` and a close 1000. Bad messages get
  * the documented `Error` and close codes: 3006 (message, JSON, query), 3007 (a message of
  * audio shorter than 50 or longer than 1000 ms).
  */
@@ -54,7 +67,10 @@ export class AssemblyAISession {
   private heard: LabelledWord[] = [];
   private readonly speakers: SpeakerLabeller | undefined;
   /** The running turn: its order and the words it has sent. */
-  private turn: { order: number; words: TurnWord[] } | undefined;
+  private turn: RunningTurn | undefined;
+  /** Turns ended, kept only for a `SpeakerRevision`. */
+  private readonly ended: RunningTurn[] = [];
+  private readonly revising: boolean;
   private nextOrder = 0;
   private audioMs = 0;
   private terminated = false;
@@ -72,6 +88,7 @@ export class AssemblyAISession {
     this.maxTurnSilenceMs = numberOr(query.get('max_turn_silence'), MAX_TURN_SILENCE_MS);
     this.formatTurns = query.get('format_turns') === 'true';
     this.speakers = query.get('speaker_labels') === 'true' ? new SpeakerLabeller(ctx.speakers, ctx.latency.options.seed) : undefined;
+    this.revising = ctx.speakerRevision && this.speakers !== undefined;
     this.vad = this.newVad();
     this.faults = new SessionFaults(ctx.faults, ws, ctx.socket, {
       errorFrame: (code, message) => JSON.stringify({ type: 'Error', error_code: Number(code) || 3005, error: `${code}: ${message}` }),
@@ -137,13 +154,16 @@ export class AssemblyAISession {
   }
 
   /** Sends each word heard in the running turn as a partial `Turn` restating the turn so far. */
-  private streamHeard(turn: { order: number; words: TurnWord[] }): void {
+  private streamHeard(turn: RunningTurn): void {
     const open = this.ctx.openSessions();
+    const pendingMs = this.ctx.pendingWordsMs;
     for (const word of this.heard.splice(0)) {
-      turn.words.push(turnWord(word, turn.words[turn.words.length - 1]?.end ?? 0));
-      const snapshot = [...turn.words];
+      turn.words.push(word);
+      const words = turnWords(turn.words);
+      // The newest word pending, re-timed when the next Turn makes it final.
+      if (pendingMs !== undefined) words.push(pendingWord(words.pop()!, pendingMs));
       this.emissions.push(performance.now() + this.ctx.latency.delay(open), () =>
-        this.send(turnMessage(turn.order, snapshot, { end: false, formatted: false, confidence: 0.1 })),
+        this.send(turnMessage(turn.order, words, { end: false, formatted: false, confidence: 0.1 })),
       );
     }
   }
@@ -160,9 +180,10 @@ export class AssemblyAISession {
     this.turn = undefined;
     this.vad.reset();
     if (!turn) return;
-    for (const word of pending) turn.words.push(turnWord(word, turn.words[turn.words.length - 1]?.end ?? 0));
+    turn.words.push(...pending);
+    if (this.revising) this.ended.push(turn);
     if (this.faults.reach('final') || this.faults.has('never-finalize')) return;
-    const words = [...turn.words];
+    const words = turnWords(turn.words);
     this.emissions.push(performance.now() + this.ctx.latency.finalize(this.ctx.openSessions()), () => {
       const ended = turnMessage(turn.order, words, { end: true, formatted: false, confidence: forced ? 1 : 0.9 });
       this.send(ended);
@@ -184,6 +205,8 @@ export class AssemblyAISession {
     this.endTurn(false);
     this.terminated = true;
     this.emissions.push(performance.now(), () => {
+      const revisions = this.revisions();
+      if (revisions.length > 0) this.send({ type: 'SpeakerRevision', revisions });
       this.send({
         type: 'Termination',
         audio_duration_seconds: Math.round(this.audioMs) / 1000,
@@ -193,16 +216,26 @@ export class AssemblyAISession {
     });
   }
 
-  /** Heard words after the session's faults, each given its speaker when labelling (once: a word keeps its label). */
+  /** Each ended turn whose labels the reference speakers change, with every word's speaker revised (text and times as sent). */
+  private revisions(): object[] {
+    return this.ended.flatMap(({ order, words }) => {
+      if (words.every((w) => w.label === w.truth)) return [];
+      const revised = turnWords(words.map((w) => (w.truth !== undefined ? { ...w, label: w.truth } : w)));
+      return [{ turn_order: order, ...majorityLabel(revised), words: revised }];
+    });
+  }
+
+  /** Heard words after the session's faults, each given its speaker when labelling (once: a word keeps its label), and its reference speaker for a revision. */
   private labelled(words: HeardWord[]): LabelledWord[] {
     const speakers = this.speakers;
     return this.faults.words(words).map((w) => {
       const label = speakers?.label(w);
-      return label !== undefined ? { ...w, label } : w;
+      const truth = this.revising ? speakers?.truth(w) : undefined;
+      return { ...w, ...(label !== undefined ? { label } : {}), ...(truth !== undefined ? { truth } : {}) };
     });
   }
 
-  private newTurn(): { order: number; words: TurnWord[] } {
+  private newTurn(): RunningTurn {
     return { order: this.nextOrder++, words: [] };
   }
 
@@ -224,31 +257,59 @@ export class AssemblyAISession {
   }
 }
 
-/** A heard word with its speaker number. */
-type LabelledWord = HeardWord & { label?: number };
+/** A heard word with its speaker number, and the number of its reference speaker where a revision may need it. */
+type LabelledWord = HeardWord & { label?: number; truth?: number };
 
 /** Speaker numbers as AssemblyAI writes them: A, B, …, Z, then AA, AB, … */
 const letters = (n: number): string => (n < 26 ? '' : letters(Math.floor(n / 26) - 1)) + String.fromCharCode(65 + (n % 26));
 
-function turnWord(word: LabelledWord, previousEnd: number): TurnWord {
-  const end = Math.round(word.endMs);
-  const speaker = word.label !== undefined ? { speaker_label: letters(word.label) } : {};
-  return { text: word.text, start: Math.max(previousEnd, end - WORD_MS), end, confidence: 0.9, word_is_final: true, ...speaker };
+/**
+ * A turn's words as sent, all final: each starts where the reference says (a word of audio
+ * the server does not know, `WORD_MS` before its end, after the word before it).
+ */
+function turnWords(words: readonly LabelledWord[]): TurnWord[] {
+  let previousEnd = 0;
+  return words.map((word) => {
+    const end = Math.round(word.endMs);
+    const start = word.startMs !== undefined ? Math.round(word.startMs) : Math.max(previousEnd, end - WORD_MS);
+    previousEnd = end;
+    return { text: word.text, start, end, confidence: 0.9, word_is_final: true, ...(word.label !== undefined ? { speaker: letters(word.label) } : {}) };
+  });
+}
+
+/** A word still being decided: not final, its times `shiftMs` off, no speaker yet (the service labels final words). */
+function pendingWord({ speaker: _final, ...word }: TurnWord, shiftMs: number): TurnWord {
+  return { ...word, start: Math.max(0, word.start + shiftMs), end: Math.max(0, word.end + shiftMs), word_is_final: false };
 }
 
 function turnMessage(order: number, words: TurnWord[], turn: { end: boolean; formatted: boolean; confidence: number }): object {
-  const text = words.map((w) => w.text).join(' ');
+  const text = words
+    .filter((w) => w.word_is_final)
+    .map((w) => w.text)
+    .join(' ');
   return {
     type: 'Turn',
     turn_order: order,
     turn_is_formatted: turn.formatted,
     end_of_turn: turn.end,
-    transcript: turn.formatted && text ? `${text[0]!.toUpperCase()}${text.slice(1)}.` : text,
+    transcript: turn.formatted ? formatted(text) : text,
     end_of_turn_confidence: turn.confidence,
-    // A turn's speaker is that of most of its words.
-    ...(words.some((w) => w.speaker_label !== undefined) ? { speaker_label: mostCommon(words.flatMap((w) => w.speaker_label ?? [])) } : {}),
+    ...majorityLabel(words),
     words,
   };
+}
+
+/** Formatted text: its first letter a capital, and one full stop unless it ends with a mark of its own. */
+function formatted(text: string): string {
+  if (!text) return text;
+  const capital = `${text[0]!.toUpperCase()}${text.slice(1)}`;
+  return /[.!?]$/.test(capital) ? capital : `${capital}.`;
+}
+
+/** A turn's `speaker_label`: that of most of its labelled words. */
+function majorityLabel(words: readonly TurnWord[]): { speaker_label?: string } {
+  const labels = words.flatMap((w) => w.speaker ?? []);
+  return labels.length > 0 ? { speaker_label: mostCommon(labels) } : {};
 }
 
 function mostCommon(labels: readonly string[]): string {

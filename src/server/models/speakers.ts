@@ -47,6 +47,11 @@ export class SpeakerLabeller {
     return others[Math.floor(this.random() * others.length)]!;
   }
 
+  /** The number of the word's reference speaker, free of the errors (what a later revision says), or undefined without one. */
+  truth(word: HeardWord): number | undefined {
+    return word.speaker === undefined ? undefined : this.numberOf(word.speaker);
+  }
+
   private numberOf(speaker: string): number {
     let n = this.numbers.get(speaker);
     if (n === undefined) this.numbers.set(speaker, (n = this.numbers.size));

@@ -25,6 +25,10 @@ export interface SessionContext {
   streamDuringSpeech: boolean;
   /** How wrong speaker labels are, where a session labels speakers. */
   speakers: SpeakerErrors;
+  /** AssemblyAI: show each word pending (`word_is_final: false`) before it is final, its times this many ms off; undefined: final at once. */
+  pendingWordsMs?: number;
+  /** AssemblyAI: end a labelled stream with a `SpeakerRevision` giving earlier turns' words their reference speakers. */
+  speakerRevision: boolean;
   /** The faults this connection gets (none for most). */
   faults: FaultScenario;
   /** The connection's socket, for faults below the WebSocket layer. */
