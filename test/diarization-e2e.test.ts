@@ -66,7 +66,7 @@ describe('diarization end to end: a synthesized conversation against the simulat
       // md-eval's rules: a 250 ms collar each side, overlap skipped, speakers paired before either is taken out.
       const confused = await benchmark(
         protocol,
-        { confusion: 0.3, boundaryMs: 0 },
+        { ...DEFAULT_SPEAKER_ERRORS, confusion: 0.3, boundaryMs: 0 },
         { collarMs: 250, collarPer: 'side', overlap: 'skipped', mapping: 'whole-region' },
       );
       assert.deepEqual(confused.config.diarization?.matches.der, ['dscore --collar 0.25 --ignore_overlaps (md-eval.pl -c 0.25 -1)']);
@@ -125,7 +125,7 @@ describe('diarization end to end: a synthesized conversation against the simulat
       assert.ok(figures.jer !== undefined && figures.jer < 0.001, `JER ${figures.jer}`);
       assert.equal(figures.word_speaker_error, 0, 'every segment with its speaker');
 
-      const wrong = (await batch({ confusion: 0.3, boundaryMs: 0 })).metrics.session;
+      const wrong = (await batch({ ...DEFAULT_SPEAKER_ERRORS, confusion: 0.3, boundaryMs: 0 })).metrics.session;
       assert.ok(typeof wrong.der === 'number' && wrong.der > 0, `DER ${wrong.der}`);
       assert.ok(typeof wrong.der_confusion === 'number' && wrong.der_confusion > 0, `confusion ${wrong.der_confusion}`);
     });
@@ -133,7 +133,7 @@ describe('diarization end to end: a synthesized conversation against the simulat
 
   it('report render --der-* scores the stored labels again under other rules, keeping the rules not given', async () => {
     const { samples } = await loadDataset(data);
-    const server = await testServer({ references: samples, speakers: { confusion: 0, boundaryMs: 400 } });
+    const server = await testServer({ references: samples, speakers: { ...DEFAULT_SPEAKER_ERRORS, confusion: 0, boundaryMs: 400 } });
     const target = new URL(server.url).origin.replace(/^http/, 'ws');
     const outputDir = join(dir, 'late');
     await run({

@@ -10,6 +10,7 @@ import { renderHtml } from '../src/report/html/index.js';
 import type { Report } from '../src/report/schema.js';
 import type { Comparison } from '../src/report/compare-types.js';
 import { run, type RunOptions } from '../src/run/run.js';
+import { DEFAULT_SPEAKER_ERRORS } from '../src/server/models/speakers.js';
 import { launchChromium, NO_CHROMIUM, openOffline } from './browser.js';
 import { CLI, runNode, tempDir, testServer } from './helpers.js';
 
@@ -35,7 +36,7 @@ const data = await conversation();
 /** A Deepgram run against the simulated server, which mislabels a share `confusion` of the words. */
 async function speakerRun(confusion: number, diarization: RunOptions['diarization'], outputDir?: string): Promise<Report> {
   const { samples } = await loadDataset(data);
-  const server = await testServer({ references: samples, speakers: { confusion, boundaryMs: 0 } });
+  const server = await testServer({ references: samples, speakers: { ...DEFAULT_SPEAKER_ERRORS, confusion, boundaryMs: 0 } });
   const target = new URL(server.url).origin.replace(/^http/, 'ws');
   const { report } = await run({
     protocol: 'deepgram',

@@ -74,6 +74,24 @@ export const serveCommand = new Command('serve')
     num,
     DEFAULT_SPEAKER_ERRORS.boundaryMs,
   )
+  .option(
+    '--speaker-relabel <x>',
+    'speaker labels: share of words that partials (Deepgram interim results, Speechmatics partials) first show with another speaker, the final correcting it, 0 to 1',
+    fraction,
+    DEFAULT_SPEAKER_ERRORS.relabel,
+  )
+  .option(
+    '--speaker-unlabelled <x>',
+    'speaker labels: share of words given no speaker (Deepgram: no speaker field; Speechmatics: UU), 0 to 1',
+    fraction,
+    DEFAULT_SPEAKER_ERRORS.unlabelled,
+  )
+  .option(
+    '--word-retime-ms <ms>',
+    'speaker labels: move each word this many ms in partials, the final giving its own times, as servers re-time words when they settle',
+    num,
+    DEFAULT_SPEAKER_ERRORS.retimeMs,
+  )
   .option('--quiet', 'do not log each connection')
   .option(
     '--fault-rate <x>',
@@ -117,7 +135,13 @@ export const serveCommand = new Command('serve')
       ...(opts.ingestSpeed !== undefined ? { ingestSpeed: opts.ingestSpeed } : {}),
       ...(opts.apiKey !== undefined ? { apiKey: opts.apiKey } : {}),
       ...(opts.tlsCert !== undefined ? { tls: { cert: readPem(opts.tlsCert, '--tls-cert'), key: readPem(opts.tlsKey!, '--tls-key') } } : {}),
-      speakers: { confusion: opts.speakerConfusion, boundaryMs: opts.speakerBoundaryMs },
+      speakers: {
+        confusion: opts.speakerConfusion,
+        boundaryMs: opts.speakerBoundaryMs,
+        relabel: opts.speakerRelabel,
+        unlabelled: opts.speakerUnlabelled,
+        retimeMs: opts.wordRetimeMs,
+      },
       faults: parseFaults(opts.fault ?? []),
       faultRate: opts.faultRate,
       ...(opts.quiet ? {} : { onConnection: (event: ConnectionEvent) => say(connectionLine(event)) }),

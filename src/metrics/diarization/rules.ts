@@ -10,6 +10,15 @@ import type { Collar, DiarizationRules } from '../../timeline/types.js';
 
 export type { Collar, DiarizationRules };
 
+/** The values of each rule that is a choice, the one list options, flags and checks read. */
+export const RULE_CHOICES = Object.freeze({
+  collarPer: ['total', 'side'],
+  overlap: ['scored', 'skipped'],
+  region: ['extents', 'reference-extent'],
+  mapping: ['scored-time', 'whole-region'],
+  jerMapping: ['overlap', 'jaccard'],
+} as const satisfies Record<string, readonly string[]>);
+
 /** pyannote.metrics' defaults: no collar, overlap scored, the extents of both sides. */
 export const DEFAULT_RULES: DiarizationRules = Object.freeze({
   collar: Object.freeze({ ms: 0, per: 'total' }),
