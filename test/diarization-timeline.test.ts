@@ -202,7 +202,7 @@ describe('inputs, their labels and their revisions', () => {
     assert.equal(corpusSpeakers([sessionView(unknown)]), undefined, 'a server that labels nothing has no speaker figures');
   });
 
-  it('follows a word across revisions by its place and time: a relabel is counted though the final re-times the word by 20 ms', () => {
+  it('follows a word across revisions by its text and time: a relabel is counted though the final re-times the word by 20 ms', () => {
     const [scored] = sessionSpeakers(
       sessionView(
         session([

@@ -87,7 +87,7 @@ export const DIARIZATION_METRICS: MetricDefinition[] = [
   ),
   ...figure(
     'speaker_relabelled',
-    'share of labelled words whose speaker changed after the word was first emitted (provisional labels included; a word followed across revisions by its place and time; the final label is scored)',
+    'share of labelled words whose speaker changed after the word was first emitted (provisional labels included; a word followed across revisions by its text and time; the final label is scored)',
     'Speaker stability of a stream: labels revised as partials are.',
     { words: 'relabelled' },
   ),

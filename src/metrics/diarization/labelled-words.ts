@@ -19,19 +19,23 @@ export interface InputWords {
 /** Labels that say the server could not tell the speaker (Speechmatics' unknown speaker). */
 const UNKNOWN = new Set(['UU']);
 
-/** One word as an event carried it: its speaker, or none (no label, or `UU`). */
+/** One word as an event carried it: its text as compared, its speaker, or none (no label, or `UU`). */
 interface Emission {
+  text: string;
   startMs: number;
   endMs: number;
   speaker: string | undefined;
   lasting: boolean;
 }
 
-/** A word followed across its emissions, at the times it was last sent. */
+/** A word followed across its emissions, as it was last sent. */
 interface Followed {
   id: number;
+  text: string;
   startMs: number;
   endMs: number;
+  /** Whether its last emission was provisional: a partial the server may still revise, text and all. */
+  open: boolean;
   /** Its last lasting emission. */
   final?: Emission;
 }
@@ -41,8 +45,22 @@ const NEIGHBOURS = 4;
 
 const overlapMs = (a: { startMs: number; endMs: number }, b: { startMs: number; endMs: number }): number =>
   Math.min(a.endMs, b.endMs) - Math.max(a.startMs, b.startMs);
-/** Two sendings of one word: their times overlap, or (a word without length) are the same. */
-const sameWord = (a: Emission, b: Followed): boolean => overlapMs(a, b) > 0 || (a.startMs === b.startMs && a.endMs === b.endMs);
+const lengthMs = (a: { startMs: number; endMs: number }): number => a.endMs - a.startMs;
+/** Text as compared across revisions: case and punctuation aside ("Hello," is "hello"). */
+const comparable = (text: string): string => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+
+/**
+ * Whether an emission sends `word` again. The same text whose time overlaps (or, without
+ * length, is the same) is the same word, moved or not; a word still provisional may also
+ * change its text, so it is the same word where its time and the emission's overlap by
+ * more than half the shorter of the two, which a neighbour's word in overlapped speech
+ * does not.
+ */
+function sendsAgain(emission: Emission, word: Followed, byText: boolean): boolean {
+  const overlap = overlapMs(emission, word);
+  if (byText) return emission.text === word.text && (overlap > 0 || (emission.startMs === word.startMs && emission.endMs === word.endMs));
+  return word.open && overlap > Math.min(lengthMs(emission), lengthMs(word)) / 2;
+}
 
 /**
  * Each audio input's labelled words, by input index. A word belongs to the input whose
@@ -67,7 +85,7 @@ export function labelledWordsByInput(timeline: SessionTimeline): Map<number, Inp
       if (input === undefined) continue;
       const speaker = w.speaker === undefined || UNKNOWN.has(w.speaker) ? undefined : w.speaker;
       const list = perInput.get(input) ?? [];
-      list.push({ startMs: w.startMs, endMs: w.endMs, speaker, lasting: !event.provisional });
+      list.push({ text: comparable(w.text), startMs: w.startMs, endMs: w.endMs, speaker, lasting: !event.provisional });
       perInput.set(input, list);
     }
     for (const [input, words] of perInput) {
@@ -80,47 +98,49 @@ export function labelledWordsByInput(timeline: SessionTimeline): Map<number, Inp
 }
 
 /**
- * One input's events, each a list of words, followed in arrival order: a word of an event
- * is the earlier word its time overlaps most, taken in order (the words of one event
- * match earlier words in the order they are said, never two of them one word), else a
- * new word. Its times follow its latest emission, so a word re-timed between partial
- * and final is still one word.
+ * One input's events, each a list of words, followed in arrival order: each word of an
+ * event is the earlier word it sends again (`sendsAgain`; the one its time overlaps most,
+ * same texts first, never two of one event one word), else a new word. A word's times
+ * follow its latest emission, so a word re-timed between partial and final is still one
+ * word, and its label changes are counted.
  */
 function followed(events: readonly Emission[][]): InputWords {
   const words: Followed[] = [];
   const emissions: WordEmission[] = [];
   for (const event of events) {
-    const sorted = [...event].sort((a, b) => a.startMs - b.startMs || a.endMs - b.endMs);
-    const matched = new Set<Followed>();
-    let after = -1;
-    const placed = sorted.map((emission) => {
-      const at = firstStartingFrom(words, emission.startMs);
-      let best: Followed | undefined;
-      let bestIndex = -1;
-      for (let k = Math.max(after + 1, at - NEIGHBOURS); k < Math.min(words.length, at + NEIGHBOURS); k++) {
-        const word = words[k]!;
-        if (matched.has(word) || !sameWord(emission, word)) continue;
-        if (!best || overlapMs(emission, word) > overlapMs(emission, best)) [best, bestIndex] = [word, k];
+    const matched = new Map<Emission, Followed>();
+    const taken = new Set<Followed>();
+    for (const byText of [true, false]) {
+      for (const emission of event) {
+        if (matched.has(emission)) continue;
+        const at = firstStartingFrom(words, emission.startMs);
+        let best: Followed | undefined;
+        for (let k = Math.max(0, at - NEIGHBOURS); k < Math.min(words.length, at + NEIGHBOURS); k++) {
+          const word = words[k]!;
+          if (taken.has(word) || !sendsAgain(emission, word, byText)) continue;
+          if (!best || overlapMs(emission, word) > overlapMs(emission, best)) best = word;
+        }
+        if (best) {
+          matched.set(emission, best);
+          taken.add(best);
+        }
       }
-      if (best) {
-        matched.add(best);
-        after = bestIndex;
-      }
-      return { emission, word: best };
-    });
-    for (const { emission, word } of placed) {
-      const into = word ?? { id: words.length, startMs: emission.startMs, endMs: emission.endMs };
-      if (!word) words.push(into);
-      into.startMs = emission.startMs;
-      into.endMs = emission.endMs;
-      if (emission.lasting) into.final = emission;
-      if (emission.speaker !== undefined) emissions.push({ word: into.id, speaker: emission.speaker });
+    }
+    for (const emission of event) {
+      let word = matched.get(emission);
+      if (!word) words.push((word = { id: words.length, text: emission.text, startMs: emission.startMs, endMs: emission.endMs, open: true }));
+      Object.assign(word, { text: emission.text, startMs: emission.startMs, endMs: emission.endMs, open: !emission.lasting });
+      if (emission.lasting) word.final = emission;
+      if (emission.speaker !== undefined) emissions.push({ word: word.id, speaker: emission.speaker });
     }
     words.sort((a, b) => a.startMs - b.startMs || a.endMs - b.endMs);
   }
-  const final = words.flatMap((w) => (w.final?.speaker !== undefined ? [{ speaker: w.final.speaker, startMs: w.final.startMs, endMs: w.final.endMs }] : []));
-  const scored = new Set(words.filter((w) => w.final?.speaker !== undefined).map((w) => w.id));
-  return { final, emissions: emissions.filter((e) => scored.has(e.word as number)) };
+  const scored = words.filter((w) => w.final?.speaker !== undefined);
+  const ids = new Set(scored.map((w) => w.id));
+  return {
+    final: scored.map((w) => ({ speaker: w.final!.speaker!, startMs: w.final!.startMs, endMs: w.final!.endMs })),
+    emissions: emissions.filter((e) => ids.has(e.word as number)),
+  };
 }
 
 /** The index of the first word starting at or after `startMs` (a binary search over words sorted by start). */

@@ -10,7 +10,7 @@ import { labelledWordsByInput } from './labelled-words.js';
 /**
  * A session's speaker attribution, from its timeline: each audio input's reference
  * turns against the speaker labels the server gave the words said in that input's audio
- * (`labelled-words.ts`: a word followed across its revisions by its place and time, its
+ * (`labelled-words.ts`: a word followed across its revisions by its text and time, its
  * final label that of its last lasting emission; no label, or `UU`, is none). An input
  * with reference turns and no labelled word is scored too, as all missed speech, with
  * `labelledWords` 0.
