@@ -2,7 +2,7 @@ import type { AudioInput, SessionTimeline, SpeakerTurn } from '../../timeline/ty
 import type { SessionView } from '../../views/session-view.js';
 import { corpusDiarization, corpusSpeakerStability, corpusWordSpeakerErrors, type CorpusDiarization, type PooledFigure } from './corpus.js';
 import { scoreDiarization, type DiarizationScore } from './score.js';
-import { DEFAULT_RULES, type DiarizationRules } from './rules.js';
+import { DEFAULT_RULES, WORD_JOIN_MS, type DiarizationRules } from './rules.js';
 import { speakerStability, type SpeakerStability } from './stability.js';
 import { wordSpeakerErrors, type SpeakerWord, type WordSpeakerErrors } from './words.js';
 import { labelledWordsByInput } from './labelled-words.js';
@@ -23,12 +23,6 @@ export interface InputSpeakers {
   words: WordSpeakerErrors;
   stability: SpeakerStability;
 }
-
-/**
- * A speaker's turn spans the short pauses between its words, as a diarizer's segment
- * does, up to a pause this long.
- */
-export const WORD_JOIN_MS = 500;
 
 /**
  * Words as turns: the words in time order, a turn running on while the same speaker
