@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { loadDataset } from '../src/data/load.js';
@@ -10,6 +10,7 @@ import { synthesizeConversation } from '../src/data/synth.js';
 import { renderSummary } from '../src/report/console.js';
 import { readReport } from '../src/report/recompute.js';
 import { renderMarkdown } from '../src/report/markdown.js';
+import type { Report } from '../src/report/schema.js';
 import { run, type RunOptions } from '../src/run/run.js';
 import { DEFAULT_SPEAKER_ERRORS, type SpeakerErrors } from '../src/server/models/speakers.js';
 import { DEFAULT_RULES, describeRules } from '../src/metrics/diarization/rules.js';
@@ -272,6 +273,14 @@ describe('diarization end to end: a synthesized conversation against the simulat
     assert.match(stdout, /\nspeaker scoring: collar ±1000 ms around each reference boundary \(2000 ms in all\); overlapped speech skipped;/);
     const collared = (await readReport(outputDir)).benchmarks[0]!.summary.diarization!;
     assert.ok(collared.confusion! < late.confusion, `a collar takes out the boundaries: ${collared.confusion} < ${late.confusion}`);
+    // A report an older voxbench wrote keeps its rules; the figures are scored again, so they are described as this voxbench scores them.
+    const file = join(outputDir, 'report.json');
+    const stored = JSON.parse(await readFile(file, 'utf8')) as Report;
+    await writeFile(
+      file,
+      JSON.stringify({ ...stored, config: { ...stored.config, diarization: { ...stored.config.diarization!, description: 'older words' } } }),
+    );
+    assert.equal((await readReport(outputDir)).config.diarization?.description, describeRules(stored.config.diarization!.rules));
   });
 
   it('refuses a rule value it does not know in one line naming the flag', async () => {

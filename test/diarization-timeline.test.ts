@@ -6,7 +6,10 @@ import { flagMessage } from '../src/cli/option-flags.js';
 import { turnDecoder } from '../src/dialects/assemblyai/client.js';
 import { listenReader } from '../src/dialects/deepgram/client.js';
 import { interpretSpeechmaticsMessage } from '../src/dialects/speechmatics/client.js';
-import { DEFAULT_RULES } from '../src/metrics/diarization/rules.js';
+import { Command } from '@commander-js/extra-typings';
+import { addDiarizationFlags, DIARIZATION_FLAGS, diarizationOptionsFromFlags } from '../src/cli/diarization-flags.js';
+import { METRICS } from '../src/metrics/catalog.js';
+import { DEFAULT_RULES, RULE_CHOICES } from '../src/metrics/diarization/rules.js';
 import { corpusDiarization } from '../src/metrics/diarization/corpus.js';
 import { scoreDiarization } from '../src/metrics/diarization/score.js';
 import { corpusSpeakers, sessionSpeakers, turnsOfWords } from '../src/metrics/diarization/session.js';
@@ -269,6 +272,32 @@ describe('the simulated server labels speakers', () => {
 });
 
 describe('the rules as options', () => {
+  it("the flags read each rule's values and default from the rules' one definition, and every rule option names its flag", () => {
+    const command = addDiarizationFlags(new Command('t'));
+    for (const [key, values] of Object.entries(RULE_CHOICES)) {
+      const flag = DIARIZATION_FLAGS[`diarization.${key}`];
+      const option = command.options.find((o) => o.long === flag);
+      assert.ok(option, `${key}: ${flag}`);
+      assert.equal(option.flags, `${flag} <${values.join('|')}>`);
+      const fallback = key === 'collarPer' ? DEFAULT_RULES.collar.per : DEFAULT_RULES[key as Exclude<keyof typeof RULE_CHOICES, 'collarPer'>];
+      assert.match(option.description, new RegExp(`\\(default ${fallback}\\)$`));
+    }
+    command.parse(['--der-overlap', 'skipped', '--der-collar-ms', '250'], { from: 'user' });
+    assert.deepEqual(diarizationOptionsFromFlags(command.opts()), { collarMs: 250, overlap: 'skipped' });
+  });
+
+  it('the catalog says which rules each figure follows: DER and JER the diarization rules, the word-level figures none of them', () => {
+    const quantity = (name: string): string => {
+      const metric = METRICS.find((m) => m.name === name);
+      return metric && 'quantity' in metric ? metric.quantity : '';
+    };
+    for (const name of ['der', 'corpus_der_confusion', 'jer']) assert.match(quantity(name), /under the report's diarization rules/, name);
+    for (const name of ['word_speaker_error', 'speaker_relabelled', 'corpus_word_speaker_error']) {
+      assert.doesNotMatch(quantity(name), /under the report's diarization rules/, name);
+      assert.match(quantity(name), /no collar and overlapped speech scored whatever the diarization rules say/, name);
+    }
+  });
+
   it("defaults to pyannote.metrics'; a value it does not know is a one-line error naming the flag", () => {
     assert.deepEqual(diarizationRulesOption(), DEFAULT_RULES);
     assert.deepEqual(diarizationRulesOption({ collarMs: 250, collarPer: 'side', mapping: 'whole-region' }), {
