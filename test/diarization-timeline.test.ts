@@ -217,6 +217,12 @@ describe('inputs, their labels and their revisions', () => {
     assert.deepEqual(scored!.stability, { words: 3, relabelledWords: 2, relabels: 2 });
     assert.equal(scored!.labelledWords, 3, 'each word once');
     assert.equal(scored!.score.der.confusionMs, 0, 'the final labels are scored');
+    // Two speakers' words that overlap, sent in two lasting events, are two words.
+    const overlapped = session([
+      { words: [{ text: 'well', startMs: 0, endMs: 4100, speaker: '0' }] },
+      { words: [{ text: 'yes', startMs: 3900, endMs: 8000, speaker: '1' }] },
+    ]);
+    assert.equal(sessionSpeakers(sessionView(overlapped))[0]!.labelledWords, 2);
   });
 
   it('with no scored reference speech the DER parts are no share of anything: n/a, never 100% each', () => {

@@ -46,6 +46,7 @@ const NEIGHBOURS = 4;
 const overlapMs = (a: { startMs: number; endMs: number }, b: { startMs: number; endMs: number }): number =>
   Math.min(a.endMs, b.endMs) - Math.max(a.startMs, b.startMs);
 const lengthMs = (a: { startMs: number; endMs: number }): number => a.endMs - a.startMs;
+const byStart = (a: Followed, b: Followed): number => a.startMs - b.startMs || a.endMs - b.endMs;
 /** Text as compared across revisions: case and punctuation aside ("Hello," is "hello"). */
 const comparable = (text: string): string => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
 
@@ -126,14 +127,18 @@ function followed(events: readonly Emission[][]): InputWords {
         }
       }
     }
+    let moved = false;
     for (const emission of event) {
-      let word = matched.get(emission);
-      if (!word) words.push((word = { id: words.length, text: emission.text, startMs: emission.startMs, endMs: emission.endMs, open: true }));
+      const again = matched.get(emission);
+      const word = again ?? { id: words.length, text: emission.text, startMs: emission.startMs, endMs: emission.endMs, open: true };
+      if (!again) words.push(word);
+      moved ||= !again || word.startMs !== emission.startMs || word.endMs !== emission.endMs;
       Object.assign(word, { text: emission.text, startMs: emission.startMs, endMs: emission.endMs, open: !emission.lasting });
       if (emission.lasting) word.final = emission;
       if (emission.speaker !== undefined) emissions.push({ word: word.id, speaker: emission.speaker });
     }
-    words.sort((a, b) => a.startMs - b.startMs || a.endMs - b.endMs);
+    // Words stay sorted by start for the search; a stream mostly adds them in order, so a sort is rarely needed.
+    if (moved && words.some((w, i) => i > 0 && byStart(words[i - 1]!, w) > 0)) words.sort(byStart);
   }
   const scored = words.filter((w) => w.final?.speaker !== undefined);
   const ids = new Set(scored.map((w) => w.id));
