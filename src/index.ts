@@ -49,7 +49,7 @@ export { DEFAULT_RULES as DEFAULT_DIARIZATION_RULES, describeRules, matchingTool
 export { wordSpeakerErrors, wordSpeakerErrorRate, type WordSpeakerErrors } from './metrics/diarization/words.js';
 export { speakerStability, relabelledShare, type SpeakerStability, type WordEmission } from './metrics/diarization/stability.js';
 export { corpusDiarization, corpusWordSpeakerErrors, corpusSpeakerStability, type CorpusDiarization } from './metrics/diarization/corpus.js';
-export { sessionSpeakers, corpusSpeakers, type InputSpeakers, type CorpusSpeakers } from './metrics/diarization/session.js';
+export { sessionSpeakers, countedInputs, corpusSpeakers, type InputSpeakers, type CorpusSpeakers } from './metrics/diarization/session.js';
 export { renderSummary } from './report/console.js';
 export { renderHtml } from './report/html/index.js';
 export { renderCsv } from './report/csv.js';

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { DEFAULT_SPEAKER_ERRORS } from '../src/server/models/speakers.js';
 import { loadDataset } from '../src/data/load.js';
 import { turnDecoder } from '../src/dialects/assemblyai/client.js';
 import { ASSEMBLYAI } from '../src/dialects/assemblyai/spec.js';
@@ -189,14 +190,14 @@ describe('assemblyai speakers against the built-in server', () => {
 
   it("--speaker-revision: the stream's SpeakerRevision undoes confused labels; the revised labels are scored and the changes counted as relabels", async () => {
     // Every word after the second speaker first speaks goes to the other speaker.
-    const session = await benchmark({ speakers: { confusion: 1, boundaryMs: 0 }, speakerRevision: true });
+    const session = await benchmark({ speakers: { ...DEFAULT_SPEAKER_ERRORS, confusion: 1, boundaryMs: 0 }, speakerRevision: true });
     const revisions = session.timeline.received.filter((e) => e.type === 'SpeakerRevision');
     assert.equal(revisions.length, 1, 'one revised turn');
     const figures = session.metrics.session;
     assert.equal(figures.word_speaker_error, 0, 'the final labels are the revised ones');
     assert.ok(typeof figures.der === 'number' && figures.der < 0.001, `DER ${figures.der}`);
     assert.equal(figures.speaker_relabelled, 0.5, "B's four words of eight were relabelled");
-    const unrevised = (await benchmark({ speakers: { confusion: 1, boundaryMs: 0 } })).metrics.session;
+    const unrevised = (await benchmark({ speakers: { ...DEFAULT_SPEAKER_ERRORS, confusion: 1, boundaryMs: 0 } })).metrics.session;
     assert.equal(unrevised.word_speaker_error, 0.5, 'without the revision the confused labels stand');
   });
 });

@@ -6,10 +6,15 @@ import type { Browser } from 'playwright-core';
 import { loadDataset } from '../src/data/load.js';
 import { synthesizeConversation } from '../src/data/synth.js';
 import { DEEPGRAM } from '../src/dialects/deepgram/spec.js';
+import { corpusSpeakers } from '../src/metrics/diarization/session.js';
+import { renderSummary } from '../src/report/console.js';
 import { renderHtml } from '../src/report/html/index.js';
+import { renderMarkdown } from '../src/report/markdown.js';
+import { sessionView } from '../src/views/session-view.js';
 import type { Report } from '../src/report/schema.js';
 import type { Comparison } from '../src/report/compare-types.js';
 import { run, type RunOptions } from '../src/run/run.js';
+import { DEFAULT_SPEAKER_ERRORS } from '../src/server/models/speakers.js';
 import { launchChromium, NO_CHROMIUM, openOffline } from './browser.js';
 import { CLI, runNode, tempDir, testServer } from './helpers.js';
 
@@ -35,7 +40,7 @@ const data = await conversation();
 /** A Deepgram run against the simulated server, which mislabels a share `confusion` of the words. */
 async function speakerRun(confusion: number, diarization: RunOptions['diarization'], outputDir?: string): Promise<Report> {
   const { samples } = await loadDataset(data);
-  const server = await testServer({ references: samples, speakers: { confusion, boundaryMs: 0 } });
+  const server = await testServer({ references: samples, speakers: { ...DEFAULT_SPEAKER_ERRORS, confusion, boundaryMs: 0 } });
   const target = new URL(server.url).origin.replace(/^http/, 'ws');
   const { report } = await run({
     protocol: 'deepgram',
@@ -74,6 +79,20 @@ describe('the HTML report shows who spoke when', () => {
     assert.equal(options.length, 2, 'one timeline per scored session');
     assert.equal(options[0]![2], ' selected', 'the first is shown');
     assert.equal(options[0]![3], (Math.max(...ders) * 100).toFixed(2), 'the first is the worst DER');
+  });
+
+  it('counts the inputs the server did not label, as missed speech, in the table of the page and of summary.md', () => {
+    const [first, ...rest] = report.benchmarks[0]!.sessions;
+    // The first session's every word unknown (Speechmatics' UU), as a server that could not tell.
+    const received = first!.timeline.received.map((e) => ({ ...e, words: e.words?.map((w) => ({ ...w, speaker: 'UU' })) }));
+    const sessions = [{ ...first!, timeline: { ...first!.timeline, received } }, ...rest];
+    const diarization = corpusSpeakers(sessions.map((s) => sessionView(s.timeline)));
+    assert.equal(diarization?.unlabelled, 1);
+    assert.ok(diarization.missed! > 0.4, `the unlabelled input is missed speech: ${diarization.missed}`);
+    const unlabelled: Report = { ...report, benchmarks: [{ ...report.benchmarks[0]!, sessions, summary: { ...report.benchmarks[0]!.summary, diarization } }] };
+    assert.match(sectionOf(renderHtml(unlabelled)), /<th title="[^"]+">without labels<\/th>.*<td>2<\/td><td>1<\/td>/s);
+    assert.match(renderMarkdown(unlabelled), /\| level \| inputs \| without labels \| DER \|.*\n.*\n\| synchronous \| 2 \| 1 \| /);
+    assert.match(renderSummary(unlabelled), /over 2 inputs, 1 without labels \(missed speech\)/);
   });
 
   it('no section without speaker figures', () => {

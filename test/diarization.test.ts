@@ -170,9 +170,14 @@ describe('DER and JER, hand-computed', () => {
     assert.equal(scoreDiarization(reference, hypothesis, rules({ region: 'reference-extent' })).der.falseAlarmMs, 0);
   });
 
-  it('a speaker whose own turns overlap talks once', () => {
+  it('a speaker whose own turns overlap talks once, and those turns are merged before collars are placed (as dscore)', () => {
     const der = scoreDiarization([turn('A', 0, 1000), turn('A', 500, 1500)], [turn('x', 0, 1500)]).der;
     assert.deepEqual({ ...der, pairs: undefined }, { scoredMs: 1500, missedMs: 0, falseAlarmMs: 0, confusionMs: 0, pairs: undefined });
+    const collar = rules({ collar: { ms: 100, per: 'side' } });
+    // One turn 0-1.5 s: collars at 0 and 1.5 s only.
+    assert.equal(scoreDiarization([turn('A', 0, 1000), turn('A', 500, 1500)], [turn('x', 0, 1500)], collar).der.scoredMs, 1300);
+    // Turns that only touch stay two (intervaltree's merge_overlaps): a collar at 1 s too.
+    assert.equal(scoreDiarization([turn('A', 0, 1000), turn('A', 1000, 1500)], [turn('x', 0, 1500)], collar).der.scoredMs, 1100);
   });
 });
 
@@ -238,78 +243,99 @@ describe('agreement with pyannote.metrics and md-eval', () => {
   });
 });
 
-describe('agreement with a frame-by-frame scorer', () => {
-  /**
-   * The straightforward definition, 1 ms at a time on whole-ms turns: which frames are
-   * scored, who talks in each, and the best pairing found by trying every one. It shares
-   * no code with the scorer under test.
-   */
-  function frameScore(reference: SpeakerTurn[], hypothesis: SpeakerTurn[], rule: DiarizationRules, uem?: Span[]) {
-    const reach = rule.collar.per === 'side' ? rule.collar.ms : rule.collar.ms / 2;
-    const both = [...reference, ...hypothesis];
-    const extent = rule.region === 'extents' ? both : reference;
-    const lo = Math.min(0, ...both.map((t) => t.startMs)) - 1;
-    const hi = Math.max(0, ...both.map((t) => t.endMs), ...(uem ?? []).map((u) => u.endMs)) + 1;
-    const refNames = [...new Set(reference.map((t) => t.speaker))];
-    const hypNames = [...new Set(hypothesis.map((t) => t.speaker))];
-    const together = refNames.map(() => hypNames.map(() => 0));
-    // Before collars and overlap are taken out: where md-eval pairs speakers.
-    const togetherWhole = refNames.map(() => hypNames.map(() => 0));
-    const refMs = refNames.map(() => 0);
-    const hypMs = hypNames.map(() => 0);
-    let [scored, missed, falseAlarm, matchable] = [0, 0, 0, 0];
-    for (let t = lo; t < hi; t++) {
-      const inRegion = uem
-        ? uem.some((u) => u.startMs <= t && t < u.endMs)
-        : extent.length > 0 && Math.min(...extent.map((x) => x.startMs)) <= t && t < Math.max(...extent.map((x) => x.endMs));
-      if (!inRegion) continue;
-      const talking = (turns: SpeakerTurn[], names: string[]) =>
-        names.flatMap((name, i) => (turns.some((x) => x.speaker === name && x.startMs <= t && t < x.endMs) ? [i] : []));
-      const [r, h] = [talking(reference, refNames), talking(hypothesis, hypNames)];
-      for (const i of r) for (const j of h) togetherWhole[i]![j]!++;
-      if (reference.some((x) => [x.startMs, x.endMs].some((b) => b - reach <= t && t + 1 <= b + reach))) continue;
-      if (rule.overlap === 'skipped' && r.length >= 2) continue;
-      scored += r.length;
-      missed += Math.max(0, r.length - h.length);
-      falseAlarm += Math.max(0, h.length - r.length);
-      matchable += Math.min(r.length, h.length);
-      for (const i of r) refMs[i]!++;
-      for (const j of h) hypMs[j]!++;
-      for (const i of r) for (const j of h) together[i]![j]!++;
+/**
+ * The straightforward definition, 1 ms at a time on whole-ms turns: which frames are
+ * scored, who talks in each, and the best pairing found by trying every one. It shares
+ * no code with the scorer under test.
+ */
+function frameScore(reference: SpeakerTurn[], hypothesis: SpeakerTurn[], rule: DiarizationRules, uem?: Span[]) {
+  const reach = rule.collar.per === 'side' ? rule.collar.ms : rule.collar.ms / 2;
+  const both = [...reference, ...hypothesis];
+  const extent = rule.region === 'extents' ? both : reference;
+  const lo = Math.min(0, ...both.map((t) => t.startMs)) - 1;
+  const hi = Math.max(0, ...both.map((t) => t.endMs), ...(uem ?? []).map((u) => u.endMs)) + 1;
+  const refNames = [...new Set(reference.map((t) => t.speaker))];
+  const hypNames = [...new Set(hypothesis.map((t) => t.speaker))];
+  const together = refNames.map(() => hypNames.map(() => 0));
+  // Before collars and overlap are taken out: where md-eval pairs speakers.
+  const togetherWhole = refNames.map(() => hypNames.map(() => 0));
+  const refMs = refNames.map(() => 0);
+  const hypMs = hypNames.map(() => 0);
+  let [scored, missed, falseAlarm, matchable] = [0, 0, 0, 0];
+  for (let t = lo; t < hi; t++) {
+    const inRegion = uem
+      ? uem.some((u) => u.startMs <= t && t < u.endMs)
+      : extent.length > 0 && Math.min(...extent.map((x) => x.startMs)) <= t && t < Math.max(...extent.map((x) => x.endMs));
+    if (!inRegion) continue;
+    const talking = (turns: SpeakerTurn[], names: string[]) =>
+      names.flatMap((name, i) => (turns.some((x) => x.speaker === name && x.startMs <= t && t < x.endMs) ? [i] : []));
+    const [r, h] = [talking(reference, refNames), talking(hypothesis, hypNames)];
+    for (const i of r) for (const j of h) togetherWhole[i]![j]!++;
+    if (reference.some((x) => [x.startMs, x.endMs].some((b) => b - reach <= t && t + 1 <= b + reach))) continue;
+    if (rule.overlap === 'skipped' && r.length >= 2) continue;
+    scored += r.length;
+    missed += Math.max(0, r.length - h.length);
+    falseAlarm += Math.max(0, h.length - r.length);
+    matchable += Math.min(r.length, h.length);
+    for (const i of r) refMs[i]!++;
+    for (const j of h) hypMs[j]!++;
+    for (const i of r) for (const j of h) together[i]![j]!++;
+  }
+  // Every one-to-one pairing of reference speakers (index: hypothesis speaker, or -1).
+  const pairings: number[][] = [];
+  const extend = (chosen: number[]) => {
+    if (chosen.length === refNames.length) return void pairings.push(chosen);
+    extend([...chosen, -1]);
+    for (let j = 0; j < hypNames.length; j++) if (!chosen.includes(j)) extend([...chosen, j]);
+  };
+  extend([]);
+  const sumOver = (pairing: number[], weight: (i: number, j: number) => number) => pairing.reduce((n, j, i) => n + (j < 0 ? 0 : weight(i, j)), 0);
+  const togetherOf = (i: number, j: number) => together[i]![j]!;
+  const jaccardOf = (i: number, j: number) => (togetherOf(i, j) === 0 ? 0 : togetherOf(i, j) / (refMs[i]! + hypMs[j]! - togetherOf(i, j)));
+  // Pairings tied on the weight they are chosen by may differ in confusion: any of them is right.
+  const pairingWeight = rule.mapping === 'scored-time' ? togetherOf : (i: number, j: number) => togetherWhole[i]![j]!;
+  const bestPairing = Math.max(...pairings.map((p) => sumOver(p, pairingWeight)));
+  const confusions = pairings.filter((p) => sumOver(p, pairingWeight) === bestPairing).map((p) => matchable - sumOver(p, togetherOf));
+  // Speakers with no scored time are not scored by JER.
+  const scoredSpeakers = refNames.map((_, i) => i).filter((i) => refMs[i]! > 0);
+  const jerOfPairing = (p: number[]) => scoredSpeakers.reduce((n, i) => n + (p[i]! < 0 || togetherOf(i, p[i]!) === 0 ? 1 : 1 - jaccardOf(i, p[i]!)), 0);
+  const jerWeight = rule.jerMapping === 'overlap' ? togetherOf : jaccardOf;
+  const bestJerWeight = Math.max(...pairings.map((p) => sumOver(p, jerWeight)));
+  // Pairings tied on their rule's weight may differ in JER: any of them is right.
+  const jerSums = pairings.filter((p) => Math.abs(sumOver(p, jerWeight) - bestJerWeight) < 1e-9).map(jerOfPairing);
+  return { scoredMs: scored, missedMs: missed, falseAlarmMs: falseAlarm, confusions, jerSums, jerSpeakers: scoredSpeakers.length };
+}
+
+function randomTurns(random: () => number, prefix: string): SpeakerTurn[] {
+  const speakers = Math.floor(random() * 4);
+  return Array.from({ length: Math.floor(random() * 9) }, () => {
+    const startMs = Math.floor(random() * 4000);
+    return turn(`${prefix}${Math.floor(random() * Math.max(1, speakers))}`, startMs, startMs + 1 + Math.floor(random() * 1500));
+  });
+}
+
+/**
+ * dscore's `merge_turns`, written apart from the scorer: a speaker's turns that overlap
+ * (not those that only touch) become one, pair by pair until none is left.
+ */
+function mergedAsDscore(turns: SpeakerTurn[]): SpeakerTurn[] {
+  const out = turns.map((t) => ({ ...t }));
+  for (let again = true; again;) {
+    again = false;
+    for (let i = 0; i < out.length && !again; i++) {
+      for (let j = i + 1; j < out.length && !again; j++) {
+        const [a, b] = [out[i]!, out[j]!];
+        if (a.speaker !== b.speaker || !(a.startMs < b.endMs && b.startMs < a.endMs)) continue;
+        out[i] = turn(a.speaker, Math.min(a.startMs, b.startMs), Math.max(a.endMs, b.endMs));
+        out.splice(j, 1);
+        again = true;
+      }
     }
-    // Every one-to-one pairing of reference speakers (index: hypothesis speaker, or -1).
-    const pairings: number[][] = [];
-    const extend = (chosen: number[]) => {
-      if (chosen.length === refNames.length) return void pairings.push(chosen);
-      extend([...chosen, -1]);
-      for (let j = 0; j < hypNames.length; j++) if (!chosen.includes(j)) extend([...chosen, j]);
-    };
-    extend([]);
-    const sumOver = (pairing: number[], weight: (i: number, j: number) => number) => pairing.reduce((n, j, i) => n + (j < 0 ? 0 : weight(i, j)), 0);
-    const togetherOf = (i: number, j: number) => together[i]![j]!;
-    const jaccardOf = (i: number, j: number) => (togetherOf(i, j) === 0 ? 0 : togetherOf(i, j) / (refMs[i]! + hypMs[j]! - togetherOf(i, j)));
-    // Pairings tied on the weight they are chosen by may differ in confusion: any of them is right.
-    const pairingWeight = rule.mapping === 'scored-time' ? togetherOf : (i: number, j: number) => togetherWhole[i]![j]!;
-    const bestPairing = Math.max(...pairings.map((p) => sumOver(p, pairingWeight)));
-    const confusions = pairings.filter((p) => sumOver(p, pairingWeight) === bestPairing).map((p) => matchable - sumOver(p, togetherOf));
-    // Speakers with no scored time are not scored by JER.
-    const scoredSpeakers = refNames.map((_, i) => i).filter((i) => refMs[i]! > 0);
-    const jerOfPairing = (p: number[]) => scoredSpeakers.reduce((n, i) => n + (p[i]! < 0 || togetherOf(i, p[i]!) === 0 ? 1 : 1 - jaccardOf(i, p[i]!)), 0);
-    const jerWeight = rule.jerMapping === 'overlap' ? togetherOf : jaccardOf;
-    const bestJerWeight = Math.max(...pairings.map((p) => sumOver(p, jerWeight)));
-    // Pairings tied on their rule's weight may differ in JER: any of them is right.
-    const jerSums = pairings.filter((p) => Math.abs(sumOver(p, jerWeight) - bestJerWeight) < 1e-9).map(jerOfPairing);
-    return { scoredMs: scored, missedMs: missed, falseAlarmMs: falseAlarm, confusions, jerSums, jerSpeakers: scoredSpeakers.length };
   }
+  return out;
+}
 
-  function randomTurns(random: () => number, prefix: string): SpeakerTurn[] {
-    const speakers = Math.floor(random() * 4);
-    return Array.from({ length: Math.floor(random() * 9) }, () => {
-      const startMs = Math.floor(random() * 4000);
-      return turn(`${prefix}${Math.floor(random() * Math.max(1, speakers))}`, startMs, startMs + 1 + Math.floor(random() * 1500));
-    });
-  }
-
+describe('agreement with a frame-by-frame scorer', () => {
   it('gives the same DER parts and JER on random segmentations under random rules', () => {
     const random = seededRandom(27);
     for (let n = 0; n < 200; n++) {
@@ -329,7 +355,8 @@ describe('agreement with a frame-by-frame scorer', () => {
       const start = Math.floor(random() * 3000);
       const uem = random() < 0.3 ? [{ startMs: start, endMs: start + 1 + Math.floor(random() * 3000) }] : undefined;
       const what = JSON.stringify({ reference, hypothesis, rule, uem });
-      const expected = frameScore(reference, hypothesis, rule, uem);
+      // A speaker's own overlapping turns are made one before collars are placed (dscore's order).
+      const expected = frameScore(mergedAsDscore(reference), hypothesis, rule, uem);
       const score = scoreDiarization(reference, hypothesis, rule, uem);
       for (const part of ['scoredMs', 'missedMs', 'falseAlarmMs'] as const) close(score.der[part], expected[part], `${part} of ${what}`);
       assert.ok(
@@ -343,6 +370,39 @@ describe('agreement with a frame-by-frame scorer', () => {
         `JER ${jerSum} not in ${expected.jerSums.join(', ')} of ${what}`,
       );
     }
+  });
+});
+
+describe("a reference speaker who overlaps themself, scored in dscore's order", () => {
+  it("merges a speaker's own overlapping turns first, then places collars at the merged turns: the frame scorer on the merged reference agrees", () => {
+    const random = seededRandom(32);
+    let overlapping = 0;
+    for (let n = 0; n < 250; n++) {
+      const reference = randomTurns(random, 'r');
+      // Every speaker talks over themself at least once; now and then a turn only touches one of theirs.
+      for (const t of [...reference]) {
+        const at = t.startMs + Math.floor(random() * (t.endMs - t.startMs));
+        reference.push(
+          random() < 0.2 ? turn(t.speaker, t.endMs, t.endMs + 100 + Math.floor(random() * 500)) : turn(t.speaker, at, at + 1 + Math.floor(random() * 1500)),
+        );
+      }
+      if (mergedAsDscore(reference).length < reference.length) overlapping++;
+      const hypothesis = randomTurns(random, 'h');
+      const rule = rules({
+        collar: { ms: [100, 250, 500][Math.floor(random() * 3)]!, per: random() < 0.5 ? 'total' : 'side' },
+        overlap: random() < 0.5 ? 'scored' : 'skipped',
+        region: random() < 0.5 ? 'extents' : 'reference-extent',
+      });
+      const what = JSON.stringify({ reference, hypothesis, rule });
+      const expected = frameScore(mergedAsDscore(reference), hypothesis, rule);
+      const score = scoreDiarization(reference, hypothesis, rule);
+      for (const part of ['scoredMs', 'missedMs', 'falseAlarmMs'] as const) close(score.der[part], expected[part], `${part} of ${what}`);
+      assert.ok(
+        expected.confusions.some((ms) => Math.abs(ms - score.der.confusionMs) < 1e-6),
+        `confusion ${score.der.confusionMs} not in ${expected.confusions.join(', ')} of ${what}`,
+      );
+    }
+    assert.ok(overlapping > 150, `${overlapping} references with a speaker over themself`);
   });
 });
 

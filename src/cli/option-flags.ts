@@ -1,4 +1,5 @@
 import type { OptionsError } from '../config/errors.js';
+import { DIARIZATION_FLAGS } from './diarization-flags.js';
 
 /**
  * The flag that sets each option a library message names (`OptionsError`, keyed by its
@@ -83,12 +84,7 @@ const FLAGS: Readonly<Record<string, string>> = {
   'caps.maxEvents': '--max-session-events',
   'caps.maxBytes': '--max-session-mb',
   normalizer: '--normalizer',
-  'diarization.collarMs': '--der-collar-ms',
-  'diarization.collarPer': '--der-collar-per',
-  'diarization.overlap': '--der-overlap',
-  'diarization.region': '--der-region',
-  'diarization.mapping': '--der-mapping',
-  'diarization.jerMapping': '--jer-mapping',
+  ...DIARIZATION_FLAGS,
   apiKeyEnv: '--api-key-env',
   resume: '--resume',
   'same-options': 'the same flags',

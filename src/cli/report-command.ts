@@ -15,7 +15,7 @@ import { lockFolder } from '../util/folder-lock.js';
 import { NORMALIZER_NAMES } from '../metrics/normalizers/index.js';
 import { checkWritableDir } from './output-dir.js';
 import { outputList } from './parse.js';
-import { addDiarizationFlags, diarizationOptionsFromFlags, type DiarizationFlags } from './diarization-flags.js';
+import { addDiarizationFlags, diarizationOptionsFromFlags } from './diarization-flags.js';
 import { diarizationRulesOption } from '../config/diarization-rules.js';
 import { addColdGapFlag, coldGapOf } from './cold-gap-flag.js';
 import type { DiarizationRules } from '../metrics/diarization/rules.js';
@@ -38,7 +38,7 @@ const render = new Command('render')
     const statistics = statisticsOption(opts.percentiles);
     const dir = opts.outputDir ?? (path.endsWith('.json') ? dirname(path) : path);
     // The --der-* flags given change those rules of the report's own; the others stay.
-    const given = diarizationOptionsFromFlags(render.opts() as DiarizationFlags);
+    const given = diarizationOptionsFromFlags(render.opts());
     const rescore = Object.keys(given).length > 0 ? (recorded: DiarizationRules) => diarizationRulesOption(given, recorded) : undefined;
     const report = await readReport(path, chosenNormalizer(opts.normalizer), rescore, coldGapOf(render).coldGapMs);
     await checkWritableDir(dir, '--output-dir');

@@ -30,7 +30,7 @@ import { VLLM_OMNI_DUPLEX } from '../dialects/vllm-omni-duplex/spec.js';
 import { parsePace } from '../session/pace.js';
 import { DEFAULT_TIMEOUTS } from '../session/runner.js';
 import { addColdGapFlag, coldGapOf } from './cold-gap-flag.js';
-import { addDiarizationFlags, diarizationOptionsFromFlags, type DiarizationFlags } from './diarization-flags.js';
+import { addDiarizationFlags, diarizationOptionsFromFlags } from './diarization-flags.js';
 import { addSessionCapFlags, sessionCapsFromFlags, type SessionCapFlags } from './session-cap-flags.js';
 import { addScrapeFlags, scrapeOptionsFromFlags, type ScrapeFlags } from './scrape-flags.js';
 import { addDatasetFlags, datasetOptionsFromFlags, type DatasetFlags } from './dataset-flags.js';
@@ -375,7 +375,7 @@ export const runCommand = new Command('run')
       ...maxErrorsOption(runCommand.opts() as { maxErrors?: number }),
       ...(opts.slo ? { slos: opts.slo } : {}),
       normalizer: opts.normalizer,
-      diarization: diarizationOptionsFromFlags(runCommand.opts() as DiarizationFlags),
+      diarization: diarizationOptionsFromFlags(runCommand.opts()),
       ...(opts.maxSeconds !== undefined ? { maxSeconds: opts.maxSeconds } : {}),
       ...(opts.duration !== undefined ? { duration: opts.duration } : {}),
       turnsPerSession: opts.turnsPerSession,

@@ -88,12 +88,30 @@ export const serveCommand = new Command('serve')
   .option(
     '--pending-words [ms]',
     'AssemblyAI: show each word of a running turn pending (word_is_final: false, not yet in transcript) before the next Turn makes it final, its times this many ms off the final ones (default 0)',
-    num,
+    milliseconds,
   )
   .option(
     '--speaker-revision',
     'AssemblyAI speaker_labels=true: end the stream with a SpeakerRevision that gives the words of earlier turns their reference speakers (undoing --speaker-confusion and --speaker-boundary-ms)',
     false,
+  )
+  .option(
+    '--speaker-relabel <x>',
+    'speaker labels: share of words that partials (Deepgram interim results, Speechmatics partials) first show with another speaker, the final correcting it, 0 to 1',
+    fraction,
+    DEFAULT_SPEAKER_ERRORS.relabel,
+  )
+  .option(
+    '--speaker-unlabelled <x>',
+    'speaker labels: share of words given no speaker (Deepgram: no speaker field; Speechmatics: UU), 0 to 1',
+    fraction,
+    DEFAULT_SPEAKER_ERRORS.unlabelled,
+  )
+  .option(
+    '--word-retime-ms <ms>',
+    'speaker labels: move each word this many ms in partials, the final giving its own times, as servers re-time words when they settle',
+    milliseconds,
+    DEFAULT_SPEAKER_ERRORS.retimeMs,
   )
   .option('--quiet', 'do not log each connection')
   .option(
@@ -142,7 +160,13 @@ export const serveCommand = new Command('serve')
       ...(opts.ingestSpeed !== undefined ? { ingestSpeed: opts.ingestSpeed } : {}),
       ...(opts.apiKey !== undefined ? { apiKey: opts.apiKey } : {}),
       ...(opts.tlsCert !== undefined ? { tls: { cert: readPem(opts.tlsCert, '--tls-cert'), key: readPem(opts.tlsKey!, '--tls-key') } } : {}),
-      speakers: { confusion: opts.speakerConfusion, boundaryMs: opts.speakerBoundaryMs },
+      speakers: {
+        confusion: opts.speakerConfusion,
+        boundaryMs: opts.speakerBoundaryMs,
+        relabel: opts.speakerRelabel,
+        unlabelled: opts.speakerUnlabelled,
+        retimeMs: opts.wordRetimeMs,
+      },
       ...(opts.pendingWords !== undefined ? { pendingWordsMs: opts.pendingWords === true ? 0 : opts.pendingWords } : {}),
       speakerRevision: opts.speakerRevision,
       faults: parseFaults(opts.fault ?? []),

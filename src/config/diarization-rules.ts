@@ -1,4 +1,4 @@
-import { DEFAULT_RULES, type DiarizationRules } from '../metrics/diarization/rules.js';
+import { DEFAULT_RULES, RULE_CHOICES, type DiarizationRules } from '../metrics/diarization/rules.js';
 import { option, optionsError } from './errors.js';
 
 /** The diarization rules as options give them (`--der-*`, `--jer-mapping`): each unset rule keeps pyannote.metrics' default. */
@@ -16,19 +16,13 @@ export interface DiarizationOptions {
   jerMapping?: string;
 }
 
-const CHOICES = {
-  collarPer: ['total', 'side'],
-  overlap: ['scored', 'skipped'],
-  region: ['extents', 'reference-extent'],
-  mapping: ['scored-time', 'whole-region'],
-  jerMapping: ['overlap', 'jaccard'],
-} as const;
+type Choices = typeof RULE_CHOICES;
 
-function choice<K extends keyof typeof CHOICES>(key: K, value: string | undefined, fallback: (typeof CHOICES)[K][number]): (typeof CHOICES)[K][number] {
+function choice<K extends keyof Choices>(key: K, value: string | undefined, fallback: Choices[K][number]): Choices[K][number] {
   if (value === undefined) return fallback;
-  const known = CHOICES[key] as readonly string[];
+  const known = RULE_CHOICES[key] as readonly string[];
   if (!known.includes(value)) throw optionsError`${option(`diarization.${key}`)} must be ${known.join(' or ')}, got "${value}"`;
-  return value as (typeof CHOICES)[K][number];
+  return value as Choices[K][number];
 }
 
 /** The rules speaker attribution is scored by, checked: a one-line error names the option and its choices. Unset rules keep `base`'s. */

@@ -52,7 +52,11 @@ export async function readReport(
   }
   report = upgradeReport(report);
   if (normalizer !== undefined) report = { ...report, config: { ...report.config, normalizer } };
-  if (rescore) report = { ...report, config: { ...report.config, diarization: diarizationRecord(rescore(report.config.diarization?.rules ?? DEFAULT_RULES)) } };
+  // Figures are scored again by this voxbench, so its words for the rules (the fixed ones too) are the ones that hold.
+  const recorded = report.config.diarization?.rules;
+  if (rescore || recorded) {
+    report = { ...report, config: { ...report.config, diarization: diarizationRecord(rescore ? rescore(recorded ?? DEFAULT_RULES) : recorded!) } };
+  }
   if (coldGapMs !== undefined) report = { ...report, config: { ...report.config, window: { ...report.config.window, coldGapMs } } };
   if (report.config.normalizer !== undefined && normalizerChoice(report.config.normalizer) === undefined) {
     throw new ReportError(

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type WebSocket from 'ws';
 import { EmissionQueue } from '../../server/sessions/emission-queue.js';
 import { StreamRecognizer, type HeardWord } from '../../server/models/recognizer.js';
-import { SpeakerLabeller } from '../../server/models/speakers.js';
+import { SpeakerLabeller, type WordLabels } from '../../server/models/speakers.js';
 import { StreamingVad } from '../../server/models/vad.js';
 import type { SessionContext } from '../../server/sessions/session-context.js';
 import { SessionFaults } from '../../server/faults/session-faults.js';
@@ -201,7 +201,7 @@ export class ListenSession {
   private interim(): void {
     const words = [...this.pending];
     const endMs = words[words.length - 1]!.endMs;
-    this.emit(() => this.send(this.results(words, this.rangeStartMs, endMs, { is_final: false })), this.ctx.latency.delay(this.ctx.openSessions()));
+    this.emit(() => this.send(this.results(words, this.rangeStartMs, endMs, { is_final: false }, true)), this.ctx.latency.delay(this.ctx.openSessions()));
   }
 
   /** The first `count` pending words as a final range ending at `endMs`; a flush (`slow`) takes the model's final latency. */
@@ -215,27 +215,32 @@ export class ListenSession {
     this.emit(() => this.send(this.results(words, start, Math.max(start, endMs), { is_final: true, speech_final: false, ...flags })), delay);
   }
 
-  /** Heard words after the session's faults, each given its speaker when diarizing (once: a word keeps its label). */
+  /** Heard words after the session's faults, each given its speakers when diarizing (once: its final label, and the one interim results show). */
   private labelled(words: HeardWord[]): LabelledWord[] {
     const speakers = this.speakers;
-    return this.faults.words(words).map((w) => {
-      const speaker = speakers?.label(w);
-      return speaker !== undefined ? { ...w, label: speaker } : w;
-    });
+    return this.faults.words(words).map((w) => ({ ...w, ...speakers?.labels(w) }));
   }
 
-  /** A Results of `words`: their transcript, and with `diarize=true` each word's times (seconds) and speaker. */
-  private results(words: readonly LabelledWord[], startMs: number, endMs: number, flags: object): object {
+  /**
+   * A Results of `words`: their transcript, and with `diarize=true` each word's times
+   * (seconds) and speaker; an interim one (`partial`) shows each word's first label, its
+   * times moved by the server's re-timing.
+   */
+  private results(words: readonly LabelledWord[], startMs: number, endMs: number, flags: object, partial = false): object {
     const transcript = words.map((w) => w.text).join(' ');
+    const shiftMs = partial ? this.ctx.speakers.retimeMs : 0;
     const listed = this.speakers
-      ? words.map((w) => ({
-          word: w.text,
-          punctuated_word: w.text,
-          start: (w.startMs ?? w.endMs) / 1000,
-          end: w.endMs / 1000,
-          confidence: 0.99,
-          ...(w.label !== undefined ? { speaker: w.label } : {}),
-        }))
+      ? words.map((w) => {
+          const speaker = partial ? w.shown : w.label;
+          return {
+            word: w.text,
+            punctuated_word: w.text,
+            start: ((w.startMs ?? w.endMs) + shiftMs) / 1000,
+            end: (w.endMs + shiftMs) / 1000,
+            confidence: 0.99,
+            ...(speaker !== undefined ? { speaker } : {}),
+          };
+        })
       : [];
     return {
       type: 'Results',
@@ -279,8 +284,8 @@ function modelUuid(model: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
-/** A heard word with its speaker number. */
-type LabelledWord = HeardWord & { label?: number };
+/** A heard word with its speaker numbers: final, and shown first. */
+type LabelledWord = HeardWord & WordLabels;
 
 export const simulatedDeepgram = {
   ...DEEPGRAM,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type WebSocket from 'ws';
 import { EmissionQueue } from '../../server/sessions/emission-queue.js';
 import { StreamRecognizer, type HeardWord } from '../../server/models/recognizer.js';
-import { SpeakerLabeller } from '../../server/models/speakers.js';
+import { SpeakerLabeller, type WordLabels } from '../../server/models/speakers.js';
 import type { SessionContext } from '../../server/sessions/session-context.js';
 import { SessionFaults } from '../../server/faults/session-faults.js';
 import type { SimulatedDialect } from '../../server/simulated-dialect.js';
@@ -147,17 +147,17 @@ export class SpeechmaticsSession {
     if (words.length === 0) return;
     this.pending.push(
       ...this.faults.words(words).map((w) => {
-        const label = this.speakers?.label(w);
-        if (label !== undefined) this.heardSpeakers.add(label);
+        const labels = this.speakers?.labels(w);
+        if (labels?.label !== undefined) this.heardSpeakers.add(labels.label);
         return {
           text: w.text,
           endMs: this.offsetMs + w.endMs,
           ...(w.startMs !== undefined ? { heardStartMs: this.offsetMs + w.startMs } : {}),
-          ...(label !== undefined ? { label } : {}),
+          ...labels,
         };
       }),
     );
-    this.later(this.transcript('AddPartialTranscript', this.timed(this.pending)));
+    this.later(this.transcript('AddPartialTranscript', this.timed(this.pending), true));
   }
 
   /** Every pending word final, then the utterance's (or the stream's) end, after the model's finalize time. */
@@ -200,9 +200,14 @@ export class SpeechmaticsSession {
     });
   }
 
-  /** An `AddTranscript` or `AddPartialTranscript` of `words`, as the API lays it out (times in seconds). */
-  private transcript(message: string, words: readonly TimedWord[]): object {
-    const s = (ms: number): number => Math.round(ms) / 1000;
+  /**
+   * An `AddTranscript` or `AddPartialTranscript` of `words`, as the API lays it out (times
+   * in seconds); a partial shows each word's first label, its times moved by the server's
+   * re-timing.
+   */
+  private transcript(message: string, words: readonly TimedWord[], partial = false): object {
+    const shiftMs = partial ? this.ctx.speakers.retimeMs : 0;
+    const s = (ms: number): number => Math.round(ms + shiftMs) / 1000;
     return {
       message,
       format: FORMAT,
@@ -215,9 +220,7 @@ export class SpeechmaticsSession {
         type: 'word',
         start_time: s(w.startMs),
         end_time: s(w.endMs),
-        alternatives: [
-          { content: w.text, confidence: 1, language: 'en', ...(this.speakers ? { speaker: w.label !== undefined ? `S${w.label + 1}` : 'UU' } : {}) },
-        ],
+        alternatives: [{ content: w.text, confidence: 1, language: 'en', ...(this.speakers ? { speaker: speakerOf(partial ? w.shown : w.label) } : {}) }],
       })),
     };
   }
@@ -251,5 +254,8 @@ export const simulatedSpeechmatics = {
 } satisfies SimulatedDialect;
 
 /** A heard word in the session's stream: where the recognizer placed its start, and its speaker number when diarizing. */
-type LabelledWord = HeardWord & { heardStartMs?: number; label?: number };
+type LabelledWord = HeardWord & WordLabels & { heardStartMs?: number };
+
+/** A speaker number as Speechmatics names it; `UU` where the server cannot tell. */
+const speakerOf = (n: number | undefined): string => (n !== undefined ? `S${n + 1}` : 'UU');
 type TimedWord = LabelledWord & { startMs: number };

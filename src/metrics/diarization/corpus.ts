@@ -16,7 +16,7 @@ import { wordSpeakerErrorRate, type WordSpeakerErrors } from './words.js';
 export interface CorpusDiarization {
   recordings: number;
   scoredMs: number;
-  /** Each part over the scored time; they add up to DER. */
+  /** Each part over the scored time; they add up to DER. Null without scored reference speech, where DER is 0 or 1. */
   der: number | null;
   missed: number | null;
   falseAlarm: number | null;
@@ -55,7 +55,8 @@ export function corpusDiarization(scores: readonly DiarizationScore[], { interva
     falseAlarmMs: sum(parts.map((d) => d.falseAlarmMs)),
     confusionMs: sum(parts.map((d) => d.confusionMs)),
   };
-  const share = (ms: number): number | null => (scores.length === 0 ? null : scoredMs === 0 ? (ms === 0 ? 0 : 1) : ms / scoredMs);
+  // Without scored reference speech the parts are no share of anything: DER alone says 0 or 1.
+  const share = (ms: number): number | null => (scoredMs === 0 ? null : ms / scoredMs);
   const speakerErrorSums = scores.map((s) => sum(s.jer.speakers.map((j) => j.error)));
   const speakers = scores.map((s) => s.jer.speakers.length);
   return {

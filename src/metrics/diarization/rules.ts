@@ -10,6 +10,15 @@ import type { Collar, DiarizationRules } from '../../timeline/types.js';
 
 export type { Collar, DiarizationRules };
 
+/** The values of each rule that is a choice, the one list options, flags and checks read. */
+export const RULE_CHOICES = Object.freeze({
+  collarPer: ['total', 'side'],
+  overlap: ['scored', 'skipped'],
+  region: ['extents', 'reference-extent'],
+  mapping: ['scored-time', 'whole-region'],
+  jerMapping: ['overlap', 'jaccard'],
+} as const satisfies Record<string, readonly string[]>);
+
 /** pyannote.metrics' defaults: no collar, overlap scored, the extents of both sides. */
 export const DEFAULT_RULES: DiarizationRules = Object.freeze({
   collar: Object.freeze({ ms: 0, per: 'total' }),
@@ -18,6 +27,12 @@ export const DEFAULT_RULES: DiarizationRules = Object.freeze({
   mapping: 'scored-time',
   jerMapping: 'overlap',
 });
+
+/**
+ * A speaker's turn spans the short pauses between its words, as a diarizer's segment
+ * does, up to a pause this long (a fixed rule, named in every report's description).
+ */
+export const WORD_JOIN_MS = 500;
 
 /** How far the no-score zone reaches on each side of a reference boundary, in ms. */
 export const collarReachMs = (collar: Collar): number => (collar.per === 'side' ? collar.ms : collar.ms / 2);
@@ -34,7 +49,10 @@ export function describeRules(rules: DiarizationRules): string {
   const region = rules.region === 'extents' ? 'the UEM, else the reference and hypothesis extents' : "the UEM, else the reference's extent";
   const within = rules.mapping === 'scored-time' ? 'the scored time' : 'the whole region';
   const jer = rules.jerMapping === 'overlap' ? 'most time together' : 'highest Jaccard index';
-  return `${collar}; overlapped speech ${rules.overlap}; scored over ${region}; speakers paired one to one for the most time together within ${within} (JER: ${jer})`;
+  return (
+    `${collar}; overlapped speech ${rules.overlap}; scored over ${region}; speakers paired one to one for the most time together within ${within} (JER: ${jer}); ` +
+    `a reference speaker's own overlapping turns merged first (as dscore); the server's labelled words joined into turns that end where another speaker's word starts or at a pause of ${WORD_JOIN_MS} ms`
+  );
 }
 
 /** The settings of pyannote.metrics and dscore (md-eval) that give the same DER and JER; none where the rules match neither. */

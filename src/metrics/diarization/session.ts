@@ -2,68 +2,41 @@ import type { AudioInput, SessionTimeline, SpeakerTurn } from '../../timeline/ty
 import type { SessionView } from '../../views/session-view.js';
 import { corpusDiarization, corpusSpeakerStability, corpusWordSpeakerErrors, type CorpusDiarization, type PooledFigure } from './corpus.js';
 import { scoreDiarization, type DiarizationScore } from './score.js';
-import { DEFAULT_RULES, type DiarizationRules } from './rules.js';
+import { DEFAULT_RULES, WORD_JOIN_MS, type DiarizationRules } from './rules.js';
 import { speakerStability, type SpeakerStability } from './stability.js';
 import { wordSpeakerErrors, type SpeakerWord, type WordSpeakerErrors } from './words.js';
+import { labelledWordsByInput } from './labelled-words.js';
 
 /**
  * A session's speaker attribution, from its timeline: each audio input's reference
- * turns against the speaker labels the server gave the words said in that input's audio.
- * The final labels are scored: a word (known by its start) takes the label of the last
- * lasting (not provisional) event that carried it. A word without times or a speaker,
- * or labelled `UU` (Speechmatics' unknown speaker), is no label.
+ * turns against the speaker labels the server gave the words said in that input's audio
+ * (`labelled-words.ts`: a word followed across its revisions by its text and time, its
+ * final label that of its last lasting emission; no label, or `UU`, is none). An input
+ * with reference turns and no labelled word is scored too, as all missed speech, with
+ * `labelledWords` 0.
  */
 export interface InputSpeakers {
   input: number;
+  /** Words with a final label in the input's audio; 0 for an input the server did not label. */
+  labelledWords: number;
   score: DiarizationScore;
   words: WordSpeakerErrors;
   stability: SpeakerStability;
 }
 
 /**
- * Consecutive words of one speaker join into one turn across a pause shorter than this,
- * as a diarizer's segment spans the short gaps between its words.
- */
-export const WORD_JOIN_MS = 500;
-
-/** Labels that say the server could not tell the speaker. */
-const UNKNOWN = new Set(['UU']);
-
-interface Labelled {
-  /** The final label of each word, by its start. */
-  final: Map<number, SpeakerWord>;
-  /** Every labelled emission, in arrival order, with the word's start as its identity. */
-  emissions: Array<{ word: number; speaker: string }>;
-}
-
-function labelledWords(timeline: SessionTimeline): Labelled {
-  const final = new Map<number, SpeakerWord>();
-  const emissions: Labelled['emissions'] = [];
-  for (const event of timeline.received) {
-    for (const w of event.words ?? []) {
-      if (w.startMs === undefined || w.endMs === undefined || w.speaker === undefined || UNKNOWN.has(w.speaker)) continue;
-      emissions.push({ word: w.startMs, speaker: w.speaker });
-      if (!event.provisional) final.set(w.startMs, { speaker: w.speaker, startMs: w.startMs, endMs: w.endMs });
-    }
-  }
-  return { final, emissions };
-}
-
-/**
- * Words as turns: each speaker's words in time order, joined across pauses under
- * WORD_JOIN_MS, whatever another speaker said meanwhile (two speakers can overlap).
+ * Words as turns: the words in time order, a turn running on while the same speaker
+ * talks on. A turn ends where another speaker's word starts (so a word given to the
+ * wrong speaker is speaker confusion, not two speakers at once) and at a pause of
+ * WORD_JOIN_MS or more. Words that overlap in time still overlap: a turn spans its
+ * words, from the first one's start to the latest end.
  */
 export function turnsOfWords(words: readonly SpeakerWord[]): SpeakerTurn[] {
-  const open = new Map<string, SpeakerTurn>();
   const turns: SpeakerTurn[] = [];
-  for (const w of [...words].sort((a, b) => a.startMs - b.startMs)) {
-    const last = open.get(w.speaker);
-    if (last && w.startMs - last.endMs < WORD_JOIN_MS) last.endMs = Math.max(last.endMs, w.endMs);
-    else {
-      const turn = { speaker: w.speaker, startMs: w.startMs, endMs: w.endMs };
-      open.set(w.speaker, turn);
-      turns.push(turn);
-    }
+  let last: SpeakerTurn | undefined;
+  for (const w of [...words].sort((a, b) => a.startMs - b.startMs || a.endMs - b.endMs)) {
+    if (last && last.speaker === w.speaker && w.startMs - last.endMs < WORD_JOIN_MS) last.endMs = Math.max(last.endMs, w.endMs);
+    else turns.push((last = { speaker: w.speaker, startMs: w.startMs, endMs: w.endMs }));
   }
   return turns;
 }
@@ -71,8 +44,8 @@ export function turnsOfWords(words: readonly SpeakerWord[]): SpeakerTurn[] {
 const memo = new WeakMap<SessionTimeline, InputSpeakers[]>();
 
 /**
- * Every audio input with reference turns and at least one labelled word in its audio,
- * scored under the timeline's rules (pyannote.metrics' defaults without them); memoized.
+ * Every audio input with reference turns, scored under the timeline's rules
+ * (pyannote.metrics' defaults without them); memoized. `countedInputs` says which count.
  */
 export function sessionSpeakers(view: SessionView): InputSpeakers[] {
   let scored = memo.get(view.timeline);
@@ -83,26 +56,26 @@ export function sessionSpeakers(view: SessionView): InputSpeakers[] {
   return scored;
 }
 
+/**
+ * The inputs speaker figures count: every one, those the server did not label as missed
+ * speech, once the server labelled any of them; none where it labelled nothing (a server
+ * that does not diarize has no speaker figures).
+ */
+export const countedInputs = (inputs: readonly InputSpeakers[]): readonly InputSpeakers[] => (inputs.some((i) => i.labelledWords > 0) ? inputs : []);
+
 function scoreInputs(timeline: SessionTimeline, rules: DiarizationRules): InputSpeakers[] {
   const inputs = timeline.inputs.filter((i): i is AudioInput & { turns: SpeakerTurn[] } => i.kind === 'audio' && i.turns !== undefined);
   if (inputs.length === 0) return [];
-  const { final, emissions } = labelledWords(timeline);
-  const within = (input: AudioInput, w: SpeakerWord): boolean => {
-    const mid = (w.startMs + w.endMs) / 2;
-    return mid >= input.audioStartMs && mid < input.audioEndMs;
-  };
-  return inputs.flatMap((input) => {
-    const words = [...final.values()].filter((w) => within(input, w));
-    if (words.length === 0) return [];
-    const starts = new Set(words.map((w) => w.startMs));
-    return [
-      {
-        input: input.index,
-        score: scoreDiarization(input.turns, turnsOfWords(words), rules),
-        words: wordSpeakerErrors(words, input.turns),
-        stability: speakerStability(emissions.filter((e) => starts.has(e.word))),
-      },
-    ];
+  const labelled = labelledWordsByInput(timeline);
+  return inputs.map((input) => {
+    const { final, emissions } = labelled.get(input.index) ?? { final: [], emissions: [] };
+    return {
+      input: input.index,
+      labelledWords: final.length,
+      score: scoreDiarization(input.turns, turnsOfWords(final), rules),
+      words: wordSpeakerErrors(final, input.turns),
+      stability: speakerStability(emissions),
+    };
   });
 }
 
@@ -112,20 +85,23 @@ function scoreInputs(timeline: SessionTimeline, rules: DiarizationRules): InputS
  */
 export function sessionTurns(timeline: SessionTimeline): { reference: SpeakerTurn[]; hypothesis: SpeakerTurn[] } {
   const reference = timeline.inputs.flatMap((i) => (i.kind === 'audio' ? (i.turns ?? []) : []));
-  return { reference, hypothesis: turnsOfWords([...labelledWords(timeline).final.values()]) };
+  return { reference, hypothesis: [...labelledWordsByInput(timeline).values()].flatMap((words) => turnsOfWords(words.final)) };
 }
 
 /** Speaker attribution over a corpus, each figure with its 95% interval (resampling inputs); undefined when no input was scored. */
 export interface CorpusSpeakers extends CorpusDiarization {
+  /** Inputs with reference turns the server gave no label, counted as missed speech (in `recordings`). */
+  unlabelled: number;
   wordSpeakerError: PooledFigure;
   speakerRelabelled: PooledFigure;
 }
 
 export function corpusSpeakers(views: readonly SessionView[]): CorpusSpeakers | undefined {
-  const inputs = views.flatMap((v) => sessionSpeakers(v));
+  const inputs = countedInputs(views.flatMap((v) => sessionSpeakers(v)));
   if (inputs.length === 0) return undefined;
   return {
     ...corpusDiarization(inputs.map((i) => i.score)),
+    unlabelled: inputs.filter((i) => i.labelledWords === 0).length,
     wordSpeakerError: corpusWordSpeakerErrors(inputs.map((i) => i.words)),
     speakerRelabelled: corpusSpeakerStability(inputs.map((i) => i.stability)),
   };

@@ -16,6 +16,22 @@ export function speechBySpeaker(turns: readonly SpeakerTurn[]): Map<string, Span
   return bySpeaker;
 }
 
+/**
+ * Each speaker's turns that overlap made one, as dscore does before anything else
+ * (`merge_turns`: intervaltree's `merge_overlaps`, so turns that only touch stay two);
+ * turns without length are dropped. Collars sit at the boundaries of these turns.
+ */
+export function mergedOwnTurns(turns: readonly SpeakerTurn[]): SpeakerTurn[] {
+  const sorted = turns.filter((t) => t.endMs > t.startMs).sort((a, b) => (a.speaker < b.speaker ? -1 : a.speaker > b.speaker ? 1 : a.startMs - b.startMs));
+  const out: SpeakerTurn[] = [];
+  for (const { speaker, startMs, endMs } of sorted) {
+    const last = out[out.length - 1];
+    if (last?.speaker === speaker && startMs < last.endMs) last.endMs = Math.max(last.endMs, endMs);
+    else out.push({ speaker, startMs, endMs });
+  }
+  return out;
+}
+
 /** From the first turn's start to the last turn's end; empty without turns. */
 export function extentOf(turns: readonly SpeakerTurn[]): Span[] {
   let [startMs, endMs] = [Infinity, -Infinity];

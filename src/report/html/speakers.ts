@@ -33,6 +33,7 @@ export function speakersSection(report: Report): Section | undefined {
     return [
       label,
       String(s.recordings),
+      String(s.unlabelled),
       withCi(s.der, s.derCi95),
       formatPercent(s.missed),
       formatPercent(s.falseAlarm),
@@ -58,7 +59,8 @@ export function speakersSection(report: Report): Section | undefined {
     body: html`${table(
       [
         'level',
-        { label: 'inputs', title: 'Inputs with reference speaker turns and words the server labelled with speakers.' },
+        { label: 'inputs', title: 'Inputs with reference speaker turns, scored once the server labelled any input.' },
+        { label: 'without labels', title: 'Inputs with reference speaker turns whose words the server gave no speaker: all their speech is missed.' },
         { label: 'DER [95% CI]', title: `Missed speech, false alarm and speaker confusion over scored reference speaker time. ${ci}` },
         { label: 'missed', title: 'Reference speaker time the server gave no speaker, over scored reference speaker time.' },
         { label: 'false alarm', title: 'Server speaker time beyond the reference speakers talking, over scored reference speaker time.' },
@@ -75,7 +77,8 @@ export function speakersSection(report: Report): Section | undefined {
     )}
 ${note(
   'DER counts speaker time: two speakers at once for a second are two seconds of reference speech. Its parts add up to it. ' +
-    'Speakers are paired one to one for the most time together; the final labels are scored, and a word belongs to the reference speakers talking at its midpoint. ' +
+    "Each speaker's words join into turns that end where another speaker's word starts or at a pause of 500 ms; speakers are paired one to one for the most time together; the final labels are scored. " +
+    'Word speaker error and relabelled count words, each placed at its midpoint, with no collar and overlap scored whatever the rules. ' +
     'Corpus figures pool every input.',
 )}
 ${speakerRulesLine(report.config.diarization).map((line) => note(`Scored by the rules: ${line.replace(/^speaker scoring: /, '')}.`))}
