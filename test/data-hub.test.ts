@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { loadDataset, type DatasetOptions } from '../src/data/load.js';
 import type { Report } from '../src/report/schema.js';
@@ -88,6 +89,8 @@ async function closedPort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 const sampleIds = (dataset: { samples: Array<{ id: string }> }): string[] => dataset.samples.map((s) => s.id);
 
@@ -231,6 +234,24 @@ describe('--data hf:<id>: a dataset on the Hub', () => {
         /^hf:voxbench\/damaged\/data\/test-00000-of-00001.parquet: the downloaded file does not match the Hub's sha256; it was removed from the cache, run again/,
     });
     assert.deepEqual(await readdir(kept('damaged')), []);
+  });
+
+  it("runs the docs' test-hub example as written, against the local test hub", async () => {
+    const page = await readFile(join(ROOT, 'docs', 'datasets.md'), 'utf8');
+    const block = /```sh test-hub\n([\s\S]*?)```/.exec(page)?.[1];
+    assert.ok(block, 'docs/datasets.md has a test-hub example');
+    const hub = await startTestHub(REPOS);
+    const [cache, out] = [await tempDir(), await tempDir()];
+    for (const [i, line] of block.trim().split('\n').entries()) {
+      // `NAME=value npx voxbench …`: the variables, then the command's words.
+      const words = line.split(/\s+/);
+      const vars = Object.fromEntries(words.slice(0, words.indexOf('npx')).map((w) => w.split('=') as [string, string]));
+      const args = words.slice(words.indexOf('voxbench') + 1);
+      const caps = args[0] === 'run' ? ['--pace', 'none', '--max-sessions', '1', '--quiet', '--output-dir', join(out, String(i))] : [];
+      const result = await runNode([CLI, ...args, ...caps, '--cache-dir', cache], { HF_ENDPOINT: hub.url, HF_TOKEN: '', ...vars });
+      assert.equal(result.code, 0, `${line}: ${result.stderr}`);
+      if (args[0] === 'cache') assert.match(result.stdout, new RegExp(`hf:voxbench/tones@${MAIN}: 0 files whole, 1 in part`));
+    }
   });
 
   it('draws download progress on a terminal, one line redrawn and cleared', () => {
