@@ -60,6 +60,8 @@ const REPOS: Record<string, HubRepo> = {
     refs: { main: MAIN, 'refs/convert/parquet': CONVERTED },
     commits: { [MAIN]: { files: {} }, [CONVERTED]: { files: { 'default/test/0000.parquet': SMALL } } },
   },
+  // A script dataset the Hub has not converted: no Parquet anywhere.
+  'voxbench/script': { refs: { main: MAIN, v1: MAIN }, commits: { [MAIN]: { files: {} } } },
   'voxbench/gated': {
     refs: { main: MAIN },
     commits: { [MAIN]: { files: { 'data/test-00000-of-00001.parquet': SMALL } } },
@@ -176,6 +178,15 @@ describe('--data hf:<id>: a dataset on the Hub', () => {
     await refused('hf:voxbench/multi', { hub: { config: 'noisy' } }, 'hf:voxbench/multi: no config "noisy"; it has clean, other');
     await refused('hf:voxbench/multi', { split: 'dev', hub: { config: 'clean' } }, 'hf:voxbench/multi (config clean): no split "dev"; it has test');
     await refused('hf:voxbench/tones', {}, 'hf:voxbench/tones (config default) has splits test, train; choose one with --split');
+    await refused('hf:voxbench/script', {}, 'hf:voxbench/script has no Parquet files, and the Hub has not converted it to Parquet');
+    await refused(
+      'hf:voxbench/script',
+      { hub: { revision: 'v1' } },
+      'hf:voxbench/script: revision v1 has no Parquet files, and the Hub converts only main (refs/convert/parquet); leave out the revision',
+    );
+    await refused('hf:voxbench/tones', {}, 'HF_HUB_OFFLINE=1 reads hf:voxbench/tones from the download cache, and this run keeps none; give a cache folder', {
+      HF_HUB_OFFLINE: '1',
+    });
     await refused('hf:voxbench/a/b', {}, 'hf:voxbench/a/b: not a Hub dataset id; write hf:<owner>/<name> or hf://datasets/<owner>/<name>[@<revision>]');
     const nobody = await closedPort();
     await refused(

@@ -8,6 +8,16 @@ import { DatasetError } from '../errors.js';
  * - `GET /datasets/{id}/resolve/{commit}/{path}`: a file's bytes, by `Range`.
  */
 
+/** The Hub refused a request: the line to show, and the Hub's `X-Error-Code` (`RevisionNotFound` …). */
+export class HubRefusal extends DatasetError {
+  constructor(
+    message: string,
+    readonly code: string | null,
+  ) {
+    super(message);
+  }
+}
+
 /** The standard variables of the Hub's own clients: HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE, HF_HUB_DISABLE_PROGRESS_BARS. */
 export interface HubEnvironment {
   endpoint: string;
@@ -133,7 +143,7 @@ export class HubApi {
       }
       if (response.ok) return response;
       await response.body?.cancel();
-      throw new DatasetError(this.refusal(response, revision));
+      throw new HubRefusal(this.refusal(response, revision), response.headers.get('x-error-code'));
     };
   }
 

@@ -4,7 +4,7 @@ import type { HubOrigin } from '../dataset.js';
 import { DatasetError } from '../errors.js';
 import { parquetFilesSource, type ParquetFile } from '../parquet.js';
 import type { DatasetSource } from '../source.js';
-import { HubApi, hubEnvironment, type HubEnvironment } from './api.js';
+import { HubApi, hubEnvironment, HubRefusal, type HubEnvironment } from './api.js';
 import { HubCache, hubCacheDir, type Snapshot } from './cache.js';
 import { parseHubDataset } from './id.js';
 import { chooseFiles, defaultConfig, placeFiles, type PlacedFile } from './layout.js';
@@ -24,7 +24,7 @@ export interface HubOptions {
 }
 
 /** The branch the Hub keeps its Parquet conversion of a dataset on. */
-export const CONVERSION = 'refs/convert/parquet';
+const CONVERSION = 'refs/convert/parquet';
 
 /**
  * A Hub dataset (`hf:<owner>/<name>`) as a Parquet source: its revision resolved to a
@@ -62,7 +62,7 @@ export async function hubSource(
     }
     revision = CONVERSION;
     snapshot = await commits.resolve(revision).catch((err: unknown) => {
-      throw err instanceof DatasetError && err.message.includes('no revision')
+      throw err instanceof HubRefusal && err.code === 'RevisionNotFound'
         ? new DatasetError(`${label} has no Parquet files, and the Hub has not converted it to Parquet`)
         : err;
     });
