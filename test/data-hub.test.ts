@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -264,6 +266,29 @@ describe('--data hf:<id>: a dataset on the Hub', () => {
       if (args[0] === 'cache') assert.match(result.stdout, new RegExp(`hf:voxbench/tones@${MAIN}: 0 files whole, 1 in part`));
     }
   });
+
+  it(
+    'shows download progress on a terminal, and none in a pipe',
+    { skip: !existsSync('/usr/bin/script') && 'needs script(1) to give the CLI a terminal' },
+    async () => {
+      const hub = await startTestHub(REPOS);
+      const env = { ...process.env, HF_ENDPOINT: hub.url, HF_TOKEN: '' };
+      const args = [CLI, 'dataset', 'inspect', 'hf:voxbench/tones', '--split', 'test', '--max-samples', '2'];
+      // script(1) runs the command on a pseudo-terminal and copies what it writes.
+      const onTerminal = await new Promise<string>((resolve, reject) => {
+        const child = spawn('script', ['-qec', [process.execPath, ...args].join(' '), '/dev/null'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+        let output = '';
+        child.stdout.on('data', (d) => (output += d));
+        child.on('error', reject);
+        child.on('close', () => resolve(output));
+      });
+      // eslint-disable-next-line no-control-regex -- the terminal's line redraw is what is looked for
+      assert.match(onTerminal, /\r\x1b\[Khf:voxbench\/tones\/data\/test-00000-of-00001\.parquet: \d+\.\d of \d+\.\d MB/);
+      const piped = await runNode(args, env);
+      assert.equal(piped.code, 0, piped.stderr);
+      assert.ok(!piped.stderr.includes('\x1b[K'), 'no progress line in a pipe');
+    },
+  );
 
   it('draws download progress on a terminal, one line redrawn and cleared', () => {
     const writes: string[] = [];
