@@ -58,6 +58,7 @@ export { compareReports, renderComparison, type Comparison } from './report/comp
 export { mergeReports } from './report/merge.js';
 export { readReport, recompute } from './report/recompute.js';
 export { loadDataset, type DatasetOptions } from './data/load.js';
+export type { HubOptions } from './data/hub/source.js';
 export { inspectDataset } from './data/inspect.js';
 export type { Dataset, Sample, DatasetSummary } from './data/dataset.js';
 export { decodeAudio, type MonoAudio } from './audio/decode.js';

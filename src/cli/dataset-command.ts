@@ -9,7 +9,7 @@ import { plural } from '../util/plural.js';
 
 const inspectCommand = new Command('inspect')
   .description('Read a dataset as a run would, then print its summary and every problem found.')
-  .argument('<path>', 'a folder of audio files, a .jsonl manifest, Parquet shards (a file or folder) or a save_to_disk folder')
+  .argument('<path>', 'a folder of audio files, a .jsonl manifest, Parquet shards (a file or folder), a save_to_disk folder or a Hub dataset hf:<owner>/<name>')
   .option('--json', 'print the summary and problems as JSON')
   .action(async (path, opts) => {
     const print = (inspection: DatasetInspection): boolean =>

@@ -5,7 +5,9 @@ import { durationSeconds, int, positiveInt } from './parse.js';
 /** The dataset selection flags, shared by `run`, `serve` and `dataset inspect` so every command reads a dataset alike. */
 export function addDatasetFlags<C extends CommandUnknownOpts>(command: C): C {
   const flags = [
-    new Option('--split <name>', 'keep only this split (e.g. test)'),
+    new Option('--split <name>', 'keep only this split (e.g. test); of a Hub dataset with several, the one to read'),
+    new Option('--hf-config <name>', 'a Hub dataset (--data hf:<id>): its config (default: its only one, or its default)'),
+    new Option('--revision <rev>', 'a Hub dataset: the branch, tag or commit to read (default: main)'),
     new Option('--data-language <code>', 'keep only samples labelled with this language (en matches en and en-US)'),
     new Option('--min-sample-duration <s>', 'keep only samples at least this many seconds long').argParser(durationSeconds),
     new Option('--max-sample-duration <s>', 'keep only samples at most this many seconds long (a sample filter, not a run limit: see --max-seconds)').argParser(
@@ -33,6 +35,8 @@ export function addDatasetFlags<C extends CommandUnknownOpts>(command: C): C {
 /** The dataset selection flags, as commander parses them. */
 export interface DatasetFlags {
   split?: string;
+  hfConfig?: string;
+  revision?: string;
   dataLanguage?: string;
   minSampleDuration?: number;
   maxSampleDuration?: number;
@@ -61,5 +65,6 @@ export function datasetOptionsFromFlags(flags: DatasetFlags): DatasetOptions {
     rttm: flags.rttm,
     strict: flags.strict,
     columns: defined({ audio: flags.audioColumn, text: flags.textColumn, id: flags.idColumn, language: flags.languageColumn }),
+    ...(flags.hfConfig !== undefined || flags.revision !== undefined ? { hub: defined({ config: flags.hfConfig, revision: flags.revision }) } : {}),
   });
 }

@@ -145,13 +145,13 @@ export const runCommand = new Command('run')
   .option('--keep-audio-mb <mb>', 'speech generation: received audio kept per checked session', num, 16)
   .option(
     '--data <path>',
-    'dataset: a folder of audio files with .txt transcripts, a .jsonl manifest, Parquet shards or a save_to_disk folder (default: bundled samples); select with the dataset flags below',
+    'dataset: a folder of audio files with .txt transcripts, a .jsonl manifest, Parquet shards, a save_to_disk folder, or a Hugging Face Hub dataset hf:<owner>/<name> (default: bundled samples); select with the dataset flags below',
   )
   .option(
     '--cache-dir <dir>',
-    "keep prepared audio (decoded, resampled to the dialect's rate) here, so a later run over the same files starts at once (default: $XDG_CACHE_HOME/voxbench/audio or ~/.cache/voxbench/audio; clear it with rm -rf)",
+    "keep prepared audio (decoded, resampled to the dialect's rate) here, and Hub downloads in its hub folder, so a later run over the same files starts at once (default: $XDG_CACHE_HOME/voxbench/audio or ~/.cache/voxbench/audio, and hub beside it; voxbench cache clear empties them)",
   )
-  .option('--no-cache', 'prepare every file again and keep nothing')
+  .option('--no-cache', 'prepare every file again and keep nothing (a Hub dataset is read over the network each time)')
   .addOption(
     new Option(
       '--profile <kind>',

@@ -11,7 +11,9 @@ export const RUN_HELP_GROUPS = [
     'Data',
     [
       '--data',
+      '--hf-config',
       '--split',
+      '--revision',
       '--max-samples',
       '--shuffle',
       '--data-language',

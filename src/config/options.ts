@@ -51,11 +51,11 @@ export interface RunOptions {
   speech?: SpeechOptions;
   /** Speech generation: the after-run quality check. */
   quality?: QualityOptions;
-  /** The dataset: a folder of audio files, a JSONL manifest, Parquet shards or a save_to_disk folder; default the bundled samples. */
+  /** The dataset: a folder of audio files, a JSONL manifest, Parquet shards, a save_to_disk folder or a Hub dataset (`hf:<owner>/<name>`); default the bundled samples. */
   data?: string;
   /** Which samples of the dataset, in which order, and how to read its columns. */
   dataset?: DatasetOptions;
-  /** Where prepared audio is kept between runs (`--cache-dir`), or false for nowhere (`--no-cache`); default `$XDG_CACHE_HOME/voxbench/audio` or `~/.cache/voxbench/audio`. */
+  /** Where prepared audio is kept between runs (`--cache-dir`; Hub downloads in its `hub` folder), or false for nowhere (`--no-cache`); default `$XDG_CACHE_HOME/voxbench/audio` or `~/.cache/voxbench/audio` (Hub downloads in `hub` beside it). */
   audioCache?: string | false;
   /** One benchmark under this profile (default synchronous). */
   profile?: LoadProfile;

@@ -84,6 +84,16 @@ export interface DatasetProblem {
 
 export type DatasetKind = 'folder' | 'jsonl' | 'parquet' | 'arrow' | 'text';
 
+/** Which bytes a Hugging Face Hub dataset's samples came from: a rerun at `commit` reads the same ones. */
+export interface HubOrigin {
+  id: string;
+  config: string;
+  split: string;
+  /** The revision read: the one asked for (default main), or `refs/convert/parquet`, the Hub's Parquet conversion. */
+  revision: string;
+  commit: string;
+}
+
 /** Recordings (the default), or prompts for speech generation. */
 export interface Dataset<S extends Sample | TextSample = Sample> {
   root: string;
@@ -94,11 +104,15 @@ export interface Dataset<S extends Sample | TextSample = Sample> {
   filteredOut: number;
   /** sha256 over every sample's id, audio bytes and reference text (prompts: id and text), in dataset order. */
   fingerprint: string;
+  /** Where on the Hugging Face Hub the dataset was read (`--data hf:<id>`). */
+  hub?: HubOrigin;
 }
 
 export interface DatasetSummary {
   root: string;
   kind: DatasetKind;
+  /** Where on the Hugging Face Hub the dataset was read. */
+  hub?: HubOrigin;
   fingerprint: string;
   count: number;
   /** Samples skipped for a problem. */
@@ -156,6 +170,7 @@ export function summarizeFacts(dataset: Omit<Dataset, 'samples'>, facts: SampleF
   return {
     root: dataset.root,
     kind: dataset.kind,
+    ...(dataset.hub ? { hub: dataset.hub } : {}),
     fingerprint: dataset.fingerprint,
     count: facts.length,
     skipped: dataset.problems.filter((p) => !p.noSampleSkipped).length,

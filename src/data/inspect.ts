@@ -26,7 +26,7 @@ export class UnusableDatasetError extends DatasetError {
  * Throws an UnusableDatasetError, with the same line as loading, when no sample is usable.
  */
 export async function inspectDataset(path: string, options: DatasetOptions = {}): Promise<DatasetInspection> {
-  const { dataset, items } = await readSelection(await openDataset(path, options.columns), options, sampleFacts);
+  const { dataset, items } = await readSelection(await openDataset(path, options), options, sampleFacts);
   const inspection = { summary: summarizeFacts(dataset, items), problems: dataset.problems };
   if (items.length === 0) throw new UnusableDatasetError(nothingUsable(dataset), inspection);
   return inspection;

@@ -11,6 +11,8 @@ import { DatasetError, describePlace, describeProblem } from './errors.js';
 import { AUDIO_EXTENSIONS, folderSource } from './folder.js';
 import { manifestSource } from './manifest.js';
 import { parquetSource } from './parquet.js';
+import { hubSource, type HubOptions } from './hub/source.js';
+import { isHubDataset } from './hub/id.js';
 import { DatasetRttm } from './rttm.js';
 import { languageMatches, seededOrder } from './select.js';
 import type { AudioRead, DatasetSource, Entry } from './source.js';
@@ -19,8 +21,10 @@ import { timingsBeyondAudio } from './timings.js';
 export interface DatasetOptions {
   /** Which columns (Parquet, Arrow) or keys (JSONL) hold the audio, text, id and language; unset ones are found by common names. */
   columns?: DatasetColumns;
-  /** Keep only this split (e.g. `test`). */
+  /** Keep only this split (e.g. `test`); of a Hub dataset, read only this split's files. */
   split?: string;
+  /** A Hub dataset (`hf:<owner>/<name>`): its config and revision, and where downloads are kept. */
+  hub?: HubOptions;
   /** Keep only samples labelled with this language: `en` matches `en` and `en-US`. */
   language?: string;
   /** Keep only samples at least this long, seconds. */
@@ -46,11 +50,12 @@ const MANIFEST_EXTENSIONS = new Set(['.jsonl', '.ndjson', '.json']);
 /**
  * Loads a dataset of any supported kind, found from the path: a folder of audio files
  * with `.txt` transcripts, a JSONL manifest, Hugging Face Parquet shards (a file or a
- * folder) or a `save_to_disk` folder (Arrow). Samples are chosen from the listing
+ * folder), a `save_to_disk` folder (Arrow) or a dataset on the Hugging Face Hub
+ * (`hf:<owner>/<name>`, read by range through the download cache). Samples are chosen from the listing
  * before any audio is read, and audio is decoded only for the chosen ones.
  */
 export async function loadDataset(path: string, options: DatasetOptions = {}): Promise<Dataset> {
-  return loadFromSource(await openDataset(path, options.columns), options);
+  return loadFromSource(await openDataset(path, options), options);
 }
 
 /** Loads a folder dataset, whatever else the folder holds. */
@@ -64,8 +69,10 @@ async function loadFromSource(source: DatasetSource, options: DatasetOptions): P
   return { ...dataset, samples: items };
 }
 
-/** The kind of dataset at `path`, as a source to read. */
-export async function openDataset(path: string, columns: DatasetColumns = {}, need: Need = 'audio'): Promise<DatasetSource> {
+/** The kind of dataset at `path` (or the Hub dataset it names), as a source to read. */
+export async function openDataset(path: string, options: Pick<DatasetOptions, 'columns' | 'split' | 'hub'> = {}, need: Need = 'audio'): Promise<DatasetSource> {
+  if (isHubDataset(path)) return hubSource(path, options, need);
+  const columns = options.columns ?? {};
   let isFile: boolean;
   try {
     isFile = (await stat(path)).isFile();
@@ -131,6 +138,7 @@ export async function readSelection<T>(source: DatasetSource, options: DatasetOp
     dataset: {
       root: source.root,
       kind: source.kind,
+      ...(source.hub ? { hub: source.hub } : {}),
       problems: inDatasetOrder(problems, listed.files),
       filteredOut: listed.filteredOut + read.filteredOut,
       fingerprint: `sha256:${hash.digest('hex')}`,

@@ -6,6 +6,13 @@ import { DatasetError } from './errors.js';
 import { groupRuns, type AudioRead, type DatasetSource, type Entry } from './source.js';
 import { SplitCounter, audioCellBytes, listedColumns, referenceCellBytes, resolveTableColumns, splitOfShard, tableEntry, type TableColumns } from './table.js';
 
+/** One Parquet file of a dataset: its name in problems and sample paths, the split its rows belong to, and how to read its bytes. */
+export interface ParquetFile {
+  file: string;
+  split: string;
+  open(): Promise<AsyncBuffer>;
+}
+
 interface Shard {
   file: AsyncBuffer;
   metadata: FileMetaData;
@@ -15,30 +22,43 @@ interface Shard {
 }
 
 /**
- * Hugging Face Parquet shards: one `.parquet` file, or every one under a folder
- * (`data/train-00000-of-00002.parquet` …). Read one row group at a time: listing
- * reads only the id, text, language, split and instructions columns; audio (and a
- * reference voice) is read only for the row groups that hold chosen samples.
+ * Hugging Face Parquet shards on disk: one `.parquet` file, or every one under a folder
+ * (`data/train-00000-of-00002.parquet` …).
  */
 export function parquetSource(path: string, columns: DatasetColumns, isFile: boolean, need: Need = 'audio'): DatasetSource {
   const root = resolve(path);
-  const shards = async (): Promise<string[]> => (isFile ? [root] : await findParquetFiles(root));
+  const files = async (): Promise<ParquetFile[]> =>
+    (isFile ? [root] : await findParquetFiles(root)).map((file) => ({
+      file,
+      split: splitOfShard(file, isFile ? resolve(root, '..') : root),
+      open: async () => (await parquet()).asyncBufferFromFile(file),
+    }));
+  return parquetFilesSource(root, files, columns, need);
+}
+
+/**
+ * A dataset of Parquet files, wherever their bytes are (on disk, or read by range from
+ * the Hub). Read one row group at a time: listing reads only the id, text, language,
+ * split and instructions columns; audio (and a reference voice) is read only for the
+ * row groups that hold chosen samples.
+ */
+export function parquetFilesSource(root: string, list: () => Promise<ParquetFile[]>, columns: DatasetColumns, need: Need = 'audio'): DatasetSource {
   return {
     kind: 'parquet',
     root,
     async *entries(problem) {
       const counter = new SplitCounter();
       let order = 0;
-      for (const file of await shards()) {
+      for (const part of await list()) {
+        const { file, split } = part;
         let shard: Shard;
         try {
-          shard = await openShard(file, columns, need);
+          shard = await openShard(part, columns, need);
         } catch (err) {
           if (err instanceof DatasetError) throw err;
           problem({ file, reason: `not a readable Parquet file (${(err as Error).message})` });
           continue;
         }
-        const split = splitOfShard(file, isFile ? resolve(root, '..') : root);
         const wanted = listedColumns(shard.columns);
         for (let g = 0; g + 1 < shard.groupStarts.length; g++) {
           const [start, end] = [shard.groupStarts[g]!, shard.groupStarts[g + 1]!];
@@ -51,11 +71,13 @@ export function parquetSource(path: string, columns: DatasetColumns, isFile: boo
       }
     },
     async *audio(entries) {
+      const parts = new Map((await list()).map((part) => [part.file, part]));
       for (const [file, rows] of groupRuns(entries, (e) => e.at.file)) {
         let shard: Shard;
         try {
-          shard = await openShard(file, columns);
+          shard = await openShard(parts.get(file)!, columns);
         } catch (err) {
+          if (err instanceof DatasetError) throw err;
           for (const entry of rows) yield { entry, error: `not a readable Parquet file (${(err as Error).message})` };
           continue;
         }
@@ -73,6 +95,8 @@ async function* readAudioByRowGroup(shard: Shard, file: string, entries: Entry[]
     try {
       rows = await readRows(shard, [shard.columns.audio, ...(shard.columns.referenceAudio !== undefined ? [shard.columns.referenceAudio] : [])], start, end);
     } catch (err) {
+      // A dataset that cannot be read at all (a download refused) stops the run; a damaged row group skips its samples.
+      if (err instanceof DatasetError) throw err;
       for (const entry of inGroup) yield { entry, error: `cannot read row group ${group} (${(err as Error).message})` };
       continue;
     }
@@ -91,15 +115,15 @@ async function* readAudioByRowGroup(shard: Shard, file: string, entries: Entry[]
 /** The Parquet reader and its codecs, loaded on first use (about 0.1 s), so runs over other datasets start without them. */
 const parquet = async () => ({ ...(await import('hyparquet')), ...(await import('hyparquet-compressors')) });
 
-async function openShard(path: string, mapping: DatasetColumns, need: Need = 'audio'): Promise<Shard> {
-  const { asyncBufferFromFile, parquetMetadataAsync, parquetSchema } = await parquet();
-  const file = await asyncBufferFromFile(path);
+async function openShard(part: ParquetFile, mapping: DatasetColumns, need: Need = 'audio'): Promise<Shard> {
+  const { parquetMetadataAsync, parquetSchema } = await parquet();
+  const file = await part.open();
   const metadata = await parquetMetadataAsync(file);
   const names = parquetSchema(metadata).children.map((c) => c.element.name);
   const hf = metadata.key_value_metadata?.find((kv) => kv.key === 'huggingface')?.value;
   const groupStarts = [0];
   for (const group of metadata.row_groups) groupStarts.push(groupStarts[groupStarts.length - 1]! + Number(group.num_rows));
-  return { file, metadata, columns: resolveTableColumns(names, hf, mapping, path, need), groupStarts };
+  return { file, metadata, columns: resolveTableColumns(names, hf, mapping, part.file, need), groupStarts };
 }
 
 /** Rows [start, end) of some columns; `utf8: false` keeps the audio bytes binary (the default would decode them as text). */

@@ -1,4 +1,4 @@
-import type { DatasetKind, DatasetProblem, SpeakerTurn, SpeechSpan, WordTiming } from './dataset.js';
+import type { DatasetKind, DatasetProblem, HubOrigin, SpeakerTurn, SpeechSpan, WordTiming } from './dataset.js';
 
 /** A sample as its dataset lists it, before its audio is read. */
 export interface Entry {
@@ -34,6 +34,8 @@ export type AudioRead = { entry: Entry; bytes: Uint8Array; reference?: Uint8Arra
 export interface DatasetSource {
   kind: DatasetKind;
   root: string;
+  /** Where on the Hugging Face Hub the files are. */
+  hub?: HubOrigin;
   /** Every sample's metadata in storage order; a malformed one is passed to `problem` and left out. */
   entries(problem: (p: DatasetProblem) => void): AsyncIterable<Entry>;
   /** The audio (and reference voice) bytes of `entries` (given in storage order), holding at most one file, row group or batch at a time. */

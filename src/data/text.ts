@@ -20,7 +20,7 @@ export async function loadTextDataset(path: string, options: DatasetOptions = {}
   if (options.minDurationS !== undefined || options.maxDurationS !== undefined) {
     throw new DatasetError(`${path}: duration bounds select recordings, and prompts have none; leave out --min-sample-duration and --max-sample-duration`);
   }
-  const source = extname(path).toLowerCase() === '.txt' ? await textLines(path) : await openDataset(path, options.columns, 'text');
+  const source = extname(path).toLowerCase() === '.txt' ? await textLines(path) : await openDataset(path, options, 'text');
   const problems: DatasetProblem[] = [];
   const report = problemRecorder(options, problems);
   const withText: Pick<DatasetSource, 'root' | 'entries'> = {
@@ -40,6 +40,7 @@ export async function loadTextDataset(path: string, options: DatasetOptions = {}
   const dataset = {
     root: source.root,
     kind: source.kind,
+    ...('hub' in source && source.hub ? { hub: source.hub } : {}),
     problems: inDatasetOrder(problems, listed.files),
     filteredOut: listed.filteredOut + ordered.length - kept.length,
     fingerprint: `sha256:${hash.digest('hex')}`,

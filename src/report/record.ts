@@ -32,6 +32,16 @@ export function buildRecord(report: Omit<Report, 'record'>, meta: Meta = {}): Re
     },
     input: {
       dataset: config.data,
+      // A Hub dataset by id, config, split and the commit read: a rerun with --revision <commit> reads the same bytes.
+      ...(dataset.hub
+        ? {
+            hub_dataset: dataset.hub.id,
+            hub_config: dataset.hub.config,
+            hub_split: dataset.hub.split,
+            hub_revision: dataset.hub.revision,
+            hub_commit: dataset.hub.commit,
+          }
+        : {}),
       fingerprint: dataset.fingerprint,
       samples: dataset.count,
       skipped: dataset.skipped,

@@ -10,7 +10,9 @@ import { resolveSettings, type Settings } from '../config/settings.js';
 import { option, optionsError } from '../config/errors.js';
 import { BUNDLED_SAMPLES_DIR } from '../data/bundled.js';
 import type { Dataset, Sample, TextSample } from '../data/dataset.js';
-import { loadDataset } from '../data/load.js';
+import { hubCacheDir } from '../data/hub/cache.js';
+import type { HubOptions } from '../data/hub/source.js';
+import { loadDataset, type DatasetOptions } from '../data/load.js';
 import { loadTextDataset } from '../data/text.js';
 import { execute, type Execution } from './execute.js';
 import { arrivalSchedule, isOpenLoop, isStaged, lanes, type LoadProfile } from '../load/profiles.js';
@@ -47,17 +49,26 @@ export type RunDataset = Dataset<Sample> | Dataset<TextSample>;
  */
 export async function loadRunDataset(options: RunOptions): Promise<RunDataset> {
   const protocol = options.protocol ?? DEFAULT_PROTOCOL;
-  if (isSpeechTask(DIALECTS[protocol])) return loadTextDataset(options.data ?? BUNDLED_SAMPLES_DIR, options.dataset);
+  const selection = withHubCache(options);
+  if (isSpeechTask(DIALECTS[protocol])) return loadTextDataset(options.data ?? BUNDLED_SAMPLES_DIR, selection);
   // Requests upload each file as the dataset holds it unless told to re-encode it.
   const keepFiles = isHttpProtocol(protocol) && options.transcription?.uploadFormat === undefined;
   const rate = createDialect(protocol, resolveSettings(options).dialect).sampleRate;
   // A --workers thread reads what the main thread prepared (from the cache) or prepares its copy alone.
   const audio = preparedAudioReader(rate, { ...(await audioCache(options.audioCache)), ...(isMainThread ? {} : { threads: 1 }) });
   try {
-    return await loadDataset(options.data ?? BUNDLED_SAMPLES_DIR, { ...options.dataset, ...(keepFiles ? { keepFiles } : {}), audio });
+    return await loadDataset(options.data ?? BUNDLED_SAMPLES_DIR, { ...selection, ...(keepFiles ? { keepFiles } : {}), audio });
   } finally {
     await audio.close();
   }
+}
+
+/** The dataset options with Hub downloads kept beside the prepared audio (`--cache-dir`), or nowhere with `--no-cache`. */
+function withHubCache(options: RunOptions): DatasetOptions {
+  const cacheDir: string | false | undefined =
+    options.audioCache === false ? false : options.audioCache !== undefined ? hubCacheDir(options.audioCache) : undefined;
+  const hub: HubOptions = { ...(cacheDir !== undefined ? { cacheDir } : {}), ...options.dataset?.hub };
+  return { ...options.dataset, ...(Object.keys(hub).length > 0 ? { hub } : {}) };
 }
 
 /** The prepared-audio cache: a folder given must be writable; the default one is used when it can be. */

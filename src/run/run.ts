@@ -69,6 +69,13 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
   }
 }
 
+/** The options with a Hub dataset pinned to the commit this run read, so every worker thread reads the same bytes. */
+function atCommit(options: RunOptions, dataset: RunDataset): RunOptions {
+  const { hub } = dataset;
+  if (!hub) return options;
+  return { ...options, data: `hf:${hub.id}`, dataset: { ...options.dataset, hub: { ...options.dataset?.hub, config: hub.config, revision: hub.commit } } };
+}
+
 /** The run, with its output folder (if any) held by this run alone. */
 async function runIn(outputDir: string | undefined, options: RunOptions, settings: Settings, dataset: RunDataset): Promise<RunResult> {
   const resumed = options.resume ? finishedSessions(await resumeSessionLog(options.resume)) : new Map<string, Map<number, LoggedSession>>();
@@ -128,7 +135,7 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
       const told = options.onScrapeFailure ? { onFailure: (url: string, error: string) => options.onScrapeFailure?.(url, error) } : {};
       scraping = startScraping({ ...scrape, urls: urls.map((url) => scrapeUrlOf(url, target)), ...told }, clock);
     }
-    if (settings.workers > 1) pool = await WorkerPool.start(settings.workers, options, target, clock);
+    if (settings.workers > 1) pool = await WorkerPool.start(settings.workers, atCommit(options, dataset), target, clock);
     const benchmarks: Benchmark[] = [];
     const { plan } = settings;
     const levelCount = plan.kind === 'sweep' ? plan.levels.length : plan.kind === 'single' ? 1 : undefined;
