@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -97,5 +98,45 @@ describe('runnable examples in the docs', () => {
     };
     await Promise.all([lane(), lane(), lane()]);
     assert.deepEqual(failures, []);
+  });
+});
+
+/** The docs' shell walk-throughs (```` ```sh script ````): where each is, and its lines. */
+function scripts(): Array<{ where: string; script: string }> {
+  const pages = ['README.md', ...readdirSync(join(ROOT, 'docs')).flatMap((f) => (f.endsWith('.md') ? [`docs/${f}`] : []))];
+  return pages.flatMap((page) => {
+    const text = readFileSync(join(ROOT, page), 'utf8');
+    return [...text.matchAll(/^```sh script\n([\s\S]*?)^```/gm)].map((match) => ({
+      where: `${page}:${text.slice(0, match.index).split('\n').length}`,
+      script: match[1]!,
+    }));
+  });
+}
+
+describe('shell walk-throughs in the docs', () => {
+  it('run as written, in a folder of their own, every command exiting 0', async () => {
+    const found = scripts();
+    assert.ok(
+      found.some((s) => s.where.startsWith('docs/diarization.md')),
+      'the diarization walk-through is one',
+    );
+    for (const { where, script } of found) {
+      // `npx voxbench` is this checkout's CLI, as npx resolves it in a clone; bash -e fails the script on any failing command.
+      const body = script.replaceAll('npx voxbench', `"${process.execPath}" "${CLI}"`);
+      const cwd = await tempDir();
+      const child = spawn('bash', ['-ec', body], { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      const code = await new Promise((resolve) => child.on('exit', resolve));
+      // A script that failed midway leaves its background server running: stop it by its pid file.
+      for (const file of readdirSync(cwd).filter((f) => f.endsWith('.pid'))) {
+        try {
+          process.kill(Number(readFileSync(join(cwd, file), 'utf8')));
+        } catch {
+          // already gone
+        }
+      }
+      assert.equal(code, 0, `${where}: ${stderr}`);
+    }
   });
 });
