@@ -1,7 +1,8 @@
 import { parseSlo } from '../metrics/slo.js';
 import { plural } from '../util/plural.js';
 import { figureText } from './figure-text.js';
-import { benchmarksByLevel, capacityText, levelText, loadLevel } from './levels.js';
+import { capacityText } from './capacity.js';
+import { benchmarksByLevel, levelText, loadLevel } from './levels.js';
 import { definitionIn, headlineLatencies, levelCatalog, levelsByTask, levelWer } from './picks.js';
 import type { Benchmark, Report } from './schema.js';
 
@@ -16,7 +17,7 @@ import type { Benchmark, Report } from './schema.js';
 export function answerLine(report: Report): string {
   const levels = benchmarksByLevel(report);
   if (levels.length > 0 && levels.every((b) => b.summary.sessions.completed === 0)) return nothingCompleted(levels);
-  const capacity = report.capacity ? `Capacity: ${capacityText(report.capacity)}.` : '';
+  const capacity = report.capacity ? `Capacity: ${capacityText(report)}.` : '';
   // A merge of different workloads (--allow-mixed) answers once per task, each from its own levels.
   const groups = levelsByTask(report);
   const answers = [...groups].flatMap(([task, own]) => {

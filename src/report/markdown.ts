@@ -1,4 +1,5 @@
 import { answerLine } from './answer.js';
+import { capacityNotes } from './capacity.js';
 import { cellText } from './figure-text.js';
 import { benchmarksByLevel } from './levels.js';
 import { corpusMetrics, levelCatalog, levelsByTask, levelWer, metricsOf } from './picks.js';
@@ -25,6 +26,7 @@ export function renderMarkdown(report: Report): string {
     '',
     `**Answer:** ${text(answerLine(report))}`,
     '',
+    ...capacityNotes(report).flatMap((note) => [`Warning: ${text(note)}`, '']),
   ];
   const groups = levelsByTask(report);
   for (const [task, levels] of groups) {

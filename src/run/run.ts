@@ -193,8 +193,10 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
     } else {
       const result = await searchCapacity(plan.search, async (level) => {
         if (stopped()) return false;
-        const { summary } = await runBenchmark(profileAt(plan, level));
-        return summary.slos.every((slo) => slo.pass);
+        const { summary, clientHealth } = await runBenchmark(profileAt(plan, level));
+        if (summary.slos.every((slo) => slo.pass)) return 'pass';
+        // SLOs missed while the client lagged judge the client, not the server.
+        return clientHealth.bottleneck ? 'client' : 'fail';
       });
       capacity = { by: plan.by, slos: config.slos, ...result };
     }

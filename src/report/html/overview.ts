@@ -7,7 +7,8 @@ import type { BenchmarkSummary } from '../../metrics/compute.js';
 import type { Benchmark, Report } from '../schema.js';
 import { formatFigure, formatPercent, formatPlain, formatNumber, formatSeconds, isQualityRatio } from './format.js';
 import { stagesText } from '../../load/stages.js';
-import { benchmarksByLevel, capacityText, loadAxis, loadLevel, type LoadAxis } from '../levels.js';
+import { capacityNotes, capacityText } from '../capacity.js';
+import { benchmarksByLevel, loadAxis, loadLevel, type LoadAxis } from '../levels.js';
 import { html, type Html } from './markup.js';
 import { curveMetrics, ERROR_RATE_TITLE, metricTitle, readSlo, THROUGHPUT_TITLE } from './metrics.js';
 import { inputNoun, protocolFact, throughputLabel, workloadFact } from './workload.js';
@@ -92,7 +93,7 @@ function describePlan(plan: LoadPlan, axis: LoadAxis): string {
 
 function answer(report: Report): string {
   const { capacity } = report;
-  if (capacity) return `Capacity: ${capacityText(capacity)}.`;
+  if (capacity) return `Capacity: ${capacityText(report)}.`;
   const summaries = report.benchmarks.map((b) => b.summary);
   if (summaries.every((s) => s.sessions.completed === 0)) {
     const sum = (pick: (s: BenchmarkSummary) => number): number => summaries.reduce((n, s) => n + pick(s), 0);
@@ -133,6 +134,7 @@ function callouts(report: Report): Html[] {
       ? `The client may have been the bottleneck at ${bottleneck}: its send lag or event-loop delay was large against the latency it measured, so latencies there may be overstated (details under All figures by level).`
       : '',
     report.dataset.problems.length > 0 ? `${report.dataset.problems.length} dataset files were skipped (see the reproducibility record).` : '',
+    ...capacityNotes(report),
   ];
   return warnings.filter(Boolean).map((w) => html`<p class="callout">${w}</p>`);
 }
