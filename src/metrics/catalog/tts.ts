@@ -140,7 +140,7 @@ export const SPEECH_METRICS: MetricDefinition[] = [
     unit: 'count',
     scope: 'input',
     tasks: SPEECH,
-    tags: ['throughput'],
+    tags: ['throughput', 'workload'],
     better: 'neither',
     quantity: "characters (code points) of the input's text",
     description: 'Input size, for cost per million characters.',
