@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { lagExplains } from '../src/metrics/health.js';
+import { parseSlo } from '../src/metrics/slo.js';
 import { renderSummary } from '../src/report/console.js';
 import { renderMarkdown } from '../src/report/markdown.js';
 import { run } from '../src/run/run.js';
@@ -23,14 +25,14 @@ describe('capacity search', () => {
   });
 
   it('calls no capacity from a level where the client could not keep up, says so and suggests --workers', async () => {
-    // The client is made the bottleneck: each session's end holds its event loop for 80 ms, far above 10% of what it measures.
+    // The client is made the bottleneck: each session's end holds its event loop for 300 ms, more than the SLO's miss.
     const hold = (): void => {
-      const until = Date.now() + 80;
+      const until = Date.now() + 300;
       while (Date.now() < until);
     };
     const { report } = await run({
       capacity: { by: 'concurrency', max: 4 },
-      slos: ['p95(ttft_ms)<1'],
+      slos: ['p95(ttft_ms)<100'],
       pace: FAST,
       maxSessions: 4,
       onSessionEnd: hold,
@@ -42,11 +44,19 @@ describe('capacity search', () => {
     for (const text of [renderSummary(report), renderMarkdown(report)]) {
       assert.match(
         text,
-        /at 1 concurrent session the client could not keep up, which says nothing of the server, so the search stopped there \(spread the sessions over threads with --workers/,
+        /at 1 concurrent session the client could not keep up and its own lag could account for the miss, which says nothing of the server, so the search stopped there \(spread the sessions over threads with --workers/,
       );
       assert.match(text, /concurrent@1 is not a server failure: the client may be the bottleneck/);
       assert.doesNotMatch(text, /they failed/);
     }
+  });
+
+  it('blames the client only for a latency SLO its own lag could account for', () => {
+    const [p95, ratio, errors] = ['p95(ttft_ms)<100', 'p95(rtf)<0.5', 'error_rate<0.01'].map(parseSlo);
+    assert.equal(lagExplains(p95!, 180, 300), true, '180 ms less 300 ms of lag meets 100 ms');
+    assert.equal(lagExplains(p95!, 180, 40), false, 'a miss of 80 ms is more than 40 ms of lag: the server missed');
+    assert.equal(lagExplains(ratio!, 0.9, 300), false, 'a ratio is no latency');
+    assert.equal(lagExplains(errors!, 0.5, 300), false, 'failed sessions are no lateness');
   });
 
   it('names a curve that gets better under more load', async () => {

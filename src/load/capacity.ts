@@ -5,8 +5,8 @@
  * concurrency) or within `tolerance` of each other relatively (rates). The answer is
  * bracketed: it passed, and `failsAt` failed.
  *
- * A level where the client could not keep up (`client`: the SLOs failed while the
- * client's own lag was large against what it measured) says nothing of the server, so
+ * A level where the client could not keep up (`client`: the client's own lag was large
+ * against what it measured, and could account for every SLO it missed) says nothing of the server, so
  * the search calls no capacity from it: it stops there, with the levels that passed
  * below it as the answer and that level as `clientBoundAt`, never as `failsAt`.
  */

@@ -83,7 +83,7 @@ export function capacityText(report: Report): string {
   const clientBound =
     capacity.clientBoundAt === undefined
       ? ''
-      : `at ${levelText(capacity.clientBoundAt, capacity.by)} the client could not keep up, which says nothing of the server, so the search stopped there (spread the sessions over threads with --workers and run it again)`;
+      : `at ${levelText(capacity.clientBoundAt, capacity.by)} the client could not keep up and its own lag could account for the miss, which says nothing of the server, so the search stopped there (spread the sessions over threads with --workers and run it again)`;
   if (capacity.answer === null) {
     if (capacity.clientBoundAt !== undefined) return `none found: ${clientBound} (${probed})`;
     const failed = at(capacity.failsAt, true);
