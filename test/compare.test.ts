@@ -58,7 +58,8 @@ describe('report compare', () => {
     assert.ok(rtfx.deltaP50 > 0 && rtfx.ci95[0] > 0, `rtfx: Δ ${rtfx.deltaP50} ${rtfx.ci95.join(',')}`);
     assert.equal(rtfx.verdict, 'better', 'higher rtfx is better');
     assert.equal(metric(c, 'session_ms').verdict, 'different', 'a quantity that is neither better nor worse');
-    assert.equal(metric(c, 'bytes_sent').verdict, 'unclear', 'the same audio sent');
+    // What the client sent describes the workload, not the server: no verdict.
+    for (const name of ['bytes_sent', 'frames_sent', 'audio_ms', 'audio_sent_ms']) assert.equal(metric(c, name).verdict, 'workload', name);
     const reverse = compareReports(fast, slow);
     assert.equal(metric(reverse, 'ttft_ms').verdict, 'worse');
     assert.equal(metric(reverse, 'rtfx').verdict, 'worse');
@@ -90,13 +91,14 @@ describe('report compare', () => {
     const wer = c.corpus.find((k) => k.metric === 'corpus_wer')!;
     assert.equal(wer.a!.value, slow.benchmarks[0]!.summary.corpus.corpus_wer);
     assert.ok(wer.a!.ci95[0] <= wer.a!.value && wer.a!.value <= wer.a!.ci95[1]);
-    assert.deepEqual(wer.delta, { value: 0, ci95: [0, 0], verdict: 'unclear' }, 'the simulated server transcribes known audio exactly');
+    // 0 -> 0 is no change, not a doubt.
+    assert.deepEqual(wer.delta, { value: 0, ci95: [0, 0], verdict: 'same' }, 'the simulated server transcribes known audio exactly');
 
     const text = renderComparison(c);
     assert.match(text, /^\s+level\s+sessions\s+completed\s+failed\s+error rate\s+audio s\/s\s+sessions\/s\s+corpus_wer \[95% CI\]\s+corpus_cer \[95% CI\]$/m);
     assert.match(text, /^A\s+synchronous\s+6\s+6\s+0\s+0%\s+[\d.]+\s+[\d.]+\s+0 \[0, 0\]\s+0 \[0, 0\]$/m);
     assert.match(text, /^Verdict, B against A \(headline figures\):\n {2}better\s+ttft_ms p50 \d+ → \d+ ms, Δ -\d+ ms \[-\d+, -\d+\]$/m);
-    assert.match(text, /^ {2}unclear\s+corpus_wer 0 → 0, Δ 0 \[0, 0\]$/m);
+    assert.match(text, /^ {2}same\s+corpus_wer 0 → 0, Δ 0 \[0, 0\]$/m);
   });
 
   it('prints the digits a difference needs and never a negative zero', () => {
@@ -130,7 +132,7 @@ describe('report compare', () => {
 
     const same = compareReports(fast, fast);
     assert.ok(
-      same.metrics.every((m) => m.deltaP50 === 0 && m.verdict === 'unclear'),
+      same.metrics.every((m) => m.deltaP50 === 0 && ['unclear', 'same', 'workload'].includes(m.verdict)),
       'a run against itself',
     );
     for (const c of [same, compareReports(slow, fast), compareReports(fast, slow)]) {
@@ -142,14 +144,29 @@ describe('report compare', () => {
   });
 
   it('decides each verdict from the interval and the direction', () => {
-    assert.equal(verdictOf('lower', [-2, -1]), 'better');
-    assert.equal(verdictOf('lower', [1, 2]), 'worse');
-    assert.equal(verdictOf('higher', [-2, -1]), 'worse');
-    assert.equal(verdictOf('higher', [1, 2]), 'better');
-    assert.equal(verdictOf('neither', [1, 2]), 'different');
-    assert.equal(verdictOf('lower', [-1, 1]), 'unclear');
-    assert.equal(verdictOf('higher', [0, 1]), 'unclear', 'an interval that reaches 0 holds it');
-    assert.equal(verdictOf('lower', [NaN, NaN]), 'unclear', 'no interval');
+    const [lower, higher, neither] = (['lower', 'higher', 'neither'] as const).map((better) => ({ better, tags: [] }));
+    assert.equal(verdictOf(lower!, [-2, -1]), 'better');
+    assert.equal(verdictOf(lower!, [1, 2]), 'worse');
+    assert.equal(verdictOf(higher!, [-2, -1]), 'worse');
+    assert.equal(verdictOf(higher!, [1, 2]), 'better');
+    assert.equal(verdictOf(neither!, [1, 2]), 'different');
+    assert.equal(verdictOf(lower!, [-1, 1]), 'unclear');
+    assert.equal(verdictOf(higher!, [0, 1]), 'unclear', 'an interval that reaches 0 holds it');
+    assert.equal(verdictOf(lower!, [NaN, NaN]), 'unclear', 'no interval');
+    assert.equal(verdictOf(lower!, [0, 0]), 'same', 'every resample equal: no change');
+    assert.equal(verdictOf({ better: 'neither', tags: ['throughput', 'workload'] }, [1, 2]), 'workload', 'a figure of the workload judges no server');
+  });
+
+  it('of two multi-level runs, compares the lightest level both ran, says so, and how to choose another', async () => {
+    // Run in order 2, 1 (as a capacity search may): the first benchmark is not the lightest.
+    const { report: sweep } = await run({ sweep: [2, 1], maxSessions: 2, pace: FAST });
+    const c = compareReports(sweep, sweep);
+    assert.deepEqual([c.a.label, c.b.label], ['concurrent@1', 'concurrent@1']);
+    assert.deepEqual(c.warnings, [
+      'A and B share 2 levels (concurrent@1, concurrent@2); this compares concurrent@1, the lightest: compare another with --level, e.g. --level concurrent@2',
+    ]);
+    assert.match(renderComparison(c), /^warning: A and B share 2 levels/m);
+    assert.deepEqual(compareReports(sweep, sweep, 'concurrent@2').warnings, [], 'a level named is the one compared');
   });
 
   it('warns when the datasets, levels, protocols or pacing differ, in the console and the page', async () => {

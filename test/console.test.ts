@@ -47,7 +47,10 @@ describe('console summary of several levels', () => {
 
   it('writes each capacity level with its unit, never a bare "4 failed"', () => {
     const text = renderSummary(report);
-    assert.match(text, /^capacity: 2 concurrent sessions, the most that met p95\(ttft_ms\)<5000 \(at 4 concurrent sessions they failed; 3 levels probed\)$/m);
+    assert.match(
+      text,
+      /^capacity: 2 concurrent sessions, the most that met p95\(ttft_ms\)<5000 \(there p95\(ttft_ms\) \d+ ms \(95% CI [^)]*\); at 4 concurrent sessions they failed; 3 levels probed\)$/m,
+    );
     assert.doesNotMatch(text, /\b\d+ failed;/);
     const none = structuredClone(report);
     none.capacity = { ...none.capacity!, answer: null, failsAt: 1, probes: [{ level: 1, pass: false }] };

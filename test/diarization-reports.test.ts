@@ -7,6 +7,7 @@ import { loadDataset } from '../src/data/load.js';
 import { synthesizeConversation } from '../src/data/synth.js';
 import { DEEPGRAM } from '../src/dialects/deepgram/spec.js';
 import { corpusSpeakers } from '../src/metrics/diarization/session.js';
+import { answerLine } from '../src/report/answer.js';
 import { renderSummary } from '../src/report/console.js';
 import { renderHtml } from '../src/report/html/index.js';
 import { renderMarkdown } from '../src/report/markdown.js';
@@ -185,5 +186,23 @@ describe('report compare of two diarization runs', () => {
       'the per-session DER side by side',
     );
     assert.match(await readFile(join(out, 'compare.html'), 'utf8'), /corpus_der_confusion/);
+  });
+});
+
+describe('a run that scores speakers leads with it', () => {
+  it('the answer line, the cards and summary.md give DER and word speaker error before any latency', async () => {
+    const report = await speakerRun(0.3, undefined);
+    const { diarization } = report.benchmarks[0]!.summary;
+    const der = `${(diarization!.der! * 100).toFixed(2)}%`;
+    assert.match(
+      answerLine(report),
+      new RegExp(`^At one session at a time: DER ${der} \\(95% CI [\\d.]+% to [\\d.]+%\\), word speaker error [\\d.]+%.*; ttft_ms p50`),
+    );
+    assert.match(renderSummary(report), /^At one session at a time: DER /);
+    const cards = [...renderHtml(report).matchAll(/<div class="card-label">([^<]+)<\/div>/g)].map((m) => m[1]);
+    assert.deepEqual(cards.slice(0, 3), ['DER', 'word speaker error', 'ttft_ms p50']);
+    const markdown = renderMarkdown(report);
+    const [speakers, levels] = [markdown.indexOf('| level | inputs | DER |'), markdown.indexOf('| level | sessions |')];
+    assert.ok(speakers > 0 && speakers < levels, 'the speaker table comes before the latencies');
   });
 });

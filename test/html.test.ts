@@ -169,7 +169,7 @@ describe('HTML report', () => {
       const page = renderHtml(report);
       assert.match(
         page,
-        /Capacity: 2 concurrent sessions, the most that met p95\(ttft_ms\)&lt;5000 and error_rate&lt;0.1 \(at 4 concurrent sessions they failed; 3 levels probed\)/,
+        /Capacity: 2 concurrent sessions, the most that met p95\(ttft_ms\)&lt;5000 and error_rate&lt;0.1 \(there p95\(ttft_ms\) \d+ ms \(95% CI [^)]*\), error_rate 0\.000 \([^)]*\); at 4 concurrent sessions they failed; 3 levels probed\)/,
       );
       for (const chart of Object.values(pageData(page).charts).filter((c) => c.id.startsWith('load-'))) {
         assert.deepEqual(

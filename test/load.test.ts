@@ -6,7 +6,8 @@ import { execute, type ExecuteOptions } from '../src/run/execute.js';
 import { arrivalSchedule, laneStarts, type LoadProfile } from '../src/load/profiles.js';
 import { shareOf } from '../src/load/shards.js';
 import { connectPhase } from '../src/run/connect-phase.js';
-import { parseSlo, SloError } from '../src/metrics/slo.js';
+import { parseSlo, SloError, valuesNeeded } from '../src/metrics/slo.js';
+import { valuesTrustedFor } from '../src/metrics/stats.js';
 import { phases } from '../src/metrics/window.js';
 import type { SessionRecord } from '../src/timeline/types.js';
 import { spanTimeline } from './helpers.js';
@@ -93,6 +94,38 @@ describe('capacity search', () => {
     });
     const all = await searchCapacity({ start: 1, max: 6, integer: true, tolerance: 0.1 }, () => Promise.resolve(true));
     assert.deepEqual([all.answer, all.failsAt, all.probes.map((p) => p.level)], [6, null, [1, 2, 4, 6]]);
+  });
+
+  it('calls no capacity from a level where the client could not keep up: it stops there, and names it', async () => {
+    const search = { start: 1, max: 64, integer: true, tolerance: 0.1 };
+    // The server holds to 13, but at 8 the client was the bottleneck: 8 must not read as the server's failure.
+    const up = await searchCapacity(search, (level) => Promise.resolve(level >= 8 ? 'client' : level <= 13 ? 'pass' : 'fail'));
+    assert.deepEqual(up, {
+      answer: 4,
+      failsAt: null,
+      clientBoundAt: 8,
+      probes: [
+        { level: 1, pass: true },
+        { level: 2, pass: true },
+        { level: 4, pass: true },
+        { level: 8, pass: false, clientBound: true },
+      ],
+    });
+    // While bisecting: the bracket found so far stands, and the client-bound level is named.
+    const down = await searchCapacity(search, (level) => Promise.resolve(level === 12 ? 'client' : level <= 10 ? 'pass' : 'fail'));
+    assert.deepEqual([down.answer, down.failsAt, down.clientBoundAt], [8, 16, 12]);
+  });
+});
+
+describe('sessions a capacity search needs per level', () => {
+  it('rests each percentile an SLO names on the values the thin-tail rule trusts', () => {
+    assert.equal(valuesTrustedFor(95), 20);
+    assert.equal(valuesTrustedFor(99), 100);
+    assert.equal(valuesTrustedFor(99.9), 1000);
+    assert.equal(valuesTrustedFor(100), 1);
+    assert.equal(valuesNeeded([parseSlo('p95(voice_to_voice_ms)<1500')]), 20);
+    assert.equal(valuesNeeded([parseSlo('p50(ttft_ms)<100'), parseSlo('p99(ttft_ms)<900'), parseSlo('error_rate<0.01')]), 100);
+    assert.equal(valuesNeeded([parseSlo('mean(rtfx)>1')]), 1);
   });
 });
 

@@ -45,3 +45,20 @@ it("an ended session's headline figure reaches the line after the session-end ca
   const shown = Number(/ttft_ms p50 (\d+) ms/.exec(out.text)?.[1]);
   assert.ok(Math.abs(shown - median) <= Math.max(2, median * 0.05), `line says ${shown} ms, sessions ${ttft.join(', ')}`);
 });
+
+it("counts only completed sessions' figures: failed ones' partial timings are no result", async () => {
+  const { report } = await run({ pace: { kind: 'realtime', speed: 8 }, maxSessions: 2, profile: { kind: 'concurrent', concurrency: 2 } });
+  // Sessions that measured a first token, then failed.
+  const failed = report.benchmarks[0]!.sessions.map((s) => ({
+    ...s,
+    outcome: { status: 'failed' as const, failure: { class: 'server_error' as const, stage: 'streaming' as const, message: 'boom' } },
+  }));
+  assert.ok(failed.every((s) => s.metrics.inputs.some((i) => i.ttft_ms !== undefined)));
+  const out = stream(false);
+  const progress = new Progress(out);
+  progress.start(CONFIG, 'runs/x');
+  progress.levelStart({ label: 'concurrent@2', number: 1, of: 1, expected: 2, kept: 0 });
+  for (const s of failed) progress.sessionEnd(s);
+  progress.stop();
+  assert.match(out.text, /2 failed · ttft_ms p50 n\/a$/m);
+});

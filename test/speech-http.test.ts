@@ -3,6 +3,8 @@ import { describe, it } from 'node:test';
 import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
 import { loadDataset } from '../src/data/load.js';
 import type { StreamFormat } from '../src/dialects/speech-http.js';
+import { answerLine } from '../src/report/answer.js';
+import { renderSummary } from '../src/report/console.js';
 import { run, type RunOptions } from '../src/run/run.js';
 import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../src/dialects/vllm-omni-speech/spec.js';
 import { parseFaultScenario } from '../src/server/faults/faults.js';
@@ -29,6 +31,12 @@ const audioBytes = (s: SessionRecord): number => s.timeline.received.reduce((n, 
 const audioMs = (s: SessionRecord): number => s.timeline.received.reduce((n, f) => n + (f.kind === 'audio' ? f.audioMs! : 0), 0);
 
 describe('HTTP speech generation against the built-in server', () => {
+  it('a one-body run (--stream-format none) leads with its total time, not its time to first audio', async () => {
+    const { report } = await run({ protocol: 'openai-speech', maxSessions: 2, speech: { streamFormat: 'none' }, server: { speechLatency: FAST } });
+    assert.match(answerLine(report), /^At one session at a time: total_ms p50 \d+(\.\d)? ms, p95 /);
+    assert.match(renderSummary(report), /^At one session at a time: total_ms p50/);
+  });
+
   for (const protocol of ['vllm-omni-speech', 'openai-speech'] as const) {
     for (const streamFormat of ['sse', 'audio', 'none'] as StreamFormat[]) {
       for (const responseFormat of ['pcm', 'wav']) {

@@ -23,7 +23,7 @@ interface Level extends LevelStart {
  * Progress on stderr: the run header at the start, then per level the elapsed time,
  * an ETA, sessions done, in flight and failed, the level's place in a sweep or
  * capacity search, and a running median of the task's first headline latency (TTFT
- * for speech-to-text). On a terminal one line redrawn in place; elsewhere a plain
+ * for speech-to-text) over the sessions that completed. On a terminal one line redrawn in place; elsewhere a plain
  * line every few seconds and one as each level ends.
  */
 export class Progress {
@@ -58,7 +58,8 @@ export class Progress {
     if (!level) return;
     level.ended++;
     if (record.outcome.status === 'failed') level.failed++;
-    if (this.headline) this.figures.push([level, record]);
+    // Figures are of completed sessions, as the report's are: a failed session's partial timing would read as a result.
+    else if (record.outcome.status === 'completed' && this.headline) this.figures.push([level, record]);
   }
 
   private addFigures(level: Level, record: SessionRecord): void {

@@ -75,7 +75,7 @@ const compare = new Command('compare')
   )
   .argument('<a>', 'the baseline: a report.json or run folder')
   .argument('<b>', 'the candidate')
-  .option('--level <label>', 'compare this benchmark level of both (default: the first of each), e.g. concurrent@8')
+  .option('--level <label>', 'compare this benchmark level of both (default: the lightest both ran), e.g. concurrent@8')
   .option('--output-dir <dir>', 'also write compare.html and compare.json here')
   .option('--normalizer <name>', `${NORMALIZER_HELP}, on both sides, so their WER compares`)
   .option(

@@ -199,7 +199,11 @@ export const runCommand = new Command('run')
   )
   .option('--shards <n>', "with JOB_COMPLETION_INDEX set (a Kubernetes Indexed Job's pod), run shard $JOB_COMPLETION_INDEX of N", positiveInt)
   .addOption(new Option('--run-id <id>', 'the run this process belongs to, the same in every shard (default: a fresh UUID)').env('VOXBENCH_RUN_ID'))
-  .option('--max-sessions <n>', 'sessions per benchmark (default: enough to stream every sample once, at least one per lane, or ten arrivals)', int)
+  .option(
+    '--max-sessions <n>',
+    'sessions per benchmark (default: enough to stream every sample once, at least one per lane, or ten arrivals; in a capacity search at least enough for its SLO percentile, e.g. 20 for a p95)',
+    int,
+  )
   .option(
     '--duration <time>',
     'run each benchmark this long, e.g. 60s or 5m: closed loop, lanes start sessions until then; open loop, arrivals for that long; sessions started finish',

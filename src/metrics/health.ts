@@ -1,5 +1,7 @@
 import type { DelaySummary } from '../runtime/delay.js';
 import type { BenchmarkSummary } from './compute.js';
+import { metricByName } from './catalog.js';
+import type { Slo } from './slo.js';
 
 /** The client's own lateness, and whether it is small against what it measured. */
 export interface ClientHealth {
@@ -25,7 +27,7 @@ const FLOOR_MS = 10;
  */
 export function judgeClient(summary: BenchmarkSummary, eventLoopDelay: DelaySummary, capHits: number, receiveDelay?: DelaySummary): ClientHealth {
   const sendLag = summary.metrics.send_lag_ms?.p99 ?? 0;
-  const lag = Math.max(sendLag, eventLoopDelay.p99Ms, receiveDelay?.p99Ms ?? 0);
+  const lag = clientLagMs(summary, { eventLoopDelay, ...(receiveDelay ? { receiveDelay } : {}) });
   // Speech to speech has voice-to-voice latency (and no transcription TTFT worth the name).
   const { voice_to_voice_ms: v2v, ttft_ms: ttft, ttfa_ms: ttfa, turn_ms: turn } = summary.metrics;
   const reference = v2v
@@ -52,4 +54,20 @@ export function judgeClient(summary: BenchmarkSummary, eventLoopDelay: DelaySumm
       ? `the client may be the bottleneck: ${figures} against ${against}; latencies may be overstated. Spread sessions with --workers or run fewer at once.`
       : `the client kept up: ${figures}, small against ${against}.`,
   };
+}
+
+/** The client's lag over a benchmark: the largest of its send lag p99, event-loop delay p99 and receive-stamp delay p99, ms. */
+export function clientLagMs(summary: Pick<BenchmarkSummary, 'metrics'>, health: Pick<ClientHealth, 'eventLoopDelay' | 'receiveDelay'>): number {
+  return Math.max(summary.metrics.send_lag_ms?.p99 ?? 0, health.eventLoopDelay.p99Ms, health.receiveDelay?.p99Ms ?? 0);
+}
+
+/**
+ * Whether the client's own lag could account for an SLO's miss: a latency bound (ms,
+ * lower is better) that the figure would meet were it `lagMs` shorter. Any other SLO
+ * (an error rate, a ratio, a bound from below) the client's lateness does not explain.
+ */
+export function lagExplains(slo: Slo, value: number | null, lagMs: number): boolean {
+  const { aggregate, op, threshold } = slo;
+  if (value === null || !('metric' in aggregate) || metricByName(aggregate.metric)?.unit !== 'ms') return false;
+  return op === '<' ? value - lagMs < threshold : op === '<=' ? value - lagMs <= threshold : false;
 }

@@ -1,5 +1,5 @@
 import { METRICS } from './catalog.js';
-import { percentile } from './stats.js';
+import { percentile, valuesTrustedFor } from './stats.js';
 
 /**
  * Service-level objectives over the metric catalog.
@@ -55,6 +55,11 @@ export function parseSlo(text: string): Slo {
   return { ...slo, aggregate: { stat: stat as 'mean' | 'min' | 'max', metric: metric! } };
 }
 
+/** Values the SLOs' figures need before they mean much: the most any percentile named needs (`valuesTrustedFor`), else 1. */
+export function valuesNeeded(slos: readonly Slo[]): number {
+  return Math.max(1, ...slos.map(({ aggregate }) => (aggregate.stat === 'percentile' ? valuesTrustedFor(aggregate.p) : 1)));
+}
+
 /** Judges each SLO against pooled metric values and the error rate. */
 export function evaluateSlos(slos: readonly Slo[], pooled: Record<string, readonly number[]>, errorRate: number | null): SloResult[] {
   return slos.map((slo) => {
@@ -63,7 +68,8 @@ export function evaluateSlos(slos: readonly Slo[], pooled: Record<string, readon
   });
 }
 
-function measure(slo: Slo, pooled: Record<string, readonly number[]>, errorRate: number | null): number | null {
+/** An SLO's figure: its statistic of the pooled values, or the error rate; null without data. */
+export function measure(slo: Slo, pooled: Record<string, readonly number[]>, errorRate: number | null): number | null {
   const { aggregate } = slo;
   if (aggregate.stat === 'error_rate') return errorRate;
   const values = [...(pooled[aggregate.metric] ?? [])].filter(Number.isFinite).sort((a, b) => a - b);

@@ -37,6 +37,16 @@ export function summarize(values: readonly number[]): Distribution | null {
   };
 }
 
+/**
+ * Values a percentile needs before its tail means much: its top (100 − p)% must hold at
+ * least one value, so p95 rests on 20, p99 on 100, p50 on 2; a p100 (the max) on 1.
+ * Shared by the thin-tail warnings and a capacity search's sessions per level.
+ */
+export function valuesTrustedFor(p: number): number {
+  // Rounded to whole values first: 100 / (100 - 99.9) is 1000.0000000000001.
+  return p >= 100 ? 1 : Math.ceil(Number((100 / (100 - p)).toPrecision(12)));
+}
+
 /** Type-7 percentile of ascending values. */
 export function percentile(sorted: ArrayLike<number>, p: number): number {
   const rank = ((sorted.length - 1) * p) / 100;

@@ -1,22 +1,25 @@
 import { parseSlo } from '../metrics/slo.js';
 import { plural } from '../util/plural.js';
 import { figureText } from './figure-text.js';
-import { benchmarksByLevel, capacityText, levelText, loadLevel } from './levels.js';
+import { capacityText } from './capacity.js';
+import { benchmarksByLevel, levelText, loadLevel } from './levels.js';
 import { definitionIn, headlineLatencies, levelCatalog, levelsByTask, levelWer } from './picks.js';
 import type { Benchmark, Report } from './schema.js';
+import { speakerLead } from './speaker-lines.js';
 
 /**
  * The run's answer in one sentence, as the console leads with it, e.g.
  * `At 8 concurrent sessions: ttfa_ms p50 166 ms, p95 210 ms; 0 of 48 failed.`
  * The figures are those of the level that answers (the capacity found, else the
- * heaviest load): each metric an SLO names, else the task's first headline latency,
+ * heaviest load): speaker attribution first where it was scored (DER and word speaker
+ * error), then each metric an SLO names, else the task's first headline latency,
  * then its WER and the SLOs' verdict. A merge of runs of different tasks has one such
  * sentence per task.
  */
 export function answerLine(report: Report): string {
   const levels = benchmarksByLevel(report);
   if (levels.length > 0 && levels.every((b) => b.summary.sessions.completed === 0)) return nothingCompleted(levels);
-  const capacity = report.capacity ? `Capacity: ${capacityText(report.capacity)}.` : '';
+  const capacity = report.capacity ? `Capacity: ${capacityText(report)}.` : '';
   // A merge of different workloads (--allow-mixed) answers once per task, each from its own levels.
   const groups = levelsByTask(report);
   const answers = [...groups].flatMap(([task, own]) => {
@@ -59,11 +62,15 @@ function figures(report: Report, level: Benchmark): string[] {
     }
   });
   const names = [...new Set(named.length > 0 ? named : headlineLatencies(catalog).map((d) => d.name))].filter((n) => summary.metrics[n]);
-  const parts = names.slice(0, named.length > 0 ? 3 : 1).map((name) => {
-    const d = summary.metrics[name]!;
-    const unit = definitionIn(report, name)?.unit ?? 'count';
-    return `${name} p50 ${figureText(d.p50, unit)}, p95 ${figureText(d.p95, unit)}`;
-  });
+  // A run that scores speakers is asked who spoke when first: that answer leads.
+  const parts = summary.diarization ? [speakerLead(summary.diarization)] : [];
+  parts.push(
+    ...names.slice(0, named.length > 0 ? 3 : 1).map((name) => {
+      const d = summary.metrics[name]!;
+      const unit = definitionIn(report, name)?.unit ?? 'count';
+      return `${name} p50 ${figureText(d.p50, unit)}, p95 ${figureText(d.p95, unit)}`;
+    }),
+  );
   const wer = levelWer(catalog, level);
   if (wer) parts.push(`${wer.name} ${(wer.value * 100).toFixed(2)}%`);
   const { sessions } = summary;

@@ -8,7 +8,7 @@ import { COLORS } from './html/palette.js';
 import { chartFigure, legend, note, table, type Section } from './html/section.js';
 
 /** Chip classes of the report's page style, by verdict. */
-const CHIP: Record<Verdict, string> = { better: 'pass', worse: 'fail', different: 'warn', unclear: 'muted' };
+const CHIP: Record<Verdict, string> = { better: 'pass', worse: 'fail', different: 'warn', unclear: 'muted', same: 'muted', workload: 'muted' };
 
 /** A metric with both sides' distributions. */
 type Charted = MetricComparison & { cdf: NonNullable<MetricComparison['cdf']> };
@@ -102,6 +102,7 @@ function headline(found: readonly Finding[]): string {
     ['worse', on('worse')],
     ['different', on('different')],
     ['no clear difference', on('unclear')],
+    ['no change', on('same')],
   ] as const;
   return `B against A: ${parts
     .filter(([, metrics]) => metrics.length > 0)

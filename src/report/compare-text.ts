@@ -38,7 +38,8 @@ function unitSuffix(unit: Unit): string {
 
 export const LEGEND =
   'Δ = B − A over measured completed sessions; 95% intervals from a bootstrap of whole sessions (of turns for corpus WER and CER). ' +
-  'B is better or worse by the metric catalog’s direction (lower latency, higher rtfx), different where neither direction is better (bytes), unclear where the interval holds 0.';
+  'B is better or worse by the metric catalog’s direction (lower latency, higher rtfx), different where neither direction is better (bytes received), unclear where the interval holds 0, ' +
+  'same where it is 0 to 0 (no change), workload where the figure describes what the client sent (audio_ms, chars), which judges no server.';
 
 /** A metric's table cells, at one number of decimals; `statistics`: the chosen statistics' cells, A → B, in order. */
 export function metricCells(m: MetricComparison): { p50: string; p95: string; statistics?: string[]; delta: string; ci: string } {

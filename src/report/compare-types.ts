@@ -5,10 +5,12 @@ import type { Side } from './compare-side.js';
 /**
  * B against A on one figure, by the catalog's direction of goodness: `better` or
  * `worse` when the 95% interval of the difference excludes 0; `different` when it
- * does, for a quantity where neither direction is better (bytes sent); `unclear`
- * when the interval holds 0.
+ * does, for a quantity where neither direction is better (bytes received); `unclear`
+ * when the interval holds 0; `same` when it is 0 to 0 (every resample equal, as
+ * `0 -> 0`); `workload` for a figure of what the client sent (the catalog's `workload`
+ * tag: audio_ms, chars), which judges no server.
  */
-export type Verdict = 'better' | 'worse' | 'different' | 'unclear';
+export type Verdict = 'better' | 'worse' | 'different' | 'unclear' | 'same' | 'workload';
 
 /** One metric of two benchmarks side by side: medians and tails, and how sure the difference is. */
 export interface MetricComparison {

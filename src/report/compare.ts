@@ -1,4 +1,4 @@
-import { hasTag, metricByName, type Better, type MetricDescription } from '../metrics/catalog.js';
+import { hasTag, metricByName, type MetricDescription } from '../metrics/catalog.js';
 import { poolMetricValues } from '../metrics/compute.js';
 import { percentile, summarize } from '../metrics/stats.js';
 import { seededRandom } from '../util/random.js';
@@ -8,6 +8,7 @@ import { mismatches, sideOf } from './compare-side.js';
 import type { Comparison, CorpusComparison, MetricComparison, Verdict } from './compare-types.js';
 import { cdfPoints, round } from './html/downsample.js';
 import { measuredCompleted } from './html/metrics.js';
+import { benchmarksByLevel } from './levels.js';
 import type { Statistic } from './json-summary.js';
 import { metricsOf, spanText } from './picks.js';
 import { ReportError } from './recompute.js';
@@ -20,7 +21,7 @@ export type { Comparison, CorpusComparison, MetricComparison, Verdict } from './
 const CDF_POINTS = 160;
 
 /**
- * Compares the first benchmark of two reports (or the levels named `level`) over their
+ * Compares one level of two reports (the one named `level`, else the lightest both ran) over their
  * measured completed sessions: every metric of the reports' catalog that both have,
  * each side's counts and throughput, corpus figures with their intervals, and what
  * makes the runs differ besides the servers. Intervals come from a percentile
@@ -29,8 +30,9 @@ const CDF_POINTS = 160;
  * each metric's statistics to show side by side, besides the p50 and p95 always kept.
  */
 export function compareReports(a: Report, b: Report, level?: string, statistics?: readonly Statistic[]): Comparison {
+  const { label, note } = level === undefined ? defaultLevel(a, b) : { label: level, note: undefined };
   const pick = (report: Report): Benchmark => {
-    const found = level === undefined ? report.benchmarks[0] : report.benchmarks.find((x) => x.label === level);
+    const found = label === undefined ? report.benchmarks[0] : report.benchmarks.find((x) => x.label === label);
     if (!found)
       throw new ReportError(
         level === undefined
@@ -71,23 +73,45 @@ export function compareReports(a: Report, b: Report, level?: string, statistics?
         ...(statistics ? { statistics: statistics.map((name) => ({ name, a: statisticOf(x, name), b: statisticOf(y, name) })) } : {}),
         deltaP50: delta.value,
         ci95: delta.ci95,
-        verdict: verdictOf(d.better, delta.ci95),
+        verdict: verdictOf(d, delta.ci95),
         ...(headline ? { cdf: { a: cdf(x, d), b: cdf(y, d) } } : {}),
       },
     ];
   });
   const corpus = shared.flatMap((d) => corpusComparison(d, [benchA, sessionsA], [benchB, sessionsB], random));
   const [sideA, sideB] = [sideOf(a, benchA), sideOf(b, benchB)];
-  return { a: sideA, b: sideB, warnings: mismatches(sideA, sideB), resamples: RESAMPLES, metrics, corpus };
+  return { a: sideA, b: sideB, warnings: [...(note ? [note] : []), ...mismatches(sideA, sideB)], resamples: RESAMPLES, metrics, corpus };
+}
+
+/**
+ * The level compared when none is named: the lightest load both runs ran (a sweep or a
+ * capacity search of each), saying which it is and how to choose another where either
+ * ran several; else (no level in common) the first of each, which `mismatches` names.
+ */
+function defaultLevel(a: Report, b: Report): { label: string | undefined; note: string | undefined } {
+  const inB = new Set(b.benchmarks.map((x) => x.label));
+  const shared = benchmarksByLevel(a)
+    .map((x) => x.label)
+    .filter((label) => inB.has(label));
+  const label = shared[0];
+  if (label === undefined || (a.benchmarks.length === 1 && b.benchmarks.length === 1)) return { label, note: undefined };
+  const note =
+    shared.length > 1
+      ? `A and B share ${shared.length} levels (${shared.join(', ')}); this compares ${label}, the lightest: compare another with --level, e.g. --level ${shared[shared.length - 1]}`
+      : `A ran ${a.benchmarks.length} level${a.benchmarks.length === 1 ? '' : 's'} and B ${b.benchmarks.length}; they share only ${label}, compared here`;
+  return { label, note };
 }
 
 /** B against A on a figure whose difference B − A has the interval `[lo, hi]` (see `Verdict`). */
-export function verdictOf(better: Better, [lo, hi]: Interval): Verdict {
+export function verdictOf(metric: Pick<MetricDescription, 'better' | 'tags'>, [lo, hi]: Interval): Verdict {
+  if (metric.tags.includes('workload')) return 'workload';
+  // Every resample gave the same figure on both sides (0 -> 0): no change, not a doubt.
+  if (lo === 0 && hi === 0) return 'same';
   // Written so that an interval without bounds (no resample had a value) is unclear.
   const sign = lo > 0 ? 1 : hi < 0 ? -1 : 0;
   if (sign === 0) return 'unclear';
-  if (better === 'neither') return 'different';
-  return sign < 0 === (better === 'lower') ? 'better' : 'worse';
+  if (metric.better === 'neither') return 'different';
+  return sign < 0 === (metric.better === 'lower') ? 'better' : 'worse';
 }
 
 /**
@@ -118,7 +142,7 @@ function corpusComparison(
       better: d.better,
       a: valueA === null ? null : { value: valueA, ci95: ci.a },
       b: valueB === null ? null : { value: valueB, ci95: ci.b },
-      delta: valueA === null || valueB === null ? null : { value: valueB - valueA, ci95: ci.delta, verdict: verdictOf(d.better, ci.delta) },
+      delta: valueA === null || valueB === null ? null : { value: valueB - valueA, ci95: ci.delta, verdict: verdictOf(d, ci.delta) },
     },
   ];
 }

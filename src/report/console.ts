@@ -2,7 +2,7 @@ import type { MetricDescription, Unit } from '../metrics/catalog.js';
 import type { Distribution } from '../metrics/stats.js';
 import { printable } from '../util/printable.js';
 import { cautions } from './cautions.js';
-import { capacityText } from './levels.js';
+import { capacityNotes, capacityText } from './capacity.js';
 import { corpusMetrics, headlineLatencies, levelCatalog, levelsByTask, levelWer, spanText, summaryMetrics } from './picks.js';
 import { answerLine } from './answer.js';
 import { cellText, figureText } from './figure-text.js';
@@ -41,7 +41,7 @@ export function renderSummary(report: Report, { definitions = false, statistics 
   for (const benchmark of report.benchmarks) lines.push('', ...renderBenchmark(report, benchmark, mixed, statistics), ...serverLines(report, benchmark));
   if (report.benchmarks.some((b) => b.summary.diarization)) lines.push('', ...speakerRulesLine(config.diarization));
   if (report.benchmarks.length > 1) lines.push('', ...renderLevels(report, statistics));
-  if (report.capacity) lines.push('', `capacity: ${capacityText(report.capacity)}`);
+  if (report.capacity) lines.push('', `capacity: ${capacityText(report)}`, ...capacityNotes(report).map((note) => `warning: ${note}`));
   if (report.telemetry) lines.push(...telemetryWarnings(report.telemetry).map((w) => `warning: ${w}`));
   const thin = thinTailLines(report);
   if (thin.length > 0) lines.push('', ...thin);

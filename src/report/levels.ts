@@ -1,7 +1,6 @@
 import { isOpenLoop, type LoadProfile } from '../load/profiles.js';
 import { peakTarget } from '../load/stages.js';
 import type { Benchmark, Report } from './schema.js';
-import { plural } from '../util/plural.js';
 
 /**
  * Load levels: what a benchmark's load was, as one number on a chart axis.
@@ -47,16 +46,4 @@ export function benchmarksByLevel(report: Report): Benchmark[] {
 export function levelText(value: number, by: 'concurrency' | 'rate'): string {
   const n = Number.isInteger(value) ? String(value) : String(Number(value.toPrecision(4)));
   return by === 'rate' ? `${n} arrivals/s` : `${n} concurrent session${value === 1 ? '' : 's'}`;
-}
-
-/**
- * A capacity search's answer in words, for every output. Each level is written with its
- * unit, so the level that failed never reads as a count of failed sessions.
- */
-export function capacityText(capacity: NonNullable<Report['capacity']>): string {
-  const target = capacity.slos.join(' and ');
-  const probed = `${plural(capacity.probes.length, 'level')} probed`;
-  if (capacity.answer === null) return `no level met ${target}, not even the first, ${levelText(capacity.failsAt!, capacity.by)} (${probed})`;
-  const bracket = capacity.failsAt === null ? 'every level up to the search limit passed' : `at ${levelText(capacity.failsAt, capacity.by)} they failed`;
-  return `${levelText(capacity.answer, capacity.by)}, the most that met ${target} (${bracket}; ${probed})`;
 }

@@ -1,4 +1,5 @@
 import { answerLine } from './answer.js';
+import { capacityNotes } from './capacity.js';
 import { cellText } from './figure-text.js';
 import { benchmarksByLevel } from './levels.js';
 import { corpusMetrics, levelCatalog, levelsByTask, levelWer, metricsOf } from './picks.js';
@@ -25,7 +26,11 @@ export function renderMarkdown(report: Report): string {
     '',
     `**Answer:** ${text(answerLine(report))}`,
     '',
+    ...capacityNotes(report).flatMap((note) => [`Warning: ${text(note)}`, '']),
   ];
+  // Who spoke when leads a run that scored it, before the latencies.
+  const speakers = speakerTable(benchmarksByLevel(report), report.config.diarization, text);
+  if (speakers.length > 0) lines.push(...speakers.slice(1), '');
   const groups = levelsByTask(report);
   for (const [task, levels] of groups) {
     if (groups.size > 1) lines.push(`### ${task}`, '');
@@ -33,7 +38,6 @@ export function renderMarkdown(report: Report): string {
   }
   lines.pop();
   lines.push(...qualityTable(report));
-  lines.push(...speakerTable(benchmarksByLevel(report), report.config.diarization, text));
   for (const b of benchmarksByLevel(report)) {
     const figures = corpusMetrics(levelCatalog(report, b)).flatMap((d) =>
       typeof b.summary.corpus[d.name] === 'number' ? [`${d.name} ${round(b.summary.corpus[d.name]!)}`] : [],

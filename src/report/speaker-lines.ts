@@ -59,3 +59,12 @@ export function speakerTable(
     ...speakerRulesLine(record).map((line) => `\n${text(line)}`),
   ];
 }
+
+/**
+ * What a run that scores speakers leads with, its answer before any latency: corpus DER
+ * and word speaker error with their intervals, e.g.
+ * `DER 14.16% (95% CI 9.80% to 18.02%), word speaker error 19.05% (95% CI …)`.
+ */
+export function speakerLead(speakers: CorpusSpeakers): string {
+  return `DER ${percent(speakers.der)}${ci(speakers.derCi95)}, word speaker error ${percent(speakers.wordSpeakerError.value)}${ci(speakers.wordSpeakerError.ci95)}`;
+}

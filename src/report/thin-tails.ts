@@ -1,8 +1,9 @@
+import { valuesTrustedFor } from '../metrics/stats.js';
 import { headlineLatencies, levelCatalog } from './picks.js';
 import type { Report } from './schema.js';
 
-/** Values a percentile needs before its tail means much: a p95 rests on its top 5%, a p99 on its top 1%. */
-const TRUSTED_FROM = { p95: 20, p99: 100 } as const;
+/** The tails every summary shows, and the values each needs (the one rule, `valuesTrustedFor`). */
+const TRUSTED_FROM = { p95: valuesTrustedFor(95), p99: valuesTrustedFor(99) } as const;
 
 /**
  * One line per level whose headline latency has too few values for its tail

@@ -16,6 +16,7 @@ import { loadDataset, type DatasetOptions } from '../data/load.js';
 import { loadTextDataset } from '../data/text.js';
 import { execute, type Execution } from './execute.js';
 import { arrivalSchedule, isOpenLoop, isStaged, lanes, type LoadProfile } from '../load/profiles.js';
+import { valuesNeeded } from '../metrics/slo.js';
 import { httpAgents } from '../session/http-agents.js';
 import { runHttpSession, type PreparedRequest } from '../session/http-runner.js';
 import { warmHttpClient } from '../session/http-warm-up.js';
@@ -125,13 +126,16 @@ export async function createRunContext(settings: Settings, dataset: RunDataset):
     audioOf: (r) => audio.get(r),
     close: () => sessions.close(),
     // With a duration or stages: as many as start in it (open loop: the arrivals planned in it).
-    // Else enough sessions to send every sample once, and at least one per lane (or ten arrivals).
+    // Else enough sessions to send every sample once, and at least one per lane (or ten arrivals), and in a capacity search enough for its SLOs.
     sessionsFor: (profile) => {
       const cap = settings.maxSessions ?? Infinity;
       if (isStaged(profile))
         return isOpenLoop(profile) ? arrivalSchedule(profile, cap, 0, settings.duration === undefined ? Infinity : settings.duration * 1000).length : cap;
       if (settings.duration !== undefined) return isOpenLoop(profile) ? arrivalSchedule(profile, cap, settings.rampUpMs, settings.duration * 1000).length : cap;
-      return settings.maxSessions ?? Math.max(Math.ceil(dataset.samples.length / perSession), isOpenLoop(profile) ? 10 : lanes(profile));
+      const enough = Math.max(Math.ceil(dataset.samples.length / perSession), isOpenLoop(profile) ? 10 : lanes(profile));
+      // A capacity search judges each level by its SLOs: enough sessions that each percentile named rests on the values it needs.
+      const judged = settings.plan.kind === 'capacity' ? Math.ceil(valuesNeeded(settings.slos) / perSession) : 0;
+      return settings.maxSessions ?? Math.max(enough, judged);
     },
   };
 }

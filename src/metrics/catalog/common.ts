@@ -11,8 +11,15 @@ const ALL = TASKS;
 const STREAMED: readonly Task[] = ['stt', 's2s'];
 
 /** A per-session transport count: a quantity, not an interval. */
-function transportCounter(name: string, unit: Unit, quantity: string, description: string, value: (s: SessionView) => number): MetricDefinition {
-  return { name, unit, scope: 'session', tasks: ALL, tags: ['transport'], better: 'neither', quantity, description, value };
+function transportCounter(
+  name: string,
+  unit: Unit,
+  quantity: string,
+  description: string,
+  value: (s: SessionView) => number,
+  tags: MetricDefinition['tags'] = ['transport'],
+): MetricDefinition {
+  return { name, unit, scope: 'session', tasks: ALL, tags, better: 'neither', quantity, description, value };
 }
 
 export const CONNECTION: MetricDefinition[] = [
@@ -81,7 +88,7 @@ export const CLIENT_AND_TRANSPORT: MetricDefinition[] = [
     unit: 'ms',
     scope: 'session',
     tasks: STREAMED,
-    tags: ['transport'],
+    tags: ['transport', 'workload'],
     better: 'neither',
     quantity: 'audio streamed in the session, all inputs',
     description: 'Audio handed to the socket; compare with audio_acked_ms.',
@@ -118,6 +125,7 @@ export const CLIENT_AND_TRANSPORT: MetricDefinition[] = [
     'payload bytes sent',
     'Payload bytes of every frame or request body the client sent.',
     (s) => s.timeline.counters.bytesSent,
+    ['transport', 'workload'],
   ),
   transportCounter(
     'bytes_received',
@@ -126,7 +134,10 @@ export const CLIENT_AND_TRANSPORT: MetricDefinition[] = [
     'Payload bytes of every frame or response body the server sent.',
     (s) => s.timeline.counters.bytesReceived,
   ),
-  transportCounter('frames_sent', 'count', 'frames sent', 'Frames (or requests) the client sent.', (s) => s.timeline.counters.framesSent),
+  transportCounter('frames_sent', 'count', 'frames sent', 'Frames (or requests) the client sent.', (s) => s.timeline.counters.framesSent, [
+    'transport',
+    'workload',
+  ]),
   transportCounter(
     'frames_received',
     'count',

@@ -10,8 +10,12 @@ import { span, type Anchor } from '../anchors.js';
  */
 export type Unit = 'ms' | 'ratio' | 'bytes' | 'count' | 'chars/s';
 
-/** Where a metric belongs: the headline figures, or a family. */
-export type Tag = 'headline' | 'latency' | 'quality' | 'throughput' | 'transport' | 'client';
+/**
+ * Where a metric belongs: the headline figures, or a family. `workload` marks a figure
+ * of what the client sent (audio, characters, frames), not of how the server did: it
+ * describes a run, and a comparison gives it no verdict.
+ */
+export type Tag = 'headline' | 'latency' | 'quality' | 'throughput' | 'transport' | 'client' | 'workload';
 
 /** Which way is better, for colouring comparisons; `neither` for quantities. */
 export type Better = 'lower' | 'higher' | 'neither';

@@ -148,7 +148,7 @@ export const TRANSCRIPTION_FIGURES: MetricDefinition[] = [
     unit: 'ms',
     scope: 'input',
     tasks: ['stt', 'batch_stt', 's2s'],
-    tags: ['throughput'],
+    tags: ['throughput', 'workload'],
     better: 'neither',
     quantity: 'audio streamed in the input, or the recording its request carried',
     description: 'Duration of the audio sent in the input.',

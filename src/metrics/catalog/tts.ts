@@ -15,6 +15,8 @@ const TTFA = {
   scope: 'input',
   tasks: SPEECH,
   tags: ['headline', 'latency'],
+  // A one-body answer (batch_tts) is heard only once it has all arrived: its first audio is its last, and total_ms heads it.
+  headlineOf: TTS,
   better: 'lower',
   from: T.text_submitted,
   to: T.first_audio,
@@ -22,13 +24,14 @@ const TTFA = {
     'Time to first audio: from the send that forces synthesis to the first real audio samples. Negative when a server starts speaking before the text ends (ElevenLabs after 120 characters, sentence splitting).',
 } satisfies MetricDefinition;
 
-/** Total generation time: `chars_per_s` divides by it. */
+/** Total generation time: `chars_per_s` divides by it; what a one-body request (batch_tts) measures, so its headline. */
 const TOTAL = {
   name: 'total_ms',
   unit: 'ms',
   scope: 'input',
   tasks: SPEECH,
-  tags: ['latency'],
+  tags: ['headline', 'latency'],
+  headlineOf: ['batch_tts'],
   better: 'lower',
   from: T.text_submitted,
   to: T.speech_end,
@@ -48,6 +51,7 @@ export const SPEECH_METRICS: MetricDefinition[] = [
     description: 'Time to first byte: the first frame of any kind the server sent back, announcements and WAV headers included.',
   },
   TTFA,
+  TOTAL,
   {
     name: 'ftts_ms',
     unit: 'ms',
@@ -120,7 +124,6 @@ export const SPEECH_METRICS: MetricDefinition[] = [
       return generation !== undefined && audio ? generation / audio : undefined;
     },
   },
-  TOTAL,
   {
     name: 'audio_out_ms',
     unit: 'ms',
@@ -137,7 +140,7 @@ export const SPEECH_METRICS: MetricDefinition[] = [
     unit: 'count',
     scope: 'input',
     tasks: SPEECH,
-    tags: ['throughput'],
+    tags: ['throughput', 'workload'],
     better: 'neither',
     quantity: "characters (code points) of the input's text",
     description: 'Input size, for cost per million characters.',

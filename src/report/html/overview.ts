@@ -7,7 +7,9 @@ import type { BenchmarkSummary } from '../../metrics/compute.js';
 import type { Benchmark, Report } from '../schema.js';
 import { formatFigure, formatPercent, formatPlain, formatNumber, formatSeconds, isQualityRatio } from './format.js';
 import { stagesText } from '../../load/stages.js';
-import { benchmarksByLevel, capacityText, loadAxis, loadLevel, type LoadAxis } from '../levels.js';
+import { capacityNotes, capacityText } from '../capacity.js';
+import { speakerLead } from '../speaker-lines.js';
+import { benchmarksByLevel, loadAxis, loadLevel, type LoadAxis } from '../levels.js';
 import { html, type Html } from './markup.js';
 import { curveMetrics, ERROR_RATE_TITLE, metricTitle, readSlo, THROUGHPUT_TITLE } from './metrics.js';
 import { inputNoun, protocolFact, throughputLabel, workloadFact } from './workload.js';
@@ -92,7 +94,7 @@ function describePlan(plan: LoadPlan, axis: LoadAxis): string {
 
 function answer(report: Report): string {
   const { capacity } = report;
-  if (capacity) return `Capacity: ${capacityText(capacity)}.`;
+  if (capacity) return `Capacity: ${capacityText(report)}.`;
   const summaries = report.benchmarks.map((b) => b.summary);
   if (summaries.every((s) => s.sessions.completed === 0)) {
     const sum = (pick: (s: BenchmarkSummary) => number): number => summaries.reduce((n, s) => n + pick(s), 0);
@@ -112,9 +114,12 @@ function answer(report: Report): string {
   const headline = headlineLevel(report).benchmark;
   const first = headlineLatencies(report)[0];
   const figure = first && headline.summary.metrics[first.name];
+  const { diarization } = headline.summary;
+  // Who spoke when leads a run that scored it.
+  const speakers = diarization ? `who spoke when: ${speakerLead(diarization)}; ` : '';
   return figure
-    ? `At ${headline.label}, ${first.name} was ${formatFigure(figure.p50, first)} (median) and ${formatFigure(figure.p95, first)} (p95); no SLOs were set.`
-    : `No SLOs were set; the figures below describe level ${headline.label}.`;
+    ? `At ${headline.label}, ${speakers}${first.name} was ${formatFigure(figure.p50, first)} (median) and ${formatFigure(figure.p95, first)} (p95); no SLOs were set.`
+    : `No SLOs were set; the figures below describe level ${headline.label}${diarization ? `, where ${speakers.slice(0, -2)}` : ''}.`;
 }
 
 /** What qualifies the answer: early stops, a client that may not have kept up, skipped input. */
@@ -133,6 +138,7 @@ function callouts(report: Report): Html[] {
       ? `The client may have been the bottleneck at ${bottleneck}: its send lag or event-loop delay was large against the latency it measured, so latencies there may be overstated (details under All figures by level).`
       : '',
     report.dataset.problems.length > 0 ? `${report.dataset.problems.length} dataset files were skipped (see the reproducibility record).` : '',
+    ...capacityNotes(report),
   ];
   return warnings.filter(Boolean).map((w) => html`<p class="callout">${w}</p>`);
 }
@@ -173,6 +179,7 @@ function cards(report: Report, benchmark: Benchmark): Html[] {
   });
   const { throughput, sessions } = summary;
   return [
+    ...speakerCards(report, summary),
     ...figures,
     card(
       throughputLabel(report),
@@ -185,6 +192,28 @@ function cards(report: Report, benchmark: Benchmark): Html[] {
       splitUnit(formatPercent(summary.errorRate)),
       `${sessions.completed} of ${plural(sessions.total, 'session')} completed, ${sessions.failed} failed, ${sessions.incomplete} incomplete`,
       ERROR_RATE_TITLE,
+    ),
+  ];
+}
+
+/** A run that scores speakers leads with who spoke when: corpus DER with its parts, and word speaker error, each with its interval. */
+function speakerCards(report: Report, summary: BenchmarkSummary): Html[] {
+  const speakers = summary.diarization;
+  if (!speakers) return [];
+  const interval = (ci: [number, number] | null): string => (ci ? `95% CI ${formatPercent(ci[0])} to ${formatPercent(ci[1])} · ` : '');
+  const over = `over ${plural(speakers.recordings, 'input')}`;
+  return [
+    card(
+      'DER',
+      splitUnit(formatPercent(speakers.der)),
+      `${interval(speakers.derCi95)}missed ${formatPercent(speakers.missed)} + false alarm ${formatPercent(speakers.falseAlarm)} + confusion ${formatPercent(speakers.confusion)}`,
+      metricTitle(report, 'corpus_der'),
+    ),
+    card(
+      'word speaker error',
+      splitUnit(formatPercent(speakers.wordSpeakerError.value)),
+      `${interval(speakers.wordSpeakerError.ci95)}${over}`,
+      metricTitle(report, 'corpus_word_speaker_error'),
     ),
   ];
 }
