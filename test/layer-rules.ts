@@ -25,8 +25,8 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   session: ['dialects', 'audio', 'data', 'timeline', 'runtime', 'util'],
   dialects: ['session', 'server', 'audio', 'data', 'timeline', 'runtime', 'util'],
   server: ['dialects', 'metrics', 'audio', 'data', 'timeline', 'runtime', 'util'],
-  // Options checked into settings and a load plan.
-  config: ['dialects', 'session', 'server', 'report', 'metrics', 'views', 'load', 'data', 'audio', 'timeline', 'runtime', 'util'],
+  // Options checked into settings and a load plan (a replica gauge against the families scraping keeps).
+  config: ['dialects', 'session', 'server', 'scrape', 'report', 'metrics', 'views', 'load', 'data', 'audio', 'timeline', 'runtime', 'util'],
   live: ['report', 'metrics', 'views', 'timeline', 'runtime', 'util'],
   // Server metrics polled during a run: the report's telemetry types, the clock.
   scrape: ['report', 'runtime', 'util'],

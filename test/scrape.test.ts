@@ -13,6 +13,12 @@ import { seriesOverLevel, timeWeightedMean } from '../src/report/telemetry.js';
 import { sessionEndMs } from '../src/timeline/types.js';
 import { DEFAULT_LATENCY } from '../src/server/models/latency-model.js';
 import { CLI, runNode, tempDir, testServer } from './helpers.js';
+import { renderSummary } from '../src/report/console.js';
+import { renderCsv } from '../src/report/csv.js';
+import { jsonSummary } from '../src/report/json-summary.js';
+import { renderMarkdown } from '../src/report/markdown.js';
+
+const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A port nothing listens on. */
 async function closedPort(): Promise<number> {
@@ -366,6 +372,46 @@ describe('scraping during a run', () => {
     assert.equal(report.telemetry!.replicasSeries, 'kube_deployment_status_replicas_available');
     // Figures recomputed from the report (report render) charge the same replicas.
     assert.deepEqual(recompute(report).benchmarks[0]!.summary.cost, cost);
+    assert.deepEqual(cost.replicasFrom, { series: 'kube_deployment_status_replicas_available', fallback: false });
+    assert.match(renderSummary(report), /× 3 replicas, the time-weighted mean of kube_deployment_status_replicas_available over/);
+  });
+
+  it('says on every output when the replica gauge was never scraped and the cost fell back to the replicas given', async () => {
+    // The target answers, but never with the gauge: the level is charged --replicas.
+    const bare = await endpoint(() => ({ body: '# TYPE other gauge\nother 1\n' }));
+    const { report } = await run({
+      maxSessions: 1,
+      pace: { kind: 'realtime', speed: 8 },
+      idleMs: 300,
+      pricing: { perReplicaHour: 3.6, replicas: 2 },
+      scrape: { urls: [`http://${bare}/metrics`], intervalMs: 100, match: ['^kube_'], replicasSeries: 'kube_deployment_status_replicas_available' },
+    });
+    const cost = report.benchmarks[0]!.summary.cost!;
+    assert.equal(cost.replicas, 2);
+    assert.deepEqual(cost.replicasFrom, { series: 'kube_deployment_status_replicas_available', fallback: true });
+    const said = 'given (kube_deployment_status_replicas_available not scraped in the level)';
+    assert.match(renderSummary(report), new RegExp(`^cost: .*× 2 replicas ${escape(said)} over`, 'm'));
+    assert.deepEqual(jsonSummary(report).levels[0]!.cost!.replicasFrom, cost.replicasFrom);
+    assert.match(renderMarkdown(report), new RegExp(`^synchronous cost: .*× 2 replicas ${escape(said.replaceAll('_', '\\_'))} over`, 'm'));
+    const levels = renderCsv(report)['levels.csv']!.split('\r\n');
+    assert.match(levels[0]!, /,cost_per_audio_hour,replicas,replicas_from$/);
+    assert.match(levels[1]!, new RegExp(`,2,${escape(said)}$`));
+    assert.match(renderHtml(report), new RegExp(`<th[^>]*>replicas from</th>.*<td>${escape(said)}</td>`, 's'));
+    assert.deepEqual(recompute(report).benchmarks[0]!.summary.cost, cost);
+  });
+
+  it('refuses a replica gauge the scrape would never keep, with one line and exit code 2', async () => {
+    const options = {
+      pricing: { perReplicaHour: 1, replicas: 1 },
+      scrape: { urls: ['/metrics'], replicasSeries: 'kube_deployment_status_replicas_available' },
+    };
+    await assert.rejects(
+      run(options),
+      /^OptionsError: scrape\.replicasSeries kube_deployment_status_replicas_available is not a family the scrape keeps; keep it with scrape\.match/,
+    );
+    const result = await runNode([CLI, 'run', '--max-sessions', '1', '--cost-per-hour', '1', '--scrape', '/metrics', '--replicas-series', 'kube_x']);
+    assert.equal(result.code, 2);
+    assert.equal(result.stderr, 'voxbench: error: --replicas-series kube_x is not a family the scrape keeps; keep it with --scrape-match, e.g. ^kube_x$\n');
   });
 
   it('voxbench run --scrape /metrics: the built-in server scraped, a dead target warned of, the series per level on the console and in CSV', async () => {

@@ -15,6 +15,7 @@ import { isResponseAnomaly } from '../timeline/responses.js';
 import { isSpeechTask, type Task } from '../timeline/types.js';
 import { sessionView } from '../views/session-view.js';
 import { fixed } from './fixed.js';
+import { costText } from './cost-text.js';
 import { seriesOverLevel, seriesTitle, telemetryWarnings } from './telemetry.js';
 import { speakerLines, speakerRulesLine } from './speaker-lines.js';
 import { statisticsOf, type Statistic } from './json-summary.js';
@@ -115,10 +116,7 @@ function renderBenchmark(report: Report, benchmark: Benchmark, mixed: boolean, s
   if (corpusFigures.length > 0) lines.push(`corpus: ${corpusFigures.join(' · ')}`);
   if (summary.cost) {
     const c = summary.cost;
-    lines.push(
-      `cost: ${c.perAudioHour === null ? 'n/a (no audio processed)' : `${fixed(c.perAudioHour, 4)} per audio hour`} ` +
-        `(${c.perReplicaHour}/replica-hour × ${c.replicas} over ${fixed(c.intervalS, 1)} s, ${fixed(c.audioS, 1)} s of audio)`,
-    );
+    lines.push(`cost: ${costText(c)}`);
     if (c.perMillionChars !== undefined)
       lines.push(
         `cost: ${c.perMillionChars === null ? 'n/a (no characters)' : `${fixed(c.perMillionChars, 4)} per million input characters`} (${c.chars} characters)`,

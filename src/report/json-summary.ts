@@ -1,5 +1,6 @@
 import { poolMetricValues } from '../metrics/compute.js';
 import type { SloResult } from '../metrics/slo.js';
+import type { Cost } from '../metrics/cost.js';
 import { percentile, type Distribution } from '../metrics/stats.js';
 import { UsageError } from '../util/errors.js';
 import { headlineLatencies, metricsOf } from './picks.js';
@@ -111,6 +112,8 @@ export interface JsonSummary {
       Start,
       { sessions: number; completed: number; failed: number; metrics: Record<string, Record<string, number> | null> }
     >;
+    /** With a price: the level's cost, and where its replicas came from (`replicasFrom`, when a gauge was named; `fallback` when it was not scraped). */
+    cost?: Cost;
     /** Scraped server series (`--scrape`) over the level: mean and max, each named as the console names it. */
     server?: Array<{ series: string; mean: number; max: number }>;
   }>;
@@ -155,6 +158,7 @@ export function jsonSummary(
       slos: b.summary.slos,
       ...(b.stoppedBy ? { stoppedBy: b.stoppedBy } : {}),
       ...coldWarmSummary(b, [...headline, ...others], stats),
+      ...(b.summary.cost ? { cost: b.summary.cost } : {}),
       ...(telemetry
         ? { server: seriesOverLevel(telemetry, b.startMs, b.endMs).map((o) => ({ series: seriesLabel(o.series, telemetry), mean: o.mean, max: o.max })) }
         : {}),

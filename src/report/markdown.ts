@@ -4,6 +4,7 @@ import { benchmarksByLevel } from './levels.js';
 import { corpusMetrics, levelCatalog, levelsByTask, levelWer, metricsOf } from './picks.js';
 import { workloadText } from './workload-text.js';
 import { coldRule, coldWarmMetrics, coldWarmOf } from './cold-warm.js';
+import { costText } from './cost-text.js';
 import type { Benchmark, Report } from './schema.js';
 import { fixed } from './fixed.js';
 import { printable } from '../util/printable.js';
@@ -40,6 +41,7 @@ export function renderMarkdown(report: Report): string {
     );
     if (figures.length > 0) lines.push('', `${text(b.label)}: ${figures.join(' · ')}`);
   }
+  for (const b of benchmarksByLevel(report)) if (b.summary.cost) lines.push('', `${text(b.label)} cost: ${text(costText(b.summary.cost))}`);
   const slos = report.benchmarks.flatMap((b) => b.summary.slos.map((slo) => ({ level: b.label, ...slo })));
   if (slos.length > 0) {
     lines.push('', '| level | SLO | measured | verdict |', '|---|---|---:|---|');

@@ -3,8 +3,9 @@ import type { RunConfig, Telemetry, TelemetrySeries } from './schema.js';
 /**
  * The settings one level's figures are computed with: with a scraped replica gauge
  * (`replicasSeries`) and a price, the replicas charged are the gauge's time-weighted mean
- * over the level, rounded to thousandths; else the run's own. During the run, `series`
- * are those kept so far.
+ * over the level, rounded to thousandths; a level the gauge has no reading in is
+ * charged the run's own, and its cost says so (`replicasFrom.fallback`). During the
+ * run, `series` are those kept so far.
  */
 export function levelSettings(
   config: RunConfig,
@@ -12,8 +13,13 @@ export function levelSettings(
   level: { startMs: number; endMs: number },
 ): RunConfig {
   const name = telemetry?.replicasSeries;
-  const replicas = name !== undefined && config.pricing ? timeWeightedMean(telemetry!.series, name, level.startMs, level.endMs) : undefined;
-  return replicas === undefined ? config : { ...config, pricing: { ...config.pricing!, replicas: Math.round(replicas * 1000) / 1000 } };
+  if (name === undefined || !config.pricing) return config;
+  const replicas = timeWeightedMean(telemetry!.series, name, level.startMs, level.endMs);
+  const pricing =
+    replicas === undefined
+      ? { ...config.pricing, replicasFrom: { series: name, fallback: true } }
+      : { ...config.pricing, replicas: Math.round(replicas * 1000) / 1000, replicasFrom: { series: name, fallback: false } };
+  return { ...config, pricing };
 }
 
 /** One series over one level: its mean and maximum between the level's start and end. */
