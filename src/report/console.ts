@@ -3,7 +3,7 @@ import type { Distribution } from '../metrics/stats.js';
 import { printable } from '../util/printable.js';
 import { cautions } from './cautions.js';
 import { capacityText } from './levels.js';
-import { corpusMetrics, headlineLatencies, levelCatalog, levelsByTask, levelWer, spanText, summaryMetrics } from './picks.js';
+import { corpusMetrics, headlineLatencies, levelCatalog, levelsByTask, levelWer, measuredCompleted, spanText, summaryMetrics } from './picks.js';
 import { answerLine } from './answer.js';
 import { cellText, figureText } from './figure-text.js';
 import { workloadText } from './workload-text.js';
@@ -164,9 +164,7 @@ function inputsLine(task: Task, { summary, sessions }: Benchmark): string {
 /** Speech to speech: the responses of the measured completed sessions, by how they ended, e.g. "5 responses (4 done, 1 cancelled)". */
 function responsesText(sessions: Benchmark['sessions']): string {
   const byStatus = new Map<string, number>();
-  for (const s of sessions)
-    if (s.phase === 'measured' && s.outcome.status === 'completed')
-      for (const r of sessionView(s.timeline).responses) byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1);
+  for (const s of measuredCompleted(sessions)) for (const r of sessionView(s.timeline).responses) byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1);
   const total = [...byStatus.values()].reduce((n, c) => n + c, 0);
   const done = byStatus.get('done') ?? 0;
   const others = [...byStatus].filter(([status]) => status !== 'done').map(([status, n]) => `${n} ${status}`);

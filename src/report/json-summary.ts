@@ -3,7 +3,7 @@ import type { SloResult } from '../metrics/slo.js';
 import type { Cost } from '../metrics/cost.js';
 import { percentile, type Distribution } from '../metrics/stats.js';
 import { UsageError } from '../util/errors.js';
-import { headlineLatencies, metricsOf } from './picks.js';
+import { headlineLatencies, measuredCompleted, metricsOf } from './picks.js';
 import { coldWarmOf } from './cold-warm.js';
 import type { Start } from '../metrics/cold-start.js';
 import type { Benchmark, Report } from './schema.js';
@@ -57,8 +57,8 @@ export function statisticsOf(
   let pooled: Record<string, number[]> | undefined;
   const computed = (name: string): Float64Array => {
     if (!pooled) {
-      const timelines = benchmark.sessions
-        .filter((s) => s.phase === 'measured' && s.outcome.status === 'completed' && (start === undefined || s.start === start))
+      const timelines = measuredCompleted(benchmark.sessions)
+        .filter((s) => start === undefined || s.start === start)
         .map((s) => s.timeline);
       if (timelines.some((t) => t === undefined) || (timelines.length === 0 && (group ?? benchmark.summary.sessions).completed > 0))
         throw new UsageError(`--percentiles: this report does not hold the sessions' timelines, so only ${[...STORED].join(', ')} can be shown`);

@@ -86,7 +86,7 @@ export function timePanelSection(report: Report): Section {
     charts: charts.flat(),
     body: html`${note(
       `Each level from its start, in buckets of ${bucket} s${report.benchmarks.length > 1 ? ' (longer levels may use longer ones)' : ''}: ` +
-        `${headline ? `${headline.name} p50 and p95 of the values measured in the bucket, ` : ''}sessions open (their mean number, connect to close) and sessions failed (when they ended)` +
+        `${headline ? `${headline.name} p50 and p95 of the values measured in the bucket (measured, completed sessions, as every latency figure), ` : ''}sessions open (their mean number, connect to close) and sessions failed (when they ended)` +
         `${report.telemetry ? ', then the server metrics scraped (counters as rates per second, histograms as quantiles per interval)' : ''}.`,
     )}
 ${report.benchmarks.map(
