@@ -50,20 +50,28 @@ export function seriesOverLevel(telemetry: Telemetry, startMs: number, endMs: nu
 
 /**
  * The time-weighted mean over [startMs, endMs] of every series named `name`, added
- * (a replica gauge per deployment adds up to the replicas serving): each reading holds
- * until the next, and the first reading stands for the time before it. Undefined when
- * no series of that name has a point.
+ * (a replica gauge per deployment adds up to the replicas serving). A series counts only
+ * while it is scraped: each reading holds until the next, or until a scrape found the
+ * series absent (`absent`), and counts nothing from there to its next reading; the first
+ * reading stands for the time before it only when nothing says the series was absent
+ * then. So a series that goes (a rollout's old pod) stops counting, and one that comes
+ * starts counting when it came: label churn is never counted twice. Undefined when no
+ * series of that name has a point.
  */
 export function timeWeightedMean(series: readonly TelemetrySeries[], name: string, startMs: number, endMs: number): number | undefined {
   const named = series.filter((s) => s.name === name && s.points.length > 0);
   if (named.length === 0 || !(endMs > startMs)) return undefined;
   let total = 0;
-  for (const { points } of named) {
+  for (const { points, absent = [] } of named) {
+    // The series as steps in time order: a reading's value, or null from a scrape that found it absent.
+    const steps: Array<[number, number | null]> = [...points, ...absent.map((t): [number, null] => [t, null])].sort((a, b) => a[0] - b[0]);
     let area = 0;
-    for (let i = 0; i < points.length; i++) {
-      const from = i === 0 ? startMs : Math.max(startMs, points[i]![0]);
-      const to = i + 1 < points.length ? Math.min(endMs, points[i + 1]![0]) : endMs;
-      if (to > from) area += points[i]![1] * (to - from);
+    for (let i = 0; i < steps.length; i++) {
+      const [t, value] = steps[i]!;
+      if (value === null) continue;
+      const from = i === 0 ? startMs : Math.max(startMs, t);
+      const to = i + 1 < steps.length ? Math.min(endMs, steps[i + 1]![0]) : endMs;
+      if (to > from) area += value * (to - from);
     }
     total += area / (endMs - startMs);
   }
