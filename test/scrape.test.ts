@@ -462,6 +462,21 @@ describe('scraping during a run', () => {
     assert.deepEqual(recompute(report).benchmarks[0]!.summary.cost, cost);
   });
 
+  it('names a counter\'s rate "per s" alike on every output, --json included, with each series\' kind', async () => {
+    const { report } = await run({ maxSessions: 2, pace: { kind: 'realtime', speed: 8 }, idleMs: 300, scrape: { urls: ['/metrics'], intervalMs: 100 } });
+    const server = jsonSummary(report).levels[0]!.server!;
+    const rate = server.find((s) => s.kind === 'rate');
+    const gauge = server.find((s) => s.kind === 'gauge');
+    assert.ok(rate && gauge, JSON.stringify(server));
+    assert.equal(rate.title, `${rate.series} per s`);
+    assert.equal(gauge.title, gauge.series);
+    const shown = renderSummary(report);
+    for (const s of server.slice(0, 6)) assert.ok(shown.includes(`  ${s.title}: mean`), `${s.title} on the console`);
+    const markdown = renderMarkdown(report);
+    for (const s of server.slice(0, 6)) assert.ok(markdown.includes(`| \`${s.series}\`${s.kind === 'rate' ? ' per s' : ''} |`), `${s.title} in summary.md`);
+    assert.match(renderHtml(report), new RegExp(`"label":"${escape(rate.series)}","unit":"per s"`));
+  });
+
   it('refuses a replica gauge the scrape would never keep, with one line and exit code 2', async () => {
     const options = {
       pricing: { perReplicaHour: 1, replicas: 1 },

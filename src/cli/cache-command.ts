@@ -6,7 +6,7 @@ import { plural } from '../util/plural.js';
 /** The cache of `--cache-dir`, else the default one. */
 function cacheOf(dir: string | undefined): PreparedAudioCache {
   const folder = dir ?? defaultCacheDir();
-  if (folder === undefined) throw new UsageError('there is no default cache folder here (the Node test runner turns it off); give --cache-dir');
+  if (folder === undefined) throw new UsageError('there is no default cache folder here (VOXBENCH_AUDIO_CACHE is off); give --cache-dir');
   return new PreparedAudioCache(folder);
 }
 

@@ -16,7 +16,7 @@ import { isSpeechTask, type Task } from '../timeline/types.js';
 import { sessionView } from '../views/session-view.js';
 import { fixed } from './fixed.js';
 import { costText } from './cost-text.js';
-import { seriesOverLevel, seriesTitle, telemetryWarnings } from './telemetry.js';
+import { SERVER_SERIES_SHOWN, seriesOverLevel, seriesTitle, telemetryWarnings } from './telemetry.js';
 import { speakerLines, speakerRulesLine } from './speaker-lines.js';
 import { statisticsOf, type Statistic } from './json-summary.js';
 
@@ -187,9 +187,6 @@ function coldWarmLines(benchmark: Benchmark, split: readonly MetricDescription[]
     ),
   ];
 }
-
-/** Series shown per level on the console; the rest are in report.json and the CSV. */
-const SERVER_SERIES_SHOWN = 6;
 
 /** The scraped series over the level, mean and max, a few of them: the server's side of the figures above. */
 function serverLines(report: Report, benchmark: Benchmark): string[] {

@@ -6,8 +6,8 @@ import { UsageError } from '../util/errors.js';
 import { headlineLatencies, measuredCompleted, metricsOf } from './picks.js';
 import { coldWarmOf } from './cold-warm.js';
 import type { Start } from '../metrics/cold-start.js';
-import type { Benchmark, Report } from './schema.js';
-import { seriesLabel, seriesOverLevel, telemetryWarnings } from './telemetry.js';
+import type { Benchmark, Report, TelemetrySeries } from './schema.js';
+import { seriesLabel, seriesOverLevel, seriesTitle, telemetryWarnings } from './telemetry.js';
 
 /**
  * A statistic of a metric's distribution, as `--percentiles` names it (as k6's
@@ -114,8 +114,12 @@ export interface JsonSummary {
     >;
     /** With a price: the level's cost, and where its replicas came from (`replicasFrom`, when a gauge was named; `fallback` when it was not scraped). */
     cost?: Cost;
-    /** Scraped server series (`--scrape`) over the level: mean and max, each named as the console names it. */
-    server?: Array<{ series: string; mean: number; max: number }>;
+    /**
+     * Scraped server series (`--scrape`) over the level: mean and max; `series` its label,
+     * `title` as the console names it (`per s` after a counter's rate), `kind` a gauge, a
+     * counter's `rate` per second or a histogram's `quantile`.
+     */
+    server?: Array<{ series: string; title: string; kind: TelemetrySeries['kind']; mean: number; max: number }>;
   }>;
   /** Scrape targets that failed or dropped series, one line each. */
   scrapeWarnings?: string[];
@@ -160,7 +164,15 @@ export function jsonSummary(
       ...coldWarmSummary(b, [...headline, ...others], stats),
       ...(b.summary.cost ? { cost: b.summary.cost } : {}),
       ...(telemetry
-        ? { server: seriesOverLevel(telemetry, b.startMs, b.endMs).map((o) => ({ series: seriesLabel(o.series, telemetry), mean: o.mean, max: o.max })) }
+        ? {
+            server: seriesOverLevel(telemetry, b.startMs, b.endMs).map((o) => ({
+              series: seriesLabel(o.series, telemetry),
+              title: seriesTitle(o.series, telemetry),
+              kind: o.series.kind,
+              mean: o.mean,
+              max: o.max,
+            })),
+          }
         : {}),
     })),
     ...(telemetry && telemetryWarnings(telemetry).length > 0 ? { scrapeWarnings: telemetryWarnings(telemetry) } : {}),

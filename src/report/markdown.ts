@@ -8,7 +8,7 @@ import { costText } from './cost-text.js';
 import type { Benchmark, Report } from './schema.js';
 import { fixed } from './fixed.js';
 import { printable } from '../util/printable.js';
-import { seriesLabel, seriesOverLevel, telemetryWarnings } from './telemetry.js';
+import { SERVER_SERIES_SHOWN, seriesLabel, seriesOverLevel, seriesPer, telemetryWarnings } from './telemetry.js';
 import { speakerTable } from './speaker-lines.js';
 
 /**
@@ -87,9 +87,6 @@ function levelsTable(report: Report, levels: readonly Benchmark[]): string[] {
   ];
 }
 
-/** Series shown per level; the rest are in report.json and server-metrics.csv. */
-const SERVER_SERIES_SHOWN = 6;
-
 /** The scraped server series (`--scrape`), mean and max per level, and the targets that failed. */
 function serverTable(report: Report): string[] {
   const { telemetry } = report;
@@ -99,7 +96,7 @@ function serverTable(report: Report): string[] {
       .slice(0, SERVER_SERIES_SHOWN)
       .map(
         (o) =>
-          `| ${text(b.label)} | ${code(seriesLabel(o.series, telemetry))}${o.series.kind === 'rate' ? ' per s' : ''} | ${round(o.mean)} | ${round(o.max)} |`,
+          `| ${text(b.label)} | ${[code(seriesLabel(o.series, telemetry)), seriesPer(o.series)].filter(Boolean).join(' ')} | ${round(o.mean)} | ${round(o.max)} |`,
       ),
   );
   const warnings = telemetryWarnings(telemetry).map((w) => `Warning: ${text(w)}`);

@@ -100,7 +100,15 @@ export function telemetryWarnings(telemetry: Telemetry): string[] {
   ]);
 }
 
+/** What a series' values are counted per: `per s` for a counter's rate, nothing for a gauge or a quantile. */
+export function seriesPer(series: Pick<TelemetrySeries, 'kind'>): string {
+  return series.kind === 'rate' ? 'per s' : '';
+}
+
 /** A series as every output names its figures: its label, and `per s` for a counter's rate. */
 export function seriesTitle(series: TelemetrySeries, telemetry: Telemetry): string {
-  return `${seriesLabel(series, telemetry)}${series.kind === 'rate' ? ' per s' : ''}`;
+  return [seriesLabel(series, telemetry), seriesPer(series)].filter(Boolean).join(' ');
 }
+
+/** Series shown per level on the console and in summary.md; the rest are in report.json and server-metrics.csv. */
+export const SERVER_SERIES_SHOWN = 6;

@@ -2,6 +2,7 @@ import { isStaged } from '../../load/profiles.js';
 import type { Benchmark, Report, Telemetry } from '../schema.js';
 import { headlineLatencies } from '../picks.js';
 import { bucketMsOf, levelOverTime } from '../time-series.js';
+import { seriesPer } from '../telemetry.js';
 import type { AxisSpec, ChartSpec, SeriesSpec } from './chart-spec.js';
 import { definedPoints, evenly, round } from './downsample.js';
 import { html } from './markup.js';
@@ -123,11 +124,10 @@ function telemetryCharts(telemetry: Telemetry | undefined, benchmark: Benchmark,
         y: inLevel.map(([, v]) => round(v, 4)),
       };
     });
-    const kind = all[0]!.kind;
     return {
       id: `time-${level}-telemetry-${chart}`,
       x,
-      y: { label: name, unit: kind === 'rate' ? '/s' : '' },
+      y: { label: name, unit: seriesPer(all[0]!) },
       rules: [],
       series,
     };
