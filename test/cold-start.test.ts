@@ -9,7 +9,7 @@ import { jsonSummary } from '../src/report/json-summary.js';
 import { recompute } from '../src/report/recompute.js';
 import type { Report } from '../src/report/schema.js';
 import { run } from '../src/run/run.js';
-import { DEFAULT_MODEL } from '../src/server/server.js';
+import { DEFAULT_MODEL, startServer } from '../src/server/server.js';
 import { sessionEndMs, type SessionRecord } from '../src/timeline/types.js';
 import { CLI, runNode, spanTimeline, tempDir } from './helpers.js';
 
@@ -206,6 +206,27 @@ describe('cold starts', () => {
       assert.ok(warm.metrics.connect_ms!.p95 < 1400, `warm connect ${warm.metrics.connect_ms!.p95} ms did not`);
     } finally {
       child.kill('SIGTERM');
+    }
+  });
+
+  it('are what voxbench serve makes of HTTP requests too: the first refused with 503, the next held for the cold start', async () => {
+    const server = await startServer({ port: 0, refuseFirst: 1, coldStartMs: 400 });
+    try {
+      const post = async (): Promise<{ status: number; ms: number; body: string }> => {
+        const started = performance.now();
+        const response = await fetch(`${server.origin}/v1/audio/transcriptions`, { method: 'POST', body: 'not a form' });
+        return { status: response.status, body: await response.text(), ms: performance.now() - started };
+      };
+      const refused = await post();
+      assert.deepEqual([refused.status, JSON.parse(refused.body)], [503, { error: 'not ready: the server is starting' }]);
+      const held = await post();
+      assert.notEqual(held.status, 503);
+      assert.ok(held.ms >= 350, `held ${held.ms} ms for the cold start`);
+      const warm = await post();
+      assert.equal(warm.status, held.status);
+      assert.ok(warm.ms < 350, `served at once: ${warm.ms} ms`);
+    } finally {
+      await server.close();
     }
   });
 });
