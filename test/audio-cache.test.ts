@@ -92,8 +92,13 @@ describe('the prepared-audio cache', () => {
     );
   });
 
-  it('is off by default under the test runner, else under XDG_CACHE_HOME or ~/.cache', () => {
+  it('is what VOXBENCH_AUDIO_CACHE says (off: none), else under XDG_CACHE_HOME or ~/.cache; the tests set it off', () => {
+    assert.equal(process.env.VOXBENCH_AUDIO_CACHE, 'off', 'set by the tests (test/helpers.ts, npm test), not detected');
     assert.equal(defaultCacheDir(), undefined);
+    // The test runner is not detected: its marker alone leaves the default in place.
+    assert.equal(defaultCacheDir({ NODE_TEST_CONTEXT: 'child-v8', XDG_CACHE_HOME: '/x/cache' }), '/x/cache/voxbench/audio');
+    assert.equal(defaultCacheDir({ VOXBENCH_AUDIO_CACHE: 'off', XDG_CACHE_HOME: '/x/cache' }), undefined);
+    assert.equal(defaultCacheDir({ VOXBENCH_AUDIO_CACHE: '/y/audio', XDG_CACHE_HOME: '/x/cache' }), '/y/audio');
     assert.equal(defaultCacheDir({ XDG_CACHE_HOME: '/x/cache' }), '/x/cache/voxbench/audio');
     assert.match(defaultCacheDir({ HOME: '/home/u' }) ?? '', /\/\.cache\/voxbench\/audio$/);
   });

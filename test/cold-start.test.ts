@@ -1,13 +1,16 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { starts } from '../src/metrics/cold-start.js';
+import { lastEndMs, starts } from '../src/metrics/cold-start.js';
 import { renderSummary } from '../src/report/console.js';
 import { jsonSummary } from '../src/report/json-summary.js';
 import { recompute } from '../src/report/recompute.js';
 import type { Report } from '../src/report/schema.js';
 import { run } from '../src/run/run.js';
+import { DEFAULT_MODEL } from '../src/server/server.js';
+import { startServer } from '../src/simulator/start.js';
 import { sessionEndMs, type SessionRecord } from '../src/timeline/types.js';
 import { CLI, runNode, spanTimeline, tempDir } from './helpers.js';
 
@@ -15,6 +18,14 @@ import { CLI, runNode, spanTimeline, tempDir } from './helpers.js';
 function session(index: number, start: number, end: number): SessionRecord {
   const timeline = spanTimeline(start, end);
   return { index, sampleIds: ['s'], split: 'default', timeline, outcome: { status: 'completed' } };
+}
+
+/** The same session, failed: refused, or given up on while the target was still loading. */
+function failed(index: number, start: number, end: number): SessionRecord {
+  return {
+    ...session(index, start, end),
+    outcome: { status: 'failed', failure: { class: 'upgrade_status', stage: 'connect', message: '503', httpStatus: 503 } },
+  };
 }
 
 describe('cold starts', () => {
@@ -34,6 +45,20 @@ describe('cold starts', () => {
     assert.deepEqual(starts([session(0, 200, 300)], 1000, 0), ['warm']);
     assert.deepEqual(starts([session(0, 1200, 1300)], 1000, 0), ['cold']);
     assert.deepEqual(starts([], 1000), []);
+  });
+
+  it('are the first answered session: failed sessions, and those open while the first waited, do not make the target warm', () => {
+    // A first attempt refused in 20 ms, then an 8 s cold start, then a warm session.
+    assert.deepEqual(starts([failed(0, 0, 20), session(1, 20, 8020), session(2, 8020, 8500)], 1000), ['warm', 'cold', 'warm']);
+    // The first session timed out while the target loaded; the one that started beside it, and waited for the same load, was answered.
+    assert.deepEqual(starts([failed(0, 0, 5000), session(1, 100, 8000), session(2, 200, 8100)], 1000), ['warm', 'cold', 'warm']);
+    // Failed sessions between answered ones keep no target warm: an idle gap under them still makes the next answered one cold.
+    assert.deepEqual(starts([session(0, 0, 100), failed(1, 500, 3000), session(2, 2500, 2600)], 1000), ['cold', 'warm', 'cold']);
+    // Nothing answered: nothing is cold.
+    assert.deepEqual(starts([failed(0, 0, 20), failed(1, 20, 40)], 1000), ['warm', 'warm']);
+    // A level whose earlier levels answered nothing starts with its first answered session cold.
+    assert.deepEqual(lastEndMs([failed(0, 0, 20)]), undefined);
+    assert.deepEqual(lastEndMs([session(0, 0, 100), failed(1, 0, 900)]), 100);
   });
 
   it('are labelled in a run with idle gaps, reported apart in every output, and relabelled by report render with another gap', async () => {
@@ -63,7 +88,10 @@ describe('cold starts', () => {
 
     assert.match(
       renderSummary(report),
-      new RegExp(`^starts: ${cold} cold · ${3 - cold} warm \\(cold: the first session, and the first after more than 0\\.1 s with no session open\\)$`, 'm'),
+      new RegExp(
+        `^starts: ${cold} cold · ${3 - cold} warm \\(cold: the first completed session, and the first after more than 0\\.1 s with no completed session open\\)$`,
+        'm',
+      ),
     );
     const summary = jsonSummary(report);
     assert.equal(summary.levels[0]!.coldWarm!.cold.sessions, cold);
@@ -92,7 +120,7 @@ describe('cold starts', () => {
     assert.deepEqual(relabelled, ['cold', 'warm', 'warm']);
     assert.match(
       renderSummary(regapped),
-      /^starts: 1 cold · 2 warm \(cold: the first session, and the first after more than 30 s with no session open\)\n {2}ttft_ms p50\/p95: cold \d+\.\d\/\d+\.\d ms · warm \d+\.\d\/\d+\.\d ms$/m,
+      /^starts: 1 cold · 2 warm \(cold: the first completed session, and the first after more than 30 s with no completed session open\)\n {2}ttft_ms p50\/p95: cold \d+\.\d\/\d+\.\d ms · warm \d+\.\d\/\d+\.\d ms$/m,
     );
     const warmSummary = jsonSummary(regapped).levels[0]!.coldWarm!;
     assert.deepEqual([warmSummary.cold.metrics.ttft_ms!.count, warmSummary.warm.metrics.ttft_ms!.count], [1, 2]);
@@ -133,5 +161,73 @@ describe('cold starts', () => {
         ['warm', 'warm'],
       ],
     );
+  });
+
+  it('leave a refused first attempt warm and label the real cold start cold, against voxbench serve --refuse-first --cold-start-ms', async () => {
+    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--quiet', '--refuse-first', '1', '--cold-start-ms', '1500'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      const line = await new Promise<string>((resolve) => child.stdout.once('data', (d) => resolve(String(d))));
+      const target = /listening on (\S+)/.exec(line)![1]!;
+      const dir = await tempDir();
+      // One session at a time: the refusal, the session that waits for the cold start, one served at once.
+      const result = await runNode([
+        CLI,
+        'run',
+        '--target',
+        target,
+        '--model',
+        DEFAULT_MODEL,
+        '--concurrency',
+        '1',
+        '--max-sessions',
+        '3',
+        '--pace',
+        'none',
+        '--outputs',
+        'json',
+        '--output-dir',
+        dir,
+      ]);
+      assert.equal(result.code, 0, result.stderr);
+      const report = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')) as Report;
+      const sessions = [...report.benchmarks[0]!.sessions].sort((a, b) => a.timeline.startMs - b.timeline.startMs);
+      assert.deepEqual(
+        sessions.map((s) => [s.outcome.status, s.start]),
+        [
+          ['failed', 'warm'],
+          ['completed', 'cold'],
+          ['completed', 'warm'],
+        ],
+      );
+      const { cold, warm } = report.benchmarks[0]!.summary.coldWarm!;
+      // The cold start (the upgrade held) lands in the cold figures, not the warm tail.
+      assert.ok(cold.metrics.connect_ms!.p50 >= 1400, `cold connect ${cold.metrics.connect_ms!.p50} ms waited for the cold start`);
+      assert.ok(warm.metrics.connect_ms!.p95 < 1400, `warm connect ${warm.metrics.connect_ms!.p95} ms did not`);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+
+  it('are what voxbench serve makes of HTTP requests too: the first refused with 503, the next held for the cold start', async () => {
+    const server = await startServer({ port: 0, refuseFirst: 1, coldStartMs: 400 });
+    try {
+      const post = async (): Promise<{ status: number; ms: number; body: string }> => {
+        const started = performance.now();
+        const response = await fetch(`${server.origin}/v1/audio/transcriptions`, { method: 'POST', body: 'not a form' });
+        return { status: response.status, body: await response.text(), ms: performance.now() - started };
+      };
+      const refused = await post();
+      assert.deepEqual([refused.status, JSON.parse(refused.body)], [503, { error: 'not ready: the server is starting' }]);
+      const held = await post();
+      assert.notEqual(held.status, 503);
+      assert.ok(held.ms >= 350, `held ${held.ms} ms for the cold start`);
+      const warm = await post();
+      assert.equal(warm.status, held.status);
+      assert.ok(warm.ms < 350, `served at once: ${warm.ms} ms`);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -12,6 +12,9 @@ import { startServer } from '../src/simulator/start.js';
 import type { AudioInput, ReceivedFrame, SentFrame, SessionTimeline } from '../src/timeline/types.js';
 import { fromV1 } from '../src/timeline/v1.js';
 
+// Tests never write into the user's prepared-audio cache unless they name a folder; the processes they start inherit it.
+process.env.VOXBENCH_AUDIO_CACHE = 'off';
+
 export const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 export const FIXTURES = fileURLToPath(new URL('../../test/fixtures', import.meta.url));
 

@@ -27,8 +27,8 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   server: ['dialects', 'metrics', 'audio', 'data', 'timeline', 'runtime', 'util'],
   // The built-in server composed: the host with every dialect's simulated session handed to it, and its thread.
   simulator: ['server', 'dialects', 'data', 'audio', 'timeline', 'runtime', 'util'],
-  // Options checked into settings and a load plan.
-  config: ['dialects', 'session', 'server', 'report', 'metrics', 'views', 'load', 'data', 'audio', 'timeline', 'runtime', 'util'],
+  // Options checked into settings and a load plan (a replica gauge against the families scraping keeps).
+  config: ['dialects', 'session', 'server', 'scrape', 'report', 'metrics', 'views', 'load', 'data', 'audio', 'timeline', 'runtime', 'util'],
   live: ['report', 'metrics', 'views', 'timeline', 'runtime', 'util'],
   // Server metrics polled during a run: the report's telemetry types, the clock.
   scrape: ['report', 'runtime', 'util'],

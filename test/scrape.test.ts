@@ -13,6 +13,14 @@ import { seriesOverLevel, timeWeightedMean } from '../src/report/telemetry.js';
 import { sessionEndMs } from '../src/timeline/types.js';
 import { DEFAULT_LATENCY } from '../src/server/models/latency-model.js';
 import { CLI, runNode, tempDir, testServer } from './helpers.js';
+import { renderSummary } from '../src/report/console.js';
+import { renderCsv } from '../src/report/csv.js';
+import { jsonSummary } from '../src/report/json-summary.js';
+import { renderMarkdown } from '../src/report/markdown.js';
+import { mergeTelemetry } from '../src/report/merge-telemetry.js';
+import type { Telemetry } from '../src/report/schema.js';
+
+const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A port nothing listens on. */
 async function closedPort(): Promise<number> {
@@ -172,6 +180,50 @@ describe('series kept from scrapes', () => {
     // 1 for 1 s, 3 for 2 s, 2 for 1 s over 4 s: 9/4.
     assert.equal(timeWeightedMean(series, 'replicas', 0, 4000), 2.25);
     assert.equal(timeWeightedMean(series, 'absent', 0, 4000), undefined);
+  });
+
+  it('counts a gauge only while it is scraped: a rollout that swaps the label is charged once', () => {
+    const store = new SeriesStore(keepAll);
+    const gauge = 'kube_deployment_status_replicas_available';
+    // Pod a serves up to 4 s; from the scrape at 5 s pod b does (a relabelled replica: still 2 replicas all along).
+    for (let t = 0; t <= 10; t++) store.add(0, t * 1000, parseExposition(`# TYPE ${gauge} gauge\n${gauge}{pod="${t < 5 ? 'a' : 'b'}"} 2\n`));
+    const [a, b] = store.all();
+    assert.deepEqual([a!.labels, a!.absent], [{ pod: 'a' }, [5000]], 'pod a found gone at the scrape that did not read it');
+    assert.deepEqual([b!.labels, b!.absent], [{ pod: 'b' }, [4000]], 'pod b absent at the scrape before it came');
+    // Before, a held 2 to the end and b was backfilled to the start: 4 replicas.
+    assert.equal(timeWeightedMean(store.all(), gauge, 0, 10_000), 2 * (5000 / 10_000) + 2 * (5000 / 10_000));
+    assert.equal(timeWeightedMean(store.all(), gauge, 6000, 10_000), 2);
+    // A gauge there from its target's first scrape stands for the time before it; a failed scrape (no add) marks nothing.
+    const steady = new SeriesStore(keepAll);
+    steady.add(0, 1000, parseExposition('g 3\n'));
+    steady.add(0, 3000, parseExposition('g 3\n'));
+    assert.equal(steady.all()[0]!.absent, undefined);
+    assert.equal(timeWeightedMean(steady.all(), 'g', 0, 4000), 3);
+  });
+
+  it('report merge moves where a gauge was absent onto the merged clock with its points', () => {
+    const part = (absent: number[]): Telemetry => ({
+      intervalMs: 1000,
+      targets: [{ url: 'http://h/metrics', scrapes: 3, failures: 0 }],
+      series: [{ target: 0, name: 'g', labels: {}, kind: 'gauge', points: [[2000, 1]], absent }],
+    });
+    const merged = mergeTelemetry([
+      { telemetry: part([1000]), deltaMs: 0 },
+      { telemetry: part([3000]), deltaMs: 10_000 },
+    ])!;
+    assert.deepEqual(merged.series[0]!.absent, [1000, 13_000]);
+    assert.deepEqual(merged.series[0]!.points, [
+      [2000, 1],
+      [12_000, 1],
+    ]);
+  });
+
+  it('keeps the replica gauge whole, so a report rendered later charges what the run did', () => {
+    const store = new SeriesStore(keepAll, { maxSeries: 10, maxPoints: 4, whole: 'replicas' });
+    for (let t = 0; t < 6; t++) store.add(0, t * 1000, parseExposition(`replicas ${t}\nother ${t}\n`));
+    const [replicas, other] = store.all();
+    assert.equal(replicas!.points.length, 6, 'never thinned');
+    assert.equal(other!.points.length, 4, 'other series are');
   });
 });
 
@@ -366,6 +418,77 @@ describe('scraping during a run', () => {
     assert.equal(report.telemetry!.replicasSeries, 'kube_deployment_status_replicas_available');
     // Figures recomputed from the report (report render) charge the same replicas.
     assert.deepEqual(recompute(report).benchmarks[0]!.summary.cost, cost);
+    assert.deepEqual(cost.replicasFrom, { series: 'kube_deployment_status_replicas_available', fallback: false });
+    assert.match(renderSummary(report), /× 3 replicas, the time-weighted mean of kube_deployment_status_replicas_available over/);
+  });
+
+  it("charges a rollout that swaps the gauge's labels once, and report render charges the same", async () => {
+    const gauge = 'kube_deployment_status_replicas_available';
+    const rolling = await endpoint((n) => ({ body: `# TYPE ${gauge} gauge\n${gauge}{pod="${n < 3 ? 'a' : 'b'}"} 2\n` }));
+    const { report } = await run({
+      maxSessions: 2,
+      pace: { kind: 'realtime', speed: 8 },
+      idleMs: 300,
+      pricing: { perReplicaHour: 3.6, replicas: 1 },
+      scrape: { urls: [`http://${rolling}/metrics`], intervalMs: 100, match: ['^kube_deployment'], replicasSeries: gauge },
+    });
+    assert.equal(report.telemetry!.series.length, 2, 'the old pod and the new');
+    const cost = report.benchmarks[0]!.summary.cost!;
+    assert.equal(cost.replicas, 2, 'two replicas all along, not the old pod held and the new one backfilled');
+    assert.deepEqual(recompute(JSON.parse(JSON.stringify(report)) as typeof report).benchmarks[0]!.summary.cost, cost);
+  });
+
+  it('says on every output when the replica gauge was never scraped and the cost fell back to the replicas given', async () => {
+    // The target answers, but never with the gauge: the level is charged --replicas.
+    const bare = await endpoint(() => ({ body: '# TYPE other gauge\nother 1\n' }));
+    const { report } = await run({
+      maxSessions: 1,
+      pace: { kind: 'realtime', speed: 8 },
+      idleMs: 300,
+      pricing: { perReplicaHour: 3.6, replicas: 2 },
+      scrape: { urls: [`http://${bare}/metrics`], intervalMs: 100, match: ['^kube_'], replicasSeries: 'kube_deployment_status_replicas_available' },
+    });
+    const cost = report.benchmarks[0]!.summary.cost!;
+    assert.equal(cost.replicas, 2);
+    assert.deepEqual(cost.replicasFrom, { series: 'kube_deployment_status_replicas_available', fallback: true });
+    const said = 'given (kube_deployment_status_replicas_available not scraped in the level)';
+    assert.match(renderSummary(report), new RegExp(`^cost: .*× 2 replicas ${escape(said)} over`, 'm'));
+    assert.deepEqual(jsonSummary(report).levels[0]!.cost!.replicasFrom, cost.replicasFrom);
+    assert.match(renderMarkdown(report), new RegExp(`^synchronous cost: .*× 2 replicas ${escape(said.replaceAll('_', '\\_'))} over`, 'm'));
+    const levels = renderCsv(report)['levels.csv']!.split('\r\n');
+    assert.match(levels[0]!, /,cost_per_audio_hour,replicas,replicas_from$/);
+    assert.match(levels[1]!, new RegExp(`,2,${escape(said)}$`));
+    assert.match(renderHtml(report), new RegExp(`<th[^>]*>replicas from</th>.*<td>${escape(said)}</td>`, 's'));
+    assert.deepEqual(recompute(report).benchmarks[0]!.summary.cost, cost);
+  });
+
+  it('names a counter\'s rate "per s" alike on every output, --json included, with each series\' kind', async () => {
+    const { report } = await run({ maxSessions: 2, pace: { kind: 'realtime', speed: 8 }, idleMs: 300, scrape: { urls: ['/metrics'], intervalMs: 100 } });
+    const server = jsonSummary(report).levels[0]!.server!;
+    const rate = server.find((s) => s.kind === 'rate');
+    const gauge = server.find((s) => s.kind === 'gauge');
+    assert.ok(rate && gauge, JSON.stringify(server));
+    assert.equal(rate.title, `${rate.series} per s`);
+    assert.equal(gauge.title, gauge.series);
+    const shown = renderSummary(report);
+    for (const s of server.slice(0, 6)) assert.ok(shown.includes(`  ${s.title}: mean`), `${s.title} on the console`);
+    const markdown = renderMarkdown(report);
+    for (const s of server.slice(0, 6)) assert.ok(markdown.includes(`| \`${s.series}\`${s.kind === 'rate' ? ' per s' : ''} |`), `${s.title} in summary.md`);
+    assert.match(renderHtml(report), new RegExp(`"label":"${escape(rate.series)}","unit":"per s"`));
+  });
+
+  it('refuses a replica gauge the scrape would never keep, with one line and exit code 2', async () => {
+    const options = {
+      pricing: { perReplicaHour: 1, replicas: 1 },
+      scrape: { urls: ['/metrics'], replicasSeries: 'kube_deployment_status_replicas_available' },
+    };
+    await assert.rejects(
+      run(options),
+      /^OptionsError: scrape\.replicasSeries kube_deployment_status_replicas_available is not a family the scrape keeps; keep it with scrape\.match/,
+    );
+    const result = await runNode([CLI, 'run', '--max-sessions', '1', '--cost-per-hour', '1', '--scrape', '/metrics', '--replicas-series', 'kube_x']);
+    assert.equal(result.code, 2);
+    assert.equal(result.stderr, 'voxbench: error: --replicas-series kube_x is not a family the scrape keeps; keep it with --scrape-match, e.g. ^kube_x$\n');
   });
 
   it('voxbench run --scrape /metrics: the built-in server scraped, a dead target warned of, the series per level on the console and in CSV', async () => {

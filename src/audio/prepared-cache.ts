@@ -86,13 +86,16 @@ const HEADER = 20;
 /** An entry, or a temporary file of one. */
 const ENTRY_NAME = /^[0-9a-f]{64}\.pcm(\.[0-9a-f]{12}\.tmp)?$/;
 
+/** Names the cache folder when none is given, or `off` for none: how tests keep out of the user's cache. */
+const CACHE_ENV = 'VOXBENCH_AUDIO_CACHE';
+
 /**
- * The cache folder when none is given: `$XDG_CACHE_HOME/voxbench/audio`, else
- * `~/.cache/voxbench/audio`. None under the Node test runner (`node --test` sets
- * NODE_TEST_CONTEXT for its test processes and whatever they start), so that tests never
- * write into the user's cache unless they name a folder.
+ * The cache folder when none is given: `$VOXBENCH_AUDIO_CACHE` (none when it is `off`),
+ * else `$XDG_CACHE_HOME/voxbench/audio`, else `~/.cache/voxbench/audio`.
  */
 export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  if (env.NODE_TEST_CONTEXT !== undefined) return undefined;
+  const given = env[CACHE_ENV];
+  if (given === 'off') return undefined;
+  if (given) return given;
   return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'voxbench', 'audio');
 }

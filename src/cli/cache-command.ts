@@ -7,7 +7,7 @@ import { plural } from '../util/plural.js';
 /** The caches of `--cache-dir`, else the default ones: prepared audio, and Hub downloads beside it. */
 function cachesOf(dir: string | undefined): { audio: PreparedAudioCache; hub: HubCache } {
   const folder = dir ?? defaultCacheDir();
-  if (folder === undefined) throw new UsageError('there is no default cache folder here (the Node test runner turns it off); give --cache-dir');
+  if (folder === undefined) throw new UsageError('there is no default cache folder here (VOXBENCH_AUDIO_CACHE is off); give --cache-dir');
   return { audio: new PreparedAudioCache(folder), hub: new HubCache(hubCacheDir(dir)!) };
 }
 

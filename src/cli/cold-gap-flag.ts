@@ -10,7 +10,7 @@ import { durationSeconds } from './parse.js';
 export function addColdGapFlag<C extends CommandUnknownOpts>(command: C, { rescoring = false } = {}): C {
   const option = new Option(
     '--cold-gap-s <s>',
-    'a session that starts after the target had no session open for longer than this starts cold, as does the first: cold sessions stay in the figures and are reported apart from warm ones too' +
+    'a completed session that starts after the target had no completed session open for longer than this starts cold, as does the first completed: failed sessions never make the target warm; cold sessions stay in the figures and are reported apart from warm ones too' +
       (rescoring ? ` (default: the report's own, ${DEFAULT_COLD_GAP_MS / 1000} in reports that do not say)` : ''),
   ).argParser(durationSeconds);
   command.addOption(rescoring ? option : option.default(DEFAULT_COLD_GAP_MS / 1000));

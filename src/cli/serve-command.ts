@@ -113,6 +113,18 @@ export const serveCommand = new Command('serve')
     milliseconds,
     DEFAULT_SPEAKER_ERRORS.retimeMs,
   )
+  .option(
+    '--refuse-first <n>',
+    'refuse the first N connections (WebSocket upgrades, transcription and speech requests) with HTTP 503, as a server still starting does',
+    int,
+    DEFAULT_SERVER_OPTIONS.refuseFirst,
+  )
+  .option(
+    '--cold-start-ms <ms>',
+    'hold the first connection taken, and every one that arrives meanwhile, this long before serving it: a cold start',
+    milliseconds,
+    DEFAULT_SERVER_OPTIONS.coldStartMs,
+  )
   .option('--quiet', 'do not log each connection')
   .option(
     '--pid-file <file>',
@@ -171,6 +183,8 @@ export const serveCommand = new Command('serve')
       speakerRevision: opts.speakerRevision,
       faults: parseFaults(opts.fault ?? []),
       faultRate: opts.faultRate,
+      refuseFirst: opts.refuseFirst,
+      coldStartMs: opts.coldStartMs,
       ...(opts.quiet ? {} : { onConnection: (event: ConnectionEvent) => say(connectionLine(event)) }),
     });
     const faults = opts.fault ? `; faults ${opts.fault.join(', ')} in ${Number((opts.faultRate * 100).toFixed(2))}% of sessions` : '';

@@ -1,6 +1,7 @@
 import { positive, timerLimit } from './checks.js';
 import { option, optionsError } from './errors.js';
 import type { ScrapeRunOptions } from './options.js';
+import { selector } from '../scrape/select.js';
 
 /** `scrape` checked: where, how often, which extra families. */
 export interface ScrapeSettings {
@@ -40,6 +41,9 @@ export function checkScrape(scrape: ScrapeRunOptions, priced: boolean): ScrapeSe
   });
   if (scrape.replicasSeries !== undefined && !priced)
     throw optionsError`${option('scrape.replicasSeries')} sets the replicas that cost is charged for; give ${option('pricing.perReplicaHour')} too`;
+  // A gauge the scrape never keeps would leave every level on the fallback replicas while the cost read as the gauge's.
+  if (scrape.replicasSeries !== undefined && !selector(match)(scrape.replicasSeries))
+    throw optionsError`${option('scrape.replicasSeries')} ${scrape.replicasSeries} is not a family the scrape keeps; keep it with ${option('scrape.match')}, e.g. ^${scrape.replicasSeries}$`;
   return { urls: [...scrape.urls], intervalMs, match, ...(scrape.replicasSeries !== undefined ? { replicasSeries: scrape.replicasSeries } : {}) };
 }
 

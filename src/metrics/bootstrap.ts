@@ -10,6 +10,11 @@ export const RESAMPLES = 1000;
 /** The seed of every interval in a report's summary. */
 export const BOOTSTRAP_SEED = 1;
 
+/** How an interval was drawn, in words, for every output: "1000 resamples of the inputs (seed 1)". */
+export function resamplesText(units: string): string {
+  return `${RESAMPLES} resamples of the ${units} (seed ${BOOTSTRAP_SEED})`;
+}
+
 export type Interval = [number, number];
 
 /** As many items, drawn with replacement. */

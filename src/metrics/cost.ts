@@ -2,11 +2,18 @@
 export interface Pricing {
   perReplicaHour: number;
   replicas: number;
+  /**
+   * Where `replicas` came from when a replica gauge was named (`--replicas-series`):
+   * `fallback` when the gauge had no reading in the level and `replicas` is the one
+   * given. Absent: the replicas given, no gauge named.
+   */
+  replicasFrom?: { series: string; fallback: boolean };
 }
 
 export interface Cost {
   perReplicaHour: number;
   replicas: number;
+  replicasFrom?: Pricing['replicasFrom'];
   /** The measured interval the deployment is charged for, idle time included. */
   intervalS: number;
   /** Audio processed in it, all sessions counted, overlapping ones too. */

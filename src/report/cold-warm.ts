@@ -5,7 +5,7 @@ import type { Benchmark, Report } from './schema.js';
 
 /** How cold sessions were told from warm ones, in words, for every output. */
 export function coldRule(gapMs: number): string {
-  return `cold: the first session, and the first after more than ${Number((gapMs / 1000).toPrecision(4))} s with no session open`;
+  return `cold: the first completed session, and the first after more than ${Number((gapMs / 1000).toPrecision(4))} s with no completed session open`;
 }
 
 /** A level's cold and warm figures, when it has measured sessions that started cold. */

@@ -7,7 +7,7 @@ import { corpusIntervals, medianDelta, RESAMPLES, type Interval } from './compar
 import { mismatches, sideOf } from './compare-side.js';
 import type { Comparison, CorpusComparison, MetricComparison, Verdict } from './compare-types.js';
 import { cdfPoints, round } from './html/downsample.js';
-import { measuredCompleted } from './html/metrics.js';
+import { measuredCompleted } from './picks.js';
 import { benchmarksByLevel } from './levels.js';
 import type { Statistic } from './json-summary.js';
 import { metricsOf, spanText } from './picks.js';

@@ -3,7 +3,7 @@ import type { Distribution } from '../metrics/stats.js';
 import { printable } from '../util/printable.js';
 import { cautions } from './cautions.js';
 import { capacityNotes, capacityText } from './capacity.js';
-import { corpusMetrics, headlineLatencies, levelCatalog, levelsByTask, levelWer, spanText, summaryMetrics } from './picks.js';
+import { corpusMetrics, headlineLatencies, levelCatalog, levelsByTask, levelWer, measuredCompleted, spanText, summaryMetrics } from './picks.js';
 import { answerLine } from './answer.js';
 import { cellText, figureText } from './figure-text.js';
 import { workloadText } from './workload-text.js';
@@ -15,7 +15,8 @@ import { isResponseAnomaly } from '../timeline/responses.js';
 import { isSpeechTask, type Task } from '../timeline/types.js';
 import { sessionView } from '../views/session-view.js';
 import { fixed } from './fixed.js';
-import { seriesOverLevel, seriesTitle, telemetryWarnings } from './telemetry.js';
+import { costText } from './cost-text.js';
+import { SERVER_SERIES_SHOWN, seriesOverLevel, seriesTitle, telemetryWarnings } from './telemetry.js';
 import { speakerLines, speakerRulesLine } from './speaker-lines.js';
 import { statisticsOf, type Statistic } from './json-summary.js';
 
@@ -115,10 +116,7 @@ function renderBenchmark(report: Report, benchmark: Benchmark, mixed: boolean, s
   if (corpusFigures.length > 0) lines.push(`corpus: ${corpusFigures.join(' · ')}`);
   if (summary.cost) {
     const c = summary.cost;
-    lines.push(
-      `cost: ${c.perAudioHour === null ? 'n/a (no audio processed)' : `${fixed(c.perAudioHour, 4)} per audio hour`} ` +
-        `(${c.perReplicaHour}/replica-hour × ${c.replicas} over ${fixed(c.intervalS, 1)} s, ${fixed(c.audioS, 1)} s of audio)`,
-    );
+    lines.push(`cost: ${costText(c)}`);
     if (c.perMillionChars !== undefined)
       lines.push(
         `cost: ${c.perMillionChars === null ? 'n/a (no characters)' : `${fixed(c.perMillionChars, 4)} per million input characters`} (${c.chars} characters)`,
@@ -166,9 +164,7 @@ function inputsLine(task: Task, { summary, sessions }: Benchmark): string {
 /** Speech to speech: the responses of the measured completed sessions, by how they ended, e.g. "5 responses (4 done, 1 cancelled)". */
 function responsesText(sessions: Benchmark['sessions']): string {
   const byStatus = new Map<string, number>();
-  for (const s of sessions)
-    if (s.phase === 'measured' && s.outcome.status === 'completed')
-      for (const r of sessionView(s.timeline).responses) byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1);
+  for (const s of measuredCompleted(sessions)) for (const r of sessionView(s.timeline).responses) byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1);
   const total = [...byStatus.values()].reduce((n, c) => n + c, 0);
   const done = byStatus.get('done') ?? 0;
   const others = [...byStatus].filter(([status]) => status !== 'done').map(([status, n]) => `${n} ${status}`);
@@ -191,9 +187,6 @@ function coldWarmLines(benchmark: Benchmark, split: readonly MetricDescription[]
     ),
   ];
 }
-
-/** Series shown per level on the console; the rest are in report.json and the CSV. */
-const SERVER_SERIES_SHOWN = 6;
 
 /** The scraped series over the level, mean and max, a few of them: the server's side of the figures above. */
 function serverLines(report: Report, benchmark: Benchmark): string[] {

@@ -1,3 +1,4 @@
+import { replicasSource } from './cost-text.js';
 import { printable } from '../util/printable.js';
 import { sessionView } from '../views/session-view.js';
 import type { MetricDescription } from '../metrics/catalog.js';
@@ -191,8 +192,9 @@ function levelsCsv(report: Report): string {
     report.benchmarks.map((b) => b.summary.corpus),
   );
   const metricColumns = metricColumnsOf(report);
+  const priced = report.benchmarks.some((b) => b.summary.cost);
   const rows = report.benchmarks.map((b) => {
-    const { sessions, throughput } = b.summary;
+    const { sessions, throughput, cost } = b.summary;
     return [
       b.label,
       sessions.total,
@@ -210,6 +212,7 @@ function levelsCsv(report: Report): string {
       b.clientHealth.bottleneck ? 'bottleneck' : 'ok',
       b.stoppedBy,
       ...metricColumns.map(({ name, stat }) => b.summary.metrics[name]?.[stat]),
+      ...(priced ? [cost?.perAudioHour, cost?.replicas, cost && replicasSource(cost)] : []),
     ];
   });
   return csv(
@@ -230,6 +233,7 @@ function levelsCsv(report: Report): string {
       'client',
       'stopped_by',
       ...metricColumns.map((c) => c.head),
+      ...(priced ? ['cost_per_audio_hour', 'replicas', 'replicas_from'] : []),
     ],
     rows,
   );

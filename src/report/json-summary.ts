@@ -1,12 +1,13 @@
 import { poolMetricValues } from '../metrics/compute.js';
 import type { SloResult } from '../metrics/slo.js';
+import type { Cost } from '../metrics/cost.js';
 import { percentile, type Distribution } from '../metrics/stats.js';
 import { UsageError } from '../util/errors.js';
-import { headlineLatencies, metricsOf } from './picks.js';
+import { headlineLatencies, measuredCompleted, metricsOf } from './picks.js';
 import { coldWarmOf } from './cold-warm.js';
 import type { Start } from '../metrics/cold-start.js';
-import type { Benchmark, Report } from './schema.js';
-import { seriesLabel, seriesOverLevel, telemetryWarnings } from './telemetry.js';
+import type { Benchmark, Report, TelemetrySeries } from './schema.js';
+import { seriesLabel, seriesOverLevel, seriesTitle, telemetryWarnings } from './telemetry.js';
 
 /**
  * A statistic of a metric's distribution, as `--percentiles` names it (as k6's
@@ -56,8 +57,8 @@ export function statisticsOf(
   let pooled: Record<string, number[]> | undefined;
   const computed = (name: string): Float64Array => {
     if (!pooled) {
-      const timelines = benchmark.sessions
-        .filter((s) => s.phase === 'measured' && s.outcome.status === 'completed' && (start === undefined || s.start === start))
+      const timelines = measuredCompleted(benchmark.sessions)
+        .filter((s) => start === undefined || s.start === start)
         .map((s) => s.timeline);
       if (timelines.some((t) => t === undefined) || (timelines.length === 0 && (group ?? benchmark.summary.sessions).completed > 0))
         throw new UsageError(`--percentiles: this report does not hold the sessions' timelines, so only ${[...STORED].join(', ')} can be shown`);
@@ -111,8 +112,14 @@ export interface JsonSummary {
       Start,
       { sessions: number; completed: number; failed: number; metrics: Record<string, Record<string, number> | null> }
     >;
-    /** Scraped server series (`--scrape`) over the level: mean and max, each named as the console names it. */
-    server?: Array<{ series: string; mean: number; max: number }>;
+    /** With a price: the level's cost, and where its replicas came from (`replicasFrom`, when a gauge was named; `fallback` when it was not scraped). */
+    cost?: Cost;
+    /**
+     * Scraped server series (`--scrape`) over the level: mean and max; `series` its label,
+     * `title` as the console names it (`per s` after a counter's rate), `kind` a gauge, a
+     * counter's `rate` per second or a histogram's `quantile`.
+     */
+    server?: Array<{ series: string; title: string; kind: TelemetrySeries['kind']; mean: number; max: number }>;
   }>;
   /** Scrape targets that failed or dropped series, one line each. */
   scrapeWarnings?: string[];
@@ -155,8 +162,17 @@ export function jsonSummary(
       slos: b.summary.slos,
       ...(b.stoppedBy ? { stoppedBy: b.stoppedBy } : {}),
       ...coldWarmSummary(b, [...headline, ...others], stats),
+      ...(b.summary.cost ? { cost: b.summary.cost } : {}),
       ...(telemetry
-        ? { server: seriesOverLevel(telemetry, b.startMs, b.endMs).map((o) => ({ series: seriesLabel(o.series, telemetry), mean: o.mean, max: o.max })) }
+        ? {
+            server: seriesOverLevel(telemetry, b.startMs, b.endMs).map((o) => ({
+              series: seriesLabel(o.series, telemetry),
+              title: seriesTitle(o.series, telemetry),
+              kind: o.series.kind,
+              mean: o.mean,
+              max: o.max,
+            })),
+          }
         : {}),
     })),
     ...(telemetry && telemetryWarnings(telemetry).length > 0 ? { scrapeWarnings: telemetryWarnings(telemetry) } : {}),

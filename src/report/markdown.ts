@@ -5,10 +5,11 @@ import { benchmarksByLevel } from './levels.js';
 import { corpusMetrics, levelCatalog, levelsByTask, levelWer, metricsOf } from './picks.js';
 import { workloadText } from './workload-text.js';
 import { coldRule, coldWarmMetrics, coldWarmOf } from './cold-warm.js';
+import { costText } from './cost-text.js';
 import type { Benchmark, Report } from './schema.js';
 import { fixed } from './fixed.js';
 import { printable } from '../util/printable.js';
-import { seriesLabel, seriesOverLevel, telemetryWarnings } from './telemetry.js';
+import { SERVER_SERIES_SHOWN, seriesLabel, seriesOverLevel, seriesPer, telemetryWarnings } from './telemetry.js';
 import { speakerTable } from './speaker-lines.js';
 
 /**
@@ -44,6 +45,7 @@ export function renderMarkdown(report: Report): string {
     );
     if (figures.length > 0) lines.push('', `${text(b.label)}: ${figures.join(' · ')}`);
   }
+  for (const b of benchmarksByLevel(report)) if (b.summary.cost) lines.push('', `${text(b.label)} cost: ${text(costText(b.summary.cost))}`);
   const slos = report.benchmarks.flatMap((b) => b.summary.slos.map((slo) => ({ level: b.label, ...slo })));
   if (slos.length > 0) {
     lines.push('', '| level | SLO | measured | verdict |', '|---|---|---:|---|');
@@ -89,9 +91,6 @@ function levelsTable(report: Report, levels: readonly Benchmark[]): string[] {
   ];
 }
 
-/** Series shown per level; the rest are in report.json and server-metrics.csv. */
-const SERVER_SERIES_SHOWN = 6;
-
 /** The scraped server series (`--scrape`), mean and max per level, and the targets that failed. */
 function serverTable(report: Report): string[] {
   const { telemetry } = report;
@@ -101,7 +100,7 @@ function serverTable(report: Report): string[] {
       .slice(0, SERVER_SERIES_SHOWN)
       .map(
         (o) =>
-          `| ${text(b.label)} | ${code(seriesLabel(o.series, telemetry))}${o.series.kind === 'rate' ? ' per s' : ''} | ${round(o.mean)} | ${round(o.max)} |`,
+          `| ${text(b.label)} | ${[code(seriesLabel(o.series, telemetry)), seriesPer(o.series)].filter(Boolean).join(' ')} | ${round(o.mean)} | ${round(o.max)} |`,
       ),
   );
   const warnings = telemetryWarnings(telemetry).map((w) => `Warning: ${text(w)}`);

@@ -31,12 +31,18 @@ export function mergeTelemetry(parts: ReadonlyArray<{ telemetry: Telemetry | und
       const target = index[s.target]!;
       const key = JSON.stringify([target, s.name, s.kind, Object.entries(s.labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))]);
       const points = s.points.map(([t, v]): [number, number] => [t + deltaMs, v]);
+      const absent = (s.absent ?? []).map((t) => t + deltaMs);
       const known = series.get(key);
-      if (known) known.points.push(...points);
-      else series.set(key, { ...s, target, points });
+      if (known) {
+        known.points.push(...points);
+        if (absent.length > 0) (known.absent ??= []).push(...absent);
+      } else series.set(key, { ...s, target, points, ...(absent.length > 0 ? { absent } : {}) });
     }
   }
-  for (const s of series.values()) s.points.sort((a, b) => a[0] - b[0]);
+  for (const s of series.values()) {
+    s.points.sort((a, b) => a[0] - b[0]);
+    s.absent?.sort((a, b) => a - b);
+  }
   const kept = scraped.flatMap(({ telemetry }) => (telemetry.kept ? [telemetry.kept] : []));
   const replicasSeries = scraped.find(({ telemetry }) => telemetry.replicasSeries !== undefined)?.telemetry.replicasSeries;
   return {

@@ -1,7 +1,7 @@
 import { hasTag, type MetricDescription, type Tag } from '../metrics/catalog.js';
 import type { Task } from '../timeline/types.js';
 import { benchmarksByLevel } from './levels.js';
-import type { Benchmark, Report } from './schema.js';
+import type { Benchmark, Report, ReportSession } from './schema.js';
 
 /** What picking needs of a report: its catalog and its task. */
 type Catalogued = Pick<Report, 'metricDefinitions'> & { config: Pick<Report['config'], 'task'> };
@@ -93,4 +93,9 @@ export function levelWer(report: Catalogued, benchmark: Pick<Benchmark, 'session
     (d) => d.scope === 'corpus' && d.name.endsWith('wer') && typeof corpus[d.name] === 'number',
   );
   return metric ? { name: metric.name, value: corpus[metric.name]! } : null;
+}
+
+/** Sessions behind a benchmark's figures: measured and completed. */
+export function measuredCompleted(sessions: readonly ReportSession[]): ReportSession[] {
+  return sessions.filter((s) => s.phase === 'measured' && s.outcome.status === 'completed');
 }

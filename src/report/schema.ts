@@ -68,6 +68,13 @@ export interface TelemetrySeries {
   labels: Record<string, string>;
   kind: 'gauge' | 'rate' | 'quantile';
   points: Array<[tMs: number, value: number]>;
+  /**
+   * Gauges: scrapes of its target (ms) that found the series absent next to a reading:
+   * the one before it appeared (when its target had been scraped before), the one that
+   * found it gone. A gauge counts only while it is scraped (`timeWeightedMean`). Absent
+   * in reports from before it was recorded, and where the series never came or went.
+   */
+  absent?: number[];
 }
 
 /** Where live traffic was metered: every time is the proxy's, between the clients and the server. */

@@ -1,13 +1,15 @@
 import { percentile } from '../metrics/stats.js';
 import { sessionEndMs } from '../timeline/types.js';
 import type { Benchmark, ReportSession } from './schema.js';
+import { measuredCompleted } from './picks.js';
 
 /** Buckets of one second, fewer and longer past this many so that a run of hours stays a readable chart. */
 const MAX_BUCKETS = 600;
 
 /**
  * One level over time, bucket by bucket from its start: the headline latency's p50 and
- * p95 among the values measured in the bucket, the sessions open (their mean number over
+ * p95 among the values measured in the bucket of measured, completed sessions (those
+ * every other latency figure counts: no warm-up, cool-down or failed session), the sessions open (their mean number over
  * the bucket: connect to close), and the sessions that failed (by when they ended).
  * Read from the stored figures and timelines, so an old report shows it too.
  */
@@ -43,8 +45,10 @@ export function levelOverTime(benchmark: Benchmark, latencyMetric: string | unde
       open[b]! += Math.max(0, Math.min(endMs, from + bucketMs) - Math.max(timeline.startMs, from)) / widthMs(b);
     }
     if (session.outcome.status === 'failed') failures[bucketOf(endMs)]!++;
-    if (latencyMetric !== undefined) for (const { t, value } of valuesOf(session, latencyMetric, endMs)) values[bucketOf(t)]!.push(value);
   }
+  if (latencyMetric !== undefined)
+    for (const session of measuredCompleted(benchmark.sessions))
+      for (const { t, value } of valuesOf(session, latencyMetric, sessionEndMs(session.timeline))) values[bucketOf(t)]!.push(value);
   const quantile = (p: number): Array<number | null> =>
     values.map((v) =>
       v.length === 0

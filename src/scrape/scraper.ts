@@ -12,6 +12,8 @@ export interface ScrapeOptions {
   intervalMs: number;
   /** Families kept beyond the defaults (`select.ts`), by name. */
   match: readonly RegExp[];
+  /** The replica gauge cost is charged from (`--replicas-series`): kept whole, never thinned. */
+  replicasSeries?: string;
   /** A scrape not answered whole in this long has failed. Default the interval, and at least 2 s (a loaded machine's loopback can take that long). */
   timeoutMs?: number;
   /** A larger answer has failed. Default 8 MiB. */
@@ -38,7 +40,8 @@ const ACCEPT = 'text/plain;version=0.0.4;q=0.9,application/openmetrics-text;vers
  * is down, slow or answers something else is counted and told, never thrown.
  */
 export function startScraping(options: ScrapeOptions, clock: Clock): Scraping {
-  const store = new SeriesStore(selector(options.match), options.limits ?? DEFAULT_SERIES_LIMITS);
+  const limits = options.limits ?? DEFAULT_SERIES_LIMITS;
+  const store = new SeriesStore(selector(options.match), options.replicasSeries !== undefined ? { ...limits, whole: options.replicasSeries } : limits);
   const targets = options.urls.map((url) => ({ url: redactUrl(url), scrapes: 0, failures: 0, lastError: undefined as string | undefined }));
   const abort = new AbortController();
   const timers: NodeJS.Timeout[] = [];

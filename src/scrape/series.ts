@@ -7,6 +7,11 @@ export interface SeriesLimits {
   maxSeries: number;
   /** Points per series; past it every other point is dropped, so a long run keeps its whole span at a coarser step. */
   maxPoints: number;
+  /**
+   * A gauge kept whole, never thinned (`--replicas-series`): each level is charged from
+   * it as the level ends, and a report rendered later must read the same points.
+   */
+  whole?: string;
 }
 
 /** At most about 600,000 points, some 12 MB of report.json, whatever a target exposes; a default run keeps a few dozen series. */
@@ -33,6 +38,8 @@ export class SeriesStore {
   private readonly series = new Map<string, TelemetrySeries>();
   private readonly previous = new Map<string, Previous>();
   private readonly dropped = new Map<number, number>();
+  /** Each target's last scrape, and the keys of the gauges that scrape read. */
+  private readonly lastScrape = new Map<number, { tMs: number; gauges: Set<string> }>();
 
   constructor(
     private readonly keep: (family: string) => boolean,
@@ -41,6 +48,7 @@ export class SeriesStore {
 
   /** One scrape of target `target`, stamped `tMs` on the run's clock. */
   add(target: number, tMs: number, families: readonly MetricFamily[]): void {
+    const gauges = new Set<string>();
     for (const family of families) {
       if (!this.keep(family.name)) continue;
       if (family.type === 'histogram') this.addHistogram(target, tMs, family);
@@ -49,10 +57,31 @@ export class SeriesStore {
           // A summary's quantiles are gauges; its sum, count and a counter's creation time are not series.
           if (family.type === 'summary' ? sample.labels.quantile === undefined : sample.name.endsWith('_created')) continue;
           if (family.type === 'counter') this.addRate(target, tMs, sample.name, sample.labels, sample.value);
-          else this.point(target, sample.name, sample.labels, family.type === 'summary' ? 'quantile' : 'gauge', tMs, sample.value);
+          else if (family.type === 'summary') this.point(target, sample.name, sample.labels, 'quantile', tMs, sample.value);
+          else if (this.point(target, sample.name, sample.labels, 'gauge', tMs, sample.value)) gauges.add(keyOf(target, sample.name, sample.labels));
         }
       }
     }
+    this.markAbsent(target, tMs, gauges);
+  }
+
+  /**
+   * Notes where a gauge came or went between this scrape of `target` and its last: a
+   * gauge new since then was absent at the last scrape; one the last read and this did
+   * not is absent now. Without it, a gauge gone would seem to hold its last value, and
+   * one new to have been there all along.
+   */
+  private markAbsent(target: number, tMs: number, gauges: Set<string>): void {
+    const last = this.lastScrape.get(target);
+    this.lastScrape.set(target, { tMs, gauges });
+    if (!last) return;
+    for (const key of gauges) if (!last.gauges.has(key)) this.absentAt(key, last.tMs);
+    for (const key of last.gauges) if (!gauges.has(key)) this.absentAt(key, tMs);
+  }
+
+  private absentAt(key: string, tMs: number): void {
+    const series = this.series.get(key);
+    if (series) (series.absent ??= []).push(Math.round(tMs));
   }
 
   /** Targets whose series were dropped at the bound, with how many. */
@@ -96,20 +125,22 @@ export class SeriesStore {
     }
   }
 
-  private point(target: number, name: string, labels: Record<string, string>, kind: TelemetrySeries['kind'], tMs: number, value: number): void {
-    if (!Number.isFinite(value)) return;
+  /** Adds one reading; whether it was kept. */
+  private point(target: number, name: string, labels: Record<string, string>, kind: TelemetrySeries['kind'], tMs: number, value: number): boolean {
+    if (!Number.isFinite(value)) return false;
     const key = keyOf(target, name, labels);
     let series = this.series.get(key);
     if (!series) {
       if (this.series.size >= this.limits.maxSeries) {
         this.dropped.set(target, (this.dropped.get(target) ?? 0) + 1);
-        return;
+        return false;
       }
       this.series.set(key, (series = { target, name, labels, kind, points: [] }));
     }
     // Whole milliseconds: a reading is placed within one interval anyway, and the report stays smaller.
     series.points.push([Math.round(tMs), value]);
-    if (series.points.length > this.limits.maxPoints) series.points = series.points.filter((_, i) => i % 2 === 0);
+    if (series.points.length > this.limits.maxPoints && name !== this.limits.whole) series.points = series.points.filter((_, i) => i % 2 === 0);
+    return true;
   }
 }
 

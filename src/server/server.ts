@@ -19,6 +19,7 @@ import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../dialects/vllm-omni-speech/spec.j
 import { dialectRoutes, REALTIME_PATH } from './dialect-routes.js';
 import type { SimulatedDialects } from './simulated-dialect.js';
 import { DEFAULT_SPEAKER_ERRORS, type SpeakerErrors } from './models/speakers.js';
+import { NOT_READY, Wake } from './wake.js';
 
 export { OPENAI_MODELS };
 
@@ -68,6 +69,10 @@ export interface ServerOptions {
   faults: FaultScenario[];
   /** Share of sessions that get a fault, drawn per upgrade from a generator seeded with `latency.seed`. Default 1. */
   faultRate: number;
+  /** Refuse this many first connections (WebSocket upgrades and transcription or speech requests) with HTTP 503, as a server still starting does. Default 0. */
+  refuseFirst: number;
+  /** Hold the first connection taken, and those that arrive while it is held, this long: a cold start. Default 0. */
+  coldStartMs: number;
   /** Told of every upgrade, accepted or refused, once; `serve` logs them. Its text holds the client's path, unsanitised. */
   onConnection?: (event: ConnectionEvent) => void;
   /** Told of each speech response as its first audio is written: ms after the request was read. */
@@ -99,6 +104,8 @@ export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
   speakerRevision: false,
   faults: [],
   faultRate: 1,
+  refuseFirst: 0,
+  coldStartMs: 0,
 };
 
 export interface RunningServer {
@@ -125,7 +132,8 @@ export async function hostServer(overrides: Partial<ServerOptions>, dialects: Si
   // Sessions answer pings themselves, so that a silent server is silent and no pong lands inside a raw frame.
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, autoPong: false });
   const pickFaults = faultPicker(options.faults, options.faultRate, options.latency.seed);
-  /** Upgrades that slow-accept is holding. */
+  const wake = new Wake(options.refuseFirst, options.coldStartMs);
+  /** Upgrades that slow-accept or the cold start is holding. */
   const held = new Set<Duplex>();
   let open = 0;
   /** Batch transcription requests in flight, counted for /metrics only (the endpoint's latency model counts them itself). */
@@ -154,6 +162,22 @@ export async function hostServer(overrides: Partial<ServerOptions>, dialects: Si
   });
   const onRequest = (req: IncomingMessage, res: import('node:http').ServerResponse): void => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const task = TRANSCRIPTION_PATHS[path];
+    if (task || path === SPEECH_PATH) {
+      const admitted = wake.admit();
+      if (admitted === 'refuse') {
+        res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ error: NOT_READY }));
+        return;
+      }
+      if (admitted > 0) {
+        const timer = setTimeout(() => serveRequest(req, res, path), admitted);
+        res.once('close', () => clearTimeout(timer));
+        return;
+      }
+    }
+    serveRequest(req, res, path);
+  };
+  const serveRequest = (req: IncomingMessage, res: import('node:http').ServerResponse, path: string): void => {
     const task = TRANSCRIPTION_PATHS[path];
     if (task) {
       transcribing++;
@@ -189,6 +213,8 @@ export async function hostServer(overrides: Partial<ServerOptions>, dialects: Si
     const upgrade = { url, headers: request.headers };
     const dialect = routes.dialectOf(upgrade);
     if (dialect === undefined) return refuseWith(404, `Not Found: ${path}`);
+    const admitted = wake.admit();
+    if (admitted === 'refuse') return refuseWith(503, NOT_READY);
     const faults = pickFaults();
     const refused = faultOf(faults, 'upgrade');
     if (refused) return refuseWith(refused.status, 'injected fault');
@@ -223,13 +249,16 @@ export async function hostServer(overrides: Partial<ServerOptions>, dialects: Si
         dialect.open(ws, ctx, upgrade);
       });
     const slow = faultOf(faults, 'slow-accept');
-    if (!slow) return accept();
+    if (!slow && admitted === 0) return accept();
     held.add(socket);
     socket.on('error', () => socket.destroy()); // until ws takes the socket, nothing else listens for its errors
-    const timer = setTimeout(() => {
-      held.delete(socket);
-      accept();
-    }, slow.ms);
+    const timer = setTimeout(
+      () => {
+        held.delete(socket);
+        accept();
+      },
+      Math.max(slow?.ms ?? 0, admitted),
+    );
     socket.once('close', () => {
       clearTimeout(timer);
       held.delete(socket);

@@ -87,11 +87,6 @@ export function sloList(report: Report): Slo[] {
   return report.config.slos.flatMap((text) => readSlo(text) ?? []);
 }
 
-/** Sessions behind a benchmark's figures: measured and completed. */
-export function measuredCompleted(sessions: readonly ReportSession[]): ReportSession[] {
-  return sessions.filter((s) => s.phase === 'measured' && s.outcome.status === 'completed');
-}
-
 /** Stored values of a metric over sessions: one per input for input metrics, one per response for response metrics, one per session otherwise. */
 export function storedValues(sessions: readonly ReportSession[], name: string): number[] {
   // Loops, not flatMap: no array per session and turn, over up to 100,000 sessions per metric.

@@ -1,6 +1,7 @@
 import type { BenchmarkSummary } from '../../metrics/compute.js';
 import type { Report } from '../schema.js';
 import { formatPlain } from './format.js';
+import { replicasSource } from '../cost-text.js';
 import { benchmarksByLevel } from '../levels.js';
 import { html, type Html } from './markup.js';
 import { note, table, type Section } from './section.js';
@@ -22,9 +23,10 @@ export function recordSection(report: Report): Section {
   const record = recordSections(report);
   const costs = benchmarksByLevel(report).flatMap((b) => {
     const cost = numbers((b.summary as WithCost).cost);
-    return cost ? [{ level: b.label, cost }] : [];
+    return cost ? [{ level: b.label, cost, from: b.summary.cost?.replicasFrom ? replicasSource(b.summary.cost) : undefined }] : [];
   });
   const costKeys = [...new Set(costs.flatMap((c) => Object.keys(c.cost)))];
+  const fromGauge = costs.some((c) => c.from !== undefined);
   return {
     id: 'record',
     title: 'Reproducibility record',
@@ -47,8 +49,12 @@ ${
 ${
   costs.length > 0
     ? html`<h3 class="subhead">Cost</h3>${table(
-        ['level', ...costKeys],
-        costs.map((c) => [c.level, ...costKeys.map((k) => (c.cost[k] === undefined ? '–' : formatPlain(c.cost[k])))]),
+        ['level', ...costKeys, ...(fromGauge ? ['replicas from'] : [])],
+        costs.map((c) => [
+          c.level,
+          ...costKeys.map((k) => (c.cost[k] === undefined ? '–' : formatPlain(c.cost[k]))),
+          ...(fromGauge ? [c.from ?? 'given'] : []),
+        ]),
       )}`
     : ''
 }

@@ -1,4 +1,4 @@
-import type { Interval } from '../../metrics/bootstrap.js';
+import { resamplesText, type Interval } from '../../metrics/bootstrap.js';
 import { sessionTurns } from '../../metrics/diarization/session.js';
 import type { SpeakerTurn } from '../../timeline/types.js';
 import { benchmarksByLevel } from '../levels.js';
@@ -51,7 +51,7 @@ export function speakersSection(report: Report): Section | undefined {
     .slice(0, TIMELINE_SESSIONS)
     .map((entry, i) => ({ ...entry, id: `speakers-${i}` }));
   const charts = shown.map(({ id, session }) => turnsChart(id, session));
-  const ci = 'Its 95% interval from 1000 resamples of the inputs (seed 1).';
+  const ci = `Its 95% interval from ${resamplesText('inputs')}.`;
   return {
     id: 'speakers',
     title: 'Who spoke when',

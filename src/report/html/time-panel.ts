@@ -2,6 +2,7 @@ import { isStaged } from '../../load/profiles.js';
 import type { Benchmark, Report, Telemetry } from '../schema.js';
 import { headlineLatencies } from '../picks.js';
 import { bucketMsOf, levelOverTime } from '../time-series.js';
+import { seriesPer } from '../telemetry.js';
 import type { AxisSpec, ChartSpec, SeriesSpec } from './chart-spec.js';
 import { definedPoints, evenly, round } from './downsample.js';
 import { html } from './markup.js';
@@ -86,7 +87,7 @@ export function timePanelSection(report: Report): Section {
     charts: charts.flat(),
     body: html`${note(
       `Each level from its start, in buckets of ${bucket} s${report.benchmarks.length > 1 ? ' (longer levels may use longer ones)' : ''}: ` +
-        `${headline ? `${headline.name} p50 and p95 of the values measured in the bucket, ` : ''}sessions open (their mean number, connect to close) and sessions failed (when they ended)` +
+        `${headline ? `${headline.name} p50 and p95 of the values measured in the bucket (measured, completed sessions, as every latency figure), ` : ''}sessions open (their mean number, connect to close) and sessions failed (when they ended)` +
         `${report.telemetry ? ', then the server metrics scraped (counters as rates per second, histograms as quantiles per interval)' : ''}.`,
     )}
 ${report.benchmarks.map(
@@ -123,11 +124,10 @@ function telemetryCharts(telemetry: Telemetry | undefined, benchmark: Benchmark,
         y: inLevel.map(([, v]) => round(v, 4)),
       };
     });
-    const kind = all[0]!.kind;
     return {
       id: `time-${level}-telemetry-${chart}`,
       x,
-      y: { label: name, unit: kind === 'rate' ? '/s' : '' },
+      y: { label: name, unit: seriesPer(all[0]!) },
       rules: [],
       series,
     };

@@ -1,10 +1,12 @@
 import { headlineLatencies, metricsOf } from '../picks.js';
+import { resamplesText } from '../../metrics/bootstrap.js';
 import type { Report } from '../schema.js';
 import type { ChartSpec } from './chart-spec.js';
 import { evenly, round } from './downsample.js';
 import { benchmarksByLevel } from '../levels.js';
 import { html, type Html } from './markup.js';
-import { measuredCompleted, metricTitle } from './metrics.js';
+import { metricTitle } from './metrics.js';
+import { measuredCompleted } from '../picks.js';
 import { levelColors } from './palette.js';
 import { chartFigure, legend, note, table, type Section } from './section.js';
 import { formatPercent, isQualityRatio } from './format.js';
@@ -168,7 +170,7 @@ function corpusTable(levels: readonly Benchmark[], noun: string): Html {
       `${noun}s`,
       {
         label: 'corpus WER [95% CI]',
-        title: `Word errors pooled over ${noun}s, over reference words; the interval from 1000 resamples of the ${noun}s (seed 1).`,
+        title: `Word errors pooled over ${noun}s, over reference words; the interval from ${resamplesText(`${noun}s`)}.`,
       },
       'CER',
       { label: 'S / D / I', title: 'Word substitutions, deletions and insertions, pooled.' },
