@@ -1,0 +1,193 @@
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { after, describe, it } from 'node:test';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { createDialect, type Protocol } from '../src/dialects/index.js';
+import { decoderOf, ProtocolViolation, type HttpDialect, type WebSocketDialect } from '../src/dialects/dialect.js';
+import { monotonicClock } from '../src/runtime/clock.js';
+import { TEXT_LIMITS } from '../src/session/bounds.js';
+import { chunkAudio, type PreparedTurn } from '../src/session/prepare.js';
+import { DEFAULT_TIMEOUTS } from '../src/session/runner.js';
+import { runWebSocketSession } from '../src/session/ws-runner.js';
+import { sessionView } from '../src/views/session-view.js';
+import { messageText } from './helpers.js';
+
+const SPEECH = { model: 'm', responseFormat: 'pcm', streamFormat: 'audio', outputRate: 24_000 } as const;
+const dialectOf = (protocol: Protocol) => createDialect(protocol, { model: 'm', speech: SPEECH, turnDetection: { type: 'none' } });
+
+/** What a server may put where text belongs that is not text. */
+const WRONG = [null, 42, { text: 'x' }, ['x']] as const;
+
+/** One second of silence as one input, framed for `dialect`. */
+function silence(dialect: WebSocketDialect): PreparedTurn {
+  const { chunks, audioMs } = chunkAudio(Buffer.alloc(dialect.sampleRate * 2), dialect.sampleRate, 100, dialect);
+  return { sampleId: 'silence', split: 'default', reference: null, chunks, audioMs, speechStartMs: 0, speechEndMs: audioMs, eosSource: 'audio_end' };
+}
+
+/** A server on port 0 that opens each session with `ready` and answers the client's end of input with `answer`. */
+async function answeringServer(ready: object, endsInput: RegExp, answer: (ws: WebSocket) => void): Promise<string> {
+  const server = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false });
+  await new Promise((resolve) => server.once('listening', resolve));
+  server.on('connection', (ws) => {
+    ws.send(JSON.stringify(ready));
+    ws.on('message', (data) => {
+      if (endsInput.test(messageText(data))) answer(ws);
+    });
+  });
+  after(() => {
+    for (const client of server.clients) client.terminate();
+    return new Promise((resolve) => server.close(resolve));
+  });
+  return `ws://127.0.0.1:${(server.address() as AddressInfo).port}/v1/realtime`;
+}
+
+const runAgainst = (url: string, dialect: WebSocketDialect, finalMs = 2_000) =>
+  runWebSocketSession({
+    url,
+    headers: {},
+    dialect,
+    inputs: [silence(dialect)],
+    pace: { kind: 'none' },
+    plannedStartMs: 0,
+    timeouts: { ...DEFAULT_TIMEOUTS, finalMs },
+    clock: monotonicClock(),
+  });
+
+/** Sends the events in one TCP write, so the client reads them in one go, whatever the machine's load. */
+function sendTogether(ws: WebSocket, events: object[]): void {
+  const socket = (ws as unknown as { _socket: { cork(): void; uncork(): void } })._socket;
+  socket.cork();
+  for (const event of events) ws.send(JSON.stringify(event));
+  socket.uncork();
+}
+
+describe('a text field of the wrong type is a protocol violation, never empty text', () => {
+  const vllm = dialectOf('vllm') as WebSocketDialect;
+  for (const value of WRONG) {
+    it(`vLLM: a transcription.done whose text is ${JSON.stringify(value)} fails the session`, async () => {
+      const url = await answeringServer({ type: 'session.created' }, /"final":true/, (ws) => {
+        ws.send(JSON.stringify({ type: 'transcription.delta', delta: 'hello' }));
+        ws.send(JSON.stringify({ type: 'transcription.done', text: value }));
+      });
+      const { outcome } = await runAgainst(url, vllm);
+      assert.equal(outcome.status, 'failed');
+      if (outcome.status !== 'failed') return;
+      assert.equal(outcome.failure.class, 'protocol_violation');
+      assert.match(outcome.failure.message, /transcription\.done whose "text" is .*, not text/);
+    });
+  }
+
+  it('vLLM: a delta whose text is a number fails the session', async () => {
+    const url = await answeringServer({ type: 'session.created' }, /"final":true/, (ws) => {
+      ws.send(JSON.stringify({ type: 'transcription.delta', delta: 42 }));
+      ws.send(JSON.stringify({ type: 'transcription.done', text: 'hello' }));
+    });
+    const { outcome } = await runAgainst(url, vllm);
+    assert.equal(outcome.status === 'failed' && outcome.failure.class, 'protocol_violation');
+    assert.match(outcome.status === 'failed' ? outcome.failure.message : '', /"delta" is number 42, not text/);
+  });
+
+  const openai = dialectOf('openai') as WebSocketDialect;
+  for (const value of WRONG) {
+    it(`OpenAI Realtime transcription: a completed transcript of ${JSON.stringify(value)} fails the session`, async () => {
+      const url = await answeringServer({ type: 'session.created' }, /input_audio_buffer\.commit/, (ws) => {
+        ws.send(JSON.stringify({ type: 'input_audio_buffer.committed', item_id: 'item-1' }));
+        ws.send(JSON.stringify({ type: 'conversation.item.input_audio_transcription.completed', item_id: 'item-1', transcript: value }));
+      });
+      const { outcome } = await runAgainst(url, openai);
+      assert.equal(outcome.status, 'failed');
+      if (outcome.status !== 'failed') return;
+      assert.equal(outcome.failure.class, 'protocol_violation');
+      assert.match(outcome.failure.message, /input_audio_transcription\.completed whose "transcript" is/);
+    });
+  }
+
+  /** Every other dialect's delta and final, with `value` where its text goes. */
+  const frames: Array<[Protocol, (value: unknown) => object]> = [
+    ['openai', (value) => ({ type: 'conversation.item.input_audio_transcription.delta', item_id: 'i', delta: value })],
+    ['assemblyai', (value) => ({ type: 'Turn', turn_order: 0, end_of_turn: true, transcript: value })],
+    ['elevenlabs-scribe', (value) => ({ message_type: 'partial_transcript', text: value })],
+    ['elevenlabs-scribe', (value) => ({ message_type: 'committed_transcript', text: value })],
+    ['livepeer', (value) => ({ type: 'delta', delta: value })],
+    ['livepeer', (value) => ({ type: 'done', transcript: value })],
+    ['speechmatics', (value) => ({ message: 'AddTranscript', metadata: { transcript: value }, results: [] })],
+    ['deepgram', (value) => ({ type: 'Results', is_final: true, from_finalize: true, channel: { alternatives: [{ transcript: value }] } })],
+    ['openai-realtime', (value) => ({ type: 'response.output_audio_transcript.delta', response_id: 'r', delta: value })],
+    ['openai-realtime', (value) => ({ type: 'response.output_text.done', response_id: 'r', text: value })],
+    ['vllm-omni-duplex', (value) => ({ type: 'response.output_audio_transcript.done', response_id: 'r', transcript: value })],
+    ['openai-realtime-tts', (value) => ({ type: 'response.output_audio_transcript.delta', response_id: 'r', delta: value })],
+  ];
+  it('every other dialect: its deltas and finals', () => {
+    for (const [protocol, frame] of frames) {
+      for (const value of WRONG) {
+        const decode = decoderOf(dialectOf(protocol) as WebSocketDialect);
+        const data = Buffer.from(JSON.stringify(frame(value)));
+        assert.throws(() => decode(data, false), ProtocolViolation, `${protocol} ${JSON.stringify(frame(value))}`);
+      }
+      // Text is still read as text.
+      assert.doesNotThrow(() => decoderOf(dialectOf(protocol) as WebSocketDialect)(Buffer.from(JSON.stringify(frame('hello'))), false), protocol);
+    }
+  });
+
+  it('batch transcription: a JSON body, an event stream delta and its done', () => {
+    const batch = dialectOf('openai-transcriptions') as HttpDialect;
+    for (const value of WRONG) {
+      const json = batch.bodyDecoder(200, 'application/json');
+      json.chunk(Buffer.from(JSON.stringify({ text: value })));
+      assert.throws(() => json.end(), ProtocolViolation);
+      for (const event of [
+        { type: 'transcript.text.delta', delta: value },
+        { type: 'transcript.text.done', text: value },
+        { object: 'transcription.chunk', choices: [{ delta: { content: value } }] },
+      ]) {
+        const sse = batch.bodyDecoder(200, 'text/event-stream');
+        assert.throws(() => sse.chunk(Buffer.from(`data: ${JSON.stringify(event)}\n\n`)), ProtocolViolation, JSON.stringify(event));
+      }
+    }
+  });
+});
+
+describe('text after the answer is over', () => {
+  it('a vLLM delta after transcription.done is an after_final anomaly, in no figure', async () => {
+    const vllm = dialectOf('vllm') as WebSocketDialect;
+    const url = await answeringServer({ type: 'session.created' }, /"final":true/, (ws) => {
+      sendTogether(ws, [
+        { type: 'transcription.delta', delta: 'hello' },
+        { type: 'transcription.done', text: 'hello' },
+        { type: 'transcription.delta', delta: ' world' },
+      ]);
+    });
+    const { outcome, timeline } = await runAgainst(url, vllm);
+    assert.deepEqual(outcome, { status: 'completed' });
+    const late = timeline.received.find((e) => e.text === ' world');
+    assert.ok(late, 'the late delta is kept in the timeline');
+    const view = sessionView(timeline);
+    assert.deepEqual(
+      view.anomalies.map((a) => [a.reason, a.event.text]),
+      [['after_final', ' world']],
+    );
+    const input = view.inputs[0]!;
+    assert.deepEqual(
+      input.transcript.textEvents.map((e) => e.text),
+      ['hello'],
+    );
+    assert.equal(input.transcript.text, 'hello');
+  });
+});
+
+describe('cut text is not a transcript', () => {
+  it('a final cut to the limit fails the session as answer_too_large, saying what was cut', async () => {
+    const vllm = dialectOf('vllm') as WebSocketDialect;
+    const huge = 'word '.repeat(20_000); // 100,000 characters
+    const url = await answeringServer({ type: 'session.created' }, /"final":true/, (ws) => {
+      ws.send(JSON.stringify({ type: 'transcription.done', text: huge }));
+    });
+    const { outcome, timeline } = await runAgainst(url, vllm);
+    assert.equal(outcome.status, 'failed');
+    if (outcome.status !== 'failed') return;
+    assert.equal(outcome.failure.class, 'answer_too_large');
+    assert.match(outcome.failure.message, /transcription\.done \(input 1\) carried 100,000 characters of text, cut to the 65,536 an event keeps/);
+    assert.equal(timeline.received.find((e) => e.kind === 'text_final')?.text?.length, TEXT_LIMITS.eventChars);
+  });
+});
+
