@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
+import { Worker } from 'node:worker_threads';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { createDialect, type Protocol } from '../src/dialects/index.js';
 import { decoderOf, ProtocolViolation, type HttpDialect, type WebSocketDialect } from '../src/dialects/dialect.js';
@@ -9,6 +10,8 @@ import { TEXT_LIMITS } from '../src/session/bounds.js';
 import { chunkAudio, type PreparedTurn } from '../src/session/prepare.js';
 import { DEFAULT_TIMEOUTS } from '../src/session/runner.js';
 import { runWebSocketSession } from '../src/session/ws-runner.js';
+import { renderSummary } from '../src/report/console.js';
+import { run } from '../src/run/run.js';
 import { sessionView } from '../src/views/session-view.js';
 import { messageText } from './helpers.js';
 
@@ -189,5 +192,73 @@ describe('cut text is not a transcript', () => {
     assert.match(outcome.failure.message, /transcription\.done \(input 1\) carried 100,000 characters of text, cut to the 65,536 an event keeps/);
     assert.equal(timeline.received.find((e) => e.kind === 'text_final')?.text?.length, TEXT_LIMITS.eventChars);
   });
+
+  it("the built-in server's oversized delta: the console names the cut, and no WER is made of it", async () => {
+    const { report } = await run({
+      maxSessions: 2,
+      pace: { kind: 'none' },
+      server: { faults: [[{ name: 'oversized-frame', bytes: 200_000, at: 'streaming' }]] },
+    });
+    const summary = renderSummary(report);
+    assert.match(
+      summary,
+      /failed ×2: answer_too_large at final: the server's transcription\.delta \(input 1\) carried 199,9\d\d characters of text, cut to the 65,536/,
+    );
+    assert.match(summary, /^No session completed: 2 failed/);
+    assert.doesNotMatch(summary, /WER/, 'no word error rate is made of a cut text');
+  });
 });
 
+describe('frames that arrived are recorded', () => {
+  /**
+   * A vLLM server on a thread of its own, so that it writes while the client's thread is
+   * busy: it answers the final commit with a final, and 30 ms later with two more.
+   */
+  async function repeatingServer(): Promise<string> {
+    const worker = new Worker(
+      `const { parentPort } = require('node:worker_threads');
+       const { WebSocketServer } = require('ws');
+       const server = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false });
+       server.on('listening', () => parentPort.postMessage(server.address().port));
+       server.on('connection', (ws) => {
+         ws.send(JSON.stringify({ type: 'session.created' }));
+         ws.on('message', (data) => {
+           if (!String(data).includes('"final":true')) return;
+           const done = JSON.stringify({ type: 'transcription.done', text: 'hello' });
+           ws.send(done);
+           setTimeout(() => { ws.send(done); ws.send(done); }, 30);
+         });
+       });`,
+      { eval: true },
+    );
+    after(() => worker.terminate());
+    const port = await new Promise<number>((resolve) => worker.once('message', resolve));
+    return `ws://127.0.0.1:${port}/v1/realtime`;
+  }
+
+  it('finals that reach the client after it decided to end, before its close, are in the timeline as anomalies', async () => {
+    const vllm = dialectOf('vllm') as WebSocketDialect;
+    // The client's thread is held 150 ms by the first final, as a loaded machine holds it: the repeats arrive meanwhile, and the session decides to end after.
+    const loaded: WebSocketDialect = {
+      ...vllm,
+      decode: (data, isBinary) => {
+        const events = vllm.decode(data, isBinary);
+        if (events.some((e) => e.kind === 'text_final')) {
+          const until = performance.now() + 150;
+          while (performance.now() < until);
+        }
+        return events;
+      },
+    };
+    const { outcome, timeline } = await runAgainst(await repeatingServer(), loaded);
+    assert.deepEqual(outcome, { status: 'completed' });
+    const finals = timeline.received.filter((e) => e.kind === 'text_final');
+    assert.equal(finals.length, 3, 'every final received before the close');
+    const close = timeline.transport.kind === 'websocket' ? timeline.transport.close : undefined;
+    assert.ok(close && finals.every((e) => e.t <= close.t), 'all before the close');
+    assert.deepEqual(
+      sessionView(timeline).anomalies.map((a) => a.reason),
+      ['unrequested', 'unrequested'],
+    );
+  });
+});

@@ -164,7 +164,7 @@ export async function startServer(overrides: Partial<ServerOptions> = {}): Promi
       res.once('close', () => open--);
       return serveSpeech(req, res, speech, pickFaults());
     }
-    if (simulatedRequest(req, res, options.apiKey !== undefined ? { apiKey: options.apiKey } : {})) return;
+    if (simulatedRequest(req, res, { ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}), pickFaults })) return;
     res
       .writeHead(426, { 'content-type': 'text/plain' })
       .end(

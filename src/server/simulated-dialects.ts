@@ -13,7 +13,7 @@ import { simulatedVllmOmniDuplex } from '../dialects/vllm-omni-duplex/simulated.
 import { simulatedVllmOmniSpeechWs } from '../dialects/vllm-omni-speech-ws/simulated.js';
 import { pathPattern, type Upgrade } from '../dialects/spec.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { SimulatedDialect } from './simulated-dialect.js';
+import type { RequestContext, SimulatedDialect } from './simulated-dialect.js';
 
 /** OpenAI Realtime's path, which vLLM, OpenAI and vLLM-Omni's duplex share: each upgrade's query and headers tell them apart. */
 export const REALTIME_PATH = '/v1/realtime';
@@ -57,7 +57,7 @@ export function simulatedDialectOf(upgrade: Upgrade): Simulated | undefined {
 }
 
 /** Serves an HTTP request a dialect has routes of its own for (`SimulatedDialect.request`); whether one did. */
-export function simulatedRequest(req: IncomingMessage, res: ServerResponse, ctx: { apiKey?: string }): boolean {
+export function simulatedRequest(req: IncomingMessage, res: ServerResponse, ctx: RequestContext): boolean {
   return DIALECTS.some((dialect) => dialect.request?.(req, res, ctx) === true);
 }
 
