@@ -10,10 +10,11 @@ import { TEXT_LIMITS } from '../src/session/bounds.js';
 import { chunkAudio, type PreparedTurn } from '../src/session/prepare.js';
 import { DEFAULT_TIMEOUTS } from '../src/session/runner.js';
 import { runWebSocketSession } from '../src/session/ws-runner.js';
+import { startProxy } from '../src/proxy/proxy.js';
 import { renderSummary } from '../src/report/console.js';
 import { run } from '../src/run/run.js';
 import { sessionView } from '../src/views/session-view.js';
-import { messageText } from './helpers.js';
+import { messageText, tempDir } from './helpers.js';
 
 const SPEECH = { model: 'm', responseFormat: 'pcm', streamFormat: 'audio', outputRate: 24_000 } as const;
 const dialectOf = (protocol: Protocol) => createDialect(protocol, { model: 'm', speech: SPEECH, turnDetection: { type: 'none' } });
@@ -191,6 +192,18 @@ describe('cut text is not a transcript', () => {
     assert.equal(outcome.failure.class, 'answer_too_large');
     assert.match(outcome.failure.message, /transcription\.done \(input 1\) carried 100,000 characters of text, cut to the 65,536 an event keeps/);
     assert.equal(timeline.received.find((e) => e.kind === 'text_final')?.text?.length, TEXT_LIMITS.eventChars);
+  });
+
+  it('voxbench proxy: the observed session fails as the benchmark does', async () => {
+    const vllm = dialectOf('vllm') as WebSocketDialect;
+    const url = await answeringServer({ type: 'session.created' }, /"final":true/, (ws) => {
+      ws.send(JSON.stringify({ type: 'transcription.done', text: 'word '.repeat(20_000) }));
+    });
+    const proxy = await startProxy({ listen: { host: '127.0.0.1', port: 0 }, upstream: new URL(url).origin, protocol: 'vllm', outputDir: await tempDir() });
+    await runAgainst(`${proxy.url}/v1/realtime`, vllm);
+    for (const deadline = Date.now() + 5_000; proxy.open() > 0 && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 10));
+    const observed = (await proxy.close()).report!.benchmarks[0]!.sessions[0]!.outcome;
+    assert.equal(observed.status === 'failed' && observed.failure.class, 'answer_too_large');
   });
 
   it("the built-in server's oversized delta: the console names the cut, and no WER is made of it", async () => {

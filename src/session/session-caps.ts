@@ -80,7 +80,7 @@ export class CappedReceived {
   /** The failure of a session whose events, or whose text, were not all kept; undefined when all were. */
   unkept(): Omit<Failure, 'stage'> | undefined {
     const o = this.overflow;
-    if (!o) return this.cut && cutText(this.cut, this.cut.truncated!);
+    if (!o) return this.cut && cutTextFailure(this.cut, this.cut.truncated!.chars);
     return {
       class: 'answer_too_large',
       message:
@@ -99,10 +99,11 @@ export class CappedReceived {
 
 const MiB = 1024 * 1024;
 
-function cutText(frame: ReceivedFrame, truncated: NonNullable<ReceivedFrame['truncated']>): Omit<Failure, 'stage'> {
+/** The failure of a session that kept `frame` with its text of `chars` characters cut to the limits (TEXT_LIMITS). */
+export function cutTextFailure(frame: ReceivedFrame, chars: number): Omit<Failure, 'stage'> {
   return {
     class: 'answer_too_large',
-    message: `the server's ${frame.type} (input ${frame.input + 1}) carried ${count(truncated.chars)} characters of text, cut to the ${count(TEXT_LIMITS.eventChars)} an event keeps (${count(TEXT_LIMITS.sessionChars)} a session): a cut text is not a transcript, so the session gives no figures`,
+    message: `the server's ${frame.type} (input ${frame.input + 1}) carried ${count(chars)} characters of text, cut to the ${count(TEXT_LIMITS.eventChars)} an event keeps (${count(TEXT_LIMITS.sessionChars)} a session): a cut text is not a transcript, so the session gives no figures`,
   };
 }
 
