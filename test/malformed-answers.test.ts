@@ -251,13 +251,13 @@ describe('frames that arrived are recorded', () => {
 
   it('finals that reach the client after it decided to end, before its close, are in the timeline as anomalies', async () => {
     const vllm = dialectOf('vllm') as WebSocketDialect;
-    // The client's thread is held 150 ms by the first final, as a loaded machine holds it: the repeats arrive meanwhile, and the session decides to end after.
+    // The client's thread is held 300 ms by the first final, as a loaded machine holds it: the repeats arrive meanwhile, and the session decides to end after.
     const loaded: WebSocketDialect = {
       ...vllm,
       decode: (data, isBinary) => {
         const events = vllm.decode(data, isBinary);
         if (events.some((e) => e.kind === 'text_final')) {
-          const until = performance.now() + 150;
+          const until = performance.now() + 300;
           while (performance.now() < until);
         }
         return events;
