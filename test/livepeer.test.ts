@@ -179,6 +179,13 @@ describe('livepeer: against the built-in server', () => {
     assert.ok(record.closedMs !== undefined && record.endMs === undefined, 'the failed session ended its channel all the same');
   });
 
+  it('across worker threads too: two sessions on two threads handed one session, one is failed as shared_session', async () => {
+    const server = await testServer({ latency: FAST, faults: [[{ name: 'shared-session' }]] });
+    const sessions = await runLivepeer(server.origin, { maxSessions: 2, workers: 2, profile: { kind: 'concurrent', concurrency: 2 } });
+    const outcomes = sessions.map((s) => (s.outcome.status === 'failed' ? failureOf(s).class : s.outcome.status)).sort();
+    assert.deepEqual(outcomes, ['completed', 'shared_session']);
+  });
+
   it('an app that hands one session to two at once: the later fails as shared_session, the first completes alone', async () => {
     const server = await testServer({ latency: FAST, faults: [[{ name: 'shared-session' }]] });
     const sessions = await runLivepeer(server.origin, { maxSessions: 2, profile: { kind: 'concurrent', concurrency: 2 } });

@@ -34,29 +34,6 @@ export interface PublisherOptions {
 /** How long the end request of a session that ended early may take; it is sent as the session ends, and nothing waits for it. */
 const CLOSE_MS = 5_000;
 
-/**
- * What this thread's sessions hold of their servers' sessions: ids, channels and socket
- * URLs, while they run. An app (or an orchestrator) that hands one session to two of the
- * run's would have them publish into one channel: mixed audio, a transcript of both.
- */
-const held = new Set<string>();
-
-/**
- * Claims a server session's id, channel and socket for one session of the run; what is
- * already held by another names the session as shared, and claims nothing.
- */
-export function claimChannel(opened: { socketUrl: string; publishUrl: string; session?: string }): { release: () => void } | { shared: string } {
-  const keys: Array<[string, string]> = [
-    ...(opened.session !== undefined ? [[`session ${opened.session}`, `session:${opened.session}`] as [string, string]] : []),
-    [`channel ${opened.publishUrl}`, `channel:${opened.publishUrl}`],
-    [`stream ${opened.socketUrl}`, `socket:${opened.socketUrl}`],
-  ];
-  const taken = keys.find(([, key]) => held.has(key));
-  if (taken) return { shared: taken[0] };
-  for (const [, key] of keys) held.add(key);
-  return { release: () => keys.forEach(([, key]) => held.delete(key)) };
-}
-
 /** A frame waiting for the last segment's acknowledgement. */
 interface Held {
   piece: Buffer;

@@ -21,7 +21,8 @@ import { AudioKeeper } from './received-audio.js';
 import { CappedReceived } from './session-caps.js';
 import { classifySocketError, Ending, newTimeline, type RunnerBase, type SessionResult, type StageTimeouts } from './runner.js';
 import { closeAfterSession, libraryCloseCode, PING_FLOOD, PONG_BACKLOG, serverCloseFailure } from './ws-close.js';
-import { ChannelPublisher, channelRequest, claimChannel, type PublishingSession } from './channel-publisher.js';
+import { ChannelPublisher, channelRequest, type PublishingSession } from './channel-publisher.js';
+import { claimChannel } from './channel-claims.js';
 
 export interface WebSocketPlan extends RunnerBase {
   url: string;
