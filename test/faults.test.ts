@@ -169,7 +169,8 @@ const ROWS: Row[] = [
     fault: 'oversized-frame:1048576',
     protocol: 'openai',
     wss: true,
-    expect: 'completed',
+    // Taken whole, but longer than the text an event keeps: a cut text is never scored.
+    expect: { class: 'answer_too_large', stage: 'final' },
     check: (report) => {
       for (const s of report.benchmarks[0]!.sessions) assert.ok(s.timeline.counters.bytesReceived > 1024 * 1024, 'the whole frame arrived');
     },
@@ -245,6 +246,18 @@ const ROWS: Row[] = [
   { fault: 'drop-acks', protocol: 'vllm-omni-duplex', expect: { class: 'server_error', stage: 'final', code: 'event_ack_timeout' } },
   // Livepeer's app: a Trickle segment its reader never reads goes unacknowledged, which is how the client knows it was lost.
   { fault: 'drop-segment', protocol: 'livepeer', run: FINAL, expect: { class: 'audio_lost', stage: 'streaming' } },
+  // An app that reads but never acknowledges is named for that, not for a loss.
+  { fault: 'no-progress', protocol: 'livepeer', run: FINAL, expect: { class: 'no_backpressure', stage: 'streaming' } },
+  // One after the other, each session ends its channel before the next opens: the app never hands out one in use (two at once: livepeer.test.ts).
+  {
+    fault: 'shared-session',
+    protocol: 'livepeer',
+    run: { profile: { kind: 'concurrent', concurrency: 1 } },
+    expect: 'completed',
+    check: (report) => {
+      for (const s of report.benchmarks[0]!.sessions) assert.equal(s.metrics.inputs[0]?.wer, 0, 'each scored on its own audio alone');
+    },
+  },
   {
     fault: 'error-event:session_resume_expired',
     protocol: 'vllm-omni-duplex',

@@ -83,7 +83,7 @@ describe('livepeer: the codec against the app’s documented messages', () => {
     assert.equal(open.url, 'http://orch:8935/apps/r1/session/s1/app/transcribe', "under the orchestrator's app_url");
     assert.equal(open.method, 'POST');
     const opened = channel.opened('https://orch/apps/r1/session/s1/app', Buffer.from('{"session":"abc","in":"https://orch/ai/trickle/abc-in","ws":"/ws"}'));
-    assert.deepEqual(opened, { socketUrl: 'wss://orch/apps/r1/session/s1/app/ws', publishUrl: 'https://orch/ai/trickle/abc-in' });
+    assert.deepEqual(opened, { socketUrl: 'wss://orch/apps/r1/session/s1/app/ws', publishUrl: 'https://orch/ai/trickle/abc-in', session: 'abc' });
     assert.throws(() => channel.opened('http://app', Buffer.from('{"session":"abc"}')), /names no Trickle URL/);
     assert.deepEqual(channel.segment(opened.publishUrl), {
       method: 'POST',
@@ -156,6 +156,54 @@ describe('livepeer: against the built-in server', () => {
       'the server took the segment (200) and never read it: only the missing acknowledgement tells',
     );
   });
+
+  it('an app that acknowledges nothing: no_backpressure, never a segment it read called lost; its channel is ended', async () => {
+    const server = await testServer({ latency: FAST, faults: [[{ name: 'no-progress' }]] });
+    const [session] = await runLivepeer(server.origin, { timeouts: { finalMs: 800 } });
+    const failure = failureOf(session!);
+    assert.equal(failure.class, 'no_backpressure');
+    assert.equal(failure.message.split('\n').length, 1);
+    assert.match(
+      failure.message,
+      /^the server acknowledged no audio \(no progress event within 800 ms of segment 1's end, though it sent \d+ transcript deltas?, so it reads the audio\): the client publishes a segment only once the last is acknowledged, so it stopped after 500 ms of audio$/,
+    );
+    assert.ok(
+      session!.timeline.received.some((e) => e.kind === 'text_delta' && e.text),
+      "the app's delta for the segment is in the timeline",
+    );
+    const record = channelOf(session!);
+    assert.ok(
+      record.segments.every((s) => s.lost === undefined),
+      'no segment is said to be lost',
+    );
+    assert.ok(record.closedMs !== undefined && record.endMs === undefined, 'the failed session ended its channel all the same');
+  });
+
+  it('across worker threads too: two sessions on two threads handed one session, one is failed as shared_session', async () => {
+    const server = await testServer({ latency: FAST, faults: [[{ name: 'shared-session' }]] });
+    const sessions = await runLivepeer(server.origin, { maxSessions: 2, workers: 2, profile: { kind: 'concurrent', concurrency: 2 } });
+    const outcomes = sessions.map((s) => (s.outcome.status === 'failed' ? failureOf(s).class : s.outcome.status)).sort();
+    assert.deepEqual(outcomes, ['completed', 'shared_session']);
+  });
+
+  it('an app that hands one session to two at once: the later fails as shared_session, the first completes alone', async () => {
+    const server = await testServer({ latency: FAST, faults: [[{ name: 'shared-session' }]] });
+    const sessions = await runLivepeer(server.origin, { maxSessions: 2, profile: { kind: 'concurrent', concurrency: 2 } });
+    const outcomes = sessions.map((s) => (s.outcome.status === 'failed' ? failureOf(s).class : s.outcome.status)).sort();
+    assert.deepEqual(outcomes, ['completed', 'shared_session']);
+    const shared = sessions.find((s) => s.outcome.status === 'failed')!;
+    assert.equal(failureOf(shared).stage, 'connect');
+    assert.match(failureOf(shared).message, /^the server handed this session the session [0-9a-f]+, which another session of the run is still using/);
+    assert.equal(channelOf(shared).segments.length, 0, 'it published nothing into the shared channel');
+    assert.equal(
+      figure(
+        sessions.find((s) => s.outcome.status === 'completed')!,
+        'wer',
+      ),
+      0,
+      'the first is scored on its own audio alone',
+    );
+  });
 });
 
 interface Script {
@@ -167,6 +215,8 @@ interface Script {
   read?: (k: number, ws: WebSocket, ack: () => void) => void;
   /** The body `/transcribe` answers with, when not the usual. */
   opened?: string;
+  /** Where the app writes down each request it takes (`POST /transcribe`, `DELETE /ai/trickle/s1-in`, …). */
+  log?: string[];
 }
 
 /** A scripted app after the example's documented messages: `/transcribe`, a Trickle publish route, `/ws`; closed when the file ends. */
@@ -176,6 +226,7 @@ async function scriptedApp(script: Script = {}): Promise<string> {
   let k = 0;
   const http = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = req.url ?? '/';
+    script.log?.push(`${req.method} ${path}`);
     if (path === '/transcribe') {
       if (script.refuse) return void res.writeHead(script.refuse.status).end(script.refuse.body);
       const { port } = http.address() as AddressInfo;
@@ -237,6 +288,22 @@ describe('livepeer: a scripted app', () => {
     const [session] = await runLivepeer(await scriptedApp({ segmentStatus: (k) => (k === 1 ? 470 : undefined) }), { timeouts: { finalMs: 10_000 } });
     assert.equal(failureOf(session!).class, 'audio_lost');
     assert.match(failureOf(session!).message, /no longer holds segment 1 \(HTTP 470; latest 5\)/);
+  });
+
+  it('an app that holds one session: after a session that failed, the next starts on an ended channel, not an inherited one', async () => {
+    // The app answers every /transcribe with the same session (as the example app does); the first session's audio is never acknowledged.
+    const log: string[] = [];
+    let first: WebSocket | undefined;
+    const url = await scriptedApp({ log, read: (_k, ws, ack) => ((first ??= ws) === ws ? undefined : ack()) });
+    const sessions = await runLivepeer(url, { maxSessions: 2, timeouts: { finalMs: 500 } });
+    assert.deepEqual(
+      sessions.map((s) => (s.outcome.status === 'failed' ? failureOf(s).class : s.outcome.status)),
+      ['no_backpressure', 'completed'],
+    );
+    const opens = log.flatMap((line, i) => (line === 'POST /transcribe' ? [i] : []));
+    const ends = log.flatMap((line, i) => (line === 'DELETE /ai/trickle/s1-in' ? [i] : []));
+    assert.equal(ends.length, 2, log.join(', '));
+    assert.ok(ends[0]! < opens[1]!, 'the failed session ended its channel before the next opened');
   });
 
   it('an error event: server_error', async () => {

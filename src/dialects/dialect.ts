@@ -126,8 +126,12 @@ export interface ChannelRequest {
 export interface HttpAudioChannel {
   /** The request that opens the session at the `--target` (an http:// URL), with its body. */
   open(target: string): ChannelRequest & { body: Buffer };
-  /** The socket to connect to and the URL to publish at, from the open request's answer (2xx); throws ProtocolViolation when it names neither. */
-  opened(target: string, body: Buffer): { socketUrl: string; publishUrl: string };
+  /**
+   * The socket to connect to and the URL to publish at, from the open request's answer
+   * (2xx), with the server's id of the session where it gives one; throws
+   * ProtocolViolation when it names neither.
+   */
+  opened(target: string, body: Buffer): { socketUrl: string; publishUrl: string; session?: string };
   /** Audio per segment, ms: a segment ends with the first frame that reaches it. */
   readonly segmentMs: number;
   /** The request publishing the next segment; its body streams as frames are written. */
@@ -300,6 +304,19 @@ export function jsonSentReader(interpret: (event: Record<string, unknown> & { ty
 function base64Bytes(data: Buffer, start: number, end: number): number {
   const padding = end - start >= 2 && data[end - 1] === 0x3d ? (data[end - 2] === 0x3d ? 2 : 1) : 0;
   return Math.floor(((end - start) * 3) / 4) - padding;
+}
+
+/**
+ * The text of a delta or a final, `key` of `event` (`what` names the event in the error):
+ * the string, or undefined when the event has none. Any other type (null, a number, an
+ * object, a list) breaks the protocol: read as empty text it would be scored as a
+ * transcript of nothing, so every dialect reads its text here.
+ */
+export function textField(event: Record<string, unknown>, key: string, what: string): string | undefined {
+  const value = event[key];
+  if (value === undefined || typeof value === 'string') return value;
+  const kind = value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'an object' : `${typeof value} ${wireText(value)}`;
+  throw new ProtocolViolation(`server sent ${what} whose "${key}" is ${kind}, not text`);
 }
 
 /** Most usage figures kept from one event. */

@@ -1,5 +1,5 @@
 /** The OpenAI Realtime wire pieces its family shares (transcription, conversations, vLLM-Omni's duplex): turn detection, transcription events. */
-import type { DecodedEvent } from './dialect.js';
+import { textField, type DecodedEvent } from './dialect.js';
 
 /** Turn detection requested from an OpenAI Realtime transcription session. */
 export type OpenAITurnDetection =
@@ -49,9 +49,9 @@ export function openAIEventOf(event: Record<string, unknown> & { type: string })
     case 'input_audio_buffer.committed':
       return { type, kind: 'committed', ...itemId };
     case 'conversation.item.input_audio_transcription.delta':
-      return { type, kind: 'text_delta', channel: 'input_transcript', text: typeof event.delta === 'string' ? event.delta : '', ...itemId };
+      return { type, kind: 'text_delta', channel: 'input_transcript', text: textField(event, 'delta', type) ?? '', ...itemId };
     case 'conversation.item.input_audio_transcription.completed':
-      return { type, kind: 'text_final', channel: 'input_transcript', text: typeof event.transcript === 'string' ? event.transcript : '', ...itemId };
+      return { type, kind: 'text_final', channel: 'input_transcript', text: textField(event, 'transcript', type) ?? '', ...itemId };
     case 'conversation.item.input_audio_transcription.failed':
       return { type, kind: 'text_failed', channel: 'input_transcript', ...itemId, ...errorFields(event.error) };
     case 'error':

@@ -1,4 +1,4 @@
-import { parseEventObject, type DecodedEvent, type SentReading } from './dialect.js';
+import { parseEventObject, textField, type DecodedEvent, type SentReading } from './dialect.js';
 import { openAIEventOf } from './realtime-common.js';
 
 /**
@@ -60,8 +60,8 @@ export function interpretConversationEvent(data: string, outputRate: number): De
         ...(typeof cumulative === 'number' ? { cumulativeAudioMs: cumulative } : {}),
       };
     }
-    const text = mapped.kind === 'text_delta' ? event.delta : mapped.channel === 'response_transcript' ? event.transcript : event.text;
-    return { type, ...mapped, ...ids, ...seq, ...(mapped.channel ? { text: typeof text === 'string' ? text : '' } : {}) };
+    const key = mapped.kind === 'text_delta' ? 'delta' : mapped.channel === 'response_transcript' ? 'transcript' : 'text';
+    return { type, ...mapped, ...ids, ...seq, ...(mapped.channel ? { text: textField(event, key, type) ?? '' } : {}) };
   }
   switch (type) {
     case 'response.created': {

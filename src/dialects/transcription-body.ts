@@ -1,4 +1,4 @@
-import { ProtocolViolation, usageOf, wireText, type BodyDecoder, type DecodedEvent } from './dialect.js';
+import { ProtocolViolation, textField, usageOf, wireText, type BodyDecoder, type DecodedEvent } from './dialect.js';
 import { JoinedText } from './text-limits.js';
 import { eventStreamDecoder } from './event-stream.js';
 
@@ -45,13 +45,14 @@ function wholeBodyDecoder(kind: 'json' | 'text'): BodyDecoder {
       const value = parseJson(body, 'the response body');
       const error = errorOf(value);
       if (error) return [error];
-      if (typeof value.text !== 'string') throw new ProtocolViolation(`the response body has no string "text": ${body.slice(0, 80)}`);
+      const text = textField(value, 'text', 'a transcription');
+      if (text === undefined) throw new ProtocolViolation(`the response body has no string "text": ${body.slice(0, 80)}`);
       return [
         {
           type: 'transcription',
           kind: 'text_final',
           channel: 'input_transcript',
-          text: value.text.trim(),
+          text: text.trim(),
           ...speakerSegments(value.segments),
           ...usageOf(value.usage, 'transcription'),
         },
@@ -75,19 +76,22 @@ function sseDecoder(): BodyDecoder {
     if (error) return error;
     const usage = usageOf(event.usage, typeof event.object === 'string' ? event.object : typeof event.type === 'string' ? event.type : 'message');
     switch (event.type) {
-      case 'transcript.text.delta':
-        deltas.add(stringOf(event.delta));
-        return { type: event.type, kind: 'text_delta', channel: 'input_transcript', text: stringOf(event.delta) };
+      case 'transcript.text.delta': {
+        const delta = textField(event, 'delta', event.type) ?? '';
+        deltas.add(delta);
+        return { type: event.type, kind: 'text_delta', channel: 'input_transcript', text: delta };
+      }
       case 'transcript.text.segment':
         return { type: event.type, kind: 'other', ...speakerSegments([event]) };
       case 'transcript.text.done':
         final = true;
-        return { type: event.type, kind: 'text_final', channel: 'input_transcript', text: stringOf(event.text).trim(), ...usage };
+        return { type: event.type, kind: 'text_final', channel: 'input_transcript', text: (textField(event, 'text', event.type) ?? '').trim(), ...usage };
     }
     const type = typeof event.object === 'string' ? event.object : typeof event.type === 'string' ? event.type : 'message';
     const choices = Array.isArray(event.choices) ? (event.choices as Array<{ delta?: { content?: unknown } }>) : [];
     if (choices.length > 0) {
-      const content = stringOf(choices[0]?.delta?.content);
+      const delta = choices[0]?.delta;
+      const content = typeof delta === 'object' && delta !== null ? (textField(delta, 'content', `${type} delta`) ?? '') : '';
       deltas.add(content);
       return { type, kind: 'text_delta', channel: 'input_transcript', text: content, ...usage };
     }

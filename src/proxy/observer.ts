@@ -3,6 +3,7 @@ import { decoderOf, ProtocolViolation } from '../dialects/dialect.js';
 import { AudioFrameEnds } from '../session/audio-frame-ends.js';
 import { TEXT_LIMITS } from '../dialects/text-limits.js';
 import { TextBudget } from '../session/bounds.js';
+import { cutTextFailure } from '../session/session-caps.js';
 import { classifySocketError, newTimeline } from '../session/runner.js';
 import {
   isSpeechTask,
@@ -189,6 +190,8 @@ export class ObservedSession implements ConnectionHooks {
       // Audio is measured, never kept: the record stays small whatever the server speaks.
       const frame = { t, input: this.input, ...this.text.bound(this.frameEnds.place(event)) };
       received.push(frame);
+      // A cut text is not what the server said: the session gives no figures, as in a benchmark.
+      if (frame.truncated) this.fail(cutTextFailure(frame, frame.truncated.chars));
       const verdict = this.policy.observe(frame);
       if (this.policy.ready) this.transport.readyMs ??= t;
       if (verdict) this.fail(verdict.end);

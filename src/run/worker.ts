@@ -14,6 +14,7 @@ import type { LoadProfile } from '../load/profiles.js';
 import { shareOf } from '../load/shards.js';
 import { NO_DELAY } from '../runtime/delay.js';
 import { SlicedWork } from '../runtime/sliced-work.js';
+import { shareChannelClaims } from '../session/channel-claims.js';
 
 export interface WorkerInit {
   options: RunOptions;
@@ -22,6 +23,8 @@ export interface WorkerInit {
   count: number;
   clockOrigin: number;
   wallStart: string;
+  /** The server sessions the run's sessions hold, shared by its threads (session/channel-claims.ts). */
+  channelClaims: SharedArrayBuffer;
 }
 
 /** `skip`: sessions a resumed run already has. */
@@ -40,6 +43,7 @@ export type FromWorker =
   | { type: 'error'; message: string };
 
 const init = workerData as WorkerInit;
+shareChannelClaims(init.channelClaims);
 const port = parentPort!;
 const post = (message: FromWorker): void => port.postMessage(message);
 /** Ended sessions' records, copied to the main thread (a structured clone of tens of KB each) off the deadlines of the sessions still streaming. */

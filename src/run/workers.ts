@@ -6,6 +6,7 @@ import type { Execution } from './execute.js';
 import type { LoadProfile } from '../load/profiles.js';
 import type { FromWorker, ToWorker, WorkerInit } from './worker.js';
 import { worstDelay } from '../runtime/delay.js';
+import { newChannelClaims } from '../session/channel-claims.js';
 
 /** How far ahead of the run message the workers' common level start is: time to receive it and start the level's probe. */
 const LEVEL_START_MS = 50;
@@ -28,8 +29,17 @@ export class WorkerPool {
     // The signal, the built-in server's settings and the callbacks stay on this thread.
     const { signal: _s, server: _v, ...rest } = options;
     const portable = Object.fromEntries(Object.entries(rest).filter(([, value]) => typeof value !== 'function')) as RunOptions;
+    const channelClaims = newChannelClaims();
     const workers = Array.from({ length: count }, (_, worker) => {
-      const init: WorkerInit = { options: portable, target, worker, count, clockOrigin: clock.origin, wallStart: clock.wallStart.toISOString() };
+      const init: WorkerInit = {
+        options: portable,
+        target,
+        worker,
+        count,
+        clockOrigin: clock.origin,
+        wallStart: clock.wallStart.toISOString(),
+        channelClaims,
+      };
       return new Worker(new URL('./worker.js', import.meta.url), { workerData: init });
     });
     const pool = new WorkerPool(workers, clock);

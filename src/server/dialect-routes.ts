@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pathPattern, type Upgrade } from '../dialects/spec.js';
-import type { SimulatedDialect } from './simulated-dialect.js';
+import type { RequestContext, SimulatedDialect } from './simulated-dialect.js';
 
 /** OpenAI Realtime's path, which vLLM, OpenAI and vLLM-Omni's duplex share: each upgrade's query and headers tell them apart. */
 export const REALTIME_PATH = '/v1/realtime';
@@ -10,7 +10,7 @@ export interface DialectRoutes {
   /** The dialect an upgrade speaks: the one whose own path it is, or on the shared path the first to claim it; undefined on any other path. */
   dialectOf(upgrade: Upgrade): SimulatedDialect | undefined;
   /** Serves an HTTP request a dialect has routes of its own for (`SimulatedDialect.request`); whether one did. */
-  request(req: IncomingMessage, res: ServerResponse, ctx: { apiKey?: string }): boolean;
+  request(req: IncomingMessage, res: ServerResponse, ctx: RequestContext): boolean;
   /** The PCM rates the dialects hear audio at, each once: the server indexes its references at each. */
   inputRates: readonly number[];
 }

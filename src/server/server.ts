@@ -194,7 +194,7 @@ export async function hostServer(overrides: Partial<ServerOptions>, dialects: Si
       res.once('close', () => open--);
       return serveSpeech(req, res, speech, pickFaults());
     }
-    if (routes.request(req, res, options.apiKey !== undefined ? { apiKey: options.apiKey } : {})) return;
+    if (routes.request(req, res, { ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}), pickFaults })) return;
     res
       .writeHead(426, { 'content-type': 'text/plain' })
       .end(

@@ -7,6 +7,12 @@ import type { ReferenceIndex } from './models/recognizer.js';
 import type { SpeakerErrors } from './models/speakers.js';
 import type { SessionContext } from './sessions/session-context.js';
 
+/** What a dialect's own HTTP requests get from the server. */
+export interface RequestContext {
+  apiKey?: string;
+  pickFaults: () => FaultScenario;
+}
+
 /**
  * The simulated side of a WebSocket dialect: its shared spec (path, auth) and the
  * session that speaks it. It lives beside the dialect's client code but imports only
@@ -25,9 +31,10 @@ export interface SimulatedDialect extends DialectSpec {
   readonly inputRate?: number;
   /**
    * HTTP requests of its own, beside its WebSocket (Livepeer's app: the session's
-   * `POST /transcribe` and its Trickle channel): whether it served this one. `apiKey`: the key the server requires.
+   * `POST /transcribe` and its Trickle channel): whether it served this one. `apiKey`: the key the server requires;
+   * `pickFaults`: draws the faults of a request that opens a session.
    */
-  readonly request?: (req: IncomingMessage, res: ServerResponse, ctx: { apiKey?: string }) => boolean;
+  readonly request?: (req: IncomingMessage, res: ServerResponse, ctx: RequestContext) => boolean;
   /** Serves one accepted connection; the upgrade's query carries its settings. */
   open(ws: WebSocket, ctx: SessionContext, upgrade: Upgrade): void;
 }

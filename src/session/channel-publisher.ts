@@ -2,6 +2,7 @@ import { request as httpRequest, type ClientRequest, type IncomingMessage } from
 import { request as httpsRequest, type RequestOptions } from 'node:https';
 import type { ChannelRequest, HttpAudioChannel } from '../dialects/dialect.js';
 import type { ChannelRecord, Failure, PublishedSegment } from '../timeline/types.js';
+import { plural } from '../util/plural.js';
 import { classifySocketError } from './runner.js';
 
 /** The TLS settings a channel's https:// requests take from the run (`--ca`, `--insecure`). */
@@ -17,6 +18,8 @@ export interface PublishingSession {
   fail(failure: Omit<Failure, 'stage'>): void;
   /** Whether the session's outcome is decided. */
   ended(): boolean;
+  /** Text deltas received since `t`: the server reads the audio even where it acknowledges none. */
+  deltasSince(t: number): number;
 }
 
 export interface PublisherOptions {
@@ -27,6 +30,9 @@ export interface PublisherOptions {
   /** TLS options for https:// channels. */
   tls: ChannelTls;
 }
+
+/** How long the end request of a session that ended early may take; it is sent as the session ends, and nothing waits for it. */
+const CLOSE_MS = 5_000;
 
 /** A frame waiting for the last segment's acknowledgement. */
 interface Held {
@@ -71,7 +77,10 @@ export function channelRequest(
  * segment the server refuses as gone, or leaves unacknowledged for `ackTimeoutMs`, is
  * lost: the session fails with `audio_lost`. The end of input is the channel's end
  * request, sent once the last segment is acknowledged (ending the channel sooner drops
- * what is unread).
+ * what is unread). A server that acknowledges nothing at all is named for it
+ * (`no_backpressure`), never said to have lost the audio it read. A session that ends
+ * before its end of input still ends its channel, so that the app stops reading it and
+ * the next session does not inherit it.
  */
 export class ChannelPublisher {
   private current: { request: ClientRequest; record: PublishedSegment } | undefined;
@@ -82,6 +91,7 @@ export class ChannelPublisher {
   private readonly segmentBytes: number;
   private ackedMs = 0;
   private ending = false;
+  private closing: Promise<void> | undefined;
 
   constructor(
     private readonly session: PublishingSession,
@@ -141,10 +151,24 @@ export class ChannelPublisher {
     answer.catch(() => {});
   }
 
-  /** The session is over: no more requests, no timers. */
-  close(): void {
+  /**
+   * The session is over: no more requests, no timers; a channel whose end request never
+   * went is ended now. Resolves once the server has answered that (at most CLOSE_MS), so
+   * the next session opens after it.
+   */
+  close(): Promise<void> {
+    return (this.closing ??= this.closeNow());
+  }
+
+  private async closeNow(): Promise<void> {
     if (this.unacked) clearTimeout(this.unacked.timer);
     for (const request of this.requests) request.destroy();
+    if (this.ended) return;
+    const { request, answer } = channelRequest(this.channel.end(this.publishUrl), this.options.tls);
+    request.setTimeout(CLOSE_MS, () => request.destroy());
+    request.end();
+    this.record.closedMs = this.session.now();
+    await answer.catch(() => {});
   }
 
   private writeNow(piece: Buffer, span: { startMs: number; endMs: number }, plannedMs: number | null, written?: () => void): void {
@@ -178,7 +202,7 @@ export class ChannelPublisher {
     this.current = undefined;
     request.end();
     record.endMs = this.session.now();
-    const timer = setTimeout(() => this.lose(record, `never acknowledged within ${this.options.ackTimeoutMs} ms of its end`), this.options.ackTimeoutMs);
+    const timer = setTimeout(() => this.unacknowledged(record), this.options.ackTimeoutMs);
     this.unacked = { record, timer };
     // An acknowledgement may have come before the body's end was written (a server that reads ahead).
     this.acknowledged(this.ackedMs, record.endMs);
@@ -190,6 +214,20 @@ export class ChannelPublisher {
     if ('seq' in answer && answer.seq !== undefined) record.seq = answer.seq;
     if ('lost' in answer) this.lose(record, answer.lost);
     else if ('refused' in answer && !this.session.ended()) this.session.fail({ class: 'http_status', httpStatus: status, message: answer.refused });
+  }
+
+  /** No acknowledgement came for `record` in time: lost, unless the server never acknowledged anything. */
+  private unacknowledged(record: PublishedSegment): void {
+    const segments = this.record.segments;
+    const within = `within ${this.options.ackTimeoutMs} ms of`;
+    if (this.ackedMs > 0 || segments.some((s) => s.ackMs !== undefined)) return this.lose(record, `never acknowledged ${within} its end`);
+    if (this.session.ended()) return;
+    const deltas = this.session.deltasSince(segments[0]!.startMs);
+    const published = Math.round(segments.reduce((ms, s) => Math.max(ms, s.audioEndMs), 0));
+    this.session.fail({
+      class: 'no_backpressure',
+      message: `the server acknowledged no audio (no progress event ${within} segment ${segments.indexOf(record) + 1}'s end${deltas > 0 ? `, though it sent ${plural(deltas, 'transcript delta')}, so it reads the audio` : ''}): the client publishes a segment only once the last is acknowledged, so it stopped after ${published} ms of audio`,
+    });
   }
 
   private lose(record: PublishedSegment, why: string): void {

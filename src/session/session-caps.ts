@@ -1,5 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
 import type { Failure, ReceivedFrame, ReceivedOverflow } from '../timeline/types.js';
+import { TEXT_LIMITS } from '../dialects/text-limits.js';
 
 /**
  * How much of what a server sends one session keeps, whatever the server does: an
@@ -30,12 +31,16 @@ export const DEFAULT_SESSION_CAPS: SessionCaps = { maxEvents: 100_000, maxBytes:
  * Metrics need every event (a final after the cap, each chunk's arrival for playback),
  * so figures from a partial timeline would be wrong: a session whose events were not
  * all kept never completes; `unkept()` makes it fail as `answer_too_large`, and only
- * completed sessions give figures.
+ * completed sessions give figures. So does a session whose text was cut to its limits
+ * (TEXT_LIMITS): a cut transcript is not what the server said, and scored it gives a
+ * word error rate of the cut, not of the server.
  */
 export class CappedReceived {
   private overflow: ReceivedOverflow | undefined;
   private hash: Hash | undefined;
   private keptChars = 0;
+  /** The first kept event whose text was cut to the limits. */
+  private cut: ReceivedFrame | undefined;
 
   constructor(
     private readonly received: ReceivedFrame[],
@@ -48,6 +53,7 @@ export class CappedReceived {
       this.keptChars += keptSize(frame);
       if (this.keptChars <= KEPT_CHARS) {
         this.received.push(frame);
+        if (frame.truncated) this.cut ??= frame;
         return;
       }
     }
@@ -71,10 +77,10 @@ export class CappedReceived {
     };
   }
 
-  /** The failure of a session whose events were not all kept; undefined when all were. */
+  /** The failure of a session whose events, or whose text, were not all kept; undefined when all were. */
   unkept(): Omit<Failure, 'stage'> | undefined {
     const o = this.overflow;
-    if (!o) return undefined;
+    if (!o) return this.cut && cutTextFailure(this.cut, this.cut.truncated!.chars);
     return {
       class: 'answer_too_large',
       message:
@@ -93,6 +99,14 @@ export class CappedReceived {
 
 const MiB = 1024 * 1024;
 
+/** The failure of a session that kept `frame` with its text of `chars` characters cut to the limits (TEXT_LIMITS). */
+export function cutTextFailure(frame: ReceivedFrame, chars: number): Omit<Failure, 'stage'> {
+  return {
+    class: 'answer_too_large',
+    message: `the server's ${frame.type} (input ${frame.input + 1}) carried ${count(chars)} characters of text, cut to the ${count(TEXT_LIMITS.eventChars)} an event keeps (${count(TEXT_LIMITS.sessionChars)} a session): a cut text is not a transcript, so the session gives no figures`,
+  };
+}
+
 /**
  * What the kept events of one session may weigh, about the characters of their JSON,
  * so that one session's report stays under 20 MB: with every string cut to its own
@@ -109,6 +123,8 @@ function keptSize(frame: ReceivedFrame): number {
   if (frame.usage) for (const key in frame.usage.values) size += key.length + 24;
   return size;
 }
+
+const count = (n: number): string => n.toLocaleString('en-US');
 
 function mib(bytes: number): string {
   return String(Math.round((bytes / 1024 / 1024) * 100) / 100);

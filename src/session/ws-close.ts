@@ -33,20 +33,32 @@ export const PING_FLOOD: Omit<Failure, 'stage'> = {
 };
 
 /**
- * Closes the socket of a session that is over: an open one with the closing handshake
- * (recorded now as the client's close, done in a gap between the other sessions'
- * deadlines), any other cut at once. Its events no longer reach the session.
+ * Closes the socket of a session that is over; resolves once its timeline is final. An
+ * open socket goes on delivering its frames to the session until its closing handshake
+ * starts: after one more poll of the event loop for I/O (an immediate queued from an
+ * immediate runs after it), so a frame that reached the machine before the close is read
+ * and recorded however late a loaded loop gets to it, then in a gap between the other
+ * sessions' deadlines. The close is recorded as the client's when its frame goes. Any
+ * other socket is cut at once. From then on its events no longer reach the session.
  */
-export function closeAfterSession(ws: WebSocket, transport: WebSocketTransport, clock: Clock): void {
-  // The timeline is final from here: later socket events must not change what was returned.
-  ws.removeAllListeners();
-  ws.on('error', () => {});
-  if (ws.readyState === WebSocket.OPEN) {
-    transport.close ??= { t: clock.now(), code: 1000, reason: '', by: 'client' };
-    closings.push(ws);
-  } else {
+export function closeAfterSession(ws: WebSocket, transport: WebSocketTransport, clock: Clock): Promise<void> {
+  const stop = (): void => {
+    ws.removeAllListeners();
+    ws.on('error', () => {});
+  };
+  if (ws.readyState !== WebSocket.OPEN) {
+    stop();
     ws.terminate();
+    return Promise.resolve();
   }
+  return new Promise((resolve) => {
+    const closing = (): void => {
+      transport.close ??= { t: clock.now(), code: 1000, reason: '', by: 'client' };
+      stop();
+      resolve();
+    };
+    setImmediate(() => closings.push({ ws, closing }));
+  });
 }
 
 /**
@@ -57,7 +69,8 @@ export function closeAfterSession(ws: WebSocket, transport: WebSocketTransport, 
  * decided; the frame follows in a gap between the deadlines of the sessions still
  * streaming, at most MAX_WAIT_MS later.
  */
-const closings = new SlicedWork<WebSocket>((ws) => {
+const closings = new SlicedWork<{ ws: WebSocket; closing: () => void }>(({ ws, closing }) => {
+  closing();
   if (ws.readyState !== WebSocket.OPEN) return;
   ws.close(1000);
   // A server that ignores the closing handshake must not keep the process alive (ws waits 30 s).

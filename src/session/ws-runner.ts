@@ -20,7 +20,9 @@ export { DEFAULT_ACK_WINDOW_MS } from './ws-unpaced.js';
  */
 export function runWebSocketSession(plan: WebSocketPlan): Promise<SessionResult> {
   const session = new WebSocketSession(plan);
-  return flow(session).then(() => session.finish());
+  return flow(session)
+    .then(() => session.closeChannel())
+    .then(() => session.finish());
 }
 
 async function flow(s: WebSocketSession): Promise<void> {

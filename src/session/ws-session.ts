@@ -22,6 +22,7 @@ import { CappedReceived } from './session-caps.js';
 import { classifySocketError, Ending, newTimeline, type RunnerBase, type SessionResult, type StageTimeouts } from './runner.js';
 import { closeAfterSession, libraryCloseCode, PING_FLOOD, PONG_BACKLOG, serverCloseFailure } from './ws-close.js';
 import { ChannelPublisher, channelRequest, type PublishingSession } from './channel-publisher.js';
+import { claimChannel } from './channel-claims.js';
 
 export interface WebSocketPlan extends RunnerBase {
   url: string;
@@ -108,6 +109,8 @@ export class WebSocketSession {
   private ws: WebSocket | undefined;
   /** Where the audio goes when the dialect publishes it over HTTP (`audioChannel`). */
   private publisher: ChannelPublisher | undefined;
+  /** Gives back the server session this session holds (`claimChannel`). */
+  private releaseChannel: (() => void) | undefined;
   private opening: { destroy(): void } | undefined;
   private pongsOwed = 0;
   /** The closing frames went before the session ended (`closeStream`). */
@@ -173,6 +176,14 @@ export class WebSocketSession {
       return this.fail(classifySocketError(err as NodeJS.ErrnoException, 'connect', open.url, 'http'));
     }
     if (this.ending.outcome) return;
+    const claim = claimChannel(opened);
+    if ('shared' in claim) {
+      return this.fail({
+        class: 'shared_session',
+        message: `the server handed this session the ${claim.shared}, which another session of the run is still using: their audio would mix, so it was not run`,
+      });
+    }
+    this.releaseChannel = claim.release;
     this.publisher = new ChannelPublisher(this.publishing, channel, record, opened.publishUrl, {
       sampleRate: this.dialect.sampleRate,
       ackTimeoutMs: this.timeouts.finalMs,
@@ -195,6 +206,7 @@ export class WebSocketSession {
     },
     fail: (failure) => this.fail(failure),
     ended: () => this.ending.outcome !== undefined,
+    deltasSince: (t) => this.timeline.received.filter((e) => e.kind === 'text_delta' && e.text && e.t >= t).length,
   };
 
   fail(failure: Omit<Failure, 'stage'>): void {
@@ -291,15 +303,25 @@ export class WebSocketSession {
     await this.ending.until('final', () => this.transport.close !== undefined, CLOSING_ANSWER_MS);
   }
 
-  /** Ends the session's work once its outcome is decided: frees the gate and the timers, closes the socket, returns the result. */
-  finish(): SessionResult {
+  /** A session that publishes over a channel and ended before its end of input ends the channel, and waits for the answer (channel-publisher.ts). */
+  async closeChannel(): Promise<void> {
+    await this.publisher?.close();
+  }
+
+  /**
+   * Ends the session's work once its outcome is decided: frees the gate and the timers,
+   * closes the socket, and returns the result once the socket is closed: every frame
+   * received before the close is in it, those that came after the session decided to end too.
+   */
+  async finish(): Promise<SessionResult> {
     this.plan.gate?.ready(); // a session that ended before it was ready must not hold the others
     this.removeAbort();
     clearInterval(this.ticker);
     if (this.reactions && !this.closingSent) this.react(this.reactions.closing(this.clock.now()));
     this.opening?.destroy();
-    this.publisher?.close();
-    if (this.ws) closeAfterSession(this.ws, this.transport, this.clock);
+    void this.publisher?.close();
+    this.releaseChannel?.();
+    if (this.ws) await closeAfterSession(this.ws, this.transport, this.clock);
     const kept = this.audio.result();
     const overflow = this.received.result();
     if (overflow) this.timeline.overflow = overflow;
@@ -341,7 +363,8 @@ export class WebSocketSession {
       const verdict = policy.observe(frame);
       if (policy.ready) transport.readyMs ??= t;
       if (verdict) this.fail(verdict.end);
-      if (reactions) this.react(reactions.received(frame));
+      // A frame that came after the session decided to end is kept, but is answered no more.
+      if (reactions && !this.ending.outcome) this.react(reactions.received(frame));
     }
     this.ending.recheck?.();
   };

@@ -17,7 +17,9 @@ export type AnomalyReason =
   /** Its item already had its final. */
   | 'duplicate'
   /** Text that arrived before any audio of the input in progress was sent: it cannot be about that input (client turn detection). */
-  | 'stale';
+  | 'stale'
+  /** Text of an input (client turn detection) or a server item that had already had its final: the answer was over, so it is no part of it. */
+  | 'after_final';
 
 export type FinalAnswer = { input: number } | { anomaly: AnomalyReason };
 

@@ -266,6 +266,8 @@ export interface ChannelRecord {
   segments: PublishedSegment[];
   /** The request that ended the audio (its end of input). */
   endMs?: number;
+  /** A session that ended before its end of input: when it closed its channel all the same, so the app stops reading it and the next session starts on a clean one. */
+  closedMs?: number;
 }
 
 /** One segment of published audio: its request, what the server answered, and when the server acknowledged consuming it. */
@@ -407,6 +409,10 @@ export type FailureClass =
   | 'not_audio'
   /** Audio the client published that the server never consumed (a Trickle segment gone, or never acknowledged). */
   | 'audio_lost'
+  /** The server never acknowledged any audio it read (Livepeer's app sent no `progress`): the client, which publishes the next segment only once the last is acknowledged, cannot go on. */
+  | 'no_backpressure'
+  /** The server handed this session a session (its id, channel or stream) another session of the run was still using: their audio would mix, so it was not run. */
+  | 'shared_session'
   | 'protocol_violation';
 
 export interface Failure {

@@ -146,6 +146,9 @@ function buildView(timeline: SessionTimeline): SessionView {
   let unsettled: ReceivedFrame[] = [];
   /** Deltas of finals that answered no input: never a turn's text. */
   const dropped = new Set<ReceivedFrame>();
+  /** Inputs (client turn detection) and server items whose final has arrived: text for them after it is an anomaly. */
+  const finalInputs = new Set<number>();
+  const finalItems = new Set<string>();
   const responseOrder =
     timeline.task === 's2s'
       ? responseLedger(new Set(timeline.received.flatMap((e) => (e.kind === 'response_started' && e.responseId !== undefined ? [e.responseId] : []))))
@@ -164,6 +167,11 @@ function buildView(timeline: SessionTimeline): SessionView {
         anomalies.push({ event, reason: 'stale', input });
         continue;
       }
+      const settled = timeline.turnDetection === 'client' ? finalInputs.has(input) : event.itemId !== undefined && finalItems.has(event.itemId);
+      if (event.kind === 'text_delta' && event.text && settled) {
+        anomalies.push({ event, reason: 'after_final', input });
+        continue;
+      }
       if (event.kind === 'text_final') {
         // The controls sent before it arrived, so the ledger judges it as the policy did live.
         while (replayed < controls.length && controls[replayed]!.t <= event.t) ledger.sent(controls[replayed++]!);
@@ -177,6 +185,8 @@ function buildView(timeline: SessionTimeline): SessionView {
           continue;
         }
         if (timeline.turnDetection === 'client') input = clamp(answer.input);
+        finalInputs.add(input);
+        if (event.itemId !== undefined) finalItems.add(event.itemId);
       } else {
         unsettled.push(event);
       }

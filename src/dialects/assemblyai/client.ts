@@ -1,4 +1,4 @@
-import { ProtocolViolation, usageOf, wireText, type DecodedEvent, type SentReading, type WebSocketDialect } from '../dialect.js';
+import { ProtocolViolation, textField, usageOf, wireText, type DecodedEvent, type SentReading, type WebSocketDialect } from '../dialect.js';
 import type { DialectSettings } from '../descriptor.js';
 import type { OpenAITurnDetection } from '../realtime-common.js';
 import { transcriptionPolicy } from '../stt-policy.js';
@@ -242,11 +242,12 @@ function revisionEvents(event: Record<string, unknown>): DecodedEvent[] {
 }
 
 function turnOf(event: Record<string, unknown>): Turn {
-  const { turn_order: order, end_of_turn: endOfTurn, transcript, words } = event;
+  const { turn_order: order, end_of_turn: endOfTurn, words } = event;
   if (typeof order !== 'number' || !Number.isInteger(order) || order < 0)
     throw new ProtocolViolation(`server sent a Turn without a whole turn_order: ${wireText(order)}`);
   if (typeof endOfTurn !== 'boolean') throw new ProtocolViolation(`server sent Turn ${order} without a boolean end_of_turn`);
-  if (typeof transcript !== 'string') throw new ProtocolViolation(`server sent Turn ${order} without a string transcript`);
+  const transcript = textField(event, 'transcript', `Turn ${order}`);
+  if (transcript === undefined) throw new ProtocolViolation(`server sent Turn ${order} without a string transcript`);
   const listed = wordsOf(words, `Turn ${order}`);
   return {
     order,

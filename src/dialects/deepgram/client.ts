@@ -1,5 +1,14 @@
 import type { TurnDetection } from '../../timeline/types.js';
-import { parseEventObject, ProtocolViolation, usageOf, type DecodedEvent, type Reactions, type SentReading, type WebSocketDialect } from '../dialect.js';
+import {
+  parseEventObject,
+  ProtocolViolation,
+  textField,
+  usageOf,
+  type DecodedEvent,
+  type Reactions,
+  type SentReading,
+  type WebSocketDialect,
+} from '../dialect.js';
 import type { OpenAITurnDetection } from '../realtime-common.js';
 import { transcriptionPolicy } from '../stt-policy.js';
 import { stringField, withDefaultPath } from '../tts-common.js';
@@ -209,9 +218,10 @@ function cursorOf(event: Record<string, unknown>): Cursor {
 
 /** A Results' transcript: its first alternative's; a Results without one breaks the protocol. */
 function transcriptOf(event: Record<string, unknown>): string {
-  const channel = event.channel as { alternatives?: Array<{ transcript?: unknown }> } | undefined;
-  const transcript = Array.isArray(channel?.alternatives) ? channel.alternatives[0]?.transcript : undefined;
-  if (typeof transcript !== 'string') throw new ProtocolViolation('server sent a Results without channel.alternatives[0].transcript');
+  const channel = event.channel as { alternatives?: unknown[] } | undefined;
+  const best = Array.isArray(channel?.alternatives) ? channel.alternatives[0] : undefined;
+  const transcript = typeof best === 'object' && best !== null ? textField(best as Record<string, unknown>, 'transcript', 'a Results alternative') : undefined;
+  if (transcript === undefined) throw new ProtocolViolation('server sent a Results without channel.alternatives[0].transcript');
   return transcript;
 }
 

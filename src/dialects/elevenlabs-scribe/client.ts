@@ -1,4 +1,13 @@
-import { ProtocolViolation, usageOf, wireText, type CompletionPolicy, type DecodedEvent, type SentReading, type WebSocketDialect } from '../dialect.js';
+import {
+  ProtocolViolation,
+  textField,
+  usageOf,
+  wireText,
+  type CompletionPolicy,
+  type DecodedEvent,
+  type SentReading,
+  type WebSocketDialect,
+} from '../dialect.js';
 import type { OpenAISettings } from '../realtime-common.js';
 import { transcriptionPolicy } from '../stt-policy.js';
 import type { ReceivedFrame, TurnDetection } from '../../timeline/types.js';
@@ -75,7 +84,7 @@ export function interpretScribeMessage(data: string): DecodedEvent {
   }
   const message = value as Record<string, unknown> & { message_type: string };
   const type = message.message_type;
-  const text = typeof message.text === 'string' ? message.text : '';
+  const text = textField(message, 'text', type) ?? '';
   switch (type) {
     case 'session_started':
       return { type, kind: 'ready', ...usageOf(message.config, 'session_started.config') };

@@ -3,6 +3,7 @@ import {
   jsonTextDecoder,
   parseEventObject,
   ProtocolViolation,
+  textField,
   usageOf,
   wireText,
   type CompletionPolicy,
@@ -74,13 +75,17 @@ function trickleChannel(language: string | undefined): HttpAudioChannel {
       } catch {
         throw new ProtocolViolation(`the app answered ${TRANSCRIBE_PATH} with a body that is not JSON: ${JSON.stringify(body.toString('utf8', 0, 80))}`);
       }
-      const { in: publish, ws } = (typeof answer === 'object' && answer !== null ? answer : {}) as Record<string, unknown>;
+      const { in: publish, ws, session } = (typeof answer === 'object' && answer !== null ? answer : {}) as Record<string, unknown>;
       if (typeof publish !== 'string' || typeof ws !== 'string') {
         throw new ProtocolViolation(
           `the app's ${TRANSCRIBE_PATH} answer names no Trickle URL ("in") and WebSocket path ("ws"): ${body.toString('utf8', 0, 120)}`,
         );
       }
-      return { socketUrl: socketUrl(target, ws), publishUrl: new URL(publish, target).toString().replace(/\/$/, '') };
+      return {
+        socketUrl: socketUrl(target, ws),
+        publishUrl: new URL(publish, target).toString().replace(/\/$/, ''),
+        ...(typeof session === 'string' || typeof session === 'number' ? { session: String(session) } : {}),
+      };
     },
     segmentMs: SEGMENT_MS,
     segment: (publishUrl) => ({ method: 'POST', url: `${publishUrl}/-1`, headers: { 'content-type': 'audio/raw' } }),
@@ -143,9 +148,9 @@ export function interpretLivepeerEvent(data: string): DecodedEvent {
   const { type } = event;
   switch (type) {
     case 'delta':
-      return { type, kind: 'text_delta', channel: 'input_transcript', text: typeof event.delta === 'string' ? event.delta : '' };
+      return { type, kind: 'text_delta', channel: 'input_transcript', text: textField(event, 'delta', type) ?? '' };
     case 'done':
-      return { type, kind: 'text_final', channel: 'input_transcript', text: typeof event.transcript === 'string' ? event.transcript : '' };
+      return { type, kind: 'text_final', channel: 'input_transcript', text: textField(event, 'transcript', type) ?? '' };
     case 'progress': // cumulative PCM16 bytes at 16 kHz the app has read from the channel
       return typeof event.audio_bytes === 'number'
         ? { type, kind: 'progress', audioEndMs: (event.audio_bytes / 2 / SAMPLE_RATE) * 1000 }

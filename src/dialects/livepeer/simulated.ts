@@ -7,7 +7,7 @@ import { EmissionQueue } from '../../server/sessions/emission-queue.js';
 import type { SessionContext } from '../../server/sessions/session-context.js';
 import { SessionFaults } from '../../server/faults/session-faults.js';
 import { faultOf } from '../../server/faults/faults.js';
-import type { SimulatedDialect } from '../../server/simulated-dialect.js';
+import type { RequestContext, SimulatedDialect } from '../../server/simulated-dialect.js';
 import { keyAccepted } from '../spec.js';
 import { LIVEPEER, SAMPLE_RATE, TRANSCRIBE_PATH } from './spec.js';
 import { serveTrickle, TRICKLE_PREFIX, TrickleChannel } from '../../server/sessions/trickle.js';
@@ -19,6 +19,8 @@ const BYTES_PER_SECOND = SAMPLE_RATE * 2;
 /** Sessions opened by `/transcribe` and not yet joined by their WebSocket, by id; and every open channel, by name. */
 const unclaimed = new Map<string, TrickleChannel>();
 const channels = new Map<string, TrickleChannel>();
+/** The last session `/transcribe` opened: `shared-session` hands it out again while its channel is open. */
+let last: { session: string; channel: TrickleChannel; body: object } | undefined;
 
 /**
  * The app's HTTP side: `POST /transcribe` opens a session (a Trickle channel of its own and
@@ -26,7 +28,7 @@ const channels = new Map<string, TrickleChannel>();
  * Unlike the example app, which holds one session at a time, it serves any number at once:
  * the WebSocket path it answers names the session (`/ws?session=…`).
  */
-function serveApp(req: IncomingMessage, res: ServerResponse, ctx: { apiKey?: string }): boolean {
+function serveApp(req: IncomingMessage, res: ServerResponse, ctx: RequestContext): boolean {
   const path = new URL(req.url ?? '/', 'http://localhost').pathname;
   if (path !== TRANSCRIBE_PATH) return serveTrickle(req, res, path, channels);
   if (req.method !== 'POST') {
@@ -37,8 +39,14 @@ function serveApp(req: IncomingMessage, res: ServerResponse, ctx: { apiKey?: str
     res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'Unauthorized' }));
     return true;
   }
+  const shared = faultOf(ctx.pickFaults(), 'shared-session') !== undefined;
   req.resume();
   req.on('end', () => {
+    if (shared && last && !last.channel.closed) {
+      unclaimed.set(last.session, last.channel); // a second WebSocket joins it: one channel, two readers
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(last.body));
+      return;
+    }
     const session = randomBytes(8).toString('hex');
     const name = `transcribe-${session}`;
     const channel = new TrickleChannel();
@@ -49,6 +57,7 @@ function serveApp(req: IncomingMessage, res: ServerResponse, ctx: { apiKey?: str
     }, UNCLAIMED_MS).unref();
     const scheme = (req.socket as TLSSocket).encrypted ? 'https' : 'http';
     const body = { session, in: `${scheme}://${req.headers.host ?? 'localhost'}${TRICKLE_PREFIX}${name}`, ws: `${LIVEPEER.path}?session=${session}` };
+    last = { session, channel, body };
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   });
   return true;
@@ -125,7 +134,7 @@ class LivepeerSession {
       while (this.chunksRead < segment.chunks.length && !this.faults.gone) this.consume(segment.chunks[this.chunksRead++]!);
       if (!segment.ended) return;
       this.counts.segments++;
-      this.send({ type: 'progress', audio_bytes: this.bytes });
+      if (!this.faults.has('no-progress')) this.send({ type: 'progress', audio_bytes: this.bytes });
       this.seq++;
       this.chunksRead = 0;
     }

@@ -1,4 +1,4 @@
-import { jsonTextDecoder, parseEventObject, usageOf, type DecodedEvent, type WebSocketDialect } from '../dialect.js';
+import { jsonTextDecoder, parseEventObject, textField, usageOf, type DecodedEvent, type WebSocketDialect } from '../dialect.js';
 import { audioEvent, base64Bytes, noAudioInput, speechPolicy, stringField, TTS_RATE, withDefaultPath, type SpeechWsSettings } from '../tts-common.js';
 import { readRealtimeTtsSent } from '../tts-sent.js';
 
@@ -79,10 +79,10 @@ export function interpretRealtimeTtsEvent(data: string, rate = TTS_RATE): Decode
     }
     case 'response.output_audio_transcript.delta':
     case 'response.audio_transcript.delta':
-      return { type, kind: 'text_delta', channel: 'response_transcript', text: stringField(event.delta), ...responseId };
+      return { type, kind: 'text_delta', channel: 'response_transcript', text: textField(event, 'delta', type) ?? '', ...responseId };
     case 'response.output_audio_transcript.done':
     case 'response.audio_transcript.done':
-      return { type, kind: 'text_final', channel: 'response_transcript', text: stringField(event.transcript), ...responseId };
+      return { type, kind: 'text_final', channel: 'response_transcript', text: textField(event, 'transcript', type) ?? '', ...responseId };
     case 'response.output_audio.done':
     case 'response.audio.done':
       return { type, kind: 'audio_final', ...responseId };

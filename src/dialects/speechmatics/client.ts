@@ -1,4 +1,4 @@
-import { ProtocolViolation, wireText, type DecodedEvent, type Reactions, type SentReading, type WebSocketDialect } from '../dialect.js';
+import { ProtocolViolation, textField, wireText, type DecodedEvent, type Reactions, type SentReading, type WebSocketDialect } from '../dialect.js';
 import type { DialectSettings } from '../descriptor.js';
 import { transcriptionPolicy } from '../stt-policy.js';
 import { withDefaultPath } from '../tts-common.js';
@@ -117,7 +117,7 @@ export function interpretSpeechmaticsMessage(event: Record<string, unknown> & { 
  */
 function transcriptOf(event: Record<string, unknown>): Pick<DecodedEvent, 'text' | 'audioStartMs' | 'audioEndMs' | 'words'> {
   const metadata = (typeof event.metadata === 'object' && event.metadata !== null ? event.metadata : {}) as Record<string, unknown>;
-  const text = (typeof metadata.transcript === 'string' ? metadata.transcript : wordsOf(event.results)).trim();
+  const text = (textField(metadata, 'transcript', `${wireText(event.message)} metadata`) ?? wordsOf(event.results)).trim();
   return { text: text === '' ? '' : ` ${text}`, ...positionsOf(metadata), ...labelledWords(event.results) };
 }
 

@@ -1,5 +1,6 @@
-import { jsonSentReader, jsonTextDecoder, parseEventObject, type DecodedEvent, type SentReading, type WebSocketDialect } from '../dialect.js';
+import { jsonSentReader, jsonTextDecoder, parseEventObject, textField, type DecodedEvent, type SentReading, type WebSocketDialect } from '../dialect.js';
 import { transcriptionPolicy } from '../stt-policy.js';
+import { stringField } from '../tts-common.js';
 
 /**
  * vLLM `/v1/realtime` (Voxtral realtime, Qwen3-ASR realtime).
@@ -57,9 +58,9 @@ export function interpretVllmEvent(data: string): DecodedEvent {
     case 'session.updated':
       return { type, kind: 'updated' };
     case 'transcription.delta':
-      return { type, kind: 'text_delta', channel: 'input_transcript', text: stringField(event.delta) };
+      return { type, kind: 'text_delta', channel: 'input_transcript', text: textField(event, 'delta', type) ?? '' };
     case 'transcription.done':
-      return { type, kind: 'text_final', channel: 'input_transcript', text: stringField(event.text) };
+      return { type, kind: 'text_final', channel: 'input_transcript', text: textField(event, 'text', type) ?? '' };
     case 'progress': // seed 001's consumption acknowledgement: cumulative PCM16 bytes at 16 kHz
       return typeof event.audio_bytes === 'number'
         ? { type, kind: 'progress', audioEndMs: (event.audio_bytes / 2 / SAMPLE_RATE) * 1000 }
@@ -73,8 +74,4 @@ export function interpretVllmEvent(data: string): DecodedEvent {
     default:
       return { type, kind: 'other' };
   }
-}
-
-function stringField(value: unknown): string {
-  return typeof value === 'string' ? value : '';
 }

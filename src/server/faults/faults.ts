@@ -17,7 +17,7 @@ export type Fault =
   | { name: 'status'; status: number }
   | { name: 'slow-accept'; ms: number }
   | { name: 'never-finalize' | 'duplicate-final' | 'early-final' | 'out-of-order-finals' | 'markup-strings' }
-  | { name: 'never-respond' | 'cut-mid-response' | 'drop-acks' }
+  | { name: 'never-respond' | 'cut-mid-response' | 'drop-acks' | 'no-progress' | 'shared-session' }
   | { name: 'silent' | 'stall-reads' | 'tcp-reset' | 'malformed-json' | 'binary-frame'; at: FaultPoint }
   | { name: 'close'; code: number; at: FaultPoint }
   | { name: 'error-event'; code: string; at: FaultPoint }
@@ -203,6 +203,16 @@ export const FAULT_CATALOGUE: Record<FaultName, Entry> = {
     help: "Livepeer's app: its Trickle reader loses segment N (default 2) unread and never acknowledges it, as a reader behind the live edge does",
     arg: '2',
     make: (arg) => ({ name: 'drop-segment', segment: whole(arg, 1, 1_000_000) }),
+  },
+  'no-progress': {
+    usage: 'no-progress',
+    help: "Livepeer's app: read and transcribe the audio, but send no progress acknowledgement of it",
+    make: () => ({ name: 'no-progress' }),
+  },
+  'shared-session': {
+    usage: 'shared-session',
+    help: "Livepeer's app: answer POST /transcribe with the session opened before (its id, Trickle channel and WebSocket) while its channel is open, as an app that holds one session does",
+    make: () => ({ name: 'shared-session' }),
   },
   'markup-strings': {
     usage: 'markup-strings',
