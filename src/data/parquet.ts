@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { open, readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { AsyncBuffer, FileMetaData } from 'hyparquet';
 import type { DatasetColumns, Need } from './columns.js';
@@ -35,14 +35,20 @@ export function parquetSource(path: string, columns: DatasetColumns, isFile: boo
           shard = await openShard(file, columns, need);
         } catch (err) {
           if (err instanceof DatasetError) throw err;
-          problem({ file, reason: `not a readable Parquet file (${(err as Error).message})` });
+          problem({ file, reason: (err as Error).message });
           continue;
         }
         const split = splitOfShard(file, isFile ? resolve(root, '..') : root);
         const wanted = listedColumns(shard.columns);
         for (let g = 0; g + 1 < shard.groupStarts.length; g++) {
           const [start, end] = [shard.groupStarts[g]!, shard.groupStarts[g + 1]!];
-          const rows = wanted.length > 0 ? await readRows(shard, wanted, start, end) : Array.from({ length: end - start }, () => ({}));
+          let rows: Record<string, unknown>[];
+          try {
+            rows = wanted.length > 0 ? await readRows(shard, wanted, start, end) : Array.from({ length: end - start }, () => ({}));
+          } catch (err) {
+            problem({ file, row: start, reason: `rows ${start} to ${end - 1} (row group ${g}) cannot be read: ${readFault(err)}` });
+            continue;
+          }
           for (const [i, row] of rows.entries()) {
             const entry = tableEntry(row, shard.columns, { file, row: start + i, split, counter, order: order++ }, problem);
             if (entry) yield entry;
@@ -56,7 +62,7 @@ export function parquetSource(path: string, columns: DatasetColumns, isFile: boo
         try {
           shard = await openShard(file, columns);
         } catch (err) {
-          for (const entry of rows) yield { entry, error: `not a readable Parquet file (${(err as Error).message})` };
+          for (const entry of rows) yield { entry, error: (err as Error).message };
           continue;
         }
         yield* readAudioByRowGroup(shard, file, rows);
@@ -73,7 +79,7 @@ async function* readAudioByRowGroup(shard: Shard, file: string, entries: Entry[]
     try {
       rows = await readRows(shard, [shard.columns.audio, ...(shard.columns.referenceAudio !== undefined ? [shard.columns.referenceAudio] : [])], start, end);
     } catch (err) {
-      for (const entry of inGroup) yield { entry, error: `cannot read row group ${group} (${(err as Error).message})` };
+      for (const entry of inGroup) yield { entry, error: `cannot read row group ${group}: ${readFault(err)}` };
       continue;
     }
     for (const entry of inGroup) {
@@ -91,15 +97,51 @@ async function* readAudioByRowGroup(shard: Shard, file: string, entries: Entry[]
 /** The Parquet reader and its codecs, loaded on first use (about 0.1 s), so runs over other datasets start without them. */
 const parquet = async () => ({ ...(await import('hyparquet')), ...(await import('hyparquet-compressors')) });
 
+/**
+ * A shard's footer: its schema, columns and row groups. A file that is not Parquet, or
+ * whose footer is damaged, throws one line saying which (the reader's own errors on
+ * such bytes are JavaScript's, as "Cannot read properties of undefined").
+ */
 async function openShard(path: string, mapping: DatasetColumns, need: Need = 'audio'): Promise<Shard> {
   const { asyncBufferFromFile, parquetMetadataAsync, parquetSchema } = await parquet();
+  if (!(await hasParquetMarkers(path))) throw new Error('not a Parquet file: it does not begin and end with the marker PAR1');
   const file = await asyncBufferFromFile(path);
-  const metadata = await parquetMetadataAsync(file);
-  const names = parquetSchema(metadata).children.map((c) => c.element.name);
-  const hf = metadata.key_value_metadata?.find((kv) => kv.key === 'huggingface')?.value;
+  let metadata: FileMetaData;
+  let names: string[];
   const groupStarts = [0];
-  for (const group of metadata.row_groups) groupStarts.push(groupStarts[groupStarts.length - 1]! + Number(group.num_rows));
+  try {
+    metadata = await parquetMetadataAsync(file);
+    names = parquetSchema(metadata).children.map((c) => c.element.name);
+    for (const group of metadata.row_groups) {
+      const rows = Number(group.num_rows);
+      if (!(Number.isSafeInteger(rows) && rows >= 0)) throw new Error(`a row group of ${String(group.num_rows)} rows`);
+      groupStarts.push(groupStarts[groupStarts.length - 1]! + rows);
+    }
+  } catch (err) {
+    throw new Error(`a damaged Parquet file: its footer (the schema and row groups) cannot be read: ${readFault(err)}`);
+  }
+  const hf = metadata.key_value_metadata?.find((kv) => kv.key === 'huggingface')?.value;
   return { file, metadata, columns: resolveTableColumns(names, hf, mapping, path, need), groupStarts };
+}
+
+/** Whether the file begins and ends with Parquet's marker, as every Parquet file does. */
+async function hasParquetMarkers(path: string): Promise<boolean> {
+  const handle = await open(path, 'r');
+  try {
+    const { size } = await handle.stat();
+    if (size < 12) return false;
+    const [head, tail] = [Buffer.alloc(4), Buffer.alloc(4)];
+    await handle.read(head, 0, 4, 0);
+    await handle.read(tail, 0, 4, size - 4);
+    return head.toString('latin1') === 'PAR1' && tail.toString('latin1') === 'PAR1';
+  } finally {
+    await handle.close();
+  }
+}
+
+/** What the reader said of bytes it could not read: its own message, or where JavaScript's errors stand for it (bytes that are not what the footer says), that. */
+function readFault(err: unknown): string {
+  return err instanceof TypeError || err instanceof RangeError ? 'the bytes are not what Parquet describes' : (err as Error).message;
 }
 
 /** Rows [start, end) of some columns; `utf8: false` keeps the audio bytes binary (the default would decode them as text). */
