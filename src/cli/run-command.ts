@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
-import { basename } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { DEFAULT_PROTOCOL, DIALECTS, PROTOCOLS } from '../dialects/index.js';
 import type { TranscriptionOptions } from '../dialects/transcriptions/client.js';
@@ -35,7 +35,7 @@ import { addSessionCapFlags, sessionCapsFromFlags, type SessionCapFlags } from '
 import { addScrapeFlags, scrapeOptionsFromFlags, type ScrapeFlags } from './scrape-flags.js';
 import { addDatasetFlags, datasetOptionsFromFlags, type DatasetFlags } from './dataset-flags.js';
 import { profileOfFlags, type ProfileFlag } from './load-flags.js';
-import { checkWritableDir, defaultOutputDir } from './output-dir.js';
+import { checkFreshDir, checkWritableDir, defaultOutputDir } from './output-dir.js';
 import { applyConfigFile } from './config-file.js';
 import {
   fraction,
@@ -281,11 +281,8 @@ export const runCommand = new Command('run')
     const statistics = percentiles === undefined ? undefined : parseStatistics(percentiles);
     const pace = parsePace(opts.pace);
     if (!pace) throw new UsageError(`--pace takes realtime, Nx (e.g. 2x) or none, got "${opts.pace}"`);
-    const given = new Set(
-      (['concurrency', 'rate', 'maxOpen', 'seed', 'stages', 'rateStages'] as const).filter((flag) =>
-        ['cli', 'config'].includes(runCommand.getOptionValueSource(flag) ?? ''),
-      ),
-    );
+    const givenFlag = (flag: string): boolean => ['cli', 'config'].includes(runCommand.getOptionValueSource(flag) ?? '');
+    const given = new Set((['concurrency', 'rate', 'maxOpen', 'seed', 'stages', 'rateStages'] as const).filter(givenFlag));
     const load = loadOptions({ ...opts, seedGiven: given.has('seed'), profile: profileOfFlags(opts.profile, given, opts.concurrency.length, opts.capacityBy) });
     const turnDetection: OpenAITurnDetection =
       opts.turnDetection === 'server_vad'
@@ -301,6 +298,12 @@ export const runCommand = new Command('run')
     // Without --output-dir, a resumed run writes into the folder it resumes.
     const outputDir = opts.resume === undefined || opts.outputDir !== undefined ? (opts.outputDir ?? defaultOutputDir()) : undefined;
     await checkWritableDir(outputDir ?? opts.resume!, '--output-dir');
+    // A run never replaces another unasked: only the folder it resumes, or one --overwrite gives up.
+    const { overwrite } = runCommand.opts() as { overwrite?: boolean };
+    const resumesInPlace = opts.resume !== undefined && (outputDir === undefined || resolve(outputDir) === resolve(opts.resume));
+    if (overwrite && resumesInPlace)
+      throw new UsageError('--overwrite replaces the run in --output-dir; --resume continues its run, keeping it: give one of them');
+    if (!resumesInPlace && !overwrite) await checkFreshDir(outputDir!);
     const interrupt = new AbortController();
     let stoppedBy: NodeJS.Signals | undefined;
     const onSignal = (signal: NodeJS.Signals): void => {
@@ -369,8 +372,9 @@ export const runCommand = new Command('run')
       idleMs: opts.idleMs,
       ...(opts.updateAtMs !== undefined ? { updateAtMs: opts.updateAtMs } : {}),
       eos: opts.eosSource,
-      chunkMs: opts.chunkMs,
-      pace,
+      // Only given ones: a dialect refuses the sending flags it cannot apply, and the defaults are not the user's.
+      ...(givenFlag('chunkMs') ? { chunkMs: opts.chunkMs } : {}),
+      ...(givenFlag('pace') ? { pace } : {}),
       ackWindowMs: opts.ackWindowMs,
       ...(opts.maskFrames ? { maskFrames: true } : {}),
       waitForAnswer: opts.waitForAnswer,
@@ -445,6 +449,9 @@ export const runCommand = new Command('run')
     '--percentiles <list>',
     'statistics in the summary tables and --json, as k6 summaryTrendStats: pN (e.g. p99.9), mean, std, min, max (default: mean,p50,p90,p95,p99,max, and p50,p95 in the levels table of a sweep; count is always shown)',
   ),
+);
+(runCommand as CommandUnknownOpts).addOption(
+  new Option('--overwrite', 'replace the run already in --output-dir (its report.json and session log); without it such a folder is refused'),
 );
 addDatasetFlags(runCommand);
 addSessionCapFlags(runCommand);

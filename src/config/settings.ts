@@ -17,7 +17,7 @@ import { DEFAULT_ACK_WINDOW_MS } from '../session/ws-runner.js';
 import { DEFAULT_SESSION_CAPS, type SessionCaps } from '../session/session-caps.js';
 import type { Task } from '../timeline/types.js';
 import { nonNegative, positive, timerLimit } from './checks.js';
-import { checkProtocol, checkSpeech, checkTranscription, DEFAULT_MODELS, resolveQuality, resolveSpeech, type QualitySettings } from './dialect-rules.js';
+import { checkProtocol, checkSending, checkSpeech, checkTranscription, DEFAULT_MODELS, resolveQuality, resolveSpeech, type QualitySettings } from './dialect-rules.js';
 import { option, optionsError, UsageError } from './errors.js';
 import { checkScrape, type ScrapeSettings } from './scrape-rules.js';
 import { checkLength, checkShard, checkStops, resolvePlan } from './load-plan.js';
@@ -127,6 +127,7 @@ export function resolveSettings(options: RunOptions): Settings {
   positive(option('caps.maxEvents'), caps.maxEvents, true);
   positive(option('caps.maxBytes in MiB', 'caps.maxBytes'), caps.maxBytes / 1024 / 1024, false);
   const speaking = checkSpeech(options, protocol, turnsPerSession);
+  checkSending(options, protocol, speaking.textDelivery);
   const model = options.model ?? DEFAULT_MODELS[protocol];
   return {
     protocol,
