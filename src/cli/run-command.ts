@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { basename, resolve } from 'node:path';
 import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
-import { DEFAULT_PROTOCOL, DIALECTS, PROTOCOLS } from '../dialects/index.js';
+import { DEFAULT_PROTOCOL, descriptorOf, DIALECTS, PROTOCOLS, type Protocol } from '../dialects/index.js';
 import type { TranscriptionOptions } from '../dialects/transcriptions/client.js';
 import type { OpenAITurnDetection } from '../dialects/realtime-common.js';
 import { STREAM_FORMATS } from '../dialects/speech-http.js';
-import { resolveApiKey } from '../config/api-key.js';
+import { findApiKey, keyVariables, resolveApiKey } from '../config/api-key.js';
 import { WAIT_AUDIO } from '../config/options.js';
 import { UsageError } from '../util/errors.js';
 import { PROFILE_KINDS } from '../load/profiles.js';
@@ -290,7 +290,11 @@ export const runCommand = new Command('run')
         : opts.turnDetection === 'semantic_vad'
           ? { type: 'semantic_vad', eagerness: opts.vadEagerness }
           : { type: 'none' };
-    const apiKey = resolveApiKey({ apiKey: opts.apiKey, apiKeyEnv: opts.apiKeyEnv, protocol: opts.protocol });
+    const key = findApiKey({ apiKey: opts.apiKey, apiKeyEnv: opts.apiKeyEnv, protocol: opts.protocol });
+    if (!key && opts.target !== undefined && hostedWithoutKey(opts.protocol, opts.target))
+      process.stderr.write(
+        `warning: no API key: ${printable(new URL(opts.target).host)} is a hosted service, which refuses sessions without one; set ${keyVariables(opts.protocol).join(' or ')}, or name another variable with --api-key-env\n`,
+      );
     // The run's own key never goes to another server: the transcription server gets its own, and only with --asr-target.
     if (opts.asrApiKeyEnv !== undefined && !process.env[opts.asrApiKeyEnv])
       throw new UsageError(`--asr-api-key-env ${opts.asrApiKeyEnv}: that environment variable is not set`);
@@ -384,7 +388,7 @@ export const runCommand = new Command('run')
       ...shardOptions(opts.shard, opts.shards, opts.runId),
       timeouts: { connectMs: opts.connectTimeoutMs, readyMs: opts.readyTimeoutMs, finalMs: opts.finalTimeoutMs },
       caps: sessionCapsFromFlags(runCommand.opts() as SessionCapFlags),
-      ...(apiKey !== undefined ? { apiKey } : {}),
+      ...(key ? { apiKey: key.key, apiKeySource: key.source } : {}),
       tls: { ...(opts.ca !== undefined ? { ca: readCa(opts.ca) } : {}), insecure: opts.insecure === true },
       ...(opts.resume !== undefined ? { resume: opts.resume } : {}),
       ...(outputDir !== undefined ? { outputDir } : {}),
@@ -458,6 +462,13 @@ addSessionCapFlags(runCommand);
 addColdGapFlag(runCommand);
 addScrapeFlags(runCommand);
 addDiarizationFlags(runCommand);
+
+/** A target of a dialect with a vendor's key variable (Deepgram, AssemblyAI, Speechmatics, ElevenLabs, OpenAI) on a host other than this machine. */
+function hostedWithoutKey(protocol: Protocol, target: string): boolean {
+  if (descriptorOf(protocol).keyEnv === undefined || !URL.canParse(target)) return false; // a bad URL is refused, in its own words, by the run
+  const host = new URL(target).hostname.replace(/^\[|\]$/g, '');
+  return !(host === 'localhost' || host.endsWith('.localhost') || host === '::1' || host === '0.0.0.0' || host.startsWith('127.'));
+}
 
 function firstScrapeFailure(): (url: string, error: string) => void {
   const told = new Set<string>();
