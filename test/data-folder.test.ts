@@ -6,6 +6,7 @@ import { encodeWaveFromFloat32Channels } from '@echogarden/wave-codec';
 import { summarizeDataset } from '../src/data/dataset.js';
 import { DatasetError, describeProblem } from '../src/data/errors.js';
 import { loadDataset } from '../src/data/load.js';
+import { DECODE_IN_THREAD } from '../src/audio/prepared-source.js';
 import { AUDIO_FIXTURES, toneWav } from './data-fixtures.js';
 import { renderSummary } from '../src/report/console.js';
 import { run } from '../src/run/run.js';
@@ -128,6 +129,27 @@ describe('folder dataset', () => {
         'skipped 2 more; every one is in report.json (dataset.problems)',
       ],
     );
+  });
+
+  it('judges a PCM WAV from its header and samples before decoding: a silent one, or one the duration bounds leave out, is never decoded', async () => {
+    const dir = await folderOf({
+      'silent.wav': encodeWaveFromFloat32Channels([new Float32Array(16_000 * 3)], 16_000, 16),
+      'long.wav': toneWav(3),
+      'kept.wav': toneWav(0.5),
+    });
+    const decoded: string[] = [];
+    const audio = {
+      ...DECODE_IN_THREAD,
+      read: (bytes: Uint8Array, name: string, digest: string) => (decoded.push(name), DECODE_IN_THREAD.read(bytes, name, digest)),
+    };
+    const dataset = await loadDataset(dir, { maxDurationS: 2, audio });
+    assert.deepEqual(
+      dataset.samples.map((s) => s.id),
+      ['kept'],
+    );
+    assert.deepEqual(dataset.problems.map(describeProblem), [`${join(dir, 'silent.wav')}: the audio is silent: no 20 ms frame reaches -40 dBFS`]);
+    assert.equal(dataset.filteredOut, 1);
+    assert.deepEqual(decoded, [join(dir, 'kept.wav')], 'only the file kept was decoded');
   });
 
   it('with strict, throws the first problem with the message it would be recorded with', async () => {

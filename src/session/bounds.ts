@@ -1,5 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
 import type { DecodedEvent } from '../dialects/dialect.js';
+import type { Failure } from '../timeline/types.js';
 
 /**
  * How much server text a session keeps, whatever a server sends: memory, the session
@@ -11,6 +12,8 @@ export const TEXT_LIMITS = {
   eventChars: 65_536,
   /** Characters of text kept per session, all events together. */
   sessionChars: 1_048_576,
+  /** Characters of text a session takes, kept or not: past it the session ends as answer_too_large (no transcript is this long; a text bomb would be read to its end). */
+  sessionReceivedChars: 16 * 1_048_576,
   /** Characters kept of a wire type, code, message or id. */
   fieldChars: 1_024,
   /** Labelled words kept per event (a word's text and speaker are cut as fields are). */
@@ -44,6 +47,16 @@ export const FRAME_LIMITS = {
 /** A session's budget of text, spent as events arrive. */
 export class TextBudget {
   private left = TEXT_LIMITS.sessionChars;
+  private received = 0;
+
+  /** The failure of a session sent more text than any answer holds (TEXT_LIMITS.sessionReceivedChars); undefined while under it. */
+  overReceived(): Omit<Failure, 'stage'> | undefined {
+    if (this.received <= TEXT_LIMITS.sessionReceivedChars) return undefined;
+    return {
+      class: 'answer_too_large',
+      message: `the server sent ${this.received} characters of text in one session, over the limit of ${TEXT_LIMITS.sessionReceivedChars} (an hour of speech is about 60,000)`,
+    };
+  }
 
   /**
    * The event with its strings cut to the limits. A cut text keeps its full length
@@ -59,6 +72,7 @@ export class TextBudget {
     if (bounded.words) bounded = { ...bounded, words: boundedWords(bounded.words) };
     const text = bounded.text;
     if (text === undefined) return bounded;
+    this.received += text.length;
     const keep = Math.min(text.length, TEXT_LIMITS.eventChars, this.left);
     this.left -= keep;
     if (keep === text.length) return bounded;
