@@ -213,10 +213,10 @@ export const runCommand = new Command('run')
       .choices(['auto', 'label', 'vad', 'audio_end'] as const)
       .default('auto' as const),
   )
-  .option('--chunk-ms <ms>', 'audio per append, ms', num, 100)
+  .option('--chunk-ms <ms>', 'audio per message a streaming client sends, ms (refused for HTTP dialects and speech generation, which send none)', num, 100)
   .option(
     '--pace <pace>',
-    'realtime, Nx (e.g. 2x, 0.5x) or none (as fast as the server takes audio: at most 8 frames wait on the socket and, with a server that acknowledges audio, at most --ack-window-ms of it goes unacknowledged)',
+    'realtime, Nx (e.g. 2x, 0.5x) or none (as fast as the server takes audio: at most 8 frames wait on the socket and, with a server that acknowledges audio, at most --ack-window-ms of it goes unacknowledged); refused where nothing is streamed: HTTP dialects, speech generation without --text-rate',
     'realtime',
   )
   .option(
