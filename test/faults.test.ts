@@ -63,7 +63,8 @@ async function runFault(row: Row): Promise<Report> {
         : DEFAULT_MODEL,
       profile: { kind: 'concurrent', concurrency: 2 },
       maxSessions: 2,
-      pace: { kind: 'realtime', speed: 8 },
+      // An HTTP dialect sends each input in one request: it has no pace.
+      ...(row.batch || row.protocol === 'vllm-omni-speech' ? {} : { pace: { kind: 'realtime', speed: 8 } as const }),
       outputDir: await tempDir(),
       ...(row.wss ? { tls: { insecure: true } } : {}),
       ...row.run,
