@@ -87,6 +87,23 @@ describe('voxbench CLI (spawned)', () => {
     ],
     [['--profile', 'capacity'], 'voxbench: error: --profile capacity needs at least one --slo to search against, e.g. --slo "p95(ttft_ms)<800"'],
     [['--target', 'ws://localhost:1/v1/realtime#x', '--model', 'm'], 'voxbench: error: --target cannot have a #fragment (#x); WebSocket URLs do not carry one'],
+    // Sending flags a dialect cannot apply are refused, not silently ignored.
+    [
+      ['--protocol', 'vllm-transcriptions', '--pace', '10x'],
+      'voxbench: error: --pace times a stream, and --protocol vllm-transcriptions sends each input in one request: leave --pace out',
+    ],
+    [
+      ['--protocol', 'vllm-omni-speech-ws', '--pace', '10x'],
+      'voxbench: error: --pace times a stream, and --protocol vllm-omni-speech-ws is given each text whole: leave --pace out, or stream the text with --text-rate',
+    ],
+    [
+      ['--protocol', 'openai-speech', '--chunk-ms', '50'],
+      'voxbench: error: --chunk-ms sizes the audio messages of a stream, and --protocol openai-speech sends each input in one request: leave --chunk-ms out',
+    ],
+    [
+      ['--protocol', 'elevenlabs', '--text-rate', '30', '--chunk-ms', '50'],
+      'voxbench: error: --chunk-ms sizes the audio messages a client sends, and --protocol elevenlabs sends text: leave --chunk-ms out',
+    ],
   ] as const) {
     it(`rejects ${args.join(' ')} with one clear line and exit code 2`, async () => {
       const result = await runNode([CLI, 'run', ...args]);

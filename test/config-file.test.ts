@@ -23,6 +23,7 @@ describe('run --config', () => {
       'concurrency: 2',
       'maxSessions: 2', // camelCase
       'max-seconds: 60', // kebab-case
+      'text-rate: 400', // streamed text, which --pace times
       'pace: none',
       'outputs: [json, md]',
       'slo: ["p95(ttfa_ms)<60000"]',
@@ -43,7 +44,7 @@ describe('run --config', () => {
     const record = report.config.configFile!;
     assert.match(record.path, /scenario\.yaml$/);
     assert.match(record.sha256, /^[0-9a-f]{64}$/);
-    assert.deepEqual(record.set, ['protocol', 'concurrency', 'max-seconds', 'pace', 'outputs', 'slo', 'quality-sessions', 'no-cache']);
+    assert.deepEqual(record.set, ['protocol', 'concurrency', 'max-seconds', 'text-rate', 'pace', 'outputs', 'slo', 'quality-sessions', 'no-cache']);
     assert.deepEqual(record.overridden, ['maxSessions']);
   });
 

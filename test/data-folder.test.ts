@@ -6,7 +6,10 @@ import { encodeWaveFromFloat32Channels } from '@echogarden/wave-codec';
 import { summarizeDataset } from '../src/data/dataset.js';
 import { DatasetError, describeProblem } from '../src/data/errors.js';
 import { loadDataset } from '../src/data/load.js';
+import { DECODE_IN_THREAD } from '../src/audio/prepared-source.js';
 import { AUDIO_FIXTURES, toneWav } from './data-fixtures.js';
+import { renderSummary } from '../src/report/console.js';
+import { run } from '../src/run/run.js';
 import { tempDir } from './helpers.js';
 
 async function folderOf(files: Record<string, string | Uint8Array | { fixture: string }>): Promise<string> {
@@ -77,6 +80,76 @@ describe('folder dataset', () => {
       `${join(dir, 'silent.wav')}: the audio is silent: no 20 ms frame reaches -40 dBFS`,
       `${join(dir, 'song.m4a')}: MP4/M4A (AAC) is not supported; convert it to one of WAV, FLAC, MP3, Ogg Vorbis, Opus (e.g. with sox or ffmpeg)`,
     ]);
+  });
+
+  it("reads transcripts by their byte-order mark (UTF-8, UTF-16 LE and BE), and names one that is not valid text as that sample's problem", async () => {
+    const utf16 = (text: string, bigEndian: boolean): Buffer => {
+      const le = Buffer.from(`\ufeff${text}`, 'utf16le');
+      return bigEndian ? le.swap16() : le;
+    };
+    const dir = await folderOf({
+      'bom8.wav': toneWav(0.3),
+      'bom8.txt': Buffer.from('\ufeffcafé ten\n', 'utf8'),
+      'le.wav': toneWav(0.3),
+      'le.txt': utf16('café ten\r\n', false),
+      'be.wav': toneWav(0.3),
+      'be.txt': utf16('café ten', true),
+      'bad.wav': toneWav(0.3),
+      'bad.txt': Buffer.from([0x74, 0x65, 0xff, 0xfe, 0x6e]), // not UTF-8, no byte-order mark
+      'nomark.wav': toneWav(0.3),
+      'nomark.txt': Buffer.from('ten', 'utf16le'), // UTF-16 without its mark
+    });
+    const dataset = await loadDataset(dir);
+    assert.deepEqual(
+      dataset.samples.map((s) => [s.id, s.text]),
+      [
+        ['be', 'café ten'],
+        ['bom8', 'café ten'],
+        ['le', 'café ten'],
+      ],
+    );
+    assert.deepEqual(dataset.problems.map(describeProblem), [
+      `${join(dir, 'bad.wav')}: the transcript bad.txt is not valid UTF-8 text; save it as UTF-8`,
+      `${join(dir, 'nomark.wav')}: the transcript nomark.txt holds NUL characters (UTF-16 without a byte-order mark?); save it as UTF-8`,
+    ]);
+  });
+
+  it('the console names the first skipped files with their reasons, then counts the rest and says where they are', async () => {
+    const dir = await folderOf({
+      'good.wav': { fixture: 'pcm-s24.wav' },
+      'good.txt': 'alpha',
+      ...Object.fromEntries(['a', 'b', 'c', 'd', 'e'].map((id) => [`${id}.wav`, new Uint8Array(0)])),
+    });
+    const { report } = await run({ data: dir, maxSessions: 1, pace: { kind: 'none' }, audioCache: false });
+    const lines = renderSummary(report).split('\n');
+    assert.deepEqual(
+      lines.filter((line) => line.startsWith('skipped')),
+      [
+        ...['a', 'b', 'c'].map((id) => `skipped ${join(dir, `${id}.wav`)}: the file is empty (0 bytes)`),
+        'skipped 2 more; every one is in report.json (dataset.problems)',
+      ],
+    );
+  });
+
+  it('judges a PCM WAV from its header and samples before decoding: a silent one, or one the duration bounds leave out, is never decoded', async () => {
+    const dir = await folderOf({
+      'silent.wav': encodeWaveFromFloat32Channels([new Float32Array(16_000 * 3)], 16_000, 16),
+      'long.wav': toneWav(3),
+      'kept.wav': toneWav(0.5),
+    });
+    const decoded: string[] = [];
+    const audio = {
+      ...DECODE_IN_THREAD,
+      read: (bytes: Uint8Array, name: string, digest: string) => (decoded.push(name), DECODE_IN_THREAD.read(bytes, name, digest)),
+    };
+    const dataset = await loadDataset(dir, { maxDurationS: 2, audio });
+    assert.deepEqual(
+      dataset.samples.map((s) => s.id),
+      ['kept'],
+    );
+    assert.deepEqual(dataset.problems.map(describeProblem), [`${join(dir, 'silent.wav')}: the audio is silent: no 20 ms frame reaches -40 dBFS`]);
+    assert.equal(dataset.filteredOut, 1);
+    assert.deepEqual(decoded, [join(dir, 'kept.wav')], 'only the file kept was decoded');
   });
 
   it('with strict, throws the first problem with the message it would be recorded with', async () => {

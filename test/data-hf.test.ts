@@ -127,7 +127,24 @@ describe('Hugging Face Parquet shards', () => {
     const { samples, problems } = await summaryOf(root, { split: 'train' });
     assert.equal(samples.length, 4);
     assert.equal(problems.length, 1);
-    assert.match(String(problems[0]![2]), /^not a readable Parquet file \(/);
+    assert.equal(problems[0]![2], 'not a Parquet file: it does not begin and end with the marker PAR1');
+  });
+
+  it('names a file that looks like Parquet (PAR1 at both ends) but whose footer is garbage, in one line, not a JavaScript error', async () => {
+    const root = await parquetDataset();
+    const footer = Buffer.alloc(4);
+    footer.writeInt32LE(100);
+    for (const [name, body] of [
+      ['zeros', Buffer.alloc(200)],
+      ['fields', Buffer.from('\x15\x00\x15\x00'.repeat(50), 'latin1')],
+    ] as const)
+      await writeFile(join(root, 'data', `train-${name}.parquet`), Buffer.concat([Buffer.from('PAR1'), body, footer, Buffer.from('PAR1')]));
+    const { samples, problems } = await summaryOf(root, { split: 'train' });
+    assert.equal(samples.length, 4);
+    assert.deepEqual(
+      problems.map((p) => p[2]),
+      [0, 1].map(() => 'a damaged Parquet file: its footer (the schema and row groups) cannot be read: the bytes are not what Parquet describes'),
+    );
   });
 });
 

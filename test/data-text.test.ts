@@ -28,6 +28,23 @@ describe('text datasets (prompts for speech generation)', () => {
     assert.match(dataset.fingerprint, /^sha256:[0-9a-f]{64}$/);
   });
 
+  it('reads a text file saved as UTF-16 (little-endian, with its mark) or UTF-8 with a mark, and refuses big-endian in one line', async () => {
+    const dir = await tempDir();
+    const text = '\ufeffCafé one\r\nsecond\n';
+    const files = { le: Buffer.from(text, 'utf16le'), utf8: Buffer.from(text, 'utf8'), be: Buffer.from(text, 'utf16le').swap16() };
+    for (const [name, bytes] of Object.entries(files)) await writeFile(join(dir, `${name}.txt`), bytes);
+    for (const name of ['le', 'utf8'])
+      assert.deepEqual(
+        (await loadTextDataset(join(dir, `${name}.txt`))).samples.map((s) => s.text),
+        ['Café one', 'second'],
+        name,
+      );
+    await assert.rejects(
+      loadTextDataset(join(dir, 'be.txt')),
+      new DatasetError(`${join(dir, 'be.txt')}: the text file is UTF-16 big-endian; save it as UTF-8`),
+    );
+  });
+
   it('reads JSONL with id, text, voice, language and split, and names each bad row by its line', async () => {
     const dir = await tempDir();
     const file = join(dir, 'prompts.jsonl');

@@ -148,7 +148,20 @@ describe('deploy/kubernetes', () => {
       ['vllm', 'vllm-omni-speech', 'vllm-omni-duplex', 'vllm-transcriptions'].map(async (protocol) => {
         const out = join(app, `out-${protocol}`);
         const run = await runNode(
-          [cli, 'run', '--protocol', protocol, '--pace', 'none', '--max-sessions', '2', '--outputs', 'json,csv,html,md', '--output-dir', out, '--quiet'],
+          [
+            cli,
+            'run',
+            '--protocol',
+            protocol,
+            ...(protocol === 'vllm' || protocol === 'vllm-omni-duplex' ? ['--pace', 'none'] : []),
+            '--max-sessions',
+            '2',
+            '--outputs',
+            'json,csv,html,md',
+            '--output-dir',
+            out,
+            '--quiet',
+          ],
           { NODE_ENV: 'production' },
         );
         assert.equal(run.code, 0, `${protocol}: ${run.stderr}`);

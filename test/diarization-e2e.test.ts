@@ -223,7 +223,6 @@ describe('diarization end to end: a synthesized conversation against the simulat
           target: server.origin,
           data,
           maxSessions: 1,
-          pace: { kind: 'none' },
           transcription,
         });
         return report.benchmarks[0]!.sessions[0]!;

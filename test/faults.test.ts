@@ -64,7 +64,8 @@ async function runFault(row: Row): Promise<Report> {
         : DEFAULT_MODEL,
       profile: { kind: 'concurrent', concurrency: 2 },
       maxSessions: 2,
-      pace: { kind: 'realtime', speed: 8 },
+      // An HTTP dialect sends each input in one request: it has no pace.
+      ...(row.batch || row.protocol === 'vllm-omni-speech' ? {} : { pace: { kind: 'realtime', speed: 8 } as const }),
       outputDir: await tempDir(),
       ...(row.wss ? { tls: { insecure: true } } : {}),
       ...row.run,
@@ -151,9 +152,9 @@ const ROWS: Row[] = [
   {
     fault: 'oversized-frame',
     expect: {
-      class: 'protocol_violation',
+      class: 'answer_too_large',
       stage: 'streaming',
-      message: 'server sent a WebSocket message of 134217728 bytes (128.0 MiB), over the limit of 104857600 bytes (100.0 MiB)',
+      message: 'server sent a WebSocket message of 134217728 bytes (128.0 MiB), over the limit of 16777216 bytes (16.0 MiB)',
     },
     // The client refuses the frame and closes with 1009 itself.
     check: (report) => {
@@ -163,6 +164,16 @@ const ROWS: Row[] = [
             s.timeline.transport.close && { code: s.timeline.transport.close.code, by: s.timeline.transport.close.by },
           { code: 1009, by: 'client' },
         );
+    },
+  },
+  // Under ws's own 100 MiB limit, over the client's 16 MiB: refused on the frame's header, never buffered (a 90 MB frame took the client to 470 MB).
+  {
+    fault: 'oversized-frame:20000000@final',
+    protocol: 'openai',
+    expect: {
+      class: 'answer_too_large',
+      stage: 'final',
+      message: 'server sent a WebSocket message of 20000000 bytes (19.1 MiB), over the limit of 16777216 bytes (16.0 MiB)',
     },
   },
   {

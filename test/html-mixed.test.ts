@@ -26,10 +26,7 @@ describe('the HTML of a merge of different tasks (--allow-mixed)', () => {
   let page: string;
 
   before(async () => {
-    const [stt, tts] = await Promise.all([
-      run({ maxSessions: 2, sweep: [1, 2], pace: UNPACED }),
-      run({ protocol: 'vllm-omni-speech-ws', maxSessions: 2, pace: UNPACED }),
-    ]);
+    const [stt, tts] = await Promise.all([run({ maxSessions: 2, sweep: [1, 2], pace: UNPACED }), run({ protocol: 'vllm-omni-speech-ws', maxSessions: 2 })]);
     merged = JSON.parse(JSON.stringify(mergeReports([stt.report, tts.report], ['stt-run', 'tts-run'], { allowMixed: true }))) as Report;
     page = renderHtml(merged);
   });

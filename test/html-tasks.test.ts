@@ -51,10 +51,10 @@ describe('the HTML report speaks the run task', () => {
     const [stt, batch, tts, s2s, sweep] = await Promise.all([
       run({ maxSessions: 2, pace: PACE }),
       run({ protocol: 'vllm-transcriptions', maxSessions: 2 }),
-      run({ protocol: 'vllm-omni-speech-ws', maxSessions: 2, pace: PACE }),
+      run({ protocol: 'vllm-omni-speech-ws', maxSessions: 2 }),
       // A capacity search whose SLO names voice-to-voice: two levels, both within it.
       run({ ...DUPLEX, capacity: { by: 'concurrency', start: 1, max: 2 }, maxSessions: 2, slos: ['p95(voice_to_voice_ms)<5000'] }),
-      run({ protocol: 'vllm-omni-speech-ws', sweep: [1, 2], maxSessions: 2, pace: PACE }),
+      run({ protocol: 'vllm-omni-speech-ws', sweep: [1, 2], maxSessions: 2 }),
     ]);
     ttsSweep = sweep.report;
     Object.assign(reports, { stt: stt.report, batch_stt: batch.report, tts: tts.report, s2s: s2s.report });

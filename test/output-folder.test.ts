@@ -62,6 +62,29 @@ describe('output folders', () => {
     assert.ok(!(await readdir(dir)).includes(LOCK_FILE), 'released after the render');
   });
 
+  it('run refuses a folder holding a finished run, exit 2, saying how to keep or replace it; --overwrite replaces it', async () => {
+    const dir = await tempDir();
+    const flags = ['run', '--pace', 'none', '--max-sessions', '1', '--quiet', '--output-dir', dir];
+    assert.equal((await runNode([CLI, ...flags])).code, 0);
+    const before = await readFile(join(dir, 'report.json'), 'utf8');
+    const refused = await runNode([CLI, ...flags]);
+    assert.equal(refused.code, 2);
+    assert.equal(
+      refused.stderr,
+      `voxbench: error: ${dir} holds a run (report.json); continue it with --resume ${dir}, give a new folder with --output-dir, or replace it with --overwrite\n`,
+    );
+    assert.equal(await readFile(join(dir, 'report.json'), 'utf8'), before, 'the finished run is kept');
+    // A crashed run left only its session log: still a run, kept.
+    await rm(join(dir, 'report.json'));
+    assert.match((await runNode([CLI, ...flags])).stderr, /holds a run \(sessions\.jsonl\)/);
+    const replaced = await runNode([CLI, ...flags, '--overwrite']);
+    assert.equal(replaced.code, 0, replaced.stderr);
+    assert.notEqual(await readFile(join(dir, 'report.json'), 'utf8'), before);
+    const both = await runNode([CLI, 'run', '--resume', dir, '--overwrite']);
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /--overwrite replaces the run in --output-dir; --resume continues its run/);
+  });
+
   it('a report is written whole or not at all', async () => {
     const dir = await tempDir();
     const path = join(dir, 'report.json');

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import WebSocket, { WebSocketServer } from 'ws';
 import { DEFAULT_MODELS } from '../src/config/settings.js';
-import type { Protocol } from '../src/dialects/index.js';
+import { DIALECTS, type Protocol } from '../src/dialects/index.js';
+import { isSpeechTask } from '../src/timeline/types.js';
 import { startProxy, type ProxyOptions, type RunningProxy } from '../src/proxy/proxy.js';
 import type { ReportSession } from '../src/report/schema.js';
 import { run, type RunOptions } from '../src/run/run.js';
@@ -34,7 +35,8 @@ async function throughProxy(settings: RunOptions & { protocol: Protocol }, serve
   const proxy = await proxyTo(origin(server.url));
   const { report } = await run({
     maxSessions: 2,
-    pace: { kind: 'realtime', speed: 10 },
+    // Speech generation given its text whole has no pace.
+    ...(isSpeechTask(DIALECTS[settings.protocol]) ? {} : { pace: { kind: 'realtime', speed: 10 } as const }),
     model: DEFAULT_MODELS[settings.protocol],
     ...settings,
     target: `${proxy.url}${settings.target ?? '/'}`,

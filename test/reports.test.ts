@@ -216,7 +216,7 @@ describe('render, merge, resume, compare', () => {
   it('merge refuses runs of different workloads, naming both and what differs, unless --allow-mixed, which keeps each part labelled', async () => {
     const [stt, tts, out] = await Promise.all([tempDir(), tempDir(), tempDir()]);
     await run({ maxSessions: 2, pace: FAST, turnsPerSession: 1, outputDir: stt });
-    await run({ protocol: 'vllm-omni-speech-ws', maxSessions: 2, pace: FAST, outputDir: tts });
+    await run({ protocol: 'vllm-omni-speech-ws', maxSessions: 2, outputDir: tts });
     const refused = await runNode([CLI, 'report', 'merge', stt, tts, '--output-dir', out]);
     assert.equal(refused.code, 2, refused.stderr);
     const line = refused.stderr.trim();

@@ -122,3 +122,68 @@ describe('wss:// targets', () => {
     );
   });
 });
+
+describe('a key a server refuses', () => {
+  const NO_KEYS = { VOXBENCH_API_KEY: '', OPENAI_API_KEY: '', DEEPGRAM_API_KEY: '' };
+
+  it('is named by its source (or as none), with the variables the dialect reads, never by its value', async () => {
+    const server = await testServer({ apiKey: 'the-right-key' });
+    const origin = new URL(server.url).origin.replace(/^ws/, 'http');
+    const cases: Array<{ args: string[]; env?: NodeJS.ProcessEnv; note: string }> = [
+      { args: ['--target', server.url, '--model', 'm'], note: 'no API key was sent; vllm reads VOXBENCH_API_KEY (or the variable --api-key-env names)' },
+      {
+        args: ['--target', server.url, '--model', 'm', '--api-key-env', 'MY_KEY'],
+        env: { MY_KEY: KEY },
+        note: 'the API key sent came from MY_KEY; vllm reads VOXBENCH_API_KEY (or the variable --api-key-env names)',
+      },
+      {
+        args: ['--protocol', 'openai', '--target', server.url, '--model', 'gpt-4o-transcribe', '--pace', 'none'],
+        env: { OPENAI_API_KEY: KEY },
+        note: 'the API key sent came from OPENAI_API_KEY; openai reads OPENAI_API_KEY, else VOXBENCH_API_KEY (or the variable --api-key-env names)',
+      },
+      {
+        args: ['--protocol', 'vllm-transcriptions', '--target', origin, '--model', 'openai/whisper-large-v3', '--api-key', KEY],
+        note: 'the API key sent came from --api-key; vllm-transcriptions reads VOXBENCH_API_KEY (or the variable --api-key-env names)',
+      },
+    ];
+    await Promise.all(
+      cases.map(async ({ args, env, note }) => {
+        const out = await tempDir();
+        const result = await runNode([CLI, 'run', ...args, '--max-sessions', '1', '--quiet', '--output-dir', out], { ...NO_KEYS, ...env });
+        assert.equal(result.code, 3, result.stderr);
+        assert.ok(result.stdout.includes(`(${note})`), result.stdout);
+        assert.ok(!result.stderr.includes('warning: no API key'), 'a local server is not a hosted service');
+        const everything = result.stdout + result.stderr + (await allText(out));
+        assert.ok(everything.includes(note), 'the report holds the note');
+        assert.ok(!everything.includes(KEY), 'never the key itself');
+      }),
+    );
+  });
+
+  it('a hosted provider run with no key warns before it starts', async () => {
+    const result = await runNode(
+      [
+        CLI,
+        'run',
+        '--protocol',
+        'deepgram',
+        '--target',
+        'wss://api.deepgram.invalid',
+        '--model',
+        'nova-3',
+        '--max-sessions',
+        '1',
+        '--connect-timeout-ms',
+        '2000',
+        '--quiet',
+        '--output-dir',
+        await tempDir(),
+      ],
+      NO_KEYS,
+    );
+    assert.equal(
+      result.stderr.split('\n')[0],
+      'warning: no API key: api.deepgram.invalid is a hosted service, which refuses sessions without one; set DEEPGRAM_API_KEY or VOXBENCH_API_KEY, or name another variable with --api-key-env',
+    );
+  });
+});

@@ -223,6 +223,53 @@ describe('a session keeps what a server sends up to its caps, then counts', () =
     },
   );
 
+  it(
+    'a text bomb ends the session once its text passes what any answer holds, over HTTP and over WebSocket, whatever the byte cap',
+    { timeout: 60_000 },
+    async () => {
+      const piece = 'x'.repeat(MB);
+      const url = await httpServer('text/event-stream', (res) =>
+        endless(res, () => `data: ${JSON.stringify({ object: 'transcription.chunk', choices: [{ delta: { content: piece } }] })}\n\n`),
+      );
+      const prepared: PreparedRequest = {
+        input: { kind: 'text', sampleId: 'a', split: 'default', text: 'x', chars: 1 },
+        request: { method: 'POST', path: '/v1/audio/transcriptions', headers: {}, body: Buffer.from('x') },
+      };
+      const limit = TEXT_LIMITS.sessionReceivedChars;
+      const overText = new RegExp(`^the server sent \\d+ characters of text in one session, over the limit of ${limit} `);
+      const http = failureOf(await request(url, whisper, prepared, { maxEvents: 100_000, maxBytes: 1024 * MB }));
+      assert.equal(http.class, 'answer_too_large');
+      assert.match(http.message, overText);
+
+      // vLLM's realtime deltas, each 1 MiB of text, after the final commit.
+      const server = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false });
+      await new Promise((resolve) => server.once('listening', resolve));
+      after(() => new Promise((resolve) => (server.clients.forEach((c) => c.terminate()), server.close(resolve))));
+      server.on('connection', (ws) => {
+        ws.send(JSON.stringify({ type: 'session.created' }));
+        ws.on('message', (data) => {
+          if (!messageText(data).includes('"final":true')) return;
+          const delta = JSON.stringify({ type: 'transcription.delta', delta: piece });
+          flood(
+            (chunk) => (ws.send(chunk), ws.bufferedAmount < 4 * MB),
+            (resume) => setTimeout(resume, 1),
+            () => delta,
+            limit / MB + 8,
+          );
+        });
+      });
+      const { report } = await run({
+        target: `ws://127.0.0.1:${(server.address() as AddressInfo).port}/v1/realtime`,
+        model: 'm',
+        maxSessions: 1,
+        pace: { kind: 'none' },
+      });
+      const { outcome } = report.benchmarks[0]!.sessions[0]!;
+      assert.equal(outcome.status === 'failed' && outcome.failure.class, 'answer_too_large');
+      assert.match(outcome.status === 'failed' ? outcome.failure.message : '', overText);
+    },
+  );
+
   it("a stream's [DONE] final carries at most what one event keeps, with the whole text's length and SHA-256", () => {
     const decoder = transcriptionBodyDecoder('sse');
     const piece = ' ' + 'x'.repeat(999);

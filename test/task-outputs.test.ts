@@ -24,8 +24,8 @@ const sttDir = await tempDir();
 before(async () => {
   const [stt, tts, batch, s2s] = await Promise.all([
     run({ maxSessions: 2, sweep: [1, 2], pace: UNPACED, outputDir: sttDir }),
-    run({ protocol: 'vllm-omni-speech-ws', maxSessions: 2, pace: UNPACED }),
-    run({ protocol: 'vllm-transcriptions', maxSessions: 2, pace: UNPACED }),
+    run({ protocol: 'vllm-omni-speech-ws', maxSessions: 2 }),
+    run({ protocol: 'vllm-transcriptions', maxSessions: 2 }),
     run({ protocol: 'vllm-omni-duplex', maxSessions: 2, pace: UNPACED }),
   ]);
   // As every output gets a report: read back from its JSON.

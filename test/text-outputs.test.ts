@@ -87,7 +87,7 @@ describe('a WebSocket message over the size limit', () => {
     const { outcome } = report.benchmarks[0]!.sessions[0]!;
     assert.equal(
       outcome.status === 'failed' && outcome.failure.message,
-      'server sent a WebSocket message of 134217728 bytes (128.0 MiB), over the limit of 104857600 bytes (100.0 MiB)',
+      'server sent a WebSocket message of 134217728 bytes (128.0 MiB), over the limit of 16777216 bytes (16.0 MiB)',
     );
   });
 

@@ -1,4 +1,5 @@
 import type { MonoAudio } from './decode.js';
+import { readWavHead } from './wav-layout.js';
 
 /**
  * Speech energy: the one detector behind the client's `vad` end-of-speech source,
@@ -92,4 +93,37 @@ export function energyOnsetMs(pcm: Buffer, sampleRate: number, threshold = DEFAU
     if (Math.sqrt(Math.max(0, squares / frame - mean * mean)) >= threshold) return (start / sampleRate) * 1000;
   }
   return null;
+}
+
+/**
+ * What a PCM16 WAV file's header and samples tell before it is decoded: its duration,
+ * and whether any 20 ms frame of its mono mix reaches `threshold` (read in place, with
+ * no copy, stopping at the first that does). Undefined for any other file, which must be
+ * decoded to be known. A dataset checks this first, so a long silent file, or one the
+ * duration bounds leave out, is refused without decoding it (a 2-hour one decodes to
+ * about a gigabyte of samples).
+ */
+export function pcm16WavFacts(bytes: Uint8Array, threshold = DEFAULT_SPEECH_RMS): { durationS: number; audible: boolean } | undefined {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  if (buffer.length < 12 || buffer.toString('latin1', 0, 4) !== 'RIFF' || buffer.toString('latin1', 8, 12) !== 'WAVE') return undefined;
+  const head = readWavHead(buffer, true);
+  const format = head?.format;
+  if (!head || !format || format.formatId !== 1 || format.bits !== 16 || format.channels < 1 || format.rate < 1) return undefined;
+  const channels = format.channels;
+  const end = Math.min(buffer.length, head.dataOffset + head.declaredDataBytes);
+  const frames = Math.floor((end - head.dataOffset) / (2 * channels));
+  const frame = Math.max(1, Math.round((format.rate * FRAME_MS) / 1000));
+  const limit = threshold * threshold * 32768 * 32768 * channels * channels;
+  let audible = false;
+  for (let start = 0; start < frames && !audible; start += frame) {
+    const count = Math.min(frame, frames - start);
+    let sum = 0;
+    for (let i = start; i < start + count; i++) {
+      let mixed = 0;
+      for (let c = 0; c < channels; c++) mixed += buffer.readInt16LE(head.dataOffset + (i * channels + c) * 2);
+      sum += mixed * mixed;
+    }
+    audible = sum / count >= limit;
+  }
+  return { durationS: frames / format.rate, audible };
 }

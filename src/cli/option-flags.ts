@@ -56,6 +56,7 @@ const FLAGS: Readonly<Record<string, string>> = {
   maxSeconds: '--max-seconds',
   duration: '--duration',
   chunkMs: '--chunk-ms',
+  pace: '--pace',
   turnsPerSession: '--turns-per-session',
   'padding.leadMs': '--lead-silence-ms',
   'padding.trailMs': '--trail-silence-ms',

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { SESSION_LOG } from '../report/session-log.js';
 import { UsageError } from '../util/errors.js';
 
 /**
@@ -13,6 +14,26 @@ export async function checkWritableDir(dir: string, flag: string): Promise<void>
   const why = await unwritable(resolve(dir));
   if (why) throw new UsageError(`cannot write to ${dir} (${why}); give a folder that can be created and written with ${flag}`);
 }
+
+/**
+ * Refuses, before any work, a folder that holds another run (its report.json or session
+ * log), which a new run would overwrite: the user keeps it (`--resume` it, or give a new
+ * folder) or says to replace it (`--overwrite`).
+ */
+export async function checkFreshDir(dir: string): Promise<void> {
+  for (const file of ['report.json', SESSION_LOG]) {
+    if (await exists(join(dir, file)))
+      throw new UsageError(
+        `${dir} holds a run (${file}); continue it with --resume ${dir}, give a new folder with --output-dir, or replace it with --overwrite`,
+      );
+  }
+}
+
+const exists = (path: string): Promise<boolean> =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 
 /** Why `path` cannot become a writable folder: it, or else the nearest folder above it that exists, must be a writable folder. */
 async function unwritable(path: string): Promise<string | undefined> {

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
-import { basename } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
-import { DEFAULT_PROTOCOL, DIALECTS, FALLBACK_KEY_ENV, KEY_ENVS, PROTOCOLS, takesServerTurns } from '../dialects/index.js';
+import { DEFAULT_PROTOCOL, descriptorOf, DIALECTS, FALLBACK_KEY_ENV, KEY_ENVS, PROTOCOLS, takesServerTurns, type Protocol } from '../dialects/index.js';
 import type { TranscriptionOptions } from '../dialects/transcriptions/client.js';
 import type { OpenAITurnDetection } from '../dialects/realtime-common.js';
 import { STREAM_FORMATS } from '../dialects/speech-http.js';
-import { resolveApiKey } from '../config/api-key.js';
+import { findApiKey, keyVariables, resolveApiKey } from '../config/api-key.js';
 import { WAIT_AUDIO } from '../config/options.js';
 import { UsageError } from '../util/errors.js';
 import { PROFILE_KINDS } from '../load/profiles.js';
@@ -35,7 +35,7 @@ import { addSessionCapFlags, sessionCapsFromFlags, type SessionCapFlags } from '
 import { addScrapeFlags, scrapeOptionsFromFlags, type ScrapeFlags } from './scrape-flags.js';
 import { addDatasetFlags, datasetOptionsFromFlags, type DatasetFlags } from './dataset-flags.js';
 import { profileOfFlags, type ProfileFlag } from './load-flags.js';
-import { checkWritableDir, defaultOutputDir } from './output-dir.js';
+import { checkFreshDir, checkWritableDir, defaultOutputDir } from './output-dir.js';
 import { applyConfigFile } from './config-file.js';
 import {
   durationSeconds,
@@ -221,10 +221,15 @@ export const runCommand = new Command('run')
       .choices(['auto', 'label', 'vad', 'audio_end'] as const)
       .default('auto' as const),
   )
-  .option('--chunk-ms <ms>', 'audio per append, ms', milliseconds, 100)
+  .option(
+    '--chunk-ms <ms>',
+    'audio per message a streaming client sends, ms (refused for HTTP dialects and speech generation, which send none)',
+    milliseconds,
+    100,
+  )
   .option(
     '--pace <pace>',
-    'realtime, Nx (e.g. 2x, 0.5x) or none (as fast as the server takes audio: at most 8 frames wait on the socket and, with a server that acknowledges audio, at most --ack-window-ms of it goes unacknowledged)',
+    'realtime, Nx (e.g. 2x, 0.5x) or none (as fast as the server takes audio: at most 8 frames wait on the socket and, with a server that acknowledges audio, at most --ack-window-ms of it goes unacknowledged); refused where nothing is streamed: HTTP dialects, speech generation without --text-rate',
     'realtime',
   )
   .option(
@@ -299,11 +304,8 @@ export const runCommand = new Command('run')
     const statistics = percentiles === undefined ? undefined : parseStatistics(percentiles);
     const pace = parsePace(opts.pace);
     if (!pace) throw new UsageError(`--pace takes realtime, Nx (e.g. 2x) or none, got "${opts.pace}"`);
-    const given = new Set(
-      (['concurrency', 'rate', 'maxOpen', 'seed', 'stages', 'rateStages'] as const).filter((flag) =>
-        ['cli', 'config'].includes(runCommand.getOptionValueSource(flag) ?? ''),
-      ),
-    );
+    const givenFlag = (flag: string): boolean => ['cli', 'config'].includes(runCommand.getOptionValueSource(flag) ?? '');
+    const given = new Set((['concurrency', 'rate', 'maxOpen', 'seed', 'stages', 'rateStages'] as const).filter(givenFlag));
     const load = loadOptions({ ...opts, seedGiven: given.has('seed'), profile: profileOfFlags(opts.profile, given, opts.concurrency.length, opts.capacityBy) });
     const turnDetection: OpenAITurnDetection =
       opts.turnDetection === 'server_vad'
@@ -311,7 +313,11 @@ export const runCommand = new Command('run')
         : opts.turnDetection === 'semantic_vad'
           ? { type: 'semantic_vad', eagerness: opts.vadEagerness }
           : { type: 'none' };
-    const apiKey = resolveApiKey({ apiKey: opts.apiKey, apiKeyEnv: opts.apiKeyEnv, protocol: opts.protocol });
+    const key = findApiKey({ apiKey: opts.apiKey, apiKeyEnv: opts.apiKeyEnv, protocol: opts.protocol });
+    if (!key && opts.target !== undefined && hostedWithoutKey(opts.protocol, opts.target))
+      process.stderr.write(
+        `warning: no API key: ${printable(new URL(opts.target).host)} is a hosted service, which refuses sessions without one; set ${keyVariables(opts.protocol).join(' or ')}, or name another variable with --api-key-env\n`,
+      );
     // The run's own key never goes to another server: the transcription server gets its own, and only with --asr-target.
     if (opts.asrApiKeyEnv !== undefined && !process.env[opts.asrApiKeyEnv])
       throw new UsageError(`--asr-api-key-env ${opts.asrApiKeyEnv}: that environment variable is not set`);
@@ -319,6 +325,12 @@ export const runCommand = new Command('run')
     // Without --output-dir, a resumed run writes into the folder it resumes.
     const outputDir = opts.resume === undefined || opts.outputDir !== undefined ? (opts.outputDir ?? defaultOutputDir()) : undefined;
     await checkWritableDir(outputDir ?? opts.resume!, '--output-dir');
+    // A run never replaces another unasked: only the folder it resumes, or one --overwrite gives up.
+    const { overwrite } = runCommand.opts() as { overwrite?: boolean };
+    const resumesInPlace = opts.resume !== undefined && (outputDir === undefined || resolve(outputDir) === resolve(opts.resume));
+    if (overwrite && resumesInPlace)
+      throw new UsageError('--overwrite replaces the run in --output-dir; --resume continues its run, keeping it: give one of them');
+    if (!resumesInPlace && !overwrite) await checkFreshDir(outputDir!);
     const interrupt = new AbortController();
     let stoppedBy: NodeJS.Signals | undefined;
     const onSignal = (signal: NodeJS.Signals): void => {
@@ -387,8 +399,9 @@ export const runCommand = new Command('run')
       idleMs: opts.idleMs,
       ...(opts.updateAtMs !== undefined ? { updateAtMs: opts.updateAtMs } : {}),
       eos: opts.eosSource,
-      chunkMs: opts.chunkMs,
-      pace,
+      // Only given ones: a dialect refuses the sending flags it cannot apply, and the defaults are not the user's.
+      ...(givenFlag('chunkMs') ? { chunkMs: opts.chunkMs } : {}),
+      ...(givenFlag('pace') ? { pace } : {}),
       ackWindowMs: opts.ackWindowMs,
       ...(opts.maskFrames ? { maskFrames: true } : {}),
       waitForAnswer: opts.waitForAnswer,
@@ -398,7 +411,7 @@ export const runCommand = new Command('run')
       ...shardOptions(opts.shard, opts.shards, opts.runId),
       timeouts: { connectMs: opts.connectTimeoutMs, readyMs: opts.readyTimeoutMs, finalMs: opts.finalTimeoutMs },
       caps: sessionCapsFromFlags(runCommand.opts() as SessionCapFlags),
-      ...(apiKey !== undefined ? { apiKey } : {}),
+      ...(key ? { apiKey: key.key, apiKeySource: key.source } : {}),
       tls: { ...(opts.ca !== undefined ? { ca: readCa(opts.ca) } : {}), insecure: opts.insecure === true },
       ...(opts.resume !== undefined ? { resume: opts.resume } : {}),
       ...(outputDir !== undefined ? { outputDir } : {}),
@@ -464,12 +477,22 @@ export const runCommand = new Command('run')
     'statistics in the summary tables and --json, as k6 summaryTrendStats: pN (e.g. p99.9), mean, std, min, max (default: mean,p50,p90,p95,p99,max, and p50,p95 in the levels table of a sweep; count is always shown)',
   ),
 );
+(runCommand as CommandUnknownOpts).addOption(
+  new Option('--overwrite', 'replace the run already in --output-dir (its report.json and session log); without it such a folder is refused'),
+);
 addDatasetFlags(runCommand);
 addSessionCapFlags(runCommand);
 addColdGapFlag(runCommand);
 addScrapeFlags(runCommand);
 addDiarizationFlags(runCommand);
 groupOptions(runCommand, RUN_HELP_GROUPS);
+
+/** A target of a dialect with a vendor's key variable (Deepgram, AssemblyAI, Speechmatics, ElevenLabs, OpenAI) on a host other than this machine. */
+function hostedWithoutKey(protocol: Protocol, target: string): boolean {
+  if (descriptorOf(protocol).keyEnv === undefined || !URL.canParse(target)) return false; // a bad URL is refused, in its own words, by the run
+  const host = new URL(target).hostname.replace(/^\[|\]$/g, '');
+  return !(host === 'localhost' || host.endsWith('.localhost') || host === '::1' || host === '0.0.0.0' || host.startsWith('127.'));
+}
 
 function firstScrapeFailure(): (url: string, error: string) => void {
   const told = new Set<string>();

@@ -100,6 +100,9 @@ export const RUN_HELP_GROUPS = [
   ['Quality and SLOs', ['--normalizer', '--slo', '--percentiles']],
   ['Speakers', ['--der-collar-ms', '--der-collar-per', '--der-overlap', '--der-region', '--der-mapping', '--jer-mapping']],
   ['Server metrics and cost', ['--scrape', '--scrape-interval', '--scrape-match', '--replicas-series', '--replicas', '--cost-per-hour']],
-  ['Outputs', ['--output-dir', '--outputs', '--resume', '--json', '--quiet', '--definitions', '--meta', '--meta-file', '--metrics-port', '--config']],
+  [
+    'Outputs',
+    ['--output-dir', '--outputs', '--resume', '--overwrite', '--json', '--quiet', '--definitions', '--meta', '--meta-file', '--metrics-port', '--config'],
+  ],
   ['Limits', ['--connect-timeout-ms', '--ready-timeout-ms', '--final-timeout-ms', '--max-session-events', '--max-session-mb']],
 ] as const;

@@ -125,6 +125,28 @@ export function checkSpeech(
   return { speaks, textDelivery, playbackBufferMs };
 }
 
+/**
+ * Refuses the sending flags a dialect cannot apply, rather than letting them pass
+ * unused: `pace` times a stream (audio, or text streamed at `textDelivery`'s rate), and
+ * `chunkMs` sizes audio messages; an HTTP dialect sends each input in one request, and
+ * speech generation sends text, not audio.
+ */
+export function checkSending(options: RunOptions, protocol: Protocol, textDelivery: TextDelivery): void {
+  const pace = option('pace');
+  const chunk = option('chunkMs');
+  if (isHttpProtocol(protocol)) {
+    const why = `${protocol} sends each input in one request`;
+    if (options.pace !== undefined) throw optionsError`${pace} times a stream, and ${PROTOCOL} ${why}: leave ${pace} out`;
+    if (options.chunkMs !== undefined) throw optionsError`${chunk} sizes the audio messages of a stream, and ${PROTOCOL} ${why}: leave ${chunk} out`;
+  }
+  if (!isSpeechTask(DIALECTS[protocol])) return;
+  if (options.pace !== undefined && textDelivery.kind !== 'stream') {
+    throw optionsError`${pace} times a stream, and ${PROTOCOL} ${protocol} is given each text whole: leave ${pace} out, or stream the text with ${option('textDelivery')}`;
+  }
+  if (options.chunkMs !== undefined)
+    throw optionsError`${chunk} sizes the audio messages a client sends, and ${PROTOCOL} ${protocol} sends text: leave ${chunk} out`;
+}
+
 const STREAMED_FORMATS = ['pcm', 'wav'];
 
 /** What the speech dialects are built with: voice, formats and rate. */

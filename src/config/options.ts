@@ -124,6 +124,8 @@ export interface RunOptions {
   caps?: Partial<SessionCaps>;
   /** Sent as `Authorization: Bearer`; never written to reports. */
   apiKey?: string;
+  /** Where `apiKey` came from (`--api-key`, or an environment variable's name), named when a server refuses it. Default: the apiKey option. */
+  apiKeySource?: string;
   /** TLS for `wss://` targets: extra trusted CA certificates (PEM), or no verification at all. */
   tls?: { ca?: string; insecure?: boolean };
   /** Where `report.json` goes; omitted, nothing is written. */

@@ -1,3 +1,4 @@
+import { keyNote } from './api-key.js';
 import { diarizationRulesOption } from './diarization-rules.js';
 import type { DiarizationRules } from '../metrics/diarization/rules.js';
 import { descriptorOf, type DialectSettings, type Protocol } from '../dialects/index.js';
@@ -17,7 +18,16 @@ import { DEFAULT_ACK_WINDOW_MS } from '../session/ws-runner.js';
 import { DEFAULT_SESSION_CAPS, type SessionCaps } from '../session/session-caps.js';
 import type { Task } from '../timeline/types.js';
 import { nonNegative, positive, timerLimit } from './checks.js';
-import { checkProtocol, checkSpeech, checkTranscription, DEFAULT_MODELS, resolveQuality, resolveSpeech, type QualitySettings } from './dialect-rules.js';
+import {
+  checkProtocol,
+  checkSending,
+  checkSpeech,
+  checkTranscription,
+  DEFAULT_MODELS,
+  resolveQuality,
+  resolveSpeech,
+  type QualitySettings,
+} from './dialect-rules.js';
 import { option, optionsError, UsageError } from './errors.js';
 import { checkScrape, type ScrapeSettings } from './scrape-rules.js';
 import { checkLength, checkShard, checkStops, resolvePlan } from './load-plan.js';
@@ -69,6 +79,8 @@ export interface Settings {
   shard?: Shard;
   /** Headers every connection sends (authentication). */
   headers: Record<string, string>;
+  /** What a refusal for authentication adds: the key sent, by its source, or that none was, and where the dialect looks. */
+  keyNote: string;
   /** TLS options for `wss://` and `https://` targets. */
   tls: { ca?: string; rejectUnauthorized?: false };
   /** HTTP dialects: re-encode each recording for upload; undefined sends the dataset's own file. */
@@ -127,6 +139,7 @@ export function resolveSettings(options: RunOptions): Settings {
   positive(option('caps.maxEvents'), caps.maxEvents, true);
   positive(option('caps.maxBytes in MiB', 'caps.maxBytes'), caps.maxBytes / 1024 / 1024, false);
   const speaking = checkSpeech(options, protocol, turnsPerSession);
+  checkSending(options, protocol, speaking.textDelivery);
   const model = options.model ?? DEFAULT_MODELS[protocol];
   return {
     protocol,
@@ -171,6 +184,7 @@ export function resolveSettings(options: RunOptions): Settings {
     workers,
     ...(options.shard ? { shard: options.shard } : {}),
     headers: options.apiKey ? authHeaders(descriptorOf(protocol).auth, options.apiKey) : {},
+    keyNote: keyNote(protocol, options.apiKey ? (options.apiKeySource ?? 'the apiKey option') : undefined),
     tls: {
       ...(options.tls?.ca !== undefined ? { ca: options.tls.ca } : {}),
       ...(options.tls?.insecure ? { rejectUnauthorized: false as const } : {}),

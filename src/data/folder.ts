@@ -3,6 +3,7 @@ import { extname, join, resolve } from 'node:path';
 import { DatasetError } from './errors.js';
 import { allTurns, DatasetRttm, readRttm } from './rttm.js';
 import type { AudioRead, DatasetSource, Entry } from './source.js';
+import { decodeTextBytes } from './text-bytes.js';
 import { parseWordTimings } from './timings.js';
 
 /**
@@ -44,8 +45,8 @@ export function folderSource(dir: string): DatasetSource {
         const id = stem(name);
         const shared = datasetRttm.take(id);
         try {
-          const text = await readOptional(join(root, `${id}.txt`));
-          const wordsJson = await readOptional(join(root, `${id}.words.json`));
+          const text = await readOptional(join(root, `${id}.txt`), `the transcript ${id}.txt`);
+          const wordsJson = await readOptional(join(root, `${id}.words.json`), `${id}.words.json`);
           const words = wordsJson === null ? undefined : parseWordTimings(parseJson(wordsJson, `${id}.words.json`), `${id}.words.json`);
           // The recording's own RTTM, over the dataset's.
           const ownFile = rttms.find((n) => stem(n) === id);
@@ -105,11 +106,14 @@ function parseJson(json: string, label: string): unknown {
   }
 }
 
-async function readOptional(path: string): Promise<string | null> {
+/** A file's text (decoded by its byte-order mark), or null when there is none; text that is not valid throws naming `label`. */
+async function readOptional(path: string, label: string): Promise<string | null> {
+  let bytes: Uint8Array;
   try {
-    return await readFile(path, 'utf8');
+    bytes = await readFile(path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw err;
   }
+  return decodeTextBytes(bytes, label);
 }

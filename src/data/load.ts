@@ -3,7 +3,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { AudioDecodeError, audioSeconds, decodeAudio, type MonoAudio } from '../audio/decode.js';
 import { DECODE_IN_THREAD, type AudioReader } from '../audio/prepared-source.js';
-import { DEFAULT_SPEECH_RMS, loudestFrameRms } from '../audio/energy.js';
+import { DEFAULT_SPEECH_RMS, loudestFrameRms, pcm16WavFacts } from '../audio/energy.js';
 import { arrowSource } from './arrow.js';
 import type { DatasetColumns, Need } from './columns.js';
 import type { Dataset, DatasetProblem, Sample, SpeakerTurn } from './dataset.js';
@@ -289,6 +289,10 @@ const MIN_ROUND = 32;
 async function checkSample(read: AudioRead, options: DatasetOptions): Promise<{ sample: Sample; digest: string } | null | string> {
   if ('error' in read) return read.error;
   const { entry, bytes } = read;
+  // A PCM WAV is judged from its header and samples before it is decoded: a long silent file, or one out of bounds, costs no decode.
+  const facts = pcm16WavFacts(bytes);
+  if (facts && !facts.audible) return SILENT;
+  if (facts && !entry.words && !entry.segments && !entry.turns && outOfBounds(facts.durationS, options)) return null;
   const digest = createHash('sha256').update(bytes).digest('hex');
   let audio: MonoAudio;
   let sourceRate: number | undefined;
@@ -297,7 +301,7 @@ async function checkSample(read: AudioRead, options: DatasetOptions): Promise<{ 
   } catch (err) {
     return err instanceof AudioDecodeError ? err.reason : `cannot decode the audio (${(err as Error).message})`;
   }
-  if (loudestFrameRms(audio) < DEFAULT_SPEECH_RMS) return 'the audio is silent: no 20 ms frame reaches -40 dBFS';
+  if (loudestFrameRms(audio) < DEFAULT_SPEECH_RMS) return SILENT;
   const durationS = audioSeconds(audio);
   const badTimings =
     (entry.words && timingsBeyondAudio(entry.words, durationS, 'the word timings')) ||
@@ -309,7 +313,7 @@ async function checkSample(read: AudioRead, options: DatasetOptions): Promise<{ 
         'the speaker turns',
       ));
   if (badTimings) return badTimings;
-  if (durationS < (options.minDurationS ?? 0) || durationS > (options.maxDurationS ?? Infinity)) return null;
+  if (outOfBounds(durationS, options)) return null;
   const { reference } = read;
   if (reference) {
     try {
@@ -337,6 +341,11 @@ async function checkSample(read: AudioRead, options: DatasetOptions): Promise<{ 
   };
   return { sample, digest: fingerprint };
 }
+
+const SILENT = 'the audio is silent: no 20 ms frame reaches -40 dBFS';
+
+const outOfBounds = (durationS: number, options: DatasetOptions): boolean =>
+  durationS < (options.minDurationS ?? 0) || durationS > (options.maxDurationS ?? Infinity);
 
 export function checkOptions(options: DatasetOptions): void {
   if (options.maxSamples !== undefined && !(Number.isInteger(options.maxSamples) && options.maxSamples >= 1)) {

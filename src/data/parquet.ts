@@ -56,13 +56,19 @@ export function parquetFilesSource(root: string, list: () => Promise<ParquetFile
           shard = await openShard(part, columns, need);
         } catch (err) {
           if (err instanceof DatasetError) throw err;
-          problem({ file, reason: `not a readable Parquet file (${(err as Error).message})` });
+          problem({ file, reason: (err as Error).message });
           continue;
         }
         const wanted = listedColumns(shard.columns);
         for (let g = 0; g + 1 < shard.groupStarts.length; g++) {
           const [start, end] = [shard.groupStarts[g]!, shard.groupStarts[g + 1]!];
-          const rows = wanted.length > 0 ? await readRows(shard, wanted, start, end) : Array.from({ length: end - start }, () => ({}));
+          let rows: Record<string, unknown>[];
+          try {
+            rows = wanted.length > 0 ? await readRows(shard, wanted, start, end) : Array.from({ length: end - start }, () => ({}));
+          } catch (err) {
+            problem({ file, row: start, reason: `rows ${start} to ${end - 1} (row group ${g}) cannot be read: ${readFault(err)}` });
+            continue;
+          }
           for (const [i, row] of rows.entries()) {
             const entry = tableEntry(row, shard.columns, { file, row: start + i, split, counter, order: order++ }, problem);
             if (entry) yield entry;
@@ -78,7 +84,7 @@ export function parquetFilesSource(root: string, list: () => Promise<ParquetFile
           shard = await openShard(parts.get(file)!, columns);
         } catch (err) {
           if (err instanceof DatasetError) throw err;
-          for (const entry of rows) yield { entry, error: `not a readable Parquet file (${(err as Error).message})` };
+          for (const entry of rows) yield { entry, error: (err as Error).message };
           continue;
         }
         yield* readAudioByRowGroup(shard, file, rows);
@@ -97,7 +103,7 @@ async function* readAudioByRowGroup(shard: Shard, file: string, entries: Entry[]
     } catch (err) {
       // A dataset that cannot be read at all (a download refused) stops the run; a damaged row group skips its samples.
       if (err instanceof DatasetError) throw err;
-      for (const entry of inGroup) yield { entry, error: `cannot read row group ${group} (${(err as Error).message})` };
+      for (const entry of inGroup) yield { entry, error: `cannot read row group ${group}: ${readFault(err)}` };
       continue;
     }
     for (const entry of inGroup) {
@@ -115,15 +121,45 @@ async function* readAudioByRowGroup(shard: Shard, file: string, entries: Entry[]
 /** The Parquet reader and its codecs, loaded on first use (about 0.1 s), so runs over other datasets start without them. */
 const parquet = async () => ({ ...(await import('hyparquet')), ...(await import('hyparquet-compressors')) });
 
+/**
+ * A shard's footer: its schema, columns and row groups. A file that is not Parquet, or
+ * whose footer is damaged, throws one line saying which (the reader's own errors on
+ * such bytes are JavaScript's, as "Cannot read properties of undefined").
+ */
 async function openShard(part: ParquetFile, mapping: DatasetColumns, need: Need = 'audio'): Promise<Shard> {
   const { parquetMetadataAsync, parquetSchema } = await parquet();
   const file = await part.open();
-  const metadata = await parquetMetadataAsync(file);
-  const names = parquetSchema(metadata).children.map((c) => c.element.name);
-  const hf = metadata.key_value_metadata?.find((kv) => kv.key === 'huggingface')?.value;
+  if (!(await hasParquetMarkers(file))) throw new Error('not a Parquet file: it does not begin and end with the marker PAR1');
+  let metadata: FileMetaData;
+  let names: string[];
   const groupStarts = [0];
-  for (const group of metadata.row_groups) groupStarts.push(groupStarts[groupStarts.length - 1]! + Number(group.num_rows));
+  try {
+    metadata = await parquetMetadataAsync(file);
+    names = parquetSchema(metadata).children.map((c) => c.element.name);
+    for (const group of metadata.row_groups) {
+      const rows = Number(group.num_rows);
+      if (!(Number.isSafeInteger(rows) && rows >= 0)) throw new Error(`a row group of ${String(group.num_rows)} rows`);
+      groupStarts.push(groupStarts[groupStarts.length - 1]! + rows);
+    }
+  } catch (err) {
+    // A download refused or cut off is the dataset's fault, said as it is; anything else is the file's.
+    if (err instanceof DatasetError) throw err;
+    throw new Error(`a damaged Parquet file: its footer (the schema and row groups) cannot be read: ${readFault(err)}`);
+  }
+  const hf = metadata.key_value_metadata?.find((kv) => kv.key === 'huggingface')?.value;
   return { file, metadata, columns: resolveTableColumns(names, hf, mapping, part.file, need), groupStarts };
+}
+
+/** Whether the file begins and ends with Parquet's marker, as every Parquet file does. */
+async function hasParquetMarkers(file: AsyncBuffer): Promise<boolean> {
+  if (file.byteLength < 12) return false;
+  const marker = async (start: number): Promise<string> => Buffer.from(await file.slice(start, start + 4)).toString('latin1');
+  return (await marker(0)) === 'PAR1' && (await marker(file.byteLength - 4)) === 'PAR1';
+}
+
+/** What the reader said of bytes it could not read: its own message, or where JavaScript's errors stand for it (bytes that are not what the footer says), that. */
+function readFault(err: unknown): string {
+  return err instanceof TypeError || err instanceof RangeError ? 'the bytes are not what Parquet describes' : (err as Error).message;
 }
 
 /** Rows [start, end) of some columns; `utf8: false` keeps the audio bytes binary (the default would decode them as text). */

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Dataset, DatasetProblem, TextSample } from './dataset.js';
@@ -61,10 +62,24 @@ function prompt(entry: Entry): TextSample {
   };
 }
 
+/** A text file's encoding by its byte-order mark: UTF-16 LE with one, else UTF-8 (a UTF-8 mark is trimmed with the line's whitespace). */
+async function textEncodingOf(path: string, file: string): Promise<'utf8' | 'utf16le'> {
+  let head: Buffer;
+  try {
+    const handle = await open(path, 'r');
+    head = Buffer.alloc(2);
+    await handle.read(head, 0, 2, 0).finally(() => handle.close());
+  } catch (err) {
+    throw new DatasetError(`${file}: cannot read the text file (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
+  if (head[0] === 0xfe && head[1] === 0xff) throw new DatasetError(`${file}: the text file is UTF-16 big-endian; save it as UTF-8`);
+  return head[0] === 0xff && head[1] === 0xfe ? 'utf16le' : 'utf8';
+}
+
 /** A text file: each non-blank line a prompt, its id `line-<n>`. */
 async function textLines(file: string): Promise<Pick<DatasetSource, 'root' | 'entries'> & { kind: 'text' }> {
   const path = resolve(file);
-  const stream = createReadStream(path, { encoding: 'utf8' });
+  const stream = createReadStream(path, { encoding: await textEncodingOf(path, file) });
   try {
     await new Promise<void>((ok, fail) => stream.once('ready', ok).once('error', fail));
   } catch (err) {

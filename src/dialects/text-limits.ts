@@ -11,6 +11,8 @@ export const TEXT_LIMITS = {
   eventChars: 65_536,
   /** Characters of text kept per session, all events together. */
   sessionChars: 1_048_576,
+  /** Characters of text a session takes, kept or not: past it the session ends as answer_too_large (no transcript is this long; a text bomb would be read to its end). */
+  sessionReceivedChars: 16 * 1_048_576,
   /** Characters kept of a wire type, code, message or id. */
   fieldChars: 1_024,
   /** Labelled words kept per event (a word's text and speaker are cut as fields are). */

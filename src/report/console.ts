@@ -7,6 +7,7 @@ import { corpusMetrics, headlineLatencies, levelCatalog, levelsByTask, levelWer,
 import { answerLine } from './answer.js';
 import { cellText, figureText } from './figure-text.js';
 import { workloadText } from './workload-text.js';
+import { describeProblem } from '../data/errors.js';
 import { coldRule, coldWarmMetrics, coldWarmOf } from './cold-warm.js';
 import { thinTailLines } from './thin-tails.js';
 import type { Benchmark, Report } from './schema.js';
@@ -35,6 +36,7 @@ export function renderSummary(report: Report, { definitions = false, statistics 
     '',
     `voxbench ${report.voxbenchVersion} · ${config.protocol} · ${config.target}${config.builtInServer ? ' (built-in server)' : ''}`,
     `model ${config.model} · ${workloadText(report)}`,
+    ...skippedLines(report),
   ];
   if (report.stoppedBy) lines.push(`run stopped early (${report.stoppedBy}); the figures cover what finished`);
   // A merge of different workloads (--allow-mixed) holds levels of several tasks: each is shown with its own task's metrics, and named.
@@ -55,6 +57,17 @@ export function renderSummary(report: Report, { definitions = false, statistics 
     lines.push('', 'Metric definitions: --definitions, or voxbench metrics');
   }
   return lines.map(printable).join('\n');
+}
+
+/** Skipped dataset files shown with their reasons. */
+const SKIPPED_SHOWN = 3;
+
+/** The samples the dataset could not give, each named with why (the first few; the rest counted, and where to find them). */
+function skippedLines(report: Report): string[] {
+  const skipped = (report.dataset.problems ?? []).filter((p) => !p.noSampleSkipped);
+  const lines = skipped.slice(0, SKIPPED_SHOWN).map((p) => `skipped ${describeProblem(p)}`);
+  if (skipped.length > SKIPPED_SHOWN) lines.push(`skipped ${skipped.length - SKIPPED_SHOWN} more; every one is in report.json (dataset.problems)`);
+  return lines;
 }
 
 /**

@@ -26,7 +26,7 @@ import { prepareAudioRequest, prepareTextRequest } from '../session/prepare-requ
 import type { SessionResult } from '../session/runner.js';
 import type { ReceivedAudio } from '../session/received-audio.js';
 import { runWebSocketSession } from '../session/ws-runner.js';
-import { isSpeechTask, type SessionRecord, type StreamGate } from '../timeline/types.js';
+import { isSpeechTask, type SessionOutcome, type SessionRecord, type StreamGate } from '../timeline/types.js';
 
 /** Everything needed to run sessions against a target, prepared before any clock starts. */
 export interface RunContext {
@@ -119,7 +119,7 @@ export async function createRunContext(settings: Settings, dataset: RunDataset):
       const samples = samplesOf(index);
       const keepAudioBytes = speaks && index < settings.quality.sessions ? settings.quality.keepAudioBytes : 0;
       const result = await sessions.run(target, samples, plannedStartMs, clock, signal, keepAudioBytes, gate);
-      const done = record(index, samples, { timeline: result.timeline, outcome: result.outcome });
+      const done = record(index, samples, { timeline: result.timeline, outcome: withKeyNote(result.outcome, settings.keyNote) });
       if (result.audio) audio.set(done, result.audio);
       return done;
     },
@@ -138,6 +138,17 @@ export async function createRunContext(settings: Settings, dataset: RunDataset):
       return settings.maxSessions ?? Math.max(enough, judged);
     },
   };
+}
+
+/** Statuses, codes and words by which servers refuse a key (HTTP 401/403, Speechmatics not_authorised, ElevenLabs auth_error, AssemblyAI's 1008 reason). */
+const AUTH_REFUSAL = /unauthori[sz]ed|not_authori[sz]ed|auth_error|authentication|invalid[ _-]?(api[ _-]?)?key/i;
+
+/** A session refused for its key says which key was sent (by its source) or that none was, and where the dialect looks: the fix is in the user's hands. */
+export function withKeyNote(outcome: SessionOutcome, note: string): SessionOutcome {
+  if (outcome.status !== 'failed') return outcome;
+  const { failure } = outcome;
+  const refused = failure.httpStatus === 401 || failure.httpStatus === 403 || AUTH_REFUSAL.test(`${failure.code ?? ''} ${failure.message}`);
+  return refused ? { ...outcome, failure: { ...failure, message: `${failure.message} (${note})` } } : outcome;
 }
 
 /** An unlabelled sample is in the language the run asks the server for, if it asks. */

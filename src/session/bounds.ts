@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { DecodedEvent } from '../dialects/dialect.js';
 import { TEXT_LIMITS } from '../dialects/text-limits.js';
+import type { Failure } from '../timeline/types.js';
 
 /**
  * Reference speaker turns an input carries into the timeline (an hour of conversation
@@ -29,6 +30,16 @@ export const FRAME_LIMITS = {
 /** A session's budget of text, spent as events arrive. */
 export class TextBudget {
   private left = TEXT_LIMITS.sessionChars;
+  private received = 0;
+
+  /** The failure of a session sent more text than any answer holds (TEXT_LIMITS.sessionReceivedChars); undefined while under it. */
+  overReceived(): Omit<Failure, 'stage'> | undefined {
+    if (this.received <= TEXT_LIMITS.sessionReceivedChars) return undefined;
+    return {
+      class: 'answer_too_large',
+      message: `the server sent ${this.received} characters of text in one session, over the limit of ${TEXT_LIMITS.sessionReceivedChars} (an hour of speech is about 60,000)`,
+    };
+  }
 
   /**
    * The event with its strings cut to the limits. A cut text keeps its full length
@@ -44,6 +55,7 @@ export class TextBudget {
     if (bounded.words) bounded = { ...bounded, words: boundedWords(bounded.words) };
     const text = bounded.text;
     if (text === undefined) return bounded;
+    this.received += text.length;
     const keep = Math.min(text.length, TEXT_LIMITS.eventChars, this.left);
     this.left -= keep;
     if (keep === text.length) return bounded;

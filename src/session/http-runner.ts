@@ -71,6 +71,8 @@ export function runHttpSession(plan: HttpPlan): Promise<SessionResult> {
         const verdict = policy.observe(received);
         if (verdict) ending.fail(verdict.end);
       }
+      const textBomb = text.overReceived();
+      if (textBomb) ending.fail(textBomb);
     };
     const onResponse = (res: http.IncomingMessage): void => {
       const headersMs = clock.now();

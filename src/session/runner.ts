@@ -135,6 +135,7 @@ export function classifySocketError(
   const code = err.code ?? '';
   if (code === 'ECONNREFUSED') return { class: 'connect_refused', message: `connection refused by ${new URL(url).host} (is the server running?)` };
   if (TLS_CODE.test(code)) return { class: 'tls', message: `TLS error: ${err.message}` };
+  if (code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') return { class: 'answer_too_large', message: err.message };
   if (code.startsWith('WS_ERR_')) return { class: 'protocol_violation', message: err.message };
   if (stage === 'connect') return { class: 'connect_error', message: `cannot connect to ${new URL(url).host}: ${err.message}` };
   if (transport === 'http') return { class: 'connection_lost', message: `connection lost before the response status: ${err.message}` };

@@ -13,7 +13,7 @@ import type { ChannelRecord, Control, Counters, Failure, SentFrame, SessionTimel
 import { speedOf, type Pace } from './pace.js';
 import type { PreparedChunk, PreparedSilence, PreparedTurn } from './prepare.js';
 import type { PreparedText, PreparedTextChunk } from './prepare-text.js';
-import { TextBudget } from './bounds.js';
+import { FRAME_LIMITS, TextBudget } from './bounds.js';
 import { errorText, parserOf } from './message-size.js';
 import { deadlinesOf, type Deadlines } from '../runtime/deadlines.js';
 import { AudioFrameEnds } from './audio-frame-ends.js';
@@ -142,6 +142,8 @@ export class WebSocketSession {
     this.ws = new WebSocket(url, {
       headers: { ...dialect.upgradeHeaders(), ...plan.headers },
       perMessageDeflate: false,
+      // A larger message is refused on its frame header, before ws buffers it (its default, 100 MiB, costs five times that to decode).
+      maxPayload: FRAME_LIMITS.messageBytes,
       // Pongs are answered here, so a close the client makes on a ping flood is known to be the client's.
       autoPong: false,
       ...(plan.maskFrames ? {} : { generateMask: zeroMask }),
@@ -366,6 +368,8 @@ export class WebSocketSession {
       // A frame that came after the session decided to end is kept, but is answered no more.
       if (reactions && !this.ending.outcome) this.react(reactions.received(frame));
     }
+    const textBomb = this.text.overReceived();
+    if (textBomb) return this.fail(textBomb);
     this.ending.recheck?.();
   };
 
