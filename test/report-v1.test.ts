@@ -19,6 +19,8 @@ const SPEECH_ONLY = METRICS.filter((m) => m.tasks.every((t) => t === 'tts' || t 
 
 /** Metrics added after version 1 that need reference speaker turns: these datasets have none. */
 const SPEAKERS_ONLY = DIARIZATION_METRICS.map((m) => m.name);
+/** Metrics added after version 1 that count refused session updates: these sessions sent none. */
+const UPDATES_ONLY = ['updates_refused'];
 
 /** The figures version 1 had, after checking that each added one is 0. */
 function v1Figures(values: Record<string, unknown>, what: string): Record<string, unknown> {
@@ -26,10 +28,12 @@ function v1Figures(values: Record<string, unknown>, what: string): Record<string
     const value = values[name];
     assert.ok(value === 0 || (value as { max?: unknown } | undefined)?.max === 0, `${name} of ${what} is 0`);
   }
-  for (const name of [...BATCH_ONLY, ...SPEECH_ONLY, ...SPEAKERS_ONLY])
+  for (const name of [...BATCH_ONLY, ...SPEECH_ONLY, ...SPEAKERS_ONLY, ...UPDATES_ONLY])
     assert.ok(values[name] === undefined || values[name] === null, `${name} of ${what} is not measured`);
   return withoutNewQuality(
-    Object.fromEntries(Object.entries(values).filter(([name]) => ![...SINCE_V1, ...BATCH_ONLY, ...SPEECH_ONLY, ...SPEAKERS_ONLY].includes(name))),
+    Object.fromEntries(
+      Object.entries(values).filter(([name]) => ![...SINCE_V1, ...BATCH_ONLY, ...SPEECH_ONLY, ...SPEAKERS_ONLY, ...UPDATES_ONLY].includes(name)),
+    ),
   );
 }
 
