@@ -5,7 +5,10 @@
  * spread-out clock (each round of clones is the whole small run again, moved past
  * the previous round), and renders them in a fresh process, timing it and reading
  * its peak RSS and CPU time. The folder is what a killed run leaves: the report
- * header written before the first session, and the session log.
+ * header written before the first session, and the session log. Beside each render, in
+ * the same run, the floor: a fresh Node process that only reads and `JSON.parse`s the
+ * same folder (`bench/parse-only.ts`); the ratio of their CPU times is the render's cost
+ * beyond reading its input, which a loaded machine moves less than either figure.
  *
  *   npm run bench:render                          # writes the table into BENCHMARKS.md
  *   npm run bench:render -- 2000 5000:html        # other cases (sessions[:outputs]); prints only
@@ -13,7 +16,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run } from '../src/run/run.js';
@@ -33,6 +36,7 @@ const CASES = (given.length > 0 ? given : [`10000`, `30000`, `100000`, '10000:ht
 });
 const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const CHILD_USAGE = fileURLToPath(new URL('./child-usage.js', import.meta.url));
+const PARSE_ONLY = fileURLToPath(new URL('./parse-only.js', import.meta.url));
 const BENCHMARKS_MD = fileURLToPath(new URL('../../BENCHMARKS.md', import.meta.url));
 const SAMPLE_RUN = { sessions: 12, concurrency: 4, speed: 10 };
 
@@ -57,9 +61,14 @@ try {
   for (const { sessions, outputs } of CASES) {
     const dir = join(root, `n${sessions}`);
     await synthesize(dir, report, logged, sessions);
-    const m = await render(dir, outputs);
+    // Parsed first: rendering writes report.json over the header the parse must read.
+    const floor = await measure([PARSE_ONLY, dir]);
+    const m = await measure([CLI, 'report', 'render', dir, '--outputs', outputs]);
     const [log, json] = await Promise.all([mib(join(dir, SESSION_LOG)), mib(join(dir, 'report.json'))]);
-    rows.push(`| ${sessions} | ${outputs} | ${log} | ${json} | ${m.seconds.toFixed(1)} | ${m.cpuSeconds.toFixed(1)} | ${m.peakRssMiB.toFixed(0)} |`);
+    rows.push(
+      `| ${sessions} | ${outputs} | ${log} | ${json} | ${m.seconds.toFixed(1)} | ${m.cpuSeconds.toFixed(1)} | ${m.peakRssMiB.toFixed(0)} | ` +
+        `${floor.cpuSeconds.toFixed(1)} | ${floor.peakRssMiB.toFixed(0)} | ${(m.cpuSeconds / floor.cpuSeconds).toFixed(1)} |`,
+    );
     process.stdout.write(`${rows.at(-1)}\n`);
     if (outputs === 'html') {
       // The HTML renderer by itself, on the report just rendered: what the page costs beyond reading and recomputing.
@@ -76,8 +85,8 @@ try {
 }
 
 const table = [
-  '| sessions | outputs | sessions.jsonl (MiB) | report.json (MiB) | wall time (s) | CPU time (s) | peak RSS (MiB) |',
-  '|---:|---|---:|---:|---:|---:|---:|',
+  '| sessions | outputs | sessions.jsonl (MiB) | report.json (MiB) | wall time (s) | CPU time (s) | peak RSS (MiB) | parse only: CPU time (s) | parse only: peak RSS (MiB) | render / parse (CPU) |',
+  '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   ...rows,
 ].join('\n');
 process.stdout.write(`\n${table}\n`);
@@ -86,7 +95,7 @@ if (given.length === 0) {
     '<!-- report-render:start -->',
     `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}; ` +
       `sessions cloned from ${SAMPLE_RUN.sessions} one-turn sessions of the bundled samples (${SAMPLE_RUN.concurrency} at once, ${SAMPLE_RUN.speed}x pace, 100 ms chunks), ` +
-      'rendered from the session log in a fresh process; wall time includes its start.',
+      `rendered from the session log in a fresh process; wall time includes its start; load average ${loadavg()[0]!.toFixed(1)} at the end.`,
     '',
     table,
     '',
@@ -115,16 +124,16 @@ async function synthesize(dir: string, sample: Report, logged: readonly LoggedSe
   await writeText(join(dir, SESSION_LOG), lines());
 }
 
-/** Runs `voxbench report render` on `dir` in a fresh process. */
-async function render(dir: string, outputs: string): Promise<Measurement> {
+/** Runs a script (`voxbench report render`, or the parse-only floor) with `args` in a fresh process. */
+async function measure(args: readonly string[]): Promise<Measurement> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', CHILD_USAGE, CLI, 'report', 'render', dir, '--outputs', outputs], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', CHILD_USAGE, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const [code] = (await once(child, 'exit')) as [number | null];
   const seconds = (performance.now() - started) / 1000;
   const usage = /usage maxrss-kib (\d+) cpu-ms (\d+)/.exec(stderr);
-  if (code !== 0 || !usage) throw new Error(`report render of ${dir} exited with ${code}:\n${stderr}`);
+  if (code !== 0 || !usage) throw new Error(`${args.join(' ')} exited with ${code}:\n${stderr}`);
   return { seconds, cpuSeconds: Number(usage[2]) / 1000, peakRssMiB: Number(usage[1]) / 1024 };
 }
 

@@ -21,19 +21,17 @@ export interface SessionMetrics {
 }
 
 /** Each metric of `scope` and `task` with a value on `view`, by name. */
-function valuesOn(scope: PointMetric['scope'], task: Task, view: InputView | ResponseView | SessionView): Record<string, number> {
+function valuesOn(scope: PointMetric['scope'], task: Task | undefined, view: InputView | ResponseView | SessionView): Record<string, number> {
   const values: Record<string, number> = {};
   for (const metric of METRICS) {
-    if (metric.scope !== scope || !metric.tasks.includes(task)) continue;
+    if (metric.scope !== scope || (task !== undefined && !metric.tasks.includes(task))) continue;
     const value = measure(metric, view);
     if (value !== undefined) values[metric.name] = value;
   }
   return values;
 }
 
-export function computeSessionMetrics(timeline: SessionTimeline): SessionMetrics {
-  const view = sessionView(timeline);
-  const { task } = timeline;
+function metricsOn(view: SessionView, task: Task | undefined): SessionMetrics {
   return {
     session: valuesOn('session', task, view),
     inputs: view.inputs.map((input) => valuesOn('input', task, input)),
@@ -41,40 +39,71 @@ export function computeSessionMetrics(timeline: SessionTimeline): SessionMetrics
   };
 }
 
+export function computeSessionMetrics(timeline: SessionTimeline): SessionMetrics {
+  return metricsOn(sessionView(timeline), timeline.task);
+}
+
+/** One session's values of every metric of a task: the scalars a report stores on it, and the samples of each input, joined. */
+export interface SessionValues {
+  metrics: SessionMetrics;
+  samples: Record<string, number[]>;
+}
+
+/**
+ * The values of every metric of `task` (the timeline's own by default; every metric when
+ * undefined) on one session, measured once for every figure that pools them: the
+ * summary, the cold and warm figures and the session's own stored metrics.
+ */
+export function sessionValues(timeline: SessionTimeline, task: Task | undefined = timeline.task): SessionValues {
+  const view = sessionView(timeline);
+  const samples: Record<string, number[]> = {};
+  for (const metric of METRICS) {
+    if (metric.scope !== 'input_samples' || (task !== undefined && !metric.tasks.includes(task))) continue;
+    samples[metric.name] = view.inputs.flatMap((input) => metric.samples(input));
+  }
+  return { metrics: metricsOn(view, task), samples };
+}
+
+/**
+ * The values of every metric of `task` (every metric, when undefined), pooled over the
+ * sessions' values: per session, per input, per response, or per sample, in session order.
+ */
+export function poolValues(sessions: readonly SessionValues[], task: Task | undefined): Record<string, number[]> {
+  const pooled: Record<string, number[]> = {};
+  for (const metric of METRICS) {
+    if (metric.scope === 'corpus' || (task !== undefined && !metric.tasks.includes(task))) continue;
+    const { name } = metric;
+    const values: number[] = [];
+    pooled[name] = values;
+    for (const { metrics, samples } of sessions) {
+      switch (metric.scope) {
+        case 'session':
+          if (name in metrics.session) values.push(metrics.session[name]!);
+          break;
+        case 'input':
+          for (const input of metrics.inputs) if (name in input) values.push(input[name]!);
+          break;
+        case 'response':
+          for (const response of metrics.responses) if (name in response) values.push(response[name]!);
+          break;
+        case 'input_samples':
+          for (const value of samples[name] ?? []) values.push(value);
+      }
+    }
+  }
+  return pooled;
+}
+
 /**
  * The values of every metric of the timelines' task (every metric, when there are
  * none), pooled over them: per session, per input, per response, or per sample.
  */
 export function poolMetricValues(timelines: readonly SessionTimeline[]): Record<string, number[]> {
-  const pooled: Record<string, number[]> = {};
   const task = timelines[0]?.task;
-  const pools = METRICS.filter((m) => m.scope !== 'corpus' && (task === undefined || m.tasks.includes(task))).map((metric) => {
-    const values: number[] = [];
-    pooled[metric.name] = values;
-    return { metric, values };
-  });
-  const push = (values: number[], value: number | undefined): void => {
-    if (value !== undefined) values.push(value);
-  };
-  for (const timeline of timelines) {
-    const view = sessionView(timeline);
-    for (const { metric, values } of pools) {
-      switch (metric.scope) {
-        case 'session':
-          push(values, measure(metric, view));
-          break;
-        case 'input':
-          for (const input of view.inputs) push(values, measure(metric, input));
-          break;
-        case 'response':
-          for (const response of view.responses) push(values, measure(metric, response));
-          break;
-        case 'input_samples':
-          for (const input of view.inputs) for (const value of metric.samples(input)) values.push(value);
-      }
-    }
-  }
-  return pooled;
+  return poolValues(
+    timelines.map((timeline) => sessionValues(timeline, task)),
+    task,
+  );
 }
 
 /** The corpus metrics over the given sessions, by name. */
@@ -153,12 +182,44 @@ export interface BenchmarkSummary {
   };
 }
 
-/** A benchmark's summary: counts over every session, figures over the measured ones. */
-export function summarizeBenchmark(records: readonly SessionRecord[], phases: readonly Phase[], slos: readonly Slo[], pricing?: Pricing): BenchmarkSummary {
+/**
+ * The values of the records at `indices` pooled as `poolMetricValues` pools their
+ * timelines, from `values` (each record's own, measured once) where a record is of the
+ * first one's task.
+ */
+function pooledAt(indices: readonly number[], records: readonly SessionRecord[], values: readonly SessionValues[]): Record<string, number[]> {
+  const task = indices.length > 0 ? records[indices[0]!]!.timeline.task : undefined;
+  return poolValues(
+    indices.map((i) => (records[i]!.timeline.task === task ? values[i]! : sessionValues(records[i]!.timeline, task))),
+    task,
+  );
+}
+
+/** Indices of the records that `keep` keeps. */
+function indicesWhere(records: readonly SessionRecord[], keep: (record: SessionRecord, i: number) => boolean): number[] {
+  const indices: number[] = [];
+  records.forEach((record, i) => {
+    if (keep(record, i)) indices.push(i);
+  });
+  return indices;
+}
+
+/**
+ * A benchmark's summary: counts over every session, figures over the measured ones.
+ * `values`: each record's `sessionValues`, where the caller has them already.
+ */
+export function summarizeBenchmark(
+  records: readonly SessionRecord[],
+  phases: readonly Phase[],
+  slos: readonly Slo[],
+  pricing?: Pricing,
+  values: readonly SessionValues[] = records.map((r) => sessionValues(r.timeline)),
+): BenchmarkSummary {
   const measured = records.filter((_, i) => phases[i] === 'measured');
-  const completed = measured.filter((r) => r.outcome.status === 'completed');
+  const completedAt = indicesWhere(records, (r, i) => phases[i] === 'measured' && r.outcome.status === 'completed');
+  const completed = completedAt.map((i) => records[i]!);
   const failedCount = measured.filter((r) => r.outcome.status === 'failed').length;
-  const pooled = poolMetricValues(completed.map((r) => r.timeline));
+  const pooled = pooledAt(completedAt, records, values);
   const views = completed.map((r) => sessionView(r.timeline));
   // Audio processed: streamed in for transcription, generated for speech generation.
   const speech = isSpeechTask(records[0]?.timeline.task);
@@ -317,16 +378,22 @@ export interface ColdWarm {
   warm: StartFigures;
 }
 
-/** The figures of the measured sessions that started cold, and of those that started warm. */
-export function coldWarmFigures(records: readonly SessionRecord[], phases: readonly Phase[], sessionStarts: readonly Start[], gapMs: number): ColdWarm {
+/** The figures of the measured sessions that started cold, and of those that started warm; `values` as `summarizeBenchmark`'s. */
+export function coldWarmFigures(
+  records: readonly SessionRecord[],
+  phases: readonly Phase[],
+  sessionStarts: readonly Start[],
+  gapMs: number,
+  values: readonly SessionValues[] = records.map((r) => sessionValues(r.timeline)),
+): ColdWarm {
   const figures = (start: Start): StartFigures => {
     const group = records.filter((_, i) => phases[i] === 'measured' && sessionStarts[i] === start);
-    const completed = group.filter((r) => r.outcome.status === 'completed');
+    const completedAt = indicesWhere(records, (r, i) => phases[i] === 'measured' && sessionStarts[i] === start && r.outcome.status === 'completed');
     // Without a completed session, no figures: not one null per metric of every task.
-    const pooled = completed.length === 0 ? {} : poolMetricValues(completed.map((r) => r.timeline));
+    const pooled = completedAt.length === 0 ? {} : pooledAt(completedAt, records, values);
     return {
       sessions: group.length,
-      completed: completed.length,
+      completed: completedAt.length,
       failed: group.filter((r) => r.outcome.status === 'failed').length,
       metrics: Object.fromEntries(Object.entries(pooled).map(([name, values]) => [name, summarize(values)])),
     };

@@ -1,6 +1,6 @@
 import type { InputView, SessionView } from '../views/session-view.js';
 import { BOOTSTRAP_SEED, pooledRatioInterval, type Interval } from './bootstrap.js';
-import { LEGACY_NORMALIZER, normalizerById } from './normalizers/index.js';
+import { LEGACY_NORMALIZER, normalizerById, type Normalizer } from './normalizers/index.js';
 import { errorRate, transcriptErrors, type CharErrors, type EditCounts, type TranscriptErrors, type WordErrors } from './wer.js';
 import { seededRandom } from '../util/random.js';
 
@@ -13,8 +13,36 @@ export function transcriptErrorsOf(input: InputView): TranscriptErrors | undefin
   const plan = input.plan?.kind === 'audio' ? input.plan : undefined;
   const reference = plan?.reference;
   const text = input.transcript.text;
-  const errors = reference && text !== undefined ? transcriptErrors(reference, text, normalizerById(plan?.normalizer)) : undefined;
+  const errors = reference && text !== undefined ? scoredText(reference, text, normalizerById(plan?.normalizer)) : undefined;
   scores.set(input, errors);
+  return errors;
+}
+
+/** The most characters of reference and transcript the text memo below holds before it starts again. */
+const TEXT_MEMO_CHARS = 1 << 20;
+const textMemo = new Map<string, TranscriptErrors>();
+let textMemoChars = 0;
+
+/**
+ * The errors of a transcript against its reference, scored once per distinct pair: a run
+ * replays its dataset, so sessions share references and often transcripts, and
+ * normalizing and aligning them again for each was most of a large report's scoring
+ * time. Bounded by characters, not pairs (a long recording's text is long). The errors
+ * are frozen, as every input with that pair shares them.
+ */
+function scoredText(reference: string, text: string, normalizer: Normalizer): TranscriptErrors {
+  const key = `${normalizer.id}\n${reference}\n${text}`;
+  let errors = textMemo.get(key);
+  if (!errors) {
+    const { words, chars } = transcriptErrors(reference, text, normalizer);
+    errors = Object.freeze({ normalizer: normalizer.id, words: Object.freeze(words), chars: Object.freeze(chars) });
+    if (textMemoChars + key.length > TEXT_MEMO_CHARS) {
+      textMemo.clear();
+      textMemoChars = 0;
+    }
+    textMemo.set(key, errors);
+    textMemoChars += key.length;
+  }
   return errors;
 }
 

@@ -1,6 +1,6 @@
 import type { DelaySummary, EventLoopDelay } from '../runtime/delay.js';
 import { profileLabel, type LoadProfile } from '../load/profiles.js';
-import { coldWarmFigures, computeSessionMetrics, summarizeBenchmark } from '../metrics/compute.js';
+import { coldWarmFigures, sessionValues, summarizeBenchmark } from '../metrics/compute.js';
 import { judgeClient } from '../metrics/health.js';
 import { parseSlo } from '../metrics/slo.js';
 import { phases } from '../metrics/window.js';
@@ -38,9 +38,11 @@ export function buildBenchmark(measured: Measured, settings: FigureSettings, act
   const sessionPhases = phases(records, measured.startMs, measured.endMs, settings.window);
   const gapMs = settings.window.coldGapMs ?? DEFAULT_COLD_GAP_MS;
   const sessionStarts = starts(records, gapMs, activeUntilMs);
+  // Each session measured once, for its stored metrics and every figure that pools them.
+  const values = records.map((r) => sessionValues(r.timeline));
   const summary = {
-    ...summarizeBenchmark(records, sessionPhases, settings.slos.map(parseSlo), settings.pricing ?? undefined),
-    coldWarm: coldWarmFigures(records, sessionPhases, sessionStarts, gapMs),
+    ...summarizeBenchmark(records, sessionPhases, settings.slos.map(parseSlo), settings.pricing ?? undefined, values),
+    coldWarm: coldWarmFigures(records, sessionPhases, sessionStarts, gapMs, values),
   };
   return {
     label: measured.label ?? profileLabel(measured.profile),
@@ -50,7 +52,7 @@ export function buildBenchmark(measured: Measured, settings: FigureSettings, act
     ...(measured.stoppedBy ? { stoppedBy: measured.stoppedBy } : {}),
     clientHealth: judgeClient(summary, measured.eventLoopDelay, measured.capHits, measured.receiveDelay),
     summary,
-    sessions: records.map((r, i) => ({ ...r, phase: sessionPhases[i]!, start: sessionStarts[i]!, metrics: computeSessionMetrics(r.timeline) })),
+    sessions: records.map((r, i) => ({ ...r, phase: sessionPhases[i]!, start: sessionStarts[i]!, metrics: values[i]!.metrics })),
   };
 }
 

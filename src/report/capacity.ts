@@ -33,11 +33,11 @@ export function sloEvidence(report: Report, level: Benchmark): SloEvidence[] {
     const figure = (finished: readonly ReportSession[]): number | null => {
       const done = measuredCompleted(finished);
       const { aggregate } = slo;
-      const pooled = 'metric' in aggregate ? { [aggregate.metric]: storedValues(done, aggregate.metric) } : {};
+      const pooled = 'metric' in aggregate ? { [aggregate.metric]: valuesOf(done, aggregate.metric) } : {};
       return measure(slo, pooled, finished.length === 0 ? null : (finished.length - done.length) / finished.length);
     };
     const value = figure(measured);
-    const count = 'metric' in slo.aggregate ? storedValues(completed, slo.aggregate.metric).length : measured.length;
+    const count = 'metric' in slo.aggregate ? valuesOf(completed, slo.aggregate.metric).length : measured.length;
     if (value === null) return { slo, value, count, ci95: null };
     const random = seededRandom(BOOTSTRAP_SEED);
     const draws = Array.from({ length: RESAMPLES }, () => figure(resample(measured, random)) ?? NaN);
@@ -136,4 +136,9 @@ export function capacityNotes(report: Report): string[] {
     }
   }
   return notes;
+}
+
+/** One metric's stored values over sessions. */
+function valuesOf(sessions: readonly ReportSession[], name: string): number[] {
+  return storedValues(sessions, new Set([name])).get(name) ?? [];
 }

@@ -18,8 +18,10 @@ export function distributionsSection(report: Report): Section {
   const levels = benchmarksByLevel(report);
   const colors = levelColors(levels.length);
   // Picked once per level, not once per metric: a level can hold 100,000 sessions.
-  const sessions = levels.map((b) => measuredCompleted(b.sessions));
-  const charts: ChartSpec[] = distributionMetrics(report).map((d) => {
+  const metrics = distributionMetrics(report);
+  const names = new Set(metrics.map((d) => d.name));
+  const stored = levels.map((b) => storedValues(measuredCompleted(b.sessions), names));
+  const charts: ChartSpec[] = metrics.map((d) => {
     const { label, unit, value } = metricAxis(d);
     return {
       id: `cdf-${d.name}`,
@@ -28,7 +30,7 @@ export function distributionsSection(report: Report): Section {
       rules: [],
       legend: false,
       series: levels.flatMap((b, i) => {
-        const { x, y } = cdfPoints(storedValues(sessions[i]!, d.name), CDF_POINTS);
+        const { x, y } = cdfPoints(stored[i]!.get(d.name) ?? [], CDF_POINTS);
         return x.length === 0
           ? []
           : [

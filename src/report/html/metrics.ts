@@ -87,14 +87,21 @@ export function sloList(report: Report): Slo[] {
   return report.config.slos.flatMap((text) => readSlo(text) ?? []);
 }
 
-/** Stored values of a metric over sessions: one per input for input metrics, one per response for response metrics, one per session otherwise. */
-export function storedValues(sessions: readonly ReportSession[], name: string): number[] {
-  // Loops, not flatMap: no array per session and turn, over up to 100,000 sessions per metric.
-  const values: number[] = [];
+/**
+ * Stored values of the named metrics over sessions, by name: one per input for input
+ * metrics, one per response for response metrics, one per session otherwise. One pass
+ * for all of them, not one per metric: a level can hold 100,000 sessions.
+ */
+export function storedValues(sessions: readonly ReportSession[], names: ReadonlySet<string>): Map<string, number[]> {
+  const byName = new Map<string, number[]>([...names].map((name) => [name, []]));
+  const push = (name: string, value: number | undefined): void => {
+    if (value !== undefined) byName.get(name)?.push(value);
+  };
   for (const { metrics } of sessions) {
-    const own = metrics.session[name];
-    if (own !== undefined) values.push(own);
-    else for (const values_ of [metrics.inputs, metrics.responses]) for (const one of values_) if (one[name] !== undefined) values.push(one[name]);
+    for (const name in metrics.session) push(name, metrics.session[name]);
+    // A session's own value of a metric stands for its inputs' and responses'.
+    for (const values of [metrics.inputs, metrics.responses])
+      for (const one of values) for (const name in one) if (metrics.session[name] === undefined) push(name, one[name]);
   }
-  return values;
+  return byName;
 }

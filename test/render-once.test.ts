@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { computeSessionMetrics, poolMetricValues, poolValues, sessionValues } from '../src/metrics/compute.js';
+import { normalizerById } from '../src/metrics/normalizers/index.js';
+import { transcriptErrorsOf } from '../src/metrics/quality.js';
+import { transcriptErrors } from '../src/metrics/wer.js';
+import { storedValues } from '../src/report/html/metrics.js';
+import { readReport } from '../src/report/recompute.js';
+import type { SessionTimeline } from '../src/timeline/types.js';
+import { sessionView } from '../src/views/session-view.js';
+import { FIXTURES } from './helpers.js';
+
+/**
+ * Work `report render` does once per session, or once per distinct text, rather than once
+ * per figure or output (issue 38), on the stored transcription run: every way of getting
+ * a value must give what measuring it afresh gives.
+ */
+const STT = join(FIXTURES, 'report-figures', 'stt.json');
+
+describe('rendering measures once', () => {
+  it("pools each session's values, measured once, as poolMetricValues pools the timelines, and stores the same metrics", async () => {
+    const report = await readReport(STT);
+    const timelines = report.benchmarks.flatMap((b) => b.sessions.map((s) => s.timeline));
+    assert.ok(timelines.length >= 2);
+    const values = timelines.map((t) => sessionValues(t));
+    assert.deepEqual(poolValues(values, timelines[0]!.task), poolMetricValues(timelines));
+    assert.deepEqual(
+      values.map((v) => v.metrics),
+      timelines.map(computeSessionMetrics),
+    );
+    assert.ok((poolValues(values, timelines[0]!.task).ttft_ms ?? []).length > 0, 'the fixture has values to pool');
+  });
+
+  it('scores a transcript and reference pair once, sharing its frozen errors between inputs', async () => {
+    const report = await readReport(STT);
+    const timeline = report.benchmarks[0]!.sessions[0]!.timeline;
+    const copy = JSON.parse(JSON.stringify(timeline)) as SessionTimeline;
+    const [a, b] = [sessionView(timeline).inputs[0]!, sessionView(copy).inputs[0]!];
+    assert.notEqual(a, b, 'two views of two timelines');
+    const errors = transcriptErrorsOf(a);
+    assert.ok(errors, 'the fixture input has a reference and a transcript');
+    assert.equal(transcriptErrorsOf(b), errors);
+    assert.ok(Object.isFrozen(errors) && Object.isFrozen(errors.words) && Object.isFrozen(errors.chars));
+    const plan = a.plan?.kind === 'audio' ? a.plan : undefined;
+    assert.deepEqual(errors, transcriptErrors(plan!.reference!, a.transcript.text!, normalizerById(plan!.normalizer)));
+  });
+
+  it("reads the stored values of the named metrics in one pass, a session's own value standing for its inputs'", async () => {
+    const sessions = (await readReport(STT)).benchmarks[0]!.sessions;
+    const names = ['ttft_ms', 'wer', 'connect_ms'];
+    const stored = storedValues(sessions, new Set(names));
+    assert.deepEqual([...stored.keys()], names, 'only the named metrics');
+    for (const name of names) {
+      const one = sessions.flatMap(({ metrics }) =>
+        metrics.session[name] !== undefined
+          ? [metrics.session[name]]
+          : [...metrics.inputs, ...metrics.responses].flatMap((m) => (m[name] !== undefined ? [m[name]] : [])),
+      );
+      assert.ok(one.length > 0, `${name} has values`);
+      assert.deepEqual(stored.get(name), one, name);
+    }
+  });
+});
