@@ -16,6 +16,8 @@ import { loadDataset, type DatasetOptions } from '../data/load.js';
 import { loadTextDataset } from '../data/text.js';
 import { execute, type Execution } from './execute.js';
 import { arrivalSchedule, isOpenLoop, isStaged, lanes, type LoadProfile } from '../load/profiles.js';
+import type { ReplayedSession } from '../load/replay.js';
+import type { Pace } from '../session/pace.js';
 import { httpAgents } from '../session/http-agents.js';
 import { runHttpSession, type PreparedRequest } from '../session/http-runner.js';
 import { warmHttpClient } from '../session/http-warm-up.js';
@@ -93,14 +95,18 @@ export function builtInWebSocketTarget(settings: Settings, realtimeUrl: string):
   return settings.speaks || descriptorOf(settings.protocol).path !== undefined ? new URL('/', realtimeUrl).toString() : realtimeUrl;
 }
 
-export async function createRunContext(settings: Settings, dataset: RunDataset): Promise<RunContext> {
+/** With `replay`, session i sends what the replay planned for it (its samples, chunk size, cadence and pauses as recorded). */
+export async function createRunContext(settings: Settings, dataset: RunDataset, replay?: readonly ReplayedSession[]): Promise<RunContext> {
   // Speakers are asked for only where there are reference turns to score them against.
   const diarize = dataset.samples.some((s) => s.kind !== 'text' && s.turns !== undefined);
   const dialect = createDialect(settings.protocol, { ...settings.dialect, ...(diarize ? { diarize } : {}) });
   const perSession = settings.turnsPerSession;
-  // Session i sends samples i*T .. i*T+T-1, round robin over the dataset.
+  const byId = new Map<string, Sample | TextSample>(dataset.samples.map((s) => [s.id, s]));
+  // Session i sends samples i*T .. i*T+T-1, round robin over the dataset; a replayed one, the samples matched to its recording.
   const samplesOf = (index: number): Array<Sample | TextSample> =>
-    Array.from({ length: perSession }, (_, k) => dataset.samples[(index * perSession + k) % dataset.samples.length]!);
+    replay
+      ? replay[index]!.sampleIds.map((id) => byId.get(id)!)
+      : Array.from({ length: perSession }, (_, k) => dataset.samples[(index * perSession + k) % dataset.samples.length]!);
   const record = (index: number, samples: Array<Sample | TextSample>, result: SessionResult): SessionRecord => ({
     index,
     sampleIds: samples.map((s) => s.id),
@@ -109,7 +115,8 @@ export async function createRunContext(settings: Settings, dataset: RunDataset):
     // The listener's player, for the playback figures (recomputed with the same buffer later).
     ...(settings.speaks ? { timeline: { ...result.timeline, playbackBufferMs: settings.playbackBufferMs } } : {}),
   });
-  const sessions = dialect.transport === 'websocket' ? await webSocketSessions(settings, dataset, dialect) : await httpSessions(settings, dataset, dialect);
+  const sessions =
+    dialect.transport === 'websocket' ? await webSocketSessions(settings, dataset, dialect, replay) : await httpSessions(settings, dataset, dialect);
   const speaks = isSpeechTask(dialect.task);
   const audio = new WeakMap<SessionRecord, ReceivedAudio>();
   return {
@@ -117,7 +124,7 @@ export async function createRunContext(settings: Settings, dataset: RunDataset):
     runSession: async (target, index, plannedStartMs, clock, signal, gate) => {
       const samples = samplesOf(index);
       const keepAudioBytes = speaks && index < settings.quality.sessions ? settings.quality.keepAudioBytes : 0;
-      const result = await sessions.run(target, samples, plannedStartMs, clock, signal, keepAudioBytes, gate);
+      const result = await sessions.run(target, samples, plannedStartMs, clock, signal, keepAudioBytes, gate, replay?.[index]);
       const done = record(index, samples, { timeline: result.timeline, outcome: result.outcome });
       if (result.audio) audio.set(done, result.audio);
       return done;
@@ -128,6 +135,8 @@ export async function createRunContext(settings: Settings, dataset: RunDataset):
     // Else enough sessions to send every sample once, and at least one per lane (or ten arrivals).
     sessionsFor: (profile) => {
       const cap = settings.maxSessions ?? Infinity;
+      if (profile.kind === 'replay')
+        return Math.min(cap, arrivalSchedule(profile, cap, 0, settings.duration === undefined ? Infinity : settings.duration * 1000).length);
       if (isStaged(profile))
         return isOpenLoop(profile) ? arrivalSchedule(profile, cap, 0, settings.duration === undefined ? Infinity : settings.duration * 1000).length : cap;
       if (settings.duration !== undefined) return isOpenLoop(profile) ? arrivalSchedule(profile, cap, settings.rampUpMs, settings.duration * 1000).length : cap;
@@ -151,13 +160,20 @@ interface TransportSessions {
     signal: AbortSignal,
     keepAudioBytes: number,
     gate?: StreamGate,
+    replayed?: ReplayedSession,
   ): Promise<SessionResult>;
   close(): void;
 }
 
 /** Streaming sessions: each sample's audio as turns, the first and the later ones; or each prompt's text. */
-async function webSocketSessions(settings: Settings, dataset: RunDataset, dialect: WebSocketDialect): Promise<TransportSessions> {
+async function webSocketSessions(
+  settings: Settings,
+  dataset: RunDataset,
+  dialect: WebSocketDialect,
+  replay?: readonly ReplayedSession[],
+): Promise<TransportSessions> {
   const prepared = new Map<string, { first: PreparedTurn | PreparedText; later: PreparedTurn | PreparedText }>();
+  const replayed = replay ? await replayTurns(replay, dataset, dialect, settings) : undefined;
   for (const sample of dataset.samples) {
     if (sample.kind === 'text') {
       const text = prepareText(sample, dialect, settings.textDelivery);
@@ -172,15 +188,15 @@ async function webSocketSessions(settings: Settings, dataset: RunDataset, dialec
   const serverAcks: { known?: boolean } = {};
   return {
     close: () => {},
-    run: (target, samples, plannedStartMs, clock, signal, keepAudioBytes, gate) =>
+    run: (target, samples, plannedStartMs, clock, signal, keepAudioBytes, gate, session) =>
       runWebSocketSession({
         keepAudioBytes,
         caps: settings.caps,
         url: target,
         headers: settings.headers,
         dialect,
-        inputs: samples.map((sample, k) => (k === 0 ? prepared.get(sample.id)!.first : prepared.get(sample.id)!.later)),
-        pace: settings.pace,
+        inputs: session ? replayed!.inputsOf(session) : samples.map((sample, k) => (k === 0 ? prepared.get(sample.id)!.first : prepared.get(sample.id)!.later)),
+        pace: session ? replayed!.paceOf(session) : settings.pace,
         plannedStartMs,
         ...(gate ? { gate } : {}),
         idleMs: settings.idleMs,
@@ -197,6 +213,50 @@ async function webSocketSessions(settings: Settings, dataset: RunDataset, dialec
         socketOptions: settings.tls,
       }),
   };
+}
+
+/**
+ * A replay's turns: each matched sample prepared with its session's recorded chunk size,
+ * without padding, a later input led by its recorded pause as silence; and each session's
+ * pace, its recorded cadence (a chunk every `cadenceMs`: real time when it equals the chunk).
+ */
+async function replayTurns(
+  replay: readonly ReplayedSession[],
+  dataset: RunDataset,
+  dialect: WebSocketDialect,
+  settings: Settings,
+): Promise<{ inputsOf(session: ReplayedSession): Array<PreparedTurn | PreparedText>; paceOf(session: ReplayedSession): Pace }> {
+  const byId = new Map<string, Sample | TextSample>(dataset.samples.map((s) => [s.id, s]));
+  const turns = new Map<string, PreparedTurn | PreparedText>();
+  const chunkOf = (session: ReplayedSession): number => Math.max(1, Math.round(session.chunkMs ?? settings.chunkMs));
+  const keyOf = (id: string, chunkMs: number, gapMs: number | 'first'): string => `${id}|${chunkMs}|${gapMs}`;
+  for (const session of replay) {
+    for (const [k, id] of session.sampleIds.entries()) {
+      const gapMs = k === 0 ? 'first' : (session.pausesMs[k - 1] ?? 0);
+      const key = keyOf(id, chunkOf(session), gapMs);
+      if (turns.has(key)) continue;
+      const sample = byId.get(id)!;
+      if (sample.kind === 'text') turns.set(key, prepareText(sample, dialect, settings.textDelivery));
+      else {
+        const padding = { leadMs: 0, trailMs: 0, gapMs: gapMs === 'first' ? 0 : gapMs };
+        const both = await prepareSample(labelled(sample, settings), dialect, chunkOf(session), padding, settings.eos);
+        turns.set(key, gapMs === 'first' ? both.first : both.later);
+      }
+    }
+  }
+  return {
+    inputsOf: (session) => session.sampleIds.map((id, k) => turns.get(keyOf(id, chunkOf(session), k === 0 ? 'first' : (session.pausesMs[k - 1] ?? 0)))!),
+    paceOf: (session) =>
+      settings.pace.kind === 'none' || !session.cadenceMs || !session.chunkMs
+        ? settings.pace
+        : { kind: 'realtime', speed: cadenceSpeed(session.chunkMs, session.cadenceMs) },
+  };
+}
+
+/** A recorded cadence as a pace: real time when within 5% of it (a timer's jitter), else the speed it was sent at. */
+function cadenceSpeed(chunkMs: number, cadenceMs: number): number {
+  const speed = chunkMs / cadenceMs;
+  return Math.abs(speed - 1) < 0.05 ? 1 : Math.round(speed * 100) / 100;
 }
 
 /** Request sessions: one request per sample, over a keep-alive pool shared by the run's sessions, the client's HTTP path warmed. */

@@ -26,6 +26,7 @@ import { readReportHeader } from '../report/report-header.js';
 import { REPORT_SCHEMA, REPORT_VERSION, type Benchmark, type Report, type RunConfig } from '../report/schema.js';
 import { onClockOf, resumeSessionLog, SESSION_LOG, SessionLog, SessionLogError, type LoggedSession } from '../report/session-log.js';
 import { checkResumable } from './resume-check.js';
+import { replayOf, type RunReplay } from './replay-plan.js';
 import { scrapeUrlOf } from '../config/scrape-rules.js';
 import { startScraping, type Scraping } from '../scrape/scraper.js';
 import { levelSettings } from '../report/telemetry.js';
@@ -56,14 +57,17 @@ export interface RunResult {
  * session is logged as it ends, so nothing measured is lost to a crash.
  */
 export async function run(options: RunOptions = {}): Promise<RunResult> {
-  const settings = resolveSettings(options);
+  const resolved = resolveSettings(options);
   const dataset = await loadRunDataset(options);
+  // A replay is planned on the corpus: which recorded sessions it can fill, and with what.
+  const replay = options.replay ? replayOf(options, resolved, dataset) : undefined;
+  const settings: Settings = replay ? { ...resolved, plan: { kind: 'single', profile: replay.profile } } : resolved;
   const outputDir = options.outputDir ?? options.resume;
   if (options.resume !== undefined) await checkResumeLog(options.resume);
-  if (outputDir === undefined) return runIn(undefined, options, settings, dataset);
+  if (outputDir === undefined) return runIn(undefined, options, settings, dataset, replay);
   const release = await lockFolder(outputDir);
   try {
-    return await runIn(outputDir, options, settings, dataset);
+    return await runIn(outputDir, options, settings, dataset, replay);
   } finally {
     await release();
   }
@@ -77,7 +81,7 @@ function atCommit(options: RunOptions, dataset: RunDataset): RunOptions {
 }
 
 /** The run, with its output folder (if any) held by this run alone. */
-async function runIn(outputDir: string | undefined, options: RunOptions, settings: Settings, dataset: RunDataset): Promise<RunResult> {
+async function runIn(outputDir: string | undefined, options: RunOptions, settings: Settings, dataset: RunDataset, replay?: RunReplay): Promise<RunResult> {
   const resumed = options.resume ? finishedSessions(await resumeSessionLog(options.resume)) : new Map<string, Map<number, LoggedSession>>();
   // Opened before the server starts, so a folder that cannot be written leaves nothing running.
   const log = outputDir === undefined ? undefined : await SessionLog.open(outputDir, options.resume !== undefined);
@@ -98,14 +102,14 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
   let written: string | undefined;
   let scraping: Scraping | undefined;
   try {
-    const context = (opened = await createRunContext(settings, dataset));
+    const context = (opened = await createRunContext(settings, dataset, replay?.sessions));
     // The built-in server serves WebSocket and HTTP dialects on one port; a dialect that opens its session over HTTP (an audio channel) is given the origin.
     const origin = context.dialect.transport === 'http' || context.dialect.audioChannel !== undefined;
     const target = options.target ?? (origin ? server!.origin : builtInWebSocketTarget(settings, server!.url));
     const resumedHeader = options.resume === undefined ? undefined : await readReportHeader(join(options.resume, 'report.json'));
     // A resumed run stays the run it continues (which has no id if an older voxbench ran it).
     const runId = options.runId ?? (resumedHeader?.config ? resumedHeader.config.runId : randomUUID());
-    const config = runConfig(options, settings, context, target, server !== undefined, runId);
+    const config = { ...runConfig(options, settings, context, target, server !== undefined, runId), ...(replay ? { replay: replay.config } : {}) };
     const datasetSummary = summarizeDataset(dataset);
     if (options.resume !== undefined) checkResumable(options.resume, resumedHeader, config, datasetSummary.fingerprint);
     const header = (clock: Clock, benchmarks: Benchmark[], capacity?: Report['capacity']): Omit<Report, 'record'> => ({

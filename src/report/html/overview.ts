@@ -74,6 +74,8 @@ function describeProfile(profile: LoadProfile): string {
       return `Poisson arrivals at ${formatPlain(profile.rate)}/s (seed ${profile.seed})${profile.maxOpen ? `, at most ${profile.maxOpen} open` : ''}`;
     case 'stages':
       return `sessions open at once ramped through ${stagesText(profile.stages)} (duration:target)`;
+    case 'replay':
+      return `recorded traffic replayed (${profile.label}): ${profile.arrivals.length} arrivals as recorded`;
     case 'rate-stages':
       return `${profile.seed === undefined ? '' : `Poisson (seed ${profile.seed}) `}arrivals/s ramped through ${stagesText(profile.stages)} (duration:target)${profile.maxOpen ? `, at most ${profile.maxOpen} open` : ''}`;
   }

@@ -1,0 +1,68 @@
+import { audioSeconds } from '../audio/decode.js';
+import type { RunOptions } from '../config/options.js';
+import type { Settings } from '../config/settings.js';
+import { option, optionsError } from '../config/errors.js';
+import { DIALECTS } from '../dialects/index.js';
+import type { LoadProfile } from '../load/profiles.js';
+import { planReplay, replayLabel, type Candidate, type ReplayedSession, type ReplayOptions, type SkipReason } from '../load/replay.js';
+import type { ReplayConfig } from '../report/schema.js';
+import type { RunDataset } from './run-context.js';
+
+export interface RunReplay {
+  profile: Extract<LoadProfile, { kind: 'replay' }>;
+  /** What session i of the level sends. */
+  sessions: ReplayedSession[];
+  config: ReplayConfig;
+}
+
+/**
+ * The replay a run plays: the shape's sessions in the window, each input matched to a
+ * sample of the run's corpus, as one open-loop level. What cannot be played (another
+ * task, no sample of its length, a recording with a gap) is named in the report's
+ * config and counted, never dropped unsaid.
+ */
+export function replayOf(options: RunOptions, settings: Settings, dataset: RunDataset): RunReplay {
+  const given = options.replay!;
+  const REPLAY = option('replay');
+  if (options.profile || options.sweep || options.capacity)
+    throw optionsError`${REPLAY} is the load: it does not combine with a profile, a sweep or a capacity search`;
+  if (settings.workers > 1) throw optionsError`${REPLAY} runs in one thread: leave out ${option('workers')}`;
+  if (settings.shard) throw optionsError`${REPLAY} cannot be sharded yet: replay the whole shape, or a ${option('replay.window')} of it, per run`;
+  const replayOptions: ReplayOptions = {
+    speed: given.speed ?? 1,
+    scale: given.scale ?? 1,
+    seed: given.seed ?? 1,
+    ...(given.window ? { window: given.window } : {}),
+  };
+  if (!(replayOptions.speed > 0)) throw optionsError`${option('replay.speed')} must be above 0, got ${replayOptions.speed}`;
+  if (!(Number.isInteger(replayOptions.scale) && replayOptions.scale >= 1))
+    throw optionsError`${option('replay.scale')} must be a whole number of sessions per recorded one, 1 or more, got ${replayOptions.scale}`;
+  const candidates: Candidate[] = dataset.samples.map((s) =>
+    s.kind === 'text'
+      ? { id: s.id, size: [...s.text].length, ...(s.language ? { language: s.language } : {}) }
+      : { id: s.id, size: audioSeconds(s.audio) * 1000, ...(s.language ? { language: s.language } : {}) },
+  );
+  const plan = planReplay(given.sessions, DIALECTS[settings.protocol], candidates, replayOptions);
+  const skipped: Record<SkipReason, number> = { dialect: 0, unmatched: 0, gap: 0 };
+  for (const skip of plan.skipped) skipped[skip.reason]++;
+  const label = replayLabel(replayOptions);
+  return {
+    profile: { kind: 'replay', label, arrivals: plan.sessions.map((s) => s.startMs) },
+    sessions: plan.sessions,
+    config: {
+      file: given.file,
+      source: given.header.source,
+      speed: replayOptions.speed,
+      scale: replayOptions.scale,
+      seed: replayOptions.seed,
+      window: replayOptions.window
+        ? { fromMs: replayOptions.window.fromMs, toMs: Number.isFinite(replayOptions.window.toMs) ? replayOptions.window.toMs : null }
+        : null,
+      recorded: plan.recorded,
+      played: plan.sessions.length,
+      skipped,
+      skippedSessions: plan.skipped,
+      ...(given.header.recorded ? { recordedFigures: given.header.recorded } : {}),
+    },
+  };
+}
