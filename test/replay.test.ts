@@ -47,7 +47,7 @@ describe('voxbench replay', () => {
     await new Promise((resolve) => cut.once('open', resolve));
     cut.on('error', () => {});
     await Promise.all([
-      run({ ...stt, profile: { kind: 'constant', rate: 2 }, maxSessions: 3, turnsPerSession: 2 }),
+      run({ ...stt, profile: { kind: 'constant', rate: 2 }, maxSessions: 3, turnsPerSession: 2, updateAtMs: 1000 }),
       run({ ...stt, maxSessions: 1, padding: { leadMs: 2000 } }),
       run({ target: `${proxy.url}/`, protocol: 'vllm-omni-speech-ws', model: DEFAULT_MODELS['vllm-omni-speech-ws'], maxSessions: 1 }),
     ]);
@@ -78,6 +78,7 @@ describe('voxbench replay', () => {
         assert.ok(Math.abs(input.cadenceMs - 50) <= CADENCE_SLACK_MS, `recorded cadence ${input.cadenceMs} ms`);
         assert.ok(input.commitMs !== undefined, 'each turn was committed');
       }
+      assert.equal(s.updatesMs.length, 1, 'the mid-stream session.update is recorded');
     }
     const withText = await runNode([CLI, 'replay', 'extract', observed, '--output', join(dir, 'text.jsonl'), '--keep-text']);
     assert.equal(withText.code, 0, withText.stderr);
@@ -90,6 +91,12 @@ describe('voxbench replay', () => {
     assert.equal(replay.played, 3);
     assert.deepEqual(replay.skipped, { dialect: 1, unmatched: 1, gap: 1 });
     assert.deepEqual(replay.skippedSessions.map((s) => s.reason).sort(), ['dialect', 'gap', 'unmatched']);
+    assert.deepEqual(
+      replay.plays.map((p) => p.session),
+      twoTurns.map((s) => s.session),
+      'each played session names the recorded one it plays',
+    );
+    assert.match(renderSummary(report), /chunks, pace and turns as recorded/);
     const [level] = report.benchmarks;
     assert.equal(level!.profile.kind, 'replay');
     const played = [...level!.sessions].sort((a, b) => a.timeline.plannedStartMs - b.timeline.plannedStartMs);
@@ -119,6 +126,16 @@ describe('voxbench replay', () => {
         assert.ok(Math.abs(t.cadenceMs - r.cadenceMs) <= CADENCE_SLACK_MS, `input ${k}: cadence ${t.cadenceMs} ms, recorded ${r.cadenceMs} ms`);
         assert.equal(t.commits, 1);
       });
+      // The settings change comes as long after the first frame as it did in the recording.
+      const firstFrame = (x: { t: number; kind: string }[]) => x.find((f) => f.kind === 'audio')!.t;
+      const update = s.timeline.sent.find((f) => f.control === 'session_update');
+      assert.ok(update, `session ${i} replays its session.update`);
+      const recordedAfter = twoTurns[i]!.updatesMs[0]! - recorded[0]!.firstMs;
+      const replayedAfter = update.t - firstFrame(s.timeline.sent);
+      assert.ok(
+        Math.abs(replayedAfter - recordedAfter) <= 2 * CADENCE_SLACK_MS,
+        `update ${replayedAfter} ms after the first frame, recorded ${recordedAfter} ms`,
+      );
     });
     const summary = renderSummary(report);
     assert.match(

@@ -45,6 +45,8 @@ export interface ReplayedSession {
   cadenceMs?: number;
   /** Pause before each input after the first, as streamed silence, ms. */
   pausesMs: number[];
+  /** The recorded mid-stream settings change (the first, where there were several): ms after its first frame. */
+  updateAfterMs?: number;
 }
 
 export type SkipReason = 'dialect' | 'unmatched' | 'gap';
@@ -103,6 +105,7 @@ export function planReplay(sessions: readonly ShapeSession[], task: Task, candid
         sampleIds,
         ...(audio ? { chunkMs: audio.chunkMs, cadenceMs: audio.cadenceMs } : {}),
         pausesMs: shape.inputs.slice(1).map(pauseOf),
+        ...(first && shape.updatesMs.length > 0 ? { updateAfterMs: Math.max(0, shape.updatesMs[0]! - first.firstMs) } : {}),
       });
     }
   }

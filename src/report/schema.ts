@@ -105,6 +105,8 @@ export interface ReplayConfig {
   played: number;
   skipped: Record<SkipReason, number>;
   skippedSessions: ReplaySkip[];
+  /** Session i of the level plays recorded session `plays[i].session` (copy `copy` of its `scale`), with these samples. */
+  plays: Array<{ session: number; copy: number; sampleIds: string[] }>;
   /** The recorded traffic's figures by task, from the shape's header. */
   recordedFigures?: Record<string, RecordedFigures>;
 }

@@ -62,6 +62,7 @@ export function replayOf(options: RunOptions, settings: Settings, dataset: RunDa
       played: plan.sessions.length,
       skipped,
       skippedSessions: plan.skipped,
+      plays: plan.sessions.map(({ session, copy, sampleIds }) => ({ session, copy, sampleIds })),
       ...(given.header.recorded ? { recordedFigures: given.header.recorded } : {}),
     },
   };

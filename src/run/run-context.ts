@@ -200,7 +200,7 @@ async function webSocketSessions(
         plannedStartMs,
         ...(gate ? { gate } : {}),
         idleMs: settings.idleMs,
-        ...(settings.updateAtMs !== undefined ? { updateAtMs: settings.updateAtMs } : {}),
+        ...updateOf(session ? replayed!.updateAtMsOf(session) : settings.updateAtMs),
         ackWindowMs: settings.ackWindowMs,
         maskFrames: settings.maskFrames,
         waitForAnswer: settings.waitForAnswer,
@@ -225,7 +225,12 @@ async function replayTurns(
   dataset: RunDataset,
   dialect: WebSocketDialect,
   settings: Settings,
-): Promise<{ inputsOf(session: ReplayedSession): Array<PreparedTurn | PreparedText>; paceOf(session: ReplayedSession): Pace }> {
+): Promise<{
+  inputsOf(session: ReplayedSession): Array<PreparedTurn | PreparedText>;
+  paceOf(session: ReplayedSession): Pace;
+  /** Its recorded settings change as the runner times one: ms of audio into the stream (wall time after the first frame, at its pace). */
+  updateAtMsOf(session: ReplayedSession): number | undefined;
+}> {
   const byId = new Map<string, Sample | TextSample>(dataset.samples.map((s) => [s.id, s]));
   const turns = new Map<string, PreparedTurn | PreparedText>();
   const chunkOf = (session: ReplayedSession): number => Math.max(1, Math.round(session.chunkMs ?? settings.chunkMs));
@@ -244,14 +249,21 @@ async function replayTurns(
       }
     }
   }
+  const paceOf = (session: ReplayedSession): Pace =>
+    settings.pace.kind === 'none' || !session.cadenceMs || !session.chunkMs
+      ? settings.pace
+      : { kind: 'realtime', speed: cadenceSpeed(session.chunkMs, session.cadenceMs) };
   return {
+    paceOf,
+    updateAtMsOf: (session) => {
+      const pace = paceOf(session);
+      return session.updateAfterMs === undefined ? undefined : session.updateAfterMs * (pace.kind === 'realtime' ? pace.speed : 1);
+    },
     inputsOf: (session) => session.sampleIds.map((id, k) => turns.get(keyOf(id, chunkOf(session), k === 0 ? 'first' : (session.pausesMs[k - 1] ?? 0)))!),
-    paceOf: (session) =>
-      settings.pace.kind === 'none' || !session.cadenceMs || !session.chunkMs
-        ? settings.pace
-        : { kind: 'realtime', speed: cadenceSpeed(session.chunkMs, session.cadenceMs) },
   };
 }
+
+const updateOf = (updateAtMs: number | undefined): { updateAtMs?: number } => (updateAtMs === undefined ? {} : { updateAtMs });
 
 /** A recorded cadence as a pace: real time when within 5% of it (a timer's jitter), else the speed it was sent at. */
 function cadenceSpeed(chunkMs: number, cadenceMs: number): number {
