@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import WebSocket from 'ws';
@@ -143,6 +143,29 @@ describe('voxbench replay', () => {
       /6 recorded sessions, 3 played at 2x; 3 not played: 1 another task than the target's dialect, 1 without matching corpus audio, 1 recorded with a gap/,
     );
     assert.match(summary, /p95, replay 2x: connect_ms \d+(\.\d)? ms recorded, \d+(\.\d)? ms replayed/);
+  });
+
+  it('bad input gets a one-line error naming the file or flag and what to do', async () => {
+    const dir = await tempDir();
+    const notShape = join(dir, 'not-a-shape.jsonl');
+    await writeFile(notShape, '{"schema":"voxbench.report"}\n');
+    // A proxy that saw no traffic leaves a report of nothing.
+    const quiet = join(dir, 'quiet');
+    await (await startProxy({ listen: { host: '127.0.0.1', port: 0 }, upstream: 'ws://127.0.0.1:9', outputDir: quiet })).close();
+    const cases: Array<[string[], RegExp]> = [
+      [['run', '--replay', notShape], /not-a-shape\.jsonl is not a traffic shape .*voxbench replay extract/],
+      [['run', '--replay', join(dir, 'missing.jsonl')], /--replay .*missing\.jsonl: cannot read the file \(ENOENT\)/],
+      [['run', '--speed', '2'], /--speed plays a recorded shape: it needs --replay/],
+      [['run', '--replay', notShape, '--concurrency', '4'], /--replay is the load: leave out --concurrency/],
+      [['replay', 'extract', quiet, '--output', join(dir, 'shape.jsonl')], /quiet holds no sessions: nothing was recorded there/],
+      [['replay', 'extract', join(dir, 'nowhere'), '--output', join(dir, 'shape.jsonl')], /nowhere.*cannot read the report \(ENOENT\)/],
+    ];
+    for (const [args, message] of cases) {
+      const { code, stderr } = await runNode([CLI, ...args]);
+      assert.equal(code, 2, `${args.join(' ')}: ${stderr}`);
+      assert.match(stderr, message);
+      assert.equal(stderr.trim().split('\n').length, 1, stderr);
+    }
   });
 
   it('the same seed fills inputs the same way; --scale spreads copies over the gap to the next arrival; --window keeps the sessions that started in it', () => {
