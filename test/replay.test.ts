@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { planReplay, type ReplayOptions } from '../src/load/replay.js';
-import { parseShape, type ShapeSession } from '../src/load/traffic-shape.js';
+import { parseShape, SHAPE_FORMAT, SHAPE_VERSION, shapeText, type ShapeSession } from '../src/load/traffic-shape.js';
 import { startProxy } from '../src/proxy/proxy.js';
 import { renderSummary } from '../src/report/console.js';
 import type { ReportSession } from '../src/report/schema.js';
@@ -149,6 +149,14 @@ describe('voxbench replay', () => {
     const dir = await tempDir();
     const notShape = join(dir, 'not-a-shape.jsonl');
     await writeFile(notShape, '{"schema":"voxbench.report"}\n');
+    const ttsOnly = join(dir, 'tts-only.jsonl');
+    await writeFile(
+      ttsOnly,
+      shapeText(
+        { format: SHAPE_FORMAT, version: SHAPE_VERSION, source: { kind: 'proxy', file: 'x', startedAt: '' }, sessions: 1, spanMs: 0, keepText: false },
+        [{ session: 0, startMs: 0, task: 'tts', turnDetection: 'client', outcome: 'completed', inputs: [], updatesMs: [], bargeIns: 0, durationMs: 0 }],
+      ),
+    );
     // A proxy that saw no traffic leaves a report of nothing.
     const quiet = join(dir, 'quiet');
     await (await startProxy({ listen: { host: '127.0.0.1', port: 0 }, upstream: 'ws://127.0.0.1:9', outputDir: quiet })).close();
@@ -156,6 +164,8 @@ describe('voxbench replay', () => {
       [['run', '--replay', notShape], /not-a-shape\.jsonl is not a traffic shape .*voxbench replay extract/],
       [['run', '--replay', join(dir, 'missing.jsonl')], /--replay .*missing\.jsonl: cannot read the file \(ENOENT\)/],
       [['run', '--speed', '2'], /--speed plays a recorded shape: it needs --replay/],
+      [['run', '--replay', ttsOnly, '--window', '10s+1m'], /tts-only\.jsonl in the window 10s-70s holds none of the shape's 1 recorded sessions/],
+      [['run', '--replay', ttsOnly], /tts-only\.jsonl: none of its 1 recorded sessions can be played \(1 dialect\)/],
       [['run', '--replay', notShape, '--concurrency', '4'], /--replay is the load: leave out --concurrency/],
       [['replay', 'extract', quiet, '--output', join(dir, 'shape.jsonl')], /quiet holds no sessions: nothing was recorded there/],
       [['replay', 'extract', join(dir, 'nowhere'), '--output', join(dir, 'shape.jsonl')], /nowhere.*cannot read the report \(ENOENT\)/],

@@ -4,9 +4,18 @@ import type { Settings } from '../config/settings.js';
 import { option, optionsError } from '../config/errors.js';
 import { DIALECTS } from '../dialects/index.js';
 import type { LoadProfile } from '../load/profiles.js';
-import { planReplay, replayLabel, type Candidate, type ReplayedSession, type ReplayOptions, type SkipReason } from '../load/replay.js';
+import { planReplay, replayLabel, type Candidate, type ReplayedSession, type ReplayOptions, type ReplaySkip, type SkipReason } from '../load/replay.js';
 import type { ReplayConfig } from '../report/schema.js';
 import type { RunDataset } from './run-context.js';
+
+const seconds = (ms: number): string => (Number.isFinite(ms) ? `${Math.round(ms / 100) / 10}s` : 'end');
+
+/** Skips by reason, e.g. `2 dialect, 1 gap`. */
+function skipText(skips: readonly ReplaySkip[]): string {
+  const counts = new Map<string, number>();
+  for (const { reason } of skips) counts.set(reason, (counts.get(reason) ?? 0) + 1);
+  return [...counts].map(([reason, n]) => `${n} ${reason}`).join(', ');
+}
 
 export interface RunReplay {
   profile: Extract<LoadProfile, { kind: 'replay' }>;
@@ -43,6 +52,11 @@ export function replayOf(options: RunOptions, settings: Settings, dataset: RunDa
       : { id: s.id, size: audioSeconds(s.audio) * 1000, ...(s.language ? { language: s.language } : {}) },
   );
   const plan = planReplay(given.sessions, DIALECTS[settings.protocol], candidates, replayOptions);
+  const where = `${given.file}${replayOptions.window ? ` in the window ${seconds(replayOptions.window.fromMs)}-${seconds(replayOptions.window.toMs)}` : ''}`;
+  if (plan.recorded === 0)
+    throw optionsError`${REPLAY} ${where} holds none of the shape's ${given.sessions.length} recorded sessions: choose a ${option('replay.window')} where sessions started`;
+  if (plan.sessions.length === 0)
+    throw optionsError`${REPLAY} ${where}: none of its ${plan.recorded} recorded sessions can be played (${skipText(plan.skipped)}); see docs/replay.md`;
   const skipped: Record<SkipReason, number> = { dialect: 0, unmatched: 0, gap: 0 };
   for (const skip of plan.skipped) skipped[skip.reason]++;
   const label = replayLabel(replayOptions);
