@@ -137,6 +137,33 @@ describe('voxbench replay', () => {
         `update ${replayedAfter} ms after the first frame, recorded ${recordedAfter} ms`,
       );
     });
+    // Two windows, a level each: the first holds the first arrival (and every skipped session), the second the other two.
+    const split = twoTurns[1]!.startMs;
+    const windowed = await run({
+      replay: {
+        file: shapeFile,
+        ...shape,
+        speed: 4,
+        windows: [
+          { fromMs: 0, toMs: split },
+          { fromMs: split, toMs: Infinity },
+        ],
+      },
+    });
+    assert.deepEqual(
+      windowed.report.benchmarks.map((b) => [b.label, b.sessions.map((x) => x.index).sort()]),
+      [
+        [`replay 0s-${Math.round(split / 100) / 10}s 4x`, [0]],
+        [`replay ${Math.round(split / 100) / 10}s-end 4x`, [1, 2]],
+      ],
+    );
+    const plays = windowed.report.config.replay!.plays;
+    assert.deepEqual(
+      plays.map((p) => p.session),
+      twoTurns.map((x) => x.session),
+      "a session's index names the recorded session it plays, across levels",
+    );
+    assert.ok(windowed.report.config.replay!.skippedSessions.every((x) => x.level === windowed.report.benchmarks[0]!.label));
     const summary = renderSummary(report);
     assert.match(
       summary,

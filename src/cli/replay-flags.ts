@@ -21,7 +21,10 @@ export function addReplayFlags<C extends CommandUnknownOpts>(command: C): C {
     )
     .addOption(new Option('--scale <n>', 'replay: sessions played per recorded one, spread over the gap to the next arrival').argParser(positiveInt).default(1))
     .addOption(
-      new Option('--window <[from+]length>', 'replay: the part of the recording played, e.g. 10m (its first ten minutes) or 1h+10m').argParser(replayWindow),
+      new Option(
+        '--window <[from+]length,...>',
+        'replay: the parts of the recording played, a level each, e.g. 10m (its first ten minutes), 1h+10m, or 0+10m,10m+10m (two levels)',
+      ).argParser(replayWindows),
     );
   return command;
 }
@@ -32,7 +35,7 @@ export function replayOptionsOf(
   profile: string | undefined,
   loadFlags: ReadonlySet<string>,
 ): Pick<RunOptions, 'replay'> | undefined {
-  const opts = command.opts() as { replay?: string; speed: number; scale: number; window?: { fromMs: number; toMs: number }; seed: number };
+  const opts = command.opts() as { replay?: string; speed: number; scale: number; window?: Array<{ fromMs: number; toMs: number }>; seed: number };
   const file = opts.replay;
   if (file === undefined) {
     for (const flag of ['speed', 'scale', 'window'])
@@ -51,12 +54,14 @@ export function replayOptionsOf(
     throw new UsageError(`--replay ${file}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
   }
   const shape = parseShape(text, file);
-  return { replay: { file, ...shape, speed: opts.speed, scale: opts.scale, seed: opts.seed, ...(opts.window ? { window: opts.window } : {}) } };
+  return { replay: { file, ...shape, speed: opts.speed, scale: opts.scale, seed: opts.seed, ...(opts.window ? { windows: opts.window } : {}) } };
 }
 
-/** `10m` (from the start) or `1h+10m` (from an hour in), as ms on the recording's clock. */
-function replayWindow(value: string): { fromMs: number; toMs: number } {
-  const [first, second] = value.split('+');
-  const fromMs = second === undefined ? 0 : durationSeconds(first!) * 1000;
-  return { fromMs, toMs: fromMs + seconds(second ?? first!) * 1000 };
+/** `10m` (from the start) or `1h+10m` (from an hour in), comma-separated, as ms on the recording's clock. */
+function replayWindows(value: string): Array<{ fromMs: number; toMs: number }> {
+  return value.split(',').map((window) => {
+    const [first, second] = window.split('+');
+    const fromMs = second === undefined ? 0 : durationSeconds(first!) * 1000;
+    return { fromMs, toMs: fromMs + seconds(second ?? first!) * 1000 };
+  });
 }

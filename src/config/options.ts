@@ -63,8 +63,10 @@ export interface RunOptions {
   profile?: LoadProfile;
   /** Instead: one `concurrent` benchmark per level, in order. */
   sweep?: number[];
-  /** Instead: recorded traffic replayed (docs/replay.md): a traffic shape read from `file`, at a speed and scale, in a window of it. */
-  replay?: { file: string; header: ShapeHeader; sessions: ShapeSession[] } & Partial<ReplayOptions>;
+  /** Instead: recorded traffic replayed (docs/replay.md): a traffic shape read from `file`, at a speed and scale, in windows of it (a level each). */
+  replay?: { file: string; header: ShapeHeader; sessions: ShapeSession[]; windows?: Array<NonNullable<ReplayOptions['window']>> } & Partial<
+    Omit<ReplayOptions, 'window'>
+  >;
   /** Instead: search the largest level at which every SLO holds (needs `slos`). */
   capacity?: CapacityOptions;
   /** Sessions per benchmark; default enough to stream every sample once (at least one per lane). */

@@ -23,8 +23,8 @@ export type LoadProfile =
   | { kind: 'constant'; rate: number; maxOpen?: number }
   | { kind: 'poisson'; rate: number; maxOpen?: number; seed: number }
   | { kind: 'stages'; stages: LoadStage[] }
-  /** Recorded traffic replayed (replay.ts): each session's start, ms from the level's start, as planned from a traffic shape. */
-  | { kind: 'replay'; label: string; arrivals: number[]; maxOpen?: number }
+  /** Recorded traffic replayed (replay.ts): each session's start, ms from the level's start, as planned from a traffic shape; its sessions are the run's `first` onwards. */
+  | { kind: 'replay'; label: string; first: number; arrivals: number[]; maxOpen?: number }
   | { kind: 'rate-stages'; stages: LoadStage[]; maxOpen?: number; seed?: number };
 
 export type OpenLoopProfile = Extract<LoadProfile, { kind: 'constant' | 'poisson' | 'rate-stages' | 'replay' }>;

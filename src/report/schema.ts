@@ -98,15 +98,15 @@ export interface ReplayConfig {
   speed: number;
   scale: number;
   seed: number;
-  /** The part of the recording replayed, ms on its clock (toMs null: to its end); null for all of it. */
-  window: { fromMs: number; toMs: number | null } | null;
+  /** The parts of the recording replayed, a level each, ms on its clock (toMs null: to its end); null for all of it. */
+  windows: Array<{ fromMs: number; toMs: number | null }> | null;
   /** Recorded sessions in the window, and sessions played (scale copies of each playable one). */
   recorded: number;
   played: number;
   skipped: Record<SkipReason, number>;
-  skippedSessions: ReplaySkip[];
-  /** Session i of the level plays recorded session `plays[i].session` (copy `copy` of its `scale`), with these samples. */
-  plays: Array<{ session: number; copy: number; sampleIds: string[] }>;
+  skippedSessions: Array<ReplaySkip & { level: string }>;
+  /** Session i of the run (its `index`) plays recorded session `plays[i].session` (copy `copy` of its `scale`) in level `level`, with these samples. */
+  plays: Array<{ level: string; session: number; copy: number; sampleIds: string[] }>;
   /** The recorded traffic's figures by task, from the shape's header. */
   recordedFigures?: Record<string, RecordedFigures>;
 }

@@ -334,7 +334,9 @@ export function runLevel(context: RunContext, settings: Settings, target: string
     clock: level.clock,
     ...(level.signal ? { signal: level.signal } : {}),
     ...(level.shard ? { shard: level.shard } : {}),
-    runSession: (index, plannedStartMs, signal, gate) => context.runSession(target, index, plannedStartMs, level.clock, signal, gate),
+    // A replay level's sessions are the run's from its first: their index says which recorded session each plays.
+    runSession: (index, plannedStartMs, signal, gate) =>
+      context.runSession(target, index + (level.profile.kind === 'replay' ? level.profile.first : 0), plannedStartMs, level.clock, signal, gate),
     ...(level.onSessionStart ? { onSessionStart: level.onSessionStart } : {}),
     ...(level.onSessionEnd ? { onSessionEnd: level.onSessionEnd } : {}),
   });

@@ -61,7 +61,7 @@ export async function run(options: RunOptions = {}): Promise<RunResult> {
   const dataset = await loadRunDataset(options);
   // A replay is planned on the corpus: which recorded sessions it can fill, and with what.
   const replay = options.replay ? replayOf(options, resolved, dataset) : undefined;
-  const settings: Settings = replay ? { ...resolved, plan: { kind: 'single', profile: replay.profile } } : resolved;
+  const settings: Settings = replay ? { ...resolved, plan: { kind: 'replay', levels: replay.levels } } : resolved;
   const outputDir = options.outputDir ?? options.resume;
   if (options.resume !== undefined) await checkResumeLog(options.resume);
   if (outputDir === undefined) return runIn(undefined, options, settings, dataset, replay);
@@ -142,7 +142,7 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
     if (settings.workers > 1) pool = await WorkerPool.start(settings.workers, atCommit(options, dataset), target, clock);
     const benchmarks: Benchmark[] = [];
     const { plan } = settings;
-    const levelCount = plan.kind === 'sweep' ? plan.levels.length : plan.kind === 'single' ? 1 : undefined;
+    const levelCount = plan.kind === 'sweep' || plan.kind === 'replay' ? plan.levels.length : plan.kind === 'single' ? 1 : undefined;
     const runBenchmark = async (profile: LoadProfile): Promise<Benchmark> => {
       const label = profileLabel(profile);
       const startedAt = clock.wallStart.toISOString();
@@ -196,7 +196,12 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
     // A level that found the target unreachable ends the run: every later level would too.
     const stopped = (): boolean => options.signal?.aborted === true || benchmarks.some((b) => b.stoppedBy === 'unreachable');
     if (plan.kind === 'single') await runBenchmark(plan.profile);
-    else if (plan.kind === 'sweep') {
+    else if (plan.kind === 'replay') {
+      for (const profile of plan.levels) {
+        if (stopped()) break;
+        await runBenchmark(profile);
+      }
+    } else if (plan.kind === 'sweep') {
       for (const level of plan.levels) {
         if (stopped()) break;
         await runBenchmark(profileAt(plan, level));

@@ -85,6 +85,8 @@ function describePlan(plan: LoadPlan, axis: LoadAxis): string {
   switch (plan.kind) {
     case 'single':
       return describeProfile(plan.profile);
+    case 'replay':
+      return plan.levels.map(describeProfile).join('; ');
     case 'sweep':
       return `sweep over ${plan.levels.map(formatPlain).join(', ')} ${axis.noun}`;
     case 'capacity':
