@@ -42,6 +42,7 @@ describe('voxbench replay', () => {
     const proxy = await startProxy({ listen: { host: '127.0.0.1', port: 0 }, upstream: origin(server.url), outputDir: observed });
     // Mixed traffic: transcription arriving at 2/s with two turns each, sent at twice real time (a 50 ms cadence of 100 ms chunks);
     // one transcription whose audio no sample matches (2 s of lead-in); one speech generation; and one connection cut when the proxy stops (a gap).
+    const tts = { protocol: 'vllm-omni-speech-ws', model: DEFAULT_MODELS['vllm-omni-speech-ws'] } as const;
     const stt = { target: `${proxy.url}/v1/realtime`, model: DEFAULT_MODEL, pace: { kind: 'realtime', speed: 2 } as const };
     const cut = new WebSocket(`${proxy.url}/v1/realtime`);
     await new Promise((resolve) => cut.once('open', resolve));
@@ -49,7 +50,7 @@ describe('voxbench replay', () => {
     await Promise.all([
       run({ ...stt, profile: { kind: 'constant', rate: 2 }, maxSessions: 3, turnsPerSession: 2, updateAtMs: 1000 }),
       run({ ...stt, maxSessions: 1, padding: { leadMs: 2000 } }),
-      run({ target: `${proxy.url}/`, protocol: 'vllm-omni-speech-ws', model: DEFAULT_MODELS['vllm-omni-speech-ws'], maxSessions: 1 }),
+      run({ ...tts, target: `${proxy.url}/`, maxSessions: 1, textDelivery: { kind: 'stream', tokensPerS: 20, firstTokenMs: 0 } }),
     ]);
     await proxy.close();
 
@@ -164,6 +165,15 @@ describe('voxbench replay', () => {
       "a session's index names the recorded session it plays, across levels",
     );
     assert.ok(windowed.report.config.replay!.skippedSessions.every((x) => x.level === windowed.report.benchmarks[0]!.label));
+    // The speech generation session, replayed against a speech server: its prompt streamed at the recorded characters per second.
+    const spoken = await run({ ...tts, replay: { file: shapeFile, ...shape } });
+    assert.deepEqual(spoken.report.config.replay!.skipped, { dialect: 4, unmatched: 0, gap: 1 });
+    const recordedText = byTask('tts')[0]!.inputs[0]!;
+    assert.ok(recordedText.kind === 'text' && recordedText.charsPerS !== null);
+    const textFrames = spoken.report.benchmarks[0]!.sessions[0]!.timeline.sent.filter((f) => f.kind === 'text');
+    const chars = textFrames.reduce((n, f) => n + f.charEnd! - f.charStart!, 0);
+    const rate = (chars * 1000) / (textFrames[textFrames.length - 1]!.t - textFrames[0]!.t);
+    assert.ok(Math.abs(rate - recordedText.charsPerS) <= recordedText.charsPerS * 0.25, `replayed ${rate} chars/s, recorded ${recordedText.charsPerS}`);
     const summary = renderSummary(report);
     assert.match(
       summary,

@@ -45,6 +45,8 @@ export interface ReplayedSession {
   cadenceMs?: number;
   /** Pause before each input after the first, as streamed silence, ms. */
   pausesMs: number[];
+  /** Text inputs: the rate each was sent at, characters per second (null: sent at once). */
+  charsPerS?: Array<number | null>;
   /** The recorded mid-stream settings change (the first, where there were several): ms after its first frame. */
   updateAfterMs?: number;
 }
@@ -105,6 +107,7 @@ export function planReplay(sessions: readonly ShapeSession[], task: Task, candid
         sampleIds,
         ...(audio ? { chunkMs: audio.chunkMs, cadenceMs: audio.cadenceMs } : {}),
         pausesMs: shape.inputs.slice(1).map(pauseOf),
+        ...(first?.kind === 'text' ? { charsPerS: shape.inputs.map((input) => (input.kind === 'text' ? input.charsPerS : null)) } : {}),
         ...(first && shape.updatesMs.length > 0 ? { updateAfterMs: Math.max(0, shape.updatesMs[0]! - first.firstMs) } : {}),
       });
     }

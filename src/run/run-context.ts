@@ -22,7 +22,7 @@ import { httpAgents } from '../session/http-agents.js';
 import { runHttpSession, type PreparedRequest } from '../session/http-runner.js';
 import { warmHttpClient } from '../session/http-warm-up.js';
 import { prepareSample, prepareSilence, type PreparedTurn } from '../session/prepare.js';
-import { prepareText, type PreparedText } from '../session/prepare-text.js';
+import { prepareText, tokens, type PreparedText, type TextDelivery } from '../session/prepare-text.js';
 import { prepareAudioRequest, prepareTextRequest } from '../session/prepare-request.js';
 import type { SessionResult } from '../session/runner.js';
 import type { ReceivedAudio } from '../session/received-audio.js';
@@ -234,14 +234,16 @@ async function replayTurns(
   const byId = new Map<string, Sample | TextSample>(dataset.samples.map((s) => [s.id, s]));
   const turns = new Map<string, PreparedTurn | PreparedText>();
   const chunkOf = (session: ReplayedSession): number => Math.max(1, Math.round(session.chunkMs ?? settings.chunkMs));
-  const keyOf = (id: string, chunkMs: number, gapMs: number | 'first'): string => `${id}|${chunkMs}|${gapMs}`;
+  // A text input's key is its rate: prompts are streamed at the recorded characters per second, as words (the tokens a text stream sends).
+  const keyOf = (session: ReplayedSession, k: number): string =>
+    `${session.sampleIds[k]}|${chunkOf(session)}|${k === 0 ? 'first' : (session.pausesMs[k - 1] ?? 0)}|${session.charsPerS?.[k] ?? ''}`;
   for (const session of replay) {
     for (const [k, id] of session.sampleIds.entries()) {
       const gapMs = k === 0 ? 'first' : (session.pausesMs[k - 1] ?? 0);
-      const key = keyOf(id, chunkOf(session), gapMs);
+      const key = keyOf(session, k);
       if (turns.has(key)) continue;
       const sample = byId.get(id)!;
-      if (sample.kind === 'text') turns.set(key, prepareText(sample, dialect, settings.textDelivery));
+      if (sample.kind === 'text') turns.set(key, prepareText(sample, dialect, textRate(sample, session.charsPerS?.[k], settings.textDelivery)));
       else {
         const padding = { leadMs: 0, trailMs: 0, gapMs: gapMs === 'first' ? 0 : gapMs };
         const both = await prepareSample(labelled(sample, settings), dialect, chunkOf(session), padding, settings.eos);
@@ -259,8 +261,16 @@ async function replayTurns(
       const pace = paceOf(session);
       return session.updateAfterMs === undefined ? undefined : session.updateAfterMs * (pace.kind === 'realtime' ? pace.speed : 1);
     },
-    inputsOf: (session) => session.sampleIds.map((id, k) => turns.get(keyOf(id, chunkOf(session), k === 0 ? 'first' : (session.pausesMs[k - 1] ?? 0)))!),
+    inputsOf: (session) => session.sampleIds.map((_, k) => turns.get(keyOf(session, k))!),
   };
+}
+
+/** A prompt sent at a recorded rate: its words streamed at the characters per second recorded; sent whole when it was. */
+function textRate(sample: TextSample, charsPerS: number | null | undefined, run: TextDelivery): TextDelivery {
+  if (charsPerS === undefined) return run;
+  if (charsPerS === null) return { kind: 'all' };
+  const chars = [...sample.text].length;
+  return { kind: 'stream', tokensPerS: (charsPerS * tokens(sample.text).length) / Math.max(1, chars), firstTokenMs: 0 };
 }
 
 const updateOf = (updateAtMs: number | undefined): { updateAtMs?: number } => (updateAtMs === undefined ? {} : { updateAtMs });
