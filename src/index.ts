@@ -57,6 +57,18 @@ export { renderMarkdown } from './report/markdown.js';
 export { compareReports, renderComparison, type Comparison } from './report/compare.js';
 export { mergeReports } from './report/merge.js';
 export { readReport, recompute } from './report/recompute.js';
+export {
+  extractShape,
+  parseShape,
+  shapeText,
+  ShapeError,
+  SHAPE_FORMAT,
+  SHAPE_VERSION,
+  type ShapeHeader,
+  type ShapeSession,
+  type ShapeInput,
+} from './load/traffic-shape.js';
+export { planReplay, type Replay, type ReplayOptions, type ReplayedSession, type ReplaySkip } from './load/replay.js';
 export { loadDataset, type DatasetOptions } from './data/load.js';
 export type { HubOptions } from './data/hub/source.js';
 export { inspectDataset } from './data/inspect.js';

@@ -10,6 +10,7 @@ import { METRICS } from '../src/metrics/catalog.js';
 import { cacheCommand } from '../src/cli/cache-command.js';
 import { datasetCommand } from '../src/cli/dataset-command.js';
 import { proxyCommand } from '../src/cli/proxy-command.js';
+import { replayCommand } from '../src/cli/replay-command.js';
 import { reportCommand } from '../src/cli/report-command.js';
 import { runCommand } from '../src/cli/run-command.js';
 import { serveCommand } from '../src/cli/serve-command.js';
@@ -27,7 +28,7 @@ const reference = await Promise.all(
 const guideText = guides.map((g) => g.text).join('\n');
 
 const COMMANDS: Record<string, CommandUnknownOpts> = {};
-for (const command of [runCommand, serveCommand, proxyCommand, reportCommand, datasetCommand, cacheCommand] as CommandUnknownOpts[]) {
+for (const command of [runCommand, serveCommand, proxyCommand, replayCommand, reportCommand, datasetCommand, cacheCommand] as CommandUnknownOpts[]) {
   COMMANDS[command.name()] = command;
   for (const sub of command.commands) COMMANDS[`${command.name()} ${sub.name()}`] = sub;
 }

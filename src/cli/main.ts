@@ -6,6 +6,7 @@ import { flagMessage } from './option-flags.js';
 import { DatasetError } from '../data/errors.js';
 import { printable } from '../util/printable.js';
 import { ReportError } from '../report/recompute.js';
+import { ShapeError } from '../load/traffic-shape.js';
 import { DamagedLogError, SessionLogError } from '../report/session-log.js';
 import { EXIT } from '../run/run-outcome.js';
 import { describeMetrics } from '../metrics/catalog.js';
@@ -16,6 +17,7 @@ import { outliveClosedOutput } from './closed-output.js';
 import { datasetCommand } from './dataset-command.js';
 import { formatItem, optionDescription, padWidth } from './help.js';
 import { proxyCommand } from './proxy-command.js';
+import { replayCommand } from './replay-command.js';
 import { reportCommand } from './report-command.js';
 import { runCommand } from './run-command.js';
 import { serveCommand } from './serve-command.js';
@@ -41,7 +43,7 @@ const program = conventions(new Command())
   .description('Benchmark realtime speech servers over WebSockets the way live applications use them.')
   .version(VERSION);
 // addCommand does not copy settings to a command built on its own, so each gets them too.
-for (const command of [runCommand, serveCommand, proxyCommand, reportCommand, datasetCommand, cacheCommand, metricsCommand])
+for (const command of [runCommand, serveCommand, proxyCommand, replayCommand, reportCommand, datasetCommand, cacheCommand, metricsCommand])
   program.addCommand(conventions(command));
 
 /** One line on stderr: messages quote flags, file names and file contents, which may hold newlines or escapes. */
@@ -52,7 +54,7 @@ try {
   await program.parseAsync();
 } catch (err) {
   const message = err instanceof OptionsError ? flagMessage(err) : (err as Error).message;
-  if (err instanceof UsageError || err instanceof DatasetError || err instanceof ReportError || err instanceof DamagedLogError) {
+  if (err instanceof UsageError || err instanceof DatasetError || err instanceof ReportError || err instanceof DamagedLogError || err instanceof ShapeError) {
     fail(`error: ${message}`);
     process.exitCode = EXIT.usage;
   } else if (err instanceof SessionLogError) {

@@ -17,6 +17,7 @@ import { TASKS, type Task } from '../timeline/types.js';
 import { cacheCommand } from './cache-command.js';
 import { datasetCommand } from './dataset-command.js';
 import { proxyCommand } from './proxy-command.js';
+import { replayCommand } from './replay-command.js';
 import { reportCommand } from './report-command.js';
 import { runCommand } from './run-command.js';
 import { serveCommand } from './serve-command.js';
@@ -89,7 +90,7 @@ function commandSections(): string[] {
       );
     for (const sub of command.commands) visit(sub, [...path, sub.name()]);
   };
-  for (const command of [runCommand, serveCommand, proxyCommand, reportCommand, datasetCommand, cacheCommand] as CommandUnknownOpts[])
+  for (const command of [runCommand, serveCommand, proxyCommand, replayCommand, reportCommand, datasetCommand, cacheCommand] as CommandUnknownOpts[])
     visit(command, [command.name()]);
   return sections;
 }

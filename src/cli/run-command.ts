@@ -30,6 +30,7 @@ import { VLLM_OMNI_DUPLEX } from '../dialects/vllm-omni-duplex/spec.js';
 import { parsePace } from '../session/pace.js';
 import { DEFAULT_TIMEOUTS } from '../session/runner.js';
 import { addColdGapFlag, coldGapOf } from './cold-gap-flag.js';
+import { addReplayFlags, replayOptionsOf } from './replay-flags.js';
 import { addDiarizationFlags, diarizationOptionsFromFlags } from './diarization-flags.js';
 import { addSessionCapFlags, sessionCapsFromFlags, type SessionCapFlags } from './session-cap-flags.js';
 import { addScrapeFlags, scrapeOptionsFromFlags, type ScrapeFlags } from './scrape-flags.js';
@@ -171,7 +172,7 @@ export const runCommand = new Command('run')
     stageList,
   )
   .option('--max-open <n>', 'open loop: cap on open sessions; a session that finds it reached waits, and the hit is counted', int)
-  .option('--seed <n>', 'seed of the Poisson arrival process', int, 1)
+  .option('--seed <n>', 'seed of the Poisson arrival process, and of which samples a replay fills its inputs with', int, 1)
   .option(
     '--ramp-up-s <s>',
     'spread lane starts, connects included (closed loop; default: every lane connects first, then streams at its phase of one chunk period, so deadlines never coincide) or ramp the arrival rate up (open loop) over this long',
@@ -306,7 +307,9 @@ export const runCommand = new Command('run')
     if (!pace) throw new UsageError(`--pace takes realtime, Nx (e.g. 2x) or none, got "${opts.pace}"`);
     const givenFlag = (flag: string): boolean => ['cli', 'config'].includes(runCommand.getOptionValueSource(flag) ?? '');
     const given = new Set((['concurrency', 'rate', 'maxOpen', 'seed', 'stages', 'rateStages'] as const).filter(givenFlag));
-    const load = loadOptions({ ...opts, seedGiven: given.has('seed'), profile: profileOfFlags(opts.profile, given, opts.concurrency.length, opts.capacityBy) });
+    const replay = replayOptionsOf(runCommand, opts.profile, given);
+    const load =
+      replay ?? loadOptions({ ...opts, seedGiven: given.has('seed'), profile: profileOfFlags(opts.profile, given, opts.concurrency.length, opts.capacityBy) });
     const turnDetection: OpenAITurnDetection =
       opts.turnDetection === 'server_vad'
         ? { type: 'server_vad', threshold: opts.vadThreshold, prefixPaddingMs: opts.vadPrefixPaddingMs, silenceDurationMs: opts.vadSilenceMs }
@@ -483,6 +486,7 @@ export const runCommand = new Command('run')
 addDatasetFlags(runCommand);
 addSessionCapFlags(runCommand);
 addColdGapFlag(runCommand);
+addReplayFlags(runCommand);
 addScrapeFlags(runCommand);
 addDiarizationFlags(runCommand);
 groupOptions(runCommand, RUN_HELP_GROUPS);

@@ -45,7 +45,7 @@ export function resolvePlan(options: RunOptions): LoadPlan {
   const profile = options.profile ?? { kind: 'synchronous' };
   if (profile.kind === 'concurrent') positive(option('profile.concurrency'), profile.concurrency, true);
   if (isStaged(profile)) checkStages(profile, options);
-  else if (isOpenLoop(profile)) positive(option('profile.rate'), profile.rate, false);
+  else if (isOpenLoop(profile) && profile.kind !== 'replay') positive(option('profile.rate'), profile.rate, false);
   if (isOpenLoop(profile) && profile.maxOpen !== undefined) positive(option('profile.maxOpen'), profile.maxOpen, true);
   return { kind: 'single', profile };
 }

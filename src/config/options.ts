@@ -6,6 +6,8 @@ import type { TranscriptionOptions } from '../dialects/transcriptions/client.js'
 import type { DatasetOptions } from '../data/load.js';
 import type { ErrorRateStop } from '../load/error-stop.js';
 import type { LoadProfile } from '../load/profiles.js';
+import type { ReplayOptions } from '../load/replay.js';
+import type { ShapeHeader, ShapeSession } from '../load/traffic-shape.js';
 import type { MeasurementWindow } from '../metrics/window.js';
 import type { Pricing } from '../metrics/cost.js';
 import type { OutputFormat } from '../report/outputs.js';
@@ -61,6 +63,10 @@ export interface RunOptions {
   profile?: LoadProfile;
   /** Instead: one `concurrent` benchmark per level, in order. */
   sweep?: number[];
+  /** Instead: recorded traffic replayed (docs/replay.md): a traffic shape read from `file`, at a speed and scale, in windows of it (a level each). */
+  replay?: { file: string; header: ShapeHeader; sessions: ShapeSession[]; windows?: Array<NonNullable<ReplayOptions['window']>> } & Partial<
+    Omit<ReplayOptions, 'window'>
+  >;
   /** Instead: search the largest level at which every SLO holds (needs `slos`). */
   capacity?: CapacityOptions;
   /** Sessions per benchmark; default enough to stream every sample once (at least one per lane). */

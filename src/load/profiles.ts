@@ -23,15 +23,18 @@ export type LoadProfile =
   | { kind: 'constant'; rate: number; maxOpen?: number }
   | { kind: 'poisson'; rate: number; maxOpen?: number; seed: number }
   | { kind: 'stages'; stages: LoadStage[] }
+  /** Recorded traffic replayed (replay.ts): each session's start, ms from the level's start, as planned from a traffic shape; its sessions are the run's `first` onwards. */
+  | { kind: 'replay'; label: string; first: number; arrivals: number[]; maxOpen?: number }
   | { kind: 'rate-stages'; stages: LoadStage[]; maxOpen?: number; seed?: number };
 
-export type OpenLoopProfile = Extract<LoadProfile, { kind: 'constant' | 'poisson' | 'rate-stages' }>;
+export type OpenLoopProfile = Extract<LoadProfile, { kind: 'constant' | 'poisson' | 'rate-stages' | 'replay' }>;
 export type StagedProfile = Extract<LoadProfile, { kind: 'stages' | 'rate-stages' }>;
 
+/** The kinds a flag or a config file can name (a replay comes from `--replay`). */
 export const PROFILE_KINDS = ['synchronous', 'concurrent', 'constant', 'poisson', 'stages', 'rate-stages'] as const;
 
 export function isOpenLoop(profile: LoadProfile): profile is OpenLoopProfile {
-  return profile.kind === 'constant' || profile.kind === 'poisson' || profile.kind === 'rate-stages';
+  return profile.kind === 'constant' || profile.kind === 'poisson' || profile.kind === 'rate-stages' || profile.kind === 'replay';
 }
 
 export function isStaged(profile: LoadProfile): profile is StagedProfile {
@@ -57,6 +60,8 @@ export function profileLabel(profile: LoadProfile): string {
       return 'synchronous';
     case 'concurrent':
       return `concurrent@${profile.concurrency}`;
+    case 'replay':
+      return profile.label;
     case 'stages':
     case 'rate-stages':
       return `${profile.kind} ${stagesText(profile.stages)}${profile.kind === 'rate-stages' && profile.maxOpen !== undefined ? ` (max ${profile.maxOpen} open)` : ''}`;
@@ -84,6 +89,7 @@ export function laneStarts(laneCount: number, spreadMs: number): number[] {
  * sum through the same Λ⁻¹, which gives a Poisson process with that intensity.
  */
 export function arrivalSchedule(profile: OpenLoopProfile, count: number, rampUpMs: number, untilMs = Infinity): number[] {
+  if (profile.kind === 'replay') return profile.arrivals.slice(0, count).filter((t) => t < untilMs);
   const stages =
     profile.kind === 'rate-stages'
       ? profile.stages

@@ -99,7 +99,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
           if (s.model && (models.has(s.model) || models.size < MODEL_LABELS)) models.set(s.model, (models.get(s.model) ?? 0) + 1);
           const model = !s.model || models.has(s.model) ? s.model : 'other';
           live.sessionEnded(record, { protocol, model }, s.upgraded);
-          log?.append({ level: observedLevel(task), profile: observedProfile(peakOpen[task] ?? 0), startedAt, record });
+          log?.append({ level: observedLevel(task), profile: observedProfile(peakOpen[task] ?? 0), startedAt, record, protocol, ...(model ? { model } : {}) });
           options.onSession?.(record, protocol, model);
         },
       });

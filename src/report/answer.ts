@@ -45,6 +45,8 @@ function levelName(b: Benchmark): string {
       return `up to ${levelText(loadLevel(b.profile), 'concurrency')} (stages)`;
     case 'rate-stages':
       return `up to ${levelText(loadLevel(b.profile), 'rate')} (stages)`;
+    case 'replay':
+      return `recorded traffic replayed (${b.profile.label}, ${levelText(loadLevel(b.profile), 'rate')} on average)`;
     default:
       return levelText(b.profile.rate, 'rate');
   }

@@ -1,3 +1,4 @@
+import { replayLines } from './replay-text.js';
 import type { MetricDescription, Unit } from '../metrics/catalog.js';
 import type { Distribution } from '../metrics/stats.js';
 import { printable } from '../util/printable.js';
@@ -38,6 +39,7 @@ export function renderSummary(report: Report, { definitions = false, statistics 
     `model ${config.model} · ${workloadText(report)}`,
     ...skippedLines(report),
   ];
+  lines.push(...replayLines(report));
   if (report.stoppedBy) lines.push(`run stopped early (${report.stoppedBy}); the figures cover what finished`);
   // A merge of different workloads (--allow-mixed) holds levels of several tasks: each is shown with its own task's metrics, and named.
   const mixed = levelsByTask(report).size > 1;

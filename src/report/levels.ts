@@ -25,9 +25,17 @@ export function loadLevel(profile: LoadProfile): number {
     case 'stages':
     case 'rate-stages':
       return peakTarget(profile.stages);
+    case 'replay':
+      return replayRate(profile.arrivals);
     default:
       return profile.rate;
   }
+}
+
+/** A replay's level: its mean arrival rate, sessions/s over the span of its arrivals (a rate needs two). */
+export function replayRate(arrivals: readonly number[]): number {
+  const span = arrivals.length > 1 ? arrivals[arrivals.length - 1]! - arrivals[0]! : 0;
+  return span > 0 ? ((arrivals.length - 1) * 1000) / span : 0;
 }
 
 export function loadAxis(report: Report): LoadAxis {

@@ -3,6 +3,8 @@ import type { CapacityResult } from '../load/capacity.js';
 import type { LoadPlan } from '../load/plan.js';
 import type { LoadProfile } from '../load/profiles.js';
 import type { MetricDescription } from '../metrics/catalog.js';
+import type { ReplaySkip, SkipReason } from '../load/replay.js';
+import type { RecordedFigures, ShapeHeader } from '../load/traffic-shape.js';
 import type { BenchmarkSummary, SessionMetrics } from '../metrics/compute.js';
 import type { Pricing } from '../metrics/cost.js';
 import type { DiarizationRecord } from '../metrics/diarization/rules.js';
@@ -96,6 +98,26 @@ export interface Environment {
 }
 
 /** The run's settings as used, with secrets redacted. */
+/** A replay of recorded traffic (docs/replay.md): what was played of the shape, what was not and why, and the recording's own figures. */
+export interface ReplayConfig {
+  file: string;
+  source: ShapeHeader['source'];
+  speed: number;
+  scale: number;
+  seed: number;
+  /** The parts of the recording replayed, a level each, ms on its clock (toMs null: to its end); null for all of it. */
+  windows: Array<{ fromMs: number; toMs: number | null }> | null;
+  /** Recorded sessions in the window, and sessions played (scale copies of each playable one). */
+  recorded: number;
+  played: number;
+  skipped: Record<SkipReason, number>;
+  skippedSessions: Array<ReplaySkip & { level: string }>;
+  /** Session i of the run (its `index`) plays recorded session `plays[i].session` (copy `copy` of its `scale`) in level `level`, with these samples. */
+  plays: Array<{ level: string; session: number; copy: number; sampleIds: string[] }>;
+  /** The recorded traffic's figures by task, from the shape's header. */
+  recordedFigures?: Record<string, RecordedFigures>;
+}
+
 export interface RunConfig {
   target: string;
   builtInServer: boolean;
@@ -173,6 +195,8 @@ export interface RunConfig {
   runId?: string;
   /** The share of the run's sessions this report ran (`--shard I/N`, from 0); absent when it ran them all. */
   shard?: { index: number; count: number };
+  /** Set when the load was recorded traffic replayed (`--replay`). */
+  replay?: ReplayConfig;
   /**
    * Speech generation: the voice asked for, how the text was delivered, and the simulated
    * player's buffer; over HTTP the formats asked for; and the after-run check (sessions

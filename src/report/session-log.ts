@@ -22,6 +22,9 @@ export interface LoggedSession {
   /** The start of the run that measured it: its times are on that run's clock. */
   startedAt: string;
   record: SessionRecord;
+  /** Observed traffic (the proxy's log): the dialect the session was metered with, and the model it named, which a run's log has once in its report. */
+  protocol?: string;
+  model?: string;
 }
 
 /** The longest one macrotask serializes log lines before yielding (less where the gap before the next deadline is shorter). */

@@ -33,5 +33,7 @@ export function workloadText(report: Report): string {
     return `${data} · uploaded as ${upload === 'dataset' ? "the dataset's files" : upload} · ${stream ? 'streamed' : responseFormat} answers`;
   }
   const detection = config.turnDetection.type === 'none' ? 'the client commits each turn' : `turn detection ${config.turnDetection.type}`;
+  // A replay sends each session's inputs as recorded: its chunks, cadence and turns are the recording's.
+  if (config.replay) return `${data} · chunks, pace and turns as recorded · ${detection}`;
   return `${data} · chunk ${config.chunkMs} ms · pace ${config.pace} · ${plural(config.turnsPerSession, 'turn')} per session · ${detection}`;
 }

@@ -17,11 +17,13 @@ import { loadTextDataset } from '../data/text.js';
 import { execute, type Execution } from './execute.js';
 import { arrivalSchedule, isOpenLoop, isStaged, lanes, type LoadProfile } from '../load/profiles.js';
 import { valuesNeeded } from '../metrics/slo.js';
+import type { ReplayedSession } from '../load/replay.js';
+import type { Pace } from '../session/pace.js';
 import { httpAgents } from '../session/http-agents.js';
 import { runHttpSession, type PreparedRequest } from '../session/http-runner.js';
 import { warmHttpClient } from '../session/http-warm-up.js';
 import { prepareSample, prepareSilence, type PreparedTurn } from '../session/prepare.js';
-import { prepareText, type PreparedText } from '../session/prepare-text.js';
+import { prepareText, tokens, type PreparedText, type TextDelivery } from '../session/prepare-text.js';
 import { prepareAudioRequest, prepareTextRequest } from '../session/prepare-request.js';
 import type { SessionResult } from '../session/runner.js';
 import type { ReceivedAudio } from '../session/received-audio.js';
@@ -94,14 +96,18 @@ export function builtInWebSocketTarget(settings: Settings, realtimeUrl: string):
   return settings.speaks || descriptorOf(settings.protocol).path !== undefined ? new URL('/', realtimeUrl).toString() : realtimeUrl;
 }
 
-export async function createRunContext(settings: Settings, dataset: RunDataset): Promise<RunContext> {
+/** With `replay`, session i sends what the replay planned for it (its samples, chunk size, cadence and pauses as recorded). */
+export async function createRunContext(settings: Settings, dataset: RunDataset, replay?: readonly ReplayedSession[]): Promise<RunContext> {
   // Speakers are asked for only where there are reference turns to score them against.
   const diarize = dataset.samples.some((s) => s.kind !== 'text' && s.turns !== undefined);
   const dialect = createDialect(settings.protocol, { ...settings.dialect, ...(diarize ? { diarize } : {}) });
   const perSession = settings.turnsPerSession;
-  // Session i sends samples i*T .. i*T+T-1, round robin over the dataset.
+  const byId = new Map<string, Sample | TextSample>(dataset.samples.map((s) => [s.id, s]));
+  // Session i sends samples i*T .. i*T+T-1, round robin over the dataset; a replayed one, the samples matched to its recording.
   const samplesOf = (index: number): Array<Sample | TextSample> =>
-    Array.from({ length: perSession }, (_, k) => dataset.samples[(index * perSession + k) % dataset.samples.length]!);
+    replay
+      ? replay[index]!.sampleIds.map((id) => byId.get(id)!)
+      : Array.from({ length: perSession }, (_, k) => dataset.samples[(index * perSession + k) % dataset.samples.length]!);
   const record = (index: number, samples: Array<Sample | TextSample>, result: SessionResult): SessionRecord => ({
     index,
     sampleIds: samples.map((s) => s.id),
@@ -110,7 +116,8 @@ export async function createRunContext(settings: Settings, dataset: RunDataset):
     // The listener's player, for the playback figures (recomputed with the same buffer later).
     ...(settings.speaks ? { timeline: { ...result.timeline, playbackBufferMs: settings.playbackBufferMs } } : {}),
   });
-  const sessions = dialect.transport === 'websocket' ? await webSocketSessions(settings, dataset, dialect) : await httpSessions(settings, dataset, dialect);
+  const sessions =
+    dialect.transport === 'websocket' ? await webSocketSessions(settings, dataset, dialect, replay) : await httpSessions(settings, dataset, dialect);
   const speaks = isSpeechTask(dialect.task);
   const audio = new WeakMap<SessionRecord, ReceivedAudio>();
   return {
@@ -118,7 +125,7 @@ export async function createRunContext(settings: Settings, dataset: RunDataset):
     runSession: async (target, index, plannedStartMs, clock, signal, gate) => {
       const samples = samplesOf(index);
       const keepAudioBytes = speaks && index < settings.quality.sessions ? settings.quality.keepAudioBytes : 0;
-      const result = await sessions.run(target, samples, plannedStartMs, clock, signal, keepAudioBytes, gate);
+      const result = await sessions.run(target, samples, plannedStartMs, clock, signal, keepAudioBytes, gate, replay?.[index]);
       const done = record(index, samples, { timeline: result.timeline, outcome: withKeyNote(result.outcome, settings.keyNote) });
       if (result.audio) audio.set(done, result.audio);
       return done;
@@ -129,6 +136,8 @@ export async function createRunContext(settings: Settings, dataset: RunDataset):
     // Else enough sessions to send every sample once, and at least one per lane (or ten arrivals), and in a capacity search enough for its SLOs.
     sessionsFor: (profile) => {
       const cap = settings.maxSessions ?? Infinity;
+      if (profile.kind === 'replay')
+        return Math.min(cap, arrivalSchedule(profile, cap, 0, settings.duration === undefined ? Infinity : settings.duration * 1000).length);
       if (isStaged(profile))
         return isOpenLoop(profile) ? arrivalSchedule(profile, cap, 0, settings.duration === undefined ? Infinity : settings.duration * 1000).length : cap;
       if (settings.duration !== undefined) return isOpenLoop(profile) ? arrivalSchedule(profile, cap, settings.rampUpMs, settings.duration * 1000).length : cap;
@@ -166,13 +175,20 @@ interface TransportSessions {
     signal: AbortSignal,
     keepAudioBytes: number,
     gate?: StreamGate,
+    replayed?: ReplayedSession,
   ): Promise<SessionResult>;
   close(): void;
 }
 
 /** Streaming sessions: each sample's audio as turns, the first and the later ones; or each prompt's text. */
-async function webSocketSessions(settings: Settings, dataset: RunDataset, dialect: WebSocketDialect): Promise<TransportSessions> {
+async function webSocketSessions(
+  settings: Settings,
+  dataset: RunDataset,
+  dialect: WebSocketDialect,
+  replay?: readonly ReplayedSession[],
+): Promise<TransportSessions> {
   const prepared = new Map<string, { first: PreparedTurn | PreparedText; later: PreparedTurn | PreparedText }>();
+  const replayed = replay ? await replayTurns(replay, dataset, dialect, settings) : undefined;
   for (const sample of dataset.samples) {
     if (sample.kind === 'text') {
       const text = prepareText(sample, dialect, settings.textDelivery);
@@ -187,19 +203,19 @@ async function webSocketSessions(settings: Settings, dataset: RunDataset, dialec
   const serverAcks: { known?: boolean } = {};
   return {
     close: () => {},
-    run: (target, samples, plannedStartMs, clock, signal, keepAudioBytes, gate) =>
+    run: (target, samples, plannedStartMs, clock, signal, keepAudioBytes, gate, session) =>
       runWebSocketSession({
         keepAudioBytes,
         caps: settings.caps,
         url: target,
         headers: settings.headers,
         dialect,
-        inputs: samples.map((sample, k) => (k === 0 ? prepared.get(sample.id)!.first : prepared.get(sample.id)!.later)),
-        pace: settings.pace,
+        inputs: session ? replayed!.inputsOf(session) : samples.map((sample, k) => (k === 0 ? prepared.get(sample.id)!.first : prepared.get(sample.id)!.later)),
+        pace: session ? replayed!.paceOf(session) : settings.pace,
         plannedStartMs,
         ...(gate ? { gate } : {}),
         idleMs: settings.idleMs,
-        ...(settings.updateAtMs !== undefined ? { updateAtMs: settings.updateAtMs } : {}),
+        ...updateOf(session ? replayed!.updateAtMsOf(session) : settings.updateAtMs),
         ackWindowMs: settings.ackWindowMs,
         maskFrames: settings.maskFrames,
         waitForAnswer: settings.waitForAnswer,
@@ -212,6 +228,72 @@ async function webSocketSessions(settings: Settings, dataset: RunDataset, dialec
         socketOptions: settings.tls,
       }),
   };
+}
+
+/**
+ * A replay's turns: each matched sample prepared with its session's recorded chunk size,
+ * without padding, a later input led by its recorded pause as silence; and each session's
+ * pace, its recorded cadence (a chunk every `cadenceMs`: real time when it equals the chunk).
+ */
+async function replayTurns(
+  replay: readonly ReplayedSession[],
+  dataset: RunDataset,
+  dialect: WebSocketDialect,
+  settings: Settings,
+): Promise<{
+  inputsOf(session: ReplayedSession): Array<PreparedTurn | PreparedText>;
+  paceOf(session: ReplayedSession): Pace;
+  /** Its recorded settings change as the runner times one: ms of audio into the stream (wall time after the first frame, at its pace). */
+  updateAtMsOf(session: ReplayedSession): number | undefined;
+}> {
+  const byId = new Map<string, Sample | TextSample>(dataset.samples.map((s) => [s.id, s]));
+  const turns = new Map<string, PreparedTurn | PreparedText>();
+  const chunkOf = (session: ReplayedSession): number => Math.max(1, Math.round(session.chunkMs ?? settings.chunkMs));
+  // A text input's key is its rate: prompts are streamed at the recorded characters per second, as words (the tokens a text stream sends).
+  const keyOf = (session: ReplayedSession, k: number): string =>
+    `${session.sampleIds[k]}|${chunkOf(session)}|${k === 0 ? 'first' : (session.pausesMs[k - 1] ?? 0)}|${session.charsPerS?.[k] ?? ''}`;
+  for (const session of replay) {
+    for (const [k, id] of session.sampleIds.entries()) {
+      const gapMs = k === 0 ? 'first' : (session.pausesMs[k - 1] ?? 0);
+      const key = keyOf(session, k);
+      if (turns.has(key)) continue;
+      const sample = byId.get(id)!;
+      if (sample.kind === 'text') turns.set(key, prepareText(sample, dialect, textRate(sample, session.charsPerS?.[k], settings.textDelivery)));
+      else {
+        const padding = { leadMs: 0, trailMs: 0, gapMs: gapMs === 'first' ? 0 : gapMs };
+        const both = await prepareSample(labelled(sample, settings), dialect, chunkOf(session), padding, settings.eos);
+        turns.set(key, gapMs === 'first' ? both.first : both.later);
+      }
+    }
+  }
+  const paceOf = (session: ReplayedSession): Pace =>
+    settings.pace.kind === 'none' || !session.cadenceMs || !session.chunkMs
+      ? settings.pace
+      : { kind: 'realtime', speed: cadenceSpeed(session.chunkMs, session.cadenceMs) };
+  return {
+    paceOf,
+    updateAtMsOf: (session) => {
+      const pace = paceOf(session);
+      return session.updateAfterMs === undefined ? undefined : session.updateAfterMs * (pace.kind === 'realtime' ? pace.speed : 1);
+    },
+    inputsOf: (session) => session.sampleIds.map((_, k) => turns.get(keyOf(session, k))!),
+  };
+}
+
+/** A prompt sent at a recorded rate: its words streamed at the characters per second recorded; sent whole when it was. */
+function textRate(sample: TextSample, charsPerS: number | null | undefined, run: TextDelivery): TextDelivery {
+  if (charsPerS === undefined) return run;
+  if (charsPerS === null) return { kind: 'all' };
+  const chars = [...sample.text].length;
+  return { kind: 'stream', tokensPerS: (charsPerS * tokens(sample.text).length) / Math.max(1, chars), firstTokenMs: 0 };
+}
+
+const updateOf = (updateAtMs: number | undefined): { updateAtMs?: number } => (updateAtMs === undefined ? {} : { updateAtMs });
+
+/** A recorded cadence as a pace: real time when within 5% of it (a timer's jitter), else the speed it was sent at. */
+function cadenceSpeed(chunkMs: number, cadenceMs: number): number {
+  const speed = chunkMs / cadenceMs;
+  return Math.abs(speed - 1) < 0.05 ? 1 : Math.round(speed * 100) / 100;
 }
 
 /** Request sessions: one request per sample, over a keep-alive pool shared by the run's sessions, the client's HTTP path warmed. */
@@ -277,7 +359,9 @@ export function runLevel(context: RunContext, settings: Settings, target: string
     clock: level.clock,
     ...(level.signal ? { signal: level.signal } : {}),
     ...(level.shard ? { shard: level.shard } : {}),
-    runSession: (index, plannedStartMs, signal, gate) => context.runSession(target, index, plannedStartMs, level.clock, signal, gate),
+    // A replay level's sessions are the run's from its first: their index says which recorded session each plays.
+    runSession: (index, plannedStartMs, signal, gate) =>
+      context.runSession(target, index + (level.profile.kind === 'replay' ? level.profile.first : 0), plannedStartMs, level.clock, signal, gate),
     ...(level.onSessionStart ? { onSessionStart: level.onSessionStart } : {}),
     ...(level.onSessionEnd ? { onSessionEnd: level.onSessionEnd } : {}),
   });

@@ -27,6 +27,7 @@ import { readReportHeader } from '../report/report-header.js';
 import { REPORT_SCHEMA, REPORT_VERSION, type Benchmark, type Report, type RunConfig } from '../report/schema.js';
 import { onClockOf, resumeSessionLog, SESSION_LOG, SessionLog, SessionLogError, type LoggedSession } from '../report/session-log.js';
 import { checkResumable } from './resume-check.js';
+import { replayOf, type RunReplay } from './replay-plan.js';
 import { scrapeUrlOf } from '../config/scrape-rules.js';
 import { startScraping, type Scraping } from '../scrape/scraper.js';
 import { levelSettings } from '../report/telemetry.js';
@@ -57,14 +58,17 @@ export interface RunResult {
  * session is logged as it ends, so nothing measured is lost to a crash.
  */
 export async function run(options: RunOptions = {}): Promise<RunResult> {
-  const settings = resolveSettings(options);
+  const resolved = resolveSettings(options);
   const dataset = await loadRunDataset(options);
+  // A replay is planned on the corpus: which recorded sessions it can fill, and with what.
+  const replay = options.replay ? replayOf(options, resolved, dataset) : undefined;
+  const settings: Settings = replay ? { ...resolved, plan: { kind: 'replay', levels: replay.levels } } : resolved;
   const outputDir = options.outputDir ?? options.resume;
   if (options.resume !== undefined) await checkResumeLog(options.resume);
-  if (outputDir === undefined) return runIn(undefined, options, settings, dataset);
+  if (outputDir === undefined) return runIn(undefined, options, settings, dataset, replay);
   const release = await lockFolder(outputDir);
   try {
-    return await runIn(outputDir, options, settings, dataset);
+    return await runIn(outputDir, options, settings, dataset, replay);
   } finally {
     await release();
   }
@@ -78,7 +82,7 @@ function atCommit(options: RunOptions, dataset: RunDataset): RunOptions {
 }
 
 /** The run, with its output folder (if any) held by this run alone. */
-async function runIn(outputDir: string | undefined, options: RunOptions, settings: Settings, dataset: RunDataset): Promise<RunResult> {
+async function runIn(outputDir: string | undefined, options: RunOptions, settings: Settings, dataset: RunDataset, replay?: RunReplay): Promise<RunResult> {
   const resumed = options.resume ? finishedSessions(await resumeSessionLog(options.resume)) : new Map<string, Map<number, LoggedSession>>();
   // Opened before the server starts, so a folder that cannot be written leaves nothing running.
   const log = outputDir === undefined ? undefined : await SessionLog.open(outputDir, options.resume !== undefined);
@@ -99,14 +103,14 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
   let written: string | undefined;
   let scraping: Scraping | undefined;
   try {
-    const context = (opened = await createRunContext(settings, dataset));
+    const context = (opened = await createRunContext(settings, dataset, replay?.sessions));
     // The built-in server serves WebSocket and HTTP dialects on one port; a dialect that opens its session over HTTP (an audio channel) is given the origin.
     const origin = context.dialect.transport === 'http' || context.dialect.audioChannel !== undefined;
     const target = options.target ?? (origin ? server!.origin : builtInWebSocketTarget(settings, server!.url));
     const resumedHeader = options.resume === undefined ? undefined : await readReportHeader(join(options.resume, 'report.json'));
     // A resumed run stays the run it continues (which has no id if an older voxbench ran it).
     const runId = options.runId ?? (resumedHeader?.config ? resumedHeader.config.runId : randomUUID());
-    const config = runConfig(options, settings, context, target, server !== undefined, runId);
+    const config = { ...runConfig(options, settings, context, target, server !== undefined, runId), ...(replay ? { replay: replay.config } : {}) };
     const datasetSummary = summarizeDataset(dataset);
     if (options.resume !== undefined) checkResumable(options.resume, resumedHeader, config, datasetSummary.fingerprint);
     const header = (clock: Clock, benchmarks: Benchmark[], capacity?: Report['capacity']): Omit<Report, 'record'> => ({
@@ -139,7 +143,7 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
     if (settings.workers > 1) pool = await WorkerPool.start(settings.workers, atCommit(options, dataset), target, clock);
     const benchmarks: Benchmark[] = [];
     const { plan } = settings;
-    const levelCount = plan.kind === 'sweep' ? plan.levels.length : plan.kind === 'single' ? 1 : undefined;
+    const levelCount = plan.kind === 'sweep' || plan.kind === 'replay' ? plan.levels.length : plan.kind === 'single' ? 1 : undefined;
     const runBenchmark = async (profile: LoadProfile): Promise<Benchmark> => {
       const label = profileLabel(profile);
       const startedAt = clock.wallStart.toISOString();
@@ -193,7 +197,12 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
     // A level that found the target unreachable ends the run: every later level would too.
     const stopped = (): boolean => options.signal?.aborted === true || benchmarks.some((b) => b.stoppedBy === 'unreachable');
     if (plan.kind === 'single') await runBenchmark(plan.profile);
-    else if (plan.kind === 'sweep') {
+    else if (plan.kind === 'replay') {
+      for (const profile of plan.levels) {
+        if (stopped()) break;
+        await runBenchmark(profile);
+      }
+    } else if (plan.kind === 'sweep') {
       for (const level of plan.levels) {
         if (stopped()) break;
         await runBenchmark(profileAt(plan, level));

@@ -76,6 +76,8 @@ function describeProfile(profile: LoadProfile): string {
       return `Poisson arrivals at ${formatPlain(profile.rate)}/s (seed ${profile.seed})${profile.maxOpen ? `, at most ${profile.maxOpen} open` : ''}`;
     case 'stages':
       return `sessions open at once ramped through ${stagesText(profile.stages)} (duration:target)`;
+    case 'replay':
+      return `recorded traffic replayed (${profile.label}): ${profile.arrivals.length} arrivals as recorded`;
     case 'rate-stages':
       return `${profile.seed === undefined ? '' : `Poisson (seed ${profile.seed}) `}arrivals/s ramped through ${stagesText(profile.stages)} (duration:target)${profile.maxOpen ? `, at most ${profile.maxOpen} open` : ''}`;
   }
@@ -85,6 +87,8 @@ function describePlan(plan: LoadPlan, axis: LoadAxis): string {
   switch (plan.kind) {
     case 'single':
       return describeProfile(plan.profile);
+    case 'replay':
+      return plan.levels.map(describeProfile).join('; ');
     case 'sweep':
       return `sweep over ${plan.levels.map(formatPlain).join(', ')} ${axis.noun}`;
     case 'capacity':

@@ -1,0 +1,39 @@
+import { figureText } from './figure-text.js';
+import type { Report } from './schema.js';
+
+/** Figures set side by side, recorded and replayed (all in ms): the latencies that answer "how does our traffic fare there". */
+const SIDE_BY_SIDE = ['connect_ms', 'ttft_ms', 'finalization_ms', 'ttfa_ms', 'turn_ms', 'session_ms'];
+
+/** At most this many skipped sessions are named on the console (report.json names them all). */
+const NAMED = 5;
+
+/**
+ * A replay's lines: what it played of the recording and what it could not (named and
+ * counted), and the recorded traffic's p95 beside the replay's for the level's task.
+ */
+export function replayLines(report: Report): string[] {
+  const replay = report.config.replay;
+  if (!replay) return [];
+  const { skipped } = replay;
+  const skips = Object.values(skipped).reduce((a, b) => a + b, 0);
+  const lines = [
+    `replay of ${replay.file} (${replay.source.kind} recording from ${replay.source.startedAt}): ${replay.recorded} recorded sessions, ${replay.played} played at ${replay.speed}x${replay.scale > 1 ? `, ${replay.scale} per recorded one` : ''}` +
+      (skips > 0
+        ? `; ${skips} not played: ${skipped.dialect} another task than the target's dialect, ${skipped.unmatched} without matching corpus audio, ${skipped.gap} recorded with a gap`
+        : ''),
+    ...replay.skippedSessions.slice(0, NAMED).map((s) => `  not played: recorded session ${s.session} (${s.reason}): ${s.detail}`),
+    ...(replay.skippedSessions.length > NAMED ? [`  and ${replay.skippedSessions.length - NAMED} more (report.json names them all)`] : []),
+  ];
+  for (const benchmark of report.benchmarks) {
+    const task = benchmark.sessions[0]?.timeline.task ?? report.config.task;
+    const recorded = replay.recordedFigures?.[task];
+    if (!recorded) continue;
+    const pairs = SIDE_BY_SIDE.flatMap((name) => {
+      const was = recorded.metrics[name];
+      const now = benchmark.summary.metrics[name];
+      return was && now ? [`${name} ${figureText(was.p95, 'ms')} recorded, ${figureText(now.p95, 'ms')} replayed`] : [];
+    });
+    if (pairs.length > 0) lines.push(`p95, ${benchmark.label}: ${pairs.join('; ')}`);
+  }
+  return lines;
+}

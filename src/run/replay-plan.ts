@@ -1,0 +1,93 @@
+import { audioSeconds } from '../audio/decode.js';
+import type { RunOptions } from '../config/options.js';
+import type { Settings } from '../config/settings.js';
+import { option, optionsError } from '../config/errors.js';
+import { DIALECTS } from '../dialects/index.js';
+import type { LoadProfile } from '../load/profiles.js';
+import { planReplay, replayLabel, type Candidate, type ReplayedSession, type ReplayOptions, type ReplaySkip, type SkipReason } from '../load/replay.js';
+import type { ReplayConfig } from '../report/schema.js';
+import type { RunDataset } from './run-context.js';
+
+type ReplayProfile = Extract<LoadProfile, { kind: 'replay' }>;
+
+export interface RunReplay {
+  /** One level per window (one for the whole recording without). */
+  levels: ReplayProfile[];
+  /** What each session of the run sends, by index: a level's sessions are `first` onwards. */
+  sessions: ReplayedSession[];
+  config: ReplayConfig;
+}
+
+const seconds = (ms: number): string => (Number.isFinite(ms) ? `${Math.round(ms / 100) / 10}s` : 'end');
+
+/** Skips by reason, e.g. `2 dialect, 1 gap`. */
+function skipText(skips: readonly ReplaySkip[]): string {
+  const counts = new Map<string, number>();
+  for (const { reason } of skips) counts.set(reason, (counts.get(reason) ?? 0) + 1);
+  return [...counts].map(([reason, n]) => `${n} ${reason}`).join(', ');
+}
+
+/**
+ * The replay a run plays: the shape's sessions in each window (a level each), each input
+ * matched to a sample of the run's corpus. What cannot be played (another task, no sample
+ * of its length, a recording with a gap) is named in the report's config and counted,
+ * never dropped unsaid.
+ */
+export function replayOf(options: RunOptions, settings: Settings, dataset: RunDataset): RunReplay {
+  const given = options.replay!;
+  const REPLAY = option('replay');
+  if (options.profile || options.sweep || options.capacity)
+    throw optionsError`${REPLAY} is the load: it does not combine with a profile, a sweep or a capacity search`;
+  if (settings.workers > 1) throw optionsError`${REPLAY} runs in one thread: leave out ${option('workers')}`;
+  if (settings.shard) throw optionsError`${REPLAY} cannot be sharded yet: replay the whole shape, or a ${option('replay.window')} of it, per run`;
+  const base: ReplayOptions = { speed: given.speed ?? 1, scale: given.scale ?? 1, seed: given.seed ?? 1 };
+  if (!(base.speed > 0)) throw optionsError`${option('replay.speed')} must be above 0, got ${base.speed}`;
+  if (!(Number.isInteger(base.scale) && base.scale >= 1))
+    throw optionsError`${option('replay.scale')} must be a whole number of sessions per recorded one, 1 or more, got ${base.scale}`;
+  const candidates: Candidate[] = dataset.samples.map((s) =>
+    s.kind === 'text'
+      ? { id: s.id, size: [...s.text].length, ...(s.language ? { language: s.language } : {}) }
+      : { id: s.id, size: audioSeconds(s.audio) * 1000, ...(s.language ? { language: s.language } : {}) },
+  );
+  const windows = given.windows && given.windows.length > 0 ? given.windows : [undefined];
+  const levels: ReplayProfile[] = [];
+  const sessions: ReplayedSession[] = [];
+  const plays: ReplayConfig['plays'] = [];
+  const skippedSessions: ReplayConfig['skippedSessions'] = [];
+  let recorded = 0;
+  for (const window of windows) {
+    const replayOptions: ReplayOptions = { ...base, ...(window ? { window } : {}) };
+    const plan = planReplay(given.sessions, DIALECTS[settings.protocol], candidates, replayOptions);
+    const where = `${given.file}${window ? ` in the window ${seconds(window.fromMs)}-${seconds(window.toMs)}` : ''}`;
+    if (plan.recorded === 0)
+      throw optionsError`${REPLAY} ${where} holds none of the shape's ${given.sessions.length} recorded sessions: choose a ${option('replay.window')} where sessions started`;
+    if (plan.sessions.length === 0)
+      throw optionsError`${REPLAY} ${where}: none of its ${plan.recorded} recorded sessions can be played (${skipText(plan.skipped)}); see docs/replay.md`;
+    const label = replayLabel(replayOptions);
+    levels.push({ kind: 'replay', label, first: sessions.length, arrivals: plan.sessions.map((s) => s.startMs) });
+    sessions.push(...plan.sessions);
+    plays.push(...plan.sessions.map(({ session, copy, sampleIds }) => ({ level: label, session, copy, sampleIds })));
+    skippedSessions.push(...plan.skipped.map((skip) => ({ level: label, ...skip })));
+    recorded += plan.recorded;
+  }
+  const skipped: Record<SkipReason, number> = { dialect: 0, unmatched: 0, gap: 0 };
+  for (const skip of skippedSessions) skipped[skip.reason]++;
+  return {
+    levels,
+    sessions,
+    config: {
+      file: given.file,
+      source: given.header.source,
+      speed: base.speed,
+      scale: base.scale,
+      seed: base.seed,
+      windows: given.windows?.map((w) => ({ fromMs: w.fromMs, toMs: Number.isFinite(w.toMs) ? w.toMs : null })) ?? null,
+      recorded,
+      played: sessions.length,
+      skipped,
+      skippedSessions,
+      plays,
+      ...(given.header.recorded ? { recordedFigures: given.header.recorded } : {}),
+    },
+  };
+}

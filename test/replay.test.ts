@@ -1,0 +1,250 @@
+import assert from 'node:assert/strict';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import WebSocket from 'ws';
+import { planReplay, type ReplayOptions } from '../src/load/replay.js';
+import { parseShape, SHAPE_FORMAT, SHAPE_VERSION, shapeText, type ShapeSession } from '../src/load/traffic-shape.js';
+import { startProxy } from '../src/proxy/proxy.js';
+import { renderSummary } from '../src/report/console.js';
+import type { ReportSession } from '../src/report/schema.js';
+import { run } from '../src/run/run.js';
+import { DEFAULT_MODEL } from '../src/server/server.js';
+import { DEFAULT_SPEECH_LATENCY } from '../src/server/models/speech-synth.js';
+import { DEFAULT_MODELS } from '../src/config/settings.js';
+import { CLI, runNode, tempDir, testServer } from './helpers.js';
+
+const origin = (url: string): string => new URL(url).origin.replace(/^http/, 'ws');
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
+/** How far a session's actual start or a frame's cadence may stray from its schedule on a loaded machine (2 cores shared by many builds). */
+const START_SLACK_MS = 150;
+const CADENCE_SLACK_MS = 15;
+
+/** The inner timing of a session as the replay checks it: per input, audio sent, median chunk and cadence, commits. */
+function innerTiming(s: ReportSession): Array<{ audioMs: number; chunkMs: number; cadenceMs: number; commits: number }> {
+  return s.timeline.inputs.map((input) => {
+    const audio = s.timeline.sent.filter((f) => f.input === input.index && f.kind === 'audio' && !f.silence);
+    const lengths = audio.map((f) => f.audioEndMs! - f.audioStartMs!);
+    return {
+      audioMs: lengths.reduce((a, b) => a + b, 0),
+      chunkMs: median(lengths),
+      cadenceMs: median(audio.slice(1).map((f, i) => f.t - audio[i]!.t)),
+      commits: s.timeline.sent.filter((f) => f.input === input.index && f.control === 'input_end').length,
+    };
+  });
+}
+
+describe('voxbench replay', () => {
+  it('records mixed traffic through the proxy, extracts its shape, and replays it at 2x: arrivals halved, inner timing kept, what it cannot play counted', async () => {
+    const server = await testServer({ speechLatency: { ...DEFAULT_SPEECH_LATENCY, firstAudioMs: 40, rtf: 0.1, jitterMs: 0, chunkMs: 100 } });
+    const dir = await tempDir();
+    const observed = join(dir, 'observed');
+    const proxy = await startProxy({ listen: { host: '127.0.0.1', port: 0 }, upstream: origin(server.url), outputDir: observed });
+    // Mixed traffic: transcription arriving at 2/s with two turns each, sent at twice real time (a 50 ms cadence of 100 ms chunks);
+    // one transcription whose audio no sample matches (2 s of lead-in); one speech generation; and one connection cut when the proxy stops (a gap).
+    const tts = { protocol: 'vllm-omni-speech-ws', model: DEFAULT_MODELS['vllm-omni-speech-ws'] } as const;
+    const stt = { target: `${proxy.url}/v1/realtime`, model: DEFAULT_MODEL, pace: { kind: 'realtime', speed: 2 } as const };
+    const cut = new WebSocket(`${proxy.url}/v1/realtime`);
+    await new Promise((resolve) => cut.once('open', resolve));
+    cut.on('error', () => {});
+    await Promise.all([
+      run({ ...stt, profile: { kind: 'constant', rate: 2 }, maxSessions: 3, turnsPerSession: 2, updateAtMs: 1000 }),
+      run({ ...stt, maxSessions: 1, padding: { leadMs: 2000 } }),
+      run({ ...tts, target: `${proxy.url}/`, maxSessions: 1, textDelivery: { kind: 'stream', tokensPerS: 20, firstTokenMs: 0 } }),
+    ]);
+    await proxy.close();
+
+    const shapeFile = join(dir, 'shape.jsonl');
+    const extracted = await runNode([CLI, 'replay', 'extract', observed, '--output', shapeFile]);
+    assert.equal(extracted.code, 0, extracted.stderr);
+    assert.match(extracted.stdout, /6 sessions, 1 recorded with a gap/);
+    const text = await readFile(shapeFile, 'utf8');
+    const shape = parseShape(text, shapeFile);
+    assert.equal(shape.header.version, 1);
+    assert.equal(shape.header.source.kind, 'proxy');
+    assert.ok(shape.header.recorded?.stt?.metrics.ttft_ms, "the recorded traffic's own figures travel in the header");
+    assert.doesNotMatch(text, /birch canoe|glue the sheet/i, 'no transcript or prompt is kept without --keep-text');
+    const byTask = (task: string) => shape.sessions.filter((s) => s.task === task && !s.gap);
+    assert.equal(byTask('tts').length, 1);
+    assert.equal(byTask('tts')[0]!.protocol, 'vllm-omni-speech-ws');
+    const recordedStt = byTask('stt');
+    assert.equal(recordedStt.length, 4);
+    const twoTurns = recordedStt.filter((s) => s.inputs.length === 2);
+    assert.equal(twoTurns.length, 3);
+    for (const s of twoTurns) {
+      for (const input of s.inputs) {
+        assert.equal(input.kind, 'audio');
+        if (input.kind !== 'audio') continue;
+        assert.equal(input.chunkMs, 100);
+        assert.ok(Math.abs(input.cadenceMs - 50) <= CADENCE_SLACK_MS, `recorded cadence ${input.cadenceMs} ms`);
+        assert.ok(input.commitMs !== undefined, 'each turn was committed');
+      }
+      assert.equal(s.updatesMs.length, 1, 'the mid-stream session.update is recorded');
+    }
+    const withText = await runNode([CLI, 'replay', 'extract', observed, '--output', join(dir, 'text.jsonl'), '--keep-text']);
+    assert.equal(withText.code, 0, withText.stderr);
+    assert.match(await readFile(join(dir, 'text.jsonl'), 'utf8'), /"text":/);
+
+    // Replayed against the built-in server (vLLM transcription) at twice the arrivals.
+    const { report } = await run({ replay: { file: shapeFile, ...shape, speed: 2 } });
+    const replay = report.config.replay!;
+    assert.equal(replay.recorded, 6);
+    assert.equal(replay.played, 3);
+    assert.deepEqual(replay.skipped, { dialect: 1, unmatched: 1, gap: 1 });
+    assert.deepEqual(replay.skippedSessions.map((s) => s.reason).sort(), ['dialect', 'gap', 'unmatched']);
+    assert.deepEqual(
+      replay.plays.map((p) => p.session),
+      twoTurns.map((s) => s.session),
+      'each played session names the recorded one it plays',
+    );
+    assert.match(renderSummary(report), /chunks, pace and turns as recorded/);
+    const [level] = report.benchmarks;
+    assert.equal(level!.profile.kind, 'replay');
+    const played = [...level!.sessions].sort((a, b) => a.timeline.plannedStartMs - b.timeline.plannedStartMs);
+    assert.deepEqual(
+      played.map((s) => s.outcome.status),
+      ['completed', 'completed', 'completed'],
+    );
+    // Arrivals: the recording's, halved, on the schedule and in fact.
+    const recordedStarts = twoTurns.map((s: ShapeSession) => s.startMs);
+    const planned = played.map((s) => s.timeline.plannedStartMs - played[0]!.timeline.plannedStartMs);
+    const actual = played.map((s) => s.timeline.startMs - played[0]!.timeline.startMs);
+    recordedStarts.forEach((t, i) => {
+      const due = (t - recordedStarts[0]!) / 2;
+      assert.ok(Math.abs(planned[i]! - due) < 1, `session ${i} planned at ${planned[i]} ms, recorded at ${t} ms (due ${due})`);
+      assert.ok(Math.abs(actual[i]! - due) <= START_SLACK_MS, `session ${i} started at ${actual[i]} ms, due ${due}`);
+    });
+    // Inner timing: each input's audio length (from a matched sample), chunk size, cadence and commit, as recorded.
+    played.forEach((s, i) => {
+      const recorded = twoTurns[i]!.inputs;
+      const timing = innerTiming(s);
+      assert.equal(timing.length, recorded.length);
+      timing.forEach((t, k) => {
+        const r = recorded[k]!;
+        assert.ok(r.kind === 'audio');
+        assert.ok(Math.abs(t.audioMs - r.audioMs) <= 300, `input ${k}: ${t.audioMs} ms sent, ${r.audioMs} ms recorded`);
+        assert.equal(t.chunkMs, r.chunkMs);
+        assert.ok(Math.abs(t.cadenceMs - r.cadenceMs) <= CADENCE_SLACK_MS, `input ${k}: cadence ${t.cadenceMs} ms, recorded ${r.cadenceMs} ms`);
+        assert.equal(t.commits, 1);
+      });
+      // The settings change comes as long after the first frame as it did in the recording.
+      const firstFrame = (x: { t: number; kind: string }[]) => x.find((f) => f.kind === 'audio')!.t;
+      const update = s.timeline.sent.find((f) => f.control === 'session_update');
+      assert.ok(update, `session ${i} replays its session.update`);
+      const recordedAfter = twoTurns[i]!.updatesMs[0]! - recorded[0]!.firstMs;
+      const replayedAfter = update.t - firstFrame(s.timeline.sent);
+      assert.ok(
+        Math.abs(replayedAfter - recordedAfter) <= 2 * CADENCE_SLACK_MS,
+        `update ${replayedAfter} ms after the first frame, recorded ${recordedAfter} ms`,
+      );
+    });
+    // Two windows, a level each: the first holds the first arrival (and every skipped session), the second the other two.
+    const split = twoTurns[1]!.startMs;
+    const windowed = await run({
+      replay: {
+        file: shapeFile,
+        ...shape,
+        speed: 4,
+        windows: [
+          { fromMs: 0, toMs: split },
+          { fromMs: split, toMs: Infinity },
+        ],
+      },
+    });
+    assert.deepEqual(
+      windowed.report.benchmarks.map((b) => [b.label, b.sessions.map((x) => x.index).sort()]),
+      [
+        [`replay 0s-${Math.round(split / 100) / 10}s 4x`, [0]],
+        [`replay ${Math.round(split / 100) / 10}s-end 4x`, [1, 2]],
+      ],
+    );
+    const plays = windowed.report.config.replay!.plays;
+    assert.deepEqual(
+      plays.map((p) => p.session),
+      twoTurns.map((x) => x.session),
+      "a session's index names the recorded session it plays, across levels",
+    );
+    assert.ok(windowed.report.config.replay!.skippedSessions.every((x) => x.level === windowed.report.benchmarks[0]!.label));
+    // The speech generation session, replayed against a speech server: its prompt streamed at the recorded characters per second.
+    const spoken = await run({ ...tts, replay: { file: shapeFile, ...shape } });
+    assert.deepEqual(spoken.report.config.replay!.skipped, { dialect: 4, unmatched: 0, gap: 1 });
+    const recordedText = byTask('tts')[0]!.inputs[0]!;
+    assert.ok(recordedText.kind === 'text' && recordedText.charsPerS !== null);
+    const textFrames = spoken.report.benchmarks[0]!.sessions[0]!.timeline.sent.filter((f) => f.kind === 'text');
+    const chars = textFrames.reduce((n, f) => n + f.charEnd! - f.charStart!, 0);
+    const rate = (chars * 1000) / (textFrames[textFrames.length - 1]!.t - textFrames[0]!.t);
+    assert.ok(Math.abs(rate - recordedText.charsPerS) <= recordedText.charsPerS * 0.25, `replayed ${rate} chars/s, recorded ${recordedText.charsPerS}`);
+    const summary = renderSummary(report);
+    assert.match(
+      summary,
+      /6 recorded sessions, 3 played at 2x; 3 not played: 1 another task than the target's dialect, 1 without matching corpus audio, 1 recorded with a gap/,
+    );
+    assert.match(summary, /p95, replay 2x: connect_ms \d+(\.\d)? ms recorded, \d+(\.\d)? ms replayed/);
+  });
+
+  it('bad input gets a one-line error naming the file or flag and what to do', async () => {
+    const dir = await tempDir();
+    const notShape = join(dir, 'not-a-shape.jsonl');
+    await writeFile(notShape, '{"schema":"voxbench.report"}\n');
+    const ttsOnly = join(dir, 'tts-only.jsonl');
+    await writeFile(
+      ttsOnly,
+      shapeText(
+        { format: SHAPE_FORMAT, version: SHAPE_VERSION, source: { kind: 'proxy', file: 'x', startedAt: '' }, sessions: 1, spanMs: 0, keepText: false },
+        [{ session: 0, startMs: 0, task: 'tts', turnDetection: 'client', outcome: 'completed', inputs: [], updatesMs: [], bargeIns: 0, durationMs: 0 }],
+      ),
+    );
+    // A proxy that saw no traffic leaves a report of nothing.
+    const quiet = join(dir, 'quiet');
+    await (await startProxy({ listen: { host: '127.0.0.1', port: 0 }, upstream: 'ws://127.0.0.1:9', outputDir: quiet })).close();
+    const cases: Array<[string[], RegExp]> = [
+      [['run', '--replay', notShape], /not-a-shape\.jsonl is not a traffic shape .*voxbench replay extract/],
+      [['run', '--replay', join(dir, 'missing.jsonl')], /--replay .*missing\.jsonl: cannot read the file \(ENOENT\)/],
+      [['run', '--speed', '2'], /--speed plays a recorded shape: it needs --replay/],
+      [['run', '--replay', ttsOnly, '--window', '10s+1m'], /tts-only\.jsonl in the window 10s-70s holds none of the shape's 1 recorded sessions/],
+      [['run', '--replay', ttsOnly], /tts-only\.jsonl: none of its 1 recorded sessions can be played \(1 dialect\)/],
+      [['run', '--replay', notShape, '--concurrency', '4'], /--replay is the load: leave out --concurrency/],
+      [['replay', 'extract', quiet, '--output', join(dir, 'shape.jsonl')], /quiet holds no sessions: nothing was recorded there/],
+      [['replay', 'extract', join(dir, 'nowhere'), '--output', join(dir, 'shape.jsonl')], /nowhere.*cannot read the report \(ENOENT\)/],
+    ];
+    for (const [args, message] of cases) {
+      const { code, stderr } = await runNode([CLI, ...args]);
+      assert.equal(code, 2, `${args.join(' ')}: ${stderr}`);
+      assert.match(stderr, message);
+      assert.equal(stderr.trim().split('\n').length, 1, stderr);
+    }
+  });
+
+  it('the same seed fills inputs the same way; --scale spreads copies over the gap to the next arrival; --window keeps the sessions that started in it', () => {
+    const session = (index: number, startMs: number): ShapeSession => ({
+      session: index,
+      startMs,
+      task: 'stt',
+      turnDetection: 'client',
+      outcome: 'completed',
+      inputs: [{ kind: 'audio', audioMs: 2800, chunkMs: 100, cadenceMs: 100, frames: 28, firstMs: 10, lastMs: 2800, pauseMs: 10 }],
+      updatesMs: [],
+      bargeIns: 0,
+      durationMs: 3000,
+    });
+    const sessions = [session(0, 0), session(1, 1000), session(2, 4000)];
+    const candidates = Array.from({ length: 6 }, (_, i) => ({ id: `s${i}`, size: 2790 + i }));
+    const options: ReplayOptions = { speed: 1, scale: 1, seed: 7 };
+    assert.deepEqual(planReplay(sessions, 'stt', candidates, options), planReplay(sessions, 'stt', candidates, options));
+    const scaled = planReplay(sessions, 'stt', candidates, { ...options, scale: 3 });
+    assert.deepEqual(
+      scaled.sessions.map((s) => Math.round(s.startMs)),
+      [0, 333, 667, 1000, 2000, 3000, 4000, 4667, 5333],
+      'three per recorded session, spread over the gap to the next (the last over the mean gap)',
+    );
+    const windowed = planReplay(sessions, 'stt', candidates, { ...options, speed: 2, window: { fromMs: 500, toMs: 5000 } });
+    assert.deepEqual(
+      windowed.sessions.map((s) => [s.session, s.startMs]),
+      [
+        [1, 250],
+        [2, 1750],
+      ],
+    );
+    assert.equal(windowed.recorded, 2);
+  });
+});
