@@ -53,7 +53,7 @@ function hasTaskset(): boolean {
 async function server(args: string[], pattern: RegExp): Promise<{ url: string; child: ChildProcess }> {
   const [command, argv] = onCpus(serverCpus, args);
   const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve) => child.stdout!.once('data', (d) => resolve(pattern.exec(String(d))![0])));
+  const url = await new Promise<string>((resolve) => child.stdout.once('data', (d) => resolve(pattern.exec(String(d))![0])));
   return { url, child };
 }
 
@@ -149,7 +149,7 @@ try {
       const vox: Array<[number, Level]> = [];
       const ceiling: Array<[number, Level]> = [];
       for (const level of c.levels) {
-        const measured: Array<[string, Level]> = [['voxbench', await voxbench(c.options as RunOptions, level, workers)]];
+        const measured: Array<[string, Level]> = [['voxbench', await voxbench(c.options, level, workers)]];
         if (c.bareDialect) measured.push(['bare reader', await bare(load.url, c.bareDialect, level, workers)]);
         for (const [client, l] of measured) {
           (client === 'voxbench' ? vox : ceiling).push([level, l]);
