@@ -5,8 +5,8 @@
  *
  * The load is a separate, cheap process (bench/speech-load.ts: pre-encoded answers on
  * schedule) for the SSE (vllm-omni-speech) and WebSocket (vllm-omni-speech-ws) dialects;
- * duplex (vllm-omni-duplex) is answered by `voxbench serve`, which has no cheaper stand-in,
- * so its ratio is not made. Where the machine has two cores or more, the servers are
+ * duplex (vllm-omni-duplex) is answered by `voxbench serve` (which renders each answer
+ * once and shares it), for voxbench and the bare reader alike. Where the machine has two cores or more, the servers are
  * pinned to the last one and the clients to the others (taskset), and the bench says so.
  * Each level's sessions start over 1 s and each answer is 4 s of 100 ms chunks, so every
  * level holds all its sessions at once for about 3 s. Audio analysis is on at 1 worker
@@ -88,7 +88,7 @@ async function voxbench(options: Pick<RunOptions, 'target' | 'protocol' | 'model
 }
 
 /** The bare reader at one level, split over `processes` processes (one per worker): the worst p99, the RSS summed. */
-async function bare(url: string, dialect: 'sse' | 'ws', concurrency: number, processes: number): Promise<Level> {
+async function bare(url: string, dialect: 'sse' | 'ws' | 'duplex', concurrency: number, processes: number): Promise<Level> {
   const parts = await Promise.all(
     Array.from({ length: processes }, async (_, k) => {
       const share = Math.floor(concurrency / processes) + (k < concurrency % processes ? 1 : 0);
@@ -136,7 +136,7 @@ const CASES = [
   },
   {
     dialect: 'vllm-omni-duplex',
-    bareDialect: undefined,
+    bareDialect: 'duplex',
     options: { target: serve.url, protocol: 'vllm-omni-duplex', model: 'openbmb/MiniCPM-o-4_5' },
     levels: DUPLEX_LEVELS,
   },
@@ -150,7 +150,7 @@ try {
       const ceiling: Array<[number, Level]> = [];
       for (const level of c.levels) {
         const measured: Array<[string, Level]> = [['voxbench', await voxbench(c.options, level, workers)]];
-        if (c.bareDialect) measured.push(['bare reader', await bare(load.url, c.bareDialect, level, workers)]);
+        measured.push(['bare reader', await bare(c.bareDialect === 'duplex' ? serve.url : load.url, c.bareDialect, level, workers)]);
         for (const [client, l] of measured) {
           (client === 'voxbench' ? vox : ceiling).push([level, l]);
           process.stdout.write(
@@ -165,7 +165,7 @@ try {
           c.dialect,
           workers,
           held?.[0] ?? 'none',
-          c.bareDialect ? (top?.[0] ?? 'none') : 'not measured',
+          top?.[0] ?? 'none',
           held && top ? (held[0] / top[0]).toFixed(2) : 'n/a',
           held ? held[1].mbPerSession.toFixed(2) : 'n/a',
         ]),
