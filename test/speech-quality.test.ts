@@ -110,4 +110,12 @@ describe('received audio checks', () => {
     assert.equal(levels.silenceRatio, 0.5);
     assert.equal(levels.leadingSilenceMs, 500 - 9);
   });
+
+  it('measures the same levels of audio that starts at an odd byte of its buffer', () => {
+    const pcm = Buffer.alloc(16_000 * 2);
+    for (let i = 8000; i < 16_000; i++) pcm.writeInt16LE(i % 2 ? 32767 : -1000, i * 2);
+    const odd = Buffer.alloc(pcm.length + 1);
+    pcm.copy(odd, 1);
+    assert.deepEqual(speechLevels(odd.subarray(1), 16_000), speechLevels(pcm, 16_000));
+  });
 });

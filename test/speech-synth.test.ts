@@ -4,7 +4,15 @@ import { fromPcm16, toPcm16 } from '../src/audio/pcm.js';
 import { resample } from '../src/audio/resample.js';
 import { parseFaultScenario } from '../src/server/faults/faults.js';
 import { ReferenceIndex, StreamRecognizer } from '../src/server/models/recognizer.js';
-import { DEFAULT_SPEECH_LATENCY, DEFAULT_VOICE, playSpeech, SpeechLatencyModel, synthesizeSpeech } from '../src/server/models/speech-synth.js';
+import {
+  base64Of,
+  DEFAULT_SPEECH_LATENCY,
+  DEFAULT_VOICE,
+  playSpeech,
+  renderedSpeech,
+  SpeechLatencyModel,
+  synthesizeSpeech,
+} from '../src/server/models/speech-synth.js';
 
 /** What the simulated transcription server hears in `pcm`, fed in `chunkMs` pieces. */
 function hear(pcm: Buffer, sampleRate: number, chunkMs = 100): string[] {
@@ -54,6 +62,28 @@ describe('speech synthesizer', () => {
     const noise = Buffer.alloc(32_000);
     for (let i = 0; i < 16_000; i++) noise.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / 16_000)), i * 2);
     assert.deepEqual(hear(Buffer.concat([noise, Buffer.alloc(6400)]), 16_000), ['speech', 'speech', 'speech']);
+  });
+});
+
+describe('rendered speech, shared by the sessions that speak the same text', () => {
+  it('renders a text once per rate, voice and speed, the audio the synthesizer makes', () => {
+    const pcm = renderedSpeech(TEXT, 24_000);
+    assert.equal(renderedSpeech(TEXT, 24_000), pcm, 'the second request shares the first rendering');
+    assert.deepEqual(pcm, synthesizeSpeech(TEXT, 24_000));
+    assert.notEqual(renderedSpeech(TEXT, 16_000), pcm);
+    assert.notEqual(renderedSpeech(TEXT, 24_000, { ...DEFAULT_VOICE, amplitude: 0.5 }), pcm);
+    assert.notEqual(renderedSpeech(TEXT, 24_000, DEFAULT_VOICE, 1.5), pcm);
+  });
+
+  it('plans every response of a rendering with the same chunks, each base64-encoded once', () => {
+    const model = new SpeechLatencyModel(DEFAULT_SPEECH_LATENCY);
+    const pcm = renderedSpeech(TEXT, 24_000);
+    const [first, second] = [model.plan(pcm, 24_000, 1), model.plan(pcm, 24_000, 1)];
+    assert.deepEqual(Buffer.concat(first.chunks.map((c) => c.pcm)), pcm);
+    first.chunks.forEach((c, k) => {
+      assert.equal(second.chunks[k]!.pcm, c.pcm, 'the same piece');
+      assert.equal(base64Of(c.pcm), c.pcm.toString('base64'));
+    });
   });
 });
 

@@ -20,13 +20,13 @@ export function pcm16Rms(pcm: Buffer, offset: number, count: number): number {
 }
 
 /** A view of PCM16 as samples (a copy only when its byte offset is odd). */
-function int16Samples(pcm: Buffer): Int16Array {
+export function int16Samples(pcm: Buffer): Int16Array {
   const whole = pcm.subarray(0, pcm.length & ~1);
   return whole.byteOffset % 2 === 0 ? new Int16Array(whole.buffer, whole.byteOffset, whole.length >> 1) : new Int16Array(Uint8Array.from(whole).buffer);
 }
 
 /** RMS of samples [start, start + count), in [0, 1]; integer squares sum exactly in a double (count · 2^30 stays far below 2^53). */
-function samplesRms(samples: Int16Array, start: number, count: number): number {
+export function samplesRms(samples: Int16Array, start: number, count: number): number {
   let sum = 0;
   for (let i = start; i < start + count; i++) sum += samples[i]! * samples[i]!;
   return Math.sqrt(sum / count) / 32768;
@@ -80,12 +80,13 @@ export function loudestFrameRms(audio: MonoAudio): number {
 export function energyOnsetMs(pcm: Buffer, sampleRate: number, threshold = DEFAULT_SPEECH_RMS): number | null {
   const frame = Math.max(1, Math.round(sampleRate / 100));
   const hop = Math.max(1, Math.round(sampleRate / 1000));
-  const samples = pcm.length >> 1;
+  const view = int16Samples(pcm);
+  const samples = view.length;
   for (let start = 0; start + frame <= samples; start += hop) {
     let sum = 0;
     let squares = 0;
     for (let i = start; i < start + frame; i++) {
-      const s = pcm.readInt16LE(i * 2) / 32768;
+      const s = view[i]! / 32768;
       sum += s;
       squares += s * s;
     }

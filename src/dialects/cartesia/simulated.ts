@@ -1,6 +1,7 @@
 import type WebSocket from 'ws';
 import type { SessionContext } from '../../server/sessions/session-context.js';
 import { SPEECH_RATE } from '../../server/sessions/speech-endpoint.js';
+import { base64Of } from '../../server/models/speech-synth.js';
 import { SpeechStream } from '../../server/sessions/speech-stream.js';
 import type { SimulatedDialect } from '../../server/simulated-dialect.js';
 import { CARTESIA } from './spec.js';
@@ -71,7 +72,7 @@ export class CartesiaSession {
           const now = performance.now();
           const stepTime = Math.round((now - stepFrom) * 1000) / 1000;
           stepFrom = now;
-          this.speech.send(`{"type":"chunk","data":"${pcm.toString('base64')}","done":false,"status_code":206,"step_time":${stepTime}${tail}}`);
+          this.speech.send(`{"type":"chunk","data":"${base64Of(pcm)}","done":false,"status_code":206,"step_time":${stepTime}${tail}}`);
         },
         done: () => this.speech.send(JSON.stringify({ type: 'done', done: true, status_code: 200, ...ids })),
         error: (code) =>

@@ -1,5 +1,6 @@
 import type WebSocket from 'ws';
 import type { SessionContext } from '../../server/sessions/session-context.js';
+import { base64Of } from '../../server/models/speech-synth.js';
 import { SpeechStream } from '../../server/sessions/speech-stream.js';
 import type { SimulatedDialect } from '../../server/simulated-dialect.js';
 import { ELEVENLABS } from './spec.js';
@@ -88,7 +89,7 @@ export class ElevenLabsSession {
       chunk: (pcm) => {
         if (first && this.ctx.emptyDeltas) this.speech.send('{"audio":"","isFinal":false}');
         first = false;
-        this.speech.send(`{"audio":"${pcm.toString('base64')}","isFinal":false,"normalizedAlignment":null,"alignment":null}`);
+        this.speech.send(`{"audio":"${base64Of(pcm)}","isFinal":false,"normalizedAlignment":null,"alignment":null}`);
       },
       done: () => {},
       error: (code) => this.fail(code, 'generation failed'),

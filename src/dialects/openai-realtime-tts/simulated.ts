@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type WebSocket from 'ws';
 import type { SessionContext } from '../../server/sessions/session-context.js';
 import { SPEECH_RATE } from '../../server/sessions/speech-endpoint.js';
+import { base64Of } from '../../server/models/speech-synth.js';
 import { SpeechStream } from '../../server/sessions/speech-stream.js';
 
 /**
@@ -90,7 +91,7 @@ export class RealtimeTtsSession {
       },
       chunk: (pcm) =>
         this.speech.send(
-          `{"type":"${this.name('audio.delta')}","event_id":"${eventId()}","response_id":"${id}","item_id":"${ids.item_id}","output_index":0,"content_index":0,"delta":"${pcm.toString('base64')}"}`,
+          `{"type":"${this.name('audio.delta')}","event_id":"${eventId()}","response_id":"${id}","item_id":"${ids.item_id}","output_index":0,"content_index":0,"delta":"${base64Of(pcm)}"}`,
         ),
       done: () => {
         this.send({ type: this.name('audio.done'), event_id: eventId(), ...ids });

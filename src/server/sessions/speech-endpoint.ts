@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { pcm16WavHeader } from '../../audio/wav-header.js';
 import { faultOf, MARKUP, MARKUP_CODE, type FaultScenario } from '../faults/faults.js';
-import { playSpeech, synthesizeSpeech, type SpeechLatencyModel, type SpeechPlan, type VoiceOptions } from '../models/speech-synth.js';
+import { base64Of, playSpeech, renderedSpeech, type SpeechLatencyModel, type SpeechPlan, type VoiceOptions } from '../models/speech-synth.js';
 
 /** The path both HTTP speech dialects post to. */
 export const SPEECH_PATH = '/v1/audio/speech';
@@ -141,7 +141,7 @@ function respond(
   startMs: number,
 ): void {
   const openai = OPENAI_TTS_MODELS.includes(request.model);
-  const pcm = synthesizeSpeech(request.input, SPEECH_RATE, ctx.voice, request.speed);
+  const pcm = renderedSpeech(request.input, SPEECH_RATE, ctx.voice, request.speed);
   const plan = ctx.latency.plan(pcm, SPEECH_RATE, ctx.openSessions(), faults);
   const header = request.format === 'wav' ? pcm16WavHeader(SPEECH_RATE, request.stream === 'none' ? pcm.length : undefined) : undefined;
   const errorCode = (code: string): string => (markup ? `${code}${MARKUP_CODE}` : code);
@@ -202,7 +202,7 @@ function respond(
   stop = playSpeech(ctx.emptyDeltas ? withEmptyDelta(plan) : plan, startMs, {
     chunk: (piece, index) => {
       if (malformed && index === 1) res.write('data: {"type":"speech.audio.delta","audio":"cut of\n\n');
-      send('speech.audio.delta', { audio: piece.toString('base64'), ...format });
+      send('speech.audio.delta', { audio: base64Of(piece), ...format });
       if (piece.length > 0) firstAudio();
     },
     end: (end) => {

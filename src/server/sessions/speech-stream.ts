@@ -1,7 +1,7 @@
 import type WebSocket from 'ws';
 import type { SessionContext } from './session-context.js';
 import { SessionFaults, type FaultWire } from '../faults/session-faults.js';
-import { playSpeech, synthesizeSpeech, type SpeechEnd } from '../models/speech-synth.js';
+import { playSpeech, renderedSpeech, type SpeechEnd } from '../models/speech-synth.js';
 
 /** What one generation tells its session's dialect, each at its due time. */
 export interface SpeechSink {
@@ -62,7 +62,7 @@ export class SpeechStream {
     const { text, sink, sampleRate } = item;
     // The latency model counts from the request, so synthesizing the audio takes none of its first-audio delay.
     const startMs = performance.now();
-    const pcm = synthesizeSpeech(text, sampleRate, this.ctx.speech.voice);
+    const pcm = renderedSpeech(text, sampleRate, this.ctx.speech.voice);
     const plan = this.ctx.speech.latency.plan(pcm, sampleRate, this.ctx.openSessions(), this.ctx.faults);
     let sentBytes = 0;
     sink.start?.();

@@ -1,0 +1,196 @@
+/**
+ * Speech out at scale: how many streaming speech-generation sessions (and full-duplex
+ * sessions) voxbench holds at receive-stamp delay p99 <= 5 ms, beside a bare reader's
+ * ceiling on the same streams, at 1 and 2 workers, with memory per session.
+ *
+ * The load is a separate, cheap process (bench/speech-load.ts: pre-encoded answers on
+ * schedule) for the SSE (vllm-omni-speech) and WebSocket (vllm-omni-speech-ws) dialects;
+ * duplex (vllm-omni-duplex) is answered by `voxbench serve`, which has no cheaper stand-in,
+ * for voxbench and the bare reader alike. Where the machine has two cores or more, the servers are
+ * pinned to the last one and the clients to the others (taskset), and the bench says so.
+ * Each level's sessions start over 1 s and each answer is 3 s of 100 ms chunks, so every
+ * level holds all its sessions at once for about 2 s. A client that loses a level is not
+ * tried above it, which keeps the whole bench within a few minutes. With SSE at 1 worker
+ * every session's audio is kept and analysed after the run (the intelligibility round trip
+ * included), so its memory per session counts the kept audio; the other rows analyse the
+ * first 20 sessions, voxbench's default (at 1 worker; the run analyses none with more).
+ *
+ *   npm run bench:speech-scale                 # levels 100 300 1000; prints the rows for BENCHMARKS.md
+ *   npm run bench:speech-scale -- 200 400      # other levels
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../src/dialects/vllm-omni-speech/spec.js';
+import { run, type RunOptions } from '../src/run/run.js';
+import { measuredOn, tableRow } from './figures.js';
+
+const given = process.argv.slice(2).map(Number);
+const LEVELS = given.length > 0 ? given : [100, 300, 1000];
+const DUPLEX_LEVELS = LEVELS.map((n) => Math.max(10, Math.round(n / 4)));
+const WORKERS = [1, 2];
+const LIMIT_MS = 5;
+const RAMP_MS = 1000;
+const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+const LOAD = fileURLToPath(new URL('./speech-load.js', import.meta.url));
+const BARE = fileURLToPath(new URL('./bare-reader.js', import.meta.url));
+
+/** Servers on the last core, clients on the others, where there are two or more and taskset is here. */
+const cores = cpus().length;
+const pinned = cores >= 2 && hasTaskset();
+const serverCpus = pinned ? `${cores - 1}` : undefined;
+const clientCpus = pinned ? `0-${cores - 2}` : undefined;
+const onCpus = (cpuList: string | undefined, args: string[]): [string, string[]] =>
+  cpuList ? ['taskset', ['-c', cpuList, process.execPath, ...args]] : [process.execPath, args];
+
+function hasTaskset(): boolean {
+  try {
+    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Starts a server process and resolves with the URL its first line names. */
+async function server(args: string[], pattern: RegExp): Promise<{ url: string; child: ChildProcess }> {
+  const [command, argv] = onCpus(serverCpus, args);
+  const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve) => child.stdout.once('data', (d) => resolve(pattern.exec(String(d))![0])));
+  return { url, child };
+}
+
+interface Level {
+  completed: number;
+  sessions: number;
+  p99Ms: number;
+  mbPerSession: number;
+}
+
+/** voxbench's run at one level: its loopback probe's receive-stamp delay, and its peak RSS over the sessions. */
+async function voxbench(options: Pick<RunOptions, 'target' | 'protocol' | 'model' | 'speech'>, concurrency: number, workers: number): Promise<Level> {
+  let rss = 0;
+  const sample = setInterval(() => (rss = Math.max(rss, process.memoryUsage.rss())), 100);
+  const speaks = options.protocol !== 'vllm-omni-duplex';
+  const { report } = await run({
+    ...options,
+    profile: { kind: 'concurrent', concurrency },
+    maxSessions: concurrency,
+    rampUpMs: RAMP_MS,
+    workers,
+    // Every session's audio kept and analysed where memory per session is the question; elsewhere voxbench's default (the first 20).
+    ...(speaks ? { quality: { sessions: workers === 1 && options.protocol === 'vllm-omni-speech' ? concurrency : workers === 1 ? 20 : 0 } } : {}),
+  });
+  clearInterval(sample);
+  const { summary, clientHealth } = report.benchmarks[0]!;
+  return {
+    completed: summary.sessions.completed,
+    sessions: summary.sessions.total,
+    p99Ms: (clientHealth.receiveDelay ?? clientHealth.eventLoopDelay).p99Ms,
+    mbPerSession: rss / 2 ** 20 / concurrency,
+  };
+}
+
+/** The bare reader at one level, split over `processes` processes (one per worker): the worst p99, the RSS summed. */
+async function bare(url: string, dialect: 'sse' | 'ws' | 'duplex', concurrency: number, processes: number): Promise<Level> {
+  const parts = await Promise.all(
+    Array.from({ length: processes }, async (_, k) => {
+      const share = Math.floor(concurrency / processes) + (k < concurrency % processes ? 1 : 0);
+      const [command, argv] = onCpus(clientCpus, [BARE, url, dialect, String(share), String(RAMP_MS)]);
+      const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout.on('data', (d) => (out += String(d)));
+      await new Promise((resolve) => child.on('exit', resolve));
+      return JSON.parse(out) as { completed: number; sessions: number; receiveDelay: { p99Ms: number }; rssMb: number };
+    }),
+  );
+  return {
+    completed: parts.reduce((n, p) => n + p.completed, 0),
+    sessions: concurrency,
+    p99Ms: Math.max(...parts.map((p) => p.receiveDelay.p99Ms)),
+    mbPerSession: parts.reduce((n, p) => n + p.rssMb, 0) / concurrency,
+  };
+}
+
+const isHeld = (l: Level): boolean => l.p99Ms <= LIMIT_MS && l.completed === l.sessions;
+const heldAt = (levels: Array<[number, Level]>): [number, Level] | undefined => levels.filter(([, l]) => isHeld(l)).at(-1);
+
+if (pinned) execFileSync('taskset', ['-a', '-pc', clientCpus!, String(process.pid)], { stdio: 'ignore' });
+const load = await server([LOAD, '100', '30'], /http:\/\/\S+/);
+const serve = await server([CLI, 'serve', '--port', '0', '--capacity', '100000', '--quiet'], /ws:\/\/\S+/);
+const where = pinned
+  ? `servers (speech-load pid ${load.child.pid}, voxbench serve pid ${serve.child.pid}) on CPU ${serverCpus}, clients (this bench pid ${process.pid}, bare readers) on CPUs ${clientCpus}`
+  : `servers and clients share the machine's ${cores} core(s) unpinned`;
+process.stdout.write(
+  `${measuredOn()}; ${where}\n\n| dialect | workers | sessions | client | completed | receive-stamp delay p99 (ms) | MB per session |\n|---|---:|---:|---|---:|---:|---:|\n`,
+);
+
+const CASES = [
+  {
+    dialect: 'vllm-omni-speech (SSE)',
+    bareDialect: 'sse',
+    options: { target: load.url, protocol: 'vllm-omni-speech', model: DEFAULT_VLLM_OMNI_TTS_MODEL, speech: { streamFormat: 'sse' } },
+    levels: LEVELS,
+  },
+  {
+    dialect: 'vllm-omni-speech-ws',
+    bareDialect: 'ws',
+    options: { target: load.url.replace(/^http/, 'ws'), protocol: 'vllm-omni-speech-ws', model: DEFAULT_VLLM_OMNI_TTS_MODEL },
+    levels: LEVELS,
+  },
+  {
+    dialect: 'vllm-omni-duplex',
+    bareDialect: 'duplex',
+    options: { target: serve.url, protocol: 'vllm-omni-duplex', model: 'openbmb/MiniCPM-o-4_5' },
+    levels: DUPLEX_LEVELS,
+  },
+] as const;
+
+const summary: string[] = [];
+try {
+  for (const c of CASES) {
+    for (const workers of WORKERS) {
+      const vox: Array<[number, Level]> = [];
+      const ceiling: Array<[number, Level]> = [];
+      const clients = [
+        { name: 'voxbench', levels: vox, measure: (level: number) => voxbench(c.options, level, workers) },
+        {
+          name: 'bare reader',
+          levels: ceiling,
+          measure: (level: number) => bare(c.bareDialect === 'duplex' ? serve.url : load.url, c.bareDialect, level, workers),
+        },
+      ];
+      for (const level of c.levels) {
+        for (const client of clients) {
+          // A client past its limit is not tried at the levels above it: the bench stays within its time.
+          if (client.levels.some(([, l]) => !isHeld(l))) continue;
+          const l = await client.measure(level);
+          client.levels.push([level, l]);
+          process.stdout.write(
+            `${tableRow([c.dialect, workers, level, client.name, `${l.completed}/${l.sessions}`, l.p99Ms.toFixed(2), l.mbPerSession.toFixed(2)])}\n`,
+          );
+        }
+      }
+      const held = heldAt(vox);
+      const top = heldAt(ceiling);
+      summary.push(
+        tableRow([
+          c.dialect,
+          workers,
+          held?.[0] ?? 'none',
+          top?.[0] ?? 'none',
+          held && top ? (held[0] / top[0]).toFixed(2) : 'n/a',
+          held ? held[1].mbPerSession.toFixed(2) : 'n/a',
+        ]),
+      );
+    }
+  }
+} finally {
+  load.child.kill('SIGTERM');
+  serve.child.kill('SIGTERM');
+}
+process.stdout.write(
+  `\nHeld at receive-stamp delay p99 <= ${LIMIT_MS} ms (levels ${LEVELS.join(', ')}; duplex ${DUPLEX_LEVELS.join(', ')}):\n\n` +
+    '| dialect | workers | voxbench sessions held | bare reader sessions held | ratio | MB per session at the level held |\n|---|---:|---:|---:|---:|---:|\n' +
+    `${summary.join('\n')}\n`,
+);
