@@ -225,7 +225,13 @@ describe('assemblyai against the built-in server', () => {
     const { report } = await run({ target: `${wsOrigin(server.url)}/v3/ws`, protocol: 'assemblyai', model: 'm', apiKey: 'wrong', maxSessions: 1, pace: FAST });
     assert.deepEqual(report.benchmarks[0]!.sessions[0]!.outcome, {
       status: 'failed',
-      failure: { class: 'upgrade_status', stage: 'connect', httpStatus: 401, message: 'server answered the WebSocket upgrade with HTTP 401 Unauthorized' },
+      failure: {
+        class: 'upgrade_status',
+        stage: 'connect',
+        httpStatus: 401,
+        message:
+          'server answered the WebSocket upgrade with HTTP 401 Unauthorized (the API key sent came from the apiKey option; assemblyai reads ASSEMBLYAI_API_KEY, else VOXBENCH_API_KEY (or the variable --api-key-env names))',
+      },
     });
     const ws = new WebSocket(`${wsOrigin(server.url)}/v3/ws?sample_rate=16000`, { headers: { authorization: 'aai-key' } });
     const messages: string[] = [];

@@ -199,7 +199,6 @@ describe('diarization end to end: a synthesized conversation against the simulat
       data: two,
       maxSessions: 1,
       turnsPerSession: 2,
-      pace: { kind: 'none' },
       transcription: { responseFormat: 'diarized_json' },
     });
     const session = report.benchmarks[0]!.sessions[0]!;

@@ -258,7 +258,17 @@ describe('elevenlabs-scribe against hostile servers', () => {
   for (const type of ['quota_exceeded', 'auth_error', 'rate_limited']) {
     it(`its ${type} message ends the session as a server error carrying the type`, async () => {
       const url = await scripted((ws) => ws.send(JSON.stringify({ message_type: type, error: `${type}: go away` })));
-      assert.deepEqual(await failure(url), { class: 'server_error', code: type, message: `server error ${type}: ${type}: go away`, stage: 'streaming' });
+      // A refusal for the key also says which key was sent (none here) and where the dialect looks for one.
+      const keyNote =
+        type === 'auth_error'
+          ? ' (no API key was sent; elevenlabs-scribe reads ELEVENLABS_API_KEY, else VOXBENCH_API_KEY (or the variable --api-key-env names))'
+          : '';
+      assert.deepEqual(await failure(url), {
+        class: 'server_error',
+        code: type,
+        message: `server error ${type}: ${type}: go away${keyNote}`,
+        stage: 'streaming',
+      });
     });
   }
 

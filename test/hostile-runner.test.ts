@@ -86,7 +86,8 @@ describe('a hostile server cannot hold or mislead the runner', () => {
 
 describe('server text is kept within bounds', () => {
   it('cuts each event and the session to the limits, keeping the full length and hash of what was cut', { timeout: 20_000 }, async () => {
-    const huge = 'word '.repeat(1_000_000); // 5 MB per event
+    // 200 KB per event, each cut to what an event keeps; 4 MB in all, under the text a session may be sent (TEXT_LIMITS.sessionReceivedChars).
+    const huge = 'word '.repeat(40_000);
     const url = await hostileServer((ws) => {
       ws.on('message', (data) => {
         if (!messageText(data).includes('"final":true')) return;
