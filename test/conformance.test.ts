@@ -4,6 +4,10 @@
  *
  * The SDK always connects with `wss://`; `createConnection: net.connect` makes its `ws`
  * socket speak plain TCP to the plaintext server, as protocols.md section B explains.
+ * openai 6.x, the last line that installs on Node 20, opens `/v1/realtime?model=` (7.x
+ * added `intent: 'transcription'` but needs Node 22); the first `session.update` with
+ * `type: 'transcription'` makes the session a transcription, as the server reads it.
+ * voxbench's own client, which opens `?intent=transcription`, is tested everywhere else.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -36,7 +40,7 @@ after(() => {
 /** Opens an SDK transcription session, runs `drive` once open, and collects event types until `done`. */
 function sdkSession(drive: (rt: OpenAIRealtimeWS) => void, done: (type: string) => boolean): Promise<{ types: string[]; transcript: string }> {
   const client = new OpenAI({ apiKey: 'sk-dummy', baseURL: `http://127.0.0.1:${port}/v1` });
-  const rt = new OpenAIRealtimeWS({ intent: 'transcription', options: { createConnection: (o) => connect(o as { port: number; host: string }) } }, client);
+  const rt = new OpenAIRealtimeWS({ model: 'gpt-4o-transcribe', options: { createConnection: (o) => connect(o as { port: number; host: string }) } }, client);
   const types: string[] = [];
   let transcript = '';
   return new Promise((resolve, reject) => {
@@ -61,7 +65,7 @@ function appendAll(rt: OpenAIRealtimeWS, audio: Buffer): void {
   }
 }
 
-describe('openai SDK (OpenAIRealtimeWS, intent: transcription) against voxbench serve', () => {
+describe('openai SDK (OpenAIRealtimeWS, a transcription session) against voxbench serve', () => {
   it('completes a manual-commit transcription session', async () => {
     const { types, transcript } = await sdkSession(
       (rt) => {
