@@ -9,14 +9,17 @@
  * for voxbench and the bare reader alike. Where the machine has two cores or more, the servers are
  * pinned to the last one and the clients to the others (taskset), and the bench says so.
  * Each level's sessions start over 1 s and each answer is 3 s of 100 ms chunks, so every
- * level holds all its sessions at once for about 2 s. A client that loses a level is not
- * tried above it, which keeps the whole bench within a few minutes. With SSE at 1 worker
+ * level holds all its sessions at once for about 2 s. The levels step finely enough to
+ * resolve a ratio (50, 100, 150, 200, 300, 400, 600, 1000; duplex a quarter): each client
+ * starts at the level every client held before (100; duplex 25), goes up until the first
+ * level it loses, or, losing that one, down until the first it holds, so the whole bench
+ * runs a few levels per client and stays within about four minutes on a quiet machine. With SSE at 1 worker
  * every session's audio is kept and analysed after the run (the intelligibility round trip
  * included), so its memory per session counts the kept audio; the other rows analyse the
  * first 20 sessions, voxbench's default (at 1 worker; the run analyses none with more).
  *
- *   npm run bench:speech-scale                 # levels 100 300 1000; prints the rows for BENCHMARKS.md
- *   npm run bench:speech-scale -- 200 400      # other levels
+ *   npm run bench:speech-scale                 # the default levels; prints the rows for BENCHMARKS.md
+ *   npm run bench:speech-scale -- 200 400      # other levels (each client starts at the first)
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { cpus } from 'node:os';
@@ -24,10 +27,13 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../src/dialects/vllm-omni-speech/spec.js';
 import { run, type RunOptions } from '../src/run/run.js';
 import { measuredOn, tableRow } from './figures.js';
+import { loadStamps, stampTruth, type StampTruth } from './stamp-truth.js';
 
 const given = process.argv.slice(2).map(Number);
-const LEVELS = given.length > 0 ? given : [100, 300, 1000];
+const LEVELS = given.length > 0 ? given : [50, 100, 150, 200, 300, 400, 600, 1000];
 const DUPLEX_LEVELS = LEVELS.map((n) => Math.max(10, Math.round(n / 4)));
+/** Where each client starts: the level every client held before (or the first level given). */
+const START = given.length > 0 ? 0 : LEVELS.indexOf(100);
 const WORKERS = [1, 2];
 const LIMIT_MS = 5;
 const RAMP_MS = 1000;
@@ -65,10 +71,18 @@ interface Level {
   sessions: number;
   p99Ms: number;
   mbPerSession: number;
+  /** voxbench's TTFA and stalls against the load's own stamps (the answers bench/speech-load.ts gives). */
+  truth?: StampTruth;
 }
 
-/** voxbench's run at one level: its loopback probe's receive-stamp delay, and its peak RSS over the sessions. */
+/**
+ * voxbench's run at one level: its loopback probe's receive-stamp delay, its peak RSS over
+ * the sessions, and, against the load process, its figures against the load's stamps.
+ */
 async function voxbench(options: Pick<RunOptions, 'target' | 'protocol' | 'model' | 'speech'>, concurrency: number, workers: number): Promise<Level> {
+  const stamped = options.target !== serve.url;
+  if (stamped) await loadStamps(load.url); // forgets the bare reader's answers
+  let origin = NaN;
   let rss = 0;
   const sample = setInterval(() => (rss = Math.max(rss, process.memoryUsage.rss())), 100);
   const speaks = options.protocol !== 'vllm-omni-duplex';
@@ -78,16 +92,19 @@ async function voxbench(options: Pick<RunOptions, 'target' | 'protocol' | 'model
     maxSessions: concurrency,
     rampUpMs: RAMP_MS,
     workers,
+    // The run's clock starts right after this, on the clock the load stamps with.
+    onRunStart: () => (origin = performance.timeOrigin + performance.now()),
     // Every session's audio kept and analysed where memory per session is the question; elsewhere voxbench's default (the first 20).
     ...(speaks ? { quality: { sessions: workers === 1 && options.protocol === 'vllm-omni-speech' ? concurrency : workers === 1 ? 20 : 0 } } : {}),
   });
   clearInterval(sample);
-  const { summary, clientHealth } = report.benchmarks[0]!;
+  const { summary, clientHealth, sessions } = report.benchmarks[0]!;
   return {
     completed: summary.sessions.completed,
     sessions: summary.sessions.total,
     p99Ms: (clientHealth.receiveDelay ?? clientHealth.eventLoopDelay).p99Ms,
     mbPerSession: rss / 2 ** 20 / concurrency,
+    ...(stamped ? { truth: stampTruth(sessions, await loadStamps(load.url), origin) } : {}),
   };
 }
 
@@ -113,7 +130,35 @@ async function bare(url: string, dialect: 'sse' | 'ws' | 'duplex', concurrency: 
 }
 
 const isHeld = (l: Level): boolean => l.p99Ms <= LIMIT_MS && l.completed === l.sessions;
-const heldAt = (levels: Array<[number, Level]>): [number, Level] | undefined => levels.filter(([, l]) => isHeld(l)).at(-1);
+const heldAt = (levels: Array<[number, Level]>): [number, Level] | undefined =>
+  levels
+    .filter(([, l]) => isHeld(l))
+    .sort(([a], [b]) => a - b)
+    .at(-1);
+
+/**
+ * One client's levels: from the start level up to the first it loses or, losing the
+ * start, down to the first it holds; every level measured is reported as it ends.
+ */
+async function walk(
+  levels: readonly number[],
+  measure: (level: number) => Promise<Level>,
+  report: (level: number, l: Level) => void,
+): Promise<Array<[number, Level]>> {
+  const done: Array<[number, Level]> = [];
+  const at = async (k: number): Promise<boolean> => {
+    const l = await measure(levels[k]!);
+    done.push([levels[k]!, l]);
+    report(levels[k]!, l);
+    return isHeld(l);
+  };
+  if (await at(START)) {
+    for (let k = START + 1; k < levels.length && (await at(k)); k++);
+  } else {
+    for (let k = START - 1; k >= 0 && !(await at(k)); k--);
+  }
+  return done;
+}
 
 if (pinned) execFileSync('taskset', ['-a', '-pc', clientCpus!, String(process.pid)], { stdio: 'ignore' });
 const load = await server([LOAD, '100', '30'], /http:\/\/\S+/);
@@ -147,30 +192,21 @@ const CASES = [
 ] as const;
 
 const summary: string[] = [];
+const truths: string[] = [];
+const worst = (values: number[]): string => (values.length > 0 ? Math.max(...values.map(Math.abs)).toFixed(2) : 'n/a');
 try {
   for (const c of CASES) {
     for (const workers of WORKERS) {
-      const vox: Array<[number, Level]> = [];
-      const ceiling: Array<[number, Level]> = [];
-      const clients = [
-        { name: 'voxbench', levels: vox, measure: (level: number) => voxbench(c.options, level, workers) },
-        {
-          name: 'bare reader',
-          levels: ceiling,
-          measure: (level: number) => bare(c.bareDialect === 'duplex' ? serve.url : load.url, c.bareDialect, level, workers),
-        },
-      ];
-      for (const level of c.levels) {
-        for (const client of clients) {
-          // A client past its limit is not tried at the levels above it: the bench stays within its time.
-          if (client.levels.some(([, l]) => !isHeld(l))) continue;
-          const l = await client.measure(level);
-          client.levels.push([level, l]);
-          process.stdout.write(
-            `${tableRow([c.dialect, workers, level, client.name, `${l.completed}/${l.sessions}`, l.p99Ms.toFixed(2), l.mbPerSession.toFixed(2)])}\n`,
-          );
-        }
-      }
+      const report = (client: string) => (level: number, l: Level) =>
+        process.stdout.write(
+          `${tableRow([c.dialect, workers, level, client, `${l.completed}/${l.sessions}`, l.p99Ms.toFixed(2), l.mbPerSession.toFixed(2)])}\n`,
+        );
+      const vox = await walk(c.levels, (level) => voxbench(c.options, level, workers), report('voxbench'));
+      const ceiling = await walk(
+        c.levels,
+        (level) => bare(c.bareDialect === 'duplex' ? serve.url : load.url, c.bareDialect, level, workers),
+        report('bare reader'),
+      );
       const held = heldAt(vox);
       const top = heldAt(ceiling);
       summary.push(
@@ -183,6 +219,22 @@ try {
           held ? held[1].mbPerSession.toFixed(2) : 'n/a',
         ]),
       );
+      const truth = held?.[1].truth;
+      if (truth) {
+        const p50 = [...truth.ttfaMs].sort((a, b) => a - b)[Math.floor(truth.ttfaMs.length / 2)];
+        truths.push(
+          tableRow([
+            c.dialect,
+            workers,
+            held[0],
+            `${truth.matched}/${truth.sessions}`,
+            p50?.toFixed(2) ?? 'n/a',
+            worst(truth.ttfaMs),
+            worst(truth.stallMs),
+            worst(truth.stallCount),
+          ]),
+        );
+      }
     }
   }
 } finally {
@@ -190,7 +242,11 @@ try {
   serve.child.kill('SIGTERM');
 }
 process.stdout.write(
-  `\nHeld at receive-stamp delay p99 <= ${LIMIT_MS} ms (levels ${LEVELS.join(', ')}; duplex ${DUPLEX_LEVELS.join(', ')}):\n\n` +
+  `\nHeld at receive-stamp delay p99 <= ${LIMIT_MS} ms (levels ${LEVELS.join(', ')}; duplex ${DUPLEX_LEVELS.join(', ')}; each client from ${LEVELS[START]} and ${DUPLEX_LEVELS[START]}):\n\n` +
     '| dialect | workers | voxbench sessions held | bare reader sessions held | ratio | MB per session at the level held |\n|---|---:|---:|---:|---:|---:|\n' +
-    `${summary.join('\n')}\n`,
+    `${summary.join('\n')}\n` +
+    "\nvoxbench's figures at the level held against the load's own stamps (bench/speech-load.ts stamps each chunk as it writes it; " +
+    'voxbench minus the same figure with each audio event at its write stamp):\n\n' +
+    '| dialect | workers | sessions | matched | TTFA difference p50 (ms) | TTFA difference max (ms) | stall_ms difference max (ms) | stall_count difference max |\n|---|---:|---:|---:|---:|---:|---:|---:|\n' +
+    `${truths.join('\n')}\n`,
 );

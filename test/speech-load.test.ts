@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../src/dialects/vllm-omni-speech/spec.js';
 import { run } from '../src/run/run.js';
 import { startServer } from '../src/simulator/start.js';
+import { loadStamps, stampTruth } from '../bench/stamp-truth.js';
 
 const bench = (name: string): string => fileURLToPath(new URL(`../bench/${name}.js`, import.meta.url));
 const CHUNKS = 5;
@@ -24,8 +25,11 @@ describe('the speech-out scale bench: its load process and its bare reader', () 
     ['vllm-omni-speech', (u: string) => u],
     ['vllm-omni-speech-ws', (u: string) => u.replace(/^http/, 'ws')],
   ] as const) {
-    it(`answers voxbench's ${protocol} sessions to completion, every chunk whole`, async () => {
+    it(`answers voxbench's ${protocol} sessions to completion, every chunk whole, and stamps each chunk it writes`, async () => {
+      await loadStamps(url); // forgets earlier answers
+      let origin = NaN;
       const { report } = await run({
+        onRunStart: () => (origin = performance.timeOrigin + performance.now()),
         target: target(url),
         protocol,
         model: DEFAULT_VLLM_OMNI_TTS_MODEL,
@@ -39,6 +43,14 @@ describe('the speech-out scale bench: its load process and its bare reader', () 
         assert.equal(audio.length, CHUNKS);
         assert.ok(audio.every((f) => f.audioBytes === CHUNK_BYTES));
       }
+      // Each session is found among the load's answers, each audio event at a chunk's write; on one clock, none arrives before it was written.
+      const truth = stampTruth(report.benchmarks[0]!.sessions, await loadStamps(url), origin);
+      assert.equal(truth.matched, 3);
+      assert.ok(
+        truth.ttfaMs.every((d) => d >= 0 && d < 1000),
+        `TTFA against the write stamps: ${truth.ttfaMs.map((d) => d.toFixed(2)).join(', ')} ms`,
+      );
+      assert.equal(truth.stallCount.length, 3);
     });
   }
 
