@@ -31,7 +31,7 @@ import { loadStamps, stampTruth, type StampTruth } from './stamp-truth.js';
 
 const given = process.argv.slice(2).map(Number);
 const LEVELS = given.length > 0 ? given : [50, 100, 150, 200, 300, 400, 600, 1000];
-const DUPLEX_LEVELS = LEVELS.map((n) => Math.max(10, Math.round(n / 4)));
+const DUPLEX_LEVELS = [...new Set(LEVELS.map((n) => Math.max(10, Math.round(n / 4))))];
 /** Where each client starts: the level every client held before (or the first level given). */
 const START = given.length > 0 ? 0 : LEVELS.indexOf(100);
 const WORKERS = [1, 2];
