@@ -19,11 +19,6 @@ export class Base64Audio {
     const padding = end >= 1 && base64[end - 1] === EQUALS ? (end >= 2 && base64[end - 2] === EQUALS ? 2 : 1) : 0;
     return Math.max(0, Math.floor((end * 3) / 4) - padding);
   }
-
-  /** Its audio (after the run). */
-  decode(): Buffer {
-    return Buffer.from(this.base64.toString('latin1'), 'base64');
-  }
 }
 
 const EQUALS = 0x3d;
@@ -31,7 +26,18 @@ const EQUALS = 0x3d;
 /** Audio as a dialect found it: base64 text, base64 bytes, or the raw bytes. */
 export type AudioPayload = string | Buffer | Base64Audio;
 
-/** The raw bytes of a payload (after the run: base64 is decoded here). */
-export function payloadBytes(payload: AudioPayload): Buffer {
-  return typeof payload === 'string' ? Buffer.from(payload, 'base64') : payload instanceof Base64Audio ? payload.decode() : payload;
+/**
+ * The raw bytes of payloads in order, joined (after the run: base64 is decoded here),
+ * each decoded straight into the one buffer rather than into a buffer of its own first.
+ */
+export function joinedBytes(payloads: ReadonlyArray<AudioPayload>): Buffer {
+  let size = 0;
+  for (const p of payloads) size += typeof p === 'string' ? Buffer.byteLength(p, 'base64') : p instanceof Base64Audio ? p.decodedBytes : p.length;
+  const joined = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const p of payloads) {
+    if (Buffer.isBuffer(p)) at += p.copy(joined, at);
+    else at += joined.write(typeof p === 'string' ? p : p.base64.toString('latin1'), at, 'base64');
+  }
+  return joined.subarray(0, at);
 }

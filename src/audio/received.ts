@@ -1,4 +1,4 @@
-import { payloadBytes, type AudioPayload } from './base64-audio.js';
+import { joinedBytes, type AudioPayload } from './base64-audio.js';
 import { decodeAudio } from './decode.js';
 import { decodeFlac } from './flac-decode.js';
 import { DEFAULT_SPEECH_RMS, energyOnsetMs, FRAME_MS, int16Samples, samplesRms } from './energy.js';
@@ -30,7 +30,7 @@ export async function decodeReceivedAudio(payloads: ReadonlyArray<AudioPayload>,
 }
 
 async function decodeBytes(payloads: ReadonlyArray<AudioPayload>, declaredRate: number): Promise<DecodedSpeech> {
-  const bytes = Buffer.concat(payloads.map(payloadBytes));
+  const bytes = joinedBytes(payloads);
   const problems: string[] = [];
   if (bytes.length >= 12 && bytes.toString('latin1', 0, 4) === 'RIFF' && bytes.toString('latin1', 8, 12) === 'WAVE') return fromWav(bytes, problems);
   if (bytes.toString('latin1', 0, 4) === 'fLaC') {
