@@ -27,7 +27,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { ANSWER_TIMING, type AnswerStamps, type LoadStamps } from './stamp-truth.js';
+import { ANSWER_TIMING, type AnswerStamps, type LoadStamps } from './load-stamps.js';
 
 const CHUNK_MS = Number(process.argv[2] ?? 100);
 const CHUNKS = Number(process.argv[3] ?? 30);

@@ -10,20 +10,9 @@
 import { computeSessionMetrics } from '../src/metrics/compute.js';
 import type { ReportSession } from '../src/report/schema.js';
 import type { SessionTimeline } from '../src/timeline/types.js';
+import { ANSWER_TIMING, type AnswerStamps, type LoadStamps } from './load-stamps.js';
 
-/** When the load received an answer's request, and wrote each of its audio chunks (ms, `performance.timeOrigin + performance.now()`). */
-export interface AnswerStamps {
-  requestAt: number;
-  writesAt: number[];
-}
-
-/** What `GET /stamps` answers: SSE answers by the number the client kept from `server-timing`, WebSocket answers by the client's port. */
-export interface LoadStamps {
-  sse: Record<string, AnswerStamps>;
-  ws: Record<string, AnswerStamps>;
-}
-
-export const ANSWER_TIMING = 'load-answer';
+export { loadStamps, type LoadStamps } from './load-stamps.js';
 
 export interface StampTruth {
   /** Completed sessions matched with an answer whose every audio chunk has a stamp. */
@@ -68,10 +57,4 @@ export function stampTruth(sessions: readonly ReportSession[], stamps: LoadStamp
     truth.stallCount.push((stamped.stall_count ?? 0) - (served.stall_count ?? 0));
   }
   return truth;
-}
-
-/** Fetches (and so clears) the load's stamps. */
-export async function loadStamps(url: string): Promise<LoadStamps> {
-  const response = await fetch(`${url.replace(/^ws/, 'http')}/stamps`);
-  return (await response.json()) as LoadStamps;
 }
