@@ -1,7 +1,9 @@
 /**
  * Speech out at scale: how many streaming speech-generation sessions (and full-duplex
  * sessions) voxbench holds at receive-stamp delay p99 <= 5 ms, beside a bare reader's
- * ceiling on the same streams, at 1 and 2 workers, with memory per session.
+ * ceiling on the same streams, at 1 and 2 workers, with memory per session. Each level
+ * of each client runs in a process of its own (voxbench's, bench/voxbench-level.ts, with
+ * the `voxbench` command's heap setting), so no level inherits an earlier one's garbage.
  *
  * The load is a separate, cheap process (bench/speech-load.ts: pre-encoded answers on
  * schedule) for the SSE (vllm-omni-speech) and WebSocket (vllm-omni-speech-ws) dialects;
@@ -26,9 +28,10 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../src/dialects/vllm-omni-speech/spec.js';
-import { run, type RunOptions } from '../src/run/run.js';
+import { NODE_FLAGS } from '../src/cli/node-flags.js';
+import type { RunOptions } from '../src/run/run.js';
 import { measuredOn, tableRow } from './figures.js';
-import { loadStamps, stampTruth, type StampTruth } from './stamp-truth.js';
+import type { LevelRequest, LevelResult } from './voxbench-level.js';
 
 const given = process.argv.slice(2).map(Number);
 const LEVELS = given.length > 0 ? given : [50, 100, 150, 200, 300, 400, 600, 1000];
@@ -41,6 +44,7 @@ const RAMP_MS = 1000;
 const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const LOAD = fileURLToPath(new URL('./speech-load.js', import.meta.url));
 const BARE = fileURLToPath(new URL('./bare-reader.js', import.meta.url));
+const LEVEL = fileURLToPath(new URL('./voxbench-level.js', import.meta.url));
 
 /** Servers on the last core, clients on the others, where there are two or more and taskset is here. */
 const cores = cpus().length;
@@ -67,59 +71,51 @@ async function server(args: string[], pattern: RegExp): Promise<{ url: string; c
   return { url, child };
 }
 
-interface Level {
-  completed: number;
-  sessions: number;
-  p99Ms: number;
-  mbPerSession: number;
-  /** voxbench's TTFA and stalls against the load's own stamps (the answers bench/speech-load.ts gives). */
-  truth?: StampTruth;
+type Level = Omit<LevelResult, 'cpuMs'>;
+
+/** Runs `script` with `args` on the clients' cores, and parses the one JSON line it prints. */
+async function client<T>(args: string[]): Promise<T> {
+  const [command, argv] = onCpus(clientCpus, args);
+  const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += String(d)));
+  await new Promise((resolve) => child.on('exit', resolve));
+  return JSON.parse(out) as T;
 }
 
 /**
- * voxbench's run at one level: its loopback probe's receive-stamp delay, its peak RSS over
+ * voxbench's run at one level, in a process of its own (bench/voxbench-level.ts) on the
+ * `voxbench` command's heap: its loopback probe's receive-stamp delay, its peak RSS over
  * the sessions, and, against the load process, its figures against the load's stamps.
  */
-async function voxbench(options: Pick<RunOptions, 'target' | 'protocol' | 'model' | 'speech'>, concurrency: number, workers: number): Promise<Level> {
-  const stamped = options.target !== serve.url;
-  if (stamped) await loadStamps(load.url); // forgets the bare reader's answers
-  let origin = NaN;
-  let rss = 0;
-  const sample = setInterval(() => (rss = Math.max(rss, process.memoryUsage.rss())), 100);
+function voxbench(options: Pick<RunOptions, 'target' | 'protocol' | 'model' | 'speech'>, concurrency: number, workers: number): Promise<Level> {
   const speaks = options.protocol !== 'vllm-omni-duplex';
-  const { report } = await run({
-    ...options,
-    profile: { kind: 'concurrent', concurrency },
-    maxSessions: concurrency,
-    rampUpMs: RAMP_MS,
-    workers,
-    // The run's clock starts right after this, on the clock the load stamps with.
-    onRunStart: () => (origin = performance.timeOrigin + performance.now()),
-    // Every session's audio kept and analysed where memory per session is the question; elsewhere voxbench's default (the first 20).
-    ...(speaks ? { quality: { sessions: workers === 1 && options.protocol === 'vllm-omni-speech' ? concurrency : workers === 1 ? 20 : 0 } } : {}),
-  });
-  clearInterval(sample);
-  const { summary, clientHealth, sessions } = report.benchmarks[0]!;
-  return {
-    completed: summary.sessions.completed,
-    sessions: summary.sessions.total,
-    p99Ms: (clientHealth.receiveDelay ?? clientHealth.eventLoopDelay).p99Ms,
-    mbPerSession: rss / 2 ** 20 / concurrency,
-    ...(stamped ? { truth: stampTruth(sessions, await loadStamps(load.url), origin) } : {}),
+  const request: LevelRequest = {
+    options: {
+      ...options,
+      workers,
+      // Every session's audio kept and analysed where memory per session is the question; elsewhere voxbench's default (the first 20).
+      ...(speaks ? { quality: { sessions: workers === 1 && options.protocol === 'vllm-omni-speech' ? concurrency : workers === 1 ? 20 : 0 } } : {}),
+    },
+    sessions: concurrency,
+    rampMs: RAMP_MS,
+    ...(options.target !== serve.url ? { loadUrl: load.url } : {}),
   };
+  return client<Level>([...NODE_FLAGS, LEVEL, JSON.stringify(request)]);
 }
 
 /** The bare reader at one level, split over `processes` processes (one per worker): the worst p99, the RSS summed. */
 async function bare(url: string, dialect: 'sse' | 'ws' | 'duplex', concurrency: number, processes: number): Promise<Level> {
   const parts = await Promise.all(
-    Array.from({ length: processes }, async (_, k) => {
+    Array.from({ length: processes }, (_, k) => {
       const share = Math.floor(concurrency / processes) + (k < concurrency % processes ? 1 : 0);
-      const [command, argv] = onCpus(clientCpus, [BARE, url, dialect, String(share), String(RAMP_MS)]);
-      const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
-      let out = '';
-      child.stdout.on('data', (d) => (out += String(d)));
-      await new Promise((resolve) => child.on('exit', resolve));
-      return JSON.parse(out) as { completed: number; sessions: number; receiveDelay: { p99Ms: number }; rssMb: number };
+      return client<{ completed: number; sessions: number; receiveDelay: { p99Ms: number }; rssMb: number }>([
+        BARE,
+        url,
+        dialect,
+        String(share),
+        String(RAMP_MS),
+      ]);
     }),
   );
   return {

@@ -55,12 +55,16 @@ describe('the speech-out scale bench: its load process and its bare reader', () 
   }
 
   /** The bare reader's JSON line for `sessions` sessions of `dialect` against `target`. */
-  async function bare(target: string, dialect: string, sessions: number): Promise<{ completed: number; events: number; receiveDelay: { p99Ms: number } }> {
+  async function bare(
+    target: string,
+    dialect: string,
+    sessions: number,
+  ): Promise<{ completed: number; events: number; receiveDelay: { p99Ms: number }; cpuMs: number }> {
     const reader = spawn(process.execPath, [bench('bare-reader'), target, dialect, String(sessions), '100'], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     reader.stdout.on('data', (d) => (out += String(d)));
     await new Promise((resolve) => reader.on('exit', resolve));
-    return JSON.parse(out) as { completed: number; events: number; receiveDelay: { p99Ms: number } };
+    return JSON.parse(out) as { completed: number; events: number; receiveDelay: { p99Ms: number }; cpuMs: number };
   }
 
   for (const dialect of ['sse', 'ws']) {
@@ -70,6 +74,7 @@ describe('the speech-out scale bench: its load process and its bare reader', () 
       // SSE: a read per chunk at least; WebSocket: audio.start, the chunks, audio.done, session.done.
       assert.ok(result.events >= 4 * CHUNKS, `${result.events} arrivals`);
       assert.ok(Number.isFinite(result.receiveDelay.p99Ms));
+      assert.ok(result.cpuMs > 0, 'the CPU time its sessions took, for bench/session-cpu.ts');
     });
   }
 
