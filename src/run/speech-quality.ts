@@ -8,7 +8,7 @@ import { normalizerById, normalizerFor } from '../metrics/normalizers/index.js';
 import { transcriptErrors } from '../metrics/wer.js';
 import { redactUrl } from '../report/redact.js';
 import { builtInWebSocketTarget, createRunContext, runLevel } from './run-context.js';
-import { startServerThread } from '../simulator/thread.js';
+import { startServer } from '../simulator/start.js';
 import type { ReceivedAudio } from '../session/received-audio.js';
 import type { AsrResult, SessionRecord, SpeechAnalysis } from '../timeline/types.js';
 import { sessionView } from '../views/session-view.js';
@@ -101,9 +101,11 @@ interface Transcriber {
 }
 
 /**
- * Starts the built-in transcription server (unless `--asr-target` names one). Whatever
- * fails in here is the check's own failure, never the run's: a server that cannot start
- * leaves every clip unchecked with the reason.
+ * Starts the built-in transcription server (unless `--asr-target` names one), in this
+ * thread: the check runs after the benchmark, when no stamp can wait on it, and a server
+ * thread of its own cost the run's peak memory another 25 MB. Whatever fails in here is
+ * the check's own failure, never the run's: a server that cannot start leaves every clip
+ * unchecked with the reason.
  */
 async function startTranscriber(quality: QualitySettings): Promise<Transcriber> {
   const { asr } = quality;
@@ -119,7 +121,7 @@ async function startTranscriber(quality: QualitySettings): Promise<Transcriber> 
     });
   const model = settingsFor(1).model;
   const label = { target: asr.target !== undefined ? redactUrl(asr.target) : 'built-in', protocol: asr.protocol, model };
-  const server = asr.target === undefined ? await startServerThread({ port: 0, models: [model] }).catch((err: Error) => err) : undefined;
+  const server = asr.target === undefined ? await startServer({ port: 0, models: [model] }).catch((err: Error) => err) : undefined;
   if (server instanceof Error) return { transcribe: (clips) => Promise.resolve(unchecked(clips, label, server)), close: () => Promise.resolve() };
   return {
     transcribe: (clips) => roundTrip(clips, settingsFor(clips.length), label, asr.target ?? builtInWebSocketTarget(settingsFor(1), server!.url)),
