@@ -4,7 +4,10 @@
  * else; the loopback probe measures its receive-stamp delay as it does voxbench's.
  *
  *   node dist/bench/bare-reader.js <url> <sse|ws|duplex> <sessions> <rampMs>
- *       # prints one JSON line: {completed, sessions, events, receiveDelay, rssMb}
+ *       # prints one JSON line: {completed, sessions, events, receiveDelay, rssMb, cpuMs}
+ *
+ * `cpuMs` is the process's CPU time (user and system, every thread) from the first
+ * session's start to the last one's end, as bench/session-cpu.ts takes voxbench's.
  *
  * Duplex (vllm-omni-duplex against `voxbench serve`) must speak to be answered: each
  * session streams the bundled sample's audio at real time from frames encoded once,
@@ -109,13 +112,19 @@ function duplex(): Promise<boolean> {
 }
 
 const probe = await startStampProbe();
+const cpuMs = (): number => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+const cpuBefore = cpuMs();
 let rssMb = 0;
 const rss = setInterval(() => (rssMb = Math.max(rssMb, process.memoryUsage.rss() / 2 ** 20)), 100);
 const open = dialect === 'ws' ? ws : dialect === 'duplex' ? duplex : sse;
 const done = await Promise.all(
   Array.from({ length: SESSIONS }, (_, k) => new Promise<boolean>((resolve) => setTimeout(() => void open().then(resolve), (k * RAMP_MS) / SESSIONS))),
 );
+const cpu = cpuMs() - cpuBefore;
 clearInterval(rss);
 const receiveDelay = await probe.stop();
 agent.destroy();
-process.stdout.write(`${JSON.stringify({ completed: done.filter(Boolean).length, sessions: SESSIONS, events, receiveDelay, rssMb })}\n`);
+process.stdout.write(`${JSON.stringify({ completed: done.filter(Boolean).length, sessions: SESSIONS, events, receiveDelay, rssMb, cpuMs: cpu })}\n`);

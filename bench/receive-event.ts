@@ -17,6 +17,7 @@ import type { CompletionPolicy, DecodedEvent } from '../src/dialects/dialect.js'
 import { elevenlabsDialect } from '../src/dialects/elevenlabs/client.js';
 import { vllmOmniDuplexDialect } from '../src/dialects/vllm-omni-duplex/client.js';
 import { vllmOmniSpeechDialect } from '../src/dialects/vllm-omni-speech/client.js';
+import { vllmOmniSpeechWsDialect } from '../src/dialects/vllm-omni-speech-ws/client.js';
 import { monotonicClock } from '../src/runtime/clock.js';
 import { TextBudget } from '../src/session/bounds.js';
 import { AudioKeeper } from '../src/session/received-audio.js';
@@ -46,6 +47,8 @@ interface Case {
 
 const sseFrame = (b64: string): Buffer => Buffer.from(`data: ${JSON.stringify({ type: 'speech.audio.delta', audio: b64 })}\n\n`);
 const sseFrames = chunks.map(sseFrame);
+/** vllm-omni-speech-ws sends its audio as binary frames of PCM16. */
+const binaryFrames = chunks.map((b64) => Buffer.from(b64, 'base64'));
 const elevenFrames = chunks.map((b64) => Buffer.from(JSON.stringify({ audio: b64, isFinal: null, normalizedAlignment: null, alignment: null })));
 const duplexFrames = chunks.map((b64, k) =>
   Buffer.from(JSON.stringify({ type: 'response.output_audio.delta', response_id: 'resp_1', item_id: 'item_1', delta: b64, server_event_seq: k })),
@@ -59,6 +62,14 @@ const CASES: Case[] = [
       const dialect = vllmOmniSpeechDialect({ model: 'm', responseFormat: 'pcm', streamFormat: 'sse', outputRate: 24_000 });
       const decoder = dialect.bodyDecoder(200, 'text/event-stream');
       return { receive: (k) => decoder.chunk(sseFrames[k % sseFrames.length]!), end: () => decoder.end(), policy: dialect.policy() };
+    },
+  },
+  {
+    name: 'vllm-omni-speech-ws (binary PCM)',
+    keepsAudio: true,
+    session() {
+      const dialect = vllmOmniSpeechWsDialect({ model: 'm' });
+      return { receive: (k) => dialect.decode(binaryFrames[k % binaryFrames.length]!, true), end: () => [], policy: dialect.policy() };
     },
   },
   {

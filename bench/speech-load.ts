@@ -16,11 +16,18 @@
  *
  * Every session's chunk k is written at its start + k·chunkMs by one shared timer per
  * tick, so the cost is a write per chunk, and the schedule does not drift with load.
+ *
+ * - `GET /stamps` (then forgotten): when this server received each answer's request and
+ *   wrote each of its audio chunks, `performance.timeOrigin + performance.now()` ms, by
+ *   answer: an SSE answer by the number its `server-timing: load-answer;dur=N` header
+ *   gave the client (which keeps it), a WebSocket answer by the client's port. The bench
+ *   compares the client's TTFA and stalls with the same figures from these stamps.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { ANSWER_TIMING, type AnswerStamps, type LoadStamps } from './load-stamps.js';
 
 const CHUNK_MS = Number(process.argv[2] ?? 100);
 const CHUNKS = Number(process.argv[3] ?? 30);
@@ -34,6 +41,10 @@ const sseDone = Buffer.from(`data: ${JSON.stringify({ type: 'speech.audio.done',
 const wsStart = JSON.stringify({ type: 'audio.start' });
 const wsAudioDone = JSON.stringify({ type: 'audio.done' });
 const wsSessionDone = JSON.stringify({ type: 'session.done' });
+
+const stamps: LoadStamps = { sse: {}, ws: {} };
+let answered = 0;
+const wallNow = (): number => performance.timeOrigin + performance.now();
 
 /** An answer in progress: `write(k)` sends chunk k, `end()` closes it. */
 interface Answer {
@@ -59,38 +70,58 @@ setInterval(() => {
   answers = still;
 }, 1).unref();
 
-const start = (answer: Omit<Answer, 'next' | 'dueMs'>): void => {
-  answer.write(0);
-  answers.push({ ...answer, next: 1, dueMs: performance.now() + CHUNK_MS });
+/** Starts an answer, its writes stamped into `stamped`. */
+const start = (answer: Omit<Answer, 'next' | 'dueMs'>, stamped: AnswerStamps): void => {
+  const write = (k: number): void => {
+    stamped.writesAt.push(wallNow());
+    answer.write(k);
+  };
+  write(0);
+  answers.push({ write, end: answer.end, next: 1, dueMs: performance.now() + CHUNK_MS });
 };
 
 const http = createServer((request, response: ServerResponse) => {
+  if (request.method === 'GET' && request.url === '/stamps') {
+    response.end(JSON.stringify(stamps));
+    stamps.sse = {};
+    stamps.ws = {};
+    return;
+  }
   if (request.method !== 'POST' || request.url !== '/v1/audio/speech') {
     response.statusCode = 404;
     return response.end();
   }
   request.resume();
   request.on('end', () => {
-    response.writeHead(200, { 'content-type': 'text/event-stream' });
-    start({ write: () => response.write(sseDelta), end: () => response.end(sseDone) });
+    const stamped: AnswerStamps = { requestAt: wallNow(), writesAt: [] };
+    const id = ++answered;
+    stamps.sse[id] = stamped;
+    response.writeHead(200, { 'content-type': 'text/event-stream', 'server-timing': `${ANSWER_TIMING};dur=${id}` });
+    start({ write: () => response.write(sseDelta), end: () => response.end(sseDone) }, stamped);
   });
 });
 http.keepAliveTimeout = 60_000;
 
 const wss = new WebSocketServer({ server: http, path: '/v1/audio/speech/stream', perMessageDeflate: false });
-wss.on('connection', (ws: WebSocket) => {
+wss.on('connection', (ws: WebSocket, request) => {
+  const port = String(request.socket.remotePort);
   ws.on('message', (data: RawData, isBinary: boolean) => {
     if (isBinary) return;
     const text = (data as Buffer).toString();
     if (!text.includes('"input.done"')) return;
+    const stamped: AnswerStamps = { requestAt: wallNow(), writesAt: [] };
+    stamps.ws[port] = stamped;
     ws.send(wsStart);
-    start({
-      write: () => ws.send(pcm, { binary: true }),
-      end: () => {
-        ws.send(wsAudioDone);
-        ws.send(wsSessionDone);
+    start(
+      {
+        write: () => ws.send(pcm, { binary: true }),
+        end: () => {
+          ws.send(wsAudioDone);
+          ws.send(wsSessionDone);
+        },
       },
-    });
+      stamped,
+    );
   });
 });
 http.listen(0, '127.0.0.1', () => console.log(`speech-load http://127.0.0.1:${(http.address() as { port: number }).port}`));

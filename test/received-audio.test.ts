@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
+import { Base64Audio } from '../src/audio/base64-audio.js';
+import { decodeReceivedAudio } from '../src/audio/received.js';
 import { audioEvent } from '../src/dialects/tts-common.js';
 import { AudioKeeper } from '../src/session/received-audio.js';
 
@@ -16,6 +18,18 @@ describe('the audio kept for the after-run analysis', () => {
     const kept = keeper.result()!.inputs[0]!.payloads[0]!;
     assert.ok(Buffer.isBuffer(kept), 'bytes, not a string');
     assert.deepEqual(kept, pcm);
+  });
+
+  it('keeps base64 found as bytes as a copy of them, off the frame, and decodes it only after the run', async () => {
+    const frame = Buffer.from(`{"audio":"${b64}"}`);
+    const keeper = new AudioKeeper(1024 * 1024);
+    keeper.take(audioEvent('speech.audio.delta', pcm.length, new Base64Audio(frame.subarray(10, 10 + b64.length))), 0);
+    frame.fill(0); // the socket's buffer is reused: what was kept must not be a view of it
+    const kept = keeper.result()!;
+    assert.equal(kept.bytes, b64.length, 'counted in base64 characters');
+    const [payload] = kept.inputs[0]!.payloads;
+    assert.ok(payload instanceof Base64Audio, 'still base64: not decoded while sessions stream');
+    assert.deepEqual((await decodeReceivedAudio(kept.inputs[0]!.payloads, 24_000)).pcm, pcm);
   });
 
   it('counts the limit in base64 characters as sent, as before', () => {

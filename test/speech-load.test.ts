@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../src/dialects/vllm-omni-speech/spec.js';
 import { run } from '../src/run/run.js';
 import { startServer } from '../src/simulator/start.js';
+import { loadStamps, stampTruth } from '../bench/stamp-truth.js';
 
 const bench = (name: string): string => fileURLToPath(new URL(`../bench/${name}.js`, import.meta.url));
 const CHUNKS = 5;
@@ -24,8 +25,11 @@ describe('the speech-out scale bench: its load process and its bare reader', () 
     ['vllm-omni-speech', (u: string) => u],
     ['vllm-omni-speech-ws', (u: string) => u.replace(/^http/, 'ws')],
   ] as const) {
-    it(`answers voxbench's ${protocol} sessions to completion, every chunk whole`, async () => {
+    it(`answers voxbench's ${protocol} sessions to completion, every chunk whole, and stamps each chunk it writes`, async () => {
+      await loadStamps(url); // forgets earlier answers
+      let origin = NaN;
       const { report } = await run({
+        onRunStart: () => (origin = performance.timeOrigin + performance.now()),
         target: target(url),
         protocol,
         model: DEFAULT_VLLM_OMNI_TTS_MODEL,
@@ -39,16 +43,28 @@ describe('the speech-out scale bench: its load process and its bare reader', () 
         assert.equal(audio.length, CHUNKS);
         assert.ok(audio.every((f) => f.audioBytes === CHUNK_BYTES));
       }
+      // Each session is found among the load's answers, each audio event at a chunk's write; on one clock, none arrives before it was written.
+      const truth = stampTruth(report.benchmarks[0]!.sessions, await loadStamps(url), origin);
+      assert.equal(truth.matched, 3);
+      assert.ok(
+        truth.ttfaMs.every((d) => d >= 0 && d < 1000),
+        `TTFA against the write stamps: ${truth.ttfaMs.map((d) => d.toFixed(2)).join(', ')} ms`,
+      );
+      assert.equal(truth.stallCount.length, 3);
     });
   }
 
   /** The bare reader's JSON line for `sessions` sessions of `dialect` against `target`. */
-  async function bare(target: string, dialect: string, sessions: number): Promise<{ completed: number; events: number; receiveDelay: { p99Ms: number } }> {
+  async function bare(
+    target: string,
+    dialect: string,
+    sessions: number,
+  ): Promise<{ completed: number; events: number; receiveDelay: { p99Ms: number }; cpuMs: number }> {
     const reader = spawn(process.execPath, [bench('bare-reader'), target, dialect, String(sessions), '100'], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     reader.stdout.on('data', (d) => (out += String(d)));
     await new Promise((resolve) => reader.on('exit', resolve));
-    return JSON.parse(out) as { completed: number; events: number; receiveDelay: { p99Ms: number } };
+    return JSON.parse(out) as { completed: number; events: number; receiveDelay: { p99Ms: number }; cpuMs: number };
   }
 
   for (const dialect of ['sse', 'ws']) {
@@ -58,6 +74,7 @@ describe('the speech-out scale bench: its load process and its bare reader', () 
       // SSE: a read per chunk at least; WebSocket: audio.start, the chunks, audio.done, session.done.
       assert.ok(result.events >= 4 * CHUNKS, `${result.events} arrivals`);
       assert.ok(Number.isFinite(result.receiveDelay.p99Ms));
+      assert.ok(result.cpuMs > 0, 'the CPU time its sessions took, for bench/session-cpu.ts');
     });
   }
 

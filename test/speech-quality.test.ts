@@ -9,6 +9,11 @@ import { parseFaultScenario } from '../src/server/faults/faults.js';
 import { pcm16WavHeader } from '../src/audio/wav-header.js';
 import { DEFAULT_SPEECH_LATENCY, DEFAULT_VOICE } from '../src/server/models/speech-synth.js';
 import type { SessionRecord } from '../src/timeline/types.js';
+import { resolveQuality } from '../src/config/dialect-rules.js';
+import { analyseSpeech } from '../src/run/speech-quality.js';
+import { newTimeline } from '../src/session/runner.js';
+import { synthesizeSpeech } from '../src/server/models/speech-synth.js';
+import type { ReceivedAudio } from '../src/session/received-audio.js';
 import { sessionView } from '../src/views/session-view.js';
 
 const FAST = { ...DEFAULT_SPEECH_LATENCY, firstAudioMs: 20, rtf: 0.02, jitterMs: 0 };
@@ -21,6 +26,29 @@ async function sessions(options: RunOptions): Promise<SessionRecord[]> {
 const metric = (name: string): PointMetric => METRICS.find((m) => m.name === name) as PointMetric;
 
 describe('after-run speech quality', () => {
+  it('analyses the sessions a batch at a time, the kept audio of each taken once, so it holds no more than a batch', async () => {
+    const text = 'The birch canoe slid on the smooth planks.';
+    const pcm = synthesizeSpeech(text, 24_000);
+    const records = Array.from({ length: 21 }, (_, index) => {
+      const timeline = newTimeline('tts', 'client', 0, 0, { kind: 'http', requests: [] });
+      timeline.inputs.push({ index: 0, kind: 'text', text } as (typeof timeline.inputs)[number]);
+      return { index, sampleIds: [`s${index}`], timeline, outcome: { status: 'completed' } } as unknown as SessionRecord;
+    });
+    const transcribedWhenTaken: number[] = [];
+    const taken = new Set<SessionRecord>();
+    const takeAudio = (record: SessionRecord): ReceivedAudio | undefined => {
+      assert.ok(!taken.has(record), 'the audio of each session is taken once');
+      taken.add(record);
+      transcribedWhenTaken.push(records.filter((r) => r.timeline.analysis?.[0]?.asr).length);
+      return { inputs: [{ input: 0, payloads: [pcm] }], bytes: pcm.length, truncated: false };
+    };
+    await analyseSpeech(records, takeAudio, resolveQuality({}));
+    assert.equal(taken.size, 21);
+    // The first 20 are decoded before any is transcribed; the 21st only once those 20 have been.
+    assert.deepEqual(transcribedWhenTaken, [...Array<number>(20).fill(0), 20]);
+    for (const r of records) assert.ok('errors' in r.timeline.analysis![0]!.asr!, JSON.stringify(r.timeline.analysis));
+  });
+
   it('round trip on the built-in pair: the transcription server hears every word the speech server was given', async () => {
     for (const [protocol, speech] of [
       ['vllm-omni-speech', { streamFormat: 'sse', responseFormat: 'wav' }],

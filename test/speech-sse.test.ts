@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ProtocolViolation } from '../src/dialects/dialect.js';
+import { Base64Audio } from '../src/audio/base64-audio.js';
+import { audioFrameReader, parseEventObject, ProtocolViolation } from '../src/dialects/dialect.js';
+import { interpretConversationEvent } from '../src/dialects/s2s-events.js';
 import { SSE_EVENT_LIMIT } from '../src/dialects/event-stream.js';
 import { speechBodyDecoder } from '../src/dialects/speech-http.js';
 import { pcm16WavHeader } from '../src/audio/wav-header.js';
@@ -26,7 +28,10 @@ describe('speech SSE decoding', () => {
       ],
     );
     assert.deepEqual(events[2]!.usage, { source: 'speech.audio.done', values: { input_tokens: 3, output_tokens: 9, total_tokens: 12 } });
-    assert.equal(events[0]!.payload, audio);
+    // The audio is read off the event's bytes: kept as those bytes, never made a string.
+    const payload = events[0]!.payload;
+    assert.ok(payload instanceof Base64Audio, 'base64 bytes, not a string');
+    assert.equal(payload.base64.toString('latin1'), audio);
   });
 
   it("takes a WAV stream's header-only first delta as no audio, and its rate from the header", () => {
@@ -56,5 +61,47 @@ describe('speech SSE decoding', () => {
       Buffer.from('data: {"type":"speech.audio.error","error":{"message":"boom","type":"server_error","param":null,"code":500}}\n\n'),
     );
     assert.deepEqual(event, { type: 'speech.audio.error', kind: 'error', scope: 'session', code: '500', message: 'boom' });
+  });
+});
+
+describe('audio read off a JSON frame’s bytes (audioFrameReader)', () => {
+  const isDelta = (e: { type: string }): boolean => e.type === 'response.output_audio.delta';
+  const reader = audioFrameReader('delta', parseEventObject, isDelta);
+  const read = (frame: string) => reader(Buffer.from(frame));
+
+  it('gives what parsing the frame whole gives, the audio as its bytes', () => {
+    const frame = JSON.stringify({ type: 'response.output_audio.delta', response_id: 'r_1', delta: audio, server_event_seq: 7, note: 'café' });
+    const { event, audio: bytes } = read(frame);
+    assert.ok(bytes instanceof Base64Audio);
+    assert.equal(bytes.base64.toString('latin1'), audio);
+    const whole = JSON.parse(frame) as Record<string, unknown>;
+    delete whole.delta;
+    assert.deepEqual(event, whole);
+    assert.equal(bytes.decodedBytes, 4800);
+  });
+
+  for (const [why, frame] of [
+    ['a short frame', JSON.stringify({ type: 'response.output_audio.delta', delta: 'AAAA' })],
+    ['the key in a nested object, the top-level one after it', `{"type":"response.output_audio.delta","meta":{"delta":"${audio}"},"delta":"${audio}"}`],
+    ['the key duplicated, the last one winning', `{"type":"response.output_audio.delta","delta":"${audio}","delta":"QUJD"}`],
+    ['an escape in the value', `{"type":"response.output_audio.delta","delta":"${audio}\\/"}`],
+    ['a character that is not ASCII in the value', `{"type":"response.output_audio.delta","delta":"${audio}é"}`],
+    ['a key whose name ends in an escaped quote and the key', `{"type":"response.output_audio.delta","x\\"delta":"${audio}","delta":"QUJD"}`],
+    ['the event not audio', JSON.stringify({ type: 'response.output_audio_transcript.delta', delta: 'x'.repeat(2000) })],
+  ] as const) {
+    it(`parses the frame whole where the cut would not be exact: ${why}`, () => {
+      const { event, audio: bytes } = read(frame);
+      assert.equal(bytes, undefined);
+      assert.deepEqual(event, JSON.parse(frame));
+    });
+  }
+
+  it('keeps the whole parse’s error for a frame that is not JSON', () => {
+    assert.throws(() => read(`{"type":"response.output_audio.delta","delta":"${audio}",}`), /not JSON/);
+  });
+
+  it('measures a duplex answer’s audio the same from its bytes as from its text', () => {
+    const frame = JSON.stringify({ type: 'response.output_audio.delta', response_id: 'r_1', item_id: 'i_1', delta: audio, server_event_seq: 3 });
+    assert.deepEqual(interpretConversationEvent(Buffer.from(frame), 24_000), interpretConversationEvent(frame, 24_000));
   });
 });

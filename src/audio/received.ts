@@ -1,3 +1,4 @@
+import { joinedBytes, type AudioPayload } from './base64-audio.js';
 import { decodeAudio } from './decode.js';
 import { decodeFlac } from './flac-decode.js';
 import { DEFAULT_SPEECH_RMS, energyOnsetMs, FRAME_MS, int16Samples, samplesRms } from './energy.js';
@@ -13,12 +14,12 @@ export interface DecodedSpeech {
 }
 
 /**
- * Decodes a response's undecoded payloads (base64 text or raw bytes, in arrival order),
+ * Decodes a response's undecoded payloads (base64 text or bytes, or raw bytes, in arrival order),
  * after the run: a WAV stream by its header (streamed WAV declares 0xFFFFFFFF sizes), an
  * encoded body (MP3, FLAC, Opus, ...) by its decoder, anything else as headerless PCM16
  * at `declaredRate`.
  */
-export async function decodeReceivedAudio(payloads: ReadonlyArray<string | Buffer>, declaredRate: number): Promise<DecodedSpeech> {
+export async function decodeReceivedAudio(payloads: ReadonlyArray<AudioPayload>, declaredRate: number): Promise<DecodedSpeech> {
   const decoded = await decodeBytes(payloads, declaredRate);
   if (decoded.sampleRate > 0 || decoded.pcm.length === 0) return decoded;
   return {
@@ -28,8 +29,8 @@ export async function decodeReceivedAudio(payloads: ReadonlyArray<string | Buffe
   };
 }
 
-async function decodeBytes(payloads: ReadonlyArray<string | Buffer>, declaredRate: number): Promise<DecodedSpeech> {
-  const bytes = Buffer.concat(payloads.map((p) => (typeof p === 'string' ? Buffer.from(p, 'base64') : p)));
+async function decodeBytes(payloads: ReadonlyArray<AudioPayload>, declaredRate: number): Promise<DecodedSpeech> {
+  const bytes = joinedBytes(payloads);
   const problems: string[] = [];
   if (bytes.length >= 12 && bytes.toString('latin1', 0, 4) === 'RIFF' && bytes.toString('latin1', 8, 12) === 'WAVE') return fromWav(bytes, problems);
   if (bytes.toString('latin1', 0, 4) === 'fLaC') {

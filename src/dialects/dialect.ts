@@ -1,12 +1,14 @@
+import { isAscii } from 'node:buffer';
+import { Base64Audio, type AudioPayload } from '../audio/base64-audio.js';
 import type { Control, Failure, ReceivedFrame, SentFrame, Task, TurnDetection } from '../timeline/types.js';
 
 /**
  * A received frame translated into the neutral vocabulary; the runner adds the time and
- * the input. An audio event may carry its undecoded `payload` (base64 text, or raw
- * bytes): the runner takes it off the recorded frame, so the timeline stays small, and
+ * the input. An audio event may carry its undecoded `payload` (base64 text or bytes, or
+ * raw bytes): the runner takes it off the recorded frame, so the timeline stays small, and
  * keeps it beside the timeline when the after-run analysis needs it.
  */
-export type DecodedEvent = Omit<ReceivedFrame, 't' | 'input'> & { payload?: string | Buffer };
+export type DecodedEvent = Omit<ReceivedFrame, 't' | 'input'> & { payload?: AudioPayload };
 
 /**
  * What one received event means for the session, as the dialect's completion policy
@@ -257,11 +259,66 @@ export function parseEventObject(data: string): Record<string, unknown> & { type
   return value as Record<string, unknown> & { type: string };
 }
 
+/** Frames shorter than this are parsed whole: the audio in them is too short to be worth finding. */
+const AUDIO_FRAME_BYTES = 1024;
+const BACKSLASH = 0x5c;
+/** What the audio is replaced with in the frame parsed: a string no other value of it can be, since the frame holds no `\u0000`. */
+const CUT = '\\u0000';
+const CUT_VALUE = '\u0000';
+
+/**
+ * A reader of JSON event frames whose base64 audio, the value of `key`, is read off the
+ * frame's bytes rather than parsed into a string: the frame is parsed with that value
+ * cut out (a few dozen characters instead of kilobytes), and the audio is a view of the
+ * frame's bytes. Exactly what parsing the frame whole gives: the cut is taken only where
+ * the value is plain ASCII with no escape (so its characters are its bytes), and only
+ * when the parsed frame holds the cut at `key` itself (not in a nested object, nor at a
+ * duplicated key) and `isAudio` says the event is audio; anything else is parsed whole,
+ * its errors with it. (One difference: a raw control character inside the audio, which
+ * JSON refuses, is not looked for; nor is it base64, and the after-run decoding skips it.)
+ */
+export function audioFrameReader<T extends Record<string, unknown>>(
+  key: string,
+  parse: (text: string) => T,
+  isAudio: (event: T) => boolean,
+): (data: Buffer) => { event: T; audio?: Base64Audio } {
+  const opening = Buffer.from(`"${key}":"`);
+  return (data) => {
+    const whole = (): { event: T } => ({ event: parse(data.toString('utf8')) });
+    if (data.length < AUDIO_FRAME_BYTES) return whole();
+    const at = data.indexOf(opening);
+    if (at < 0) return whole();
+    const start = at + opening.length;
+    const end = data.indexOf(QUOTE, start);
+    if (end < 0) return whole();
+    const value = data.subarray(start, end);
+    if (value.includes(BACKSLASH) || !isAscii(value)) return whole();
+    // The value holds no backslash, so a `\u0000` in the frame can only be before or after it.
+    const head = data.toString('utf8', 0, start);
+    const tail = data.toString('utf8', end);
+    if (head.includes(CUT) || tail.includes(CUT)) return whole();
+    let event: T;
+    try {
+      event = parse(`${head}${CUT}${tail}`);
+    } catch {
+      return whole();
+    }
+    if (event[key] !== CUT_VALUE || !isAudio(event)) return whole();
+    delete event[key];
+    return { event, audio: new Base64Audio(value) };
+  };
+}
+
 /** A JSON text dialect's decoder: binary frames are a violation, every text frame is one event. */
 export function jsonTextDecoder(name: string, interpret: (data: string) => DecodedEvent): WebSocketDialect['decode'] {
+  return jsonBytesDecoder(name, (data) => interpret(data.toString('utf8')));
+}
+
+/** The same, `interpret` given each text frame's bytes (to read its audio off them, `audioFrameReader`). */
+export function jsonBytesDecoder(name: string, interpret: (data: Buffer) => DecodedEvent): WebSocketDialect['decode'] {
   return (data, isBinary) => {
     if (isBinary) throw new ProtocolViolation(`server sent a binary frame (${data.length} bytes); ${name} speaks JSON text frames`);
-    return [interpret(data.toString('utf8'))];
+    return [interpret(data)];
   };
 }
 

@@ -1,4 +1,5 @@
-import { parseEventObject, textField, type DecodedEvent, type SentReading } from './dialect.js';
+import { base64Bytes } from './tts-common.js';
+import { audioFrameReader, parseEventObject, textField, type DecodedEvent, type SentReading } from './dialect.js';
 import { openAIEventOf } from './realtime-common.js';
 
 /**
@@ -35,9 +36,15 @@ export const FATAL_RESUME_CODES: ReadonlySet<string> = new Set([
 /** Errors a duplex client carries on after (vLLM-Omni PR #7457: a superseded playback.ack). */
 export const BENIGN_CODES: ReadonlySet<string> = new Set(['playback_ack_too_late']);
 
-/** Decodes one conversation event; `outputRate` is the response audio's PCM16 rate when the event does not say. */
-export function interpretConversationEvent(data: string, outputRate: number): DecodedEvent {
-  const event = parseEventObject(data);
+const readConversationEvent = audioFrameReader('delta', parseEventObject, (event) => RESPONSE_EVENTS[event.type]?.kind === 'audio');
+
+/**
+ * Decodes one conversation event; `outputRate` is the response audio's PCM16 rate when the
+ * event does not say. An audio delta's base64, most of every answer's bytes, is measured
+ * off the frame's bytes when the frame comes as bytes (`audioFrameReader`), never parsed.
+ */
+export function interpretConversationEvent(data: string | Buffer, outputRate: number): DecodedEvent {
+  const { event, audio } = typeof data === 'string' ? { event: parseEventObject(data), audio: undefined } : readConversationEvent(data);
   const { type } = event;
   const seq = typeof event.server_event_seq === 'number' ? { serverSeq: event.server_event_seq } : {};
   const response = typeof event.response === 'object' && event.response !== null ? (event.response as Record<string, unknown>) : undefined;
@@ -46,8 +53,7 @@ export function interpretConversationEvent(data: string, outputRate: number): De
   const mapped = RESPONSE_EVENTS[type];
   if (mapped) {
     if (mapped.kind === 'audio') {
-      const delta = typeof event.delta === 'string' ? event.delta : '';
-      const bytes = base64Bytes(delta);
+      const bytes = base64Bytes(audio ?? (typeof event.delta === 'string' ? event.delta : ''));
       const rate = typeof event.sample_rate_hz === 'number' && event.sample_rate_hz > 0 ? event.sample_rate_hz : outputRate;
       const cumulative = (event.metadata as { audio_duration_ms?: unknown } | undefined)?.audio_duration_ms;
       return {
@@ -106,12 +112,6 @@ export function interpretConversationEvent(data: string, outputRate: number): De
     default:
       return { ...openAIEventOf(event), ...ids, ...seq };
   }
-}
-
-/** Bytes a base64 string decodes to, without decoding it. */
-function base64Bytes(b64: string): number {
-  const padding = b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0;
-  return Math.max(0, Math.floor((b64.length * 3) / 4) - padding);
 }
 
 function stringOf(value: unknown): string | undefined {

@@ -1,5 +1,6 @@
-import { ProtocolViolation, usageOf, wireText, type BodyDecoder, type DecodedEvent, type HttpDialect, type RequestInput } from './dialect.js';
-import { eventStreamDecoder } from './event-stream.js';
+import type { Base64Audio } from '../audio/base64-audio.js';
+import { audioFrameReader, ProtocolViolation, usageOf, wireText, type BodyDecoder, type DecodedEvent, type HttpDialect, type RequestInput } from './dialect.js';
+import { eventBytesDecoder } from './event-stream.js';
 import { audioEvent, base64Bytes, speechPolicy, wavAudioStart } from './tts-common.js';
 import type { Task } from '../timeline/types.js';
 import { AnswerKind } from '../audio/answer-kind.js';
@@ -115,8 +116,21 @@ export function rawAudioDecoder(kind: 'pcm' | 'wav' | 'encoded', format: PcmForm
 }
 
 /** The bytes of a WAV header a base64 delta opens with: decoded as far as needed to find `data` (64 characters at a time). */
-function wavHeaderBytes(payload: string): Buffer {
-  return Buffer.from(payload.slice(0, Math.ceil(Math.min(payload.length, (WAV_HEADER_LIMIT * 4) / 3) / 4) * 4), 'base64');
+function wavHeaderBytes(payload: string | Base64Audio): Buffer {
+  const chars = Math.ceil(Math.min(payload.length, (WAV_HEADER_LIMIT * 4) / 3) / 4) * 4;
+  return Buffer.from(typeof payload === 'string' ? payload.slice(0, chars) : payload.base64.toString('latin1', 0, chars), 'base64');
+}
+
+const DONE = Buffer.from('[DONE]');
+const readSpeechEvent = audioFrameReader('audio', parseEventData, (e) => e.type === 'speech.audio.delta');
+
+/** An event's data as JSON, or the violation that names it. */
+function parseEventData(data: string): Record<string, unknown> {
+  try {
+    return JSON.parse(data) as Record<string, unknown>;
+  } catch {
+    throw new ProtocolViolation(`server sent an event that is not JSON: ${JSON.stringify(data.slice(0, 80))}`);
+  }
 }
 
 /**
@@ -124,13 +138,14 @@ function wavHeaderBytes(payload: string): Buffer {
  * `speech.audio.delta {audio: base64}`, then `speech.audio.done {usage}` or
  * `speech.audio.error {error: {message, type, param, code}}`. Events are told apart by
  * their JSON `type`, with or without `event:` lines; `data: [DONE]`, which some servers
- * add, is skipped. With WAV, the first bytes of the audio are a header, not audio.
+ * add, is skipped. With WAV, the first bytes of the audio are a header, not audio. A
+ * delta's audio is read off the event's bytes (`audioFrameReader`), never made a string.
  */
 export function speechSseDecoder(wav: boolean, format: PcmFormat): BodyDecoder {
   /** WAV: the header bytes still to skip, once known; undefined until the first delta. */
   let headerLeft: number | undefined = wav ? undefined : 0;
   let pcm = format;
-  const delta = (payload: string): DecodedEvent[] => {
+  const delta = (payload: string | Base64Audio): DecodedEvent[] => {
     let bytes = base64Bytes(payload);
     if (headerLeft === undefined) {
       const start = wavDataStart(wavHeaderBytes(payload));
@@ -147,14 +162,10 @@ export function speechSseDecoder(wav: boolean, format: PcmFormat): BodyDecoder {
     else if (skipped === 0) events.push({ type: 'speech.audio.delta', kind: 'other' });
     return events;
   };
-  return eventStreamDecoder((data): DecodedEvent[] => {
-    if (data === '' || data === '[DONE]') return [];
-    let value: Record<string, unknown>;
-    try {
-      value = JSON.parse(data) as Record<string, unknown>;
-    } catch {
-      throw new ProtocolViolation(`server sent an event that is not JSON: ${JSON.stringify(data.slice(0, 80))}`);
-    }
+  return eventBytesDecoder((data): DecodedEvent[] => {
+    if (data.length === 0 || data.equals(DONE)) return [];
+    const { event: value, audio } = readSpeechEvent(data);
+    if (audio) return delta(audio);
     switch (value.type) {
       case 'speech.audio.delta':
         if (typeof value.audio !== 'string') throw new ProtocolViolation('speech.audio.delta without a base64 "audio" string');

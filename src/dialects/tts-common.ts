@@ -1,3 +1,4 @@
+import { Base64Audio, type AudioPayload } from '../audio/base64-audio.js';
 import { readWavHead, timelessFormat } from '../audio/wav-layout.js';
 import { ProtocolViolation, type CompletionPolicy, type DecodedEvent, type Verdict } from './dialect.js';
 import type { ReceivedFrame } from '../timeline/types.js';
@@ -12,8 +13,9 @@ export function pcmRate(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isInteger(value) && value >= 8_000 && value <= 192_000 ? value : undefined;
 }
 
-/** Decoded bytes of a base64 string, from its length alone (the payload is never decoded on the hot path). */
-export function base64Bytes(b64: string): number {
+/** Decoded bytes of base64 audio, from its length alone (the payload is never decoded on the hot path). */
+export function base64Bytes(b64: string | Base64Audio): number {
+  if (b64 instanceof Base64Audio) return b64.decodedBytes;
   const padding = b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0;
   return Math.max(0, Math.floor((b64.length * 3) / 4) - padding);
 }
@@ -22,7 +24,7 @@ export function base64Bytes(b64: string): number {
  * An audio event for `bytes` of PCM16 mono at `rate`, its payload kept undecoded; an
  * empty payload is no audio (`other`), so it never counts as first audio.
  */
-export function audioEvent(type: string, bytes: number, payload: string | Buffer, rate = TTS_RATE): DecodedEvent {
+export function audioEvent(type: string, bytes: number, payload: AudioPayload, rate = TTS_RATE): DecodedEvent {
   if (bytes === 0) return { type, kind: 'other' };
   return { type, kind: 'audio', audioBytes: bytes, audioMs: (bytes / 2 / rate) * 1000, payload };
 }

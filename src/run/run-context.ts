@@ -37,8 +37,11 @@ export interface RunContext {
   sessionsFor(profile: LoadProfile): number;
   /** Runs session `index` against `target`, due at `plannedStartMs` (its stream held by `gate` in a connect phase). */
   runSession(target: string, index: number, plannedStartMs: number, clock: Clock, signal: AbortSignal, gate?: StreamGate): Promise<SessionRecord>;
-  /** The audio a session received, undecoded, kept for the after-run analysis (speech generation, the first `--quality-sessions` of a benchmark). */
-  audioOf: (record: SessionRecord) => ReceivedAudio | undefined;
+  /**
+   * The audio a session received, undecoded, kept for the after-run analysis (speech
+   * generation, the first `--quality-sessions` of a benchmark): given once, then let go.
+   */
+  takeAudio: (record: SessionRecord) => ReceivedAudio | undefined;
   /** Lets go of what the sessions shared (idle keep-alive connections). */
   close(): void;
 }
@@ -130,7 +133,11 @@ export async function createRunContext(settings: Settings, dataset: RunDataset, 
       if (result.audio) audio.set(done, result.audio);
       return done;
     },
-    audioOf: (r) => audio.get(r),
+    takeAudio: (r) => {
+      const kept = audio.get(r);
+      audio.delete(r);
+      return kept;
+    },
     close: () => sessions.close(),
     // With a duration or stages: as many as start in it (open loop: the arrivals planned in it).
     // Else enough sessions to send every sample once, and at least one per lane (or ten arrivals), and in a capacity search enough for its SLOs.

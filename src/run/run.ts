@@ -182,7 +182,7 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
               onSessionEnd,
             });
       // Generated speech is checked once the level's sessions have all ended (its audio is kept in this thread only).
-      if (!pool) await analyseSpeech(execution.records, context.audioOf, settings.quality);
+      if (!pool) await analyseSpeech(execution.records, context.takeAudio, settings.quality);
       const earlier = lastEndMs(benchmarks.flatMap((b) => b.sessions));
       const benchmark = buildBenchmark(
         { ...execution, profile, records: [...kept.values(), ...execution.records] },

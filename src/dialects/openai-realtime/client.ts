@@ -1,4 +1,4 @@
-import { jsonSentReader, jsonTextDecoder, type Reactions, type WebSocketDialect } from '../dialect.js';
+import { jsonSentReader, jsonBytesDecoder, type Reactions, type WebSocketDialect } from '../dialect.js';
 import { wireTurnDetection, type OpenAITurnDetection } from '../realtime-common.js';
 import { interpretConversationEvent, readConversationSent } from '../s2s-events.js';
 import { conversationPolicy } from '../s2s-policy.js';
@@ -69,7 +69,7 @@ export function openaiRealtimeDialect(settings: { model: string; turnDetection: 
     audioFrame: (pcm16) => `{"type":"input_audio_buffer.append","audio":"${pcm16.toString('base64')}"}`,
     inputEndFrame: () => commit,
     flushFrame: () => commit,
-    decode: jsonTextDecoder('openai-realtime', (data) => interpretConversationEvent(data, RATE)),
+    decode: jsonBytesDecoder('openai-realtime', (data) => interpretConversationEvent(data, RATE)),
     readSent: jsonSentReader(readConversationSent),
     ...(settings.turnDetection.type === 'none' ? { reactions } : {}),
   };

@@ -1,4 +1,4 @@
-import { jsonSentReader, jsonTextDecoder, type Reaction, type Reactions, type SessionSettings, type WebSocketDialect } from '../dialect.js';
+import { jsonSentReader, jsonBytesDecoder, type Reaction, type Reactions, type SessionSettings, type WebSocketDialect } from '../dialect.js';
 import { wireTurnDetection, type OpenAITurnDetection } from '../realtime-common.js';
 import { interpretConversationEvent, readConversationSent } from '../s2s-events.js';
 import { conversationPolicy } from '../s2s-policy.js';
@@ -68,7 +68,7 @@ export function vllmOmniDuplexDialect(settings: { model: string; turnDetection: 
     audioFramer: appendFramer,
     inputEndFrame: () => commit,
     flushFrame: () => commit,
-    decode: jsonTextDecoder('vllm-omni-duplex', (data) => interpretConversationEvent(data, OUTPUT_RATE)),
+    decode: jsonBytesDecoder('vllm-omni-duplex', (data) => interpretConversationEvent(data, OUTPUT_RATE)),
     readSent: jsonSentReader(readConversationSent),
     reactions: duplexReactions,
   };
