@@ -201,9 +201,10 @@ export const SPEECH_METRICS: MetricDefinition[] = [
     better: 'lower',
     quantity: `intelligibility word errors summed over every analysed input, over their words (whisper-english)`,
     description: 'Corpus intelligibility WER of the round trip: long texts weigh more than short ones.',
-    reduce: (views) => {
+    part: (view) => view.inputs.map((i) => i.analysis?.asr),
+    reduce: (parts: Array<Array<SpeechAnalysis['asr'] | undefined>>) => {
       const total = { substitutions: 0, deletions: 0, insertions: 0, words: 0 };
-      for (const asr of views.flatMap((view) => view.inputs.map((i) => i.analysis?.asr))) {
+      for (const asr of parts.flat()) {
         if (!asr || !('errors' in asr)) continue;
         for (const key of Object.keys(total) as Array<keyof typeof total>) total[key] += asr.errors[key];
       }
