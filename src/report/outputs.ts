@@ -46,8 +46,8 @@ export async function writeOutputs(report: Report, dir: string, formats: readonl
   return written;
 }
 
-/** Reads back from the session log the timelines of the sessions the page draws, where they are not held. */
-async function readDrawnTimelines(report: Report): Promise<void> {
+/** Reads back from the session log the timelines of the sessions the page draws, where they are not held: before `renderHtml`. */
+export async function readDrawnTimelines(report: Report): Promise<void> {
   for (const session of drawnSessions(report)) {
     if (session.timeline !== undefined || session.logAt === undefined) continue;
     const entry = await readLoggedAt(session.logAt);

@@ -2,7 +2,7 @@ import type { Task } from '../../timeline/types.js';
 import type { InputView, SessionView } from '../../views/session-view.js';
 import { ANCHORS as A, span } from '../anchors.js';
 import { wordEmissionLatencies } from '../emission.js';
-import { pooledErrors, scoredInputs, transcriptErrorsOf, type ScoredInput } from '../quality.js';
+import { pooledErrors, scoredInput, transcriptErrorsOf, type ScoredInput } from '../quality.js';
 import { mean } from '../stats.js';
 import { errorRate, type EditCounts } from '../wer.js';
 import type { MetricDefinition } from './definition.js';
@@ -219,7 +219,7 @@ export const TRANSCRIPTION_FIGURES: MetricDefinition[] = [
 ];
 
 /** Each input's scoring (none where it has no reference or final), one entry per input: corpus WER and CER resample inputs. */
-const scoredPerInput = (view: SessionView): ScoredInput[][] => view.inputs.map((input) => scoredInputs([{ ...view, inputs: [input] }]));
+const scoredPerInput = (view: SessionView): ScoredInput[][] => view.inputs.map(scoredInput);
 
 /** Quality pooled over the corpus. */
 export const TRANSCRIPTION_CORPUS: MetricDefinition[] = [
