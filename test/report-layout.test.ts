@@ -45,6 +45,19 @@ describe('timelines in the session log (report version 3)', () => {
     assert.equal(await readFile(join(out, SESSION_LOG), 'utf8'), await readFile(join(dir, SESSION_LOG), 'utf8'), 'the log goes with the report');
   });
 
+  it("keeps what speech generation's after-run check found, which the timeline gets after the session was logged", async () => {
+    const dir = await tempDir();
+    const { report } = await run({ protocol: 'vllm-omni-speech', maxSessions: 2, outputDir: dir, outputs: ['json'] });
+    const analysed = report.benchmarks[0]!.sessions.filter((s) => s.timeline.analysis !== undefined);
+    assert.ok(analysed.length > 0, 'the run checked the speech');
+    const back = await readReport(dir);
+    assert.deepEqual(back.benchmarks[0]!.summary, report.benchmarks[0]!.summary, 'the same figures, speech quality included');
+    assert.deepEqual(
+      back.benchmarks[0]!.sessions.map((s) => s.analysis),
+      report.benchmarks[0]!.sessions.map((s) => s.timeline.analysis),
+    );
+  });
+
   it('a version 3 report copied without its log is refused in one line that says what is missing', async () => {
     const dir = await tempDir();
     await run({ maxSessions: 1, pace: { kind: 'none' }, outputDir: dir, outputs: ['json'] });

@@ -145,6 +145,9 @@ export interface SessionFigures {
   speakers: InputSpeakers[];
 }
 
+/** One empty list for every session that has none: a report keeps each session's figures until its level is summarized. */
+const NONE: string[] = [];
+
 export function sessionFigures(timeline: SessionTimeline): SessionFigures {
   const view = sessionView(timeline);
   const eosSources: EosSource[] = [];
@@ -164,7 +167,7 @@ export function sessionFigures(timeline: SessionTimeline): SessionFigures {
     turns: { planned: view.inputs.length, finalized, eosSources },
     scored: scoredInputs([view]),
     normalizers: view.inputs.flatMap((i) => (i.plan?.kind === 'audio' ? [i.plan.normalizer ?? LEGACY_NORMALIZER] : [])),
-    anomalies: view.anomalies.map((a) => a.reason),
+    anomalies: view.anomalies.length > 0 ? view.anomalies.map((a) => a.reason) : NONE,
     speakers: sessionSpeakers(view),
   };
 }

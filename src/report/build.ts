@@ -45,6 +45,7 @@ export function digest(
   const { timeline, ...rest } = scored;
   return {
     ...rest,
+    ...(timeline.analysis ? { analysis: timeline.analysis } : {}),
     ...(keepTimeline ? { timeline } : {}),
     figures: sessionFigures(timeline),
     facts: sessionFacts(scored),
@@ -114,7 +115,7 @@ export function measuredOf(benchmark: Benchmark): Measured {
 
 /** A session as a record where its timeline is held, else as digested. */
 function recordOf(session: DigestedSession): SessionRecord | DigestedSession {
-  const { timeline, figures: _f, facts: _x, logAt: _l, ...rest } = session;
+  const { timeline, analysis: _a, figures: _f, facts: _x, logAt: _l, ...rest } = session;
   return timeline ? { ...rest, timeline } : session;
 }
 

@@ -12,7 +12,7 @@ import { REPORT_SCHEMA, REPORT_VERSION, type Benchmark, type HeldReport, type Re
 import { upgradeRecord, upgradeReport } from './migrate.js';
 import { redactUrl } from './redact.js';
 import { onClockOf, SESSION_LOG, streamSessionLog } from './session-log.js';
-import type { SessionRecord } from '../timeline/types.js';
+import type { SessionRecord, SpeechAnalysis } from '../timeline/types.js';
 import { NO_DELAY } from '../runtime/delay.js';
 
 import { ReportError } from './report-error.js';
@@ -83,13 +83,14 @@ export async function readReport(
   report = { ...report, config: { ...report.config, target: redactUrl(report.config.target) } };
   const { config } = report;
   // Per level: what it measured, the indices held, and the sessions the report names whose timelines are in the log.
-  const levels = new Map<string, { measured: Measured; indices: Set<number>; inLog: Set<number> }>();
+  // A session the log holds maps to the after-run check's findings the report kept for it, if any.
+  const levels = new Map<string, { measured: Measured; indices: Set<number>; inLog: Map<number, SpeechAnalysis[] | undefined> }>();
   for (const b of report.benchmarks as StoredBenchmark[]) {
     const measured: Measured = { ...measuredOf({ ...b, sessions: [] }), records: [] };
-    const inLog = new Set<number>();
+    const inLog = new Map<number, SpeechAnalysis[] | undefined>();
     for (const session of b.sessions) {
-      const { phase: _p, start: _s, metrics: _m, ...record } = session;
-      if (record.timeline === undefined) inLog.add(record.index);
+      const { phase: _p, start: _s, metrics: _m, analysis, ...record } = session;
+      if (record.timeline === undefined) inLog.set(record.index, analysis);
       else measured.records.push(digest(upgradeRecord(record as SessionRecord), config, true));
     }
     levels.set(b.label, { measured, indices: new Set(measured.records.map((r) => r.index)), inLog });
@@ -117,16 +118,21 @@ export async function readReport(
         records: [],
       },
       indices: new Set<number>(),
-      inLog: new Set<number>(),
+      inLog: new Map<number, SpeechAnalysis[] | undefined>(),
     };
     levels.set(level, known);
     if (known.indices.has(record.index)) continue;
     known.indices.add(record.index);
-    const session = digest(record, config, keepTimelines, at);
+    const reported = known.inLog.has(record.index);
+    const analysis = known.inLog.get(record.index);
+    const session = digest(analysis ? { ...record, timeline: { ...record.timeline, analysis } } : record, config, keepTimelines, at);
     const { measured } = known;
     measured.records.push(session);
     // A session the report named is within its level's span already; one it lacked widens it.
-    if (known.inLog.delete(record.index)) continue;
+    if (reported) {
+      known.inLog.delete(record.index);
+      continue;
+    }
     measured.startMs = Math.min(measured.startMs, session.figures.plannedStartMs);
     measured.endMs = Math.max(measured.endMs, session.figures.endMs);
   }

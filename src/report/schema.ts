@@ -11,7 +11,7 @@ import type { DiarizationRecord } from '../metrics/diarization/rules.js';
 import type { ClientHealth } from '../metrics/health.js';
 import type { Start } from '../metrics/cold-start.js';
 import type { MeasurementWindow, Phase } from '../metrics/window.js';
-import type { CloseRecord, EosSource, IncompleteReason, SessionRecord, SessionTimeline, Task } from '../timeline/types.js';
+import type { CloseRecord, EosSource, IncompleteReason, SessionRecord, SessionTimeline, SpeechAnalysis, Task } from '../timeline/types.js';
 import type { LogPlace } from './session-log.js';
 
 /**
@@ -256,6 +256,12 @@ export interface Benchmark<S extends ReportSession = ReportSession> {
  * sessions a chart draws, read back from the log at `logAt`.
  */
 export type ReportSession = Omit<SessionRecord, 'timeline'> & {
+  /**
+   * Speech generation: what the after-run check found in the session's audio, which it
+   * adds to the timeline once the level has ended, after the session was logged; kept
+   * here so that the log's timeline gets it back when the report is read (version 3).
+   */
+  analysis?: SpeechAnalysis[];
   phase: Phase;
   start?: Start;
   metrics: SessionMetrics;

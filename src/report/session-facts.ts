@@ -16,7 +16,8 @@ export function sessionFacts(record: SessionRecord): SessionFacts {
   const close = timeline.transport.kind === 'websocket' ? timeline.transport.close : undefined;
   return {
     ...(close ? { close } : {}),
-    inputSampleIds: timeline.inputs.map((t) => t.sampleId),
+    // The record's own list where it is the same (it is, but for a session that failed before its inputs were planned).
+    inputSampleIds: sameIds(record.sampleIds, timeline.inputs) ? record.sampleIds : timeline.inputs.map((t) => t.sampleId),
     inputs: view.inputs.map((input, i) => {
       const last = lastSent.get(i);
       return {
@@ -27,9 +28,16 @@ export function sessionFacts(record: SessionRecord): SessionFacts {
         columns: Object.fromEntries(columns.map((c) => [c.head, c.value(input)])),
       };
     }),
-    responseStatuses: view.responses.map((r) => r.status),
+    responseStatuses: view.responses.length > 0 ? view.responses.map((r) => r.status) : NONE,
     textChars,
     audioReceived: timeline.received.some((f) => f.kind === 'audio'),
     ...(timeline.task === 's2s' ? { duplex: duplexSessionRows(view) } : {}),
   };
+}
+
+/** One empty list for every session without responses (streaming transcription): kept per session until the outputs are written. */
+const NONE: string[] = [];
+
+function sameIds(ids: readonly string[], inputs: ReadonlyArray<{ sampleId: string }>): boolean {
+  return ids.length === inputs.length && inputs.every((input, i) => input.sampleId === ids[i]);
 }

@@ -219,7 +219,13 @@ export const TRANSCRIPTION_FIGURES: MetricDefinition[] = [
 ];
 
 /** Each input's scoring (none where it has no reference or final), one entry per input: corpus WER and CER resample inputs. */
-const scoredPerInput = (view: SessionView): ScoredInput[][] => view.inputs.map(scoredInput);
+const scoredPerInput = (view: SessionView): ScoredInput[][] => {
+  // Corpus WER and CER share one part: a report keeps it for every session until its level is summarized.
+  let part = partsOf.get(view);
+  if (!part) partsOf.set(view, (part = view.inputs.map(scoredInput)));
+  return part;
+};
+const partsOf = new WeakMap<SessionView, ScoredInput[][]>();
 
 /** Quality pooled over the corpus. */
 export const TRANSCRIPTION_CORPUS: MetricDefinition[] = [
