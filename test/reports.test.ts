@@ -14,7 +14,7 @@ import { readReportHeader } from '../src/report/report-header.js';
 import { parseMetaEntry } from '../src/report/record.js';
 import { reportJsonChunks } from '../src/report/report-json.js';
 import { IN_MEMORY_ONLY, type HeldReport, type Report } from '../src/report/schema.js';
-import { readSessionLog, SESSION_LOG } from '../src/report/session-log.js';
+import { readLoggedAt, readSessionLog, SESSION_LOG, streamSessionLog, type LoggedSession, type LogPlace } from '../src/report/session-log.js';
 import { run } from '../src/run/run.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
 import { CLI, runNode, tempDir, testServer } from './helpers.js';
@@ -294,11 +294,21 @@ describe('reports of many sessions', () => {
     const dir = await tempDir();
     await run({ maxSessions: 2, pace: FAST, outputDir: dir });
     const [entry] = await readSessionLog(dir);
-    // Multi-byte text in every line, over several of the stream's 64 KiB reads.
-    const entries = Array.from({ length: 40 }, (_, index) => ({ ...entry!, record: { ...entry!.record, index, sampleIds: [`🎙 é ${index}`] } }));
+    // Multi-byte text in every line, over several of the stream's 1 MiB reads.
+    const entries = Array.from({ length: 600 }, (_, index) => ({ ...entry!, record: { ...entry!.record, index, sampleIds: [`🎙 é ${index}`] } }));
     const lines = entries.map((e) => JSON.stringify(e) + '\n').join('');
     const torn = JSON.stringify(entries[0]).slice(0, 100);
+    assert.ok(Buffer.byteLength(lines) > 2 * 2 ** 20, 'lines across two read boundaries at least');
     await writeFile(join(dir, SESSION_LOG), lines + torn);
     assert.deepEqual(await readSessionLog(dir), entries);
+    // Streamed one entry at a time, each with its place in bytes, from which it reads back alone.
+    const streamed: LoggedSession[] = [];
+    const places: LogPlace[] = [];
+    for await (const { entry: logged, at } of (await streamSessionLog(join(dir, SESSION_LOG)))!) {
+      streamed.push(logged);
+      places.push(at);
+    }
+    assert.deepEqual(streamed, entries);
+    for (const i of [0, 123, 599]) assert.deepEqual(await readLoggedAt(places[i]!), entries[i], `entry ${i} read back at its place`);
   });
 });
