@@ -95,6 +95,8 @@ export async function readReport(
     }
     levels.set(b.label, { measured, indices: new Set(measured.records.map((r) => r.index)), inLog });
   }
+  // The stored sessions are read: not held while the log is (100,000 of them are half a GB of objects).
+  report = { ...report, benchmarks: report.benchmarks.map((b) => ({ ...b, sessions: [] })) };
   const log = join(dirname(file), SESSION_LOG);
   const stream = await streamSessionLog(log);
   const named = [...levels.values()].reduce((n, l) => n + l.inLog.size, 0);
