@@ -148,6 +148,24 @@ export interface SessionFigures {
 /** One empty list for every session that has none: a report keeps each session's figures until its level is summarized. */
 const NONE: string[] = [];
 
+/**
+ * One copy of a figure many sessions have alike (their turn counts, their normalizers),
+ * by its key, for the same reason; up to SHARED distinct ones, the rest each their own.
+ * Never changed once made.
+ */
+function shared<T>(key: string, make: () => T): T {
+  let value = sharedValues.get(key) as T | undefined;
+  if (value === undefined) {
+    value = make();
+    if (sharedValues.size < SHARED) sharedValues.set(key, value);
+  }
+  return value;
+}
+const sharedValues = new Map<string, unknown>();
+const SHARED = 10_000;
+
+const sharedList = (list: string[]): string[] => (list.length === 0 ? NONE : shared(`list:${list.join('\u0000')}`, () => list));
+
 export function sessionFigures(timeline: SessionTimeline): SessionFigures {
   const view = sessionView(timeline);
   const eosSources: EosSource[] = [];
@@ -164,10 +182,10 @@ export function sessionFigures(timeline: SessionTimeline): SessionFigures {
     endMs: sessionEndMs(timeline),
     values: sessionValues(timeline),
     corpus: corpusParts(view),
-    turns: { planned: view.inputs.length, finalized, eosSources },
+    turns: shared(`${view.inputs.length}|${finalized}|${eosSources.join(',')}`, () => ({ planned: view.inputs.length, finalized, eosSources })),
     scored: scoredInputs([view]),
-    normalizers: view.inputs.flatMap((i) => (i.plan?.kind === 'audio' ? [i.plan.normalizer ?? LEGACY_NORMALIZER] : [])),
-    anomalies: view.anomalies.length > 0 ? view.anomalies.map((a) => a.reason) : NONE,
+    normalizers: sharedList(view.inputs.flatMap((i) => (i.plan?.kind === 'audio' ? [i.plan.normalizer ?? LEGACY_NORMALIZER] : []))),
+    anomalies: sharedList(view.anomalies.map((a) => a.reason)),
     speakers: sessionSpeakers(view),
   };
 }

@@ -62,6 +62,14 @@ export function scoredInputs(views: readonly SessionView[]): ScoredInput[] {
 
 /** An input scored with its normalizer: one entry where it has a reference and a final transcript, none otherwise. */
 export function scoredInput(input: InputView): ScoredInput[] {
+  // Once per input: a session's figures and its corpus parts share it.
+  let scored = scoredOf.get(input);
+  if (!scored) scoredOf.set(input, (scored = scoreInput(input)));
+  return scored;
+}
+const scoredOf = new WeakMap<InputView, ScoredInput[]>();
+
+function scoreInput(input: InputView): ScoredInput[] {
   const errors = transcriptErrorsOf(input);
   const plan = input.plan?.kind === 'audio' ? input.plan : undefined;
   if (!errors || !plan) return [];

@@ -8,6 +8,9 @@ import { audioMs } from './stt.js';
 
 const BATCH_STT: readonly Task[] = ['batch_stt'];
 
+/** A part with no request, one for every session over WebSocket: a report keeps each session's part until its level is summarized. */
+const NO_REQUESTS: boolean[] = [];
+
 export const REQUEST_LATENCY: MetricDefinition[] = [
   {
     name: 'upload_ms',
@@ -84,7 +87,7 @@ export const BATCH_CORPUS: MetricDefinition[] = [
     better: 'higher',
     quantity: 'requests sent over a kept-alive connection, over all requests',
     description: 'How much of the run reused connections (keep-alive pool); 0 means every request paid for a new connection.',
-    part: (view) => (view.timeline.transport.kind === 'http' ? view.timeline.transport.requests.map((r) => r.reusedConnection) : []),
+    part: (view) => (view.timeline.transport.kind === 'http' ? view.timeline.transport.requests.map((r) => r.reusedConnection) : NO_REQUESTS),
     reduce: (parts: Array<Array<boolean | undefined>>) => {
       const known = parts.flat().filter((reused) => reused !== undefined);
       return known.length > 0 ? known.filter(Boolean).length / known.length : null;
