@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run } from '../src/run/run.js';
 import { renderHtml } from '../src/report/html/index.js';
-import { writeOutputs } from '../src/report/outputs.js';
+import { readDrawnTimelines, writeOutputs } from '../src/report/outputs.js';
 import { readReport } from '../src/report/recompute.js';
 import type { Report } from '../src/report/schema.js';
 import { readSessionLog, SESSION_LOG, type LoggedSession } from '../src/report/session-log.js';
@@ -73,6 +73,7 @@ try {
     if (outputs === 'html') {
       // The HTML renderer by itself, on the report just rendered: what the page costs beyond reading and recomputing.
       const rendered = await readReport(dir);
+      await readDrawnTimelines(rendered);
       const started = performance.now();
       renderHtml(rendered);
       htmlAlone.push(`renderHtml of ${sessions} sessions, in process: ${((performance.now() - started) / 1000).toFixed(2)} s`);

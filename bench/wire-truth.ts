@@ -26,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { computeSessionMetrics } from '../src/metrics/compute.js';
 import { percentile } from '../src/metrics/stats.js';
 import { run } from '../src/run/run.js';
-import type { ReportSession } from '../src/report/schema.js';
+import type { HeldSession } from '../src/report/schema.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
 import type { ReceivedFrame, SessionTimeline } from '../src/timeline/types.js';
 import { readConnections, type Connection } from './pcap.js';
@@ -103,8 +103,8 @@ async function captured<T>(file: string, work: () => Promise<T>): Promise<{ sess
 }
 
 /** The table row: stamp delays per direction, and each metric's error, over every session whose frames all matched. */
-function compare(sessions: ReportSession[], connections: Map<number, Connection>, count: number, dropped: number): string {
-  const matched: Array<{ session: ReportSession; sentWire: number[]; receivedWire: number[] }> = [];
+function compare(sessions: HeldSession[], connections: Map<number, Connection>, count: number, dropped: number): string {
+  const matched: Array<{ session: HeldSession; sentWire: number[]; receivedWire: number[] }> = [];
   for (const session of sessions) {
     const { timeline } = session;
     const connection =

@@ -56,7 +56,7 @@ export { renderCsv } from './report/csv.js';
 export { renderMarkdown } from './report/markdown.js';
 export { compareReports, renderComparison, type Comparison } from './report/compare.js';
 export { mergeReports } from './report/merge.js';
-export { readReport, recompute } from './report/recompute.js';
+export { readHeldReport, readReport, recompute } from './report/recompute.js';
 export {
   extractShape,
   parseShape,
@@ -74,7 +74,16 @@ export type { HubOptions } from './data/hub/source.js';
 export { inspectDataset } from './data/inspect.js';
 export type { Dataset, Sample, DatasetSummary } from './data/dataset.js';
 export { decodeAudio, type MonoAudio } from './audio/decode.js';
-export { REPORT_SCHEMA, REPORT_VERSION, type Report, type Benchmark, type RunConfig, type Telemetry, type TelemetrySeries } from './report/schema.js';
+export {
+  REPORT_SCHEMA,
+  REPORT_VERSION,
+  type Report,
+  type HeldReport,
+  type Benchmark,
+  type RunConfig,
+  type Telemetry,
+  type TelemetrySeries,
+} from './report/schema.js';
 export { parseExposition, ExpositionError, type MetricFamily } from './scrape/exposition.js';
 export { startScraping, type ScrapeOptions, type Scraping } from './scrape/scraper.js';
 export { parsePace, type Pace } from './session/pace.js';

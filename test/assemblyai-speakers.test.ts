@@ -8,7 +8,7 @@ import type { DecodedEvent } from '../src/dialects/dialect.js';
 import { ANCHORS } from '../src/metrics/anchors.js';
 import { sessionSpeakers } from '../src/metrics/diarization/session.js';
 import { wordEmissionLatencies } from '../src/metrics/emission.js';
-import type { ReportSession } from '../src/report/schema.js';
+import type { HeldSession } from '../src/report/schema.js';
 import { run } from '../src/run/run.js';
 import type { ServerOptions } from '../src/server/server.js';
 import type { ReceivedFrame } from '../src/timeline/types.js';
@@ -161,7 +161,7 @@ describe('assemblyai against a server that sends each word on a schedule', () =>
 
 describe('assemblyai speakers against the built-in server', () => {
   const target = (server: { url: string }): string => `${new URL(server.url).origin.replace(/^http/, 'ws')}${ASSEMBLYAI.path}`;
-  const benchmark = async (options: Partial<ServerOptions>): Promise<ReportSession> => {
+  const benchmark = async (options: Partial<ServerOptions>): Promise<HeldSession> => {
     const server = await testServer({ references: samples, ...options });
     const { report } = await run({
       target: target(server),

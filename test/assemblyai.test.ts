@@ -7,7 +7,7 @@ import { ASSEMBLYAI } from '../src/dialects/assemblyai/spec.js';
 import { ProtocolViolation, type WebSocketDialect } from '../src/dialects/dialect.js';
 import { authHeaders, keyAccepted } from '../src/dialects/spec.js';
 import { startProxy } from '../src/proxy/proxy.js';
-import type { ReportSession } from '../src/report/schema.js';
+import type { HeldSession } from '../src/report/schema.js';
 import { run, type RunOptions } from '../src/run/run.js';
 import { CLI, messageText, rawServer, runNode, tempDir, testServer } from './helpers.js';
 
@@ -147,7 +147,7 @@ describe('assemblyai codec: the documented messages', () => {
 /** Origin of a running server, as a ws:// URL. */
 const wsOrigin = (url: string): string => new URL(url).origin.replace(/^http/, 'ws');
 const FAST = { kind: 'realtime', speed: 8 } as const;
-const perInput = (session: ReportSession, metric: string): Array<number | undefined> => session.metrics.inputs.map((i) => i[metric]);
+const perInput = (session: HeldSession, metric: string): Array<number | undefined> => session.metrics.inputs.map((i) => i[metric]);
 
 describe('assemblyai against the built-in server', () => {
   it('client commits: ForceEndpoint ends each input; finals with WER 0, first text, finalization and commit to flush; the formatted copy and confidences kept', async () => {
@@ -246,7 +246,7 @@ describe('assemblyai against the built-in server', () => {
 
 describe('assemblyai against a hostile server', () => {
   /** One session against a scripted server: `Begin`, then `onAudio` on the nth binary message. */
-  async function against(script: (ws: WebSocket, audioFrames: number) => void, begin = true): Promise<ReportSession> {
+  async function against(script: (ws: WebSocket, audioFrames: number) => void, begin = true): Promise<HeldSession> {
     const url = await rawServer((send, ws) => {
       if (begin) send({ type: 'Begin', id: 'x', expires_at: 0 });
       let frames = 0;
@@ -324,7 +324,7 @@ describe('voxbench proxy: assemblyai', () => {
     const own = report.benchmarks[0]!.sessions;
     const metered = seen!.benchmarks[0]!.sessions;
     assert.equal(seen!.config.model, 'universal-streaming-english', 'from the query');
-    const shape = (s: ReportSession) => ({
+    const shape = (s: HeldSession) => ({
       status: s.outcome.status,
       turns: s.timeline.turnDetection,
       inputs: s.timeline.inputs.length,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { renderSummary } from '../src/report/console.js';
 import { DEFAULT_LATENCY } from '../src/server/models/latency-model.js';
-import type { Report } from '../src/report/schema.js';
+import type { HeldReport, Report } from '../src/report/schema.js';
 import { run, type RunOptions } from '../src/run/run.js';
 import type { ServerOptions } from '../src/server/server.js';
 import type { Failure } from '../src/timeline/types.js';
@@ -16,7 +16,7 @@ const QUICK = { latency: { ...DEFAULT_LATENCY, baseDelayMs: 5, jitterMs: 0, batc
 const shared = await testServer(QUICK);
 
 /** A run against the shared server, or one of its own with `server` options (faults). */
-async function batchRun(options: RunOptions & { server?: Partial<ServerOptions> }): Promise<Report> {
+async function batchRun(options: RunOptions & { server?: Partial<ServerOptions> }): Promise<HeldReport> {
   const { server: own, ...rest } = options;
   const server = own ? await testServer({ ...QUICK, ...own }) : shared;
   const model = rest.protocol === 'openai-transcriptions' ? 'gpt-4o-transcribe' : 'openai/whisper-large-v3';
@@ -24,7 +24,7 @@ async function batchRun(options: RunOptions & { server?: Partial<ServerOptions> 
   return report;
 }
 
-const wireTypes = (report: Report): Set<string> => new Set(report.benchmarks[0]!.sessions.flatMap((s) => s.timeline.received.map((e) => e.type)));
+const wireTypes = (report: HeldReport): Set<string> => new Set(report.benchmarks[0]!.sessions.flatMap((s) => s.timeline.received.map((e) => e.type)));
 
 describe('batch transcription end to end against the built-in server', () => {
   const modes: Array<{ mode: string; transcription: RunOptions['transcription']; model?: string; types: string[] }> = [

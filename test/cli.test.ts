@@ -4,6 +4,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Report } from '../src/report/schema.js';
+import { readSessionLog } from '../src/report/session-log.js';
 import { CLI, runNode, tempDir } from './helpers.js';
 
 describe('voxbench CLI (spawned)', () => {
@@ -33,12 +34,15 @@ describe('voxbench CLI (spawned)', () => {
     );
     const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as Report;
     assert.equal(report.schema, 'voxbench.report');
-    assert.equal(report.version, 2);
+    assert.equal(report.version, 3);
+    assert.equal(report.sessionLog, 'sessions.jsonl', 'the timelines are in the session log it names');
     assert.equal(report.config.pace, '8x');
     assert.equal(report.dataset.count, 6);
     assert.match(report.dataset.fingerprint, /^sha256:[0-9a-f]{64}$/);
     const session = report.benchmarks[0]!.sessions[0]!;
-    assert.equal(session.timeline.sent.find((f) => f.kind === 'audio')!.audioStartMs, 0);
+    assert.equal(session.timeline, undefined, 'report.json keeps no timeline');
+    const logged = (await readSessionLog(out)).find((entry) => entry.record.index === session.index)!;
+    assert.equal(logged.record.timeline.sent.find((f) => f.kind === 'audio')!.audioStartMs, 0);
     assert.ok(session.metrics.inputs[0]!.ttft_ms! > 0);
   });
 

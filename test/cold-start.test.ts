@@ -6,8 +6,8 @@ import { describe, it } from 'node:test';
 import { lastEndMs, starts } from '../src/metrics/cold-start.js';
 import { renderSummary } from '../src/report/console.js';
 import { jsonSummary } from '../src/report/json-summary.js';
-import { recompute } from '../src/report/recompute.js';
-import type { Report } from '../src/report/schema.js';
+import { readHeldReport, recompute } from '../src/report/recompute.js';
+import type { HeldReport } from '../src/report/schema.js';
 import { run } from '../src/run/run.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
 import { startServer } from '../src/simulator/start.js';
@@ -108,7 +108,7 @@ describe('cold starts', () => {
     const page = await readFile(join(dir, 'report.html'), 'utf8');
     assert.match(page, /<section[^>]*id="cold-warm"/);
     assert.match(page, /Cold and warm starts/);
-    const stored = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')) as Report;
+    const stored = await readHeldReport(dir);
     assert.deepEqual(
       stored.benchmarks[0]!.sessions.map((s) => s.start),
       level!.sessions.map((s) => s.start),
@@ -126,13 +126,13 @@ describe('cold starts', () => {
     assert.deepEqual([warmSummary.cold.metrics.ttft_ms!.count, warmSummary.warm.metrics.ttft_ms!.count], [1, 2]);
 
     // report render --cold-gap-s does the same from the command line; without it the report keeps its own gap.
-    const rendered = async (...flags: string[]): Promise<Report> => {
+    const rendered = async (...flags: string[]): Promise<HeldReport> => {
       const out = await tempDir();
       const result = await runNode([CLI, 'report', 'render', dir, '--outputs', 'json', '--output-dir', out, ...flags]);
       assert.equal(result.code, 0, result.stderr);
-      return JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as Report;
+      return readHeldReport(out);
     };
-    const byStart = (r: Report): string[] => [...r.benchmarks[0]!.sessions].sort((a, b) => a.timeline.startMs - b.timeline.startMs).map((s) => s.start!);
+    const byStart = (r: HeldReport): string[] => [...r.benchmarks[0]!.sessions].sort((a, b) => a.timeline.startMs - b.timeline.startMs).map((s) => s.start!);
     const [kept, thirty] = [await rendered(), await rendered('--cold-gap-s', '30')];
     assert.equal(kept.benchmarks[0]!.summary.coldWarm!.gapMs, 100);
     assert.deepEqual(byStart(kept), byStart(stored));
@@ -155,7 +155,7 @@ describe('cold starts', () => {
     assert.equal(report.benchmarks[0]!.summary.coldWarm!.gapMs, 30_000, 'the default gap');
     // The same levels read back from the report keep their labels.
     assert.deepEqual(
-      recompute(JSON.parse(JSON.stringify(report)) as Report).benchmarks.map((b) => b.sessions.map((s) => s.start)),
+      recompute(JSON.parse(JSON.stringify(report)) as HeldReport).benchmarks.map((b) => b.sessions.map((s) => s.start)),
       [
         ['cold', 'warm'],
         ['warm', 'warm'],
@@ -191,7 +191,7 @@ describe('cold starts', () => {
         dir,
       ]);
       assert.equal(result.code, 0, result.stderr);
-      const report = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')) as Report;
+      const report = await readHeldReport(dir);
       const sessions = [...report.benchmarks[0]!.sessions].sort((a, b) => a.timeline.startMs - b.timeline.startMs);
       assert.deepEqual(
         sessions.map((s) => [s.outcome.status, s.start]),

@@ -6,7 +6,7 @@ import { closeReasonCode, deepgramDialect, KEEPALIVE_MS, listenReader, readDeepg
 import { DEEPGRAM } from '../src/dialects/deepgram/spec.js';
 import type { DecodedEvent, WebSocketDialect } from '../src/dialects/dialect.js';
 import { startProxy } from '../src/proxy/proxy.js';
-import type { ReportSession } from '../src/report/schema.js';
+import type { HeldSession } from '../src/report/schema.js';
 import { run, type RunOptions } from '../src/run/run.js';
 import { monotonicClock } from '../src/runtime/clock.js';
 import { chunkAudio, type PreparedTurn } from '../src/session/prepare.js';
@@ -182,7 +182,7 @@ describe('deepgram: the codec against the documented messages', () => {
   });
 });
 
-const perInput = (sessions: ReportSession[], metric: string) => sessions.flatMap((s) => s.metrics.inputs.map((i) => i[metric]));
+const perInput = (sessions: HeldSession[], metric: string) => sessions.flatMap((s) => s.metrics.inputs.map((i) => i[metric]));
 
 describe('deepgram: against the built-in server', () => {
   for (const turnDetection of [CLIENT, SERVER_VAD]) {
@@ -374,9 +374,9 @@ describe('deepgram: the proxy meters it', () => {
       const seen = observed!.benchmarks[0]!.sessions[0]!;
       assert.equal(seen.outcome.status, 'completed');
       assert.equal(seen.timeline.turnDetection, own.timeline.turnDetection);
-      const controls = (s: ReportSession) => s.timeline.sent.filter((f) => f.kind === 'control').map((f) => f.control);
+      const controls = (s: HeldSession) => s.timeline.sent.filter((f) => f.kind === 'control').map((f) => f.control);
       assert.deepEqual(controls(seen), controls(own));
-      const finals = (s: ReportSession) => s.timeline.received.filter((e) => e.kind === 'text_final').map((e) => e.text);
+      const finals = (s: HeldSession) => s.timeline.received.filter((e) => e.kind === 'text_final').map((e) => e.text);
       assert.deepEqual(finals(seen), finals(own));
       assert.ok(seen.timeline.received.some((e) => e.type === 'Metadata' && e.usage !== undefined));
       assert.equal(seen.timeline.inputs.length, 2);

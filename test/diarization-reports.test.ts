@@ -12,7 +12,7 @@ import { renderSummary } from '../src/report/console.js';
 import { renderHtml } from '../src/report/html/index.js';
 import { renderMarkdown } from '../src/report/markdown.js';
 import { sessionView } from '../src/views/session-view.js';
-import type { Report } from '../src/report/schema.js';
+import type { HeldReport } from '../src/report/schema.js';
 import type { Comparison } from '../src/report/compare-types.js';
 import { run, type RunOptions } from '../src/run/run.js';
 import { DEFAULT_SPEAKER_ERRORS } from '../src/server/models/speakers.js';
@@ -39,7 +39,7 @@ async function conversation(): Promise<string> {
 const data = await conversation();
 
 /** A Deepgram run against the simulated server, which mislabels a share `confusion` of the words. */
-async function speakerRun(confusion: number, diarization: RunOptions['diarization'], outputDir?: string): Promise<Report> {
+async function speakerRun(confusion: number, diarization: RunOptions['diarization'], outputDir?: string): Promise<HeldReport> {
   const { samples } = await loadDataset(data);
   const server = await testServer({ references: samples, speakers: { ...DEFAULT_SPEAKER_ERRORS, confusion, boundaryMs: 0 } });
   const target = new URL(server.url).origin.replace(/^http/, 'ws');
@@ -57,7 +57,7 @@ async function speakerRun(confusion: number, diarization: RunOptions['diarizatio
 }
 
 describe('the HTML report shows who spoke when', () => {
-  let report: Report;
+  let report: HeldReport;
   before(async () => {
     report = await speakerRun(0.3, { collarMs: 250, collarPer: 'side' });
   });
@@ -90,7 +90,10 @@ describe('the HTML report shows who spoke when', () => {
     const diarization = corpusSpeakers(sessions.map((s) => sessionView(s.timeline)));
     assert.equal(diarization?.unlabelled, 1);
     assert.ok(diarization.missed! > 0.4, `the unlabelled input is missed speech: ${diarization.missed}`);
-    const unlabelled: Report = { ...report, benchmarks: [{ ...report.benchmarks[0]!, sessions, summary: { ...report.benchmarks[0]!.summary, diarization } }] };
+    const unlabelled: HeldReport = {
+      ...report,
+      benchmarks: [{ ...report.benchmarks[0]!, sessions, summary: { ...report.benchmarks[0]!.summary, diarization } }],
+    };
     assert.match(sectionOf(renderHtml(unlabelled)), /<th title="[^"]+">without labels<\/th>.*<td>2<\/td><td>1<\/td>/s);
     assert.match(renderMarkdown(unlabelled), /\| level \| inputs \| without labels \| DER \|.*\n.*\n\| synchronous \| 2 \| 1 \| /);
     assert.match(renderSummary(unlabelled), /over 2 inputs, 1 without labels \(missed speech\)/);
@@ -112,7 +115,7 @@ describe('the HTML report shows who spoke when', () => {
       // A speaker label is server text: it must not run as markup wherever the page shows it.
       const session = report.benchmarks[0]!.sessions[0]!;
       const received = session.timeline.received.map((e) => ({ ...e, words: e.words?.map((w) => ({ ...w, speaker: `${w.speaker}${INJECTED}` })) }));
-      const tainted: Report = {
+      const tainted: HeldReport = {
         ...report,
         benchmarks: [
           { ...report.benchmarks[0]!, sessions: [{ ...session, timeline: { ...session.timeline, received } }, ...report.benchmarks[0]!.sessions.slice(1)] },

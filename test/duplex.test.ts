@@ -5,7 +5,7 @@ import { parseFaultScenario } from '../src/server/faults/faults.js';
 import { DEFAULT_LATENCY } from '../src/server/models/latency-model.js';
 import type { ServerOptions } from '../src/server/server.js';
 import { renderHtml } from '../src/report/html/index.js';
-import type { Report, ReportSession } from '../src/report/schema.js';
+import type { HeldReport, HeldSession } from '../src/report/schema.js';
 import type { AudioInput, SessionTimeline } from '../src/timeline/types.js';
 import { openaiRealtimeDialect } from '../src/dialects/openai-realtime/client.js';
 import { vllmOmniDuplexDialect } from '../src/dialects/vllm-omni-duplex/client.js';
@@ -25,7 +25,7 @@ const spoken = (timeline: SessionTimeline) =>
 const normalize = (text: string | undefined) => (text ?? '').toLowerCase().replace(/[^a-z ]/g, '');
 
 /** The one session of a run against the built-in server, with its report. */
-async function session(options: NonNullable<Parameters<typeof run>[0]>, server: Partial<ServerOptions> = {}): Promise<ReportSession & { report: Report }> {
+async function session(options: NonNullable<Parameters<typeof run>[0]>, server: Partial<ServerOptions> = {}): Promise<HeldSession & { report: HeldReport }> {
   const target = await testServer({ ...QUICK, ...server });
   const model = options.protocol === 'openai-realtime' ? 'gpt-realtime' : 'openbmb/MiniCPM-o-4_5';
   const { report } = await run({ target: target.url, model, maxSessions: 1, pace: FAST, ...options });

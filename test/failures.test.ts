@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { describe, it } from 'node:test';
 import { WebSocketServer } from 'ws';
-import type { Report } from '../src/report/schema.js';
+import type { HeldReport } from '../src/report/schema.js';
 import { run, type RunOptions } from '../src/run/run.js';
 import type { Failure } from '../src/timeline/types.js';
 import { tempDir, testServer } from './helpers.js';
@@ -11,10 +11,10 @@ import { tempDir, testServer } from './helpers.js';
 const FAST = { pace: { kind: 'none' }, maxSessions: 2 } as const;
 
 /** Runs against `target`, checks the report on disk, and returns the failures it holds. */
-async function failuresOf(options: RunOptions): Promise<{ failures: Failure[]; report: Report }> {
+async function failuresOf(options: RunOptions): Promise<{ failures: Failure[]; report: HeldReport }> {
   const outputDir = await tempDir();
   const { report, reportPath } = await run({ ...FAST, outputDir, ...options });
-  const onDisk = JSON.parse(await readFile(reportPath!, 'utf8')) as Report;
+  const onDisk = JSON.parse(await readFile(reportPath!, 'utf8')) as HeldReport;
   assert.equal(onDisk.benchmarks[0]!.sessions.length, report.benchmarks[0]!.sessions.length, 'the report is written');
   const failures = report.benchmarks[0]!.sessions.map((s) => {
     assert.equal(s.outcome.status, 'failed');

@@ -11,7 +11,7 @@ import { renderSummary } from '../src/report/console.js';
 import { renderCsv } from '../src/report/csv.js';
 import { renderHtml } from '../src/report/html/index.js';
 import { readReport } from '../src/report/recompute.js';
-import type { Report } from '../src/report/schema.js';
+import type { HeldReport } from '../src/report/schema.js';
 import { run, UsageError, type RunOptions } from '../src/run/run.js';
 import { FAULT_CATALOGUE, MARKUP, MARKUP_CODE, parseFaultScenario } from '../src/server/faults/faults.js';
 import { DEFAULT_LATENCY } from '../src/server/models/latency-model.js';
@@ -42,11 +42,11 @@ interface Row {
   /** Every session's outcome: completed, or a failure with these fields. */
   expect: 'completed' | Partial<Failure>;
   /** What else holds. */
-  check?: (report: Report) => void;
+  check?: (report: HeldReport) => void;
 }
 
 /** Runs two sessions at once against a server with the row's fault, and checks what every row must hold. */
-async function runFault(row: Row): Promise<Report> {
+async function runFault(row: Row): Promise<HeldReport> {
   const server = await startServer({ port: 0, references: samples, faults: [parseFaultScenario(row.fault)], ...(row.wss ? { tls: TLS } : {}), ...row.server });
   try {
     const { report, reportPath } = await run({
@@ -94,20 +94,20 @@ function failureOf(session: SessionRecord): Failure {
 }
 
 /** Each turn's word error rate against its reference. */
-function wers(report: Report): number[] {
+function wers(report: HeldReport): number[] {
   return report.benchmarks[0]!.sessions.flatMap((s) => s.metrics.inputs.map((m) => m.wer!));
 }
 
-const everyTurnRight = (report: Report): void =>
+const everyTurnRight = (report: HeldReport): void =>
   assert.deepEqual(
     wers(report),
     wers(report).map(() => 0),
   );
-const closedByClient = (report: Report): void => {
+const closedByClient = (report: HeldReport): void => {
   for (const s of report.benchmarks[0]!.sessions) assert.equal(s.timeline.transport.kind === 'websocket' && s.timeline.transport.close?.by, 'client');
 };
 // eslint-disable-next-line no-control-regex -- the escape and bell characters are what the summary must not hold
-const noEscapes = (report: Report): void => assert.doesNotMatch(renderSummary(report), /[\u001b\u0007]/);
+const noEscapes = (report: HeldReport): void => assert.doesNotMatch(renderSummary(report), /[\u001b\u0007]/);
 
 const ROWS: Row[] = [
   { fault: 'upgrade', expect: { class: 'upgrade_status', stage: 'connect', httpStatus: 503 } },

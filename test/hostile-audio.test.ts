@@ -8,7 +8,7 @@ import { decodeReceivedAudio } from '../src/audio/received.js';
 import { renderCsv } from '../src/report/csv.js';
 import { renderSummary } from '../src/report/console.js';
 import { renderMarkdown } from '../src/report/markdown.js';
-import type { Report } from '../src/report/schema.js';
+import type { HeldReport } from '../src/report/schema.js';
 import { run, type RunOptions } from '../src/run/run.js';
 import type { SessionRecord } from '../src/timeline/types.js';
 import { CLI, tempDir, messageText } from './helpers.js';
@@ -82,17 +82,17 @@ async function wsServer(hostile: Buffer): Promise<string> {
   return `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`;
 }
 
-async function runOn(target: string, options: Partial<RunOptions>): Promise<Report> {
+async function runOn(target: string, options: Partial<RunOptions>): Promise<HeldReport> {
   const { report } = await run({ target, model: 'tts', maxSessions: 2, ...options });
   return report;
 }
 
 /** Every output a person or a spreadsheet reads: the console summary, the markdown and the CSV files. */
-function outputs(report: Report): string {
+function outputs(report: HeldReport): string {
   return [renderSummary(report), renderMarkdown(report), ...Object.values(renderCsv(report))].join('\n');
 }
 
-function assertFinite(report: Report): void {
+function assertFinite(report: HeldReport): void {
   const text = outputs(report);
   assert.doesNotMatch(text, /Infinity|NaN/, text);
 }

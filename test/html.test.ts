@@ -9,7 +9,7 @@ import type { PageData } from '../src/report/html/page/data.js';
 import type { WebSocketTransport } from '../src/timeline/types.js';
 import { contentSecurityPolicy, renderHtml } from '../src/report/html/index.js';
 import { escapeHtml } from '../src/report/html/markup.js';
-import type { Report, ReportSession } from '../src/report/schema.js';
+import type { HeldReport, HeldSession } from '../src/report/schema.js';
 import { run } from '../src/run/run.js';
 
 /** Set to a folder to keep the pages' screenshots for a look. */
@@ -23,7 +23,7 @@ const PAYLOADS = [
   '"><svg onload="window.__xss = 4">',
 ];
 
-const clone = (report: Report): Report => structuredClone(report);
+const clone = (report: HeldReport): HeldReport => structuredClone(report);
 
 describe('the browser tests', () => {
   it('skip without Chromium only outside CI, so CI cannot pass without them', () => {
@@ -43,14 +43,14 @@ function pageData(page: string): PageData {
 }
 
 /** A synthetic per-turn WER (a ratio), as reports with reference transcripts will carry. */
-function withWer(report: Report): Report {
+function withWer(report: HeldReport): HeldReport {
   const copy = clone(report);
   for (const b of copy.benchmarks) for (const s of b.sessions) s.metrics.inputs.forEach((t, i) => (t.wer = ((s.index * 7 + i * 3) % 10) / 40));
   return copy;
 }
 
 /** The report as a dataset without reference transcripts would leave it. */
-function withoutWer(report: Report): Report {
+function withoutWer(report: HeldReport): HeldReport {
   const copy = clone(report);
   for (const b of copy.benchmarks) {
     for (const s of b.sessions) for (const t of s.metrics.inputs) delete t.wer;
@@ -62,7 +62,7 @@ function withoutWer(report: Report): Report {
 }
 
 /** Every server-sent string replaced by markup: transcripts, a failure with its close reason, a skipped file. */
-function withMarkup(report: Report): Report {
+function withMarkup(report: HeldReport): HeldReport {
   const copy = clone(report);
   let n = 0;
   for (const b of copy.benchmarks) {
@@ -79,17 +79,17 @@ function withMarkup(report: Report): Report {
 }
 
 /** The same run with `count` sessions per level, made by repeating the measured ones. */
-function withSessions(report: Report, count: number): Report {
+function withSessions(report: HeldReport, count: number): HeldReport {
   const copy = clone(report);
   for (const b of copy.benchmarks) {
     const source = b.sessions;
-    b.sessions = Array.from({ length: count }, (_, i): ReportSession => ({ ...structuredClone(source[i % source.length]!), index: i }));
+    b.sessions = Array.from({ length: count }, (_, i): HeldSession => ({ ...structuredClone(source[i % source.length]!), index: i }));
   }
   return copy;
 }
 
 /** The sweep with five SLOs, as a wide by-level table shows them: one column each. */
-function withManySlos(report: Report): Report {
+function withManySlos(report: HeldReport): HeldReport {
   const copy = clone(report);
   copy.config.slos = ['p95(ttft_ms)<5000', 'error_rate<0.1', 'p99(finalization_ms)<1500', 'p50(ttlt_ms)<800', 'p90(ttft_ms)<2500'];
   for (const b of copy.benchmarks) b.summary.slos = copy.config.slos.map((slo, i) => ({ slo, value: 1234.5 * (i + 1), pass: i % 2 === 0 }));
@@ -110,8 +110,8 @@ function assertChartsHaveData(data: PageData): void {
 }
 
 describe('HTML report', () => {
-  let sweep: Report;
-  let serverVad: Report;
+  let sweep: HeldReport;
+  let serverVad: HeldReport;
 
   before(async () => {
     ({ report: sweep } = await run({ sweep: [1, 2, 4], slos: ['p95(ttft_ms)<5000', 'error_rate<0.1'], pace: { kind: 'realtime', speed: 8 } }));
@@ -235,7 +235,7 @@ describe('HTML report', () => {
     });
 
     /** Opens a rendered report from file:// offline and checks what every page must satisfy. */
-    async function open(report: Report, name: string) {
+    async function open(report: HeldReport, name: string) {
       const file = join(dir, `${name}.html`);
       await writeFile(file, renderHtml(report));
       const { page, context, url, problems, requests, charts } = await openOffline(browser, file);

@@ -7,7 +7,7 @@ import { createDialect } from '../src/dialects/index.js';
 import { interpretLivepeerEvent } from '../src/dialects/livepeer/client.js';
 import type { WebSocketDialect } from '../src/dialects/dialect.js';
 import { startProxy } from '../src/proxy/proxy.js';
-import type { ReportSession } from '../src/report/schema.js';
+import type { HeldSession } from '../src/report/schema.js';
 import { run, type RunOptions } from '../src/run/run.js';
 import { DEFAULT_LATENCY } from '../src/server/models/latency-model.js';
 import type { WebSocketTransport } from '../src/timeline/types.js';
@@ -40,8 +40,8 @@ const STATS = {
   },
 };
 
-const channelOf = (s: ReportSession) => (s.timeline.transport as WebSocketTransport).channel!;
-const figure = (s: ReportSession, name: string) => s.metrics.inputs[0]?.[name];
+const channelOf = (s: HeldSession) => (s.timeline.transport as WebSocketTransport).channel!;
+const figure = (s: HeldSession, name: string) => s.metrics.inputs[0]?.[name];
 
 async function runLivepeer(target: string, options: Partial<RunOptions> = {}) {
   const { report } = await run({ target, protocol: 'livepeer', model: MODEL, maxSessions: 1, pace: { kind: 'none' }, ...options });
@@ -261,7 +261,7 @@ async function scriptedApp(script: Script = {}): Promise<string> {
   return `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
 }
 
-const failureOf = (s: ReportSession) =>
+const failureOf = (s: HeldSession) =>
   (s.outcome as { failure: { class: string; stage: string; httpStatus?: number; closeCode?: number; message: string } }).failure;
 
 describe('livepeer: a scripted app', () => {

@@ -5,7 +5,7 @@ import { DEFAULT_MODELS } from '../src/config/settings.js';
 import { DIALECTS, type Protocol } from '../src/dialects/index.js';
 import { isSpeechTask } from '../src/timeline/types.js';
 import { startProxy, type ProxyOptions, type RunningProxy } from '../src/proxy/proxy.js';
-import type { ReportSession } from '../src/report/schema.js';
+import type { HeldSession } from '../src/report/schema.js';
 import { run, type RunOptions } from '../src/run/run.js';
 import { DEFAULT_LATENCY } from '../src/server/models/latency-model.js';
 import { DEFAULT_SPEECH_LATENCY } from '../src/server/models/speech-synth.js';
@@ -53,13 +53,13 @@ async function throughProxy(settings: RunOptions & { protocol: Protocol }, serve
 }
 
 /** What the proxy must see as the benchmark did: inputs, frames and bytes both ways. */
-const shape = (s: ReportSession) => ({
+const shape = (s: HeldSession) => ({
   status: s.outcome.status,
   inputs: s.timeline.inputs.map((i) => (i.kind === 'text' ? i.text.trim() : i.kind)),
   sent: s.timeline.sent.map((f) => f.control ?? f.kind),
   counters: s.timeline.counters,
 });
-const perInput = (sessions: ReportSession[], metric: string): number[] => sessions.flatMap((s) => s.metrics.inputs.map((i) => i[metric]!));
+const perInput = (sessions: HeldSession[], metric: string): number[] => sessions.flatMap((s) => s.metrics.inputs.map((i) => i[metric]!));
 
 describe('voxbench proxy: the audio rate a speech client names', () => {
   it("cartesia at 16 kHz: each request's output_format sizes the audio, so durations, RTF and stalls match the benchmark's", async () => {
@@ -199,7 +199,7 @@ describe('voxbench proxy: streaming transcription told by its path', () => {
     assert.deepEqual(dialects, ['elevenlabs-scribe', 'elevenlabs-scribe'], 'from its path');
     assert.equal(observed.config.model, DEFAULT_MODELS['elevenlabs-scribe'], 'from model_id in the URL');
     assert.deepEqual(seen.map(shape), own.map(shape), 'its base64 chunks as audio, its commits as ends of input');
-    const finals = (sessions: ReportSession[]) => sessions.map((s) => s.timeline.received.filter((e) => e.kind === 'text_final').map((e) => e.text));
+    const finals = (sessions: HeldSession[]) => sessions.map((s) => s.timeline.received.filter((e) => e.kind === 'text_final').map((e) => e.text));
     assert.deepEqual(finals(seen), finals(own), 'the same committed transcripts');
     assertSeenNoLater(own, seen, 'ttft_ms');
     assertSeenNoLater(own, seen, 'commit_to_flush_ms');
@@ -214,7 +214,7 @@ describe('voxbench proxy: streaming transcription told by its path', () => {
       ['server', 'server'],
     );
     assert.deepEqual(seen.map(shape), own.map(shape));
-    const finals = (sessions: ReportSession[]) => sessions.map((s) => s.timeline.received.filter((e) => e.kind === 'text_final').map((e) => e.text));
+    const finals = (sessions: HeldSession[]) => sessions.map((s) => s.timeline.received.filter((e) => e.kind === 'text_final').map((e) => e.text));
     assert.deepEqual(finals(seen), finals(own));
     assert.ok(
       finals(own).every((texts) => texts.length === 1 && texts[0]),

@@ -13,9 +13,9 @@ import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
 import { loadFolderDataset } from '../src/data/load.js';
 import { summarize } from '../src/metrics/stats.js';
 import { protocolOfUpgrade, startProxy, type ProxyOptions, type RunningProxy } from '../src/proxy/proxy.js';
-import { readReport } from '../src/report/recompute.js';
+import { readHeldReport, readReport } from '../src/report/recompute.js';
 import { readSessionLog } from '../src/report/session-log.js';
-import type { Report, ReportSession } from '../src/report/schema.js';
+import type { HeldReport, HeldSession } from '../src/report/schema.js';
 import { run } from '../src/run/run.js';
 import { sessionView } from '../src/views/session-view.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
@@ -59,10 +59,10 @@ async function spawnCli(args: string[], listening: RegExp): Promise<{ url: strin
 }
 
 /** The final transcripts that answered input `k` (by the view's attribution). */
-const sessionText = (s: ReportSession, k: number): string => sessionView(s.timeline).inputs[k]!.transcript.text ?? '';
+const sessionText = (s: HeldSession, k: number): string => sessionView(s.timeline).inputs[k]!.transcript.text ?? '';
 const median = (xs: number[]): number => summarize(xs)!.p50;
 const origin = (url: string): string => new URL(url).origin.replace(/^http/, 'ws');
-const finals = (s: ReportSession): string[] => s.timeline.received.filter((e) => e.kind === 'text_final').map((e) => e.text ?? '');
+const finals = (s: HeldSession): string[] => s.timeline.received.filter((e) => e.kind === 'text_final').map((e) => e.text ?? '');
 
 async function scrape(proxy: RunningProxy): Promise<Map<string, Family>> {
   const response = await fetch(`${proxy.metrics!.url}/metrics`);
@@ -93,7 +93,7 @@ describe('voxbench proxy', () => {
     const through = (await run({ target: `${proxy.url}/v1/realtime`, ...settings })).report;
     await new Promise((resolve) => setTimeout(resolve, 200)); // the last closing handshakes pass through
     await proxy.stop();
-    const observed = await readReport(dir);
+    const observed = await readHeldReport(dir);
 
     const sessions = through.benchmarks[0]!.sessions;
     assert.ok(sessions.every((s) => s.outcome.status === 'completed'));
@@ -127,7 +127,7 @@ describe('voxbench proxy', () => {
     // Every server event, in order, read as the benchmark read it: a frame the proxy put in another turn, or took
     // for another kind, shows here whatever the machine's load (the old median-gap bound of 10 ms was a timing claim;
     // bench/proxy-overhead.ts measures the gap).
-    const events = (s: ReportSession) => s.timeline.received.map((e) => [e.kind, e.type, e.input]);
+    const events = (s: HeldSession) => s.timeline.received.map((e) => [e.kind, e.type, e.input]);
     assert.deepEqual(
       pairs.map(([, o]) => events(o)),
       sessions.map(events),
@@ -220,7 +220,7 @@ describe('voxbench proxy', () => {
       seen.timeline.inputs.map((i) => (i as { eosSource: string }).eosSource),
       ['vad', 'vad', 'vad'],
     );
-    const texts = (s: ReportSession) => s.metrics.inputs.map((_, k) => sessionText(s, k));
+    const texts = (s: HeldSession) => s.metrics.inputs.map((_, k) => sessionText(s, k));
     assert.ok(texts(own).every((t) => t.length > 0));
     assert.deepEqual(texts(seen), texts(own), 'each utterance its own turn, with its own transcript');
     assert.equal(seen.metrics.inputs.filter((i) => i.ttft_ms !== undefined).length, 3, 'a TTFT per utterance');
@@ -541,7 +541,7 @@ describe('voxbench proxy: speech generation', () => {
         seen.map((s) => s.outcome.status),
         own.map(() => 'completed'),
       );
-      const shape = (s: ReportSession) => ({
+      const shape = (s: HeldSession) => ({
         inputs: s.timeline.inputs.map((i) => (i.kind === 'text' ? [i.text.trim(), i.chars > 0] : i.kind)),
         sent: s.timeline.sent.map((f) => f.control ?? f.kind),
         counters: s.timeline.counters,
@@ -595,7 +595,7 @@ describe('voxbench proxy: speech generation', () => {
     ]);
     await until(() => proxy.open() === 0);
     const { report } = await proxy.close();
-    const levels = (r: Report) =>
+    const levels = (r: HeldReport) =>
       Object.fromEntries(
         r.benchmarks.map((b) => [
           b.label,
@@ -613,7 +613,7 @@ describe('voxbench proxy: speech generation', () => {
       'observed tts': { tasks: ['tts'], completed: 3, finalization: 0, ttfa: 3, finalized: 0 },
     };
     assert.deepEqual(levels(report!), expected, 'the speech is not counted as transcription turns, and its TTFA is summarized');
-    assert.deepEqual(levels(await readReport(dir)), expected, 'the folder renders to the same levels: each logged session once, under its task');
+    assert.deepEqual(levels(await readHeldReport(dir)), expected, 'the folder renders to the same levels: each logged session once, under its task');
   });
 
   it("a voxbench speech benchmark through the proxy: the proxy's TTFA matches the benchmark's own on the same sessions", async () => {
@@ -650,10 +650,10 @@ describe('voxbench proxy: speech generation', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     assert.match(await proxy.stop(), /ttfa_ms[\s\S]*Wrote: .*report\.html/, 'the console summary of the observed speech, then the files');
     await server.stop();
-    const observed = (await readReport(dir)).benchmarks[0]!.sessions.slice(1);
+    const observed = (await readHeldReport(dir)).benchmarks[0]!.sessions.slice(1);
     const own = report.benchmarks[0]!.sessions;
     assert.equal(observed.length, own.length);
-    const ttfa = (sessions: ReportSession[]) => sessions.flatMap((s) => s.metrics.inputs.map((i) => i.ttfa_ms!));
+    const ttfa = (sessions: HeldSession[]) => sessions.flatMap((s) => s.metrics.inputs.map((i) => i.ttfa_ms!));
     assert.equal(ttfa(observed).filter((v) => v !== undefined).length, own.length);
     assert.match(await readFile(`${dir}/report.html`, 'utf8'), /ttfa_ms/, 'the observed speech report renders, TTFA in it');
     const gap = median(ttfa(own)) - median(ttfa(observed));
@@ -687,7 +687,7 @@ describe('voxbench proxy (the command)', () => {
     assert.match(out, /voxbench proxy stopped \(SIGTERM\)/);
     const stored = await readFile(`${dir}/report.json`, 'utf8');
     for (const text of [out, stored]) assert.doesNotMatch(text, /s3cret/);
-    assert.equal((JSON.parse(stored) as Report).observed?.by, 'voxbench proxy');
+    assert.equal((JSON.parse(stored) as HeldReport).observed?.by, 'voxbench proxy');
   });
 
   it('has backpressure: a server that stops reading stops the proxy reading from the client, and nothing is lost', async () => {

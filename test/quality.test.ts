@@ -5,12 +5,12 @@ import { computeSessionMetrics, summarizeBenchmark } from '../src/metrics/comput
 import { findNormalizer, normalizerById } from '../src/metrics/normalizers/index.js';
 import { errorRate, transcriptErrors } from '../src/metrics/wer.js';
 import { seededRandom } from '../src/util/random.js';
-import { buildBenchmark } from '../src/report/build.js';
+import { buildHeldBenchmark } from '../src/report/build.js';
 import { compareReports, renderComparison } from '../src/report/compare.js';
 import { renderSummary } from '../src/report/console.js';
 import { renderMarkdown } from '../src/report/markdown.js';
 import { readReport, recompute } from '../src/report/recompute.js';
-import type { Report } from '../src/report/schema.js';
+import type { HeldReport } from '../src/report/schema.js';
 import { run } from '../src/run/run.js';
 import type { SessionRecord } from '../src/timeline/types.js';
 import { fromV1 } from '../src/timeline/v1.js';
@@ -100,7 +100,7 @@ describe('corpus quality in the summary', () => {
   const measured = records.map(() => 'measured' as const);
 
   it('pools edits over turns, per split and per language, with the normalizer each used', () => {
-    const benchmark = buildBenchmark(
+    const benchmark = buildHeldBenchmark(
       { profile: { kind: 'synchronous' }, startMs: 0, endMs: 100, eventLoopDelay: { meanMs: 0, p50Ms: 0, p99Ms: 0, maxMs: 0 }, capHits: 0, records },
       { window: {}, slos: [], pricing: null, normalizer: 'auto' },
     );
@@ -153,7 +153,7 @@ describe('corpus quality in the summary', () => {
 
 describe('quality across runs', () => {
   /** The report with every final transcript missing its last word. */
-  const worse = (report: Report): Report =>
+  const worse = (report: HeldReport): HeldReport =>
     recompute({
       ...report,
       benchmarks: report.benchmarks.map((b) => ({

@@ -6,7 +6,7 @@ import { normalizerById } from '../src/metrics/normalizers/index.js';
 import { transcriptErrorsOf } from '../src/metrics/quality.js';
 import { transcriptErrors } from '../src/metrics/wer.js';
 import { storedValues } from '../src/report/html/metrics.js';
-import { readReport } from '../src/report/recompute.js';
+import { readHeldReport } from '../src/report/recompute.js';
 import type { SessionTimeline } from '../src/timeline/types.js';
 import { sessionView } from '../src/views/session-view.js';
 import { FIXTURES } from './helpers.js';
@@ -20,7 +20,7 @@ const STT = join(FIXTURES, 'report-figures', 'stt.json');
 
 describe('rendering measures once', () => {
   it("pools each session's values, measured once, as poolMetricValues pools the timelines, and stores the same metrics", async () => {
-    const report = await readReport(STT);
+    const report = await readHeldReport(STT);
     const timelines = report.benchmarks.flatMap((b) => b.sessions.map((s) => s.timeline));
     assert.ok(timelines.length >= 2);
     const values = timelines.map((t) => sessionValues(t));
@@ -33,7 +33,7 @@ describe('rendering measures once', () => {
   });
 
   it('scores a transcript and reference pair once, sharing its frozen errors between inputs', async () => {
-    const report = await readReport(STT);
+    const report = await readHeldReport(STT);
     const timeline = report.benchmarks[0]!.sessions[0]!.timeline;
     const copy = JSON.parse(JSON.stringify(timeline)) as SessionTimeline;
     const [a, b] = [sessionView(timeline).inputs[0]!, sessionView(copy).inputs[0]!];
@@ -47,7 +47,7 @@ describe('rendering measures once', () => {
   });
 
   it("reads the stored values of the named metrics in one pass, a session's own value standing for its inputs'", async () => {
-    const sessions = (await readReport(STT)).benchmarks[0]!.sessions;
+    const sessions = (await readHeldReport(STT)).benchmarks[0]!.sessions;
     const names = ['ttft_ms', 'wer', 'connect_ms'];
     const stored = storedValues(sessions, new Set(names));
     assert.deepEqual([...stored.keys()], names, 'only the named metrics');

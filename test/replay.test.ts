@@ -7,7 +7,7 @@ import { planReplay, type ReplayOptions } from '../src/load/replay.js';
 import { parseShape, SHAPE_FORMAT, SHAPE_VERSION, shapeText, type ShapeSession } from '../src/load/traffic-shape.js';
 import { startProxy } from '../src/proxy/proxy.js';
 import { renderSummary } from '../src/report/console.js';
-import type { ReportSession } from '../src/report/schema.js';
+import type { HeldSession } from '../src/report/schema.js';
 import { run } from '../src/run/run.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
 import { DEFAULT_SPEECH_LATENCY } from '../src/server/models/speech-synth.js';
@@ -21,7 +21,7 @@ const START_SLACK_MS = 150;
 const CADENCE_SLACK_MS = 15;
 
 /** The inner timing of a session as the replay checks it: per input, audio sent, median chunk and cadence, commits. */
-function innerTiming(s: ReportSession): Array<{ audioMs: number; chunkMs: number; cadenceMs: number; commits: number }> {
+function innerTiming(s: HeldSession): Array<{ audioMs: number; chunkMs: number; cadenceMs: number; commits: number }> {
   return s.timeline.inputs.map((input) => {
     const audio = s.timeline.sent.filter((f) => f.input === input.index && f.kind === 'audio' && !f.silence);
     const lengths = audio.map((f) => f.audioEndMs! - f.audioStartMs!);

@@ -9,12 +9,12 @@ import { compareReports } from '../src/report/compare.js';
 import { renderCsv } from '../src/report/csv.js';
 import { renderMarkdown } from '../src/report/markdown.js';
 import { mergeReports } from '../src/report/merge.js';
-import { readReport } from '../src/report/recompute.js';
+import { readHeldReport, readReport, recompute } from '../src/report/recompute.js';
 import { readReportHeader } from '../src/report/report-header.js';
 import { parseMetaEntry } from '../src/report/record.js';
 import { reportJsonChunks } from '../src/report/report-json.js';
-import type { Report } from '../src/report/schema.js';
-import { readSessionLog, SESSION_LOG } from '../src/report/session-log.js';
+import { IN_MEMORY_ONLY, type HeldReport, type Report } from '../src/report/schema.js';
+import { readLoggedAt, readSessionLog, SESSION_LOG, streamSessionLog, type LoggedSession, type LogPlace } from '../src/report/session-log.js';
 import { run } from '../src/run/run.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
 import { CLI, runNode, tempDir, testServer } from './helpers.js';
@@ -61,8 +61,8 @@ describe('outputs', () => {
     let { report } = await run({ target: server.url, model: DEFAULT_MODEL, maxSessions: 1, pace: { kind: 'none' } });
     const final = report.benchmarks[0]!.sessions[0]!.timeline.received.find((e) => e.kind === 'text_final')!;
     final.text = '=HYPERLINK("x"), "quoted"\nline';
-    // Views are memoized per timeline; a report read back from JSON, as outputs get it, has fresh ones.
-    report = JSON.parse(JSON.stringify(report)) as typeof report;
+    // What the outputs read of a timeline is taken when its figures are: measured again from the changed one.
+    report = recompute(JSON.parse(JSON.stringify(report)) as typeof report);
     const row = renderCsv(report)['turns.csv']!.split('\r\n')[1]!;
     assert.ok(row.includes(`"'=HYPERLINK(""x""), ""quoted"" line"`), row);
     assert.doesNotMatch(renderMarkdown(report), /<script/);
@@ -226,7 +226,7 @@ describe('render, merge, resume, compare', () => {
 
     const mixed = await runNode([CLI, 'report', 'merge', stt, tts, '--allow-mixed', '--output-dir', out]);
     assert.equal(mixed.code, 0, mixed.stderr);
-    const merged = await readReport(out);
+    const merged = await readHeldReport(out);
     assert.deepEqual(
       merged.benchmarks.map((b) => b.label),
       [`${stt}: synchronous`, `${tts}: synchronous`],
@@ -277,26 +277,38 @@ describe('reports of many sessions', () => {
   it('report.json is written session by session, byte for byte what JSON.stringify writes', async () => {
     const dir = await tempDir();
     const { report } = await run({ maxSessions: 2, pace: FAST, outputDir: dir });
-    assert.equal(await readFile(join(dir, 'report.json'), 'utf8'), JSON.stringify(report, null, 1) + '\n');
+    // What report.json stores: every session without its timeline (in the log it names) and what was taken from it.
+    const stored = (value: object): string => JSON.stringify(value, (key, v: unknown) => (IN_MEMORY_ONLY.has(key) ? undefined : v), 1) + '\n';
+    assert.equal(await readFile(join(dir, 'report.json'), 'utf8'), stored({ ...report, sessionLog: SESSION_LOG }));
     const final = report.benchmarks[0]!.sessions[0]!.timeline.received.find((e) => e.kind === 'text_final')!;
     final.text = 'line\nbreak, "quotes", tab\t, and 🎙';
-    const variants: Report[] = [
+    const variants: HeldReport[] = [
       report,
       { ...report, benchmarks: [] },
       { ...report, stoppedBy: undefined, benchmarks: [...report.benchmarks, { ...report.benchmarks[0]!, label: 'empty', sessions: [] }] },
     ];
-    for (const variant of variants) assert.equal([...reportJsonChunks(variant)].join(''), JSON.stringify(variant, null, 1) + '\n');
+    for (const variant of variants) assert.equal([...reportJsonChunks(variant)].join(''), stored(variant));
   });
 
   it('the session log is read line by line across read boundaries, and a torn last line is ignored', async () => {
     const dir = await tempDir();
     await run({ maxSessions: 2, pace: FAST, outputDir: dir });
     const [entry] = await readSessionLog(dir);
-    // Multi-byte text in every line, over several of the stream's 64 KiB reads.
-    const entries = Array.from({ length: 40 }, (_, index) => ({ ...entry!, record: { ...entry!.record, index, sampleIds: [`🎙 é ${index}`] } }));
+    // Multi-byte text in every line, over several of the stream's 1 MiB reads.
+    const entries = Array.from({ length: 600 }, (_, index) => ({ ...entry!, record: { ...entry!.record, index, sampleIds: [`🎙 é ${index}`] } }));
     const lines = entries.map((e) => JSON.stringify(e) + '\n').join('');
     const torn = JSON.stringify(entries[0]).slice(0, 100);
+    assert.ok(Buffer.byteLength(lines) > 2 * 2 ** 20, 'lines across two read boundaries at least');
     await writeFile(join(dir, SESSION_LOG), lines + torn);
     assert.deepEqual(await readSessionLog(dir), entries);
+    // Streamed one entry at a time, each with its place in bytes, from which it reads back alone.
+    const streamed: LoggedSession[] = [];
+    const places: LogPlace[] = [];
+    for await (const { entry: logged, at } of (await streamSessionLog(join(dir, SESSION_LOG)))!) {
+      streamed.push(logged);
+      places.push(at);
+    }
+    assert.deepEqual(streamed, entries);
+    for (const i of [0, 123, 599]) assert.deepEqual(await readLoggedAt(places[i]!), entries[i], `entry ${i} read back at its place`);
   });
 });

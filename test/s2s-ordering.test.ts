@@ -4,7 +4,7 @@ import type { RawData } from 'ws';
 import { rawServer, messageText } from './helpers.js';
 import { wordEmissionLatencies } from '../src/metrics/emission.js';
 import { renderSummary } from '../src/report/console.js';
-import type { ReportSession } from '../src/report/schema.js';
+import type { HeldSession } from '../src/report/schema.js';
 import { run, type RunOptions } from '../src/run/run.js';
 import { sessionView } from '../src/views/session-view.js';
 
@@ -66,7 +66,7 @@ async function conversationServer(script: (turn: number) => Step[]): Promise<{ t
   return { target, audioSent: () => audioSent };
 }
 
-async function oneSession(options: RunOptions): Promise<ReportSession & { summary: string }> {
+async function oneSession(options: RunOptions): Promise<HeldSession & { summary: string }> {
   const { report } = await run({ maxSessions: 1, turnsPerSession: 2, pace: FAST, ...options });
   const session = report.benchmarks[0]!.sessions[0]!;
   assert.deepEqual(session.outcome, { status: 'completed' });

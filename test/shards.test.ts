@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { summarize } from '../src/metrics/stats.js';
-import { readReport } from '../src/report/recompute.js';
-import type { Report, ReportSession } from '../src/report/schema.js';
+import { readHeldReport } from '../src/report/recompute.js';
+import type { HeldReport, HeldSession } from '../src/report/schema.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
 import { CLI, runNode, tempDir, testServer } from './helpers.js';
 
 /** What a session is, whichever process ran it: its place, its samples, what the server answered, and the figures that do not depend on timing. */
-const identity = (s: ReportSession) => ({
+const identity = (s: HeldSession) => ({
   index: s.index,
   sampleIds: s.sampleIds,
   outcome: s.outcome.status,
@@ -17,7 +17,7 @@ const identity = (s: ReportSession) => ({
   audioMs: s.metrics.inputs.map((i) => i.audio_ms),
   counters: s.timeline.counters,
 });
-const sessionsOf = (report: Report): ReportSession[] => report.benchmarks.flatMap((b) => b.sessions);
+const sessionsOf = (report: HeldReport): HeldSession[] => report.benchmarks.flatMap((b) => b.sessions);
 
 /** Runs `voxbench run` against `target` into a fresh folder; resolves with the folder. */
 async function cliRun(target: string, flags: string[]): Promise<string> {
@@ -35,7 +35,7 @@ describe('sharded runs', () => {
       cliRun(server.url, flags),
       ...[0, 1, 2].map((i) => cliRun(server.url, [...flags, '--shard', `${i}/3`, '--run-id', 'run-a'])),
     ]);
-    const parts = await Promise.all(shards.map((dir) => readReport(dir)));
+    const parts = await Promise.all(shards.map((dir) => readHeldReport(dir)));
     assert.deepEqual(
       parts.map((p) => p.config.shard),
       [0, 1, 2].map((index) => ({ index, count: 3 })),
@@ -51,8 +51,8 @@ describe('sharded runs', () => {
       ],
     );
     // Each lane starts at its phase of the whole level (one 12.5 ms chunk period at 8x), in its shard as in the unsharded run.
-    const phases = (reports: Report[]) =>
-      sessionsOf({ benchmarks: reports.flatMap((r) => r.benchmarks) } as Report)
+    const phases = (reports: HeldReport[]) =>
+      sessionsOf({ benchmarks: reports.flatMap((r) => r.benchmarks) } as HeldReport)
         .filter((s) => s.index < 3)
         .sort((x, y) => x.index - y.index)
         .map((s) => s.laneOffsetMs);
@@ -61,8 +61,8 @@ describe('sharded runs', () => {
     const out = await tempDir();
     const merge = await runNode([CLI, 'report', 'merge', ...shards, '--output-dir', out]);
     assert.equal(merge.code, 0, merge.stderr);
-    const merged = await readReport(out);
-    const unsharded = await readReport(whole);
+    const merged = await readHeldReport(out);
+    const unsharded = await readHeldReport(whole);
     assert.deepEqual(phases([unsharded]), phases(parts));
     assert.equal(merged.config.shard, undefined, 'the merge is the whole run');
     assert.deepEqual(sessionsOf(merged).map(identity), sessionsOf(unsharded).map(identity), 'identical session sets and per-session figures');
@@ -90,12 +90,12 @@ describe('sharded runs', () => {
       ...[0, 1].map((i) => cliRun(server.url, [...flags, '--shard', `${i}/2`, '--run-id', 'run-b'])),
     ]);
     /** Planned start offsets from the level's start, by session index. */
-    const planned = (report: Report) =>
+    const planned = (report: HeldReport) =>
       new Map(report.benchmarks[0]!.sessions.map((s) => [s.index, s.timeline.plannedStartMs - report.benchmarks[0]!.startMs]));
-    const parts = await Promise.all(shards.map((dir) => readReport(dir)));
+    const parts = await Promise.all(shards.map((dir) => readHeldReport(dir)));
     const union = new Map([...planned(parts[0]!), ...planned(parts[1]!)]);
     assert.deepEqual([...planned(parts[0]!).keys()], [0, 2, 4, 6]);
-    const schedule = planned(await readReport(whole));
+    const schedule = planned(await readHeldReport(whole));
     assert.deepEqual(
       [...union.keys()].sort((a, b) => a - b),
       [...schedule.keys()],
@@ -129,7 +129,7 @@ describe('sharded runs', () => {
       { JOB_COMPLETION_INDEX: '1', VOXBENCH_RUN_ID: 'job-1' },
     );
     assert.equal(ok.code, 0, ok.stderr);
-    const report = await readReport(dir);
+    const report = await readHeldReport(dir);
     assert.deepEqual([report.config.shard, report.config.runId, sessionsOf(report).map((s) => s.index)], [{ index: 1, count: 2 }, 'job-1', [1, 3]]);
     const refused = (flags: string[], env: NodeJS.ProcessEnv) => runNode([CLI, 'run', '--output-dir', join(dir, 'refused'), ...flags], env);
     const unset = await refused(['--shards', '2', '--run-id', 'x'], { JOB_COMPLETION_INDEX: '' });

@@ -6,7 +6,7 @@ import { createDialect, type Protocol } from '../src/dialects/index.js';
 import { SPEECHMATICS } from '../src/dialects/speechmatics/spec.js';
 import { wordEmissionLatencies } from '../src/metrics/emission.js';
 import { startProxy } from '../src/proxy/proxy.js';
-import type { ReportSession } from '../src/report/schema.js';
+import type { HeldSession } from '../src/report/schema.js';
 import { run, type RunOptions } from '../src/run/run.js';
 import { parseFaultScenario } from '../src/server/faults/faults.js';
 import { sessionView } from '../src/views/session-view.js';
@@ -22,7 +22,7 @@ const dialect = createDialect('speechmatics', {
 const decode = (message: object) => dialect.decode(Buffer.from(JSON.stringify(message)), false);
 
 /** A benchmark of `speechmatics` sessions against `target`, and its sessions. */
-async function bench(target: string, options: Partial<RunOptions> = {}): Promise<ReportSession[]> {
+async function bench(target: string, options: Partial<RunOptions> = {}): Promise<HeldSession[]> {
   const { report } = await run({
     protocol: 'speechmatics',
     model: SPEECHMATICS.defaultModel,
@@ -304,7 +304,7 @@ describe('speechmatics: through the proxy', () => {
     const [seen] = report!.benchmarks[0]!.sessions;
     assert.deepEqual(dialects, [SPEECHMATICS.name]);
     assert.equal(seen!.outcome.status, 'completed');
-    const controls = (s: ReportSession) => s.timeline.sent.map((f) => f.control ?? f.kind);
+    const controls = (s: HeldSession) => s.timeline.sent.map((f) => f.control ?? f.kind);
     assert.deepEqual(controls(seen!), controls(own[0]!), 'StartRecognition, the audio, ForceEndOfUtterance, EndOfStream');
     assert.equal(seen!.metrics.session.audio_acked_ms, own[0]!.metrics.session.audio_acked_ms, "AudioAdded placed by the proxy's count of frames");
     assert.ok(seen!.metrics.inputs[0]!.finalization_ms! > 0);

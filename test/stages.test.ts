@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -9,7 +9,8 @@ import { arrivalSchedule, profileLabel } from '../src/load/profiles.js';
 import { shareOf } from '../src/load/shards.js';
 import { levelOverTime } from '../src/report/time-series.js';
 import { renderHtml } from '../src/report/html/index.js';
-import type { Report } from '../src/report/schema.js';
+import { readHeldReport } from '../src/report/recompute.js';
+import type { HeldReport } from '../src/report/schema.js';
 import { launchChromium, NO_CHROMIUM, openOffline } from './browser.js';
 import { CLI, runNode } from './helpers.js';
 
@@ -110,7 +111,7 @@ describe('a run with --rate-stages against the built-in server', () => {
     try {
       const { code, stderr } = await runNode([CLI, 'run', '--rate-stages', '1s:4,1s:0', '--pace', '8x', '--output-dir', dir, '--outputs', 'json']);
       assert.equal(code, 0, stderr);
-      const report = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')) as Report;
+      const report = await readHeldReport(dir);
       const [level] = report.benchmarks;
       // 0 → 4/s over 1 s and back: 4 arrivals, at Λ⁻¹(0..3); the 5th would fall due as the stages end.
       assert.deepEqual(
@@ -126,13 +127,13 @@ describe('a run with --rate-stages against the built-in server', () => {
 
 describe('a staged run against the built-in server', () => {
   let dir: string;
-  let report: Report;
+  let report: HeldReport;
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'voxbench-stages-'));
     const { code, stderr } = await runNode([CLI, 'run', '--stages', '1s:4,1s:4,1s:0', '--pace', '8x', '--output-dir', dir, '--outputs', 'json']);
     assert.equal(code, 0, stderr);
-    report = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')) as Report;
+    report = await readHeldReport(dir);
   });
   after(() => rm(dir, { recursive: true, force: true }));
 
@@ -170,7 +171,7 @@ describe('a staged run against the built-in server', () => {
       const [level] = report.benchmarks;
       const at = (s: number): number => level!.startMs + s * 1000;
       // A fixture as the scraper writes it: a gauge, with server text that must stay text, and a rate.
-      const withTelemetry: Report = {
+      const withTelemetry: HeldReport = {
         ...report,
         telemetry: {
           intervalMs: 500,

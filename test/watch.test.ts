@@ -3,14 +3,15 @@ import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import type { Report } from '../src/report/schema.js';
+import { readHeldReport } from '../src/report/recompute.js';
+import type { HeldReport } from '../src/report/schema.js';
 import { CLI, runNode, tempDir } from './helpers.js';
 
 const HEADER = /^target ws:\/\/127\.0\.0\.1:\d+\/v1\/realtime \(built-in server\) · model \S+ · data bundled samples · output \S+$/;
 const PROGRESS = /^synchronous · \d+:\d\d elapsed · (ETA \d+:\d\d · )?sessions \d\/1 done · [01] in flight · 0 failed · ttft_ms p50 (n\/a|\d+ ms)$/;
 
-async function report(dir: string): Promise<Report> {
-  return JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')) as Report;
+async function report(dir: string): Promise<HeldReport> {
+  return readHeldReport(dir);
 }
 
 describe('a run you can watch (spawned)', () => {

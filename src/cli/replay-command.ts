@@ -2,9 +2,9 @@ import { writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
 import { extractShape, SHAPE_FORMAT, SHAPE_VERSION, shapeText, type RecordedFigures, type SourceSession } from '../load/traffic-shape.js';
-import { readReport } from '../report/recompute.js';
+import { readHeldReport } from '../report/recompute.js';
 import { readSessionLog } from '../report/session-log.js';
-import type { Benchmark, Report } from '../report/schema.js';
+import type { Benchmark, HeldReport } from '../report/schema.js';
 import { UsageError } from '../util/errors.js';
 import { plural } from '../util/plural.js';
 import { helpText } from './help.js';
@@ -18,7 +18,7 @@ const extract = new Command('extract')
   .option('--keep-text', "keep each input's transcript or prompt in the shape (only where the users allow it)")
   .addHelpText('after', helpText('', 'Play it with `voxbench run --replay <file>`; docs/replay.md describes the file and what it keeps.'))
   .action(async (source, opts) => {
-    const report = await readReport(source);
+    const report = await readHeldReport(source);
     const sessions = await sourceSessions(report, source);
     if (sessions.length === 0) throw new UsageError(`${source} holds no sessions: nothing was recorded there to extract (did the proxy see any traffic?)`);
     const shape = extractShape(sessions, opts.keepText === true);
@@ -51,7 +51,7 @@ export const replayCommand = new Command('replay')
   .addCommand(extract);
 
 /** The report's sessions with the dialect and model each was metered with: the proxy's log says per session, a run's config once. */
-async function sourceSessions(report: Report, source: string): Promise<SourceSession[]> {
+async function sourceSessions(report: HeldReport, source: string): Promise<SourceSession[]> {
   const logged = source.endsWith('.json') ? await readSessionLog(dirname(source)).catch(() => []) : await readSessionLog(source);
   const byIndex = new Map(logged.map((entry) => [`${entry.level}/${entry.record.index}`, entry]));
   const single = report.config.protocol.includes('+') ? undefined : report.config.protocol;
@@ -75,7 +75,7 @@ function shiftedStart(startedAt: string, originMs: number): string {
 function recordedFigures(benchmarks: Benchmark[]): Record<string, RecordedFigures> {
   return Object.fromEntries(
     benchmarks.map((b) => [
-      b.sessions[0]?.timeline.task ?? b.label,
+      b.sessions[0]?.figures.task ?? b.label,
       {
         sessions: b.summary.sessions.total,
         errorRate: b.summary.errorRate,

@@ -5,7 +5,7 @@ import { compareReports, renderComparison } from '../report/compare.js';
 import { renderComparisonHtml } from '../report/compare-html.js';
 import { mergeReports } from '../report/merge.js';
 import { DEFAULT_OUTPUTS, OUTPUT_FORMATS, writeOutputs, type OutputFormat } from '../report/outputs.js';
-import { readReport } from '../report/recompute.js';
+import { readHeldReport, readReport } from '../report/recompute.js';
 import { renderSummary } from '../report/console.js';
 import { parseStatistics, type Statistic } from '../report/json-summary.js';
 import type { Report } from '../report/schema.js';
@@ -64,7 +64,10 @@ const merge = new Command('merge')
   .action(async (paths, opts) => {
     const statistics = statisticsOption(opts.percentiles);
     await checkWritableDir(opts.outputDir, '--output-dir');
-    const report = mergeReports(await Promise.all(paths.map((path) => readReport(path))), paths, { allowMixed: opts.allowMixed === true });
+    // A merge writes every session's timeline into its own session log, so it holds them.
+    const report = mergeReports(await Promise.all(paths.map(readHeldReport)), paths, {
+      allowMixed: opts.allowMixed === true,
+    });
     const written = await whileLocked(opts.outputDir, () => writeOutputs(report, opts.outputDir, opts.outputs));
     process.stdout.write(summaryText(report, written, opts.outputs, opts.outputDir, statistics));
   });

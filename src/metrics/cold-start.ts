@@ -1,4 +1,4 @@
-import { sessionEndMs, type SessionRecord } from '../timeline/types.js';
+import { sessionEndMs, type SessionOutcome, type SessionRecord } from '../timeline/types.js';
 
 /**
  * How long the target must have had no answered session open before the next one counts as
@@ -14,13 +14,30 @@ export const DEFAULT_COLD_GAP_MS = 30_000;
 /** How a session found the target: `cold`, the first answered after the run starts or after an idle gap; `warm`, any other. */
 export type Start = 'cold' | 'warm';
 
+/** A session as the start and phase rules see it: a record, or one whose figures are taken (`FiguredSession`, whose times these are). */
+export type TimedSession = SessionRecord | { index: number; outcome: SessionOutcome; figures: SessionTimes };
+
+/** When a session was planned to start, started and ended, ms. */
+export interface SessionTimes {
+  plannedStartMs: number;
+  startMs: number;
+  endMs: number;
+}
+
+/** When a session was planned to start, started and ended. */
+export function timesOf(session: TimedSession): SessionTimes {
+  if ('figures' in session) return session.figures;
+  const { timeline } = session;
+  return { plannedStartMs: timeline.plannedStartMs, startMs: timeline.startMs, endMs: sessionEndMs(timeline) };
+}
+
 /**
  * Whether a session shows the target answering: it completed. A failed session (a
  * refused first attempt, a timeout while the target was still loading) and one cut off
  * at the run's end say nothing of whether the target was up, so they neither start cold
  * nor keep the target warm for the sessions after them.
  */
-function answered(record: SessionRecord): boolean {
+function answered(record: { outcome: SessionOutcome }): boolean {
   return record.outcome.status === 'completed';
 }
 
@@ -34,21 +51,22 @@ function answered(record: SessionRecord): boolean {
  * the run's earlier levels, carries the target's activity over from one level to the
  * next; without it the level's first answered session is the run's first, so cold.
  */
-export function starts(records: readonly SessionRecord[], gapMs: number, activeUntilMs?: number): Start[] {
+export function starts(records: readonly TimedSession[], gapMs: number, activeUntilMs?: number): Start[] {
+  const times = records.map(timesOf);
   const byStart = [...records.keys()]
     .filter((i) => answered(records[i]!))
-    .sort((a, b) => records[a]!.timeline.startMs - records[b]!.timeline.startMs || records[a]!.index - records[b]!.index);
+    .sort((a, b) => times[a]!.startMs - times[b]!.startMs || records[a]!.index - records[b]!.index);
   const result: Start[] = records.map(() => 'warm');
   let busyUntil = activeUntilMs ?? -Infinity;
   for (const i of byStart) {
-    const { timeline } = records[i]!;
-    if (busyUntil === -Infinity || timeline.startMs - busyUntil > gapMs) result[i] = 'cold';
-    busyUntil = Math.max(busyUntil, sessionEndMs(timeline));
+    const { startMs, endMs } = times[i]!;
+    if (busyUntil === -Infinity || startMs - busyUntil > gapMs) result[i] = 'cold';
+    busyUntil = Math.max(busyUntil, endMs);
   }
   return result;
 }
 
 /** The end of the last of the answered sessions, for the next level's `activeUntilMs`; undefined without any. */
-export function lastEndMs(records: readonly SessionRecord[]): number | undefined {
-  return records.filter(answered).reduce<number | undefined>((last, r) => Math.max(last ?? -Infinity, sessionEndMs(r.timeline)), undefined);
+export function lastEndMs(records: readonly TimedSession[]): number | undefined {
+  return records.filter(answered).reduce<number | undefined>((last, r) => Math.max(last ?? -Infinity, timesOf(r).endMs), undefined);
 }

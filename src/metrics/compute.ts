@@ -1,12 +1,12 @@
-import type { SessionRecord, SessionTimeline, Task } from '../timeline/types.js';
+import type { EosSource, SessionOutcome, SessionRecord, SessionTimeline, Task } from '../timeline/types.js';
 import { isSpeechTask, sessionEndMs } from '../timeline/types.js';
 import { sessionView, type InputView, type ResponseView, type SessionView } from '../views/session-view.js';
-import { measure, METRICS, type PointMetric } from './catalog.js';
+import { measure, METRICS, type PointMetric, type Scope } from './catalog.js';
 import { costOf, type Cost, type Pricing } from './cost.js';
 import type { Interval } from './bootstrap.js';
-import { corpusSpeakers, type CorpusSpeakers } from './diarization/session.js';
+import { corpusSpeakersOf, sessionSpeakers, type CorpusSpeakers, type InputSpeakers } from './diarization/session.js';
 import { LEGACY_NORMALIZER } from './normalizers/index.js';
-import { corpusWerInterval, normalizerList, pooledErrors, qualityBy, scoredInputs, type GroupQuality } from './quality.js';
+import { corpusWerInterval, normalizerList, pooledErrors, qualityBy, scoredInputs, type GroupQuality, type ScoredInput } from './quality.js';
 import { evaluateSlos, type Slo, type SloResult } from './slo.js';
 import { summarize, type Distribution } from './stats.js';
 import { errorRate } from './wer.js';
@@ -69,26 +69,28 @@ export function sessionValues(timeline: SessionTimeline, task: Task | undefined 
  * sessions' values: per session, per input, per response, or per sample, in session order.
  */
 export function poolValues(sessions: readonly SessionValues[], task: Task | undefined): Record<string, number[]> {
+  // Every metric's list first, in catalog order (the summary's order); then each session's values go to theirs in one pass.
   const pooled: Record<string, number[]> = {};
+  const of = (scope: Scope): Map<string, number[]> => {
+    const lists = new Map<string, number[]>();
+    for (const metric of METRICS) if (metric.scope === scope && (task === undefined || metric.tasks.includes(task))) lists.set(metric.name, []);
+    return lists;
+  };
+  const [session, input, response, samples] = [of('session'), of('input'), of('response'), of('input_samples')];
   for (const metric of METRICS) {
-    if (metric.scope === 'corpus' || (task !== undefined && !metric.tasks.includes(task))) continue;
-    const { name } = metric;
-    const values: number[] = [];
-    pooled[name] = values;
-    for (const { metrics, samples } of sessions) {
-      switch (metric.scope) {
-        case 'session':
-          if (name in metrics.session) values.push(metrics.session[name]!);
-          break;
-        case 'input':
-          for (const input of metrics.inputs) if (name in input) values.push(input[name]!);
-          break;
-        case 'response':
-          for (const response of metrics.responses) if (name in response) values.push(response[name]!);
-          break;
-        case 'input_samples':
-          for (const value of samples[name] ?? []) values.push(value);
-      }
+    const list = session.get(metric.name) ?? input.get(metric.name) ?? response.get(metric.name) ?? samples.get(metric.name);
+    if (list) pooled[metric.name] = list;
+  }
+  const add = (lists: Map<string, number[]>, values: Record<string, number>): void => {
+    for (const name in values) lists.get(name)?.push(values[name]!);
+  };
+  for (const { metrics, samples: drawn } of sessions) {
+    add(session, metrics.session);
+    for (const row of metrics.inputs) add(input, row);
+    for (const row of metrics.responses) add(response, row);
+    for (const name in drawn) {
+      const list = samples.get(name);
+      if (list) for (const value of drawn[name]!) list.push(value);
     }
   }
   return pooled;
@@ -108,7 +110,102 @@ export function poolMetricValues(timelines: readonly SessionTimeline[]): Record<
 
 /** The corpus metrics over the given sessions, by name. */
 export function corpusValues(views: readonly SessionView[]): Record<string, number | null> {
-  return Object.fromEntries(METRICS.flatMap((m) => (m.scope === 'corpus' ? [[m.name, m.reduce(views)]] : [])));
+  return corpusOf(views.map(corpusParts));
+}
+
+/** The corpus metrics from each session's parts (`corpusParts`), by name. */
+function corpusOf(parts: ReadonlyArray<Record<string, unknown>>): Record<string, number | null> {
+  return Object.fromEntries(METRICS.flatMap((m) => (m.scope === 'corpus' ? [[m.name, m.reduce(parts.map((p) => p[m.name]))]] : [])));
+}
+
+/** What each corpus metric needs of one session, by name. */
+function corpusParts(view: SessionView): Record<string, unknown> {
+  return Object.fromEntries(METRICS.flatMap((m) => (m.scope === 'corpus' ? [[m.name, m.part(view)]] : [])));
+}
+
+/**
+ * Everything the figures of a benchmark need of one session, taken while its timeline
+ * is at hand: its times, its metric values, each corpus metric's part, its turns, its
+ * scored inputs, anomalies and speakers. A report renders one session at a time from
+ * the session log and keeps only these (issue 38): the timeline is dropped.
+ */
+export interface SessionFigures {
+  task: Task;
+  turnDetection: SessionTimeline['turnDetection'];
+  startMs: number;
+  plannedStartMs: number;
+  endMs: number;
+  values: SessionValues;
+  corpus: Record<string, unknown>;
+  turns: { planned: number; finalized: number; eosSources: EosSource[] };
+  scored: ScoredInput[];
+  /** Every audio input's normalizer, scored or not. */
+  normalizers: string[];
+  anomalies: string[];
+  speakers: InputSpeakers[];
+}
+
+/** One empty list for every session that has none: a report keeps each session's figures until its level is summarized. */
+const NONE: string[] = [];
+
+/**
+ * One copy of a figure many sessions have alike (their turn counts, their normalizers),
+ * by its key, for the same reason; up to SHARED distinct ones, the rest each their own.
+ * Never changed once made.
+ */
+function shared<T>(key: string, make: () => T): T {
+  let value = sharedValues.get(key) as T | undefined;
+  if (value === undefined) {
+    value = make();
+    if (sharedValues.size < SHARED) sharedValues.set(key, value);
+  }
+  return value;
+}
+const sharedValues = new Map<string, unknown>();
+const SHARED = 10_000;
+
+const sharedList = (list: string[]): string[] => (list.length === 0 ? NONE : shared(`list:${list.join('\u0000')}`, () => list));
+
+export function sessionFigures(timeline: SessionTimeline): SessionFigures {
+  const view = sessionView(timeline);
+  const eosSources: EosSource[] = [];
+  let finalized = 0;
+  for (const input of view.inputs) {
+    if (input.transcript.final) finalized++;
+    if (input.plan?.kind === 'audio') eosSources.push(input.plan.eosSource);
+  }
+  return {
+    task: timeline.task,
+    turnDetection: timeline.turnDetection,
+    startMs: timeline.startMs,
+    plannedStartMs: timeline.plannedStartMs,
+    endMs: sessionEndMs(timeline),
+    values: sessionValues(timeline),
+    corpus: corpusParts(view),
+    turns: shared(`${view.inputs.length}|${finalized}|${eosSources.join(',')}`, () => ({ planned: view.inputs.length, finalized, eosSources })),
+    scored: scoredInputs([view]),
+    normalizers: sharedList(view.inputs.flatMap((i) => (i.plan?.kind === 'audio' ? [i.plan.normalizer ?? LEGACY_NORMALIZER] : []))),
+    anomalies: sharedList(view.anomalies.map((a) => a.reason)),
+    speakers: sessionSpeakers(view),
+  };
+}
+
+/** A session as its figures see it: its outcome and its `SessionFigures`, its timeline no longer needed. */
+export interface FiguredSession {
+  index: number;
+  outcome: SessionOutcome;
+  resumedFrom?: string;
+  figures: SessionFigures;
+}
+
+/** A record with its figures taken. */
+export function figured(record: SessionRecord): FiguredSession {
+  return {
+    index: record.index,
+    outcome: record.outcome,
+    ...(record.resumedFrom !== undefined ? { resumedFrom: record.resumedFrom } : {}),
+    figures: sessionFigures(record.timeline),
+  };
 }
 
 export interface FailureCount {
@@ -183,64 +280,61 @@ export interface BenchmarkSummary {
 }
 
 /**
- * The values of the records at `indices` pooled as `poolMetricValues` pools their
- * timelines, from `values` (each record's own, measured once) where a record is of the
- * first one's task.
+ * The values of the sessions at `indices` pooled as `poolMetricValues` pools their
+ * timelines, from each session's values, measured once with its own task. (A level
+ * whose sessions ran different tasks pools each session's values of the first one's
+ * metrics.)
  */
-function pooledAt(indices: readonly number[], records: readonly SessionRecord[], values: readonly SessionValues[]): Record<string, number[]> {
-  const task = indices.length > 0 ? records[indices[0]!]!.timeline.task : undefined;
+function pooledAt(indices: readonly number[], sessions: readonly FiguredSession[]): Record<string, number[]> {
+  const task = indices.length > 0 ? sessions[indices[0]!]!.figures.task : undefined;
   return poolValues(
-    indices.map((i) => (records[i]!.timeline.task === task ? values[i]! : sessionValues(records[i]!.timeline, task))),
+    indices.map((i) => sessions[i]!.figures.values),
     task,
   );
 }
 
-/** Indices of the records that `keep` keeps. */
-function indicesWhere(records: readonly SessionRecord[], keep: (record: SessionRecord, i: number) => boolean): number[] {
+/** Indices of the sessions that `keep` keeps. */
+function indicesWhere<T>(sessions: readonly T[], keep: (session: T, i: number) => boolean): number[] {
   const indices: number[] = [];
-  records.forEach((record, i) => {
-    if (keep(record, i)) indices.push(i);
+  sessions.forEach((session, i) => {
+    if (keep(session, i)) indices.push(i);
   });
   return indices;
 }
 
-/**
- * A benchmark's summary: counts over every session, figures over the measured ones.
- * `values`: each record's `sessionValues`, where the caller has them already.
- */
-export function summarizeBenchmark(
-  records: readonly SessionRecord[],
-  phases: readonly Phase[],
-  slos: readonly Slo[],
-  pricing?: Pricing,
-  values: readonly SessionValues[] = records.map((r) => sessionValues(r.timeline)),
-): BenchmarkSummary {
-  const measured = records.filter((_, i) => phases[i] === 'measured');
-  const completedAt = indicesWhere(records, (r, i) => phases[i] === 'measured' && r.outcome.status === 'completed');
-  const completed = completedAt.map((i) => records[i]!);
+/** A benchmark's summary: counts over every session, figures over the measured ones. */
+export function summarizeBenchmark(records: readonly SessionRecord[], phases: readonly Phase[], slos: readonly Slo[], pricing?: Pricing): BenchmarkSummary {
+  return summarizeFigured(records.map(figured), phases, slos, pricing);
+}
+
+/** `summarizeBenchmark` of sessions whose figures are taken already. */
+export function summarizeFigured(sessions: readonly FiguredSession[], phases: readonly Phase[], slos: readonly Slo[], pricing?: Pricing): BenchmarkSummary {
+  const measured = sessions.filter((_, i) => phases[i] === 'measured');
+  const completedAt = indicesWhere(sessions, (r, i) => phases[i] === 'measured' && r.outcome.status === 'completed');
+  const completed = completedAt.map((i) => sessions[i]!.figures);
   const failedCount = measured.filter((r) => r.outcome.status === 'failed').length;
-  const pooled = pooledAt(completedAt, records, values);
-  const views = completed.map((r) => sessionView(r.timeline));
+  const pooled = pooledAt(completedAt, sessions);
   // Audio processed: streamed in for transcription, generated for speech generation.
-  const speech = isSpeechTask(records[0]?.timeline.task);
+  const speech = isSpeechTask(sessions[0]?.figures.task);
   const audioS = ((speech ? pooled.audio_out_ms : pooled.audio_ms) ?? []).reduce((sum, v) => sum + v, 0) / 1000;
   const chars = speech ? (pooled.chars ?? []).reduce((sum, v) => sum + v, 0) : undefined;
   const wallS = measuredSpanMs(measured) / 1000;
   const finished = completed.length + failedCount;
   const errorRate = finished > 0 ? failedCount / finished : null;
-  const count = (status: string) => records.filter((r) => r.outcome.status === status).length;
+  const count = (status: string) => sessions.filter((r) => r.outcome.status === status).length;
+  const diarization = corpusSpeakersOf(completed.flatMap((f) => f.speakers));
   return {
-    sessions: { total: records.length, completed: count('completed'), failed: count('failed'), incomplete: count('incomplete') },
+    sessions: { total: sessions.length, completed: count('completed'), failed: count('failed'), incomplete: count('incomplete') },
     excluded: { warmup: phases.filter((p) => p === 'warmup').length, cooldown: phases.filter((p) => p === 'cooldown').length },
     errorRate,
-    failures: countFailures(records),
-    incomplete: countIncomplete(records),
-    turns: summarizeTurns(views),
-    quality: corpusQuality(views),
+    failures: countFailures(sessions),
+    incomplete: countIncomplete(sessions),
+    turns: summarizeTurns(completed),
+    quality: corpusQuality(completed),
     anomalies: countAnomalies(measured),
     metrics: Object.fromEntries(Object.entries(pooled).map(([name, values]) => [name, summarize(values)])),
-    corpus: corpusValues(views),
-    ...diarizationOf(views),
+    corpus: corpusOf(completed.map((f) => f.corpus)),
+    ...(diarization ? { diarization } : {}),
     slos: evaluateSlos(slos, pooled, errorRate),
     ...(pricing ? { cost: costOf(pricing, wallS, audioS, chars) } : {}),
     throughput: {
@@ -252,23 +346,18 @@ export function summarizeBenchmark(
   };
 }
 
-function diarizationOf(views: readonly SessionView[]): Pick<BenchmarkSummary, 'diarization'> {
-  const diarization = corpusSpeakers(views);
-  return diarization ? { diarization } : {};
-}
-
 /**
  * From the first measured session's start to the last one's end, per run: a resumed
  * run, or a merge of runs, counts the union of each run's own span, so the time between
  * sequential runs does not count and runs measured at once (shards) count once.
  */
-function measuredSpanMs(records: readonly SessionRecord[]): number {
+function measuredSpanMs(sessions: readonly FiguredSession[]): number {
   const runs = new Map<string, { firstStartMs: number; lastEndMs: number }>();
-  for (const r of records) {
+  for (const r of sessions) {
     const key = r.resumedFrom ?? '';
     const run = runs.get(key) ?? { firstStartMs: Infinity, lastEndMs: -Infinity };
-    run.firstStartMs = Math.min(run.firstStartMs, r.timeline.startMs);
-    run.lastEndMs = Math.max(run.lastEndMs, sessionEndMs(r.timeline));
+    run.firstStartMs = Math.min(run.firstStartMs, r.figures.startMs);
+    run.lastEndMs = Math.max(run.lastEndMs, r.figures.endMs);
     runs.set(key, run);
   }
   let total = 0;
@@ -281,37 +370,34 @@ function measuredSpanMs(records: readonly SessionRecord[]): number {
   return total;
 }
 
-function summarizeTurns(views: readonly SessionView[]): BenchmarkSummary['turns'] {
+function summarizeTurns(sessions: readonly SessionFigures[]): BenchmarkSummary['turns'] {
   const eosSources: Record<string, number> = {};
   let planned = 0;
   let finalized = 0;
-  for (const view of views) {
-    for (const input of view.inputs) {
-      planned++;
-      if (input.transcript.final) finalized++;
-      if (input.plan?.kind === 'audio') eosSources[input.plan.eosSource] = (eosSources[input.plan.eosSource] ?? 0) + 1;
-    }
+  for (const { turns } of sessions) {
+    planned += turns.planned;
+    finalized += turns.finalized;
+    for (const source of turns.eosSources) eosSources[source] = (eosSources[source] ?? 0) + 1;
   }
-  const detection = views[0]?.timeline.turnDetection;
+  const detection = sessions[0]?.turnDetection;
   return { planned, finalized, boundaries: detection === undefined ? 'none' : detection === 'client' ? 'client commits' : 'server VAD', eosSources };
 }
 
-function countAnomalies(records: readonly SessionRecord[]): BenchmarkSummary['anomalies'] {
+function countAnomalies(sessions: readonly FiguredSession[]): BenchmarkSummary['anomalies'] {
   const reasons: Record<string, number> = {};
-  let sessions = 0;
-  for (const record of records) {
-    const { anomalies } = sessionView(record.timeline);
-    if (anomalies.length > 0) sessions++;
-    for (const a of anomalies) reasons[a.reason] = (reasons[a.reason] ?? 0) + 1;
+  let count = 0;
+  for (const { figures } of sessions) {
+    if (figures.anomalies.length > 0) count++;
+    for (const reason of figures.anomalies) reasons[reason] = (reasons[reason] ?? 0) + 1;
   }
-  return { sessions, reasons };
+  return { sessions: count, reasons };
 }
 
-function corpusQuality(views: readonly SessionView[]): BenchmarkSummary['quality'] {
-  const scored = scoredInputs(views);
+function corpusQuality(sessions: readonly SessionFigures[]): BenchmarkSummary['quality'] {
+  const scored = sessions.flatMap((f) => f.scored);
   const { words, chars } = pooledErrors(scored);
   // Every audio input's, scored or not, so a run without references still names its normalizer.
-  const recorded = views.flatMap((v) => v.inputs.flatMap((i) => (i.plan?.kind === 'audio' ? [i.plan.normalizer ?? LEGACY_NORMALIZER] : [])));
+  const recorded = sessions.flatMap((f) => f.normalizers);
   return {
     normalizer: normalizerList(recorded) || LEGACY_NORMALIZER,
     turns: scored.length,
@@ -328,7 +414,7 @@ function corpusQuality(views: readonly SessionView[]): BenchmarkSummary['quality
   };
 }
 
-function countFailures(records: readonly SessionRecord[]): FailureCount[] {
+function countFailures(records: readonly FiguredSession[]): FailureCount[] {
   const groups = new Map<string, FailureCount>();
   for (const { outcome } of records) {
     if (outcome.status !== 'failed') continue;
@@ -351,7 +437,7 @@ function countFailures(records: readonly SessionRecord[]): FailureCount[] {
   return [...groups.values()].sort((a, b) => b.count - a.count);
 }
 
-function countIncomplete(records: readonly SessionRecord[]): Array<{ reason: string; stage: string; count: number }> {
+function countIncomplete(records: readonly FiguredSession[]): Array<{ reason: string; stage: string; count: number }> {
   const groups = new Map<string, { reason: string; stage: string; count: number }>();
   for (const { outcome } of records) {
     if (outcome.status !== 'incomplete') continue;
@@ -378,19 +464,13 @@ export interface ColdWarm {
   warm: StartFigures;
 }
 
-/** The figures of the measured sessions that started cold, and of those that started warm; `values` as `summarizeBenchmark`'s. */
-export function coldWarmFigures(
-  records: readonly SessionRecord[],
-  phases: readonly Phase[],
-  sessionStarts: readonly Start[],
-  gapMs: number,
-  values: readonly SessionValues[] = records.map((r) => sessionValues(r.timeline)),
-): ColdWarm {
+/** The figures of the measured sessions that started cold, and of those that started warm. */
+export function coldWarmFigures(sessions: readonly FiguredSession[], phases: readonly Phase[], sessionStarts: readonly Start[], gapMs: number): ColdWarm {
   const figures = (start: Start): StartFigures => {
-    const group = records.filter((_, i) => phases[i] === 'measured' && sessionStarts[i] === start);
-    const completedAt = indicesWhere(records, (r, i) => phases[i] === 'measured' && sessionStarts[i] === start && r.outcome.status === 'completed');
+    const group = sessions.filter((_, i) => phases[i] === 'measured' && sessionStarts[i] === start);
+    const completedAt = indicesWhere(sessions, (r, i) => phases[i] === 'measured' && sessionStarts[i] === start && r.outcome.status === 'completed');
     // Without a completed session, no figures: not one null per metric of every task.
-    const pooled = completedAt.length === 0 ? {} : pooledAt(completedAt, records, values);
+    const pooled = completedAt.length === 0 ? {} : pooledAt(completedAt, sessions);
     return {
       sessions: group.length,
       completed: completedAt.length,

@@ -57,23 +57,32 @@ export interface ScoredInput {
 
 /** Every input of the views with a reference and a final transcript, scored with its normalizer. */
 export function scoredInputs(views: readonly SessionView[]): ScoredInput[] {
-  return views.flatMap((view) =>
-    view.inputs.flatMap((input): ScoredInput[] => {
-      const errors = transcriptErrorsOf(input);
-      const plan = input.plan?.kind === 'audio' ? input.plan : undefined;
-      if (!errors || !plan) return [];
-      const { words, chars } = errors;
-      return [
-        {
-          split: plan.split,
-          ...(plan.language !== undefined ? { language: plan.language } : {}),
-          normalizer: plan.normalizer ?? LEGACY_NORMALIZER,
-          words,
-          chars,
-        },
-      ];
-    }),
-  );
+  return views.flatMap((view) => view.inputs.flatMap(scoredInput));
+}
+
+/** An input scored with its normalizer: one entry where it has a reference and a final transcript, none otherwise. */
+export function scoredInput(input: InputView): ScoredInput[] {
+  // Once per input: a session's figures and its corpus parts share it.
+  let scored = scoredOf.get(input);
+  if (!scored) scoredOf.set(input, (scored = scoreInput(input)));
+  return scored;
+}
+const scoredOf = new WeakMap<InputView, ScoredInput[]>();
+
+function scoreInput(input: InputView): ScoredInput[] {
+  const errors = transcriptErrorsOf(input);
+  const plan = input.plan?.kind === 'audio' ? input.plan : undefined;
+  if (!errors || !plan) return [];
+  const { words, chars } = errors;
+  return [
+    {
+      split: plan.split,
+      ...(plan.language !== undefined ? { language: plan.language } : {}),
+      normalizer: plan.normalizer ?? LEGACY_NORMALIZER,
+      words,
+      chars,
+    },
+  ];
 }
 
 const sum = (edits: readonly EditCounts[]): EditCounts => ({

@@ -1,9 +1,9 @@
 import { cpus, hostname } from 'node:os';
 import { describeMetrics } from '../metrics/catalog.js';
 import { PERCENTILE_METHOD } from '../metrics/stats.js';
-import { buildBenchmark } from '../report/build.js';
+import { buildHeldBenchmark } from '../report/build.js';
 import { buildRecord } from '../report/record.js';
-import { REPORT_SCHEMA, REPORT_VERSION, type ObservedTraffic, type Report, type RunConfig } from '../report/schema.js';
+import { REPORT_SCHEMA, REPORT_VERSION, type HeldReport, type ObservedTraffic, type RunConfig } from '../report/schema.js';
 import { sessionEndMs, type SessionRecord, type Task } from '../timeline/types.js';
 import { VERSION } from '../util/version.js';
 
@@ -39,7 +39,7 @@ export const observedProfile = (peakOpen: number): { kind: 'concurrent'; concurr
  * `report render`, `compare` and the HTML read it like any other. `config.task` is the
  * first session's.
  */
-export function observedReport(run: ObservedRun): Report {
+export function observedReport(run: ObservedRun): HeldReport {
   const records = [...run.records].sort((a, b) => a.index - b.index);
   const byTask = new Map<Task, SessionRecord[]>();
   for (const record of records) byTask.set(record.timeline.task, [...(byTask.get(record.timeline.task) ?? []), record]);
@@ -83,7 +83,7 @@ export function observedReport(run: ObservedRun): Report {
     tls: { ca: false, insecure: false },
   };
   const benchmarks = [...byTask].map(([task, taskRecords]) =>
-    buildBenchmark(
+    buildHeldBenchmark(
       {
         label: observedLevel(task),
         profile: observedProfile(run.peakOpen[task] ?? 0),
@@ -96,7 +96,7 @@ export function observedReport(run: ObservedRun): Report {
       config,
     ),
   );
-  const partial: Omit<Report, 'record'> = {
+  const partial: Omit<HeldReport, 'record'> = {
     schema: REPORT_SCHEMA,
     version: REPORT_VERSION,
     voxbenchVersion: VERSION,

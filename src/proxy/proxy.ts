@@ -9,7 +9,7 @@ import { serveMetrics, type Listen, type MetricsEndpoint } from '../live/serve.j
 import { writeOutputs, type OutputFormat } from '../report/outputs.js';
 import { redactUrl } from '../report/redact.js';
 import { TEXT_LIMITS } from '../dialects/text-limits.js';
-import type { Report } from '../report/schema.js';
+import type { HeldReport } from '../report/schema.js';
 import type { SessionRecord, Task } from '../timeline/types.js';
 import { readSessionLog, SESSION_LOG, SessionLog } from '../report/session-log.js';
 import { observedLevel, observedProfile, observedReport } from './observed-report.js';
@@ -48,7 +48,7 @@ export interface RunningProxy {
   /** Connections open now. */
   open(): number;
   /** Stops: open connections are cut and end incomplete; with `outputDir`, builds the report from the session log, writes it and returns it. */
-  close(): Promise<{ report?: Report; written: string[] }>;
+  close(): Promise<{ report?: HeldReport; written: string[] }>;
 }
 
 /**
@@ -116,7 +116,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   };
 
   const startedAt = clock.wallStart.toISOString();
-  const observedRun = (records: SessionRecord[], placeholder = false): Report =>
+  const observedRun = (records: SessionRecord[], placeholder = false): HeldReport =>
     observedReport({
       startedAt: clock.wallStart,
       protocol: options.protocol ?? ([...protocols].join('+') || DEFAULT_PROTOCOL),

@@ -1,13 +1,16 @@
 import type { DelaySummary, EventLoopDelay } from '../runtime/delay.js';
 import { profileLabel, type LoadProfile } from '../load/profiles.js';
-import { coldWarmFigures, sessionValues, summarizeBenchmark } from '../metrics/compute.js';
+import { coldWarmFigures, sessionFigures, summarizeFigured } from '../metrics/compute.js';
 import { judgeClient } from '../metrics/health.js';
 import { parseSlo } from '../metrics/slo.js';
 import { phases } from '../metrics/window.js';
 import { DEFAULT_COLD_GAP_MS, starts } from '../metrics/cold-start.js';
 import { normalizerFor, type NormalizerChoice } from '../metrics/normalizers/index.js';
 import type { DiarizationRules, IncompleteReason, SessionRecord } from '../timeline/types.js';
-import type { Benchmark, RunConfig } from './schema.js';
+import type { Benchmark, HeldSession, ReportSession, RunConfig } from './schema.js';
+import { ReportError } from './report-error.js';
+import { sessionFacts } from './session-facts.js';
+import type { LogPlace } from './session-log.js';
 
 /** What a benchmark level measured, before any figure is computed from it. */
 export interface Measured {
@@ -20,7 +23,34 @@ export interface Measured {
   eventLoopDelay: EventLoopDelay;
   receiveDelay?: DelaySummary;
   capHits: number;
-  records: SessionRecord[];
+  /** Its sessions: records, or sessions digested already (`digest`) whose timelines need not be held. */
+  records: Array<SessionRecord | DigestedSession>;
+}
+
+/** A session reduced to what its level's figures and outputs need; its timeline kept only where still wanted. */
+export type DigestedSession = Omit<ReportSession, 'phase' | 'start' | 'metrics'>;
+
+/**
+ * A session's figures and facts, taken from its timeline once: scored with the run's
+ * normalizer and diarization rules. The timeline is kept with `keepTimeline`, else
+ * dropped (the report reads it back from `logAt` where a chart draws it).
+ */
+export function digest(
+  record: SessionRecord,
+  settings: Pick<FigureSettings, 'normalizer' | 'diarization'>,
+  keepTimeline: boolean,
+  logAt?: LogPlace,
+): DigestedSession {
+  const scored = scoredWith(record, settings.normalizer, settings.diarization?.rules);
+  const { timeline, ...rest } = scored;
+  return {
+    ...rest,
+    ...(timeline.analysis ? { analysis: timeline.analysis } : {}),
+    ...(keepTimeline ? { timeline } : {}),
+    figures: sessionFigures(timeline),
+    facts: sessionFacts(scored),
+    ...(logAt ? { logAt } : {}),
+  };
 }
 
 /** How figures are computed from timelines: the parts of the run config that define them. */
@@ -34,15 +64,14 @@ export type FigureSettings = Pick<RunConfig, 'window' | 'slos' | 'pricing' | 'no
  * start cold.
  */
 export function buildBenchmark(measured: Measured, settings: FigureSettings, activeUntilMs?: number): Benchmark {
-  const records = [...measured.records].sort((a, b) => a.index - b.index).map((r) => scoredWith(r, settings.normalizer, settings.diarization?.rules));
-  const sessionPhases = phases(records, measured.startMs, measured.endMs, settings.window);
+  const sessions = [...measured.records].sort((a, b) => a.index - b.index).map((r) => ('figures' in r ? r : digest(heldTimeline(r), settings, true)));
+  const sessionPhases = phases(sessions, measured.startMs, measured.endMs, settings.window);
   const gapMs = settings.window.coldGapMs ?? DEFAULT_COLD_GAP_MS;
-  const sessionStarts = starts(records, gapMs, activeUntilMs);
-  // Each session measured once, for its stored metrics and every figure that pools them.
-  const values = records.map((r) => sessionValues(r.timeline));
+  const sessionStarts = starts(sessions, gapMs, activeUntilMs);
+  // Each session measured once (its figures), for its stored metrics and every figure that pools them.
   const summary = {
-    ...summarizeBenchmark(records, sessionPhases, settings.slos.map(parseSlo), settings.pricing ?? undefined, values),
-    coldWarm: coldWarmFigures(records, sessionPhases, sessionStarts, gapMs, values),
+    ...summarizeFigured(sessions, sessionPhases, settings.slos.map(parseSlo), settings.pricing ?? undefined),
+    coldWarm: coldWarmFigures(sessions, sessionPhases, sessionStarts, gapMs),
   };
   return {
     label: measured.label ?? profileLabel(measured.profile),
@@ -52,11 +81,24 @@ export function buildBenchmark(measured: Measured, settings: FigureSettings, act
     ...(measured.stoppedBy ? { stoppedBy: measured.stoppedBy } : {}),
     clientHealth: judgeClient(summary, measured.eventLoopDelay, measured.capHits, measured.receiveDelay),
     summary,
-    sessions: records.map((r, i) => ({ ...r, phase: sessionPhases[i]!, start: sessionStarts[i]!, metrics: values[i]!.metrics })),
+    sessions: sessions.map((s, i) => ({ ...s, phase: sessionPhases[i]!, start: sessionStarts[i]!, metrics: s.figures.values.metrics })),
   };
 }
 
-/** What a stored benchmark measured: the inverse of `buildBenchmark`, for recomputing. */
+/** `buildBenchmark` of records, whose sessions so keep their timelines (a run's, the proxy's). */
+export function buildHeldBenchmark(
+  measured: Measured & { records: SessionRecord[] },
+  settings: FigureSettings,
+  activeUntilMs?: number,
+): Benchmark<HeldSession> {
+  return buildBenchmark(measured, settings, activeUntilMs) as Benchmark<HeldSession>;
+}
+
+/**
+ * What a stored benchmark measured: the inverse of `buildBenchmark`, for recomputing.
+ * A session whose timeline is held is measured again from it (a new normalizer applies);
+ * one without keeps the figures taken when it was read.
+ */
 export function measuredOf(benchmark: Benchmark): Measured {
   return {
     ...(benchmark.label !== profileLabel(benchmark.profile) ? { label: benchmark.label } : {}),
@@ -67,8 +109,21 @@ export function measuredOf(benchmark: Benchmark): Measured {
     eventLoopDelay: benchmark.clientHealth.eventLoopDelay,
     ...(benchmark.clientHealth.receiveDelay ? { receiveDelay: benchmark.clientHealth.receiveDelay } : {}),
     capHits: benchmark.clientHealth.capHits,
-    records: benchmark.sessions.map(({ phase: _p, start: _s, metrics: _m, ...record }) => record),
+    records: benchmark.sessions.map(({ phase: _p, start: _s, metrics: _m, ...session }) => recordOf(session)),
   };
+}
+
+/** A session as a record where its timeline is held, else as digested. */
+function recordOf(session: DigestedSession): SessionRecord | DigestedSession {
+  const { timeline, analysis: _a, figures: _f, facts: _x, logAt: _l, ...rest } = session;
+  return timeline ? { ...rest, timeline } : session;
+}
+
+/** The record, checked to hold its timeline: a session parsed from a version 3 `report.json` has it in the session log only. */
+function heldTimeline(record: SessionRecord): SessionRecord {
+  if ((record.timeline as SessionRecord['timeline'] | undefined) === undefined)
+    throw new ReportError(`session ${record.index} has no timeline to measure: a version 3 report keeps them in its session log; read it with readReport`);
+  return record;
 }
 
 /**

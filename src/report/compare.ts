@@ -1,8 +1,7 @@
 import { hasTag, metricByName, type MetricDescription } from '../metrics/catalog.js';
-import { poolMetricValues } from '../metrics/compute.js';
+import { poolValues } from '../metrics/compute.js';
 import { percentile, summarize } from '../metrics/stats.js';
 import { seededRandom } from '../util/random.js';
-import { sessionView, type SessionView } from '../views/session-view.js';
 import { corpusIntervals, medianDelta, RESAMPLES, type Interval } from './compare-bootstrap.js';
 import { mismatches, sideOf } from './compare-side.js';
 import type { Comparison, CorpusComparison, MetricComparison, Verdict } from './compare-types.js';
@@ -47,7 +46,7 @@ export function compareReports(a: Report, b: Report, level?: string, statistics?
   const shared = metricsOf(a).filter((d) => inB.has(d.name));
   const random = seededRandom(1);
   // Each session's values of every metric, computed once.
-  const valuesOf = (sessions: readonly ReportSession[]) => sessions.map((s) => poolMetricValues([s.timeline]));
+  const valuesOf = (sessions: readonly ReportSession[]) => sessions.map((s) => poolValues([s.figures.values], s.figures.task));
   const [valuesA, valuesB] = [valuesOf(sessionsA), valuesOf(sessionsB)];
   const metrics = shared.flatMap((d): MetricComparison[] => {
     if (d.scope === 'corpus') return [];
@@ -129,12 +128,12 @@ function corpusComparison(
   if (metric?.scope !== 'corpus') return [];
   const [valueA, valueB] = [benchA.summary.corpus[d.name] ?? null, benchB.summary.corpus[d.name] ?? null];
   if (valueA === null && valueB === null) return [];
-  // The units the catalog says to resample: whole sessions, or each input as a view of that one input.
-  const units = (sessions: readonly ReportSession[]): SessionView[] => {
-    const views = sessions.map((s) => sessionView(s.timeline));
-    return metric.resample === 'inputs' ? views.flatMap((view) => view.inputs.map((input) => ({ ...view, inputs: [input] }))) : views;
+  // The units the catalog says to resample: each session's part, or each input's entry of it as a part of one input.
+  const units = (sessions: readonly ReportSession[]): unknown[] => {
+    const parts = sessions.map((s) => s.figures.corpus[d.name]);
+    return metric.resample === 'inputs' ? parts.flatMap((part) => (part as unknown[]).map((input) => [input])) : parts;
   };
-  const ci = corpusIntervals(units(sessionsA), units(sessionsB), metric.reduce, random);
+  const ci = corpusIntervals(units(sessionsA), units(sessionsB), (parts) => metric.reduce(parts), random);
   return [
     {
       metric: d.name,

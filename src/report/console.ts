@@ -15,7 +15,6 @@ import type { Benchmark, Report } from './schema.js';
 import { plural } from '../util/plural.js';
 import { isResponseAnomaly } from '../timeline/responses.js';
 import { isSpeechTask, type Task } from '../timeline/types.js';
-import { sessionView } from '../views/session-view.js';
 import { fixed } from './fixed.js';
 import { costText } from './cost-text.js';
 import { SERVER_SERIES_SHOWN, seriesOverLevel, seriesTitle, telemetryWarnings } from './telemetry.js';
@@ -179,7 +178,7 @@ function inputsLine(task: Task, { summary, sessions }: Benchmark): string {
 /** Speech to speech: the responses of the measured completed sessions, by how they ended, e.g. "5 responses (4 done, 1 cancelled)". */
 function responsesText(sessions: Benchmark['sessions']): string {
   const byStatus = new Map<string, number>();
-  for (const s of measuredCompleted(sessions)) for (const r of sessionView(s.timeline).responses) byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1);
+  for (const s of measuredCompleted(sessions)) for (const status of s.facts.responseStatuses) byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
   const total = [...byStatus.values()].reduce((n, c) => n + c, 0);
   const done = byStatus.get('done') ?? 0;
   const others = [...byStatus].filter(([status]) => status !== 'done').map(([status, n]) => `${n} ${status}`);

@@ -1,6 +1,5 @@
 import { replicasSource } from './cost-text.js';
 import { printable } from '../util/printable.js';
-import { sessionView } from '../views/session-view.js';
 import type { MetricDescription } from '../metrics/catalog.js';
 import { isSpeechTask, type Task } from '../timeline/types.js';
 import type { InputView } from '../views/session-view.js';
@@ -52,7 +51,7 @@ function metricsOfTasks(report: Report): MetricDescription[] {
 }
 
 /** A turn's columns beyond its place, by what the tasks exchanged. */
-interface TurnColumn {
+export interface TurnColumn {
   head: string;
   value(view: InputView): unknown;
 }
@@ -63,7 +62,7 @@ const audioPlan = (view: InputView) => (view.plan?.kind === 'audio' ? view.plan 
  * Streamed audio has end-of-speech sources; audio in has transcripts to check against
  * references; speech generation has the text sent and what the round trip heard.
  */
-function turnColumns(tasks: ReadonlySet<Task>): TurnColumn[] {
+export function turnColumns(tasks: ReadonlySet<Task>): TurnColumn[] {
   const has = (pick: (task: Task) => boolean): boolean => [...tasks].some(pick);
   return [
     ...(has((t) => t === 'stt' || t === 's2s') ? [{ head: 'eos_source', value: (v: InputView) => audioPlan(v)?.eosSource }] : []),
@@ -91,16 +90,16 @@ function turnsCsv(report: Report): string {
   );
   const rows = report.benchmarks.flatMap((b) =>
     b.sessions.flatMap((s) =>
-      sessionView(s.timeline).inputs.map((view, i) => [
+      s.facts.inputs.map((input, i) => [
         b.label,
         s.index,
         s.phase,
         s.start,
         s.outcome.status,
-        view.index,
-        view.plan?.sampleId,
-        view.plan?.split,
-        ...columns.map((c) => c.value(view)),
+        input.index,
+        input.sampleId,
+        input.split,
+        ...columns.map((c) => input.columns[c.head]),
         ...turnMetrics.map((m) => s.metrics.inputs[i]?.[m.name]),
       ]),
     ),
@@ -136,7 +135,7 @@ function sessionsCsv(report: Report): string {
     b.sessions.map((s) => {
       const failure = s.outcome.status === 'failed' ? s.outcome.failure : undefined;
       const incomplete = s.outcome.status === 'incomplete' ? s.outcome.reason : undefined;
-      const close = s.timeline.transport.kind === 'websocket' ? s.timeline.transport.close : undefined;
+      const { close } = s.facts;
       return [
         b.label,
         s.index,
@@ -151,7 +150,7 @@ function sessionsCsv(report: Report): string {
         close?.reason,
         close?.by,
         failure?.message,
-        s.timeline.inputs.map((t) => t.sampleId).join(' '),
+        s.facts.inputSampleIds.join(' '),
         ...sessionMetrics.map((m) => s.metrics.session[m.name]),
       ];
     }),

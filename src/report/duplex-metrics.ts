@@ -3,8 +3,8 @@ import { elapsed } from '../metrics/anchors.js';
 import { measure, metricByName, type PointMetric } from '../metrics/catalog.js';
 import { firstAudio, firstText, responseGeneration, streamEmittedMs, streamGeneration } from '../metrics/s2s.js';
 import { sessionView, type ResponseView, type SessionView } from '../views/session-view.js';
-import { ReportError } from './recompute.js';
-import type { Report } from './schema.js';
+import { ReportError } from './report-error.js';
+import type { DuplexRows, Report } from './schema.js';
 
 /**
  * `duplex_metrics.json`, interchangeable with vLLM-Omni's (`vllm bench omni-duplex-eval`,
@@ -102,6 +102,30 @@ function requestRow(r: ResponseView, index: number, identity: Row): Row {
   };
 }
 
+/** The rows of one speech-to-speech session, taken from its view while its timeline is at hand (`SessionFacts`). */
+export function duplexSessionRows(view: SessionView): DuplexRows {
+  const rows = view.responses.map((r, i) => requestRow(r, i, {}));
+  const column = (name: string): unknown[] => rows.map((row) => row[name]);
+  const rtf = measure(STREAM_RTF, view);
+  return {
+    requests: view.responses.map((r, i) => ({ input: r.input, row: rows[i]! })),
+    session: {
+      audio_turn_count: rows.length,
+      ttft_ms: distributionSummary(column('ttft_ms')),
+      ttfp_ms: distributionSummary(column('ttfp_ms')),
+      rtf: distributionSummary(column('rtf'), 6),
+      client_ttft_ms: distributionSummary(column('client_ttft_ms')),
+      client_ttfp_ms: distributionSummary(column('client_ttfp_ms')),
+      stream_ttft_ms: figure(STREAM_TTFT, view),
+      stream_ttfp_ms: figure(STREAM_TTFP, view),
+      stream_rtf: rtf === undefined ? null : round6(rtf),
+      stream_audio_generation_ms: rounded(streamGeneration(view)),
+      stream_audio_duration_ms: round3(streamEmittedMs(view)),
+      stream_measurement_origin: STREAM_ORIGIN,
+    },
+  };
+}
+
 /** The rows of a report's measured, completed speech-to-speech sessions. */
 export function duplexRows(report: Report): { requests: Row[]; sessions: Row[] } {
   const requests: Row[] = [];
@@ -109,32 +133,15 @@ export function duplexRows(report: Report): { requests: Row[]; sessions: Row[] }
   for (const benchmark of report.benchmarks) {
     for (const session of benchmark.sessions) {
       if (session.phase !== 'measured' || session.outcome.status !== 'completed') continue;
-      const view = sessionView(session.timeline);
+      const rows = session.facts.duplex ?? duplexSessionRows(sessionView(session.timeline!));
       const sessionId = `${benchmark.label}/${session.index}`;
       const identity = (input: number): Row => ({
         split: session.split,
         sample_id: session.sampleIds[input] ?? session.sampleIds[0] ?? null,
         session_id: sessionId,
       });
-      const rows = view.responses.map((r, i) => requestRow(r, i, identity(r.input)));
-      requests.push(...rows);
-      const column = (name: string): unknown[] => rows.map((row) => row[name]);
-      const rtf = measure(STREAM_RTF, view);
-      sessions.push({
-        ...identity(0),
-        audio_turn_count: rows.length,
-        ttft_ms: distributionSummary(column('ttft_ms')),
-        ttfp_ms: distributionSummary(column('ttfp_ms')),
-        rtf: distributionSummary(column('rtf'), 6),
-        client_ttft_ms: distributionSummary(column('client_ttft_ms')),
-        client_ttfp_ms: distributionSummary(column('client_ttfp_ms')),
-        stream_ttft_ms: figure(STREAM_TTFT, view),
-        stream_ttfp_ms: figure(STREAM_TTFP, view),
-        stream_rtf: rtf === undefined ? null : round6(rtf),
-        stream_audio_generation_ms: rounded(streamGeneration(view)),
-        stream_audio_duration_ms: round3(streamEmittedMs(view)),
-        stream_measurement_origin: STREAM_ORIGIN,
-      });
+      for (const { input, row } of rows.requests) requests.push({ ...identity(input), ...row });
+      sessions.push({ ...identity(0), ...rows.session });
     }
   }
   return { requests, sessions };

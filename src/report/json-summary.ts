@@ -1,4 +1,4 @@
-import { poolMetricValues } from '../metrics/compute.js';
+import { poolValues, type SessionFigures } from '../metrics/compute.js';
 import type { SloResult } from '../metrics/slo.js';
 import type { Cost } from '../metrics/cost.js';
 import { percentile, type Distribution } from '../metrics/stats.js';
@@ -42,7 +42,7 @@ export function parseStatistics(text: string): Statistic[] {
 
 /**
  * Each statistic of each metric of a benchmark: the stored ones from its summary, the
- * others (e.g. p99.9) computed from its measured completed sessions' timelines with the
+ * others (e.g. p99.9) computed from its measured completed sessions' values (taken from their timelines) with the
  * report's percentile method. A statistic that needs timelines the report lacks is refused.
  * With `start`, of the measured sessions that started so (cold or warm) only.
  */
@@ -57,12 +57,15 @@ export function statisticsOf(
   let pooled: Record<string, number[]> | undefined;
   const computed = (name: string): Float64Array => {
     if (!pooled) {
-      const timelines = measuredCompleted(benchmark.sessions)
+      const figures = measuredCompleted(benchmark.sessions)
         .filter((s) => start === undefined || s.start === start)
-        .map((s) => s.timeline);
-      if (timelines.some((t) => t === undefined) || (timelines.length === 0 && (group ?? benchmark.summary.sessions).completed > 0))
+        .map((s) => s.figures as SessionFigures | undefined);
+      if (figures.some((f) => f === undefined) || (figures.length === 0 && (group ?? benchmark.summary.sessions).completed > 0))
         throw new UsageError(`--percentiles: this report does not hold the sessions' timelines, so only ${[...STORED].join(', ')} can be shown`);
-      pooled = poolMetricValues(timelines);
+      pooled = poolValues(
+        figures.map((f) => f!.values),
+        figures[0]?.task,
+      );
     }
     return Float64Array.from((pooled[name] ?? []).filter(Number.isFinite)).sort();
   };

@@ -3,7 +3,7 @@ import { shiftTimeline, type SessionRecord } from '../timeline/types.js';
 import type { Measured } from './build.js';
 import { measuredOf } from './build.js';
 import { recompute, ReportError } from './recompute.js';
-import type { Report } from './schema.js';
+import type { HeldReport, Report } from './schema.js';
 import { NO_DELAY, worstDelay } from '../runtime/delay.js';
 import { mergeTelemetry } from './merge-telemetry.js';
 
@@ -28,7 +28,7 @@ import { mergeTelemetry } from './merge-telemetry.js';
  * `allowMixed` they merge, each report's levels labelled by its source
  * (`source: level`), so every part keeps its own figures.
  */
-export function mergeReports(reports: readonly Report[], sources: readonly string[], options: { allowMixed?: boolean } = {}): Report {
+export function mergeReports(reports: readonly Report[], sources: readonly string[], options: { allowMixed?: boolean } = {}): HeldReport {
   const [first] = reports;
   if (!first) throw new Error('nothing to merge');
   const mixed = checkWorkloads(reports, sources, options.allowMixed ?? false);
@@ -55,7 +55,10 @@ export function mergeReports(reports: readonly Report[], sources: readonly strin
       level.stoppedBy ??= measured.stoppedBy;
       level.eventLoopDelay = worstDelay([level.eventLoopDelay, measured.eventLoopDelay]);
       if (measured.receiveDelay) level.receiveDelay = worstDelay([level.receiveDelay ?? NO_DELAY, measured.receiveDelay]);
-      for (const record of measured.records) {
+      for (const session of measured.records) {
+        // measuredOf gives a session whose timeline is held as a record; the others cannot be moved onto the merged clock.
+        if (session.timeline === undefined) throw new Error("mergeReports needs every session's timeline: read the reports with keepTimelines");
+        const record = session as SessionRecord;
         const key = `${report.config.runId ?? record.resumedFrom ?? report.startedAt}\u0000${report.config.shard?.index ?? ''}\u0000${record.index}`;
         level.rows.delete(key); // a replaced row moves to the end, where the later report put it
         const run = ownRun || record.resumedFrom !== undefined ? {} : { resumedFrom: report.startedAt };
@@ -91,10 +94,11 @@ export function mergeReports(reports: readonly Report[], sources: readonly strin
   const oneRun = runIds.size === 1 && first.config.runId !== undefined;
   const rowsOf = (rows: Map<string, SessionRecord>): SessionRecord[] =>
     oneRun ? [...rows.values()].sort((a, b) => a.index - b.index) : [...rows.values()].map((record, index) => ({ ...record, index }));
+  // Every row holds its timeline (checked above), so every merged session does.
   return recompute(
     merged,
     [...levels.values()].map(({ rows, ...level }) => ({ ...level, records: rowsOf(rows) })),
-  );
+  ) as HeldReport;
 }
 
 const WORKLOAD = ['task', 'protocol', 'target', 'model'] as const;

@@ -1,12 +1,14 @@
-import { mkdir } from 'node:fs/promises';
+import { copyFile, mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { renderCsv } from './csv.js';
 import { DUPLEX_METRICS_FILENAME, duplexRows, mergeDuplexMetrics } from './duplex-metrics.js';
-import { renderHtml } from './html/index.js';
+import { drawnSessions, renderHtml } from './html/index.js';
 import { renderMarkdown } from './markdown.js';
 import { reportJsonChunks } from './report-json.js';
 import type { Report } from './schema.js';
 import { writeText } from './write-text.js';
+import { onClockOf, readLoggedAt, SESSION_LOG, writeSessionLog, type LoggedSession } from './session-log.js';
+import { upgradeRecord } from './migrate.js';
 
 export const OUTPUT_FORMATS = ['json', 'csv', 'html', 'md', 'duplex'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -21,13 +23,20 @@ export const DEFAULT_OUTPUTS: readonly OutputFormat[] = ['json', 'html'];
  */
 export async function writeOutputs(report: Report, dir: string, formats: readonly OutputFormat[] = DEFAULT_OUTPUTS): Promise<string[]> {
   await mkdir(dir, { recursive: true });
+  // The few sessions a chart draws get their timelines back from the session log.
+  if (formats.includes('html')) await readDrawnTimelines(report);
   const files: Record<string, string> = {};
   if (formats.includes('csv')) Object.assign(files, renderCsv(report));
   if (formats.includes('md')) files['summary.md'] = renderMarkdown(report);
   // A report of no level (a run stopped before its first began) has no page to show.
   if (formats.includes('html') && report.benchmarks.length > 0) files['report.html'] = renderHtml(report);
+  // report.json names the log that holds the timelines: one held only in memory (a merge, an older report) is written there.
+  if (!(await exists(join(dir, SESSION_LOG)))) await keepSessionLog(report, dir);
   const reportPath = join(dir, 'report.json');
-  await Promise.all([writeText(reportPath, reportJsonChunks(report)), ...Object.entries(files).map(([name, text]) => writeText(join(dir, name), [text]))]);
+  await Promise.all([
+    writeText(reportPath, reportJsonChunks({ ...report, sessionLog: SESSION_LOG })),
+    ...Object.entries(files).map(([name, text]) => writeText(join(dir, name), [text])),
+  ]);
   const written = [reportPath, ...Object.keys(files).map((name) => join(dir, name))];
   if (formats.includes('duplex') || report.config.task === 's2s') {
     const path = join(dir, DUPLEX_METRICS_FILENAME);
@@ -35,4 +44,40 @@ export async function writeOutputs(report: Report, dir: string, formats: readonl
     written.push(path);
   }
   return written;
+}
+
+/** Reads back from the session log the timelines of the sessions the page draws, where they are not held: before `renderHtml`. */
+export async function readDrawnTimelines(report: Report): Promise<void> {
+  for (const session of drawnSessions(report)) {
+    if (session.timeline !== undefined || session.logAt === undefined) continue;
+    const entry = await readLoggedAt(session.logAt);
+    session.timeline = onClockOf({ ...entry, record: upgradeRecord(entry.record) }, report.startedAt).timeline;
+  }
+}
+
+/**
+ * Gives a folder without a session log the one its report.json will name: the log the
+ * sessions were read from (a report rendered into another folder), else the timelines the
+ * report holds in memory (a merge, an older report that kept them in report.json).
+ */
+async function keepSessionLog(report: Report, dir: string): Promise<void> {
+  const source = report.benchmarks.flatMap((b) => b.sessions).find((s) => s.logAt !== undefined)?.logAt?.file;
+  if (source !== undefined) await copyFile(source, join(dir, SESSION_LOG));
+  else await writeSessionLog(dir, heldTimelines(report));
+}
+
+/** The report's sessions whose timelines it holds, as session log entries. */
+function* heldTimelines(report: Report): Generator<LoggedSession> {
+  for (const b of report.benchmarks) {
+    for (const { phase: _p, start: _s, metrics: _m, figures: _f, facts: _x, logAt: _l, timeline, ...record } of b.sessions) {
+      if (timeline !== undefined) yield { level: b.label, profile: b.profile, startedAt: report.startedAt, record: { ...record, timeline } };
+    }
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
 }

@@ -46,7 +46,7 @@ export function spanText(d: Pick<MetricDescription, 'from' | 'to'>): string {
 
 /** The task a level ran: its sessions' (a merge with --allow-mixed holds levels of several tasks), else the run's. */
 export function levelTask(report: Catalogued, benchmark: Pick<Benchmark, 'sessions'>): Task {
-  return benchmark.sessions.find((s) => s.timeline !== undefined)?.timeline.task ?? report.config.task;
+  return benchmark.sessions[0]?.figures.task ?? report.config.task;
 }
 
 /** The report as one level sees it, so its metrics are picked by that level's own task. */

@@ -4,35 +4,51 @@ import { describeMetrics } from '../metrics/catalog.js';
 import { normalizerChoice, type NormalizerChoice } from '../metrics/normalizers/index.js';
 import { DEFAULT_RULES, diarizationRecord, type DiarizationRules } from '../metrics/diarization/rules.js';
 import { PERCENTILE_METHOD } from '../metrics/stats.js';
-import { buildBenchmark, measuredOf, type Measured } from './build.js';
+import { buildBenchmark, digest, measuredOf, type Measured } from './build.js';
 import { lastEndMs } from '../metrics/cold-start.js';
 import { levelSettings } from './telemetry.js';
 import { buildRecord } from './record.js';
-import { REPORT_SCHEMA, REPORT_VERSION, type Report } from './schema.js';
+import { REPORT_SCHEMA, REPORT_VERSION, type Benchmark, type HeldReport, type Report, type ReportSession } from './schema.js';
 import { upgradeRecord, upgradeReport } from './migrate.js';
 import { redactUrl } from './redact.js';
-import { onClockOf, readSessionLog } from './session-log.js';
-import { sessionEndMs } from '../timeline/types.js';
+import { onClockOf, SESSION_LOG, streamSessionLog } from './session-log.js';
+import type { SessionRecord, SpeechAnalysis } from '../timeline/types.js';
 import { NO_DELAY } from '../runtime/delay.js';
 
-/** A report file that cannot be used; the message names it and says why. */
-export class ReportError extends Error {
-  override name = 'ReportError';
-}
+import { ReportError } from './report-error.js';
+
+export { ReportError };
 
 /**
  * Reads a report (a `report.json`, or a run folder holding one) and recomputes every
- * figure from its timelines. Sessions in the folder's session log that the report
- * lacks (a run that was killed) are added to their levels first, so nothing measured
- * is lost. With `normalizer` (`auto`, or a normalizer's id) every transcript is scored
- * with it instead of the report's own choice; with `rescore`, speaker labels are scored
- * by the rules it makes of the report's own.
+ * figure from its timelines, read from the session log beside it one session at a time
+ * (version 3 keeps them there only; older reports hold theirs). Each session's figures
+ * and facts are taken as it is read and its timeline dropped, unless `keepTimelines`
+ * (a merge, which writes them again); the few a chart draws are read back from the log.
+ * Sessions in the log that the report lacks (a run that was killed) are added to their
+ * levels, so nothing measured is lost. With `normalizer` (`auto`, or a normalizer's id)
+ * every transcript is scored with it instead of the report's own choice; with `rescore`,
+ * speaker labels are scored by the rules it makes of the report's own.
  */
 export async function readReport(
   path: string,
   normalizer?: NormalizerChoice,
   rescore?: (recorded: DiarizationRules) => DiarizationRules,
   coldGapMs?: number,
+): Promise<Report>;
+export async function readReport(
+  path: string,
+  normalizer: NormalizerChoice | undefined,
+  rescore: ((recorded: DiarizationRules) => DiarizationRules) | undefined,
+  coldGapMs: number | undefined,
+  keepTimelines: true,
+): Promise<HeldReport>;
+export async function readReport(
+  path: string,
+  normalizer?: NormalizerChoice,
+  rescore?: (recorded: DiarizationRules) => DiarizationRules,
+  coldGapMs?: number,
+  keepTimelines = false,
 ): Promise<Report> {
   const file = path.endsWith('.json') ? path : join(path, 'report.json');
   let report: Report;
@@ -44,7 +60,7 @@ export async function readReport(
   }
   if (report.schema !== REPORT_SCHEMA) throw new ReportError(`${file} is not a voxbench report (no "schema": "${String(REPORT_SCHEMA)}")`);
   const version: number = report.version;
-  if (version !== REPORT_VERSION && version !== 1) {
+  if (version < 1 || version > REPORT_VERSION || !Number.isInteger(version)) {
     throw new ReportError(`${file} is a version ${version} report; this voxbench reads versions 1 to ${String(REPORT_VERSION)}`);
   }
   if (!Array.isArray(report.benchmarks) || typeof report.config !== 'object' || report.config === null) {
@@ -65,14 +81,31 @@ export async function readReport(
   }
   // A report written by an older voxbench may hold credentials the rules now catch.
   report = { ...report, config: { ...report.config, target: redactUrl(report.config.target) } };
-  // Indices already held per level, so each logged session is checked in constant time.
-  const levels = new Map<string, { measured: Measured; indices: Set<number> }>(
-    report.benchmarks.map((b) => {
-      const measured = measuredOf(b);
-      return [b.label, { measured, indices: new Set(measured.records.map((r) => r.index)) }];
-    }),
-  );
-  for (const entry of await readSessionLog(dirname(file))) {
+  const { config } = report;
+  // Per level: what it measured, the indices held, and the sessions the report names whose timelines are in the log.
+  // A session the log holds maps to the after-run check's findings the report kept for it, if any.
+  const levels = new Map<string, { measured: Measured; indices: Set<number>; inLog: Map<number, SpeechAnalysis[] | undefined> }>();
+  for (const b of report.benchmarks as StoredBenchmark[]) {
+    const measured: Measured = { ...measuredOf({ ...b, sessions: [] }), records: [] };
+    const inLog = new Map<number, SpeechAnalysis[] | undefined>();
+    for (const session of b.sessions) {
+      const { phase: _p, start: _s, metrics: _m, analysis, ...record } = session;
+      if (record.timeline === undefined) inLog.set(record.index, analysis);
+      else measured.records.push(digest(upgradeRecord(record as SessionRecord), config, true));
+    }
+    levels.set(b.label, { measured, indices: new Set(measured.records.map((r) => r.index)), inLog });
+  }
+  // The stored sessions are read: not held while the log is (100,000 of them are half a GB of objects).
+  report = { ...report, benchmarks: report.benchmarks.map((b) => ({ ...b, sessions: [] })) };
+  const log = join(dirname(file), SESSION_LOG);
+  const stream = await streamSessionLog(log);
+  const named = [...levels.values()].reduce((n, l) => n + l.inLog.size, 0);
+  if (!stream && named > 0) {
+    throw new ReportError(
+      `${log} is missing: ${file} keeps its ${named} sessions' timelines there (report version 3); copy the run folder with its session log`,
+    );
+  }
+  for await (const { entry, at } of stream ?? []) {
     const { level, profile } = entry;
     const record = onClockOf({ ...entry, record: upgradeRecord(entry.record) }, report.startedAt);
     const known = levels.get(level) ?? {
@@ -87,14 +120,27 @@ export async function readReport(
         records: [],
       },
       indices: new Set<number>(),
+      inLog: new Map<number, SpeechAnalysis[] | undefined>(),
     };
     levels.set(level, known);
     if (known.indices.has(record.index)) continue;
     known.indices.add(record.index);
+    const reported = known.inLog.has(record.index);
+    const analysis = known.inLog.get(record.index);
+    const session = digest(analysis ? { ...record, timeline: { ...record.timeline, analysis } } : record, config, keepTimelines, at);
     const { measured } = known;
-    measured.records.push(record);
-    measured.startMs = Math.min(measured.startMs, record.timeline.plannedStartMs);
-    measured.endMs = Math.max(measured.endMs, sessionEndMs(record.timeline));
+    measured.records.push(session);
+    // A session the report named is within its level's span already; one it lacked widens it.
+    if (reported) {
+      known.inLog.delete(record.index);
+      continue;
+    }
+    measured.startMs = Math.min(measured.startMs, session.figures.plannedStartMs);
+    measured.endMs = Math.max(measured.endMs, session.figures.endMs);
+  }
+  const missing = [...levels.values()].reduce((n, l) => n + l.inLog.size, 0);
+  if (missing > 0) {
+    throw new ReportError(`${log} lacks ${missing} of the ${named} sessions ${file} names; it is not this report's session log (copy the run folder whole)`);
   }
   return recompute(
     report,
@@ -102,11 +148,22 @@ export async function readReport(
   );
 }
 
+/** `readReport` that keeps every session's timeline (a merge, `replay extract`): memory grows with them. */
+export function readHeldReport(path: string): Promise<HeldReport> {
+  return readReport(path, undefined, undefined, undefined, true);
+}
+
+/** A level as stored: a version 3 session has no timeline (it is in the log), an older one has. */
+type StoredBenchmark = Omit<Benchmark, 'sessions'> & { sessions: Array<Omit<ReportSession, 'figures' | 'facts'>> };
+
 /** The report with every figure recomputed, from `levels` (default: its own), with the current metric definitions. */
+export function recompute(report: HeldReport): HeldReport;
+export function recompute(report: Report, levels?: Measured[]): Report;
 export function recompute(report: Report, levels: Measured[] = report.benchmarks.map(measuredOf)): Report {
   const { record: _, ...rest } = report;
   const partial: Omit<Report, 'record'> = {
     ...rest,
+    version: REPORT_VERSION,
     metricDefinitions: describeMetrics(),
     percentileMethod: PERCENTILE_METHOD,
     benchmarks: levels.map((measured, i) =>

@@ -25,7 +25,7 @@ export function replayLines(report: Report): string[] {
     ...(replay.skippedSessions.length > NAMED ? [`  and ${replay.skippedSessions.length - NAMED} more (report.json names them all)`] : []),
   ];
   for (const benchmark of report.benchmarks) {
-    const task = benchmark.sessions[0]?.timeline.task ?? report.config.task;
+    const task = benchmark.sessions[0]?.figures.task ?? report.config.task;
     const recorded = replay.recordedFigures?.[task];
     if (!recorded) continue;
     const pairs = SIDE_BY_SIDE.flatMap((name) => {

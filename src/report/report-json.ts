@@ -1,10 +1,11 @@
-import type { Benchmark, Report, ReportSession } from './schema.js';
+import { IN_MEMORY_ONLY, type Benchmark, type Report, type ReportSession } from './schema.js';
 
 /**
  * `report.json` in pieces: joined, they are `JSON.stringify(report, null, 1)` and a
- * newline, byte for byte, but no piece holds more than one session. A report of many
- * sessions outgrows the longest string V8 can hold (about 512 MiB) long before it
- * outgrows memory.
+ * newline, byte for byte, but no piece holds more than one session, and each session
+ * without what is kept in memory only (its timeline, in the session log since version 3,
+ * and what was taken from it). A report of many sessions outgrows the longest string V8
+ * can hold (about 512 MiB) long before it outgrows memory.
  */
 export function* reportJsonChunks(report: Report): Generator<string> {
   yield* objectChunks(report, 0, (key, value) => (key === 'benchmarks' ? arrayChunks(value as Benchmark[], 1, benchmarkChunks) : undefined));
@@ -14,8 +15,15 @@ export function* reportJsonChunks(report: Report): Generator<string> {
 /** A benchmark, where the report holds it, with each of its sessions one piece. */
 function benchmarkChunks(benchmark: Benchmark): Iterable<string> {
   return objectChunks(benchmark, 2, (key, value) =>
-    key === 'sessions' ? arrayChunks(value as ReportSession[], 3, (session) => [stringify(session, 4)]) : undefined,
+    key === 'sessions' ? arrayChunks(value as ReportSession[], 3, (session) => [stringify(stored(session), 4)]) : undefined,
   );
+}
+
+/** A session as `report.json` stores it. */
+function stored(session: ReportSession): object {
+  const kept: Record<string, unknown> = {};
+  for (const key in session) if (!IN_MEMORY_ONLY.has(key)) kept[key] = session[key as keyof ReportSession];
+  return kept;
 }
 
 /** Pieces of a value's JSON, or undefined to write it whole. */

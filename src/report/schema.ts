@@ -5,24 +5,27 @@ import type { LoadProfile } from '../load/profiles.js';
 import type { MetricDescription } from '../metrics/catalog.js';
 import type { ReplaySkip, SkipReason } from '../load/replay.js';
 import type { RecordedFigures, ShapeHeader } from '../load/traffic-shape.js';
-import type { BenchmarkSummary, SessionMetrics } from '../metrics/compute.js';
+import type { BenchmarkSummary, SessionFigures, SessionMetrics } from '../metrics/compute.js';
 import type { Pricing } from '../metrics/cost.js';
 import type { DiarizationRecord } from '../metrics/diarization/rules.js';
 import type { ClientHealth } from '../metrics/health.js';
 import type { Start } from '../metrics/cold-start.js';
 import type { MeasurementWindow, Phase } from '../metrics/window.js';
-import type { EosSource, IncompleteReason, SessionRecord, Task } from '../timeline/types.js';
+import type { CloseRecord, EosSource, IncompleteReason, SessionRecord, SessionTimeline, SpeechAnalysis, Task } from '../timeline/types.js';
+import type { LogPlace } from './session-log.js';
 
 /**
  * The report: one versioned document from which every output renders. `version`
- * increments whenever a change would break a reader of an older document. Version 2
- * stores the neutral timeline of every task; version 1 reports (streaming
- * speech-to-text only) are migrated when read (`src/report/migrate.ts`).
+ * increments whenever a change would break a reader of an older document. Version 3
+ * keeps each session's figures in `report.json` and its neutral timeline in the session
+ * log beside it (`sessionLog`), so a report of many sessions renders one session at a
+ * time (issue 38); version 2 stored every timeline in `report.json`, and version 1
+ * reports (streaming speech-to-text only) are migrated when read (`src/report/migrate.ts`).
  */
 export const REPORT_SCHEMA = 'voxbench.report';
-export const REPORT_VERSION = 2;
+export const REPORT_VERSION = 3;
 
-export interface Report {
+export interface Report<S extends ReportSession = ReportSession> {
   schema: typeof REPORT_SCHEMA;
   version: typeof REPORT_VERSION;
   voxbenchVersion: string;
@@ -37,7 +40,7 @@ export interface Report {
   metricDefinitions: MetricDescription[];
   percentileMethod: string;
   /** One per load level, in the order they ran. */
-  benchmarks: Benchmark[];
+  benchmarks: Array<Benchmark<S>>;
   /** Set for a capacity search: the answer, and every level probed. */
   capacity?: CapacityResult & { by: 'concurrency' | 'rate'; slos: string[] };
   /** Seed 002's record of the test, for another engineer to reproduce it. */
@@ -48,6 +51,8 @@ export interface Report {
   observed?: ObservedTraffic;
   /** Server metrics scraped while the run ran (`--scrape`), on the run's clock. */
   telemetry?: Telemetry;
+  /** The session log beside `report.json` that holds every session's timeline (version 3; `sessions.jsonl`). */
+  sessionLog?: string;
 }
 
 /** Prometheus endpoints polled during the run, and the series kept from them; every `tMs` is on the run's clock. */
@@ -229,7 +234,7 @@ export type ReproducibilityRecord = Record<'deployment' | 'input' | 'client' | '
 /** User-given entries (`--meta section.key=value`); a key without a section belongs to `deployment`. */
 export type Meta = Record<string, Record<string, RecordValue>>;
 
-export interface Benchmark {
+export interface Benchmark<S extends ReportSession = ReportSession> {
   label: string;
   profile: LoadProfile;
   startMs: number;
@@ -238,8 +243,75 @@ export interface Benchmark {
   stoppedBy?: IncompleteReason;
   clientHealth: ClientHealth;
   summary: BenchmarkSummary;
-  sessions: ReportSession[];
+  sessions: S[];
 }
 
-/** `start`: whether the session found the target cold (the run's first, or the first after an idle gap) or warm; absent in reports from before it existed. */
-export type ReportSession = SessionRecord & { phase: Phase; start?: Start; metrics: SessionMetrics };
+/**
+ * A session of a level: its record, its phase, `start` (whether it found the target cold,
+ * the run's first or the first after an idle gap, or warm; absent in reports from before
+ * it existed) and its metrics. `report.json` stores these; version 3 stores the timeline
+ * in the session log only. In memory a session also carries what was taken from its
+ * timeline (`figures` for the summary, `facts` for the outputs), and the timeline itself
+ * only where it is still held: a run's own sessions, an older report's, and the few
+ * sessions a chart draws, read back from the log at `logAt`.
+ */
+export type ReportSession = Omit<SessionRecord, 'timeline'> & {
+  /**
+   * Speech generation: what the after-run check found in the session's audio, which it
+   * adds to the timeline once the level has ended, after the session was logged; kept
+   * here so that the log's timeline gets it back when the report is read (version 3).
+   */
+  analysis?: SpeechAnalysis[];
+  phase: Phase;
+  start?: Start;
+  metrics: SessionMetrics;
+  timeline?: SessionTimeline;
+  figures: SessionFigures;
+  facts: SessionFacts;
+  logAt?: LogPlace;
+};
+
+/** A session whose timeline is held: every session of a run's own report, or of one read with its timelines. */
+export type HeldSession = ReportSession & { timeline: SessionTimeline };
+
+/** A report that holds every session's timeline in memory (`run`, the proxy, `readReport` with `keepTimelines`). */
+export type HeldReport = Report<HeldSession>;
+
+/** The keys of a session that `report.json` leaves out: its timeline (in the log) and what was taken from it. */
+export const IN_MEMORY_ONLY: ReadonlySet<string> = new Set(['timeline', 'figures', 'facts', 'logAt']);
+
+/** One input as the outputs show it: its place, when its last frame was sent, and its CSV columns by head. */
+export interface InputFacts {
+  index: number;
+  sampleId?: string;
+  split?: string;
+  /** The last frame sent for it, ms; absent when none was. */
+  lastSentMs?: number;
+  columns: Record<string, unknown>;
+}
+
+/**
+ * What the outputs read of one session's timeline beyond its metrics, taken while the
+ * timeline is at hand, so that a report renders one session at a time from the session
+ * log and drops each timeline once read (issue 38).
+ */
+export interface SessionFacts {
+  close?: CloseRecord;
+  /** Each planned input's sample. */
+  inputSampleIds: string[];
+  inputs: InputFacts[];
+  /** How each response ended (`done`, `cancelled`, ...). */
+  responseStatuses: string[];
+  /** Characters of the texts the session sent. */
+  textChars: number;
+  /** Whether any audio was received. */
+  audioReceived: boolean;
+  /** Speech to speech: the session's rows of `duplex_metrics.json`. */
+  duplex?: DuplexRows;
+}
+
+/** One speech-to-speech session's rows of `duplex_metrics.json`, before the identity of its level and samples: each response's with its input, and the session's. */
+export interface DuplexRows {
+  requests: Array<{ input: number; row: Record<string, unknown> }>;
+  session: Record<string, unknown>;
+}

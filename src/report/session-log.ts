@@ -6,6 +6,7 @@ import { setImmediate } from 'node:timers/promises';
 import type { LoadProfile } from '../load/profiles.js';
 import { shiftTimeline, type SessionRecord } from '../timeline/types.js';
 import { jsonPieces } from './json-pieces.js';
+import { writeText } from './write-text.js';
 import { gapFor } from '../runtime/sliced-work.js';
 
 export const SESSION_LOG = 'sessions.jsonl';
@@ -149,6 +150,67 @@ export async function readSessionLog(dir: string): Promise<LoggedSession[]> {
   return (await scanSessionLog(join(dir, SESSION_LOG)))?.entries ?? [];
 }
 
+/** Where one entry lies in a session log: its file, and the bytes of its line. */
+export interface LogPlace {
+  file: string;
+  offset: number;
+  length: number;
+}
+
+/**
+ * The sessions logged at `path` one at a time, each with where it lies, so a reader
+ * holds one entry at once (a report of 100,000 sessions renders in one pass, issue 38);
+ * undefined when there is no log. Lines are checked as `readSessionLog` checks them.
+ */
+export async function streamSessionLog(path: string): Promise<AsyncGenerator<{ entry: LoggedSession; at: LogPlace }> | undefined> {
+  let file: FileHandle;
+  try {
+    file = await open(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  return (async function* () {
+    try {
+      let number = 0;
+      for await (const line of lines(file)) {
+        number++;
+        if (!line.ended && line.text.startsWith('{')) return;
+        if (line.text === '') continue;
+        const entry = parseEntry(line.text);
+        if (!entry)
+          throw new DamagedLogError(`${path} line ${number} is not a voxbench session log entry; repair or remove the line (only a torn last line is skipped)`);
+        yield { entry, at: { file: path, offset: line.start, length: line.bytes } };
+      }
+    } finally {
+      await file.close();
+    }
+  })();
+}
+
+/** The entry at `at`, read back on its own (a session a chart draws). */
+export async function readLoggedAt(at: LogPlace): Promise<LoggedSession> {
+  const file = await open(at.file);
+  try {
+    const buffer = Buffer.alloc(at.length);
+    await file.read(buffer, 0, at.length, at.offset);
+    const entry = parseEntry(buffer.toString('utf8'));
+    if (!entry) throw new DamagedLogError(`${at.file} changed since it was read: no session log entry at byte ${at.offset}; render the report again`);
+    return entry;
+  } finally {
+    await file.close();
+  }
+}
+
+/** Writes a report's sessions, with the timelines it holds, as the session log of `dir` (a merge's output). */
+export async function writeSessionLog(dir: string, entries: Iterable<LoggedSession>): Promise<void> {
+  await writeText(join(dir, SESSION_LOG), linesOf(entries));
+}
+
+function* linesOf(entries: Iterable<LoggedSession>): Generator<string> {
+  for (const entry of entries) yield `${JSON.stringify(entry)}\n`;
+}
+
 /**
  * The sessions logged in `dir`, for a run that resumes it: a torn last line is cut
  * off, so that the first entry appended starts a line of its own instead of
@@ -199,19 +261,23 @@ function parseEntry(text: string): LoggedSession | undefined {
   }
 }
 
+/** Bytes read at a time: a session's line is 5-20 KB, so most lie within one read. */
+const READ_BYTES = 1 << 20;
+
 /**
  * The lines of a file with their byte offsets and whether a newline ended them, read
  * a chunk at a time: a long run's log can outgrow the longest string V8 can hold.
  */
-async function* lines(file: FileHandle): AsyncGenerator<{ text: string; start: number; ended: boolean }> {
+async function* lines(file: FileHandle): AsyncGenerator<{ text: string; start: number; bytes: number; ended: boolean }> {
   let pieces: Buffer[] = [];
   let start = 0;
   let offset = 0;
-  for await (const chunk of file.createReadStream({ autoClose: false }) as AsyncIterable<Buffer>) {
+  for await (const chunk of file.createReadStream({ autoClose: false, highWaterMark: READ_BYTES }) as AsyncIterable<Buffer>) {
     let from = 0;
     for (let end = chunk.indexOf(0x0a); end !== -1; end = chunk.indexOf(0x0a, from)) {
-      pieces.push(chunk.subarray(from, end));
-      yield { text: Buffer.concat(pieces).toString('utf8'), start, ended: true };
+      // A line within one chunk is decoded where it lies; one across chunks is joined first.
+      const text = pieces.length === 0 ? chunk.toString('utf8', from, end) : Buffer.concat([...pieces, chunk.subarray(from, end)]).toString('utf8');
+      yield { text, start, bytes: offset + end - start, ended: true };
       pieces = [];
       from = end + 1;
       start = offset + from;
@@ -219,5 +285,5 @@ async function* lines(file: FileHandle): AsyncGenerator<{ text: string; start: n
     pieces.push(chunk.subarray(from));
     offset += chunk.length;
   }
-  if (offset > start) yield { text: Buffer.concat(pieces).toString('utf8'), start, ended: false };
+  if (offset > start) yield { text: Buffer.concat(pieces).toString('utf8'), start, bytes: offset - start, ended: false };
 }

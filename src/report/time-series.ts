@@ -1,5 +1,4 @@
 import { percentile } from '../metrics/stats.js';
-import { sessionEndMs } from '../timeline/types.js';
 import type { Benchmark, ReportSession } from './schema.js';
 import { measuredCompleted } from './picks.js';
 
@@ -37,18 +36,17 @@ export function levelOverTime(benchmark: Benchmark, latencyMetric: string | unde
   const values = Array.from({ length: count }, () => [] as number[]);
   const widthMs = (b: number): number => Math.max(1e-9, Math.min(bucketMs, spanMs - b * bucketMs));
   for (const session of benchmark.sessions) {
-    const { timeline } = session;
-    const endMs = sessionEndMs(timeline);
+    const { startMs, endMs } = session.figures;
     // Each bucket gets the share of itself the session was open for.
-    for (let b = bucketOf(timeline.startMs); b <= bucketOf(endMs); b++) {
+    for (let b = bucketOf(startMs); b <= bucketOf(endMs); b++) {
       const from = benchmark.startMs + b * bucketMs;
-      open[b]! += Math.max(0, Math.min(endMs, from + bucketMs) - Math.max(timeline.startMs, from)) / widthMs(b);
+      open[b]! += Math.max(0, Math.min(endMs, from + bucketMs) - Math.max(startMs, from)) / widthMs(b);
     }
     if (session.outcome.status === 'failed') failures[bucketOf(endMs)]!++;
   }
   if (latencyMetric !== undefined)
     for (const session of measuredCompleted(benchmark.sessions))
-      for (const { t, value } of valuesOf(session, latencyMetric, sessionEndMs(session.timeline))) values[bucketOf(t)]!.push(value);
+      for (const { t, value } of valuesOf(session, latencyMetric, session.figures.endMs)) values[bucketOf(t)]!.push(value);
   const quantile = (p: number): Array<number | null> =>
     values.map((v) =>
       v.length === 0
@@ -69,12 +67,10 @@ export function levelOverTime(benchmark: Benchmark, latencyMetric: string | unde
 
 /** A session's values of `metric`, each when it was measured: an input's once its last frame was sent, the rest at the session's end. */
 function valuesOf(session: ReportSession, metric: string, endMs: number): Array<{ t: number; value: number }> {
-  const { metrics, timeline } = session;
-  const lastSent = new Map<number, number>();
-  for (const frame of timeline.sent) lastSent.set(frame.input, Math.max(frame.t, lastSent.get(frame.input) ?? -Infinity));
+  const { metrics, facts } = session;
   const at = (value: number | undefined, t: number): Array<{ t: number; value: number }> => (value === undefined ? [] : [{ t, value }]);
   return [
-    ...metrics.inputs.flatMap((m, i) => at(m[metric], lastSent.get(i) ?? endMs)),
+    ...metrics.inputs.flatMap((m, i) => at(m[metric], facts.inputs[i]?.lastSentMs ?? endMs)),
     ...metrics.responses.flatMap((m) => at(m[metric], endMs)),
     ...at(metrics.session[metric], endMs),
   ];

@@ -17,14 +17,14 @@ import { WorkerPool } from './workers.js';
 import { describeMetrics } from '../metrics/catalog.js';
 import { clientLagMs, lagExplains } from '../metrics/health.js';
 import { PERCENTILE_METHOD } from '../metrics/stats.js';
-import { buildBenchmark } from '../report/build.js';
+import { buildHeldBenchmark } from '../report/build.js';
 import { lastEndMs } from '../metrics/cold-start.js';
 import { writeOutputs } from '../report/outputs.js';
 import { upgradeRecord } from '../report/migrate.js';
 import { buildRecord } from '../report/record.js';
 import { REDACTED, redactUrl } from '../report/redact.js';
 import { readReportHeader } from '../report/report-header.js';
-import { REPORT_SCHEMA, REPORT_VERSION, type Benchmark, type Report, type RunConfig } from '../report/schema.js';
+import { REPORT_SCHEMA, REPORT_VERSION, type Benchmark, type HeldReport, type HeldSession, type Report, type RunConfig } from '../report/schema.js';
 import { onClockOf, resumeSessionLog, SESSION_LOG, SessionLog, SessionLogError, type LoggedSession } from '../report/session-log.js';
 import { checkResumable } from './resume-check.js';
 import { replayOf, type RunReplay } from './replay-plan.js';
@@ -44,7 +44,7 @@ export { UsageError } from '../util/errors.js';
 export type { RunOptions } from '../config/options.js';
 
 export interface RunResult {
-  report: Report;
+  report: HeldReport;
   /** Path of the written `report.json`, when `outputDir` (or `resume`) was given. */
   reportPath?: string;
   /** Every file the run wrote: the report, the other outputs and the session log. */
@@ -113,7 +113,7 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
     const config = { ...runConfig(options, settings, context, target, server !== undefined, runId), ...(replay ? { replay: replay.config } : {}) };
     const datasetSummary = summarizeDataset(dataset);
     if (options.resume !== undefined) checkResumable(options.resume, resumedHeader, config, datasetSummary.fingerprint);
-    const header = (clock: Clock, benchmarks: Benchmark[], capacity?: Report['capacity']): Omit<Report, 'record'> => ({
+    const header = (clock: Clock, benchmarks: Array<Benchmark<HeldSession>>, capacity?: Report['capacity']): Omit<HeldReport, 'record'> => ({
       schema: REPORT_SCHEMA,
       version: REPORT_VERSION,
       voxbenchVersion: VERSION,
@@ -128,7 +128,7 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
       ...(capacity ? { capacity } : {}),
     });
     const replicasSeries = settings.scrape?.replicasSeries !== undefined ? { replicasSeries: settings.scrape.replicasSeries } : {};
-    const finish = (partial: Omit<Report, 'record'>): Report => ({ ...partial, record: buildRecord(partial, config.meta) });
+    const finish = (partial: Omit<HeldReport, 'record'>): HeldReport => ({ ...partial, record: buildRecord(partial, config.meta) });
 
     options.onRunStart?.(config);
     // Everything above happens before the clock starts.
@@ -141,7 +141,7 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
       scraping = startScraping({ ...scrape, urls: urls.map((url) => scrapeUrlOf(url, target)), ...told }, clock);
     }
     if (settings.workers > 1) pool = await WorkerPool.start(settings.workers, atCommit(options, dataset), target, clock);
-    const benchmarks: Benchmark[] = [];
+    const benchmarks: Array<Benchmark<HeldSession>> = [];
     const { plan } = settings;
     const levelCount = plan.kind === 'sweep' || plan.kind === 'replay' ? plan.levels.length : plan.kind === 'single' ? 1 : undefined;
     const runBenchmark = async (profile: LoadProfile): Promise<Benchmark> => {
@@ -184,7 +184,7 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
       // Generated speech is checked once the level's sessions have all ended (its audio is kept in this thread only).
       if (!pool) await analyseSpeech(execution.records, context.takeAudio, settings.quality);
       const earlier = lastEndMs(benchmarks.flatMap((b) => b.sessions));
-      const benchmark = buildBenchmark(
+      const benchmark = buildHeldBenchmark(
         { ...execution, profile, records: [...kept.values(), ...execution.records] },
         levelSettings(config, scraping && { series: scraping.series(), ...replicasSeries }, execution),
         earlier,

@@ -8,6 +8,9 @@ import { audioMs } from './stt.js';
 
 const BATCH_STT: readonly Task[] = ['batch_stt'];
 
+/** A part with no request, one for every session over WebSocket: a report keeps each session's part until its level is summarized. */
+const NO_REQUESTS: boolean[] = [];
+
 export const REQUEST_LATENCY: MetricDefinition[] = [
   {
     name: 'upload_ms',
@@ -58,14 +61,19 @@ export const BATCH_CORPUS: MetricDefinition[] = [
     better: 'higher',
     quantity: "total audio of the completed sessions over the benchmark's wall time, first start to last end",
     description: "The leaderboards' RTFx: audio transcribed per second of wall time, concurrency included; the same number as audio hours per hour.",
-    reduce: (views) => {
+    part: (view) => ({
+      audio: view.inputs.reduce((sum, input) => sum + (audioMs(input) ?? 0), 0),
+      start: view.timeline.startMs,
+      end: sessionEndMs(view.timeline),
+    }),
+    reduce: (parts: Array<{ audio: number; start: number; end: number }>) => {
       let audio = 0;
       let start = Infinity;
       let end = -Infinity;
-      for (const view of views) {
-        for (const input of view.inputs) audio += audioMs(input) ?? 0;
-        start = Math.min(start, view.timeline.startMs);
-        end = Math.max(end, sessionEndMs(view.timeline));
+      for (const part of parts) {
+        audio += part.audio;
+        start = Math.min(start, part.start);
+        end = Math.max(end, part.end);
       }
       return end > start ? audio / (end - start) : null;
     },
@@ -79,10 +87,10 @@ export const BATCH_CORPUS: MetricDefinition[] = [
     better: 'higher',
     quantity: 'requests sent over a kept-alive connection, over all requests',
     description: 'How much of the run reused connections (keep-alive pool); 0 means every request paid for a new connection.',
-    reduce: (views) => {
-      const requests = views.flatMap((v) => (v.timeline.transport.kind === 'http' ? v.timeline.transport.requests : []));
-      const known = requests.filter((r) => r.reusedConnection !== undefined);
-      return known.length > 0 ? known.filter((r) => r.reusedConnection).length / known.length : null;
+    part: (view) => (view.timeline.transport.kind === 'http' ? view.timeline.transport.requests.map((r) => r.reusedConnection) : NO_REQUESTS),
+    reduce: (parts: Array<Array<boolean | undefined>>) => {
+      const known = parts.flat().filter((reused) => reused !== undefined);
+      return known.length > 0 ? known.filter(Boolean).length / known.length : null;
     },
   },
   {
@@ -95,7 +103,7 @@ export const BATCH_CORPUS: MetricDefinition[] = [
     quantity: 'requests sent once more on a new connection, their kept-alive one having died before any byte of the answer',
     description:
       'A server that closes connections after each answer without saying so, or whose idle timeout races the client; the retried requests are timed from the attempt that got the answer.',
-    reduce: (views) =>
-      views.reduce((n, v) => n + (v.timeline.transport.kind === 'http' ? v.timeline.transport.requests.filter((r) => r.retries).length : 0), 0),
+    part: (view) => (view.timeline.transport.kind === 'http' ? view.timeline.transport.requests.filter((r) => r.retries).length : 0),
+    reduce: (parts: number[]) => parts.reduce((n, count) => n + count, 0),
   },
 ];

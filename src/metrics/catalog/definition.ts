@@ -48,11 +48,19 @@ export type MetricDefinition =
   /** Many values per input, pooled into one distribution (e.g. every inter-text gap). */
   | (Base & { scope: 'input_samples'; from: string; to: string; samples(view: InputView): number[] })
   /**
-   * One value over all measured completed sessions of a benchmark. `resample` is the
-   * unit its bootstrap interval redraws: whole sessions (the default), or inputs, each
-   * then reduced as a view of that one input.
+   * One value over all measured completed sessions of a benchmark: `part` takes what the
+   * figure needs of one session, while its timeline is at hand, and `reduce` pools the
+   * parts, so a report renders one session at a time (issue 38). `resample` is the unit
+   * its bootstrap interval redraws: whole sessions (the default), or inputs, where the
+   * part is a list with one entry per input and each input is redrawn as a part of one.
    */
-  | (Base & { scope: 'corpus'; quantity: string; reduce: (views: readonly SessionView[]) => number | null; resample?: 'sessions' | 'inputs' });
+  | (Base & { scope: 'corpus'; quantity: string; resample?: 'sessions' | 'inputs' } & CorpusReduction);
+
+/** Method signatures, so an entry's part and reduce share their own type of part. */
+interface CorpusReduction {
+  part(view: SessionView): unknown;
+  reduce(parts: readonly any[]): number | null; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
 
 export type Scope = MetricDefinition['scope'];
 

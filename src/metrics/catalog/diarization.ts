@@ -59,7 +59,8 @@ function figure(name: string, quantity: string, description: string, measured: F
       scope: 'corpus',
       quantity: `${quantity}, pooled over every session's inputs, ${scored}`,
       description: `${description} Pooled over the corpus; its interval resamples sessions.`,
-      reduce: (views) => valueOf(inputsOf(views), measured),
+      part: sessionSpeakers,
+      reduce: (parts: InputSpeakers[][]) => valueOf(countedInputs(parts.flat()), measured),
     },
   ];
 }

@@ -1,8 +1,8 @@
 import type { Task } from '../../timeline/types.js';
-import type { InputView } from '../../views/session-view.js';
+import type { InputView, SessionView } from '../../views/session-view.js';
 import { ANCHORS as A, span } from '../anchors.js';
 import { wordEmissionLatencies } from '../emission.js';
-import { pooledErrors, scoredInputs, transcriptErrorsOf } from '../quality.js';
+import { pooledErrors, scoredInput, transcriptErrorsOf, type ScoredInput } from '../quality.js';
 import { mean } from '../stats.js';
 import { errorRate, type EditCounts } from '../wer.js';
 import type { MetricDefinition } from './definition.js';
@@ -218,6 +218,15 @@ export const TRANSCRIPTION_FIGURES: MetricDefinition[] = [
   wordEdit('word_insertions', 'insertions', 'Transcript words with no reference word.'),
 ];
 
+/** Each input's scoring (none where it has no reference or final), one entry per input: corpus WER and CER resample inputs. */
+const scoredPerInput = (view: SessionView): ScoredInput[][] => {
+  // Corpus WER and CER share one part: a report keeps it for every session until its level is summarized.
+  let part = partsOf.get(view);
+  if (!part) partsOf.set(view, (part = view.inputs.map(scoredInput)));
+  return part;
+};
+const partsOf = new WeakMap<SessionView, ScoredInput[][]>();
+
 /** Quality pooled over the corpus. */
 export const TRANSCRIPTION_CORPUS: MetricDefinition[] = [
   {
@@ -231,7 +240,8 @@ export const TRANSCRIPTION_CORPUS: MetricDefinition[] = [
     resample: 'inputs',
     quantity: `word errors summed over every input with a reference and a final transcript, over their reference words, ${SCORED}`,
     description: 'Corpus WER, as leaderboards pool it: long utterances weigh more than short ones. Its interval resamples turns.',
-    reduce: (views) => errorRate(pooledErrors(scoredInputs(views)).words),
+    part: scoredPerInput,
+    reduce: (parts: ScoredInput[][][]) => errorRate(pooledErrors(parts.flat(2)).words),
   },
   {
     name: 'corpus_cer',
@@ -243,6 +253,7 @@ export const TRANSCRIPTION_CORPUS: MetricDefinition[] = [
     resample: 'inputs',
     quantity: `character errors summed over every input with a reference and a final transcript, over their reference characters, ${SCORED}`,
     description: 'Corpus CER, pooled as corpus WER is. Its interval resamples turns.',
-    reduce: (views) => errorRate(pooledErrors(scoredInputs(views)).chars),
+    part: scoredPerInput,
+    reduce: (parts: ScoredInput[][][]) => errorRate(pooledErrors(parts.flat(2)).chars),
   },
 ];

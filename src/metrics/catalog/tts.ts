@@ -38,6 +38,8 @@ const TOTAL = {
   description: 'Total generation time: from the send that forces synthesis to the last audio or the end of the response.',
 } satisfies MetricDefinition;
 
+const NO_ANALYSIS: never[] = [];
+
 export const SPEECH_METRICS: MetricDefinition[] = [
   {
     name: 'ttfb_ms',
@@ -201,9 +203,11 @@ export const SPEECH_METRICS: MetricDefinition[] = [
     better: 'lower',
     quantity: `intelligibility word errors summed over every analysed input, over their words (whisper-english)`,
     description: 'Corpus intelligibility WER of the round trip: long texts weigh more than short ones.',
-    reduce: (views) => {
+    // Sessions without a checked input share one empty part (a report keeps each session's part until its level is summarized).
+    part: (view) => (view.inputs.some((i) => i.analysis?.asr) ? view.inputs.map((i) => i.analysis?.asr) : NO_ANALYSIS),
+    reduce: (parts: Array<Array<SpeechAnalysis['asr'] | undefined>>) => {
       const total = { substitutions: 0, deletions: 0, insertions: 0, words: 0 };
-      for (const asr of views.flatMap((view) => view.inputs.map((i) => i.analysis?.asr))) {
+      for (const asr of parts.flat()) {
         if (!asr || !('errors' in asr)) continue;
         for (const key of Object.keys(total) as Array<keyof typeof total>) total[key] += asr.errors[key];
       }

@@ -97,7 +97,12 @@ export interface CorpusSpeakers extends CorpusDiarization {
 }
 
 export function corpusSpeakers(views: readonly SessionView[]): CorpusSpeakers | undefined {
-  const inputs = countedInputs(views.flatMap((v) => sessionSpeakers(v)));
+  return corpusSpeakersOf(views.flatMap((v) => sessionSpeakers(v)));
+}
+
+/** `corpusSpeakers` of the sessions' scored inputs (`sessionSpeakers`), pooled. */
+export function corpusSpeakersOf(scored: readonly InputSpeakers[]): CorpusSpeakers | undefined {
+  const inputs = countedInputs(scored);
   if (inputs.length === 0) return undefined;
   return {
     ...corpusDiarization(inputs.map((i) => i.score)),

@@ -1,4 +1,4 @@
-import type { Report } from '../schema.js';
+import type { Report, ReportSession } from '../schema.js';
 import { coldWarmSection } from './cold-warm.js';
 import { definitionsSection } from './definitions.js';
 import { distributionsSection } from './distributions.js';
@@ -6,12 +6,12 @@ import { failuresSection } from './failures.js';
 import { figuresSection } from './figures.js';
 import { loadCurvesSection } from './load-curves.js';
 import { overviewSection } from './overview.js';
-import { playbackSection } from './playback.js';
+import { playbackSection, playbackSessions } from './playback.js';
 import { renderPage } from './page.js';
-import { speakersSection } from './speakers.js';
+import { speakerSessions, speakersSection } from './speakers.js';
 import { recordSection } from './record.js';
 import { timePanelSection } from './time-panel.js';
-import { waterfallSection } from './waterfall.js';
+import { waterfallSection, waterfallSessions } from './waterfall.js';
 import { werSection } from './wer.js';
 import { partSection, taskParts, type TaskPart } from './parts.js';
 import type { Section } from './section.js';
@@ -36,6 +36,20 @@ const SECTIONS: ReadonlyArray<{ build: SectionBuilder; perTask?: true }> = [
   { build: definitionsSection, perTask: true },
   { build: recordSection },
 ];
+
+/**
+ * The sessions whose timelines the page draws (the waterfall's, the playback charts',
+ * the speaker timelines'; a few per level): the only ones it needs timelines of, read
+ * back from the session log before it renders.
+ */
+export function drawnSessions(report: Report): ReportSession[] {
+  return [
+    ...new Set([
+      ...report.benchmarks.flatMap((b) => [...waterfallSessions(b), ...(report.config.task === 'tts' || taskParts(report) ? playbackSessions(b) : [])]),
+      ...speakerSessions(report.benchmarks).map((s) => s.session),
+    ]),
+  ];
+}
 
 /**
  * The report as one self-contained HTML page (see `renderPage`). Tables are rendered

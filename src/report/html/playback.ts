@@ -1,7 +1,7 @@
 import { DEFAULT_PLAYBACK_BUFFER_MS } from '../../views/playback.js';
 import { sessionView } from '../../views/session-view.js';
 import { benchmarksByLevel, loadAxis, loadLevel } from '../levels.js';
-import type { Report, ReportSession } from '../schema.js';
+import type { Benchmark, Report, ReportSession } from '../schema.js';
 import type { ChartSpec, SeriesSpec } from './chart-spec.js';
 import { evenly, round } from './downsample.js';
 import { html } from './markup.js';
@@ -25,10 +25,7 @@ export function playbackSection(report: Report): Section | undefined {
   if (report.config.task !== 'tts') return undefined;
   const bufferMs = report.config.speech?.playbackBufferMs ?? DEFAULT_PLAYBACK_BUFFER_MS;
   const level = levels[levels.length - 1]!;
-  const sessions = evenly(
-    level.sessions.filter((s) => s.timeline.received.some((f) => f.kind === 'audio')),
-    PLAYBACK_SESSIONS,
-  );
+  const sessions = playbackSessions(level);
   const timelines = sessions.map(playbackChart);
   const stalls = stallCharts(report);
   return {
@@ -43,8 +40,17 @@ ${stalls.length > 0 ? html`<div class="grid">${stalls.map((c) => chartFigure(c, 
   };
 }
 
+/** The sessions a level's playback charts draw: of those that received audio, taken evenly across the level. */
+export function playbackSessions(benchmark: Benchmark): ReportSession[] {
+  return evenly(
+    benchmark.sessions.filter((s) => s.facts.audioReceived),
+    PLAYBACK_SESSIONS,
+  );
+}
+
 /** One session's inputs one after another: the audio each received, and the same player the stall figures use (`InputView.playback`). */
-function playbackChart(s: ReportSession): ChartSpec {
+function playbackChart(session: ReportSession): ChartSpec {
+  const s = { ...session, timeline: session.timeline! };
   const t0 =
     s.timeline.transport.kind === 'http' ? (s.timeline.transport.requests[0]?.startMs ?? s.timeline.startMs) : (s.timeline.sent[0]?.t ?? s.timeline.startMs);
   const at = (t: number): number => round((t - t0) / 1000, 4);

@@ -2,7 +2,7 @@ import { resamplesText, type Interval } from '../../metrics/bootstrap.js';
 import { sessionTurns } from '../../metrics/diarization/session.js';
 import type { SpeakerTurn } from '../../timeline/types.js';
 import { benchmarksByLevel } from '../levels.js';
-import type { Report, ReportSession } from '../schema.js';
+import type { Benchmark, Report, ReportSession } from '../schema.js';
 import { speakerRulesLine } from '../speaker-lines.js';
 import type { ChartSpec, SeriesSpec } from './chart-spec.js';
 import { round } from './downsample.js';
@@ -43,13 +43,7 @@ export function speakersSection(report: Report): Section | undefined {
       withCi(s.speakerRelabelled.value, s.speakerRelabelled.ci95),
     ];
   });
-  const shown = levels
-    .flatMap((b) =>
-      b.sessions.flatMap((s) => (typeof s.metrics.session['der'] === 'number' ? [{ level: b.label, session: s, der: s.metrics.session['der'] }] : [])),
-    )
-    .sort((a, b) => b.der - a.der)
-    .slice(0, TIMELINE_SESSIONS)
-    .map((entry, i) => ({ ...entry, id: `speakers-${i}` }));
+  const shown = speakerSessions(levels).map((entry, i) => ({ ...entry, id: `speakers-${i}` }));
   const charts = shown.map(({ id, session }) => turnsChart(id, session));
   const ci = `Its 95% interval from ${resamplesText('inputs')}.`;
   return {
@@ -97,9 +91,19 @@ ${
   };
 }
 
+/** The sessions the timeline's selector offers: the worst DER first. */
+export function speakerSessions(levels: readonly Benchmark[]): Array<{ level: string; session: ReportSession; der: number }> {
+  return levels
+    .flatMap((b) =>
+      b.sessions.flatMap((s) => (typeof s.metrics.session['der'] === 'number' ? [{ level: b.label, session: s, der: s.metrics.session['der'] }] : [])),
+    )
+    .sort((a, b) => b.der - a.der)
+    .slice(0, TIMELINE_SESSIONS);
+}
+
 /** One row per speaker: the reference's above, the server's below, each turn a bar. */
 function turnsChart(id: string, session: ReportSession): ChartSpec {
-  const { reference, hypothesis } = sessionTurns(session.timeline);
+  const { reference, hypothesis } = sessionTurns(session.timeline!);
   const rows = [...rowsOf('ref', reference, COLORS.sideA), ...rowsOf('server', hypothesis, COLORS.sideB)];
   const y = (i: number): number => rows.length - 1 - i;
   const series: SeriesSpec[] = rows.map((row, i) => ({

@@ -2,7 +2,7 @@ import { AGENT_PLAYBACK_BUFFER_MS } from '../../metrics/s2s.js';
 import { isSpeechTask, sessionEndMs, type ReceivedFrame, type Task } from '../../timeline/types.js';
 import { sessionView } from '../../views/session-view.js';
 import { headlineLatencies } from '../picks.js';
-import type { Report, ReportSession } from '../schema.js';
+import type { Benchmark, Report, ReportSession } from '../schema.js';
 import type { ChartSpec, SeriesSpec } from './chart-spec.js';
 import { evenly, round } from './downsample.js';
 import { formatNumber } from './format.js';
@@ -29,7 +29,7 @@ const NOTE_CHARS = 240;
  */
 export function waterfallSection(report: Report): Section {
   const levels = benchmarksByLevel(report);
-  const shown = levels.map((b) => ({ benchmark: b, id: `waterfall-${report.benchmarks.indexOf(b)}`, sessions: evenly(b.sessions, WATERFALL_SESSIONS) }));
+  const shown = levels.map((b) => ({ benchmark: b, id: `waterfall-${report.benchmarks.indexOf(b)}`, sessions: waterfallSessions(b) }));
   const charts = shown.map(({ id, sessions }) => waterfallChart(id, sessions, report.config.task));
   const selected = shown[shown.length - 1]!;
   return {
@@ -44,6 +44,11 @@ export function waterfallSection(report: Report): Section {
 <figure class="chart-card wide"><div class="chart" data-chart="${selected.id}" data-switch-target="waterfall"></div><div class="readout" aria-live="polite"></div></figure>
 ${shown.map(({ id, sessions }) => html`<div data-switch-item="waterfall" data-key="${id}"${id === selected.id ? '' : html` hidden`}>${sessionTable(report, sessions)}</div>`)}`,
   };
+}
+
+/** The sessions a level's waterfall draws: taken evenly across it. */
+export function waterfallSessions(benchmark: Benchmark): ReportSession[] {
+  return evenly(benchmark.sessions, WATERFALL_SESSIONS);
 }
 
 /** What the markers mean, for the task's markers only. */
@@ -76,17 +81,17 @@ function waterfallChart(id: string, sessions: readonly ReportSession[], task: Ta
   const row = (i: number): number => sessions.length - 1 - i;
   const collect = (kind: string, pick: (s: ReportSession) => Array<{ t: number; note?: string }>, offset: number, size: number, color: string): SeriesSpec => {
     const marks = sessions.flatMap((s, i) =>
-      evenly(pick(s), MARKERS_PER_SESSION).map((m) => ({ ...m, x: round((m.t - s.timeline.startMs) / 1000, 4), y: row(i) + offset })),
+      evenly(pick(s), MARKERS_PER_SESSION).map((m) => ({ ...m, x: round((m.t - s.timeline!.startMs) / 1000, 4), y: row(i) + offset })),
     );
     const notes = marks.map((m) => m.note ?? '');
     return { label: kind, color, style: 'points', size, x: marks.map((m) => m.x), y: marks.map((m) => m.y), ...(notes.some(Boolean) ? { notes } : {}) };
   };
   const eventsOf = (s: ReportSession, test: (e: ReceivedFrame) => boolean) =>
-    s.timeline.received.filter(test).map((e) => ({ t: e.t, note: clip(e.text ?? [e.code, e.message].filter(Boolean).join(': ')) }));
-  const agent = (s: ReportSession) => sessionView(s.timeline).responses;
+    s.timeline!.received.filter(test).map((e) => ({ t: e.t, note: clip(e.text ?? [e.code, e.message].filter(Boolean).join(': ')) }));
+  const agent = (s: ReportSession) => sessionView(s.timeline!).responses;
   const series = [
-    collect('audio chunk sent', (s) => s.timeline.sent.flatMap((f) => (f.kind === 'audio' && !f.silence ? [{ t: f.t }] : [])), -0.18, 4, COLORS.audio),
-    collect('silence sent while waiting', (s) => s.timeline.sent.flatMap((f) => (f.silence ? [{ t: f.t }] : [])), -0.18, 3, COLORS.silence),
+    collect('audio chunk sent', (s) => s.timeline!.sent.flatMap((f) => (f.kind === 'audio' && !f.silence ? [{ t: f.t }] : [])), -0.18, 4, COLORS.audio),
+    collect('silence sent while waiting', (s) => s.timeline!.sent.flatMap((f) => (f.silence ? [{ t: f.t }] : [])), -0.18, 3, COLORS.silence),
     collect(
       task === 's2s' ? 'agent audio received' : 'audio received',
       (s) => eventsOf(s, (e) => e.kind === 'audio' && Boolean(e.audioBytes)),
@@ -107,7 +112,7 @@ function waterfallChart(id: string, sessions: readonly ReportSession[], task: Ta
     ),
     collect(
       'user speaks over an answer',
-      (s) => sessionView(s.timeline).inputs.flatMap((v) => (v.bargeIn ? [{ t: v.bargeIn.speechSentMs }] : [])),
+      (s) => sessionView(s.timeline!).inputs.flatMap((v) => (v.bargeIn ? [{ t: v.bargeIn.speechSentMs }] : [])),
       -0.18,
       9,
       COLORS.bargeIn,
@@ -117,7 +122,7 @@ function waterfallChart(id: string, sessions: readonly ReportSession[], task: Ta
     collect('final transcript received', (s) => eventsOf(s, (e) => e.kind === 'text_final'), 0.18, 9, COLORS.final),
     collect('server error', (s) => eventsOf(s, (e) => e.kind === 'error' || e.kind === 'text_failed'), 0, 9, COLORS.error),
     // Every session ends, even one refused at connect, so every row has a marker.
-    collect('session end', (s) => [{ t: sessionEndMs(s.timeline), note: outcomeText(s) }], 0, 7, COLORS.end),
+    collect('session end', (s) => [{ t: sessionEndMs(s.timeline!), note: outcomeText(s) }], 0, 7, COLORS.end),
   ].filter((s) => s.x.length > 0);
   return {
     id,
@@ -153,8 +158,8 @@ function sessionTable(report: Report, sessions: readonly ReportSession[]): Html 
       ...(transcripts
         ? [
             html`<span class="transcript">${clip(
-              s.timeline.received
-                .filter((e) => e.kind === 'text_final')
+              s
+                .timeline!.received.filter((e) => e.kind === 'text_final')
                 .map((e) => e.text ?? '')
                 .join(' ⏎ '),
             )}</span>`,
@@ -175,7 +180,7 @@ function outcomeDetail(s: ReportSession): { chip: string; kind: 'pass' | 'warn' 
       return { chip: 'incomplete', kind: 'warn', detail: `${outcome.reason} during ${outcome.stage}` };
     case 'failed': {
       const f = outcome.failure;
-      const closed = s.timeline.transport.kind === 'websocket' ? s.timeline.transport.close : undefined;
+      const closed = s.timeline!.transport.kind === 'websocket' ? s.timeline!.transport.close : undefined;
       const close = closed ? ` · close ${closed.code}${closed.reason ? ` "${closed.reason}"` : ''}` : '';
       return { chip: f.class, kind: 'fail', detail: clip(`at ${f.stage}${close}: ${f.message}`) };
     }

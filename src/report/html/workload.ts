@@ -58,7 +58,7 @@ function turnsPerSession(report: Report): string {
 /** Characters of every text the sessions sent, each time it was sent. */
 function charactersSent(report: Report): number {
   let chars = 0;
-  for (const b of report.benchmarks) for (const s of b.sessions) for (const input of s.timeline.inputs) if (input.kind === 'text') chars += input.chars;
+  for (const b of report.benchmarks) for (const s of b.sessions) chars += s.facts.textChars;
   return chars;
 }
 
