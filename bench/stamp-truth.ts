@@ -8,7 +8,7 @@
  * clock read at high resolution, and the run's clock starts at `origin` on it.
  */
 import { computeSessionMetrics } from '../src/metrics/compute.js';
-import type { ReportSession } from '../src/report/schema.js';
+import type { HeldSession } from '../src/report/schema.js';
 import type { SessionTimeline } from '../src/timeline/types.js';
 import { ANSWER_TIMING, type AnswerStamps, type LoadStamps } from './load-stamps.js';
 
@@ -36,7 +36,7 @@ function answerOf(timeline: SessionTimeline, stamps: LoadStamps): AnswerStamps |
 }
 
 /** Each completed session's TTFA and stalls from its stamps against the same from the load's, the run's clock starting at `origin`. */
-export function stampTruth(sessions: readonly ReportSession[], stamps: LoadStamps, origin: number): StampTruth {
+export function stampTruth(sessions: readonly HeldSession[], stamps: LoadStamps, origin: number): StampTruth {
   const truth: StampTruth = { matched: 0, sessions: sessions.length, ttfaMs: [], stallMs: [], stallCount: [] };
   for (const { timeline, outcome } of sessions) {
     const answer = answerOf(timeline, stamps);
