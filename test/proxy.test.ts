@@ -155,7 +155,10 @@ describe('voxbench proxy', () => {
     const pcm = toPcm16((await resample(samples[1]!.audio, 24_000)).samples);
     const sdkTranscript = (port: number): Promise<string> => {
       const client = new OpenAI({ apiKey: 'sk-proxy-test', baseURL: `http://127.0.0.1:${port}/v1` });
-      const rt = new OpenAIRealtimeWS({ model: 'gpt-4o-transcribe', options: { createConnection: (o) => connect(o as { port: number; host: string }) } }, client);
+      const rt = new OpenAIRealtimeWS(
+        { model: 'gpt-4o-transcribe', options: { createConnection: (o) => connect(o as { port: number; host: string }) } },
+        client,
+      );
       return new Promise((resolve, reject) => {
         rt.on('error', reject);
         rt.socket.on('open', () => {
