@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { planReplay, type ReplayOptions } from '../src/load/replay.js';
-import { parseShape, SHAPE_FORMAT, SHAPE_VERSION, shapeText, type ShapeSession } from '../src/load/traffic-shape.js';
+import { extractShape, parseShape, SHAPE_FORMAT, SHAPE_VERSION, shapeText, type ShapeHeader, type ShapeSession } from '../src/load/traffic-shape.js';
+import { mergeReports } from '../src/report/merge.js';
 import { startProxy } from '../src/proxy/proxy.js';
 import { renderSummary } from '../src/report/console.js';
 import type { ReportSession } from '../src/report/schema.js';
@@ -246,5 +247,43 @@ describe('voxbench replay', () => {
       ],
     );
     assert.equal(windowed.recorded, 2);
+  });
+
+  it('--workers and --shard split a replay as they split any open-loop level: together they play exactly what one thread plays', async () => {
+    // A recording of six unpaced sessions (a run's report is a recording too), replayed unpaced: cheap, and every session playable.
+    const recorded = await run({ maxSessions: 6, pace: { kind: 'none' }, profile: { kind: 'constant', rate: 50 } });
+    const sessions = extractShape(
+      recorded.report.benchmarks[0]!.sessions.map((record) => ({ record })),
+      false,
+    );
+    const header: ShapeHeader = {
+      format: SHAPE_FORMAT,
+      version: SHAPE_VERSION,
+      source: { kind: 'run', file: 'r', startedAt: '' },
+      sessions: 6,
+      spanMs: 0,
+      keepText: false,
+    };
+    const replay = { file: 'shape.jsonl', header, sessions };
+    const played = (report: { benchmarks: Array<{ sessions: ReportSession[] }> }) =>
+      report.benchmarks[0]!.sessions.map((s) => [s.index, s.sampleIds.join()] as const).sort((a, b) => a[0] - b[0]);
+    const one = await run({ replay, pace: { kind: 'none' } });
+    const expected = one.report.config.replay!.plays.map((p, i) => [i, p.sampleIds.join()] as const);
+    assert.equal(expected.length, 6);
+    assert.deepEqual(played(one.report), expected);
+    const threads = await run({ replay, pace: { kind: 'none' }, workers: 2 });
+    assert.deepEqual(played(threads.report), expected, 'two worker threads play every planned session once, each with its planned samples');
+    const shards = await Promise.all([0, 1].map((index) => run({ replay, pace: { kind: 'none' }, shard: { index, count: 2 }, runId: 'replay-shards' })));
+    for (const shard of shards) assert.equal(shard.report.benchmarks[0]!.sessions.length, 3);
+    assert.deepEqual(
+      played(
+        mergeReports(
+          shards.map((s) => s.report),
+          ['0', '1'],
+        ),
+      ),
+      expected,
+      'the shards merge into the replay one process plays',
+    );
   });
 });

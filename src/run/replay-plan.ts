@@ -28,7 +28,7 @@ function skipText(skips: readonly ReplaySkip[]): string {
 }
 
 /**
- * The replay a run plays: the shape's sessions in each window (a level each), each input
+ * The replay a run plays (planned alike in every --workers thread and every --shard, from the same shape, corpus and seed): the shape's sessions in each window (a level each), each input
  * matched to a sample of the run's corpus. What cannot be played (another task, no sample
  * of its length, a recording with a gap) is named in the report's config and counted,
  * never dropped unsaid.
@@ -38,8 +38,6 @@ export function replayOf(options: RunOptions, settings: Settings, dataset: RunDa
   const REPLAY = option('replay');
   if (options.profile || options.sweep || options.capacity)
     throw optionsError`${REPLAY} is the load: it does not combine with a profile, a sweep or a capacity search`;
-  if (settings.workers > 1) throw optionsError`${REPLAY} runs in one thread: leave out ${option('workers')}`;
-  if (settings.shard) throw optionsError`${REPLAY} cannot be sharded yet: replay the whole shape, or a ${option('replay.window')} of it, per run`;
   const base: ReplayOptions = { speed: given.speed ?? 1, scale: given.scale ?? 1, seed: given.seed ?? 1 };
   if (!(base.speed > 0)) throw optionsError`${option('replay.speed')} must be above 0, got ${base.speed}`;
   if (!(Number.isInteger(base.scale) && base.scale >= 1))
