@@ -14,11 +14,26 @@ import { DEFAULT_MODEL } from '../src/server/server.js';
 import { DEFAULT_SPEECH_LATENCY } from '../src/server/models/speech-synth.js';
 import { DEFAULT_MODELS } from '../src/config/settings.js';
 import { CLI, runNode, tempDir, testServer } from './helpers.js';
+import { extractShapeFrom } from '../src/cli/replay-command.js';
+import { audioSeconds } from '../src/audio/decode.js';
+import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
+import { loadFolderDataset } from '../src/data/load.js';
+import { DEFAULT_LATENCY } from '../src/server/models/latency-model.js';
+import { soundingSince } from '../src/timeline/responses.js';
 
 const origin = (url: string): string => new URL(url).origin.replace(/^http/, 'ws');
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
 /** How far a session's actual start or a frame's cadence may stray from its schedule on a loaded machine (2 cores shared by many builds). */
 const START_SLACK_MS = 150;
+const VAD = { type: 'server_vad', threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 } as const;
+const handHeader = (sessions: number): ShapeHeader => ({
+  format: SHAPE_FORMAT,
+  version: SHAPE_VERSION,
+  source: { kind: 'run', file: 'hand.jsonl', startedAt: '' },
+  sessions,
+  spanMs: 0,
+  keepText: false,
+});
 const CADENCE_SLACK_MS = 15;
 
 /** The inner timing of a session as the replay checks it: per input, audio sent, median chunk and cadence, commits. */
@@ -285,5 +300,78 @@ describe('voxbench replay', () => {
       expected,
       'the shards merge into the replay one process plays',
     );
+  });
+
+  it('barge-ins and every later session.update are played at their recorded offsets: due within 1 ms of the recording, sent on time', async () => {
+    // Answers at their real pace, so the user can speak over one; audio streamed at 4x, so the test waits little.
+    const server = await testServer({ latency: DEFAULT_LATENCY });
+    const dir = await tempDir();
+    const observed = join(dir, 'observed');
+    const proxy = await startProxy({ listen: { host: '127.0.0.1', port: 0 }, upstream: origin(server.url), outputDir: observed });
+    const target = `${proxy.url}/v1/realtime`;
+    const duplex = { protocol: 'openai-realtime', model: 'gpt-realtime', turnDetection: VAD, pace: { kind: 'realtime', speed: 4 } } as const;
+    // The traffic: a conversation whose user speaks over the first answer; and a transcription that changes its settings
+    // three times (played from a shape of one session: --update-at-ms sends one).
+    const { samples } = await loadFolderDataset(BUNDLED_SAMPLES_DIR);
+    const audioMs = audioSeconds(samples[0]!.audio) * 1000;
+    const threeUpdates: ShapeSession = {
+      session: 0,
+      startMs: 0,
+      task: 'stt',
+      turnDetection: 'client',
+      outcome: 'completed',
+      inputs: [{ kind: 'audio', audioMs, chunkMs: 100, cadenceMs: 25, frames: Math.ceil(audioMs / 100), firstMs: 0, lastMs: audioMs / 4, pauseMs: 0 }],
+      updatesMs: [60, 230, 410],
+      bargeIns: 0,
+      durationMs: audioMs / 4,
+    };
+    await Promise.all([
+      run({ ...duplex, target, maxSessions: 1, turnsPerSession: 2, padding: { trailMs: 700 }, bargeInAtMs: 400 }),
+      run({ target, model: DEFAULT_MODEL, replay: { file: 'hand.jsonl', header: handHeader(1), sessions: [threeUpdates] } }),
+    ]);
+    await proxy.close();
+    const shape = await extractShapeFrom(observed, false);
+    const conversation = shape.sessions.find((x) => x.task === 's2s')!;
+    const transcription = shape.sessions.find((x) => x.task === 'stt')!;
+    assert.equal(conversation.bargeIns, 1, 'the recording knows the user spoke over the answer');
+    const spokenOver = conversation.inputs[1]!;
+    assert.ok(spokenOver.kind === 'audio' && spokenOver.bargeInMs !== undefined);
+    assert.ok(Math.abs(spokenOver.bargeInMs - 100) <= START_SLACK_MS, `recorded ${spokenOver.bargeInMs} ms into the answer (400 ms of audio at 4x)`);
+    assert.equal(transcription.updatesMs.length, 3, 'every update the client sent is recorded');
+
+    // Replayed at --speed 1, each against a server of its task.
+    const replay = { file: 'shape.jsonl', ...shape };
+    const [talked, transcribed] = await Promise.all([run({ ...duplex, replay }), run({ replay })]);
+    const updatesOf = (s: ReportSession) => s.timeline.sent.filter((f) => f.control === 'session_update');
+    const firstFrame = (s: ReportSession, input = 0) => s.timeline.sent.find((f) => f.kind === 'audio' && !f.silence && f.input === input)!;
+    for (const [result, recorded] of [
+      [talked, conversation],
+      [transcribed, transcription],
+    ] as const) {
+      const played = result.report.benchmarks[0]!.sessions[0]!;
+      assert.equal(played.outcome.status, 'completed', JSON.stringify(played.outcome));
+      const updates = updatesOf(played);
+      const first = firstFrame(played);
+      assert.equal(updates.length, recorded.updatesMs.length, 'every recorded update is played');
+      updates.forEach((update, i) => {
+        const due = recorded.updatesMs[i]! - recorded.inputs[0]!.firstMs;
+        assert.ok(
+          Math.abs(update.plannedMs! - first.plannedMs! - due) <= 1,
+          `update ${i} due ${update.plannedMs! - first.plannedMs!} ms after the first frame, recorded ${due}`,
+        );
+        assert.ok(update.t - update.plannedMs! <= START_SLACK_MS, `update ${i} sent ${update.t - update.plannedMs!} ms after it was due`);
+      });
+    }
+    // The barge-in: the second utterance's first frame due as long after the answer began to sound as it was recorded.
+    const played = talked.report.benchmarks[0]!.sessions[0]!;
+    const bargeIn = firstFrame(played, 1);
+    const sounding = soundingSince(played.timeline.received, bargeIn.t);
+    assert.ok(sounding !== undefined, 'the replayed user spoke over an answer');
+    assert.ok(
+      Math.abs(bargeIn.plannedMs! - sounding - spokenOver.bargeInMs) <= 1,
+      `due ${bargeIn.plannedMs! - sounding} ms into the answer, recorded ${spokenOver.bargeInMs}`,
+    );
+    assert.ok(bargeIn.t - bargeIn.plannedMs! <= START_SLACK_MS, `sent ${bargeIn.t - bargeIn.plannedMs!} ms after it was due`);
+    assert.equal(played.metrics.inputs[1]!.barge_in_cancelled, 1, 'the server stopped the answer it was spoken over');
   });
 });

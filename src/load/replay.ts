@@ -47,8 +47,10 @@ export interface ReplayedSession {
   pausesMs: number[];
   /** Text inputs: the rate each was sent at, characters per second (null: sent at once). */
   charsPerS?: Array<number | null>;
-  /** The recorded mid-stream settings change (the first, where there were several): ms after its first frame. */
-  updateAfterMs?: number;
+  /** The recorded mid-stream settings changes: ms after its first frame. */
+  updatesAfterMs: number[];
+  /** Per input, a recorded barge-in: ms after the answer it spoke over began to sound (null: not one). Absent when none. */
+  bargeInsMs?: Array<number | null>;
 }
 
 export type SkipReason = 'dialect' | 'unmatched' | 'gap';
@@ -99,6 +101,7 @@ export function planReplay(sessions: readonly ShapeSession[], task: Task, candid
     const gap = (next ? next.startMs - shape.startMs : meanGap) / options.speed;
     const first = shape.inputs[0];
     const audio = first?.kind === 'audio' ? first : undefined;
+    const bargeIns = shape.inputs.map((input) => (input.kind === 'audio' && input.bargeInMs !== undefined ? input.bargeInMs : null));
     for (let copy = 0; copy < options.scale; copy++) {
       replayed.push({
         session: shape.session,
@@ -108,7 +111,8 @@ export function planReplay(sessions: readonly ShapeSession[], task: Task, candid
         ...(audio ? { chunkMs: audio.chunkMs, cadenceMs: audio.cadenceMs } : {}),
         pausesMs: shape.inputs.slice(1).map(pauseOf),
         ...(first?.kind === 'text' ? { charsPerS: shape.inputs.map((input) => (input.kind === 'text' ? input.charsPerS : null)) } : {}),
-        ...(first && shape.updatesMs.length > 0 ? { updateAfterMs: Math.max(0, shape.updatesMs[0]! - first.firstMs) } : {}),
+        updatesAfterMs: first ? shape.updatesMs.map((t) => Math.max(0, t - first.firstMs)) : [],
+        ...(bargeIns.some((ms) => ms !== null) ? { bargeInsMs: bargeIns } : {}),
       });
     }
   }
@@ -116,8 +120,9 @@ export function planReplay(sessions: readonly ShapeSession[], task: Task, candid
   return { sessions: replayed, skipped, recorded: inWindow.length };
 }
 
-/** A recorded pause, as silence to stream: what the client left between one input's end and the next beyond a frame's gap. */
+/** A recorded pause, as silence to stream: what the client left between one input's end and the next beyond a frame's gap (a barge-in waits on the answer instead). */
 function pauseOf(input: ShapeInput): number {
+  if (input.kind === 'audio' && input.bargeInMs !== undefined) return 0;
   const frameGap = input.kind === 'audio' ? input.cadenceMs : 0;
   return input.pauseMs > 2 * frameGap ? Math.round(input.pauseMs) : 0;
 }

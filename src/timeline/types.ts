@@ -153,7 +153,7 @@ export interface SentFrame {
   input: number;
   bytes: number;
   kind: 'audio' | 'text' | 'control';
-  /** Media: when the pacer meant to send it; null when unpaced. */
+  /** Media: when the pacer meant to send it; null when unpaced. A control sent on a schedule (a mid-stream `session_update`): when it was due. */
   plannedMs?: number | null;
   /** Audio: position in the session's audio stream, ms. */
   audioStartMs?: number;
