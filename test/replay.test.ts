@@ -1,19 +1,25 @@
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { planReplay, type ReplayOptions } from '../src/load/replay.js';
-import { extractShape, parseShape, SHAPE_FORMAT, SHAPE_VERSION, shapeText, type ShapeHeader, type ShapeSession } from '../src/load/traffic-shape.js';
+import { parseShape, SHAPE_FORMAT, SHAPE_VERSION, shapeText, type ShapeHeader, type ShapeSession } from '../src/load/traffic-shape.js';
 import { mergeReports } from '../src/report/merge.js';
+import { renderHtml } from '../src/report/html/index.js';
+import { escapeHtml } from '../src/report/html/markup.js';
+import { jsonSummary } from '../src/report/json-summary.js';
+import { summarize } from '../src/metrics/stats.js';
 import { startProxy } from '../src/proxy/proxy.js';
 import { renderSummary } from '../src/report/console.js';
 import type { ReportSession } from '../src/report/schema.js';
 import { run } from '../src/run/run.js';
-import { DEFAULT_MODEL } from '../src/server/server.js';
+import { DEFAULT_MODEL, type RunningServer } from '../src/server/server.js';
+import { startServer } from '../src/simulator/start.js';
 import { DEFAULT_SPEECH_LATENCY } from '../src/server/models/speech-synth.js';
 import { DEFAULT_MODELS } from '../src/config/settings.js';
 import { CLI, runNode, tempDir, testServer } from './helpers.js';
+import { launchChromium, NO_CHROMIUM, openOffline, type PageFlags } from './browser.js';
 import { extractShapeFrom } from '../src/cli/replay-command.js';
 import { audioSeconds } from '../src/audio/decode.js';
 import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
@@ -50,7 +56,28 @@ function innerTiming(s: ReportSession): Array<{ audioMs: number; chunkMs: number
   });
 }
 
+let shared: string | undefined;
+/** Unpaced runs against one built-in server that the file's tests share (a run without a target starts a server thread of its own). */
+function unpaced() {
+  return { target: shared!, model: DEFAULT_MODEL, pace: { kind: 'none' } } as const;
+}
+
+/** A recording of six unpaced sessions (a run's folder is a recording too), to replay unpaced: cheap, and every session playable. */
+async function unpacedRecording(): Promise<{ file: string; header: ShapeHeader; sessions: ShapeSession[] }> {
+  const dir = await tempDir();
+  await run({ ...unpaced(), maxSessions: 6, profile: { kind: 'constant', rate: 50 }, outputDir: dir, outputs: ['json'] });
+  return { file: join(dir, 'shape.jsonl'), ...(await extractShapeFrom(dir, false)) };
+}
+
 describe('voxbench replay', () => {
+  // Started here and closed when the suite ends (testServer's own closing hook would be this hook's, run as it returns).
+  let server: RunningServer | undefined;
+  before(async () => {
+    server = await startServer({ port: 0, references: (await loadFolderDataset(BUNDLED_SAMPLES_DIR)).samples });
+    shared = server.url;
+  });
+  after(() => server?.close());
+
   it('records mixed traffic through the proxy, extracts its shape, and replays it at 2x: arrivals halved, inner timing kept, what it cannot play counted', async () => {
     const server = await testServer({ speechLatency: { ...DEFAULT_SPEECH_LATENCY, firstAudioMs: 40, rtf: 0.1, jitterMs: 0, chunkMs: 100 } });
     const dir = await tempDir();
@@ -181,6 +208,28 @@ describe('voxbench replay', () => {
       "a session's index names the recorded session it plays, across levels",
     );
     assert.ok(windowed.report.config.replay!.skippedSessions.every((x) => x.level === windowed.report.benchmarks[0]!.label));
+    // Each window's replay beside the recorded figures of the same sessions, not of the whole recording.
+    const [early, late] = windowed.report.config.replay!.levels;
+    const recordedP95 = (sessions: ShapeSession[]) => summarize(sessions.flatMap((x) => x.figures?.ttft_ms ?? []))!.p95;
+    assert.deepEqual([early!.figures?.of, early!.figures?.sessions, late!.figures?.sessions], ['window', 1, 2]);
+    assert.equal(early!.figures!.metrics.ttft_ms!.p95, recordedP95([twoTurns[0]!]));
+    assert.equal(late!.figures!.metrics.ttft_ms!.p95, recordedP95(twoTurns.slice(1)));
+    assert.deepEqual(
+      [early!.skipped, late!.skipped],
+      [
+        { dialect: 1, unmatched: 1, gap: 1 },
+        { dialect: 0, unmatched: 0, gap: 0 },
+      ],
+    );
+    const windowedSummary = renderSummary(windowed.report);
+    for (const b of windowed.report.benchmarks) assert.ok(windowedSummary.includes(`p95, ${b.label}: connect_ms`), windowedSummary);
+    // What was not played is named and counted in the compact JSON and on the page too.
+    const json = jsonSummary(report);
+    assert.deepEqual(json.replay?.skipped, { dialect: 1, unmatched: 1, gap: 1 });
+    assert.equal(json.replay?.skippedSessions.length, 3);
+    assert.ok(!('plays' in json.replay), 'the compact summary leaves the per-session plays to report.json');
+    const page = renderHtml(report);
+    for (const skip of replay.skippedSessions) assert.ok(page.includes(escapeHtml(skip.detail)), `the page names ${skip.detail}`);
     // The speech generation session, replayed against a speech server: its prompt streamed at the recorded characters per second.
     const spoken = await run({ ...tts, replay: { file: shapeFile, ...shape } });
     assert.deepEqual(spoken.report.config.replay!.skipped, { dialect: 4, unmatched: 0, gap: 1 });
@@ -261,34 +310,27 @@ describe('voxbench replay', () => {
         [2, 1750],
       ],
     );
-    assert.equal(windowed.recorded, 2);
+    assert.equal(windowed.recorded.length, 2);
+    // A session that failed before it sent anything has nothing to fill: named, not played as an empty session.
+    const silent = planReplay([{ ...session(3, 0), outcome: 'failed', inputs: [] }], 'stt', candidates, options);
+    assert.deepEqual(
+      silent.skipped.map((x) => x.reason),
+      ['unmatched'],
+    );
   });
 
   it('--workers and --shard split a replay as they split any open-loop level: together they play exactly what one thread plays', async () => {
-    // A recording of six unpaced sessions (a run's report is a recording too), replayed unpaced: cheap, and every session playable.
-    const recorded = await run({ maxSessions: 6, pace: { kind: 'none' }, profile: { kind: 'constant', rate: 50 } });
-    const sessions = extractShape(
-      recorded.report.benchmarks[0]!.sessions.map((record) => ({ record })),
-      false,
-    );
-    const header: ShapeHeader = {
-      format: SHAPE_FORMAT,
-      version: SHAPE_VERSION,
-      source: { kind: 'run', file: 'r', startedAt: '' },
-      sessions: 6,
-      spanMs: 0,
-      keepText: false,
-    };
-    const replay = { file: 'shape.jsonl', header, sessions };
+    const replay = await unpacedRecording();
     const played = (report: { benchmarks: Array<{ sessions: ReportSession[] }> }) =>
       report.benchmarks[0]!.sessions.map((s) => [s.index, s.sampleIds.join()] as const).sort((a, b) => a[0] - b[0]);
-    const one = await run({ replay, pace: { kind: 'none' } });
+    const one = await run({ ...unpaced(), replay });
     const expected = one.report.config.replay!.plays.map((p, i) => [i, p.sampleIds.join()] as const);
     assert.equal(expected.length, 6);
     assert.deepEqual(played(one.report), expected);
-    const threads = await run({ replay, pace: { kind: 'none' }, workers: 2 });
+    const threads = await run({ ...unpaced(), replay, workers: 2 });
     assert.deepEqual(played(threads.report), expected, 'two worker threads play every planned session once, each with its planned samples');
-    const shards = await Promise.all([0, 1].map((index) => run({ replay, pace: { kind: 'none' }, shard: { index, count: 2 }, runId: 'replay-shards' })));
+    const base = unpaced();
+    const shards = await Promise.all([0, 1].map((index) => run({ ...base, replay, shard: { index, count: 2 }, runId: 'replay-shards' })));
     for (const shard of shards) assert.equal(shard.report.benchmarks[0]!.sessions.length, 3);
     assert.deepEqual(
       played(
@@ -373,5 +415,30 @@ describe('voxbench replay', () => {
     );
     assert.ok(bargeIn.t - bargeIn.plannedMs! <= START_SLACK_MS, `sent ${bargeIn.t - bargeIn.plannedMs!} ms after it was due`);
     assert.equal(played.metrics.inputs[1]!.barge_in_cancelled, 1, 'the server stopped the answer it was spoken over');
+  });
+
+  describe('the replay block in headless Chromium', { skip: NO_CHROMIUM }, () => {
+    it("shows each window's recorded and replayed figures and names what was not played, markup in a recording inert", async () => {
+      const recording = await unpacedRecording();
+      // A recorded session of another task, its dialect's name made of markup: the page names it as text.
+      const hostile = '<img src=x onerror="window.__xss = 2">';
+      const other: ShapeSession = { ...recording.sessions[0]!, session: 99, task: 'tts', protocol: hostile };
+      const { report } = await run({ ...unpaced(), replay: { ...recording, sessions: [...recording.sessions, other] } });
+      const dir = await tempDir();
+      const file = join(dir, 'replay.html');
+      await writeFile(file, renderHtml(report));
+      const browser = await launchChromium();
+      after(() => browser.close());
+      const { page, context, problems } = await openOffline(browser, file);
+      const block = page.locator('#replay');
+      const text = await block.innerText();
+      assert.match(text, /recorded sessions[\s\S]*7\s+6\s+1\s+0\s+0\s+the 6 sessions it plays/, `counts per window: ${text}`);
+      assert.match(text, /ttft_ms\s+[\d.]+ ms\s+[\d.]+ ms/, `a recorded figure beside its replayed one: ${text}`);
+      assert.ok(text.includes(hostile), 'the session not played is named, its markup shown as text');
+      assert.equal(await page.locator('#replay img').count(), 0);
+      assert.equal(await page.evaluate(() => (globalThis as PageFlags).__xss), undefined);
+      assert.deepEqual(problems, []);
+      await context.close();
+    });
   });
 });

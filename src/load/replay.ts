@@ -65,8 +65,8 @@ export interface ReplaySkip {
 export interface Replay {
   sessions: ReplayedSession[];
   skipped: ReplaySkip[];
-  /** Recorded sessions in the window (played or skipped). */
-  recorded: number;
+  /** Recorded sessions in the window (played or skipped), by start. */
+  recorded: ShapeSession[];
 }
 
 /**
@@ -87,6 +87,8 @@ export function planReplay(sessions: readonly ShapeSession[], task: Task, candid
         reason: 'dialect',
         detail: `recorded as ${shape.protocol ?? shape.task} (${shape.task}); the target's dialect does ${task}`,
       });
+    else if (shape.inputs.length === 0)
+      skipped.push({ session: shape.session, reason: 'unmatched', detail: `it ended (${shape.outcome}) before it sent any input: there is nothing to fill` });
     else {
       const match = matchInputs(shape.inputs, candidates, random);
       if (typeof match === 'string') skipped.push({ session: shape.session, reason: 'unmatched', detail: match });
@@ -117,7 +119,7 @@ export function planReplay(sessions: readonly ShapeSession[], task: Task, candid
     }
   }
   replayed.sort((a, b) => a.startMs - b.startMs || a.copy - b.copy);
-  return { sessions: replayed, skipped, recorded: inWindow.length };
+  return { sessions: replayed, skipped, recorded: inWindow };
 }
 
 /** A recorded pause, as silence to stream: what the client left between one input's end and the next beyond a frame's gap (a barge-in waits on the answer instead). */
