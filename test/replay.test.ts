@@ -417,6 +417,31 @@ describe('voxbench replay', () => {
     assert.equal(played.metrics.inputs[1]!.barge_in_cancelled, 1, 'the server stopped the answer it was spoken over');
   });
 
+  it('records the voice, format and sample rate each session asked for, and a replayed speech session asks for its recorded voice', async () => {
+    const server = await testServer({ speechLatency: { ...DEFAULT_SPEECH_LATENCY, firstAudioMs: 20, rtf: 0.05, jitterMs: 0, chunkMs: 100 } });
+    const dir = await tempDir();
+    const proxyTo = (name: string) => startProxy({ listen: { host: '127.0.0.1', port: 0 }, upstream: origin(server.url), outputDir: join(dir, name) });
+    const tts = { protocol: 'vllm-omni-speech-ws', model: DEFAULT_MODELS['vllm-omni-speech-ws'] } as const;
+    const recording = await proxyTo('recorded');
+    await Promise.all([
+      run({ ...tts, target: `${recording.url}/`, maxSessions: 1, speech: { voice: 'vivian' } }),
+      run({ target: `${recording.url}/v1/realtime`, model: DEFAULT_MODEL, maxSessions: 1, pace: { kind: 'none' } }),
+    ]);
+    await recording.close();
+    const shape = await extractShapeFrom(join(dir, 'recorded'), false);
+    const spoken = shape.sessions.find((x) => x.task === 'tts')!;
+    const heard = shape.sessions.find((x) => x.task === 'stt')!;
+    assert.deepEqual(spoken.asked, { voice: 'vivian', format: 'pcm', sampleRate: 24_000 }, 'the voice and format as the client asked, the rate it was read at');
+    assert.deepEqual(heard.asked, { sampleRate: 16_000 }, 'the rate of the audio sent');
+    // Replayed through a second proxy by a run of the server's default voice: what went on the wire asked for the recorded one.
+    const replaying = await proxyTo('replayed');
+    const { report } = await run({ ...tts, target: `${replaying.url}/`, replay: { file: 'shape.jsonl', ...shape } });
+    const { report: seen } = await replaying.close();
+    assert.equal(report.config.replay!.played, 1);
+    assert.equal(report.benchmarks[0]!.sessions[0]!.timeline.asked?.voice, 'vivian');
+    assert.equal(seen!.benchmarks[0]!.sessions[0]!.timeline.asked?.voice, 'vivian');
+  });
+
   describe('the replay block in headless Chromium', { skip: NO_CHROMIUM }, () => {
     it("shows each window's recorded and replayed figures and names what was not played, markup in a recording inert", async () => {
       const recording = await unpacedRecording();

@@ -1,4 +1,4 @@
-import type { Task } from '../timeline/types.js';
+import { isSpeechTask, type Task } from '../timeline/types.js';
 import { seededRandom } from '../util/random.js';
 import type { ShapeInput, ShapeSession } from './traffic-shape.js';
 
@@ -47,6 +47,8 @@ export interface ReplayedSession {
   pausesMs: number[];
   /** Text inputs: the rate each was sent at, characters per second (null: sent at once). */
   charsPerS?: Array<number | null>;
+  /** Speech generation: the voice its recording asked for, which it asks for too. */
+  voice?: string;
   /** The recorded mid-stream settings changes: ms after its first frame. */
   updatesAfterMs: number[];
   /** Per input, a recorded barge-in: ms after the answer it spoke over began to sound (null: not one). Absent when none. */
@@ -113,6 +115,7 @@ export function planReplay(sessions: readonly ShapeSession[], task: Task, candid
         ...(audio ? { chunkMs: audio.chunkMs, cadenceMs: audio.cadenceMs } : {}),
         pausesMs: shape.inputs.slice(1).map(pauseOf),
         ...(first?.kind === 'text' ? { charsPerS: shape.inputs.map((input) => (input.kind === 'text' ? input.charsPerS : null)) } : {}),
+        ...(isSpeechTask(task) && shape.asked?.voice !== undefined ? { voice: shape.asked.voice } : {}),
         updatesAfterMs: first ? shape.updatesMs.map((t) => Math.max(0, t - first.firstMs)) : [],
         ...(bargeIns.some((ms) => ms !== null) ? { bargeInsMs: bargeIns } : {}),
       });

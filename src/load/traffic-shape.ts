@@ -1,5 +1,5 @@
 import { soundingSince } from '../timeline/responses.js';
-import type { SentFrame, SessionRecord, Task, TurnDetection } from '../timeline/types.js';
+import type { AskedFor, SentFrame, SessionRecord, Task, TurnDetection } from '../timeline/types.js';
 
 /**
  * A traffic shape: what live sessions looked like, without what was said. One JSONL
@@ -86,6 +86,8 @@ export interface ShapeSession {
   bargeIns: number;
   /** From its start to its last frame either way, ms. */
   durationMs: number;
+  /** What it asked for beyond its inputs: voice and format (speech generation), the audio's sample rate. */
+  asked?: AskedFor;
   /** A completed session's values of each latency (ms) measured on it in the recording, by metric (several for per-input metrics). */
   figures?: Record<string, number[]>;
 }
@@ -163,6 +165,7 @@ function sessionShape({ record, protocol, model, figures }: SourceSession, origi
     ...(protocol ? { protocol } : {}),
     ...(model ? { model } : {}),
     turnDetection: timeline.turnDetection,
+    ...(timeline.asked ? { asked: timeline.asked } : {}),
     outcome: outcome.status,
     ...(outcome.status === 'incomplete' ? { gap: `the recording stopped before the session ended (${outcome.reason})` } : {}),
     inputs,

@@ -29,7 +29,7 @@ import type { SessionResult } from '../session/runner.js';
 import type { ReceivedAudio } from '../session/received-audio.js';
 import { runWebSocketSession } from '../session/ws-runner.js';
 import { optional } from '../util/optional.js';
-import { isSpeechTask, type SessionOutcome, type SessionRecord, type StreamGate } from '../timeline/types.js';
+import { isSpeechTask, type AskedFor, type SessionOutcome, type SessionRecord, type StreamGate } from '../timeline/types.js';
 
 /** Everything needed to run sessions against a target, prepared before any clock starts. */
 export interface RunContext {
@@ -109,16 +109,34 @@ export async function createRunContext(settings: Settings, dataset: RunDataset, 
     replay
       ? replay[index]!.sampleIds.map((id) => byId.get(id)!)
       : Array.from({ length: perSession }, (_, k) => dataset.samples[(index * perSession + k) % dataset.samples.length]!);
+  // A replayed speech session asks for its recorded voice, in a dialect of its own (a pure codec: one per voice).
+  const voiced = new Map<string, Dialect>();
+  const dialectFor = (voice: string | undefined): Dialect => {
+    if (voice === undefined || voice === settings.dialect.speech.voice) return dialect;
+    if (!voiced.has(voice)) voiced.set(voice, createDialect(settings.protocol, { ...settings.dialect, speech: { ...settings.dialect.speech, voice } }));
+    return voiced.get(voice)!;
+  };
+  // What each session asked for beyond its inputs, recorded as the proxy records a live client's.
+  const askedFor = (index: number): AskedFor =>
+    isSpeechTask(dialect.task)
+      ? {
+          ...optional('voice', replay?.[index]?.voice ?? settings.dialect.speech.voice),
+          format: settings.dialect.speech.responseFormat,
+          sampleRate: dialect.sampleRate,
+        }
+      : { sampleRate: dialect.sampleRate };
   const record = (index: number, samples: Array<Sample | TextSample>, result: SessionResult): SessionRecord => ({
     index,
     sampleIds: samples.map((s) => s.id),
     split: samples[0]!.split,
     ...result,
     // The listener's player, for the playback figures (recomputed with the same buffer later).
-    ...(settings.speaks ? { timeline: { ...result.timeline, playbackBufferMs: settings.playbackBufferMs } } : {}),
+    timeline: { ...result.timeline, asked: askedFor(index), ...(settings.speaks ? { playbackBufferMs: settings.playbackBufferMs } : {}) },
   });
   const sessions =
-    dialect.transport === 'websocket' ? await webSocketSessions(settings, dataset, dialect, replay) : await httpSessions(settings, dataset, dialect);
+    dialect.transport === 'websocket'
+      ? await webSocketSessions(settings, dataset, dialect, replay, (session) => dialectFor(session.voice) as WebSocketDialect)
+      : await httpSessions(settings, dataset, dialect);
   const speaks = isSpeechTask(dialect.task);
   const audio = new WeakMap<SessionRecord, ReceivedAudio>();
   return {
@@ -187,6 +205,7 @@ async function webSocketSessions(
   dataset: RunDataset,
   dialect: WebSocketDialect,
   replay?: readonly ReplayedSession[],
+  dialectOf: (session: ReplayedSession) => WebSocketDialect = () => dialect,
 ): Promise<TransportSessions> {
   const prepared = new Map<string, { first: PreparedTurn | PreparedText; later: PreparedTurn | PreparedText }>();
   const replayed = replay ? await replayTurns(replay, dataset, dialect, settings) : undefined;
@@ -210,7 +229,7 @@ async function webSocketSessions(
         caps: settings.caps,
         url: target,
         headers: settings.headers,
-        dialect,
+        dialect: session ? dialectOf(session) : dialect,
         inputs: session ? replayed!.inputsOf(session) : samples.map((sample, k) => (k === 0 ? prepared.get(sample.id)!.first : prepared.get(sample.id)!.later)),
         pace: session ? replayed!.paceOf(session) : settings.pace,
         plannedStartMs,
