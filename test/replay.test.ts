@@ -1,23 +1,45 @@
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { planReplay, type ReplayOptions } from '../src/load/replay.js';
-import { parseShape, SHAPE_FORMAT, SHAPE_VERSION, shapeText, type ShapeSession } from '../src/load/traffic-shape.js';
+import { parseShape, SHAPE_FORMAT, SHAPE_VERSION, shapeText, type ShapeHeader, type ShapeSession } from '../src/load/traffic-shape.js';
+import { mergeReports } from '../src/report/merge.js';
+import { renderHtml } from '../src/report/html/index.js';
+import { escapeHtml } from '../src/report/html/markup.js';
+import { jsonSummary } from '../src/report/json-summary.js';
+import { summarize } from '../src/metrics/stats.js';
 import { startProxy } from '../src/proxy/proxy.js';
 import { renderSummary } from '../src/report/console.js';
 import type { HeldSession } from '../src/report/schema.js';
 import { run } from '../src/run/run.js';
-import { DEFAULT_MODEL } from '../src/server/server.js';
+import { DEFAULT_MODEL, type RunningServer } from '../src/server/server.js';
+import { startServer } from '../src/simulator/start.js';
 import { DEFAULT_SPEECH_LATENCY } from '../src/server/models/speech-synth.js';
 import { DEFAULT_MODELS } from '../src/config/settings.js';
 import { CLI, runNode, tempDir, testServer } from './helpers.js';
+import { launchChromium, NO_CHROMIUM, openOffline, type PageFlags } from './browser.js';
+import { extractShapeFrom } from '../src/cli/replay-command.js';
+import { audioSeconds } from '../src/audio/decode.js';
+import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
+import { loadFolderDataset } from '../src/data/load.js';
+import { DEFAULT_LATENCY } from '../src/server/models/latency-model.js';
+import { soundingSince } from '../src/timeline/responses.js';
 
 const origin = (url: string): string => new URL(url).origin.replace(/^http/, 'ws');
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
 /** How far a session's actual start or a frame's cadence may stray from its schedule on a loaded machine (2 cores shared by many builds). */
 const START_SLACK_MS = 150;
+const VAD = { type: 'server_vad', threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 } as const;
+const handHeader = (sessions: number): ShapeHeader => ({
+  format: SHAPE_FORMAT,
+  version: SHAPE_VERSION,
+  source: { kind: 'run', file: 'hand.jsonl', startedAt: '' },
+  sessions,
+  spanMs: 0,
+  keepText: false,
+});
 const CADENCE_SLACK_MS = 15;
 
 /** The inner timing of a session as the replay checks it: per input, audio sent, median chunk and cadence, commits. */
@@ -34,7 +56,28 @@ function innerTiming(s: HeldSession): Array<{ audioMs: number; chunkMs: number; 
   });
 }
 
+let shared: string | undefined;
+/** Unpaced runs against one built-in server that the file's tests share (a run without a target starts a server thread of its own). */
+function unpaced() {
+  return { target: shared!, model: DEFAULT_MODEL, pace: { kind: 'none' } } as const;
+}
+
+/** A recording of six unpaced sessions (a run's folder is a recording too), to replay unpaced: cheap, and every session playable. */
+async function unpacedRecording(): Promise<{ file: string; header: ShapeHeader; sessions: ShapeSession[] }> {
+  const dir = await tempDir();
+  await run({ ...unpaced(), maxSessions: 6, profile: { kind: 'constant', rate: 50 }, outputDir: dir, outputs: ['json'] });
+  return { file: join(dir, 'shape.jsonl'), ...(await extractShapeFrom(dir, false)) };
+}
+
 describe('voxbench replay', () => {
+  // Started here and closed when the suite ends (testServer's own closing hook would be this hook's, run as it returns).
+  let server: RunningServer | undefined;
+  before(async () => {
+    server = await startServer({ port: 0, references: (await loadFolderDataset(BUNDLED_SAMPLES_DIR)).samples });
+    shared = server.url;
+  });
+  after(() => server?.close());
+
   it('records mixed traffic through the proxy, extracts its shape, and replays it at 2x: arrivals halved, inner timing kept, what it cannot play counted', async () => {
     const server = await testServer({ speechLatency: { ...DEFAULT_SPEECH_LATENCY, firstAudioMs: 40, rtf: 0.1, jitterMs: 0, chunkMs: 100 } });
     const dir = await tempDir();
@@ -165,6 +208,28 @@ describe('voxbench replay', () => {
       "a session's index names the recorded session it plays, across levels",
     );
     assert.ok(windowed.report.config.replay!.skippedSessions.every((x) => x.level === windowed.report.benchmarks[0]!.label));
+    // Each window's replay beside the recorded figures of the same sessions, not of the whole recording.
+    const [early, late] = windowed.report.config.replay!.levels;
+    const recordedP95 = (sessions: ShapeSession[]) => summarize(sessions.flatMap((x) => x.figures?.ttft_ms ?? []))!.p95;
+    assert.deepEqual([early!.figures?.of, early!.figures?.sessions, late!.figures?.sessions], ['window', 1, 2]);
+    assert.equal(early!.figures!.metrics.ttft_ms!.p95, recordedP95([twoTurns[0]!]));
+    assert.equal(late!.figures!.metrics.ttft_ms!.p95, recordedP95(twoTurns.slice(1)));
+    assert.deepEqual(
+      [early!.skipped, late!.skipped],
+      [
+        { dialect: 1, unmatched: 1, gap: 1 },
+        { dialect: 0, unmatched: 0, gap: 0 },
+      ],
+    );
+    const windowedSummary = renderSummary(windowed.report);
+    for (const b of windowed.report.benchmarks) assert.ok(windowedSummary.includes(`p95, ${b.label}: connect_ms`), windowedSummary);
+    // What was not played is named and counted in the compact JSON and on the page too.
+    const json = jsonSummary(report);
+    assert.deepEqual(json.replay?.skipped, { dialect: 1, unmatched: 1, gap: 1 });
+    assert.equal(json.replay?.skippedSessions.length, 3);
+    assert.ok(!('plays' in json.replay), 'the compact summary leaves the per-session plays to report.json');
+    const page = renderHtml(report);
+    for (const skip of replay.skippedSessions) assert.ok(page.includes(escapeHtml(skip.detail)), `the page names ${skip.detail}`);
     // The speech generation session, replayed against a speech server: its prompt streamed at the recorded characters per second.
     const spoken = await run({ ...tts, replay: { file: shapeFile, ...shape } });
     assert.deepEqual(spoken.report.config.replay!.skipped, { dialect: 4, unmatched: 0, gap: 1 });
@@ -245,6 +310,160 @@ describe('voxbench replay', () => {
         [2, 1750],
       ],
     );
-    assert.equal(windowed.recorded, 2);
+    assert.equal(windowed.recorded.length, 2);
+    // A session that failed before it sent anything has nothing to fill: named, not played as an empty session.
+    const silent = planReplay([{ ...session(3, 0), outcome: 'failed', inputs: [] }], 'stt', candidates, options);
+    assert.deepEqual(
+      silent.skipped.map((x) => x.reason),
+      ['unmatched'],
+    );
+  });
+
+  it('--workers and --shard split a replay as they split any open-loop level: together they play exactly what one thread plays', async () => {
+    const replay = await unpacedRecording();
+    const played = (report: { benchmarks: Array<{ sessions: HeldSession[] }> }) =>
+      report.benchmarks[0]!.sessions.map((s) => [s.index, s.sampleIds.join()] as const).sort((a, b) => a[0] - b[0]);
+    const one = await run({ ...unpaced(), replay });
+    const expected = one.report.config.replay!.plays.map((p, i) => [i, p.sampleIds.join()] as const);
+    assert.equal(expected.length, 6);
+    assert.deepEqual(played(one.report), expected);
+    const threads = await run({ ...unpaced(), replay, workers: 2 });
+    assert.deepEqual(played(threads.report), expected, 'two worker threads play every planned session once, each with its planned samples');
+    const base = unpaced();
+    const shards = await Promise.all([0, 1].map((index) => run({ ...base, replay, shard: { index, count: 2 }, runId: 'replay-shards' })));
+    for (const shard of shards) assert.equal(shard.report.benchmarks[0]!.sessions.length, 3);
+    assert.deepEqual(
+      played(
+        mergeReports(
+          shards.map((s) => s.report),
+          ['0', '1'],
+        ),
+      ),
+      expected,
+      'the shards merge into the replay one process plays',
+    );
+  });
+
+  it('barge-ins and every later session.update are played at their recorded offsets: due within 1 ms of the recording, sent on time', async () => {
+    // Answers at their real pace, so the user can speak over one; audio streamed at 4x, so the test waits little.
+    const server = await testServer({ latency: DEFAULT_LATENCY });
+    const dir = await tempDir();
+    const observed = join(dir, 'observed');
+    const proxy = await startProxy({ listen: { host: '127.0.0.1', port: 0 }, upstream: origin(server.url), outputDir: observed });
+    const target = `${proxy.url}/v1/realtime`;
+    const duplex = { protocol: 'openai-realtime', model: 'gpt-realtime', turnDetection: VAD, pace: { kind: 'realtime', speed: 4 } } as const;
+    // The traffic: a conversation whose user speaks over the first answer; and a transcription that changes its settings
+    // three times (played from a shape of one session: --update-at-ms sends one).
+    const { samples } = await loadFolderDataset(BUNDLED_SAMPLES_DIR);
+    const audioMs = audioSeconds(samples[0]!.audio) * 1000;
+    const threeUpdates: ShapeSession = {
+      session: 0,
+      startMs: 0,
+      task: 'stt',
+      turnDetection: 'client',
+      outcome: 'completed',
+      inputs: [{ kind: 'audio', audioMs, chunkMs: 100, cadenceMs: 25, frames: Math.ceil(audioMs / 100), firstMs: 0, lastMs: audioMs / 4, pauseMs: 0 }],
+      updatesMs: [60, 230, 410],
+      bargeIns: 0,
+      durationMs: audioMs / 4,
+    };
+    await Promise.all([
+      run({ ...duplex, target, maxSessions: 1, turnsPerSession: 2, padding: { trailMs: 700 }, bargeInAtMs: 400 }),
+      run({ target, model: DEFAULT_MODEL, replay: { file: 'hand.jsonl', header: handHeader(1), sessions: [threeUpdates] } }),
+    ]);
+    await proxy.close();
+    const shape = await extractShapeFrom(observed, false);
+    const conversation = shape.sessions.find((x) => x.task === 's2s')!;
+    const transcription = shape.sessions.find((x) => x.task === 'stt')!;
+    assert.equal(conversation.bargeIns, 1, 'the recording knows the user spoke over the answer');
+    const spokenOver = conversation.inputs[1]!;
+    assert.ok(spokenOver.kind === 'audio' && spokenOver.bargeInMs !== undefined);
+    assert.ok(Math.abs(spokenOver.bargeInMs - 100) <= START_SLACK_MS, `recorded ${spokenOver.bargeInMs} ms into the answer (400 ms of audio at 4x)`);
+    assert.equal(transcription.updatesMs.length, 3, 'every update the client sent is recorded');
+
+    // Replayed at --speed 1, each against a server of its task.
+    const replay = { file: 'shape.jsonl', ...shape };
+    const [talked, transcribed] = await Promise.all([run({ ...duplex, replay }), run({ replay })]);
+    const updatesOf = (s: HeldSession) => s.timeline.sent.filter((f) => f.control === 'session_update');
+    const firstFrame = (s: HeldSession, input = 0) => s.timeline.sent.find((f) => f.kind === 'audio' && !f.silence && f.input === input)!;
+    for (const [result, recorded] of [
+      [talked, conversation],
+      [transcribed, transcription],
+    ] as const) {
+      const played = result.report.benchmarks[0]!.sessions[0]!;
+      assert.equal(played.outcome.status, 'completed', JSON.stringify(played.outcome));
+      const updates = updatesOf(played);
+      const first = firstFrame(played);
+      assert.equal(updates.length, recorded.updatesMs.length, 'every recorded update is played');
+      updates.forEach((update, i) => {
+        const due = recorded.updatesMs[i]! - recorded.inputs[0]!.firstMs;
+        assert.ok(
+          Math.abs(update.plannedMs! - first.plannedMs! - due) <= 1,
+          `update ${i} due ${update.plannedMs! - first.plannedMs!} ms after the first frame, recorded ${due}`,
+        );
+        assert.ok(update.t - update.plannedMs! <= START_SLACK_MS, `update ${i} sent ${update.t - update.plannedMs!} ms after it was due`);
+      });
+    }
+    // The barge-in: the second utterance's first frame due as long after the answer began to sound as it was recorded.
+    const played = talked.report.benchmarks[0]!.sessions[0]!;
+    const bargeIn = firstFrame(played, 1);
+    const sounding = soundingSince(played.timeline.received, bargeIn.t);
+    assert.ok(sounding !== undefined, 'the replayed user spoke over an answer');
+    assert.ok(
+      Math.abs(bargeIn.plannedMs! - sounding - spokenOver.bargeInMs) <= 1,
+      `due ${bargeIn.plannedMs! - sounding} ms into the answer, recorded ${spokenOver.bargeInMs}`,
+    );
+    assert.ok(bargeIn.t - bargeIn.plannedMs! <= START_SLACK_MS, `sent ${bargeIn.t - bargeIn.plannedMs!} ms after it was due`);
+    assert.equal(played.metrics.inputs[1]!.barge_in_cancelled, 1, 'the server stopped the answer it was spoken over');
+  });
+
+  it('records the voice, format and sample rate each session asked for, and a replayed speech session asks for its recorded voice', async () => {
+    const server = await testServer({ speechLatency: { ...DEFAULT_SPEECH_LATENCY, firstAudioMs: 20, rtf: 0.05, jitterMs: 0, chunkMs: 100 } });
+    const dir = await tempDir();
+    const proxyTo = (name: string) => startProxy({ listen: { host: '127.0.0.1', port: 0 }, upstream: origin(server.url), outputDir: join(dir, name) });
+    const tts = { protocol: 'vllm-omni-speech-ws', model: DEFAULT_MODELS['vllm-omni-speech-ws'] } as const;
+    const recording = await proxyTo('recorded');
+    await Promise.all([
+      run({ ...tts, target: `${recording.url}/`, maxSessions: 1, speech: { voice: 'vivian' } }),
+      run({ target: `${recording.url}/v1/realtime`, model: DEFAULT_MODEL, maxSessions: 1, pace: { kind: 'none' } }),
+    ]);
+    await recording.close();
+    const shape = await extractShapeFrom(join(dir, 'recorded'), false);
+    const spoken = shape.sessions.find((x) => x.task === 'tts')!;
+    const heard = shape.sessions.find((x) => x.task === 'stt')!;
+    assert.deepEqual(spoken.asked, { voice: 'vivian', format: 'pcm', sampleRate: 24_000 }, 'the voice and format as the client asked, the rate it was read at');
+    assert.deepEqual(heard.asked, { sampleRate: 16_000 }, 'the rate of the audio sent');
+    // Replayed through a second proxy by a run of the server's default voice: what went on the wire asked for the recorded one.
+    const replaying = await proxyTo('replayed');
+    const { report } = await run({ ...tts, target: `${replaying.url}/`, replay: { file: 'shape.jsonl', ...shape } });
+    const { report: seen } = await replaying.close();
+    assert.equal(report.config.replay!.played, 1);
+    assert.equal(report.benchmarks[0]!.sessions[0]!.timeline.asked?.voice, 'vivian');
+    assert.equal(seen!.benchmarks[0]!.sessions[0]!.timeline.asked?.voice, 'vivian');
+  });
+
+  describe('the replay block in headless Chromium', { skip: NO_CHROMIUM }, () => {
+    it("shows each window's recorded and replayed figures and names what was not played, markup in a recording inert", async () => {
+      const recording = await unpacedRecording();
+      // A recorded session of another task, its dialect's name made of markup: the page names it as text.
+      const hostile = '<img src=x onerror="window.__xss = 2">';
+      const other: ShapeSession = { ...recording.sessions[0]!, session: 99, task: 'tts', protocol: hostile };
+      const { report } = await run({ ...unpaced(), replay: { ...recording, sessions: [...recording.sessions, other] } });
+      const dir = await tempDir();
+      const file = join(dir, 'replay.html');
+      await writeFile(file, renderHtml(report));
+      const browser = await launchChromium();
+      after(() => browser.close());
+      const { page, context, problems } = await openOffline(browser, file);
+      const block = page.locator('#replay');
+      const text = await block.innerText();
+      assert.match(text, /recorded sessions[\s\S]*7\s+6\s+1\s+0\s+0\s+the 6 sessions it plays/, `counts per window: ${text}`);
+      assert.match(text, /ttft_ms\s+[\d.]+ ms\s+[\d.]+ ms/, `a recorded figure beside its replayed one: ${text}`);
+      assert.ok(text.includes(hostile), 'the session not played is named, its markup shown as text');
+      assert.equal(await page.locator('#replay img').count(), 0);
+      assert.equal(await page.evaluate(() => (globalThis as PageFlags).__xss), undefined);
+      assert.deepEqual(problems, []);
+      await context.close();
+    });
   });
 });

@@ -1,7 +1,19 @@
 import { writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
-import { extractShape, SHAPE_FORMAT, SHAPE_VERSION, shapeText, type RecordedFigures, type SourceSession } from '../load/traffic-shape.js';
+import {
+  extractShape,
+  SHAPE_FORMAT,
+  SHAPE_VERSION,
+  shapeText,
+  type RecordedFigures,
+  type ShapeHeader,
+  type ShapeSession,
+  type SourceSession,
+} from '../load/traffic-shape.js';
+import { metricByName } from '../metrics/catalog.js';
+import { poolMetricValues } from '../metrics/compute.js';
+import type { SessionRecord } from '../timeline/types.js';
 import { readHeldReport } from '../report/recompute.js';
 import { readSessionLog } from '../report/session-log.js';
 import type { Benchmark, HeldReport } from '../report/schema.js';
@@ -18,32 +30,35 @@ const extract = new Command('extract')
   .option('--keep-text', "keep each input's transcript or prompt in the shape (only where the users allow it)")
   .addHelpText('after', helpText('', 'Play it with `voxbench run --replay <file>`; docs/replay.md describes the file and what it keeps.'))
   .action(async (source, opts) => {
-    const report = await readHeldReport(source);
-    const sessions = await sourceSessions(report, source);
-    if (sessions.length === 0) throw new UsageError(`${source} holds no sessions: nothing was recorded there to extract (did the proxy see any traffic?)`);
-    const shape = extractShape(sessions, opts.keepText === true);
+    const { header, sessions: shape } = await extractShapeFrom(source, opts.keepText === true);
     const gaps = shape.filter((s) => s.gap).length;
-    const origin = Math.min(...sessions.map((s) => s.record.timeline.startMs));
-    const end = Math.max(...shape.map((s) => s.startMs + s.durationMs), 0);
-    await writeFile(
-      opts.output,
-      shapeText(
-        {
-          format: SHAPE_FORMAT,
-          version: SHAPE_VERSION,
-          source: { kind: report.config.data === 'observed traffic' ? 'proxy' : 'run', file: source, startedAt: shiftedStart(report.startedAt, origin) },
-          sessions: shape.length,
-          spanMs: end,
-          keepText: opts.keepText === true,
-          recorded: recordedFigures(report.benchmarks),
-        },
-        shape,
-      ),
-    );
+    await writeFile(opts.output, shapeText(header, shape));
     process.stdout.write(
       `Wrote ${opts.output}: ${plural(shape.length, 'session')}${gaps > 0 ? `, ${gaps} recorded with a gap (named in the file; a replay counts them)` : ''}\n`,
     );
   });
+
+/** The traffic shape of a proxy's or a run's output folder, or of a report.json: what `voxbench replay extract` writes. */
+export async function extractShapeFrom(source: string, keepText: boolean): Promise<{ header: ShapeHeader; sessions: ShapeSession[] }> {
+  const report = await readHeldReport(source);
+  const sessions = await sourceSessions(report, source);
+  if (sessions.length === 0) throw new UsageError(`${source} holds no sessions: nothing was recorded there to extract (did the proxy see any traffic?)`);
+  const shape = extractShape(sessions, keepText);
+  const origin = Math.min(...sessions.map((s) => s.record.timeline.startMs));
+  const end = Math.max(...shape.map((s) => s.startMs + s.durationMs), 0);
+  return {
+    header: {
+      format: SHAPE_FORMAT,
+      version: SHAPE_VERSION,
+      source: { kind: report.config.data === 'observed traffic' ? 'proxy' : 'run', file: source, startedAt: shiftedStart(report.startedAt, origin) },
+      sessions: shape.length,
+      spanMs: end,
+      keepText,
+      recorded: recordedFigures(report.benchmarks),
+    },
+    sessions: shape,
+  };
+}
 
 export const replayCommand = new Command('replay')
   .summary('Turn recorded traffic (the proxy log, a run) into a traffic shape that `voxbench run --replay` plays.')
@@ -60,9 +75,16 @@ async function sourceSessions(report: HeldReport, source: string): Promise<Sourc
       const entry = byIndex.get(`${benchmark.label}/${record.index}`);
       const protocol = entry?.protocol ?? single;
       const model = entry ? entry.model : report.config.model || undefined;
-      return { record, ...(protocol ? { protocol } : {}), ...(model ? { model } : {}) };
+      return { record, ...(protocol ? { protocol } : {}), ...(model ? { model } : {}), ...figuresOf(record) };
     }),
   );
+}
+
+/** A completed session's values of each latency (ms) the catalog measures on it, for a replay to summarize over the sessions of its window. */
+function figuresOf(record: SessionRecord): Pick<SourceSession, 'figures'> {
+  if (record.outcome.status !== 'completed') return {};
+  const values = poolMetricValues([record.timeline]);
+  return { figures: Object.fromEntries(Object.entries(values).filter(([name, v]) => v.length > 0 && metricByName(name)?.unit === 'ms')) };
 }
 
 /** The wall-clock time of the first session's start. */

@@ -194,9 +194,10 @@ export interface Reactions {
 export type SentReading =
   | { kind: 'audio'; pcmBytes: number }
   /** A piece of an input's text (speech generation); `ends`: the same frame forces its synthesis (end of input). */
-  | { kind: 'text'; text: string; ends?: boolean; model?: string; outputRate?: number }
+  | { kind: 'text'; text: string; ends?: boolean; model?: string; outputRate?: number; voice?: string; format?: string }
   /** `task`: what a configuration opens the session for, where its wire says (OpenAI Realtime's session type: `stt` for transcription, `s2s` for a conversation). */
-  | { kind: 'control'; control: Control; model?: string; turnDetection?: TurnDetection; outputRate?: number; task?: Task }
+  /** `voice`, `format`: what a speech-generation configuration asks for. */
+  | { kind: 'control'; control: Control; model?: string; turnDetection?: TurnDetection; outputRate?: number; task?: Task; voice?: string; format?: string }
   | { kind: 'other'; type: string };
 
 /** One HTTP request, prepared before the clock starts. */

@@ -18,6 +18,11 @@ export const rate = (value: unknown): { outputRate?: number } => {
   const named = pcmRate(value);
   return named !== undefined ? { outputRate: named } : {};
 };
+/** The voice and format a configuration asks for, where it names them. */
+export const asked = (voice: unknown, format: unknown): { voice?: string; format?: string } => ({
+  ...(typeof voice === 'string' ? { voice } : {}),
+  ...(typeof format === 'string' ? { format } : {}),
+});
 export const text = (value: unknown, extra: { ends?: boolean; model?: string; outputRate?: number } = {}): SentReading =>
   typeof value === 'string' ? { kind: 'text', text: value, ...extra } : other('(message)');
 
@@ -41,7 +46,14 @@ export const readRealtimeTtsSent = jsonMessageReader((m) => {
     case 'session.update': {
       const session = (m.session ?? {}) as Message;
       const format = ((session.audio as Message | undefined)?.output as Message | undefined)?.format as Message | undefined;
-      return { kind: 'control', control: 'session_config', ...model(session.model), ...(format?.type === 'audio/pcm' ? rate(format.rate) : {}) };
+      const voice = ((session.audio as Message | undefined)?.output as Message | undefined)?.voice ?? session.voice;
+      return {
+        kind: 'control',
+        control: 'session_config',
+        ...model(session.model),
+        ...(format?.type === 'audio/pcm' ? rate(format.rate) : {}),
+        ...asked(voice, format?.type ?? session.output_audio_format),
+      };
     }
     case 'conversation.item.create': {
       const content = (m.item as { content?: unknown } | undefined)?.content;

@@ -1,4 +1,4 @@
-import type { Task } from '../timeline/types.js';
+import { isSpeechTask, type Task } from '../timeline/types.js';
 import { seededRandom } from '../util/random.js';
 import type { ShapeInput, ShapeSession } from './traffic-shape.js';
 
@@ -47,8 +47,12 @@ export interface ReplayedSession {
   pausesMs: number[];
   /** Text inputs: the rate each was sent at, characters per second (null: sent at once). */
   charsPerS?: Array<number | null>;
-  /** The recorded mid-stream settings change (the first, where there were several): ms after its first frame. */
-  updateAfterMs?: number;
+  /** Speech generation: the voice its recording asked for, which it asks for too. */
+  voice?: string;
+  /** The recorded mid-stream settings changes: ms after its first frame. */
+  updatesAfterMs: number[];
+  /** Per input, a recorded barge-in: ms after the answer it spoke over began to sound (null: not one). Absent when none. */
+  bargeInsMs?: Array<number | null>;
 }
 
 export type SkipReason = 'dialect' | 'unmatched' | 'gap';
@@ -63,8 +67,8 @@ export interface ReplaySkip {
 export interface Replay {
   sessions: ReplayedSession[];
   skipped: ReplaySkip[];
-  /** Recorded sessions in the window (played or skipped). */
-  recorded: number;
+  /** Recorded sessions in the window (played or skipped), by start. */
+  recorded: ShapeSession[];
 }
 
 /**
@@ -85,6 +89,8 @@ export function planReplay(sessions: readonly ShapeSession[], task: Task, candid
         reason: 'dialect',
         detail: `recorded as ${shape.protocol ?? shape.task} (${shape.task}); the target's dialect does ${task}`,
       });
+    else if (shape.inputs.length === 0)
+      skipped.push({ session: shape.session, reason: 'unmatched', detail: `it ended (${shape.outcome}) before it sent any input: there is nothing to fill` });
     else {
       const match = matchInputs(shape.inputs, candidates, random);
       if (typeof match === 'string') skipped.push({ session: shape.session, reason: 'unmatched', detail: match });
@@ -99,6 +105,7 @@ export function planReplay(sessions: readonly ShapeSession[], task: Task, candid
     const gap = (next ? next.startMs - shape.startMs : meanGap) / options.speed;
     const first = shape.inputs[0];
     const audio = first?.kind === 'audio' ? first : undefined;
+    const bargeIns = shape.inputs.map((input) => (input.kind === 'audio' && input.bargeInMs !== undefined ? input.bargeInMs : null));
     for (let copy = 0; copy < options.scale; copy++) {
       replayed.push({
         session: shape.session,
@@ -108,16 +115,19 @@ export function planReplay(sessions: readonly ShapeSession[], task: Task, candid
         ...(audio ? { chunkMs: audio.chunkMs, cadenceMs: audio.cadenceMs } : {}),
         pausesMs: shape.inputs.slice(1).map(pauseOf),
         ...(first?.kind === 'text' ? { charsPerS: shape.inputs.map((input) => (input.kind === 'text' ? input.charsPerS : null)) } : {}),
-        ...(first && shape.updatesMs.length > 0 ? { updateAfterMs: Math.max(0, shape.updatesMs[0]! - first.firstMs) } : {}),
+        ...(isSpeechTask(task) && shape.asked?.voice !== undefined ? { voice: shape.asked.voice } : {}),
+        updatesAfterMs: first ? shape.updatesMs.map((t) => Math.max(0, t - first.firstMs)) : [],
+        ...(bargeIns.some((ms) => ms !== null) ? { bargeInsMs: bargeIns } : {}),
       });
     }
   }
   replayed.sort((a, b) => a.startMs - b.startMs || a.copy - b.copy);
-  return { sessions: replayed, skipped, recorded: inWindow.length };
+  return { sessions: replayed, skipped, recorded: inWindow };
 }
 
-/** A recorded pause, as silence to stream: what the client left between one input's end and the next beyond a frame's gap. */
+/** A recorded pause, as silence to stream: what the client left between one input's end and the next beyond a frame's gap (a barge-in waits on the answer instead). */
 function pauseOf(input: ShapeInput): number {
+  if (input.kind === 'audio' && input.bargeInMs !== undefined) return 0;
   const frameGap = input.kind === 'audio' ? input.cadenceMs : 0;
   return input.pauseMs > 2 * frameGap ? Math.round(input.pauseMs) : 0;
 }

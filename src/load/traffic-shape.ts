@@ -1,4 +1,5 @@
-import type { SentFrame, SessionRecord, Task, TurnDetection } from '../timeline/types.js';
+import { soundingSince } from '../timeline/responses.js';
+import type { AskedFor, SentFrame, SessionRecord, Task, TurnDetection } from '../timeline/types.js';
 
 /**
  * A traffic shape: what live sessions looked like, without what was said. One JSONL
@@ -45,6 +46,8 @@ export type ShapeInput =
       pauseMs: number;
       /** When the client ended the input (its commit), when it did. */
       commitMs?: number;
+      /** A barge-in: its first frame went this long after the answer it spoke over began to sound (that answer's first audio). */
+      bargeInMs?: number;
       language?: string;
       /** The input's reference, only with `keepText`. */
       text?: string;
@@ -79,16 +82,22 @@ export interface ShapeSession {
   inputs: ShapeInput[];
   /** Mid-stream settings changes, ms from the session's start. */
   updatesMs: number[];
-  /** Responses cancelled by the client (barge-ins). */
+  /** Inputs spoken over an answer (barge-ins: each input's `bargeInMs`). */
   bargeIns: number;
   /** From its start to its last frame either way, ms. */
   durationMs: number;
+  /** What it asked for beyond its inputs: voice and format (speech generation), the audio's sample rate. */
+  asked?: AskedFor;
+  /** A completed session's values of each latency (ms) measured on it in the recording, by metric (several for per-input metrics). */
+  figures?: Record<string, number[]>;
 }
 
 export interface SourceSession {
   record: SessionRecord;
   protocol?: string;
   model?: string;
+  /** Its values of each latency the recording measured (completed sessions), by metric: what a replay's window sets beside its own. */
+  figures?: Record<string, number[]>;
 }
 
 const median = (values: number[]): number => {
@@ -105,7 +114,7 @@ export function extractShape(sessions: readonly SourceSession[], keepText: boole
   return sorted.map((s) => sessionShape(s, origin, keepText));
 }
 
-function sessionShape({ record, protocol, model }: SourceSession, origin: number, keepText: boolean): ShapeSession {
+function sessionShape({ record, protocol, model, figures }: SourceSession, origin: number, keepText: boolean): ShapeSession {
   const { timeline, outcome } = record;
   const start = timeline.startMs;
   const rel = (t: number): number => ms(t - start);
@@ -113,7 +122,10 @@ function sessionShape({ record, protocol, model }: SourceSession, origin: number
   const inputs: ShapeInput[] = [];
   let previousEnd = start;
   for (const input of timeline.inputs) {
-    const media = frames.filter((f) => f.input === input.index && f.kind !== 'control' && !f.silence);
+    const sent = frames.filter((f) => f.input === input.index && f.kind !== 'control' && !f.silence);
+    // Where the server's VAD ended the speech, the silence after it is the pause before the next input (a replay streams it as such), not the input's audio.
+    const speech = input.kind === 'audio' && input.eosSource === 'vad' ? sent.filter((f) => (f.audioStartMs ?? 0) < input.speechEndMs) : sent;
+    const media = speech.length > 0 ? speech : sent;
     const commit = frames.find((f) => f.input === input.index && f.control === 'input_end');
     if (media.length === 0) continue; // planned but never sent: nothing of it reached the server
     const first = media[0]!.t;
@@ -122,6 +134,7 @@ function sessionShape({ record, protocol, model }: SourceSession, origin: number
     previousEnd = Math.max(last, commit?.t ?? last);
     if (input.kind === 'audio') {
       const lengths = media.map(audioLength);
+      const sounding = soundingSince(timeline.received, first);
       inputs.push({
         kind: 'audio',
         audioMs: ms(lengths.reduce((a, b) => a + b, 0)),
@@ -129,6 +142,7 @@ function sessionShape({ record, protocol, model }: SourceSession, origin: number
         cadenceMs: ms(median(media.slice(1).map((f, i) => f.t - media[i]!.t))),
         frames: media.length,
         ...common,
+        ...(sounding !== undefined ? { bargeInMs: ms(first - sounding) } : {}),
         ...(input.language ? { language: input.language } : {}),
         ...(keepText && input.reference !== null ? { text: input.reference } : {}),
       });
@@ -151,12 +165,14 @@ function sessionShape({ record, protocol, model }: SourceSession, origin: number
     ...(protocol ? { protocol } : {}),
     ...(model ? { model } : {}),
     turnDetection: timeline.turnDetection,
+    ...(timeline.asked ? { asked: timeline.asked } : {}),
     outcome: outcome.status,
     ...(outcome.status === 'incomplete' ? { gap: `the recording stopped before the session ended (${outcome.reason})` } : {}),
     inputs,
     updatesMs: frames.filter((f) => f.control === 'session_update').map((f) => rel(f.t)),
-    bargeIns: frames.filter((f) => f.control === 'cancel').length,
+    bargeIns: inputs.filter((input) => input.kind === 'audio' && input.bargeInMs !== undefined).length,
     durationMs: ends.length > 0 ? rel(Math.max(...ends)) : 0,
+    ...(figures ? { figures: Object.fromEntries(Object.entries(figures).map(([name, values]) => [name, values.map(ms)])) } : {}),
   };
 }
 

@@ -7,6 +7,7 @@ import { cutTextFailure } from '../session/session-caps.js';
 import { classifySocketError, newTimeline } from '../session/runner.js';
 import {
   isSpeechTask,
+  type AskedFor,
   type AudioInput,
   type Control,
   type Failure,
@@ -75,6 +76,8 @@ export class ObservedSession implements ConnectionHooks {
   private configured = false;
   /** The model the client's session configuration (else its URL) named, else ''. */
   model = '';
+  /** The voice and format its configuration asked for, where it named them. */
+  private readonly asked: AskedFor = {};
   /** Cleared once the session is told ended: the record is final. */
   private events: SessionEvents | undefined;
 
@@ -149,6 +152,8 @@ export class ObservedSession implements ConnectionHooks {
     }
     if (reading.kind !== 'control') return;
     if (reading.model !== undefined) this.model = reading.model.slice(0, TEXT_LIMITS.fieldChars);
+    if (reading.voice !== undefined) this.asked.voice = reading.voice.slice(0, TEXT_LIMITS.fieldChars);
+    if (reading.format !== undefined) this.asked.format = reading.format.slice(0, TEXT_LIMITS.fieldChars);
     if (reading.control === 'session_config' && reading.turnDetection !== undefined) this.detectTurnsBy(reading.turnDetection);
     this.sendControl(t, data.length, reading.control);
   }
@@ -232,6 +237,8 @@ export class ObservedSession implements ConnectionHooks {
     if (!events) return;
     this.events = undefined;
     if (this.timeline.turnDetection === 'server') this.splitServerTurns();
+    // The rate the audio was read at: sent, or (speech generation) asked for.
+    this.timeline.asked = { ...this.asked, sampleRate: this.dialect.sampleRate };
     events.ended({ ...this.identity(), outcome }, this);
   }
 

@@ -6,7 +6,7 @@ import { UsageError } from '../util/errors.js';
 import { headlineLatencies, measuredCompleted, metricsOf } from './picks.js';
 import { coldWarmOf } from './cold-warm.js';
 import type { Start } from '../metrics/cold-start.js';
-import type { Benchmark, Report, TelemetrySeries } from './schema.js';
+import type { Benchmark, ReplayConfig, Report, TelemetrySeries } from './schema.js';
 import { seriesLabel, seriesOverLevel, seriesTitle, telemetryWarnings } from './telemetry.js';
 
 /**
@@ -124,6 +124,8 @@ export interface JsonSummary {
      */
     server?: Array<{ series: string; title: string; kind: TelemetrySeries['kind']; mean: number; max: number }>;
   }>;
+  /** Recorded traffic replayed: how, each window's recorded figures, and every recorded session not played, counted and named (the sessions' plays are in report.json). */
+  replay?: Omit<ReplayConfig, 'plays'>;
   /** Scrape targets that failed or dropped series, one line each. */
   scrapeWarnings?: string[];
   capacity?: Report['capacity'];
@@ -178,12 +180,15 @@ export function jsonSummary(
           }
         : {}),
     })),
+    ...(config.replay ? { replay: withoutPlays(config.replay) } : {}),
     ...(telemetry && telemetryWarnings(telemetry).length > 0 ? { scrapeWarnings: telemetryWarnings(telemetry) } : {}),
     ...(report.capacity ? { capacity: report.capacity } : {}),
     ...(paths.report !== undefined ? { report: paths.report } : {}),
     ...(paths.page !== undefined ? { page: paths.page } : {}),
   };
 }
+
+const withoutPlays = ({ plays: _, ...replay }: ReplayConfig): Omit<ReplayConfig, 'plays'> => replay;
 
 /** A level's cold and warm sessions apart, as `levels[].coldWarm`; nothing when none started cold. */
 function coldWarmSummary(b: Benchmark, names: readonly string[], stats: readonly Statistic[]): Pick<JsonSummary['levels'][number], 'coldWarm'> {

@@ -1,5 +1,6 @@
 import { figureText } from './figure-text.js';
-import type { Report } from './schema.js';
+import type { RecordedFigures } from '../load/traffic-shape.js';
+import type { Benchmark, Report } from './schema.js';
 
 /** Figures set side by side, recorded and replayed (all in ms): the latencies that answer "how does our traffic fare there". */
 const SIDE_BY_SIDE = ['connect_ms', 'ttft_ms', 'finalization_ms', 'ttfa_ms', 'turn_ms', 'session_ms'];
@@ -25,15 +26,21 @@ export function replayLines(report: Report): string[] {
     ...(replay.skippedSessions.length > NAMED ? [`  and ${replay.skippedSessions.length - NAMED} more (report.json names them all)`] : []),
   ];
   for (const benchmark of report.benchmarks) {
-    const task = benchmark.sessions[0]?.figures.task ?? report.config.task;
-    const recorded = replay.recordedFigures?.[task];
+    const recorded = replay.levels.find((l) => l.label === benchmark.label)?.figures;
     if (!recorded) continue;
-    const pairs = SIDE_BY_SIDE.flatMap((name) => {
-      const was = recorded.metrics[name];
-      const now = benchmark.summary.metrics[name];
-      return was && now ? [`${name} ${figureText(was.p95, 'ms')} recorded, ${figureText(now.p95, 'ms')} replayed`] : [];
-    });
-    if (pairs.length > 0) lines.push(`p95, ${benchmark.label}: ${pairs.join('; ')}`);
+    const pairs = replayPairs(recorded, benchmark).map(
+      ({ name, recorded: was, replayed: now }) => `${name} ${figureText(was, 'ms')} recorded, ${figureText(now, 'ms')} replayed`,
+    );
+    if (pairs.length > 0) lines.push(`p95, ${benchmark.label}${recorded.of === 'recording' ? ' (recorded: the whole recording)' : ''}: ${pairs.join('; ')}`);
   }
   return lines;
+}
+
+/** The latencies set side by side for a level: the recorded p95 of the sessions it plays, and its own. */
+export function replayPairs(recorded: RecordedFigures, benchmark: Benchmark): Array<{ name: string; recorded: number; replayed: number }> {
+  return SIDE_BY_SIDE.flatMap((name) => {
+    const was = recorded.metrics[name];
+    const now = benchmark.summary.metrics[name];
+    return was && now ? [{ name, recorded: was.p95, replayed: now.p95 }] : [];
+  });
 }

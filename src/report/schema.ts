@@ -119,8 +119,23 @@ export interface ReplayConfig {
   skippedSessions: Array<ReplaySkip & { level: string }>;
   /** Session i of the run (its `index`) plays recorded session `plays[i].session` (copy `copy` of its `scale`) in level `level`, with these samples. */
   plays: Array<{ level: string; session: number; copy: number; sampleIds: string[] }>;
-  /** The recorded traffic's figures by task, from the shape's header. */
-  recordedFigures?: Record<string, RecordedFigures>;
+  /** Per level (window), in order: what it held of the recording, and the recorded figures of the sessions it plays, to set beside its own. */
+  levels: ReplayLevel[];
+}
+
+/** One replayed window: the recording's side of the comparison. */
+export interface ReplayLevel {
+  label: string;
+  /** Recorded sessions that started in the window; sessions played (scale copies of each playable one); those not played, by reason. */
+  recorded: number;
+  played: number;
+  skipped: Record<SkipReason, number>;
+  /**
+   * The recorded figures of the sessions this level plays, as measured where they were recorded
+   * (`of: 'window'`); a shape extracted before sessions kept their figures has only the whole
+   * recording's, by task (`of: 'recording'`); null when it has neither.
+   */
+  figures: (RecordedFigures & { of: 'window' | 'recording' }) | null;
 }
 
 export interface RunConfig {

@@ -28,7 +28,8 @@ import { prepareAudioRequest, prepareTextRequest } from '../session/prepare-requ
 import type { SessionResult } from '../session/runner.js';
 import type { ReceivedAudio } from '../session/received-audio.js';
 import { runWebSocketSession } from '../session/ws-runner.js';
-import { isSpeechTask, type SessionOutcome, type SessionRecord, type StreamGate } from '../timeline/types.js';
+import { optional } from '../util/optional.js';
+import { isSpeechTask, type AskedFor, type SessionOutcome, type SessionRecord, type StreamGate } from '../timeline/types.js';
 
 /** Everything needed to run sessions against a target, prepared before any clock starts. */
 export interface RunContext {
@@ -111,16 +112,34 @@ export async function createRunContext(settings: Settings, dataset: RunDataset, 
     replay
       ? replay[index]!.sampleIds.map((id) => byId.get(id)!)
       : Array.from({ length: perSession }, (_, k) => dataset.samples[(index * perSession + k) % dataset.samples.length]!);
+  // A replayed speech session asks for its recorded voice, in a dialect of its own (a pure codec: one per voice).
+  const voiced = new Map<string, Dialect>();
+  const dialectFor = (voice: string | undefined): Dialect => {
+    if (voice === undefined || voice === settings.dialect.speech.voice) return dialect;
+    if (!voiced.has(voice)) voiced.set(voice, createDialect(settings.protocol, { ...settings.dialect, speech: { ...settings.dialect.speech, voice } }));
+    return voiced.get(voice)!;
+  };
+  // What each session asked for beyond its inputs, recorded as the proxy records a live client's.
+  const askedFor = (index: number): AskedFor =>
+    isSpeechTask(dialect.task)
+      ? {
+          ...optional('voice', replay?.[index]?.voice ?? settings.dialect.speech.voice),
+          format: settings.dialect.speech.responseFormat,
+          sampleRate: dialect.sampleRate,
+        }
+      : { sampleRate: dialect.sampleRate };
   const record = (index: number, samples: Array<Sample | TextSample>, result: SessionResult): SessionRecord => ({
     index,
     sampleIds: samples.map((s) => s.id),
     split: samples[0]!.split,
     ...result,
     // The listener's player, for the playback figures (recomputed with the same buffer later).
-    ...(settings.speaks ? { timeline: { ...result.timeline, playbackBufferMs: settings.playbackBufferMs } } : {}),
+    timeline: { ...result.timeline, asked: askedFor(index), ...(settings.speaks ? { playbackBufferMs: settings.playbackBufferMs } : {}) },
   });
   const sessions =
-    dialect.transport === 'websocket' ? await webSocketSessions(settings, dataset, dialect, replay) : await httpSessions(settings, dataset, dialect);
+    dialect.transport === 'websocket'
+      ? await webSocketSessions(settings, dataset, dialect, replay, (session) => dialectFor(session.voice) as WebSocketDialect)
+      : await httpSessions(settings, dataset, dialect);
   const speaks = isSpeechTask(dialect.task);
   const audio = new WeakMap<SessionRecord, ReceivedAudio>();
   return {
@@ -193,6 +212,7 @@ async function webSocketSessions(
   dataset: RunDataset,
   dialect: WebSocketDialect,
   replay?: readonly ReplayedSession[],
+  dialectOf: (session: ReplayedSession) => WebSocketDialect = () => dialect,
 ): Promise<TransportSessions> {
   const prepared = new Map<string, { first: PreparedTurn | PreparedText; later: PreparedTurn | PreparedText }>();
   const replayed = replay ? await replayTurns(replay, dataset, dialect, settings) : undefined;
@@ -204,7 +224,7 @@ async function webSocketSessions(
       prepared.set(sample.id, await prepareSample(labelled(sample, settings), dialect, settings.chunkMs, settings.padding, settings.eos));
     }
   }
-  const waits = settings.waitForAnswer || settings.bargeInAtMs !== undefined;
+  const waits = settings.waitForAnswer || settings.bargeInAtMs !== undefined || replay?.some((r) => r.bargeInsMs?.some((ms) => ms !== null));
   const silence = waits && settings.waitAudio === 'silence' ? prepareSilence(dialect, settings.chunkMs) : undefined;
   /** Whether the server acknowledges audio, once a session has found out. */
   const serverAcks: { known?: boolean } = {};
@@ -216,17 +236,24 @@ async function webSocketSessions(
         caps: settings.caps,
         url: target,
         headers: settings.headers,
-        dialect,
+        dialect: session ? dialectOf(session) : dialect,
         inputs: session ? replayed!.inputsOf(session) : samples.map((sample, k) => (k === 0 ? prepared.get(sample.id)!.first : prepared.get(sample.id)!.later)),
         pace: session ? replayed!.paceOf(session) : settings.pace,
         plannedStartMs,
         ...(gate ? { gate } : {}),
         idleMs: settings.idleMs,
-        ...updateOf(session ? replayed!.updateAtMsOf(session) : settings.updateAtMs),
+        ...optional('updatesAtMs', session ? replayed!.updatesAtMsOf(session) : settings.updateAtMs !== undefined ? [settings.updateAtMs] : undefined),
         ackWindowMs: settings.ackWindowMs,
         maskFrames: settings.maskFrames,
         waitForAnswer: settings.waitForAnswer,
-        ...(settings.bargeInAtMs !== undefined ? { bargeInAtMs: settings.bargeInAtMs } : {}),
+        ...optional(
+          'bargeInsAtMs',
+          session
+            ? replayed!.bargeInsAtMsOf(session)
+            : settings.bargeInAtMs !== undefined
+              ? samples.map((_, k) => (k > 0 ? settings.bargeInAtMs : undefined))
+              : undefined,
+        ),
         ...(silence ? { silence } : {}),
         serverAcks,
         timeouts: settings.timeouts,
@@ -250,8 +277,10 @@ async function replayTurns(
 ): Promise<{
   inputsOf(session: ReplayedSession): Array<PreparedTurn | PreparedText>;
   paceOf(session: ReplayedSession): Pace;
-  /** Its recorded settings change as the runner times one: ms of audio into the stream (wall time after the first frame, at its pace). */
-  updateAtMsOf(session: ReplayedSession): number | undefined;
+  /** Its recorded settings changes as the runner times them: ms of audio into the stream (wall time after the first frame, at its pace). */
+  updatesAtMsOf(session: ReplayedSession): number[] | undefined;
+  /** Its recorded barge-ins as the runner times them: per input, ms of audio after the answer it spoke over began to sound. */
+  bargeInsAtMsOf(session: ReplayedSession): Array<number | undefined> | undefined;
 }> {
   const byId = new Map<string, Sample | TextSample>(dataset.samples.map((s) => [s.id, s]));
   const turns = new Map<string, PreparedTurn | PreparedText>();
@@ -273,16 +302,19 @@ async function replayTurns(
       }
     }
   }
+  // The runner times updates and barge-ins in ms of audio; the recording, in wall time.
+  const audioPerWallMs = (session: ReplayedSession): number => {
+    const pace = paceOf(session);
+    return pace.kind === 'realtime' ? pace.speed : 1;
+  };
   const paceOf = (session: ReplayedSession): Pace =>
     settings.pace.kind === 'none' || !session.cadenceMs || !session.chunkMs
       ? settings.pace
       : { kind: 'realtime', speed: cadenceSpeed(session.chunkMs, session.cadenceMs) };
   return {
     paceOf,
-    updateAtMsOf: (session) => {
-      const pace = paceOf(session);
-      return session.updateAfterMs === undefined ? undefined : session.updateAfterMs * (pace.kind === 'realtime' ? pace.speed : 1);
-    },
+    updatesAtMsOf: (session) => (session.updatesAfterMs.length > 0 ? session.updatesAfterMs.map((ms) => ms * audioPerWallMs(session)) : undefined),
+    bargeInsAtMsOf: (session) => session.bargeInsMs?.map((ms) => (ms === null ? undefined : ms * audioPerWallMs(session))),
     inputsOf: (session) => session.sampleIds.map((_, k) => turns.get(keyOf(session, k))!),
   };
 }
@@ -294,8 +326,6 @@ function textRate(sample: TextSample, charsPerS: number | null | undefined, run:
   const chars = [...sample.text].length;
   return { kind: 'stream', tokensPerS: (charsPerS * tokens(sample.text).length) / Math.max(1, chars), firstTokenMs: 0 };
 }
-
-const updateOf = (updateAtMs: number | undefined): { updateAtMs?: number } => (updateAtMs === undefined ? {} : { updateAtMs });
 
 /** A recorded cadence as a pace: real time when within 5% of it (a timer's jitter), else the speed it was sent at. */
 function cadenceSpeed(chunkMs: number, cadenceMs: number): number {

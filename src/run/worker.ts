@@ -8,6 +8,7 @@ import { alignedClock } from '../runtime/clock.js';
 import type { RunOptions } from '../config/options.js';
 import { resolveSettings } from '../config/settings.js';
 import { createRunContext, loadRunDataset, runLevel } from './run-context.js';
+import { replayOf } from './replay-plan.js';
 import type { SessionRecord } from '../timeline/types.js';
 import type { Execution } from './execute.js';
 import type { LoadProfile } from '../load/profiles.js';
@@ -51,7 +52,9 @@ const records = new SlicedWork<SessionRecord>((record) => post({ type: 'record',
 
 try {
   const settings = resolveSettings(init.options);
-  const context = await createRunContext(settings, await loadRunDataset(init.options));
+  const dataset = await loadRunDataset(init.options);
+  // A replay is planned here as on the main thread (same shape, corpus and seed, so the same plan): session i plays what it does there.
+  const context = await createRunContext(settings, dataset, init.options.replay ? replayOf(init.options, settings, dataset).sessions : undefined);
   const clock = alignedClock(init.clockOrigin, new Date(init.wallStart));
   let abort = new AbortController();
   let streamFrom: ((atMs: number) => void) | undefined;

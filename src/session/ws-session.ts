@@ -33,8 +33,8 @@ export interface WebSocketPlan extends RunnerBase {
   pace: Pace;
   /** Stay connected this long after the last input, as idle sessions do. */
   idleMs?: number;
-  /** Send a mid-stream `session.update` this far into the audio (ms of audio, so pace-independent). */
-  updateAtMs?: number;
+  /** Send a mid-stream `session.update` at each of these points of the audio (ms of audio, so pace-independent). */
+  updatesAtMs?: readonly number[];
   /**
    * Unpaced: the most audio (ms) sent but not yet acknowledged by the server's
    * `progress` events; 0 turns acknowledgements off.
@@ -50,9 +50,13 @@ export interface WebSocketPlan extends RunnerBase {
   maskFrames?: boolean;
   /** Server turn detection: before streaming the next utterance, wait until the server has answered every one so far. */
   waitForAnswer?: boolean;
-  /** Server turn detection: start the next utterance this long (ms of audio) after the answer to the last one begins to sound, so the user speaks over it. */
-  bargeInAtMs?: number;
-  /** While it waits between utterances (`waitForAnswer`, `bargeInAtMs`), the client streams this silence at its pace, as a live microphone does; without it, or unpaced, the stream pauses. */
+  /**
+   * Server turn detection: start utterance k (its index here; the first has none) this long
+   * (ms of audio) after the answer to the last one begins to sound, so the user speaks over
+   * it; an utterance without one follows the last at once (or, with `waitForAnswer`, once it is answered).
+   */
+  bargeInsAtMs?: ReadonlyArray<number | undefined>;
+  /** While it waits between utterances (`waitForAnswer`, `bargeInsAtMs`), the client streams this silence at its pace, as a live microphone does; without it, or unpaced, the stream pauses. */
   silence?: PreparedSilence;
   /** Holds the stream until the level's other sessions are connected too (a connect phase); absent, the session streams once it is ready. */
   gate?: StreamGate;
@@ -224,8 +228,9 @@ export class WebSocketSession {
     return t;
   }
 
-  sendControl(frame: string, control: Control): number {
-    return this.recordControl(this.send(frame), Buffer.byteLength(frame), control);
+  /** `plannedMs`: when a control sent on a schedule (a mid-stream update) was due. */
+  sendControl(frame: string, control: Control, plannedMs?: number): number {
+    return this.recordControl(this.send(frame), Buffer.byteLength(frame), control, plannedMs);
   }
 
   /**
@@ -242,8 +247,8 @@ export class WebSocketSession {
     await this.ending.until('streaming', () => publisher.ended, this.timeouts.finalMs, 'the last audio to be acknowledged');
   }
 
-  private recordControl(t: number, bytes: number, control: Control): number {
-    const sent: SentFrame = { t, input: this.input, bytes, kind: 'control', control };
+  private recordControl(t: number, bytes: number, control: Control, plannedMs?: number): number {
+    const sent: SentFrame = { t, input: this.input, bytes, kind: 'control', control, ...(plannedMs !== undefined ? { plannedMs } : {}) };
     this.timeline.sent.push(sent);
     this.policy.controlSent(sent);
     if (this.reactions) this.react(this.reactions.sent(sent));

@@ -1,3 +1,5 @@
+import type { Deadline } from '../runtime/deadlines.js';
+import { soundingSince } from '../timeline/responses.js';
 import { placedTurns } from './bounds.js';
 import { speedOf } from './pace.js';
 import type { PreparedTurn } from './prepare.js';
@@ -12,7 +14,7 @@ const SERVER_VAD_GRACE_MS = 1000;
 export async function clientInputs(s: WebSocketSession, startAt?: number): Promise<void> {
   const { plan, ending, clock, timeouts } = s;
   let offsetMs = 0;
-  let update: NodeJS.Timeout | undefined;
+  let updates: Deadline[] | undefined;
   for (; s.input < plan.inputs.length && !ending.outcome; s.input++) {
     const prepared = plan.inputs[s.input]!;
     recordInput(s, prepared, offsetMs);
@@ -22,7 +24,7 @@ export async function clientInputs(s: WebSocketSession, startAt?: number): Promi
     if (prepared.kind === 'text') {
       await sendPrompt(s, prepared, t0);
     } else {
-      update ??= scheduleUpdate(s, t0);
+      updates ??= scheduleUpdates(s, t0);
       await streamAudio(s, prepared, offsetMs, t0 - offsetMs / speedOf(plan.pace));
       offsetMs += prepared.audioMs;
     }
@@ -36,7 +38,7 @@ export async function clientInputs(s: WebSocketSession, startAt?: number): Promi
       prepared.kind === 'text' ? 'the end of the generated speech' : `the ${s.resultName}`,
     );
   }
-  clearTimeout(update);
+  for (const update of updates ?? []) update.cancel();
 }
 
 /**
@@ -47,7 +49,7 @@ export async function clientInputs(s: WebSocketSession, startAt?: number): Promi
 export async function serverInputs(s: WebSocketSession, startAt?: number): Promise<void> {
   const { plan, ending, clock, timeouts, policy, resultName } = s;
   let t0 = startAt ?? clock.now();
-  const update = scheduleUpdate(s, t0);
+  const updates = scheduleUpdates(s, t0);
   let offsetMs = 0;
   for (; s.input < plan.inputs.length && !ending.outcome; s.input++) {
     const prepared = plan.inputs[s.input]!;
@@ -58,22 +60,28 @@ export async function serverInputs(s: WebSocketSession, startAt?: number): Promi
     }
     await streamAudio(s, prepared, offsetMs, t0);
     offsetMs += prepared.audioMs;
-    if ((plan.waitForAnswer || plan.bargeInAtMs !== undefined) && s.input < plan.inputs.length - 1 && !ending.outcome) {
+    const bargeInAtMs = plan.bargeInsAtMs?.[s.input + 1];
+    if ((plan.waitForAnswer || bargeInAtMs !== undefined) && s.input < plan.inputs.length - 1 && !ending.outcome) {
       const answered = s.input + 1;
+      const speed = speedOf(plan.pace);
       // The microphone stays open while the user waits: silence, bounded by the waits' own limits.
       const filler = plan.silence && plan.pace.kind !== 'none' ? new SilenceFiller(s, plan.silence, offsetMs, t0, plan.pace.speed) : undefined;
-      if (plan.bargeInAtMs === undefined) {
+      let bargeInAt: number | undefined;
+      if (bargeInAtMs === undefined) {
         await ending.until('final', () => policy.allFinal(answered), timeouts.finalMs, `the ${resultName} to utterance ${answered}`);
       } else {
         await ending.until('final', () => policy.answering?.(answered) ?? true, timeouts.finalMs, `the ${resultName} to utterance ${answered} to begin`);
-        if (!ending.outcome) await ending.until('streaming', () => false, plan.bargeInAtMs / speedOf(plan.pace));
+        // Timed from when the answer began to sound (its first audio's arrival), not from when this wait noticed it.
+        bargeInAt = (soundingSince(s.timeline.received, clock.now()) ?? clock.now()) + bargeInAtMs / speed;
+        if (!ending.outcome) await ending.until('streaming', () => false, Math.max(0, bargeInAt - clock.now()));
       }
-      if (filler)
-        offsetMs = filler.stop(); // the next utterance follows the silence on the same schedule
-      else t0 = clock.now() - offsetMs / speedOf(plan.pace); // the stream resumes where it paused
+      if (filler) offsetMs = filler.stop(); // the next utterance follows the silence on the same schedule
+      // A barge-in's first frame is due at its time; without a filler the stream resumes where it paused.
+      if (bargeInAt !== undefined) t0 = bargeInAt - offsetMs / speed;
+      else if (!filler) t0 = clock.now() - offsetMs / speed;
     }
   }
-  clearTimeout(update);
+  for (const update of updates) update.cancel();
   if (ending.outcome) return;
   s.input = plan.inputs.length - 1;
   const inputs = plan.inputs.length;
@@ -108,14 +116,13 @@ function recordInput(s: WebSocketSession, prepared: PreparedTurn | PreparedText,
   });
 }
 
-/** Sends the mid-stream `session.update` at its time, if one is planned. */
-function scheduleUpdate(s: WebSocketSession, t0: number): NodeJS.Timeout | undefined {
-  const { plan, clock } = s;
-  if (plan.updateAtMs === undefined) return undefined;
-  return setTimeout(
-    () => {
-      if (!s.ending.outcome) s.sendControl(s.dialect.sessionUpdateFrame(), 'session_update');
-    },
-    Math.max(0, t0 + plan.updateAtMs / speedOf(plan.pace) - clock.now()),
-  );
+/** Sends each planned mid-stream `session.update` at its time, the stream's start being `t0`; each is recorded with when it was due. */
+function scheduleUpdates(s: WebSocketSession, t0: number): Deadline[] {
+  const { plan } = s;
+  return (plan.updatesAtMs ?? []).map((atMs) => {
+    const due = t0 + atMs / speedOf(plan.pace);
+    return s.deadlines.at(due, () => {
+      if (!s.ending.outcome) s.sendControl(s.dialect.sessionUpdateFrame(), 'session_update', due);
+    });
+  });
 }

@@ -85,3 +85,24 @@ export function responseLedger(createdLater: ReadonlySet<string> = new Set()): R
 function plausibleDuration(reportedMs: number, receivedMs: number): boolean {
   return Number.isFinite(reportedMs) && reportedMs >= 0 && reportedMs <= 2 * receivedMs + 1000;
 }
+
+/**
+ * When the answer sounding at `t` began to sound: the first audio of the response that
+ * last sent audio by `t`, unless that response had ended by then; undefined when none was
+ * sounding. A barge-in is timed from it, as a listener hears it: when the client plays
+ * one (`run --barge-in-at`, a replay) and when a recording's is measured.
+ */
+export function soundingSince(received: readonly ReceivedFrame[], t: number): number | undefined {
+  const firstAudio = new Map<string, number>();
+  const ended = new Set<string>();
+  let last: string | undefined;
+  for (const frame of received) {
+    if (frame.t > t) break;
+    const id = frame.responseId ?? '';
+    if (frame.kind === 'audio' && frame.audioBytes) {
+      if (!firstAudio.has(id)) firstAudio.set(id, frame.t);
+      last = id;
+    } else if (frame.kind === 'response_done' || frame.kind === 'response_cancelled') ended.add(id);
+  }
+  return last === undefined || ended.has(last) ? undefined : firstAudio.get(last);
+}

@@ -153,7 +153,7 @@ export interface SentFrame {
   input: number;
   bytes: number;
   kind: 'audio' | 'text' | 'control';
-  /** Media: when the pacer meant to send it; null when unpaced. */
+  /** Media: when the pacer meant to send it; null when unpaced. A control sent on a schedule (a mid-stream `session_update`): when it was due. */
   plannedMs?: number | null;
   /** Audio: position in the session's audio stream, ms. */
   audioStartMs?: number;
@@ -321,6 +321,15 @@ export interface Counters {
   framesReceived: number;
 }
 
+/** What a client asked of the server beyond its inputs. */
+export interface AskedFor {
+  /** Speech generation: the voice and the audio format asked for. */
+  voice?: string;
+  format?: string;
+  /** The audio's sample rate: of the audio sent (transcription, speech to speech), or asked for (speech generation), Hz. */
+  sampleRate?: number;
+}
+
 export interface SessionTimeline {
   task: Task;
   turnDetection: TurnDetection;
@@ -338,6 +347,8 @@ export interface SessionTimeline {
   analysis?: SpeechAnalysis[];
   /** Events received past the session's `--max-session-events`: counted, not kept (the session failed as `answer_too_large`). */
   overflow?: ReceivedOverflow;
+  /** What the client asked for (voice, format, sample rate), where known; absent in reports from before it was recorded. */
+  asked?: AskedFor;
   /** The rules its speaker labels are scored by, set from the run's when figures are built (as each input's normalizer); pyannote.metrics' defaults when absent. */
   diarizationRules?: DiarizationRules;
 }

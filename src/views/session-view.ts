@@ -1,4 +1,5 @@
 import { finalsLedger, type AnomalyReason } from '../timeline/finals.js';
+import { optional } from '../util/optional.js';
 import { responseLedger, type ResponseAnomaly } from '../timeline/responses.js';
 import type { HttpExchange, InputRecord, ReceivedFrame, SentFrame, SessionTimeline, SpeechAnalysis } from '../timeline/types.js';
 import { DEFAULT_PLAYBACK_BUFFER_MS, playback, type Playback } from './playback.js';
@@ -393,8 +394,4 @@ function itemInputs(timeline: SessionTimeline): Map<string, number> {
     result.set(item, best);
   }
   return result;
-}
-
-function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
-  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }

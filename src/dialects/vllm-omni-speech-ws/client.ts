@@ -10,7 +10,7 @@ import {
   withDefaultPath,
   type SpeechWsSettings,
 } from '../tts-common.js';
-import { END, other, model, rate, text, jsonMessageReader } from '../tts-sent.js';
+import { asked, END, other, model, rate, text, jsonMessageReader } from '../tts-sent.js';
 import { VLLM_OMNI_SPEECH_WS } from './spec.js';
 
 /**
@@ -95,7 +95,7 @@ export function interpretSpeechStreamEvent(data: string, rate = TTS_RATE): Decod
 export const readOmniSpeechSent = jsonMessageReader((m) => {
   switch (m.type) {
     case 'session.config':
-      return { kind: 'control', control: 'session_config', ...model(m.model), ...rate(m.sample_rate) };
+      return { kind: 'control', control: 'session_config', ...model(m.model), ...rate(m.sample_rate), ...asked(m.voice, m.response_format) };
     case 'input.text':
       return text(m.text);
     case 'input.done':

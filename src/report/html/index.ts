@@ -10,6 +10,7 @@ import { playbackSection, playbackSessions } from './playback.js';
 import { renderPage } from './page.js';
 import { speakerSessions, speakersSection } from './speakers.js';
 import { recordSection } from './record.js';
+import { replaySection } from './replay.js';
 import { timePanelSection } from './time-panel.js';
 import { waterfallSection, waterfallSessions } from './waterfall.js';
 import { werSection } from './wer.js';
@@ -23,6 +24,7 @@ type SectionBuilder = (report: Report, part?: TaskPart) => Section | undefined;
 /** Sections in page order; `perTask`: drawn once per task of a merge of different tasks, each by its task's catalog. */
 const SECTIONS: ReadonlyArray<{ build: SectionBuilder; perTask?: true }> = [
   { build: overviewSection, perTask: true },
+  { build: replaySection },
   { build: distributionsSection, perTask: true },
   { build: loadCurvesSection, perTask: true },
   { build: timePanelSection },
