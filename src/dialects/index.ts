@@ -56,7 +56,7 @@ const REGISTRY = [
  * order (`claims`): the first to claim it is the connection's, until its client's first
  * messages settle another (`unsettled`). vLLM's claims any.
  */
-const SHARED_PATH = [openaiBeta, openai, vllm] as const satisfies readonly DialectDescriptor[];
+const SHARED_PATH = [vllmOmniDuplex, openaiBeta, openai, vllm] as const satisfies readonly DialectDescriptor[];
 
 export type Protocol = (typeof REGISTRY)[number]['name'];
 export const PROTOCOLS: Protocol[] = REGISTRY.map((d) => d.name);

@@ -7,7 +7,7 @@ import { transcriptionTokens } from '../../server/models/transcription-usage.js'
 import type { SessionContext } from '../../server/sessions/session-context.js';
 import { SessionFaults } from '../../server/faults/session-faults.js';
 import type { SimulatedDialect } from '../../server/simulated-dialect.js';
-import { SEMANTIC_SILENCE_MS, StreamingVad, type VadSettings } from '../../server/models/vad.js';
+import { SEMANTIC_SILENCE_MS, tunedVad, type StreamingVad, type VadSettings } from '../../server/models/vad.js';
 import { asksBeta, asksOpenai, OPENAI, OPENAI_MODELS } from './spec.js';
 
 /** OpenAI's `audio/pcm` is PCM16 at 24 kHz. */
@@ -168,7 +168,7 @@ export class OpenAISession {
       td.type === 'server_vad'
         ? { threshold: td.threshold ?? 0.5, prefixPaddingMs: td.prefix_padding_ms ?? 300, silenceDurationMs: td.silence_duration_ms ?? 500 }
         : { threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: SEMANTIC_SILENCE_MS[td.eagerness ?? 'auto'] };
-    this.vad = new StreamingVad(SAMPLE_RATE, settings);
+    this.vad = tunedVad(this.vad, SAMPLE_RATE, settings, this.recognizer.receivedMs);
   }
 
   private onAppend(audio: unknown): void {

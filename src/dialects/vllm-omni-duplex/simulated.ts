@@ -2,7 +2,7 @@ import type WebSocket from 'ws';
 import { ConversationSession, OUTPUT_RATE } from '../../server/sessions/conversation-session.js';
 import type { SessionContext } from '../../server/sessions/session-context.js';
 import type { SimulatedDialect } from '../../server/simulated-dialect.js';
-import { VLLM_OMNI_DUPLEX } from './spec.js';
+import { asksDuplex, VLLM_OMNI_DUPLEX } from './spec.js';
 
 /** vLLM-Omni duplex takes PCM16 at 16 kHz. */
 export const SAMPLE_RATE = 16_000;
@@ -101,6 +101,6 @@ export const simulatedVllmOmniDuplex = {
   ...VLLM_OMNI_DUPLEX,
   aliasPath: '/v1/duplex',
   inputRate: SAMPLE_RATE,
-  onSharedPath: ({ url }) => ['1', 'true', 'on'].includes(url.searchParams.get('duplex') ?? ''),
+  onSharedPath: asksDuplex,
   open: (ws, ctx, { url }) => new DuplexSession(ws, ctx, url.searchParams.get('model') ?? VLLM_OMNI_DUPLEX.defaultModel),
 } satisfies SimulatedDialect;

@@ -14,7 +14,8 @@ export type VadEvent = { type: 'started'; audioStartMs: number } | { type: 'stop
 /**
  * Server-side voice activity detection over a stream of PCM16: speech starts at the
  * first speech-energy frame and stops after `silenceDurationMs` without one.
- * Positions are ms from the start of the stream.
+ * Positions are ms from the start of the session's audio (`startMs` where the VAD was
+ * turned on later), as a real server's `audio_start_ms` / `audio_end_ms` are.
  */
 export class StreamingVad {
   private carry: Buffer = Buffer.alloc(0);
@@ -22,13 +23,21 @@ export class StreamingVad {
   private speaking = false;
   private lastSpeechEnd = 0;
   private readonly frameBytes: number;
-  private readonly rmsThreshold: number;
+  private rmsThreshold = 0;
 
   constructor(
     sampleRate: number,
-    private readonly settings: VadSettings,
+    private settings: VadSettings,
+    startMs = 0,
   ) {
     this.frameBytes = Math.round((sampleRate * FRAME_MS) / 1000) * 2;
+    this.position = this.lastSpeechEnd = startMs;
+    this.retune(settings);
+  }
+
+  /** New settings for the audio that follows; the clock and any speech in progress are kept. */
+  retune(settings: VadSettings): void {
+    this.settings = settings;
     this.rmsThreshold = DEFAULT_SPEECH_RMS * 2 * settings.threshold;
   }
 
@@ -62,6 +71,17 @@ export class StreamingVad {
   reset(): void {
     this.speaking = false;
   }
+}
+
+/**
+ * The VAD after a session update: the one listening is retuned, its clock and any speech
+ * in progress kept (a real server's update does not restart its input audio buffer's
+ * clock); one turned on starts at the session's audio position `positionMs`.
+ */
+export function tunedVad(vad: StreamingVad | undefined, sampleRate: number, settings: VadSettings, positionMs: number): StreamingVad {
+  if (!vad) return new StreamingVad(sampleRate, settings, positionMs);
+  vad.retune(settings);
+  return vad;
 }
 
 /** Silence that ends a turn for each `semantic_vad` eagerness. */

@@ -6,7 +6,7 @@ import { replyAudio } from '../models/reply-audio.js';
 import type { SessionContext } from './session-context.js';
 import { SessionFaults } from '../faults/session-faults.js';
 import { transcriptionTokens } from '../models/transcription-usage.js';
-import { SEMANTIC_SILENCE_MS, StreamingVad } from '../models/vad.js';
+import { SEMANTIC_SILENCE_MS, tunedVad, type StreamingVad } from '../models/vad.js';
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 /** A word ending this soon after speech stops still belongs to that turn. */
@@ -146,7 +146,8 @@ export abstract class ConversationSession {
     const num = (v: unknown, fallback: number): number => (typeof v === 'number' ? v : fallback);
     const eagerness = typeof td.eagerness === 'string' && td.eagerness in SEMANTIC_SILENCE_MS ? (td.eagerness as keyof typeof SEMANTIC_SILENCE_MS) : 'auto';
     const silenceDurationMs = td.type === 'server_vad' ? num(td.silence_duration_ms, 500) : SEMANTIC_SILENCE_MS[eagerness];
-    this.vad = new StreamingVad(this.inputRate, { threshold: num(td.threshold, 0.5), prefixPaddingMs: num(td.prefix_padding_ms, 300), silenceDurationMs });
+    const settings = { threshold: num(td.threshold, 0.5), prefixPaddingMs: num(td.prefix_padding_ms, 300), silenceDurationMs };
+    this.vad = tunedVad(this.vad, this.inputRate, settings, this.recognizer.receivedMs);
   }
 
   private onAppend(audio: unknown): void {
