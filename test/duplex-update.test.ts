@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import { WebSocketServer } from 'ws';
 import { DEFAULT_MODELS } from '../src/config/settings.js';
 import { startProxy } from '../src/proxy/proxy.js';
 import type { HeldSession } from '../src/report/schema.js';
 import { run } from '../src/run/run.js';
 import type { AudioInput } from '../src/timeline/types.js';
 import { DEFAULT_LATENCY } from '../src/server/models/latency-model.js';
-import { tempDir, testServer } from './helpers.js';
+import { messageText, tempDir, testServer } from './helpers.js';
 
 const VAD = { type: 'server_vad', threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 } as const;
 /** Answers generated at 10 times real time, audio streamed at 8 (a session takes about 2 s). */
@@ -84,4 +85,52 @@ describe('a mid-stream session.update with server turn detection keeps the input
         assert.equal(frame.input, frame.audioStartMs! < first!.audioEndMs ? 0 : 1, `audio at ${frame.audioStartMs} ms`);
     });
   }
+});
+
+describe('a conversation whose server leaves a speech start open', () => {
+  it('a later speech start, at a position gone back, ends it: the turn is answered at once, not after the 30 s final timeout, and the proxy meters it', async () => {
+    // A server whose VAD restarts mid-speech: speech starts at 0 ms, starts again at 0 ms with
+    // another item (the first never stops), and that second item is committed and answered.
+    const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    after(() => wss.close());
+    await new Promise((resolve) => wss.once('listening', resolve));
+    wss.on('connection', (ws) => {
+      const send = (event: Record<string, unknown>) => ws.send(JSON.stringify(event));
+      send({ type: 'session.created', session: { id: 'sess_1', type: 'realtime' } });
+      let appends = 0;
+      ws.on('message', (data) => {
+        const { type } = JSON.parse(messageText(data)) as { type: string };
+        if (type === 'session.update') send({ type: 'session.updated', session: { id: 'sess_1', type: 'realtime' } });
+        if (type !== 'input_audio_buffer.append') return;
+        appends++;
+        if (appends === 1) send({ type: 'input_audio_buffer.speech_started', audio_start_ms: 0, item_id: 'item_a' });
+        if (appends !== 5) return;
+        send({ type: 'input_audio_buffer.speech_started', audio_start_ms: 0, item_id: 'item_b' });
+        send({ type: 'input_audio_buffer.speech_stopped', audio_end_ms: 300, item_id: 'item_b' });
+        send({ type: 'input_audio_buffer.committed', item_id: 'item_b', previous_item_id: null });
+        send({ type: 'response.created', response: { id: 'resp_1', object: 'realtime.response', status: 'in_progress', output: [] } });
+        send({ type: 'response.done', response: { id: 'resp_1', object: 'realtime.response', status: 'completed', output: [] } });
+      });
+    });
+    let metered!: () => void;
+    const ended = new Promise<void>((resolve) => (metered = resolve));
+    const upstream = `ws://127.0.0.1:${(wss.address() as { port: number }).port}`;
+    const proxy = await startProxy({ listen: { host: '127.0.0.1', port: 0 }, upstream, outputDir: await tempDir(), onSession: () => metered() });
+    after(() => proxy.close());
+    const { report } = await run({
+      target: `${proxy.url}/v1/realtime`,
+      protocol: 'openai-realtime',
+      model: 'gpt-realtime',
+      maxSessions: 1,
+      turnDetection: VAD,
+      pace: { kind: 'realtime', speed: 8 },
+    });
+    const own = report.benchmarks[0]!.sessions[0]!;
+    assert.deepEqual(own.outcome, { status: 'completed' });
+    await ended;
+    const { report: observed } = await proxy.close();
+    const seen = observed!.benchmarks[0]!.sessions[0]!;
+    assert.deepEqual(seen.outcome, { status: 'completed' });
+    assert.deepEqual(startsOf(seen), [0, 0]);
+  });
 });

@@ -52,6 +52,9 @@ export function conversationPolicy(): CompletionPolicy {
           ready = true;
           break;
         case 'speech_started':
+          // One input buffer, one speech at a time: a new start ends any the server left open
+          // (a VAD that restarted, its position gone back), which would otherwise never stop.
+          speaking.clear();
           speaking.add(item);
           break;
         case 'speech_stopped':
