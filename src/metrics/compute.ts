@@ -57,7 +57,8 @@ export function sessionValues(timeline: SessionTimeline, task: Task | undefined 
   const view = sessionView(timeline);
   const samples: Record<string, number[]> = {};
   for (const metric of metricsOfScope('input_samples', task)) {
-    samples[metric.name] = view.inputs.flatMap((input) => metric.samples(input));
+    // A session of one input (most) keeps that input's list as it is, not a copy.
+    samples[metric.name] = view.inputs.length === 1 ? metric.samples(view.inputs[0]!) : view.inputs.flatMap((input) => metric.samples(input));
   }
   return { metrics: metricsOn(view, task), samples };
 }
