@@ -1,9 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { definitionOf, METRICS } from '../src/metrics/catalog.js';
-import { computeSessionMetrics, poolMetricValues, summarizeBenchmark } from '../src/metrics/compute.js';
+import {
+  coldWarmFigures,
+  computeSessionMetrics,
+  figured,
+  poolMetricValues,
+  summarizeBenchmark,
+  summarizeFigured,
+  summarizeLevel,
+} from '../src/metrics/compute.js';
 import { parseSlo } from '../src/metrics/slo.js';
-import { percentile, summarize } from '../src/metrics/stats.js';
+import { mergeSorted, percentile, summarize } from '../src/metrics/stats.js';
 import type { SessionRecord } from '../src/timeline/types.js';
 import { fromV1, type V1Timeline } from '../src/timeline/v1.js';
 
@@ -195,6 +203,20 @@ describe('summarizeBenchmark', () => {
     assert.equal(summary.metrics.ttft_ms!.count, 2);
   });
 
+  it('summarizes a level with its cold and warm figures as summarizing it and them apart does, pooling each value once', () => {
+    const records = [0, 1, 2, 3, 4].map((i) =>
+      record(i, i === 2 ? { status: 'failed', failure: { class: 'timeout', stage: 'final', message: 'x' } } : { status: 'completed' }),
+    );
+    const sessions = records.map(figured);
+    const phases = ['warmup', 'measured', 'measured', 'measured', 'measured'] as const;
+    const starts = ['cold', 'cold', 'warm', 'warm', 'cold'] as const;
+    const slos = [parseSlo('p50(ttft_ms)<300'), parseSlo('max(audio_ms)<100')];
+    const level = summarizeLevel(sessions, phases, starts, 1000, slos);
+    assert.deepEqual(level, { ...summarizeFigured(sessions, phases, slos), coldWarm: coldWarmFigures(sessions, phases, starts, 1000) });
+    assert.equal(level.metrics.ttft_ms!.count, 3);
+    assert.equal(level.coldWarm.cold.metrics.ttft_ms!.count, 2);
+  });
+
   it('has no error rate when nothing finished', () => {
     assert.equal(summarizeBenchmark([record(0, { status: 'incomplete', reason: 'interrupted', stage: 'connect' })], ['measured'], []).errorRate, null);
   });
@@ -217,6 +239,16 @@ describe('summarize', () => {
     assert.equal(summarize([]), null);
     assert.equal(summarize([NaN, Infinity]), null);
     assert.equal(summarize([7, NaN])!.p99, 7);
+  });
+
+  it('merges two ascending arrays as sorting them together does, -0 before 0', () => {
+    const a = Float64Array.from([-3, -0, 0, 2, 2, 9]);
+    const b = Float64Array.from([-5, -0, 0, 0, 2, 10, 11]);
+    const merged = mergeSorted(a, b);
+    const sorted = Float64Array.from([...a, ...b]).sort();
+    assert.equal(merged.length, sorted.length);
+    sorted.forEach((v, i) => assert.ok(Object.is(merged[i], v), `at ${i}: ${merged[i]} against ${v}`));
+    assert.deepEqual([...mergeSorted(new Float64Array(), b)], [...b]);
   });
 
   it('interpolates between ranks', () => {

@@ -38,11 +38,29 @@ export const METRICS: readonly MetricDefinition[] = catalog;
 export function addMetric(metric: MetricDefinition): () => void {
   if (catalog.some((m) => m.name === metric.name)) throw new Error(`a metric named ${metric.name} is already in the catalog`);
   catalog.push(metric);
+  byScope.clear();
   return () => {
     const at = catalog.indexOf(metric);
     if (at >= 0) catalog.splice(at, 1);
+    byScope.clear();
   };
 }
+
+/**
+ * The metrics of `scope` that apply to `task` (every task's when undefined), in catalog
+ * order. Listed once per scope and task, not once per session: taking a session's
+ * figures asks for them several times (issue 38).
+ */
+export function metricsOfScope<S extends Scope>(scope: S, task: Task | undefined): ReadonlyArray<Extract<MetricDefinition, { scope: S }>> {
+  const key = `${scope}|${task ?? ''}`;
+  let list = byScope.get(key);
+  if (!list) {
+    list = catalog.filter((m) => m.scope === scope && (task === undefined || m.tasks.includes(task)));
+    byScope.set(key, list);
+  }
+  return list as ReadonlyArray<Extract<MetricDefinition, { scope: S }>>;
+}
+const byScope = new Map<string, readonly MetricDefinition[]>();
 
 export function metricByName(name: string): MetricDefinition | undefined {
   return catalog.find((m) => m.name === name);

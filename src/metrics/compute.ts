@@ -1,14 +1,14 @@
 import type { EosSource, SessionOutcome, SessionRecord, SessionTimeline, Task } from '../timeline/types.js';
 import { isSpeechTask, sessionEndMs } from '../timeline/types.js';
 import { sessionView, type InputView, type ResponseView, type SessionView } from '../views/session-view.js';
-import { measure, METRICS, type PointMetric, type Scope } from './catalog.js';
+import { measure, METRICS, metricsOfScope, type PointMetric, type Scope } from './catalog.js';
 import { costOf, type Cost, type Pricing } from './cost.js';
 import type { Interval } from './bootstrap.js';
 import { corpusSpeakersOf, sessionSpeakers, type CorpusSpeakers, type InputSpeakers } from './diarization/session.js';
 import { LEGACY_NORMALIZER } from './normalizers/index.js';
 import { corpusWerInterval, normalizerList, pooledErrors, qualityBy, scoredInputs, type GroupQuality, type ScoredInput } from './quality.js';
 import { evaluateSlos, type Slo, type SloResult } from './slo.js';
-import { summarize, type Distribution } from './stats.js';
+import { mergeSorted, sortedFinite, summarize, summarizeSorted, type Distribution } from './stats.js';
 import { errorRate } from './wer.js';
 import type { Phase } from './window.js';
 import type { Start } from './cold-start.js';
@@ -23,8 +23,7 @@ export interface SessionMetrics {
 /** Each metric of `scope` and `task` with a value on `view`, by name. */
 function valuesOn(scope: PointMetric['scope'], task: Task | undefined, view: InputView | ResponseView | SessionView): Record<string, number> {
   const values: Record<string, number> = {};
-  for (const metric of METRICS) {
-    if (metric.scope !== scope || (task !== undefined && !metric.tasks.includes(task))) continue;
+  for (const metric of metricsOfScope(scope, task)) {
     const value = measure(metric, view);
     if (value !== undefined) values[metric.name] = value;
   }
@@ -57,9 +56,9 @@ export interface SessionValues {
 export function sessionValues(timeline: SessionTimeline, task: Task | undefined = timeline.task): SessionValues {
   const view = sessionView(timeline);
   const samples: Record<string, number[]> = {};
-  for (const metric of METRICS) {
-    if (metric.scope !== 'input_samples' || (task !== undefined && !metric.tasks.includes(task))) continue;
-    samples[metric.name] = view.inputs.flatMap((input) => metric.samples(input));
+  for (const metric of metricsOfScope('input_samples', task)) {
+    // A session of one input (most) keeps that input's list as it is, not a copy.
+    samples[metric.name] = view.inputs.length === 1 ? metric.samples(view.inputs[0]!) : view.inputs.flatMap((input) => metric.samples(input));
   }
   return { metrics: metricsOn(view, task), samples };
 }
@@ -67,13 +66,14 @@ export function sessionValues(timeline: SessionTimeline, task: Task | undefined 
 /**
  * The values of every metric of `task` (every metric, when undefined), pooled over the
  * sessions' values: per session, per input, per response, or per sample, in session order.
+ * With `only`, just the metrics it names.
  */
-export function poolValues(sessions: readonly SessionValues[], task: Task | undefined): Record<string, number[]> {
+export function poolValues(sessions: readonly SessionValues[], task: Task | undefined, only?: ReadonlySet<string>): Record<string, number[]> {
   // Every metric's list first, in catalog order (the summary's order); then each session's values go to theirs in one pass.
   const pooled: Record<string, number[]> = {};
   const of = (scope: Scope): Map<string, number[]> => {
     const lists = new Map<string, number[]>();
-    for (const metric of METRICS) if (metric.scope === scope && (task === undefined || metric.tasks.includes(task))) lists.set(metric.name, []);
+    for (const metric of metricsOfScope(scope, task)) if (!only || only.has(metric.name)) lists.set(metric.name, []);
     return lists;
   };
   const [session, input, response, samples] = [of('session'), of('input'), of('response'), of('input_samples')];
@@ -115,12 +115,16 @@ export function corpusValues(views: readonly SessionView[]): Record<string, numb
 
 /** The corpus metrics from each session's parts (`corpusParts`), by name. */
 function corpusOf(parts: ReadonlyArray<Record<string, unknown>>): Record<string, number | null> {
-  return Object.fromEntries(METRICS.flatMap((m) => (m.scope === 'corpus' ? [[m.name, m.reduce(parts.map((p) => p[m.name]))]] : [])));
+  const values: Record<string, number | null> = {};
+  for (const m of metricsOfScope('corpus', undefined)) values[m.name] = m.reduce(parts.map((p) => p[m.name]));
+  return values;
 }
 
 /** What each corpus metric needs of one session, by name. */
 function corpusParts(view: SessionView): Record<string, unknown> {
-  return Object.fromEntries(METRICS.flatMap((m) => (m.scope === 'corpus' ? [[m.name, m.part(view)]] : [])));
+  const parts: Record<string, unknown> = {};
+  for (const m of metricsOfScope('corpus', undefined)) parts[m.name] = m.part(view);
+  return parts;
 }
 
 /**
@@ -285,12 +289,22 @@ export interface BenchmarkSummary {
  * whose sessions ran different tasks pools each session's values of the first one's
  * metrics.)
  */
-function pooledAt(indices: readonly number[], sessions: readonly FiguredSession[]): Record<string, number[]> {
-  const task = indices.length > 0 ? sessions[indices[0]!]!.figures.task : undefined;
+function pooledAt(indices: readonly number[], sessions: readonly FiguredSession[], only?: ReadonlySet<string>): Record<string, number[]> {
   return poolValues(
     indices.map((i) => sessions[i]!.figures.values),
-    task,
+    taskAt(indices, sessions),
+    only,
   );
+}
+
+/** The task whose metrics the sessions at `indices` pool: the first one's. */
+function taskAt(indices: readonly number[], sessions: readonly FiguredSession[]): Task | undefined {
+  return indices.length > 0 ? sessions[indices[0]!]!.figures.task : undefined;
+}
+
+/** Each metric's distribution over its pooled values. */
+function distributions(pooled: Record<string, readonly number[]>): Record<string, Distribution | null> {
+  return Object.fromEntries(Object.entries(pooled).map(([name, values]) => [name, summarize(values)]));
 }
 
 /** Indices of the sessions that `keep` keeps. */
@@ -308,12 +322,23 @@ export function summarizeBenchmark(records: readonly SessionRecord[], phases: re
 }
 
 /** `summarizeBenchmark` of sessions whose figures are taken already. */
-export function summarizeFigured(sessions: readonly FiguredSession[], phases: readonly Phase[], slos: readonly Slo[], pricing?: Pricing): BenchmarkSummary {
+export function summarizeFigured(
+  sessions: readonly FiguredSession[],
+  phases: readonly Phase[],
+  slos: readonly Slo[],
+  pricing?: Pricing,
+  distributed?: Record<string, Distribution | null>,
+): BenchmarkSummary {
   const measured = sessions.filter((_, i) => phases[i] === 'measured');
   const completedAt = indicesWhere(sessions, (r, i) => phases[i] === 'measured' && r.outcome.status === 'completed');
   const completed = completedAt.map((i) => sessions[i]!.figures);
   const failedCount = measured.filter((r) => r.outcome.status === 'failed').length;
-  const pooled = pooledAt(completedAt, sessions);
+  // With the distributions given, only what is summed and what the SLOs judge is pooled, in session order as ever.
+  const pooled = pooledAt(
+    completedAt,
+    sessions,
+    distributed && new Set(['audio_ms', 'audio_out_ms', 'chars', ...slos.flatMap((s) => ('metric' in s.aggregate ? [s.aggregate.metric] : []))]),
+  );
   // Audio processed: streamed in for transcription, generated for speech generation.
   const speech = isSpeechTask(sessions[0]?.figures.task);
   const audioS = ((speech ? pooled.audio_out_ms : pooled.audio_ms) ?? []).reduce((sum, v) => sum + v, 0) / 1000;
@@ -332,7 +357,7 @@ export function summarizeFigured(sessions: readonly FiguredSession[], phases: re
     turns: summarizeTurns(completed),
     quality: corpusQuality(completed),
     anomalies: countAnomalies(measured),
-    metrics: Object.fromEntries(Object.entries(pooled).map(([name, values]) => [name, summarize(values)])),
+    metrics: distributed ?? distributions(pooled),
     corpus: corpusOf(completed.map((f) => f.corpus)),
     ...(diarization ? { diarization } : {}),
     slos: evaluateSlos(slos, pooled, errorRate),
@@ -467,16 +492,70 @@ export interface ColdWarm {
 /** The figures of the measured sessions that started cold, and of those that started warm. */
 export function coldWarmFigures(sessions: readonly FiguredSession[], phases: readonly Phase[], sessionStarts: readonly Start[], gapMs: number): ColdWarm {
   const figures = (start: Start): StartFigures => {
-    const group = sessions.filter((_, i) => phases[i] === 'measured' && sessionStarts[i] === start);
-    const completedAt = indicesWhere(sessions, (r, i) => phases[i] === 'measured' && sessionStarts[i] === start && r.outcome.status === 'completed');
+    const completedAt = completedStarting(start, sessions, phases, sessionStarts);
     // Without a completed session, no figures: not one null per metric of every task.
-    const pooled = completedAt.length === 0 ? {} : pooledAt(completedAt, sessions);
-    return {
-      sessions: group.length,
-      completed: completedAt.length,
-      failed: group.filter((r) => r.outcome.status === 'failed').length,
-      metrics: Object.fromEntries(Object.entries(pooled).map(([name, values]) => [name, summarize(values)])),
-    };
+    return startFigures(start, sessions, phases, sessionStarts, completedAt.length === 0 ? {} : distributions(pooledAt(completedAt, sessions)));
   };
   return { gapMs, cold: figures('cold'), warm: figures('warm') };
+}
+
+function completedStarting(start: Start, sessions: readonly FiguredSession[], phases: readonly Phase[], sessionStarts: readonly Start[]): number[] {
+  return indicesWhere(sessions, (r, i) => phases[i] === 'measured' && sessionStarts[i] === start && r.outcome.status === 'completed');
+}
+
+function startFigures(
+  start: Start,
+  sessions: readonly FiguredSession[],
+  phases: readonly Phase[],
+  sessionStarts: readonly Start[],
+  metrics: Record<string, Distribution | null>,
+): StartFigures {
+  const group = sessions.filter((_, i) => phases[i] === 'measured' && sessionStarts[i] === start);
+  return {
+    sessions: group.length,
+    completed: group.filter((r) => r.outcome.status === 'completed').length,
+    failed: group.filter((r) => r.outcome.status === 'failed').length,
+    metrics,
+  };
+}
+
+/**
+ * `summarizeFigured` with its `coldWarmFigures`, each value pooled and sorted once
+ * (issue 38): the cold and the warm sessions' values are pooled and sorted apart, and
+ * the level's distributions are their sorted values merged, which are the values of
+ * every measured completed session sorted, since each started one way or the other.
+ * Where the two groups' first sessions ran tasks other than the level's first one (so
+ * each pools other metrics), they are pooled as `coldWarmFigures` pools them.
+ */
+export function summarizeLevel(
+  sessions: readonly FiguredSession[],
+  phases: readonly Phase[],
+  sessionStarts: readonly Start[],
+  gapMs: number,
+  slos: readonly Slo[],
+  pricing?: Pricing,
+): BenchmarkSummary & { coldWarm: ColdWarm } {
+  const groups = (['cold', 'warm'] as const).map((start) => completedStarting(start, sessions, phases, sessionStarts));
+  const first = Math.min(...groups.map((g) => g[0] ?? Infinity));
+  const task = sessions[first]?.figures.task;
+  if (task === undefined || groups.some((g) => g.length > 0 && taskAt(g, sessions) !== task)) {
+    return { ...summarizeFigured(sessions, phases, slos, pricing), coldWarm: coldWarmFigures(sessions, phases, sessionStarts, gapMs) };
+  }
+  const sorted = groups.map((g) =>
+    g.length === 0 ? undefined : Object.entries(pooledAt(g, sessions)).map(([name, values]) => [name, sortedFinite(values)] as const),
+  );
+  const of = (i: number): Record<string, Distribution | null> => Object.fromEntries((sorted[i] ?? []).map(([name, values]) => [name, summarizeSorted(values)]));
+  const [cold, warm] = sorted;
+  // Both groups' lists name the same metrics in the same order when both have sessions: those of the one task.
+  const metrics = Object.fromEntries(
+    (cold ?? warm)!.map(([name, values], i) => [name, summarizeSorted(cold && warm ? mergeSorted(values, warm[i]![1]) : values)]),
+  );
+  return {
+    ...summarizeFigured(sessions, phases, slos, pricing, metrics),
+    coldWarm: {
+      gapMs,
+      cold: startFigures('cold', sessions, phases, sessionStarts, of(0)),
+      warm: startFigures('warm', sessions, phases, sessionStarts, of(1)),
+    },
+  };
 }

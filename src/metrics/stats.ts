@@ -16,7 +16,47 @@ export const PERCENTILE_METHOD =
 
 /** Summarizes finite values; null when there are none. */
 export function summarize(values: readonly number[]): Distribution | null {
-  const sorted = Float64Array.from(values.filter(Number.isFinite)).sort();
+  return summarizeSorted(sortedFinite(values));
+}
+
+/** The finite values, ascending; put straight into the array that is sorted, with no list of them first (a level's samples are 100,000s). */
+export function sortedFinite(values: readonly number[]): Float64Array {
+  let n = 0;
+  for (const v of values) if (Number.isFinite(v)) n++;
+  const sorted = new Float64Array(n);
+  let at = 0;
+  for (const v of values) if (Number.isFinite(v)) sorted[at++] = v;
+  return sorted.sort();
+}
+
+/**
+ * Two ascending arrays as one, in the order sorting both together gives (−0 before 0,
+ * as `Float64Array#sort` puts it): a level's values from its cold and warm sessions'
+ * values, each sorted once.
+ */
+export function mergeSorted(a: Float64Array, b: Float64Array): Float64Array {
+  const merged = new Float64Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let at = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i]!;
+    const y = b[j]!;
+    if (x < y || (x === y && !(Object.is(y, -0) && !Object.is(x, -0)))) {
+      merged[at++] = x;
+      i++;
+    } else {
+      merged[at++] = y;
+      j++;
+    }
+  }
+  merged.set(a.subarray(i), at);
+  merged.set(b.subarray(j), at + a.length - i);
+  return merged;
+}
+
+/** The distribution of finite values sorted already (`sortedFinite`); null when there are none. */
+export function summarizeSorted(sorted: Float64Array): Distribution | null {
   const n = sorted.length;
   if (n === 0) return null;
   let sum = 0;

@@ -1,6 +1,6 @@
 import type { DelaySummary, EventLoopDelay } from '../runtime/delay.js';
 import { profileLabel, type LoadProfile } from '../load/profiles.js';
-import { coldWarmFigures, sessionFigures, summarizeFigured } from '../metrics/compute.js';
+import { sessionFigures, summarizeLevel } from '../metrics/compute.js';
 import { judgeClient } from '../metrics/health.js';
 import { parseSlo } from '../metrics/slo.js';
 import { phases } from '../metrics/window.js';
@@ -69,10 +69,7 @@ export function buildBenchmark(measured: Measured, settings: FigureSettings, act
   const gapMs = settings.window.coldGapMs ?? DEFAULT_COLD_GAP_MS;
   const sessionStarts = starts(sessions, gapMs, activeUntilMs);
   // Each session measured once (its figures), for its stored metrics and every figure that pools them.
-  const summary = {
-    ...summarizeFigured(sessions, sessionPhases, settings.slos.map(parseSlo), settings.pricing ?? undefined),
-    coldWarm: coldWarmFigures(sessions, sessionPhases, sessionStarts, gapMs),
-  };
+  const summary = summarizeLevel(sessions, sessionPhases, sessionStarts, gapMs, settings.slos.map(parseSlo), settings.pricing ?? undefined);
   return {
     label: measured.label ?? profileLabel(measured.profile),
     profile: measured.profile,

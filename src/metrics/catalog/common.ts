@@ -47,7 +47,12 @@ export const CLIENT_AND_TRANSPORT: MetricDefinition[] = [
     from: 'planned send time of a media chunk',
     to: 'actual send time',
     description: "The client's own lateness against its real-time schedule; unpaced chunks have none.",
-    samples: (v) => v.media.flatMap((c) => (typeof c.plannedMs === 'number' ? [c.t - c.plannedMs] : [])),
+    samples: (v) => {
+      // A loop, not a list per chunk: every chunk of every session is one (issue 38).
+      const lags: number[] = [];
+      for (const c of v.media) if (typeof c.plannedMs === 'number') lags.push(c.t - c.plannedMs);
+      return lags;
+    },
   },
   {
     name: 'start_lag_ms',
