@@ -5,29 +5,30 @@ import { UsageError } from '../util/errors.js';
 import { flagMessage } from './option-flags.js';
 import { DatasetError } from '../data/errors.js';
 import { printable } from '../util/printable.js';
-import { ReportError } from '../report/recompute.js';
+import { ReportError } from '../report/report-error.js';
 import { ShapeError } from '../load/traffic-shape.js';
 import { DamagedLogError, SessionLogError } from '../report/session-log.js';
 import { EXIT } from '../run/run-outcome.js';
-import { describeMetrics } from '../metrics/catalog.js';
-import { spanText } from '../report/picks.js';
 import { VERSION } from '../util/version.js';
-import { cacheCommand } from './cache-command.js';
 import { outliveClosedOutput } from './closed-output.js';
-import { datasetCommand } from './dataset-command.js';
 import { formatItem, optionDescription, padWidth } from './help.js';
-import { proxyCommand } from './proxy-command.js';
-import { replayCommand } from './replay-command.js';
-import { reportCommand } from './report-command.js';
-import { runCommand } from './run-command.js';
-import { serveCommand } from './serve-command.js';
 
-const metricsCommand = new Command('metrics').description('List every metric with its unit, start and end events, and meaning.').action(() => {
-  for (const m of describeMetrics()) {
-    const per = { session: 'session', input: 'turn', input_samples: 'turn', response: 'response', corpus: 'corpus' }[m.scope];
-    process.stdout.write(`${m.name} [${m.unit}, per ${per}]\n  ${spanText(m)}\n  ${m.description} Tasks: ${m.tasks.join(', ')}.\n`);
-  }
-});
+/**
+ * Each command's module, loaded only when it runs: a command's code (a run's, a
+ * render's) is most of the process's start, and `voxbench report render` should not
+ * pay for loading the run and the server. The top-level help and an unknown or
+ * missing command load them all, in this order.
+ */
+const COMMANDS: Record<string, () => Promise<CommandUnknownOpts>> = {
+  run: async () => (await import('./run-command.js')).runCommand,
+  serve: async () => (await import('./serve-command.js')).serveCommand,
+  proxy: async () => (await import('./proxy-command.js')).proxyCommand,
+  replay: async () => (await import('./replay-command.js')).replayCommand,
+  report: async () => (await import('./report-command.js')).reportCommand,
+  dataset: async () => (await import('./dataset-command.js')).datasetCommand,
+  cache: async () => (await import('./cache-command.js')).cacheCommand,
+  metrics: async () => (await import('./metrics-command.js')).metricsCommand,
+};
 
 /** Parser errors on one line, prefixed with the program name and ending with a hint to --help; usage errors exit with 2; defaults in help as the README writes them. */
 function conventions<T extends CommandUnknownOpts>(command: T): T {
@@ -42,9 +43,10 @@ const program = conventions(new Command())
   .name('voxbench')
   .description('Benchmark realtime speech servers over WebSockets the way live applications use them.')
   .version(VERSION);
+const named = process.argv[2];
+const loading = named !== undefined && Object.hasOwn(COMMANDS, named) ? [COMMANDS[named]!] : Object.values(COMMANDS);
 // addCommand does not copy settings to a command built on its own, so each gets them too.
-for (const command of [runCommand, serveCommand, proxyCommand, replayCommand, reportCommand, datasetCommand, cacheCommand, metricsCommand])
-  program.addCommand(conventions(command));
+for (const command of await Promise.all(loading.map((load) => load()))) program.addCommand(conventions(command));
 
 /** One line on stderr: messages quote flags, file names and file contents, which may hold newlines or escapes. */
 const fail = (text: string): void => void process.stderr.write(`voxbench: ${printable(text)}\n`);
