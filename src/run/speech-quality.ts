@@ -8,7 +8,7 @@ import { normalizerById, normalizerFor } from '../metrics/normalizers/index.js';
 import { transcriptErrors } from '../metrics/wer.js';
 import { redactUrl } from '../report/redact.js';
 import { builtInWebSocketTarget, createRunContext, runLevel } from './run-context.js';
-import { startServerThread } from '../simulator/thread.js';
+import { startServerThread, type ServerThread } from '../simulator/thread.js';
 import type { ReceivedAudio } from '../session/received-audio.js';
 import type { AsrResult, SessionRecord, SpeechAnalysis } from '../timeline/types.js';
 import { sessionView } from '../views/session-view.js';
@@ -35,6 +35,7 @@ export async function analyseSpeech(
   records: readonly SessionRecord[],
   audioOf: (record: SessionRecord) => ReceivedAudio | undefined,
   quality: QualitySettings,
+  builtIn?: ServerThread,
 ): Promise<void> {
   const clips: Clip[] = [];
   for (const record of records) {
@@ -61,7 +62,7 @@ export async function analyseSpeech(
     }
     record.timeline.analysis = analyses;
   }
-  if (clips.length > 0) await roundTrip(clips, quality);
+  if (clips.length > 0) await roundTrip(clips, quality, builtIn);
 }
 
 /** The rate of headerless PCM, from the audio events' bytes and durations (a WAV header overrides it). */
@@ -73,8 +74,8 @@ function declaredRate(record: SessionRecord, input: number): number {
 /** The normalizer intelligibility is scored with: the one English transcripts get by default. */
 const INTELLIGIBILITY_NORMALIZER = normalizerFor('auto', undefined);
 
-/** Transcribes every clip on the transcription server and scores it against its text. */
-async function roundTrip(clips: Clip[], quality: QualitySettings): Promise<void> {
+/** Transcribes every clip on the transcription server (the run's built-in one if given, serving the ASR model) and scores it against its text. */
+async function roundTrip(clips: Clip[], quality: QualitySettings, builtIn?: ServerThread): Promise<void> {
   const { asr } = quality;
   const samples: Sample[] = clips.map((clip, i) => ({
     id: `clip-${i}`,
@@ -96,8 +97,9 @@ async function roundTrip(clips: Clip[], quality: QualitySettings): Promise<void>
   const label = { target: asr.target !== undefined ? redactUrl(asr.target) : 'built-in', protocol: asr.protocol, model: settings.model };
   // Whatever fails in here is the check's own failure, never the run's: an error left
   // to escape would skip closing the server thread, whose handle keeps the process alive.
-  const server = asr.target === undefined ? await startServerThread({ port: 0, models: [settings.model] }).catch((err: Error) => err) : undefined;
-  if (server instanceof Error) return unchecked(clips, label, server);
+  const own = asr.target === undefined && !builtIn ? await startServerThread({ port: 0, models: [settings.model] }).catch((err: Error) => err) : undefined;
+  if (own instanceof Error) return unchecked(clips, label, own);
+  const server = builtIn ?? own;
   let context: Awaited<ReturnType<typeof createRunContext>> | undefined;
   try {
     context = await createRunContext(settings, dataset);
@@ -130,7 +132,7 @@ async function roundTrip(clips: Clip[], quality: QualitySettings): Promise<void>
     unchecked(clips, label, err as Error);
   } finally {
     context?.close();
-    await server?.close();
+    await own?.close();
   }
 }
 
