@@ -6,7 +6,6 @@ import { fileURLToPath } from 'node:url';
 import { after } from 'node:test';
 import WebSocket, { WebSocketServer } from 'ws';
 import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
-import type { Sample } from '../src/data/dataset.js';
 import type { RunningServer, ServerOptions } from '../src/server/server.js';
 import type { AudioInput, ReceivedFrame, SentFrame, SessionTimeline } from '../src/timeline/types.js';
 import { fromV1 } from '../src/timeline/v1.js';
@@ -24,15 +23,12 @@ export async function tempDir(): Promise<string> {
   return dir;
 }
 
-/** The bundled samples, read once for every server a file starts. */
-let bundled: Promise<Sample[]> | undefined;
-
 /** The simulated server on a free loopback port, knowing the bundled samples; closed when the file ends. */
 export async function testServer(options: Partial<ServerOptions> = {}): Promise<RunningServer> {
   // Imported here: a file that only spawns the CLI would load the whole server for nothing (a fifth of a CPU-second).
   const [{ loadFolderDataset }, { startServer }] = await Promise.all([import('../src/data/load.js'), import('../src/simulator/start.js')]);
-  bundled ??= loadFolderDataset(BUNDLED_SAMPLES_DIR).then(({ samples }) => samples);
-  const server = await startServer({ port: 0, references: await bundled, ...options });
+  const { samples } = await loadFolderDataset(BUNDLED_SAMPLES_DIR);
+  const server = await startServer({ port: 0, references: samples, ...options });
   after(() => server.close());
   return server;
 }
