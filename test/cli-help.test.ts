@@ -16,10 +16,18 @@ const COMMANDS = [
   ['dataset', 'synth'],
 ];
 
+/** Each command's help, printed once for all the tests that read it. */
+const helps = new Map<string, ReturnType<typeof runNode>>();
+const help = (command: string[]): ReturnType<typeof runNode> => {
+  const key = command.join(' ');
+  if (!helps.has(key)) helps.set(key, runNode([CLI, ...command, '--help']));
+  return helps.get(key)!;
+};
+
 describe('voxbench --help', () => {
   for (const command of COMMANDS) {
     it(`${command.join(' ')} prints defaults as the README writes them`, async () => {
-      const { code, stdout } = await runNode([CLI, ...command, '--help']);
+      const { code, stdout } = await help(command);
       assert.equal(code, 0);
       assert.doesNotMatch(stdout, /default: \[|default: "|choices: "/, 'no default or choice printed as JSON');
       // Piped, help fits 80 columns: wide flag terms stand on a line of their own and descriptions wrap.
@@ -31,7 +39,7 @@ describe('voxbench --help', () => {
   }
 
   it('run --help groups every flag under a topic, in the order of the CLI reference', async () => {
-    const { stdout } = await runNode([CLI, 'run', '--help']);
+    const { stdout } = await help(['run']);
     const headings = stdout.split('\n').filter((line) => /^[A-Z][^:]*:$/.test(line));
     assert.deepEqual(
       headings,
@@ -42,8 +50,8 @@ describe('voxbench --help', () => {
   });
 
   it('marks required options and names the flags as the README does', async () => {
-    assert.match((await runNode([CLI, 'dataset', 'synth', '--help'])).stdout, /--out <dir>\s+folder to write NAME-LINE\.wav[^]*\(required\)/);
-    const run = (await runNode([CLI, 'run', '--help'])).stdout;
+    assert.match((await help(['dataset', 'synth'])).stdout, /--out <dir>\s+folder to write NAME-LINE\.wav[^]*\(required\)/);
+    const run = (await help(['run'])).stdout;
     assert.match(run, /--concurrency <n>[^]*?\(default: 1\)/);
     assert.match(run.replace(/\s+/g, ' '), /--outputs <list>[^]*?\(default: json,html\)/);
     assert.match(run.replace(/\s+/g, ' '), /--protocol <name> wire dialect \(choices: vllm, openai, openai-beta(, [a-z-]+)*; default: vllm\)/);

@@ -5,10 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after } from 'node:test';
 import WebSocket, { WebSocketServer } from 'ws';
-import { loadFolderDataset } from '../src/data/load.js';
 import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
 import type { RunningServer, ServerOptions } from '../src/server/server.js';
-import { startServer } from '../src/simulator/start.js';
 import type { AudioInput, ReceivedFrame, SentFrame, SessionTimeline } from '../src/timeline/types.js';
 import { fromV1 } from '../src/timeline/v1.js';
 
@@ -27,6 +25,8 @@ export async function tempDir(): Promise<string> {
 
 /** The simulated server on a free loopback port, knowing the bundled samples; closed when the file ends. */
 export async function testServer(options: Partial<ServerOptions> = {}): Promise<RunningServer> {
+  // Imported here: a file that only spawns the CLI would load the whole server for nothing (a fifth of a CPU-second).
+  const [{ loadFolderDataset }, { startServer }] = await Promise.all([import('../src/data/load.js'), import('../src/simulator/start.js')]);
   const { samples } = await loadFolderDataset(BUNDLED_SAMPLES_DIR);
   const server = await startServer({ port: 0, references: samples, ...options });
   after(() => server.close());

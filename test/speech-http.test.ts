@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
 import { loadDataset } from '../src/data/load.js';
 import type { StreamFormat } from '../src/dialects/speech-http.js';
@@ -8,6 +8,7 @@ import { renderSummary } from '../src/report/console.js';
 import { run, type RunOptions } from '../src/run/run.js';
 import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../src/dialects/vllm-omni-speech/spec.js';
 import { parseFaultScenario } from '../src/server/faults/faults.js';
+import { DEFAULT_MODELS } from '../src/config/settings.js';
 import { startServer } from '../src/simulator/start.js';
 import { SPEECH_RATE } from '../src/server/sessions/speech-endpoint.js';
 import { DEFAULT_SPEECH_LATENCY, DEFAULT_VOICE, synthesizeSpeech } from '../src/server/models/speech-synth.js';
@@ -17,14 +18,24 @@ const FAST = { ...DEFAULT_SPEECH_LATENCY, firstAudioMs: 20, rtf: 0.02, jitterMs:
 const dataset = await loadDataset(BUNDLED_SAMPLES_DIR);
 const textOf = new Map(dataset.samples.map((s) => [s.id, s.text!]));
 
+// One server for every run here that needs no other server options, and for the round trip of their speech to a
+// transcriber: a run against the built-in server starts two server threads of its own (the first test keeps that path).
+const shared = await startServer({ port: 0, speechLatency: FAST });
+after(() => shared.close());
+const ASR = { asrTarget: shared.url, asrModel: DEFAULT_MODELS.vllm };
+
 async function sessions(options: RunOptions & { faults?: string }): Promise<SessionRecord[]> {
-  const { faults, ...rest } = options;
-  const { report } = await run({
-    maxSessions: 2,
-    ...rest,
-    server: { speechLatency: FAST, ...(faults ? { faults: [parseFaultScenario(faults)] } : {}), ...rest.server },
-  });
-  return report.benchmarks[0]!.sessions;
+  const { faults, server: serverOptions, ...rest } = options;
+  const own =
+    faults || serverOptions
+      ? await startServer({ port: 0, speechLatency: FAST, ...(faults ? { faults: [parseFaultScenario(faults)] } : {}), ...serverOptions })
+      : undefined;
+  try {
+    const { report } = await run({ maxSessions: 2, target: (own ?? shared).origin, model: DEFAULT_MODELS[rest.protocol!], quality: ASR, ...rest });
+    return report.benchmarks[0]!.sessions;
+  } finally {
+    await own?.close();
+  }
 }
 
 const audioBytes = (s: SessionRecord): number => s.timeline.received.reduce((n, f) => n + (f.kind === 'audio' ? f.audioBytes! : 0), 0);
@@ -97,6 +108,7 @@ describe('HTTP speech generation against the built-in server', () => {
           protocol: 'vllm-omni-speech',
           maxSessions: 6,
           speech: { streamFormat },
+          quality: ASR,
         });
         const over: number[] = [];
         report.benchmarks[0]!.sessions.forEach((s, i) => {

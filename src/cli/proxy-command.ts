@@ -5,7 +5,6 @@ import { lockFolder } from '../util/folder-lock.js';
 import { METERED_PROTOCOLS, OWN_PATHS } from '../dialects/index.js';
 import { plural } from '../util/plural.js';
 import { printable } from '../util/printable.js';
-import { startProxy } from '../proxy/proxy.js';
 import { renderSummary } from '../report/console.js';
 import { DEFAULT_OUTPUTS, OUTPUT_FORMATS } from '../report/outputs.js';
 import { redactUrl } from '../report/redact.js';
@@ -71,6 +70,8 @@ export const proxyCommand = new Command('proxy')
     if (opts.outputDir !== undefined) await checkWritableDir(opts.outputDir, '--output-dir');
     // Held until the report is written, so that no run or render writes there meanwhile.
     const release = opts.outputDir !== undefined ? await lockFolder(opts.outputDir) : async () => {};
+    // Loaded here: the proxy's metrics library would cost every command's start a tenth of a CPU-second.
+    const { startProxy } = await import('../proxy/proxy.js');
     const proxy = await startProxy({
       listen: opts.listen,
       upstream: opts.upstream,

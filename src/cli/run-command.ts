@@ -19,7 +19,6 @@ import { DEFAULT_STATISTICS, jsonSummary, parseStatistics } from '../report/json
 import { DEFAULT_OUTPUTS, OUTPUT_FORMATS } from '../report/outputs.js';
 import { parseMetaEntry } from '../report/record.js';
 import { Progress } from './progress.js';
-import { serveRunMetrics } from '../live/run-metrics.js';
 import type { Meta } from '../report/schema.js';
 import { run } from '../run/run.js';
 import { EXIT, exitCodeOf, outcomeLine } from '../run/run-outcome.js';
@@ -345,7 +344,8 @@ export const runCommand = new Command('run')
     // A closed terminal (SIGHUP) or a stop request (SIGTERM) finishes the report as Ctrl-C does.
     for (const signal of INTERRUPTS) process.on(signal, onSignal);
     const progress = opts.quiet ? undefined : new Progress(process.stderr);
-    const live = opts.metricsPort ? await serveRunMetrics(opts.metricsPort) : undefined;
+    // Loaded only with --metrics-port: its metrics library would cost every run's start a tenth of a CPU-second.
+    const live = opts.metricsPort ? await (await import('../live/run-metrics.js')).serveRunMetrics(opts.metricsPort) : undefined;
     if (live && !opts.quiet) process.stderr.write(`metrics on ${live.endpoint.url}/metrics\n`);
     const { report, written, reportPath } = await run({
       ...(opts.target !== undefined ? { target: opts.target } : {}),

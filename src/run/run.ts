@@ -86,11 +86,15 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
   const resumed = options.resume ? finishedSessions(await resumeSessionLog(options.resume)) : new Map<string, Map<number, LoggedSession>>();
   // Opened before the server starts, so a folder that cannot be written leaves nothing running.
   const log = outputDir === undefined ? undefined : await SessionLog.open(outputDir, options.resume !== undefined);
+  // Generated speech's round trip transcribes on the built-in server too, when it runs as the run starts it and no
+  // scrape would count the check's sessions as the benchmark's: a thread of the check's own costs a start.
+  const transcribesToo =
+    options.target === undefined && options.server === undefined && settings.speaks && settings.quality.asr.target === undefined && !settings.scrape;
   const server =
     options.target === undefined
       ? await startServerThread({
           port: 0,
-          models: [settings.model],
+          models: transcribesToo ? [settings.model, settings.quality.asr.model] : [settings.model],
           references: dataset.samples.filter((s): s is Sample => s.kind !== 'text'),
           ...options.server,
         }).catch(async (err: unknown) => {
@@ -182,7 +186,7 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
               onSessionEnd,
             });
       // Generated speech is checked once the level's sessions have all ended (its audio is kept in this thread only).
-      if (!pool) await analyseSpeech(execution.records, context.takeAudio, settings.quality);
+      if (!pool) await analyseSpeech(execution.records, context.takeAudio, settings.quality, transcribesToo ? server : undefined);
       const earlier = lastEndMs(benchmarks.flatMap((b) => b.sessions));
       const benchmark = buildHeldBenchmark(
         { ...execution, profile, records: [...kept.values(), ...execution.records] },

@@ -9,6 +9,7 @@ import { transcriptErrors } from '../metrics/wer.js';
 import { redactUrl } from '../report/redact.js';
 import { builtInWebSocketTarget, createRunContext, runLevel } from './run-context.js';
 import { startServer } from '../simulator/start.js';
+import type { ServerThread } from '../simulator/thread.js';
 import type { ReceivedAudio } from '../session/received-audio.js';
 import type { AsrResult, SessionRecord, SpeechAnalysis } from '../timeline/types.js';
 import { sessionView } from '../views/session-view.js';
@@ -43,6 +44,7 @@ export async function analyseSpeech(
   records: readonly SessionRecord[],
   takeAudio: (record: SessionRecord) => ReceivedAudio | undefined,
   quality: QualitySettings,
+  builtIn?: ServerThread,
 ): Promise<void> {
   let transcriber: Transcriber | undefined;
   try {
@@ -52,7 +54,7 @@ export async function analyseSpeech(
         const audio = takeAudio(record);
         if (audio) clips.push(...(await analyseLevels(record, audio)));
       }
-      if (clips.length > 0) await (transcriber ??= await startTranscriber(quality)).transcribe(clips);
+      if (clips.length > 0) await (transcriber ??= await startTranscriber(quality, builtIn)).transcribe(clips);
     }
   } finally {
     await transcriber?.close();
@@ -101,13 +103,14 @@ interface Transcriber {
 }
 
 /**
- * Starts the built-in transcription server (unless `--asr-target` names one), in this
- * thread: the check runs after the benchmark, when no stamp can wait on it, and a server
- * thread of its own cost the run's peak memory another 25 MB. Whatever fails in here is
- * the check's own failure, never the run's: a server that cannot start leaves every clip
- * unchecked with the reason.
+ * The transcription server: `--asr-target`, or the run's own built-in server when it
+ * serves the ASR model too (`builtIn`), or a built-in one started in this thread: the
+ * check runs after the benchmark, when no stamp can wait on it, and a server thread of
+ * its own cost the run's peak memory another 25 MB. Whatever fails in here is the check's
+ * own failure, never the run's: a server that cannot start leaves every clip unchecked
+ * with the reason.
  */
-async function startTranscriber(quality: QualitySettings): Promise<Transcriber> {
+async function startTranscriber(quality: QualitySettings, builtIn?: ServerThread): Promise<Transcriber> {
   const { asr } = quality;
   const settingsFor = (clips: number) =>
     resolveSettings({
@@ -121,12 +124,13 @@ async function startTranscriber(quality: QualitySettings): Promise<Transcriber> 
     });
   const model = settingsFor(1).model;
   const label = { target: asr.target !== undefined ? redactUrl(asr.target) : 'built-in', protocol: asr.protocol, model };
-  const server = asr.target === undefined ? await startServer({ port: 0, models: [model] }).catch((err: Error) => err) : undefined;
-  if (server instanceof Error) return { transcribe: (clips) => Promise.resolve(unchecked(clips, label, server)), close: () => Promise.resolve() };
+  const own = asr.target === undefined && !builtIn ? await startServer({ port: 0, models: [model] }).catch((err: Error) => err) : undefined;
+  if (own instanceof Error) return { transcribe: (clips) => Promise.resolve(unchecked(clips, label, own)), close: () => Promise.resolve() };
+  const server = builtIn ?? own;
   return {
     transcribe: (clips) => roundTrip(clips, settingsFor(clips.length), label, asr.target ?? builtInWebSocketTarget(settingsFor(1), server!.url)),
     close: async () => {
-      await server?.close();
+      await own?.close();
     },
   };
 }

@@ -185,7 +185,7 @@ export async function hostServer(overrides: Partial<ServerOptions>, dialects: Si
       return transcribe(req, res, task);
     }
     if (path === METRICS_PATH && req.method === 'GET') {
-      void metrics.registry.metrics().then((text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text));
+      void metrics.scrape().then(({ contentType, text }) => res.writeHead(200, { 'content-type': contentType }).end(text));
       return;
     }
     if (path === SPEECH_PATH) {
