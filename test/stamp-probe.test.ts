@@ -17,22 +17,6 @@ describe('receive-stamp probe', () => {
     assert.ok(delay.p50Ms <= delay.p99Ms && delay.p99Ms <= delay.maxMs);
   });
 
-  it('measures again after a stop, on the paused sender, and for two probes at once', async () => {
-    const first = await startStampProbe();
-    while (first.received < 2) await setTimeout(10);
-    await first.stop();
-    const stopped = first.received;
-    const [a, b] = await Promise.all([startStampProbe(), startStampProbe()]);
-    while (a.received < 3 || b.received < 3) await setTimeout(10);
-    await a.stop();
-    const left = a.received;
-    while (b.received < left + 3) await setTimeout(10); // the sender goes on for the probe still running
-    const delay = await b.stop();
-    assert.equal(first.received, stopped, 'a stopped probe records nothing more');
-    assert.equal(a.received, left);
-    assert.ok(delay.maxMs > 0);
-  });
-
   it('takes the worst of each figure over threads', () => {
     const a = { meanMs: 1, p50Ms: 0.5, p99Ms: 4, maxMs: 9 };
     const b = { meanMs: 2, p50Ms: 0.4, p99Ms: 3, maxMs: 12 };
