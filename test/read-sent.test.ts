@@ -67,7 +67,15 @@ describe("dialects read the client's frames (for the proxy)", () => {
       const request = protocol === 'cartesia' ? { model: 'm', outputRate: 24_000 } : {};
       assert.deepEqual(read(d, d.textFrame!('Hello there, ')), { kind: 'text', text: 'Hello there, ', ...request }, protocol);
       assert.deepEqual(read(d, d.inputEndFrame()), { kind: 'control', control: 'input_end', ...request }, protocol);
-      const configured = protocol === 'vllm-omni-speech-ws' ? { model: 'm' } : protocol === 'openai-realtime-tts' ? { outputRate: 24_000 } : {};
+      // vLLM-Omni's and OpenAI Realtime's configurations also name the format and voice asked for (a replay's shape keeps them).
+      const configured =
+        protocol === 'vllm-omni-speech-ws'
+          ? { model: 'm', format: 'pcm' }
+          : protocol === 'openai-realtime-tts'
+            ? { outputRate: 24_000, format: 'audio/pcm', voice: 'marin' }
+            : protocol === 'openai-realtime-tts-beta'
+              ? { format: 'pcm16', voice: 'marin' }
+              : {};
       for (const frame of d.sessionFrames()) assert.deepEqual(read(d, frame), { kind: 'control', control: 'session_config', ...configured }, protocol);
       assert.deepEqual(read(d, Buffer.from([1, 2]), true), { kind: 'other', type: '(binary)' }, protocol);
       assert.deepEqual(read(d, '[1, 2'), { kind: 'other', type: '(invalid)' }, protocol);
