@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -26,6 +27,13 @@ describe('session log', () => {
     assert.deepEqual(await readSessionLog(dir), entries);
   });
 
+  it('is a file in the folder once open() resolves: the report written next must find it, not write a log of its own over it', async () => {
+    const dir = await tempDir();
+    const log = await SessionLog.open(dir, false);
+    assert.ok(existsSync(join(dir, SESSION_LOG)));
+    await log.close();
+  });
+
   it('continues a log with resume, after what it already holds', async () => {
     const dir = await tempDir();
     const first = await SessionLog.open(dir, false);
@@ -41,12 +49,13 @@ describe('session log', () => {
     );
   });
 
-  it('fails close() when the file cannot be written, rather than losing sessions silently', async () => {
+  it('fails open() when the file cannot be opened, before any session is measured', async () => {
     const dir = await tempDir();
     await mkdir(join(dir, SESSION_LOG)); // a folder where the file should be
-    const log = await SessionLog.open(dir, false);
-    log.append(entry(0));
-    await assert.rejects(log.close(), (err: Error) => err instanceof SessionLogError && err.message.includes(SESSION_LOG) && /EISDIR/.test(err.message));
+    await assert.rejects(
+      SessionLog.open(dir, false),
+      (err: Error) => err instanceof SessionLogError && err.message.includes(SESSION_LOG) && /EISDIR/.test(err.message),
+    );
   });
 });
 

@@ -64,7 +64,16 @@ export class SessionLog {
   static async open(dir: string, resume: boolean): Promise<SessionLog> {
     await mkdir(dir, { recursive: true });
     const path = join(dir, SESSION_LOG);
-    return new SessionLog(path, createWriteStream(path, { flags: resume ? 'a' : 'w' }));
+    const stream = createWriteStream(path, { flags: resume ? 'a' : 'w' });
+    // Open before the run goes on: the report written next looks for the log, and would
+    // otherwise write one of its own over a file not yet created (renamed over it, the
+    // sessions would go to a file no longer in the folder).
+    try {
+      await once(stream, 'open');
+    } catch (err) {
+      throw new SessionLogError(`${path}: the session log could not be written (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    }
+    return new SessionLog(path, stream);
   }
 
   /** Queues a finished session for the log; the entry must not change afterwards. */
