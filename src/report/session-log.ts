@@ -172,13 +172,8 @@ export interface LogPlace {
  * undefined when there is no log. Lines are checked as `readSessionLog` checks them.
  */
 export async function streamSessionLog(path: string): Promise<AsyncGenerator<{ entry: LoggedSession; at: LogPlace }> | undefined> {
-  let file: FileHandle;
-  try {
-    file = await open(path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
+  const file = await openIfExists(path);
+  if (!file) return undefined;
   return (async function* () {
     try {
       let number = 0;
@@ -234,13 +229,8 @@ export async function resumeSessionLog(dir: string): Promise<LoggedSession[]> {
 
 /** The entries of the log at `path` (undefined when there is none) and the offset of its torn last line, if it has one. */
 async function scanSessionLog(path: string): Promise<{ entries: LoggedSession[]; tornAt?: number } | undefined> {
-  let file: FileHandle;
-  try {
-    file = await open(path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
+  const file = await openIfExists(path);
+  if (!file) return undefined;
   try {
     const entries: LoggedSession[] = [];
     let number = 0;
@@ -295,4 +285,14 @@ async function* lines(file: FileHandle): AsyncGenerator<{ text: string; start: n
     offset += chunk.length;
   }
   if (offset > start) yield { text: Buffer.concat(pieces).toString('utf8'), start, bytes: offset - start, ended: false };
+}
+
+/** The file at `path` opened for reading, or undefined when there is none. */
+async function openIfExists(path: string): Promise<FileHandle | undefined> {
+  try {
+    return await open(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
 }
