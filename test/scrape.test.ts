@@ -372,7 +372,8 @@ describe('scraping during a run', () => {
       assert.equal(Number(row[2 * i + 2]), Number(o.max.toPrecision(4)), `${b.label}: max`);
       assert.equal(Number(row[2 * i + 1]), Number(o.mean.toPrecision(4)), `${b.label}: mean`);
     });
-    assert.ok(Number(row[2]) === 1 && Number(row[4]) >= 2, 'more running at the higher level');
+    // Maxima alone can tie: one level's session may open before the server has counted the last one closed.
+    assert.ok(Number(row[3]) > Number(row[1]) && Number(row[4]) >= 2, `more running at the higher level: ${row[0]}`);
   });
 
   it("compare.html sets the servers' series side by side, and cold and warm starts apart", async () => {
