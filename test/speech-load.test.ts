@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../src/dialects/vllm-omni-speech/spec.js';
 import { run } from '../src/run/run.js';
 import { startServer } from '../src/simulator/start.js';
+import { startStampProbe } from '../src/runtime/stamp-probe.js';
 import { loadStamps, stampTruth } from '../bench/stamp-truth.js';
 
 const bench = (name: string): string => fileURLToPath(new URL(`../bench/${name}.js`, import.meta.url));
@@ -86,6 +87,17 @@ describe('the speech-out scale bench: its load process and its bare reader', () 
       assert.ok(result.events > 10, `${result.events} arrivals`);
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe("the receive-stamp probe a speech level's sessions start after", () => {
+  it('has its sender thread started when it resolves, so the thread does not start while the first sessions receive', async () => {
+    const probe = await startStampProbe();
+    try {
+      assert.ok(probe.received >= 1, 'the sender has written its first message');
+    } finally {
+      await probe.stop();
     }
   });
 });

@@ -15,7 +15,7 @@ export interface StampProbe {
 /**
  * A loopback probe of the receive-stamp delay: how long a frame that has reached this
  * machine waits before this thread stamps it. A worker thread, whose event loop is idle,
- * writes the time to a loopback TCP socket every 10 ms; this thread stamps each message
+ * writes the time to a loopback TCP socket as it starts and every 10 ms; this thread stamps each message
  * as the runners stamp a received frame (first thing in the data handler) and records
  * the difference: the delay the kernel and this event loop add to every receive stamp
  * taken meanwhile.
@@ -24,6 +24,7 @@ export async function startStampProbe(): Promise<StampProbe> {
   const delays = createHistogram();
   let pending: Buffer = Buffer.alloc(0);
   let socket: Socket | undefined;
+  let started = (): void => {};
   const server = createServer((s) => {
     socket = s;
     s.on('data', (data: Buffer) => {
@@ -32,6 +33,7 @@ export async function startStampProbe(): Promise<StampProbe> {
       let at = 0;
       for (; at + 8 <= pending.length; at += 8) delays.record(Math.max(1, Math.round((now - pending.readDoubleLE(at)) * 1e6)));
       pending = pending.subarray(at);
+      if (delays.count > 0) started();
     });
     s.on('error', () => {});
   });
@@ -39,6 +41,15 @@ export async function startStampProbe(): Promise<StampProbe> {
   server.unref();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const worker = new Worker(new URL('./stamp-probe-worker.js', import.meta.url), { workerData: { port: (server.address() as { port: number }).port } });
+  // Resolves once the worker's first message is in: its start (an isolate of its own,
+  // Node's bootstrap, its module: 40-100 ms of CPU) is then over, and no longer takes the
+  // core from the first sessions' receive stamps, as it did when sessions started at once
+  // (BENCHMARKS.md, speech out at scale). Ref'd until then: nothing else may keep the process alive yet.
+  await new Promise<void>((resolve) => {
+    started = resolve;
+    worker.once('error', () => resolve()); // no probe: stop() says nothing was measured
+    worker.once('exit', () => resolve());
+  });
   worker.unref();
   return {
     get received() {
