@@ -6,7 +6,7 @@
  * bench/session-cpu.ts.
  *
  *   node dist/bench/voxbench-level.js '<json: {options, sessions, rampMs, loadUrl?}>'
- *       # prints one JSON line: {completed, sessions, p99Ms, mbPerSession, cpuMs, truth?}
+ *       # prints one JSON line: {completed, sessions, p99Ms, maxMs, mbPerSession, cpuMs, truth?}
  *
  * `cpuMs` is the process's CPU time (user and system, every thread) from the level's
  * start to its last session's end; `truth`, with `loadUrl` (bench/speech-load.ts), the
@@ -26,6 +26,8 @@ export interface LevelResult {
   completed: number;
   sessions: number;
   p99Ms: number;
+  /** The probe's largest receive-stamp delay: what the client's own waits could add to any one figure. */
+  maxMs: number;
   mbPerSession: number;
   cpuMs: number;
   truth?: StampTruth;
@@ -61,6 +63,7 @@ const result: LevelResult = {
   completed: summary.sessions.completed,
   sessions: summary.sessions.total,
   p99Ms: (clientHealth.receiveDelay ?? clientHealth.eventLoopDelay).p99Ms,
+  maxMs: (clientHealth.receiveDelay ?? clientHealth.eventLoopDelay).maxMs,
   mbPerSession: rss / 2 ** 20 / sessions,
   cpuMs: cpuEnd - cpuStart,
   ...(loadUrl !== undefined ? { truth: stampTruth(records, await loadStamps(loadUrl), origin) } : {}),

@@ -52,6 +52,9 @@ describe('the speech-out scale bench: its load process and its bare reader', () 
         `TTFA against the write stamps: ${truth.ttfaMs.map((d) => d.toFixed(2)).join(', ')} ms`,
       );
       assert.equal(truth.stallCount.length, 3);
+      // The later audio events too: none before its write, and the figures in order.
+      const { p50Ms, p99Ms, maxMs } = truth.laterAudio;
+      assert.ok(0 <= p50Ms && p50Ms <= p99Ms && p99Ms <= maxMs && maxMs < 1000, `later audio events: ${p50Ms}, ${p99Ms}, ${maxMs} ms`);
     });
   }
 
