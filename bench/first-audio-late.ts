@@ -4,8 +4,9 @@
  * each audio event's receive stamp minus the load's write stamp, the first event apart
  * from the later ones and the sessions in the order they started, and for the latest
  * first events, what ran meanwhile: this process's main thread on a core, its other
- * threads (V8's compiler and collector helpers, the probe's sender) on a core, and the
- * main thread waiting for one (Linux's per-thread schedstat, read every millisecond).
+ * threads (V8's compiler and collector helpers, the probe's sender) on a core, the main
+ * thread waiting for one (Linux's per-thread schedstat, read every millisecond), and the
+ * collector's pauses (performance entries of type gc).
  * Also each thread's CPU in the first 0.8 s after the level's first session started.
  * With `--warm N`, a run of N sessions in the same process goes first (its code
  * compiled), as a sweep's later levels run. Load and client are pinned as in
@@ -71,6 +72,14 @@ const at = (t: number): number[] => {
 };
 const threads = (): Map<string, number> => new Map(readdirSync('/proc/self/task').map((tid) => [tid, schedOf(tid)[0]]));
 
+/** The collector's pauses, [start, end] on performance.now(). */
+const pauses: Array<[number, number]> = [];
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) pauses.push([e.startTime, e.startTime + e.duration]);
+}).observe({ entryTypes: ['gc'] });
+/** How much of [from, to] the collector paused the main thread. */
+const pausedIn = (from: number, to: number): number => pauses.reduce((sum, [a, b]) => sum + Math.max(0, Math.min(b, to) - Math.max(a, from)), 0);
+
 if (WARM > 0) await run({ ...options, profile: { kind: 'concurrent', concurrency: WARM }, maxSessions: WARM, rampUpMs: 300 });
 await loadStamps(url); // forgets the warm-up's answers
 let origin = NaN;
@@ -104,6 +113,7 @@ interface Row {
   onCore: number;
   waiting: number;
   others: number;
+  gc: number;
 }
 const rows: Row[] = [];
 const later: number[] = [];
@@ -115,9 +125,10 @@ for (const [order, { timeline }] of started.entries()) {
   if (!answer || audio.length !== answer.writesAt.length) continue;
   const late = audio.map((f, k) => f.t - (answer.writesAt[k]! - origin));
   later.push(...late.slice(1));
-  const [run0, wait0, cpu0] = at(clockAt + answer.writesAt[0]! - origin);
-  const [run1, wait1, cpu1] = at(clockAt + audio[0]!.t);
-  rows.push({ order, first: late[0]!, onCore: run1! - run0!, waiting: wait1! - wait0!, others: cpu1! - cpu0! - (run1! - run0!) });
+  const [from, to] = [clockAt + answer.writesAt[0]! - origin, clockAt + audio[0]!.t];
+  const [run0, wait0, cpu0] = at(from);
+  const [run1, wait1, cpu1] = at(to);
+  rows.push({ order, first: late[0]!, onCore: run1! - run0!, waiting: wait1! - wait0!, others: cpu1! - cpu0! - (run1! - run0!), gc: pausedIn(from, to) });
 }
 const ms = (x: number): string => x.toFixed(1);
 const summary = (xs: number[]): string => {
@@ -133,10 +144,10 @@ process.stdout.write(
     `  first audio event, the rest:                 ${summary(rows.slice(tenth).map((r) => r.first))}\n` +
     `  later audio events (${later.length}):           ${summary(later)}\n` +
     `  the probe's receive-stamp delay:             p50 ${ms(delay?.p50Ms ?? NaN)} p99 ${ms(delay?.p99Ms ?? NaN)} max ${ms(delay?.maxMs ?? NaN)}\n` +
-    'the latest first events: start order, late = main thread on a core + main thread waiting for one; other threads on a core meanwhile\n',
+    'the latest first events: start order, late = main thread on a core + main thread waiting for one; other threads on a core, and the collector pausing the main thread, meanwhile\n',
 );
 for (const r of [...rows].sort((a, b) => b.first - a.first).slice(0, 6))
-  process.stdout.write(`  #${r.order}: ${ms(r.first)} = ${ms(r.onCore)} + ${ms(r.waiting)}; others ${ms(r.others)}\n`);
+  process.stdout.write(`  #${r.order}: ${ms(r.first)} = ${ms(r.onCore)} + ${ms(r.waiting)}; others ${ms(r.others)}, collector ${ms(r.gc)}\n`);
 /** When a thread started, ms after this process did (schedstat's siblings in /proc: field 22 of stat, in clock ticks of 10 ms). */
 const startOf = (tid: string): number => {
   try {
