@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { metricsOfScope } from '../src/metrics/catalog.js';
 import { computeSessionMetrics, poolMetricValues, poolValues, sessionValues } from '../src/metrics/compute.js';
+import { eachSamples } from '../src/metrics/sample-store.js';
 import { normalizerById } from '../src/metrics/normalizers/index.js';
 import { transcriptErrorsOf } from '../src/metrics/quality.js';
 import { transcriptErrors } from '../src/metrics/wer.js';
@@ -30,6 +32,23 @@ describe('rendering measures once', () => {
       timelines.map(computeSessionMetrics),
     );
     assert.ok((poolValues(values, timelines[0]!.task).ttft_ms ?? []).length > 0, 'the fixture has values to pool');
+  });
+
+  it("keeps sessions' samples in one shared store, each session's values as its inputs' samples joined", async () => {
+    const timelines = (await readHeldReport(STT)).benchmarks.flatMap((b) => b.sessions.map((s) => s.timeline));
+    const values = timelines.map((t) => sessionValues(t));
+    assert.equal(values[1]!.samples.chunk, values[0]!.samples.chunk, 'one chunk for both sessions, not a list per metric each');
+    timelines.forEach((timeline, i) => {
+      const inputs = sessionView(timeline).inputs;
+      const expected = metricsOfScope('input_samples', timeline.task).map((m) => [m.name, inputs.flatMap((input) => m.samples(input))]);
+      const stored: Array<[string, number[]]> = [];
+      eachSamples(values[i]!.samples, (name, chunk, from, to) => stored.push([name, [...chunk.subarray(from, to)]]));
+      assert.deepEqual(stored, expected);
+      assert.ok(
+        stored.some(([, list]) => list.length > 0),
+        'the fixture has samples',
+      );
+    });
   });
 
   it('scores a transcript and reference pair once, sharing its frozen errors between inputs', async () => {

@@ -7,6 +7,7 @@ import type { Interval } from './bootstrap.js';
 import { corpusSpeakersOf, sessionSpeakers, type CorpusSpeakers, type InputSpeakers } from './diarization/session.js';
 import { LEGACY_NORMALIZER } from './normalizers/index.js';
 import { corpusWerInterval, normalizerList, pooledErrors, qualityBy, scoredInputs, type GroupQuality, type ScoredInput } from './quality.js';
+import { eachSamples, storeSamples, type StoredSamples } from './sample-store.js';
 import { evaluateSlos, type Slo, type SloResult } from './slo.js';
 import { mergeSorted, sortedFinite, summarize, summarizeSorted, type Distribution } from './stats.js';
 import { errorRate } from './wer.js';
@@ -42,10 +43,10 @@ export function computeSessionMetrics(timeline: SessionTimeline): SessionMetrics
   return metricsOn(sessionView(timeline), timeline.task);
 }
 
-/** One session's values of every metric of a task: the scalars a report stores on it, and the samples of each input, joined. */
+/** One session's values of every metric of a task: the scalars a report stores on it, and the samples of each input, joined (in a shared store). */
 export interface SessionValues {
   metrics: SessionMetrics;
-  samples: Record<string, number[]>;
+  samples: StoredSamples;
 }
 
 /**
@@ -55,13 +56,21 @@ export interface SessionValues {
  */
 export function sessionValues(timeline: SessionTimeline, task: Task | undefined = timeline.task): SessionValues {
   const view = sessionView(timeline);
-  const samples: Record<string, number[]> = {};
-  for (const metric of metricsOfScope('input_samples', task)) {
-    // A session of one input (most) keeps that input's list as it is, not a copy.
-    samples[metric.name] = view.inputs.length === 1 ? metric.samples(view.inputs[0]!) : view.inputs.flatMap((input) => metric.samples(input));
-  }
-  return { metrics: metricsOn(view, task), samples };
+  const metrics = metricsOfScope('input_samples', task);
+  const lists = metrics.map((metric) => (view.inputs.length === 1 ? metric.samples(view.inputs[0]!) : view.inputs.flatMap((input) => metric.samples(input))));
+  return { metrics: metricsOn(view, task), samples: storeSamples(namesOf(metrics), lists) };
 }
+
+/** The names of a list of metrics, one array per list (the catalog's lists by scope and task are kept until it changes). */
+function namesOf(metrics: ReadonlyArray<{ name: string }>): readonly string[] {
+  let names = metricNames.get(metrics);
+  if (!names) {
+    names = metrics.map((m) => m.name);
+    metricNames.set(metrics, names);
+  }
+  return names;
+}
+const metricNames = new WeakMap<object, readonly string[]>();
 
 /**
  * The values of every metric of `task` (every metric, when undefined), pooled over the
@@ -88,10 +97,10 @@ export function poolValues(sessions: readonly SessionValues[], task: Task | unde
     add(session, metrics.session);
     for (const row of metrics.inputs) add(input, row);
     for (const row of metrics.responses) add(response, row);
-    for (const name in drawn) {
+    eachSamples(drawn, (name, chunk, from, to) => {
       const list = samples.get(name);
-      if (list) for (const value of drawn[name]!) list.push(value);
-    }
+      if (list) for (let k = from; k < to; k++) list.push(chunk[k]!);
+    });
   }
   return pooled;
 }
