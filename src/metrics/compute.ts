@@ -1,7 +1,7 @@
 import type { EosSource, SessionOutcome, SessionRecord, SessionTimeline, Task } from '../timeline/types.js';
 import { isSpeechTask, sessionEndMs } from '../timeline/types.js';
 import { sessionView, type InputView, type ResponseView, type SessionView } from '../views/session-view.js';
-import { measure, METRICS, metricsOfScope, type PointMetric, type Scope } from './catalog.js';
+import { measure, METRICS, metricsOfScope, type MetricDefinition, type PointMetric, type Scope } from './catalog.js';
 import { costOf, type Cost, type Pricing } from './cost.js';
 import type { Interval } from './bootstrap.js';
 import { corpusSpeakersOf, sessionSpeakers, type CorpusSpeakers, type InputSpeakers } from './diarization/session.js';
@@ -9,7 +9,7 @@ import { LEGACY_NORMALIZER } from './normalizers/index.js';
 import { corpusWerInterval, normalizerList, pooledErrors, qualityBy, scoredInputs, type GroupQuality, type ScoredInput } from './quality.js';
 import { eachSamples, storeSamples, type StoredSamples } from './sample-store.js';
 import { evaluateSlos, type Slo, type SloResult } from './slo.js';
-import { mergeSorted, sortedFinite, summarize, summarizeSorted, type Distribution } from './stats.js';
+import { mergeSorted, summarize, summarizeSorted, type Distribution } from './stats.js';
 import { errorRate } from './wer.js';
 import type { Phase } from './window.js';
 import type { Start } from './cold-start.js';
@@ -103,6 +103,45 @@ export function poolValues(sessions: readonly SessionValues[], task: Task | unde
     });
   }
   return pooled;
+}
+
+/** The metrics `poolValues` pools for `task`, in its order (the catalog's). */
+function pooledMetrics(task: Task | undefined): MetricDefinition[] {
+  const pooled = new Set<MetricDefinition>(POOLED_SCOPES.flatMap((scope) => metricsOfScope(scope, task)));
+  return METRICS.filter((metric) => pooled.has(metric));
+}
+const POOLED_SCOPES = ['session', 'input', 'response', 'input_samples'] as const;
+
+/**
+ * One metric's finite values pooled over the sessions' values, as `poolValues` pools
+ * them, sorted: counted first, so they are one `Float64Array` of their size, not a list
+ * grown a value at a time and then copied to be sorted.
+ */
+function sortedValuesOf(sessions: readonly SessionValues[], metric: MetricDefinition): Float64Array {
+  let count = 0;
+  eachValueOf(sessions, metric, (value) => {
+    if (Number.isFinite(value)) count++;
+  });
+  const sorted = new Float64Array(count);
+  let at = 0;
+  eachValueOf(sessions, metric, (value) => {
+    if (Number.isFinite(value)) sorted[at++] = value!;
+  });
+  return sorted.sort();
+}
+
+/** Each value of `metric` on the sessions, from the part of their values its scope fills (undefined where a session has none). */
+function eachValueOf(sessions: readonly SessionValues[], metric: MetricDefinition, visit: (value: number | undefined) => void): void {
+  const { name, scope } = metric;
+  for (const { metrics, samples } of sessions) {
+    if (scope === 'session') visit(metrics.session[name]);
+    else if (scope === 'input') for (const row of metrics.inputs) visit(row[name]);
+    else if (scope === 'response') for (const row of metrics.responses) visit(row[name]);
+    else if (scope === 'input_samples')
+      eachSamples(samples, (sampled, chunk, from, to) => {
+        if (sampled === name) for (let k = from; k < to; k++) visit(chunk[k]);
+      });
+  }
 }
 
 /**
@@ -550,21 +589,22 @@ export function summarizeLevel(
   if (task === undefined || groups.some((g) => g.length > 0 && taskAt(g, sessions) !== task)) {
     return { ...summarizeFigured(sessions, phases, slos, pricing), coldWarm: coldWarmFigures(sessions, phases, sessionStarts, gapMs) };
   }
-  const sorted = groups.map((g) =>
-    g.length === 0 ? undefined : Object.entries(pooledAt(g, sessions)).map(([name, values]) => [name, sortedFinite(values)] as const),
-  );
-  const of = (i: number): Record<string, Distribution | null> => Object.fromEntries((sorted[i] ?? []).map(([name, values]) => [name, summarizeSorted(values)]));
-  const [cold, warm] = sorted;
-  // Both groups' lists name the same metrics in the same order when both have sessions: those of the one task.
-  const metrics = Object.fromEntries(
-    (cold ?? warm)!.map(([name, values], i) => [name, summarizeSorted(cold && warm ? mergeSorted(values, warm[i]![1]) : values)]),
-  );
+  const values = groups.map((g) => g.map((i) => sessions[i]!.figures.values));
+  const metrics: Record<string, Distribution | null> = {};
+  const byStart: [Record<string, Distribution | null>, Record<string, Distribution | null>] = [{}, {}];
+  // A metric at a time, its values let go before the next: a level's samples are millions at 100,000 sessions (issue 38).
+  for (const metric of pooledMetrics(task)) {
+    const [cold, warm] = values.map((v) => (v.length === 0 ? undefined : sortedValuesOf(v, metric)));
+    if (cold) byStart[0][metric.name] = summarizeSorted(cold);
+    if (warm) byStart[1][metric.name] = summarizeSorted(warm);
+    metrics[metric.name] = summarizeSorted(cold && warm ? mergeSorted(cold, warm) : (cold ?? warm)!);
+  }
   return {
     ...summarizeFigured(sessions, phases, slos, pricing, metrics),
     coldWarm: {
       gapMs,
-      cold: startFigures('cold', sessions, phases, sessionStarts, of(0)),
-      warm: startFigures('warm', sessions, phases, sessionStarts, of(1)),
+      cold: startFigures('cold', sessions, phases, sessionStarts, byStart[0]),
+      warm: startFigures('warm', sessions, phases, sessionStarts, byStart[1]),
     },
   };
 }
