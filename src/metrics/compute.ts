@@ -78,69 +78,76 @@ const metricNames = new WeakMap<object, readonly string[]>();
  * With `only`, just the metrics it names.
  */
 export function poolValues(sessions: readonly SessionValues[], task: Task | undefined, only?: ReadonlySet<string>): Record<string, number[]> {
-  // Every metric's list first, in catalog order (the summary's order); then each session's values go to theirs in one pass.
-  const pooled: Record<string, number[]> = {};
-  const of = (scope: Scope): Map<string, number[]> => {
-    const lists = new Map<string, number[]>();
-    for (const metric of metricsOfScope(scope, task)) if (!only || only.has(metric.name)) lists.set(metric.name, []);
-    return lists;
-  };
-  const [session, input, response, samples] = [of('session'), of('input'), of('response'), of('input_samples')];
-  for (const metric of METRICS) {
-    const list = session.get(metric.name) ?? input.get(metric.name) ?? response.get(metric.name) ?? samples.get(metric.name);
-    if (list) pooled[metric.name] = list;
-  }
-  const add = (lists: Map<string, number[]>, values: Record<string, number>): void => {
-    for (const name in values) lists.get(name)?.push(values[name]!);
-  };
-  for (const { metrics, samples: drawn } of sessions) {
-    add(session, metrics.session);
-    for (const row of metrics.inputs) add(input, row);
-    for (const row of metrics.responses) add(response, row);
-    eachSamples(drawn, (name, chunk, from, to) => {
-      const list = samples.get(name);
-      if (list) for (let k = from; k < to; k++) list.push(chunk[k]!);
-    });
-  }
-  return pooled;
+  const pool = poolOf(task, only);
+  const lists = pool.names.map((): number[] => []);
+  eachPooled(sessions, pool, (slot, value) => lists[slot]!.push(value));
+  return Object.fromEntries(pool.names.map((name, slot) => [name, lists[slot]!]));
 }
-
-/** The metrics `poolValues` pools for `task`, in its order (the catalog's). */
-function pooledMetrics(task: Task | undefined): MetricDefinition[] {
-  const pooled = new Set<MetricDefinition>(POOLED_SCOPES.flatMap((scope) => metricsOfScope(scope, task)));
-  return METRICS.filter((metric) => pooled.has(metric));
-}
-const POOLED_SCOPES = ['session', 'input', 'response', 'input_samples'] as const;
 
 /**
- * One metric's finite values pooled over the sessions' values, as `poolValues` pools
- * them, sorted: counted first, so they are one `Float64Array` of their size, not a list
- * grown a value at a time and then copied to be sorted.
+ * `poolValues`' finite values, each metric's one `Float64Array` of its size, in its
+ * order: counted in a first pass and put in place in a second, so no list grows a value
+ * at a time and none is copied to be sorted (a level's samples are millions at 100,000
+ * sessions, issue 38).
  */
-function sortedValuesOf(sessions: readonly SessionValues[], metric: MetricDefinition): Float64Array {
-  let count = 0;
-  eachValueOf(sessions, metric, (value) => {
-    if (Number.isFinite(value)) count++;
+function finiteColumns(sessions: readonly SessionValues[], task: Task | undefined): Array<[string, Float64Array]> {
+  const pool = poolOf(task);
+  const counts = new Int32Array(pool.names.length);
+  eachPooled(sessions, pool, (slot, value) => {
+    if (Number.isFinite(value)) counts[slot]!++;
   });
-  const sorted = new Float64Array(count);
-  let at = 0;
-  eachValueOf(sessions, metric, (value) => {
-    if (Number.isFinite(value)) sorted[at++] = value!;
+  const columns = pool.names.map((_, slot) => new Float64Array(counts[slot]!));
+  counts.fill(0);
+  eachPooled(sessions, pool, (slot, value) => {
+    if (Number.isFinite(value)) columns[slot]![counts[slot]!++] = value;
   });
-  return sorted.sort();
+  return pool.names.map((name, slot) => [name, columns[slot]!]);
 }
 
-/** Each value of `metric` on the sessions, from the part of their values its scope fills (undefined where a session has none). */
-function eachValueOf(sessions: readonly SessionValues[], metric: MetricDefinition, visit: (value: number | undefined) => void): void {
-  const { name, scope } = metric;
+/** What a pool holds: its metrics in catalog order (the summary's order), and each one's place there by name, in the part of a session's values its scope fills. */
+interface Pool {
+  names: string[];
+  session: Map<string, number>;
+  input: Map<string, number>;
+  response: Map<string, number>;
+  samples: Map<string, number>;
+}
+
+/** The pool of every metric of `task` (every metric, when undefined) of a pooled scope, or of those `only` names. */
+function poolOf(task: Task | undefined, only?: ReadonlySet<string>): Pool {
+  const pool: Pool = { names: [], session: new Map(), input: new Map(), response: new Map(), samples: new Map() };
+  const byScope = new Map<Scope, Map<string, number>>([
+    ['session', pool.session],
+    ['input', pool.input],
+    ['response', pool.response],
+    ['input_samples', pool.samples],
+  ]);
+  const kept = new Set<MetricDefinition>();
+  for (const scope of byScope.keys()) for (const metric of metricsOfScope(scope, task)) if (!only || only.has(metric.name)) kept.add(metric);
+  for (const metric of METRICS) {
+    if (!kept.has(metric)) continue;
+    byScope.get(metric.scope)!.set(metric.name, pool.names.length);
+    pool.names.push(metric.name);
+  }
+  return pool;
+}
+
+/** Each value the pool holds, session by session, to `visit` with its metric's place in `pool.names`. */
+function eachPooled(sessions: readonly SessionValues[], pool: Pool, visit: (slot: number, value: number) => void): void {
+  const add = (slots: Map<string, number>, values: Record<string, number>): void => {
+    for (const name in values) {
+      const slot = slots.get(name);
+      if (slot !== undefined) visit(slot, values[name]!);
+    }
+  };
   for (const { metrics, samples } of sessions) {
-    if (scope === 'session') visit(metrics.session[name]);
-    else if (scope === 'input') for (const row of metrics.inputs) visit(row[name]);
-    else if (scope === 'response') for (const row of metrics.responses) visit(row[name]);
-    else if (scope === 'input_samples')
-      eachSamples(samples, (sampled, chunk, from, to) => {
-        if (sampled === name) for (let k = from; k < to; k++) visit(chunk[k]);
-      });
+    add(pool.session, metrics.session);
+    for (const row of metrics.inputs) add(pool.input, row);
+    for (const row of metrics.responses) add(pool.response, row);
+    eachSamples(samples, (name, chunk, from, to) => {
+      const slot = pool.samples.get(name);
+      if (slot !== undefined) for (let k = from; k < to; k++) visit(slot, chunk[k]!);
+    });
   }
 }
 
@@ -589,16 +596,23 @@ export function summarizeLevel(
   if (task === undefined || groups.some((g) => g.length > 0 && taskAt(g, sessions) !== task)) {
     return { ...summarizeFigured(sessions, phases, slos, pricing), coldWarm: coldWarmFigures(sessions, phases, sessionStarts, gapMs) };
   }
-  const values = groups.map((g) => g.map((i) => sessions[i]!.figures.values));
+  const [cold, warm] = groups.map((g) =>
+    g.length === 0
+      ? undefined
+      : finiteColumns(
+          g.map((i) => sessions[i]!.figures.values),
+          task,
+        ),
+  );
   const metrics: Record<string, Distribution | null> = {};
   const byStart: [Record<string, Distribution | null>, Record<string, Distribution | null>] = [{}, {}];
-  // A metric at a time, its values let go before the next: a level's samples are millions at 100,000 sessions (issue 38).
-  for (const metric of pooledMetrics(task)) {
-    const [cold, warm] = values.map((v) => (v.length === 0 ? undefined : sortedValuesOf(v, metric)));
-    if (cold) byStart[0][metric.name] = summarizeSorted(cold);
-    if (warm) byStart[1][metric.name] = summarizeSorted(warm);
-    metrics[metric.name] = summarizeSorted(cold && warm ? mergeSorted(cold, warm) : (cold ?? warm)!);
-  }
+  // Both groups' columns name the same metrics in the same order when both have sessions: those of the one task.
+  (cold ?? warm)!.forEach(([name], i) => {
+    const [c, w] = [cold?.[i]![1].sort(), warm?.[i]![1].sort()];
+    if (c) byStart[0][name] = summarizeSorted(c);
+    if (w) byStart[1][name] = summarizeSorted(w);
+    metrics[name] = summarizeSorted(c && w ? mergeSorted(c, w) : (c ?? w)!);
+  });
   return {
     ...summarizeFigured(sessions, phases, slos, pricing, metrics),
     coldWarm: {
