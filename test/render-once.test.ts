@@ -7,6 +7,7 @@ import { eachSamples } from '../src/metrics/sample-store.js';
 import { normalizerById } from '../src/metrics/normalizers/index.js';
 import { transcriptErrorsOf } from '../src/metrics/quality.js';
 import { transcriptErrors } from '../src/metrics/wer.js';
+import { csvFiles, renderCsv } from '../src/report/csv.js';
 import { storedValues } from '../src/report/html/metrics.js';
 import { readHeldReport } from '../src/report/recompute.js';
 import type { SessionTimeline } from '../src/timeline/types.js';
@@ -78,6 +79,18 @@ describe('rendering measures once', () => {
       );
       assert.ok(one.length > 0, `${name} has values`);
       assert.deepEqual(stored.get(name), one, name);
+    }
+  });
+
+  it('makes each CSV file a line at a time, as renderCsv makes it whole, so a writer holds one line and not every row', async () => {
+    const report = await readHeldReport(STT);
+    const whole = renderCsv(report);
+    const files = csvFiles(report);
+    assert.deepEqual(Object.keys(files), Object.keys(whole));
+    for (const [name, lines] of Object.entries(files)) {
+      const pieces = [...lines()];
+      assert.equal(pieces.length, whole[name]!.split('\r\n').length - 1, `${name}: a piece per line`);
+      assert.equal(pieces.join(''), whole[name], name);
     }
   });
 });
