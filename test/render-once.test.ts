@@ -93,4 +93,12 @@ describe('rendering measures once', () => {
       assert.equal(pieces.join(''), whole[name], name);
     }
   });
+
+  it("gives every session's facts one shape, each key set even where its value is absent (a report holds them for every session)", async () => {
+    const sessions = (await readHeldReport(STT)).benchmarks.flatMap((b) => b.sessions);
+    for (const { facts } of sessions) {
+      assert.deepEqual(Object.keys(facts), ['close', 'inputSampleIds', 'inputs', 'responseStatuses', 'textChars', 'audioReceived', 'duplex']);
+      for (const input of facts.inputs) assert.deepEqual(Object.keys(input), ['index', 'sampleId', 'split', 'lastSentMs', 'columns']);
+    }
+  });
 });
