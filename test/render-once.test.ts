@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { metricsOfScope } from '../src/metrics/catalog.js';
 import { computeSessionMetrics, poolMetricValues, poolValues, sessionValues } from '../src/metrics/compute.js';
+import { eachSamples } from '../src/metrics/sample-store.js';
 import { normalizerById } from '../src/metrics/normalizers/index.js';
 import { transcriptErrorsOf } from '../src/metrics/quality.js';
 import { transcriptErrors } from '../src/metrics/wer.js';
+import { csvFiles, renderCsv } from '../src/report/csv.js';
 import { storedValues } from '../src/report/html/metrics.js';
 import { readHeldReport } from '../src/report/recompute.js';
 import type { SessionTimeline } from '../src/timeline/types.js';
@@ -30,6 +33,23 @@ describe('rendering measures once', () => {
       timelines.map(computeSessionMetrics),
     );
     assert.ok((poolValues(values, timelines[0]!.task).ttft_ms ?? []).length > 0, 'the fixture has values to pool');
+  });
+
+  it("keeps sessions' samples in one shared store, each session's values as its inputs' samples joined", async () => {
+    const timelines = (await readHeldReport(STT)).benchmarks.flatMap((b) => b.sessions.map((s) => s.timeline));
+    const values = timelines.map((t) => sessionValues(t));
+    assert.equal(values[1]!.samples.chunk, values[0]!.samples.chunk, 'one chunk for both sessions, not a list per metric each');
+    timelines.forEach((timeline, i) => {
+      const inputs = sessionView(timeline).inputs;
+      const expected = metricsOfScope('input_samples', timeline.task).map((m) => [m.name, inputs.flatMap((input) => m.samples(input))]);
+      const stored: Array<[string, number[]]> = [];
+      eachSamples(values[i]!.samples, (name, chunk, from, to) => stored.push([name, [...chunk.subarray(from, to)]]));
+      assert.deepEqual(stored, expected);
+      assert.ok(
+        stored.some(([, list]) => list.length > 0),
+        'the fixture has samples',
+      );
+    });
   });
 
   it('scores a transcript and reference pair once, sharing its frozen errors between inputs', async () => {
@@ -59,6 +79,26 @@ describe('rendering measures once', () => {
       );
       assert.ok(one.length > 0, `${name} has values`);
       assert.deepEqual(stored.get(name), one, name);
+    }
+  });
+
+  it('makes each CSV file a line at a time, as renderCsv makes it whole, so a writer holds one line and not every row', async () => {
+    const report = await readHeldReport(STT);
+    const whole = renderCsv(report);
+    const files = csvFiles(report);
+    assert.deepEqual(Object.keys(files), Object.keys(whole));
+    for (const [name, lines] of Object.entries(files)) {
+      const pieces = [...lines()];
+      assert.equal(pieces.length, whole[name]!.split('\r\n').length - 1, `${name}: a piece per line`);
+      assert.equal(pieces.join(''), whole[name], name);
+    }
+  });
+
+  it("gives every session's facts one shape, each key set even where its value is absent (a report holds them for every session)", async () => {
+    const sessions = (await readHeldReport(STT)).benchmarks.flatMap((b) => b.sessions);
+    for (const { facts } of sessions) {
+      assert.deepEqual(Object.keys(facts), ['close', 'inputSampleIds', 'inputs', 'responseStatuses', 'textChars', 'audioReceived', 'duplex']);
+      for (const input of facts.inputs) assert.deepEqual(Object.keys(input), ['index', 'sampleId', 'split', 'lastSentMs', 'columns']);
     }
   });
 });

@@ -10,7 +10,7 @@ import { renderSummary } from '../report/console.js';
 import { parseStatistics, type Statistic } from '../report/json-summary.js';
 import type { Report } from '../report/schema.js';
 import { pageHint } from './page-hint.js';
-import { normalizerOption } from '../config/settings.js';
+import { normalizerOption } from '../config/normalizer-option.js';
 import { lockFolder } from '../util/folder-lock.js';
 import { NORMALIZER_NAMES } from '../metrics/normalizers/index.js';
 import { checkWritableDir } from './output-dir.js';

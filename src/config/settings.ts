@@ -1,4 +1,5 @@
 import { keyNote } from './api-key.js';
+import { normalizerOption } from './normalizer-option.js';
 import { diarizationRulesOption } from './diarization-rules.js';
 import type { DiarizationRules } from '../metrics/diarization/rules.js';
 import { descriptorOf, type DialectSettings, type Protocol } from '../dialects/index.js';
@@ -7,7 +8,7 @@ import type { OpenAITurnDetection } from '../dialects/realtime-common.js';
 import type { ErrorRateStop } from '../load/error-stop.js';
 import type { LoadPlan } from '../load/plan.js';
 import { metricsFor } from '../metrics/catalog.js';
-import { NORMALIZER_NAMES, normalizerChoice, type NormalizerChoice } from '../metrics/normalizers/index.js';
+import type { NormalizerChoice } from '../metrics/normalizers/index.js';
 import { parseSlo, SloError, type Slo } from '../metrics/slo.js';
 import type { Pace } from '../session/pace.js';
 import type { UploadFormat } from '../session/prepare-request.js';
@@ -233,11 +234,4 @@ function checkWaits(options: RunOptions, task: Task, turnDetection: OpenAITurnDe
     if (!options.waitForAnswer && options.bargeInAtMs === undefined)
       throw optionsError`${waitAudio} applies only while the client waits between utterances: give ${waitForAnswer} or ${bargeIn}`;
   }
-}
-
-/** The `normalizer` option: auto, or a normalizer's name or id (its id is what reports record). */
-export function normalizerOption(text: string | undefined): NormalizerChoice {
-  const choice = normalizerChoice(text ?? 'auto');
-  if (choice === undefined) throw optionsError`${option('normalizer')} ${text} is not a normalizer; choose auto or one of: ${NORMALIZER_NAMES}`;
-  return choice;
 }

@@ -1,14 +1,15 @@
 import type { EosSource, SessionOutcome, SessionRecord, SessionTimeline, Task } from '../timeline/types.js';
 import { isSpeechTask, sessionEndMs } from '../timeline/types.js';
 import { sessionView, type InputView, type ResponseView, type SessionView } from '../views/session-view.js';
-import { measure, METRICS, metricsOfScope, type PointMetric, type Scope } from './catalog.js';
+import { measure, METRICS, metricsOfScope, type MetricDefinition, type PointMetric, type Scope } from './catalog.js';
 import { costOf, type Cost, type Pricing } from './cost.js';
 import type { Interval } from './bootstrap.js';
 import { corpusSpeakersOf, sessionSpeakers, type CorpusSpeakers, type InputSpeakers } from './diarization/session.js';
 import { LEGACY_NORMALIZER } from './normalizers/index.js';
 import { corpusWerInterval, normalizerList, pooledErrors, qualityBy, scoredInputs, type GroupQuality, type ScoredInput } from './quality.js';
+import { eachSamples, storeSamples, type StoredSamples } from './sample-store.js';
 import { evaluateSlos, type Slo, type SloResult } from './slo.js';
-import { mergeSorted, sortedFinite, summarize, summarizeSorted, type Distribution } from './stats.js';
+import { mergeSorted, summarize, summarizeSorted, type Distribution } from './stats.js';
 import { errorRate } from './wer.js';
 import type { Phase } from './window.js';
 import type { Start } from './cold-start.js';
@@ -42,10 +43,10 @@ export function computeSessionMetrics(timeline: SessionTimeline): SessionMetrics
   return metricsOn(sessionView(timeline), timeline.task);
 }
 
-/** One session's values of every metric of a task: the scalars a report stores on it, and the samples of each input, joined. */
+/** One session's values of every metric of a task: the scalars a report stores on it, and the samples of each input, joined (in a shared store). */
 export interface SessionValues {
   metrics: SessionMetrics;
-  samples: Record<string, number[]>;
+  samples: StoredSamples;
 }
 
 /**
@@ -55,13 +56,21 @@ export interface SessionValues {
  */
 export function sessionValues(timeline: SessionTimeline, task: Task | undefined = timeline.task): SessionValues {
   const view = sessionView(timeline);
-  const samples: Record<string, number[]> = {};
-  for (const metric of metricsOfScope('input_samples', task)) {
-    // A session of one input (most) keeps that input's list as it is, not a copy.
-    samples[metric.name] = view.inputs.length === 1 ? metric.samples(view.inputs[0]!) : view.inputs.flatMap((input) => metric.samples(input));
-  }
-  return { metrics: metricsOn(view, task), samples };
+  const metrics = metricsOfScope('input_samples', task);
+  const lists = metrics.map((metric) => (view.inputs.length === 1 ? metric.samples(view.inputs[0]!) : view.inputs.flatMap((input) => metric.samples(input))));
+  return { metrics: metricsOn(view, task), samples: storeSamples(namesOf(metrics), lists) };
 }
+
+/** The names of a list of metrics, one array per list (the catalog's lists by scope and task are kept until it changes). */
+function namesOf(metrics: ReadonlyArray<{ name: string }>): readonly string[] {
+  let names = metricNames.get(metrics);
+  if (!names) {
+    names = metrics.map((m) => m.name);
+    metricNames.set(metrics, names);
+  }
+  return names;
+}
+const metricNames = new WeakMap<object, readonly string[]>();
 
 /**
  * The values of every metric of `task` (every metric, when undefined), pooled over the
@@ -69,31 +78,77 @@ export function sessionValues(timeline: SessionTimeline, task: Task | undefined 
  * With `only`, just the metrics it names.
  */
 export function poolValues(sessions: readonly SessionValues[], task: Task | undefined, only?: ReadonlySet<string>): Record<string, number[]> {
-  // Every metric's list first, in catalog order (the summary's order); then each session's values go to theirs in one pass.
-  const pooled: Record<string, number[]> = {};
-  const of = (scope: Scope): Map<string, number[]> => {
-    const lists = new Map<string, number[]>();
-    for (const metric of metricsOfScope(scope, task)) if (!only || only.has(metric.name)) lists.set(metric.name, []);
-    return lists;
-  };
-  const [session, input, response, samples] = [of('session'), of('input'), of('response'), of('input_samples')];
+  const pool = poolOf(task, only);
+  const lists = pool.names.map((): number[] => []);
+  eachPooled(sessions, pool, (slot, value) => lists[slot]!.push(value));
+  return Object.fromEntries(pool.names.map((name, slot) => [name, lists[slot]!]));
+}
+
+/**
+ * `poolValues`' finite values, each metric's one `Float64Array` of its size, in its
+ * order: counted in a first pass and put in place in a second, so no list grows a value
+ * at a time and none is copied to be sorted (a level's samples are millions at 100,000
+ * sessions, issue 38).
+ */
+function finiteColumns(sessions: readonly SessionValues[], task: Task | undefined): Array<[string, Float64Array]> {
+  const pool = poolOf(task);
+  const counts = new Int32Array(pool.names.length);
+  eachPooled(sessions, pool, (slot, value) => {
+    if (Number.isFinite(value)) counts[slot]!++;
+  });
+  const columns = pool.names.map((_, slot) => new Float64Array(counts[slot]!));
+  counts.fill(0);
+  eachPooled(sessions, pool, (slot, value) => {
+    if (Number.isFinite(value)) columns[slot]![counts[slot]!++] = value;
+  });
+  return pool.names.map((name, slot) => [name, columns[slot]!]);
+}
+
+/** What a pool holds: its metrics in catalog order (the summary's order), and each one's place there by name, in the part of a session's values its scope fills. */
+interface Pool {
+  names: string[];
+  session: Map<string, number>;
+  input: Map<string, number>;
+  response: Map<string, number>;
+  samples: Map<string, number>;
+}
+
+/** The pool of every metric of `task` (every metric, when undefined) of a pooled scope, or of those `only` names. */
+function poolOf(task: Task | undefined, only?: ReadonlySet<string>): Pool {
+  const pool: Pool = { names: [], session: new Map(), input: new Map(), response: new Map(), samples: new Map() };
+  const byScope = new Map<Scope, Map<string, number>>([
+    ['session', pool.session],
+    ['input', pool.input],
+    ['response', pool.response],
+    ['input_samples', pool.samples],
+  ]);
+  const kept = new Set<MetricDefinition>();
+  for (const scope of byScope.keys()) for (const metric of metricsOfScope(scope, task)) if (!only || only.has(metric.name)) kept.add(metric);
   for (const metric of METRICS) {
-    const list = session.get(metric.name) ?? input.get(metric.name) ?? response.get(metric.name) ?? samples.get(metric.name);
-    if (list) pooled[metric.name] = list;
+    if (!kept.has(metric)) continue;
+    byScope.get(metric.scope)!.set(metric.name, pool.names.length);
+    pool.names.push(metric.name);
   }
-  const add = (lists: Map<string, number[]>, values: Record<string, number>): void => {
-    for (const name in values) lists.get(name)?.push(values[name]!);
-  };
-  for (const { metrics, samples: drawn } of sessions) {
-    add(session, metrics.session);
-    for (const row of metrics.inputs) add(input, row);
-    for (const row of metrics.responses) add(response, row);
-    for (const name in drawn) {
-      const list = samples.get(name);
-      if (list) for (const value of drawn[name]!) list.push(value);
+  return pool;
+}
+
+/** Each value the pool holds, session by session, to `visit` with its metric's place in `pool.names`. */
+function eachPooled(sessions: readonly SessionValues[], pool: Pool, visit: (slot: number, value: number) => void): void {
+  const add = (slots: Map<string, number>, values: Record<string, number>): void => {
+    for (const name in values) {
+      const slot = slots.get(name);
+      if (slot !== undefined) visit(slot, values[name]!);
     }
+  };
+  for (const { metrics, samples } of sessions) {
+    add(pool.session, metrics.session);
+    for (const row of metrics.inputs) add(pool.input, row);
+    for (const row of metrics.responses) add(pool.response, row);
+    eachSamples(samples, (name, chunk, from, to) => {
+      const slot = pool.samples.get(name);
+      if (slot !== undefined) for (let k = from; k < to; k++) visit(slot, chunk[k]!);
+    });
   }
-  return pooled;
 }
 
 /**
@@ -541,21 +596,29 @@ export function summarizeLevel(
   if (task === undefined || groups.some((g) => g.length > 0 && taskAt(g, sessions) !== task)) {
     return { ...summarizeFigured(sessions, phases, slos, pricing), coldWarm: coldWarmFigures(sessions, phases, sessionStarts, gapMs) };
   }
-  const sorted = groups.map((g) =>
-    g.length === 0 ? undefined : Object.entries(pooledAt(g, sessions)).map(([name, values]) => [name, sortedFinite(values)] as const),
+  const [cold, warm] = groups.map((g) =>
+    g.length === 0
+      ? undefined
+      : finiteColumns(
+          g.map((i) => sessions[i]!.figures.values),
+          task,
+        ),
   );
-  const of = (i: number): Record<string, Distribution | null> => Object.fromEntries((sorted[i] ?? []).map(([name, values]) => [name, summarizeSorted(values)]));
-  const [cold, warm] = sorted;
-  // Both groups' lists name the same metrics in the same order when both have sessions: those of the one task.
-  const metrics = Object.fromEntries(
-    (cold ?? warm)!.map(([name, values], i) => [name, summarizeSorted(cold && warm ? mergeSorted(values, warm[i]![1]) : values)]),
-  );
+  const metrics: Record<string, Distribution | null> = {};
+  const byStart: [Record<string, Distribution | null>, Record<string, Distribution | null>] = [{}, {}];
+  // Both groups' columns name the same metrics in the same order when both have sessions: those of the one task.
+  (cold ?? warm)!.forEach(([name], i) => {
+    const [c, w] = [cold?.[i]![1].sort(), warm?.[i]![1].sort()];
+    if (c) byStart[0][name] = summarizeSorted(c);
+    if (w) byStart[1][name] = summarizeSorted(w);
+    metrics[name] = summarizeSorted(c && w ? mergeSorted(c, w) : (c ?? w)!);
+  });
   return {
     ...summarizeFigured(sessions, phases, slos, pricing, metrics),
     coldWarm: {
       gapMs,
-      cold: startFigures('cold', sessions, phases, sessionStarts, of(0)),
-      warm: startFigures('warm', sessions, phases, sessionStarts, of(1)),
+      cold: startFigures('cold', sessions, phases, sessionStarts, byStart[0]),
+      warm: startFigures('warm', sessions, phases, sessionStarts, byStart[1]),
     },
   };
 }

@@ -15,17 +15,27 @@ import { seriesOverLevel } from './telemetry.js';
  * `starts.csv` has a row per level's cold and per its warm sessions.
  */
 export function renderCsv(report: Report): Record<string, string> {
+  return Object.fromEntries(Object.entries(csvFiles(report)).map(([name, lines]) => [name, [...lines()].join('')]));
+}
+
+/**
+ * `renderCsv`'s files as their lines, each file's made as they are read: a writer holds
+ * one line at a time, not every row and the whole text (turns.csv is 30 MiB at 100,000
+ * sessions, its rows more; issue 38).
+ */
+export function csvFiles(report: Report): Record<string, () => Iterable<string>> {
+  const { telemetry } = report;
   return {
-    'turns.csv': turnsCsv(report),
-    'sessions.csv': sessionsCsv(report),
-    'levels.csv': levelsCsv(report),
-    'starts.csv': startsCsv(report),
-    ...(report.telemetry ? { 'server-metrics.csv': serverCsv(report, report.telemetry) } : {}),
+    'turns.csv': () => turnsCsv(report),
+    'sessions.csv': () => sessionsCsv(report),
+    'levels.csv': () => levelsCsv(report),
+    'starts.csv': () => startsCsv(report),
+    ...(telemetry ? { 'server-metrics.csv': () => serverCsv(report, telemetry) } : {}),
   };
 }
 
 /** One row per level and scraped series: its mean and max over the level (`--scrape`). */
-function serverCsv(report: Report, telemetry: Telemetry): string {
+function serverCsv(report: Report, telemetry: Telemetry): Iterable<string> {
   const rows = report.benchmarks.flatMap((b) =>
     seriesOverLevel(telemetry, b.startMs, b.endMs).map(({ series, mean, max }) => [
       b.label,
@@ -82,28 +92,28 @@ export function turnColumns(tasks: ReadonlySet<Task>): TurnColumn[] {
   ];
 }
 
-function turnsCsv(report: Report): string {
+function turnsCsv(report: Report): Iterable<string> {
   const columns = turnColumns(new Set([report.config.task, ...report.benchmarks.map((b) => levelTask(report, b))]));
   const turnMetrics = withValues(
     metricsOfTasks(report).filter((m) => m.scope === 'input'),
     report.benchmarks.flatMap((b) => b.sessions.flatMap((s) => s.metrics.inputs)),
   );
-  const rows = report.benchmarks.flatMap((b) =>
-    b.sessions.flatMap((s) =>
-      s.facts.inputs.map((input, i) => [
-        b.label,
-        s.index,
-        s.phase,
-        s.start,
-        s.outcome.status,
-        input.index,
-        input.sampleId,
-        input.split,
-        ...columns.map((c) => input.columns[c.head]),
-        ...turnMetrics.map((m) => s.metrics.inputs[i]?.[m.name]),
-      ]),
-    ),
-  );
+  const rows = function* (): Generator<unknown[]> {
+    for (const b of report.benchmarks)
+      for (const s of b.sessions)
+        yield* s.facts.inputs.map((input, i) => [
+          b.label,
+          s.index,
+          s.phase,
+          s.start,
+          s.outcome.status,
+          input.index,
+          input.sampleId,
+          input.split,
+          ...columns.map((c) => input.columns[c.head]),
+          ...turnMetrics.map((m) => s.metrics.inputs[i]?.[m.name]),
+        ]);
+  };
   return csv(
     [
       'level',
@@ -117,7 +127,7 @@ function turnsCsv(report: Report): string {
       ...columns.map((c) => c.head),
       ...turnMetrics.map((m) => header(m.name, m.unit)),
     ],
-    rows,
+    rows(),
   );
 }
 
@@ -126,35 +136,36 @@ function withValues(metrics: readonly MetricDescription[], rows: ReadonlyArray<R
   return metrics.filter((m) => rows.some((row) => row?.[m.name] !== undefined && row[m.name] !== null));
 }
 
-function sessionsCsv(report: Report): string {
+function sessionsCsv(report: Report): Iterable<string> {
   const sessionMetrics = withValues(
     metricsOfTasks(report).filter((m) => m.scope === 'session'),
     report.benchmarks.flatMap((b) => b.sessions.map((s) => s.metrics.session)),
   );
-  const rows = report.benchmarks.flatMap((b) =>
-    b.sessions.map((s) => {
-      const failure = s.outcome.status === 'failed' ? s.outcome.failure : undefined;
-      const incomplete = s.outcome.status === 'incomplete' ? s.outcome.reason : undefined;
-      const { close } = s.facts;
-      return [
-        b.label,
-        s.index,
-        s.phase,
-        s.start,
-        s.outcome.status,
-        failure?.class ?? incomplete,
-        failure?.stage ?? (s.outcome.status === 'incomplete' ? s.outcome.stage : undefined),
-        failure?.code,
-        failure?.httpStatus,
-        close?.code,
-        close?.reason,
-        close?.by,
-        failure?.message,
-        s.facts.inputSampleIds.join(' '),
-        ...sessionMetrics.map((m) => s.metrics.session[m.name]),
-      ];
-    }),
-  );
+  const rows = function* (): Generator<unknown[]> {
+    for (const b of report.benchmarks)
+      for (const s of b.sessions) {
+        const failure = s.outcome.status === 'failed' ? s.outcome.failure : undefined;
+        const incomplete = s.outcome.status === 'incomplete' ? s.outcome.reason : undefined;
+        const { close } = s.facts;
+        yield [
+          b.label,
+          s.index,
+          s.phase,
+          s.start,
+          s.outcome.status,
+          failure?.class ?? incomplete,
+          failure?.stage ?? (s.outcome.status === 'incomplete' ? s.outcome.stage : undefined),
+          failure?.code,
+          failure?.httpStatus,
+          close?.code,
+          close?.reason,
+          close?.by,
+          failure?.message,
+          s.facts.inputSampleIds.join(' '),
+          ...sessionMetrics.map((m) => s.metrics.session[m.name]),
+        ];
+      }
+  };
   return csv(
     [
       'level',
@@ -173,7 +184,7 @@ function sessionsCsv(report: Report): string {
       'sample_ids',
       ...sessionMetrics.map((m) => header(m.name, m.unit)),
     ],
-    rows,
+    rows(),
   );
 }
 
@@ -185,7 +196,7 @@ function metricColumnsOf(report: Report): Array<{ name: string; stat: (typeof ST
   ).flatMap((m) => STATS.map((stat) => ({ name: m.name, stat, head: header(`${m.name} ${stat}`, stat === 'count' ? 'count' : m.unit) })));
 }
 
-function levelsCsv(report: Report): string {
+function levelsCsv(report: Report): Iterable<string> {
   const corpus = withValues(
     metricsOfTasks(report).filter((m) => m.scope === 'corpus'),
     report.benchmarks.map((b) => b.summary.corpus),
@@ -239,7 +250,7 @@ function levelsCsv(report: Report): string {
 }
 
 /** Each level's measured sessions that started cold, and those that started warm: counts and figures (levels from before the split have no rows). */
-function startsCsv(report: Report): string {
+function startsCsv(report: Report): Iterable<string> {
   const metricColumns = metricColumnsOf(report);
   const rows = report.benchmarks.flatMap((b) => {
     const split = b.summary.coldWarm;
@@ -267,7 +278,7 @@ function startsCsv(report: Report): string {
  * nothing; text that a spreadsheet would run as a formula (a transcript starting
  * with `=`, say) is prefixed with `'`.
  */
-function csv(head: string[], rows: unknown[][]): string {
+function* csv(head: string[], rows: Iterable<unknown[]>): Generator<string> {
   const field = (value: unknown): string => {
     // A number that is not finite has no figure: the cell stays empty, as a missing value's does.
     if (value === undefined || value === null || (typeof value === 'number' && !Number.isFinite(value))) return '';
@@ -279,7 +290,8 @@ function csv(head: string[], rows: unknown[][]): string {
           : JSON.stringify(value);
     return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
   };
-  return [head, ...rows].map((row) => row.map(field).join(',')).join('\r\n') + '\r\n';
+  yield `${head.map(field).join(',')}\r\n`;
+  for (const row of rows) yield `${row.map(field).join(',')}\r\n`;
 }
 
 const formulaSafe = (text: string): string => (/^[=+\-@]/.test(text) ? `'${text}` : text);
