@@ -45,7 +45,6 @@ import {
   listenAddress,
   milliseconds,
   num,
-  outputList,
   positiveInt,
   positiveNum,
   seconds,
@@ -54,6 +53,7 @@ import {
   stageList,
   workerCount,
 } from './parse.js';
+import { outputList } from './output-list.js';
 import type { LoadStage } from '../load/stages.js';
 import { groupOptions } from './help.js';
 import { RUN_HELP_GROUPS } from './run-help-groups.js';
