@@ -33,6 +33,17 @@ export async function testServer(options: Partial<ServerOptions> = {}): Promise<
   return server;
 }
 
+/**
+ * run()'s target and model on a simulated server in this thread, shared by the file (call it at
+ * the top level): for tests of what a report holds, which does not depend on where the server
+ * runs, and a run that starts its own built-in server thread costs about 0.3-0.6 CPU-s more.
+ * Tests of what a run with no target does keep the built-in server.
+ */
+export async function sharedTarget(): Promise<{ target: string; model: string }> {
+  const [server, { DEFAULT_MODEL }] = await Promise.all([testServer(), import('../src/server/server.js')]);
+  return { target: server.url, model: DEFAULT_MODEL };
+}
+
 export interface Spawned {
   code: number | null;
   stdout: string;

@@ -18,15 +18,11 @@ import { IN_MEMORY_ONLY, type HeldReport, type Report } from '../src/report/sche
 import { readLoggedAt, readSessionLog, SESSION_LOG, streamSessionLog, type LoggedSession, type LogPlace } from '../src/report/session-log.js';
 import { run } from '../src/run/run.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
-import { CLI, runNode, tempDir, testServer } from './helpers.js';
+import { CLI, runNode, sharedTarget, tempDir, testServer } from './helpers.js';
 
 const FAST = { kind: 'realtime', speed: 8 } as const;
-/**
- * The file's simulated server, in this thread: what these tests check of a report does not
- * depend on where the server runs, and a run that starts its own built-in server thread
- * costs about 0.3 CPU-s more. Tests of what a run with no --target does keep the built-in one.
- */
-const LOCAL = await (async () => ({ target: (await testServer()).url, model: DEFAULT_MODEL }))();
+// The report content checked here does not depend on where the server runs (see sharedTarget).
+const LOCAL = await sharedTarget();
 const readJson = async (path: string): Promise<Report> => JSON.parse(await readFile(path, 'utf8')) as Report;
 
 describe('outputs', () => {
