@@ -63,6 +63,15 @@ export function runNode(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Sp
   });
 }
 
+/** Waits until `condition` holds, polling every 10 ms; fails after `timeoutMs`: for what a loaded machine gets to late, not a fixed sleep. */
+export async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 /** A ws message as text, whichever shape it arrived in: a Buffer, an ArrayBuffer, or the fragments of one message. */
 export function messageText(data: WebSocket.RawData): string {
   if (Buffer.isBuffer(data)) return data.toString();
