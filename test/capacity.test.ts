@@ -5,13 +5,17 @@ import { parseSlo } from '../src/metrics/slo.js';
 import { renderSummary } from '../src/report/console.js';
 import { renderMarkdown } from '../src/report/markdown.js';
 import { run } from '../src/run/run.js';
+import { sharedTarget } from './helpers.js';
 
 const FAST = { kind: 'realtime', speed: 20 } as const;
+// What the search decides does not depend on where the server runs (see sharedTarget); the client-bound test keeps the
+// built-in server's own thread, which its held event loop must not hold too.
+const LOCAL = await sharedTarget();
 
 describe('capacity search', () => {
   it('runs each level until the percentile its SLO names rests on enough values, and states the answer with its interval', async () => {
     // The bundled samples alone would give 6 sessions a level: a p95 from 6 values is its largest but one.
-    const { report } = await run({ capacity: { by: 'concurrency', max: 1 }, slos: ['p95(ttft_ms)<60000'], pace: FAST });
+    const { report } = await run({ ...LOCAL, capacity: { by: 'concurrency', max: 1 }, slos: ['p95(ttft_ms)<60000'], pace: FAST });
     const [level] = report.benchmarks;
     assert.equal(level!.summary.sessions.total, 20);
     assert.ok(level!.summary.metrics.ttft_ms!.count >= 20, `${level!.summary.metrics.ttft_ms!.count} values`);
@@ -20,7 +24,7 @@ describe('capacity search', () => {
       /^capacity: 1 concurrent session, the most that met p95\(ttft_ms\)<60000 \(there p95\(ttft_ms\) \d+ ms \(95% CI \d+ ms to \d+ ms, over \d+ values\); every level up to the search limit passed; 1 level probed\)$/m,
     );
     // --max-sessions is the user saying otherwise.
-    const told = await run({ capacity: { by: 'concurrency', max: 1 }, slos: ['p95(ttft_ms)<60000'], pace: FAST, maxSessions: 2 });
+    const told = await run({ ...LOCAL, capacity: { by: 'concurrency', max: 1 }, slos: ['p95(ttft_ms)<60000'], pace: FAST, maxSessions: 2 });
     assert.equal(told.report.benchmarks[0]!.summary.sessions.total, 2);
   });
 
@@ -60,7 +64,7 @@ describe('capacity search', () => {
   });
 
   it('names a curve that gets better under more load', async () => {
-    const { report } = await run({ sweep: [1, 2], slos: ['p95(ttft_ms)<60000'], pace: FAST, maxSessions: 20 });
+    const { report } = await run({ ...LOCAL, sweep: [1, 2], slos: ['p95(ttft_ms)<60000'], pace: FAST, maxSessions: 20 });
     report.capacity = {
       by: 'concurrency',
       slos: report.config.slos,

@@ -8,6 +8,10 @@ import { renderCsv } from '../src/report/csv.js';
 import { renderHtml } from '../src/report/html/index.js';
 import { renderMarkdown } from '../src/report/markdown.js';
 import { run } from '../src/run/run.js';
+import { sharedTarget } from './helpers.js';
+
+// What these tests check of a run's report does not depend on where the server runs (see sharedTarget).
+const LOCAL = await sharedTarget();
 
 describe('the metric catalog drives every output', () => {
   it('a metric added as one entry appears in the console, CSV, Markdown, HTML and SLOs', async () => {
@@ -23,7 +27,7 @@ describe('the metric catalog drives every output', () => {
       description: 'A metric only this test defines.',
     });
     after(remove);
-    const { report } = await run({ maxSessions: 2, pace: { kind: 'realtime', speed: 8 }, slos: ['p95(eos_to_first_text_ms)<100000'] });
+    const { report } = await run({ ...LOCAL, maxSessions: 2, pace: { kind: 'realtime', speed: 8 }, slos: ['p95(eos_to_first_text_ms)<100000'] });
     const summary = report.benchmarks[0]!.summary;
     assert.ok(summary.metrics.eos_to_first_text_ms, 'summarized');
     assert.deepEqual(

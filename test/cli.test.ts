@@ -5,7 +5,10 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Report } from '../src/report/schema.js';
 import { readSessionLog } from '../src/report/session-log.js';
-import { CLI, runNode, tempDir } from './helpers.js';
+import { CLI, runNode, sharedTarget, tempDir } from './helpers.js';
+
+// For runs whose checks do not depend on where the server runs: the file's in-process one saves each a server thread (see sharedTarget).
+const { target, model } = await sharedTarget();
 
 describe('voxbench CLI (spawned)', () => {
   it('run with no target benchmarks the built-in server on the bundled samples and writes the report', async () => {
@@ -48,7 +51,22 @@ describe('voxbench CLI (spawned)', () => {
 
   it('run --workers auto runs the sessions on one worker thread per core, with the progress callbacks left on the main thread', async () => {
     const out = await tempDir();
-    const result = await runNode([CLI, 'run', '--pace', '8x', '--workers', 'auto', '--max-sessions', '4', '--output-dir', out]);
+    const result = await runNode([
+      CLI,
+      'run',
+      '--target',
+      target,
+      '--model',
+      model,
+      '--pace',
+      '8x',
+      '--workers',
+      'auto',
+      '--max-sessions',
+      '4',
+      '--output-dir',
+      out,
+    ]);
     assert.equal(result.code, 0, result.stderr);
     const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as Report;
     assert.equal(report.config.workers, availableParallelism());
@@ -130,7 +148,7 @@ describe('voxbench CLI (spawned)', () => {
       /^voxbench: error: \/nonexistent\/run\/report\.json: cannot read the report \(ENOENT\); give a report\.json or a run folder$/m,
     );
     const out = await tempDir();
-    await runNode([CLI, 'run', '--pace', '8x', '--max-sessions', '1', '--output-dir', out]);
+    await runNode([CLI, 'run', '--target', target, '--model', model, '--pace', '8x', '--max-sessions', '1', '--output-dir', out]);
     const level = await runNode([CLI, 'report', 'compare', out, out, '--level', 'nope']);
     assert.equal(level.code, 2);
     assert.match(level.stderr, /^voxbench: error: --level nope: not a level of both reports \(levels: synchronous\)$/m);

@@ -13,9 +13,11 @@ import type { Report } from '../src/report/schema.js';
 import { run } from '../src/run/run.js';
 import { DEFAULT_LATENCY } from '../src/server/models/latency-model.js';
 import { launchChromium, NO_CHROMIUM, openOffline } from './browser.js';
-import { CLI, runNode, tempDir } from './helpers.js';
+import { CLI, runNode, sharedTarget, tempDir, testServer } from './helpers.js';
 
 const FAST = { kind: 'realtime', speed: 8 } as const;
+// What is compared here does not depend on where the server runs (see sharedTarget).
+const LOCAL = await sharedTarget();
 /** Markup a hostile server or a hand-edited report could carry; each, if it ran, would set window.__xss. */
 const PAYLOADS = [
   '<script>window.__xss = 1</script>',
@@ -35,9 +37,10 @@ describe('report compare', () => {
   let slow: Report;
   let fast: Report;
   before(async () => {
+    const slowServer = await testServer({ latency: { ...DEFAULT_LATENCY, baseDelayMs: 600 } });
     [{ report: slow }, { report: fast }] = await Promise.all([
-      run({ maxSessions: 6, pace: FAST, server: { latency: { ...DEFAULT_LATENCY, baseDelayMs: 600 } } }),
-      run({ maxSessions: 6, pace: FAST }),
+      run({ ...LOCAL, target: slowServer.url, maxSessions: 6, pace: FAST }),
+      run({ ...LOCAL, maxSessions: 6, pace: FAST }),
     ]);
   });
 
@@ -159,7 +162,7 @@ describe('report compare', () => {
 
   it('of two multi-level runs, compares the lightest level both ran, says so, and how to choose another', async () => {
     // Run in order 2, 1 (as a capacity search may): the first benchmark is not the lightest.
-    const { report: sweep } = await run({ sweep: [2, 1], maxSessions: 2, pace: FAST });
+    const { report: sweep } = await run({ ...LOCAL, sweep: [2, 1], maxSessions: 2, pace: FAST });
     const c = compareReports(sweep, sweep);
     assert.deepEqual([c.a.label, c.b.label], ['concurrent@1', 'concurrent@1']);
     assert.deepEqual(c.warnings, [
@@ -173,7 +176,7 @@ describe('report compare', () => {
     const dir = await tempDir();
     const [a, b] = [join(dir, 'a'), join(dir, 'b')];
     await Promise.all([
-      run({ maxSessions: 2, pace: FAST, outputDir: a }),
+      run({ ...LOCAL, maxSessions: 2, pace: FAST, outputDir: a }),
       run({
         protocol: 'openai',
         dataset: { maxSamples: 1 },

@@ -3,6 +3,10 @@ import { before, describe, it } from 'node:test';
 import { renderSummary } from '../src/report/console.js';
 import type { Report } from '../src/report/schema.js';
 import { run } from '../src/run/run.js';
+import { sharedTarget } from './helpers.js';
+
+// What these tests check of a run's report does not depend on where the server runs (see sharedTarget).
+const LOCAL = await sharedTarget();
 
 /** The rows of the per-level table: the lines after its header, up to the blank line. */
 function levelRows(text: string): string[] {
@@ -17,7 +21,7 @@ describe('console summary of several levels', () => {
   let report: Report;
 
   before(async () => {
-    ({ report } = await run({ sweep: [1, 2, 4], slos: ['p95(ttft_ms)<5000'], pace: { kind: 'realtime', speed: 8 } }));
+    ({ report } = await run({ ...LOCAL, sweep: [1, 2, 4], slos: ['p95(ttft_ms)<5000'], pace: { kind: 'realtime', speed: 8 } }));
     // A capacity search runs its levels in probe order: 1, 4, then 2 to bisect.
     const [one, two, four] = report.benchmarks;
     report.benchmarks = [one!, four!, two!];

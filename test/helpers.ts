@@ -33,6 +33,17 @@ export async function testServer(options: Partial<ServerOptions> = {}): Promise<
   return server;
 }
 
+/**
+ * run()'s target and model on a simulated server in this thread, shared by the file (call it at
+ * the top level): for tests of what a report holds, which does not depend on where the server
+ * runs, and a run that starts its own built-in server thread costs about 0.3-0.6 CPU-s more.
+ * Tests of what a run with no target does keep the built-in server.
+ */
+export async function sharedTarget(): Promise<{ target: string; model: string }> {
+  const [server, { DEFAULT_MODEL }] = await Promise.all([testServer(), import('../src/server/server.js')]);
+  return { target: server.url, model: DEFAULT_MODEL };
+}
+
 export interface Spawned {
   code: number | null;
   stdout: string;
@@ -50,6 +61,15 @@ export function runNode(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Sp
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** Waits until `condition` holds, polling every 10 ms; fails after `timeoutMs`: for what a loaded machine gets to late, not a fixed sleep. */
+export async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 /** A ws message as text, whichever shape it arrived in: a Buffer, an ArrayBuffer, or the fragments of one message. */

@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { JsonSummary } from '../src/report/json-summary.js';
-import { CLI, runNode, tempDir } from './helpers.js';
+import { parseStatistics, type JsonSummary } from '../src/report/json-summary.js';
+import { UsageError } from '../src/util/errors.js';
+import { CLI, runNode, sharedTarget, tempDir } from './helpers.js';
 
-const FAST = ['run', '--pace', '8x', '--max-sessions', '2', '--quiet'];
+// What the summary holds does not depend on where the server runs: the file's in-process one saves each run a server thread (see sharedTarget).
+const { target, model } = await sharedTarget();
+const FAST = ['run', '--target', target, '--model', model, '--pace', '8x', '--max-sessions', '2', '--quiet'];
 
 test('run --json prints a compact summary: levels, headline statistics, the report path, no timelines', async () => {
   const out = join(await tempDir(), 'run');
@@ -42,11 +45,19 @@ test('the default console table keeps its columns', async () => {
   assert.match(result.stdout, /^metric +unit +count +mean +p50 +p90 +p95 +p99 +max$/m);
 });
 
-for (const bad of ['p50,x', 'p0', 'p101', '']) {
-  test(`--percentiles ${JSON.stringify(bad)} is a one-line usage error (exit 2)`, async () => {
-    const result = await runNode([CLI, ...FAST, '--output-dir', join(await tempDir(), 'run'), '--percentiles', bad]);
-    assert.equal(result.code, 2);
-    assert.match(result.stderr, /^voxbench: error: --percentiles takes .*\n$/);
-    assert.equal(result.stdout, '');
+test('a bad --percentiles is a one-line usage error (exit 2)', async () => {
+  const result = await runNode([CLI, ...FAST, '--output-dir', join(await tempDir(), 'run'), '--percentiles', 'p50,x']);
+  assert.equal(result.code, 2);
+  assert.match(result.stderr, /^voxbench: error: --percentiles takes .*"x"\n$/);
+  assert.equal(result.stdout, '');
+});
+
+// The same refusal (a UsageError, which the CLI prints as above) for each kind of bad list, in this process: a spawn each costs a CLI start.
+for (const bad of ['p0', 'p101', '']) {
+  test(`--percentiles ${JSON.stringify(bad)} is refused as a usage error`, () => {
+    assert.throws(
+      () => parseStatistics(bad),
+      (err: Error) => err instanceof UsageError && /^--percentiles takes .*"p?\d*"$/.test(err.message),
+    );
   });
 }

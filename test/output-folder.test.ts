@@ -6,7 +6,10 @@ import { describe, it } from 'node:test';
 import { defaultOutputDir } from '../src/cli/output-dir.js';
 import { LOCK_FILE, lockFolder } from '../src/util/folder-lock.js';
 import { writeText } from '../src/report/write-text.js';
-import { CLI, runNode, tempDir } from './helpers.js';
+import { CLI, runNode, sharedTarget, tempDir } from './helpers.js';
+
+// What these runs check of their folders does not depend on where the server runs: the file's in-process one saves each a server thread (see sharedTarget).
+const { target, model } = await sharedTarget();
 
 describe('output folders', () => {
   it('default folders of runs started at the same moment differ', () => {
@@ -37,7 +40,7 @@ describe('output folders', () => {
   it('run refuses a folder another run holds, in one line with exit code 2, writing nothing', async () => {
     const dir = await tempDir();
     await writeFile(join(dir, LOCK_FILE), `${process.pid}\n`);
-    const result = await runNode([CLI, 'run', '--pace', 'none', '--max-sessions', '1', '--output-dir', dir]);
+    const result = await runNode([CLI, 'run', '--target', target, '--model', model, '--pace', 'none', '--max-sessions', '1', '--output-dir', dir]);
     assert.equal(result.code, 2);
     assert.match(
       result.stderr,
@@ -48,7 +51,7 @@ describe('output folders', () => {
 
   it('report render refuses to write into a folder a run holds, and renders once it is free', async () => {
     const dir = await tempDir();
-    const made = await runNode([CLI, 'run', '--pace', 'none', '--max-sessions', '1', '--output-dir', dir]);
+    const made = await runNode([CLI, 'run', '--target', target, '--model', model, '--pace', 'none', '--max-sessions', '1', '--output-dir', dir]);
     assert.equal(made.code, 0, made.stderr);
     const before = await readFile(join(dir, 'report.json'), 'utf8');
     await writeFile(join(dir, LOCK_FILE), `${process.pid}\n`);
@@ -64,7 +67,7 @@ describe('output folders', () => {
 
   it('run refuses a folder holding a finished run, exit 2, saying how to keep or replace it; --overwrite replaces it', async () => {
     const dir = await tempDir();
-    const flags = ['run', '--pace', 'none', '--max-sessions', '1', '--quiet', '--output-dir', dir];
+    const flags = ['run', '--target', target, '--model', model, '--pace', 'none', '--max-sessions', '1', '--quiet', '--output-dir', dir];
     assert.equal((await runNode([CLI, ...flags])).code, 0);
     const before = await readFile(join(dir, 'report.json'), 'utf8');
     const refused = await runNode([CLI, ...flags]);

@@ -3,6 +3,10 @@ import { it } from 'node:test';
 import { Progress } from '../src/cli/progress.js';
 import type { RunConfig } from '../src/report/schema.js';
 import { run } from '../src/run/run.js';
+import { sharedTarget } from './helpers.js';
+
+// What these tests check of a run's report does not depend on where the server runs (see sharedTarget).
+const LOCAL = await sharedTarget();
 
 /** A stream that records what is written, as a terminal or not. */
 function stream(isTTY: boolean): NodeJS.WriteStream & { text: string } {
@@ -31,7 +35,7 @@ it('on a terminal: one line redrawn in place with the sweep level, in-flight cou
 });
 
 it("an ended session's headline figure reaches the line after the session-end callback, and every one by the level's last line", async () => {
-  const { report } = await run({ pace: { kind: 'realtime', speed: 8 }, maxSessions: 2, profile: { kind: 'concurrent', concurrency: 2 } });
+  const { report } = await run({ ...LOCAL, pace: { kind: 'realtime', speed: 8 }, maxSessions: 2, profile: { kind: 'concurrent', concurrency: 2 } });
   const sessions = report.benchmarks[0]!.sessions;
   const ttft = sessions.flatMap((s) => s.metrics.inputs.map((i) => i.ttft_ms!));
   const out = stream(false);
@@ -47,7 +51,7 @@ it("an ended session's headline figure reaches the line after the session-end ca
 });
 
 it("counts only completed sessions' figures: failed ones' partial timings are no result", async () => {
-  const { report } = await run({ pace: { kind: 'realtime', speed: 8 }, maxSessions: 2, profile: { kind: 'concurrent', concurrency: 2 } });
+  const { report } = await run({ ...LOCAL, pace: { kind: 'realtime', speed: 8 }, maxSessions: 2, profile: { kind: 'concurrent', concurrency: 2 } });
   // Sessions that measured a first token, then failed.
   const failed = report.benchmarks[0]!.sessions.map((s) => ({
     ...s,

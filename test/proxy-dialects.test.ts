@@ -9,7 +9,7 @@ import type { HeldSession } from '../src/report/schema.js';
 import { run, type RunOptions } from '../src/run/run.js';
 import { DEFAULT_LATENCY } from '../src/server/models/latency-model.js';
 import { DEFAULT_SPEECH_LATENCY } from '../src/server/models/speech-synth.js';
-import { messageText, tempDir, testServer } from './helpers.js';
+import { messageText, tempDir, testServer, until } from './helpers.js';
 import { assertSeenNoLater } from './proxy-checks.js';
 
 /** Fast, exact speech: no jitter, generation ten times faster than real time. */
@@ -183,14 +183,6 @@ describe('voxbench proxy: OpenAI Realtime settled by what the client sends', () 
     assert.equal(sessions[1]!.timeline.sent.filter((f) => f.kind === 'audio').length, 70);
   });
 });
-
-async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 describe('voxbench proxy: streaming transcription told by its path', () => {
   it('elevenlabs-scribe: /v1/speech-to-text/realtime is metered as the benchmark measured it', async () => {

@@ -22,7 +22,7 @@ import { DEFAULT_MODEL } from '../src/server/server.js';
 import { DEFAULT_SPEECH_LATENCY } from '../src/server/models/speech-synth.js';
 import { DEFAULT_MODELS } from '../src/config/settings.js';
 import { DEFAULT_VLLM_OMNI_TTS_MODEL } from '../src/dialects/vllm-omni-speech/spec.js';
-import { CLI, messageText, runNode, selfSignedCert, tempDir, testServer } from './helpers.js';
+import { CLI, messageText, runNode, selfSignedCert, tempDir, testServer, until } from './helpers.js';
 import { parsePrometheusText, type Family } from './prometheus-text.js';
 import { assertSeenNoLater } from './proxy-checks.js';
 
@@ -721,14 +721,6 @@ describe('voxbench proxy (the command)', () => {
 async function untilAsync(condition: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
     if (Date.now() > deadline) throw new Error('timed out waiting');
     await new Promise((resolve) => setTimeout(resolve, 10));
   }

@@ -18,7 +18,7 @@ import { DEFAULT_MODEL, type RunningServer } from '../src/server/server.js';
 import { startServer } from '../src/simulator/start.js';
 import { DEFAULT_SPEECH_LATENCY } from '../src/server/models/speech-synth.js';
 import { DEFAULT_MODELS } from '../src/config/settings.js';
-import { CLI, runNode, tempDir, testServer } from './helpers.js';
+import { CLI, runNode, tempDir, testServer, until } from './helpers.js';
 import { launchChromium, NO_CHROMIUM, openOffline, type PageFlags } from './browser.js';
 import { extractShapeFrom } from '../src/cli/replay-command.js';
 import { audioSeconds } from '../src/audio/decode.js';
@@ -95,6 +95,9 @@ describe('voxbench replay', () => {
       run({ ...stt, maxSessions: 1, padding: { leadMs: 2000 } }),
       run({ ...tts, target: `${proxy.url}/`, maxSessions: 1, textDelivery: { kind: 'stream', tokensPerS: 20, firstTokenMs: 0 } }),
     ]);
+    // Until the proxy has seen every run's session end (its closing handshake, late on a loaded machine), leaving only the cut
+    // connection open: closing before would record another session as cut short, a gap.
+    await until(() => proxy.open() === 1);
     await proxy.close();
 
     const shapeFile = join(dir, 'shape.jsonl');
@@ -371,6 +374,8 @@ describe('voxbench replay', () => {
       run({ ...duplex, target, maxSessions: 1, turnsPerSession: 2, padding: { trailMs: 700 }, bargeInAtMs: 400 }),
       run({ target, model: DEFAULT_MODEL, replay: { file: 'hand.jsonl', header: handHeader(1), sessions: [threeUpdates] } }),
     ]);
+    // Until the proxy has seen both sessions end: closed before, it records one as cut short, a gap the replay cannot play.
+    await until(() => proxy.open() === 0);
     await proxy.close();
     const shape = await extractShapeFrom(observed, false);
     const conversation = shape.sessions.find((x) => x.task === 's2s')!;

@@ -9,6 +9,7 @@ import { compareReports } from '../src/report/compare.js';
 import { renderCsv } from '../src/report/csv.js';
 import { renderMarkdown } from '../src/report/markdown.js';
 import { mergeReports } from '../src/report/merge.js';
+import { writeOutputs } from '../src/report/outputs.js';
 import { readHeldReport, readReport, recompute } from '../src/report/recompute.js';
 import { readReportHeader } from '../src/report/report-header.js';
 import { parseMetaEntry } from '../src/report/record.js';
@@ -17,15 +18,18 @@ import { IN_MEMORY_ONLY, type HeldReport, type Report } from '../src/report/sche
 import { readLoggedAt, readSessionLog, SESSION_LOG, streamSessionLog, type LoggedSession, type LogPlace } from '../src/report/session-log.js';
 import { run } from '../src/run/run.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
-import { CLI, runNode, tempDir, testServer } from './helpers.js';
+import { CLI, runNode, sharedTarget, tempDir, testServer } from './helpers.js';
 
 const FAST = { kind: 'realtime', speed: 8 } as const;
+// The report content checked here does not depend on where the server runs (see sharedTarget).
+const LOCAL = await sharedTarget();
 const readJson = async (path: string): Promise<Report> => JSON.parse(await readFile(path, 'utf8')) as Report;
 
 describe('outputs', () => {
   it('writes CSV with units in the headers and one row per turn, session and level, and a Markdown summary', async () => {
     const dir = await tempDir();
     const { report } = await run({
+      ...LOCAL,
       turnsPerSession: 2,
       maxSessions: 2,
       pace: FAST,
@@ -57,8 +61,7 @@ describe('outputs', () => {
   });
 
   it('quotes CSV fields and defuses formulas from server text; escapes Markdown cells', async () => {
-    const server = await testServer();
-    let { report } = await run({ target: server.url, model: DEFAULT_MODEL, maxSessions: 1, pace: { kind: 'none' } });
+    let { report } = await run({ ...LOCAL, maxSessions: 1, pace: { kind: 'none' } });
     const final = report.benchmarks[0]!.sessions[0]!.timeline.received.find((e) => e.kind === 'text_final')!;
     final.text = '=HYPERLINK("x"), "quoted"\nline';
     // What the outputs read of a timeline is taken when its figures are: measured again from the changed one.
@@ -81,7 +84,7 @@ describe('outputs', () => {
   });
 
   it('fills the reproducibility record and lays --meta entries over it', async () => {
-    const { report } = await run({ maxSessions: 1, pace: FAST, meta: { deployment: { gpu: 'H100' }, client: { location: 'eu-west' } } });
+    const { report } = await run({ ...LOCAL, maxSessions: 1, pace: FAST, meta: { deployment: { gpu: 'H100' }, client: { location: 'eu-west' } } });
     assert.equal(report.record.deployment.gpu, 'H100');
     assert.equal(report.record.client.location, 'eu-west');
     assert.equal(report.record.client.chunk_ms, 100);
@@ -96,13 +99,13 @@ describe('outputs', () => {
 describe('render, merge, resume, compare', () => {
   it('render recomputes every figure from the stored timelines', async () => {
     const dir = await tempDir();
-    const { report } = await run({ maxSessions: 2, pace: FAST, outputDir: dir });
+    const { report } = await run({ ...LOCAL, maxSessions: 2, pace: FAST, outputDir: dir });
     const onDisk = await readJson(join(dir, 'report.json'));
     onDisk.benchmarks[0]!.summary.metrics.ttft_ms!.p50 = -1;
     onDisk.benchmarks[0]!.sessions[0]!.metrics.inputs[0]!.ttft_ms = -1;
     await writeFile(join(dir, 'report.json'), JSON.stringify(onDisk));
-    const result = await runNode([CLI, 'report', 'render', dir, '--outputs', 'json,md']);
-    assert.equal(result.code, 0, result.stderr);
+    // What `report render` does, in this process (output-folder.test and cold-start.test spawn the command).
+    await writeOutputs(await readReport(dir), dir, ['json', 'md']);
     const rendered = await readJson(join(dir, 'report.json'));
     assert.equal(rendered.benchmarks[0]!.summary.metrics.ttft_ms!.p50, report.benchmarks[0]!.summary.metrics.ttft_ms!.p50);
     assert.equal(rendered.benchmarks[0]!.sessions[0]!.metrics.inputs[0]!.ttft_ms, report.benchmarks[0]!.sessions[0]!.metrics.inputs[0]!.ttft_ms);
@@ -125,9 +128,9 @@ describe('render, merge, resume, compare', () => {
 
   it('resume keeps finished sessions on the new clock and runs only the rest', async () => {
     const dir = await tempDir();
-    const first = await run({ maxSessions: 3, pace: FAST, outputDir: dir });
+    const first = await run({ ...LOCAL, maxSessions: 3, pace: FAST, outputDir: dir });
     await new Promise((r) => setTimeout(r, 300)); // a gap between the runs, which throughput must not count
-    const { report } = await run({ maxSessions: 5, pace: FAST, resume: dir });
+    const { report } = await run({ ...LOCAL, maxSessions: 5, pace: FAST, resume: dir });
     const sessions = report.benchmarks[0]!.sessions;
     assert.deepEqual(
       sessions.map((s) => s.index),
@@ -174,8 +177,8 @@ describe('render, merge, resume, compare', () => {
 
   it('a new run into a used folder starts a new session log; --resume of a folder without one is refused', async () => {
     const dir = await tempDir();
-    await run({ maxSessions: 3, pace: FAST, outputDir: dir });
-    await run({ maxSessions: 1, pace: FAST, outputDir: dir });
+    await run({ ...LOCAL, maxSessions: 3, pace: FAST, outputDir: dir });
+    await run({ ...LOCAL, maxSessions: 1, pace: FAST, outputDir: dir });
     assert.equal((await readReport(dir)).benchmarks[0]!.summary.sessions.total, 1);
     await assert.rejects(
       run({ resume: join(dir, 'nope') }),
@@ -184,7 +187,10 @@ describe('render, merge, resume, compare', () => {
   });
 
   it('merge keys sessions by run, level and index: a sample used twice stays twice, the same session merged twice once', async () => {
-    const [a, b] = await Promise.all([run({ maxSessions: 8, pace: FAST, turnsPerSession: 1 }), run({ maxSessions: 2, pace: FAST, turnsPerSession: 1 })]);
+    const [a, b] = await Promise.all([
+      run({ ...LOCAL, maxSessions: 8, pace: FAST, turnsPerSession: 1 }),
+      run({ ...LOCAL, maxSessions: 2, pace: FAST, turnsPerSession: 1 }),
+    ]);
     // a sent harvard-01 and -02 twice (6 samples, 8 sessions); b ran them again, as other sessions.
     const merged = mergeReports([a.report, b.report], ['a.json', 'b.json']);
     const sessions = merged.benchmarks[0]!.sessions;
@@ -204,8 +210,8 @@ describe('render, merge, resume, compare', () => {
 
   it('merge of a run and its resumption counts each session once', async () => {
     const dir = await tempDir();
-    const first = await run({ maxSessions: 2, pace: FAST, turnsPerSession: 1, outputDir: dir });
-    const resumed = await run({ maxSessions: 4, pace: FAST, turnsPerSession: 1, resume: dir });
+    const first = await run({ ...LOCAL, maxSessions: 2, pace: FAST, turnsPerSession: 1, outputDir: dir });
+    const resumed = await run({ ...LOCAL, maxSessions: 4, pace: FAST, turnsPerSession: 1, resume: dir });
     const sessions = mergeReports([first.report, resumed.report], ['first', 'resumed']).benchmarks[0]!.sessions;
     assert.deepEqual(
       sessions.map((s) => s.sampleIds[0]),
@@ -215,7 +221,7 @@ describe('render, merge, resume, compare', () => {
 
   it('merge refuses runs of different workloads, naming both and what differs, unless --allow-mixed, which keeps each part labelled', async () => {
     const [stt, tts, out] = await Promise.all([tempDir(), tempDir(), tempDir()]);
-    await run({ maxSessions: 2, pace: FAST, turnsPerSession: 1, outputDir: stt });
+    await run({ ...LOCAL, maxSessions: 2, pace: FAST, turnsPerSession: 1, outputDir: stt });
     await run({ protocol: 'vllm-omni-speech-ws', maxSessions: 2, outputDir: tts });
     const refused = await runNode([CLI, 'report', 'merge', stt, tts, '--output-dir', out]);
     assert.equal(refused.code, 2, refused.stderr);
@@ -240,9 +246,9 @@ describe('render, merge, resume, compare', () => {
   });
 
   it('merge of sequential runs takes throughput over their measured spans, not the gap between them', async () => {
-    const a = await run({ maxSessions: 2, pace: FAST, turnsPerSession: 1 });
+    const a = await run({ ...LOCAL, maxSessions: 2, pace: FAST, turnsPerSession: 1 });
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    const b = await run({ maxSessions: 2, pace: FAST, turnsPerSession: 1 });
+    const b = await run({ ...LOCAL, maxSessions: 2, pace: FAST, turnsPerSession: 1 });
     const alone = [a, b].map((r) => r.report.benchmarks[0]!.summary.throughput);
     const { throughput } = mergeReports([a.report, b.report], ['a', 'b']).benchmarks[0]!.summary;
     assert.ok(Math.abs(throughput.wallS - (alone[0]!.wallS + alone[1]!.wallS)) < 1e-6, `${throughput.wallS} s against ${alone[0]!.wallS} + ${alone[1]!.wallS}`);
@@ -276,7 +282,7 @@ function closeOf(timeline: SessionTimeline): NonNullable<WebSocketTransport['clo
 describe('reports of many sessions', () => {
   it('report.json is written session by session, byte for byte what JSON.stringify writes', async () => {
     const dir = await tempDir();
-    const { report } = await run({ maxSessions: 2, pace: FAST, outputDir: dir });
+    const { report } = await run({ ...LOCAL, maxSessions: 2, pace: FAST, outputDir: dir });
     // What report.json stores: every session without its timeline (in the log it names) and what was taken from it.
     const stored = (value: object): string => JSON.stringify(value, (key, v: unknown) => (IN_MEMORY_ONLY.has(key) ? undefined : v), 1) + '\n';
     assert.equal(await readFile(join(dir, 'report.json'), 'utf8'), stored({ ...report, sessionLog: SESSION_LOG }));
@@ -292,7 +298,7 @@ describe('reports of many sessions', () => {
 
   it('the session log is read line by line across read boundaries, and a torn last line is ignored', async () => {
     const dir = await tempDir();
-    await run({ maxSessions: 2, pace: FAST, outputDir: dir });
+    await run({ ...LOCAL, maxSessions: 2, pace: FAST, outputDir: dir });
     const [entry] = await readSessionLog(dir);
     // Multi-byte text in every line, over several of the stream's 1 MiB reads.
     const entries = Array.from({ length: 600 }, (_, index) => ({ ...entry!, record: { ...entry!.record, index, sampleIds: [`🎙 é ${index}`] } }));

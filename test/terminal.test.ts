@@ -10,7 +10,10 @@ import { renderSummary } from '../src/report/console.js';
 import type { Report } from '../src/report/schema.js';
 import { run } from '../src/run/run.js';
 import { toneWav } from './data-fixtures.js';
-import { CLI, runNode, tempDir } from './helpers.js';
+import { CLI, runNode, sharedTarget, tempDir } from './helpers.js';
+
+// What these tests check of a run's report does not depend on where the server runs (see sharedTarget).
+const LOCAL = await sharedTarget();
 
 /** Clears the screen, sets the window title, and rings the bell: what a hostile server or file would send. */
 const ESCAPES = '\u001b[2J\u001b]0;pwned\u0007\u009b31m';
@@ -29,7 +32,7 @@ describe('printable', () => {
 
 describe('server- and file-supplied strings reach the console only through printable', () => {
   it('the summary: failure codes and messages, levels, model, target and SLOs', async () => {
-    const { report } = await run({ maxSessions: 1, pace: { kind: 'none' } });
+    const { report } = await run({ ...LOCAL, maxSessions: 1, pace: { kind: 'none' } });
     const benchmark = report.benchmarks[0]!;
     const withText = (bad: string): Report => ({
       ...report,
@@ -55,7 +58,7 @@ describe('server- and file-supplied strings reach the console only through print
   });
 
   it('the compare table: labels, models and targets from report files', async () => {
-    const { report } = await run({ maxSessions: 1, pace: { kind: 'none' } });
+    const { report } = await run({ ...LOCAL, maxSessions: 1, pace: { kind: 'none' } });
     const hostile: Report = {
       ...report,
       config: { ...report.config, model: `m\n${ESCAPES}` },

@@ -5,7 +5,11 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { readHeldReport } from '../src/report/recompute.js';
 import type { HeldReport } from '../src/report/schema.js';
-import { CLI, runNode, tempDir } from './helpers.js';
+import { CLI, runNode, sharedTarget, tempDir } from './helpers.js';
+
+// For runs whose checks do not depend on where the server runs: the file's in-process one saves each a server thread (see sharedTarget).
+const { target, model } = await sharedTarget();
+const LOCAL = ['--target', target, '--model', model];
 
 const HEADER = /^target ws:\/\/127\.0\.0\.1:\d+\/v1\/realtime \(built-in server\) · model \S+ · data bundled samples · output \S+$/;
 const PROGRESS = /^synchronous · \d+:\d\d elapsed · (ETA \d+:\d\d · )?sessions \d\/1 done · [01] in flight · 0 failed · ttft_ms p50 (n\/a|\d+ ms)$/;
@@ -32,7 +36,7 @@ describe('a run you can watch (spawned)', () => {
     for (const line of lines.slice(1)) assert.match(line, PROGRESS);
     assert.match(lines.at(-1)!, /sessions 1\/1 done · 0 in flight/);
 
-    const quiet = await runNode([CLI, 'run', '--quiet', '--pace', '8x', '--max-sessions', '1', '--output-dir', await tempDir()]);
+    const quiet = await runNode([CLI, 'run', ...LOCAL, '--quiet', '--pace', '8x', '--max-sessions', '1', '--output-dir', await tempDir()]);
     assert.equal(quiet.code, 0, quiet.stderr);
     assert.equal(quiet.stderr, '');
   });
@@ -42,6 +46,7 @@ describe('a run you can watch (spawned)', () => {
     const result = await runNode([
       CLI,
       'run',
+      ...LOCAL,
       '--quiet',
       '--pace',
       '8x',
@@ -70,7 +75,22 @@ describe('a run you can watch (spawned)', () => {
 
   it('--duration plans open-loop arrivals for that long', async () => {
     const out = await tempDir();
-    const result = await runNode([CLI, 'run', '--quiet', '--pace', '8x', '--profile', 'constant', '--rate', '8', '--duration', '2s', '--output-dir', out]);
+    const result = await runNode([
+      CLI,
+      'run',
+      ...LOCAL,
+      '--quiet',
+      '--pace',
+      '8x',
+      '--profile',
+      'constant',
+      '--rate',
+      '8',
+      '--duration',
+      '2s',
+      '--output-dir',
+      out,
+    ]);
     assert.equal(result.code, 0, result.stderr);
     const [level] = (await report(out)).benchmarks;
     assert.equal(level!.sessions.length, 16, 'arrivals at 0, 125, … 1875 ms');
@@ -102,14 +122,14 @@ describe('a run you can watch (spawned)', () => {
 
   it('exit 4 ends with one line naming the SLO, its measured value and the level', async () => {
     const out = await tempDir();
-    const result = await runNode([CLI, 'run', '--quiet', '--pace', '8x', '--max-sessions', '2', '--slo', 'p95(ttft_ms)<1', '--output-dir', out]);
+    const result = await runNode([CLI, 'run', ...LOCAL, '--quiet', '--pace', '8x', '--max-sessions', '2', '--slo', 'p95(ttft_ms)<1', '--output-dir', out]);
     assert.equal(result.code, 4);
     assert.match(result.stderr, /^SLO failed: p95\(ttft_ms\)<1 measured \d+(\.\d+)? at synchronous\n$/);
   });
 
   it('lists every file it wrote', async () => {
     const out = await tempDir();
-    const result = await runNode([CLI, 'run', '--quiet', '--pace', '8x', '--max-sessions', '1', '--outputs', 'md,csv', '--output-dir', out]);
+    const result = await runNode([CLI, 'run', ...LOCAL, '--quiet', '--pace', '8x', '--max-sessions', '1', '--outputs', 'md,csv', '--output-dir', out]);
     assert.equal(result.code, 0, result.stderr);
     const files = ['report.json', 'turns.csv', 'sessions.csv', 'levels.csv', 'starts.csv', 'summary.md', 'sessions.jsonl'].map((f) => join(out, f));
     assert.match(result.stdout, new RegExp(`^Wrote: ${files.join(', ')}$`, 'm'));

@@ -1,4 +1,4 @@
-import { UsageError } from '../run/run.js';
+import { UsageError } from '../util/errors.js';
 import { FAULT_CATALOGUE, FaultError, parseFaultScenario, type FaultScenario } from '../server/faults/faults.js';
 import { helpText } from './help.js';
 

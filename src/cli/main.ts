@@ -1,13 +1,6 @@
 #!/usr/bin/env -S node --initial-old-space-size=256
 import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
-import { OptionsError } from '../config/errors.js';
-import { UsageError } from '../util/errors.js';
-import { flagMessage } from './option-flags.js';
-import { DatasetError } from '../data/errors.js';
 import { printable } from '../util/printable.js';
-import { ReportError } from '../report/report-error.js';
-import { ShapeError } from '../load/traffic-shape.js';
-import { DamagedLogError, SessionLogError } from '../report/session-log.js';
 import { EXIT } from '../run/run-outcome.js';
 import { VERSION } from '../util/version.js';
 import { outliveClosedOutput } from './closed-output.js';
@@ -17,7 +10,7 @@ import { formatItem, optionDescription, padWidth } from './help.js';
  * Each command's module, loaded only when it runs: a command's code (a run's, a
  * render's) is most of the process's start, and `voxbench report render` should not
  * pay for loading the run and the server. The top-level help and an unknown or
- * missing command load them all, in this order.
+ * missing command load them all, in this order; `--version` loads none.
  */
 const COMMANDS: Record<string, () => Promise<CommandUnknownOpts>> = {
   run: async () => (await import('./run-command.js')).runCommand,
@@ -44,7 +37,8 @@ const program = conventions(new Command())
   .description('Benchmark realtime speech servers over WebSockets the way live applications use them.')
   .version(VERSION);
 const named = process.argv[2];
-const loading = named !== undefined && Object.hasOwn(COMMANDS, named) ? [COMMANDS[named]!] : Object.values(COMMANDS);
+const loading =
+  named !== undefined && Object.hasOwn(COMMANDS, named) ? [COMMANDS[named]!] : named === '--version' || named === '-V' ? [] : Object.values(COMMANDS);
 // addCommand does not copy settings to a command built on its own, so each gets them too.
 for (const command of await Promise.all(loading.map((load) => load()))) program.addCommand(conventions(command));
 
@@ -55,6 +49,17 @@ outliveClosedOutput();
 try {
   await program.parseAsync();
 } catch (err) {
+  // Loaded only on an error: the flag table imports every option's parser, which a command that succeeds may never need.
+  const [{ OptionsError }, { UsageError }, { flagMessage }, { DatasetError }, { ReportError }, { ShapeError }, { DamagedLogError, SessionLogError }] =
+    await Promise.all([
+      import('../config/errors.js'),
+      import('../util/errors.js'),
+      import('./option-flags.js'),
+      import('../data/errors.js'),
+      import('../report/report-error.js'),
+      import('../load/traffic-shape.js'),
+      import('../report/session-log.js'),
+    ]);
   const message = err instanceof OptionsError ? flagMessage(err) : (err as Error).message;
   if (err instanceof UsageError || err instanceof DatasetError || err instanceof ReportError || err instanceof DamagedLogError || err instanceof ShapeError) {
     fail(`error: ${message}`);

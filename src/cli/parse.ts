@@ -1,7 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { InvalidArgumentError } from '@commander-js/extra-typings';
 import { parseListen, type Listen } from '../live/serve.js';
-import { OUTPUT_FORMATS, type OutputFormat } from '../report/outputs.js';
 import { parseStages, type LoadStage } from '../load/stages.js';
 import { parseDuration } from '../util/duration.js';
 
@@ -74,14 +73,6 @@ export function stageList(value: string): LoadStage[] {
   } catch (err) {
     throw new InvalidArgumentError(`${(err as Error).message}; expected stages such as 30s:8,60s:32,30s:0.`);
   }
-}
-
-/** A comma-separated list of output formats, e.g. `json,csv,md`. */
-export function outputList(value: string): OutputFormat[] {
-  const formats = value.split(',').map((f) => f.trim());
-  const unknown = formats.filter((f) => !(OUTPUT_FORMATS as readonly string[]).includes(f));
-  if (unknown.length > 0) throw new InvalidArgumentError(`unknown format ${unknown.join(', ')}; choose from ${OUTPUT_FORMATS.join(', ')}.`);
-  return formats as OutputFormat[];
 }
 
 /** A duration above 0 in seconds: `90` (seconds), `90s`, `250ms`, `1.5m`, `2h`. */

@@ -11,7 +11,8 @@ import { redactUrl } from '../report/redact.js';
 import { EXIT } from '../run/run-outcome.js';
 import type { SessionRecord } from '../timeline/types.js';
 import { checkWritableDir } from './output-dir.js';
-import { listenAddress, outputList, positiveMilliseconds } from './parse.js';
+import { listenAddress, positiveMilliseconds } from './parse.js';
+import { outputList } from './output-list.js';
 import { helpText } from './help.js';
 
 /** The dialects' own paths as the help lists them, a varying segment and what comes before it elided (`.../stream-input`). */

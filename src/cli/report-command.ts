@@ -14,7 +14,7 @@ import { normalizerOption } from '../config/normalizer-option.js';
 import { lockFolder } from '../util/folder-lock.js';
 import { NORMALIZER_NAMES } from '../metrics/normalizers/index.js';
 import { checkWritableDir } from './output-dir.js';
-import { outputList } from './parse.js';
+import { outputList } from './output-list.js';
 import { addDiarizationFlags, diarizationOptionsFromFlags } from './diarization-flags.js';
 import { diarizationRulesOption } from '../config/diarization-rules.js';
 import { addColdGapFlag, coldGapOf } from './cold-gap-flag.js';

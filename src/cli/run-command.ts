@@ -20,10 +20,9 @@ import { DEFAULT_OUTPUTS, OUTPUT_FORMATS } from '../report/outputs.js';
 import { parseMetaEntry } from '../report/record.js';
 import { Progress } from './progress.js';
 import type { Meta } from '../report/schema.js';
-import { run } from '../run/run.js';
 import { EXIT, exitCodeOf, outcomeLine } from '../run/run-outcome.js';
 import { printable } from '../util/printable.js';
-import { DEFAULT_MODEL } from '../server/server.js';
+import { VLLM } from '../dialects/vllm/spec.js';
 import { OPENAI_REALTIME } from '../dialects/openai-realtime/spec.js';
 import { VLLM_OMNI_DUPLEX } from '../dialects/vllm-omni-duplex/spec.js';
 import { parsePace } from '../session/pace.js';
@@ -45,7 +44,6 @@ import {
   listenAddress,
   milliseconds,
   num,
-  outputList,
   positiveInt,
   positiveNum,
   seconds,
@@ -54,6 +52,7 @@ import {
   stageList,
   workerCount,
 } from './parse.js';
+import { outputList } from './output-list.js';
 import type { LoadStage } from '../load/stages.js';
 import { groupOptions } from './help.js';
 import { RUN_HELP_GROUPS } from './run-help-groups.js';
@@ -67,7 +66,7 @@ export const runCommand = new Command('run')
   .addOption(new Option('--protocol <name>', 'wire dialect').choices(PROTOCOLS).default(DEFAULT_PROTOCOL))
   .option(
     '--model <name>',
-    `model: named in vLLM's session.update, the OpenAI transcription model, the form's model, the speech-to-speech or the speech generation model (required with --target; built-in server: ${DEFAULT_MODEL}, gpt-4o-transcribe, openai/whisper-large-v3 for vllm-transcriptions, ${VLLM_OMNI_DUPLEX.defaultModel} or ${OPENAI_REALTIME.defaultModel})`,
+    `model: named in vLLM's session.update, the OpenAI transcription model, the form's model, the speech-to-speech or the speech generation model (required with --target; built-in server: ${VLLM.defaultModel}, gpt-4o-transcribe, openai/whisper-large-v3 for vllm-transcriptions, ${VLLM_OMNI_DUPLEX.defaultModel} or ${OPENAI_REALTIME.defaultModel})`,
   )
   .option(
     '--language <code>',
@@ -347,6 +346,8 @@ export const runCommand = new Command('run')
     // Loaded only with --metrics-port: its metrics library would cost every run's start a tenth of a CPU-second.
     const live = opts.metricsPort ? await (await import('../live/run-metrics.js')).serveRunMetrics(opts.metricsPort) : undefined;
     if (live && !opts.quiet) process.stderr.write(`metrics on ${live.endpoint.url}/metrics\n`);
+    // Loaded here, not with the flags: a run refused before it starts (a bad flag, a used folder) need not load the run.
+    const { run } = await import('../run/run.js');
     const { report, written, reportPath } = await run({
       ...(opts.target !== undefined ? { target: opts.target } : {}),
       protocol: opts.protocol,

@@ -8,7 +8,6 @@ import { normalizerById, normalizerFor } from '../metrics/normalizers/index.js';
 import { transcriptErrors } from '../metrics/wer.js';
 import { redactUrl } from '../report/redact.js';
 import { builtInWebSocketTarget, createRunContext, runLevel } from './run-context.js';
-import { startServer } from '../simulator/start.js';
 import type { ServerThread } from '../simulator/thread.js';
 import type { ReceivedAudio } from '../session/received-audio.js';
 import type { AsrResult, SessionRecord, SpeechAnalysis } from '../timeline/types.js';
@@ -124,7 +123,11 @@ async function startTranscriber(quality: QualitySettings, builtIn?: ServerThread
     });
   const model = settingsFor(1).model;
   const label = { target: asr.target !== undefined ? redactUrl(asr.target) : 'built-in', protocol: asr.protocol, model };
-  const own = asr.target === undefined && !builtIn ? await startServer({ port: 0, models: [model] }).catch((err: Error) => err) : undefined;
+  // The simulator is loaded only here: a run that generates no speech, or checks it elsewhere, should not pay for loading it.
+  const own =
+    asr.target === undefined && !builtIn
+      ? await import('../simulator/start.js').then(({ startServer }) => startServer({ port: 0, models: [model] })).catch((err: Error) => err)
+      : undefined;
   if (own instanceof Error) return { transcribe: (clips) => Promise.resolve(unchecked(clips, label, own)), close: () => Promise.resolve() };
   const server = builtIn ?? own;
   return {
