@@ -3,6 +3,10 @@ import { describe, it } from 'node:test';
 import { setTimeout } from 'node:timers/promises';
 import { worstDelay } from '../src/runtime/delay.js';
 import { startStampProbe } from '../src/runtime/stamp-probe.js';
+import { run } from '../src/run/run.js';
+import { sharedTarget } from './helpers.js';
+
+const shared = await sharedTarget();
 
 describe('receive-stamp probe', () => {
   it('sees a blocked event loop: messages that arrived meanwhile wait until it is free', async () => {
@@ -16,6 +20,32 @@ describe('receive-stamp probe', () => {
     assert.ok(delay.maxMs >= 180, `max ${delay.maxMs} ms`);
     assert.ok(delay.p50Ms <= delay.p99Ms && delay.p99Ms <= delay.maxMs);
   });
+
+  it('takes what arrived since it was last taken', async () => {
+    const probe = await startStampProbe();
+    try {
+      while (probe.received < 2) await setTimeout(10);
+      const blockedUntil = performance.now() + 100;
+      while (performance.now() < blockedUntil);
+      await setTimeout(30);
+      assert.ok(probe.take().maxMs >= 80, 'the block is in the first take');
+      const received = probe.received;
+      while (probe.received < received + 2) await setTimeout(10);
+      assert.ok(probe.take().maxMs < 80, 'and not in the next');
+    } finally {
+      await probe.stop();
+    }
+  });
+
+  for (const workers of [1, 2]) {
+    it(`gives each level of a run its own receive delay, the probe started before the first (${workers} thread${workers > 1 ? 's' : ''})`, async () => {
+      const { report } = await run({ ...shared, sweep: [1, 2], maxSessions: 2, workers, pace: { kind: 'realtime', speed: 8 } });
+      for (const b of report.benchmarks) {
+        const delay = b.clientHealth.receiveDelay!;
+        assert.ok(delay.maxMs > 0 && delay.p50Ms <= delay.maxMs, `${b.label}: ${JSON.stringify(delay)}`);
+      }
+    });
+  }
 
   it('takes the worst of each figure over threads', () => {
     const a = { meanMs: 1, p50Ms: 0.5, p99Ms: 4, maxMs: 9 };

@@ -4,8 +4,8 @@ import type { Clock } from '../runtime/clock.js';
 import type { IncompleteReason, SessionRecord } from '../timeline/types.js';
 import { arrivalSchedule, isOpenLoop, isStaged, lanes, laneStarts, type LoadProfile } from '../load/profiles.js';
 import { laneWindows, stagesLength, type LaneWindow } from '../load/stages.js';
-import { startStampProbe } from '../runtime/stamp-probe.js';
-import type { DelaySummary, EventLoopDelay } from '../runtime/delay.js';
+import type { StampProbe } from '../runtime/stamp-probe.js';
+import { NO_DELAY, type DelaySummary, type EventLoopDelay } from '../runtime/delay.js';
 import { deadlinesOf } from '../runtime/deadlines.js';
 import type { StreamGate } from '../timeline/types.js';
 import { connectPhase } from './connect-phase.js';
@@ -52,6 +52,8 @@ export interface ExecuteOptions {
   runSession(index: number, plannedStartMs: number, signal: AbortSignal, gate?: StreamGate): Promise<SessionRecord>;
   onSessionStart?: () => void;
   onSessionEnd?: (record: SessionRecord) => void;
+  /** This thread's receive-stamp probe, started before the level (its thread's start must not overlap the level's); none: no receive delay is measured. */
+  probe?: StampProbe;
 }
 
 export interface Execution {
@@ -83,7 +85,7 @@ export async function execute(options: ExecuteOptions): Promise<Execution> {
 
   const loopDelay = monitorEventLoopDelay({ resolution: LOOP_SAMPLE_MS });
   loopDelay.enable();
-  const probe = await startStampProbe();
+  options.probe?.take(); // what it measured between levels is not this level's
   const startMs = options.startAtMs ?? clock.now();
   // Staged profiles start sessions for as long as their stages last, or the duration if shorter.
   const durationMs = Math.min(options.durationMs ?? Infinity, isStaged(options.profile) ? stagesLength(options.profile.stages) : Infinity);
@@ -184,7 +186,7 @@ export async function execute(options: ExecuteOptions): Promise<Execution> {
 
   const endMs = clock.now();
   loopDelay.disable();
-  const receiveDelay = await probe.stop();
+  const receiveDelay = options.probe?.take() ?? NO_DELAY;
   clearTimeout(limitTimer);
   options.signal?.removeEventListener('abort', forward);
 

@@ -30,6 +30,7 @@ import type { ReceivedAudio } from '../session/received-audio.js';
 import { runWebSocketSession } from '../session/ws-runner.js';
 import { optional } from '../util/optional.js';
 import { isSpeechTask, type AskedFor, type SessionOutcome, type SessionRecord, type StreamGate } from '../timeline/types.js';
+import type { StampProbe } from '../runtime/stamp-probe.js';
 
 /** Everything needed to run sessions against a target, prepared before any clock starts. */
 export interface RunContext {
@@ -375,6 +376,8 @@ export interface LevelRun {
   streamStart?: () => Promise<number>;
   onSessionStart?: () => void;
   onSessionEnd?: (record: SessionRecord) => void;
+  /** This thread's receive-stamp probe (see execute.ts). */
+  probe?: StampProbe;
 }
 
 /** Runs one benchmark level's sessions (or this worker's share of them) in this thread. */
@@ -396,6 +399,7 @@ export function runLevel(context: RunContext, settings: Settings, target: string
     clock: level.clock,
     ...(level.signal ? { signal: level.signal } : {}),
     ...(level.shard ? { shard: level.shard } : {}),
+    ...(level.probe ? { probe: level.probe } : {}),
     // A replay level's sessions are the run's from its first: their index says which recorded session each plays.
     runSession: (index, plannedStartMs, signal, gate) =>
       context.runSession(target, index + (level.profile.kind === 'replay' ? level.profile.first : 0), plannedStartMs, level.clock, signal, gate),

@@ -34,6 +34,7 @@ import { levelSettings } from '../report/telemetry.js';
 import { builtInWebSocketTarget, createRunContext, loadRunDataset, runLevel, type RunContext, type RunDataset } from './run-context.js';
 import { startServerThread } from '../simulator/thread.js';
 import { NO_DELAY } from '../runtime/delay.js';
+import { startStampProbe, type StampProbe } from '../runtime/stamp-probe.js';
 import { analyseSpeech } from './speech-quality.js';
 import { formatPace } from '../session/pace.js';
 import { DEFAULT_SESSION_CAPS } from '../session/session-caps.js';
@@ -106,6 +107,7 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
   let opened: RunContext | undefined;
   let written: string | undefined;
   let scraping: Scraping | undefined;
+  let probe: StampProbe | undefined;
   try {
     const context = (opened = await createRunContext(settings, dataset, replay?.sessions));
     // The built-in server serves WebSocket and HTTP dialects on one port; a dialect that opens its session over HTTP (an audio channel) is given the origin.
@@ -134,6 +136,8 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
     const replicasSeries = settings.scrape?.replicasSeries !== undefined ? { replicasSeries: settings.scrape.replicasSeries } : {};
     const finish = (partial: Omit<HeldReport, 'record'>): HeldReport => ({ ...partial, record: buildRecord(partial, config.meta) });
 
+    // The thread's receive-stamp probe starts once, before any level (a worker thread starts its own).
+    if (settings.workers <= 1) probe = await startStampProbe();
     options.onRunStart?.(config);
     // Everything above happens before the clock starts.
     const clock = monotonicClock();
@@ -184,6 +188,7 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
               ...(share.lanes ? { lanes: share.lanes } : {}),
               onSessionStart,
               onSessionEnd,
+              ...(probe ? { probe } : {}),
             });
       // Generated speech is checked once the level's sessions have all ended (its audio is kept in this thread only).
       if (!pool) await analyseSpeech(execution.records, context.takeAudio, settings.quality, transcribesToo ? server : undefined);
@@ -234,6 +239,7 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
     scraping?.stop();
     const logClosed = log?.close().catch((err: Error) => err);
     await pool?.close();
+    await probe?.stop();
     opened?.close();
     await server?.close();
     const failure = await logClosed;

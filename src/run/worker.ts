@@ -16,6 +16,7 @@ import { shareOf } from '../load/shards.js';
 import { NO_DELAY } from '../runtime/delay.js';
 import { SlicedWork } from '../runtime/sliced-work.js';
 import { shareChannelClaims } from '../session/channel-claims.js';
+import { startStampProbe } from '../runtime/stamp-probe.js';
 
 export interface WorkerInit {
   options: RunOptions;
@@ -56,6 +57,8 @@ try {
   // A replay is planned here as on the main thread (same shape, corpus and seed, so the same plan): session i plays what it does there.
   const context = await createRunContext(settings, dataset, init.options.replay ? replayOf(init.options, settings, dataset).sessions : undefined);
   const clock = alignedClock(init.clockOrigin, new Date(init.wallStart));
+  // Started before the thread says it is ready, so its start overlaps no level (execute.ts); it ends with the thread.
+  const probe = await startStampProbe();
   let abort = new AbortController();
   let streamFrom: ((atMs: number) => void) | undefined;
   // A level that throws rejects here, unhandled: the worker dies with the error, which the pool reports.
@@ -83,6 +86,7 @@ try {
       },
       onSessionStart: () => post({ type: 'started' }),
       onSessionEnd: (record) => records.push(record),
+      probe,
     });
     records.flush(); // every record before the level's end
     post({ type: 'done', execution });

@@ -8,7 +8,7 @@ import type { FromWorker, ToWorker, WorkerInit } from './worker.js';
 import { worstDelay } from '../runtime/delay.js';
 import { newChannelClaims } from '../session/channel-claims.js';
 
-/** How far ahead of the run message the workers' common level start is: time to receive it and start the level's probe. */
+/** How far ahead of the run message the workers' common level start is: time to receive it (each worker's probe runs from its start). */
 const LEVEL_START_MS = 50;
 /** How far ahead of the stream message the workers' lanes begin streaming: time for every worker to receive it. */
 const STREAM_START_MS = 20;

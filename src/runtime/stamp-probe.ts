@@ -8,7 +8,9 @@ export const PROBE_INTERVAL_MS = 10;
 export interface StampProbe {
   /** Messages stamped so far. */
   readonly received: number;
-  /** Stops the probe: the delays it measured (zeros when none arrived). */
+  /** The delays measured since the probe started or was last taken (zeros when none arrived), and a fresh count from here. */
+  take(): DelaySummary;
+  /** Stops the probe: the delays measured since it was last taken. */
   stop(): Promise<DelaySummary>;
 }
 
@@ -42,27 +44,35 @@ export async function startStampProbe(): Promise<StampProbe> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const worker = new Worker(new URL('./stamp-probe-worker.js', import.meta.url), { workerData: { port: (server.address() as { port: number }).port } });
   // Resolves once the worker's first message is in: its start (an isolate of its own,
-  // Node's bootstrap, its module: 40-100 ms of CPU) is then over, and no longer takes the
-  // core from the first sessions' receive stamps, as it did when sessions started at once
-  // (BENCHMARKS.md, speech out at scale). Ref'd until then: nothing else may keep the process alive yet.
+  // Node's bootstrap, its module: 40-100 ms of CPU) is then over, and cannot take the core
+  // from a level's first receive stamps (BENCHMARKS.md, speech out at scale): a run starts
+  // its thread's probe before its first level and takes it level by level (execute.ts).
+  // Ref'd until then: nothing else may keep the process alive yet.
   await new Promise<void>((resolve) => {
     started = resolve;
     worker.once('error', () => resolve()); // no probe: stop() says nothing was measured
     worker.once('exit', () => resolve());
   });
   worker.unref();
+  let received = 0;
+  const take = (): DelaySummary => {
+    const ms = (ns: number): number => (Number.isFinite(ns) ? ns / 1e6 : 0);
+    received += delays.count;
+    const summary =
+      delays.count === 0 ? NO_DELAY : { meanMs: ms(delays.mean), p50Ms: ms(delays.percentile(50)), p99Ms: ms(delays.percentile(99)), maxMs: ms(delays.max) };
+    delays.reset();
+    return summary;
+  };
   return {
     get received() {
-      return delays.count;
+      return received + delays.count;
     },
+    take,
     async stop() {
       socket?.destroy();
       server.close();
       await worker.terminate();
-      const ms = (ns: number): number => (Number.isFinite(ns) ? ns / 1e6 : 0);
-      return delays.count === 0
-        ? NO_DELAY
-        : { meanMs: ms(delays.mean), p50Ms: ms(delays.percentile(50)), p99Ms: ms(delays.percentile(99)), maxMs: ms(delays.max) };
+      return take();
     },
   };
 }
