@@ -1,6 +1,6 @@
 import type { DelaySummary, EventLoopDelay } from '../runtime/delay.js';
 import { profileLabel, type LoadProfile } from '../load/profiles.js';
-import { sessionFigures, summarizeLevel } from '../metrics/compute.js';
+import { sessionFigures, summarizeLevel, type SessionMetrics } from '../metrics/compute.js';
 import { judgeClient } from '../metrics/health.js';
 import { parseSlo } from '../metrics/slo.js';
 import { phases } from '../metrics/window.js';
@@ -78,8 +78,19 @@ export function buildBenchmark(measured: Measured, settings: FigureSettings, act
     ...(measured.stoppedBy ? { stoppedBy: measured.stoppedBy } : {}),
     clientHealth: judgeClient(summary, measured.eventLoopDelay, measured.capHits, measured.receiveDelay),
     summary,
-    sessions: sessions.map((s, i) => ({ ...s, phase: sessionPhases[i]!, start: sessionStarts[i]!, metrics: s.figures.values.metrics })),
+    sessions: sessions.map((s, i) => ({ ...s, phase: sessionPhases[i]!, start: sessionStarts[i]!, metrics: storedOrRows(s) })),
   };
+}
+
+/**
+ * A session's metric values as its report keeps them: where the report holds the
+ * timelines too (a run's own, a merge), the rows as plain objects, which its callers may
+ * copy and change; a report rendered from the session log keeps them where they lie in
+ * the shared store, its largest part otherwise (issue 38).
+ */
+function storedOrRows(session: DigestedSession): SessionMetrics {
+  const { metrics } = session.figures.values;
+  return session.timeline !== undefined ? metrics.toJSON() : metrics;
 }
 
 /** `buildBenchmark` of records, whose sessions so keep their timelines (a run's, the proxy's). */
