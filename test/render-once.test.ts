@@ -7,6 +7,7 @@ import { eachSamples } from '../src/metrics/sample-store.js';
 import { normalizerById } from '../src/metrics/normalizers/index.js';
 import { transcriptErrorsOf } from '../src/metrics/quality.js';
 import { transcriptErrors } from '../src/metrics/wer.js';
+import { digest } from '../src/report/build.js';
 import { csvFiles, renderCsv } from '../src/report/csv.js';
 import { storedValues } from '../src/report/html/metrics.js';
 import { readHeldReport } from '../src/report/recompute.js';
@@ -52,6 +53,22 @@ describe('rendering measures once', () => {
       assert.deepEqual(stored.responses, measured.responses);
       assert.equal(stored.inputs, stored.inputs, "a session's rows read twice are one object");
     });
+  });
+
+  it("lets go of a session's view once it is digested without its timeline, and keeps it where the timeline is kept", async () => {
+    const report = await readHeldReport(STT);
+    const [first, second] = report.benchmarks[0]!.sessions.map((s) => s.timeline);
+    const [dropped, kept] = [sessionView(first!), sessionView(second!)];
+    // Scored as recorded, so digest measures these very timelines rather than copies with another normalizer.
+    const asRecorded = { normalizer: undefined, diarization: undefined };
+    digest({ ...report.benchmarks[0]!.sessions[0]!, timeline: first! }, asRecorded, false);
+    digest({ ...report.benchmarks[0]!.sessions[1]!, timeline: second! }, asRecorded, true);
+    assert.notEqual(
+      sessionView(first!),
+      dropped,
+      'the memo let go of it: a young collection would copy it, and its timeline, until the timeline is found dead',
+    );
+    assert.equal(sessionView(second!), kept);
   });
 
   it("keeps sessions' samples in one shared store, each session's values as its inputs' samples joined", async () => {

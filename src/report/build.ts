@@ -11,6 +11,7 @@ import type { Benchmark, HeldSession, ReportSession, RunConfig } from './schema.
 import { ReportError } from './report-error.js';
 import { sessionFacts } from './session-facts.js';
 import type { LogPlace } from './session-log.js';
+import { forgetView } from '../views/session-view.js';
 
 /** What a benchmark level measured, before any figure is computed from it. */
 export interface Measured {
@@ -43,7 +44,7 @@ export function digest(
 ): DigestedSession {
   const scored = scoredWith(record, settings.normalizer, settings.diarization?.rules);
   const { timeline, ...rest } = scored;
-  return {
+  const digested = {
     ...rest,
     ...(timeline.analysis ? { analysis: timeline.analysis } : {}),
     ...(keepTimeline ? { timeline } : {}),
@@ -51,6 +52,8 @@ export function digest(
     facts: sessionFacts(scored),
     ...(logAt ? { logAt } : {}),
   };
+  if (!keepTimeline) forgetView(timeline);
+  return digested;
 }
 
 /** How figures are computed from timelines: the parts of the run config that define them. */
