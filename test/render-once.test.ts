@@ -7,6 +7,7 @@ import { eachSamples } from '../src/metrics/sample-store.js';
 import { normalizerById } from '../src/metrics/normalizers/index.js';
 import { transcriptErrorsOf } from '../src/metrics/quality.js';
 import { transcriptErrors } from '../src/metrics/wer.js';
+import { digest } from '../src/report/build.js';
 import { csvFiles, renderCsv } from '../src/report/csv.js';
 import { storedValues } from '../src/report/html/metrics.js';
 import { readHeldReport } from '../src/report/recompute.js';
@@ -29,10 +30,45 @@ describe('rendering measures once', () => {
     const values = timelines.map((t) => sessionValues(t));
     assert.deepEqual(poolValues(values, timelines[0]!.task), poolMetricValues(timelines));
     assert.deepEqual(
-      values.map((v) => v.metrics),
+      values.map((v) => v.metrics.toJSON()),
       timelines.map(computeSessionMetrics),
     );
     assert.ok((poolValues(values, timelines[0]!.task).ttft_ms ?? []).length > 0, 'the fixture has values to pool');
+  });
+
+  it("keeps sessions' metric values in the shared store, rows alike sharing one layout, and reads back the rows measured", async () => {
+    const timelines = (await readHeldReport(STT)).benchmarks.flatMap((b) => b.sessions.map((s) => s.timeline));
+    const values = timelines.map((t) => sessionValues(t));
+    const [first, second] = values.map((v) => v.metrics);
+    assert.ok(first!.chunk instanceof Float64Array, 'the values lie in a Float64Array');
+    assert.equal(second!.chunk, first!.chunk, 'one chunk for both sessions, not an object per row each');
+    assert.equal(second!.layout, first!.layout, 'the fixture has two sessions with values of the same metrics, one layout');
+    timelines.forEach((timeline, i) => {
+      const stored = values[i]!.metrics;
+      const measured = computeSessionMetrics(timeline);
+      // Key order too: report.json and the CSV columns list them as stored.
+      assert.deepEqual(Object.keys(stored.session), Object.keys(measured.session));
+      assert.deepEqual(stored.session, measured.session);
+      assert.deepEqual(stored.inputs, measured.inputs);
+      assert.deepEqual(stored.responses, measured.responses);
+      assert.equal(stored.inputs, stored.inputs, "a session's rows read twice are one object");
+    });
+  });
+
+  it("lets go of a session's view once it is digested without its timeline, and keeps it where the timeline is kept", async () => {
+    const report = await readHeldReport(STT);
+    const [first, second] = report.benchmarks[0]!.sessions.map((s) => s.timeline);
+    const [dropped, kept] = [sessionView(first!), sessionView(second!)];
+    // Scored as recorded, so digest measures these very timelines rather than copies with another normalizer.
+    const asRecorded = { normalizer: undefined, diarization: undefined };
+    digest({ ...report.benchmarks[0]!.sessions[0]!, timeline: first! }, asRecorded, false);
+    digest({ ...report.benchmarks[0]!.sessions[1]!, timeline: second! }, asRecorded, true);
+    assert.notEqual(
+      sessionView(first!),
+      dropped,
+      'the memo let go of it: a young collection would copy it, and its timeline, until the timeline is found dead',
+    );
+    assert.equal(sessionView(second!), kept);
   });
 
   it("keeps sessions' samples in one shared store, each session's values as its inputs' samples joined", async () => {

@@ -8,27 +8,19 @@ import { corpusSpeakersOf, sessionSpeakers, type CorpusSpeakers, type InputSpeak
 import { LEGACY_NORMALIZER } from './normalizers/index.js';
 import { corpusWerInterval, normalizerList, pooledErrors, qualityBy, scoredInputs, type GroupQuality, type ScoredInput } from './quality.js';
 import { eachSamples, storeSamples, type StoredSamples } from './sample-store.js';
+import { storeMetrics, type MetricRow, type SessionMetrics, type StoredMetrics } from './stored-metrics.js';
 import { evaluateSlos, type Slo, type SloResult } from './slo.js';
 import { mergeSorted, summarize, summarizeSorted, type Distribution } from './stats.js';
 import { errorRate } from './wer.js';
 import type { Phase } from './window.js';
 import type { Start } from './cold-start.js';
 
-/** Scalar metric values of one session: session-scoped ones, one set per input and one per response. */
-export interface SessionMetrics {
-  session: Record<string, number>;
-  inputs: Array<Record<string, number>>;
-  responses: Array<Record<string, number>>;
-}
+export type { SessionMetrics } from './stored-metrics.js';
 
 /** Each metric of `scope` and `task` with a value on `view`, by name. */
 function valuesOn(scope: PointMetric['scope'], task: Task | undefined, view: InputView | ResponseView | SessionView): Record<string, number> {
-  const values: Record<string, number> = {};
-  for (const metric of metricsOfScope(scope, task)) {
-    const value = measure(metric, view);
-    if (value !== undefined) values[metric.name] = value;
-  }
-  return values;
+  const { names, values } = rowOn(scope, task, view);
+  return Object.fromEntries(names.map((name, i) => [name, values[i]!]));
 }
 
 function metricsOn(view: SessionView, task: Task | undefined): SessionMetrics {
@@ -39,13 +31,26 @@ function metricsOn(view: SessionView, task: Task | undefined): SessionMetrics {
   };
 }
 
+/** Each metric of `scope` and `task` with a value on `view`: their names, and their values in the same order. */
+function rowOn(scope: PointMetric['scope'], task: Task | undefined, view: InputView | ResponseView | SessionView): MetricRow {
+  const row: MetricRow = { names: [], values: [] };
+  for (const metric of metricsOfScope(scope, task)) {
+    const value = measure(metric, view);
+    if (value !== undefined) {
+      row.names.push(metric.name);
+      row.values.push(value);
+    }
+  }
+  return row;
+}
+
 export function computeSessionMetrics(timeline: SessionTimeline): SessionMetrics {
   return metricsOn(sessionView(timeline), timeline.task);
 }
 
 /** One session's values of every metric of a task: the scalars a report stores on it, and the samples of each input, joined (in a shared store). */
 export interface SessionValues {
-  metrics: SessionMetrics;
+  metrics: StoredMetrics;
   samples: StoredSamples;
 }
 
@@ -58,7 +63,12 @@ export function sessionValues(timeline: SessionTimeline, task: Task | undefined 
   const view = sessionView(timeline);
   const metrics = metricsOfScope('input_samples', task);
   const lists = metrics.map((metric) => (view.inputs.length === 1 ? metric.samples(view.inputs[0]!) : view.inputs.flatMap((input) => metric.samples(input))));
-  return { metrics: metricsOn(view, task), samples: storeSamples(namesOf(metrics), lists) };
+  const stored = storeMetrics(
+    rowOn('session', task, view),
+    view.inputs.map((input) => rowOn('input', task, input)),
+    view.responses.map((response) => rowOn('response', task, response)),
+  );
+  return { metrics: stored, samples: storeSamples(namesOf(metrics), lists) };
 }
 
 /** The names of a list of metrics, one array per list (the catalog's lists by scope and task are kept until it changes). */
@@ -141,14 +151,35 @@ function eachPooled(sessions: readonly SessionValues[], pool: Pool, visit: (slot
     }
   };
   for (const { metrics, samples } of sessions) {
-    add(pool.session, metrics.session);
-    for (const row of metrics.inputs) add(pool.input, row);
-    for (const row of metrics.responses) add(pool.response, row);
+    // Figures copied by `structuredClone` keep where the values lie, without the class; copied as JSON, the rows themselves.
+    if ('layout' in metrics) eachStored(metrics, pool, visit);
+    else {
+      const rows = metrics as SessionMetrics;
+      add(pool.session, rows.session);
+      for (const row of rows.inputs) add(pool.input, row);
+      for (const row of rows.responses) add(pool.response, row);
+    }
     eachSamples(samples, (name, chunk, from, to) => {
       const slot = pool.samples.get(name);
       if (slot !== undefined) for (let k = from; k < to; k++) visit(slot, chunk[k]!);
     });
   }
+}
+
+/** `eachPooled` of one session's stored values, read where they lie, in the order of its rows, without making the rows. */
+function eachStored(metrics: Pick<StoredMetrics, 'layout' | 'chunk' | 'at'>, pool: Pool, visit: (slot: number, value: number) => void): void {
+  const { layout, chunk } = metrics;
+  let at = metrics.at;
+  const add = (slots: Map<string, number>, names: readonly string[]): void => {
+    for (const name of names) {
+      const slot = slots.get(name);
+      if (slot !== undefined) visit(slot, chunk[at]!);
+      at++;
+    }
+  };
+  add(pool.session, layout.session);
+  for (const names of layout.inputs) add(pool.input, names);
+  for (const names of layout.responses) add(pool.response, names);
 }
 
 /**

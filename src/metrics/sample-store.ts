@@ -23,16 +23,31 @@ let used = 0;
 export function storeSamples(names: readonly string[], lists: ReadonlyArray<readonly number[]>): StoredSamples {
   let size = lists.length;
   for (const list of lists) size += list.length;
+  const { chunk: into, at } = room(size);
+  let k = at;
+  for (const list of lists) {
+    into[k++] = list.length;
+    into.set(list, k);
+    k += list.length;
+  }
+  return { names, chunk: into, at };
+}
+
+/** Where `size` doubles lie free in a chunk: the chunk being filled, or a new one; they are taken (`used` moves past them). */
+function room(size: number): { chunk: Float64Array; at: number } {
   if (chunk === undefined || size > CHUNK - used) {
     chunk = new Float64Array(Math.max(CHUNK, size));
     used = 0;
   }
-  const stored = { names, chunk, at: used };
-  for (const list of lists) {
-    chunk[used++] = list.length;
-    chunk.set(list, used);
-    used += list.length;
-  }
+  const at = used;
+  used += size;
+  return { chunk, at };
+}
+
+/** `values` copied into the chunk being filled: where they lie. */
+export function storeValues(values: readonly number[]): { chunk: Float64Array; at: number } {
+  const stored = room(values.length);
+  stored.chunk.set(values, stored.at);
   return stored;
 }
 

@@ -1,6 +1,6 @@
 import type { DelaySummary, EventLoopDelay } from '../runtime/delay.js';
 import { profileLabel, type LoadProfile } from '../load/profiles.js';
-import { sessionFigures, summarizeLevel } from '../metrics/compute.js';
+import { sessionFigures, summarizeLevel, type SessionMetrics } from '../metrics/compute.js';
 import { judgeClient } from '../metrics/health.js';
 import { parseSlo } from '../metrics/slo.js';
 import { phases } from '../metrics/window.js';
@@ -11,6 +11,7 @@ import type { Benchmark, HeldSession, ReportSession, RunConfig } from './schema.
 import { ReportError } from './report-error.js';
 import { sessionFacts } from './session-facts.js';
 import type { LogPlace } from './session-log.js';
+import { forgetView } from '../views/session-view.js';
 
 /** What a benchmark level measured, before any figure is computed from it. */
 export interface Measured {
@@ -43,7 +44,7 @@ export function digest(
 ): DigestedSession {
   const scored = scoredWith(record, settings.normalizer, settings.diarization?.rules);
   const { timeline, ...rest } = scored;
-  return {
+  const digested = {
     ...rest,
     ...(timeline.analysis ? { analysis: timeline.analysis } : {}),
     ...(keepTimeline ? { timeline } : {}),
@@ -51,6 +52,8 @@ export function digest(
     facts: sessionFacts(scored),
     ...(logAt ? { logAt } : {}),
   };
+  if (!keepTimeline) forgetView(timeline);
+  return digested;
 }
 
 /** How figures are computed from timelines: the parts of the run config that define them. */
@@ -78,8 +81,19 @@ export function buildBenchmark(measured: Measured, settings: FigureSettings, act
     ...(measured.stoppedBy ? { stoppedBy: measured.stoppedBy } : {}),
     clientHealth: judgeClient(summary, measured.eventLoopDelay, measured.capHits, measured.receiveDelay),
     summary,
-    sessions: sessions.map((s, i) => ({ ...s, phase: sessionPhases[i]!, start: sessionStarts[i]!, metrics: s.figures.values.metrics })),
+    sessions: sessions.map((s, i) => ({ ...s, phase: sessionPhases[i]!, start: sessionStarts[i]!, metrics: storedOrRows(s) })),
   };
+}
+
+/**
+ * A session's metric values as its report keeps them: where the report holds the
+ * timelines too (a run's own, a merge), the rows as plain objects, which its callers may
+ * copy and change; a report rendered from the session log keeps them where they lie in
+ * the shared store, its largest part otherwise (issue 38).
+ */
+function storedOrRows(session: DigestedSession): SessionMetrics {
+  const { metrics } = session.figures.values;
+  return session.timeline !== undefined ? metrics.toJSON() : metrics;
 }
 
 /** `buildBenchmark` of records, whose sessions so keep their timelines (a run's, the proxy's). */

@@ -96,7 +96,9 @@ function turnsCsv(report: Report): Iterable<string> {
   const columns = turnColumns(new Set([report.config.task, ...report.benchmarks.map((b) => levelTask(report, b))]));
   const turnMetrics = withValues(
     metricsOfTasks(report).filter((m) => m.scope === 'input'),
-    report.benchmarks.flatMap((b) => b.sessions.flatMap((s) => s.metrics.inputs)),
+    (function* () {
+      for (const b of report.benchmarks) for (const s of b.sessions) yield* s.metrics.inputs;
+    })(),
   );
   const rows = function* (): Generator<unknown[]> {
     for (const b of report.benchmarks)
@@ -131,15 +133,19 @@ function turnsCsv(report: Report): Iterable<string> {
   );
 }
 
-/** The metrics that some row has a value for. */
-function withValues(metrics: readonly MetricDescription[], rows: ReadonlyArray<Record<string, unknown> | undefined>): MetricDescription[] {
-  return metrics.filter((m) => rows.some((row) => row?.[m.name] !== undefined && row[m.name] !== null));
+/** The metrics that some row has a value for, the rows read once each: a session's stored rows are made again when read (`StoredMetrics`). */
+function withValues(metrics: readonly MetricDescription[], rows: Iterable<Record<string, unknown> | undefined>): MetricDescription[] {
+  const valued = new Set<string>();
+  for (const row of rows) if (row) for (const name in row) if (row[name] !== undefined && row[name] !== null) valued.add(name);
+  return metrics.filter((m) => valued.has(m.name));
 }
 
 function sessionsCsv(report: Report): Iterable<string> {
   const sessionMetrics = withValues(
     metricsOfTasks(report).filter((m) => m.scope === 'session'),
-    report.benchmarks.flatMap((b) => b.sessions.map((s) => s.metrics.session)),
+    (function* () {
+      for (const b of report.benchmarks) for (const s of b.sessions) yield s.metrics.session;
+    })(),
   );
   const rows = function* (): Generator<unknown[]> {
     for (const b of report.benchmarks)

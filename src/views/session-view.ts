@@ -125,6 +125,17 @@ export function sessionView(timeline: SessionTimeline): SessionView {
   return view;
 }
 
+/**
+ * Lets go of a timeline's view once nothing will ask for it again (a session read from
+ * the log and digested). A view kept in the memo is kept by every young-generation
+ * collection until its timeline is found dead, which V8 decides only afterwards: at
+ * 10,000 sessions that copied and promoted 70 MB of views and timelines already done
+ * with (issue 38).
+ */
+export function forgetView(timeline: SessionTimeline): void {
+  memo.delete(timeline);
+}
+
 /** Controls about the whole session, which do not make an input exist. */
 const SESSION_CONTROLS: ReadonlySet<string> = new Set(['session_config', 'session_update', 'event_ack', 'playback_ack', 'heartbeat', 'session_close']);
 const TEXT_KINDS: ReadonlySet<string> = new Set(['text_delta', 'text_final']);
