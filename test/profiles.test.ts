@@ -47,14 +47,17 @@ describe('load profiles against the simulated server', () => {
   });
 
   it("a capacity search finds the server's knee within one step", async () => {
-    const server = await testServer({ latency: { ...DEFAULT_LATENCY, capacity: 4, baseDelayMs: 300, jitterMs: 5 } });
-    // At or under capacity TTFT is about 345 ms; one session over, the delay grows by (5/4)^2 to
-    // about 515 ms: the SLO sits between them with room for a busy machine.
+    const server = await testServer({ latency: { ...DEFAULT_LATENCY, capacity: 4, baseDelayMs: 500, jitterMs: 5 } });
+    // At or under capacity TTFT is about 545 ms; one session over, the delay grows by (5/4)^2 to
+    // about 830 ms: the SLO sits between them with room for a busy machine (at 85 ms either
+    // side, a loaded CI machine's own delay failed a level under capacity, called client-bound),
+    // on the median, which a few sessions the machine delayed cannot move, and which needs
+    // fewer sessions a level than a p95.
     const { report } = await run({
       target: server.url,
       model: DEFAULT_MODEL,
       capacity: { by: 'concurrency' },
-      slos: ['p95(ttft_ms)<430'],
+      slos: ['p50(ttft_ms)<700'],
       pace: FAST,
     });
     const { answer, failsAt, probes } = report.capacity!;
