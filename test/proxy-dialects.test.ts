@@ -214,7 +214,7 @@ describe('voxbench proxy: streaming transcription told by its path', () => {
     assert.deepEqual(finals(seen), finals(own));
     assert.ok(
       finals(own).every((texts) => texts.length === 1 && texts[0]),
-      'one committed transcript per session',
+      `one committed transcript per session: ${JSON.stringify(finals(own))}`,
     );
     // Metered as client turns, each would be a final no commit asked for.
     assert.deepEqual(
