@@ -44,17 +44,19 @@ describe('the speech-out scale bench: its load process and its bare reader', () 
         assert.equal(audio.length, CHUNKS);
         assert.ok(audio.every((f) => f.audioBytes === CHUNK_BYTES));
       }
-      // Each session is found among the load's answers, each audio event at a chunk's write; on one clock, none arrives before it was written.
+      // Each session is found among the load's answers, each audio event at a chunk's write; on one clock, none arrives before it was
+      // written, within the agreement of two processes' performance.timeOrigin (a fraction of a millisecond: CI saw -0.16 ms).
+      const CLOCKS_AGREE_MS = 1;
       const truth = stampTruth(report.benchmarks[0]!.sessions, await loadStamps(url), origin);
       assert.equal(truth.matched, 3);
       assert.ok(
-        truth.ttfaMs.every((d) => d >= 0 && d < 1000),
+        truth.ttfaMs.every((d) => d >= -CLOCKS_AGREE_MS && d < 1000),
         `TTFA against the write stamps: ${truth.ttfaMs.map((d) => d.toFixed(2)).join(', ')} ms`,
       );
       assert.equal(truth.stallCount.length, 3);
       // The later audio events too: none before its write, and the figures in order.
       const { p50Ms, p99Ms, maxMs } = truth.laterAudio;
-      assert.ok(0 <= p50Ms && p50Ms <= p99Ms && p99Ms <= maxMs && maxMs < 1000, `later audio events: ${p50Ms}, ${p99Ms}, ${maxMs} ms`);
+      assert.ok(-CLOCKS_AGREE_MS <= p50Ms && p50Ms <= p99Ms && p99Ms <= maxMs && maxMs < 1000, `later audio events: ${p50Ms}, ${p99Ms}, ${maxMs} ms`);
     });
   }
 
