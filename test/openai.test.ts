@@ -82,7 +82,9 @@ describe('OpenAI Realtime transcription (GA) against the simulated server', () =
       model: MODEL,
       turnDetection: { type: 'server_vad', threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 },
       turnsPerSession: 3,
-      padding: { gapMs: 700, trailMs: 100 },
+      // The last utterance's silence outlasts the VAD's 500 ms by 700 ms (90 ms at 8x): with less, a
+      // loaded machine's stop could arrive after the audio's end, and the client flush speech it thinks open.
+      padding: { gapMs: 700, trailMs: 1200 },
       maxSessions: 1,
       pace: { kind: 'realtime', speed: 8 },
     });
