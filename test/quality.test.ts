@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { pooledRatioInterval } from '../src/metrics/bootstrap.js';
+import { interval95, pooledRatioInterval, resample, RESAMPLES } from '../src/metrics/bootstrap.js';
 import { computeSessionMetrics, summarizeBenchmark } from '../src/metrics/compute.js';
 import { findNormalizer, normalizerById } from '../src/metrics/normalizers/index.js';
 import { errorRate, transcriptErrors } from '../src/metrics/wer.js';
@@ -141,11 +141,18 @@ describe('corpus quality in the summary', () => {
   it('draws the same bootstrap interval every time from the same seed, and another from another', () => {
     const errors = [0, 3, 1, 5, 2, 0, 4];
     const words = [10, 12, 8, 20, 9, 7, 15];
-    const a = pooledRatioInterval(errors, words, seededRandom(1));
-    assert.deepEqual(pooledRatioInterval(errors, words, seededRandom(1)), a);
-    assert.notDeepEqual(pooledRatioInterval(errors, words, seededRandom(2)), a);
-    assert.deepEqual(pooledRatioInterval([1, 2, 3], [10, 20, 30], seededRandom(1)), [0.1, 0.1], 'every turn at 10%: no spread');
-    assert.equal(pooledRatioInterval([], [], seededRandom(1)), null);
+    const a = pooledRatioInterval(errors, words, 1);
+    assert.deepEqual(pooledRatioInterval(errors, words, 1), a);
+    assert.notDeepEqual(pooledRatioInterval(errors, words, 2), a);
+    assert.deepEqual(pooledRatioInterval([1, 2, 3], [10, 20, 30], 1), [0.1, 0.1], 'every turn at 10%: no spread');
+    assert.equal(pooledRatioInterval([], [], 1), null);
+    // The draws are those of the seeded generator, resampling the turns with replacement.
+    const random = seededRandom(1);
+    const draws = Array.from({ length: RESAMPLES }, () => {
+      const picked = resample([...errors.keys()], random);
+      return picked.reduce((n, k) => n + errors[k]!, 0) / picked.reduce((n, k) => n + words[k]!, 0);
+    });
+    assert.deepEqual(a, interval95(draws));
     const summaries = [0, 1].map(() => summarizeBenchmark(records, measured, []).quality.werCi95);
     assert.deepEqual(summaries[0], summaries[1]);
   });
@@ -199,7 +206,7 @@ describe('quality across runs', () => {
   it('report render --normalizer scores a stored run again; a bad name is one line naming the flag', async () => {
     const dir = await tempDir();
     await run({ maxSessions: 2, pace: { kind: 'none' }, outputDir: dir });
-    const again = await readReport(dir, 'whisper-basic-1');
+    const again = await readReport(dir, { normalizer: 'whisper-basic-1' });
     assert.equal(again.config.normalizer, 'whisper-basic-1');
     assert.equal(again.benchmarks[0]!.summary.quality.normalizer, 'whisper-basic-1');
     const rendered = await runNode([CLI, 'report', 'render', dir, '--normalizer', 'voxbench-basic']);

@@ -2,7 +2,6 @@ import type { InputView, SessionView } from '../views/session-view.js';
 import { BOOTSTRAP_SEED, pooledRatioInterval, type Interval } from './bootstrap.js';
 import { LEGACY_NORMALIZER, normalizerById, type Normalizer } from './normalizers/index.js';
 import { errorRate, transcriptErrors, type CharErrors, type EditCounts, type TranscriptErrors, type WordErrors } from './wer.js';
-import { seededRandom } from '../util/random.js';
 
 /** Each view's errors, scored once however many figures ask (views are memoized per timeline, so this is too). */
 const scores = new WeakMap<InputView, TranscriptErrors | undefined>();
@@ -149,6 +148,6 @@ export function corpusWerInterval(inputs: readonly ScoredInput[]): Interval | nu
   return pooledRatioInterval(
     errors,
     inputs.map((i) => i.words.words),
-    seededRandom(BOOTSTRAP_SEED),
+    BOOTSTRAP_SEED,
   );
 }

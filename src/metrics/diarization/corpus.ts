@@ -1,4 +1,3 @@
-import { seededRandom } from '../../util/random.js';
 import { BOOTSTRAP_SEED, pooledRatioInterval, type Interval } from '../bootstrap.js';
 import { derOf } from './der.js';
 import { meanSpeakerError } from './jer.js';
@@ -34,7 +33,7 @@ export interface PooledFigure {
 
 const sum = (values: readonly number[]): number => values.reduce((n, v) => n + v, 0);
 const intervalOf = (numerators: readonly number[], denominators: readonly number[]): Interval | null =>
-  pooledRatioInterval(numerators, denominators, seededRandom(BOOTSTRAP_SEED));
+  pooledRatioInterval(numerators, denominators, BOOTSTRAP_SEED);
 
 /**
  * The pooled figures; `intervals: false` leaves the bootstrap out (its intervals null),
