@@ -81,8 +81,15 @@ export const SIMULATED = {
   shared: (path: string): boolean => /^dialects\/([^/]+\/)?spec\.js$/.test(path),
 };
 
-/** Layers that read reports, and so never load, at run time, a module that starts a worker thread (`new Worker(`). */
+/**
+ * Layers that read reports, and so never load, at run time, a module that starts a
+ * run's worker threads (`new Worker(`: the built-in server, the run's workers, the stamp
+ * probe), but for READER_THREADS, which reads a large session log in parts.
+ */
 export const NO_WORKERS: readonly string[] = ['report', 'metrics', 'views', 'timeline', 'load', 'util'];
+
+/** The module whose threads read a session log in parts (issue 38). */
+export const READER_THREADS = 'report/digest-log.js';
 
 /** The layer of a module, by its path under src/ (`report/schema.js` is in `report`). */
 export const layerOf = (path: string): string => (path.includes('/') ? path.slice(0, path.indexOf('/')) : '.');

@@ -15,6 +15,7 @@ import { lockFolder } from '../util/folder-lock.js';
 import { NORMALIZER_NAMES } from '../metrics/normalizers/index.js';
 import { checkWritableDir } from './output-dir.js';
 import { outputList } from './output-list.js';
+import { positiveInt } from './parse.js';
 import { addDiarizationFlags, diarizationOptionsFromFlags } from './diarization-flags.js';
 import { diarizationRulesOption } from '../config/diarization-rules.js';
 import { addColdGapFlag, coldGapOf } from './cold-gap-flag.js';
@@ -25,6 +26,9 @@ const NORMALIZER_HELP = `score every transcript again with this normalizer (defa
 const PERCENTILES_HELP =
   'statistics in the summary tables, as for run: pN (e.g. p99.9), mean, std, min, max (default: mean,p50,p90,p95,p99,max, and p50,p95 in the levels table; count is always shown)';
 
+const THREADS_HELP =
+  'threads that read the session log at once (default: one per 64 MiB of log, up to one per core; the outputs are the same whatever the count)';
+
 const chosenNormalizer = (name: string | undefined): string | undefined => (name === undefined ? undefined : normalizerOption(name));
 
 const render = new Command('render')
@@ -34,13 +38,19 @@ const render = new Command('render')
   .option('--output-dir <dir>', 'where to write (default: beside the report)')
   .option('--normalizer <name>', NORMALIZER_HELP)
   .option('--percentiles <list>', PERCENTILES_HELP)
+  .option('--threads <n>', THREADS_HELP, positiveInt)
   .action(async (path, opts) => {
     const statistics = statisticsOption(opts.percentiles);
     const dir = opts.outputDir ?? (path.endsWith('.json') ? dirname(path) : path);
     // The --der-* flags given change those rules of the report's own; the others stay.
     const given = diarizationOptionsFromFlags(render.opts());
     const rescore = Object.keys(given).length > 0 ? (recorded: DiarizationRules) => diarizationRulesOption(given, recorded) : undefined;
-    const report = await readReport(path, chosenNormalizer(opts.normalizer), rescore, coldGapOf(render).coldGapMs);
+    const report = await readReport(path, {
+      normalizer: chosenNormalizer(opts.normalizer),
+      rescore,
+      coldGapMs: coldGapOf(render).coldGapMs,
+      threads: opts.threads,
+    });
     await checkWritableDir(dir, '--output-dir');
     const written = await whileLocked(dir, () => writeOutputs(report, dir, opts.outputs));
     process.stdout.write(summaryText(report, written, opts.outputs, dir, statistics));
@@ -89,7 +99,7 @@ const compare = new Command('compare')
     const statistics = statisticsOption(opts.percentiles);
     if (opts.outputDir) await checkWritableDir(opts.outputDir, '--output-dir');
     const normalizer = chosenNormalizer(opts.normalizer);
-    const comparison = compareReports(await readReport(a, normalizer), await readReport(b, normalizer), opts.level, statistics);
+    const comparison = compareReports(await readReport(a, { normalizer }), await readReport(b, { normalizer }), opts.level, statistics);
     // Colours only for a terminal that accepts them; pipes and files get plain text.
     process.stdout.write(`${renderComparison(comparison, { color: process.stdout.isTTY === true && !process.env.NO_COLOR })}\n`);
     if (opts.outputDir) {

@@ -51,6 +51,13 @@ export function storeValues(values: readonly number[]): { chunk: Float64Array; a
   return stored;
 }
 
+/** How many doubles a session's samples take, from `at` on: each metric's count and values. */
+export function samplesSize(samples: StoredSamples): number {
+  let at = samples.at;
+  for (let i = 0; i < samples.names.length; i++) at += 1 + samples.chunk[at]!;
+  return at - samples.at;
+}
+
 /** Each metric's values, in order, as `visit(name, chunk, from, to)`: its values are `chunk[from]` to `chunk[to - 1]`. */
 export function eachSamples(samples: StoredSamples, visit: (name: string, chunk: Float64Array, from: number, to: number) => void): void {
   const { names, chunk } = samples;

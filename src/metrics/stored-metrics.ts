@@ -8,7 +8,7 @@ export interface SessionMetrics {
 }
 
 /** Which metrics a session has values of, per row (the session's, each input's, each response's), in the order the values lie. */
-interface Layout {
+export interface Layout {
   session: readonly string[];
   inputs: ReadonlyArray<readonly string[]>;
   responses: ReadonlyArray<readonly string[]>;
@@ -53,6 +53,14 @@ export class StoredMetrics implements SessionMetrics {
       last.responses = { of: this, rows: this.rows(this.layout.responses, at) };
     }
     return last.responses.rows;
+  }
+
+  /** How many values it holds, from `at` on. */
+  get size(): number {
+    let size = this.layout.session.length;
+    for (const names of this.layout.inputs) size += names.length;
+    for (const names of this.layout.responses) size += names.length;
+    return size;
   }
 
   /** As `report.json` stores a session's metrics. */

@@ -11,13 +11,25 @@ import { buildRecord } from './record.js';
 import { REPORT_SCHEMA, REPORT_VERSION, type Benchmark, type HeldReport, type Report, type ReportSession } from './schema.js';
 import { upgradeRecord, upgradeReport } from './migrate.js';
 import { redactUrl } from './redact.js';
-import { onClockOf, SESSION_LOG, streamSessionLog } from './session-log.js';
+import { SESSION_LOG } from './session-log.js';
+import { digestLog } from './digest-log.js';
 import type { SessionRecord, SpeechAnalysis } from '../timeline/types.js';
 import { NO_DELAY } from '../runtime/delay.js';
 
 import { ReportError } from './report-error.js';
 
 export { ReportError };
+
+/** How `readReport` reads a report. */
+export interface ReadOptions {
+  /** `auto`, or a normalizer's id: every transcript scored with it instead of the report's own choice. */
+  normalizer?: NormalizerChoice;
+  /** Speaker labels scored by the rules it makes of the report's own. */
+  rescore?: (recorded: DiarizationRules) => DiarizationRules;
+  coldGapMs?: number;
+  /** Threads that read the session log (`digestLog`; default: as many as it is large enough for, up to the cores). */
+  threads?: number;
+}
 
 /**
  * Reads a report (a `report.json`, or a run folder holding one) and recomputes every
@@ -26,30 +38,11 @@ export { ReportError };
  * and facts are taken as it is read and its timeline dropped, unless `keepTimelines`
  * (a merge, which writes them again); the few a chart draws are read back from the log.
  * Sessions in the log that the report lacks (a run that was killed) are added to their
- * levels, so nothing measured is lost. With `normalizer` (`auto`, or a normalizer's id)
- * every transcript is scored with it instead of the report's own choice; with `rescore`,
- * speaker labels are scored by the rules it makes of the report's own.
+ * levels, so nothing measured is lost.
  */
-export async function readReport(
-  path: string,
-  normalizer?: NormalizerChoice,
-  rescore?: (recorded: DiarizationRules) => DiarizationRules,
-  coldGapMs?: number,
-): Promise<Report>;
-export async function readReport(
-  path: string,
-  normalizer: NormalizerChoice | undefined,
-  rescore: ((recorded: DiarizationRules) => DiarizationRules) | undefined,
-  coldGapMs: number | undefined,
-  keepTimelines: true,
-): Promise<HeldReport>;
-export async function readReport(
-  path: string,
-  normalizer?: NormalizerChoice,
-  rescore?: (recorded: DiarizationRules) => DiarizationRules,
-  coldGapMs?: number,
-  keepTimelines = false,
-): Promise<Report> {
+export async function readReport(path: string, options?: ReadOptions): Promise<Report>;
+export async function readReport(path: string, options: ReadOptions, keepTimelines: true): Promise<HeldReport>;
+export async function readReport(path: string, { normalizer, rescore, coldGapMs, threads }: ReadOptions = {}, keepTimelines = false): Promise<Report> {
   const file = path.endsWith('.json') ? path : join(path, 'report.json');
   let report: Report;
   try {
@@ -98,22 +91,26 @@ export async function readReport(
   // The stored sessions are read: not held while the log is (100,000 of them are half a GB of objects).
   report = { ...report, benchmarks: report.benchmarks.map((b) => ({ ...b, sessions: [] })) };
   const log = join(dirname(file), SESSION_LOG);
-  const stream = await streamSessionLog(log);
+  const analyses = [...levels].flatMap(([level, { inLog }]) =>
+    [...inLog].flatMap(([index, analysis]) => (analysis ? [[level, index, analysis] as [string, number, SpeechAnalysis[]]] : [])),
+  );
+  const digests = await digestLog(log, { startedAt: report.startedAt, settings: config, analyses }, keepTimelines, threads);
   const named = [...levels.values()].reduce((n, l) => n + l.inLog.size, 0);
-  if (!stream && named > 0) {
+  if (!digests && named > 0) {
     throw new ReportError(
       `${log} is missing: ${file} keeps its ${named} sessions' timelines there (report version 3); copy the run folder with its session log`,
     );
   }
-  for await (const { entry, at } of stream ?? []) {
-    const { level, profile } = entry;
-    const record = onClockOf({ ...entry, record: upgradeRecord(entry.record) }, report.startedAt);
-    const known = levels.get(level) ?? {
+  for await (const logged of digests ?? []) {
+    const known = levels.get(logged.level);
+    if (known?.indices.has(logged.index)) continue;
+    const session = logged.session();
+    const level = known ?? {
       measured: {
-        label: level, // the level it was logged under, as the report would label it (a proxy's `observed stt`)
-        profile,
-        startMs: record.timeline.plannedStartMs,
-        endMs: record.timeline.plannedStartMs,
+        label: logged.level, // the level it was logged under, as the report would label it (a proxy's `observed stt`)
+        profile: logged.profile,
+        startMs: session.figures.plannedStartMs,
+        endMs: session.figures.plannedStartMs,
         stoppedBy: 'interrupted' as const,
         eventLoopDelay: NO_DELAY,
         capHits: 0,
@@ -122,19 +119,12 @@ export async function readReport(
       indices: new Set<number>(),
       inLog: new Map<number, SpeechAnalysis[] | undefined>(),
     };
-    levels.set(level, known);
-    if (known.indices.has(record.index)) continue;
-    known.indices.add(record.index);
-    const reported = known.inLog.has(record.index);
-    const analysis = known.inLog.get(record.index);
-    const session = digest(analysis ? { ...record, timeline: { ...record.timeline, analysis } } : record, config, keepTimelines, at);
-    const { measured } = known;
+    levels.set(logged.level, level);
+    level.indices.add(logged.index);
+    const { measured } = level;
     measured.records.push(session);
     // A session the report named is within its level's span already; one it lacked widens it.
-    if (reported) {
-      known.inLog.delete(record.index);
-      continue;
-    }
+    if (level.inLog.delete(logged.index)) continue;
     measured.startMs = Math.min(measured.startMs, session.figures.plannedStartMs);
     measured.endMs = Math.max(measured.endMs, session.figures.endMs);
   }
@@ -150,7 +140,7 @@ export async function readReport(
 
 /** `readReport` that keeps every session's timeline (a merge, `replay extract`): memory grows with them. */
 export function readHeldReport(path: string): Promise<HeldReport> {
-  return readReport(path, undefined, undefined, undefined, true);
+  return readReport(path, {}, true);
 }
 
 /** A level as stored: a version 3 session has no timeline (it is in the log), an older one has. */

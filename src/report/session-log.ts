@@ -166,30 +166,83 @@ export interface LogPlace {
   length: number;
 }
 
+/** A part of a session log: the bytes from `start` (where a line begins) up to `end`. */
+export interface LogRange {
+  start: number;
+  end: number;
+}
+
 /**
  * The sessions logged at `path` one at a time, each with where it lies, so a reader
  * holds one entry at once (a report of 100,000 sessions renders in one pass, issue 38);
  * undefined when there is no log. Lines are checked as `readSessionLog` checks them.
+ * With `range`, only the lines that begin within it (a thread's part of the log).
  */
-export async function streamSessionLog(path: string): Promise<AsyncGenerator<{ entry: LoggedSession; at: LogPlace }> | undefined> {
+export async function streamSessionLog(path: string, range?: LogRange): Promise<AsyncGenerator<{ entry: LoggedSession; at: LogPlace }> | undefined> {
   const file = await openIfExists(path);
   if (!file) return undefined;
   return (async function* () {
     try {
       let number = 0;
-      for await (const line of lines(file)) {
+      for await (const line of lines(file, range)) {
         number++;
         if (!line.ended && line.text.startsWith('{')) return;
         if (line.text === '') continue;
         const entry = parseEntry(line.text);
-        if (!entry)
-          throw new DamagedLogError(`${path} line ${number} is not a voxbench session log entry; repair or remove the line (only a torn last line is skipped)`);
+        if (!entry) {
+          const before = range && range.start > 0 ? await newlinesBefore(file, range.start) : 0;
+          throw new DamagedLogError(
+            `${path} line ${before + number} is not a voxbench session log entry; repair or remove the line (only a torn last line is skipped)`,
+          );
+        }
         yield { entry, at: { file: path, offset: line.start, length: line.bytes } };
       }
     } finally {
       await file.close();
     }
   })();
+}
+
+/**
+ * The log at `path` (`size` bytes) cut into up to `parts` ranges of about equal size,
+ * each beginning where a line does; fewer where a line is longer than a part.
+ */
+export async function splitSessionLog(path: string, size: number, parts: number): Promise<LogRange[]> {
+  const file = await open(path);
+  try {
+    const starts = [0];
+    for (let k = 1; k < parts; k++) {
+      const from = Math.max(Math.floor((size * k) / parts), starts.at(-1)!);
+      const start = await lineStartFrom(file, from, size);
+      if (start < size && start > starts.at(-1)!) starts.push(start);
+    }
+    return starts.map((start, i) => ({ start, end: starts[i + 1] ?? size }));
+  } finally {
+    await file.close();
+  }
+}
+
+/** Where the first line beginning at or after byte `from` begins (`size` when none does). */
+async function lineStartFrom(file: FileHandle, from: number, size: number): Promise<number> {
+  if (from === 0) return 0;
+  const buffer = Buffer.alloc(1 << 16);
+  // The byte before `from` ends a line when it is a newline: a line begins at `from` then.
+  for (let at = from - 1; at < size; at += buffer.length) {
+    const { bytesRead } = await file.read(buffer, 0, buffer.length, at);
+    const newline = buffer.subarray(0, bytesRead).indexOf(0x0a);
+    if (newline !== -1) return at + newline + 1;
+    if (bytesRead === 0) break;
+  }
+  return size;
+}
+
+/** How many newlines the file has before byte `end`: the line number of a line found at `end`, less one. */
+async function newlinesBefore(file: FileHandle, end: number): Promise<number> {
+  let count = 0;
+  for await (const chunk of file.createReadStream({ autoClose: false, start: 0, end: end - 1, highWaterMark: READ_BYTES }) as AsyncIterable<Buffer>) {
+    for (let at = chunk.indexOf(0x0a); at !== -1; at = chunk.indexOf(0x0a, at + 1)) count++;
+  }
+  return count;
 }
 
 /** The entry at `at`, read back on its own (a session a chart draws). */
@@ -266,12 +319,15 @@ const READ_BYTES = 1 << 20;
 /**
  * The lines of a file with their byte offsets and whether a newline ended them, read
  * a chunk at a time: a long run's log can outgrow the longest string V8 can hold.
+ * With `range`, the lines from its start up to its end.
  */
-async function* lines(file: FileHandle): AsyncGenerator<{ text: string; start: number; bytes: number; ended: boolean }> {
+async function* lines(file: FileHandle, range?: LogRange): AsyncGenerator<{ text: string; start: number; bytes: number; ended: boolean }> {
   let pieces: Buffer[] = [];
-  let start = 0;
-  let offset = 0;
-  for await (const chunk of file.createReadStream({ autoClose: false, highWaterMark: READ_BYTES }) as AsyncIterable<Buffer>) {
+  let start = range?.start ?? 0;
+  let offset = start;
+  if (range && range.end <= range.start) return;
+  const bounds = range ? { start: range.start, end: range.end - 1 } : {};
+  for await (const chunk of file.createReadStream({ autoClose: false, highWaterMark: READ_BYTES, ...bounds }) as AsyncIterable<Buffer>) {
     let from = 0;
     for (let end = chunk.indexOf(0x0a); end !== -1; end = chunk.indexOf(0x0a, from)) {
       // A line within one chunk is decoded where it lies; one across chunks is joined first.
