@@ -8,12 +8,16 @@
  * header written before the first session, and the session log. Beside each render, in
  * the same run, the floor: a fresh Node process that only reads and `JSON.parse`s the
  * same folder (`bench/parse-only.ts`); the ratio of their CPU times is the render's cost
- * beyond reading its input, which a loaded machine moves less than either figure.
+ * beyond reading its input, which a loaded machine moves less than either figure. The
+ * render reads the log on the threads it would choose by default (`defaultThreads`:
+ * one per 64 MiB of log, up to one per core), and the page it wrote is opened in
+ * headless Chromium (issue 38's goal: ready in under 3 s at 100,000 sessions).
  *
  *   npm run bench:render                          # writes the table into BENCHMARKS.md
  *   npm run bench:render -- 2000 5000:html        # other cases (sessions[:outputs]); prints only
  */
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -21,12 +25,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run } from '../src/run/run.js';
 import { renderHtml } from '../src/report/html/index.js';
+import { defaultThreads } from '../src/report/digest-log.js';
 import { readDrawnTimelines, writeOutputs } from '../src/report/outputs.js';
 import { readReport } from '../src/report/recompute.js';
 import type { Report } from '../src/report/schema.js';
 import { readSessionLog, SESSION_LOG, type LoggedSession } from '../src/report/session-log.js';
 import { writeText } from '../src/report/write-text.js';
 import { shiftTimeline } from '../src/timeline/types.js';
+import { CHROMIUM, launchChromium, openOffline } from '../test/browser.js';
 
 const ALL_OUTPUTS = 'json,html,csv,md';
 const given = process.argv.slice(2);
@@ -64,10 +70,12 @@ try {
     // Parsed first: rendering writes report.json over the header the parse must read.
     const floor = await measure([PARSE_ONLY, dir]);
     const m = await measure([CLI, 'report', 'render', dir, '--outputs', outputs]);
+    const opens = outputs.includes('html') ? await pageOpenSeconds(join(dir, 'report.html')) : undefined;
     const [log, json] = await Promise.all([mib(join(dir, SESSION_LOG)), mib(join(dir, 'report.json'))]);
+    const threads = defaultThreads((await stat(join(dir, SESSION_LOG))).size);
     rows.push(
-      `| ${sessions} | ${outputs} | ${log} | ${json} | ${m.seconds.toFixed(1)} | ${m.cpuSeconds.toFixed(1)} | ${m.peakRssMiB.toFixed(0)} | ` +
-        `${floor.cpuSeconds.toFixed(1)} | ${floor.peakRssMiB.toFixed(0)} | ${(m.cpuSeconds / floor.cpuSeconds).toFixed(1)} |`,
+      `| ${sessions} | ${outputs} | ${threads} | ${log} | ${json} | ${m.seconds.toFixed(1)} | ${m.cpuSeconds.toFixed(1)} | ${m.peakRssMiB.toFixed(0)} | ` +
+        `${floor.cpuSeconds.toFixed(1)} | ${floor.peakRssMiB.toFixed(0)} | ${(m.cpuSeconds / floor.cpuSeconds).toFixed(1)} | ${opens ?? '—'} |`,
     );
     process.stdout.write(`${rows.at(-1)}\n`);
     if (outputs === 'html') {
@@ -86,8 +94,8 @@ try {
 }
 
 const table = [
-  '| sessions | outputs | sessions.jsonl (MiB) | report.json (MiB) | wall time (s) | CPU time (s) | peak RSS (MiB) | parse only: CPU time (s) | parse only: peak RSS (MiB) | render / parse (CPU) |',
-  '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+  '| sessions | outputs | threads | sessions.jsonl (MiB) | report.json (MiB) | wall time (s) | CPU time (s) | peak RSS (MiB) | parse only: CPU time (s) | parse only: peak RSS (MiB) | render / parse (CPU) | page ready in Chromium (s) |',
+  '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   ...rows,
 ].join('\n');
 process.stdout.write(`\n${table}\n`);
@@ -136,6 +144,28 @@ async function measure(args: readonly string[]): Promise<Measurement> {
   const usage = /usage maxrss-kib (\d+) cpu-ms (\d+)/.exec(stderr);
   if (code !== 0 || !usage) throw new Error(`${args.join(' ')} exited with ${code}:\n${stderr}`);
   return { seconds, cpuSeconds: Number(usage[2]) / 1000, peakRssMiB: Number(usage[1]) / 1024 };
+}
+
+/**
+ * The seconds from opening the page offline in headless Chromium until its script is
+ * ready and its charts are drawn (`test/browser.ts`'s `openOffline`), three opens, each
+ * in a fresh context; '—' without Chromium.
+ */
+async function pageOpenSeconds(file: string): Promise<string> {
+  if (!existsSync(CHROMIUM)) return '—';
+  const browser = await launchChromium();
+  try {
+    const seconds: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const started = performance.now();
+      const { context } = await openOffline(browser, file);
+      seconds.push(((performance.now() - started) / 1000).toFixed(1));
+      await context.close();
+    }
+    return seconds.join(', ');
+  } finally {
+    await browser.close();
+  }
 }
 
 async function mib(path: string): Promise<string> {

@@ -31,6 +31,11 @@ const MIN_BYTES_PER_THREAD = 64 << 20;
 /** Most threads a render uses. */
 const MAX_THREADS = 8;
 
+/** The threads that read a log of `size` bytes when not told: one per 64 MiB, up to one per core. */
+export function defaultThreads(size: number): number {
+  return Math.max(1, Math.min(availableParallelism(), MAX_THREADS, Math.floor(size / MIN_BYTES_PER_THREAD)));
+}
+
 /**
  * The sessions of the log at `path`, digested, in log order; undefined when there is no
  * log. Reading and digesting is most of a large render (issue 38), and each session's
@@ -50,7 +55,7 @@ export async function digestLog(
     () => undefined,
   );
   if (size === undefined) return undefined;
-  const wanted = threads ?? Math.min(availableParallelism(), MAX_THREADS, Math.floor(size / MIN_BYTES_PER_THREAD));
+  const wanted = threads ?? defaultThreads(size);
   if (keepTimelines || wanted <= 1) return digestRange(path, context, keepTimelines);
   const [own, ...others] = await splitSessionLog(path, size, wanted);
   const parts = others.map((range) => digestOnWorker(path, range, context));

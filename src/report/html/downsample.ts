@@ -15,8 +15,9 @@ export function evenly<T>(items: readonly T[], max: number): T[] {
  * below it), at most about `max` steps: every value when there are few, else values
  * at evenly spaced ranks, min and max included.
  */
-export function cdfPoints(values: readonly number[], max: number): { x: number[]; y: number[] } {
-  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
+export function cdfPoints(values: ArrayLike<number>, max: number): { x: number[]; y: number[] } {
+  // A typed array sorts numbers without a comparator call per pair: a level can hold 100,000 values.
+  const sorted = Float64Array.from(values).filter(Number.isFinite).sort();
   const n = sorted.length;
   if (n === 0) return { x: [], y: [] };
   const ranks = evenly([...sorted.keys()], max);
