@@ -9,7 +9,9 @@ import type { ReceivedFrame, SentFrame } from '../timeline/types.js';
  * settled when no speech is in progress, every item the server committed has had a
  * response start, and every response has ended. A response that starts before any
  * commit (the model speaking unprompted) is waited for too, but answers no input. Only
- * session-scope errors end the session; a response's own failure ends that response.
+ * session-scope errors end the session; a response's own failure ends that response, and
+ * a commit refused for want of audio after the closing flush of a server-VAD stream is the
+ * VAD having committed everything first (see `stt-policy.ts`).
  * An event out of order (`timeline/responses.ts`: a done before its response was
  * created, a second done or `response.created`) starts, ends and answers nothing, so a
  * premature done never ends the session before its response has arrived.
@@ -29,6 +31,7 @@ export function conversationPolicy(): CompletionPolicy {
   /** Responses whose audio has begun. */
   const audible = new Set<string>();
   const ledger = responseLedger();
+  let flushed = false;
   /** Ends an open response (once: a response-scope error may end it before its done). */
   const end = (event: ReceivedFrame): void => {
     const id = event.responseId ?? '';
@@ -43,6 +46,7 @@ export function conversationPolicy(): CompletionPolicy {
     },
     controlSent(frame: SentFrame) {
       if (frame.control === 'input_end') commits[frame.input] ??= frame.t;
+      if (frame.control === 'flush') flushed = true;
     },
     observe(event: ReceivedFrame): Verdict {
       if (ledger.judge(event) !== undefined) return undefined; // an anomaly, which the views count
@@ -77,6 +81,7 @@ export function conversationPolicy(): CompletionPolicy {
           end(event);
           break;
         case 'error':
+          if (event.scope === 'commit' && flushed) break;
           if (event.scope === 'response') {
             if (event.responseId !== undefined) end(event);
             break;

@@ -166,7 +166,7 @@ export abstract class ConversationSession {
         if (this.response) this.stop(this.bargeInReason);
       } else if (this.item) {
         this.send({ type: 'input_audio_buffer.speech_stopped', audio_end_ms: Math.round(event.audioEndMs), item_id: this.item });
-        if (this.commit(event.audioEndMs + WORD_TOLERANCE_MS)) this.answer();
+        if (this.commit(event.audioEndMs + WORD_TOLERANCE_MS, this.recognizer.receivedMs - event.atMs)) this.answer();
       }
     }
   }
@@ -193,13 +193,16 @@ export abstract class ConversationSession {
     this.stop('client_cancelled');
   }
 
-  /** Commits the current item with the words heard up to `untilMs`; false when a fault ended the connection. */
-  private commit(untilMs: number): boolean {
+  /**
+   * Commits the current item with the words heard up to `untilMs`, keeping the last `leftMs`
+   * of the buffer (audio after the VAD's stop) for the next; false when a fault ended the connection.
+   */
+  private commit(untilMs: number, leftMs = 0): boolean {
     if (this.faults.reach('final')) return false;
     const itemId = this.item ?? newId('item');
-    const audioMs = this.bufferedMs;
+    const audioMs = this.bufferedMs - leftMs;
     this.item = undefined;
-    this.bufferedMs = 0;
+    this.bufferedMs = leftMs;
     const words = this.heard.filter((w) => w.endMs <= untilMs).map((w) => w.text);
     this.heard = this.heard.filter((w) => w.endMs > untilMs);
     const previous = this.follow(itemId);
