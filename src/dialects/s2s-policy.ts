@@ -11,7 +11,9 @@ import type { ReceivedFrame, SentFrame } from '../timeline/types.js';
  * commit (the model speaking unprompted) is waited for too, but answers no input. Only
  * session-scope errors end the session; a response's own failure ends that response, and
  * a commit refused for want of audio after the closing flush of a server-VAD stream is the
- * VAD having committed everything first (see `stt-policy.ts`).
+ * VAD having committed everything first (see `stt-policy.ts`); so is an item the flush
+ * committed in which the server heard no speech start (the silence after the VAD's stop),
+ * for which no answer is awaited.
  * An event out of order (`timeline/responses.ts`: a done before its response was
  * created, a second done or `response.created`) starts, ends and answers nothing, so a
  * premature done never ends the session before its response has arrived.
@@ -25,6 +27,8 @@ export function conversationPolicy(): CompletionPolicy {
   /** When each input's commit was sent (client turn detection). */
   const commits: number[] = [];
   const speaking = new Set<string>();
+  /** Items whose speech the server heard start. */
+  const heard = new Set<string>();
   /** Items the server committed that no response has started for yet. */
   let awaiting = 0;
   let lastCommittedMs = -Infinity;
@@ -60,12 +64,15 @@ export function conversationPolicy(): CompletionPolicy {
           // (a VAD that restarted, its position gone back), which would otherwise never stop.
           speaking.clear();
           speaking.add(item);
+          heard.add(item);
           break;
         case 'speech_stopped':
           speaking.delete(item);
           break;
         case 'committed':
           speaking.delete(item);
+          // The flush's own item of silence (the VAD had committed the speech first): no speech to answer.
+          if (flushed && event.itemId !== undefined && !heard.has(item)) break;
           awaiting++;
           lastCommittedMs = event.t;
           break;

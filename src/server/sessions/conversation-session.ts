@@ -95,6 +95,8 @@ export abstract class ConversationSession {
   }
   /** `status_details.reason` of a response the user spoke over. */
   protected abstract readonly bargeInReason: string;
+  /** The least uncommitted audio a client's commit may commit, ms (OpenAI's is 100: less is `input_audio_buffer_commit_empty`). */
+  protected readonly minCommitMs: number = 0;
 
   private onMessage(data: Buffer, isBinary: boolean): void {
     if (this.faults.gone) return;
@@ -174,6 +176,13 @@ export abstract class ConversationSession {
   private onCommit(respond: boolean): void {
     if (this.bufferedMs === 0 && !this.item)
       return this.error('invalid_request_error', 'input_audio_buffer_commit_empty', 'Error committing input audio buffer: the buffer is empty.');
+    if (this.bufferedMs < this.minCommitMs) {
+      return this.error(
+        'invalid_request_error',
+        'input_audio_buffer_commit_empty',
+        `Error committing input audio buffer: buffer too small. Expected at least ${this.minCommitMs}ms of audio, but buffer only has ${this.bufferedMs.toFixed(2)}ms of audio.`,
+      );
+    }
     this.heard.push(...this.faults.words(this.recognizer.flush()));
     this.item ??= newId('item');
     this.vad?.reset();
