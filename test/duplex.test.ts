@@ -287,7 +287,14 @@ describe('openai-realtime against the built-in server', () => {
   ] as const) {
     it(`openai-realtime under server VAD: a flush racing the VAD's stop, which the server ${answer}, is answered by the VAD's one response`, async () => {
       const target = await testServer(QUICK);
-      const base = { target: target.url, protocol: 'openai-realtime', model: 'gpt-realtime', turnDetection: VAD, maxSessions: 1, pace: FAST } as const;
+      const base = {
+        target: target.url,
+        protocol: 'openai-realtime',
+        model: 'gpt-realtime',
+        turnDetection: VAD,
+        maxSessions: 1,
+        pace: { kind: 'realtime', speed: 16 },
+      } as const;
       const { outcome, timeline, metrics } = await flushRacingTheVad(base, VAD.silenceDurationMs, afterStopMs);
       assert.deepEqual(outcome, { status: 'completed' }, 'no refusal failed it, and no answer to silence was awaited');
       assert.equal(timeline.received.filter((e) => e.kind === 'response_done').length, 1);

@@ -153,7 +153,7 @@ describe('OpenAI Realtime transcription (GA) against the simulated server', () =
     it(`server VAD: a flush racing the VAD's stop, which the server ${answer}, changes no figure`, async () => {
       const server = await testServer();
       const turnDetection = { type: 'server_vad', threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 } as const;
-      const base = { target: server.url, protocol: 'openai', model: MODEL, turnDetection, maxSessions: 1, pace: { kind: 'realtime', speed: 8 } } as const;
+      const base = { target: server.url, protocol: 'openai', model: MODEL, turnDetection, maxSessions: 1, pace: { kind: 'realtime', speed: 16 } } as const;
       const session = await flushRacingTheVad(base, 500, afterStopMs);
       const { timeline } = session;
       assert.deepEqual(session.outcome, { status: 'completed' });

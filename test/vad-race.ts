@@ -11,16 +11,32 @@ import type { HeldSession } from '../src/report/schema.js';
  * `server_vad` with `silenceDurationMs`.
  */
 export async function flushRacingTheVad(base: RunOptions, silenceDurationMs: number, afterStopMs: number): Promise<HeldSession> {
-  const probe = (await run({ ...base, padding: { trailMs: 1500 } })).report.benchmarks[0]!.sessions[0]!.timeline;
-  const stop = probe.received.find((e) => e.kind === 'speech_stopped');
-  const input = probe.inputs[0];
-  assert.ok(stop?.audioEndMs !== undefined && input?.kind === 'audio', 'the probe session has a VAD stop');
-  const stoppedAtMs = stop.audioEndMs + silenceDurationMs;
+  const { stoppedAtMs, untrailedMs } = await vadStop(base, silenceDurationMs);
   const endMs = stoppedAtMs + afterStopMs;
-  const { report } = await run({ ...base, padding: { trailMs: endMs - (input.audioEndMs - 1500) }, chunkMs: Math.ceil(endMs / 2) });
+  const { report } = await run({ ...base, padding: { trailMs: endMs - untrailedMs }, chunkMs: Math.ceil(endMs / 2) });
   const session = report.benchmarks[0]!.sessions[0]!;
   const flush = session.timeline.sent.find((f) => f.control === 'flush');
   const stopped = session.timeline.received.find((e) => e.kind === 'speech_stopped');
   assert.ok(flush && stopped && stopped.t > flush.t, 'the race took place: the stop arrived after the flush was sent');
   return session;
+}
+
+/** Probes already run, by protocol and VAD settings: where the VAD stops depends on nothing else (every simulated server has the same samples). */
+const probes = new Map<string, Promise<{ stoppedAtMs: number; untrailedMs: number }>>();
+
+/** Where the VAD decides the first sample's speech stopped (its end of speech plus the silence), and how long the sample's audio is without trail. */
+function vadStop(base: RunOptions, silenceDurationMs: number): Promise<{ stoppedAtMs: number; untrailedMs: number }> {
+  const key = JSON.stringify([base.protocol, base.turnDetection]);
+  let probe = probes.get(key);
+  if (!probe) {
+    probe = run({ ...base, padding: { trailMs: 1500 } }).then(({ report }) => {
+      const { timeline } = report.benchmarks[0]!.sessions[0]!;
+      const stop = timeline.received.find((e) => e.kind === 'speech_stopped');
+      const input = timeline.inputs[0];
+      assert.ok(stop?.audioEndMs !== undefined && input?.kind === 'audio', 'the probe session has a VAD stop');
+      return { stoppedAtMs: stop.audioEndMs + silenceDurationMs, untrailedMs: input.audioEndMs - 1500 };
+    });
+    probes.set(key, probe);
+  }
+  return probe;
 }
