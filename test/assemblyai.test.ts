@@ -9,6 +9,8 @@ import { authHeaders, keyAccepted } from '../src/dialects/spec.js';
 import { startProxy } from '../src/proxy/proxy.js';
 import type { HeldSession } from '../src/report/schema.js';
 import { run, type RunOptions } from '../src/run/run.js';
+import { DEFAULT_LATENCY } from '../src/server/models/latency-model.js';
+import { sessionView } from '../src/views/session-view.js';
 import { CLI, messageText, rawServer, runNode, tempDir, testServer } from './helpers.js';
 
 const NONE = { type: 'none' } as const;
@@ -218,6 +220,36 @@ describe('assemblyai against the built-in server', () => {
     );
     assert.deepEqual(perInput(session, 'wer'), [0, 0, 0]);
     assert.ok(perInput(session, 'finalization_ms').every((v) => v !== undefined));
+  });
+
+  it("server turns: a ForceEndpoint racing the VAD's end of turn gets an empty turn, which is no part of the input", async () => {
+    // The client sees the turn open until its end-of-turn Turn arrives, the finalize time (here 400 ms) after the
+    // VAD ended it: the stream ends inside that (the VAD's stop falls in the trail's last 200 ms), so the client
+    // flushes a turn already ended, and the idle time after the last turn waits for the answer, an empty turn.
+    const server = await testServer({ latency: { ...DEFAULT_LATENCY, finalizeMs: 400, jitterMs: 0 } });
+    const { report } = await run({
+      target: `${wsOrigin(server.url)}/v3/ws`,
+      protocol: 'assemblyai',
+      model: 'universal-streaming-english',
+      turnDetection: { type: 'server_vad', threshold: 0.5, prefixPaddingMs: 0, silenceDurationMs: 300 },
+      padding: { trailMs: 500 },
+      idleMs: 300,
+      maxSessions: 1,
+      pace: FAST,
+    });
+    const session = report.benchmarks[0]!.sessions[0]!;
+    assert.deepEqual(session.outcome, { status: 'completed' });
+    const finals = session.timeline.received.filter((e) => e.kind === 'text_final').map((e) => e.text);
+    assert.equal(finals.length, 2, `the race took place, and the flush was answered: ${JSON.stringify(finals)}`);
+    assert.equal(finals[1], '');
+    const input = sessionView(session.timeline).inputs[0]!;
+    assert.deepEqual(
+      input.transcript.finals.map((f) => f.text),
+      [finals[0]],
+    );
+    assert.deepEqual(perInput(session, 'wer'), [0]);
+    assert.deepEqual(perInput(session, 'commit_to_flush_ms'), [undefined], 'the VAD ended the turn, not the flush');
+    assert.equal(session.metrics.session.protocol_anomalies, 0);
   });
 
   it('refuses a wrong key at the upgrade, and answers a message of 20 ms with 3007 and its close', async () => {

@@ -11,6 +11,7 @@ import { openaiRealtimeDialect } from '../src/dialects/openai-realtime/client.js
 import { vllmOmniDuplexDialect } from '../src/dialects/vllm-omni-duplex/client.js';
 import { prepareSilence } from '../src/session/prepare.js';
 import { recordingRelay, testServer } from './helpers.js';
+import { flushRacingTheVad } from './vad-race.js';
 
 const VAD = { type: 'server_vad', threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 } as const;
 const FAST = { kind: 'realtime', speed: 8 } as const;
@@ -279,6 +280,27 @@ describe('openai-realtime against the built-in server', () => {
     );
     assert.equal(omni.binary, false);
   });
+
+  for (const [afterStopMs, answer] of [
+    [40, 'refuses to commit the 40 ms left'],
+    [300, 'commits the 300 ms of silence left'],
+  ] as const) {
+    it(`openai-realtime under server VAD: a flush racing the VAD's stop, which the server ${answer}, is answered by the VAD's one response`, async () => {
+      const target = await testServer(QUICK);
+      const base = {
+        target: target.url,
+        protocol: 'openai-realtime',
+        model: 'gpt-realtime',
+        turnDetection: VAD,
+        maxSessions: 1,
+        pace: { kind: 'realtime', speed: 16 },
+      } as const;
+      const { outcome, timeline, metrics } = await flushRacingTheVad(base, VAD.silenceDurationMs, afterStopMs);
+      assert.deepEqual(outcome, { status: 'completed' }, 'no refusal failed it, and no answer to silence was awaited');
+      assert.equal(timeline.received.filter((e) => e.kind === 'response_done').length, 1);
+      assert.equal(metrics.session.protocol_anomalies, 0);
+    });
+  }
 
   it('cut-mid-response: the connection closed halfway through the answer is an abnormal close', async () => {
     const { outcome, timeline } = await session({ protocol: 'openai-realtime' }, { faults: [parseFaultScenario('cut-mid-response')] });

@@ -9,6 +9,8 @@ import { resolveApiKey } from '../src/config/api-key.js';
 import { poolMetricValues } from '../src/metrics/compute.js';
 import { parseFaultScenario } from '../src/server/faults/faults.js';
 import { run, type RunOptions } from '../src/run/run.js';
+import { DEFAULT_LATENCY } from '../src/server/models/latency-model.js';
+import { sessionView } from '../src/views/session-view.js';
 import type { ReceivedFrame } from '../src/timeline/types.js';
 import { messageText, oneInputTimeline, rawServer, testServer } from './helpers.js';
 
@@ -217,6 +219,29 @@ describe('elevenlabs-scribe against the built-in server', () => {
     );
     assert.equal(s.metrics.inputs[0]!.commit_to_flush_ms, undefined, 'no client commit, so no commit-to-flush');
     assert.ok(s.metrics.inputs[1]!.commit_to_flush_ms! > 0);
+  });
+
+  it("VAD commits: a flush racing the VAD's commit gets an empty committed transcript, which is no part of the turn", async () => {
+    // Scribe announces no VAD event: the client sees speech uncommitted until the committed transcript
+    // arrives, the model's finalize time after the VAD's stop. Made 400 ms, the stream ends inside it
+    // (the stop falls in the trail's last 200 ms, 25 ms at 8x), so the client flushes what the VAD has
+    // already committed, and the idle time after the last turn waits for the flush's empty answer.
+    const server = await testServer({ latency: { ...DEFAULT_LATENCY, finalizeMs: 400, jitterMs: 0 } });
+    const s = await session(origin(server.url), { turnDetection: SERVER_VAD, padding: { trailMs: 700 }, idleMs: 300 });
+    assert.deepEqual(s.outcome, { status: 'completed' });
+    assert.deepEqual(
+      s.timeline.sent.filter((f) => f.kind === 'control').map((f) => f.control),
+      ['flush'],
+    );
+    assert.deepEqual(finals(s.timeline.received), [REFERENCES[0], ''], 'the race took place, and the flush was answered');
+    const turn = sessionView(s.timeline).inputs[0]!;
+    assert.deepEqual(
+      turn.transcript.finals.map((f) => f.text),
+      [REFERENCES[0]],
+    );
+    assert.equal(s.metrics.inputs[0]!.wer, 0);
+    assert.equal(s.metrics.inputs[0]!.commit_to_flush_ms, undefined, 'the VAD committed the turn, not the flush');
+    assert.equal(s.metrics.session.protocol_anomalies, 0);
   });
 
   it('refuses a session without a model_id with invalid_request, as a server error', async () => {

@@ -31,6 +31,13 @@ export function wireTurnDetection(td: OpenAITurnDetection): object | null {
   }
 }
 
+/**
+ * The refusal of a commit with under 100 ms of uncommitted audio. With server turn detection
+ * it answers the client's closing flush when the VAD's stop and commit were already on the
+ * wire as the flush left (the VAD won the race): nothing was left to commit.
+ */
+export const COMMIT_EMPTY = 'input_audio_buffer_commit_empty';
+
 /** An OpenAI Realtime transcription event, already parsed, in the neutral vocabulary. */
 export function openAIEventOf(event: Record<string, unknown> & { type: string }): DecodedEvent {
   const { type } = event;
@@ -54,8 +61,10 @@ export function openAIEventOf(event: Record<string, unknown> & { type: string })
       return { type, kind: 'text_final', channel: 'input_transcript', text: textField(event, 'transcript', type) ?? '', ...itemId };
     case 'conversation.item.input_audio_transcription.failed':
       return { type, kind: 'text_failed', channel: 'input_transcript', ...itemId, ...errorFields(event.error) };
-    case 'error':
-      return { type, kind: 'error', ...errorFields(event.error), ...(typeof event.code === 'string' ? { code: event.code } : {}) };
+    case 'error': {
+      const error = { ...errorFields(event.error), ...(typeof event.code === 'string' ? { code: event.code } : {}) };
+      return { type, kind: 'error', ...error, ...(error.code === COMMIT_EMPTY ? { scope: 'commit' as const } : {}) };
+    }
     default:
       return { type, kind: 'other', ...itemId };
   }

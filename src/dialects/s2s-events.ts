@@ -1,6 +1,6 @@
 import { base64Bytes } from './tts-common.js';
 import { audioFrameReader, parseEventObject, textField, type DecodedEvent, type SentReading } from './dialect.js';
-import { openAIEventOf } from './realtime-common.js';
+import { COMMIT_EMPTY, openAIEventOf } from './realtime-common.js';
 
 /**
  * The server events of a speech-to-speech conversation, as OpenAI Realtime and
@@ -106,7 +106,8 @@ export function interpretConversationEvent(data: string | Buffer, outputRate: nu
       const nested = typeof event.error === 'object' && event.error !== null ? (event.error as Record<string, unknown>) : {};
       const code = decoded.code ?? stringOf(nested.code);
       const fatal = code !== undefined && FATAL_RESUME_CODES.has(code);
-      const scope = !fatal && ((code !== undefined && BENIGN_CODES.has(code)) || responseId !== undefined) ? 'response' : 'session';
+      const scope =
+        code === COMMIT_EMPTY ? 'commit' : !fatal && ((code !== undefined && BENIGN_CODES.has(code)) || responseId !== undefined) ? 'response' : 'session';
       return { ...decoded, ...(code !== undefined ? { code } : {}), scope };
     }
     default:

@@ -9,7 +9,11 @@ import type { ReceivedFrame, SentFrame } from '../timeline/types.js';
  * settled when no speech is in progress, every item the server committed has had a
  * response start, and every response has ended. A response that starts before any
  * commit (the model speaking unprompted) is waited for too, but answers no input. Only
- * session-scope errors end the session; a response's own failure ends that response.
+ * session-scope errors end the session; a response's own failure ends that response, and
+ * a commit refused for want of audio after the closing flush of a server-VAD stream is the
+ * VAD having committed everything first (see `stt-policy.ts`); so is an item the flush
+ * committed in which the server heard no speech start (the silence after the VAD's stop),
+ * for which no answer is awaited.
  * An event out of order (`timeline/responses.ts`: a done before its response was
  * created, a second done or `response.created`) starts, ends and answers nothing, so a
  * premature done never ends the session before its response has arrived.
@@ -23,12 +27,15 @@ export function conversationPolicy(): CompletionPolicy {
   /** When each input's commit was sent (client turn detection). */
   const commits: number[] = [];
   const speaking = new Set<string>();
+  /** Items whose speech the server heard start. */
+  const heard = new Set<string>();
   /** Items the server committed that no response has started for yet. */
   let awaiting = 0;
   let lastCommittedMs = -Infinity;
   /** Responses whose audio has begun. */
   const audible = new Set<string>();
   const ledger = responseLedger();
+  let flushed = false;
   /** Ends an open response (once: a response-scope error may end it before its done). */
   const end = (event: ReceivedFrame): void => {
     const id = event.responseId ?? '';
@@ -43,6 +50,7 @@ export function conversationPolicy(): CompletionPolicy {
     },
     controlSent(frame: SentFrame) {
       if (frame.control === 'input_end') commits[frame.input] ??= frame.t;
+      if (frame.control === 'flush') flushed = true;
     },
     observe(event: ReceivedFrame): Verdict {
       if (ledger.judge(event) !== undefined) return undefined; // an anomaly, which the views count
@@ -56,12 +64,15 @@ export function conversationPolicy(): CompletionPolicy {
           // (a VAD that restarted, its position gone back), which would otherwise never stop.
           speaking.clear();
           speaking.add(item);
+          heard.add(item);
           break;
         case 'speech_stopped':
           speaking.delete(item);
           break;
         case 'committed':
           speaking.delete(item);
+          // The flush's own item of silence (the VAD had committed the speech first): no speech to answer.
+          if (flushed && event.itemId !== undefined && !heard.has(item)) break;
           awaiting++;
           lastCommittedMs = event.t;
           break;
@@ -77,6 +88,7 @@ export function conversationPolicy(): CompletionPolicy {
           end(event);
           break;
         case 'error':
+          if (event.scope === 'commit' && flushed) break;
           if (event.scope === 'response') {
             if (event.responseId !== undefined) end(event);
             break;

@@ -10,7 +10,10 @@ import type { ReceivedFrame, TurnDetection } from '../timeline/types.js';
  * commit, or a repeat, answers none, so the session keeps waiting for the real one.
  * Every error and failed transcription ends the session, bar a refused settings update
  * (`scope: 'update'`), after which the stream goes on with its settings: it is counted
- * (`updates_refused`), not a failure.
+ * (`updates_refused`), not a failure; and bar a commit refused for want of audio
+ * (`scope: 'commit'`) once the client has flushed the end of a server-VAD stream: the
+ * client flushes while it still sees speech, but the VAD's stop and commit may already be
+ * on the wire, and then the refusal only says the VAD had committed everything first.
  */
 export function transcriptionPolicy(turnDetection: TurnDetection): CompletionPolicy {
   let ready = false;
@@ -23,11 +26,15 @@ export function transcriptionPolicy(turnDetection: TurnDetection): CompletionPol
   const speaking = new Set<string>();
   const awaiting = new Set<string>();
   let lastCommittedMs = -Infinity;
+  let flushed = false;
   return {
     get ready() {
       return ready;
     },
-    controlSent: (frame) => ledger.sent(frame),
+    controlSent: (frame) => {
+      if (frame.control === 'flush') flushed = true;
+      ledger.sent(frame);
+    },
     observe(event: ReceivedFrame): Verdict {
       const item = event.itemId ?? '';
       switch (event.kind) {
@@ -55,7 +62,7 @@ export function transcriptionPolicy(turnDetection: TurnDetection): CompletionPol
         }
         case 'error':
         case 'text_failed':
-          if (event.scope === 'update') break;
+          if (event.scope === 'update' || (event.scope === 'commit' && flushed)) break;
           return {
             end: {
               class: 'server_error',

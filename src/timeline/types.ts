@@ -232,8 +232,13 @@ export interface ReceivedFrame {
   audioFrames?: number;
   code?: string;
   message?: string;
-  /** Errors: whether the dialect says it ends the session, fails one response, or refuses one mid-stream settings update (the session goes on with its settings: Deepgram's `ConfigureFailure`). */
-  scope?: 'session' | 'response' | 'update';
+  /**
+   * Errors: whether the dialect says it ends the session, fails one response, refuses one mid-stream settings
+   * update (the session goes on with its settings: Deepgram's `ConfigureFailure`), or refuses a commit for want
+   * of uncommitted audio (OpenAI's `input_audio_buffer_commit_empty`: after the closing flush of a server-VAD
+   * stream, the VAD had committed everything first, so it is benign there; see `stt-policy.ts`).
+   */
+  scope?: 'session' | 'response' | 'update' | 'commit';
   /** What the server reported about its work (token counts, timings), as numbers under their wire names, and where it said so. */
   usage?: { source: string; values: Record<string, number> };
 }

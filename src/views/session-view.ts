@@ -146,6 +146,13 @@ function buildView(timeline: SessionTimeline): SessionView {
   for (const frame of timeline.sent) if (!SESSION_CONTROLS.has(frame.control ?? '')) count = Math.max(count, frame.input + 1);
   const inputOf = timeline.turnDetection === 'server' ? itemInputs(timeline) : undefined;
   const clamp = (input: number): number => Math.min(input, count - 1);
+  /** The input a transcript event is about: its item's, with server turn detection, else the one in progress. */
+  const inputOfText = (event: ReceivedFrame): number => clamp((event.itemId !== undefined ? inputOf?.get(event.itemId) : undefined) ?? event.input);
+  const flushAnswers = timeline.turnDetection === 'server' ? emptyFlushAnswers(timeline, inputOfText) : undefined;
+  // The flush ended no turn when it found nothing to commit (the VAD's commit won the race): commit_to_flush_ms
+  // is then absent, as for every turn the server committed.
+  const flushFoundNothing =
+    (flushAnswers?.size ?? 0) > 0 || timeline.received.some((e) => e.kind === 'error' && e.scope === 'commit' && timeline.turnDetection === 'server');
   const transcripts = Array.from({ length: count }, () => [] as ReceivedFrame[]);
   const items = Array.from({ length: count }, () => new Set<string>());
   const responseFrames = new Map<string, { input: number; frames: ReceivedFrame[] }>();
@@ -174,7 +181,8 @@ function buildView(timeline: SessionTimeline): SessionView {
     if (count > 0) received[clamp(event.input)]!.push(event);
     if (TEXT_KINDS.has(event.kind) && (event.channel ?? 'input_transcript') === 'input_transcript') {
       if (count === 0) continue;
-      let input = clamp((event.itemId !== undefined ? inputOf?.get(event.itemId) : undefined) ?? event.input);
+      if (flushAnswers?.has(event)) continue;
+      let input = inputOfText(event);
       if (event.kind === 'text_delta' && timeline.turnDetection === 'client' && !(event.t >= (firstMediaMs[input] ?? Infinity))) {
         anomalies.push({ event, reason: 'stale', input });
         continue;
@@ -225,7 +233,7 @@ function buildView(timeline: SessionTimeline): SessionView {
     if (frame.silence) continue; // streamed while waiting, of no input
     if (frame.kind !== 'control') media[frame.input]?.push(frame);
     else if (frame.control === 'input_start') starts[frame.input] ??= frame;
-    else if (frame.control === 'input_end' || frame.control === 'flush') ends[frame.input] ??= frame;
+    else if (frame.control === 'input_end' || (frame.control === 'flush' && !flushFoundNothing)) ends[frame.input] ??= frame;
     else if (frame.control === 'session_update') updates.push(frame);
   }
   const requests = timeline.transport.kind === 'http' ? timeline.transport.requests : [];
@@ -353,6 +361,25 @@ function responseView(id: string, input: number, frames: ReceivedFrame[], reques
 function audioStream(chunks: AudioStream['chunks'], reported: readonly number[] = []): AudioStream {
   const totalMs = chunks.reduce((sum, c) => sum + c.ms, 0);
   return { chunks, totalMs, emittedMs: reported.length > 0 ? reported.reduce((a, b) => Math.max(a, b)) : totalMs };
+}
+
+/**
+ * Server turn detection: the finals that only say the client's closing flush found nothing
+ * left to transcribe. The client flushes while it still sees speech; when the VAD's stop and
+ * commit were already on the wire, a real server commits the silence the stream went on with
+ * after the stop as an item of its own, whose final has an empty text. A final with empty
+ * text, after the flush, for a turn that has a final with text, is that: no part of the turn,
+ * nor an anomaly (the client asked for it), so the turn's final, `finalization_ms` and
+ * `ttlt_ms` never depend on who won the race.
+ */
+function emptyFlushAnswers(timeline: SessionTimeline, inputOf: (event: ReceivedFrame) => number): Set<ReceivedFrame> {
+  const answers = new Set<ReceivedFrame>();
+  const flushMs = timeline.sent.find((f) => f.control === 'flush')?.t;
+  if (flushMs === undefined || timeline.inputs.length === 0) return answers;
+  const finals = timeline.received.filter((e) => e.kind === 'text_final' && (e.channel ?? 'input_transcript') === 'input_transcript');
+  const withText = new Set(finals.filter((e) => e.text !== '').map(inputOf));
+  for (const e of finals) if (e.t > flushMs && e.text === '' && withText.has(inputOf(e))) answers.add(e);
+  return answers;
 }
 
 /** Binary search over audio frames in stream order. */

@@ -48,6 +48,7 @@ export const SAMPLE_RATE = 24_000;
 /** One connection speaking an OpenAI Realtime conversation session (GA event names): the conversation core as it is. */
 export class RealtimeSession extends ConversationSession {
   protected readonly bargeInReason = 'turn_detected';
+  protected override readonly minCommitMs = 100;
 
   /** `greeted`: the connection has its `session.created` already, for the session of this id (see `openRealtime` below). */
   constructor(

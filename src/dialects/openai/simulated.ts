@@ -191,7 +191,7 @@ export class OpenAISession {
         this.send({ type: 'input_audio_buffer.speech_started', audio_start_ms: Math.round(event.audioStartMs), item_id: this.item.id });
       } else if (this.item) {
         this.send({ type: 'input_audio_buffer.speech_stopped', audio_end_ms: Math.round(event.audioEndMs), item_id: this.item.id });
-        this.commit(event.audioEndMs + WORD_TOLERANCE_MS);
+        this.commit(event.audioEndMs + WORD_TOLERANCE_MS, this.recognizer.receivedMs - event.atMs);
       }
     }
     if (this.options.streamDuringSpeech && this.item) this.streamHeard(this.item);
@@ -211,13 +211,17 @@ export class OpenAISession {
     this.commit(Infinity);
   }
 
-  /** Commits the current item with the words heard up to `untilMs`, then transcribes it. */
-  private commit(untilMs: number): void {
+  /**
+   * Commits the current item with the words heard up to `untilMs`, then transcribes it. The
+   * last `leftMs` of the buffer, audio that came after the VAD's stop, stays in it: a
+   * client's commit then finds it, as on the real server (under 100 ms, a refusal).
+   */
+  private commit(untilMs: number, leftMs = 0): void {
     if (this.faults.reach('final')) return;
     const item = this.item ?? { id: this.newItemId(), emitted: 0 };
-    const audioMs = this.bufferedMs;
+    const audioMs = this.bufferedMs - leftMs;
     this.item = undefined;
-    this.bufferedMs = 0;
+    this.bufferedMs = leftMs;
     const words = this.heard.filter((w) => w.endMs <= untilMs).map((w) => w.text);
     this.heard = this.heard.filter((w) => w.endMs > untilMs);
     const previous = this.previousItemId;

@@ -9,7 +9,8 @@ export interface VadSettings {
   silenceDurationMs: number;
 }
 
-export type VadEvent = { type: 'started'; audioStartMs: number } | { type: 'stopped'; audioEndMs: number };
+/** A stop's `atMs` is where the VAD decided it (the end of speech plus the silence that ended it): audio after it is the next buffer's. */
+export type VadEvent = { type: 'started'; audioStartMs: number } | { type: 'stopped'; audioEndMs: number; atMs: number };
 
 /**
  * Server-side voice activity detection over a stream of PCM16: speech starts at the
@@ -60,7 +61,7 @@ export class StreamingVad {
         this.lastSpeechEnd = this.position;
       } else if (this.speaking && this.position - this.lastSpeechEnd >= this.settings.silenceDurationMs) {
         this.speaking = false;
-        events.push({ type: 'stopped', audioEndMs: this.lastSpeechEnd });
+        events.push({ type: 'stopped', audioEndMs: this.lastSpeechEnd, atMs: this.position });
       }
     }
     this.carry = audio.subarray(offset);

@@ -95,6 +95,8 @@ export abstract class ConversationSession {
   }
   /** `status_details.reason` of a response the user spoke over. */
   protected abstract readonly bargeInReason: string;
+  /** The least uncommitted audio a client's commit may commit, ms (OpenAI's is 100: less is `input_audio_buffer_commit_empty`). */
+  protected readonly minCommitMs: number = 0;
 
   private onMessage(data: Buffer, isBinary: boolean): void {
     if (this.faults.gone) return;
@@ -166,7 +168,7 @@ export abstract class ConversationSession {
         if (this.response) this.stop(this.bargeInReason);
       } else if (this.item) {
         this.send({ type: 'input_audio_buffer.speech_stopped', audio_end_ms: Math.round(event.audioEndMs), item_id: this.item });
-        if (this.commit(event.audioEndMs + WORD_TOLERANCE_MS)) this.answer();
+        if (this.commit(event.audioEndMs + WORD_TOLERANCE_MS, this.recognizer.receivedMs - event.atMs)) this.answer();
       }
     }
   }
@@ -174,6 +176,13 @@ export abstract class ConversationSession {
   private onCommit(respond: boolean): void {
     if (this.bufferedMs === 0 && !this.item)
       return this.error('invalid_request_error', 'input_audio_buffer_commit_empty', 'Error committing input audio buffer: the buffer is empty.');
+    if (this.bufferedMs < this.minCommitMs) {
+      return this.error(
+        'invalid_request_error',
+        'input_audio_buffer_commit_empty',
+        `Error committing input audio buffer: buffer too small. Expected at least ${this.minCommitMs}ms of audio, but buffer only has ${this.bufferedMs.toFixed(2)}ms of audio.`,
+      );
+    }
     this.heard.push(...this.faults.words(this.recognizer.flush()));
     this.item ??= newId('item');
     this.vad?.reset();
@@ -193,13 +202,16 @@ export abstract class ConversationSession {
     this.stop('client_cancelled');
   }
 
-  /** Commits the current item with the words heard up to `untilMs`; false when a fault ended the connection. */
-  private commit(untilMs: number): boolean {
+  /**
+   * Commits the current item with the words heard up to `untilMs`, keeping the last `leftMs`
+   * of the buffer (audio after the VAD's stop) for the next; false when a fault ended the connection.
+   */
+  private commit(untilMs: number, leftMs = 0): boolean {
     if (this.faults.reach('final')) return false;
     const itemId = this.item ?? newId('item');
-    const audioMs = this.bufferedMs;
+    const audioMs = this.bufferedMs - leftMs;
     this.item = undefined;
-    this.bufferedMs = 0;
+    this.bufferedMs = leftMs;
     const words = this.heard.filter((w) => w.endMs <= untilMs).map((w) => w.text);
     this.heard = this.heard.filter((w) => w.endMs > untilMs);
     const previous = this.follow(itemId);
