@@ -60,10 +60,10 @@ export function summarizeSorted(sorted: Float64Array): Distribution | null {
   const n = sorted.length;
   if (n === 0) return null;
   let sum = 0;
-  for (const v of sorted) sum += v;
+  for (let i = 0; i < n; i++) sum += sorted[i]!;
   const mean = sum / n;
   let squares = 0;
-  for (const v of sorted) squares += (v - mean) ** 2;
+  for (let i = 0; i < n; i++) squares += (sorted[i]! - mean) ** 2;
   return {
     count: n,
     mean,

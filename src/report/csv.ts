@@ -286,14 +286,10 @@ function startsCsv(report: Report): Iterable<string> {
  */
 function* csv(head: string[], rows: Iterable<unknown[]>): Generator<string> {
   const field = (value: unknown): string => {
-    // A number that is not finite has no figure: the cell stays empty, as a missing value's does.
-    if (value === undefined || value === null || (typeof value === 'number' && !Number.isFinite(value))) return '';
-    const text =
-      typeof value === 'string'
-        ? formulaSafe(printable(value))
-        : typeof value === 'number' || typeof value === 'boolean'
-          ? String(value)
-          : JSON.stringify(value);
+    // A number that is not finite has no figure: the cell stays empty, as a missing value's does. A finite one needs no quotes (most cells).
+    if (typeof value === 'number') return Number.isFinite(value) ? String(value) : '';
+    if (value === undefined || value === null) return '';
+    const text = typeof value === 'string' ? formulaSafe(printable(value)) : typeof value === 'boolean' ? String(value) : JSON.stringify(value);
     return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
   };
   yield `${head.map(field).join(',')}\r\n`;
