@@ -11,10 +11,12 @@ import { openaiRealtimeDialect } from '../src/dialects/openai-realtime/client.js
 import { vllmOmniDuplexDialect } from '../src/dialects/vllm-omni-duplex/client.js';
 import { prepareSilence } from '../src/session/prepare.js';
 import { recordingRelay, testServer } from './helpers.js';
-import { flushRacingTheVad } from './vad-race.js';
+import { flushBeforeTheVad, flushRacingTheVad } from './vad-race.js';
 
 const VAD = { type: 'server_vad', threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 } as const;
 const FAST = { kind: 'realtime', speed: 8 } as const;
+/** A VAD whose silence outlasts every sample's own trailing silence: without a trail, the audio ends before it stops. */
+const LONG_VAD = { ...VAD, silenceDurationMs: 1000 } as const;
 /** Answers generated at 10 times real time, so tests wait little for them. */
 const QUICK = { latency: { ...DEFAULT_LATENCY, generationRtf: 0.1 } };
 const REFERENCES = ['The birch canoe slid on the smooth planks.', 'Glue the sheet to the dark blue background.'];
@@ -24,6 +26,13 @@ const controls = (timeline: SessionTimeline, control: string) => timeline.sent.f
 const spoken = (timeline: SessionTimeline) =>
   timeline.received.filter((e) => e.kind === 'text_final' && e.channel === 'response_transcript').map((e) => e.text);
 const normalize = (text: string | undefined) => (text ?? '').toLowerCase().replace(/[^a-z ]/g, '');
+
+/** Run options for the VAD race helpers (`vad-race.ts`): server VAD, one session, streamed at 16x, against a fresh built-in server. */
+async function vadRaceBase(protocol: 'openai-realtime' | 'vllm-omni-duplex') {
+  const target = await testServer(QUICK);
+  const model = protocol === 'openai-realtime' ? 'gpt-realtime' : 'openbmb/MiniCPM-o-4_5';
+  return { target: target.url, protocol, model, turnDetection: VAD, maxSessions: 1, pace: { kind: 'realtime', speed: 16 } } as const;
+}
 
 /** The one session of a run against the built-in server, with its report. */
 async function session(options: NonNullable<Parameters<typeof run>[0]>, server: Partial<ServerOptions> = {}): Promise<HeldSession & { report: HeldReport }> {
@@ -286,21 +295,25 @@ describe('openai-realtime against the built-in server', () => {
     [300, 'commits the 300 ms of silence left'],
   ] as const) {
     it(`openai-realtime under server VAD: a flush racing the VAD's stop, which the server ${answer}, is answered by the VAD's one response`, async () => {
-      const target = await testServer(QUICK);
-      const base = {
-        target: target.url,
-        protocol: 'openai-realtime',
-        model: 'gpt-realtime',
-        turnDetection: VAD,
-        maxSessions: 1,
-        pace: { kind: 'realtime', speed: 16 },
-      } as const;
-      const { outcome, timeline, metrics } = await flushRacingTheVad(base, VAD.silenceDurationMs, afterStopMs);
+      const { outcome, timeline, metrics } = await flushRacingTheVad(await vadRaceBase('openai-realtime'), VAD.silenceDurationMs, afterStopMs);
       assert.deepEqual(outcome, { status: 'completed' }, 'no refusal failed it, and no answer to silence was awaited');
       assert.equal(timeline.received.filter((e) => e.kind === 'response_done').length, 1);
+      assert.deepEqual(controls(timeline, 'response_request'), [], 'the VAD answered the turn: nothing asked for another');
       assert.equal(metrics.session.protocol_anomalies, 0);
     });
   }
+
+  it('openai-realtime under server VAD: audio ending mid-utterance is committed by the flush, which asks for no answer, so the client asks for it', async () => {
+    const { outcome, timeline, metrics } = await flushBeforeTheVad({ ...(await vadRaceBase('openai-realtime')), turnDetection: LONG_VAD });
+    assert.deepEqual(outcome, { status: 'completed' }, 'the turn was answered, not awaited until the final timeout');
+    assert.deepEqual(
+      timeline.sent.filter((f) => f.control === 'flush' || f.control === 'response_request').map((f) => f.control),
+      ['flush', 'response_request'],
+    );
+    assert.deepEqual(spoken(timeline).map(normalize), [normalize(`You said ${REFERENCES[0]}`)]);
+    assert.ok(metrics.inputs[0]!.voice_to_voice_ms! > 0);
+    assert.equal(metrics.session.protocol_anomalies, 0);
+  });
 
   it('cut-mid-response: the connection closed halfway through the answer is an abnormal close', async () => {
     const { outcome, timeline } = await session({ protocol: 'openai-realtime' }, { faults: [parseFaultScenario('cut-mid-response')] });
