@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import WebSocket from 'ws';
 import { describe, it } from 'node:test';
 import { run, UsageError } from '../src/run/run.js';
 import { parseFaultScenario } from '../src/server/faults/faults.js';
@@ -10,7 +11,8 @@ import type { AudioInput, SessionTimeline } from '../src/timeline/types.js';
 import { openaiRealtimeDialect } from '../src/dialects/openai-realtime/client.js';
 import { vllmOmniDuplexDialect } from '../src/dialects/vllm-omni-duplex/client.js';
 import { prepareSilence } from '../src/session/prepare.js';
-import { recordingRelay, testServer } from './helpers.js';
+import { sessionView } from '../src/views/session-view.js';
+import { messageText, recordingRelay, testServer, until } from './helpers.js';
 import { flushBeforeTheVad, flushRacingTheVad } from './vad-race.js';
 
 const VAD = { type: 'server_vad', threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 } as const;
@@ -121,6 +123,50 @@ describe('vllm-omni-duplex against the built-in server', () => {
     const { outcome } = await session({ protocol: 'vllm-omni-duplex', turnsPerSession: 2 }, { faults: [parseFaultScenario('drop-acks')] });
     assert.equal(outcome.status, 'failed');
     assert.equal(outcome.status === 'failed' && outcome.failure.code, 'event_ack_timeout');
+  });
+
+  for (const afterStopMs of [40, 300]) {
+    it(`vllm-omni-duplex under server VAD: a flush racing the VAD's stop (${afterStopMs} ms of audio after it) is refused with input_audio_buffer_empty, and the VAD's one response answers the turn`, async () => {
+      const { outcome, timeline, metrics } = await flushRacingTheVad(await vadRaceBase('vllm-omni-duplex'), VAD.silenceDurationMs, afterStopMs);
+      assert.deepEqual(outcome, { status: 'completed' }, 'the refusal failed no session');
+      assert.deepEqual(
+        timeline.received.filter((e) => e.kind === 'error').map((e) => [e.code, e.scope]),
+        [['input_audio_buffer_empty', 'commit']],
+        'the VAD cleared the rest of the chunk holding its stop with its own commit',
+      );
+      assert.deepEqual(
+        sessionView(timeline).inputs.map((turn) => turn.items),
+        [1],
+      );
+      assert.equal(metrics.responses.length, 1, 'no second answer, to silence');
+      assert.ok(metrics.inputs[0]!.voice_to_voice_ms! > 0);
+      assert.equal(metrics.session.unprompted_responses, 0);
+      assert.equal(metrics.session.protocol_anomalies, 0);
+    });
+  }
+
+  it('the built-in vLLM-Omni server commits audio it heard no speech in as an item that no response answers, asked or not, and refuses a commit of nothing new', async () => {
+    const target = await testServer(QUICK);
+    const ws = new WebSocket(`${target.url}?duplex=1&model=openbmb/MiniCPM-o-4_5&autostart=0`);
+    const received: Array<Record<string, unknown>> = [];
+    ws.on('message', (data) => received.push(JSON.parse(messageText(data)) as Record<string, unknown>));
+    await new Promise((resolve) => ws.once('open', resolve));
+    const send = (event: object) => ws.send(JSON.stringify(event));
+    const types = () => received.map((e) => e.type);
+    send({ type: 'session.update', session: { turn_detection: { type: 'server_vad', threshold: 0.5, prefix_padding_ms: 300, silence_duration_ms: 500 } } });
+    send({ type: 'input_audio_buffer.append', audio: Buffer.alloc(16_000 * 2 * 0.3).toString('base64') });
+    const commit = { type: 'input_audio_buffer.commit', final: true, response_create: true };
+    send(commit);
+    send(commit);
+    await until(() => types().includes('conversation.item.done'));
+    // Anything the commit had asked for was due with the item's transcript: a round trip after it, it would be here.
+    send({ type: 'session.heartbeat' });
+    await until(() => types().includes('session.heartbeat_ack'));
+    ws.close();
+    assert.ok(!types().includes('response.created'), types().join());
+    assert.equal(types().filter((t) => t === 'input_audio_buffer.committed').length, 1);
+    const errors = received.filter((e) => e.type === 'error').map((e) => (e.error as { code?: string }).code);
+    assert.deepEqual(errors, ['input_audio_buffer_empty']);
   });
 
   it('never-respond: a turn never answered times out waiting for the answer', async () => {
