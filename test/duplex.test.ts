@@ -145,6 +145,22 @@ describe('vllm-omni-duplex against the built-in server', () => {
     });
   }
 
+  it('vllm-omni-duplex under server VAD: the last utterance, cut by the flush, is its own turn, though vLLM-Omni stops it at audio_end_ms 0', async () => {
+    const base = { ...(await vadRaceBase('vllm-omni-duplex')), turnDetection: LONG_VAD, turnsPerSession: 2, waitForAnswer: true };
+    const { outcome, timeline, metrics } = await flushBeforeTheVad(base);
+    assert.deepEqual(outcome, { status: 'completed' });
+    assert.equal(timeline.received.filter((e) => e.kind === 'speech_stopped').at(-1)?.audioEndMs, 0, "the flush's stop");
+    assert.deepEqual(
+      sessionView(timeline).inputs.map((turn) => turn.items),
+      [1, 1],
+    );
+    assert.deepEqual(
+      spoken(timeline).map(normalize),
+      REFERENCES.map((r) => normalize(`You said ${r}`)),
+    );
+    for (const v of metrics.inputs) assert.ok(v.voice_to_voice_ms! > 0);
+  });
+
   it('the built-in vLLM-Omni server commits audio it heard no speech in as an item that no response answers, asked or not, and refuses a commit of nothing new', async () => {
     const target = await testServer(QUICK);
     const ws = new WebSocket(`${target.url}?duplex=1&model=openbmb/MiniCPM-o-4_5&autostart=0`);

@@ -22,16 +22,18 @@ export async function flushRacingTheVad(base: RunOptions, silenceDurationMs: num
 }
 
 /**
- * One session whose stream ends with its sample's own audio, no trail: with a VAD silence longer
+ * One session whose stream ends with its last sample's own audio, no trail: with a VAD silence longer
  * than the sample's trailing silence, the VAD never stops the utterance, so the client's closing
  * flush is what commits it (the user still speaking as far as the server knows).
  */
 export async function flushBeforeTheVad(base: RunOptions): Promise<HeldSession> {
-  const { report } = await run({ ...base, padding: { trailMs: 0 } });
+  const { report } = await run({ ...base, padding: { ...base.padding, trailMs: 0 } });
   const session = report.benchmarks[0]!.sessions[0]!;
   const { sent, received } = session.timeline;
   const flush = sent.find((f) => f.control === 'flush');
-  assert.ok(flush && !received.some((e) => e.kind === 'speech_stopped' && e.t < flush.t), 'the flush left while the VAD still heard speech');
+  const lastStart = received.filter((e) => e.kind === 'speech_started').at(-1);
+  const stoppedFirst = received.some((e) => e.kind === 'speech_stopped' && e.t >= lastStart!.t && e.t < flush!.t);
+  assert.ok(flush && lastStart && !stoppedFirst, 'the flush left while the VAD still heard the last speech');
   return session;
 }
 

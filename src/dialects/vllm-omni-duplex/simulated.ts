@@ -21,6 +21,7 @@ export class DuplexSession extends ConversationSession {
   private acked = 0;
   private overflowed = false;
   protected readonly bargeInReason = 'barge_in';
+  protected override readonly stopsSpeechOnCommit = true;
 
   constructor(
     ws: WebSocket,

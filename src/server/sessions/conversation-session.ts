@@ -107,6 +107,8 @@ export abstract class ConversationSession {
   }
   /** `status_details.reason` of a response the user spoke over. */
   protected abstract readonly bargeInReason: string;
+  /** Whether a client's commit ends the speech its VAD hears with a `speech_stopped` first: vLLM-Omni's does, at `audio_end_ms` 0 (`resolve_commit`); OpenAI's sends none. */
+  protected readonly stopsSpeechOnCommit: boolean = false;
   /** Why the server refuses a client's commit of `input` (its error code and message), or undefined when it commits it. */
   protected abstract commitRefusal(input: PendingInput): [code: string, message: string] | undefined;
 
@@ -196,6 +198,7 @@ export abstract class ConversationSession {
     const speech = this.item !== undefined;
     const refusal = this.commitRefusal({ bufferedMs: this.bufferedMs, speech, appendedSinceCommit: this.appendedSinceCommit });
     if (refusal) return this.error('invalid_request_error', ...refusal);
+    if (this.vad && speech && this.stopsSpeechOnCommit) this.send({ type: 'input_audio_buffer.speech_stopped', audio_end_ms: 0, item_id: this.item });
     this.heard.push(...this.faults.words(this.recognizer.flush()));
     this.item ??= newId('item');
     this.vad?.reset();
