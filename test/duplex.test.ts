@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import WebSocket from 'ws';
 import { describe, it } from 'node:test';
 import { run, UsageError } from '../src/run/run.js';
 import { parseFaultScenario } from '../src/server/faults/faults.js';
@@ -10,11 +11,14 @@ import type { AudioInput, SessionTimeline } from '../src/timeline/types.js';
 import { openaiRealtimeDialect } from '../src/dialects/openai-realtime/client.js';
 import { vllmOmniDuplexDialect } from '../src/dialects/vllm-omni-duplex/client.js';
 import { prepareSilence } from '../src/session/prepare.js';
-import { recordingRelay, testServer } from './helpers.js';
-import { flushRacingTheVad } from './vad-race.js';
+import { sessionView } from '../src/views/session-view.js';
+import { messageText, recordingRelay, testServer, until } from './helpers.js';
+import { flushBeforeTheVad, flushRacingTheVad } from './vad-race.js';
 
 const VAD = { type: 'server_vad', threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 } as const;
 const FAST = { kind: 'realtime', speed: 8 } as const;
+/** A VAD whose silence outlasts every sample's own trailing silence: without a trail, the audio ends before it stops. */
+const LONG_VAD = { ...VAD, silenceDurationMs: 1000 } as const;
 /** Answers generated at 10 times real time, so tests wait little for them. */
 const QUICK = { latency: { ...DEFAULT_LATENCY, generationRtf: 0.1 } };
 const REFERENCES = ['The birch canoe slid on the smooth planks.', 'Glue the sheet to the dark blue background.'];
@@ -24,6 +28,13 @@ const controls = (timeline: SessionTimeline, control: string) => timeline.sent.f
 const spoken = (timeline: SessionTimeline) =>
   timeline.received.filter((e) => e.kind === 'text_final' && e.channel === 'response_transcript').map((e) => e.text);
 const normalize = (text: string | undefined) => (text ?? '').toLowerCase().replace(/[^a-z ]/g, '');
+
+/** Run options for the VAD race helpers (`vad-race.ts`): server VAD, one session, streamed at 16x, against a fresh built-in server. */
+async function vadRaceBase(protocol: 'openai-realtime' | 'vllm-omni-duplex') {
+  const target = await testServer(QUICK);
+  const model = protocol === 'openai-realtime' ? 'gpt-realtime' : 'openbmb/MiniCPM-o-4_5';
+  return { target: target.url, protocol, model, turnDetection: VAD, maxSessions: 1, pace: { kind: 'realtime', speed: 16 } } as const;
+}
 
 /** The one session of a run against the built-in server, with its report. */
 async function session(options: NonNullable<Parameters<typeof run>[0]>, server: Partial<ServerOptions> = {}): Promise<HeldSession & { report: HeldReport }> {
@@ -112,6 +123,66 @@ describe('vllm-omni-duplex against the built-in server', () => {
     const { outcome } = await session({ protocol: 'vllm-omni-duplex', turnsPerSession: 2 }, { faults: [parseFaultScenario('drop-acks')] });
     assert.equal(outcome.status, 'failed');
     assert.equal(outcome.status === 'failed' && outcome.failure.code, 'event_ack_timeout');
+  });
+
+  for (const afterStopMs of [40, 300]) {
+    it(`vllm-omni-duplex under server VAD: a flush racing the VAD's stop (${afterStopMs} ms of audio after it) is refused with input_audio_buffer_empty, and the VAD's one response answers the turn`, async () => {
+      const { outcome, timeline, metrics } = await flushRacingTheVad(await vadRaceBase('vllm-omni-duplex'), VAD.silenceDurationMs, afterStopMs);
+      assert.deepEqual(outcome, { status: 'completed' }, 'the refusal failed no session');
+      assert.deepEqual(
+        timeline.received.filter((e) => e.kind === 'error').map((e) => [e.code, e.scope]),
+        [['input_audio_buffer_empty', 'commit']],
+        'the VAD cleared the rest of the chunk holding its stop with its own commit',
+      );
+      assert.deepEqual(
+        sessionView(timeline).inputs.map((turn) => turn.items),
+        [1],
+      );
+      assert.equal(metrics.responses.length, 1, 'no second answer, to silence');
+      assert.ok(metrics.inputs[0]!.voice_to_voice_ms! > 0);
+      assert.equal(metrics.session.unprompted_responses, 0);
+      assert.equal(metrics.session.protocol_anomalies, 0);
+    });
+  }
+
+  it('vllm-omni-duplex under server VAD: the last utterance, cut by the flush, is its own turn, though vLLM-Omni stops it at audio_end_ms 0', async () => {
+    const base = { ...(await vadRaceBase('vllm-omni-duplex')), turnDetection: LONG_VAD, turnsPerSession: 2, waitForAnswer: true };
+    const { outcome, timeline, metrics } = await flushBeforeTheVad(base);
+    assert.deepEqual(outcome, { status: 'completed' });
+    assert.equal(timeline.received.filter((e) => e.kind === 'speech_stopped').at(-1)?.audioEndMs, 0, "the flush's stop");
+    assert.deepEqual(
+      sessionView(timeline).inputs.map((turn) => turn.items),
+      [1, 1],
+    );
+    assert.deepEqual(
+      spoken(timeline).map(normalize),
+      REFERENCES.map((r) => normalize(`You said ${r}`)),
+    );
+    for (const v of metrics.inputs) assert.ok(v.voice_to_voice_ms! > 0);
+  });
+
+  it('the built-in vLLM-Omni server commits audio it heard no speech in as an item that no response answers, asked or not, and refuses a commit of nothing new', async () => {
+    const target = await testServer(QUICK);
+    const ws = new WebSocket(`${target.url}?duplex=1&model=openbmb/MiniCPM-o-4_5&autostart=0`);
+    const received: Array<Record<string, unknown>> = [];
+    ws.on('message', (data) => received.push(JSON.parse(messageText(data)) as Record<string, unknown>));
+    await new Promise((resolve) => ws.once('open', resolve));
+    const send = (event: object) => ws.send(JSON.stringify(event));
+    const types = () => received.map((e) => e.type);
+    send({ type: 'session.update', session: { turn_detection: { type: 'server_vad', threshold: 0.5, prefix_padding_ms: 300, silence_duration_ms: 500 } } });
+    send({ type: 'input_audio_buffer.append', audio: Buffer.alloc(16_000 * 2 * 0.3).toString('base64') });
+    const commit = { type: 'input_audio_buffer.commit', final: true, response_create: true };
+    send(commit);
+    send(commit);
+    await until(() => types().includes('conversation.item.done'));
+    // Anything the commit had asked for was due with the item's transcript: a round trip after it, it would be here.
+    send({ type: 'session.heartbeat' });
+    await until(() => types().includes('session.heartbeat_ack'));
+    ws.close();
+    assert.ok(!types().includes('response.created'), types().join());
+    assert.equal(types().filter((t) => t === 'input_audio_buffer.committed').length, 1);
+    const errors = received.filter((e) => e.type === 'error').map((e) => (e.error as { code?: string }).code);
+    assert.deepEqual(errors, ['input_audio_buffer_empty']);
   });
 
   it('never-respond: a turn never answered times out waiting for the answer', async () => {
@@ -286,21 +357,25 @@ describe('openai-realtime against the built-in server', () => {
     [300, 'commits the 300 ms of silence left'],
   ] as const) {
     it(`openai-realtime under server VAD: a flush racing the VAD's stop, which the server ${answer}, is answered by the VAD's one response`, async () => {
-      const target = await testServer(QUICK);
-      const base = {
-        target: target.url,
-        protocol: 'openai-realtime',
-        model: 'gpt-realtime',
-        turnDetection: VAD,
-        maxSessions: 1,
-        pace: { kind: 'realtime', speed: 16 },
-      } as const;
-      const { outcome, timeline, metrics } = await flushRacingTheVad(base, VAD.silenceDurationMs, afterStopMs);
+      const { outcome, timeline, metrics } = await flushRacingTheVad(await vadRaceBase('openai-realtime'), VAD.silenceDurationMs, afterStopMs);
       assert.deepEqual(outcome, { status: 'completed' }, 'no refusal failed it, and no answer to silence was awaited');
       assert.equal(timeline.received.filter((e) => e.kind === 'response_done').length, 1);
+      assert.deepEqual(controls(timeline, 'response_request'), [], 'the VAD answered the turn: nothing asked for another');
       assert.equal(metrics.session.protocol_anomalies, 0);
     });
   }
+
+  it('openai-realtime under server VAD: audio ending mid-utterance is committed by the flush, which asks for no answer, so the client asks for it', async () => {
+    const { outcome, timeline, metrics } = await flushBeforeTheVad({ ...(await vadRaceBase('openai-realtime')), turnDetection: LONG_VAD });
+    assert.deepEqual(outcome, { status: 'completed' }, 'the turn was answered, not awaited until the final timeout');
+    assert.deepEqual(
+      timeline.sent.filter((f) => f.control === 'flush' || f.control === 'response_request').map((f) => f.control),
+      ['flush', 'response_request'],
+    );
+    assert.deepEqual(spoken(timeline).map(normalize), [normalize(`You said ${REFERENCES[0]}`)]);
+    assert.ok(metrics.inputs[0]!.voice_to_voice_ms! > 0);
+    assert.equal(metrics.session.protocol_anomalies, 0);
+  });
 
   it('cut-mid-response: the connection closed halfway through the answer is an abnormal close', async () => {
     const { outcome, timeline } = await session({ protocol: 'openai-realtime' }, { faults: [parseFaultScenario('cut-mid-response')] });

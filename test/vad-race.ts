@@ -21,6 +21,22 @@ export async function flushRacingTheVad(base: RunOptions, silenceDurationMs: num
   return session;
 }
 
+/**
+ * One session whose stream ends with its last sample's own audio, no trail: with a VAD silence longer
+ * than the sample's trailing silence, the VAD never stops the utterance, so the client's closing
+ * flush is what commits it (the user still speaking as far as the server knows).
+ */
+export async function flushBeforeTheVad(base: RunOptions): Promise<HeldSession> {
+  const { report } = await run({ ...base, padding: { ...base.padding, trailMs: 0 } });
+  const session = report.benchmarks[0]!.sessions[0]!;
+  const { sent, received } = session.timeline;
+  const flush = sent.find((f) => f.control === 'flush');
+  const lastStart = received.filter((e) => e.kind === 'speech_started').at(-1);
+  const stoppedFirst = received.some((e) => e.kind === 'speech_stopped' && e.t >= lastStart!.t && e.t < flush!.t);
+  assert.ok(flush && lastStart && !stoppedFirst, 'the flush left while the VAD still heard the last speech');
+  return session;
+}
+
 /** Probes already run, by protocol and VAD settings: where the VAD stops depends on nothing else (every simulated server has the same samples). */
 const probes = new Map<string, Promise<{ stoppedAtMs: number; untrailedMs: number }>>();
 

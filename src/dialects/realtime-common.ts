@@ -37,6 +37,12 @@ export function wireTurnDetection(td: OpenAITurnDetection): object | null {
  * wire as the flush left (the VAD won the race): nothing was left to commit.
  */
 export const COMMIT_EMPTY = 'input_audio_buffer_commit_empty';
+/**
+ * vLLM-Omni duplex's refusal of a commit with nothing appended since the last one (`resolve_commit`
+ * in `vllm_omni/engine/duplex/realtime_events.py`): its answer to a closing flush that the VAD's own
+ * commit beat, the rest of the chunk holding the stop being cleared with it.
+ */
+export const DUPLEX_COMMIT_EMPTY = 'input_audio_buffer_empty';
 
 /** An OpenAI Realtime transcription event, already parsed, in the neutral vocabulary. */
 export function openAIEventOf(event: Record<string, unknown> & { type: string }): DecodedEvent {

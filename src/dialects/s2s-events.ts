@@ -1,6 +1,6 @@
 import { base64Bytes } from './tts-common.js';
 import { audioFrameReader, parseEventObject, textField, type DecodedEvent, type SentReading } from './dialect.js';
-import { COMMIT_EMPTY, openAIEventOf } from './realtime-common.js';
+import { COMMIT_EMPTY, DUPLEX_COMMIT_EMPTY, openAIEventOf } from './realtime-common.js';
 
 /**
  * The server events of a speech-to-speech conversation, as OpenAI Realtime and
@@ -107,7 +107,11 @@ export function interpretConversationEvent(data: string | Buffer, outputRate: nu
       const code = decoded.code ?? stringOf(nested.code);
       const fatal = code !== undefined && FATAL_RESUME_CODES.has(code);
       const scope =
-        code === COMMIT_EMPTY ? 'commit' : !fatal && ((code !== undefined && BENIGN_CODES.has(code)) || responseId !== undefined) ? 'response' : 'session';
+        code === COMMIT_EMPTY || code === DUPLEX_COMMIT_EMPTY
+          ? 'commit'
+          : !fatal && ((code !== undefined && BENIGN_CODES.has(code)) || responseId !== undefined)
+            ? 'response'
+            : 'session';
       return { ...decoded, ...(code !== undefined ? { code } : {}), scope };
     }
     default:

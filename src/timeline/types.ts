@@ -235,7 +235,7 @@ export interface ReceivedFrame {
   /**
    * Errors: whether the dialect says it ends the session, fails one response, refuses one mid-stream settings
    * update (the session goes on with its settings: Deepgram's `ConfigureFailure`), or refuses a commit for want
-   * of uncommitted audio (OpenAI's `input_audio_buffer_commit_empty`: after the closing flush of a server-VAD
+   * of uncommitted audio (OpenAI's `input_audio_buffer_commit_empty`, vLLM-Omni's `input_audio_buffer_empty`: after the closing flush of a server-VAD
    * stream, the VAD had committed everything first, so it is benign there; see `stt-policy.ts`).
    */
   scope?: 'session' | 'response' | 'update' | 'commit';

@@ -418,7 +418,8 @@ function itemInputs(timeline: SessionTimeline): Map<string, number> {
       continue;
     }
     const start = span.start;
-    const end = span.end ?? start;
+    // A stop before its start is no position: vLLM-Omni stops the speech a client's commit cuts at `audio_end_ms` 0.
+    const end = span.end !== undefined && span.end >= start ? span.end : start;
     let best = span.input;
     let bestOverlap = -Infinity;
     for (const input of timeline.inputs) {

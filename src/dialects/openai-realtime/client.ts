@@ -12,8 +12,9 @@ const RATE = 24_000;
  * connect → `session.created` → `session.update {session: {type: "realtime",
  * output_modalities: ["audio"], audio: {input: {format, turn_detection, transcription},
  * output: {format, voice}}}}` → `input_audio_buffer.append`* → with `server_vad` or
- * `semantic_vad` the server commits and answers; with `turn_detection: null` the client
- * sends `input_audio_buffer.commit` then `response.create` → `response.created` →
+ * `semantic_vad` the server commits and answers (a stream that ends mid-utterance is flushed
+ * with a commit, then `response.create` once it is committed); with `turn_detection: null` the
+ * client sends `input_audio_buffer.commit` then `response.create` → `response.created` →
  * `response.output_audio.delta` / `response.output_audio_transcript.delta` (beta:
  * `response.audio.delta` / `response.audio_transcript.delta`, both accepted) →
  * `response.done {response: {status}}`.
@@ -41,14 +42,47 @@ export function openaiRealtimeDialect(settings: { model: string; turnDetection: 
   const sessionUpdate = update(settings.instructions);
   const commit = JSON.stringify({ type: 'input_audio_buffer.commit' });
   const responseCreate = JSON.stringify({ type: 'response.create', response: { output_modalities: ['audio'] } });
+  const askForAnswer = [{ frame: responseCreate, control: 'response_request' }] as const;
   // A client commit asks for no answer by itself: `response.create` follows it at once.
-  const reactions = (): Reactions => ({
+  const clientTurns = (): Reactions => ({
     received: () => [],
-    sent: (frame) => (frame.control === 'input_end' ? [{ frame: responseCreate, control: 'response_request' }] : []),
+    sent: (frame) => (frame.control === 'input_end' ? [...askForAnswer] : []),
     tickMs: 0,
     tick: () => [],
     closing: () => [],
   });
+  /**
+   * Server VAD: the closing flush is a plain commit too, and the VAD's `create_response` answers
+   * only the VAD's own commits ("Committing the input audio buffer will trigger input audio
+   * transcription …, but it will not create a response from the model"), so once the server
+   * commits the speech the flush cut, the client asks for its answer. That commit is the one whose
+   * speech the VAD never stopped: a commit during VAD activation sends no `speech_stopped` (the
+   * `speech_started` reference). A flush that raced the VAD's stop commits no speech (refused,
+   * or an item of the silence after the stop) and the VAD's commit has its own answer: no
+   * second one is asked for.
+   */
+  const serverTurns = (): Reactions => {
+    let flushed = false;
+    let speaking = false;
+    return {
+      received(event) {
+        if (event.kind === 'speech_started' || event.kind === 'speech_stopped') speaking = event.kind === 'speech_started';
+        else if (event.kind === 'committed') {
+          const cut = flushed && speaking;
+          speaking = false;
+          if (cut) return [...askForAnswer];
+        }
+        return [];
+      },
+      sent(frame) {
+        if (frame.control === 'flush') flushed = true;
+        return [];
+      },
+      tickMs: 0,
+      tick: () => [],
+      closing: () => [],
+    };
+  };
   return {
     name: 'openai-realtime',
     task: 's2s',
@@ -71,6 +105,6 @@ export function openaiRealtimeDialect(settings: { model: string; turnDetection: 
     flushFrame: () => commit,
     decode: jsonBytesDecoder('openai-realtime', (data) => interpretConversationEvent(data, RATE)),
     readSent: jsonSentReader(readConversationSent),
-    ...(settings.turnDetection.type === 'none' ? { reactions } : {}),
+    reactions: settings.turnDetection.type === 'none' ? clientTurns : serverTurns,
   };
 }

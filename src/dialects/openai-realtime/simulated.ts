@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type WebSocket from 'ws';
-import { ConversationSession } from '../../server/sessions/conversation-session.js';
+import { ConversationSession, type PendingInput } from '../../server/sessions/conversation-session.js';
 import { RealtimeTtsSession } from '../openai-realtime-tts/simulated.js';
 import type { SessionContext } from '../../server/sessions/session-context.js';
 import type { SimulatedDialect } from '../../server/simulated-dialect.js';
+import { commitTooSmall } from '../openai/simulated.js';
 import { asksBeta } from '../openai/spec.js';
 import { OPENAI_REALTIME } from './spec.js';
 
@@ -48,7 +49,6 @@ export const SAMPLE_RATE = 24_000;
 /** One connection speaking an OpenAI Realtime conversation session (GA event names): the conversation core as it is. */
 export class RealtimeSession extends ConversationSession {
   protected readonly bargeInReason = 'turn_detected';
-  protected override readonly minCommitMs = 100;
 
   /** `greeted`: the connection has its `session.created` already, for the session of this id (see `openRealtime` below). */
   constructor(
@@ -59,6 +59,10 @@ export class RealtimeSession extends ConversationSession {
   ) {
     super(ws, ctx, SAMPLE_RATE, greeted?.sessionId);
     this.open(greeted ? undefined : { type: 'session.created', session: this.describe() });
+  }
+
+  protected commitRefusal({ bufferedMs }: PendingInput): [string, string] | undefined {
+    return commitTooSmall(bufferedMs);
   }
 
   protected onOwnEvent(): boolean {

@@ -198,13 +198,8 @@ export class OpenAISession {
   }
 
   private onCommit(): void {
-    if (this.bufferedMs < MIN_COMMIT_MS) {
-      return this.error(
-        'invalid_request_error',
-        'input_audio_buffer_commit_empty',
-        `Error committing input audio buffer: buffer too small. Expected at least ${MIN_COMMIT_MS}ms of audio, but buffer only has ${this.bufferedMs.toFixed(2)}ms of audio.`,
-      );
-    }
+    const refusal = commitTooSmall(this.bufferedMs);
+    if (refusal) return this.error('invalid_request_error', ...refusal);
     this.heard.push(...this.faults.words(this.recognizer.flush()));
     this.item ??= { id: this.newItemId(), emitted: 0 };
     this.vad?.reset();
@@ -319,6 +314,15 @@ export class OpenAISession {
   private frame(event: Record<string, unknown>): string {
     return JSON.stringify({ event_id: `event_${randomBytes(8).toString('hex')}`, ...event });
   }
+}
+
+/** OpenAI's refusal of a commit of `bufferedMs` of uncommitted audio (its code and message), or undefined when it commits it. */
+export function commitTooSmall(bufferedMs: number): [code: string, message: string] | undefined {
+  if (bufferedMs >= MIN_COMMIT_MS) return undefined;
+  return [
+    'input_audio_buffer_commit_empty',
+    `Error committing input audio buffer: buffer too small. Expected at least ${MIN_COMMIT_MS}ms of audio, but buffer only has ${bufferedMs.toFixed(2)}ms of audio.`,
+  ];
 }
 
 function isPcm24k(format: unknown): boolean {

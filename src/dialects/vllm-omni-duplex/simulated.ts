@@ -1,5 +1,5 @@
 import type WebSocket from 'ws';
-import { ConversationSession, OUTPUT_RATE } from '../../server/sessions/conversation-session.js';
+import { ConversationSession, OUTPUT_RATE, type PendingInput } from '../../server/sessions/conversation-session.js';
 import type { SessionContext } from '../../server/sessions/session-context.js';
 import type { SimulatedDialect } from '../../server/simulated-dialect.js';
 import { asksDuplex, VLLM_OMNI_DUPLEX } from './spec.js';
@@ -21,6 +21,7 @@ export class DuplexSession extends ConversationSession {
   private acked = 0;
   private overflowed = false;
   protected readonly bargeInReason = 'barge_in';
+  protected override readonly stopsSpeechOnCommit = true;
 
   constructor(
     ws: WebSocket,
@@ -29,6 +30,16 @@ export class DuplexSession extends ConversationSession {
   ) {
     super(ws, ctx, SAMPLE_RATE);
     this.open({ type: 'session.created', session: this.describe(), resume_token: `rt_${this.sessionId}`, incarnation: 1 });
+  }
+
+  /**
+   * vLLM-Omni refuses a commit only when nothing came since the last one, speech or not
+   * (`resolve_commit` in `vllm_omni/engine/duplex/realtime_events.py`): its VAD's own commit
+   * clears the buffer it tracks, the rest of the chunk holding the stop included.
+   */
+  protected commitRefusal({ speech, appendedSinceCommit }: PendingInput): [string, string] | undefined {
+    if (speech || appendedSinceCommit) return undefined;
+    return ['input_audio_buffer_empty', 'input_audio_buffer.commit requires a non-empty input audio buffer'];
   }
 
   protected onOwnEvent(event: Record<string, unknown>): boolean {

@@ -17,6 +17,16 @@ const OUTPUT_CHUNK_MS = 200;
 
 type TurnDetection = null | { type?: unknown; threshold?: unknown; prefix_padding_ms?: unknown; silence_duration_ms?: unknown; eagerness?: unknown };
 
+/**
+ * The uncommitted input a client's commit finds: its audio, whether the server heard speech in it
+ * (its VAD's start; without a VAD, any audio), and whether any of it was appended since the last commit.
+ */
+export interface PendingInput {
+  bufferedMs: number;
+  speech: boolean;
+  appendedSinceCommit: boolean;
+}
+
 /** A response being generated: its ids, whether it was cancelled or cut, and its output item once announced (`response.output_item.added`). */
 interface Response {
   id: string;
@@ -43,6 +53,8 @@ export abstract class ConversationSession {
   /** Committed items no response has answered yet, with their words. */
   private unanswered: Array<{ itemId: string; words: string[] }> = [];
   private bufferedMs = 0;
+  /** Whether audio was appended since the last commit (what came after a VAD's stop in the chunk holding it does not count). */
+  private appendedSinceCommit = false;
   private response: Response | undefined;
   private responses = 0;
   protected readonly emissions = new EmissionQueue();
@@ -95,8 +107,10 @@ export abstract class ConversationSession {
   }
   /** `status_details.reason` of a response the user spoke over. */
   protected abstract readonly bargeInReason: string;
-  /** The least uncommitted audio a client's commit may commit, ms (OpenAI's is 100: less is `input_audio_buffer_commit_empty`). */
-  protected readonly minCommitMs: number = 0;
+  /** Whether a client's commit ends the speech its VAD hears with a `speech_stopped` first: vLLM-Omni's does, at `audio_end_ms` 0 (`resolve_commit`); OpenAI's sends none. */
+  protected readonly stopsSpeechOnCommit: boolean = false;
+  /** Why the server refuses a client's commit of `input` (its error code and message), or undefined when it commits it. */
+  protected abstract commitRefusal(input: PendingInput): [code: string, message: string] | undefined;
 
   private onMessage(data: Buffer, isBinary: boolean): void {
     if (this.faults.gone) return;
@@ -119,6 +133,7 @@ export abstract class ConversationSession {
         this.heard = [];
         this.item = undefined;
         this.bufferedMs = 0;
+        this.appendedSinceCommit = false;
         this.vad?.reset();
         return this.send({ type: 'input_audio_buffer.cleared' });
       case 'response.create':
@@ -159,6 +174,7 @@ export abstract class ConversationSession {
     const pcm = Buffer.from(audio, 'base64');
     if (this.faults.reach('streaming')) return;
     this.bufferedMs += (pcm.length / 2 / this.inputRate) * 1000;
+    this.appendedSinceCommit ||= pcm.length > 0;
     this.heard.push(...this.faults.words(this.recognizer.feed(pcm)));
     if (!this.vad && pcm.length > 0) this.item ??= newId('item');
     for (const event of this.vad?.feed(pcm) ?? []) {
@@ -173,20 +189,20 @@ export abstract class ConversationSession {
     }
   }
 
+  /**
+   * A client's commit. One of audio in which the server heard no speech (the silence after its
+   * VAD's stop) is an item no response answers, even asked (`response_create`): vLLM-Omni commits
+   * it with its response request turned off, and OpenAI's commit never answers.
+   */
   private onCommit(respond: boolean): void {
-    if (this.bufferedMs === 0 && !this.item)
-      return this.error('invalid_request_error', 'input_audio_buffer_commit_empty', 'Error committing input audio buffer: the buffer is empty.');
-    if (this.bufferedMs < this.minCommitMs) {
-      return this.error(
-        'invalid_request_error',
-        'input_audio_buffer_commit_empty',
-        `Error committing input audio buffer: buffer too small. Expected at least ${this.minCommitMs}ms of audio, but buffer only has ${this.bufferedMs.toFixed(2)}ms of audio.`,
-      );
-    }
+    const speech = this.item !== undefined;
+    const refusal = this.commitRefusal({ bufferedMs: this.bufferedMs, speech, appendedSinceCommit: this.appendedSinceCommit });
+    if (refusal) return this.error('invalid_request_error', ...refusal);
+    if (this.vad && speech && this.stopsSpeechOnCommit) this.send({ type: 'input_audio_buffer.speech_stopped', audio_end_ms: 0, item_id: this.item });
     this.heard.push(...this.faults.words(this.recognizer.flush()));
     this.item ??= newId('item');
     this.vad?.reset();
-    if (this.commit(Infinity) && respond) this.answer();
+    if (this.commit(Infinity) && respond && speech) this.answer();
   }
 
   private onResponseCreate(): void {
@@ -212,6 +228,7 @@ export abstract class ConversationSession {
     const audioMs = this.bufferedMs - leftMs;
     this.item = undefined;
     this.bufferedMs = leftMs;
+    this.appendedSinceCommit = false;
     const words = this.heard.filter((w) => w.endMs <= untilMs).map((w) => w.text);
     this.heard = this.heard.filter((w) => w.endMs > untilMs);
     const previous = this.follow(itemId);
