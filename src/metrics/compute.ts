@@ -8,7 +8,7 @@ import { corpusSpeakersOf, sessionSpeakers, type CorpusSpeakers, type InputSpeak
 import { LEGACY_NORMALIZER } from './normalizers/index.js';
 import { corpusWerInterval, normalizerList, pooledErrors, qualityBy, scoredInputs, type GroupQuality, type ScoredInput } from './quality.js';
 import { eachSamples, storeSamples, type StoredSamples } from './sample-store.js';
-import { storeMetrics, type MetricRow, type SessionMetrics, type StoredMetrics } from './stored-metrics.js';
+import { eachMetricValue, storeMetrics, type MetricRow, type SessionMetrics, type StoredMetrics } from './stored-metrics.js';
 import { evaluateSlos, type Slo, type SloResult } from './slo.js';
 import { mergeSorted, summarize, summarizeSorted, type Distribution } from './stats.js';
 import { errorRate } from './wer.js';
@@ -144,42 +144,17 @@ function poolOf(task: Task | undefined, only?: ReadonlySet<string>): Pool {
 
 /** Each value the pool holds, session by session, to `visit` with its metric's place in `pool.names`. */
 function eachPooled(sessions: readonly SessionValues[], pool: Pool, visit: (slot: number, value: number) => void): void {
-  const add = (slots: Map<string, number>, values: Record<string, number>): void => {
-    for (const name in values) {
-      const slot = slots.get(name);
-      if (slot !== undefined) visit(slot, values[name]!);
-    }
-  };
+  const slots = { session: pool.session, input: pool.input, response: pool.response };
   for (const { metrics, samples } of sessions) {
-    // Figures copied by `structuredClone` keep where the values lie, without the class; copied as JSON, the rows themselves.
-    if ('layout' in metrics) eachStored(metrics, pool, visit);
-    else {
-      const rows = metrics as SessionMetrics;
-      add(pool.session, rows.session);
-      for (const row of rows.inputs) add(pool.input, row);
-      for (const row of rows.responses) add(pool.response, row);
-    }
+    eachMetricValue(metrics, (row, name, value) => {
+      const slot = slots[row].get(name);
+      if (slot !== undefined) visit(slot, value);
+    });
     eachSamples(samples, (name, chunk, from, to) => {
       const slot = pool.samples.get(name);
       if (slot !== undefined) for (let k = from; k < to; k++) visit(slot, chunk[k]!);
     });
   }
-}
-
-/** `eachPooled` of one session's stored values, read where they lie, in the order of its rows, without making the rows. */
-function eachStored(metrics: Pick<StoredMetrics, 'layout' | 'chunk' | 'at'>, pool: Pool, visit: (slot: number, value: number) => void): void {
-  const { layout, chunk } = metrics;
-  let at = metrics.at;
-  const add = (slots: Map<string, number>, names: readonly string[]): void => {
-    for (const name of names) {
-      const slot = slots.get(name);
-      if (slot !== undefined) visit(slot, chunk[at]!);
-      at++;
-    }
-  };
-  add(pool.session, layout.session);
-  for (const names of layout.inputs) add(pool.input, names);
-  for (const names of layout.responses) add(pool.response, names);
 }
 
 /**

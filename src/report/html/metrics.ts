@@ -2,6 +2,7 @@ import { parseSlo, type Slo } from '../../metrics/slo.js';
 import { hasTag, type MetricDescription } from '../../metrics/catalog.js';
 import { definitionIn, metricsOf } from '../picks.js';
 import type { Report, ReportSession } from '../schema.js';
+import { eachMetricValue } from '../../metrics/stored-metrics.js';
 import { round } from './downsample.js';
 import { isQualityRatio } from './format.js';
 
@@ -97,11 +98,15 @@ export function storedValues(sessions: readonly ReportSession[], names: Readonly
   const push = (name: string, value: number | undefined): void => {
     if (value !== undefined) byName.get(name)?.push(value);
   };
+  // A session's own value of a metric stands for its inputs' and responses' (its row comes first).
+  const own: string[] = [];
   for (const { metrics } of sessions) {
-    for (const name in metrics.session) push(name, metrics.session[name]);
-    // A session's own value of a metric stands for its inputs' and responses'.
-    for (const values of [metrics.inputs, metrics.responses])
-      for (const one of values) for (const name in one) if (metrics.session[name] === undefined) push(name, one[name]);
+    own.length = 0;
+    eachMetricValue(metrics, (row, name, value) => {
+      if (row === 'session') own.push(name);
+      else if (own.includes(name)) return;
+      push(name, value);
+    });
   }
   return byName;
 }
