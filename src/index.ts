@@ -3,7 +3,8 @@ export { run, UsageError, type RunOptions, type RunResult } from './run/run.js';
 export { EXIT, exitCodeOf, runOutcome, slosHeld, type RunOutcome } from './run/run-outcome.js';
 export { resolveApiKey, type ApiKeySources } from './config/api-key.js';
 export { OptionsError } from './config/errors.js';
-export { writeOutputs, OUTPUT_FORMATS, type OutputFormat } from './report/outputs.js';
+export { writeOutputs } from './report/outputs.js';
+export { OUTPUT_FORMATS, type OutputFormat } from './report/output-formats.js';
 export { PROTOCOLS, DIALECTS, createDialect, type Protocol } from './dialects/index.js';
 export {
   ProtocolViolation,
