@@ -19,12 +19,9 @@ import { arrivalSchedule, isOpenLoop, isStaged, lanes, type LoadProfile } from '
 import { valuesNeeded } from '../metrics/slo.js';
 import type { ReplayedSession } from '../load/replay.js';
 import type { Pace } from '../session/pace.js';
-import { httpAgents } from '../session/http-agents.js';
-import { runHttpSession, type PreparedRequest } from '../session/http-runner.js';
-import { warmHttpClient } from '../session/http-warm-up.js';
+import type { PreparedRequest } from '../session/http-runner.js';
 import { prepareSample, prepareSilence, type PreparedTurn } from '../session/prepare.js';
 import { prepareText, tokens, type PreparedText, type TextDelivery } from '../session/prepare-text.js';
-import { prepareAudioRequest, prepareTextRequest } from '../session/prepare-request.js';
 import type { SessionResult } from '../session/runner.js';
 import type { ReceivedAudio } from '../session/received-audio.js';
 import { runWebSocketSession } from '../session/ws-runner.js';
@@ -336,6 +333,13 @@ function cadenceSpeed(chunkMs: number, cadenceMs: number): number {
 
 /** Request sessions: one request per sample, over a keep-alive pool shared by the run's sessions, the client's HTTP path warmed. */
 async function httpSessions(settings: Settings, dataset: RunDataset, dialect: HttpDialect): Promise<TransportSessions> {
+  // Loaded only for an HTTP dialect, as a WebSocket one loads them never.
+  const [{ httpAgents }, { runHttpSession }, { warmHttpClient }, { prepareAudioRequest, prepareTextRequest }] = await Promise.all([
+    import('../session/http-agents.js'),
+    import('../session/http-runner.js'),
+    import('../session/http-warm-up.js'),
+    import('../session/prepare-request.js'),
+  ]);
   const prepared = new Map<string, PreparedRequest>();
   for (const sample of dataset.samples) {
     if (sample.kind === 'text') prepared.set(sample.id, prepareTextRequest(sample, dialect));
