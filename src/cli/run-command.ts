@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { basename, resolve } from 'node:path';
 import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
-import { DEFAULT_PROTOCOL, descriptorOf, DIALECTS, FALLBACK_KEY_ENV, KEY_ENVS, PROTOCOLS, takesServerTurns, type Protocol } from '../dialects/index.js';
+import { DEFAULT_PROTOCOL, specOf, DIALECTS, FALLBACK_KEY_ENV, KEY_ENVS, PROTOCOLS, takesServerTurns, type Protocol } from '../dialects/index.js';
 import type { TranscriptionOptions } from '../dialects/transcriptions/client.js';
 import type { OpenAITurnDetection } from '../dialects/realtime-common.js';
 import { STREAM_FORMATS } from '../dialects/speech-http.js';
@@ -498,7 +498,7 @@ groupOptions(runCommand, RUN_HELP_GROUPS);
 
 /** A target of a dialect with a vendor's key variable (Deepgram, AssemblyAI, Speechmatics, ElevenLabs, OpenAI) on a host other than this machine. */
 function hostedWithoutKey(protocol: Protocol, target: string): boolean {
-  if (descriptorOf(protocol).keyEnv === undefined || !URL.canParse(target)) return false; // a bad URL is refused, in its own words, by the run
+  if (specOf(protocol).keyEnv === undefined || !URL.canParse(target)) return false; // a bad URL is refused, in its own words, by the run
   const host = new URL(target).hostname.replace(/^\[|\]$/g, '');
   return !(host === 'localhost' || host.endsWith('.localhost') || host === '::1' || host === '0.0.0.0' || host.startsWith('127.'));
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { monotonicClock } from '../runtime/clock.js';
-import { DEFAULT_PROTOCOL, DIALECTS, OWN_PATHS, sharedPathProtocol, upgradeTurnDetection, type Protocol } from '../dialects/index.js';
+import { DEFAULT_PROTOCOL, DIALECTS, loadDialects, OWN_PATHS, sharedPathProtocol, upgradeTurnDetection, type Protocol } from '../dialects/index.js';
 import { pathPattern } from '../dialects/spec.js';
 import { pcmRate, TTS_RATE } from '../dialects/tts-common.js';
 import { LiveMetrics } from '../live/metrics.js';
@@ -18,6 +18,9 @@ import { dialectInference, meteringDialect } from './metering.js';
 import { ObservedSession, type MeterSettings } from './observer.js';
 import { startRelay, type ConnectionHooks, type RelayOptions } from './relay.js';
 import { SettlingConnection } from './settling.js';
+
+// The proxy tells and meters every dialect, so every dialect's client loads with it.
+await loadDialects();
 
 export interface ProxyOptions {
   listen: Listen;

@@ -3,7 +3,7 @@ import { isMainThread } from 'node:worker_threads';
 import { defaultCacheDir, PreparedAudioCache } from '../audio/prepared-cache.js';
 import { preparedAudioReader } from '../audio/prepared-source.js';
 import type { Dialect, HttpDialect, WebSocketDialect } from '../dialects/dialect.js';
-import { createDialect, DEFAULT_PROTOCOL, descriptorOf, DIALECTS, isHttpProtocol } from '../dialects/index.js';
+import { createDialect, DEFAULT_PROTOCOL, DIALECTS, isHttpProtocol, loadDialects, specOf } from '../dialects/index.js';
 import type { Clock } from '../runtime/clock.js';
 import type { RunOptions } from '../config/options.js';
 import { resolveSettings, type Settings } from '../config/settings.js';
@@ -58,6 +58,7 @@ export async function loadRunDataset(options: RunOptions): Promise<RunDataset> {
   if (isSpeechTask(DIALECTS[protocol])) return loadTextDataset(options.data ?? BUNDLED_SAMPLES_DIR, selection);
   // Requests upload each file as the dataset holds it unless told to re-encode it.
   const keepFiles = isHttpProtocol(protocol) && options.transcription?.uploadFormat === undefined;
+  await loadDialects([protocol]);
   const rate = createDialect(protocol, resolveSettings(options).dialect).sampleRate;
   // A --workers thread reads what the main thread prepared (from the cache) or prepares its copy alone.
   const audio = preparedAudioReader(rate, { ...(await audioCache(options.audioCache)), ...(isMainThread ? {} : { threads: 1 }) });
@@ -95,13 +96,14 @@ async function audioCache(given: string | false | undefined): Promise<{ cache?: 
  * of its own, which the dialect's connect URL puts there.
  */
 export function builtInWebSocketTarget(settings: Settings, realtimeUrl: string): string {
-  return settings.speaks || descriptorOf(settings.protocol).path !== undefined ? new URL('/', realtimeUrl).toString() : realtimeUrl;
+  return settings.speaks || specOf(settings.protocol).path !== undefined ? new URL('/', realtimeUrl).toString() : realtimeUrl;
 }
 
 /** With `replay`, session i sends what the replay planned for it (its samples, chunk size, cadence and pauses as recorded). */
 export async function createRunContext(settings: Settings, dataset: RunDataset, replay?: readonly ReplayedSession[]): Promise<RunContext> {
   // Speakers are asked for only where there are reference turns to score them against.
   const diarize = dataset.samples.some((s) => s.kind !== 'text' && s.turns !== undefined);
+  await loadDialects([settings.protocol]);
   const dialect = createDialect(settings.protocol, { ...settings.dialect, ...(diarize ? { diarize } : {}) });
   const perSession = settings.turnsPerSession;
   const byId = new Map<string, Sample | TextSample>(dataset.samples.map((s) => [s.id, s]));
