@@ -1,9 +1,12 @@
 /** voxbench as a library: the CLI is a thin layer over these. */
+import { loadDialects } from './dialects/index.js';
+
 export { run, UsageError, type RunOptions, type RunResult } from './run/run.js';
 export { EXIT, exitCodeOf, runOutcome, slosHeld, type RunOutcome } from './run/run-outcome.js';
 export { resolveApiKey, type ApiKeySources } from './config/api-key.js';
 export { OptionsError } from './config/errors.js';
-export { writeOutputs, OUTPUT_FORMATS, type OutputFormat } from './report/outputs.js';
+export { writeOutputs } from './report/outputs.js';
+export { OUTPUT_FORMATS, type OutputFormat } from './report/output-formats.js';
 export { PROTOCOLS, DIALECTS, createDialect, type Protocol } from './dialects/index.js';
 export {
   ProtocolViolation,
@@ -95,3 +98,6 @@ export { startProxy, protocolOfUpgrade, type ProxyOptions, type RunningProxy } f
 export { LiveMetrics, LATENCY_BUCKETS, type SessionLabels } from './live/metrics.js';
 export { serveMetrics, type MetricsEndpoint } from './live/serve.js';
 export { VERSION } from './util/version.js';
+
+// createDialect is synchronous, so every dialect's client loads with the library (the CLI loads only the one it speaks).
+await loadDialects();

@@ -3,7 +3,10 @@ import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { flagMessage } from '../src/cli/option-flags.js';
+import { OptionsError } from '../src/config/errors.js';
 import type { Report } from '../src/report/schema.js';
+import type { RunOptions } from '../src/run/run.js';
 import { readSessionLog } from '../src/report/session-log.js';
 import { CLI, runNode, sharedTarget, tempDir } from './helpers.js';
 
@@ -82,10 +85,12 @@ describe('voxbench CLI (spawned)', () => {
     assert.equal(report.benchmarks[0]!.summary.sessions.failed, 2);
   });
 
+  // Each refusal's exit code and one line come from the CLI: spawned for those the CLI words itself (a flag's parser,
+  // the run command's checks, the sending flags a dialect refuses, which the CLI passes only when given) and for one
+  // of each kind run() words (OptionsError: --target http://, DatasetError).
   for (const [args, message] of [
     [['--pace', 'fast'], 'voxbench: error: --pace takes realtime, Nx (e.g. 2x) or none, got "fast"'],
     [['--target', 'http://x/v1/realtime', '--model', 'm'], 'voxbench: error: --target must be a ws:// or wss:// URL for --protocol vllm, got http://'],
-    [['--target', 'ws://localhost:1/v1/realtime'], 'voxbench: error: --model is required with --target: name the model the server serves'],
     [['--data', '/nonexistent/dir'], 'voxbench: error: /nonexistent/dir: cannot read the dataset (ENOENT)'],
     [
       ['--concurrency', 'many'],
@@ -108,15 +113,10 @@ describe('voxbench CLI (spawned)', () => {
       'voxbench: error: --warmup and --cooldown leave out every one of --max-sessions 2: nothing would be measured; leave out fewer sessions or run more',
     ],
     [['--profile', 'capacity'], 'voxbench: error: --profile capacity needs at least one --slo to search against, e.g. --slo "p95(ttft_ms)<800"'],
-    [['--target', 'ws://localhost:1/v1/realtime#x', '--model', 'm'], 'voxbench: error: --target cannot have a #fragment (#x); WebSocket URLs do not carry one'],
     // Sending flags a dialect cannot apply are refused, not silently ignored.
     [
       ['--protocol', 'vllm-transcriptions', '--pace', '10x'],
       'voxbench: error: --pace times a stream, and --protocol vllm-transcriptions sends each input in one request: leave --pace out',
-    ],
-    [
-      ['--protocol', 'vllm-omni-speech-ws', '--pace', '10x'],
-      'voxbench: error: --pace times a stream, and --protocol vllm-omni-speech-ws is given each text whole: leave --pace out, or stream the text with --text-rate',
     ],
     [
       ['--protocol', 'openai-speech', '--chunk-ms', '50'],
@@ -131,6 +131,34 @@ describe('voxbench CLI (spawned)', () => {
       const result = await runNode([CLI, 'run', ...args]);
       assert.equal(result.code, 2);
       assert.equal(result.stderr, `${message}\n`, 'exactly one line, no stack trace');
+    });
+  }
+
+  // The other refusals run() words itself, checked in-process (a spawn costs more), in the words the CLI prints.
+  for (const [args, options, message] of [
+    [
+      ['--target', 'ws://localhost:1/v1/realtime'],
+      { target: 'ws://localhost:1/v1/realtime' },
+      '--model is required with --target: name the model the server serves',
+    ],
+    [
+      ['--target', 'ws://localhost:1/v1/realtime#x', '--model', 'm'],
+      { target: 'ws://localhost:1/v1/realtime#x', model: 'm' },
+      '--target cannot have a #fragment (#x); WebSocket URLs do not carry one',
+    ],
+    [
+      ['--protocol', 'vllm-omni-speech-ws', '--pace', '10x'],
+      { protocol: 'vllm-omni-speech-ws', pace: { kind: 'realtime', speed: 10 } },
+      '--pace times a stream, and --protocol vllm-omni-speech-ws is given each text whole: leave --pace out, or stream the text with --text-rate',
+    ],
+  ] as const satisfies ReadonlyArray<readonly [readonly string[], RunOptions, string]>) {
+    it(`rejects ${args.join(' ')}: run() says why in the flags' words`, async () => {
+      const { run } = await import('../src/run/run.js');
+      await assert.rejects(run(options), (err: Error) => {
+        assert.ok(err instanceof OptionsError, err.message);
+        assert.equal(flagMessage(err), message);
+        return true;
+      });
     });
   }
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type WebSocket from 'ws';
 import { ProtocolViolation, type WebSocketDialect } from '../src/dialects/dialect.js';
-import { createDialect } from '../src/dialects/index.js';
+import { createDialect, loadDialects } from '../src/dialects/index.js';
 import { interpretScribeMessage, readScribeSent } from '../src/dialects/elevenlabs-scribe/client.js';
 import { ELEVENLABS_SCRIBE, SCRIBE_ERRORS } from '../src/dialects/elevenlabs-scribe/spec.js';
 import { resolveApiKey } from '../src/config/api-key.js';
@@ -13,6 +13,8 @@ import { DEFAULT_LATENCY } from '../src/server/models/latency-model.js';
 import { sessionView } from '../src/views/session-view.js';
 import type { ReceivedFrame } from '../src/timeline/types.js';
 import { messageText, oneInputTimeline, rawServer, testServer } from './helpers.js';
+
+await loadDialects();
 
 const PROTOCOL = 'elevenlabs-scribe';
 const MODEL = ELEVENLABS_SCRIBE.defaultModel;

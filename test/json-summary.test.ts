@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { parseStatistics, type JsonSummary } from '../src/report/json-summary.js';
+import type { JsonSummary } from '../src/report/json-summary.js';
+import { parseStatistics } from '../src/report/statistics.js';
 import { UsageError } from '../src/util/errors.js';
 import { CLI, runNode, sharedTarget, tempDir } from './helpers.js';
 

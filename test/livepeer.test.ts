@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import WebSocket, { WebSocketServer } from 'ws';
-import { createDialect } from '../src/dialects/index.js';
+import { createDialect, loadDialects } from '../src/dialects/index.js';
 import { interpretLivepeerEvent } from '../src/dialects/livepeer/client.js';
 import type { WebSocketDialect } from '../src/dialects/dialect.js';
 import { startProxy } from '../src/proxy/proxy.js';
@@ -12,6 +12,8 @@ import { run, type RunOptions } from '../src/run/run.js';
 import { DEFAULT_LATENCY } from '../src/server/models/latency-model.js';
 import type { WebSocketTransport } from '../src/timeline/types.js';
 import { messageText, tempDir, testServer } from './helpers.js';
+
+await loadDialects();
 
 const MODEL = 'mistralai/Voxtral-Mini-4B-Realtime-2602';
 const FAST = { ...DEFAULT_LATENCY, baseDelayMs: 20, jitterMs: 0, perWordMs: 2, finalizeMs: 20 };

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { createDialect, type Protocol } from '../src/dialects/index.js';
+import { createDialect, loadDialects, type Protocol } from '../src/dialects/index.js';
 import { decoderOf, ProtocolViolation, type HttpDialect, type WebSocketDialect } from '../src/dialects/dialect.js';
 import { monotonicClock } from '../src/runtime/clock.js';
 import { TEXT_LIMITS } from '../src/dialects/text-limits.js';
@@ -15,6 +15,8 @@ import { renderSummary } from '../src/report/console.js';
 import { run } from '../src/run/run.js';
 import { sessionView } from '../src/views/session-view.js';
 import { messageText, tempDir } from './helpers.js';
+
+await loadDialects();
 
 const SPEECH = { model: 'm', responseFormat: 'pcm', streamFormat: 'audio', outputRate: 24_000 } as const;
 const dialectOf = (protocol: Protocol) => createDialect(protocol, { model: 'm', speech: SPEECH, turnDetection: { type: 'none' } });

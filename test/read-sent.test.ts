@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createDialect } from '../src/dialects/index.js';
+import { createDialect, loadDialects } from '../src/dialects/index.js';
 import type { WebSocketDialect } from '../src/dialects/dialect.js';
+
+await loadDialects();
 
 const SPEECH = { model: 'm', responseFormat: 'pcm', streamFormat: 'audio', outputRate: 24_000 } as const;
 const dialect = (protocol: 'vllm' | 'openai' | 'openai-beta', type: 'none' | 'server_vad' = 'none'): WebSocketDialect =>

@@ -12,7 +12,7 @@ import { mergeReports } from '../src/report/merge.js';
 import { writeOutputs } from '../src/report/outputs.js';
 import { readHeldReport, readReport, recompute } from '../src/report/recompute.js';
 import { readReportHeader } from '../src/report/report-header.js';
-import { parseMetaEntry } from '../src/report/record.js';
+import { parseMetaEntry } from '../src/report/meta-entry.js';
 import { reportJsonChunks } from '../src/report/report-json.js';
 import { IN_MEMORY_ONLY, type HeldReport, type Report } from '../src/report/schema.js';
 import { readLoggedAt, readSessionLog, SESSION_LOG, streamSessionLog, type LoggedSession, type LogPlace } from '../src/report/session-log.js';

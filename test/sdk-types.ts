@@ -24,6 +24,13 @@ export function assertTypes(preamble: string, checks: Array<{ value: unknown; ty
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
+/**
+ * The files a check reads besides its own (TypeScript's libs, the SDKs' declarations), parsed once per test file and
+ * shared by its checks' programs, as an editor's language service shares them: they never change while the tests
+ * run, and parsing them again was most of each check's CPU.
+ */
+const parsed = new Map<string, ts.SourceFile | undefined>();
+
 export function typeErrors(preamble: string, checks: Array<{ value: unknown; type: string }>): string[] {
   // In the repository's root, so the SDKs resolve from its node_modules; never written to disk.
   const file = join(ROOT, '__sdk_shapes_check__.ts');
@@ -42,7 +49,11 @@ export function typeErrors(preamble: string, checks: Array<{ value: unknown; typ
   const getSourceFile = host.getSourceFile.bind(host);
   const fileExists = host.fileExists.bind(host);
   const read = host.readFile.bind(host);
-  host.getSourceFile = (name, language, ...rest) => (name === file ? ts.createSourceFile(name, source, language) : getSourceFile(name, language, ...rest));
+  host.getSourceFile = (name, language, ...rest) => {
+    if (name === file) return ts.createSourceFile(name, source, language);
+    if (!parsed.has(name)) parsed.set(name, getSourceFile(name, language, ...rest));
+    return parsed.get(name);
+  };
   host.fileExists = (name) => name === file || fileExists(name);
   host.readFile = (name) => (name === file ? source : read(name));
   const program = ts.createProgram([file], options, host);

@@ -7,7 +7,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { monotonicClock } from '../src/runtime/clock.js';
 import { resolveSettings, UsageError } from '../src/config/settings.js';
 import type { HttpDialect, WebSocketDialect } from '../src/dialects/dialect.js';
-import { createDialect } from '../src/dialects/index.js';
+import { createDialect, loadDialects } from '../src/dialects/index.js';
 import { transcriptionBodyDecoder } from '../src/dialects/transcription-body.js';
 import { run } from '../src/run/run.js';
 import { TEXT_LIMITS } from '../src/dialects/text-limits.js';
@@ -19,6 +19,8 @@ import type { SessionCaps } from '../src/session/session-caps.js';
 import { runWebSocketSession } from '../src/session/ws-runner.js';
 import type { SessionResult } from '../src/session/runner.js';
 import { CLI, runNode, messageText } from './helpers.js';
+
+await loadDialects();
 
 /** 10 ms of 24 kHz PCM16: one audio frame of the hostile servers. */
 const FRAME = Buffer.alloc(480);

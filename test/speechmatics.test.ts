@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type WebSocket from 'ws';
 import { ProtocolViolation, type WebSocketDialect } from '../src/dialects/dialect.js';
-import { createDialect, type Protocol } from '../src/dialects/index.js';
+import { createDialect, loadDialects, type Protocol } from '../src/dialects/index.js';
 import { SPEECHMATICS } from '../src/dialects/speechmatics/spec.js';
 import { wordEmissionLatencies } from '../src/metrics/emission.js';
 import { startProxy } from '../src/proxy/proxy.js';
@@ -11,6 +11,8 @@ import { run, type RunOptions } from '../src/run/run.js';
 import { parseFaultScenario } from '../src/server/faults/faults.js';
 import { sessionView } from '../src/views/session-view.js';
 import { messageText, oneInputTimeline, rawServer, tempDir, testServer } from './helpers.js';
+
+await loadDialects();
 
 const dialect = createDialect('speechmatics', {
   model: 'enhanced',

@@ -6,7 +6,7 @@ import { monotonicClock } from '../src/runtime/clock.js';
 import { resolveSettings } from '../src/config/settings.js';
 import { run } from '../src/run/run.js';
 import type { WebSocketDialect } from '../src/dialects/dialect.js';
-import { createDialect, type Protocol } from '../src/dialects/index.js';
+import { createDialect, loadDialects, type Protocol } from '../src/dialects/index.js';
 import { CARTESIA } from '../src/dialects/cartesia/spec.js';
 import { DEEPGRAM_AURA } from '../src/dialects/deepgram-aura/spec.js';
 import { ELEVENLABS } from '../src/dialects/elevenlabs/spec.js';
@@ -23,6 +23,8 @@ import { DEFAULT_TIMEOUTS } from '../src/session/runner.js';
 import { runWebSocketSession } from '../src/session/ws-runner.js';
 import type { SessionTimeline } from '../src/timeline/types.js';
 import { messageText } from './helpers.js';
+
+await loadDialects();
 
 const MODELS: Partial<Record<Protocol, string>> = {
   'vllm-omni-speech-ws': DEFAULT_OMNI_SPEECH_MODEL,

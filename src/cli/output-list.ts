@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '@commander-js/extra-typings';
-import { OUTPUT_FORMATS, type OutputFormat } from '../report/outputs.js';
+import { OUTPUT_FORMATS, type OutputFormat } from '../report/output-formats.js';
 
 /**
  * A comma-separated list of output formats, e.g. `json,csv,md`. Apart from parse.ts:

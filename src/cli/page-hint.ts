@@ -1,4 +1,4 @@
-import type { OutputFormat } from '../report/outputs.js';
+import type { OutputFormat } from '../report/output-formats.js';
 
 /**
  * After `Wrote: ...`, when `--outputs` left the HTML page out: the command that writes

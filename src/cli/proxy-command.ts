@@ -6,7 +6,7 @@ import { METERED_PROTOCOLS, OWN_PATHS } from '../dialects/index.js';
 import { plural } from '../util/plural.js';
 import { printable } from '../util/printable.js';
 import { renderSummary } from '../report/console.js';
-import { DEFAULT_OUTPUTS, OUTPUT_FORMATS } from '../report/outputs.js';
+import { DEFAULT_OUTPUTS, OUTPUT_FORMATS } from '../report/output-formats.js';
 import { redactUrl } from '../report/redact.js';
 import { EXIT } from '../run/run-outcome.js';
 import type { SessionRecord } from '../timeline/types.js';

@@ -9,7 +9,7 @@ import { writeFile } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { CommandUnknownOpts, Option } from '@commander-js/extra-typings';
 import { Counter, Gauge, Histogram } from 'prom-client';
-import { descriptorOf, FALLBACK_KEY_ENV, METERED_PROTOCOLS, PROTOCOLS, takesServerTurns } from '../dialects/index.js';
+import { specOf, FALLBACK_KEY_ENV, METERED_PROTOCOLS, PROTOCOLS, takesServerTurns } from '../dialects/index.js';
 import type { AuthScheme, DialectSpec } from '../dialects/spec.js';
 import { LiveMetrics, latencyMetrics } from '../live/metrics.js';
 import { describeMetrics } from '../metrics/catalog.js';
@@ -149,7 +149,7 @@ export function renderMetricsReference(): string {
 
 /** Each dialect's row, from the registry: its spec and whether the proxy meters it. */
 function dialectRows(): Array<DialectSpec & { metered: boolean; serverTurns: boolean }> {
-  return PROTOCOLS.map((name) => ({ ...descriptorOf(name), metered: METERED_PROTOCOLS.includes(name), serverTurns: takesServerTurns(name) }));
+  return PROTOCOLS.map((name) => ({ ...specOf(name), metered: METERED_PROTOCOLS.includes(name), serverTurns: takesServerTurns(name) }));
 }
 
 const AUTH: Record<AuthScheme, string> = {

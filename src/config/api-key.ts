@@ -1,4 +1,4 @@
-import { DEFAULT_PROTOCOL, descriptorOf, FALLBACK_KEY_ENV, type Protocol } from '../dialects/index.js';
+import { DEFAULT_PROTOCOL, specOf, FALLBACK_KEY_ENV, type Protocol } from '../dialects/index.js';
 import { option, optionsError } from './errors.js';
 
 /** Where a run's API key may come from, as the CLI's `--api-key` and `--api-key-env` give them. */
@@ -39,7 +39,7 @@ export function findApiKey(sources: ApiKeySources, env: NodeJS.ProcessEnv = proc
 
 /** The environment variables a dialect reads its key from, in order. */
 export function keyVariables(protocol: Protocol): string[] {
-  const own = descriptorOf(protocol).keyEnv;
+  const own = specOf(protocol).keyEnv;
   return [...(own !== undefined ? [own] : []), FALLBACK_KEY_ENV];
 }
 

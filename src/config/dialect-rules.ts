@@ -1,4 +1,4 @@
-import { DEFAULT_PROTOCOL, descriptorOf, DIALECTS, isHttpProtocol, isHttpTarget, PROTOCOLS, takesServerTurns, type Protocol } from '../dialects/index.js';
+import { DEFAULT_PROTOCOL, specOf, DIALECTS, isHttpProtocol, isHttpTarget, PROTOCOLS, takesServerTurns, type Protocol } from '../dialects/index.js';
 import { STREAM_FORMATS, type SpeechSettings } from '../dialects/speech-http.js';
 import type { OpenAITurnDetection } from '../dialects/realtime-common.js';
 import { DEFAULT_TRANSCRIPTION, STREAMED_TRANSCRIPTION_FORMATS, TRANSCRIPTION_FORMATS, type TranscriptionOptions } from '../dialects/transcriptions/client.js';
@@ -16,7 +16,7 @@ import type { QualityOptions, RunOptions } from './options.js';
  */
 
 /** The model each dialect names when none is given (the built-in server serves it). */
-export const DEFAULT_MODELS = Object.fromEntries(PROTOCOLS.map((p) => [p, descriptorOf(p).defaultModel])) as Record<Protocol, string>;
+export const DEFAULT_MODELS = Object.fromEntries(PROTOCOLS.map((p) => [p, specOf(p).defaultModel])) as Record<Protocol, string>;
 
 const PROTOCOL = option('protocol');
 
@@ -43,7 +43,7 @@ export function checkProtocol(options: RunOptions): { protocol: Protocol; turnDe
   const detection = option('turnDetection');
   if (turnDetection.type !== 'none') {
     const vad = SERVER_VAD_TRANSCRIPTION.join(' or ');
-    const clientTurnsOnly = descriptorOf(protocol).limits?.clientTurnsOnly;
+    const clientTurnsOnly = specOf(protocol).limits?.clientTurnsOnly;
     if (clientTurnsOnly !== undefined) throw optionsError`${detection} needs ${PROTOCOL} ${vad}; ${clientTurnsOnly}`;
     if (isHttpProtocol(protocol)) throw optionsError`${detection} needs ${PROTOCOL} ${vad}; ${PROTOCOL} ${protocol} sends each input in one request`;
   }
@@ -114,7 +114,7 @@ export function checkSpeech(
   }
   const playbackBufferMs = options.playbackBufferMs ?? DEFAULT_PLAYBACK_BUFFER_MS;
   nonNegative(option('playbackBufferMs'), playbackBufferMs);
-  const { limits } = descriptorOf(protocol);
+  const { limits } = specOf(protocol);
   if (limits?.oneInputPerSession !== undefined && turnsPerSession > 1) {
     throw optionsError`${PROTOCOL} ${protocol} takes one input per session${limits.oneInputPerSession}; leave ${option('turnsPerSession')} at 1`;
   }

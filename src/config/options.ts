@@ -10,7 +10,7 @@ import type { ReplayOptions } from '../load/replay.js';
 import type { ShapeHeader, ShapeSession } from '../load/traffic-shape.js';
 import type { MeasurementWindow } from '../metrics/window.js';
 import type { Pricing } from '../metrics/cost.js';
-import type { OutputFormat } from '../report/outputs.js';
+import type { OutputFormat } from '../report/output-formats.js';
 import type { ConfigFileRecord, Meta, RunConfig } from '../report/schema.js';
 import type { ServerOptions } from '../server/server.js';
 import type { Pace } from '../session/pace.js';

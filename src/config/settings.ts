@@ -2,7 +2,7 @@ import { keyNote } from './api-key.js';
 import { normalizerOption } from './normalizer-option.js';
 import { diarizationRulesOption } from './diarization-rules.js';
 import type { DiarizationRules } from '../metrics/diarization/rules.js';
-import { descriptorOf, type DialectSettings, type Protocol } from '../dialects/index.js';
+import { specOf, type DialectSettings, type Protocol } from '../dialects/index.js';
 import { authHeaders } from '../dialects/spec.js';
 import type { OpenAITurnDetection } from '../dialects/realtime-common.js';
 import type { ErrorRateStop } from '../load/error-stop.js';
@@ -96,14 +96,14 @@ export function resolveSettings(options: RunOptions): Settings {
   const { protocol, turnDetection } = checkProtocol(options);
   const { uploadFormat, ...requestOptions } = checkTranscription(options, protocol);
   const plan = resolvePlan(options);
-  const task = descriptorOf(protocol).task;
+  const task = specOf(protocol).task;
   const slos = checkSlos(options.slos ?? [], protocol, task);
   if (plan.kind === 'capacity' && slos.length === 0)
     throw optionsError`${option('capacity')} needs at least one ${option('slos')} to search against, e.g. ${option('slos: ["p95(ttft_ms)<800"]', 'slos.example')}`;
   checkStops(options);
   const chunkMs = options.chunkMs ?? 100;
   positive(option('chunkMs'), chunkMs, false);
-  const chunkLimit = descriptorOf(protocol).limits?.chunkMs;
+  const chunkLimit = specOf(protocol).limits?.chunkMs;
   if (chunkLimit && !(chunkMs >= chunkLimit.min && chunkMs <= chunkLimit.max))
     throw optionsError`${option('chunkMs')} ${chunkMs} is outside the ${chunkLimit.min}-${chunkLimit.max} ms ${option('protocol')} ${protocol} takes per message${chunkLimit.why}; choose a value in that range`;
   const turnsPerSession = options.turnsPerSession ?? 1;
@@ -184,7 +184,7 @@ export function resolveSettings(options: RunOptions): Settings {
     caps,
     workers,
     ...(options.shard ? { shard: options.shard } : {}),
-    headers: options.apiKey ? authHeaders(descriptorOf(protocol).auth, options.apiKey) : {},
+    headers: options.apiKey ? authHeaders(specOf(protocol).auth, options.apiKey) : {},
     keyNote: keyNote(protocol, options.apiKey ? (options.apiKeySource ?? 'the apiKey option') : undefined),
     tls: {
       ...(options.tls?.ca !== undefined ? { ca: options.tls.ca } : {}),

@@ -4,14 +4,11 @@ import { extname } from 'node:path';
 import { AudioDecodeError, audioSeconds, decodeAudio, type MonoAudio } from '../audio/decode.js';
 import { DECODE_IN_THREAD, type AudioReader } from '../audio/prepared-source.js';
 import { DEFAULT_SPEECH_RMS, loudestFrameRms, pcm16WavFacts } from '../audio/energy.js';
-import { arrowSource } from './arrow.js';
 import type { DatasetColumns, Need } from './columns.js';
 import type { Dataset, DatasetProblem, Sample, SpeakerTurn } from './dataset.js';
 import { DatasetError, describePlace, describeProblem } from './errors.js';
 import { AUDIO_EXTENSIONS, folderSource } from './folder.js';
-import { manifestSource } from './manifest.js';
-import { parquetSource } from './parquet.js';
-import { hubSource, type HubOptions } from './hub/source.js';
+import type { HubOptions } from './hub/source.js';
 import { isHubDataset } from './hub/id.js';
 import { DatasetRttm } from './rttm.js';
 import { languageMatches, seededOrder } from './select.js';
@@ -69,9 +66,12 @@ async function loadFromSource(source: DatasetSource, options: DatasetOptions): P
   return { ...dataset, samples: items };
 }
 
-/** The kind of dataset at `path` (or the Hub dataset it names), as a source to read. */
+/**
+ * The kind of dataset at `path` (or the Hub dataset it names), as a source to read. Each kind's reader is loaded
+ * only for its kind: a run on a folder (the bundled samples) need not load the Hub's, Parquet's and Arrow's.
+ */
 export async function openDataset(path: string, options: Pick<DatasetOptions, 'columns' | 'split' | 'hub'> = {}, need: Need = 'audio'): Promise<DatasetSource> {
-  if (isHubDataset(path)) return hubSource(path, options, need);
+  if (isHubDataset(path)) return (await import('./hub/source.js')).hubSource(path, options, need);
   const columns = options.columns ?? {};
   let isFile: boolean;
   try {
@@ -81,15 +81,16 @@ export async function openDataset(path: string, options: Pick<DatasetOptions, 'c
   }
   if (isFile) {
     const ext = extname(path).toLowerCase();
-    if (MANIFEST_EXTENSIONS.has(ext)) return manifestSource(path, columns, need);
-    if (ext === '.parquet') return parquetSource(path, columns, true, need);
-    if (ext === '.arrow') return arrowSource(path, columns, true, need);
+    if (MANIFEST_EXTENSIONS.has(ext)) return (await import('./manifest.js')).manifestSource(path, columns, need);
+    if (ext === '.parquet') return (await import('./parquet.js')).parquetSource(path, columns, true, need);
+    if (ext === '.arrow') return (await import('./arrow.js')).arrowSource(path, columns, true, need);
     throw new DatasetError(`${path}: not a dataset; give a folder of audio files, a .jsonl manifest, a .parquet file or a Hugging Face save_to_disk folder`);
   }
   const names = await readdir(path);
-  if (names.includes('dataset_dict.json') || names.includes('state.json')) return arrowSource(path, columns, false, need);
+  if (names.includes('dataset_dict.json') || names.includes('state.json')) return (await import('./arrow.js')).arrowSource(path, columns, false, need);
   if (names.some((n) => AUDIO_EXTENSIONS.has(extname(n).toLowerCase()))) return folderSource(path);
-  if ((await readdir(path, { recursive: true })).some((n) => n.endsWith('.parquet'))) return parquetSource(path, columns, false, need);
+  if ((await readdir(path, { recursive: true })).some((n) => n.endsWith('.parquet')))
+    return (await import('./parquet.js')).parquetSource(path, columns, false, need);
   return folderSource(path);
 }
 

@@ -14,22 +14,9 @@ export type DialectSettings = Omit<OpenAISettings, 'beta'> & {
   diarize?: boolean;
 };
 
-/** What a dialect cannot do, which `resolveSettings` refuses with a usage error naming it. */
-export interface DialectLimits {
-  /** One input per session, and why (appended to the message: `: its end of input closes the socket`). */
-  oneInputPerSession?: string;
-  /** The only PCM rate it speaks at (`--output-rate`). */
-  outputRate?: number;
-  /** Why the client must end every input (no server turn detection), for the message refusing `--turn-detection`. */
-  clientTurnsOnly?: string;
-  /** The audio one message may carry, ms (`--chunk-ms`), and why (appended to the message refusing another). */
-  chunkMs?: { min: number; max: number; why: string };
-}
-
-/** The client side of a dialect: its shared spec, how to build its codec, and its limits. `dialects/index.ts` lists them. */
+/** The client side of a dialect: its shared spec (with its limits) and how to build its codec. `dialects/index.ts` loads them. */
 export interface DialectDescriptor extends DialectSpec {
   create(settings: DialectSettings): Dialect;
-  readonly limits?: DialectLimits;
   /**
    * On the shared `/v1/realtime` (a dialect without a `path`), whether the proxy takes an
    * upgrade to speak it, by its query and headers; the registry asks in `SHARED_PATH`'s order.

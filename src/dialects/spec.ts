@@ -37,6 +37,20 @@ export interface DialectSpec {
   readonly defaultModel: string;
   /** The environment variable its vendor's own clients read the key from, tried before VOXBENCH_API_KEY. */
   readonly keyEnv?: string;
+  /** What its client cannot do, read before a run loads the client (the options are checked first). */
+  readonly limits?: DialectLimits;
+}
+
+/** What a dialect cannot do, which `resolveSettings` refuses with a usage error naming it. */
+export interface DialectLimits {
+  /** One input per session, and why (appended to the message: `: its end of input closes the socket`). */
+  readonly oneInputPerSession?: string;
+  /** The only PCM rate it speaks at (`--output-rate`). */
+  readonly outputRate?: number;
+  /** Why the client must end every input (no server turn detection), for the message refusing `--turn-detection`. */
+  readonly clientTurnsOnly?: string;
+  /** The audio one message may carry, ms (`--chunk-ms`), and why (appended to the message refusing another). */
+  readonly chunkMs?: { readonly min: number; readonly max: number; readonly why: string };
 }
 
 /** A WebSocket upgrade as a dialect is told by it: its URL (path and query) and headers. */

@@ -1,12 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { monotonicClock } from '../runtime/clock.js';
-import { DEFAULT_PROTOCOL, DIALECTS, OWN_PATHS, sharedPathProtocol, upgradeTurnDetection, type Protocol } from '../dialects/index.js';
+import { DEFAULT_PROTOCOL, DIALECTS, loadDialects, OWN_PATHS, sharedPathProtocol, upgradeTurnDetection, type Protocol } from '../dialects/index.js';
 import { pathPattern } from '../dialects/spec.js';
 import { pcmRate, TTS_RATE } from '../dialects/tts-common.js';
 import { LiveMetrics } from '../live/metrics.js';
 import { serveMetrics, type Listen, type MetricsEndpoint } from '../live/serve.js';
-import { writeOutputs, type OutputFormat } from '../report/outputs.js';
+import { writeOutputs } from '../report/outputs.js';
+import type { OutputFormat } from '../report/output-formats.js';
 import { redactUrl } from '../report/redact.js';
 import { TEXT_LIMITS } from '../dialects/text-limits.js';
 import type { HeldReport } from '../report/schema.js';
@@ -17,6 +18,9 @@ import { dialectInference, meteringDialect } from './metering.js';
 import { ObservedSession, type MeterSettings } from './observer.js';
 import { startRelay, type ConnectionHooks, type RelayOptions } from './relay.js';
 import { SettlingConnection } from './settling.js';
+
+// The proxy tells and meters every dialect, so every dialect's client loads with it.
+await loadDialects();
 
 export interface ProxyOptions {
   listen: Listen;

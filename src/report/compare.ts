@@ -8,7 +8,7 @@ import type { Comparison, CorpusComparison, MetricComparison, Verdict } from './
 import { cdfPoints, round } from './html/downsample.js';
 import { measuredCompleted } from './picks.js';
 import { benchmarksByLevel } from './levels.js';
-import type { Statistic } from './json-summary.js';
+import type { Statistic } from './statistics.js';
 import { metricsOf, spanText } from './picks.js';
 import { ReportError } from './recompute.js';
 import type { Benchmark, Report, ReportSession } from './schema.js';

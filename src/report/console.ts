@@ -19,7 +19,8 @@ import { fixed } from './fixed.js';
 import { costText } from './cost-text.js';
 import { SERVER_SERIES_SHOWN, seriesOverLevel, seriesTitle, telemetryWarnings } from './telemetry.js';
 import { speakerLines, speakerRulesLine } from './speaker-lines.js';
-import { statisticsOf, type Statistic } from './json-summary.js';
+import { statisticsOf } from './json-summary.js';
+import type { Statistic } from './statistics.js';
 
 const COLUMNS = ['count', 'mean', 'p50', 'p90', 'p95', 'p99', 'max'] as const;
 

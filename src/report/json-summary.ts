@@ -3,42 +3,12 @@ import type { SloResult } from '../metrics/slo.js';
 import type { Cost } from '../metrics/cost.js';
 import { percentile, type Distribution } from '../metrics/stats.js';
 import { UsageError } from '../util/errors.js';
+import { DEFAULT_STATISTICS, STORED_STATISTICS, type Statistic } from './statistics.js';
 import { headlineLatencies, measuredCompleted, metricsOf } from './picks.js';
 import { coldWarmOf } from './cold-warm.js';
 import type { Start } from '../metrics/cold-start.js';
 import type { Benchmark, ReplayConfig, Report, TelemetrySeries } from './schema.js';
 import { seriesLabel, seriesOverLevel, seriesTitle, telemetryWarnings } from './telemetry.js';
-
-/**
- * A statistic of a metric's distribution, as `--percentiles` names it (as k6's
- * summaryTrendStats does): `count`, `mean`, `std`, `min`, `max`, or `pN` (e.g. p50,
- * p99.9).
- */
-export type Statistic = string;
-
-/**
- * The statistics the console table and the compact JSON show without `--percentiles`:
- * the console's columns before the flag existed (count is always shown besides).
- */
-export const DEFAULT_STATISTICS: readonly Statistic[] = ['mean', 'p50', 'p90', 'p95', 'p99', 'max'];
-
-const NAMED = new Set(['mean', 'std', 'min', 'max']);
-const STORED = new Set<string>(['mean', 'std', 'min', 'max', 'p50', 'p90', 'p95', 'p99']);
-
-/** `--percentiles p50,p95,p99.9`: the statistics, in the order given, each once; a UsageError names what is wrong. */
-export function parseStatistics(text: string): Statistic[] {
-  const parts = text.split(',').map((s) => s.trim().toLowerCase());
-  const seen: Statistic[] = [];
-  for (const part of parts) {
-    const p = /^p(\d+(?:\.\d+)?)$/.exec(part);
-    const ok = NAMED.has(part) || (p !== null && Number(p[1]) > 0 && Number(p[1]) <= 100);
-    if (!ok)
-      throw new UsageError(`--percentiles takes a comma-separated list of pN (0 < N <= 100, e.g. p50,p95,p99.9), mean, std, min or max, got "${part || text}"`);
-    const name = p ? `p${Number(p[1])}` : part;
-    if (!seen.includes(name)) seen.push(name);
-  }
-  return seen;
-}
 
 /**
  * Each statistic of each metric of a benchmark: the stored ones from its summary, the
@@ -61,7 +31,7 @@ export function statisticsOf(
         .filter((s) => start === undefined || s.start === start)
         .map((s) => s.figures as SessionFigures | undefined);
       if (figures.some((f) => f === undefined) || (figures.length === 0 && (group ?? benchmark.summary.sessions).completed > 0))
-        throw new UsageError(`--percentiles: this report does not hold the sessions' timelines, so only ${[...STORED].join(', ')} can be shown`);
+        throw new UsageError(`--percentiles: this report does not hold the sessions' timelines, so only ${[...STORED_STATISTICS].join(', ')} can be shown`);
       pooled = poolValues(
         figures.map((f) => f!.values),
         figures[0]?.task,
@@ -75,7 +45,7 @@ export function statisticsOf(
     if (!d) continue;
     const values: Record<string, number> = { count: d.count };
     for (const stat of stats) {
-      if (STORED.has(stat)) values[stat] = d[stat as keyof Distribution];
+      if (STORED_STATISTICS.has(stat)) values[stat] = d[stat as keyof Distribution];
       else {
         const sorted = computed(name);
         values[stat] = sorted.length === 0 ? NaN : percentile(sorted, Number(stat.slice(1)));

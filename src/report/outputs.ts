@@ -1,20 +1,12 @@
 import { copyFile, mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { csvFiles } from './csv.js';
 import { DUPLEX_METRICS_FILENAME, duplexRows, mergeDuplexMetrics } from './duplex-metrics.js';
-import { drawnSessions, renderHtml } from './html/index.js';
-import { renderMarkdown } from './markdown.js';
 import { reportJsonChunks } from './report-json.js';
 import type { Report } from './schema.js';
 import { writeText } from './write-text.js';
 import { onClockOf, readLoggedAt, SESSION_LOG, writeSessionLog, type LoggedSession } from './session-log.js';
 import { upgradeRecord } from './migrate.js';
-
-export const OUTPUT_FORMATS = ['json', 'csv', 'html', 'md', 'duplex'] as const;
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
-
-/** What a run writes when not told: the document and the page a person opens (rendering it costs about 0.1 s at 10,000 sessions). */
-export const DEFAULT_OUTPUTS: readonly OutputFormat[] = ['json', 'html'];
+import { DEFAULT_OUTPUTS, type OutputFormat } from './output-formats.js';
 
 /**
  * Writes the report in each format (JSON always, HTML unless `formats` leaves it out; `duplex_metrics.json` always for the
@@ -23,15 +15,21 @@ export const DEFAULT_OUTPUTS: readonly OutputFormat[] = ['json', 'html'];
  */
 export async function writeOutputs(report: Report, dir: string, formats: readonly OutputFormat[] = DEFAULT_OUTPUTS): Promise<string[]> {
   await mkdir(dir, { recursive: true });
+  // Each renderer is loaded only for its format: a run that writes no page need not load the page's 30 modules.
+  const [csv, markdown, html] = await Promise.all([
+    formats.includes('csv') ? import('./csv.js') : undefined,
+    formats.includes('md') ? import('./markdown.js') : undefined,
+    formats.includes('html') ? import('./html/index.js') : undefined,
+  ]);
   // The few sessions a chart draws get their timelines back from the session log.
-  if (formats.includes('html')) await readDrawnTimelines(report);
+  if (html) await readDrawnTimelines(report);
   // Each file is rendered just before it is written and let go after: at 100,000 sessions the CSV files, the page and
   // report.json's pieces held at once added about 170 MiB to the peak (issue 38).
   const files: Record<string, () => Iterable<string>> = {};
-  if (formats.includes('csv')) Object.assign(files, csvFiles(report));
-  if (formats.includes('md')) files['summary.md'] = () => [renderMarkdown(report)];
+  if (csv) Object.assign(files, csv.csvFiles(report));
+  if (markdown) files['summary.md'] = () => [markdown.renderMarkdown(report)];
   // A report of no level (a run stopped before its first began) has no page to show.
-  if (formats.includes('html') && report.benchmarks.length > 0) files['report.html'] = () => [renderHtml(report)];
+  if (html && report.benchmarks.length > 0) files['report.html'] = () => [html.renderHtml(report)];
   // report.json names the log that holds the timelines: one held only in memory (a merge, an older report) is written there.
   if (!(await exists(join(dir, SESSION_LOG)))) await keepSessionLog(report, dir);
   const reportPath = join(dir, 'report.json');
@@ -46,8 +44,9 @@ export async function writeOutputs(report: Report, dir: string, formats: readonl
   return written;
 }
 
-/** Reads back from the session log the timelines of the sessions the page draws, where they are not held: before `renderHtml`. */
+/** Reads back from the session log the timelines of the sessions the page draws (`drawnSessions`), where they are not held: before `renderHtml`. */
 export async function readDrawnTimelines(report: Report): Promise<void> {
+  const { drawnSessions } = await import('./html/index.js');
   for (const session of drawnSessions(report)) {
     if (session.timeline !== undefined || session.logAt === undefined) continue;
     const entry = await readLoggedAt(session.logAt);

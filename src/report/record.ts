@@ -93,12 +93,3 @@ export function buildRecord(report: Omit<Report, 'record'>, meta: Meta = {}): Re
 }
 
 const percent = (x: number | null): string => (x === null ? 'n/a' : `${(x * 100).toFixed(2)}%`);
-
-/** Parses `section.key=value` (or `key=value`, for deployment); numbers stay numbers. */
-export function parseMetaEntry(entry: string): { section: string; key: string; value: RecordValue } | null {
-  const match = /^(?:([a-z_]+)\.)?([A-Za-z0-9_.-]+)=(.*)$/.exec(entry);
-  if (!match) return null;
-  const [, section = 'deployment', key, raw] = match;
-  const value = raw !== '' && Number.isFinite(Number(raw)) ? Number(raw) : raw!;
-  return { section, key: key!, value };
-}

@@ -3,7 +3,7 @@ import { isMainThread } from 'node:worker_threads';
 import { defaultCacheDir, PreparedAudioCache } from '../audio/prepared-cache.js';
 import { preparedAudioReader } from '../audio/prepared-source.js';
 import type { Dialect, HttpDialect, WebSocketDialect } from '../dialects/dialect.js';
-import { createDialect, DEFAULT_PROTOCOL, descriptorOf, DIALECTS, isHttpProtocol } from '../dialects/index.js';
+import { createDialect, DEFAULT_PROTOCOL, DIALECTS, isHttpProtocol, loadDialects, specOf } from '../dialects/index.js';
 import type { Clock } from '../runtime/clock.js';
 import type { RunOptions } from '../config/options.js';
 import { resolveSettings, type Settings } from '../config/settings.js';
@@ -19,12 +19,9 @@ import { arrivalSchedule, isOpenLoop, isStaged, lanes, type LoadProfile } from '
 import { valuesNeeded } from '../metrics/slo.js';
 import type { ReplayedSession } from '../load/replay.js';
 import type { Pace } from '../session/pace.js';
-import { httpAgents } from '../session/http-agents.js';
-import { runHttpSession, type PreparedRequest } from '../session/http-runner.js';
-import { warmHttpClient } from '../session/http-warm-up.js';
+import type { PreparedRequest } from '../session/http-runner.js';
 import { prepareSample, prepareSilence, type PreparedTurn } from '../session/prepare.js';
 import { prepareText, tokens, type PreparedText, type TextDelivery } from '../session/prepare-text.js';
-import { prepareAudioRequest, prepareTextRequest } from '../session/prepare-request.js';
 import type { SessionResult } from '../session/runner.js';
 import type { ReceivedAudio } from '../session/received-audio.js';
 import { runWebSocketSession } from '../session/ws-runner.js';
@@ -61,6 +58,7 @@ export async function loadRunDataset(options: RunOptions): Promise<RunDataset> {
   if (isSpeechTask(DIALECTS[protocol])) return loadTextDataset(options.data ?? BUNDLED_SAMPLES_DIR, selection);
   // Requests upload each file as the dataset holds it unless told to re-encode it.
   const keepFiles = isHttpProtocol(protocol) && options.transcription?.uploadFormat === undefined;
+  await loadDialects([protocol]);
   const rate = createDialect(protocol, resolveSettings(options).dialect).sampleRate;
   // A --workers thread reads what the main thread prepared (from the cache) or prepares its copy alone.
   const audio = preparedAudioReader(rate, { ...(await audioCache(options.audioCache)), ...(isMainThread ? {} : { threads: 1 }) });
@@ -98,13 +96,14 @@ async function audioCache(given: string | false | undefined): Promise<{ cache?: 
  * of its own, which the dialect's connect URL puts there.
  */
 export function builtInWebSocketTarget(settings: Settings, realtimeUrl: string): string {
-  return settings.speaks || descriptorOf(settings.protocol).path !== undefined ? new URL('/', realtimeUrl).toString() : realtimeUrl;
+  return settings.speaks || specOf(settings.protocol).path !== undefined ? new URL('/', realtimeUrl).toString() : realtimeUrl;
 }
 
 /** With `replay`, session i sends what the replay planned for it (its samples, chunk size, cadence and pauses as recorded). */
 export async function createRunContext(settings: Settings, dataset: RunDataset, replay?: readonly ReplayedSession[]): Promise<RunContext> {
   // Speakers are asked for only where there are reference turns to score them against.
   const diarize = dataset.samples.some((s) => s.kind !== 'text' && s.turns !== undefined);
+  await loadDialects([settings.protocol]);
   const dialect = createDialect(settings.protocol, { ...settings.dialect, ...(diarize ? { diarize } : {}) });
   const perSession = settings.turnsPerSession;
   const byId = new Map<string, Sample | TextSample>(dataset.samples.map((s) => [s.id, s]));
@@ -336,6 +335,13 @@ function cadenceSpeed(chunkMs: number, cadenceMs: number): number {
 
 /** Request sessions: one request per sample, over a keep-alive pool shared by the run's sessions, the client's HTTP path warmed. */
 async function httpSessions(settings: Settings, dataset: RunDataset, dialect: HttpDialect): Promise<TransportSessions> {
+  // Loaded only for an HTTP dialect, as a WebSocket one loads them never.
+  const [{ httpAgents }, { runHttpSession }, { warmHttpClient }, { prepareAudioRequest, prepareTextRequest }] = await Promise.all([
+    import('../session/http-agents.js'),
+    import('../session/http-runner.js'),
+    import('../session/http-warm-up.js'),
+    import('../session/prepare-request.js'),
+  ]);
   const prepared = new Map<string, PreparedRequest>();
   for (const sample of dataset.samples) {
     if (sample.kind === 'text') prepared.set(sample.id, prepareTextRequest(sample, dialect));

@@ -29,7 +29,7 @@ import { onClockOf, resumeSessionLog, SESSION_LOG, SessionLog, SessionLogError, 
 import { checkResumable } from './resume-check.js';
 import { replayOf, type RunReplay } from './replay-plan.js';
 import { scrapeUrlOf } from '../config/scrape-rules.js';
-import { startScraping, type Scraping } from '../scrape/scraper.js';
+import type { Scraping } from '../scrape/scraper.js';
 import { levelSettings } from '../report/telemetry.js';
 import { builtInWebSocketTarget, createRunContext, loadRunDataset, runLevel, type RunContext, type RunDataset } from './run-context.js';
 import { startServerThread } from '../simulator/thread.js';
@@ -138,15 +138,17 @@ async function runIn(outputDir: string | undefined, options: RunOptions, setting
 
     // The thread's receive-stamp probe starts once, before any level (a worker thread starts its own).
     if (settings.workers <= 1) probe = await startStampProbe();
+    // Loaded only with --scrape, and before the clock starts.
+    const scraper = settings.scrape ? await import('../scrape/scraper.js') : undefined;
     options.onRunStart?.(config);
     // Everything above happens before the clock starts.
     const clock = monotonicClock();
     // A report of nothing yet, marked interrupted: what a crash leaves beside the session log (the document alone: there is nothing to show).
     if (outputDir !== undefined) await writeOutputs(finish({ ...header(clock, []), stoppedBy: 'interrupted' }), outputDir, ['json']);
-    if (settings.scrape) {
+    if (settings.scrape && scraper) {
       const { urls, ...scrape } = settings.scrape;
       const told = options.onScrapeFailure ? { onFailure: (url: string, error: string) => options.onScrapeFailure?.(url, error) } : {};
-      scraping = startScraping({ ...scrape, urls: urls.map((url) => scrapeUrlOf(url, target)), ...told }, clock);
+      scraping = scraper.startScraping({ ...scrape, urls: urls.map((url) => scrapeUrlOf(url, target)), ...told }, clock);
     }
     if (settings.workers > 1) pool = await WorkerPool.start(settings.workers, atCommit(options, dataset), target, clock);
     const benchmarks: Array<Benchmark<HeldSession>> = [];

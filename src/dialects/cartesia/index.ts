@@ -4,5 +4,4 @@ import { CARTESIA } from './spec.js';
 
 export const cartesia = dialectDescriptor(CARTESIA, {
   create: (settings) => cartesiaDialect(settings.speech),
-  limits: { oneInputPerSession: ' (one context)' },
 });

@@ -8,4 +8,5 @@ export const CARTESIA = {
   path: '/tts/websocket',
   auth: 'bearer',
   defaultModel: 'sonic-3',
+  limits: { oneInputPerSession: ' (one context)' },
 } as const satisfies DialectSpec;

@@ -4,5 +4,4 @@ import { ELEVENLABS } from './spec.js';
 
 export const elevenlabs = dialectDescriptor(ELEVENLABS, {
   create: (settings) => elevenlabsDialect(settings.speech),
-  limits: { oneInputPerSession: ': its end of input closes the socket' },
 });

@@ -12,4 +12,5 @@ export const ELEVENLABS = {
   auth: 'xi-api-key',
   defaultModel: 'eleven_flash_v2_5',
   keyEnv: ELEVENLABS_KEY_ENV,
+  limits: { oneInputPerSession: ': its end of input closes the socket' },
 } as const satisfies DialectSpec;

@@ -14,6 +14,10 @@ export const LIVEPEER = {
   target: 'http',
   auth: 'bearer',
   defaultModel: 'mistralai/Voxtral-Mini-4B-Realtime-2602',
+  limits: {
+    oneInputPerSession: ': the end of its audio (the Trickle channel closed) ends the session',
+    clientTurnsOnly: "Livepeer's app transcribes until the client ends the audio (no server VAD)",
+  },
 } as const satisfies DialectSpec;
 
 /** The app's session endpoint, relative to its URL. */

@@ -4,5 +4,4 @@ import { SPEECHMATICS } from './spec.js';
 
 export const speechmatics = dialectDescriptor(SPEECHMATICS, {
   create: speechmaticsDialect,
-  limits: { clientTurnsOnly: "voxbench ends Speechmatics' utterances itself (ForceEndOfUtterance); its end-of-utterance silence trigger is not configured" },
 });

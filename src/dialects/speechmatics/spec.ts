@@ -14,4 +14,5 @@ export const SPEECHMATICS = {
   keyQuery: 'jwt',
   defaultModel: 'enhanced',
   keyEnv: 'SPEECHMATICS_API_KEY',
+  limits: { clientTurnsOnly: "voxbench ends Speechmatics' utterances itself (ForceEndOfUtterance); its end-of-utterance silence trigger is not configured" },
 } as const satisfies DialectSpec;

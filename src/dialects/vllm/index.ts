@@ -6,5 +6,4 @@ import { VLLM } from './spec.js';
 export const vllm = dialectDescriptor(VLLM, {
   create: vllmDialect,
   claims: () => true,
-  limits: { clientTurnsOnly: "vLLM's /v1/realtime has no server VAD (the client commits)" },
 });

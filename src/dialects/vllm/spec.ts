@@ -7,4 +7,5 @@ export const VLLM = {
   transport: 'websocket',
   auth: 'bearer',
   defaultModel: 'mistralai/Voxtral-Mini-4B-Realtime-2602',
+  limits: { clientTurnsOnly: "vLLM's /v1/realtime has no server VAD (the client commits)" },
 } as const satisfies DialectSpec;
