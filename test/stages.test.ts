@@ -217,7 +217,6 @@ describe('a staged run against the built-in server', () => {
         const text = await page.locator('#time').innerText();
         assert.match(text, /vllm:num_requests_running over time/);
         assert.match(text, /stages 1s:4,1s:4,1s:0/);
-        await page.screenshot({ path: join(dir, 'time.png'), fullPage: true });
       } finally {
         await context.close();
       }
