@@ -60,15 +60,18 @@ describe('reading the session log on several threads', () => {
   it('cuts the log where lines begin, into fewer parts where a line is longer than a part', async () => {
     const path = join(finished, SESSION_LOG);
     const text = await readFile(path);
-    const parts = await splitSessionLog(path, text.length, 3);
+    const parts = await splitSessionLog(path, text.length, [1, 2, 1]);
     assert.equal(parts.length, 3);
+    const longest = Math.max(...lines.map((l) => Buffer.byteLength(l) + 1));
+    assert.ok(Math.abs(parts[1]!.start - text.length / 4) < longest, `the first part ends within a line of a quarter of the log (${parts[1]!.start} of ${text.length})`);
+    assert.ok(Math.abs(parts[2]!.start - (text.length * 3) / 4) < longest, 'the second part, within a line of three quarters');
     assert.equal(parts[0]!.start, 0);
     assert.equal(parts.at(-1)!.end, text.length);
     parts.forEach((part, i) => {
       assert.equal(text[part.start - 1] ?? 0x0a, 0x0a, `part ${i} begins a line`);
       if (i > 0) assert.equal(part.start, parts[i - 1]!.end, 'the parts are contiguous');
     });
-    assert.equal((await splitSessionLog(path, text.length, 100)).length, lines.length, 'no more parts than lines');
+    assert.equal((await splitSessionLog(path, text.length, Array<number>(100).fill(1))).length, lines.length, 'no more parts than lines');
   });
 
   it("names the damaged line of a later thread's part by its number in the whole log, and skips a torn last line", async () => {

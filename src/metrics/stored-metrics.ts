@@ -88,17 +88,27 @@ export type MetricRowKind = 'session' | 'input' | 'response';
  * `structuredClone` keep where the values lie without the class; copied as JSON, the rows.
  */
 export function eachMetricValue(metrics: SessionMetrics, visit: (row: MetricRowKind, name: string, value: number) => void): void {
-  if ('layout' in metrics) {
-    const { layout, chunk, at: first } = metrics as unknown as Pick<StoredMetrics, 'layout' | 'chunk' | 'at'>;
-    let at = first;
-    for (const name of layout.session) visit('session', name, chunk[at++]!);
-    for (const names of layout.inputs) for (const name of names) visit('input', name, chunk[at++]!);
-    for (const names of layout.responses) for (const name of names) visit('response', name, chunk[at++]!);
+  const place = storedPlace(metrics);
+  if (place) {
+    eachLayoutName(place.layout, (row, name, k) => visit(row, name, place.chunk[place.at + k]!));
     return;
   }
   for (const name in metrics.session) visit('session', name, metrics.session[name]!);
   for (const row of metrics.inputs) for (const name in row) visit('input', name, row[name]!);
   for (const row of metrics.responses) for (const name in row) visit('response', name, row[name]!);
+}
+
+/** Where a session's metric values lie when they are stored (its `StoredMetrics`, or a `structuredClone` of one); undefined for rows. */
+export function storedPlace(metrics: SessionMetrics): Pick<StoredMetrics, 'layout' | 'chunk' | 'at'> | undefined {
+  return 'layout' in metrics ? (metrics as unknown as Pick<StoredMetrics, 'layout' | 'chunk' | 'at'>) : undefined;
+}
+
+/** Each metric a layout names with its row's kind, in stored order, with its value's place from the first (`k`). */
+export function eachLayoutName(layout: Layout, visit: (row: MetricRowKind, name: string, k: number) => void): void {
+  let k = 0;
+  for (const name of layout.session) visit('session', name, k++);
+  for (const names of layout.inputs) for (const name of names) visit('input', name, k++);
+  for (const names of layout.responses) for (const name of names) visit('response', name, k++);
 }
 
 /** The rows last made, one session's of each kind. */

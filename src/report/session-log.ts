@@ -204,15 +204,19 @@ export async function streamSessionLog(path: string, range?: LogRange): Promise<
 }
 
 /**
- * The log at `path` (`size` bytes) cut into up to `parts` ranges of about equal size,
- * each beginning where a line does; fewer where a line is longer than a part.
+ * The log at `path` (`size` bytes) cut into up to `weights.length` ranges, each about its
+ * weight's share of the bytes and beginning where a line does; fewer where a line is
+ * longer than a part.
  */
-export async function splitSessionLog(path: string, size: number, parts: number): Promise<LogRange[]> {
+export async function splitSessionLog(path: string, size: number, weights: readonly number[]): Promise<LogRange[]> {
   const file = await open(path);
   try {
+    const total = weights.reduce((sum, w) => sum + w, 0);
     const starts = [0];
-    for (let k = 1; k < parts; k++) {
-      const from = Math.max(Math.floor((size * k) / parts), starts.at(-1)!);
+    let before = 0;
+    for (const weight of weights.slice(0, -1)) {
+      before += weight;
+      const from = Math.max(Math.floor((size * before) / total), starts.at(-1)!);
       const start = await lineStartFrom(file, from, size);
       if (start < size && start > starts.at(-1)!) starts.push(start);
     }
