@@ -63,7 +63,10 @@ describe('reading the session log on several threads', () => {
     const parts = await splitSessionLog(path, text.length, [1, 2, 1]);
     assert.equal(parts.length, 3);
     const longest = Math.max(...lines.map((l) => Buffer.byteLength(l) + 1));
-    assert.ok(Math.abs(parts[1]!.start - text.length / 4) < longest, `the first part ends within a line of a quarter of the log (${parts[1]!.start} of ${text.length})`);
+    assert.ok(
+      Math.abs(parts[1]!.start - text.length / 4) < longest,
+      `the first part ends within a line of a quarter of the log (${parts[1]!.start} of ${text.length})`,
+    );
     assert.ok(Math.abs(parts[2]!.start - (text.length * 3) / 4) < longest, 'the second part, within a line of three quarters');
     assert.equal(parts[0]!.start, 0);
     assert.equal(parts.at(-1)!.end, text.length);

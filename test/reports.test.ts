@@ -6,7 +6,7 @@ import type { SessionTimeline, WebSocketTransport } from '../src/timeline/types.
 import { describe, it } from 'node:test';
 import { costOf } from '../src/metrics/cost.js';
 import { compareReports } from '../src/report/compare.js';
-import { renderCsv } from '../src/report/csv.js';
+import { csvCell, renderCsv } from '../src/report/csv.js';
 import { renderMarkdown } from '../src/report/markdown.js';
 import { mergeReports } from '../src/report/merge.js';
 import { writeOutputs } from '../src/report/outputs.js';
@@ -69,6 +69,31 @@ describe('outputs', () => {
     const row = renderCsv(report)['turns.csv']!.split('\r\n')[1]!;
     assert.ok(row.includes(`"'=HYPERLINK(""x""), ""quoted"" line"`), row);
     assert.doesNotMatch(renderMarkdown(report), /<script/);
+  });
+
+  it('writes text a cell holds as it is only where nothing needs defusing, escaping or quoting', () => {
+    const cells: Array<[unknown, string]> = [
+      ['plain words, é 中文', '"plain words, é 中文"'],
+      ['plain words é 中文', 'plain words é 中文'],
+      ['', ''],
+      ['=1+1', "'=1+1"],
+      ['+1', "'+1"],
+      ['-1', "'-1"],
+      ['@SUM', "'@SUM"],
+      ['a-b=c', 'a-b=c'],
+      ['say "hi"', '"say ""hi"""'],
+      ['two\nlines\r\tend', 'two lines end'],
+      ['\u001b[31mred', '\\x1b[31mred'],
+      ['\u0085next', '\\x85next'],
+      ['left\u202eright', 'left\\u202eright'],
+      ['\u2028', ' '],
+      [true, 'true'],
+      [{ a: 1 }, '"{""a"":1}"'],
+      [1.5, '1.5'],
+      [NaN, ''],
+      [undefined, ''],
+    ];
+    for (const [value, cell] of cells) assert.equal(csvCell(value), cell, JSON.stringify(value));
   });
 
   it('computes cost per audio hour from achieved throughput, idle time included', () => {

@@ -8,7 +8,16 @@ import { corpusSpeakersOf, sessionSpeakers, type CorpusSpeakers, type InputSpeak
 import { LEGACY_NORMALIZER } from './normalizers/index.js';
 import { corpusWerInterval, normalizerList, pooledErrors, qualityBy, scoredInputs, type GroupQuality, type ScoredInput } from './quality.js';
 import { eachSamples, storeSamples, type StoredSamples } from './sample-store.js';
-import { eachLayoutName, eachMetricValue, storedPlace, storeMetrics, type Layout, type MetricRow, type SessionMetrics, type StoredMetrics } from './stored-metrics.js';
+import {
+  eachLayoutName,
+  eachMetricValue,
+  storedPlace,
+  storeMetrics,
+  type Layout,
+  type MetricRow,
+  type SessionMetrics,
+  type StoredMetrics,
+} from './stored-metrics.js';
 import { evaluateSlos, type Slo, type SloResult } from './slo.js';
 import { mergeSorted, summarize, summarizeSorted, type Distribution } from './stats.js';
 import { errorRate } from './wer.js';

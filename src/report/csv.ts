@@ -1,5 +1,5 @@
 import { replicasSource } from './cost-text.js';
-import { printable } from '../util/printable.js';
+import { isPrintable, printable } from '../util/printable.js';
 import type { MetricDescription } from '../metrics/catalog.js';
 import { isSpeechTask, type Task } from '../timeline/types.js';
 import type { InputView } from '../views/session-view.js';
@@ -285,15 +285,22 @@ function startsCsv(report: Report): Iterable<string> {
  * with `=`, say) is prefixed with `'`.
  */
 function* csv(head: string[], rows: Iterable<unknown[]>): Generator<string> {
-  const field = (value: unknown): string => {
-    // A number that is not finite has no figure: the cell stays empty, as a missing value's does. A finite one needs no quotes (most cells).
-    if (typeof value === 'number') return Number.isFinite(value) ? String(value) : '';
-    if (value === undefined || value === null) return '';
-    const text = typeof value === 'string' ? formulaSafe(printable(value)) : typeof value === 'boolean' ? String(value) : JSON.stringify(value);
-    return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-  };
-  yield `${head.map(field).join(',')}\r\n`;
-  for (const row of rows) yield `${row.map(field).join(',')}\r\n`;
+  yield `${head.map(csvCell).join(',')}\r\n`;
+  for (const row of rows) yield `${row.map(csvCell).join(',')}\r\n`;
+}
+
+/** One value as a CSV cell (see `csv`). */
+export function csvCell(value: unknown): string {
+  // A number that is not finite has no figure: the cell stays empty, as a missing value's does. A finite one needs no quotes (most cells).
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : '';
+  if (value === undefined || value === null) return '';
+  // Most text (labels, ids, transcripts) needs nothing done: one test says so.
+  if (typeof value === 'string' && isPrintable(value) && !NOT_PLAIN.test(value)) return value;
+  const text = typeof value === 'string' ? formulaSafe(printable(value)) : typeof value === 'boolean' ? String(value) : JSON.stringify(value);
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
 const formulaSafe = (text: string): string => (/^[=+\-@]/.test(text) ? `'${text}` : text);
+
+/** Text a cell does not hold as it is (unless `printable` would change it): a formula's first character, or one to quote. */
+const NOT_PLAIN = /^[=+\-@]|[",]/;

@@ -19,6 +19,12 @@ export function printable(text: string): string {
   return inert(text.replace(BREAKS, ' '));
 }
 
+/** Whether `printable` gives the text back as it is: the case of most text, told by one test. */
+export function isPrintable(text: string): boolean {
+  return !ACTED_ON.test(text);
+}
+const ACTED_ON = new RegExp(`${CONTROL.source}|${BREAKS.source}`);
+
 /** Text with each control and bidi character shown as its escape, line breaks and tabs kept (a web page lays them out itself). */
 export function inert(text: string): string {
   return text.replace(CONTROL, escape);
