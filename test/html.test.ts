@@ -276,6 +276,8 @@ describe('HTML report', () => {
       const { page, context } = await open(withManySlos(sweep), 'many-slos');
       for (const width of [1024, 1400]) {
         await page.setViewportSize({ width, height: 900 });
+        // The page resizes its charts on the resize event, which comes with a frame: two frames later it has been handled.
+        await page.evaluate('new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))');
         // A string, as the project's type library has no DOM.
         const layout = await page.evaluate<{ scrollWidth: number; clientWidth: number; pageOverflow: number; hidden: string[]; headers: string[] }>(`(() => {
           const table = document.querySelector('table.levels');
