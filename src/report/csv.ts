@@ -294,7 +294,7 @@ export function csvCell(value: unknown): string {
   // A number that is not finite has no figure: the cell stays empty, as a missing value's does. A finite one needs no quotes (most cells).
   if (typeof value === 'number') return Number.isFinite(value) ? String(value) : '';
   if (value === undefined || value === null) return '';
-  // Most text (labels, ids, transcripts) needs nothing done: one test says so.
+  // Most text (labels, ids, transcripts) needs nothing done: two tests tell so before anything is made of it.
   if (typeof value === 'string' && isPrintable(value) && !NOT_PLAIN.test(value)) return value;
   const text = typeof value === 'string' ? formulaSafe(printable(value)) : typeof value === 'boolean' ? String(value) : JSON.stringify(value);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
@@ -302,5 +302,5 @@ export function csvCell(value: unknown): string {
 
 const formulaSafe = (text: string): string => (/^[=+\-@]/.test(text) ? `'${text}` : text);
 
-/** Text a cell does not hold as it is (unless `printable` would change it): a formula's first character, or one to quote. */
+/** What keeps printable text from going into a cell as it is: a formula's first character, or a character to quote. */
 const NOT_PLAIN = /^[=+\-@]|[",]/;
