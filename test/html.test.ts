@@ -133,6 +133,8 @@ describe('HTML report', () => {
         protocol: 'openai',
         turnDetection: { type: 'server_vad', threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 },
         turnsPerSession: 3,
+        // Three sessions of three turns: what its page shows of one level holds with fewer than the six samples.
+        maxSessions: 3,
         padding: { gapMs: 800 },
         pace: { kind: 'realtime', speed: 8 },
       }),
