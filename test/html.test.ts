@@ -11,6 +11,9 @@ import { contentSecurityPolicy, renderHtml } from '../src/report/html/index.js';
 import { escapeHtml } from '../src/report/html/markup.js';
 import type { HeldReport, HeldSession } from '../src/report/schema.js';
 import { run } from '../src/run/run.js';
+import { DEFAULT_MODELS } from '../src/config/settings.js';
+import { DEFAULT_MODEL } from '../src/server/server.js';
+import { sharedTarget } from './helpers.js';
 
 /** Set to a folder to keep the pages' screenshots for a look. */
 const SCREENSHOTS = process.env.VOXBENCH_SCREENSHOTS;
@@ -119,14 +122,23 @@ describe('HTML report', () => {
   let serverVad: HeldReport;
 
   before(async () => {
-    ({ report: sweep } = await run({ sweep: [1, 2, 4], slos: ['p95(ttft_ms)<5000', 'error_rate<0.1'], pace: { kind: 'realtime', speed: 8 } }));
-    ({ report: serverVad } = await run({
-      protocol: 'openai',
-      turnDetection: { type: 'server_vad', threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 },
-      turnsPerSession: 3,
-      padding: { gapMs: 800 },
-      pace: { kind: 'realtime', speed: 8 },
-    }));
+    // Both at once, against one simulated server in this process: the pages show what the reports hold, whoever served
+    // the runs, and a run against the built-in server starts server threads of its own.
+    const { target } = await sharedTarget();
+    [{ report: sweep }, { report: serverVad }] = await Promise.all([
+      run({ target, model: DEFAULT_MODEL, sweep: [1, 2, 4], slos: ['p95(ttft_ms)<5000', 'error_rate<0.1'], pace: { kind: 'realtime', speed: 8 } }),
+      run({
+        target,
+        model: DEFAULT_MODELS.openai,
+        protocol: 'openai',
+        turnDetection: { type: 'server_vad', threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 },
+        turnsPerSession: 3,
+        // Three sessions of three turns: what its page shows of one level holds with fewer than the six samples.
+        maxSessions: 3,
+        padding: { gapMs: 800 },
+        pace: { kind: 'realtime', speed: 8 },
+      }),
+    ]);
   });
 
   describe('rendered in Node', () => {
@@ -248,7 +260,8 @@ describe('HTML report', () => {
       for (const c of charts) assert.ok(c.canvases === 1 && c.points > 0 && c.series > 0, `chart ${c.id} is drawn with data: ${JSON.stringify(c)}`);
       assert.deepEqual(problems, []);
       assert.deepEqual([...new Set(requests)], [url], 'the page requests nothing but itself');
-      await page.screenshot(SCREENSHOTS ? { path: join(SCREENSHOTS, `${name}.png`), fullPage: true } : { path: join(dir, `${name}.png`) });
+      // Only for a look: no test reads a screenshot, and each is a full render and PNG encoding in Chromium.
+      if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
       return { page, context, charts, problems };
     }
 
