@@ -202,7 +202,8 @@ describe('voxbench replay', () => {
       );
     });
     // Two windows, a level each: the first holds the first arrival (and every skipped session), the second the other two.
-    // Unpaced, on this file's server: what is checked is which sessions each window plays and the figures it sets beside them.
+    // Unpaced, on this test's server (a run with no target would start a server thread of its own): what is checked is
+    // which sessions each window plays and the figures it sets beside them.
     const split = twoTurns[1]!.startMs;
     const windowed = await run({
       target: server.url,
@@ -254,7 +255,7 @@ describe('voxbench replay', () => {
     assert.ok(!('plays' in json.replay), 'the compact summary leaves the per-session plays to report.json');
     const page = renderHtml(report);
     for (const skip of replay.skippedSessions) assert.ok(page.includes(escapeHtml(skip.detail)), `the page names ${skip.detail}`);
-    // The speech generation session, replayed against a speech server (this file's): its prompt streamed at the recorded characters per second.
+    // The speech generation session, replayed against a speech server (this test's): its prompt streamed at the recorded characters per second.
     const spoken = await run({ ...tts, target: `${origin(server.url)}/`, replay: { file: shapeFile, ...shape } });
     assert.deepEqual(spoken.report.config.replay!.skipped, { dialect: 4, unmatched: 0, gap: 1 });
     const recordedText = byTask('tts')[0]!.inputs[0]!;
@@ -434,7 +435,7 @@ describe('voxbench replay', () => {
 
     // Replayed at --speed 1, each against a server that serves its task.
     const replay = { file: 'shape.jsonl', ...shape };
-    // On this file's server (the same latency model as a run's built-in one): a built-in server thread a run costs more CPU.
+    // On this test's server, whose latency model is the built-in one's: a run with no target would start a server thread of its own.
     const [talked, transcribed] = await Promise.all([
       run({ ...duplex, target: server.url, replay }),
       run({ target: server.url, model: DEFAULT_MODEL, replay }),
