@@ -21,6 +21,11 @@ import { DEFAULT_MODELS } from '../src/config/settings.js';
 import { CLI, runNode, tempDir, testServer, until } from './helpers.js';
 import { launchChromium, NO_CHROMIUM, openOffline, type PageFlags } from './browser.js';
 import { extractShapeFrom } from '../src/cli/replay-command.js';
+import { flagMessage } from '../src/cli/option-flags.js';
+import { OptionsError } from '../src/config/errors.js';
+import type { RunOptions } from '../src/config/options.js';
+import { ReportError } from '../src/report/report-error.js';
+import { UsageError } from '../src/util/errors.js';
 import { audioSeconds } from '../src/audio/decode.js';
 import { BUNDLED_SAMPLES_DIR } from '../src/data/bundled.js';
 import { loadFolderDataset } from '../src/data/load.js';
@@ -63,10 +68,20 @@ function unpaced() {
 }
 
 /** A recording of six unpaced sessions (a run's folder is a recording too), to replay unpaced: cheap, and every session playable. */
-async function unpacedRecording(): Promise<{ file: string; header: ShapeHeader; sessions: ShapeSession[] }> {
-  const dir = await tempDir();
+async function recordUnpaced(): Promise<{ file: string; header: ShapeHeader; sessions: ShapeSession[] }> {
+  const dir = await recordingDir;
   await run({ ...unpaced(), maxSessions: 6, profile: { kind: 'constant', rate: 50 }, outputDir: dir, outputs: ['json'] });
   return { file: join(dir, 'shape.jsonl'), ...(await extractShapeFrom(dir, false)) };
+}
+// Its folder made at the top level, so that it lasts until the file ends (a test's tempDir is removed when that test ends).
+const recordingDir = tempDir();
+let recording: Awaited<ReturnType<typeof recordUnpaced>> | undefined;
+/**
+ * The recording, made once for the tests that only read it. Kept as a value, not a promise: where a test awaited the promise an
+ * earlier test made, node:test never ran the after() hooks it registered next (its browser left open, the file never ended).
+ */
+async function unpacedRecording(): Promise<Awaited<ReturnType<typeof recordUnpaced>>> {
+  return (recording ??= await recordUnpaced());
 }
 
 describe('voxbench replay', () => {
@@ -83,10 +98,11 @@ describe('voxbench replay', () => {
     const dir = await tempDir();
     const observed = join(dir, 'observed');
     const proxy = await startProxy({ listen: { host: '127.0.0.1', port: 0 }, upstream: origin(server.url), outputDir: observed });
-    // Mixed traffic: transcription arriving at 2/s with two turns each, sent at twice real time (a 50 ms cadence of 100 ms chunks);
+    // Mixed traffic: transcription arriving at 2/s with two turns each, sent at four times real time (a 50 ms cadence of 200 ms chunks:
+    // the frames and cadence of twice real time in 100 ms chunks, in half the time);
     // one transcription whose audio no sample matches (2 s of lead-in); one speech generation; and one connection cut when the proxy stops (a gap).
     const tts = { protocol: 'vllm-omni-speech-ws', model: DEFAULT_MODELS['vllm-omni-speech-ws'] } as const;
-    const stt = { target: `${proxy.url}/v1/realtime`, model: DEFAULT_MODEL, pace: { kind: 'realtime', speed: 2 } as const };
+    const stt = { target: `${proxy.url}/v1/realtime`, model: DEFAULT_MODEL, pace: { kind: 'realtime', speed: 4 } as const, chunkMs: 200 };
     const cut = new WebSocket(`${proxy.url}/v1/realtime`);
     await new Promise((resolve) => cut.once('open', resolve));
     cut.on('error', () => {});
@@ -100,11 +116,15 @@ describe('voxbench replay', () => {
     await until(() => proxy.open() === 1);
     await proxy.close();
 
+    // The command spawned once, for its exit code, its line and --keep-text; the shape without text extracted in-process, as the command does.
+    const withText = await runNode([CLI, 'replay', 'extract', observed, '--output', join(dir, 'text.jsonl'), '--keep-text']);
+    assert.equal(withText.code, 0, withText.stderr);
+    assert.match(withText.stdout, /6 sessions, 1 recorded with a gap/);
+    assert.match(await readFile(join(dir, 'text.jsonl'), 'utf8'), /"text":/);
     const shapeFile = join(dir, 'shape.jsonl');
-    const extracted = await runNode([CLI, 'replay', 'extract', observed, '--output', shapeFile]);
-    assert.equal(extracted.code, 0, extracted.stderr);
-    assert.match(extracted.stdout, /6 sessions, 1 recorded with a gap/);
-    const text = await readFile(shapeFile, 'utf8');
+    const extracted = await extractShapeFrom(observed, false);
+    const text = shapeText(extracted.header, extracted.sessions);
+    await writeFile(shapeFile, text);
     const shape = parseShape(text, shapeFile);
     assert.equal(shape.header.version, 1);
     assert.equal(shape.header.source.kind, 'proxy');
@@ -121,15 +141,12 @@ describe('voxbench replay', () => {
       for (const input of s.inputs) {
         assert.equal(input.kind, 'audio');
         if (input.kind !== 'audio') continue;
-        assert.equal(input.chunkMs, 100);
+        assert.equal(input.chunkMs, 200);
         assert.ok(Math.abs(input.cadenceMs - 50) <= CADENCE_SLACK_MS, `recorded cadence ${input.cadenceMs} ms`);
         assert.ok(input.commitMs !== undefined, 'each turn was committed');
       }
       assert.equal(s.updatesMs.length, 1, 'the mid-stream session.update is recorded');
     }
-    const withText = await runNode([CLI, 'replay', 'extract', observed, '--output', join(dir, 'text.jsonl'), '--keep-text']);
-    assert.equal(withText.code, 0, withText.stderr);
-    assert.match(await readFile(join(dir, 'text.jsonl'), 'utf8'), /"text":/);
 
     // Replayed against the built-in server (vLLM transcription) at twice the arrivals.
     const { report } = await run({ replay: { file: shapeFile, ...shape, speed: 2 } });
@@ -185,8 +202,13 @@ describe('voxbench replay', () => {
       );
     });
     // Two windows, a level each: the first holds the first arrival (and every skipped session), the second the other two.
+    // Unpaced, on this test's server (a run with no target would start a server thread of its own): what is checked is
+    // which sessions each window plays and the figures it sets beside them.
     const split = twoTurns[1]!.startMs;
     const windowed = await run({
+      target: server.url,
+      model: DEFAULT_MODEL,
+      pace: { kind: 'none' },
       replay: {
         file: shapeFile,
         ...shape,
@@ -233,8 +255,8 @@ describe('voxbench replay', () => {
     assert.ok(!('plays' in json.replay), 'the compact summary leaves the per-session plays to report.json');
     const page = renderHtml(report);
     for (const skip of replay.skippedSessions) assert.ok(page.includes(escapeHtml(skip.detail)), `the page names ${skip.detail}`);
-    // The speech generation session, replayed against a speech server: its prompt streamed at the recorded characters per second.
-    const spoken = await run({ ...tts, replay: { file: shapeFile, ...shape } });
+    // The speech generation session, replayed against a speech server (this test's): its prompt streamed at the recorded characters per second.
+    const spoken = await run({ ...tts, target: `${origin(server.url)}/`, replay: { file: shapeFile, ...shape } });
     assert.deepEqual(spoken.report.config.replay!.skipped, { dialect: 4, unmatched: 0, gap: 1 });
     const recordedText = byTask('tts')[0]!.inputs[0]!;
     assert.ok(recordedText.kind === 'text' && recordedText.charsPerS !== null);
@@ -265,22 +287,47 @@ describe('voxbench replay', () => {
     // A proxy that saw no traffic leaves a report of nothing.
     const quiet = join(dir, 'quiet');
     await (await startProxy({ listen: { host: '127.0.0.1', port: 0 }, upstream: 'ws://127.0.0.1:9', outputDir: quiet })).close();
+    // The refusals the CLI words itself (reading --replay, the flags that go with it), spawned for the exit code and the one line.
     const cases: Array<[string[], RegExp]> = [
       [['run', '--replay', notShape], /not-a-shape\.jsonl is not a traffic shape .*voxbench replay extract/],
       [['run', '--replay', join(dir, 'missing.jsonl')], /--replay .*missing\.jsonl: cannot read the file \(ENOENT\)/],
       [['run', '--speed', '2'], /--speed plays a recorded shape: it needs --replay/],
-      [['run', '--replay', ttsOnly, '--window', '10s+1m'], /tts-only\.jsonl in the window 10s-70s holds none of the shape's 1 recorded sessions/],
-      [['run', '--replay', ttsOnly], /tts-only\.jsonl: none of its 1 recorded sessions can be played \(1 dialect\)/],
       [['run', '--replay', notShape, '--concurrency', '4'], /--replay is the load: leave out --concurrency/],
-      [['replay', 'extract', quiet, '--output', join(dir, 'shape.jsonl')], /quiet holds no sessions: nothing was recorded there/],
-      [['replay', 'extract', join(dir, 'nowhere'), '--output', join(dir, 'shape.jsonl')], /nowhere.*cannot read the report \(ENOENT\)/],
     ];
-    for (const [args, message] of cases) {
-      const { code, stderr } = await runNode([CLI, ...args]);
+    const spawned = await Promise.all(cases.map(([args]) => runNode([CLI, ...args])));
+    cases.forEach(([args, message], i) => {
+      const { code, stderr } = spawned[i]!;
       assert.equal(code, 2, `${args.join(' ')}: ${stderr}`);
       assert.match(stderr, message);
       assert.equal(stderr.trim().split('\n').length, 1, stderr);
+    });
+    // The refusals run() words, checked in-process in the words the CLI prints (flagMessage), as --window and --replay give them.
+    const given = { file: ttsOnly, ...parseShape(await readFile(ttsOnly, 'utf8'), ttsOnly) };
+    const refusals: Array<[NonNullable<RunOptions['replay']>, RegExp]> = [
+      [
+        { ...given, windows: [{ fromMs: 10_000, toMs: 70_000 }] },
+        /^--replay .*tts-only\.jsonl in the window 10s-70s holds none of the shape's 1 recorded sessions/,
+      ],
+      [given, /^--replay .*tts-only\.jsonl: none of its 1 recorded sessions can be played \(1 dialect\)/],
+    ];
+    for (const [replay, message] of refusals) {
+      await assert.rejects(run({ ...unpaced(), replay }), (err: Error) => {
+        assert.ok(err instanceof OptionsError, err.message);
+        assert.match(flagMessage(err), message);
+        return true;
+      });
     }
+    // What the extract command is given, refused by the reading it calls (the CLI prints its message on one line, like any usage error).
+    await assert.rejects(extractShapeFrom(quiet, false), (err: Error) => {
+      assert.ok(err instanceof UsageError, err.message);
+      assert.match(err.message, /quiet holds no sessions: nothing was recorded there/);
+      return true;
+    });
+    await assert.rejects(extractShapeFrom(join(dir, 'nowhere'), false), (err: Error) => {
+      assert.ok(err instanceof ReportError, err.message);
+      assert.match(err.message, /nowhere.*cannot read the report \(ENOENT\)/);
+      return true;
+    });
   });
 
   it('the same seed fills inputs the same way; --scale spreads copies over the gap to the next arrival; --window keeps the sessions that started in it', () => {
@@ -386,9 +433,13 @@ describe('voxbench replay', () => {
     assert.ok(Math.abs(spokenOver.bargeInMs - 100) <= START_SLACK_MS, `recorded ${spokenOver.bargeInMs} ms into the answer (400 ms of audio at 4x)`);
     assert.equal(transcription.updatesMs.length, 3, 'every update the client sent is recorded');
 
-    // Replayed at --speed 1, each against a server of its task.
+    // Replayed at --speed 1, each against a server that serves its task.
     const replay = { file: 'shape.jsonl', ...shape };
-    const [talked, transcribed] = await Promise.all([run({ ...duplex, replay }), run({ replay })]);
+    // On this test's server, whose latency model is the built-in one's: a run with no target would start a server thread of its own.
+    const [talked, transcribed] = await Promise.all([
+      run({ ...duplex, target: server.url, replay }),
+      run({ target: server.url, model: DEFAULT_MODEL, replay }),
+    ]);
     const updatesOf = (s: HeldSession) => s.timeline.sent.filter((f) => f.control === 'session_update');
     const firstFrame = (s: HeldSession, input = 0) => s.timeline.sent.find((f) => f.kind === 'audio' && !f.silence && f.input === input)!;
     for (const [result, recorded] of [
