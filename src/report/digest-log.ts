@@ -47,9 +47,10 @@ export function defaultThreads(size: number): number {
  * The sessions of the log at `path`, digested, in log order; undefined when there is no
  * log. Reading and digesting is most of a large render (issue 38), and each session's
  * digest depends on it alone, so a large log is cut into parts read at once: this
- * thread digests the first (a smaller one), worker threads the others, and their digests come back in
- * batches, in order. `threads` defaults to the machine's cores, fewer for a small log;
- * 1 reads on this thread only. `keepTimelines` (a merge) always reads on this thread.
+ * thread digests the first (a smaller one), worker threads the others, and their
+ * digests come back in batches, in order. `threads` defaults to the machine's cores,
+ * fewer for a small log; 1 reads on this thread only. `keepTimelines` (a merge) always
+ * reads on this thread.
  */
 export async function digestLog(
   path: string,
