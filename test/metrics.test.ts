@@ -12,6 +12,7 @@ import {
 } from '../src/metrics/compute.js';
 import { parseSlo } from '../src/metrics/slo.js';
 import { mergeSorted, percentile, summarize } from '../src/metrics/stats.js';
+import { sortNumbers } from '../src/util/sort-numbers.js';
 import type { SessionRecord } from '../src/timeline/types.js';
 import { fromV1, type V1Timeline } from '../src/timeline/v1.js';
 
@@ -253,6 +254,34 @@ describe('summarize', () => {
 
   it('interpolates between ranks', () => {
     assert.equal(percentile([10, 20], 25), 12.5);
+  });
+
+  it('sorts a large column by its bits as the built-in sort orders it: -0 before 0, subnormals, infinities, digits all alike', () => {
+    const n = 200_000; // above the size where the radix sort takes over
+    let state = 7;
+    const random = (): number => (state = (state * 48271) % 2147483647) / 2147483647;
+    const columns: Record<string, Float64Array> = {
+      mixed: Float64Array.from(
+        { length: n },
+        (_, i) =>
+          [-0, 0, Infinity, -Infinity, 5e-324, -5e-324, Number.MAX_VALUE, -Number.MIN_VALUE][i % 97] ?? (random() - 0.3) * 10 ** Math.floor(random() * 12 - 6),
+      ),
+      // Latencies in one range share their top digits: the passes over those are skipped.
+      latencies: Float64Array.from({ length: n }, () => 100 + random() * 50),
+      constant: new Float64Array(n).fill(-2.5),
+      descending: Float64Array.from({ length: n }, (_, i) => n - i),
+    };
+    for (const [name, column] of Object.entries(columns)) {
+      const expected = column.slice().sort();
+      const sorted = sortNumbers(column);
+      assert.equal(sorted, column, `${name}: sorted in place`);
+      const wrong = expected.findIndex((v, i) => !Object.is(sorted[i], v));
+      assert.equal(wrong, -1, `${name}: at ${wrong}, ${sorted[wrong]} against ${expected[wrong]}`);
+    }
+    // A column that is a view into a larger buffer is sorted where it lies, the rest left alone.
+    const buffer = Float64Array.from({ length: n + 2 }, (_, i) => (i === 0 || i === n + 1 ? 99 : n - i));
+    sortNumbers(buffer.subarray(1, n + 1));
+    assert.deepEqual([buffer[0], buffer[1], buffer[n], buffer[n + 1]], [99, 0, n - 1, 99]);
   });
 });
 

@@ -8,6 +8,7 @@ import { corpusSpeakersOf, sessionSpeakers, type CorpusSpeakers, type InputSpeak
 import { LEGACY_NORMALIZER } from './normalizers/index.js';
 import { corpusWerInterval, normalizerList, pooledErrors, qualityBy, scoredInputs, type GroupQuality, type ScoredInput } from './quality.js';
 import { eachSamples, storeSamples, type StoredSamples } from './sample-store.js';
+import { sortNumbers } from '../util/sort-numbers.js';
 import {
   eachLayoutName,
   eachMetricValue,
@@ -641,7 +642,7 @@ export function summarizeLevel(
   const byStart: [Record<string, Distribution | null>, Record<string, Distribution | null>] = [{}, {}];
   // Both groups' columns name the same metrics in the same order when both have sessions: those of the one task.
   (cold ?? warm)!.forEach(([name], i) => {
-    const [c, w] = [cold?.[i]![1].sort(), warm?.[i]![1].sort()];
+    const [c, w] = [cold?.[i]![1], warm?.[i]![1]].map((column) => column && sortNumbers(column));
     if (c) byStart[0][name] = summarizeSorted(c);
     if (w) byStart[1][name] = summarizeSorted(w);
     metrics[name] = summarizeSorted(c && w ? mergeSorted(c, w) : (c ?? w)!);

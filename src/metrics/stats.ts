@@ -1,3 +1,5 @@
+import { sortNumbers } from '../util/sort-numbers.js';
+
 /** Distribution summary of one metric. */
 export interface Distribution {
   count: number;
@@ -26,7 +28,7 @@ export function sortedFinite(values: readonly number[]): Float64Array {
   const sorted = new Float64Array(n);
   let at = 0;
   for (const v of values) if (Number.isFinite(v)) sorted[at++] = v;
-  return sorted.sort();
+  return sortNumbers(sorted);
 }
 
 /**

@@ -1,3 +1,5 @@
+import { sortNumbers } from '../../util/sort-numbers.js';
+
 /**
  * Bounding what the page embeds: the report keeps every value; the page keeps
  * enough points to draw each curve faithfully at screen resolution.
@@ -5,9 +7,14 @@
 
 /** At most `max` items, evenly spaced, the first and last always kept. */
 export function evenly<T>(items: readonly T[], max: number): T[] {
-  if (items.length <= max) return [...items];
-  if (max <= 1) return items.slice(0, max);
-  return Array.from({ length: max }, (_, i) => items[Math.round((i * (items.length - 1)) / (max - 1))]!);
+  return evenlyRanks(items.length, max).map((rank) => items[rank]!);
+}
+
+/** The ranks `evenly` keeps of `n` items. */
+function evenlyRanks(n: number, max: number): number[] {
+  const kept = Math.max(0, Math.min(n, max));
+  if (kept === n || kept <= 1) return Array.from({ length: kept }, (_, i) => i);
+  return Array.from({ length: kept }, (_, i) => Math.round((i * (n - 1)) / (kept - 1)));
 }
 
 /**
@@ -16,11 +23,11 @@ export function evenly<T>(items: readonly T[], max: number): T[] {
  * at evenly spaced ranks, min and max included.
  */
 export function cdfPoints(values: ArrayLike<number>, max: number): { x: number[]; y: number[] } {
-  // A typed array sorts numbers without a comparator call per pair: a level can hold 100,000 values.
-  const sorted = Float64Array.from(values).filter(Number.isFinite).sort();
+  // A level's column can hold millions of values: sorted as numbers, and only the ranks drawn listed.
+  const sorted = sortNumbers(Float64Array.from(values).filter(Number.isFinite));
   const n = sorted.length;
   if (n === 0) return { x: [], y: [] };
-  const ranks = evenly([...sorted.keys()], max);
+  const ranks = evenlyRanks(n, max);
   const x = [sorted[0]!, ...ranks.map((r) => sorted[r]!)];
   const y = [0, ...ranks.map((r) => ((r + 1) / n) * 100)];
   return { x, y };
