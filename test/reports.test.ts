@@ -15,6 +15,7 @@ import { readReportHeader } from '../src/report/report-header.js';
 import { parseMetaEntry } from '../src/report/meta-entry.js';
 import { reportJsonChunks } from '../src/report/report-json.js';
 import { IN_MEMORY_ONLY, type HeldReport, type Report } from '../src/report/schema.js';
+import { StoredMetrics } from '../src/metrics/stored-metrics.js';
 import { readLoggedAt, readSessionLog, SESSION_LOG, streamSessionLog, type LoggedSession, type LogPlace } from '../src/report/session-log.js';
 import { run } from '../src/run/run.js';
 import { DEFAULT_MODEL } from '../src/server/server.js';
@@ -330,6 +331,16 @@ describe('reports of many sessions', () => {
       { ...report, stoppedBy: undefined, benchmarks: [...report.benchmarks, { ...report.benchmarks[0]!, label: 'empty', sessions: [] }] },
     ];
     for (const variant of variants) assert.equal([...reportJsonChunks(variant)].join(''), stored(variant));
+    // Rendered from the session log, sessions keep their metrics where the values lie, written by their layout's template.
+    const rendered = await readReport(dir);
+    const [first, second] = rendered.benchmarks[0]!.sessions as Array<Report['benchmarks'][number]['sessions'][number] & { metrics: StoredMetrics }>;
+    assert.ok(first!.metrics instanceof StoredMetrics && second!.metrics.layout === first!.metrics.layout, 'both sessions share a layout');
+    const { chunk, at, size } = first!.metrics;
+    [NaN, -0, Infinity, 1e308, 5e-324].forEach((value, k) => (chunk[at + ((k * 3) % size)] = value));
+    assert.equal([...reportJsonChunks(rendered)].join(''), stored(rendered));
+    // A session whose metrics are not its last field is written whole.
+    const reordered = { ...rendered, benchmarks: [{ ...rendered.benchmarks[0]!, sessions: [{ ...first!, metrics: first!.metrics, extra: 'last' }] }] };
+    assert.equal([...reportJsonChunks(reordered)].join(''), stored(reordered));
   });
 
   it('the session log is read line by line across read boundaries, and a torn last line is ignored', async () => {
