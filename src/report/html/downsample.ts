@@ -11,7 +11,7 @@ export function evenly<T>(items: readonly T[], max: number): T[] {
 }
 
 /** The ranks `evenly` keeps of `n` items. */
-function evenlyRanks(n: number, max: number): number[] {
+export function evenlyRanks(n: number, max: number): number[] {
   const kept = Math.max(0, Math.min(n, max));
   if (kept === n || kept <= 1) return Array.from({ length: kept }, (_, i) => i);
   return Array.from({ length: kept }, (_, i) => Math.round((i * (n - 1)) / (kept - 1)));

@@ -2,7 +2,7 @@ import { headlineLatencies, metricsOf } from '../picks.js';
 import { resamplesText } from '../../metrics/bootstrap.js';
 import type { Report } from '../schema.js';
 import type { ChartSpec } from './chart-spec.js';
-import { evenly, round } from './downsample.js';
+import { evenlyRanks, round } from './downsample.js';
 import { benchmarksByLevel } from '../levels.js';
 import { html, type Html } from './markup.js';
 import { metricTitle } from './metrics.js';
@@ -13,7 +13,7 @@ import { formatPercent, isQualityRatio } from './format.js';
 import { hasTag, type MetricDescription } from '../../metrics/catalog.js';
 import { isSpeechTask } from '../../timeline/types.js';
 import { inputNoun } from './workload.js';
-import type { Benchmark } from '../schema.js';
+import type { Benchmark, ReportSession } from '../schema.js';
 
 /** Points per level: a scatter of thousands of turns reads the same at this density. */
 const POINTS_PER_LEVEL = 500;
@@ -52,21 +52,17 @@ export function werSection(report: Report): Section {
     .slice(0, 2)
     .map((d) => d.name);
   const colors = levelColors(levels.length);
-  const sessions = levels.map((b) => measuredCompleted(b.sessions));
-  const charts: ChartSpec[] = AGAINST.map((latency) => ({
+  const points = levels.map((b) => werPoints(measuredCompleted(b.sessions), WER, AGAINST));
+  const charts: ChartSpec[] = AGAINST.map((latency, k) => ({
     id: `wer-${latency}`,
     x: { label: latency, unit: 'ms' },
     y: { label: 'WER', unit: '%', fromZero: true },
     rules: [],
     legend: false,
     series: levels.flatMap((b, i) => {
-      const turns = evenly(
-        sessions[i]!.flatMap((s) =>
-          s.metrics.inputs.flatMap((t) => (t[WER] !== undefined && t[latency] !== undefined ? [{ wer: t[WER], at: t[latency] }] : [])),
-        ),
-        POINTS_PER_LEVEL,
-      );
-      return turns.length === 0
+      const { wer, at } = points[i]![k]!;
+      const ranks = evenlyRanks(wer.length, POINTS_PER_LEVEL);
+      return ranks.length === 0
         ? []
         : [
             {
@@ -74,8 +70,8 @@ export function werSection(report: Report): Section {
               color: colors[i]!,
               style: 'points' as const,
               size: 6,
-              x: turns.map((p) => round(p.at, 1)),
-              y: turns.map((p) => round(p.wer * 100, 1)),
+              x: ranks.map((r) => round(at[r]!, 1)),
+              y: ranks.map((r) => round(wer[r]! * 100, 1)),
             },
           ];
     }),
@@ -94,6 +90,28 @@ ${legend(levels.map((b, i) => ({ label: b.label, color: colors[i]! })))}
     : ''
 }`,
   };
+}
+
+/**
+ * Per latency, the WER and the latency of each turn that has both, in session order: the
+ * sessions' turns read once for every chart, not once per chart (a level can hold
+ * 100,000 sessions).
+ */
+function werPoints(sessions: readonly ReportSession[], wer: string, against: readonly string[]): Array<{ wer: number[]; at: number[] }> {
+  const points = against.map(() => ({ wer: [] as number[], at: [] as number[] }));
+  for (const s of sessions) {
+    for (const turn of s.metrics.inputs) {
+      const value = turn[wer];
+      if (value === undefined) continue;
+      against.forEach((latency, k) => {
+        const at = turn[latency];
+        if (at === undefined) return;
+        points[k]!.wer.push(value);
+        points[k]!.at.push(at);
+      });
+    }
+  }
+  return points;
 }
 
 /** Whose words were scored against what. */
