@@ -89,13 +89,22 @@ function scoreInput(input: InputView): ScoredInput[] {
  * denominators. One pass, no list per count: a level pools 100,000s of inputs.
  */
 export function pooledErrors(inputs: readonly ScoredInput[]): { words: WordErrors; chars: CharErrors } {
+  return pooledPartErrors([[inputs]]);
+}
+
+/** `pooledErrors` of the inputs of corpus WER's parts (per session, per input), without flattening them first. */
+export function pooledPartErrors(parts: ReadonlyArray<ReadonlyArray<readonly ScoredInput[]>>): { words: WordErrors; chars: CharErrors } {
   const words = { substitutions: 0, deletions: 0, insertions: 0, words: 0 };
   const chars = { substitutions: 0, deletions: 0, insertions: 0, chars: 0 };
-  for (const input of inputs) {
-    add(words, input.words);
-    words.words += input.words.words;
-    add(chars, input.chars);
-    chars.chars += input.chars.chars;
+  for (const session of parts) {
+    for (const scored of session) {
+      for (const input of scored) {
+        add(words, input.words);
+        words.words += input.words.words;
+        add(chars, input.chars);
+        chars.chars += input.chars.chars;
+      }
+    }
   }
   return { words, chars };
 }

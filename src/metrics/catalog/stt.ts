@@ -2,7 +2,7 @@ import type { Task } from '../../timeline/types.js';
 import type { InputView, SessionView } from '../../views/session-view.js';
 import { ANCHORS as A, span } from '../anchors.js';
 import { wordEmissionLatencies } from '../emission.js';
-import { pooledErrors, scoredInput, transcriptErrorsOf, type ScoredInput } from '../quality.js';
+import { pooledPartErrors, scoredInput, transcriptErrorsOf, type ScoredInput } from '../quality.js';
 import { mean } from '../stats.js';
 import { errorRate, type EditCounts } from '../wer.js';
 import type { MetricDefinition } from './definition.js';
@@ -241,7 +241,7 @@ export const TRANSCRIPTION_CORPUS: MetricDefinition[] = [
     quantity: `word errors summed over every input with a reference and a final transcript, over their reference words, ${SCORED}`,
     description: 'Corpus WER, as leaderboards pool it: long utterances weigh more than short ones. Its interval resamples turns.',
     part: scoredPerInput,
-    reduce: (parts: ScoredInput[][][]) => errorRate(pooledErrors(parts.flat(2)).words),
+    reduce: (parts: ScoredInput[][][]) => errorRate(pooledPartErrors(parts).words),
   },
   {
     name: 'corpus_cer',
@@ -254,6 +254,6 @@ export const TRANSCRIPTION_CORPUS: MetricDefinition[] = [
     quantity: `character errors summed over every input with a reference and a final transcript, over their reference characters, ${SCORED}`,
     description: 'Corpus CER, pooled as corpus WER is. Its interval resamples turns.',
     part: scoredPerInput,
-    reduce: (parts: ScoredInput[][][]) => errorRate(pooledErrors(parts.flat(2)).chars),
+    reduce: (parts: ScoredInput[][][]) => errorRate(pooledPartErrors(parts).chars),
   },
 ];
