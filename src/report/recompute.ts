@@ -13,6 +13,7 @@ import { upgradeRecord, upgradeReport } from './migrate.js';
 import { redactUrl } from './redact.js';
 import { SESSION_LOG } from './session-log.js';
 import { digestLog } from './digest-log.js';
+import { parseReportFile } from './report-file.js';
 import type { SessionRecord, SpeechAnalysis } from '../timeline/types.js';
 import { NO_DELAY } from '../runtime/delay.js';
 
@@ -46,7 +47,7 @@ export async function readReport(path: string, { normalizer, rescore, coldGapMs,
   const file = path.endsWith('.json') ? path : join(path, 'report.json');
   let report: Report;
   try {
-    report = JSON.parse(await readFile(file, 'utf8')) as Report;
+    report = parseReportFile(await readFile(file)) as Report;
   } catch (err) {
     const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
     throw new ReportError(`${file}: cannot read the report (${why}); give a report.json or a run folder`);
