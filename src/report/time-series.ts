@@ -45,17 +45,9 @@ export function levelOverTime(benchmark: Benchmark, latencyMetric: string | unde
     if (session.outcome.status === 'failed') failures[bucketOf(endMs)]!++;
   }
   if (latencyMetric !== undefined)
-    for (const session of measuredCompleted(benchmark.sessions))
-      for (const { t, value } of valuesOf(session, latencyMetric, session.figures.endMs)) values[bucketOf(t)]!.push(value);
-  const quantile = (p: number): Array<number | null> =>
-    values.map((v) =>
-      v.length === 0
-        ? null
-        : percentile(
-            [...v].sort((a, b) => a - b),
-            p,
-          ),
-    );
+    for (const session of measuredCompleted(benchmark.sessions)) eachValueOf(session, latencyMetric, (t, value) => values[bucketOf(t)]!.push(value));
+  const sorted = values.map((v) => Float64Array.from(v).sort());
+  const quantile = (p: number): Array<number | null> => sorted.map((v) => (v.length === 0 ? null : percentile(v, p)));
   return {
     bucketMs,
     seconds: open.map((_, b) => (b * bucketMs + widthMs(b) / 2) / 1000),
@@ -65,13 +57,14 @@ export function levelOverTime(benchmark: Benchmark, latencyMetric: string | unde
   };
 }
 
-/** A session's values of `metric`, each when it was measured: an input's once its last frame was sent, the rest at the session's end. */
-function valuesOf(session: ReportSession, metric: string, endMs: number): Array<{ t: number; value: number }> {
+/** A session's values of `metric`, each with when it was measured: an input's once its last frame was sent, the rest at the session's end. */
+function eachValueOf(session: ReportSession, metric: string, visit: (t: number, value: number) => void): void {
   const { metrics, facts } = session;
-  const at = (value: number | undefined, t: number): Array<{ t: number; value: number }> => (value === undefined ? [] : [{ t, value }]);
-  return [
-    ...metrics.inputs.flatMap((m, i) => at(m[metric], facts.inputs[i]?.lastSentMs ?? endMs)),
-    ...metrics.responses.flatMap((m) => at(m[metric], endMs)),
-    ...at(metrics.session[metric], endMs),
-  ];
+  const { endMs } = session.figures;
+  metrics.inputs.forEach((row, i) => {
+    const value = row[metric];
+    if (value !== undefined) visit(facts.inputs[i]?.lastSentMs ?? endMs, value);
+  });
+  for (const row of metrics.responses) if (row[metric] !== undefined) visit(endMs, row[metric]);
+  if (metrics.session[metric] !== undefined) visit(endMs, metrics.session[metric]);
 }
