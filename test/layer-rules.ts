@@ -84,12 +84,12 @@ export const SIMULATED = {
 /**
  * Layers that read reports, and so never load, at run time, a module that starts a
  * run's worker threads (`new Worker(`: the built-in server, the run's workers, the stamp
- * probe), but for READER_THREADS, which reads a large session log in parts.
+ * probe), but for READER_THREADS, which start threads of their own.
  */
 export const NO_WORKERS: readonly string[] = ['report', 'metrics', 'views', 'timeline', 'load', 'util'];
 
-/** The module whose threads read a session log in parts (issue 38). */
-export const READER_THREADS = 'report/digest-log.js';
+/** The modules whose threads read a session log in parts, and share a large bootstrap's resamples (issue 38). */
+export const READER_THREADS: readonly string[] = ['report/digest-log.js', 'metrics/bootstrap.js'];
 
 /** The layer of a module, by its path under src/ (`report/schema.js` is in `report`). */
 export const layerOf = (path: string): string => (path.includes('/') ? path.slice(0, path.indexOf('/')) : '.');

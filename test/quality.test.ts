@@ -4,7 +4,7 @@ import { interval95, pooledRatioInterval, resample, RESAMPLES } from '../src/met
 import { computeSessionMetrics, summarizeBenchmark } from '../src/metrics/compute.js';
 import { findNormalizer, normalizerById } from '../src/metrics/normalizers/index.js';
 import { errorRate, transcriptErrors } from '../src/metrics/wer.js';
-import { seededRandom } from '../src/util/random.js';
+import { drawIndices, seededRandom, skipDraws } from '../src/util/random.js';
 import { buildHeldBenchmark } from '../src/report/build.js';
 import { compareReports, renderComparison } from '../src/report/compare.js';
 import { renderSummary } from '../src/report/console.js';
@@ -155,6 +155,19 @@ describe('corpus quality in the summary', () => {
     assert.deepEqual(a, interval95(draws));
     const summaries = [0, 1].map(() => summarizeBenchmark(records, measured, []).quality.werCi95);
     assert.deepEqual(summaries[0], summaries[1]);
+  });
+
+  it('draws the same interval with a helper thread drawing the last resamples, starting where the generator would be', () => {
+    // Uneven units, so that a resample drawn from the wrong place in the generator's sequence moves the interval.
+    const errors = Array.from({ length: 3000 }, (_, i) => (i % 17 === 0 ? 40 : i % 3));
+    const words = Array.from({ length: 3000 }, (_, i) => 5 + (i % 11));
+    const alone = pooledRatioInterval(errors, words, 1, Infinity);
+    assert.deepEqual(pooledRatioInterval(errors, words, 1, 1000), alone);
+    assert.notDeepEqual(pooledRatioInterval(errors, words, 2, 1000), alone);
+    // Skipping draws lands where drawing them does, past 2^32 draws included.
+    const picks = new Uint32Array(1234);
+    assert.equal(skipDraws(7, picks.length), drawIndices(7, picks, 10));
+    assert.equal(skipDraws(skipDraws(7, 2 ** 32 - 5), 1234 + 5), skipDraws(7, 1234));
   });
 });
 

@@ -19,8 +19,15 @@ export function drawIndices(seed: number, into: Uint32Array, n: number): number 
   return a;
 }
 
+/** The generator's state after `draws` draws from `seed`, without drawing them: each draw adds one constant. */
+export function skipDraws(seed: number, draws: number): number {
+  return (seed + Math.imul(draws >>> 0, STEP)) >>> 0;
+}
+
+const STEP = 0x6d2b79f5;
+
 function nextState(a: number): number {
-  return (a + 0x6d2b79f5) >>> 0;
+  return (a + STEP) >>> 0;
 }
 
 function uniform(a: number): number {
