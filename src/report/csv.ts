@@ -102,19 +102,15 @@ function turnsCsv(report: Report): Iterable<string> {
   );
   const rows = function* (): Generator<unknown[]> {
     for (const b of report.benchmarks)
-      for (const s of b.sessions)
-        yield* s.facts.inputs.map((input, i) => [
-          b.label,
-          s.index,
-          s.phase,
-          s.start,
-          s.outcome.status,
-          input.index,
-          input.sampleId,
-          input.split,
-          ...columns.map((c) => input.columns[c.head]),
-          ...turnMetrics.map((m) => s.metrics.inputs[i]?.[m.name]),
-        ]);
+      for (const s of b.sessions) {
+        const metrics = s.metrics.inputs;
+        for (const [i, input] of s.facts.inputs.entries()) {
+          const row: unknown[] = [b.label, s.index, s.phase, s.start, s.outcome.status, input.index, input.sampleId, input.split];
+          for (const c of columns) row.push(input.columns[c.head]);
+          for (const m of turnMetrics) row.push(metrics[i]?.[m.name]);
+          yield row;
+        }
+      }
   };
   return csv(
     [
@@ -153,7 +149,7 @@ function sessionsCsv(report: Report): Iterable<string> {
         const failure = s.outcome.status === 'failed' ? s.outcome.failure : undefined;
         const incomplete = s.outcome.status === 'incomplete' ? s.outcome.reason : undefined;
         const { close } = s.facts;
-        yield [
+        const row: unknown[] = [
           b.label,
           s.index,
           s.phase,
@@ -168,8 +164,10 @@ function sessionsCsv(report: Report): Iterable<string> {
           close?.by,
           failure?.message,
           s.facts.inputSampleIds.join(' '),
-          ...sessionMetrics.map((m) => s.metrics.session[m.name]),
         ];
+        const metrics = s.metrics.session;
+        for (const m of sessionMetrics) row.push(metrics[m.name]);
+        yield row;
       }
   };
   return csv(
@@ -285,8 +283,15 @@ function startsCsv(report: Report): Iterable<string> {
  * with `=`, say) is prefixed with `'`.
  */
 function* csv(head: string[], rows: Iterable<unknown[]>): Generator<string> {
-  yield `${head.map(csvCell).join(',')}\r\n`;
-  for (const row of rows) yield `${row.map(csvCell).join(',')}\r\n`;
+  yield line(head);
+  for (const row of rows) yield line(row);
+}
+
+/** A row's cells joined, with no array of them made first (turns.csv has a row per turn). */
+function line(row: readonly unknown[]): string {
+  let text = csvCell(row[0]);
+  for (let i = 1; i < row.length; i++) text += `,${csvCell(row[i])}`;
+  return `${text}\r\n`;
 }
 
 /** One value as a CSV cell (see `csv`). */
