@@ -314,7 +314,8 @@ const ROWS: Row[] = [
   },
 ];
 
-describe('fault matrix: every fault of voxbench serve, and how voxbench classifies it', () => {
+// Rows run a few at once: each has its own server and output folder, and most of a row's time is spent waiting (its pace, its timeouts).
+describe('fault matrix: every fault of voxbench serve, and how voxbench classifies it', { concurrency: 4 }, () => {
   it('covers every fault in the catalogue', () => {
     const covered = new Set(ROWS.flatMap((row) => parseFaultScenario(row.fault).map((f) => f.name)));
     assert.deepEqual([...covered].sort(), Object.keys(FAULT_CATALOGUE).sort());
