@@ -42,16 +42,18 @@ describe('reading report.json to render it again', () => {
   it("keeps a stored session's index only, the whole of one that holds a timeline or findings, and the rest as JSON.parse reads it", () => {
     // Server text that looks like the layout, as it would be written: escaped, so on the line it sits on.
     const hostile = { outcome: { status: 'failed', failure: { class: 'server', message: '\n    },\n     "timeline": {}\n   ]' } } };
+    // Keys of those names deeper in a session are not its own.
+    const nested = { outcome: { status: 'failed', failure: { class: 'server', analysis: 'deeper', timeline: 'deeper' } } };
     const value = report([
       { label: 'one', sessions: [session(0), session(1, hostile), session(7, { analysis: [{ level: -20 }] }), session(3, { timeline: { task: 'stt' } })] },
       { label: 'empty', sessions: [] },
-      { label: 'two', sessions: [session(12)] },
+      { label: 'two', sessions: [session(12), session(13, nested)] },
     ]);
     const parsed = parseReportFile(Buffer.from(written(value)));
     assert.deepEqual(parsed, indexed(value));
     const [one, , two] = (parsed as { benchmarks: Array<{ sessions: unknown[] }> }).benchmarks;
     assert.deepEqual(one!.sessions.slice(0, 2), [{ index: 0 }, { index: 1 }]);
-    assert.deepEqual(two!.sessions, [{ index: 12 }]);
+    assert.deepEqual(two!.sessions, [{ index: 12 }, { index: 13 }]);
   });
 
   it('reads whole a file laid out otherwise, or one where a level cannot be matched to its sessions', () => {

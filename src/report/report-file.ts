@@ -13,8 +13,9 @@ const SESSIONS_CLOSE = Buffer.from('\n   ]');
 const SESSION_OPEN = Buffer.from('\n    {');
 const SESSION_CLOSE = Buffer.from('\n    }');
 const INDEX_KEY = Buffer.from('\n     "index": ');
-/** Top-level keys of a session that make it read whole. */
-const KEPT_KEYS = ['timeline', 'analysis'].map((key) => Buffer.from(`\n     "${key}": `));
+/** Keys of a session that make it read whole where they are its own (on a line of a session's keys' indent). */
+const KEPT_KEYS = ['timeline', 'analysis'].map((key) => Buffer.from(`"${key}": `));
+const KEY_INDENT = Buffer.from('\n     ');
 
 /** What stands for the nth level's sessions read in the text parsed (as JSON, and as parsed), replaced by them after. */
 const placeholder = (n: number): string => `\u0000sessions ${n}`;
@@ -57,14 +58,17 @@ function wholeOf(bytes: Buffer): unknown {
 
 /** The sessions of one level's array (from its first `{` line to before its `]` line), or undefined where one is not laid out as expected. */
 function sessionsIn(array: Buffer): unknown[] | undefined {
+  const kept = keptKeysIn(array);
   const sessions: unknown[] = [];
+  let next = 0;
   for (let at = 0; at < array.length;) {
     if (array.indexOf(SESSION_OPEN, at) !== at) return undefined;
     const close = array.indexOf(SESSION_CLOSE, at);
     if (close < 0) return undefined;
     const end = close + SESSION_CLOSE.length;
     const session = array.subarray(at + 1, end);
-    if (KEPT_KEYS.some((key) => session.indexOf(key) >= 0)) sessions.push(JSON.parse(session.toString()));
+    while (next < kept.length && kept[next]! < at) next++;
+    if (next < kept.length && kept[next]! < end) sessions.push(JSON.parse(session.toString()));
     else {
       const index = indexOf(session);
       if (index === undefined) return undefined;
@@ -73,6 +77,22 @@ function sessionsIn(array: Buffer): unknown[] | undefined {
     at = end + 1; // past the comma before the next session, whose start is checked above
   }
   return sessions;
+}
+
+/**
+ * Where in a level's array a session has a key of its own that makes it read whole,
+ * ascending. The keys are looked for through the whole array at once, without their
+ * line's indent, and the indent then checked: a search per session, or for a pattern of
+ * spaces through a text that is mostly indents, took several times as long.
+ */
+function keptKeysIn(array: Buffer): number[] {
+  const found: number[] = [];
+  for (const key of KEPT_KEYS) {
+    for (let at = array.indexOf(key); at >= 0; at = array.indexOf(key, at + 1)) {
+      if (at >= KEY_INDENT.length && array.subarray(at - KEY_INDENT.length, at).equals(KEY_INDENT)) found.push(at);
+    }
+  }
+  return found.sort((a, b) => a - b);
 }
 
 /** The session's `index`, a whole number on its own key's line, or undefined. */
