@@ -338,9 +338,12 @@ describe('reports of many sessions', () => {
     const { chunk, at, size } = first!.metrics;
     [NaN, -0, Infinity, 1e308, 5e-324].forEach((value, k) => (chunk[at + ((k * 3) % size)] = value));
     assert.equal([...reportJsonChunks(rendered)].join(''), stored(rendered));
-    // A session whose metrics are not its last field is written whole.
-    const reordered = { ...rendered, benchmarks: [{ ...rendered.benchmarks[0]!, sessions: [{ ...first!, metrics: first!.metrics, extra: 'last' }] }] };
-    assert.equal([...reportJsonChunks(reordered)].join(''), stored(reordered));
+    // A session whose metrics are not its last field written, or its only one, is written whole.
+    const only = Object.fromEntries(Object.keys(first!).map((key) => [key, key === 'metrics' ? first!.metrics : undefined]));
+    for (const odd of [{ ...first!, metrics: first!.metrics, extra: 'last' }, { ...first!, extra: undefined }, only]) {
+      const variant = { ...rendered, benchmarks: [{ ...rendered.benchmarks[0]!, sessions: [odd as NonNullable<typeof first>] }] };
+      assert.equal([...reportJsonChunks(variant)].join(''), stored(variant));
+    }
   });
 
   it('the session log is read line by line across read boundaries, and a torn last line is ignored', async () => {

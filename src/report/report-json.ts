@@ -30,7 +30,9 @@ function sessionJson(session: ReportSession, depth: number): string {
   const kept = stored(session);
   const place = storedPlace(session.metrics);
   const keys = Object.keys(kept);
-  if (!place || keys.length < 2 || keys.at(-1) !== 'metrics') return stringify(kept, depth);
+  // Written after the other fields, so there must be one written before it (JSON leaves out those undefined).
+  const written = keys.filter((key) => kept[key] !== undefined);
+  if (!place || written.length < 2 || written.at(-1) !== 'metrics') return stringify(kept, depth);
   delete kept.metrics;
   const head = stringify(kept, depth);
   const indent = ' '.repeat(depth);
