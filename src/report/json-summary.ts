@@ -1,9 +1,8 @@
 import { poolValues, type SessionFigures } from '../metrics/compute.js';
 import type { SloResult } from '../metrics/slo.js';
 import type { Cost } from '../metrics/cost.js';
-import { percentile, type Distribution } from '../metrics/stats.js';
+import { percentile, sortedFinite, type Distribution } from '../metrics/stats.js';
 import { UsageError } from '../util/errors.js';
-import { sortNumbers } from '../util/sort-numbers.js';
 import { DEFAULT_STATISTICS, STORED_STATISTICS, type Statistic } from './statistics.js';
 import { headlineLatencies, measuredCompleted, metricsOf } from './picks.js';
 import { coldWarmOf } from './cold-warm.js';
@@ -38,7 +37,7 @@ export function statisticsOf(
         figures[0]?.task,
       );
     }
-    return sortNumbers(Float64Array.from((pooled[name] ?? []).filter(Number.isFinite)));
+    return sortedFinite(pooled[name] ?? []);
   };
   const result: Record<string, Record<string, number> | null> = {};
   for (const name of names) {
